@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+// `npm run dev`: applies the D1 migrations to the local database, starts
+// `wrangler dev` with the demo dataset loaded when the database is empty, and
+// makes the first request so the load happens now, not on your first curl.
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync } from 'node:fs';
+
+const port = process.env.PORT ?? '8787';
+const env = { ...process.env, WRANGLER_SEND_METRICS: 'false' };
+
+if (!existsSync('.dev.vars') && existsSync('.dev.vars.example')) {
+  copyFileSync('.dev.vars.example', '.dev.vars');
+  console.log('Created .dev.vars from .dev.vars.example (local secrets).');
+}
+
+const migrate = spawnSync('npx', ['wrangler', 'd1', 'migrations', 'apply', 'DB', '--local'], { stdio: 'inherit', env: { ...env, CI: 'true' } });
+if (migrate.status !== 0) process.exit(migrate.status ?? 1);
+
+const dev = spawn('npx', ['wrangler', 'dev', '--port', port, '--var', 'DEMO_DATA:on-empty', ...process.argv.slice(2)], { stdio: 'inherit', env });
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => dev.kill(signal));
+dev.on('exit', (code) => process.exit(code ?? 0));
+
+// Warm up: the first request loads the demo data when the database is empty.
+const started = Date.now();
+for (let attempt = 0; attempt < 240; attempt++) {
+  await new Promise((r) => setTimeout(r, 500));
+  try {
+    const response = await fetch(`http://localhost:${port}/api/v1/openapi.json`);
+    if (response.ok) {
+      console.log(`\nReady in ${((Date.now() - started) / 1000).toFixed(1)} s: http://localhost:${port}/api/v1 (try: curl -H 'Authorization: Bearer demo_pro_single' http://localhost:${port}/api/v1/visibility)\n`);
+      break;
+    }
+  } catch {
+    // not listening yet
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * One error model for the whole API: every code the spec names, its status,
+ * and the one function that shapes the body (DESIGN section 3).
+ */
+import { z } from 'zod';
+
+export const ERROR_STATUS = {
+  invalid_parameter: 400,
+  brand_required: 400,
+  invalid_api_key: 401,
+  feature_not_in_plan: 403,
+  plan_inactive: 403,
+  brand_not_found: 404,
+  not_found: 404,
+  method_not_allowed: 405,
+  integration_not_connected: 409,
+  quota_exceeded: 429,
+  rate_limited: 429,
+  internal_error: 500,
+  not_implemented: 501,
+  upstream_error: 502,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export const ErrorCodeSchema = z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]);
+
+export const ErrorBody = z
+  .object({
+    error: z.object({
+      code: ErrorCodeSchema,
+      message: z.string(),
+      param: z.string().optional().describe('The parameter at fault, only for invalid_parameter.'),
+    }),
+  })
+  .meta({ id: 'Error' });
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+/** Thrown anywhere in a request; the single error handler turns it into a response. */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly options: { param?: string; retryAfter?: number; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = ERROR_STATUS[code];
+  }
+
+  get param(): string | undefined {
+    return this.options.param;
+  }
+
+  get body(): ErrorBody {
+    return { error: { code: this.code, message: this.message, ...(this.param ? { param: this.param } : {}) } };
+  }
+}
+
+export const invalidParameter = (param: string, message: string) =>
+  new ApiError('invalid_parameter', message, { param });
+
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/** The response for any error; a non-ApiError is a bug and becomes a 500 that reveals nothing. */
+export function errorResponse(error: unknown, headers: Record<string, string> = {}): Response {
+  const apiError = error instanceof ApiError ? error : new ApiError('internal_error', 'Something went wrong on our side. Quote the request id when reporting it.');
+  const extra: Record<string, string> = { ...apiError.options.headers };
+  if (apiError.options.retryAfter !== undefined) extra['retry-after'] = String(apiError.options.retryAfter);
+  if (apiError.status === 405) extra.allow = 'GET, HEAD';
+  return new Response(JSON.stringify(apiError.body), {
+    status: apiError.status,
+    headers: { 'content-type': JSON_CONTENT_TYPE, ...headers, ...extra },
+  });
+}

@@ -1,0 +1,320 @@
+/**
+ * The contract: every operation of the Read API v1, once. The origin's router,
+ * the proxy, the typed client, the OpenAPI document and the tests all read
+ * this table; adding an operation means adding one entry here.
+ */
+import { z } from 'zod';
+import { ACTIVITY_CATEGORIES, ENGINES, SEARCH_DIMENSIONS, TASK_LAYERS, TASK_STATUSES } from './enums';
+import { brandIdParam, enumParam, idParam, limitParam, marketParam, textParam } from './params';
+import * as core from './schemas/core';
+import * as insights from './schemas/insights';
+import { type WindowKind, windowParams } from './window';
+
+/** Who may call: every plan, or only Pro and Growth (spec, Endpoints table). */
+export type PlanNeed = 'any' | 'pro_or_growth';
+/**
+ * The integration an operation needs: the search-performance one, or crawler
+ * data from the edge-network integration or the tracking script.
+ */
+export type IntegrationNeed = 'search_performance' | 'crawler_data';
+
+const MINUTE = 60;
+const HOUR = 60 * MINUTE;
+/** Cache freshness (DESIGN section 6): windowed reads change as runs land; fixed windows are recomputed rarely. */
+export const TTL = { windowed: 5 * MINUTE, fixed: HOUR, lists: HOUR } as const;
+
+interface OperationInput<P extends z.ZodRawShape, Q extends z.ZodRawShape, R extends z.ZodType> {
+  summary: string;
+  description?: string;
+  path: string;
+  pathParams?: P;
+  query?: Q;
+  response: R;
+  window: WindowKind;
+  plan?: PlanNeed;
+  integration?: IntegrationNeed;
+  /** `account`: reads the account, not one brand (`GET /brands`). */
+  scope?: 'account' | 'brand' | 'brand_only';
+  ttl: number;
+  tag: string;
+}
+
+function operation<const P extends z.ZodRawShape = {}, const Q extends z.ZodRawShape = {}, R extends z.ZodType = z.ZodType>(o: OperationInput<P, Q, R>) {
+  const scope = o.scope ?? 'brand';
+  // Shared inputs first: every brand-scoped operation accepts `brand_id` and `market` (spec, Shared request inputs).
+  const shared = scope === 'account' ? {} : scope === 'brand_only' ? { brand_id: brandIdParam } : { brand_id: brandIdParam, market: marketParam };
+  return {
+    ...o,
+    scope,
+    plan: o.plan ?? 'any',
+    integration: o.integration,
+    pathParams: z.strictObject((o.pathParams ?? {}) as P),
+    query: z.strictObject({ ...shared, ...windowParams(o.window), ...((o.query ?? {}) as Q) }),
+  };
+}
+
+const fixed7: WindowKind = { kind: 'fixed', days: 7 };
+const dated7: WindowKind = { kind: 'dated', defaultDays: 7 };
+const none: WindowKind = { kind: 'none' };
+
+export const operations = {
+  listBrands: operation({
+    tag: 'Account',
+    summary: 'List the brands of the account',
+    description: 'Every brand the key can read, with its markets. Takes no parameters; use it to find `brand_id` values.',
+    path: '/brands',
+    response: core.BrandList,
+    window: none,
+    scope: 'account',
+    ttl: TTL.lists,
+  }),
+  listMarkets: operation({
+    tag: 'Account',
+    summary: 'List the markets of a brand',
+    path: '/markets',
+    response: core.MarketList,
+    window: none,
+    scope: 'brand_only',
+    ttl: TTL.lists,
+  }),
+  listAnswers: operation({
+    tag: 'Answers',
+    summary: 'List the tracked buyer questions',
+    description: 'The questions tracked in the market; their exact `text` is the `prompt` of `GET /answers/runs`.',
+    path: '/answers',
+    query: { topic_id: idParam('Only the questions of this topic.').optional() },
+    response: core.QuestionList,
+    window: none,
+    ttl: TTL.lists,
+  }),
+  getOverview: operation({
+    tag: 'Overview',
+    summary: 'Get the overview',
+    path: '/overview',
+    response: insights.Overview,
+    window: dated7,
+    ttl: TTL.windowed,
+  }),
+  getVisibility: operation({
+    tag: 'Visibility',
+    summary: 'Get the visibility score',
+    description: 'Share of answers naming the brand across all tracked questions and engines over the trailing 7 days, with 12 weekly points, oldest first. Fixed window: date parameters are refused.',
+    path: '/visibility',
+    response: core.Visibility,
+    window: fixed7,
+    ttl: TTL.fixed,
+  }),
+  listTopics: operation({
+    tag: 'Topics',
+    summary: 'List topics',
+    description: 'Every tracked topic with the brand\'s visibility in it, the change against the preceding period of the same length, its rank among its rivals, and the rivals AI names.',
+    path: '/topics',
+    response: core.TopicList,
+    window: dated7,
+    ttl: TTL.windowed,
+  }),
+  getTopic: operation({
+    tag: 'Topics',
+    summary: 'Get a topic',
+    description: 'One topic in full over the trailing 7 days: score and rivals, every question with each engine\'s latest answer, head-to-heads, top cited sources, 12 weeks of score history and the content analysis.',
+    path: '/topics/{id}',
+    pathParams: { id: idParam('Topic id, from `GET /topics`.') },
+    response: core.TopicDetail,
+    window: fixed7,
+    ttl: TTL.windowed,
+  }),
+  getPromptMatrix: operation({
+    tag: 'Answers',
+    summary: 'Get the prompt-by-engine matrix',
+    description: 'Per question and engine over the trailing 7 days: the dominant state (ties go to the better state), the share of runs in it, and the brand\'s mean position where named. Fixed window.',
+    path: '/prompts',
+    response: core.PromptMatrix,
+    window: fixed7,
+    ttl: TTL.fixed,
+  }),
+  getAnswerRuns: operation({
+    tag: 'Answers',
+    summary: 'Get answers for one question',
+    description: 'Every run of the question in the rolling window (the trailing 7 days), newest first, with the exact answer text and whether it named the brand. An unknown `prompt` is 404 `not_found`.',
+    path: '/answers/runs',
+    query: { prompt: textParam({ max: 1000, description: 'Exact question text, as returned by `GET /answers`.' }) },
+    response: core.AnswerRuns,
+    window: fixed7,
+    ttl: TTL.windowed,
+  }),
+  getAnswerHistory: operation({
+    tag: 'Answers',
+    summary: 'Get won and lost questions',
+    description: 'Per question: won, lost or held, counting the engines whose dominant state names the brand in the latest 7 days against the 7 days before. Fixed window.',
+    path: '/answers/history',
+    response: core.AnswerHistory,
+    window: fixed7,
+    ttl: TTL.fixed,
+  }),
+  getContentGaps: operation({
+    tag: 'Insights',
+    summary: 'Get content coverage',
+    path: '/content-gaps',
+    response: insights.ContentGaps,
+    window: fixed7,
+    ttl: TTL.windowed,
+  }),
+  listSources: operation({
+    tag: 'Insights',
+    summary: 'List cited sources',
+    path: '/sources',
+    query: { limit: limitParam(15, 100, 'domains') },
+    response: insights.SourceList,
+    window: fixed7,
+    ttl: TTL.windowed,
+  }),
+  listPages: operation({
+    tag: 'Insights',
+    summary: 'List cited pages',
+    path: '/pages',
+    response: insights.PageList,
+    window: dated7,
+    ttl: TTL.windowed,
+  }),
+  getCompetitor: operation({
+    tag: 'Insights',
+    summary: 'Get one competitor',
+    path: '/competitors/{name}',
+    pathParams: { name: textParam({ max: 200, description: 'The competitor\'s name as AI writes it, URL-encoded; matched case-insensitively.' }) },
+    response: insights.CompetitorDetail,
+    window: fixed7,
+    ttl: TTL.windowed,
+  }),
+  listActivity: operation({
+    tag: 'Insights',
+    summary: 'List recent activity',
+    path: '/activity',
+    query: {
+      limit: limitParam(20, 200, 'entries'),
+      category: enumParam(ACTIVITY_CATEGORIES, 'Only entries of this category.').optional(),
+    },
+    response: insights.ActivityList,
+    window: none,
+    ttl: TTL.windowed,
+  }),
+  listTasks: operation({
+    tag: 'Tasks',
+    summary: 'List tasks',
+    path: '/tasks',
+    query: {
+      layer: enumParam(TASK_LAYERS, 'Only tasks of this layer.').optional(),
+      status: enumParam(TASK_STATUSES, 'Only tasks in this status (default `open`).').default('open'),
+      limit: limitParam(30, 100, 'tasks'),
+    },
+    response: insights.TaskList,
+    window: none,
+    plan: 'pro_or_growth',
+    ttl: TTL.windowed,
+  }),
+  getTask: operation({
+    tag: 'Tasks',
+    summary: 'Get a task',
+    path: '/tasks/{id}',
+    pathParams: { id: idParam('Task id, from `GET /tasks`.') },
+    response: insights.TaskDetail,
+    window: none,
+    plan: 'pro_or_growth',
+    ttl: TTL.windowed,
+  }),
+  getBrandPerception: operation({
+    tag: 'Perception',
+    summary: 'Get brand perception',
+    path: '/brand-perception',
+    response: insights.BrandPerception,
+    window: dated7,
+    plan: 'pro_or_growth',
+    ttl: TTL.windowed,
+  }),
+  getPerceptionTranscript: operation({
+    tag: 'Perception',
+    summary: 'Get brand perception transcripts',
+    path: '/brand-perception/transcript',
+    query: { engine: enumParam(ENGINES, 'Only this engine; omit for all.').optional() },
+    response: insights.PerceptionTranscript,
+    window: none,
+    plan: 'pro_or_growth',
+    ttl: TTL.windowed,
+  }),
+  getForumSignals: operation({
+    tag: 'Perception',
+    summary: 'Get forum signals',
+    path: '/forum',
+    query: { limit: limitParam(20, 50, 'threads per topic') },
+    response: insights.ForumSignals,
+    window: dated7,
+    plan: 'pro_or_growth',
+    ttl: TTL.windowed,
+  }),
+  getSearchPerformance: operation({
+    tag: 'Traffic',
+    summary: 'Get search performance',
+    path: '/search-performance',
+    query: {
+      dimension: enumParam(SEARCH_DIMENSIONS, '`query` for keywords or `page` for URLs (default `query`).').default('query'),
+      limit: limitParam(25, 1000, 'rows, ordered by impressions'),
+    },
+    response: insights.SearchPerformance,
+    window: { kind: 'trailing', defaultDays: 28 },
+    integration: 'search_performance',
+    ttl: TTL.windowed,
+  }),
+  getAiCrawlers: operation({
+    tag: 'Traffic',
+    summary: 'Get AI crawler traffic',
+    path: '/ai-crawlers',
+    response: insights.AiCrawlers,
+    window: dated7,
+    plan: 'pro_or_growth',
+    integration: 'crawler_data',
+    ttl: TTL.windowed,
+  }),
+  getAiVisitors: operation({
+    tag: 'Traffic',
+    summary: 'Get AI visitor traffic',
+    path: '/ai-visitors',
+    response: insights.AiVisitors,
+    window: dated7,
+    plan: 'pro_or_growth',
+    ttl: TTL.windowed,
+  }),
+} as const;
+
+export type Operations = typeof operations;
+export type OperationId = keyof Operations;
+
+/** Any operation, seen structurally: what generic code (router, OpenAPI, proxy) reads of an entry. */
+export interface AnyOperation {
+  tag: string;
+  summary: string;
+  description?: string;
+  path: string;
+  pathParams: z.ZodObject<Record<string, z.ZodType>>;
+  query: z.ZodObject<Record<string, z.ZodType>>;
+  response: z.ZodType;
+  window: WindowKind;
+  plan: PlanNeed;
+  integration?: IntegrationNeed;
+  scope: 'account' | 'brand' | 'brand_only';
+  ttl: number;
+}
+
+/** The table, seen structurally. */
+export const operationList: readonly (AnyOperation & { id: OperationId })[] = Object.entries(operations).map(([id, op]) => ({
+  ...(op as unknown as AnyOperation),
+  id: id as OperationId,
+}));
+export const OPERATION_IDS = Object.keys(operations) as OperationId[];
+
+/** The response body type of an operation. */
+export type ResponseOf<Id extends OperationId> = z.output<Operations[Id]['response']>;
+/** Parsed query parameters of an operation. */
+export type QueryOf<Id extends OperationId> = z.output<Operations[Id]['query']>;
+/** Parsed path parameters of an operation. */
+export type PathOf<Id extends OperationId> = z.output<Operations[Id]['pathParams']>;
+
+export const API_BASE = '/api/v1';

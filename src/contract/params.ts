@@ -1,0 +1,88 @@
+/**
+ * Query and path parameters: how each kind is written on the wire, parsed,
+ * bounded and documented. Every parameter of the contract is built here, so a
+ * rule such as "a date is a real calendar day" lives in one place.
+ */
+import { z } from 'zod';
+import { ApiError, invalidParameter } from './errors';
+
+const WHOLE_NUMBER = /^\d{1,10}$/;
+
+/** A whole number written in decimal, within [min, max]. */
+export function intParam(o: { min: number; max: number; description: string }) {
+  return z
+    .string()
+    .regex(WHOLE_NUMBER, { error: 'must be a whole number' })
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(o.min, { error: `must be at least ${o.min}` })
+        .max(o.max, { error: `must be at most ${o.max}` }),
+    )
+    .meta({ description: o.description });
+}
+
+/** `limit`, with the per-operation default and maximum of DESIGN section 3. */
+export const limitParam = (defaultLimit: number, max: number, what: string) =>
+  intParam({ min: 1, max, description: `Maximum number of ${what} (1 to ${max}, default ${defaultLimit}).` }).default(defaultLimit);
+
+/** A `YYYY-MM-DD` date that exists in the calendar (2026-02-30 does not). */
+export const dateParam = (description: string) =>
+  z.iso.date({ error: 'must be a real calendar date written YYYY-MM-DD' }).meta({ description });
+
+export const enumParam = <const T extends readonly [string, ...string[]]>(values: T, description: string) =>
+  z.enum(values, { error: `must be one of: ${values.join(', ')}` }).meta({ description });
+
+export const textParam = (o: { max: number; description: string }) =>
+  z
+    .string()
+    .min(1, { error: 'must not be empty' })
+    .max(o.max, { error: `must be at most ${o.max} characters` })
+    .meta({ description: o.description });
+
+/** Integer ids: brands, topics, tasks. Upper bound keeps them inside SQLite's and JSON's safe range. */
+export const idParam = (description: string) => intParam({ min: 1, max: 2_147_483_647, description });
+
+export const brandIdParam = idParam('The brand to read, an id from `GET /brands`. Required when the account has more than one brand.').optional();
+
+/** A market code (`us`, `de`, `ch-fr`, case-insensitive) or a numeric market id. */
+export const marketParam = z
+  .string()
+  .regex(/^(?:[A-Za-z]{2}(?:-[A-Za-z]{2})?|\d{1,10})$/, { error: 'must be a market code such as `us` or `ch-fr`, or a market id' })
+  .transform((s) => s.toLowerCase())
+  .meta({ description: 'Market code (case-insensitive, e.g. `us`, `de`, `ch-fr`) or numeric id from `GET /markets`. Default: the primary market.' })
+  .optional();
+
+/**
+ * Reads the query string into a plain object. A parameter given twice is an
+ * error rather than a silent choice between its values.
+ */
+export function queryObject(searchParams: URLSearchParams): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of searchParams) {
+    if (Object.hasOwn(out, name)) throw invalidParameter(name, `\`${name}\` is given more than once.`);
+    out[name] = value;
+  }
+  return out;
+}
+
+/** Parses with a strict schema and turns the first problem into 400 `invalid_parameter` naming the parameter. */
+export function parseParams<S extends z.ZodType>(schema: S, input: Record<string, string>, hint?: (param: string) => string | undefined): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw toParamError(result.error, hint);
+}
+
+function toParamError(error: z.ZodError, hint?: (param: string) => string | undefined): ApiError {
+  const issue = error.issues[0];
+  if (!issue) return invalidParameter('', 'Invalid parameters.');
+  if (issue.code === 'unrecognized_keys') {
+    const param = String(issue.keys[0]);
+    return invalidParameter(param, hint?.(param) ?? `\`${param}\` is not a parameter of this operation.`);
+  }
+  const param = String(issue.path[0] ?? '');
+  if (issue.code === 'invalid_type' && issue.input === undefined) return invalidParameter(param, `\`${param}\` is required.`);
+  return invalidParameter(param, `\`${param}\` ${issue.message}.`);
+}

@@ -1,0 +1,123 @@
+/**
+ * Who is calling and what they may read: the API key, the brand, the plan,
+ * the integrations and the market (spec, Authentication; DESIGN section 3).
+ */
+import { z } from 'zod';
+import { ApiError } from '../contract/errors';
+import type { AnyOperation } from '../contract/operations';
+import { brandIdParam, parseParams } from '../contract/params';
+import type { Plan } from '../contract/enums';
+
+export interface Caller {
+  keyId: number;
+  accountId: number;
+  plan: Plan;
+  planActive: boolean;
+  monthlyQuota: number;
+  includesInsights: boolean;
+}
+
+export interface BrandRow {
+  id: number;
+  name: string;
+  domain: string;
+  category: string;
+}
+
+export interface MarketRow {
+  id: number;
+  brand_id: number;
+  code: string;
+  name: string;
+  language: string;
+  country: string;
+  is_primary: number;
+}
+
+/** Hex SHA-256: keys are stored and compared only in this form (DESIGN section 3). */
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** The key from `Authorization: Bearer <key>`, or null when absent or malformed. */
+export function bearerKey(request: Request): string | null {
+  const match = /^Bearer[ \t]+([\x21-\x7e]{1,256})[ \t]*$/i.exec(request.headers.get('authorization') ?? '');
+  return match?.[1] ?? null;
+}
+
+const INVALID_KEY = () => new ApiError('invalid_api_key', 'Missing, revoked or unknown API key. Send it as `Authorization: Bearer <key>`.');
+
+export async function authenticate(db: D1Database, key: string | null): Promise<Caller> {
+  if (!key) throw INVALID_KEY();
+  const row = await db
+    .prepare(
+      `SELECT k.id AS key_id, k.revoked_at, a.id AS account_id, a.plan_active, p.id AS plan, p.monthly_quota, p.includes_insights
+         FROM api_keys k JOIN accounts a ON a.id = k.account_id JOIN plans p ON p.id = a.plan_id
+        WHERE k.key_hash = ?`,
+    )
+    .bind(await sha256Hex(key))
+    .first<{ key_id: number; revoked_at: string | null; account_id: number; plan_active: number; plan: Plan; monthly_quota: number; includes_insights: number }>();
+  if (!row || row.revoked_at !== null) throw INVALID_KEY();
+  return {
+    keyId: row.key_id,
+    accountId: row.account_id,
+    plan: row.plan,
+    planActive: row.plan_active === 1,
+    monthlyQuota: row.monthly_quota,
+    includesInsights: row.includes_insights === 1,
+  };
+}
+
+/** Spec rule 1 and 6: `brand_id` is needed on multi-brand accounts, and must be one of the account's brands. */
+export async function resolveBrand(db: D1Database, caller: Caller, rawBrandId: string | undefined): Promise<BrandRow> {
+  const { results: brands } = await db
+    .prepare('SELECT id, name, domain, category FROM brands WHERE account_id = ? ORDER BY id')
+    .bind(caller.accountId)
+    .all<BrandRow>();
+  if (rawBrandId === undefined) {
+    if (brands.length > 1) throw new ApiError('brand_required', 'This account has more than one brand: pass `brand_id` (see `GET /brands`).');
+    if (brands[0]) return brands[0];
+    throw new ApiError('brand_not_found', 'This account has no brand yet.');
+  }
+  const { brand_id } = parseParams(brandIdParamObject, { brand_id: rawBrandId });
+  // Another account's brand is "not found" too: existence is not revealed across accounts.
+  const brand = brands.find((b) => b.id === brand_id);
+  if (!brand) throw new ApiError('brand_not_found', `No brand ${brand_id} in this account.`);
+  return brand;
+}
+
+const brandIdParamObject = z.object({ brand_id: brandIdParam });
+
+/** Spec, Authentication rule 3. */
+export function checkPlan(caller: Caller, op: AnyOperation): void {
+  if (!caller.planActive) throw new ApiError('plan_inactive', 'The plan of this account is not active.');
+  if (op.plan === 'pro_or_growth' && !caller.includesInsights)
+    throw new ApiError('feature_not_in_plan', 'This data is part of the Pro and Growth plans.');
+}
+
+/** 409 when the operation needs an integration the brand has not connected. */
+export async function checkIntegration(db: D1Database, brandId: number, op: AnyOperation): Promise<void> {
+  if (!op.integration) return;
+  const { results } = await db.prepare('SELECT kind FROM integrations WHERE brand_id = ?').bind(brandId).all<{ kind: string }>();
+  const kinds = new Set(results.map((r) => r.kind));
+  if (op.integration === 'search_performance' && !kinds.has('search_performance'))
+    throw new ApiError('integration_not_connected', 'Connect the search-performance integration to read this data.');
+  if (op.integration === 'crawler_data' && !kinds.has('edge_network') && !kinds.has('tracking_script'))
+    throw new ApiError('integration_not_connected', 'Connect the edge-network integration or install the tracking script to read crawler data.');
+}
+
+/** Spec rule 2: no `market` means the primary market. A code or id the brand does not have is 404 `not_found`. */
+export async function resolveMarket(db: D1Database, brandId: number, market: string | undefined): Promise<MarketRow> {
+  const columns = 'id, brand_id, code, name, language, country, is_primary';
+  const statement =
+    market === undefined
+      ? db.prepare(`SELECT ${columns} FROM markets WHERE brand_id = ? AND is_primary = 1`).bind(brandId)
+      : /^\d+$/.test(market)
+        ? db.prepare(`SELECT ${columns} FROM markets WHERE brand_id = ? AND id = ?`).bind(brandId, Number(market))
+        : db.prepare(`SELECT ${columns} FROM markets WHERE brand_id = ? AND code = ?`).bind(brandId, market);
+  const row = await statement.first<MarketRow>();
+  if (!row) throw new ApiError('not_found', market === undefined ? 'This brand has no primary market.' : `No market \`${market}\` for this brand (see \`GET /markets\`).`);
+  return row;
+}
+

@@ -1,0 +1,188 @@
+/**
+ * Aggregates over stored answer runs, shared by the operations. Each query
+ * reads one market over one window through a covering index and returns
+ * counts; the metric rules that turn counts into figures are in metrics.ts.
+ */
+import { type AnswerState, ENGINES, type Engine } from '../contract/enums';
+import { addDays, type Period } from '../contract/window';
+import { dominantState, isNaming, meanPosition, percent, type StateCounts } from './metrics';
+
+const ANSWERED = "state <> 'no_answer'";
+const NAMING = "state IN ('recommended', 'mentioned')";
+
+/** `AND question_id IN (topic's questions)` when a topic is given. */
+const topicFilter = (topicId: number | undefined, column = 'question_id') =>
+  topicId === undefined ? '' : ` AND ${column} IN (SELECT id FROM questions WHERE topic_id = ${Number(topicId)})`;
+
+export interface QuestionRow {
+  id: number;
+  text: string;
+  topic_id: number;
+  topic_name: string;
+}
+
+export async function questionsOf(db: D1Database, marketId: number, topicId?: number): Promise<QuestionRow[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT q.id, q.text, q.topic_id, t.name AS topic_name FROM questions q JOIN topics t ON t.id = q.topic_id
+        WHERE q.market_id = ?${topicId === undefined ? '' : ` AND q.topic_id = ${Number(topicId)}`} ORDER BY q.topic_id, q.id`,
+    )
+    .bind(marketId)
+    .all<QuestionRow>();
+  return results;
+}
+
+/** Per question and engine: how many runs ended in each state, and the brand's positions where named. */
+export interface Cell {
+  counts: StateCounts;
+  runs: number;
+  positionSum: number;
+  positionCount: number;
+}
+
+export type CellMap = Map<number, Map<Engine, Cell>>;
+
+/**
+ * Cells of one or two windows in one scan: `flag` is 1 for runs on or after
+ * `splitDay`, so a current and a previous window come back together.
+ */
+export async function cellsOver(db: D1Database, marketId: number, period: Period, splitDay?: string): Promise<{ current: CellMap; previous: CellMap }> {
+  const { results } = await db
+    .prepare(
+      `SELECT question_id, engine, state, day >= ?4 AS flag, count(*) AS n, sum(position) AS pos_sum, count(position) AS pos_n
+         FROM runs WHERE market_id = ?1 AND day BETWEEN ?2 AND ?3
+        GROUP BY question_id, engine, state, flag`,
+    )
+    .bind(marketId, period.from, period.to, splitDay ?? period.from)
+    .all<{ question_id: number; engine: Engine; state: AnswerState; flag: number; n: number; pos_sum: number | null; pos_n: number }>();
+  const current: CellMap = new Map();
+  const previous: CellMap = new Map();
+  for (const row of results) {
+    const map = row.flag ? current : previous;
+    let byEngine = map.get(row.question_id);
+    if (!byEngine) map.set(row.question_id, (byEngine = new Map()));
+    let cell = byEngine.get(row.engine);
+    if (!cell) byEngine.set(row.engine, (cell = { counts: {}, runs: 0, positionSum: 0, positionCount: 0 }));
+    cell.counts[row.state] = row.n;
+    cell.runs += row.n;
+    cell.positionSum += row.pos_sum ?? 0;
+    cell.positionCount += row.pos_n;
+  }
+  return { current, previous };
+}
+
+/** The prompt-by-engine view of a cell (DESIGN section 4). */
+export function cellFigures(cell: Cell | undefined) {
+  const dominant = cell ? dominantState(cell.counts) : null;
+  return {
+    state: dominant?.state ?? null,
+    rate: dominant?.rate ?? null,
+    position: cell ? meanPosition(cell.positionSum, cell.positionCount) : null,
+    runs: cell?.runs ?? 0,
+  };
+}
+
+/** Engines whose dominant state names the brand. */
+export function namingEngines(byEngine: Map<Engine, Cell> | undefined): Set<Engine> {
+  const out = new Set<Engine>();
+  for (const engine of ENGINES) {
+    const state = cellFigures(byEngine?.get(engine)).state;
+    if (state && isNaming(state)) out.add(engine);
+  }
+  return out;
+}
+
+export interface Totals {
+  answered: number;
+  naming: number;
+}
+
+/** Answered and brand-naming runs per day. */
+export async function dailyTotals(db: D1Database, marketId: number, period: Period, topicId?: number): Promise<Map<string, Totals>> {
+  const { results } = await db
+    .prepare(
+      `SELECT day, sum(${ANSWERED}) AS answered, sum(${NAMING}) AS naming FROM runs
+        WHERE market_id = ? AND day BETWEEN ? AND ?${topicFilter(topicId)} GROUP BY day`,
+    )
+    .bind(marketId, period.from, period.to)
+    .all<{ day: string; answered: number; naming: number }>();
+  return new Map(results.map((r) => [r.day, { answered: r.answered, naming: r.naming }]));
+}
+
+export function totalsBetween(daily: Map<string, Totals>, period: Period): Totals {
+  const sum: Totals = { answered: 0, naming: 0 };
+  for (const [day, t] of daily) {
+    if (day >= period.from && day <= period.to) {
+      sum.answered += t.answered;
+      sum.naming += t.naming;
+    }
+  }
+  return sum;
+}
+
+export const HISTORY_WEEKS = 12;
+/** The days a 12-week history reads: 84 days ending today. */
+export const historyPeriod = (today: string): Period => ({ from: addDays(today, -(HISTORY_WEEKS * 7 - 1)), to: today });
+
+/** 12 weekly points, oldest first; the last one is the trailing 7 days ending today. */
+export function weeklyHistory(daily: Map<string, Totals>, today: string) {
+  return Array.from({ length: HISTORY_WEEKS }, (_, i) => {
+    const week_end = addDays(today, -7 * (HISTORY_WEEKS - 1 - i));
+    const week_start = addDays(week_end, -6);
+    const t = totalsBetween(daily, { from: week_start, to: week_end });
+    return { week_start, week_end, score: percent(t.naming, t.answered), answered_runs: t.answered };
+  });
+}
+
+export interface RivalRow {
+  id: number;
+  name: string;
+  domain: string;
+}
+
+export async function rivalsOf(db: D1Database, brandId: number): Promise<RivalRow[]> {
+  const { results } = await db.prepare('SELECT id, name, domain FROM rivals WHERE brand_id = ? ORDER BY id').bind(brandId).all<RivalRow>();
+  return results;
+}
+
+/** Runs naming each rival, per topic, in a window. */
+export async function rivalRunsByTopic(db: D1Database, marketId: number, period: Period, topicId?: number) {
+  const { results } = await db
+    .prepare(
+      `SELECT q.topic_id, rr.rival_id, count(*) AS runs FROM run_rivals rr JOIN questions q ON q.id = rr.question_id
+        WHERE rr.market_id = ? AND rr.day BETWEEN ? AND ?${topicFilter(topicId, 'rr.question_id')} GROUP BY q.topic_id, rr.rival_id`,
+    )
+    .bind(marketId, period.from, period.to)
+    .all<{ topic_id: number; rival_id: number; runs: number }>();
+  return results;
+}
+
+/** Answered and naming runs per topic, for a window and the one before it, in one scan. */
+export async function topicTotals(db: D1Database, marketId: number, period: Period, previous: Period, topicId?: number) {
+  const { results } = await db
+    .prepare(
+      `SELECT q.topic_id, r.day >= ?4 AS current, sum(r.${ANSWERED}) AS answered, sum(r.${NAMING}) AS naming
+         FROM runs r JOIN questions q ON q.id = r.question_id
+        WHERE r.market_id = ?1 AND r.day BETWEEN ?2 AND ?3${topicFilter(topicId, 'r.question_id')}
+        GROUP BY q.topic_id, current`,
+    )
+    .bind(marketId, previous.from, period.to, period.from)
+    .all<{ topic_id: number; current: number; answered: number; naming: number }>();
+  return results;
+}
+
+/** Cited domains in a window, most cited first. */
+export async function citedDomains(db: D1Database, marketId: number, period: Period, options: { topicId?: number; limit: number }) {
+  const { results } = await db
+    .prepare(
+      `SELECT domain, count(*) AS citations FROM run_citations
+        WHERE market_id = ? AND day BETWEEN ? AND ?${topicFilter(options.topicId)}
+        GROUP BY domain ORDER BY citations DESC, domain LIMIT ?`,
+    )
+    .bind(marketId, period.from, period.to, options.limit)
+    .all<{ domain: string; citations: number }>();
+  return results;
+}
+
+/** The brand's own domains: its main domain. */
+export const ownDomains = (brand: { domain: string }): string[] => [brand.domain];

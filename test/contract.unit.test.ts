@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../src/contract/errors';
+import { openApiDocument } from '../src/contract/openapi';
+import { operationList, operations } from '../src/contract/operations';
+import { parseParams, queryObject } from '../src/contract/params';
+import { resolvePeriod } from '../src/contract/window';
+
+const paramError = (f: () => unknown) => {
+  try {
+    f();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ApiError);
+    return { code: (error as ApiError).code, param: (error as ApiError).param, message: (error as ApiError).message };
+  }
+  throw new Error('expected an ApiError');
+};
+
+describe('the operations table', () => {
+  it('has the 20 operations of the spec plus brands, markets and answers, each at a distinct path', () => {
+    expect(operationList).toHaveLength(23);
+    expect(new Set(operationList.map((o) => o.path)).size).toBe(23);
+  });
+  it('marks the Pro and Growth operations and the integrations the spec names', () => {
+    const pro = operationList.filter((o) => o.plan === 'pro_or_growth').map((o) => o.path).sort();
+    expect(pro).toEqual(['/ai-crawlers', '/ai-visitors', '/brand-perception', '/brand-perception/transcript', '/forum', '/tasks', '/tasks/{id}']);
+    expect(operations.getSearchPerformance.integration).toBe('search_performance');
+    expect(operations.getAiCrawlers.integration).toBe('crawler_data');
+  });
+});
+
+describe('parameters', () => {
+  const sources = operations.listSources.query;
+  it('apply defaults and bounds', () => {
+    expect(parseParams(sources, {}).limit).toBe(15);
+    expect(parseParams(sources, { limit: '100' }).limit).toBe(100);
+    expect(paramError(() => parseParams(sources, { limit: '101' }))).toMatchObject({ code: 'invalid_parameter', param: 'limit' });
+    expect(paramError(() => parseParams(sources, { limit: '0' }))).toMatchObject({ param: 'limit' });
+    expect(paramError(() => parseParams(sources, { limit: '-1' }))).toMatchObject({ param: 'limit' });
+    expect(paramError(() => parseParams(sources, { limit: '1.5' }))).toMatchObject({ param: 'limit' });
+  });
+  it('refuse unknown parameters by name', () => {
+    expect(paramError(() => parseParams(sources, { limt: '5' }))).toMatchObject({ param: 'limt' });
+  });
+  it('refuse a parameter given twice', () => {
+    expect(paramError(() => queryObject(new URLSearchParams('limit=1&limit=2')))).toMatchObject({ param: 'limit' });
+  });
+  it('accept only real calendar dates', () => {
+    const topics = operations.listTopics.query;
+    expect(paramError(() => parseParams(topics, { from: '2026-02-30' }))).toMatchObject({ param: 'from' });
+    expect(paramError(() => parseParams(topics, { to: '2026-13-01' }))).toMatchObject({ param: 'to' });
+    expect(parseParams(topics, { from: '2024-02-29' }).from).toBe('2024-02-29');
+  });
+  it('accept market codes case-insensitively and numeric ids', () => {
+    const q = operations.getVisibility.query;
+    expect(parseParams(q, { market: 'CH-FR' }).market).toBe('ch-fr');
+    expect(parseParams(q, { market: '11' }).market).toBe('11');
+    expect(paramError(() => parseParams(q, { market: 'usa!' }))).toMatchObject({ param: 'market' });
+  });
+});
+
+describe('windows', () => {
+  const dated = { kind: 'dated', defaultDays: 7 } as const;
+  it('read `days` as the N days ending today, today included', () => {
+    expect(resolvePeriod(dated, { days: 7 }, '2026-11-21')).toEqual({ from: '2026-11-15', to: '2026-11-21' });
+    expect(resolvePeriod(dated, { days: 1 }, '2026-11-21')).toEqual({ from: '2026-11-21', to: '2026-11-21' });
+  });
+  it('let `from` win over `days`, and end on `to`', () => {
+    expect(resolvePeriod(dated, { days: 30, from: '2026-11-01', to: '2026-11-10' }, '2026-11-21')).toEqual({ from: '2026-11-01', to: '2026-11-10' });
+  });
+  it('allow `from` exactly 90 days before `to`, not 91', () => {
+    expect(resolvePeriod(dated, { from: '2026-08-23' }, '2026-11-21')).toEqual({ from: '2026-08-23', to: '2026-11-21' });
+    expect(paramError(() => resolvePeriod(dated, { from: '2026-08-22' }, '2026-11-21'))).toMatchObject({ param: 'from' });
+  });
+  it('refuse `from` after `to` and `to` after today', () => {
+    expect(paramError(() => resolvePeriod(dated, { from: '2026-11-10', to: '2026-11-09' }, '2026-11-21'))).toMatchObject({ param: 'from' });
+    expect(paramError(() => resolvePeriod(dated, { to: '2026-11-22' }, '2026-11-21'))).toMatchObject({ param: 'to' });
+  });
+  it('fix the window of fixed-window operations', () => {
+    expect(resolvePeriod({ kind: 'fixed', days: 7 }, {}, '2026-03-01')).toEqual({ from: '2026-02-23', to: '2026-03-01' });
+  });
+});
+
+describe('the OpenAPI document', () => {
+  const doc = openApiDocument() as { openapi: string; paths: Record<string, { get: { operationId: string; parameters: { name: string; required: boolean; schema: Record<string, unknown> }[]; responses: Record<string, { content?: { 'application/json': { schema: { $ref: string } } } }> } }>; components: { schemas: Record<string, unknown> } };
+  it('is OpenAPI 3.1 with every operation of the table', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.values(doc.paths).map((p) => p.get.operationId).sort()).toEqual(operationList.map((o) => o.id).sort());
+  });
+  it('documents parameters with their types, bounds and defaults', () => {
+    const limit = doc.paths['/sources']!.get.parameters.find((p) => p.name === 'limit')!;
+    expect(limit.required).toBe(false);
+    expect(limit.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 15 });
+    const prompt = doc.paths['/answers/runs']!.get.parameters.find((p) => p.name === 'prompt')!;
+    expect(prompt.required).toBe(true);
+    expect(doc.paths['/visibility']!.get.parameters.map((p) => p.name)).toEqual(['brand_id', 'market']);
+  });
+  it('references a response schema for each operation and the shared error body', () => {
+    for (const item of Object.values(doc.paths)) {
+      const ref = item.get.responses['200']!.content!['application/json'].schema.$ref;
+      expect(doc.components.schemas[ref.split('/').at(-1)!]).toBeDefined();
+      expect(item.get.responses['401']!.content!['application/json'].schema.$ref).toBe('#/components/schemas/Error');
+    }
+  });
+});

@@ -1,0 +1,82 @@
+/** Shared by the Worker tests: demo keys, a request helper, and a valid request for every operation. */
+import { SELF } from 'cloudflare:test';
+import { API_BASE, type OperationId } from '../src/contract/operations';
+
+export const KEYS = {
+  pro: 'demo_pro_single',
+  growth: 'demo_growth_multi',
+  starter: 'demo_starter',
+  inactive: 'demo_inactive',
+  revoked: 'demo_revoked',
+} as const;
+
+/** Demo ids (see src/origin/demo): brand 1 is demo_pro_single's, market 11 its `us`, topics 1101.., questions 1101001... */
+export const DEMO = {
+  proBrand: 1,
+  growthBrandA: 2,
+  growthBrandB: 3,
+  starterBrand: 4,
+  proUsMarket: 11,
+  proTopic: 1101,
+  proRival: 'Helpwave',
+} as const;
+
+export interface Call {
+  key?: string | null;
+  headers?: Record<string, string>;
+  method?: string;
+  base?: string;
+}
+
+/** A request to the Worker under test. `path` includes the query string. */
+export function api(path: string, call: Call = {}): Promise<Response> {
+  const headers = new Headers(call.headers);
+  const key = call.key === undefined ? KEYS.pro : call.key;
+  if (key) headers.set('authorization', `Bearer ${key}`);
+  return SELF.fetch(`https://edge.test${call.base ?? API_BASE}${path}`, { method: call.method ?? 'GET', headers });
+}
+
+export async function json<T = Record<string, unknown>>(response: Response): Promise<T> {
+  return (await response.json()) as T;
+}
+
+/** A valid path (with query) for each operation, for demo_pro_single's brand in its primary market. */
+export async function validPath(id: OperationId): Promise<string> {
+  switch (id) {
+    case 'getTopic':
+      return `/topics/${DEMO.proTopic}`;
+    case 'getAnswerRuns': {
+      const body = await json<{ questions: { text: string }[] }>(await api('/answers'));
+      return `/answers/runs?prompt=${encodeURIComponent(body.questions[0]!.text)}`;
+    }
+    case 'getCompetitor':
+      return `/competitors/${encodeURIComponent(DEMO.proRival)}`;
+    case 'getTask':
+      return '/tasks/1';
+    default:
+      return {
+        listBrands: '/brands',
+        listMarkets: '/markets',
+        listAnswers: '/answers',
+        getOverview: '/overview',
+        getVisibility: '/visibility',
+        listTopics: '/topics',
+        getPromptMatrix: '/prompts',
+        getAnswerHistory: '/answers/history',
+        getContentGaps: '/content-gaps',
+        listSources: '/sources',
+        listPages: '/pages',
+        listActivity: '/activity',
+        listTasks: '/tasks',
+        getBrandPerception: '/brand-perception',
+        getPerceptionTranscript: '/brand-perception/transcript',
+        getForumSignals: '/forum',
+        getSearchPerformance: '/search-performance',
+        getAiCrawlers: '/ai-crawlers',
+        getAiVisitors: '/ai-visitors',
+      }[id];
+  }
+}
+
+/** Appends a parameter to a path that may already have a query string. */
+export const withParam = (path: string, name: string, value: string) => `${path}${path.includes('?') ? '&' : '?'}${name}=${encodeURIComponent(value)}`;
