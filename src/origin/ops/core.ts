@@ -175,7 +175,9 @@ export const getAnswerHistory: Implementation<'getAnswerHistory'> = async (c) =>
   for (const r of rivalCounts.results) {
     const key = `${r.question_id}/${r.engine}`;
     const best = topRival.get(key);
-    if (!best || r.runs > best.runs) topRival.set(key, { name: rivalName.get(r.rival_id) ?? '', runs: r.runs });
+    const name = rivalName.get(r.rival_id) ?? '';
+    // Most runs wins; a tie goes to the name first in alphabetical order, so the answer never depends on row order.
+    if (!best || r.runs > best.runs || (r.runs === best.runs && name < best.name)) topRival.set(key, { name, runs: r.runs });
   }
 
   const rows = questions.map((q) => {
