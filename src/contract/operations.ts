@@ -8,7 +8,7 @@ import { ACTIVITY_CATEGORIES, ENGINES, SEARCH_DIMENSIONS, TASK_LAYERS, TASK_STAT
 import { brandIdParam, enumParam, idParam, limitParam, marketParam, textParam } from './params';
 import * as core from './schemas/core';
 import * as insights from './schemas/insights';
-import { type WindowKind, windowParams } from './window';
+import { type WindowKind, type WindowParams, windowParams } from './window';
 
 /** Who may call: every plan, or only Pro and Growth (spec, Endpoints table). */
 export type PlanNeed = 'any' | 'pro_or_growth';
@@ -23,39 +23,53 @@ const HOUR = 60 * MINUTE;
 /** Cache freshness (DESIGN section 6): windowed reads change as runs land; fixed windows are recomputed rarely. */
 export const TTL = { windowed: 5 * MINUTE, fixed: HOUR, lists: HOUR } as const;
 
-interface OperationInput<P extends z.ZodRawShape, Q extends z.ZodRawShape, R extends z.ZodType> {
+/** Who an operation reads: the account (`GET /brands`), a brand (`GET /markets`), or a brand in a market (everything else). */
+export type Scope = 'account' | 'brand_only' | 'brand';
+
+interface OperationInput<P extends z.ZodRawShape, Q extends z.ZodRawShape, R extends z.ZodType, W extends WindowKind, S extends Scope> {
   summary: string;
   description?: string;
   path: string;
   pathParams?: P;
   query?: Q;
   response: R;
-  window: WindowKind;
+  window: W;
   plan?: PlanNeed;
   integration?: IntegrationNeed;
-  /** `account`: reads the account, not one brand (`GET /brands`). */
-  scope?: 'account' | 'brand' | 'brand_only';
+  scope?: S;
   ttl: number;
   tag: string;
 }
 
-function operation<const P extends z.ZodRawShape = {}, const Q extends z.ZodRawShape = {}, R extends z.ZodType = z.ZodType>(o: OperationInput<P, Q, R>) {
-  const scope = o.scope ?? 'brand';
-  // Shared inputs first: every brand-scoped operation accepts `brand_id` and `market` (spec, Shared request inputs).
+/** Every brand-scoped operation accepts `brand_id` and `market` (spec, Shared request inputs); `/markets` only `brand_id`. */
+type SharedParams<S extends Scope> = S extends 'account' ? {} : S extends 'brand_only' ? { brand_id: typeof brandIdParam } : { brand_id: typeof brandIdParam; market: typeof marketParam };
+
+function sharedParams<S extends Scope>(scope: S): SharedParams<S> {
   const shared = scope === 'account' ? {} : scope === 'brand_only' ? { brand_id: brandIdParam } : { brand_id: brandIdParam, market: marketParam };
+  return shared as SharedParams<S>;
+}
+
+function operation<
+  const P extends z.ZodRawShape = {},
+  const Q extends z.ZodRawShape = {},
+  R extends z.ZodType = z.ZodType,
+  const W extends WindowKind = WindowKind,
+  const S extends Scope = 'brand',
+>(o: OperationInput<P, Q, R, W, S>) {
+  const scope = (o.scope ?? 'brand') as S;
   return {
     ...o,
     scope,
     plan: o.plan ?? 'any',
     integration: o.integration,
     pathParams: z.strictObject((o.pathParams ?? {}) as P),
-    query: z.strictObject({ ...shared, ...windowParams(o.window), ...((o.query ?? {}) as Q) }),
+    query: z.strictObject({ ...sharedParams(scope), ...windowParams(o.window), ...((o.query ?? {}) as Q) } as SharedParams<S> & WindowParams<W> & Q),
   };
 }
 
-const fixed7: WindowKind = { kind: 'fixed', days: 7 };
-const dated7: WindowKind = { kind: 'dated', defaultDays: 7 };
-const none: WindowKind = { kind: 'none' };
+const fixed7 = { kind: 'fixed', days: 7 } as const satisfies WindowKind;
+const dated7 = { kind: 'dated', defaultDays: 7 } as const satisfies WindowKind;
+const none = { kind: 'none' } as const satisfies WindowKind;
 
 export const operations = {
   listBrands: operation({
@@ -259,7 +273,7 @@ export const operations = {
       limit: limitParam(25, 1000, 'rows, ordered by impressions'),
     },
     response: insights.SearchPerformance,
-    window: { kind: 'trailing', defaultDays: 28 },
+    window: { kind: 'trailing', defaultDays: 28 } as const,
     integration: 'search_performance',
     ttl: TTL.windowed,
   }),
@@ -299,7 +313,7 @@ export interface AnyOperation {
   window: WindowKind;
   plan: PlanNeed;
   integration?: IntegrationNeed;
-  scope: 'account' | 'brand' | 'brand_only';
+  scope: Scope;
   ttl: number;
 }
 

@@ -41,21 +41,31 @@ export const previousPeriod = (p: Period): Period => {
 const daysParam = (defaultDays: number) =>
   intParam({ min: 1, max: MAX_RANGE_DAYS, description: `How many calendar days back, ending today (1 to ${MAX_RANGE_DAYS}, default ${defaultDays}).` }).default(defaultDays);
 
+const datedParams = (defaultDays: number) => ({
+  days: daysParam(defaultDays).meta({
+    description: `How many calendar days back, ending on \`to\` (1 to ${MAX_RANGE_DAYS}, default ${defaultDays}). Ignored when \`from\` is given.`,
+  }),
+  from: dateParam(`Start date, at most ${MAX_RANGE_DAYS} days before \`to\`.`).optional(),
+  to: dateParam('End date, not after today. Default: today.').optional(),
+});
+const trailingParams = (defaultDays: number) => ({ days: daysParam(defaultDays) });
+
+/** The query parameters each window kind adds, as a type. */
+export type WindowParams<W extends WindowKind> = W extends { kind: 'dated' }
+  ? ReturnType<typeof datedParams>
+  : W extends { kind: 'trailing' }
+    ? ReturnType<typeof trailingParams>
+    : {};
+
 /** The query parameters a window kind adds to an operation. */
-export function windowParams(window: WindowKind) {
+export function windowParams<W extends WindowKind>(window: W): WindowParams<W> {
   switch (window.kind) {
     case 'dated':
-      return {
-        days: daysParam(window.defaultDays).meta({
-          description: `How many calendar days back, ending on \`to\` (1 to ${MAX_RANGE_DAYS}, default ${window.defaultDays}). Ignored when \`from\` is given.`,
-        }),
-        from: dateParam(`Start date, at most ${MAX_RANGE_DAYS} days before \`to\`.`).optional(),
-        to: dateParam('End date, not after today. Default: today.').optional(),
-      };
+      return datedParams(window.defaultDays) as WindowParams<W>;
     case 'trailing':
-      return { days: daysParam(window.defaultDays) };
+      return trailingParams(window.defaultDays) as WindowParams<W>;
     default:
-      return {};
+      return {} as WindowParams<W>;
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import { addDays } from '../../contract/window';
 import { sha256Hex } from '../access';
-import { DEMO_ACCOUNTS, DEMO_MARKETS, type DemoAccount, PLAN_ROWS } from './catalog';
+import { DEMO_ACCOUNTS, DEMO_MARKETS, type DemoAccount, type DemoMarket, PLAN_ROWS } from './catalog';
 import { buildMarket, DEMO_PROFILE, type DayRows, type Profile, runsOfDay, runsPerMarketDay, secondaryProfile, type WorldMarket } from './generate';
 import { seedInsights } from './insights';
 import { slug } from './random';
@@ -66,6 +66,7 @@ export interface SeedOptions {
   today: string;
   profile?: Profile;
   accounts?: DemoAccount[];
+  markets?: DemoMarket[];
 }
 
 /** True when no plan exists yet: the database has never been seeded. */
@@ -103,7 +104,7 @@ export async function seedDemo(db: D1Database, options: SeedOptions): Promise<{ 
   await out.insertObjects('integrations', brands.flatMap(({ brand }) => brand.integrations.map((kind) => ({ brand_id: brand.id, kind, connected_at: createdAt }))));
 
   const worlds = brands.flatMap(({ brand }) =>
-    DEMO_MARKETS.map((m, i) => {
+    (options.markets ?? DEMO_MARKETS).map((m, i) => {
       const marketProfile = readable(accounts, brand.id) ? (m.primary ? profile : secondaryProfile(profile)) : unreadableProfile(profile);
       return { world: buildMarket(brand, m, i, marketProfile, options.today), profile: marketProfile };
     }),
