@@ -1,0 +1,298 @@
+/**
+ * The typed client of the Read API v1: one method per operation of the
+ * contract table, typed parameters in, zod-validated typed results out.
+ *
+ * ```ts
+ * const api = createClient({ apiKey, ...upstreamFromEnv(env) });
+ * const { score } = await api.getVisibility({ brand_id: 2, market: 'us' });
+ * const topics = await api.listTopics({ days: 28 });
+ * const { data, meta } = await api.withMeta.getTopic({ id: 1101 }); // meta.cache, meta.ageSeconds, meta.readAt
+ * ```
+ */
+import type { z } from 'zod';
+import { ErrorBody } from '../contract/errors';
+import { API_BASE, type AnyOperation, type OperationId, type Operations, operations, OPERATION_IDS, type PathOf, type QueryOf, type ResponseOf } from '../contract/operations';
+import { ApiClientError } from './errors';
+
+/** Anything shaped like `fetch` for one request: the network, or an in-process handler. */
+export type Transport = (request: Request) => Promise<Response>;
+
+export interface RetryPolicy {
+  /** Requests in all, the first included. */
+  attempts: number;
+  /** First backoff step; each retry doubles it, up to `maxDelayMs`. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** Wall time for the whole call, waits included; a retry that would pass it is not made. */
+  totalMs: number;
+}
+
+/** Bounded on both counts: at most 4 requests and 30 s per call, whatever the API says. */
+export const defaultRetry: RetryPolicy = { attempts: 4, baseDelayMs: 200, maxDelayMs: 5_000, totalMs: 30_000 };
+export const DEFAULT_TIMEOUT_MS = 10_000;
+/** 502 is the spec's "retry later"; 503 and 504 are what proxies and load balancers say for the same. */
+const RETRYABLE_STATUS = new Set([502, 503, 504]);
+
+export interface ClientOptions {
+  apiKey: string;
+  transport: Transport;
+  /** Base address including `/api/v1`. With an in-process transport any host will do. */
+  baseUrl?: string;
+  /** Per request, not per call: each retry gets its own. */
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** Seams, so tests never wait: how to wait, the jitter source (0 to 1) and the clock. */
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+  now?: () => number;
+}
+
+export interface CallOptions {
+  /** Extra request headers, e.g. `{ 'cache-control': 'no-cache' }` to make the edge proxy revalidate. */
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+/** Keys that may be left out on input: optional ones and those with a default. */
+type OptionalKeys<T> = { [K in keyof T]-?: undefined extends T[K] ? K : never }[keyof T];
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+type InputQuery<Id extends OperationId> = z.input<Operations[Id]['query']>;
+/** Drops the `[k: string]: never` index signature that an empty strict object carries. */
+type Known<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
+
+/** What a method takes: path and query parameters by name, numbers as numbers, defaults optional. */
+export type ParamsOf<Id extends OperationId> = Simplify<
+  { [K in Exclude<keyof QueryOf<Id>, OptionalKeys<InputQuery<Id>>>]: QueryOf<Id>[K] } & {
+    [K in Extract<OptionalKeys<InputQuery<Id>>, keyof QueryOf<Id>>]?: Exclude<QueryOf<Id>[K], undefined>;
+  } & Known<PathOf<Id>>
+>;
+
+type ArgsOf<Id extends OperationId> = {} extends ParamsOf<Id> ? [params?: ParamsOf<Id>, options?: CallOptions] : [params: ParamsOf<Id>, options?: CallOptions];
+
+export type CacheStatus = 'HIT' | 'MISS' | 'STALE' | 'REVALIDATED' | 'BYPASS';
+
+/** What the reports need to say about a read besides its data. */
+export interface ResponseMeta {
+  status: number;
+  /** `X-Cache` of the edge proxy; null when read from the origin directly. */
+  cache: CacheStatus | null;
+  /** `Age` in seconds: how long ago the proxy stored the answer (0 when fresh from upstream). */
+  ageSeconds: number | null;
+  etag: string | null;
+  requestId: string | null;
+  /** When this client received the answer. */
+  readAt: Date;
+  attempts: number;
+  rateLimit: { limit: number; remaining: number; resetSeconds: number } | null;
+}
+
+export interface WithMeta<T> {
+  data: T;
+  meta: ResponseMeta;
+}
+
+export type ApiClient = { [Id in OperationId]: (...args: ArgsOf<Id>) => Promise<ResponseOf<Id>> } & {
+  /** The same methods, resolving to `{ data, meta }`. */
+  withMeta: { [Id in OperationId]: (...args: ArgsOf<Id>) => Promise<WithMeta<ResponseOf<Id>>> };
+};
+
+const CACHE_STATUSES: readonly string[] = ['HIT', 'MISS', 'STALE', 'REVALIDATED', 'BYPASS'];
+
+/**
+ * The URL of one call: path parameters substituted (percent-encoded), the rest
+ * as the query string. Undefined values are left out.
+ */
+export function operationUrl(baseUrl: string, id: OperationId, params: Record<string, unknown> = {}): string {
+  const op = operations[id] as unknown as AnyOperation;
+  const pathNames = new Set(Object.keys(op.pathParams.shape));
+  const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined || value === null || value === '') throw new TypeError(`${id}: path parameter \`${name}\` is required.`);
+    return encodeURIComponent(String(value));
+  });
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (pathNames.has(name) || value === undefined || value === null) continue;
+    query.append(name, String(value));
+  }
+  const search = query.size > 0 ? `?${query}` : '';
+  return `${baseUrl.replace(/\/+$/, '')}${path}${search}`;
+}
+
+/** Seconds from `Retry-After`, written as seconds or as an HTTP date (RFC 9110, section 10.2.3). */
+export function parseRetryAfter(value: string | null, nowMs: number): number | undefined {
+  if (value === null) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - nowMs) / 1000));
+}
+
+/**
+ * Delay before retry number `retry` (1-based): exponential, capped, with
+ * "equal jitter" so it stays within [step/2, step] and clients spread out.
+ */
+export function backoffDelay(retry: number, policy: RetryPolicy, random: () => number): number {
+  const step = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1));
+  return step / 2 + random() * (step / 2);
+}
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+class Timeout extends Error {}
+
+/** Creates a client; see the module comment for an example. */
+export function createClient(options: ClientOptions): ApiClient {
+  const baseUrl = options.baseUrl ?? `http://origin.internal${API_BASE}`;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const retry: RetryPolicy = { ...defaultRetry, ...options.retry };
+  const sleep = options.sleep ?? realSleep;
+  const random = options.random ?? Math.random;
+  const now = options.now ?? Date.now;
+
+  /** One attempt: the response and its body text, or a timeout/network error. */
+  async function attempt(id: OperationId, url: string, call: CallOptions, limitMs: number): Promise<{ response: Response; text: string }> {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(call.signal?.reason);
+    call.signal?.addEventListener('abort', onAbort);
+    const headers = new Headers(call.headers);
+    headers.set('authorization', `Bearer ${options.apiKey}`);
+    headers.set('accept', 'application/json');
+    const request = new Request(url, { headers, signal: controller.signal });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // The race, not only the abort signal: an in-process transport may ignore the signal.
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        reject(new Timeout());
+      }, limitMs);
+    });
+    try {
+      return await Promise.race([
+        options.transport(request).then(async (response) => ({ response, text: await response.text() })),
+        expired,
+      ]);
+    } catch (error) {
+      if (error instanceof Timeout)
+        throw new ApiClientError({ kind: 'timeout', code: 'timeout', status: 0, operation: id, message: `${id}: no answer within ${limitMs} ms.` });
+      throw new ApiClientError({ kind: 'network', code: 'network_error', status: 0, operation: id, message: `${id}: the request failed: ${String(error)}`, cause: error });
+    } finally {
+      clearTimeout(timer);
+      call.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  function httpError(id: OperationId, response: Response, text: string): ApiClientError {
+    const retryAfter = parseRetryAfter(response.headers.get('retry-after'), now());
+    let body: ErrorBody | undefined;
+    try {
+      const parsed = ErrorBody.safeParse(JSON.parse(text));
+      if (parsed.success) body = parsed.data;
+    } catch {
+      // Not JSON: a proxy's HTML error page, say. The status still tells what happened.
+    }
+    return new ApiClientError({
+      kind: 'http',
+      code: body?.error.code ?? (response.status >= 500 ? 'upstream_error' : 'invalid_response'),
+      status: response.status,
+      operation: id,
+      message: body ? `${id}: ${body.error.message}` : `${id}: HTTP ${response.status} without an error body.`,
+      ...(retryAfter !== undefined ? { retryAfter } : {}),
+      ...(body?.error.param !== undefined ? { param: body.error.param } : {}),
+    });
+  }
+
+  function parseBody<Id extends OperationId>(id: Id, text: string): ResponseOf<Id> {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new ApiClientError({ kind: 'parse', code: 'invalid_response', status: 200, operation: id, message: `${id}: the body is not JSON.`, cause: error });
+    }
+    const result = operations[id].response.safeParse(json);
+    if (result.success) return result.data as ResponseOf<Id>;
+    const issue = result.error.issues[0];
+    const field = issue?.path.map(String).join('.') || '(root)';
+    throw new ApiClientError({
+      kind: 'parse',
+      code: 'invalid_response',
+      status: 200,
+      operation: id,
+      field,
+      message: `${id}: response field \`${field}\` ${issue?.message ?? 'is invalid'}.`,
+      cause: result.error,
+    });
+  }
+
+  /** Whether to try again after `error`, and after how long. */
+  function nextDelay(error: ApiClientError, retries: number): number | undefined {
+    if (error.kind === 'network' || error.kind === 'timeout') return backoffDelay(retries, retry, random);
+    if (error.kind === 'http' && RETRYABLE_STATUS.has(error.status)) return backoffDelay(retries, retry, random);
+    // 429 is retried only when it is the per-minute limit and says when; `quota_exceeded` lasts until next month.
+    if (error.code === 'rate_limited' && error.retryAfter !== undefined) return error.retryAfter * 1000;
+    return undefined;
+  }
+
+  async function call<Id extends OperationId>(id: Id, params: Record<string, unknown> | undefined, callOptions: CallOptions = {}): Promise<WithMeta<ResponseOf<Id>>> {
+    const url = operationUrl(baseUrl, id, params);
+    const started = now();
+    for (let attempts = 1; ; attempts++) {
+      const left = retry.totalMs - (now() - started);
+      let failure: ApiClientError;
+      try {
+        const { response, text } = await attempt(id, url, callOptions, Math.max(1, Math.min(timeoutMs, left)));
+        if (response.ok) return { data: parseBody(id, text), meta: metaOf(response, now(), attempts) };
+        failure = httpError(id, response, text);
+      } catch (error) {
+        if (!(error instanceof ApiClientError)) throw error;
+        failure = error;
+      }
+      const delay = attempts < retry.attempts && !callOptions.signal?.aborted ? nextDelay(failure, attempts) : undefined;
+      if (delay === undefined || now() - started + delay >= retry.totalMs) throw withAttempts(failure, attempts);
+      await sleep(delay);
+    }
+  }
+
+  const plain = {} as Record<string, unknown>;
+  const meta = {} as Record<string, unknown>;
+  for (const id of OPERATION_IDS) {
+    meta[id] = (params?: Record<string, unknown>, callOptions?: CallOptions) => call(id, params, callOptions);
+    plain[id] = async (params?: Record<string, unknown>, callOptions?: CallOptions) => (await call(id, params, callOptions)).data;
+  }
+  return { ...plain, withMeta: meta } as ApiClient;
+}
+
+function withAttempts(error: ApiClientError, attempts: number): ApiClientError {
+  if (error.attempts === attempts) return error;
+  return new ApiClientError({
+    kind: error.kind,
+    code: error.code,
+    status: error.status,
+    operation: error.operation,
+    message: error.message,
+    attempts,
+    ...(error.retryAfter !== undefined ? { retryAfter: error.retryAfter } : {}),
+    ...(error.param !== undefined ? { param: error.param } : {}),
+    ...(error.field !== undefined ? { field: error.field } : {}),
+    ...(error.cause !== undefined ? { cause: error.cause } : {}),
+  });
+}
+
+function metaOf(response: Response, readAtMs: number, attempts: number): ResponseMeta {
+  const header = (name: string) => response.headers.get(name);
+  const number = (name: string) => {
+    const value = header(name);
+    return value === null || !/^\d+$/.test(value) ? null : Number(value);
+  };
+  const cache = header('x-cache');
+  const limit = number('ratelimit-limit');
+  return {
+    status: response.status,
+    cache: cache !== null && CACHE_STATUSES.includes(cache) ? (cache as CacheStatus) : null,
+    ageSeconds: number('age'),
+    etag: header('etag'),
+    requestId: header('x-request-id'),
+    readAt: new Date(readAtMs),
+    attempts,
+    rateLimit: limit === null ? null : { limit, remaining: number('ratelimit-remaining') ?? 0, resetSeconds: number('ratelimit-reset') ?? 0 },
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * The one error the client throws. Every failure, whatever its cause, is an
+ * `ApiClientError` whose `kind` says where it came from:
+ *
+ * - `http`: the API answered with an error status; `code` is its error code.
+ * - `network`: the transport threw (DNS, connection reset, ...).
+ * - `timeout`: no answer within the per-request timeout.
+ * - `parse`: the body was not JSON, or failed the operation's schema; `field`
+ *   names the first field at fault.
+ */
+import type { ErrorCode } from '../contract/errors';
+
+export type ClientErrorKind = 'http' | 'network' | 'timeout' | 'parse';
+
+/** The API's error codes, plus the client's own for failures that have no API answer. */
+export type ClientErrorCode = ErrorCode | 'network_error' | 'timeout' | 'invalid_response';
+
+export class ApiClientError extends Error {
+  override readonly name = 'ApiClientError';
+  readonly kind: ClientErrorKind;
+  readonly code: ClientErrorCode;
+  /** HTTP status of the answer; 0 when there was none (network, timeout). */
+  readonly status: number;
+  /** Seconds from the `Retry-After` header, when the API sent one. */
+  readonly retryAfter?: number;
+  /** The parameter at fault (`invalid_parameter`), as the API named it. */
+  readonly param?: string;
+  /** For `parse` errors: the path of the first response field that failed its schema, e.g. `history.3.score`. */
+  readonly field?: string;
+  /** The operation that was called. */
+  readonly operation: string;
+  /** How many requests were made, retries included. */
+  readonly attempts: number;
+
+  constructor(o: {
+    kind: ClientErrorKind;
+    code: ClientErrorCode;
+    status: number;
+    message: string;
+    operation: string;
+    attempts?: number;
+    retryAfter?: number;
+    param?: string;
+    field?: string;
+    cause?: unknown;
+  }) {
+    super(o.message, o.cause === undefined ? undefined : { cause: o.cause });
+    this.kind = o.kind;
+    this.code = o.code;
+    this.status = o.status;
+    this.operation = o.operation;
+    this.attempts = o.attempts ?? 1;
+    if (o.retryAfter !== undefined) this.retryAfter = o.retryAfter;
+    if (o.param !== undefined) this.param = o.param;
+    if (o.field !== undefined) this.field = o.field;
+  }
+}
