@@ -3,7 +3,7 @@
  * reads one market over one window through a covering index and returns
  * counts; the metric rules that turn counts into figures are in metrics.ts.
  */
-import { type AnswerState, ENGINES, type Engine } from '../contract/enums';
+import { type AnswerState, ENGINES, type Engine, TASK_LAYERS, type TaskLayer } from '../contract/enums';
 import { addDays, type Period } from '../contract/window';
 import { dominantState, isNaming, meanPosition, percent, type StateCounts } from './metrics';
 
@@ -186,3 +186,63 @@ export async function citedDomains(db: D1Database, marketId: number, period: Per
 
 /** The brand's own domains: its main domain. */
 export const ownDomains = (brand: { domain: string }): string[] => [brand.domain];
+
+/**
+ * `(domain = ? OR domain LIKE ?)` for each domain, with its bindings: a domain
+ * and its subdomains, the rule of `classifyDomain`.
+ */
+export function domainClause(domains: string[], column = 'domain'): { sql: string; binds: string[] } {
+  if (domains.length === 0) return { sql: '0', binds: [] };
+  return {
+    sql: `(${domains.map(() => `${column} = ? OR ${column} LIKE ?`).join(' OR ')})`,
+    binds: domains.flatMap((d) => [d, `%.${d}`]),
+  };
+}
+
+export async function topicsOf(db: D1Database, marketId: number): Promise<{ id: number; name: string }[]> {
+  const { results } = await db.prepare('SELECT id, name FROM topics WHERE market_id = ? ORDER BY id').bind(marketId).all<{ id: number; name: string }>();
+  return results;
+}
+
+/** The brand's own pages known to the service in a market. */
+export interface OwnPageRow {
+  url: string;
+  title: string;
+  topic_id: number | null;
+  question_id: number | null;
+}
+
+export async function ownPagesOf(db: D1Database, marketId: number): Promise<OwnPageRow[]> {
+  const { results } = await db
+    .prepare('SELECT url, title, topic_id, question_id FROM pages WHERE market_id = ? AND rival_id IS NULL ORDER BY id')
+    .bind(marketId)
+    .all<OwnPageRow>();
+  return results;
+}
+
+/**
+ * Citations of the brand's own URLs per URL, for a window and the one before
+ * it in one scan (`current` is 1 for the later window).
+ */
+export async function ownCitationsByUrl(db: D1Database, marketId: number, brand: { domain: string }, period: Period, previous?: Period) {
+  const own = domainClause(ownDomains(brand));
+  const { results } = await db
+    .prepare(
+      `SELECT url, day >= ? AS current, count(*) AS citations FROM run_citations
+        WHERE market_id = ? AND day BETWEEN ? AND ? AND ${own.sql} GROUP BY url, current`,
+    )
+    .bind(period.from, marketId, (previous ?? period).from, period.to, ...own.binds)
+    .all<{ url: string; current: number; citations: number }>();
+  return results;
+}
+
+/** The open tasks of a market per layer. */
+export async function openTaskCounts(db: D1Database, marketId: number) {
+  const { results } = await db
+    .prepare("SELECT layer, count(*) AS n FROM tasks WHERE market_id = ? AND status = 'open' GROUP BY layer")
+    .bind(marketId)
+    .all<{ layer: TaskLayer; n: number }>();
+  const counts = Object.fromEntries(TASK_LAYERS.map((l) => [l, 0])) as Record<TaskLayer, number>;
+  for (const r of results) counts[r.layer] = r.n;
+  return counts;
+}

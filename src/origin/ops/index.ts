@@ -1,9 +1,13 @@
 /** Maps every operation of the contract to the function computing its body. */
-import { ApiError } from '../../contract/errors';
 import type { OperationId, PathOf, QueryOf, ResponseOf } from '../../contract/operations';
 import type { Period } from '../../contract/window';
 import type { BrandRow, Caller, MarketRow } from '../access';
 import * as core from './core';
+import * as insights from './insights';
+import * as overview from './overview';
+import * as perception from './perception';
+import * as tasks from './tasks';
+import * as traffic from './traffic';
 
 /** What an operation is computed from, once every check has passed. */
 export interface OpContext<Id extends OperationId = OperationId> {
@@ -20,10 +24,6 @@ export interface OpContext<Id extends OperationId = OperationId> {
 
 export type Implementation<Id extends OperationId> = (context: OpContext<Id>) => Promise<ResponseOf<Id>>;
 
-const notYet = async (): Promise<never> => {
-  throw new ApiError('not_implemented', 'This operation is not implemented by the reference origin yet.');
-};
-
 export const implementations: { [Id in OperationId]: Implementation<Id> } = {
   listBrands: core.listBrands,
   listMarkets: core.listMarkets,
@@ -34,18 +34,18 @@ export const implementations: { [Id in OperationId]: Implementation<Id> } = {
   getAnswerHistory: core.getAnswerHistory,
   listTopics: core.listTopics,
   getTopic: core.getTopic,
-  getOverview: notYet,
-  getContentGaps: notYet,
-  listSources: notYet,
-  listPages: notYet,
-  getCompetitor: notYet,
-  listActivity: notYet,
-  listTasks: notYet,
-  getTask: notYet,
-  getBrandPerception: notYet,
-  getPerceptionTranscript: notYet,
-  getForumSignals: notYet,
-  getSearchPerformance: notYet,
-  getAiCrawlers: notYet,
-  getAiVisitors: notYet,
+  getOverview: overview.getOverview,
+  getContentGaps: insights.getContentGaps,
+  listSources: insights.listSources,
+  listPages: insights.listPages,
+  getCompetitor: insights.getCompetitor,
+  listActivity: insights.listActivity,
+  listTasks: tasks.listTasks,
+  getTask: tasks.getTask,
+  getBrandPerception: perception.getBrandPerception,
+  getPerceptionTranscript: perception.getPerceptionTranscript,
+  getForumSignals: perception.getForumSignals,
+  getSearchPerformance: traffic.getSearchPerformance,
+  getAiCrawlers: traffic.getAiCrawlers,
+  getAiVisitors: traffic.getAiVisitors,
 };

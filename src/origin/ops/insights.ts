@@ -1,0 +1,280 @@
+/** Content coverage, cited sources, cited pages, one competitor and the activity feed, computed from stored runs and citations. */
+import { type ActivityCategory, type CONTENT_ACTIONS, ENGINES, type Engine } from '../../contract/enums';
+import { ApiError } from '../../contract/errors';
+import { previousPeriod } from '../../contract/window';
+import { classifyDomain, percent, round1 } from '../metrics';
+import { citedDomains, domainClause, ownDomains, ownPagesOf, questionsOf, rivalsOf, topicsOf } from '../queries';
+import { windowedScopeOf, scopeOf } from './core';
+import type { Implementation } from './index';
+
+type ContentAction = (typeof CONTENT_ACTIONS)[number];
+
+const NAMING = "state IN ('recommended', 'mentioned')";
+const ANSWERED = "state <> 'no_answer'";
+
+/**
+ * The content-gaps rule: no own page for the question → `write`; a page no
+ * answer of the question cited in the window → `improve`; a cited page → `leave`.
+ */
+export const contentAction = (hasPage: boolean, cited: boolean): ContentAction => (!hasPage ? 'write' : cited ? 'leave' : 'improve');
+const ACTION_ORDER: Record<ContentAction, number> = { write: 0, improve: 1, leave: 2 };
+
+export const getContentGaps: Implementation<'getContentGaps'> = async (c) => {
+  const own = domainClause(ownDomains(c.brand));
+  const [questions, pages, citations, totals] = await Promise.all([
+    questionsOf(c.db, c.market.id),
+    ownPagesOf(c.db, c.market.id),
+    c.db
+      .prepare(`SELECT question_id, url, count(*) AS n FROM run_citations WHERE market_id = ? AND day BETWEEN ? AND ? AND ${own.sql} GROUP BY question_id, url`)
+      .bind(c.market.id, c.period.from, c.period.to, ...own.binds)
+      .all<{ question_id: number; url: string; n: number }>(),
+    c.db
+      .prepare(`SELECT question_id, sum(${ANSWERED}) AS answered, sum(${NAMING}) AS naming FROM runs WHERE market_id = ? AND day BETWEEN ? AND ? GROUP BY question_id`)
+      .bind(c.market.id, c.period.from, c.period.to)
+      .all<{ question_id: number; answered: number; naming: number }>(),
+  ]);
+  const rows = questions.map((q) => {
+    const page = pages.find((p) => p.question_id === q.id) ?? null;
+    const pageCitations = page ? (citations.results.find((r) => r.question_id === q.id && r.url === page.url)?.n ?? 0) : 0;
+    const t = totals.results.find((r) => r.question_id === q.id);
+    return {
+      question_id: q.id,
+      text: q.text,
+      topic: { id: q.topic_id, name: q.topic_name },
+      page: page ? { url: page.url, title: page.title } : null,
+      has_page: page !== null,
+      page_citations: pageCitations,
+      cited: pageCitations > 0,
+      visibility: percent(t?.naming ?? 0, t?.answered ?? 0),
+      action: contentAction(page !== null, pageCitations > 0),
+    };
+  });
+  rows.sort((a, b) => ACTION_ORDER[a.action] - ACTION_ORDER[b.action] || a.question_id - b.question_id);
+  const count = (action: ContentAction) => rows.filter((r) => r.action === action).length;
+  return { ...windowedScopeOf(c), counts: { write: count('write'), improve: count('improve'), leave: count('leave') }, questions: rows };
+};
+
+/** SQLite reads a negative LIMIT as "no limit". */
+const EVERY_ROW = -1;
+
+export const listSources: Implementation<'listSources'> = async (c) => {
+  const [domains, rivals] = await Promise.all([citedDomains(c.db, c.market.id, c.period, { limit: EVERY_ROW }), rivalsOf(c.db, c.brand.id)]);
+  const total = domains.reduce((sum, d) => sum + d.citations, 0);
+  const byClass = { own: 0, competitor: 0, third_party: 0 };
+  const sources = domains.map((d) => {
+    const classification = classifyDomain(d.domain, ownDomains(c.brand), rivals.map((r) => r.domain));
+    byClass[classification] += d.citations;
+    const rival = classification === 'competitor' ? rivals.find((r) => classifyDomain(d.domain, [], [r.domain]) === 'competitor') : undefined;
+    return { domain: d.domain, citations: d.citations, share: percent(d.citations, total) ?? 0, classification, rival: rival?.name ?? null };
+  });
+  return { ...windowedScopeOf(c), total_citations: total, domains_cited: domains.length, by_class: byClass, sources: sources.slice(0, c.query.limit) };
+};
+
+/** How many alternatives `/pages` lists for an uncited topic page. */
+const CITED_INSTEAD = 3;
+
+export const listPages: Implementation<'listPages'> = async (c) => {
+  const previous = previousPeriod(c.period);
+  const own = domainClause(ownDomains(c.brand), 'rc.domain');
+  const [topics, pages, ownRows, otherRows, rivals] = await Promise.all([
+    topicsOf(c.db, c.market.id),
+    ownPagesOf(c.db, c.market.id),
+    // Own citations of both windows, by URL, topic and engine: the engine is on the run.
+    c.db
+      .prepare(
+        `SELECT rc.url, q.topic_id, r.engine, rc.day >= ? AS current, count(*) AS n
+           FROM run_citations rc JOIN runs r ON r.id = rc.run_id JOIN questions q ON q.id = rc.question_id
+          WHERE rc.market_id = ? AND rc.day BETWEEN ? AND ? AND ${own.sql}
+          GROUP BY rc.url, q.topic_id, r.engine, current`,
+      )
+      .bind(c.period.from, c.market.id, previous.from, c.period.to, ...own.binds)
+      .all<{ url: string; topic_id: number; engine: Engine; current: number; n: number }>(),
+    c.db
+      .prepare(
+        `SELECT q.topic_id, rc.url, rc.domain, count(*) AS n
+           FROM run_citations rc JOIN questions q ON q.id = rc.question_id
+          WHERE rc.market_id = ? AND rc.day BETWEEN ? AND ? AND NOT ${own.sql}
+          GROUP BY q.topic_id, rc.url ORDER BY n DESC, rc.url`,
+      )
+      .bind(c.market.id, c.period.from, c.period.to, ...own.binds)
+      .all<{ topic_id: number; url: string; domain: string; n: number }>(),
+    rivalsOf(c.db, c.brand.id),
+  ]);
+  const topicRef = (id: number | null) => {
+    const t = topics.find((x) => x.id === id);
+    return t ? { id: t.id, name: t.name } : null;
+  };
+  const sum = (rows: typeof ownRows.results, current: 0 | 1) => rows.filter((r) => r.current === current).reduce((s, r) => s + r.n, 0);
+  const byEngine = (rows: typeof ownRows.results) =>
+    ENGINES.map((engine) => {
+      const of = rows.filter((r) => r.engine === engine);
+      return { engine, citations: sum(of, 1), previous_citations: sum(of, 0) };
+    });
+  const byTopic = (rows: typeof ownRows.results) =>
+    [...new Set(rows.map((r) => r.topic_id))]
+      .sort((a, b) => a - b)
+      .map((id) => {
+        const of = rows.filter((r) => r.topic_id === id);
+        return { id, name: topicRef(id)?.name ?? '', citations: sum(of, 1), previous_citations: sum(of, 0) };
+      });
+
+  const urls = [...new Set(ownRows.results.map((r) => r.url))];
+  const listed = urls
+    .map((url) => {
+      const rows = ownRows.results.filter((r) => r.url === url);
+      const known = pages.find((p) => p.url === url);
+      const citations = sum(rows, 1);
+      const previousCitations = sum(rows, 0);
+      return {
+        url,
+        title: known?.title ?? null,
+        topic: topicRef(known?.topic_id ?? null),
+        citations,
+        previous_citations: previousCitations,
+        change: citations - previousCitations,
+        by_engine: byEngine(rows),
+        by_topic: byTopic(rows),
+      };
+    })
+    .sort((a, b) => b.citations - a.citations || b.previous_citations - a.previous_citations || a.url.localeCompare(b.url));
+
+  const citedNow = new Set(ownRows.results.filter((r) => r.current === 1).map((r) => r.url));
+  const rivalDomains = rivals.map((r) => r.domain);
+  const uncited = pages
+    .filter((p) => p.topic_id !== null && !citedNow.has(p.url))
+    .map((p) => ({
+      url: p.url,
+      title: p.title,
+      topic: topicRef(p.topic_id) ?? { id: p.topic_id as number, name: '' },
+      cited_instead: otherRows.results
+        .filter((r) => r.topic_id === p.topic_id)
+        .slice(0, CITED_INSTEAD)
+        .map((r) => ({ url: r.url, domain: r.domain, classification: classifyDomain(r.domain, ownDomains(c.brand), rivalDomains), citations: r.n })),
+    }));
+
+  const now = sum(ownRows.results, 1);
+  const before = sum(ownRows.results, 0);
+  return {
+    ...windowedScopeOf(c),
+    previous_period: previous,
+    totals: { citations: now, previous_citations: before, change: now - before },
+    pages: listed,
+    by_engine: byEngine(ownRows.results),
+    by_topic: byTopic(ownRows.results).map((t) => ({ ...t, change: t.citations - t.previous_citations })),
+    uncited,
+  };
+};
+
+/** The rival as AI writes it, compared case-insensitively; the path is already URL-decoded. */
+export async function rivalNamed(db: D1Database, brandId: number, name: string) {
+  const wanted = name.trim().toLowerCase();
+  const rival = (await rivalsOf(db, brandId)).find((r) => r.name.toLowerCase() === wanted);
+  if (!rival) throw new ApiError('not_found', `No competitor named \`${name}\` is tracked for this brand (see the rivals of \`GET /topics\`).`);
+  return rival;
+}
+
+export const getCompetitor: Implementation<'getCompetitor'> = async (c) => {
+  const rival = await rivalNamed(c.db, c.brand.id, c.path.name);
+  const window = [c.market.id, c.period.from, c.period.to] as const;
+  const rivalSite = domainClause([rival.domain]);
+  const [questions, runCells, rivalCells, said, pages, knownPages] = await Promise.all([
+    questionsOf(c.db, c.market.id),
+    c.db
+      .prepare(`SELECT question_id, engine, sum(${ANSWERED}) AS answered, sum(${NAMING}) AS naming FROM runs WHERE market_id = ? AND day BETWEEN ? AND ? GROUP BY question_id, engine`)
+      .bind(...window)
+      .all<{ question_id: number; engine: Engine; answered: number; naming: number }>(),
+    c.db
+      .prepare(
+        `SELECT rr.question_id, rr.engine, count(*) AS runs, sum(r.${NAMING}) AS both_named
+           FROM run_rivals rr JOIN runs r ON r.id = rr.run_id
+          WHERE rr.market_id = ? AND rr.day BETWEEN ? AND ? AND rr.rival_id = ? GROUP BY rr.question_id, rr.engine`,
+      )
+      .bind(...window, rival.id)
+      .all<{ question_id: number; engine: Engine; runs: number; both_named: number }>(),
+    c.db
+      .prepare(
+        `SELECT question_id, engine, ran_at, answer FROM (
+           SELECT r.question_id, r.engine, r.ran_at, r.answer, row_number() OVER (PARTITION BY r.question_id ORDER BY r.ran_at DESC, r.id DESC) AS nth
+             FROM run_rivals rr JOIN runs r ON r.id = rr.run_id
+            WHERE rr.market_id = ? AND rr.day BETWEEN ? AND ? AND rr.rival_id = ? AND NOT r.${NAMING}
+         ) WHERE nth = 1`,
+      )
+      .bind(...window, rival.id)
+      .all<{ question_id: number; engine: Engine; ran_at: string; answer: string }>(),
+    c.db
+      .prepare(`SELECT url, count(*) AS citations FROM run_citations WHERE market_id = ? AND day BETWEEN ? AND ? AND ${rivalSite.sql} GROUP BY url ORDER BY citations DESC, url`)
+      .bind(...window, ...rivalSite.binds)
+      .all<{ url: string; citations: number }>(),
+    c.db.prepare('SELECT url, title FROM pages WHERE market_id = ? AND rival_id = ?').bind(c.market.id, rival.id).all<{ url: string; title: string }>(),
+  ]);
+
+  const perQuestion = (id: number) => {
+    const cells = runCells.results.filter((r) => r.question_id === id);
+    const rivalOf = rivalCells.results.filter((r) => r.question_id === id);
+    return {
+      answered: cells.reduce((s, r) => s + r.answered, 0),
+      naming: cells.reduce((s, r) => s + r.naming, 0),
+      rival: rivalOf.reduce((s, r) => s + r.runs, 0),
+      // Engines that named the rival and never the brand for this question.
+      engines: ENGINES.filter((e) => rivalOf.some((r) => r.engine === e) && (cells.find((r) => r.engine === e)?.naming ?? 0) === 0),
+    };
+  };
+  const figures = new Map(questions.map((q) => [q.id, perQuestion(q.id)]));
+
+  const topicIds = [...new Set(questions.map((q) => q.topic_id))];
+  const topicsWon = topicIds
+    .map((id) => {
+      const of = questions.filter((q) => q.topic_id === id).map((q) => figures.get(q.id)!);
+      const answered = of.reduce((s, f) => s + f.answered, 0);
+      const rivalShare = percent(of.reduce((s, f) => s + f.rival, 0), answered);
+      const brandShare = percent(of.reduce((s, f) => s + f.naming, 0), answered);
+      return { id, name: questions.find((q) => q.topic_id === id)!.topic_name, rival_share: rivalShare ?? 0, brand_share: brandShare ?? 0, margin: round1((rivalShare ?? 0) - (brandShare ?? 0)) };
+    })
+    .filter((t) => t.margin > 0)
+    .sort((a, b) => b.margin - a.margin || a.id - b.id);
+
+  const questionsWon = questions
+    .filter((q) => figures.get(q.id)!.rival > figures.get(q.id)!.naming)
+    .map((q) => {
+      const f = figures.get(q.id)!;
+      const quote = said.results.find((s) => s.question_id === q.id);
+      return {
+        question_id: q.id,
+        text: q.text,
+        topic_id: q.topic_id,
+        rival_runs: f.rival,
+        brand_runs: f.naming,
+        answered_runs: f.answered,
+        engines: f.engines,
+        what_ai_said: quote ? { engine: quote.engine, ran_at: quote.ran_at, text: quote.answer } : null,
+      };
+    })
+    .sort((a, b) => b.rival_runs - b.brand_runs - (a.rival_runs - a.brand_runs) || a.question_id - b.question_id);
+
+  const answered = runCells.results.reduce((s, r) => s + r.answered, 0);
+  return {
+    ...windowedScopeOf(c),
+    competitor: { name: rival.name, domain: rival.domain },
+    overall: {
+      answered_runs: answered,
+      rival_share: percent(rivalCells.results.reduce((s, r) => s + r.runs, 0), answered),
+      brand_share: percent(runCells.results.reduce((s, r) => s + r.naming, 0), answered),
+      both_named: rivalCells.results.reduce((s, r) => s + r.both_named, 0),
+    },
+    topics_won: topicsWon,
+    questions_won: questionsWon,
+    cited_pages: pages.results.map((p) => ({ url: p.url, title: knownPages.results.find((k) => k.url === p.url)?.title ?? null, citations: p.citations })),
+  };
+};
+
+export const listActivity: Implementation<'listActivity'> = async (c) => {
+  const category = c.query.category;
+  const { results } = await c.db
+    .prepare(
+      `SELECT id, category, title, detail, occurred_at FROM activity WHERE market_id = ?${category ? ' AND category = ?' : ''}
+        ORDER BY occurred_at DESC, id DESC LIMIT ?`,
+    )
+    .bind(...(category ? [c.market.id, category, c.query.limit] : [c.market.id, c.query.limit]))
+    .all<{ id: number; category: ActivityCategory; title: string; detail: string; occurred_at: string }>();
+  return { ...scopeOf(c), entries: results };
+};
