@@ -104,6 +104,8 @@ export const operations = {
   getOverview: operation({
     tag: 'Overview',
     summary: 'Get the overview',
+    description:
+      'Everything on the home view for the period. Visibility (share of answered runs naming the brand) and share of voice (brand mentions / (brand + all rival mentions) x 100), each with the change in points against the preceding period of the same length (`previous_period`). The brand against its 3 most mentioned rivals (visibility, share of voice, mean position, citations of their domains), over the period and per day. Brand perception per engine, the 5 most cited own pages with their change, topics weakest first (lowest score first, unmeasured topics last), AI traffic (assistant visits; crawler hits, null without the edge-network integration or the tracking script), the AI readiness score and open tasks per layer.\n\nAI readiness score = 100 x sum(weight x value) / sum(weight) over the market\'s stored readiness signals (each value 0 to 1, stored with its weight), one decimal; null when no signal is stored. The signals are listed with their values as percentages.\n\nPlans: perception, AI traffic and tasks are Pro and Growth data. On Starter the overview still answers 200, and each of those three parts is `{"included": false, "reason": "not_in_plan", "message": ...}` instead of its figures; every other part is whole.',
     path: '/overview',
     response: insights.Overview,
     window: dated7,
@@ -168,6 +170,8 @@ export const operations = {
   getContentGaps: operation({
     tag: 'Insights',
     summary: 'Get content coverage',
+    description:
+      'Per tracked question over the trailing 7 days: the brand\'s own page answering it (if any), how many runs of the question cited that page, the brand\'s visibility on the question, and the recommended action. Rule: no own page: `write`; a page that no run of the question cited in the window: `improve`; a cited page: `leave`. Listed `write`, then `improve`, then `leave`, each by question id.',
     path: '/content-gaps',
     response: insights.ContentGaps,
     window: fixed7,
@@ -176,6 +180,8 @@ export const operations = {
   listSources: operation({
     tag: 'Insights',
     summary: 'List cited sources',
+    description:
+      'Domains cited by the market\'s answers over the trailing 7 days (every tracked question is in the brand\'s category), most cited first, with counts, share of all citations and a classification: `own` for the brand\'s domain and its subdomains, `competitor` for a tracked rival\'s domain and its subdomains (the rival is named), `third_party` for any other. `total_citations` and `by_class` cover every domain, not only the `limit` listed.',
     path: '/sources',
     query: { limit: limitParam(15, 100, 'domains') },
     response: insights.SourceList,
@@ -185,6 +191,8 @@ export const operations = {
   listPages: operation({
     tag: 'Insights',
     summary: 'List cited pages',
+    description:
+      'The brand\'s own URLs (its domain and subdomains) cited in the period or in the previous period of the same length (`previous_period`: as many days, ending the day before `from`), with the citations in each, the change, and both split by engine and by topic (the topic of the question whose answer cited the page); most cited first. `uncited`: the brand\'s topic and question pages that no answer cited in the period, each with the 3 other URLs most cited by answers of its topic in the period: what AI cites instead.',
     path: '/pages',
     response: insights.PageList,
     window: dated7,
@@ -193,6 +201,8 @@ export const operations = {
   getCompetitor: operation({
     tag: 'Insights',
     summary: 'Get one competitor',
+    description:
+      'One rival. `name` is matched case-insensitively after URL-decoding (`clearbooks%20pro` finds `Clearbooks Pro`); a name that is not one of the brand\'s tracked rivals is 404 `not_found`. Over the trailing 7 days: shares of answered runs naming the rival and the brand; the topics it wins (its share above the brand\'s) with the margin in points, largest first; the questions it wins (more runs name the rival than the brand), largest lead first, with the engines that named it and never the brand and the latest answer naming it but not the brand (what AI said); the rival\'s pages AI cites, most cited first.',
     path: '/competitors/{name}',
     pathParams: { name: textParam({ max: 200, description: 'The competitor\'s name as AI writes it, URL-encoded; matched case-insensitively.' }) },
     response: insights.CompetitorDetail,
@@ -202,6 +212,8 @@ export const operations = {
   listActivity: operation({
     tag: 'Insights',
     summary: 'List recent activity',
+    description:
+      'Recent events on the brand in the market, newest first (by `occurred_at`, then id); `category` keeps one category.',
     path: '/activity',
     query: {
       limit: limitParam(20, 200, 'entries'),
@@ -214,6 +226,8 @@ export const operations = {
   listTasks: operation({
     tag: 'Tasks',
     summary: 'List tasks',
+    description:
+      'Tasks of the brand in the market in one status (default `open`) and optionally one layer, best first: the largest expected gain in visibility points first, then the lower effort (low, medium, high), then the older task (lower id). `open_counts` gives the open tasks of every layer whatever the filter; `matching` counts the filtered tasks before `limit`.',
     path: '/tasks',
     query: {
       layer: enumParam(TASK_LAYERS, 'Only tasks of this layer.').optional(),
@@ -228,6 +242,8 @@ export const operations = {
   getTask: operation({
     tag: 'Tasks',
     summary: 'Get a task',
+    description:
+      'The full brief of one task: why it matters, the steps, the evidence, the topics it moves (with the brand\'s visibility in each over the trailing 7 days), its layer and status. A task of another brand or another market is 404 `not_found`.',
     path: '/tasks/{id}',
     pathParams: { id: idParam('Task id, from `GET /tasks`.') },
     response: insights.TaskDetail,
@@ -238,6 +254,8 @@ export const operations = {
   getBrandPerception: operation({
     tag: 'Perception',
     summary: 'Get brand perception',
+    description:
+      'Per engine: whether AI knows the brand and would recommend it, its sentiment (-1 to 1) and what it gets right and wrong, from the latest weekly perception verdict overlapping the period; all null or empty when no week overlaps it (not measured). History: up to 12 weekly verdicts starting on or before `to`, oldest first. The summary counts the measured, knowing and recommending engines; `recommend_rate` is recommending / measured.',
     path: '/brand-perception',
     response: insights.BrandPerception,
     window: dated7,
@@ -247,6 +265,8 @@ export const operations = {
   getPerceptionTranscript: operation({
     tag: 'Perception',
     summary: 'Get brand perception transcripts',
+    description:
+      'The perception prompts put to each engine and its answers, in full and untruncated, newest first; `engine` keeps one engine.',
     path: '/brand-perception/transcript',
     query: { engine: enumParam(ENGINES, 'Only this engine; omit for all.').optional() },
     response: insights.PerceptionTranscript,
@@ -257,6 +277,8 @@ export const operations = {
   getForumSignals: operation({
     tag: 'Perception',
     summary: 'Get forum signals',
+    description:
+      'Per topic: the forum threads of the period (posted in it, or posted earlier and cited by answers in it), most cited first then newest, at most `limit` per topic (`threads_total` counts them all), each with how many runs in the period cited it; and the topic\'s latest weekly summary starting on or before `to`.',
     path: '/forum',
     query: { limit: limitParam(20, 50, 'threads per topic') },
     response: insights.ForumSignals,
@@ -267,6 +289,8 @@ export const operations = {
   getSearchPerformance: operation({
     tag: 'Traffic',
     summary: 'Get search performance',
+    description:
+      'Search-engine performance over the trailing `days` (default 28), by query or by landing page: clicks, impressions, CTR and the impression-weighted mean position, ordered by impressions. Joined to AI citations: `ai_citations` counts the answers of the same window citing the row\'s pages (a query\'s landing pages); `search_only` marks rows that rank in search (impressions > 0) while no answer cited their pages. `totals` cover every row, not only the `limit` listed.',
     path: '/search-performance',
     query: {
       dimension: enumParam(SEARCH_DIMENSIONS, '`query` for keywords or `page` for URLs (default `query`).').default('query'),
@@ -280,6 +304,8 @@ export const operations = {
   getAiCrawlers: operation({
     tag: 'Traffic',
     summary: 'Get AI crawler traffic',
+    description:
+      'Hits of AI crawlers on the brand\'s site in the period: per bot (hits, share, distinct pages, last day seen) and per page (hits by bot), largest first, with the total of the previous period of the same length. Crawler data is recorded per site, so the figures cover the brand\'s whole site whichever market is read.',
     path: '/ai-crawlers',
     response: insights.AiCrawlers,
     window: dated7,
@@ -290,6 +316,8 @@ export const operations = {
   getAiVisitors: operation({
     tag: 'Traffic',
     summary: 'Get AI visitor traffic',
+    description:
+      'Visits to the brand\'s site referred by AI assistants in the period, by assistant (visits, share, distinct pages) and by page, largest first, with the previous period\'s total and the change. Visits are recorded per site, so the figures cover the brand\'s whole site whichever market is read.',
     path: '/ai-visitors',
     response: insights.AiVisitors,
     window: dated7,
