@@ -1,18 +1,41 @@
 /**
- * The Worker: the Read API v1 at /api/v1. Until the edge proxy lands, the
- * embedded reference origin answers there directly.
+ * The Worker. Routes:
+ *   /api/v1/*         the cached edge proxy of the Read API v1 (src/proxy)
+ *   /admin/cache/*    purge and stats of that cache (bearer ADMIN_TOKEN)
+ *   /origin/api/v1/*  the embedded reference origin itself, when it is the upstream (UPSTREAM_URL unset)
  */
-import { API_BASE } from './contract/operations';
 import { ApiError, errorResponse } from './contract/errors';
-import { handleOrigin, requestIdOf } from './origin/handler';
+import { API_BASE } from './contract/operations';
+import { parseEnv } from './config/env';
 import { ensureDemoData } from './origin/demo/auto';
+import { handleOrigin, requestIdOf } from './origin/handler';
+import { ADMIN_BASE, handleAdmin, handleProxy } from './proxy';
+
+export { ProxyStats, UpstreamGate } from './proxy';
+
+/** Where the embedded origin answers directly, e.g. for its own tests; the proxy calls it in-process. */
+export const ORIGIN_MOUNT = '/origin';
+
+const under = (pathname: string, base: string) => pathname === base || pathname.startsWith(`${base}/`);
 
 export default {
-  async fetch(request, env, ctx) {
-    const url = new URL(request.url);
+  async fetch(request, rawEnv, ctx) {
+    let env;
+    try {
+      env = parseEnv(rawEnv);
+    } catch (error) {
+      // A named configuration error (MissingSecretError, ...): logged for the operator, a plain 500 for the caller.
+      console.error(JSON.stringify({ msg: 'invalid configuration', error: String(error) }));
+      return errorResponse(new ApiError('internal_error', 'The service is misconfigured.'));
+    }
+    const { pathname } = new URL(request.url);
     if (env.DEMO_DATA === 'on-empty') await ensureDemoData(env.DB);
-    if (url.pathname === API_BASE || url.pathname.startsWith(`${API_BASE}/`)) {
-      return handleOrigin(request, { db: env.DB, waitUntil: (work) => ctx.waitUntil(work) });
+    if (under(pathname, API_BASE)) return handleProxy(request, env, ctx);
+    if (under(pathname, ADMIN_BASE)) return handleAdmin(request, env, ctx);
+    if (!env.UPSTREAM_URL && under(pathname, ORIGIN_MOUNT + API_BASE)) {
+      const url = new URL(request.url);
+      url.pathname = pathname.slice(ORIGIN_MOUNT.length);
+      return handleOrigin(new Request(url, request), { db: env.DB, waitUntil: (work) => ctx.waitUntil(work) });
     }
     const response = errorResponse(new ApiError('not_found', 'Nothing here. The API is at /api/v1 (see /api/v1/openapi.json).'));
     response.headers.set('x-request-id', requestIdOf(request));

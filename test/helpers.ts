@@ -28,12 +28,19 @@ export interface Call {
   base?: string;
 }
 
-/** A request to the Worker under test. `path` includes the query string. */
+/**
+ * The embedded origin's own mount (src/index.ts). /api/v1 is the caching edge
+ * proxy, whose HITs would hide the origin's rate limit and quota; the origin
+ * tests read the origin itself. Pass `base: API_BASE` to go through the proxy.
+ */
+export const ORIGIN_API = `/origin${API_BASE}`;
+
+/** A request to the Worker under test (the embedded origin by default). `path` includes the query string. */
 export function api(path: string, call: Call = {}): Promise<Response> {
   const headers = new Headers(call.headers);
   const key = call.key === undefined ? KEYS.pro : call.key;
   if (key) headers.set('authorization', `Bearer ${key}`);
-  return SELF.fetch(`https://edge.test${call.base ?? API_BASE}${path}`, { method: call.method ?? 'GET', headers });
+  return SELF.fetch(`https://edge.test${call.base ?? ORIGIN_API}${path}`, { method: call.method ?? 'GET', headers });
 }
 
 export async function json<T = Record<string, unknown>>(response: Response): Promise<T> {

@@ -1,0 +1,74 @@
+/**
+ * The cache's admin endpoints, behind `Authorization: Bearer <ADMIN_TOKEN>`:
+ *
+ *   POST /admin/cache/purge  {"api_key": "..."} | {"brand_id": 2} | {"all": true}  ->  {"purged": n}
+ *   GET  /admin/cache/stats  ->  {"hits": .., "misses": .., "stale": .., "upstream_calls": .., "upstream_errors": .., ...}
+ *
+ * A purge deletes from KV (global) and from this location's Cache API; other
+ * locations' Cache API copies expire within EDGE_TIER_MAX_AGE_S.
+ */
+import { z } from 'zod';
+import { ApiError, errorResponse, JSON_CONTENT_TYPE } from '../contract/errors';
+import type { AppEnv } from '../config/env';
+import { requestIdOf } from '../origin/handler';
+import { hashApiKey, keyPrefix, sha256 } from './request';
+import { readStats } from './stats';
+import { ALL_ENTRIES, CacheStore } from './store';
+
+export const ADMIN_BASE = '/admin/cache';
+
+const PurgeBody = z.union([
+  z.strictObject({ api_key: z.string().min(1) }),
+  z.strictObject({ brand_id: z.number().int().positive() }),
+  z.strictObject({ all: z.literal(true) }),
+]);
+
+export async function handleAdmin(request: Request, env: AppEnv, ctx: ExecutionContext): Promise<Response> {
+  let response: Response;
+  try {
+    response = await route(request, env, ctx);
+  } catch (error) {
+    if (!(error instanceof ApiError)) console.error(JSON.stringify({ msg: 'admin failed', error: String(error) }));
+    response = errorResponse(error, { 'cache-control': 'no-store' });
+  }
+  response.headers.set('x-request-id', requestIdOf(request));
+  return response;
+}
+
+async function route(request: Request, env: AppEnv, ctx: ExecutionContext): Promise<Response> {
+  const { pathname } = new URL(request.url);
+  const method = { [`${ADMIN_BASE}/purge`]: 'POST', [`${ADMIN_BASE}/stats`]: 'GET' }[pathname];
+  if (!method) throw new ApiError('not_found', 'No such admin endpoint: POST /admin/cache/purge, GET /admin/cache/stats.');
+  await requireAdmin(request, env.ADMIN_TOKEN);
+  if (request.method !== method) throw new ApiError('method_not_allowed', `${pathname} takes ${method}.`, { headers: { allow: method } });
+
+  if (method === 'GET') return json(await readStats(env.PROXY_STATS));
+
+  let body: unknown;
+  try {
+    body = await request.json();
+  } catch {
+    throw new ApiError('invalid_parameter', 'The body must be JSON: {"api_key": "..."}, {"brand_id": 2} or {"all": true}.', { param: 'body' });
+  }
+  const parsed = PurgeBody.safeParse(body);
+  if (!parsed.success) throw new ApiError('invalid_parameter', 'Purge by one of: {"api_key": "..."}, {"brand_id": 2}, {"all": true}.', { param: 'body' });
+  const store = new CacheStore(env.CACHE, (work) => ctx.waitUntil(work));
+  const target = parsed.data;
+  const purged =
+    'api_key' in target
+      ? await store.purge(keyPrefix(await hashApiKey(target.api_key)))
+      : 'brand_id' in target
+        ? await store.purge(ALL_ENTRIES, (meta) => meta?.brand_id === target.brand_id)
+        : await store.purge(ALL_ENTRIES);
+  return json({ purged });
+}
+
+/** Compares hashes in constant time, so neither the token nor its length leaks through timing. */
+async function requireAdmin(request: Request, token: string): Promise<void> {
+  const given = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.get('authorization') ?? '')?.[1];
+  const enc = new TextEncoder();
+  const ok = given !== undefined && crypto.subtle.timingSafeEqual(enc.encode(await sha256(given)), enc.encode(await sha256(token)));
+  if (!ok) throw new ApiError('invalid_api_key', 'The admin endpoints need `Authorization: Bearer <ADMIN_TOKEN>`.');
+}
+
+const json = (body: unknown) => new Response(JSON.stringify(body), { headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'no-store' } });

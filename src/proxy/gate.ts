@@ -1,0 +1,169 @@
+/**
+ * The upstream gate: one Durable Object per upstream API key (named by its
+ * SHA-256). A Durable Object is a single instance worldwide, so it can hold
+ * the key's exact budget of 60 upstream calls per rolling minute for every
+ * location at once; Workers' rate-limiting binding counts per location and
+ * approximately, so it cannot. It also coalesces identical misses (same cache
+ * key) in flight, like nginx `proxy_cache_lock` or Varnish's waiting list: N
+ * concurrent misses cause one upstream request.
+ *
+ * The calls of the rolling minute are kept in the object's SQLite storage, so
+ * an eviction does not reset the budget.
+ */
+import { DurableObject } from 'cloudflare:workers';
+import { parseRetryAfter } from '../client/client';
+import { parseEnv } from '../config/env';
+import { sha256 } from './request';
+import { COALESCE_AFTER_MS, UPSTREAM_BUDGET, UPSTREAM_WINDOW_MS } from './policy';
+import { upstreamConfig } from './upstream';
+
+export interface GateRequest {
+  /** Identical requests share one upstream call. */
+  cacheKey: string;
+  /** Path and query below /api/v1, as the caller wrote them. */
+  path: string;
+  /** Forwarded as the bearer token; held only for the call, never stored. */
+  apiKey: string;
+  requestId: string;
+}
+
+/** What the upstream said, or why it said nothing. */
+export type Outcome =
+  | {
+      kind: 'response';
+      status: number;
+      headers: [string, string][];
+      body: string;
+      /** When the upstream answered (ms): the entry's `stored_at`, the same for every coalesced caller. */
+      at: number;
+      /** Strong validator of a 200 body (RFC 9110, section 8.8.3). */
+      etag?: string;
+    }
+  | { kind: 'failed'; reason: 'timeout' | 'network'; message: string };
+
+export type GateAnswer =
+  | (Outcome & {
+      /** This caller's request was the one sent upstream (exactly one caller per upstream call sees true). */
+      upstreamCall: boolean;
+    })
+  | { kind: 'over_budget'; retryAfter: number; upstreamCall: false };
+
+/** Upstream headers worth passing on; the rest (its Cache-Control, cookies) are the proxy's business. */
+const PASSED_HEADERS = ['content-type', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'x-request-id'];
+/** An upstream 429 blocks further calls of this key for its Retry-After, at most this long. */
+const MAX_BLOCK_MS = 60 * 60 * 1000;
+
+export class UpstreamGate extends DurableObject<Env> {
+  /** Start times of the upstream calls of the rolling minute, oldest first. */
+  private calls: number[] = [];
+  private readonly inflight = new Map<string, Promise<Outcome>>();
+  private readonly recent = new Map<string, { at: number; outcome: Outcome }>();
+  /** After an upstream 429: its answer, replayed until `until`, so the key stops knocking. */
+  private blocked?: { until: number; outcome: Extract<Outcome, { kind: 'response' }> };
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    ctx.blockConcurrencyWhile(async () => {
+      ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS calls (at_ms INTEGER NOT NULL)');
+      this.calls = ctx.storage.sql
+        .exec<{ at_ms: number }>('SELECT at_ms FROM calls WHERE at_ms > ? ORDER BY at_ms', Date.now() - UPSTREAM_WINDOW_MS)
+        .toArray()
+        .map((row) => row.at_ms);
+    });
+  }
+
+  /** One upstream read, within the key's budget, shared by identical concurrent requests. */
+  async call(request: GateRequest): Promise<GateAnswer> {
+    const now = Date.now();
+    this.forgetOld(now);
+    const recent = this.recent.get(request.cacheKey);
+    if (recent) return { ...recent.outcome, upstreamCall: false };
+    const flight = this.inflight.get(request.cacheKey);
+    if (flight) return { ...(await flight), upstreamCall: false };
+
+    if (this.blocked && now < this.blocked.until) return { ...this.replayBlocked(now), upstreamCall: false };
+    if (this.calls.length >= UPSTREAM_BUDGET) {
+      return { kind: 'over_budget', retryAfter: Math.max(1, Math.ceil((this.calls[0]! + UPSTREAM_WINDOW_MS - now) / 1000)), upstreamCall: false };
+    }
+    this.calls.push(now);
+    this.ctx.storage.sql.exec('INSERT INTO calls (at_ms) VALUES (?)', now);
+
+    const call = this.fetchUpstream(request).then((outcome) => {
+      // Only a 200 is shared after the fact: sharing an error would be caching it.
+      if (outcome.kind === 'response' && outcome.status === 200) this.recent.set(request.cacheKey, { at: Date.now(), outcome });
+      return outcome;
+    });
+    this.inflight.set(request.cacheKey, call);
+    try {
+      return { ...(await call), upstreamCall: true };
+    } finally {
+      this.inflight.delete(request.cacheKey);
+    }
+  }
+
+  /** Upstream calls left in the rolling minute (for tests and the stats page). */
+  async remaining(): Promise<number> {
+    this.forgetOld(Date.now());
+    return UPSTREAM_BUDGET - this.calls.length;
+  }
+
+  private forgetOld(now: number): void {
+    let expired = 0;
+    while (expired < this.calls.length && this.calls[expired]! <= now - UPSTREAM_WINDOW_MS) expired++;
+    if (expired > 0) {
+      this.calls.splice(0, expired);
+      this.ctx.storage.sql.exec('DELETE FROM calls WHERE at_ms <= ?', now - UPSTREAM_WINDOW_MS);
+    }
+    for (const [key, { at }] of this.recent) if (now - at >= COALESCE_AFTER_MS || now < at) this.recent.delete(key);
+  }
+
+  private replayBlocked(now: number): Outcome {
+    const { until, outcome } = this.blocked!;
+    const retryAfter = String(Math.max(1, Math.ceil((until - now) / 1000)));
+    return { ...outcome, headers: outcome.headers.map(([name, value]) => [name, name === 'retry-after' ? retryAfter : value]) };
+  }
+
+  private async fetchUpstream(request: GateRequest): Promise<Outcome> {
+    const upstream = upstreamConfig(parseEnv(this.env), (work) => this.ctx.waitUntil(work));
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        resolve('timeout');
+      }, upstream.timeoutMs);
+    });
+    const sent = new Request(upstream.baseUrl + request.path, {
+      headers: { authorization: `Bearer ${request.apiKey}`, accept: 'application/json', 'x-request-id': request.requestId },
+      signal: controller.signal,
+    });
+    try {
+      const answer = await Promise.race([
+        upstream.transport(sent).then(async (response) => ({ response, body: await response.text() })),
+        expired,
+      ]);
+      if (answer === 'timeout') return { kind: 'failed', reason: 'timeout', message: `The upstream did not answer within ${upstream.timeoutMs} ms.` };
+      const headers: [string, string][] = [];
+      for (const name of PASSED_HEADERS) {
+        const value = answer.response.headers.get(name);
+        if (value !== null) headers.push([name, value]);
+      }
+      const status = answer.response.status;
+      const outcome: Outcome = { kind: 'response', status, headers, body: answer.body, at: Date.now(), ...(status === 200 ? { etag: await etagOf(answer.body) } : {}) };
+      if (answer.response.status === 429) this.block(outcome, answer.response.headers.get('retry-after'));
+      return outcome;
+    } catch (error) {
+      return { kind: 'failed', reason: 'network', message: `The upstream could not be reached (${(error as Error)?.name ?? 'error'}).` };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private block(outcome: Extract<Outcome, { kind: 'response' }>, retryAfterHeader: string | null): void {
+    const now = Date.now();
+    const seconds = parseRetryAfter(retryAfterHeader, now) ?? 60;
+    this.blocked = { until: now + Math.min(seconds * 1000, MAX_BLOCK_MS), outcome };
+  }
+}
+
+export const etagOf = async (body: string) => `"${(await sha256(body)).slice(0, 32)}"`;

@@ -1,0 +1,236 @@
+/**
+ * The edge proxy of the Read API v1 at /api/v1: every operation of the
+ * contract table, with the upstream's paths, parameters, errors and bodies.
+ * The cache rules are in policy.ts; this file applies them:
+ *
+ *   validate at the edge (400 never spends upstream budget)
+ *   -> fresh entry: HIT
+ *   -> stale within stale-while-revalidate: STALE, refresh via ctx.waitUntil
+ *   -> otherwise (or `Cache-Control: no-cache`): the upstream gate, then
+ *      MISS / REVALIDATED on 200, stale-if-error on 5xx, timeout or 429,
+ *      pass-through (never stored) for every other status.
+ */
+import { ApiError, errorResponse, ErrorBody, JSON_CONTENT_TYPE } from '../contract/errors';
+import { API_BASE } from '../contract/operations';
+import { openApiDocument } from '../contract/openapi';
+import type { AppEnv } from '../config/env';
+import { rateHeaders, RATE_LIMIT } from '../origin/limits';
+import { bearerKey } from '../origin/access';
+import { requestIdOf } from '../origin/handler';
+import { isPreflight, preflight, withCors } from './cors';
+import type { GateAnswer } from './gate';
+import { freshnessFor, freshTtlMs, isUpstreamFailure } from './policy';
+import { cacheKeyOf, hashApiKey, keyPrefix, matchOperation, validate, type ValidRequest } from './request';
+import { count, maybeFlushStats } from './stats';
+import { CacheStore, type Entry } from './store';
+
+export type CacheStatus = 'HIT' | 'MISS' | 'STALE' | 'REVALIDATED' | 'BYPASS';
+
+/** After an upstream 401, this isolate answers 401 for the key without asking again for this long. */
+const REVOKED_KEY_MEMO_MS = 60_000;
+const revokedKeys = new Map<string, number>();
+
+const INVALID_KEY = () => new ApiError('invalid_api_key', 'Missing, revoked or unknown API key. Send it as `Authorization: Bearer <key>`.');
+
+let openApiJson: string | undefined;
+
+/** The proxy's fetch handler for /api/v1/*: always a response. */
+export async function handleProxy(request: Request, env: AppEnv, ctx: ExecutionContext): Promise<Response> {
+  if (isPreflight(request)) return preflight(request, env.CORS_ORIGINS);
+  const requestId = requestIdOf(request);
+  const nowMs = Date.now();
+  let response: Response;
+  try {
+    response = await serve(request, env, ctx, requestId, nowMs);
+  } catch (error) {
+    // Never log the request's headers: they carry the API key.
+    if (!(error instanceof ApiError)) console.error(JSON.stringify({ request_id: requestId, error: String(error), stack: (error as Error)?.stack }));
+    count('bypass');
+    response = errorResponse(error, { ...rateHeaders(undefined, nowMs), 'cache-control': 'no-store', 'x-cache': 'BYPASS' });
+  }
+  response.headers.set('x-request-id', requestId);
+  withCors(request, response, env.CORS_ORIGINS);
+  maybeFlushStats(env.PROXY_STATS, (work) => ctx.waitUntil(work));
+  if (request.method === 'HEAD') return new Response(null, response);
+  return response;
+}
+
+interface Exchange {
+  request: Request;
+  env: AppEnv;
+  ctx: ExecutionContext;
+  store: CacheStore;
+  requestId: string;
+  nowMs: number;
+  apiKey: string;
+  keyHash: string;
+  valid: ValidRequest;
+  /** The entry's name in both tiers. */
+  name: string;
+}
+
+async function serve(request: Request, env: AppEnv, ctx: ExecutionContext, requestId: string, nowMs: number): Promise<Response> {
+  const url = new URL(request.url);
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    if (url.pathname !== `${API_BASE}/openapi.json` && !matchOperation(url.pathname)) throw notFound();
+    throw new ApiError('method_not_allowed', `${request.method} is not allowed; every operation is a GET.`);
+  }
+  if (url.pathname === `${API_BASE}/openapi.json`) {
+    openApiJson ??= JSON.stringify(openApiDocument());
+    return new Response(openApiJson, { headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'public, max-age=300' } });
+  }
+  const matched = matchOperation(url.pathname);
+  if (!matched) throw notFound();
+
+  const apiKey = bearerKey(request);
+  if (!apiKey) throw INVALID_KEY();
+  const keyHash = await hashApiKey(apiKey);
+  const revokedUntil = revokedKeys.get(keyHash);
+  if (revokedUntil !== undefined) {
+    if (nowMs < revokedUntil) throw INVALID_KEY();
+    revokedKeys.delete(keyHash);
+  }
+  const valid = validate(matched.op, matched.rawPath, url, nowMs);
+  const name = await cacheKeyOf(apiKey, keyHash, valid.canonical);
+  const store = new CacheStore(env.CACHE, (work) => ctx.waitUntil(work));
+  const x: Exchange = { request, env, ctx, store, requestId, nowMs, apiKey, keyHash, valid, name };
+
+  const directives = requestDirectives(request);
+  const stored = directives.noStore ? undefined : await store.read(name, nowMs);
+  // Past stale-if-error an entry is dead, whatever KV still holds.
+  const entry = stored && nowMs < stored.staleUntil ? stored : undefined;
+
+  if (entry && !directives.noCache) {
+    if (nowMs < entry.freshUntil) return fromEntry(x, entry, 'HIT');
+    if (nowMs < entry.revalidateUntil) {
+      ctx.waitUntil(throughGate(x, { store: true }).catch(() => undefined));
+      return fromEntry(x, entry, 'STALE');
+    }
+  }
+
+  const answer = await throughGate(x, { store: !directives.noStore });
+  if (answer.kind === 'response' && answer.status === 200) {
+    if (directives.noStore) return passThrough(answer, 'BYPASS');
+    return fromEntry(x, entryOf(x, answer), entry ? 'REVALIDATED' : 'MISS', answer.headers);
+  }
+  const failed = answer.kind !== 'response' || isUpstreamFailure(answer.status);
+  // stale-if-error (RFC 5861, section 4): a stored answer beats an error.
+  if (failed && entry) return fromEntry(x, entry, 'STALE');
+  switch (answer.kind) {
+    case 'over_budget':
+      count('rejected');
+      throw new ApiError('rate_limited', `More than ${RATE_LIMIT} upstream reads in a minute for this key and nothing cached to answer with. Retry after the time in \`Retry-After\`.`, {
+        retryAfter: answer.retryAfter,
+        headers: { 'ratelimit-limit': String(RATE_LIMIT), 'ratelimit-remaining': '0', 'ratelimit-reset': String(answer.retryAfter) },
+      });
+    case 'failed':
+      throw new ApiError('upstream_error', `${answer.message} Retry later.`);
+    case 'response':
+      return passThrough(answer, 'BYPASS');
+  }
+}
+
+/**
+ * One upstream read through the key's gate. Its side effects happen here,
+ * whether the caller waits (miss) or not (background refresh): the one caller
+ * whose request went upstream stores a 200; a 401 purges the key's entries.
+ */
+async function throughGate(x: Exchange, o: { store: boolean }): Promise<GateAnswer> {
+  const gates = x.env.UPSTREAM_GATE;
+  let answer: GateAnswer;
+  try {
+    // RPC widens tuples (`[string, string][]` arrives as `string[][]`); the shape is the gate's own.
+    answer = (await gates.get(gates.idFromName(x.keyHash)).call({ cacheKey: x.name, path: x.valid.upstreamPath, apiKey: x.apiKey, requestId: x.requestId })) as GateAnswer;
+  } catch (error) {
+    console.error(JSON.stringify({ request_id: x.requestId, msg: 'upstream gate failed', error: String(error) }));
+    answer = { kind: 'failed', reason: 'network', message: 'The upstream gate is unavailable.', upstreamCall: false };
+  }
+  if (answer.upstreamCall) {
+    count('upstream_calls');
+    if (answer.kind === 'failed' || isUpstreamFailure(answer.status)) count('upstream_errors');
+  } else if (answer.kind !== 'over_budget') count('coalesced');
+
+  if (answer.kind === 'response' && answer.status === 200 && answer.upstreamCall && o.store) x.store.write(x.name, entryOf(x, answer), x.nowMs);
+  if (answer.kind === 'response' && answer.status === 401) await revoke(x);
+  return answer;
+}
+
+/** An upstream 401: the key's entries are unusable at once (this isolate, KV, this location's Cache API). */
+async function revoke(x: Exchange): Promise<void> {
+  revokedKeys.set(x.keyHash, x.nowMs + REVOKED_KEY_MEMO_MS);
+  await x.store.purge(keyPrefix(x.keyHash));
+}
+
+function entryOf(x: Exchange, answer: Extract<GateAnswer, { kind: 'response' }>): Entry {
+  return {
+    status: 200,
+    body: answer.body,
+    etag: answer.etag ?? '',
+    ...freshnessFor(answer.at, freshTtlMs(x.valid.op, x.env)),
+    ...brandOf(answer.body),
+  };
+}
+
+function brandOf(body: string): { brandId?: number } {
+  try {
+    const id = (JSON.parse(body) as { brand_id?: unknown }).brand_id;
+    return typeof id === 'number' ? { brandId: id } : {};
+  } catch {
+    return {};
+  }
+}
+
+function fromEntry(x: Exchange, entry: Entry, status: CacheStatus, upstreamHeaders: [string, string][] = []): Response {
+  count(({ HIT: 'hits', MISS: 'misses', STALE: 'stale', REVALIDATED: 'revalidated', BYPASS: 'bypass' } as const)[status]);
+  const headers = new Headers(upstreamHeaders.filter(([name]) => name.startsWith('ratelimit-')));
+  headers.set('content-type', JSON_CONTENT_TYPE);
+  headers.set('etag', entry.etag);
+  headers.set('age', String(Math.max(0, Math.floor((x.nowMs - entry.storedAt) / 1000))));
+  headers.set('cache-control', `private, max-age=${Math.max(0, Math.floor((entry.freshUntil - x.nowMs) / 1000))}`);
+  headers.set('vary', 'Authorization');
+  headers.set('x-cache', status);
+  if (matchesIfNoneMatch(x.request.headers.get('if-none-match'), entry.etag)) {
+    count('not_modified');
+    return new Response(null, { status: 304, headers });
+  }
+  return new Response(entry.body, { headers });
+}
+
+/** An upstream answer that is not stored: its status, error body and limit headers, as the upstream sent them. */
+function passThrough(answer: Extract<GateAnswer, { kind: 'response' }>, status: CacheStatus): Response {
+  count('bypass');
+  const headers = new Headers(answer.headers.filter(([name]) => name !== 'x-request-id'));
+  headers.set('cache-control', 'no-store');
+  headers.set('x-cache', status);
+  if (answer.status >= 500 && !isErrorBody(answer.body)) {
+    // A gateway's HTML page says nothing a client can parse: the spec's answer for a failed upstream is 502 upstream_error.
+    return errorResponse(new ApiError('upstream_error', `The upstream failed (HTTP ${answer.status}). Retry later.`), Object.fromEntries(headers));
+  }
+  return new Response(answer.body, { status: answer.status, headers });
+}
+
+function isErrorBody(body: string): boolean {
+  try {
+    return ErrorBody.safeParse(JSON.parse(body)).success;
+  } catch {
+    return false;
+  }
+}
+
+/** Request directives (RFC 9111, section 5.2.1): `no-cache` and `max-age=0` revalidate; `no-store` neither reads nor writes the cache. */
+function requestDirectives(request: Request): { noCache: boolean; noStore: boolean } {
+  const value = (request.headers.get('cache-control') ?? '').toLowerCase();
+  const directives = value.split(',').map((d) => d.trim());
+  const noStore = directives.includes('no-store');
+  const noCache = noStore || directives.includes('no-cache') || directives.includes('max-age=0') || (value === '' && request.headers.get('pragma') === 'no-cache');
+  return { noCache, noStore };
+}
+
+/** Weak comparison (RFC 9110, section 13.1.2): `W/` is ignored, `*` matches any stored answer. */
+export function matchesIfNoneMatch(header: string | null, etag: string): boolean {
+  if (header === null || etag === '') return false;
+  const strip = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((tag) => tag.trim() === '*' || strip(tag) === strip(etag));
+}
+
+const notFound = () => new ApiError('not_found', 'No such operation. The operations are listed in /api/v1/openapi.json.');

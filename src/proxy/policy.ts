@@ -1,0 +1,76 @@
+/**
+ * The cache policy of the edge proxy, in one place (DESIGN section 6). The
+ * windows follow RFC 5861 (stale-while-revalidate, stale-if-error), as do
+ * Varnish grace and nginx `proxy_cache_use_stale` + `proxy_cache_background_update`.
+ *
+ *   age 0 ........ fresh ........ TTL ... stale-while-revalidate ... 2 x TTL ...... stale-if-error ...... 24 h
+ *   HIT                                STALE + refresh in background          refresh first; STALE only if
+ *                                                                             upstream fails (5xx, timeout, 429)
+ *
+ * Key layout (KV key names; the Cache API uses the same name under CACHE_URL_BASE):
+ *   v1:<sha256(api key)>:<sha256(api key \n path \n canonical query)>
+ * The first hash partitions by credential, so one key can never read another's
+ * entry (RFC 9111 section 3.5: a shared cache must not reuse a response to an
+ * authenticated request for another credential), and lets a purge or a
+ * revocation find all of a key's entries by prefix. No API key is stored in
+ * plain text anywhere.
+ */
+import { TTL, type AnyOperation } from '../contract/operations';
+import type { AppEnv } from '../config/env';
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+
+/** After the fresh TTL, serve stale and refresh in the background for one more TTL. */
+export const staleWhileRevalidateMs = (ttlMs: number) => ttlMs;
+/** On an upstream error, timeout or 429, a stored answer may be served up to this age. */
+export const STALE_IF_ERROR_MS = 24 * HOUR;
+
+/** Only these upstream statuses are stored. Everything else passes through and is never cached. */
+export const CACHEABLE_STATUS = 200;
+/** Upstream answers after which a stale copy may be served instead (stale-if-error). */
+export const isUpstreamFailure = (status: number) => status >= 500 || status === 429;
+
+/**
+ * Cache API copies live at most this long. The Cache API is per location and a
+ * purge reaches only the location that runs it; with this cap every location
+ * re-reads KV (global) within a minute, so purges and revocations spread.
+ */
+export const EDGE_TIER_MAX_AGE_S = 60;
+/** KV refuses an `expirationTtl` under 60 s. */
+export const KV_MIN_TTL_S = 60;
+
+/** The upstream gate: the spec's per-key rate limit, held for all locations at once. */
+export const UPSTREAM_BUDGET = 60;
+export const UPSTREAM_WINDOW_MS = MINUTE;
+/** A finished upstream 200 is shared with identical requests arriving this soon after it (KV writes need a moment to be read back). */
+export const COALESCE_AFTER_MS = 2 * SECOND;
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 10 * SECOND;
+
+export const CACHE_KEY_VERSION = 'v1';
+/** Never resolved: only a key for the Cache API, which wants a URL. */
+export const CACHE_URL_BASE = 'https://proxy-cache.internal/';
+
+/** Fresh TTL of an operation in ms: the table's, unless the deployment overrides the class (TTL_WINDOWED, TTL_FIXED). */
+export function freshTtlMs(op: Pick<AnyOperation, 'ttl'>, env: Pick<AppEnv, 'TTL_WINDOWED' | 'TTL_FIXED'>): number {
+  const override = op.ttl === TTL.windowed ? env.TTL_WINDOWED : env.TTL_FIXED;
+  return (override ?? op.ttl) * SECOND;
+}
+
+/** Freshness of one stored answer, kept in KV metadata and in the Cache API copy's headers. */
+export interface Freshness {
+  /** When the answer was stored (ms since epoch). */
+  storedAt: number;
+  /** Until then: HIT. */
+  freshUntil: number;
+  /** Until then: STALE while refreshing in the background. */
+  revalidateUntil: number;
+  /** Until then: STALE when the upstream fails. After it the entry is dead. */
+  staleUntil: number;
+}
+
+export function freshnessFor(storedAt: number, ttlMs: number): Freshness {
+  const freshUntil = storedAt + ttlMs;
+  return { storedAt, freshUntil, revalidateUntil: freshUntil + staleWhileRevalidateMs(ttlMs), staleUntil: storedAt + STALE_IF_ERROR_MS };
+}

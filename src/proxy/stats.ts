@@ -1,0 +1,73 @@
+/**
+ * The proxy's counters for `GET /admin/cache/stats`. Each isolate tallies in
+ * memory and adds its tally to one global Durable Object at most every
+ * FLUSH_MS, in the background: a counter must not cost a round trip per read.
+ */
+import { DurableObject } from 'cloudflare:workers';
+
+export const COUNTERS = ['hits', 'misses', 'stale', 'revalidated', 'bypass', 'not_modified', 'upstream_calls', 'coalesced', 'upstream_errors', 'rejected'] as const;
+export type Counter = (typeof COUNTERS)[number];
+export type Counts = Record<Counter, number>;
+
+const FLUSH_MS = 5_000;
+
+export class ProxyStats extends DurableObject<Env> {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL)');
+    ctx.storage.sql.exec("INSERT OR IGNORE INTO counters (name, value) VALUES ('since', ?)", Date.now());
+  }
+
+  async add(delta: Partial<Counts>): Promise<void> {
+    for (const [name, value] of Object.entries(delta)) {
+      if (value) this.ctx.storage.sql.exec('INSERT INTO counters (name, value) VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET value = value + ?2', name, value);
+    }
+  }
+
+  async read(): Promise<Counts & { since: string }> {
+    const rows = this.ctx.storage.sql.exec<{ name: string; value: number }>('SELECT name, value FROM counters').toArray();
+    const values = Object.fromEntries(rows.map((r) => [r.name, r.value]));
+    const counts = Object.fromEntries(COUNTERS.map((c) => [c, values[c] ?? 0])) as Counts;
+    return { ...counts, since: new Date(values.since ?? Date.now()).toISOString() };
+  }
+}
+
+/** This isolate's counts not yet added to the global object. */
+const pending: Partial<Counts> = {};
+let lastFlush = 0;
+
+export function count(counter: Counter, by = 1): void {
+  pending[counter] = (pending[counter] ?? 0) + by;
+}
+
+function stub(ns: DurableObjectNamespace<ProxyStats>) {
+  return ns.get(ns.idFromName('global'));
+}
+
+/** Adds the pending counts to the global object. */
+export async function flushStats(ns: DurableObjectNamespace<ProxyStats>): Promise<void> {
+  const delta = { ...pending };
+  for (const key of Object.keys(pending) as Counter[]) delete pending[key];
+  lastFlush = Date.now();
+  if (Object.keys(delta).length === 0) return;
+  try {
+    await stub(ns).add(delta);
+  } catch (error) {
+    // Put them back: counts are only late, never lost to a transient failure.
+    for (const [key, value] of Object.entries(delta) as [Counter, number][]) count(key, value);
+    throw error;
+  }
+}
+
+/** Flushes in the background when the last flush is older than FLUSH_MS. */
+export function maybeFlushStats(ns: DurableObjectNamespace<ProxyStats>, waitUntil: (work: Promise<unknown>) => void): void {
+  const now = Date.now();
+  if (now - lastFlush < FLUSH_MS && now >= lastFlush) return;
+  lastFlush = now;
+  waitUntil(flushStats(ns).catch((error) => console.error(JSON.stringify({ msg: 'stats flush failed', error: String(error) }))));
+}
+
+export async function readStats(ns: DurableObjectNamespace<ProxyStats>): Promise<Counts & { since: string }> {
+  await flushStats(ns);
+  return stub(ns).read();
+}

@@ -1,0 +1,132 @@
+/**
+ * The two cache tiers: the Cache API (per location, fast; a no-op on
+ * workers.dev) in front of KV (global, eventually consistent, ~60 s to
+ * propagate). A KV value holds the status, body, `stored_at` and ETag; the
+ * freshness is in its metadata. Writes are never awaited on the request path.
+ */
+import { CACHE_URL_BASE, CACHE_KEY_VERSION, EDGE_TIER_MAX_AGE_S, type Freshness, KV_MIN_TTL_S } from './policy';
+
+export interface Entry extends Freshness {
+  status: 200;
+  body: string;
+  etag: string;
+  /** The brand the body names, so a purge by brand can find it; absent for account-level reads (`/brands`). */
+  brandId?: number;
+}
+
+/** KV value. */
+interface StoredValue {
+  status: 200;
+  body: string;
+  stored_at: number;
+  etag: string;
+}
+
+/** KV metadata (at most 1024 bytes): what a purge and a freshness check need without reading the value. */
+export interface StoredMeta {
+  fresh_until: number;
+  revalidate_until: number;
+  stale_until: number;
+  etag: string;
+  brand_id?: number;
+}
+
+const cacheUrl = (name: string) => CACHE_URL_BASE + name;
+const edgeCache = () => caches.default;
+
+export class CacheStore {
+  constructor(
+    private readonly kv: KVNamespace,
+    private readonly waitUntil: (work: Promise<unknown>) => void,
+  ) {}
+
+  /** The entry from the nearest tier that has it; a KV hit is copied into the Cache API in the background. */
+  async read(name: string, nowMs: number): Promise<Entry | undefined> {
+    const local = await edgeCache().match(cacheUrl(name));
+    if (local) return fromEdgeCopy(local);
+    const { value, metadata } = await this.kv.getWithMetadata<StoredMeta>(name, 'text');
+    if (value === null || !metadata) return undefined;
+    const stored = JSON.parse(value) as StoredValue;
+    const entry: Entry = {
+      status: 200,
+      body: stored.body,
+      etag: stored.etag,
+      storedAt: stored.stored_at,
+      freshUntil: metadata.fresh_until,
+      revalidateUntil: metadata.revalidate_until,
+      staleUntil: metadata.stale_until,
+      ...(metadata.brand_id !== undefined ? { brandId: metadata.brand_id } : {}),
+    };
+    if (nowMs < entry.staleUntil) this.waitUntil(this.putEdgeCopy(name, entry, nowMs));
+    return entry;
+  }
+
+  /** Stores in both tiers, in the background. */
+  write(name: string, entry: Entry, nowMs: number): void {
+    const value: StoredValue = { status: 200, body: entry.body, stored_at: entry.storedAt, etag: entry.etag };
+    const metadata: StoredMeta = {
+      fresh_until: entry.freshUntil,
+      revalidate_until: entry.revalidateUntil,
+      stale_until: entry.staleUntil,
+      etag: entry.etag,
+      ...(entry.brandId !== undefined ? { brand_id: entry.brandId } : {}),
+    };
+    const expirationTtl = Math.max(KV_MIN_TTL_S, Math.ceil((entry.staleUntil - nowMs) / 1000));
+    this.waitUntil(Promise.all([this.kv.put(name, JSON.stringify(value), { expirationTtl, metadata }), this.putEdgeCopy(name, entry, nowMs)]));
+  }
+
+  private putEdgeCopy(name: string, entry: Entry, nowMs: number): Promise<void> {
+    const maxAge = Math.min(EDGE_TIER_MAX_AGE_S, Math.floor((entry.staleUntil - nowMs) / 1000));
+    if (maxAge <= 0) return Promise.resolve();
+    const headers: Record<string, string> = {
+      'cache-control': `max-age=${maxAge}`,
+      etag: entry.etag,
+      'x-stored-at': String(entry.storedAt),
+      'x-fresh-until': String(entry.freshUntil),
+      'x-revalidate-until': String(entry.revalidateUntil),
+      'x-stale-until': String(entry.staleUntil),
+    };
+    if (entry.brandId !== undefined) headers['x-brand-id'] = String(entry.brandId);
+    return edgeCache().put(cacheUrl(name), new Response(entry.body, { headers }));
+  }
+
+  /**
+   * Deletes the entries whose names start with `prefix` and that pass `keep`
+   * (false = delete), from KV and from this location's Cache API. Returns how
+   * many were deleted.
+   */
+  async purge(prefix: string, select: (meta: StoredMeta | undefined) => boolean = () => true): Promise<number> {
+    let cursor: string | undefined;
+    let purged = 0;
+    do {
+      const page: KVNamespaceListResult<StoredMeta> = await this.kv.list<StoredMeta>({ prefix, ...(cursor ? { cursor } : {}) });
+      const names = page.keys.filter((k) => select(k.metadata)).map((k) => k.name);
+      await Promise.all(names.flatMap((name) => [this.kv.delete(name), edgeCache().delete(cacheUrl(name))]));
+      purged += names.length;
+      cursor = page.list_complete ? undefined : page.cursor;
+    } while (cursor);
+    return purged;
+  }
+
+  /** Deletes one entry from both tiers of this location. */
+  async delete(name: string): Promise<void> {
+    await Promise.all([this.kv.delete(name), edgeCache().delete(cacheUrl(name))]);
+  }
+}
+
+export const ALL_ENTRIES = `${CACHE_KEY_VERSION}:`;
+
+function fromEdgeCopy(response: Response): Promise<Entry> {
+  const h = (name: string) => Number(response.headers.get(name));
+  const brand = response.headers.get('x-brand-id');
+  return response.text().then((body) => ({
+    status: 200,
+    body,
+    etag: response.headers.get('etag') ?? '',
+    storedAt: h('x-stored-at'),
+    freshUntil: h('x-fresh-until'),
+    revalidateUntil: h('x-revalidate-until'),
+    staleUntil: h('x-stale-until'),
+    ...(brand !== null ? { brandId: Number(brand) } : {}),
+  }));
+}

@@ -1,0 +1,77 @@
+/**
+ * A counting, fault-injecting upstream for the proxy tests. It replaces the
+ * proxy's upstream in the Worker's isolate (the tests run there), answers
+ * every operation with a small JSON body naming the brand, and records each
+ * request it gets.
+ */
+import { SELF } from 'cloudflare:test';
+import { useUpstreamForTests } from '../src/proxy';
+import { API_BASE } from '../src/contract/operations';
+
+export type Fault = 'ok' | 'hang' | 'network' | { status: number; code?: string; headers?: Record<string, string>; body?: string };
+
+export class FakeUpstream {
+  /** Every request the proxy sent upstream, in order. */
+  readonly requests: Request[] = [];
+  /** What the next requests get; per key when set in `byKey`. */
+  fault: Fault = 'ok';
+  readonly byKey = new Map<string, Fault>();
+  /** Answers wait for this before being sent (to hold many misses in flight). */
+  hold?: Promise<void>;
+  brandId = 1;
+
+  install(timeoutMs = 10_000): this {
+    useUpstreamForTests({ transport: (request) => this.answer(request), baseUrl: 'https://upstream.test/api/v1', timeoutMs });
+    return this;
+  }
+
+  get calls(): number {
+    return this.requests.length;
+  }
+
+  private async answer(request: Request): Promise<Response> {
+    this.requests.push(request);
+    const key = request.headers.get('authorization')?.replace(/^Bearer /, '') ?? '';
+    const fault = this.byKey.get(key) ?? this.fault;
+    if (this.hold) await this.hold;
+    if (fault === 'hang') return new Promise<Response>(() => {});
+    if (fault === 'network') throw new TypeError('connection reset by peer');
+    if (fault !== 'ok') {
+      const body = fault.body ?? JSON.stringify({ error: { code: fault.code ?? 'upstream_error', message: `injected ${fault.status}` } });
+      return new Response(body, { status: fault.status, headers: { 'content-type': 'application/json; charset=utf-8', ...fault.headers } });
+    }
+    const url = new URL(request.url);
+    const body = { brand_id: this.brandId, market: { id: 11, code: 'us' }, generated_at: new Date().toISOString(), path: url.pathname + url.search, n: this.calls };
+    return new Response(JSON.stringify(body), {
+      headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'private, no-store', 'ratelimit-limit': '60', 'ratelimit-remaining': '59', 'ratelimit-reset': '60' },
+    });
+  }
+}
+
+export function restoreUpstream(): void {
+  useUpstreamForTests();
+}
+
+/** A fresh API key per test: its cache entries and its gate (budget) are its own. */
+export const freshKey = (label = 'k') => `test_${label}_${crypto.randomUUID()}`;
+
+export function get(path: string, key: string | null, headers: Record<string, string> = {}, method = 'GET'): Promise<Response> {
+  const h = new Headers(headers);
+  if (key) h.set('authorization', `Bearer ${key}`);
+  return SELF.fetch(`https://edge.test${API_BASE}${path}`, { method, headers: h });
+}
+
+/** Reads the body and the headers the cache tests look at. */
+export async function read(response: Response) {
+  const text = await response.text();
+  return {
+    status: response.status,
+    cache: response.headers.get('x-cache'),
+    age: response.headers.get('age'),
+    etag: response.headers.get('etag'),
+    cacheControl: response.headers.get('cache-control'),
+    retryAfter: response.headers.get('retry-after'),
+    body: text ? (JSON.parse(text) as Record<string, unknown> & { error?: { code: string; message: string } }) : null,
+    text,
+  };
+}
