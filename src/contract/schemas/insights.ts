@@ -281,7 +281,7 @@ export const Overview = z.object({
   share_of_voice: z.object({ share: MaybePercent, change: Delta, brand_mentions: Count, rival_mentions: Count }),
   competition: z.object({
     brand: Standing,
-    rivals: z.array(Standing).describe('The top rivals by mentions in the period.'),
+    rivals: z.array(Standing).describe('Up to 3 rivals AI named most in the period, most named first; rivals never named are left out.'),
     daily: z.array(z.object({ day: Day, brand: Standing, rivals: z.array(Standing) })),
   }),
   perception: planned({

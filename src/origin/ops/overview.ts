@@ -14,6 +14,8 @@ import { trafficTotals } from './traffic';
 
 /** How many rivals the overview sets the brand against: the most mentioned ones. */
 export const TOP_RIVALS = 3;
+/** How many assistants the overview names in its traffic part. */
+export const TOP_ASSISTANTS = 3;
 /** How many of the brand's cited pages the overview lists. */
 export const OVERVIEW_PAGES = 5;
 
@@ -117,7 +119,9 @@ export const getOverview: Implementation<'getOverview'> = async (c) => {
     owned.filter((r) => r.owner === owner && filter(r.day)).reduce((s, r) => s + r.n, 0);
   const mentionsInPeriod = rivals
     .map((r) => ({ rival: r, n: rows.rivals.filter((x) => x.rival_id === r.id && inPeriod(x.day)).reduce((s, x) => s + x.n, 0) }))
+    .filter((m) => m.n > 0)
     .sort((a, b) => b.n - a.n || a.rival.name.localeCompare(b.rival.name));
+  // Rivals AI never named in the period are not "top rivals".
   const top = mentionsInPeriod.slice(0, TOP_RIVALS).map((m) => m.rival);
 
   const standings = (filter: (day: string) => boolean) => {
@@ -175,7 +179,7 @@ export const getOverview: Implementation<'getOverview'> = async (c) => {
           included: true as const,
           visits: traffic.visits,
           previous_visits: traffic.previousVisits,
-          top_assistants: traffic.topAssistants.slice(0, TOP_RIVALS),
+          top_assistants: traffic.topAssistants.slice(0, TOP_ASSISTANTS),
           crawler_hits: hasCrawlerData ? traffic.crawlerHits : null,
         }
       : traffic,
