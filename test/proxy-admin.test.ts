@@ -1,0 +1,102 @@
+/** POST /admin/cache/purge and GET /admin/cache/stats, through the Worker. */
+import { env, SELF } from 'cloudflare:test';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FakeUpstream, freshKey, get, read, restoreUpstream } from './proxy-upstream';
+
+let up: FakeUpstream;
+beforeEach(() => {
+  up = new FakeUpstream().install();
+  vi.setSystemTime(Date.parse('2026-11-20T10:00:00Z'));
+});
+afterEach(() => {
+  restoreUpstream();
+  vi.useRealTimers();
+});
+
+function admin(path: string, o: { token?: string | null; method?: string; body?: unknown } = {}): Promise<Response> {
+  const headers = new Headers({ 'content-type': 'application/json' });
+  const token = o.token === undefined ? env.ADMIN_TOKEN : o.token;
+  if (token) headers.set('authorization', `Bearer ${token}`);
+  return SELF.fetch(`https://edge.test/admin/cache${path}`, { method: o.method ?? 'POST', headers, ...(o.body !== undefined ? { body: JSON.stringify(o.body) } : {}) });
+}
+
+/** Reads until the entry is stored (cache writes run in the background). */
+async function cached(path: string, key: string): Promise<void> {
+  await get(path, key);
+  for (let i = 0; i < 200; i++) {
+    if ((await read(await get(path, key))).cache === 'HIT') return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error(`${path} never became a HIT`);
+}
+
+describe('purge', () => {
+  it('needs the admin token', async () => {
+    for (const token of [null, 'wrong', 'demo_pro_single']) {
+      const response = await admin('/purge', { token, body: { all: true } });
+      expect(response.status).toBe(401);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('invalid_api_key');
+    }
+    expect((await admin('/stats', { token: null, method: 'GET' })).status).toBe(401);
+  });
+
+  it('refuses a body that names no target', async () => {
+    for (const body of [{}, { brand_id: 'x' }, { all: false }, { api_key: 'k', all: true }]) {
+      const response = await admin('/purge', { body });
+      expect(response.status).toBe(400);
+    }
+  });
+
+  it('purges one key\'s entries, leaving other keys\' alone', async () => {
+    const [a, b] = [freshKey('a'), freshKey('b')];
+    await cached('/visibility', a);
+    await cached('/activity', a);
+    await cached('/visibility', b);
+    const response = await admin('/purge', { body: { api_key: a } });
+    expect(await response.json()).toEqual({ purged: 2 });
+    expect((await read(await get('/visibility', a))).cache).toBe('MISS');
+    expect((await read(await get('/visibility', b))).cache).toBe('HIT');
+  });
+
+  it('purges by brand, across keys', async () => {
+    const [a, b] = [freshKey('a'), freshKey('b')];
+    up.brandId = 9001;
+    await cached('/visibility', a);
+    await cached('/visibility', b);
+    up.brandId = 9002;
+    await cached('/activity', a);
+    expect(await (await admin('/purge', { body: { brand_id: 9001 } })).json()).toEqual({ purged: 2 });
+    expect((await read(await get('/visibility', a))).cache).toBe('MISS');
+    expect((await read(await get('/visibility', b))).cache).toBe('MISS');
+    expect((await read(await get('/activity', a))).cache).toBe('HIT');
+  });
+
+  it('purges everything', async () => {
+    const key = freshKey();
+    await cached('/visibility', key);
+    const { purged } = (await (await admin('/purge', { body: { all: true } })).json()) as { purged: number };
+    expect(purged).toBeGreaterThanOrEqual(1);
+    expect((await env.CACHE.list({ prefix: 'v1:' })).keys).toHaveLength(0);
+    expect((await read(await get('/visibility', key))).cache).toBe('MISS');
+  });
+});
+
+describe('stats', () => {
+  it('counts hits, misses, stale serves, upstream calls, coalesced reads and errors', async () => {
+    const before = (await (await admin('/stats', { method: 'GET' })).json()) as Record<string, number>;
+    const key = freshKey();
+    await cached('/activity', key); // a miss (or two, the second coalesced), then a hit
+    vi.setSystemTime(Date.parse('2026-11-20T10:05:01Z'));
+    await cached('/activity', key); // stale while the background refresh runs, then a hit
+    up.fault = { status: 502, code: 'upstream_error' };
+    await get('/visibility', key); // an upstream error, passed through
+    const after = (await (await admin('/stats', { method: 'GET' })).json()) as Record<string, number>;
+    const delta = (name: string) => after[name]! - before[name]!;
+    expect(delta('misses')).toBeGreaterThanOrEqual(1);
+    expect(delta('hits')).toBeGreaterThanOrEqual(2);
+    expect(delta('stale')).toBeGreaterThanOrEqual(1);
+    expect(delta('upstream_calls')).toBe(3);
+    expect(delta('upstream_errors')).toBe(1);
+    expect(typeof after.since).toBe('string');
+  });
+});

@@ -1,0 +1,277 @@
+/**
+ * The edge proxy's cache rules (DESIGN section 6), through the Worker, with a
+ * counting, fault-injecting upstream: HIT after one upstream call, per-key
+ * partitioning, revocation, stale-while-revalidate and stale-if-error, 304,
+ * errors never stored, the UTC-midnight rollover, `no-cache`.
+ */
+import { env } from 'cloudflare:test';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { sha256 } from '../src/proxy/request';
+import { FakeUpstream, freshKey, get, read, restoreUpstream } from './proxy-upstream';
+
+const T0 = Date.parse('2026-11-20T10:00:00Z');
+const SECOND = 1000;
+/** /activity: windowless, fresh for 300 s, so only the clock decides its state. */
+const WINDOWLESS = '/activity';
+
+let up: FakeUpstream;
+let now = T0;
+const at = (ms: number) => {
+  now = ms;
+  vi.setSystemTime(ms);
+};
+
+beforeEach(() => {
+  up = new FakeUpstream().install();
+  at(T0);
+});
+afterEach(() => {
+  restoreUpstream();
+  vi.useRealTimers();
+});
+
+/** Polls until `check` holds (background cache writes run in ctx.waitUntil), at most ~1 s. */
+async function eventually(check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error('condition not reached');
+}
+
+/** Entries of a key in KV. */
+async function entriesOf(key: string): Promise<number> {
+  return (await env.CACHE.list({ prefix: `v1:${await sha256(key)}:` })).keys.length;
+}
+
+describe('caching', () => {
+  it('answers the second read from the cache: one upstream call, X-Cache HIT, Age, ETag, private max-age', async () => {
+    const key = freshKey();
+    const first = await read(await get('/topics?days=28', key));
+    expect(first).toMatchObject({ status: 200, cache: 'MISS', age: '0', cacheControl: 'private, max-age=300' });
+    expect(first.etag).toMatch(/^"[0-9a-f]{32}"$/);
+    at(T0 + 42 * SECOND);
+    const second = await read(await get('/topics?days=28', key));
+    expect(second).toMatchObject({ status: 200, cache: 'HIT', age: '42', etag: first.etag, cacheControl: 'private, max-age=258' });
+    expect(second.text).toBe(first.text);
+    expect(up.calls).toBe(1);
+    // The upstream got the caller's key and the caller's path and query, as written.
+    expect(up.requests[0]!.headers.get('authorization')).toBe(`Bearer ${key}`);
+    expect(new URL(up.requests[0]!.url).pathname + new URL(up.requests[0]!.url).search).toBe('/api/v1/topics?days=28');
+  });
+
+  it('treats equivalent queries as one entry: defaults explicit, order, case', async () => {
+    const key = freshKey();
+    expect((await read(await get('/sources', key))).cache).toBe('MISS');
+    expect((await read(await get('/sources?limit=15', key))).cache).toBe('HIT');
+    expect((await read(await get('/sources?market=US&limit=15', key))).cache).toBe('MISS');
+    expect((await read(await get('/sources?limit=15&market=us', key))).cache).toBe('HIT');
+    expect(up.calls).toBe(2);
+  });
+
+  it('never lets two keys share an entry, even for the same brand', async () => {
+    const [a, b] = [freshKey('a'), freshKey('b')];
+    const fromA = await read(await get('/visibility', a));
+    const fromB = await read(await get('/visibility', b));
+    expect([fromA.cache, fromB.cache]).toEqual(['MISS', 'MISS']);
+    expect([fromA.body?.n, fromB.body?.n]).toEqual([1, 2]);
+    expect((await read(await get('/visibility', a))).body?.n).toBe(1);
+    expect((await read(await get('/visibility', b))).body?.n).toBe(2);
+    expect(up.calls).toBe(2);
+    // Only hashes in the names: the key itself appears nowhere in KV.
+    const names = (await env.CACHE.list({ prefix: 'v1:' })).keys.map((k) => k.name).join('\n');
+    expect(names).not.toContain(a);
+    await eventually(async () => (await entriesOf(a)) === 1);
+  });
+
+  it('revalidates on Cache-Control: no-cache (REVALIDATED, one more upstream call)', async () => {
+    const key = freshKey();
+    await get(WINDOWLESS, key);
+    at(T0 + 3 * SECOND);
+    const again = await read(await get(WINDOWLESS, key, { 'cache-control': 'no-cache' }));
+    expect(again).toMatchObject({ status: 200, cache: 'REVALIDATED', age: '0' });
+    expect(again.body?.n).toBe(2);
+    expect((await read(await get(WINDOWLESS, key))).body?.n).toBe(2);
+    expect(up.calls).toBe(2);
+  });
+
+  it('answers 304 to a matching If-None-Match, 200 otherwise', async () => {
+    const key = freshKey();
+    const { etag } = await read(await get(WINDOWLESS, key));
+    const notModified = await get(WINDOWLESS, key, { 'if-none-match': etag! });
+    expect(notModified.status).toBe(304);
+    expect(await notModified.text()).toBe('');
+    expect(notModified.headers.get('etag')).toBe(etag);
+    expect(notModified.headers.get('x-cache')).toBe('HIT');
+    expect((await get(WINDOWLESS, key, { 'if-none-match': `"other", W/${etag}` })).status).toBe(304);
+    expect((await get(WINDOWLESS, key, { 'if-none-match': '"other"' })).status).toBe(200);
+    expect(up.calls).toBe(1);
+  });
+
+  it('rolls a relative window over at UTC midnight, and keys explicit dates like the relative ones', async () => {
+    const key = freshKey();
+    at(Date.parse('2026-11-20T23:59:00Z'));
+    expect((await read(await get('/topics?days=7', key))).cache).toBe('MISS');
+    expect((await read(await get('/topics?from=2026-11-14&to=2026-11-20', key))).cache).toBe('HIT');
+    expect((await read(await get(WINDOWLESS, key))).cache).toBe('MISS');
+    at(Date.parse('2026-11-20T23:59:59Z'));
+    expect((await read(await get('/topics?days=7', key))).cache).toBe('HIT');
+    at(Date.parse('2026-11-21T00:00:01Z'));
+    expect((await read(await get('/topics?days=7', key))).cache).toBe('MISS');
+    // A read without a window is the same entry across midnight.
+    expect((await read(await get(WINDOWLESS, key))).cache).toBe('HIT');
+    // Fixed windows roll over too.
+    expect(up.calls).toBe(3);
+  });
+});
+
+describe('errors', () => {
+  it('never stores an error: each upstream 4xx is asked again', async () => {
+    const key = freshKey();
+    up.fault = { status: 404, code: 'not_found' };
+    for (let i = 0; i < 2; i++) {
+      const r = await read(await get('/topics/77', key));
+      expect(r).toMatchObject({ status: 404, cache: 'BYPASS', cacheControl: 'no-store', body: { error: { code: 'not_found' } } });
+    }
+    up.fault = { status: 409, code: 'integration_not_connected' };
+    expect((await read(await get('/search-performance', key))).status).toBe(409);
+    expect((await read(await get('/search-performance', key))).status).toBe(409);
+    expect(up.calls).toBe(4);
+    expect(await entriesOf(key)).toBe(0);
+  });
+
+  it('refuses invalid requests at the edge, with the origin\'s errors, spending no upstream call', async () => {
+    const key = freshKey();
+    const cases: [string, string | null, number, string, string?][] = [
+      ['/topics?days=0', key, 400, 'invalid_parameter', 'days'],
+      ['/visibility?days=7', key, 400, 'invalid_parameter', 'days'],
+      ['/topics?from=2026-02-30', key, 400, 'invalid_parameter', 'from'],
+      ['/topics?to=2026-11-21', key, 400, 'invalid_parameter', 'to'],
+      ['/sources?limit=101', key, 400, 'invalid_parameter', 'limit'],
+      ['/sources?bogus=1', key, 400, 'invalid_parameter', 'bogus'],
+      ['/sources?limit=1&limit=2', key, 400, 'invalid_parameter', 'limit'],
+      ['/answers/runs', key, 400, 'invalid_parameter', 'prompt'],
+      ['/tasks/abc', key, 400, 'invalid_parameter', 'id'],
+      ['/nope', key, 404, 'not_found'],
+      ['/visibility', null, 401, 'invalid_api_key'],
+    ];
+    for (const [path, k, status, code, param] of cases) {
+      const r = await read(await get(path, k));
+      expect({ path, status: r.status, code: r.body?.error?.code, param: (r.body?.error as { param?: string })?.param, cache: r.cache }).toEqual({ path, status, code, param, cache: 'BYPASS' });
+    }
+    const post = await get('/visibility', key, {}, 'POST');
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expect(up.calls).toBe(0);
+  });
+
+  it('stops serving a revoked key at its next upstream check, and drops its entries', async () => {
+    const key = freshKey();
+    await get('/visibility', key);
+    await get(WINDOWLESS, key);
+    await eventually(async () => (await entriesOf(key)) === 2);
+    up.byKey.set(key, { status: 401, code: 'invalid_api_key' });
+    // Until the upstream is asked, the fresh entry is what the key could read.
+    expect((await read(await get(WINDOWLESS, key))).cache).toBe('HIT');
+    at(T0 + 3 * SECOND);
+    const checked = await read(await get('/visibility', key, { 'cache-control': 'no-cache' }));
+    expect(checked).toMatchObject({ status: 401, body: { error: { code: 'invalid_api_key' } } });
+    expect(await entriesOf(key)).toBe(0);
+    // The other entry, still fresh a moment ago, is unusable at once, and no upstream call is spent on it.
+    expect((await read(await get(WINDOWLESS, key))).status).toBe(401);
+    expect(up.calls).toBe(3);
+  });
+
+  it('stops serving a revoked key once a background revalidation meets the 401', async () => {
+    const key = freshKey();
+    await get(WINDOWLESS, key);
+    up.byKey.set(key, { status: 401, code: 'invalid_api_key' });
+    at(T0 + 301 * SECOND);
+    // Stale-while-revalidate: this one is still answered from the cache while the upstream is asked.
+    expect((await read(await get(WINDOWLESS, key))).cache).toBe('STALE');
+    let status = 200;
+    for (let i = 0; i < 50 && status !== 401; i++) {
+      await new Promise((r) => setTimeout(r, 5));
+      status = (await get(WINDOWLESS, key)).status;
+    }
+    expect(status).toBe(401);
+    expect(await entriesOf(key)).toBe(0);
+  });
+});
+
+describe('stale entries', () => {
+  it('serves stale while revalidating in the background (stale-while-revalidate)', async () => {
+    const key = freshKey();
+    await get(WINDOWLESS, key);
+    at(T0 + 301 * SECOND);
+    const stale = await read(await get(WINDOWLESS, key));
+    expect(stale).toMatchObject({ status: 200, cache: 'STALE', age: '301', cacheControl: 'private, max-age=0' });
+    expect(stale.body?.n).toBe(1);
+    let fresh = stale;
+    for (let i = 0; i < 50 && fresh.cache !== 'HIT'; i++) {
+      await new Promise((r) => setTimeout(r, 5));
+      fresh = await read(await get(WINDOWLESS, key));
+    }
+    expect(fresh).toMatchObject({ cache: 'HIT', body: { n: 2 } });
+    expect(up.calls).toBe(2);
+  });
+
+  for (const [fault, timeoutMs] of [[{ status: 502, code: 'upstream_error' }, 10_000], [{ status: 503 }, 10_000], ['hang', 30], ['network', 10_000]] as const) {
+    it(`serves stale past the revalidation window when the upstream fails (${JSON.stringify(fault)}), up to 24 h`, async () => {
+      up.install(timeoutMs);
+      const key = freshKey();
+      const original = await read(await get(WINDOWLESS, key));
+      up.fault = fault;
+      at(T0 + 601 * SECOND);
+      const stale = await read(await get(WINDOWLESS, key));
+      expect(stale).toMatchObject({ status: 200, cache: 'STALE', age: '601', etag: original.etag });
+      expect(stale.text).toBe(original.text);
+      at(T0 + 24 * 3600 * SECOND - SECOND);
+      expect((await read(await get(WINDOWLESS, key))).cache).toBe('STALE');
+      at(T0 + 24 * 3600 * SECOND + SECOND);
+      const dead = await read(await get(WINDOWLESS, key));
+      // An upstream error with an error body passes through as sent; silence is 502 upstream_error.
+      expect(dead).toMatchObject({ status: typeof fault === 'object' ? fault.status : 502, cache: 'BYPASS', body: { error: { code: 'upstream_error' } } });
+    });
+  }
+
+  it('answers 502 upstream_error when nothing is stored and the upstream fails or hangs', async () => {
+    up.install(30);
+    const key = freshKey();
+    for (const fault of [{ status: 502, code: 'upstream_error' }, { status: 504, body: '<html>Gateway Timeout</html>' }, 'hang', 'network'] as const) {
+      up.fault = fault;
+      const r = await read(await get(WINDOWLESS, key));
+      expect({ fault, status: r.status, code: r.body?.error?.code, cache: r.cache }).toEqual({ fault, status: 502, code: 'upstream_error', cache: 'BYPASS' });
+    }
+  });
+
+  it('passes an upstream 429 on with its Retry-After, then holds the key back until then; a stored answer is served instead', async () => {
+    const key = freshKey();
+    const stored = await read(await get(WINDOWLESS, key));
+    up.fault = { status: 429, code: 'rate_limited', headers: { 'retry-after': '30' } };
+    const limited = await read(await get('/visibility', key));
+    expect(limited).toMatchObject({ status: 429, retryAfter: '30', body: { error: { code: 'rate_limited' } } });
+    expect(up.calls).toBe(2);
+    at(T0 + 10 * SECOND);
+    // The gate replays the 429 without asking the upstream again, counting down Retry-After.
+    const held = await read(await get('/prompts', key));
+    expect(held).toMatchObject({ status: 429, retryAfter: '20' });
+    expect(up.calls).toBe(2);
+    // With something stored, stale-if-error: the cached answer instead of the 429.
+    at(T0 + 20 * SECOND);
+    const stale = await read(await get(WINDOWLESS, key, { 'cache-control': 'no-cache' }));
+    expect(stale).toMatchObject({ status: 200, cache: 'STALE' });
+    expect(stale.text).toBe(stored.text);
+    // After Retry-After the key goes upstream again.
+    up.fault = 'ok';
+    at(T0 + 31 * SECOND);
+    expect((await read(await get('/prompts', key))).cache).toBe('MISS');
+    expect(up.calls).toBe(3);
+  });
+
+  it('passes quota_exceeded on untouched', async () => {
+    const key = freshKey();
+    up.fault = { status: 429, code: 'quota_exceeded', headers: { 'retry-after': '86400' } };
+    expect(await read(await get('/visibility', key))).toMatchObject({ status: 429, retryAfter: '86400', body: { error: { code: 'quota_exceeded' } } });
+  });
+});

@@ -1,0 +1,63 @@
+/** The env schema, CORS and the proxy handler called directly with a made env and context. */
+import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MissingSecretError, parseEnv } from '../src/config/env';
+import { handleProxy } from '../src/proxy';
+import { FakeUpstream, freshKey, restoreUpstream } from './proxy-upstream';
+
+afterEach(() => restoreUpstream());
+
+describe('env', () => {
+  it('names a missing secret', () => {
+    const broken = { ...env, ADMIN_TOKEN: '' } as unknown as Env;
+    expect(() => parseEnv(broken)).toThrow(MissingSecretError);
+    expect(() => parseEnv(broken)).toThrow(/ADMIN_TOKEN/);
+  });
+
+  it('parses vars once, with their defaults', () => {
+    const config = parseEnv({ ...env, CORS_ORIGINS: 'https://a.example, https://b.example', TTL_WINDOWED: '60', UPSTREAM_URL: '' } as unknown as Env);
+    expect(config.CORS_ORIGINS).toEqual(['https://a.example', 'https://b.example']);
+    expect(config.TTL_WINDOWED).toBe(60);
+    expect(config.UPSTREAM_URL).toBeUndefined();
+    expect(() => parseEnv({ ...env, UPSTREAM_URL: 'ftp://x' } as unknown as Env)).toThrow(/UPSTREAM_URL/);
+  });
+});
+
+describe('CORS', () => {
+  const dash = 'https://dash.example';
+  const withCors = () => parseEnv({ ...env, CORS_ORIGINS: dash } as unknown as Env);
+  const preflight = (origin: string) =>
+    new Request('https://edge.test/api/v1/visibility', { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });
+
+  it('answers a preflight from an allowed origin at the edge', async () => {
+    const up = new FakeUpstream().install();
+    const response = await handleProxy(preflight(dash), withCors(), createExecutionContext());
+    expect(response.status).toBe(204);
+    expect(response.headers.get('access-control-allow-origin')).toBe(dash);
+    expect(response.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
+    expect(response.headers.get('access-control-allow-methods')).toBe('GET, HEAD');
+    expect(up.calls).toBe(0);
+  });
+
+  it('grants nothing to other origins, nor to any by default', async () => {
+    for (const config of [withCors(), parseEnv(env)]) {
+      const response = await handleProxy(preflight('https://evil.example'), config, createExecutionContext());
+      expect(response.status).toBe(204);
+      expect(response.headers.get('access-control-allow-origin')).toBeNull();
+    }
+    const byDefault = await handleProxy(preflight(dash), parseEnv(env), createExecutionContext());
+    expect(byDefault.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('lets an allowed page read the cache headers', async () => {
+    new FakeUpstream().install();
+    const ctx = createExecutionContext();
+    const request = new Request('https://edge.test/api/v1/visibility', { headers: { origin: dash, authorization: `Bearer ${freshKey()}` } });
+    const response = await handleProxy(request, withCors(), ctx);
+    await waitOnExecutionContext(ctx);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('access-control-allow-origin')).toBe(dash);
+    expect(response.headers.get('access-control-expose-headers')).toMatch(/X-Cache/);
+    expect(response.headers.get('vary')).toMatch(/Origin/);
+  });
+});

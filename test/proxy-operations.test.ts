@@ -1,0 +1,41 @@
+/**
+ * Every operation of the table through the proxy, with the embedded origin as
+ * the upstream: the same statuses and bodies as the origin itself, then HITs.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { API_BASE, operationList } from '../src/contract/operations';
+import { api, KEYS, validPath } from './helpers';
+import { restoreUpstream } from './proxy-upstream';
+
+afterEach(() => restoreUpstream());
+
+const viaProxy = (path: string, key: string, headers: Record<string, string> = {}) => api(path, { key, base: API_BASE, headers });
+
+describe.each(operationList)('$id ($path) through the proxy', (op) => {
+  it('answers as the origin does, then from the cache', async () => {
+    const path = await validPath(op.id);
+    const direct = await api(path);
+    const miss = await viaProxy(path, KEYS.pro, { 'cache-control': 'no-cache' });
+    expect(miss.status).toBe(direct.status);
+    expect(miss.status).toBe(200);
+    const [missBody, directBody] = [(await miss.json()) as Record<string, unknown>, (await direct.json()) as Record<string, unknown>];
+    expect({ ...missBody, generated_at: 'x' }).toEqual({ ...directBody, generated_at: 'x' });
+    expect(['MISS', 'REVALIDATED']).toContain(miss.headers.get('x-cache'));
+    expect(miss.headers.get('ratelimit-limit')).toBe('60');
+    const hit = await viaProxy(path, KEYS.pro);
+    expect(hit.status).toBe(200);
+    expect(hit.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(hit.headers.get('x-request-id')).toBeTruthy();
+    expect(((await hit.json()) as Record<string, unknown>).generated_at).toBe(missBody.generated_at);
+  });
+
+  it('passes the origin\'s errors through, uncached', async () => {
+    const path = await validPath(op.id);
+    const revoked = await viaProxy(path, KEYS.revoked);
+    expect(revoked.status).toBe(401);
+    const inactive = await viaProxy(path, KEYS.inactive);
+    expect(inactive.status).toBe(403);
+    expect(((await inactive.json()) as { error: { code: string } }).error.code).toBe('plan_inactive');
+    expect(inactive.headers.get('x-cache')).toBe('BYPASS');
+  });
+});
