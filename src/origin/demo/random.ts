@@ -69,5 +69,4 @@ export const slug = (text: string): string =>
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-|-$/g, '')
-    .slice(0, 60);
+    .replace(/^-|-$/g, '');
