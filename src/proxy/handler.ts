@@ -13,6 +13,7 @@
 import { ApiError, errorResponse, ErrorBody, JSON_CONTENT_TYPE } from '../contract/errors';
 import { API_BASE } from '../contract/operations';
 import { openApiDocument } from '../contract/openapi';
+import { toDay } from '../contract/window';
 import type { AppEnv } from '../config/env';
 import { rateHeaders, RATE_LIMIT } from '../origin/limits';
 import { bearerKey } from '../origin/access';
@@ -90,8 +91,7 @@ async function serve(request: Request, env: AppEnv, ctx: ExecutionContext, reque
     if (nowMs < revokedUntil) throw INVALID_KEY();
     revokedKeys.delete(keyHash);
   }
-  const valid = validate(matched.op, matched.rawPath, url, nowMs);
-  const name = await cacheKeyOf(apiKey, keyHash, valid.canonical);
+  const { valid, name } = await prepare(matched, url, apiKey, keyHash, nowMs);
   const store = new CacheStore(env.CACHE, (work) => ctx.waitUntil(work));
   const x: Exchange = { request, env, ctx, store, requestId, nowMs, apiKey, keyHash, valid, name };
 
@@ -128,6 +128,24 @@ async function serve(request: Request, env: AppEnv, ctx: ExecutionContext, reque
     case 'response':
       return passThrough(answer, 'BYPASS');
   }
+}
+
+/**
+ * Validation and the cache key depend only on the key, the URL and the UTC
+ * day, so a polled URL is validated and hashed once a day per isolate.
+ */
+const prepared = new Map<string, { valid: ValidRequest; name: string }>();
+const PREPARED_MEMO = 2000;
+
+async function prepare(matched: NonNullable<ReturnType<typeof matchOperation>>, url: URL, apiKey: string, keyHash: string, nowMs: number) {
+  const memoKey = `${keyHash} ${toDay(new Date(nowMs))} ${url.pathname}${url.search}`;
+  const known = prepared.get(memoKey);
+  if (known) return known;
+  const valid = validate(matched.op, matched.rawPath, url, nowMs);
+  const result = { valid, name: await cacheKeyOf(apiKey, keyHash, valid.canonical) };
+  if (prepared.size >= PREPARED_MEMO) prepared.delete(prepared.keys().next().value!);
+  prepared.set(memoKey, result);
+  return result;
 }
 
 /**

@@ -38,6 +38,13 @@ export const isUpstreamFailure = (status: number) => status >= 500 || status ===
  * re-reads KV (global) within a minute, so purges and revocations spread.
  */
 export const EDGE_TIER_MAX_AGE_S = 60;
+/**
+ * The isolate's memory copy of an entry lives at most this long, and at most
+ * this many are kept: a purge or a revocation reaches other isolates' memory
+ * within these seconds.
+ */
+export const MEMORY_TIER_MAX_AGE_MS = 5 * SECOND;
+export const MEMORY_TIER_MAX_ENTRIES = 2000;
 /** KV refuses an `expirationTtl` under 60 s. */
 export const KV_MIN_TTL_S = 60;
 

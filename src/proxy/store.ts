@@ -1,10 +1,13 @@
 /**
- * The two cache tiers: the Cache API (per location, fast; a no-op on
+ * The cache tiers: the Cache API (per location, fast; a no-op on
  * workers.dev) in front of KV (global, eventually consistent, ~60 s to
  * propagate). A KV value holds the status, body, `stored_at` and ETag; the
  * freshness is in its metadata. Writes are never awaited on the request path.
+ *
+ * In front of both, a small copy in the isolate's memory, kept a few seconds:
+ * a hot entry (a dashboard polling) is then answered without any I/O.
  */
-import { CACHE_URL_BASE, CACHE_KEY_VERSION, EDGE_TIER_MAX_AGE_S, type Freshness, KV_MIN_TTL_S } from './policy';
+import { CACHE_URL_BASE, CACHE_KEY_VERSION, EDGE_TIER_MAX_AGE_S, type Freshness, KV_MIN_TTL_S, MEMORY_TIER_MAX_AGE_MS, MEMORY_TIER_MAX_ENTRIES } from './policy';
 
 export interface Entry extends Freshness {
   status: 200;
@@ -32,6 +35,31 @@ export interface StoredMeta {
 }
 
 const cacheUrl = (name: string) => CACHE_URL_BASE + name;
+
+/** The isolate's copies: entry and until when the copy may be used. Map order is insertion order: the oldest go first. */
+const memory = new Map<string, { entry: Entry; until: number }>();
+
+function remember(name: string, entry: Entry, nowMs: number): void {
+  const until = Math.min(nowMs + MEMORY_TIER_MAX_AGE_MS, entry.staleUntil);
+  if (until <= nowMs) return;
+  memory.delete(name);
+  if (memory.size >= MEMORY_TIER_MAX_ENTRIES) memory.delete(memory.keys().next().value!);
+  memory.set(name, { entry, until });
+}
+
+function recall(name: string, nowMs: number): Entry | undefined {
+  const copy = memory.get(name);
+  if (!copy) return undefined;
+  // A clock that went backwards (a test's, or a skewed one) also ends the copy.
+  if (nowMs < copy.until && nowMs >= copy.until - MEMORY_TIER_MAX_AGE_MS) return copy.entry;
+  memory.delete(name);
+  return undefined;
+}
+
+/** Forgets this isolate's copies whose names start with `prefix` (a purge, a revocation). */
+function forget(prefix: string, select: (entry: Entry) => boolean = () => true): void {
+  for (const [name, { entry }] of memory) if (name.startsWith(prefix) && select(entry)) memory.delete(name);
+}
 const edgeCache = () => caches.default;
 
 export class CacheStore {
@@ -42,8 +70,14 @@ export class CacheStore {
 
   /** The entry from the nearest tier that has it; a KV hit is copied into the Cache API in the background. */
   async read(name: string, nowMs: number): Promise<Entry | undefined> {
+    const remembered = recall(name, nowMs);
+    if (remembered) return remembered;
     const local = await edgeCache().match(cacheUrl(name));
-    if (local) return fromEdgeCopy(local);
+    if (local) {
+      const entry = await fromEdgeCopy(local);
+      remember(name, entry, nowMs);
+      return entry;
+    }
     const { value, metadata } = await this.kv.getWithMetadata<StoredMeta>(name, 'text');
     if (value === null || !metadata) return undefined;
     const stored = JSON.parse(value) as StoredValue;
@@ -57,7 +91,10 @@ export class CacheStore {
       staleUntil: metadata.stale_until,
       ...(metadata.brand_id !== undefined ? { brandId: metadata.brand_id } : {}),
     };
-    if (nowMs < entry.staleUntil) this.waitUntil(this.putEdgeCopy(name, entry, nowMs));
+    if (nowMs < entry.staleUntil) {
+      remember(name, entry, nowMs);
+      this.waitUntil(this.putEdgeCopy(name, entry, nowMs));
+    }
     return entry;
   }
 
@@ -72,6 +109,7 @@ export class CacheStore {
       ...(entry.brandId !== undefined ? { brand_id: entry.brandId } : {}),
     };
     const expirationTtl = Math.max(KV_MIN_TTL_S, Math.ceil((entry.staleUntil - nowMs) / 1000));
+    remember(name, entry, nowMs);
     this.waitUntil(Promise.all([this.kv.put(name, JSON.stringify(value), { expirationTtl, metadata }), this.putEdgeCopy(name, entry, nowMs)]));
   }
 
@@ -96,6 +134,7 @@ export class CacheStore {
    * many were deleted.
    */
   async purge(prefix: string, select: (meta: StoredMeta | undefined) => boolean = () => true): Promise<number> {
+    forget(prefix, (entry) => select(entry.brandId === undefined ? undefined : { brand_id: entry.brandId } as StoredMeta));
     let cursor: string | undefined;
     let purged = 0;
     do {
@@ -110,6 +149,7 @@ export class CacheStore {
 
   /** Deletes one entry from both tiers of this location. */
   async delete(name: string): Promise<void> {
+    memory.delete(name);
     await Promise.all([this.kv.delete(name), edgeCache().delete(cacheUrl(name))]);
   }
 }

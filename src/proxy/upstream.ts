@@ -14,17 +14,21 @@ export interface UpstreamConfig {
   timeoutMs: number;
 }
 
-let override: Partial<UpstreamConfig> | undefined;
+type Override = Partial<UpstreamConfig> | ((configured: UpstreamConfig) => Partial<UpstreamConfig>);
+let override: Override | undefined;
 
 /**
- * Test seam: replaces the upstream of every proxy in this isolate (the tests
- * run in the Worker's isolate), e.g. with a counting, fault-injecting origin.
+ * Seam for the tests and the benchmark (both run in the Worker's isolate):
+ * replaces the upstream of every proxy in this isolate, e.g. with a counting,
+ * fault-injecting origin, or wraps the configured one (pass a function).
  * Call with no argument to restore the configured one.
  */
-export function useUpstreamForTests(upstream?: Partial<UpstreamConfig>): void {
+export function useUpstreamForTests(upstream?: Override): void {
   override = upstream;
 }
 
 export function upstreamConfig(env: AppEnv, waitUntil?: (work: Promise<unknown>) => void): UpstreamConfig {
-  return { ...upstreamFromEnv(env, waitUntil), timeoutMs: env.UPSTREAM_TIMEOUT_MS ?? DEFAULT_UPSTREAM_TIMEOUT_MS, ...override };
+  const configured: UpstreamConfig = { ...upstreamFromEnv(env, waitUntil), timeoutMs: env.UPSTREAM_TIMEOUT_MS ?? DEFAULT_UPSTREAM_TIMEOUT_MS };
+  if (!override) return configured;
+  return { ...configured, ...(typeof override === 'function' ? override(configured) : override) };
 }

@@ -1,0 +1,57 @@
+/**
+ * The Worker `npm run bench:proxy` runs: the product Worker as deployed, plus
+ * two routes of its own: one that loads the demo data and bench keys, one
+ * that reports the upstream calls made per key. Never part of the product.
+ */
+import worker from '../src/index';
+import { sha256Hex } from '../src/origin/access';
+import { isEmpty, seedDemo } from '../src/origin/demo/load';
+import { toDay } from '../src/contract/window';
+import { useUpstreamForTests } from '../src/proxy';
+
+export { ProxyStats, UpstreamGate } from '../src/index';
+
+/** Start times of upstream calls, per API key (bench keys only: they are not secrets). */
+const upstreamCalls = new Map<string, number[]>();
+useUpstreamForTests((configured) => ({
+  transport: (request) => {
+    const key = request.headers.get('authorization')?.replace(/^Bearer /, '') ?? '';
+    const times = upstreamCalls.get(key) ?? [];
+    times.push(Date.now());
+    upstreamCalls.set(key, times);
+    return configured.transport(request);
+  },
+}));
+
+/** The most calls any key made within any 60 s. */
+function maxPerRollingMinute(times: number[]): number {
+  let max = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while (times[i]! - times[j]! >= 60_000) j++;
+    max = Math.max(max, i - j + 1);
+  }
+  return max;
+}
+
+export default {
+  async fetch(request, env, ctx) {
+    const url = new URL(request.url);
+    if (url.pathname === '/__bench/seed') {
+      const keys = Number(url.searchParams.get('keys') ?? 0);
+      if (await isEmpty(env.DB)) await seedDemo(env.DB, { today: toDay(new Date()) });
+      // Bench keys of demo account 1 (demo_pro_single's: one brand, Pro, every integration).
+      const hashes = await Promise.all(Array.from({ length: keys }, (_, i) => sha256Hex(`bench_${i + 1}`)));
+      for (let i = 0; i < hashes.length; i += 50) {
+        await env.DB.batch(
+          hashes.slice(i, i + 50).map((hash, j) => env.DB.prepare("INSERT OR IGNORE INTO api_keys (account_id, key_hash, label, created_at) VALUES (1, ?, ?, '2026-01-01T00:00:00Z')").bind(hash, `bench_${i + j + 1}`)),
+        );
+      }
+      return Response.json({ keys });
+    }
+    if (url.pathname === '/__bench/upstream') {
+      const perKey = Object.fromEntries([...upstreamCalls].map(([key, times]) => [key, { calls: times.length, max_per_rolling_minute: maxPerRollingMinute(times) }]));
+      return Response.json(perKey);
+    }
+    return worker.fetch(request, env, ctx);
+  },
+} satisfies ExportedHandler<Env>;

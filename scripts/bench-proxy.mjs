@@ -1,0 +1,177 @@
+#!/usr/bin/env node
+// `npm run bench:proxy`: the edge proxy in workerd (Miniflare), one process.
+//   1. cache HIT latency and throughput through the proxy, beside the floor: a
+//      trivial Worker answering the same JSON body on the same runtime;
+//   2. misses: every request a new cache key, answered by the embedded origin;
+//   3. the dashboard workload: 20 clients sharing 5 API keys, each polling all
+//      23 operations every 10 s for 2 minutes; upstream calls per key per
+//      rolling minute, 429s and errors seen by the clients.
+// Env: BENCH_SECONDS (per throughput run, default 10), BENCH_CONNECTIONS (10),
+// BENCH_DASHBOARD_SECONDS (120).
+import { readFileSync, mkdirSync } from 'node:fs';
+import autocannon from 'autocannon';
+import { build } from 'esbuild';
+import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const DASHBOARD_SECONDS = Number(process.env.BENCH_DASHBOARD_SECONDS ?? 120);
+const MISS_KEYS = 300;
+const DASHBOARD_KEYS = 5;
+const DASHBOARD_CLIENTS = 20;
+const POLL_MS = 10_000;
+const compatibilityDate = /compatibility_date\s*=\s*"([^"]+)"/.exec(readFileSync('wrangler.toml', 'utf8'))[1];
+
+mkdirSync('dist/bench', { recursive: true });
+await build({
+  entryPoints: ['scripts/bench-proxy-worker.ts'],
+  bundle: true,
+  format: 'esm',
+  platform: 'neutral',
+  target: 'es2022',
+  outfile: 'dist/bench/proxy-worker.js',
+  logLevel: 'error',
+  mainFields: ['module', 'main'],
+  conditions: ['workerd', 'worker', 'import'],
+  external: ['cloudflare:*', 'node:*'],
+});
+
+const vars = { UPSTREAM_URL: '', DEMO_DATA: '', UPSTREAM_TIMEOUT_MS: '', TTL_WINDOWED: '', TTL_FIXED: '', CORS_ORIGINS: '', ADMIN_TOKEN: 'bench-admin', SIGNING_SECRET: 'bench', ENCRYPTION_KEY: 'YmVuY2hfZW5jcnlwdGlvbl9rZXlfMzJfYnl0ZXNfX18=', DIGEST_FROM: 'bench@example.com' };
+const proxy = new Miniflare(
+  convertV4MiniflareOptions({
+    modules: true,
+    scriptPath: 'dist/bench/proxy-worker.js',
+    compatibilityDate,
+    compatibilityFlags: ['nodejs_compat'],
+    d1Databases: { DB: 'bench-proxy' },
+    kvNamespaces: ['CACHE'],
+    durableObjects: { UPSTREAM_GATE: { className: 'UpstreamGate', useSQLite: true }, PROXY_STATS: { className: 'ProxyStats', useSQLite: true } },
+    bindings: vars,
+    port: 0,
+  }),
+);
+const proxyUrl = new URL(await proxy.ready);
+const migrations = readFileSync('migrations/0001_read_api.sql', 'utf8').replace(/--[^\n]*/g, '').split(';').map((s) => s.trim()).filter(Boolean);
+const db = await proxy.getD1Database('DB');
+await db.batch(migrations.map((s) => db.prepare(s)));
+const seedStarted = Date.now();
+await (await fetch(new URL(`/__bench/seed?keys=${MISS_KEYS + DASHBOARD_KEYS + 2}`, proxyUrl))).json();
+console.error(`demo data and ${MISS_KEYS + DASHBOARD_KEYS + 2} bench keys loaded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
+
+const key = (i) => `bench_${i}`;
+const get = async (path, k, headers = {}) => {
+  const started = performance.now();
+  const response = await fetch(new URL(`/api/v1${path}`, proxyUrl), { headers: { authorization: `Bearer ${k}`, ...headers } });
+  const body = await response.text();
+  return { ms: performance.now() - started, status: response.status, cache: response.headers.get('x-cache'), body };
+};
+
+// The body a HIT answers with, so the floor answers the same bytes.
+const HIT_KEY = key(MISS_KEYS + DASHBOARD_KEYS + 1);
+await get('/visibility', HIT_KEY);
+await new Promise((r) => setTimeout(r, 200));
+const hitBody = (await get('/visibility', HIT_KEY)).body;
+
+const floor = new Miniflare(
+  convertV4MiniflareOptions({
+    modules: true,
+    script: `const BODY = ${JSON.stringify(hitBody)};
+export default { fetch() { return new Response(BODY, { headers: { 'content-type': 'application/json; charset=utf-8' } }); } };`,
+    compatibilityDate,
+    port: 0,
+  }),
+);
+const floorUrl = new URL(await floor.ready);
+
+async function cannon(url, headers = {}) {
+  await autocannon({ url: url.href, connections: CONNECTIONS, duration: 2, headers }); // warm-up
+  const r = await autocannon({ url: url.href, connections: CONNECTIONS, duration: SECONDS, headers });
+  return { p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average, non2xx: r.non2xx, errors: r.errors };
+}
+
+const floorRun = await cannon(floorUrl);
+const hitRun = await cannon(new URL('/api/v1/visibility', proxyUrl), { authorization: `Bearer ${HIT_KEY}` });
+const check = await get('/visibility', HIT_KEY);
+if (check.cache !== 'HIT') throw new Error(`expected the HIT run to read the cache, got X-Cache ${check.cache}`);
+
+// Misses: each of MISS_KEYS keys reads /visibility once, CONNECTIONS at a time.
+const missTimes = [];
+const missStatuses = {};
+const missStarted = performance.now();
+let next = 1;
+await Promise.all(
+  Array.from({ length: CONNECTIONS }, async () => {
+    while (next <= MISS_KEYS) {
+      const r = await get('/visibility', key(next++));
+      missTimes.push(r.ms);
+      missStatuses[`${r.status} ${r.cache}`] = (missStatuses[`${r.status} ${r.cache}`] ?? 0) + 1;
+    }
+  }),
+);
+const missSeconds = (performance.now() - missStarted) / 1000;
+missTimes.sort((a, b) => a - b);
+const q = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+const missRun = { p50: q(missTimes, 0.5), p99: q(missTimes, 0.99), rps: MISS_KEYS / missSeconds };
+
+console.log(`\nEdge proxy benchmark: workerd via Miniflare, ${CONNECTIONS} connections, ${SECONDS} s per run (autocannon), GET /api/v1/visibility\n`);
+console.log('| run | p50 ms | p99 ms | req/s | vs floor |');
+console.log('|---|---|---|---|---|');
+console.log(`| floor: trivial Worker, same JSON body | ${floorRun.p50} | ${floorRun.p99} | ${floorRun.rps.toFixed(0)} | 1.00 |`);
+console.log(`| proxy, cache HIT | ${hitRun.p50} | ${hitRun.p99} | ${hitRun.rps.toFixed(0)} | throughput ${(hitRun.rps / floorRun.rps).toFixed(2)}x, p50 ${(hitRun.p50 / Math.max(floorRun.p50, 0.001)).toFixed(2)}x |`);
+console.log(`| proxy, MISS (embedded origin, ${MISS_KEYS} keys) | ${missRun.p50.toFixed(1)} | ${missRun.p99.toFixed(1)} | ${missRun.rps.toFixed(0)} | |`);
+const hitOk = hitRun.rps >= 0.85 * floorRun.rps && hitRun.p50 <= 1.3 * Math.max(floorRun.p50, 1);
+console.log(`\nTarget (HIT ≥ 85% of floor req/s, p50 ≤ 1.3x floor): ${hitOk ? 'met' : 'NOT met'}. HIT non-2xx: ${hitRun.non2xx}, errors: ${hitRun.errors}; misses: ${JSON.stringify(missStatuses)}`);
+
+// The dashboard workload.
+const discovery = key(MISS_KEYS + DASHBOARD_KEYS + 2);
+const pick = async (path, f) => f(JSON.parse((await get(path, discovery)).body));
+const topic = await pick('/topics', (b) => b.topics[0].id);
+const prompt = await pick('/answers', (b) => b.questions[0].text);
+const rival = await pick('/topics', (b) => b.topics[0].rivals[0]?.name ?? 'Helpwave');
+const task = await pick('/tasks', (b) => b.tasks[0].id);
+const paths = [
+  '/brands', '/markets', '/answers', '/overview', '/visibility', '/topics', `/topics/${topic}`, '/prompts',
+  `/answers/runs?prompt=${encodeURIComponent(prompt)}`, '/answers/history', '/content-gaps', '/sources', '/pages',
+  `/competitors/${encodeURIComponent(rival)}`, '/activity', '/tasks', `/tasks/${task}`, '/brand-perception',
+  '/brand-perception/transcript', '/forum', '/search-performance', '/ai-crawlers', '/ai-visitors',
+];
+const dashboardKeys = Array.from({ length: DASHBOARD_KEYS }, (_, i) => key(MISS_KEYS + i + 1));
+const seen = { requests: 0, rateLimited: 0, errors: 0, byCache: {}, byStatus: {}, times: [] };
+const dashStarted = Date.now();
+console.error(`dashboard workload: ${DASHBOARD_CLIENTS} clients, ${DASHBOARD_KEYS} keys, ${paths.length} operations every ${POLL_MS / 1000} s for ${DASHBOARD_SECONDS} s`);
+await Promise.all(
+  Array.from({ length: DASHBOARD_CLIENTS }, async (_, client) => {
+    const k = dashboardKeys[client % DASHBOARD_KEYS];
+    const offset = (client * POLL_MS) / DASHBOARD_CLIENTS;
+    for (let tick = 0; offset + tick * POLL_MS < DASHBOARD_SECONDS * 1000; tick++) {
+      const due = dashStarted + offset + tick * POLL_MS;
+      await new Promise((r) => setTimeout(r, Math.max(0, due - Date.now())));
+      const answers = await Promise.all(paths.map((p) => get(p, k).catch((e) => ({ status: 0, cache: String(e), ms: 0 }))));
+      for (const a of answers) {
+        seen.requests++;
+        seen.times.push(a.ms);
+        seen.byStatus[a.status] = (seen.byStatus[a.status] ?? 0) + 1;
+        seen.byCache[a.cache] = (seen.byCache[a.cache] ?? 0) + 1;
+        if (a.status === 429) seen.rateLimited++;
+        else if (a.status !== 200) seen.errors++;
+      }
+    }
+  }),
+);
+const upstream = await (await fetch(new URL('/__bench/upstream', proxyUrl))).json();
+const stats = await (await fetch(new URL('/admin/cache/stats', proxyUrl), { headers: { authorization: 'Bearer bench-admin' } })).json();
+seen.times.sort((a, b) => a - b);
+const minutes = (Date.now() - dashStarted) / 60_000;
+console.log(`\nDashboard workload: ${DASHBOARD_CLIENTS} clients, ${DASHBOARD_KEYS} keys, all ${paths.length} operations every ${POLL_MS / 1000} s, ${DASHBOARD_SECONDS} s\n`);
+console.log('| key | upstream calls | max upstream calls in any 60 s |');
+console.log('|---|---|---|');
+for (const k of dashboardKeys) console.log(`| ${k} | ${upstream[k]?.calls ?? 0} | ${upstream[k]?.max_per_rolling_minute ?? 0} |`);
+console.log(`\nrequests: ${seen.requests} (${(seen.requests / minutes).toFixed(0)}/min), p50 ${q(seen.times, 0.5).toFixed(1)} ms, p99 ${q(seen.times, 0.99).toFixed(1)} ms`);
+console.log(`X-Cache: ${JSON.stringify(seen.byCache)}; statuses: ${JSON.stringify(seen.byStatus)}`);
+console.log(`429s seen by clients: ${seen.rateLimited}; other errors: ${seen.errors}`);
+console.log(`proxy stats: ${JSON.stringify(stats)}`);
+const maxPerMinute = Math.max(...dashboardKeys.map((k) => upstream[k]?.max_per_rolling_minute ?? 0));
+console.log(`Target (≤ 60 upstream calls/min per key, zero 429s, zero errors): ${maxPerMinute <= 60 && seen.rateLimited === 0 && seen.errors === 0 ? 'met' : 'NOT met'}`);
+
+await floor.dispose();
+await proxy.dispose();
