@@ -61,3 +61,27 @@ describe('CORS', () => {
     expect(response.headers.get('vary')).toMatch(/Origin/);
   });
 });
+
+describe('proxyTransport', () => {
+  it('lets the typed client read through the cache, with X-Cache and Age in withMeta', async () => {
+    const { createClient } = await import('../src/client');
+    const { proxyTransport } = await import('../src/proxy');
+    const up = new FakeUpstream().install();
+    const ctx = createExecutionContext();
+    const transport = proxyTransport(parseEnv(env), ctx);
+    const key = freshKey();
+    // The fake upstream's body is not a real Visibility: read it raw, as the client's transport sees it.
+    const first = await transport(new Request('http://proxy.internal/api/v1/visibility', { headers: { authorization: `Bearer ${key}` } }));
+    expect(first.headers.get('x-cache')).toBe('MISS');
+    await waitOnExecutionContext(ctx);
+    const second = await transport(new Request('http://proxy.internal/api/v1/visibility', { headers: { authorization: `Bearer ${key}` } }));
+    expect(second.headers.get('x-cache')).toBe('HIT');
+    expect(up.calls).toBe(1);
+    // With the embedded origin behind it, the typed client parses real bodies and reports the cache state.
+    restoreUpstream();
+    const api = createClient({ apiKey: 'demo_growth_multi', transport: proxyTransport(parseEnv(env), createExecutionContext()) });
+    const miss = await api.withMeta.getVisibility({ brand_id: 2 }, { headers: { 'cache-control': 'no-cache' } });
+    expect(['MISS', 'REVALIDATED']).toContain(miss.meta.cache);
+    expect(miss.data.brand_id).toBe(2);
+  });
+});

@@ -252,3 +252,17 @@ export function matchesIfNoneMatch(header: string | null, etag: string): boolean
 }
 
 const notFound = () => new ApiError('not_found', 'No such operation. The operations are listed in /api/v1/openapi.json.');
+
+/**
+ * The cached proxy as a transport for the typed client, in-process: reads
+ * share the cache and the upstream gate with /api/v1, and `withMeta` reports
+ * X-Cache and Age. For digests and reports:
+ *
+ * ```ts
+ * const api = createClient({ apiKey, transport: proxyTransport(env, ctx) });
+ * const { data, meta } = await api.withMeta.getVisibility(); // meta.cache: 'HIT' | 'MISS' | ...
+ * ```
+ */
+export function proxyTransport(env: AppEnv, ctx: ExecutionContext): (request: Request) => Promise<Response> {
+  return (request) => handleProxy(request, env, ctx);
+}
