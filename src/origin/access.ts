@@ -15,6 +15,8 @@ export interface Caller {
   planActive: boolean;
   monthlyQuota: number;
   includesInsights: boolean;
+  /** The account's brands, lowest id first. */
+  brands: BrandRow[];
 }
 
 export interface BrandRow {
@@ -48,16 +50,19 @@ export function bearerKey(request: Request): string | null {
 
 const INVALID_KEY = () => new ApiError('invalid_api_key', 'Missing, revoked or unknown API key. Send it as `Authorization: Bearer <key>`.');
 
+/** The key's account, plan and brands, in one query. */
 export async function authenticate(db: D1Database, key: string | null): Promise<Caller> {
   if (!key) throw INVALID_KEY();
-  const row = await db
+  const { results } = await db
     .prepare(
-      `SELECT k.id AS key_id, k.revoked_at, a.id AS account_id, a.plan_active, p.id AS plan, p.monthly_quota, p.includes_insights
-         FROM api_keys k JOIN accounts a ON a.id = k.account_id JOIN plans p ON p.id = a.plan_id
-        WHERE k.key_hash = ?`,
+      `SELECT k.id AS key_id, k.revoked_at, a.id AS account_id, a.plan_active, p.id AS plan, p.monthly_quota, p.includes_insights,
+              b.id AS brand_id, b.name, b.domain, b.category
+         FROM api_keys k JOIN accounts a ON a.id = k.account_id JOIN plans p ON p.id = a.plan_id LEFT JOIN brands b ON b.account_id = a.id
+        WHERE k.key_hash = ? ORDER BY b.id`,
     )
     .bind(await sha256Hex(key))
-    .first<{ key_id: number; revoked_at: string | null; account_id: number; plan_active: number; plan: Plan; monthly_quota: number; includes_insights: number }>();
+    .all<{ key_id: number; revoked_at: string | null; account_id: number; plan_active: number; plan: Plan; monthly_quota: number; includes_insights: number; brand_id: number | null; name: string; domain: string; category: string }>();
+  const row = results[0];
   if (!row || row.revoked_at !== null) throw INVALID_KEY();
   return {
     keyId: row.key_id,
@@ -66,15 +71,13 @@ export async function authenticate(db: D1Database, key: string | null): Promise<
     planActive: row.plan_active === 1,
     monthlyQuota: row.monthly_quota,
     includesInsights: row.includes_insights === 1,
+    brands: results.filter((r) => r.brand_id !== null).map((r) => ({ id: r.brand_id as number, name: r.name, domain: r.domain, category: r.category })),
   };
 }
 
 /** Spec rule 1 and 6: `brand_id` is needed on multi-brand accounts, and must be one of the account's brands. */
-export async function resolveBrand(db: D1Database, caller: Caller, rawBrandId: string | undefined): Promise<BrandRow> {
-  const { results: brands } = await db
-    .prepare('SELECT id, name, domain, category FROM brands WHERE account_id = ? ORDER BY id')
-    .bind(caller.accountId)
-    .all<BrandRow>();
+export function resolveBrand(caller: Caller, rawBrandId: string | undefined): BrandRow {
+  const { brands } = caller;
   if (rawBrandId === undefined) {
     if (brands.length > 1) throw new ApiError('brand_required', 'This account has more than one brand: pass `brand_id` (see `GET /brands`).');
     if (brands[0]) return brands[0];
@@ -96,28 +99,29 @@ export function checkPlan(caller: Caller, op: AnyOperation): void {
     throw new ApiError('feature_not_in_plan', 'This data is part of the Pro and Growth plans.');
 }
 
+/** The brand's connected integrations; read in the same batch as the rate limit. */
+export const integrationsStatement = (db: D1Database, brandId: number) => db.prepare('SELECT kind FROM integrations WHERE brand_id = ?').bind(brandId);
+
 /** 409 when the operation needs an integration the brand has not connected. */
-export async function checkIntegration(db: D1Database, brandId: number, op: AnyOperation): Promise<void> {
+export function checkIntegration(connected: { kind: string }[], op: AnyOperation): void {
   if (!op.integration) return;
-  const { results } = await db.prepare('SELECT kind FROM integrations WHERE brand_id = ?').bind(brandId).all<{ kind: string }>();
-  const kinds = new Set(results.map((r) => r.kind));
+  const kinds = new Set(connected.map((r) => r.kind));
   if (op.integration === 'search_performance' && !kinds.has('search_performance'))
     throw new ApiError('integration_not_connected', 'Connect the search-performance integration to read this data.');
   if (op.integration === 'crawler_data' && !kinds.has('edge_network') && !kinds.has('tracking_script'))
     throw new ApiError('integration_not_connected', 'Connect the edge-network integration or install the tracking script to read crawler data.');
 }
 
-/** Spec rule 2: no `market` means the primary market. A code or id the brand does not have is 404 `not_found`. */
-export async function resolveMarket(db: D1Database, brandId: number, market: string | undefined): Promise<MarketRow> {
+/** Spec rule 2: no `market` means the primary market; otherwise a code or a numeric id of the brand's markets. */
+export function marketStatement(db: D1Database, brandId: number, market: string | undefined): D1PreparedStatement {
   const columns = 'id, brand_id, code, name, language, country, is_primary';
-  const statement =
-    market === undefined
-      ? db.prepare(`SELECT ${columns} FROM markets WHERE brand_id = ? AND is_primary = 1`).bind(brandId)
-      : /^\d+$/.test(market)
-        ? db.prepare(`SELECT ${columns} FROM markets WHERE brand_id = ? AND id = ?`).bind(brandId, Number(market))
-        : db.prepare(`SELECT ${columns} FROM markets WHERE brand_id = ? AND code = ?`).bind(brandId, market);
-  const row = await statement.first<MarketRow>();
+  if (market === undefined) return db.prepare(`SELECT ${columns} FROM markets WHERE brand_id = ? AND is_primary = 1`).bind(brandId);
+  if (/^\d+$/.test(market)) return db.prepare(`SELECT ${columns} FROM markets WHERE brand_id = ? AND id = ?`).bind(brandId, Number(market));
+  return db.prepare(`SELECT ${columns} FROM markets WHERE brand_id = ? AND code = ?`).bind(brandId, market);
+}
+
+/** A code or id the brand does not have is 404 `not_found`. */
+export function marketFrom(row: MarketRow | undefined, market: string | undefined): MarketRow {
   if (!row) throw new ApiError('not_found', market === undefined ? 'This brand has no primary market.' : `No market \`${market}\` for this brand (see \`GET /markets\`).`);
   return row;
 }
-

@@ -10,7 +10,7 @@ import { API_BASE, type AnyOperation, type OperationId, operations, OPERATION_ID
 import { openApiDocument } from '../contract/openapi';
 import { parseParams, queryObject } from '../contract/params';
 import { resolvePeriod, toDay, windowHint } from '../contract/window';
-import { authenticate, bearerKey, type Caller, checkIntegration, checkPlan, resolveBrand, resolveMarket } from './access';
+import { authenticate, bearerKey, type Caller, checkIntegration, checkPlan, integrationsStatement, marketFrom, type MarketRow, marketStatement, resolveBrand } from './access';
 import { admit, countRead, peek, type RateState, rateHeaders } from './limits';
 import { implementations, type OpContext } from './ops';
 
@@ -81,16 +81,19 @@ async function serve(id: OperationId, request: Request, deps: OriginDeps, exchan
   const caller = await authenticate(db, bearerKey(request));
   exchange.caller = caller;
   const rawQuery = queryObject(url.searchParams);
-  const brand = op.scope === 'account' ? undefined : await resolveBrand(db, caller, rawQuery.brand_id);
+  const brand = op.scope === 'account' ? undefined : resolveBrand(caller, rawQuery.brand_id);
   checkPlan(caller, op);
 
   const query = parseParams(op.query, rawQuery, windowHint(op.window));
   const path = parseParams(op.pathParams, decodePathParams((request as Request & { params?: Record<string, string> }).params ?? {}));
   const period = resolvePeriod(op.window, query as { days?: number; from?: string; to?: string }, today);
 
-  exchange.rate = await admit(db, caller, exchange.nowMs);
-  if (brand) await checkIntegration(db, brand.id, op);
-  const market = brand && op.scope === 'brand' ? await resolveMarket(db, brand.id, (query as { market?: string }).market) : undefined;
+  const marketCode = (query as { market?: string }).market;
+  const lookups = brand ? [integrationsStatement(db, brand.id), ...(op.scope === 'brand' ? [marketStatement(db, brand.id, marketCode)] : [])] : [];
+  const admitted = await admit(db, caller, exchange.nowMs, lookups);
+  exchange.rate = admitted.rate;
+  if (brand) checkIntegration(admitted.lookups[0]?.results as { kind: string }[], op);
+  const market = op.scope === 'brand' ? marketFrom(admitted.lookups[1]?.results[0] as MarketRow | undefined, marketCode) : undefined;
 
   const implementation = implementations[id] as unknown as (context: OpContext) => Promise<unknown>;
   const body = await implementation({ db, caller, brand, market, query, path, period, today, now } as OpContext);

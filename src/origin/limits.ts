@@ -30,9 +30,10 @@ function secondsToNextMonth(nowMs: number): number {
  * same key: the limit is exact. Refused requests are not counted, so a
  * client that backs off as told by `Retry-After` gets through.
  */
-export async function admit(db: D1Database, caller: Caller, nowMs: number): Promise<RateState> {
+export async function admit(db: D1Database, caller: Caller, nowMs: number, lookups: D1PreparedStatement[] = []): Promise<{ rate: RateState; lookups: D1Result[] }> {
   const windowStart = nowMs - RATE_WINDOW_MS;
-  const [, inserted, window, usage] = await db.batch([
+  // The lookups the next checks need ride in the same round trip.
+  const [, inserted, window, usage, ...looked] = await db.batch([
     db.prepare('DELETE FROM rate_hits WHERE key_id = ?1 AND at_ms <= ?2').bind(caller.keyId, windowStart),
     db
       .prepare(
@@ -44,10 +45,11 @@ export async function admit(db: D1Database, caller: Caller, nowMs: number): Prom
       .bind(caller.keyId, nowMs, windowStart, RATE_LIMIT, caller.accountId, month(nowMs), caller.monthlyQuota),
     db.prepare('SELECT count(*) AS used, min(at_ms) AS oldest FROM rate_hits WHERE key_id = ?1 AND at_ms > ?2').bind(caller.keyId, windowStart),
     db.prepare('SELECT reads FROM usage WHERE account_id = ? AND month = ?').bind(caller.accountId, month(nowMs)),
+    ...lookups,
   ]);
   const { used, oldest } = (window?.results[0] ?? { used: 0, oldest: null }) as { used: number; oldest: number | null };
   const state: RateState = { used, resetAtMs: (oldest ?? nowMs) + RATE_WINDOW_MS };
-  if ((inserted?.meta.changes ?? 0) > 0) return state;
+  if ((inserted?.meta.changes ?? 0) > 0) return { rate: state, lookups: looked };
 
   if (used >= RATE_LIMIT) {
     throw new ApiError('rate_limited', `More than ${RATE_LIMIT} requests in a minute. Retry after the time in \`Retry-After\`.`, {

@@ -7,9 +7,6 @@ import { type AnswerState, ENGINES, type Engine, TASK_LAYERS, type TaskLayer } f
 import { addDays, type Period } from '../contract/window';
 import { dominantState, isNaming, meanPosition, percent, type StateCounts } from './metrics';
 
-const ANSWERED = "state <> 'no_answer'";
-const NAMING = "state IN ('recommended', 'mentioned')";
-
 /** `AND question_id IN (topic's questions)` when a topic is given. */
 const topicFilter = (topicId: number | undefined, column = 'question_id') =>
   topicId === undefined ? '' : ` AND ${column} IN (SELECT id FROM questions WHERE topic_id = ${Number(topicId)})`;
@@ -97,12 +94,12 @@ export interface Totals {
   naming: number;
 }
 
-/** Answered and brand-naming runs per day. */
+/** Answered and brand-naming runs per day (from the daily counts of migration 0002). */
 export async function dailyTotals(db: D1Database, marketId: number, period: Period, topicId?: number): Promise<Map<string, Totals>> {
   const { results } = await db
     .prepare(
-      `SELECT day, sum(${ANSWERED}) AS answered, sum(${NAMING}) AS naming FROM runs
-        WHERE market_id = ? AND day BETWEEN ? AND ?${topicFilter(topicId)} GROUP BY day`,
+      `SELECT day, sum(answered) AS answered, sum(naming) AS naming FROM topic_days
+        WHERE market_id = ? AND day BETWEEN ? AND ?${topicId === undefined ? '' : ` AND topic_id = ${Number(topicId)}`} GROUP BY day`,
     )
     .bind(marketId, period.from, period.to)
     .all<{ day: string; answered: number; naming: number }>();
@@ -149,22 +146,21 @@ export async function rivalsOf(db: D1Database, brandId: number): Promise<RivalRo
 export async function rivalRunsByTopic(db: D1Database, marketId: number, period: Period, topicId?: number) {
   const { results } = await db
     .prepare(
-      `SELECT q.topic_id, rr.rival_id, count(*) AS runs FROM run_rivals rr JOIN questions q ON q.id = rr.question_id
-        WHERE rr.market_id = ? AND rr.day BETWEEN ? AND ?${topicFilter(topicId, 'rr.question_id')} GROUP BY q.topic_id, rr.rival_id`,
+      `SELECT topic_id, rival_id, sum(runs) AS runs FROM rival_topic_days
+        WHERE market_id = ? AND day BETWEEN ? AND ?${topicId === undefined ? '' : ` AND topic_id = ${Number(topicId)}`} GROUP BY topic_id, rival_id`,
     )
     .bind(marketId, period.from, period.to)
     .all<{ topic_id: number; rival_id: number; runs: number }>();
   return results;
 }
 
-/** Answered and naming runs per topic, for a window and the one before it, in one scan. */
+/** Answered and naming runs per topic, for a window and the one before it, in one read. */
 export async function topicTotals(db: D1Database, marketId: number, period: Period, previous: Period, topicId?: number) {
   const { results } = await db
     .prepare(
-      `SELECT q.topic_id, r.day >= ?4 AS current, sum(r.${ANSWERED}) AS answered, sum(r.${NAMING}) AS naming
-         FROM runs r JOIN questions q ON q.id = r.question_id
-        WHERE r.market_id = ?1 AND r.day BETWEEN ?2 AND ?3${topicFilter(topicId, 'r.question_id')}
-        GROUP BY q.topic_id, current`,
+      `SELECT topic_id, day >= ?4 AS current, sum(answered) AS answered, sum(naming) AS naming FROM topic_days
+        WHERE market_id = ?1 AND day BETWEEN ?2 AND ?3${topicId === undefined ? '' : ` AND topic_id = ${Number(topicId)}`}
+        GROUP BY topic_id, current`,
     )
     .bind(marketId, previous.from, period.to, period.from)
     .all<{ topic_id: number; current: number; answered: number; naming: number }>();

@@ -1,0 +1,125 @@
+#!/usr/bin/env node
+// `npm run bench:origin`: p50 and p95 latency of every operation of the
+// reference origin, on the demo data and on a large generated set (one brand,
+// 500 questions, 6 engines, 2 runs a day, 100 days = 600,000 runs), in
+// workerd through Miniflare with a local D1. Prints a Markdown table.
+import { readFileSync, readdirSync, mkdirSync } from 'node:fs';
+import { build } from 'esbuild';
+import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
+
+const READS = Number(process.env.BENCH_READS ?? 25);
+const KEYS = 200;
+const wrangler = readFileSync('wrangler.toml', 'utf8');
+const compatibilityDate = /compatibility_date\s*=\s*"([^"]+)"/.exec(wrangler)[1];
+
+mkdirSync('dist/bench', { recursive: true });
+await build({ entryPoints: ['scripts/bench/origin-worker.ts'], bundle: true, format: 'esm', platform: 'neutral', target: 'es2022', outfile: 'dist/bench/origin-worker.js', logLevel: 'error', mainFields: ['module', 'main'], conditions: ['workerd', 'worker', 'import'] });
+
+/** The migration files as single statements, comments dropped. */
+function migrationStatements() {
+  return readdirSync('migrations')
+    .filter((f) => f.endsWith('.sql'))
+    .sort()
+    .flatMap((f) => readFileSync(`migrations/${f}`, 'utf8').replace(/--[^\n]*/g, '').split(';'))
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+async function start(label, profile) {
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({ modules: true, scriptPath: 'dist/bench/origin-worker.js', compatibilityDate, compatibilityFlags: ['nodejs_compat'], d1Databases: { DB: `bench-${label}` } }),
+  );
+  await mf.ready;
+  const db = await mf.getD1Database('DB');
+  await db.batch(migrationStatements().map((s) => db.prepare(s)));
+  const seeded = await (await mf.dispatchFetch(`http://bench/__bench/seed?profile=${profile}`)).json();
+  console.error(`${label}: loaded ${seeded.runs.toLocaleString('en')} runs (${seeded.rows.toLocaleString('en')} rows) in ${seeded.seconds.toFixed(1)} s`);
+  return mf;
+}
+
+let keyTurn = 0;
+/** Round-robin over the bench keys: each stays under its 60 requests a minute. */
+const nextKey = () => `bench_key_${(keyTurn++ % KEYS) + 1}`;
+
+async function get(mf, path) {
+  const started = performance.now();
+  const response = await mf.dispatchFetch(`http://bench/api/v1${path}`, { headers: { authorization: `Bearer ${nextKey()}` } });
+  const body = await response.text();
+  return { ms: performance.now() - started, status: response.status, body };
+}
+
+const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+
+async function measure(mf, path) {
+  await get(mf, path); // warm the statement cache
+  const times = [];
+  let status = 0;
+  for (let i = 0; i < READS; i++) {
+    const r = await get(mf, path);
+    times.push(r.ms);
+    status = r.status;
+  }
+  times.sort((a, b) => a - b);
+  return { p50: quantile(times, 0.5), p95: quantile(times, 0.95), status };
+}
+
+/** A valid request per operation; ids and texts are read from the data itself. */
+async function paths(mf) {
+  const first = async (path, pick) => pick(JSON.parse((await get(mf, path)).body));
+  const topic = await first('/topics', (b) => b.topics[0].id);
+  const prompt = await first('/answers', (b) => b.questions[0].text);
+  const rival = await first('/topics', (b) => b.topics[0].rivals[0]?.name ?? 'Helpwave');
+  const task = await first('/tasks', (b) => b.tasks?.[0]?.id ?? 1).catch(() => 1);
+  return [
+    ['listBrands', '/brands', 'none'],
+    ['listMarkets', '/markets', 'none'],
+    ['listAnswers', '/answers', 'none'],
+    ['getOverview', '/overview', '7 days'],
+    ['getOverview', '/overview?days=90', '90 days'],
+    ['getVisibility', '/visibility', 'fixed'],
+    ['listTopics', '/topics', '7 days'],
+    ['listTopics', '/topics?days=90', '90 days'],
+    ['getTopic', `/topics/${topic}`, 'fixed'],
+    ['getPromptMatrix', '/prompts', 'fixed'],
+    ['getAnswerRuns', `/answers/runs?prompt=${encodeURIComponent(prompt)}`, 'fixed'],
+    ['getAnswerHistory', '/answers/history', 'fixed'],
+    ['getContentGaps', '/content-gaps', 'fixed'],
+    ['listSources', '/sources', 'fixed'],
+    ['listPages', '/pages', '7 days'],
+    ['listPages', '/pages?days=90', '90 days'],
+    ['getCompetitor', `/competitors/${encodeURIComponent(rival)}`, 'fixed'],
+    ['listActivity', '/activity', 'none'],
+    ['listTasks', '/tasks', 'none'],
+    ['getTask', `/tasks/${task}`, 'none'],
+    ['getBrandPerception', '/brand-perception', '7 days'],
+    ['getBrandPerception', '/brand-perception?days=90', '90 days'],
+    ['getPerceptionTranscript', '/brand-perception/transcript', 'none'],
+    ['getForumSignals', '/forum', '7 days'],
+    ['getForumSignals', '/forum?days=90', '90 days'],
+    ['getSearchPerformance', '/search-performance', '28 days'],
+    ['getSearchPerformance', '/search-performance?days=90', '90 days'],
+    ['getAiCrawlers', '/ai-crawlers', '7 days'],
+    ['getAiCrawlers', '/ai-crawlers?days=90', '90 days'],
+    ['getAiVisitors', '/ai-visitors', '7 days'],
+    ['getAiVisitors', '/ai-visitors?days=90', '90 days'],
+  ];
+}
+
+const demo = await start('demo', 'demo');
+const large = await start('large', 'large');
+const rows = [];
+const list = await paths(demo);
+const largeList = await paths(large);
+for (const [i, [id, path, window]] of list.entries()) {
+  const a = await measure(demo, path);
+  const b = await measure(large, largeList[i][1]);
+  const target = window === '90 days' ? 150 : window === 'fixed' || window === '7 days' ? 50 : null;
+  const verdict = b.status !== 200 ? `HTTP ${b.status}` : target === null ? '' : b.p50 <= target ? `ok (≤ ${target})` : `MISSED (target ${target})`;
+  rows.push(`| ${id} | ${window} | ${a.p50.toFixed(1)} / ${a.p95.toFixed(1)} | ${b.p50.toFixed(1)} / ${b.p95.toFixed(1)} | ${verdict} |`);
+}
+console.log(`\nOrigin latency in ms, p50 / p95 over ${READS} sequential reads (workerd via Miniflare, local D1; large = 600,000 runs)\n`);
+console.log('| operation | window | demo p50 / p95 | large p50 / p95 | large vs target |');
+console.log('|---|---|---|---|---|');
+console.log(rows.join('\n'));
+await demo.dispose();
+await large.dispose();
