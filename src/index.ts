@@ -3,6 +3,7 @@
  *   /api/v1/*         the cached edge proxy of the Read API v1 (src/proxy)
  *   /admin/cache/*    purge and stats of that cache (bearer ADMIN_TOKEN)
  *   /origin/api/v1/*  the embedded reference origin itself, when it is the upstream (UPSTREAM_URL unset)
+ *   /digests/*        digest subscriptions, confirm and unsubscribe links; /dev/outbox (src/digests)
  */
 import { ApiError, errorResponse } from './contract/errors';
 import { API_BASE } from './contract/operations';
@@ -10,6 +11,7 @@ import { parseEnv } from './config/env';
 import { ensureDemoData } from './origin/demo/auto';
 import { handleOrigin, requestIdOf } from './origin/handler';
 import { ADMIN_BASE, handleAdmin, handleProxy } from './proxy';
+import { digestFetch, digestQueue, digestScheduled, isDigestPath } from './digests';
 
 export { ProxyStats, UpstreamGate } from './proxy';
 
@@ -32,6 +34,7 @@ export default {
     if (env.DEMO_DATA === 'on-empty') await ensureDemoData(env.DB);
     if (under(pathname, API_BASE)) return handleProxy(request, env, ctx);
     if (under(pathname, ADMIN_BASE)) return handleAdmin(request, env, ctx);
+    if (isDigestPath(pathname)) return digestFetch(request, env, ctx);
     if (!env.UPSTREAM_URL && under(pathname, ORIGIN_MOUNT + API_BASE)) {
       const url = new URL(request.url);
       url.pathname = pathname.slice(ORIGIN_MOUNT.length);
@@ -40,5 +43,15 @@ export default {
     const response = errorResponse(new ApiError('not_found', 'Nothing here. The API is at /api/v1 (see /api/v1/openapi.json).'));
     response.headers.set('x-request-id', requestIdOf(request));
     return response;
+  },
+
+  /** Hourly: plans the weekly digests that are due (src/digests/planner.ts). */
+  async scheduled(controller, rawEnv, ctx) {
+    await digestScheduled(controller, parseEnv(rawEnv), ctx);
+  },
+
+  /** The digest send queue and its dead-letter queue (src/digests/consumer.ts). */
+  async queue(batch, rawEnv, ctx) {
+    await digestQueue(batch, parseEnv(rawEnv), ctx);
   },
 } satisfies ExportedHandler<Env>;

@@ -44,6 +44,12 @@ export const EnvSchema = z.object({
   RESEND_API_KEY: optionalText,
   /** The From of digest emails. */
   DIGEST_FROM: optionalText,
+  /** Digests (src/digests): the Queue of planned sends, one message per brand+market+key group. */
+  DIGEST_QUEUE: binding,
+  /** Absolute base URL of links in emails (confirm, unsubscribe, view in browser). Unset: http://localhost:8787. */
+  PUBLIC_URL: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
+  /** Resend API base URL; only tests and local fakes change it. */
+  RESEND_BASE_URL: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
 });
 
 const SECRETS = ['ADMIN_TOKEN', 'SIGNING_SECRET', 'ENCRYPTION_KEY'] as const;
@@ -62,7 +68,7 @@ export class InvalidEnvError extends Error {
 
 export type Config = z.output<typeof EnvSchema>;
 /** The bindings as typed by `wrangler types`, with the parsed vars and secrets. */
-export type AppEnv = Omit<Env, keyof Config> & Config & Pick<Env, 'DB' | 'CACHE' | 'UPSTREAM_GATE' | 'PROXY_STATS'>;
+export type AppEnv = Omit<Env, keyof Config> & Config & Pick<Env, 'DB' | 'CACHE' | 'UPSTREAM_GATE' | 'PROXY_STATS' | 'DIGEST_QUEUE'>;
 
 const parsed = new WeakMap<object, AppEnv>();
 

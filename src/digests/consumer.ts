@@ -1,0 +1,269 @@
+/**
+ * The Queue consumer: one message is one brand + market + key group for one
+ * ISO week. It reads `/visibility`, `/answers/history` and `/topics` once for
+ * the group, builds the report, renders each recipient's digest and sends
+ * them through the mailer in batches of at most 100.
+ *
+ * At most once per subscription and week, whatever is retried or replayed:
+ * - the send record (unique per subscription and week) is the source of truth:
+ *   only records still `planned` or `sending` are worked on, so a redelivered
+ *   message finds nothing to do, and a retry after a partial failure sends only
+ *   the batches that failed;
+ * - each record gets its batch's Resend `Idempotency-Key` before the call and
+ *   keeps it, so a batch whose outcome is unknown (timeout, crash) is retried
+ *   with the same key and Resend does not send it twice.
+ */
+import { ApiClientError } from '../client';
+import { addDays, toDay } from '../contract/window';
+import { buildReport, type DigestKind, type Report } from '../reports/model';
+import { sha256Hex } from '../origin/access';
+import type { DigestDeps, DigestJob } from './deps';
+import { BATCH_LIMIT, MIN_CALL_SPACING_MS, type OutgoingEmail } from './mailer';
+import { renderDigest, renderPausedNotice } from './render';
+import { unseal } from './sealed';
+import { digestIdempotencyKey, kindsOf, reportUrl, type SubscriptionRow, unsubscribeHeaders, unsubscribeUrl } from './store';
+
+export interface JobResult {
+  sent: number;
+  skipped: number;
+  failed: number;
+  paused: number;
+  /** Resend (or outbox) calls made. */
+  calls: number;
+  /** API reads made. */
+  reads: number;
+  /** Set when the message must be retried, with the delay the consumer asks for. */
+  retry?: { delaySeconds: number; reason: string };
+}
+
+interface PendingRow extends SubscriptionRow {
+  send_id: number;
+  send_status: 'planned' | 'sending';
+  batch_key: string | null;
+}
+
+/** Backoff of a failed group, by the Queue's attempt count: 1 min, 2, 4, 8, 16 ... capped at 1 h. */
+export const retryDelaySeconds = (attempt: number) => Math.min(3600, 60 * 2 ** Math.max(0, attempt - 1));
+
+/**
+ * The Idempotency-Key of one batch. Resend keys a whole request, so a batch's
+ * key names its members: a batch of one is exactly `digest/<subscription>/<iso-week>`,
+ * a larger one `digest/<first>+<n more>.<hash of all>/<iso-week>`.
+ */
+export async function batchKeyOf(subscriptionIds: string[], isoWeek: string): Promise<string> {
+  const ids = [...subscriptionIds].sort();
+  if (ids.length === 1) return digestIdempotencyKey(ids[0]!, isoWeek);
+  const hash = (await sha256Hex(ids.join(','))).slice(0, 16);
+  return `digest/${ids[0]}+${ids.length - 1}.${hash}/${isoWeek}`;
+}
+
+const PLACEHOLDER = { unsubscribe: 'https://placeholder.invalid/unsubscribe', report: 'https://placeholder.invalid/report' } as const;
+
+async function mark(deps: DigestDeps, rows: { send_id: number }[], status: 'sent' | 'skipped' | 'failed', reason: string | null, ids?: string[]): Promise<void> {
+  if (rows.length === 0) return;
+  const at = deps.now().toISOString();
+  const statement = deps.db.prepare(
+    `UPDATE digest_sends SET status = ?, reason = ?, provider_id = COALESCE(?, provider_id), sent_at = CASE WHEN ? = 'sent' THEN ? ELSE sent_at END, updated_at = ?
+      WHERE id = ? AND status IN ('planned', 'sending')`,
+  );
+  await deps.db.batch(rows.map((r, i) => statement.bind(status, reason, ids?.[i] ?? null, status, at, at, r.send_id)));
+}
+
+async function noteRetry(deps: DigestDeps, rows: { send_id: number }[], reason: string): Promise<void> {
+  if (rows.length === 0) return;
+  const at = deps.now().toISOString();
+  const statement = deps.db.prepare(`UPDATE digest_sends SET reason = ?, updated_at = ? WHERE id = ? AND status IN ('planned', 'sending')`);
+  await deps.db.batch(rows.map((r) => statement.bind(`retrying: ${reason}`, at, r.send_id)));
+}
+
+/** Pauses the group's active subscriptions and sends each one notice: only rows this call moved to paused get one. */
+async function pauseGroup(deps: DigestDeps, job: DigestJob, rows: PendingRow[], code: string, result: JobResult): Promise<void> {
+  const at = deps.now().toISOString();
+  const statement = deps.db.prepare(`UPDATE digest_subscriptions SET status = 'paused', paused_reason = ?, updated_at = ? WHERE id = ? AND status = 'active' RETURNING id`);
+  const moved = new Set((await deps.db.batch<{ id: string }>(rows.map((r) => statement.bind(code, at, r.id)))).flatMap((r) => r.results.map((x) => x.id)));
+  await mark(deps, rows, 'skipped', `paused: ${code}`);
+  result.skipped += rows.length;
+  const notices = rows.filter((r) => moved.has(r.id));
+  result.paused += notices.length;
+  for (let i = 0; i < notices.length; i += BATCH_LIMIT) {
+    const chunk = notices.slice(i, i + BATCH_LIMIT);
+    const emails: OutgoingEmail[] = [];
+    for (const row of chunk) {
+      const unsubscribe = await unsubscribeUrl(deps, row.id);
+      const mail = await renderPausedNotice({
+        brandName: row.brand_name,
+        market: row.market_code,
+        reason: code,
+        resubscribeHint: `Subscribe again with POST ${deps.publicUrl}/digests/subscriptions and a current API key.`,
+        unsubscribeUrl: unsubscribe,
+      });
+      emails.push({ kind: 'paused', from: deps.from, to: row.email, ...mail, headers: unsubscribeHeaders(unsubscribe, deps.from) });
+    }
+    const key = chunk.length === 1 ? `paused/${chunk[0]!.id}/${job.iso_week}` : `paused/${chunk[0]!.id}+${chunk.length - 1}/${job.iso_week}`;
+    const outcome = await deps.mailer.sendBatch(emails, key);
+    result.calls++;
+    // The pause itself stands either way; a lost notice is logged, never retried into a second one.
+    if (!outcome.ok) console.error(JSON.stringify({ msg: 'paused notice not sent', group: job.group_key, code: outcome.code, status: outcome.status }));
+  }
+}
+
+/** Processes one group; never sends a record twice. `attempt` is the Queue's delivery count (1-based). */
+export async function processDigestJob(job: DigestJob, deps: DigestDeps, attempt = 1): Promise<JobResult> {
+  const result: JobResult = { sent: 0, skipped: 0, failed: 0, paused: 0, calls: 0, reads: 0 };
+  const { results: pending } = await deps.db
+    .prepare(
+      `SELECT s.*, d.id AS send_id, d.status AS send_status, d.batch_key
+         FROM digest_sends d JOIN digest_subscriptions s ON s.id = d.subscription_id
+        WHERE d.group_key = ? AND d.iso_week = ? AND d.status IN ('planned', 'sending')
+        ORDER BY s.id`,
+    )
+    .bind(job.group_key, job.iso_week)
+    .all<PendingRow>();
+  if (pending.length === 0) return result;
+
+  // Unsubscribed or paused since planning: nothing goes to them.
+  const gone = pending.filter((r) => r.status !== 'active');
+  await mark(deps, gone, 'skipped', 'not active when sending');
+  result.skipped += gone.length;
+  const rows = pending.filter((r) => r.status === 'active');
+  if (rows.length === 0) return result;
+
+  const keyRow = rows.find((r) => r.key_sealed);
+  const apiKey = keyRow ? await unseal(deps.encryptionKey, keyRow.key_sealed!, keyRow.id) : null;
+  if (!apiKey) {
+    await mark(deps, rows, 'failed', 'the stored API key cannot be decrypted (was ENCRYPTION_KEY rotated?)');
+    result.failed += rows.length;
+    return result;
+  }
+
+  // One read of each body for the whole group. /topics reads the planned week exactly, even when late;
+  // /visibility and /answers/history have fixed windows ending today and say which in their `period`.
+  const client = deps.client(apiKey);
+  const today = toDay(deps.now());
+  const to = job.week_monday < today ? job.week_monday : today;
+  const params = { brand_id: job.brand_id, market: String(job.market_id) };
+  let visibility, history, topics;
+  try {
+    result.reads += 3;
+    [visibility, history, topics] = await Promise.all([client.getVisibility(params), client.getAnswerHistory(params), client.listTopics({ ...params, from: addDays(to, -6), to })]);
+  } catch (error) {
+    if (!(error instanceof ApiClientError)) throw error;
+    if (error.status === 401 || error.status === 403) {
+      await pauseGroup(deps, job, rows, error.code, result);
+      return result;
+    }
+    if (error.status === 404 || error.status === 400 || error.code === 'quota_exceeded' || error.code === 'integration_not_connected') {
+      // Will not get better by retrying this week: no digest, and the reason recorded.
+      await mark(deps, rows, 'skipped', `upstream ${error.status} ${error.code}`);
+      result.skipped += rows.length;
+      return result;
+    }
+    const reason = `upstream ${error.status || error.kind} ${error.code}`;
+    await noteRetry(deps, rows, reason);
+    result.retry = { delaySeconds: error.retryAfter ?? retryDelaySeconds(attempt), reason };
+    return result;
+  }
+
+  const reports = new Map<string, Report>();
+  const reportFor = (kinds: DigestKind[]) => {
+    const id = kinds.join(',');
+    let report = reports.get(id);
+    if (!report) {
+      report = buildReport({ brand: { id: job.brand_id, name: rows[0]!.brand_name }, week: { isoWeek: job.iso_week, monday: job.week_monday }, kinds, visibility, history, topics });
+      reports.set(id, report);
+    }
+    return report;
+  };
+  if (reportFor(['visibility', 'won_lost']).empty === 'nothing_measured') {
+    await mark(deps, rows, 'skipped', 'nothing measured: no answered run this week or the week before');
+    result.skipped += rows.length;
+    return result;
+  }
+
+  // Batch keys are fixed before any call and kept across retries (see the module comment).
+  const unassigned = rows.filter((r) => !r.batch_key);
+  const assign = deps.db.prepare(`UPDATE digest_sends SET status = 'sending', batch_key = ?, attempts = attempts + 1, updated_at = ? WHERE id = ? AND batch_key IS NULL`);
+  const at = deps.now().toISOString();
+  const statements: D1PreparedStatement[] = [];
+  for (let i = 0; i < unassigned.length; i += BATCH_LIMIT) {
+    const chunk = unassigned.slice(i, i + BATCH_LIMIT);
+    const key = await batchKeyOf(
+      chunk.map((r) => r.id),
+      job.iso_week,
+    );
+    for (const row of chunk) {
+      row.batch_key = key;
+      statements.push(assign.bind(key, at, row.send_id));
+    }
+  }
+  for (let i = 0; i < statements.length; i += 500) await deps.db.batch(statements.slice(i, i + 500));
+
+  const batches = new Map<string, PendingRow[]>();
+  for (const row of rows) batches.set(row.batch_key!, [...(batches.get(row.batch_key!) ?? []), row]);
+
+  // The template renders once per kinds variant; each recipient then gets their own signed links.
+  const rendered = new Map<string, { subject: string; html: string; text: string }>();
+  let retry: JobResult['retry'];
+  let first = true;
+  for (const [batchKey, members] of batches) {
+    const emails: OutgoingEmail[] = [];
+    for (const row of members) {
+      const kinds = kindsOf(row);
+      const variant = kinds.join(',');
+      let mail = rendered.get(variant);
+      if (!mail) {
+        mail = await renderDigest({ report: reportFor(kinds), links: { unsubscribe: PLACEHOLDER.unsubscribe, viewInBrowser: PLACEHOLDER.report } });
+        rendered.set(variant, mail);
+      }
+      const unsubscribe = await unsubscribeUrl(deps, row.id);
+      const report = await reportUrl(deps, row);
+      const personal = (s: string) => s.replaceAll(PLACEHOLDER.unsubscribe, unsubscribe).replaceAll(PLACEHOLDER.report, report);
+      emails.push({
+        kind: 'digest',
+        from: deps.from,
+        to: row.email,
+        subject: mail.subject,
+        html: personal(mail.html),
+        text: personal(mail.text),
+        headers: { ...unsubscribeHeaders(unsubscribe, deps.from), 'X-Entity-Ref-ID': digestIdempotencyKey(row.id, job.iso_week) },
+      });
+    }
+    if (!first) await deps.sleep(MIN_CALL_SPACING_MS);
+    first = false;
+    const outcome = await deps.mailer.sendBatch(emails, batchKey);
+    result.calls++;
+    if (outcome.ok) {
+      await mark(deps, members, 'sent', outcome.replayed ? 'already sent (idempotent replay)' : null, outcome.ids);
+      result.sent += members.length;
+    } else if (outcome.retryable) {
+      const reason = `mail ${outcome.status ?? 'network'} ${outcome.code}`;
+      await noteRetry(deps, members, reason);
+      retry = { delaySeconds: outcome.retryAfter ?? retryDelaySeconds(attempt), reason };
+      // Over the rate limit, every further call would fail too.
+      if (outcome.status === 429) break;
+    } else {
+      await mark(deps, members, 'failed', `mail ${outcome.status} ${outcome.code}: ${outcome.message}`.slice(0, 500));
+      result.failed += members.length;
+    }
+  }
+  if (retry) result.retry = retry;
+  return result;
+}
+
+/** After the last retry (the dead-letter queue): no digest this week for what is left, and why. */
+export async function giveUp(job: DigestJob, deps: Pick<DigestDeps, 'db' | 'now'>): Promise<number> {
+  const at = deps.now().toISOString();
+  const { results } = await deps.db
+    .prepare(
+      `UPDATE digest_sends
+          SET status = CASE status WHEN 'planned' THEN 'skipped' ELSE 'failed' END,
+              reason = 'gave up after the Queue''s retries' || CASE WHEN reason IS NULL THEN '' ELSE ' (' || reason || ')' END ||
+                       CASE status WHEN 'sending' THEN '; delivery of the last attempt unknown' ELSE '' END,
+              updated_at = ?
+        WHERE group_key = ? AND iso_week = ? AND status IN ('planned', 'sending')
+        RETURNING id`,
+    )
+    .bind(at, job.group_key, job.iso_week)
+    .all<{ id: number }>();
+  return results.length;
+}

@@ -1,0 +1,69 @@
+/**
+ * The digests' entry points, called from the Worker (src/index.ts):
+ * `digestFetch` for the routes, `digestScheduled` for the hourly cron and
+ * `digestQueue` for the send queue and its dead-letter queue.
+ */
+import { z } from 'zod';
+import type { AppEnv } from '../config/env';
+import { giveUp, processDigestJob, retryDelaySeconds } from './consumer';
+import { type DigestDeps, digestDeps, type DigestJob } from './deps';
+import { planDigests } from './planner';
+import { handleDigestRoutes, isDigestPath } from './routes';
+
+export { isDigestPath };
+export type { DigestDeps, DigestJob };
+
+/** The dead-letter queue's name (wrangler.toml); every other queue is the send queue. */
+export const DEAD_LETTER_QUEUE = 'digest-sends-dlq';
+
+const Job = z.object({
+  v: z.literal(1),
+  iso_week: z.string().regex(/^\d{4}-W\d{2}$/),
+  week_monday: z.iso.date(),
+  group_key: z.string().regex(/^\d+:\d+:[0-9a-f]{1,64}$/),
+  brand_id: z.number().int().positive(),
+  market_id: z.number().int().positive(),
+}) satisfies z.ZodType<DigestJob>;
+
+type Overrides = Partial<DigestDeps>;
+
+export function digestFetch(request: Request, env: AppEnv, ctx: ExecutionContext, overrides: Overrides = {}): Promise<Response> {
+  return handleDigestRoutes(request, digestDeps(env, ctx, overrides));
+}
+
+export async function digestScheduled(controller: ScheduledController, env: AppEnv, ctx: ExecutionContext, overrides: Overrides = {}) {
+  const deps = digestDeps(env, ctx, { now: () => new Date(controller.scheduledTime), ...overrides });
+  const result = await planDigests(deps);
+  console.log(JSON.stringify({ msg: 'digests planned', cron: controller.cron, planned: result.planned, groups: result.groups }));
+  return result;
+}
+
+export async function digestQueue(batch: MessageBatch<unknown>, env: AppEnv, ctx: ExecutionContext, overrides: Overrides = {}): Promise<void> {
+  const deps = digestDeps(env, ctx, overrides);
+  for (const message of batch.messages) {
+    const parsed = Job.safeParse(message.body);
+    if (!parsed.success) {
+      // Not ours or from an older version: retrying cannot fix it.
+      console.error(JSON.stringify({ msg: 'digest job ignored: malformed', queue: batch.queue, id: message.id }));
+      message.ack();
+      continue;
+    }
+    const job = parsed.data;
+    if (batch.queue === DEAD_LETTER_QUEUE) {
+      const n = await giveUp(job, deps);
+      console.error(JSON.stringify({ msg: 'digest group gave up after retries', group: job.group_key, week: job.iso_week, records: n }));
+      message.ack();
+      continue;
+    }
+    try {
+      const result = await processDigestJob(job, deps, message.attempts);
+      console.log(JSON.stringify({ msg: 'digest group processed', group: job.group_key, week: job.iso_week, attempt: message.attempts, ...result }));
+      if (result.retry) message.retry({ delaySeconds: result.retry.delaySeconds });
+      else message.ack();
+    } catch (error) {
+      // D1 or a bug: the records say what was sent, so a retry only does what is left.
+      console.error(JSON.stringify({ msg: 'digest group failed', group: job.group_key, week: job.iso_week, error: String(error) }));
+      message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+    }
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * Where mail goes: Resend's batch endpoint, or, without `RESEND_API_KEY`, the
+ * dev outbox in D1. Both take a batch of at most 100 emails and an
+ * idempotency key, and both honour the key: a repeated batch is not sent again.
+ *
+ * Resend facts that shape this (DESIGN section 7): at most 100 emails per
+ * batch call; about 5 requests per second per team; `Idempotency-Key` kept
+ * 24 h, and a key reused with another payload is a 409; the SDK returns
+ * `{ data, error }` instead of throwing.
+ */
+import { Resend } from 'resend';
+
+/** Resend's batch limit. */
+export const BATCH_LIMIT = 100;
+/** Resend's default rate limit is about 5 requests per second per team: space calls by this much. */
+export const MIN_CALL_SPACING_MS = 220;
+
+export type MailKind = 'digest' | 'confirm' | 'paused';
+
+export interface OutgoingEmail {
+  kind: MailKind;
+  from: string;
+  to: string;
+  subject: string;
+  html: string;
+  text: string;
+  headers?: Record<string, string>;
+}
+
+export type SendOutcome =
+  | { ok: true; ids: string[]; replayed?: boolean }
+  | {
+      ok: false;
+      /** Worth trying again later (network, 5xx, 429, an in-flight duplicate). */
+      retryable: boolean;
+      status: number | null;
+      code: string;
+      message: string;
+      retryAfter?: number;
+    };
+
+export interface Mailer {
+  readonly name: 'resend' | 'outbox';
+  /** Sends up to `BATCH_LIMIT` emails as one call. */
+  sendBatch(emails: OutgoingEmail[], idempotencyKey: string): Promise<SendOutcome>;
+}
+
+/** Resend, through its SDK; `baseUrl` points it at a fake in tests. */
+export function resendMailer(apiKey: string, options: { baseUrl?: string } = {}): Mailer {
+  const resend = new Resend(apiKey, options.baseUrl ? { baseUrl: options.baseUrl } : undefined);
+  return {
+    name: 'resend',
+    async sendBatch(emails, idempotencyKey) {
+      if (emails.length === 0) return { ok: true, ids: [] };
+      if (emails.length > BATCH_LIMIT) throw new RangeError(`A batch holds at most ${BATCH_LIMIT} emails, got ${emails.length}.`);
+      const { data, error, headers } = await resend.batch.send(
+        emails.map((e) => ({ from: e.from, to: [e.to], subject: e.subject, html: e.html, text: e.text, headers: e.headers, tags: [{ name: 'kind', value: e.kind }] })),
+        { idempotencyKey },
+      );
+      if (!error) return { ok: true, ids: (data?.data ?? []).map((d) => d.id) };
+      const status = (error as { statusCode?: number | null }).statusCode ?? null;
+      const code = error.name ?? 'application_error';
+      // The key was already used for another payload: that first request was accepted, so its mail went out.
+      if (status === 409 && code === 'invalid_idempotent_request') return { ok: true, ids: [], replayed: true };
+      const retryAfterHeader = headers?.['retry-after'];
+      const retryAfter = retryAfterHeader && /^\d+$/.test(retryAfterHeader) ? Number(retryAfterHeader) : undefined;
+      const retryable = status === null || status === 429 || status >= 500 || code === 'concurrent_idempotent_requests';
+      return { ok: false, retryable, status, code, message: error.message, ...(retryAfter !== undefined ? { retryAfter } : {}) };
+    },
+  };
+}
+
+/** The dev outbox: the same contract, stored in D1 and shown at GET /dev/outbox. */
+export function outboxMailer(db: D1Database, now: () => Date = () => new Date()): Mailer {
+  return {
+    name: 'outbox',
+    async sendBatch(emails, idempotencyKey) {
+      if (emails.length > BATCH_LIMIT) throw new RangeError(`A batch holds at most ${BATCH_LIMIT} emails, got ${emails.length}.`);
+      const at = now().toISOString();
+      const insert = db.prepare(
+        `INSERT INTO digest_outbox (idempotency_key, position, kind, to_addr, from_addr, subject, html, text, headers, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key, position) DO NOTHING`,
+      );
+      if (emails.length > 0) await db.batch(emails.map((e, i) => insert.bind(idempotencyKey, i, e.kind, e.to, e.from, e.subject, e.html, e.text, JSON.stringify(e.headers ?? {}), at)));
+      const { results } = await db.prepare('SELECT id FROM digest_outbox WHERE idempotency_key = ? ORDER BY position').bind(idempotencyKey).all<{ id: number }>();
+      return { ok: true, ids: results.map((r) => `outbox_${r.id}`) };
+    },
+  };
+}
