@@ -242,3 +242,24 @@ export async function openTaskCounts(db: D1Database, marketId: number) {
   for (const r of results) counts[r.layer] = r.n;
   return counts;
 }
+
+/**
+ * Citations per day and domain. Grouping by day first follows the
+ * (market, day, domain) index, so SQLite streams the groups instead of sorting.
+ */
+export async function domainCitationsByDay(db: D1Database, marketId: number, period: Period) {
+  const { results } = await db
+    .prepare('SELECT day, domain, count(*) AS citations FROM run_citations WHERE market_id = ? AND day BETWEEN ? AND ? GROUP BY day, domain')
+    .bind(marketId, period.from, period.to)
+    .all<{ day: string; domain: string; citations: number }>();
+  return results;
+}
+
+/** Citations per domain over a window, most cited first, ties by domain name. */
+export async function domainCitations(db: D1Database, marketId: number, period: Period): Promise<{ domain: string; citations: number }[]> {
+  const totals = new Map<string, number>();
+  for (const r of await domainCitationsByDay(db, marketId, period)) totals.set(r.domain, (totals.get(r.domain) ?? 0) + r.citations);
+  return [...totals]
+    .map(([domain, citations]) => ({ domain, citations }))
+    .sort((a, b) => b.citations - a.citations || (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0));
+}

@@ -3,7 +3,7 @@ import { type ActivityCategory, type CONTENT_ACTIONS, ENGINES, type Engine } fro
 import { ApiError } from '../../contract/errors';
 import { previousPeriod } from '../../contract/window';
 import { classifyDomain, percent, round1 } from '../metrics';
-import { citedDomains, domainClause, ownDomains, ownPagesOf, questionsOf, rivalsOf, topicsOf } from '../queries';
+import { domainCitations, domainClause, ownDomains, ownPagesOf, questionsOf, rivalsOf, topicsOf } from '../queries';
 import { windowedScopeOf, scopeOf } from './core';
 import type { Implementation } from './index';
 
@@ -54,11 +54,8 @@ export const getContentGaps: Implementation<'getContentGaps'> = async (c) => {
   return { ...windowedScopeOf(c), counts: { write: count('write'), improve: count('improve'), leave: count('leave') }, questions: rows };
 };
 
-/** SQLite reads a negative LIMIT as "no limit". */
-const EVERY_ROW = -1;
-
 export const listSources: Implementation<'listSources'> = async (c) => {
-  const [domains, rivals] = await Promise.all([citedDomains(c.db, c.market.id, c.period, { limit: EVERY_ROW }), rivalsOf(c.db, c.brand.id)]);
+  const [domains, rivals] = await Promise.all([domainCitations(c.db, c.market.id, c.period), rivalsOf(c.db, c.brand.id)]);
   const total = domains.reduce((sum, d) => sum + d.citations, 0);
   const byClass = { own: 0, competitor: 0, third_party: 0 };
   const sources = domains.map((d) => {
@@ -167,7 +164,7 @@ export const listPages: Implementation<'listPages'> = async (c) => {
 
 /** The rival as AI writes it, compared case-insensitively; the path is already URL-decoded. */
 export async function rivalNamed(db: D1Database, brandId: number, name: string) {
-  const wanted = name.trim().toLowerCase();
+  const wanted = name.toLowerCase();
   const rival = (await rivalsOf(db, brandId)).find((r) => r.name.toLowerCase() === wanted);
   if (!rival) throw new ApiError('not_found', `No competitor named \`${name}\` is tracked for this brand (see the rivals of \`GET /topics\`).`);
   return rival;
@@ -177,30 +174,22 @@ export const getCompetitor: Implementation<'getCompetitor'> = async (c) => {
   const rival = await rivalNamed(c.db, c.brand.id, c.path.name);
   const window = [c.market.id, c.period.from, c.period.to] as const;
   const rivalSite = domainClause([rival.domain]);
-  const [questions, runCells, rivalCells, said, pages, knownPages] = await Promise.all([
+  const [questions, runCells, rivalCells, pages, knownPages] = await Promise.all([
     questionsOf(c.db, c.market.id),
     c.db
       .prepare(`SELECT question_id, engine, sum(${ANSWERED}) AS answered, sum(${NAMING}) AS naming FROM runs WHERE market_id = ? AND day BETWEEN ? AND ? GROUP BY question_id, engine`)
       .bind(...window)
       .all<{ question_id: number; engine: Engine; answered: number; naming: number }>(),
+    // `latest_unnamed` sorts like (ran_at, id): the latest run naming the rival and not the brand.
     c.db
       .prepare(
-        `SELECT rr.question_id, rr.engine, count(*) AS runs, sum(r.${NAMING}) AS both_named
+        `SELECT rr.question_id, rr.engine, count(*) AS runs, sum(r.${NAMING}) AS both_named,
+                max(CASE WHEN NOT r.${NAMING} THEN r.ran_at || '#' || printf('%015d', r.id) END) AS latest_unnamed
            FROM run_rivals rr JOIN runs r ON r.id = rr.run_id
           WHERE rr.market_id = ? AND rr.day BETWEEN ? AND ? AND rr.rival_id = ? GROUP BY rr.question_id, rr.engine`,
       )
       .bind(...window, rival.id)
-      .all<{ question_id: number; engine: Engine; runs: number; both_named: number }>(),
-    c.db
-      .prepare(
-        `SELECT question_id, engine, ran_at, answer FROM (
-           SELECT r.question_id, r.engine, r.ran_at, r.answer, row_number() OVER (PARTITION BY r.question_id ORDER BY r.ran_at DESC, r.id DESC) AS nth
-             FROM run_rivals rr JOIN runs r ON r.id = rr.run_id
-            WHERE rr.market_id = ? AND rr.day BETWEEN ? AND ? AND rr.rival_id = ? AND NOT r.${NAMING}
-         ) WHERE nth = 1`,
-      )
-      .bind(...window, rival.id)
-      .all<{ question_id: number; engine: Engine; ran_at: string; answer: string }>(),
+      .all<{ question_id: number; engine: Engine; runs: number; both_named: number; latest_unnamed: string | null }>(),
     c.db
       .prepare(`SELECT url, count(*) AS citations FROM run_citations WHERE market_id = ? AND day BETWEEN ? AND ? AND ${rivalSite.sql} GROUP BY url ORDER BY citations DESC, url`)
       .bind(...window, ...rivalSite.binds)
@@ -208,9 +197,20 @@ export const getCompetitor: Implementation<'getCompetitor'> = async (c) => {
     c.db.prepare('SELECT url, title FROM pages WHERE market_id = ? AND rival_id = ?').bind(c.market.id, rival.id).all<{ url: string; title: string }>(),
   ]);
 
+  const group = <T extends { question_id: number }>(rows: T[]) => {
+    const out = new Map<number, T[]>();
+    for (const r of rows) {
+      const list = out.get(r.question_id);
+      if (list) list.push(r);
+      else out.set(r.question_id, [r]);
+    }
+    return out;
+  };
+  const runsByQuestion = group(runCells.results);
+  const rivalByQuestion = group(rivalCells.results);
   const perQuestion = (id: number) => {
-    const cells = runCells.results.filter((r) => r.question_id === id);
-    const rivalOf = rivalCells.results.filter((r) => r.question_id === id);
+    const cells = runsByQuestion.get(id) ?? [];
+    const rivalOf = rivalByQuestion.get(id) ?? [];
     return {
       answered: cells.reduce((s, r) => s + r.answered, 0),
       naming: cells.reduce((s, r) => s + r.naming, 0),
@@ -233,11 +233,22 @@ export const getCompetitor: Implementation<'getCompetitor'> = async (c) => {
     .filter((t) => t.margin > 0)
     .sort((a, b) => b.margin - a.margin || a.id - b.id);
 
-  const questionsWon = questions
-    .filter((q) => figures.get(q.id)!.rival > figures.get(q.id)!.naming)
+  const won = questions.filter((q) => figures.get(q.id)!.rival > figures.get(q.id)!.naming);
+  // What AI said: only the answers of the questions won are read.
+  const quoteIds = won
+    .map((q) => (rivalByQuestion.get(q.id) ?? []).map((r) => r.latest_unnamed).filter((k): k is string => k !== null).sort().at(-1))
+    .filter((k): k is string => k !== undefined)
+    .map((k) => Number(k.slice(k.lastIndexOf('#') + 1)));
+  const { results: quotes } = quoteIds.length
+    ? await c.db
+        .prepare('SELECT id, question_id, engine, ran_at, answer FROM runs WHERE id IN (SELECT value FROM json_each(?))')
+        .bind(JSON.stringify(quoteIds))
+        .all<{ id: number; question_id: number; engine: Engine; ran_at: string; answer: string }>()
+    : { results: [] };
+  const questionsWon = won
     .map((q) => {
       const f = figures.get(q.id)!;
-      const quote = said.results.find((s) => s.question_id === q.id);
+      const quote = quotes.find((s) => s.question_id === q.id);
       return {
         question_id: q.id,
         text: q.text,

@@ -6,7 +6,7 @@
 import { addDays, daysBetween, type Period, previousPeriod } from '../../contract/window';
 import type { Caller } from '../access';
 import { classifyDomain, delta, meanPosition, percent, round1 } from '../metrics';
-import { openTaskCounts, ownCitationsByUrl, ownDomains, ownPagesOf, rivalsOf } from '../queries';
+import { dailyTotals, domainCitationsByDay, openTaskCounts, ownCitationsByUrl, ownDomains, ownPagesOf, rivalRunsByTopic, rivalsOf, totalsBetween } from '../queries';
 import { listTopics, windowedScopeOf } from './core';
 import type { Implementation, OpContext } from './index';
 import { perceptionOf } from './perception';
@@ -44,8 +44,13 @@ interface DayCounts {
   positionCount: number;
 }
 
-/** Runs, rival mentions and citations per day: everything the competition part is made of, in three scans. */
-async function competitionRows(c: OpContext, span: Period) {
+/**
+ * Runs, rival mentions and citations per day of the period: what the
+ * competition part is made of, in three scans of the period only, each
+ * grouped by day first, the order of the (market, day, ...) indexes.
+ */
+async function competitionRows(c: OpContext) {
+  const window = [c.market.id, c.period.from, c.period.to] as const;
   const [runs, rivals, citations] = await Promise.all([
     c.db
       .prepare(
@@ -53,25 +58,29 @@ async function competitionRows(c: OpContext, span: Period) {
                 coalesce(sum(position), 0) AS position_sum, count(position) AS position_count
            FROM runs WHERE market_id = ? AND day BETWEEN ? AND ? GROUP BY day`,
       )
-      .bind(c.market.id, span.from, span.to)
+      .bind(...window)
       .all<{ day: string; answered: number; naming: number; position_sum: number; position_count: number }>(),
     c.db
       .prepare('SELECT day, rival_id, count(*) AS n, sum(position) AS position_sum FROM run_rivals WHERE market_id = ? AND day BETWEEN ? AND ? GROUP BY day, rival_id')
-      .bind(c.market.id, span.from, span.to)
+      .bind(...window)
       .all<{ day: string; rival_id: number; n: number; position_sum: number }>(),
-    c.db
-      .prepare('SELECT day, domain, count(*) AS n FROM run_citations WHERE market_id = ? AND day BETWEEN ? AND ? GROUP BY day, domain')
-      .bind(c.market.id, span.from, span.to)
-      .all<{ day: string; domain: string; n: number }>(),
+    domainCitationsByDay(c.db, c.market.id, c.period),
   ]);
-  return { runs: runs.results, rivals: rivals.results, citations: citations.results };
+  return { runs: runs.results, rivals: rivals.results, citations };
+}
+
+/** The previous period needs only totals: the daily counts give them without scanning runs. */
+async function previousTotals(c: OpContext, previous: Period) {
+  const [daily, rivalRuns] = await Promise.all([dailyTotals(c.db, c.market.id, previous), rivalRunsByTopic(c.db, c.market.id, previous)]);
+  return { ...totalsBetween(daily, previous), rivalMentions: rivalRuns.reduce((s, r) => s + r.runs, 0) };
 }
 
 export const getOverview: Implementation<'getOverview'> = async (c) => {
   const previous = previousPeriod(c.period);
   const inPeriod = (day: string) => day >= c.period.from && day <= c.period.to;
-  const [rows, rivals, topics, ownCitations, pages, signals, perception, traffic, tasks, integrations] = await Promise.all([
-    competitionRows(c, { from: previous.from, to: c.period.to }),
+  const [rows, before, rivals, topics, ownCitations, pages, signals, perception, traffic, tasks, integrations] = await Promise.all([
+    competitionRows(c),
+    previousTotals(c, previous),
     rivalsOf(c.db, c.brand.id),
     listTopics(c as unknown as OpContext<'listTopics'>),
     ownCitationsByUrl(c.db, c.market.id, c.brand, c.period, previous),
@@ -99,13 +108,11 @@ export const getOverview: Implementation<'getOverview'> = async (c) => {
         positionSum: 0,
         positionCount: 0,
       });
-  const inPrevious = (day: string) => day < c.period.from;
   const now = sumRuns(inPeriod);
-  const before = sumRuns(inPrevious);
   const rivalMentions = (filter: (day: string) => boolean) => rows.rivals.filter((r) => filter(r.day)).reduce((s, r) => s + r.n, 0);
   const score = percent(now.naming, now.answered);
   const sov = percent(now.naming, now.naming + rivalMentions(inPeriod));
-  const sovBefore = percent(before.naming, before.naming + rivalMentions(inPrevious));
+  const sovBefore = percent(before.naming, before.naming + before.rivalMentions);
 
   // --- standing of the brand and its top rivals, over the period and per day
   const ownDomainList = ownDomains(c.brand);
@@ -114,7 +121,7 @@ export const getOverview: Implementation<'getOverview'> = async (c) => {
     if (classifyDomain(domain, ownDomainList, []) === 'own') return 'brand';
     return rivals.find((r) => classifyDomain(domain, [], [r.domain]) === 'competitor')?.id ?? null;
   };
-  const owned = rows.citations.map((r) => ({ day: r.day, n: r.n, owner: ownerOf(r.domain) })).filter((r) => r.owner !== null);
+  const owned = rows.citations.map((r) => ({ day: r.day, n: r.citations, owner: ownerOf(r.domain) })).filter((r) => r.owner !== null);
   const citationsOf = (owner: 'brand' | number, filter: (day: string) => boolean) =>
     owned.filter((r) => r.owner === owner && filter(r.day)).reduce((s, r) => s + r.n, 0);
   const mentionsInPeriod = rivals
