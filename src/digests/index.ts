@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { AppEnv } from '../config/env';
+import { ApiError, errorResponse } from '../contract/errors';
 import { giveUp, processDigestJob, retryDelaySeconds } from './consumer';
 import { type DigestDeps, digestDeps, type DigestJob } from './deps';
 import { planDigests } from './planner';
@@ -27,8 +28,16 @@ const Job = z.object({
 
 type Overrides = Partial<DigestDeps>;
 
-export function digestFetch(request: Request, env: AppEnv, ctx: ExecutionContext, overrides: Overrides = {}): Promise<Response> {
-  return handleDigestRoutes(request, digestDeps(env, ctx, overrides));
+export async function digestFetch(request: Request, env: AppEnv, ctx: ExecutionContext, overrides: Overrides = {}): Promise<Response> {
+  let deps: DigestDeps;
+  try {
+    deps = digestDeps(env, ctx, overrides);
+  } catch (error) {
+    // DigestConfigError: named for the operator, a plain 500 for the caller.
+    console.error(JSON.stringify({ msg: 'digests misconfigured', error: String(error) }));
+    return errorResponse(new ApiError('internal_error', 'The digests are misconfigured.'));
+  }
+  return handleDigestRoutes(request, deps);
 }
 
 export async function digestScheduled(controller: ScheduledController, env: AppEnv, ctx: ExecutionContext, overrides: Overrides = {}) {

@@ -1,0 +1,196 @@
+/**
+ * Shared by the digest tests: a fake Resend API the test controls and
+ * inspects (reached by the real `resend` SDK through a stubbed `fetch`), a
+ * recording Queue producer, and direct inserts of subscriptions.
+ */
+import { createExecutionContext, createMessageBatch, createScheduledController, env, getQueueResult, waitOnExecutionContext } from 'cloudflare:test';
+import { vi } from 'vitest';
+import type { DigestJob } from '../src/digests/deps';
+import { seal } from '../src/digests/sealed';
+import worker from '../src/index';
+import { sha256Hex } from '../src/origin/access';
+
+export const RESEND_BASE = 'https://resend.test';
+
+export interface ResendEmail {
+  from: string;
+  to: string[];
+  subject: string;
+  html: string;
+  text: string;
+  headers?: Record<string, string>;
+}
+
+export interface ResendCall {
+  path: string;
+  idempotencyKey: string | null;
+  authorization: string | null;
+  emails: ResendEmail[];
+  status: number;
+}
+
+/**
+ * A fake of Resend's batch endpoint: remembers idempotency keys (a repeated
+ * key with the same payload answers the first ids and sends nothing, a
+ * different payload is a 409 `invalid_idempotent_request`), and fails the
+ * calls the test scripts with `failNext`.
+ */
+export class FakeResend {
+  calls: ResendCall[] = [];
+  /** Emails Resend accepted, in order: what recipients actually got. */
+  delivered: ResendEmail[] = [];
+  private seen = new Map<string, { body: string; ids: string[] }>();
+  private failures: { status: number; name: string }[] = [];
+  private counter = 0;
+
+  failNext(status: number, name = status === 429 ? 'rate_limit_exceeded' : 'internal_server_error', times = 1) {
+    for (let i = 0; i < times; i++) this.failures.push({ status, name });
+  }
+
+  /** Successful (accepted) batch calls. */
+  get accepted() {
+    return this.calls.filter((c) => c.status === 200);
+  }
+
+  async handle(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const body = await request.text();
+    const emails = JSON.parse(body) as ResendEmail[];
+    const key = request.headers.get('idempotency-key');
+    const call: ResendCall = { path: url.pathname, idempotencyKey: key, authorization: request.headers.get('authorization'), emails, status: 200 };
+    this.calls.push(call);
+    const failure = this.failures.shift();
+    if (failure) {
+      call.status = failure.status;
+      return Response.json({ statusCode: failure.status, name: failure.name, message: 'scripted failure' }, { status: failure.status });
+    }
+    if (url.pathname !== '/emails/batch' || emails.length > 100) {
+      call.status = 422;
+      return Response.json({ statusCode: 422, name: 'validation_error', message: 'bad batch' }, { status: 422 });
+    }
+    if (key) {
+      const previous = this.seen.get(key);
+      if (previous && previous.body !== body) {
+        call.status = 409;
+        return Response.json({ statusCode: 409, name: 'invalid_idempotent_request', message: 'Same idempotency key used with a different request payload.' }, { status: 409 });
+      }
+      if (previous) return Response.json({ data: previous.ids.map((id) => ({ id })) });
+    }
+    const ids = emails.map(() => `re_${++this.counter}`);
+    if (key) this.seen.set(key, { body, ids });
+    this.delivered.push(...emails);
+    return Response.json({ data: ids.map((id) => ({ id })) });
+  }
+
+  /** Routes `fetch` to this fake for RESEND_BASE, and refuses every other outbound request. */
+  install() {
+    vi.stubGlobal('fetch', async (input: RequestInfo | URL, init?: RequestInit) => {
+      const request = new Request(input, init);
+      if (request.url.startsWith(RESEND_BASE)) return this.handle(request);
+      throw new Error(`Unexpected outbound request in a digest test: ${request.url}`);
+    });
+    return this;
+  }
+}
+
+/** Records what the planner enqueues. */
+export class FakeQueue {
+  sent: DigestJob[] = [];
+  async sendBatch(messages: Iterable<MessageSendRequest<DigestJob>>) {
+    for (const m of messages) this.sent.push(m.body);
+  }
+  async send(body: DigestJob) {
+    this.sent.push(body);
+  }
+}
+
+/** The Worker's env with Resend pointed at the fake and the Queue replaced by a recorder. */
+export function testEnv(queue: FakeQueue, extra: Record<string, unknown> = {}): Env {
+  return { ...env, RESEND_API_KEY: 're_test_key', RESEND_BASE_URL: RESEND_BASE, PUBLIC_URL: 'https://edge.test', DIGEST_FROM: 'Brightdesk Digest <digest@mail.example.com>', DIGEST_QUEUE: queue, ...extra } as unknown as Env;
+}
+
+/** Runs the Worker's `scheduled` handler at `at`. */
+export async function runCron(at: string, testEnvironment: Env) {
+  const ctx = createExecutionContext();
+  await worker.scheduled!(createScheduledController({ scheduledTime: new Date(at), cron: '0 * * * *' }), testEnvironment, ctx);
+  await waitOnExecutionContext(ctx);
+}
+
+let messageCounter = 0;
+
+/** Delivers jobs to the Worker's `queue` handler, as the Queue would (`attempts` is the delivery count). */
+export async function deliver(jobs: DigestJob[], testEnvironment: Env, options: { attempts?: number; queue?: string } = {}) {
+  const batch = createMessageBatch(
+    options.queue ?? 'digest-sends',
+    jobs.map((body) => ({ id: `msg-${++messageCounter}`, timestamp: new Date(), attempts: options.attempts ?? 1, body })),
+  );
+  const ctx = createExecutionContext();
+  await worker.queue!(batch as MessageBatch<unknown>, testEnvironment, ctx);
+  return getQueueResult(batch as MessageBatch<unknown>, ctx);
+}
+
+export interface SubscriptionSeed {
+  email: string;
+  key?: string;
+  brandId?: number;
+  brandName?: string;
+  marketId?: number;
+  marketCode?: string;
+  timezone?: string;
+  kinds?: string;
+  status?: 'pending' | 'active' | 'paused' | 'unsubscribed';
+}
+
+let seedCounter = 0;
+
+/** Inserts subscriptions as the API would store them (key sealed, hash kept); returns their ids. */
+export async function seedSubscriptions(seeds: SubscriptionSeed[]): Promise<string[]> {
+  const now = new Date().toISOString();
+  const statements: D1PreparedStatement[] = [];
+  const ids: string[] = [];
+  for (const s of seeds) {
+    const id = `sub_t${String(++seedCounter).padStart(6, '0')}`;
+    const key = s.key ?? 'demo_pro_single';
+    ids.push(id);
+    statements.push(
+      env.DB.prepare(
+        `INSERT INTO digest_subscriptions (id, email, email_key, brand_id, brand_name, market_id, market_code, kinds, timezone, status, key_hash, key_sealed, created_at, updated_at, confirmed_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).bind(
+        id,
+        s.email,
+        s.email.toLowerCase(),
+        s.brandId ?? 1,
+        s.brandName ?? 'Brightdesk',
+        s.marketId ?? 11,
+        s.marketCode ?? 'us',
+        s.kinds ?? 'visibility,won_lost',
+        s.timezone ?? 'UTC',
+        s.status ?? 'active',
+        await sha256Hex(key),
+        await seal(env.ENCRYPTION_KEY, key, id),
+        now,
+        now,
+        now,
+      ),
+    );
+  }
+  for (let i = 0; i < statements.length; i += 200) await env.DB.batch(statements.slice(i, i + 200));
+  return ids;
+}
+
+export async function clearDigests() {
+  await env.DB.batch([env.DB.prepare('DELETE FROM digest_sends'), env.DB.prepare('DELETE FROM digest_outbox'), env.DB.prepare('DELETE FROM digest_subscriptions')]);
+}
+
+export async function sendRecords() {
+  const { results } = await env.DB.prepare('SELECT subscription_id, iso_week, status, batch_key, reason, idempotency_key FROM digest_sends ORDER BY subscription_id').all<{
+    subscription_id: string;
+    iso_week: string;
+    status: string;
+    batch_key: string | null;
+    reason: string | null;
+    idempotency_key: string;
+  }>();
+  return results;
+}

@@ -1,0 +1,176 @@
+/**
+ * Units of the digests: the report model (noise, lead, empty states, subject)
+ * over the demo's real bodies, the rendered HTML and text parts, every
+ * template from its PreviewProps, the due-time rules and the signed tokens.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ResponseOf } from '../src/contract/operations';
+import { renderConfirmation, renderDigest, renderPausedNotice } from '../src/digests/render';
+import { canonicalTimeZone, dueWeek, isoWeek } from '../src/digests/schedule';
+import { seal, unseal } from '../src/digests/sealed';
+import { buildReport, changeNoise, type ReportInput, trendOf } from '../src/reports/model';
+import { signReportToken, signToken, verifyReportToken, verifyToken } from '../src/signing';
+import ConfirmSubscriptionEmail from '../emails/confirm-subscription';
+import DigestEmail from '../emails/digest';
+import PausedNoticeEmail from '../emails/paused-notice';
+import fixture from '../emails/_fixtures/brightdesk-us.json';
+
+const visibility = fixture.visibility as ResponseOf<'getVisibility'>;
+const history = fixture.history as ResponseOf<'getAnswerHistory'>;
+const topics = fixture.topics as ResponseOf<'listTopics'>;
+const input = (over: Partial<ReportInput> = {}): ReportInput => ({
+  brand: { id: 1, name: 'Brightdesk' },
+  week: { isoWeek: '2026-W48', monday: '2026-11-23' },
+  kinds: ['visibility', 'won_lost'],
+  visibility,
+  history,
+  topics,
+  ...over,
+});
+const links = { viewInBrowser: 'https://edge.test/r/tok', unsubscribe: 'https://edge.test/digests/unsubscribe?token=tok' };
+
+describe('sampling noise', () => {
+  it('is one standard error of the difference of two shares, in points', () => {
+    // p1 = 42 %, n1 = 400; p0 = 40 %, n0 = 400: sqrt(.42*.58/400 + .4*.6/400) = 3.4771 points
+    expect(changeNoise(42, 400, 40, 400)).toBeCloseTo(3.4771, 3);
+    expect(changeNoise(null, 400, 40, 400)).toBeNull();
+    expect(changeNoise(42, 0, 40, 400)).toBeNull();
+    expect(trendOf(2, 3.48)).toBe('steady');
+    expect(trendOf(-3.5, 3.48)).toBe('down');
+    expect(trendOf(3.5, 3.48)).toBe('up');
+    expect(trendOf(null, null)).toBe('unknown');
+  });
+});
+
+describe('the report model over the demo bodies', () => {
+  const report = buildReport(input());
+
+  it('shows a change within the noise as steady and says so in the subject', () => {
+    const n0 = visibility.history.at(-2)!.answered_runs;
+    const noise = changeNoise(visibility.score, visibility.answered_runs, visibility.history.at(-2)!.score, n0)!;
+    expect(report.visibility!.noise).toBeCloseTo(noise, 2);
+    expect(report.visibility!.trend).toBe(Math.abs(visibility.change!) < noise ? 'steady' : visibility.change! > 0 ? 'up' : 'down');
+    const change = report.visibility!.trend === 'steady' ? 'steady' : `${visibility.change! > 0 ? '+' : '-'}${Math.abs(visibility.change!).toFixed(1)}`;
+    expect(report.subject).toBe(`Brightdesk: AI visibility ${visibility.score!.toFixed(1)}% (${change}) · ${history.counts.won} won, ${history.counts.lost} lost · week of 23 Nov`);
+  });
+
+  it('leads with the biggest move, named: question, engines, rival; a loss before a gain of the same size', () => {
+    const size = (q: (typeof history.questions)[number]) => Math.abs(q.engines_naming_now - q.engines_naming_before);
+    const moved = history.questions.filter((q) => q.outcome !== 'held');
+    const biggest = Math.max(...moved.map(size));
+    const top = moved.filter((q) => size(q) === biggest).sort((a, b) => (a.outcome === b.outcome ? a.question_id - b.question_id : a.outcome === 'lost' ? -1 : 1))[0]!;
+    expect(report.lead.question).toBe(top.text);
+    expect(report.lead.kind).toBe(top.outcome === 'lost' ? 'loss' : 'gain');
+    expect(report.lead.headline).toContain(top.text);
+    for (const engine of report.lead.engines!) expect(report.lead.headline).toContain(engine);
+    if (report.lead.rival) expect(report.lead.headline).toContain(report.lead.rival);
+  });
+
+  it('keeps the 12 weekly points, the counts, and the topics that moved most', () => {
+    expect(report.visibility!.history.map((b) => b.score)).toEqual(visibility.history.map((p) => p.score));
+    expect(report.won_lost!.counts).toEqual(history.counts);
+    expect(report.won_lost!.won).toHaveLength(history.counts.won);
+    expect(report.topics).toHaveLength(3);
+    const changes = report.topics.map((t) => Math.abs(t.change!));
+    expect(changes).toEqual([...changes].sort((a, b) => b - a));
+  });
+
+  it('follows the kinds: won_lost only has no visibility section and a shorter subject', () => {
+    const only = buildReport(input({ kinds: ['won_lost'] }));
+    expect(only.visibility).toBeNull();
+    expect(only.subject).toBe(`Brightdesk: ${history.counts.won} won, ${history.counts.lost} lost · week of 23 Nov`);
+    expect(buildReport(input({ kinds: ['visibility'] })).won_lost).toBeNull();
+  });
+
+  it('says so honestly when nothing changed, and flags nothing measured', () => {
+    const quiet = buildReport(
+      input({
+        kinds: ['won_lost'],
+        history: { ...history, counts: { won: 0, lost: 0, held: 42 }, questions: history.questions.map((q) => ({ ...q, outcome: 'held' as const, moved: [] })) },
+      }),
+    );
+    expect(quiet.empty).toBe('nothing_changed');
+    expect(quiet.lead.headline).toBe('Nothing changed for Brightdesk this week: no question was won or lost.');
+    const nothing = buildReport(input({ visibility: { ...visibility, score: null, change: null, answered_runs: 0, naming_runs: 0, history: visibility.history.map((p) => ({ ...p, score: null, answered_runs: 0 })) } }));
+    expect(nothing.empty).toBe('nothing_measured');
+  });
+});
+
+describe('rendering', () => {
+  it('renders HTML and text from the same template, with the figures, the links and an accessible frame', async () => {
+    const report = buildReport(input());
+    const { html, text, subject } = await renderDigest({ report, links });
+    expect(subject).toBe(report.subject);
+    expect(html).toMatch(/<html[^>]* lang="en"/);
+    expect(html).not.toMatch(/<img|<svg/i);
+    for (const part of [html, text]) {
+      expect(part).toContain(`${visibility.score!.toFixed(1)}%`);
+      expect(part).toContain(`${history.counts.won} won`);
+      expect(part).toContain(links.unsubscribe);
+      expect(part).toContain(links.viewInBrowser);
+    }
+    // The chart: 12 bars as table cells in HTML, a plain list in text.
+    expect(html).toMatch(/<table[^>]*data-skip-in-text="true"/);
+    for (const point of visibility.history) expect(text).toContain(`Week from ${point.week_start.slice(8).replace(/^0/, '')} `);
+    expect(text).not.toMatch(/<[a-z]/i);
+  });
+
+  it('renders every template from its PreviewProps', async () => {
+    expect((await renderDigest(DigestEmail.PreviewProps)).html).toContain('Brightdesk');
+    expect((await renderConfirmation(ConfirmSubscriptionEmail.PreviewProps)).text).toContain(ConfirmSubscriptionEmail.PreviewProps.confirmUrl);
+    expect((await renderPausedNotice(PausedNoticeEmail.PreviewProps)).text).toContain('revoked');
+  });
+});
+
+describe('due time', () => {
+  it('is Monday 08:00 local, caught up until Tuesday 07:59, in the ISO week of that Monday', () => {
+    expect(dueWeek(new Date('2026-11-23T08:00:00Z'), 'UTC')).toEqual({ isoWeek: '2026-W48', monday: '2026-11-23' });
+    expect(dueWeek(new Date('2026-11-23T07:59:00Z'), 'UTC')).toBeNull();
+    expect(dueWeek(new Date('2026-11-24T07:59:00Z'), 'UTC')).toEqual({ isoWeek: '2026-W48', monday: '2026-11-23' });
+    expect(dueWeek(new Date('2026-11-24T08:00:00Z'), 'UTC')).toBeNull();
+    expect(dueWeek(new Date('2026-11-23T13:00:00Z'), 'America/New_York')).toEqual({ isoWeek: '2026-W48', monday: '2026-11-23' });
+    expect(dueWeek(new Date('2026-11-23T12:00:00Z'), 'America/New_York')).toBeNull();
+    // Sunday 23:00 UTC is Monday 08:00 in Tokyo.
+    expect(dueWeek(new Date('2026-11-22T23:00:00Z'), 'Asia/Tokyo')).toEqual({ isoWeek: '2026-W48', monday: '2026-11-23' });
+    // Summer time: 08:00 in Berlin is 06:00 UTC in July.
+    expect(dueWeek(new Date('2026-07-06T06:00:00Z'), 'Europe/Berlin')).toEqual({ isoWeek: '2026-W28', monday: '2026-07-06' });
+    expect(dueWeek(new Date('2026-07-06T05:00:00Z'), 'Europe/Berlin')).toBeNull();
+  });
+
+  it('computes ISO weeks across year ends', () => {
+    expect(isoWeek('2026-11-23')).toBe('2026-W48');
+    expect(isoWeek('2026-12-28')).toBe('2026-W53');
+    expect(isoWeek('2027-01-04')).toBe('2027-W01');
+    expect(isoWeek('2025-12-29')).toBe('2026-W01');
+  });
+
+  it('accepts IANA names only', () => {
+    expect(canonicalTimeZone('europe/berlin')).toBe('Europe/Berlin');
+    expect(canonicalTimeZone('UTC')).toBe('UTC');
+    expect(canonicalTimeZone('America/Argentina/Buenos_Aires')).toMatch(/Buenos_Aires$/);
+    for (const bad of ['Mars/Olympus', '+02:00', 'CET ', '', 'Europe/Berlin; DROP']) expect(canonicalTimeZone(bad)).toBeNull();
+  });
+});
+
+describe('tokens and sealed keys', () => {
+  it('signs report links over brand, market, kind and expiry', async () => {
+    const now = new Date('2026-11-23T08:00:00Z');
+    const token = await signReportToken('secret', { brandId: 1, market: 'US', kind: 'weekly', ref: 'sub:sub_1' }, { now, ttlSeconds: 60 });
+    const ok = await verifyReportToken('secret', token, now);
+    expect(ok).toEqual({ ok: true, claims: { p: 'report', b: 1, m: 'us', k: 'weekly', r: 'sub:sub_1', exp: Date.parse('2026-11-23T08:01:00Z') / 1000 } });
+    expect(await verifyReportToken('secret', token, new Date('2026-11-23T08:01:00Z'))).toEqual({ ok: false, reason: 'expired' });
+    expect(await verifyReportToken('other', token, now)).toEqual({ ok: false, reason: 'forged' });
+    const unsubscribe = await signToken('secret', { p: 'unsubscribe', s: 'sub_1' }, { ttlSeconds: 60, now });
+    expect(await verifyReportToken('secret', unsubscribe, now)).toEqual({ ok: false, reason: 'wrong_purpose' });
+    expect(await verifyToken('secret', 'v1.%%%.x', 'confirm', now)).toEqual({ ok: false, reason: 'malformed' });
+  });
+
+  it('seals API keys with AES-GCM bound to the subscription', async () => {
+    const key = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
+    const sealed = await seal(key, 'demo_pro_single', 'sub_a');
+    expect(sealed).not.toContain('demo_pro_single');
+    expect(await unseal(key, sealed, 'sub_a')).toBe('demo_pro_single');
+    expect(await unseal(key, sealed, 'sub_b')).toBeNull();
+    expect(await seal(key, 'demo_pro_single', 'sub_a')).not.toBe(sealed);
+  });
+});

@@ -1,0 +1,205 @@
+/**
+ * Subscriptions through the Worker (SELF): validation, double opt-in, the
+ * signed links, account scoping, and the key at rest. Mail goes to the dev
+ * outbox (no RESEND_API_KEY in the test env).
+ */
+import { env, SELF } from 'cloudflare:test';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { signToken } from '../src/signing';
+import { clearDigests } from './digests-helpers';
+
+const BASE = 'https://edge.test';
+
+function subscribe(body: unknown, options: { key?: string | null; contentType?: string; raw?: string } = {}) {
+  const headers: Record<string, string> = { 'content-type': options.contentType ?? 'application/json' };
+  const key = options.key === undefined ? 'demo_pro_single' : options.key;
+  if (key) headers.authorization = `Bearer ${key}`;
+  return SELF.fetch(`${BASE}/digests/subscriptions`, { method: 'POST', headers, body: options.raw ?? JSON.stringify(body) });
+}
+
+async function outbox(to: string) {
+  const response = await SELF.fetch(`${BASE}/dev/outbox?format=json&to=${encodeURIComponent(to)}`);
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { messages: { id: number; kind: string; subject: string; text: string; headers: Record<string, string> }[] }).messages;
+}
+
+const linkIn = (text: string, path: string) => new RegExp(`https?://[^\\s]+${path.replace('/', '\\/')}\\?token=[A-Za-z0-9._-]+`).exec(text)?.[0];
+
+beforeEach(clearDigests);
+
+describe('POST /digests/subscriptions', () => {
+  it('creates a pending subscription and sends only a confirmation email; confirming activates it', async () => {
+    const response = await subscribe({ email: 'Ada@Example.com', market: 'us', kinds: ['won_lost'], timezone: 'europe/berlin' });
+    expect(response.status).toBe(201);
+    const { subscription } = (await response.json()) as { subscription: Record<string, unknown> };
+    expect(subscription).toEqual(
+      expect.objectContaining({ email: 'Ada@Example.com', brand_id: 1, brand_name: 'Brightdesk', market: { id: 11, code: 'us' }, kinds: ['won_lost'], timezone: 'Europe/Berlin', status: 'pending' }),
+    );
+    expect(JSON.stringify(subscription)).not.toContain('demo_pro_single');
+
+    const mails = await outbox('Ada@Example.com');
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.kind).toBe('confirm');
+    expect(mails[0]!.subject).toBe('Confirm your weekly AI-visibility digest for Brightdesk');
+    const confirm = linkIn(mails[0]!.text, '/digests/confirm');
+    expect(confirm).toBeDefined();
+
+    const page = await SELF.fetch(confirm!.replace(/^https?:\/\/[^/]+/, BASE));
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Subscription confirmed');
+    const row = await env.DB.prepare('SELECT status, confirmed_at FROM digest_subscriptions WHERE id = ?').bind(subscription.id).first<{ status: string; confirmed_at: string }>();
+    expect(row?.status).toBe('active');
+    // Following the link twice is harmless.
+    expect((await SELF.fetch(confirm!.replace(/^https?:\/\/[^/]+/, BASE))).status).toBe(200);
+  });
+
+  it('stores the API key sealed (AES-GCM), never in plain text', async () => {
+    const { subscription } = (await (await subscribe({ email: 'key@example.com' })).json()) as { subscription: { id: string } };
+    const row = await env.DB.prepare('SELECT * FROM digest_subscriptions WHERE id = ?').bind(subscription.id).first<Record<string, string>>();
+    expect(JSON.stringify(row)).not.toContain('demo_pro_single');
+    expect(row!.key_sealed).toMatch(/^v1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]+$/);
+  });
+
+  it('does not duplicate a re-subscription; an active one stays active and gets no new email', async () => {
+    const first = (await (await subscribe({ email: 'dup@example.com' })).json()) as { subscription: { id: string } };
+    await env.DB.prepare(`UPDATE digest_subscriptions SET status = 'active' WHERE id = ?`).bind(first.subscription.id).run();
+    const again = await subscribe({ email: 'DUP@example.com', kinds: ['visibility'] });
+    expect(again.status).toBe(200);
+    const body = (await again.json()) as { subscription: { id: string; status: string; kinds: string[] } };
+    expect(body.subscription).toEqual(expect.objectContaining({ id: first.subscription.id, status: 'active', kinds: ['visibility'] }));
+    const count = await env.DB.prepare('SELECT COUNT(*) AS n FROM digest_subscriptions').first<{ n: number }>();
+    expect(count?.n).toBe(1);
+    expect(await outbox('dup@example.com')).toHaveLength(1);
+  });
+
+  it.each([
+    ['malformed email', { email: 'not-an-email' }, 'email'],
+    ['header injection in email', { email: 'a@example.com\r\nBcc: x@example.com' }, 'email'],
+    ['missing email', { market: 'us' }, 'email'],
+    ['unknown timezone', { email: 'a@example.com', timezone: 'Mars/Olympus' }, 'timezone'],
+    ['offset instead of a timezone', { email: 'a@example.com', timezone: '+02:00' }, 'timezone'],
+    ['unknown kind', { email: 'a@example.com', kinds: ['weather'] }, 'kinds'],
+    ['empty kinds', { email: 'a@example.com', kinds: [] }, 'kinds'],
+    ['repeated kind', { email: 'a@example.com', kinds: ['visibility', 'visibility'] }, 'kinds'],
+    ['brand_id as text', { email: 'a@example.com', brand_id: '1' }, 'brand_id'],
+    ['unknown field', { email: 'a@example.com', frequency: 'daily' }, 'frequency'],
+  ])('400 invalid_parameter for %s', async (_, body, param) => {
+    const response = await subscribe(body);
+    expect(response.status).toBe(400);
+    const error = ((await response.json()) as { error: { code: string; param: string; message: string } }).error;
+    expect(error.code).toBe('invalid_parameter');
+    expect(error.param).toBe(param);
+    expect(error.message.length).toBeGreaterThan(10);
+  });
+
+  it('400 for a wrong content type, a body that is not JSON, a JSON array, and an oversize body', async () => {
+    for (const [options, param] of [
+      [{ contentType: 'text/plain' }, 'content-type'],
+      [{ raw: '{"email":' }, 'body'],
+      [{ raw: '[]' }, 'body'],
+      [{ raw: JSON.stringify({ email: 'a@example.com', pad: 'x'.repeat(5000) }) }, 'body'],
+    ] as const) {
+      const response = await subscribe({ email: 'a@example.com' }, options);
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: { param: string } }).error.param).toBe(param);
+    }
+  });
+
+  it('passes the API error through when the key cannot read the brand or market', async () => {
+    const cases: [string | null, unknown, number, string][] = [
+      [null, { email: 'a@example.com' }, 401, 'invalid_api_key'],
+      ['demo_revoked', { email: 'a@example.com' }, 401, 'invalid_api_key'],
+      ['demo_inactive', { email: 'a@example.com' }, 403, 'plan_inactive'],
+      ['demo_growth_multi', { email: 'a@example.com' }, 400, 'brand_required'],
+      ['demo_growth_multi', { email: 'a@example.com', brand_id: 1 }, 404, 'brand_not_found'],
+      ['demo_pro_single', { email: 'a@example.com', market: 'zz' }, 404, 'not_found'],
+    ];
+    for (const [key, body, status, code] of cases) {
+      const response = await subscribe(body, { key });
+      expect([key, response.status]).toEqual([key, status]);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe(code);
+    }
+    expect((await env.DB.prepare('SELECT COUNT(*) AS n FROM digest_subscriptions').first<{ n: number }>())?.n).toBe(0);
+  });
+});
+
+describe('GET and DELETE /digests/subscriptions', () => {
+  it("lists only the key's account's subscriptions and deletes only those", async () => {
+    await subscribe({ email: 'pro@example.com' });
+    const growth = (await (await subscribe({ email: 'growth@example.com', brand_id: 2 }, { key: 'demo_growth_multi' })).json()) as { subscription: { id: string } };
+    const list = await SELF.fetch(`${BASE}/digests/subscriptions`, { headers: { authorization: 'Bearer demo_pro_single' } });
+    expect(list.status).toBe(200);
+    const { subscriptions } = (await list.json()) as { subscriptions: { email: string }[] };
+    expect(subscriptions.map((s) => s.email)).toEqual(['pro@example.com']);
+
+    const foreign = await SELF.fetch(`${BASE}/digests/subscriptions/${growth.subscription.id}`, { method: 'DELETE', headers: { authorization: 'Bearer demo_pro_single' } });
+    expect(foreign.status).toBe(404);
+    const own = await SELF.fetch(`${BASE}/digests/subscriptions/${growth.subscription.id}`, { method: 'DELETE', headers: { authorization: 'Bearer demo_growth_multi' } });
+    expect(own.status).toBe(204);
+    const row = await env.DB.prepare('SELECT status, key_sealed FROM digest_subscriptions WHERE id = ?').bind(growth.subscription.id).first();
+    expect(row).toEqual({ status: 'unsubscribed', key_sealed: null });
+    expect((await SELF.fetch(`${BASE}/digests/subscriptions`)).status).toBe(401);
+  });
+});
+
+describe('signed links', () => {
+  it('unsubscribe: GET shows a confirm button and changes nothing; POST (RFC 8058 one-click) unsubscribes', async () => {
+    const { subscription } = (await (await subscribe({ email: 'bye@example.com' })).json()) as { subscription: { id: string } };
+    const token = await signToken(env.SIGNING_SECRET, { p: 'unsubscribe', s: subscription.id }, { ttlSeconds: 3600 });
+    const get = await SELF.fetch(`${BASE}/digests/unsubscribe?token=${token}`);
+    expect(get.status).toBe(200);
+    const html = await get.text();
+    expect(html).toContain('<form method="post"');
+    expect(html).toContain('<button type="submit">Unsubscribe</button>');
+    expect((await env.DB.prepare('SELECT status FROM digest_subscriptions WHERE id = ?').bind(subscription.id).first())?.status).toBe('pending');
+
+    const post = await SELF.fetch(`${BASE}/digests/unsubscribe?token=${token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'List-Unsubscribe=One-Click',
+    });
+    expect(post.status).toBe(200);
+    expect(await post.text()).toContain('You are unsubscribed');
+    expect((await env.DB.prepare('SELECT status FROM digest_subscriptions WHERE id = ?').bind(subscription.id).first())?.status).toBe('unsubscribed');
+    // A confirm link that arrives after unsubscribing does not reactivate it.
+    const confirm = await signToken(env.SIGNING_SECRET, { p: 'confirm', s: subscription.id }, { ttlSeconds: 3600 });
+    expect((await SELF.fetch(`${BASE}/digests/confirm?token=${confirm}`)).status).toBe(409);
+  });
+
+  it('a forged, tampered, wrong-purpose or expired token is a clear 400/403 page, never a 500', async () => {
+    const { subscription } = (await (await subscribe({ email: 'tok@example.com' })).json()) as { subscription: { id: string } };
+    const good = await signToken(env.SIGNING_SECRET, { p: 'confirm', s: subscription.id }, { ttlSeconds: 3600 });
+    const [v, payload, signature] = good.split('.');
+    const other = await signToken(env.SIGNING_SECRET, { p: 'confirm', s: 'sub_someoneelse' }, { ttlSeconds: 3600 });
+    const cases: [string, string, number, string][] = [
+      ['/digests/confirm', '', 400, 'incomplete'],
+      ['/digests/confirm', 'garbage', 400, 'incomplete'],
+      ['/digests/confirm', `${v}.${other.split('.')[1]}.${signature}`, 403, 'not valid'],
+      ['/digests/confirm', `${v}.${payload}.${signature!.slice(0, -2)}AA`, 403, 'not valid'],
+      ['/digests/confirm', await signToken('another secret', { p: 'confirm', s: subscription.id }, { ttlSeconds: 3600 }), 403, 'not valid'],
+      ['/digests/unsubscribe', good, 403, 'not valid'], // a confirm token is not an unsubscribe token
+      ['/digests/confirm', await signToken(env.SIGNING_SECRET, { p: 'confirm', s: subscription.id }, { ttlSeconds: 60, now: new Date(Date.now() - 120_000) }), 403, 'expired'],
+    ];
+    for (const [path, token, status, words] of cases) {
+      const response = await SELF.fetch(`${BASE}${path}?token=${encodeURIComponent(token)}`);
+      expect([path, token.slice(0, 12), response.status]).toEqual([path, token.slice(0, 12), status]);
+      expect(response.headers.get('content-type')).toContain('text/html');
+      expect(await response.text()).toContain(words);
+    }
+    expect((await env.DB.prepare('SELECT status FROM digest_subscriptions WHERE id = ?').bind(subscription.id).first())?.status).toBe('pending');
+  });
+});
+
+describe('GET /dev/outbox', () => {
+  it('lists the outbox as HTML and JSON and shows one message, while RESEND_API_KEY is unset', async () => {
+    await subscribe({ email: 'box@example.com' });
+    const list = await SELF.fetch(`${BASE}/dev/outbox`);
+    expect(list.status).toBe(200);
+    expect(await list.text()).toContain('Confirm your weekly AI-visibility digest for Brightdesk');
+    const [message] = await outbox('box@example.com');
+    const one = await SELF.fetch(`${BASE}/dev/outbox/${message!.id}`);
+    expect(one.headers.get('content-type')).toContain('text/html');
+    expect(await one.text()).toMatch(/<html[^>]* lang="en"/);
+    expect(await (await SELF.fetch(`${BASE}/dev/outbox/${message!.id}?format=text`)).text()).toContain('Confirm');
+  });
+});
