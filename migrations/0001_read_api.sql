@@ -95,7 +95,8 @@ CREATE TABLE runs (
 );
 -- Window scans read (market, day) and need nothing else from the row for the scores.
 CREATE INDEX runs_by_market_day ON runs (market_id, day, question_id, engine, state, position);
-CREATE INDEX runs_by_question ON runs (question_id, day);
+-- A question's runs by engine, newest last: the runs of one question and each engine's latest answer.
+CREATE INDEX runs_by_question ON runs (question_id, engine, ran_at);
 
 -- Rivals named by a run, with their rank in the answer's list.
 -- market, day, question and engine are copied from the run so window scans need no join.

@@ -15,14 +15,19 @@ const compatibilityDate = /compatibility_date\s*=\s*"([^"]+)"/.exec(wrangler)[1]
 mkdirSync('dist/bench', { recursive: true });
 await build({ entryPoints: ['scripts/bench/origin-worker.ts'], bundle: true, format: 'esm', platform: 'neutral', target: 'es2022', outfile: 'dist/bench/origin-worker.js', logLevel: 'error', mainFields: ['module', 'main'], conditions: ['workerd', 'worker', 'import'] });
 
-/** The migration files as single statements, comments dropped. */
+/** The migration files as single statements, comments dropped; a trigger's body keeps its inner semicolons. */
 function migrationStatements() {
-  return readdirSync('migrations')
+  const parts = readdirSync('migrations')
     .filter((f) => f.endsWith('.sql'))
     .sort()
-    .flatMap((f) => readFileSync(`migrations/${f}`, 'utf8').replace(/--[^\n]*/g, '').split(';'))
-    .map((s) => s.trim())
-    .filter(Boolean);
+    .flatMap((f) => readFileSync(`migrations/${f}`, 'utf8').replace(/--[^\n]*/g, '').split(';'));
+  const statements = [];
+  for (const part of parts) {
+    const open = statements.at(-1);
+    if (open && /^\s*CREATE\s+TRIGGER/i.test(open) && !/\bEND\s*$/i.test(open)) statements[statements.length - 1] = `${open};${part}`;
+    else statements.push(part);
+  }
+  return statements.map((s) => s.trim()).filter(Boolean);
 }
 
 async function start(label, profile) {

@@ -3,7 +3,7 @@
  * reads one market over one window through a covering index and returns
  * counts; the metric rules that turn counts into figures are in metrics.ts.
  */
-import { type AnswerState, ENGINES, type Engine, TASK_LAYERS, type TaskLayer } from '../contract/enums';
+import { type AnswerState, ENGINES, type Engine, STATES, TASK_LAYERS, type TaskLayer } from '../contract/enums';
 import { addDays, type Period } from '../contract/window';
 import { dominantState, isNaming, meanPosition, percent, type StateCounts } from './metrics';
 
@@ -46,24 +46,26 @@ export type CellMap = Map<number, Map<Engine, Cell>>;
 export async function cellsOver(db: D1Database, marketId: number, period: Period, splitDay?: string): Promise<{ current: CellMap; previous: CellMap }> {
   const { results } = await db
     .prepare(
-      `SELECT question_id, engine, state, day >= ?4 AS flag, count(*) AS n, sum(position) AS pos_sum, count(position) AS pos_n
-         FROM runs WHERE market_id = ?1 AND day BETWEEN ?2 AND ?3
-        GROUP BY question_id, engine, state, flag`,
+      `SELECT question_id, engine, day >= ?4 AS flag, sum(recommended) AS recommended, sum(mentioned) AS mentioned, sum(absent) AS absent,
+              sum(open) AS open, sum(no_answer) AS no_answer, sum(position_sum) AS pos_sum, sum(position_count) AS pos_n
+         FROM cell_days WHERE market_id = ?1 AND day BETWEEN ?2 AND ?3
+        GROUP BY question_id, engine, flag`,
     )
     .bind(marketId, period.from, period.to, splitDay ?? period.from)
-    .all<{ question_id: number; engine: Engine; state: AnswerState; flag: number; n: number; pos_sum: number | null; pos_n: number }>();
+    .all<{ question_id: number; engine: Engine; flag: number; pos_sum: number; pos_n: number } & Record<AnswerState, number>>();
   const current: CellMap = new Map();
   const previous: CellMap = new Map();
   for (const row of results) {
     const map = row.flag ? current : previous;
     let byEngine = map.get(row.question_id);
     if (!byEngine) map.set(row.question_id, (byEngine = new Map()));
-    let cell = byEngine.get(row.engine);
-    if (!cell) byEngine.set(row.engine, (cell = { counts: {}, runs: 0, positionSum: 0, positionCount: 0 }));
-    cell.counts[row.state] = row.n;
-    cell.runs += row.n;
-    cell.positionSum += row.pos_sum ?? 0;
-    cell.positionCount += row.pos_n;
+    const counts: StateCounts = {};
+    let runs = 0;
+    for (const state of STATES) {
+      if (row[state] > 0) counts[state] = row[state];
+      runs += row[state];
+    }
+    byEngine.set(row.engine, { counts, runs, positionSum: row.pos_sum, positionCount: row.pos_n });
   }
   return { current, previous };
 }

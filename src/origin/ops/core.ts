@@ -161,15 +161,21 @@ const OUTCOME_ORDER = { won: 0, lost: 1, held: 2 } as const;
 
 export const getAnswerHistory: Implementation<'getAnswerHistory'> = async (c) => {
   const previous = previousPeriod(c.period);
-  const [questions, cells, rivals, rivalCounts] = await Promise.all([
+  const [questions, cells, rivals] = await Promise.all([
     questionsOf(c.db, c.market.id),
     cellsOver(c.db, c.market.id, { from: previous.from, to: c.period.to }, c.period.from),
     rivalsOf(c.db, c.brand.id),
-    c.db
-      .prepare('SELECT question_id, engine, rival_id, count(*) AS runs FROM run_rivals WHERE market_id = ? AND day BETWEEN ? AND ? GROUP BY question_id, engine, rival_id')
-      .bind(c.market.id, c.period.from, c.period.to)
-      .all<{ question_id: number; engine: Engine; rival_id: number; runs: number }>(),
   ]);
+  const naming = new Map(questions.map((q) => [q.id, { now: namingEngines(cells.current.get(q.id)), before: namingEngines(cells.previous.get(q.id)) }]));
+  // The top rival matters only where an engine moved: count rivals for those questions alone.
+  const movedIds = questions.filter((q) => ENGINES.some((e) => naming.get(q.id)!.now.has(e) !== naming.get(q.id)!.before.has(e))).map((q) => q.id);
+  const rivalCounts = await c.db
+    .prepare(
+      `SELECT question_id, engine, rival_id, count(*) AS runs FROM run_rivals
+        WHERE market_id = ? AND day BETWEEN ? AND ? AND question_id IN (SELECT value FROM json_each(?)) GROUP BY question_id, engine, rival_id`,
+    )
+    .bind(c.market.id, c.period.from, c.period.to, JSON.stringify(movedIds))
+    .all<{ question_id: number; engine: Engine; rival_id: number; runs: number }>();
   const rivalName = new Map(rivals.map((r) => [r.id, r.name]));
   const topRival = new Map<string, { name: string; runs: number }>();
   for (const r of rivalCounts.results) {
@@ -181,8 +187,7 @@ export const getAnswerHistory: Implementation<'getAnswerHistory'> = async (c) =>
   }
 
   const rows = questions.map((q) => {
-    const nowNaming = namingEngines(cells.current.get(q.id));
-    const beforeNaming = namingEngines(cells.previous.get(q.id));
+    const { now: nowNaming, before: beforeNaming } = naming.get(q.id)!;
     const moved = ENGINES.filter((e) => nowNaming.has(e) !== beforeNaming.has(e)).map((engine) => ({
       engine,
       before: cellFigures(cells.previous.get(q.id)?.get(engine)).state,
@@ -329,17 +334,18 @@ export const getTopic: Implementation<'getTopic'> = async (c) => {
 /** How far back "latest answer" looks: the data the service keeps answering from. */
 const LATEST_LOOKBACK_DAYS = 90;
 
-/** Each engine's latest run for every question of a topic. */
+/** Each engine's latest run for every question of a topic: picked on the index alone, then read. */
 async function latestRuns(c: OpContext, topicId: number): Promise<RunRow[]> {
   const { results } = await c.db
     .prepare(
-      `SELECT id, question_id, engine, ran_at, state, position, answer FROM (
-         SELECT r.*, row_number() OVER (PARTITION BY r.question_id, r.engine ORDER BY r.ran_at DESC, r.id DESC) AS nth
-           FROM runs r WHERE r.question_id IN (SELECT id FROM questions WHERE topic_id = ?) AND r.day >= ?
-       ) WHERE nth = 1`,
+      `SELECT id, question_id, engine, ran_at, state, position, answer FROM runs WHERE id IN (
+         SELECT id FROM (
+           SELECT id, row_number() OVER (PARTITION BY question_id, engine ORDER BY ran_at DESC, id DESC) AS nth
+             FROM runs WHERE question_id IN (SELECT id FROM questions WHERE topic_id = ?) AND ran_at >= ?
+         ) WHERE nth = 1
+       )`,
     )
-    .bind(topicId, addDays(c.today, -(LATEST_LOOKBACK_DAYS - 1)))
+    .bind(topicId, `${addDays(c.today, -(LATEST_LOOKBACK_DAYS - 1))}T00:00:00Z`)
     .all<RunRow>();
   return results;
 }
-
