@@ -51,7 +51,7 @@ interface DayCounts {
  */
 async function competitionRows(c: OpContext) {
   const window = [c.market.id, c.period.from, c.period.to] as const;
-  const [runs, rivals, citations] = await Promise.all([
+  const [runs, citations] = await Promise.all([
     c.db
       .prepare(
         `SELECT day, sum(state <> 'no_answer') AS answered, sum(state IN ('recommended', 'mentioned')) AS naming,
@@ -60,13 +60,27 @@ async function competitionRows(c: OpContext) {
       )
       .bind(...window)
       .all<{ day: string; answered: number; naming: number; position_sum: number; position_count: number }>(),
-    c.db
-      .prepare('SELECT day, rival_id, count(*) AS n, sum(position) AS position_sum FROM run_rivals WHERE market_id = ? AND day BETWEEN ? AND ? GROUP BY day, rival_id')
-      .bind(...window)
-      .all<{ day: string; rival_id: number; n: number; position_sum: number }>(),
     domainCitationsByDay(c.db, c.market.id, c.period),
   ]);
-  return { runs: runs.results, rivals: rivals.results, citations };
+  return { runs: runs.results, citations };
+}
+
+/**
+ * Per day: all rival mentions, and the mentions and position sum of each of
+ * the top rivals. One column pair per rival keeps the grouping by day alone,
+ * in index order, where grouping by (day, rival) would sort every mention.
+ */
+async function rivalDays(c: OpContext, top: number[]) {
+  const columns = top.map((_, i) => `, sum(rival_id = ?${i + 4}) AS n${i}, sum(CASE WHEN rival_id = ?${i + 4} THEN position END) AS p${i}`).join('');
+  const { results } = await c.db
+    .prepare(`SELECT day, count(*) AS mentions${columns} FROM run_rivals WHERE market_id = ?1 AND day BETWEEN ?2 AND ?3 GROUP BY day`)
+    .bind(c.market.id, c.period.from, c.period.to, ...top)
+    .all<Record<string, string | number | null>>();
+  return results.map((r) => ({
+    day: String(r.day),
+    mentions: Number(r.mentions),
+    rivals: new Map(top.map((id, i) => [id, { n: Number(r[`n${i}`] ?? 0), positionSum: Number(r[`p${i}`] ?? 0) }])),
+  }));
 }
 
 /** The previous period needs only totals: the daily counts give them without scanning runs. */
@@ -78,8 +92,9 @@ async function previousTotals(c: OpContext, previous: Period) {
 export const getOverview: Implementation<'getOverview'> = async (c) => {
   const previous = previousPeriod(c.period);
   const inPeriod = (day: string) => day >= c.period.from && day <= c.period.to;
-  const [rows, before, rivals, topics, ownCitations, pages, signals, perception, traffic, tasks, integrations] = await Promise.all([
+  const [rows, rivalRuns, before, rivals, topics, ownCitations, pages, signals, perception, traffic, tasks, integrations] = await Promise.all([
     competitionRows(c),
+    rivalRunsByTopic(c.db, c.market.id, c.period),
     previousTotals(c, previous),
     rivalsOf(c.db, c.brand.id),
     listTopics(c as unknown as OpContext<'listTopics'>),
@@ -108,8 +123,17 @@ export const getOverview: Implementation<'getOverview'> = async (c) => {
         positionSum: 0,
         positionCount: 0,
       });
+  // The top rivals: the most named in the period, from the daily counts; rivals AI never named are not "top rivals".
+  const top = rivals
+    .map((rival) => ({ rival, n: rivalRuns.filter((r) => r.rival_id === rival.id).reduce((s, r) => s + r.runs, 0) }))
+    .filter((m) => m.n > 0)
+    .sort((a, b) => b.n - a.n || a.rival.name.localeCompare(b.rival.name))
+    .slice(0, TOP_RIVALS)
+    .map((m) => m.rival);
+  const mentionDays = await rivalDays(c, top.map((r) => r.id));
+
   const now = sumRuns(inPeriod);
-  const rivalMentions = (filter: (day: string) => boolean) => rows.rivals.filter((r) => filter(r.day)).reduce((s, r) => s + r.n, 0);
+  const rivalMentions = (filter: (day: string) => boolean) => mentionDays.filter((d) => filter(d.day)).reduce((s, d) => s + d.mentions, 0);
   const score = percent(now.naming, now.answered);
   const sov = percent(now.naming, now.naming + rivalMentions(inPeriod));
   const sovBefore = percent(before.naming, before.naming + before.rivalMentions);
@@ -124,12 +148,6 @@ export const getOverview: Implementation<'getOverview'> = async (c) => {
   const owned = rows.citations.map((r) => ({ day: r.day, n: r.citations, owner: ownerOf(r.domain) })).filter((r) => r.owner !== null);
   const citationsOf = (owner: 'brand' | number, filter: (day: string) => boolean) =>
     owned.filter((r) => r.owner === owner && filter(r.day)).reduce((s, r) => s + r.n, 0);
-  const mentionsInPeriod = rivals
-    .map((r) => ({ rival: r, n: rows.rivals.filter((x) => x.rival_id === r.id && inPeriod(x.day)).reduce((s, x) => s + x.n, 0) }))
-    .filter((m) => m.n > 0)
-    .sort((a, b) => b.n - a.n || a.rival.name.localeCompare(b.rival.name));
-  // Rivals AI never named in the period are not "top rivals".
-  const top = mentionsInPeriod.slice(0, TOP_RIVALS).map((m) => m.rival);
 
   const standings = (filter: (day: string) => boolean) => {
     const runs = sumRuns(filter);
@@ -143,13 +161,13 @@ export const getOverview: Implementation<'getOverview'> = async (c) => {
         citations: citationsOf('brand', filter),
       },
       rivals: top.map((rival) => {
-        const of = rows.rivals.filter((x) => x.rival_id === rival.id && filter(x.day));
+        const of = mentionDays.filter((d) => filter(d.day)).map((d) => d.rivals.get(rival.id) ?? { n: 0, positionSum: 0 });
         const n = of.reduce((s, x) => s + x.n, 0);
         return {
           name: rival.name,
           visibility: percent(n, runs.answered),
           share_of_voice: percent(n, allMentions),
-          position: meanPosition(of.reduce((s, x) => s + x.position_sum, 0), n),
+          position: meanPosition(of.reduce((s, x) => s + x.positionSum, 0), n),
           citations: citationsOf(rival.id, filter),
         };
       }),
