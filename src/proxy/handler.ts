@@ -13,7 +13,6 @@
 import { ApiError, errorResponse, ErrorBody, JSON_CONTENT_TYPE } from '../contract/errors';
 import { API_BASE } from '../contract/operations';
 import { openApiDocument } from '../contract/openapi';
-import { toDay } from '../contract/window';
 import type { AppEnv } from '../config/env';
 import { rateHeaders, RATE_LIMIT } from '../origin/limits';
 import { bearerKey } from '../origin/access';
@@ -49,7 +48,7 @@ export async function handleProxy(request: Request, env: AppEnv, ctx: ExecutionC
     count('bypass');
     response = errorResponse(error, { ...rateHeaders(undefined, nowMs), 'cache-control': 'no-store', 'x-cache': 'BYPASS' });
   }
-  response.headers.set('x-request-id', requestId);
+  if (!response.headers.has('x-request-id')) response.headers.set('x-request-id', requestId);
   withCors(request, response, env.CORS_ORIGINS);
   maybeFlushStats(env.PROXY_STATS, (work) => ctx.waitUntil(work));
   if (request.method === 'HEAD') return new Response(null, response);
@@ -134,11 +133,12 @@ async function serve(request: Request, env: AppEnv, ctx: ExecutionContext, reque
  * Validation and the cache key depend only on the key, the URL and the UTC
  * day, so a polled URL is validated and hashed once a day per isolate.
  */
+const DAY_MS = 86_400_000;
 const prepared = new Map<string, { valid: ValidRequest; name: string }>();
 const PREPARED_MEMO = 2000;
 
 async function prepare(matched: NonNullable<ReturnType<typeof matchOperation>>, url: URL, apiKey: string, keyHash: string, nowMs: number) {
-  const memoKey = `${keyHash} ${toDay(new Date(nowMs))} ${url.pathname}${url.search}`;
+  const memoKey = `${keyHash} ${Math.floor(nowMs / DAY_MS)} ${url.pathname}${url.search}`;
   const known = prepared.get(memoKey);
   if (known) return known;
   const valid = validate(matched.op, matched.rawPath, url, nowMs);
@@ -200,13 +200,18 @@ function brandOf(body: string): { brandId?: number } {
 
 function fromEntry(x: Exchange, entry: Entry, status: CacheStatus, upstreamHeaders: [string, string][] = []): Response {
   count(({ HIT: 'hits', MISS: 'misses', STALE: 'stale', REVALIDATED: 'revalidated', BYPASS: 'bypass' } as const)[status]);
-  const headers = new Headers(upstreamHeaders.filter(([name]) => name.startsWith('ratelimit-')));
-  headers.set('content-type', JSON_CONTENT_TYPE);
-  headers.set('etag', entry.etag);
-  headers.set('age', String(Math.max(0, Math.floor((x.nowMs - entry.storedAt) / 1000))));
-  headers.set('cache-control', `private, max-age=${Math.max(0, Math.floor((entry.freshUntil - x.nowMs) / 1000))}`);
-  headers.set('vary', 'Authorization');
-  headers.set('x-cache', status);
+  // One object, one native Headers construction: this is the HIT path.
+  const fields: Record<string, string> = {
+    'content-type': JSON_CONTENT_TYPE,
+    etag: entry.etag,
+    age: String(Math.max(0, Math.floor((x.nowMs - entry.storedAt) / 1000))),
+    'cache-control': `private, max-age=${Math.max(0, Math.floor((entry.freshUntil - x.nowMs) / 1000))}`,
+    vary: 'Authorization',
+    'x-cache': status,
+    'x-request-id': x.requestId,
+  };
+  for (const [name, value] of upstreamHeaders) if (name.startsWith('ratelimit-')) fields[name] = value;
+  const headers = new Headers(fields);
   if (matchesIfNoneMatch(x.request.headers.get('if-none-match'), entry.etag)) {
     count('not_modified');
     return new Response(null, { status: 304, headers });

@@ -22,7 +22,20 @@ const routes = operationList.map((op) => {
   return { op, names, pattern: new RegExp(`^${API_BASE}${source}$`) };
 });
 
-export function matchOperation(pathname: string): { op: Operation; rawPath: Record<string, string> } | undefined {
+type Match = { op: Operation; rawPath: Record<string, string> };
+/** Paths seen by this isolate and what they matched (a dashboard polls the same few). */
+const matched = new Map<string, Match | undefined>();
+const MATCH_MEMO = 2000;
+
+export function matchOperation(pathname: string): Match | undefined {
+  if (matched.has(pathname)) return matched.get(pathname);
+  const match = findOperation(pathname);
+  if (matched.size >= MATCH_MEMO) matched.clear();
+  matched.set(pathname, match);
+  return match;
+}
+
+function findOperation(pathname: string): Match | undefined {
   for (const route of routes) {
     const match = route.pattern.exec(pathname);
     if (!match) continue;
