@@ -97,6 +97,8 @@ const floor = new Miniflare(
     script: `const BODY = ${JSON.stringify(hitBody)};
 export default { fetch() { return new Response(BODY, { headers: { 'content-type': 'application/json; charset=utf-8' } }); } };`,
     compatibilityDate,
+    // The same runtime configuration as the proxy's.
+    compatibilityFlags: ['nodejs_compat'],
     port: 0,
   }),
 );

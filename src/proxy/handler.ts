@@ -20,7 +20,7 @@ import { requestIdOf } from '../origin/handler';
 import { isPreflight, preflight, withCors } from './cors';
 import type { GateAnswer } from './gate';
 import { freshnessFor, freshTtlMs, isUpstreamFailure } from './policy';
-import { cacheKeyOf, hashApiKey, keyPrefix, matchOperation, validate, type ValidRequest } from './request';
+import { cacheKeyOf, hashApiKey, keyPrefix, knownKeyHash, matchOperation, validate, type ValidRequest } from './request';
 import { count, maybeFlushStats } from './stats';
 import { CacheStore, type Entry } from './store';
 
@@ -84,18 +84,20 @@ async function serve(request: Request, env: AppEnv, ctx: ExecutionContext, reque
 
   const apiKey = bearerKey(request);
   if (!apiKey) throw INVALID_KEY();
-  const keyHash = await hashApiKey(apiKey);
+  const keyHash = knownKeyHash(apiKey) ?? (await hashApiKey(apiKey));
   const revokedUntil = revokedKeys.get(keyHash);
   if (revokedUntil !== undefined) {
     if (nowMs < revokedUntil) throw INVALID_KEY();
     revokedKeys.delete(keyHash);
   }
-  const { valid, name } = await prepare(matched, url, apiKey, keyHash, nowMs);
+  // The HIT path avoids awaits where the answer is already in memory.
+  const memoKey = `${keyHash} ${Math.floor(nowMs / DAY_MS)} ${url.pathname}${url.search}`;
+  const { valid, name } = prepared.get(memoKey) ?? (await prepare(memoKey, matched, url, apiKey, keyHash, nowMs));
   const store = new CacheStore(env.CACHE, (work) => ctx.waitUntil(work));
   const x: Exchange = { request, env, ctx, store, requestId, nowMs, apiKey, keyHash, valid, name };
 
   const directives = requestDirectives(request);
-  const stored = directives.noStore ? undefined : await store.read(name, nowMs);
+  const stored = directives.noStore ? undefined : (store.recall(name, nowMs) ?? (await store.read(name, nowMs)));
   // Past stale-if-error an entry is dead, whatever KV still holds.
   const entry = stored && nowMs < stored.staleUntil ? stored : undefined;
 
@@ -137,10 +139,7 @@ const DAY_MS = 86_400_000;
 const prepared = new Map<string, { valid: ValidRequest; name: string }>();
 const PREPARED_MEMO = 2000;
 
-async function prepare(matched: NonNullable<ReturnType<typeof matchOperation>>, url: URL, apiKey: string, keyHash: string, nowMs: number) {
-  const memoKey = `${keyHash} ${Math.floor(nowMs / DAY_MS)} ${url.pathname}${url.search}`;
-  const known = prepared.get(memoKey);
-  if (known) return known;
+async function prepare(memoKey: string, matched: NonNullable<ReturnType<typeof matchOperation>>, url: URL, apiKey: string, keyHash: string, nowMs: number) {
   const valid = validate(matched.op, matched.rawPath, url, nowMs);
   const result = { valid, name: await cacheKeyOf(apiKey, keyHash, valid.canonical) };
   if (prepared.size >= PREPARED_MEMO) prepared.delete(prepared.keys().next().value!);

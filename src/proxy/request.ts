@@ -105,6 +105,9 @@ const sha256 = async (text: string) => HEX(await crypto.subtle.digest('SHA-256',
 const keyHashes = new Map<string, string>();
 const KEY_HASH_MEMO = 1000;
 
+/** The hash when this isolate has computed it already, without a promise. */
+export const knownKeyHash = (apiKey: string): string | undefined => keyHashes.get(apiKey);
+
 export async function hashApiKey(apiKey: string): Promise<string> {
   const known = keyHashes.get(apiKey);
   if (known) return known;

@@ -68,6 +68,11 @@ export class CacheStore {
     private readonly waitUntil: (work: Promise<unknown>) => void,
   ) {}
 
+  /** The isolate's memory copy, if it has a usable one: no I/O, no promise. */
+  recall(name: string, nowMs: number): Entry | undefined {
+    return recall(name, nowMs);
+  }
+
   /** The entry from the nearest tier that has it; a KV hit is copied into the Cache API in the background. */
   async read(name: string, nowMs: number): Promise<Entry | undefined> {
     const remembered = recall(name, nowMs);
