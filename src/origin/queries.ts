@@ -220,13 +220,13 @@ export async function ownPagesOf(db: D1Database, marketId: number): Promise<OwnP
 
 /**
  * Citations of the brand's own URLs per URL, for a window and the one before
- * it in one scan (`current` is 1 for the later window).
+ * it in one read of the daily citation counts (`current` is 1 for the later window).
  */
 export async function ownCitationsByUrl(db: D1Database, marketId: number, brand: { domain: string }, period: Period, previous?: Period) {
   const own = domainClause(ownDomains(brand));
   const { results } = await db
     .prepare(
-      `SELECT url, day >= ? AS current, count(*) AS citations FROM run_citations
+      `SELECT url, day >= ? AS current, sum(citations) AS citations FROM citation_days
         WHERE market_id = ? AND day BETWEEN ? AND ? AND ${own.sql} GROUP BY url, current`,
     )
     .bind(period.from, marketId, (previous ?? period).from, period.to, ...own.binds)
@@ -246,12 +246,13 @@ export async function openTaskCounts(db: D1Database, marketId: number) {
 }
 
 /**
- * Citations per day and domain. Grouping by day first follows the
- * (market, day, domain) index, so SQLite streams the groups instead of sorting.
+ * Citations per day and domain, from the daily citation counts (migration
+ * 0005). Grouping by day first follows their key, so SQLite streams the
+ * groups instead of sorting.
  */
 export async function domainCitationsByDay(db: D1Database, marketId: number, period: Period) {
   const { results } = await db
-    .prepare('SELECT day, domain, count(*) AS citations FROM run_citations WHERE market_id = ? AND day BETWEEN ? AND ? GROUP BY day, domain')
+    .prepare('SELECT day, domain, sum(citations) AS citations FROM citation_days WHERE market_id = ? AND day BETWEEN ? AND ? GROUP BY day, domain')
     .bind(marketId, period.from, period.to)
     .all<{ day: string; domain: string; citations: number }>();
   return results;

@@ -191,7 +191,7 @@ export const getCompetitor: Implementation<'getCompetitor'> = async (c) => {
       .bind(...window, rival.id)
       .all<{ question_id: number; engine: Engine; runs: number; both_named: number; latest_unnamed: string | null }>(),
     c.db
-      .prepare(`SELECT url, count(*) AS citations FROM run_citations WHERE market_id = ? AND day BETWEEN ? AND ? AND ${rivalSite.sql} GROUP BY url ORDER BY citations DESC, url`)
+      .prepare(`SELECT url, sum(citations) AS citations FROM citation_days WHERE market_id = ? AND day BETWEEN ? AND ? AND ${rivalSite.sql} GROUP BY url ORDER BY citations DESC, url`)
       .bind(...window, ...rivalSite.binds)
       .all<{ url: string; citations: number }>(),
     c.db.prepare('SELECT url, title FROM pages WHERE market_id = ? AND rival_id = ?').bind(c.market.id, rival.id).all<{ url: string; title: string }>(),

@@ -109,7 +109,7 @@ export const getForumSignals: Implementation<'getForumSignals'> = async (c) => {
       .all<ThreadRow>(),
     c.db
       .prepare(
-        `SELECT url, count(*) AS n FROM run_citations
+        `SELECT url, sum(citations) AS n FROM citation_days
           WHERE market_id = ?1 AND day BETWEEN ?2 AND ?3
             AND url IN (SELECT ft.url FROM forum_threads ft JOIN topics t ON t.id = ft.topic_id WHERE t.market_id = ?1)
           GROUP BY url`,
