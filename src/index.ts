@@ -4,6 +4,7 @@
  *   /admin/cache/*    purge and stats of that cache (bearer ADMIN_TOKEN)
  *   /origin/api/v1/*  the embedded reference origin itself, when it is the upstream (UPSTREAM_URL unset)
  *   /digests/*        digest subscriptions, confirm and unsubscribe links; /dev/outbox (src/digests)
+ *   /reports/*, /r/*  on-demand weekly reports: page, JSON, text, signed links, send now (src/reports)
  */
 import { ApiError, errorResponse } from './contract/errors';
 import { API_BASE } from './contract/operations';
@@ -11,6 +12,7 @@ import { parseEnv } from './config/env';
 import { ensureDemoData } from './origin/demo/auto';
 import { handleOrigin, requestIdOf } from './origin/handler';
 import { ADMIN_BASE, handleAdmin, handleProxy } from './proxy';
+import { isReportPath, reportFetch } from './reports';
 import { digestFetch, digestQueue, digestScheduled, isDigestPath } from './digests';
 
 export { ProxyStats, UpstreamGate } from './proxy';
@@ -35,6 +37,7 @@ export default {
     if (under(pathname, API_BASE)) return handleProxy(request, env, ctx);
     if (under(pathname, ADMIN_BASE)) return handleAdmin(request, env, ctx);
     if (isDigestPath(pathname)) return digestFetch(request, env, ctx);
+    if (isReportPath(pathname)) return reportFetch(request, env, ctx);
     if (!env.UPSTREAM_URL && under(pathname, ORIGIN_MOUNT + API_BASE)) {
       const url = new URL(request.url);
       url.pathname = pathname.slice(ORIGIN_MOUNT.length);

@@ -1,0 +1,284 @@
+/**
+ * HTTP routes of the on-demand reports:
+ *
+ *   GET  /reports/weekly?brand_id=&market=&format=   the report (API key): HTML page, `json` or `text`
+ *   POST /reports/links                              mint a signed link (API key; JSON body)  -> 201
+ *   GET  /r/<token>[?format=]                        the same report without a key (signed, expiring link)
+ *   POST /reports/weekly/send?brand_id=&market=      send the digest now to the confirmed subscribers -> 202 / 409
+ *
+ * Keyed routes answer errors in the API's shape (`{error: {code, message, param?}}`),
+ * the upstream's own 401/403/404/429 passed through; an upstream outage is a
+ * 502, as a page when the report was asked for as a page. `/r/` answers pages:
+ * a forged token 403, an expired one 410, never a 500.
+ */
+import { z } from 'zod';
+import { ApiClientError } from '../client';
+import { ApiError, ERROR_STATUS, type ErrorCode, errorResponse, invalidParameter, JSON_CONTENT_TYPE } from '../contract/errors';
+import { brandIdParam, enumParam, marketParam, parseParams, queryObject } from '../contract/params';
+import { bearerKey } from '../origin/access';
+import { renderDigest } from '../digests/render';
+import type { ReportDeps } from './deps';
+import { type ReportSource, readWeekly, reportOf, type WeeklyRead } from './data';
+import { LINK_DAYS, type LinkProblem, mintReportLink, openReportLink, REPORT_KINDS } from './links';
+import type { DigestKind, Report } from './model';
+import { messagePage, PAGE_HEADERS, reportPage } from './page';
+import { sendDigestNow } from './send';
+
+export const REPORTS_BASE = '/reports';
+export const LINK_BASE = '/r';
+
+/** A link request is a few dozen bytes; anything past this is refused before parsing. */
+export const MAX_BODY_BYTES = 1024;
+
+const FORMATS = ['html', 'json', 'text'] as const;
+type Format = (typeof FORMATS)[number];
+
+const formatParam = enumParam(FORMATS, 'How to answer: `html` (a page, default), `json` (the report model) or `text` (the plain-text digest).').default('html');
+
+const WeeklyQuery = z.strictObject({ brand_id: brandIdParam, market: marketParam, format: formatParam });
+const SendQuery = z.strictObject({ brand_id: brandIdParam, market: marketParam });
+const LinkQuery = z.strictObject({ format: formatParam });
+
+const LinkBody = z.strictObject({
+  brand_id: z.number({ error: '`brand_id` must be an integer brand id.' }).int({ error: '`brand_id` must be an integer brand id.' }).positive({ error: '`brand_id` must be a positive integer.' }).optional(),
+  market: z
+    .union([z.string().regex(/^[A-Za-z]{2}(?:-[A-Za-z]{2})?$/), z.number().int().positive()], { error: '`market` must be a market code such as `us` or `ch-fr`, or a market id.' })
+    .optional(),
+  kind: z.enum(REPORT_KINDS, { error: '`kind` must be `weekly`.' }).default('weekly'),
+  expires_in_days: z
+    .number({ error: `\`expires_in_days\` must be a whole number of days, ${LINK_DAYS.min} to ${LINK_DAYS.max}.` })
+    .int({ error: `\`expires_in_days\` must be a whole number of days, ${LINK_DAYS.min} to ${LINK_DAYS.max}.` })
+    .min(LINK_DAYS.min, { error: `\`expires_in_days\` must be at least ${LINK_DAYS.min}.` })
+    .max(LINK_DAYS.max, { error: `\`expires_in_days\` must be at most ${LINK_DAYS.max}.` })
+    .default(LINK_DAYS.default),
+});
+
+const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'private, no-store', ...headers } });
+
+/** The API's error as ours: 4xx codes pass through (429 with its Retry-After); every upstream failure is a 502. */
+export function fromClientError(error: unknown): ApiError {
+  if (!(error instanceof ApiClientError)) throw error;
+  if (error.kind === 'http' && error.status < 500 && error.code in ERROR_STATUS) {
+    return new ApiError(error.code as ErrorCode, error.message.replace(/^\w+: /, ''), {
+      ...(error.param ? { param: error.param } : {}),
+      ...(error.retryAfter !== undefined ? { retryAfter: error.retryAfter } : {}),
+    });
+  }
+  console.error(JSON.stringify({ msg: 'report read failed upstream', operation: error.operation, kind: error.kind, status: error.status, code: error.code }));
+  return new ApiError('upstream_error', 'The Read API is unavailable right now, so the report cannot be built. Try again in a few minutes.');
+}
+
+function requireKey(request: Request): string {
+  const key = bearerKey(request);
+  if (!key) throw new ApiError('invalid_api_key', 'Missing API key. Send it as `Authorization: Bearer <key>`, or open a signed link (`POST /reports/links`).');
+  return key;
+}
+
+async function readJsonBody(request: Request): Promise<unknown> {
+  const type = request.headers.get('content-type') ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(type)) throw invalidParameter('content-type', 'Send the body as JSON with `Content-Type: application/json`.');
+  if (Number(request.headers.get('content-length') ?? '0') > MAX_BODY_BYTES) throw invalidParameter('body', `The body must be at most ${MAX_BODY_BYTES} bytes.`);
+  const text = await request.text();
+  if (new TextEncoder().encode(text).length > MAX_BODY_BYTES) throw invalidParameter('body', `The body must be at most ${MAX_BODY_BYTES} bytes.`);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw invalidParameter('body', 'The body is not valid JSON.');
+  }
+}
+
+function parseLinkBody(raw: unknown) {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalidParameter('body', 'The body must be a JSON object.');
+  const result = LinkBody.safeParse(raw);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0]!;
+    throw invalidParameter(key, `Unknown field \`${key}\`. Fields: brand_id, market, kind, expires_in_days.`);
+  }
+  const param = String(issue.path[0] ?? 'body');
+  throw invalidParameter(param, issue.message.startsWith('`') ? issue.message : `\`${param}\` is invalid: ${issue.message}.`);
+}
+
+/** The plain-text digest of this report: the email's own text part, without the subscription footer it does not have here. */
+async function digestText(report: Report, viewUrl: string): Promise<string> {
+  const UNSUBSCRIBE = 'https://placeholder.invalid/unsubscribe';
+  const { text } = await renderDigest({ report, links: { viewInBrowser: viewUrl, unsubscribe: UNSUBSCRIBE } });
+  // The email's footer paragraphs name the unsubscribe link; an on-demand read has no subscription to leave.
+  return text
+    .split(/\n{2,}/)
+    .filter((paragraph) => !paragraph.includes(UNSUBSCRIBE))
+    .join('\n\n')
+    .trim()
+    .concat('\n');
+}
+
+async function answer(read: WeeklyRead, kinds: readonly DigestKind[], format: Format, o: { viewUrl: string; pageLinks?: Parameters<typeof reportPage>[2]; headers?: Record<string, string> }): Promise<Response> {
+  const report = reportOf(read.inputs, kinds);
+  const headers = { ...o.headers };
+  if (format === 'json') return json({ report, source: read.source satisfies ReportSource }, 200, headers);
+  if (format === 'text') return new Response(await digestText(report, o.viewUrl), { headers: { ...PAGE_HEADERS, 'content-type': 'text/plain; charset=utf-8', ...headers } });
+  return new Response(reportPage(report, read.source, o.pageLinks), { headers: { ...PAGE_HEADERS, ...headers } });
+}
+
+/** The outage page (502), for a reader who asked for a page. */
+function unavailablePage(): Response {
+  return messagePage(502, 'The report data is unavailable', [
+    'The Read API behind this report did not answer, so there are no figures to show right now. Nothing is wrong with your link or key.',
+    'Try again in a few minutes.',
+  ]);
+}
+
+async function weekly(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
+  const key = requireKey(request);
+  const query = parseParams(WeeklyQuery, queryObject(url.searchParams));
+  let read: WeeklyRead;
+  try {
+    read = await readWeekly(deps.client(key), { brand_id: query.brand_id, market: query.market }, deps.now());
+  } catch (error) {
+    const apiError = fromClientError(error);
+    if (apiError.code === 'upstream_error' && query.format === 'html') return unavailablePage();
+    throw apiError;
+  }
+  const view = new URL(`${deps.publicUrl}${REPORTS_BASE}/weekly`);
+  view.searchParams.set('brand_id', String(read.inputs.brand.id));
+  view.searchParams.set('market', read.inputs.market.code);
+  return answer(read, ['visibility', 'won_lost'], query.format, { viewUrl: view.toString(), headers: { vary: 'Authorization' } });
+}
+
+async function mintLink(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
+  const key = requireKey(request);
+  if (url.search) throw invalidParameter([...url.searchParams.keys()][0] ?? 'query', 'This endpoint takes its fields in the JSON body, not the query string.');
+  const body = parseLinkBody(await readJsonBody(request));
+  let target: { brand_id: number; market: { id: number; code: string } };
+  try {
+    // The read the link will make: the key must be able to make it, and its error is the one to show.
+    const visibility = await deps.client(key).getVisibility({ ...(body.brand_id !== undefined ? { brand_id: body.brand_id } : {}), ...(body.market !== undefined ? { market: String(body.market) } : {}) });
+    target = { brand_id: visibility.brand_id, market: visibility.market };
+  } catch (error) {
+    throw fromClientError(error);
+  }
+  const link = await mintReportLink(deps, { apiKey: key, brandId: target.brand_id, market: target.market, kind: body.kind, days: body.expires_in_days });
+  return json({ link: { url: link.url, brand_id: target.brand_id, market: target.market, kind: body.kind, expires_at: link.expires_at } }, 201, { location: link.url });
+}
+
+function linkProblemPage(problem: LinkProblem): Response {
+  if (problem.kind === 'gone')
+    return messagePage(410, 'This report link no longer works', ['The subscription or link it belonged to was cancelled or removed.', 'Ask for a new link, or open the report with your API key.']);
+  if (problem.kind === 'invalid') return messagePage(403, 'This report link is not valid', ['It does not match the report it names. Open the link exactly as you received it, or ask for a new one.']);
+  switch (problem.reason) {
+    case 'expired':
+      return messagePage(410, 'This report link has expired', ['Report links work for a limited time (30 days unless chosen otherwise).', 'Open the link in a more recent digest, or ask for a new link.']);
+    case 'malformed':
+      return messagePage(403, 'This report link is not valid', ['The link is incomplete or was changed. Open it exactly as you received it; some mail programs break long links.']);
+    default:
+      // Forged or minted for another purpose (a confirm or unsubscribe token): said the same way, revealing nothing.
+      return messagePage(403, 'This report link is not valid', ['The link was not issued by us or has been changed. Open it exactly as you received it, or ask for a new one.']);
+  }
+}
+
+async function viaLink(url: URL, token: string, deps: ReportDeps): Promise<Response> {
+  let format: Format;
+  try {
+    format = parseParams(LinkQuery, queryObject(url.searchParams)).format;
+  } catch (error) {
+    if (error instanceof ApiError) return messagePage(400, 'This report address has an unknown option', [`${error.message} Options: format=html, json or text.`]);
+    throw error;
+  }
+  const opened = await openReportLink(deps, token);
+  if (!opened.ok) return linkProblemPage(opened.problem);
+  const { link } = opened;
+  let read: WeeklyRead;
+  try {
+    read = await readWeekly(deps.client(link.apiKey), { brand_id: link.brandId, market: link.market }, deps.now());
+  } catch (error) {
+    const apiError = fromClientError(error);
+    if (apiError.code === 'upstream_error') return format === 'html' ? unavailablePage() : errorResponse(apiError);
+    if (format !== 'html') return errorResponse(apiError);
+    if (apiError.status === 401) return messagePage(401, 'The access behind this link was revoked', ['The API key this link reads with is no longer valid. Ask for a new link.']);
+    if (apiError.status === 403) return messagePage(403, 'This report is not available', [`The account behind this link cannot read it: ${apiError.message}`]);
+    if (apiError.status === 404) return messagePage(404, 'This report was not found', ['The brand or market of this link no longer exists for the account behind it.']);
+    return messagePage(apiError.status, 'The report cannot be shown right now', [apiError.message]);
+  }
+  const self = `${deps.publicUrl}${LINK_BASE}/${token}`;
+  return answer(read, link.kinds, format, { viewUrl: self, pageLinks: { json: `${self}?format=json`, text: `${self}?format=text`, expiresAt: link.expiresAt } });
+}
+
+async function sendNow(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
+  const key = requireKey(request);
+  const query = parseParams(SendQuery, queryObject(url.searchParams));
+  // Recipients are the confirmed subscribers, full stop: a body (a list of addresses, say) is refused, not ignored.
+  const body = await request.text();
+  if (body.trim() !== '') throw invalidParameter('body', 'This endpoint takes no body: the digest goes to the confirmed subscribers of the brand and market.');
+  let read: WeeklyRead;
+  try {
+    read = await readWeekly(deps.client(key), { brand_id: query.brand_id, market: query.market }, deps.now());
+  } catch (error) {
+    throw fromClientError(error);
+  }
+  const { brand, market } = read.inputs;
+  const scope = { brand_id: brand.id, market };
+  const outcome = await sendDigestNow(deps, { apiKey: key, inputs: read.inputs });
+  switch (outcome.kind) {
+    case 'no_recipients':
+      return json({ send: { ...scope, recipients: 0, sent: 0, failed: 0, note: 'No confirmed subscriber for this brand and market: nothing was sent.' } }, 202);
+    case 'nothing_measured':
+      return json({ send: { ...scope, recipients: 0, sent: 0, failed: 0, note: 'Nothing was measured in the last two weeks: no digest is sent, as on the weekly run.' } }, 202);
+    case 'too_soon':
+      return json(
+        {
+          error: { code: 'recently_sent', message: `The digest for this brand and market was sent at ${outcome.last.sent_at}; it can be sent again ${Math.ceil(outcome.retryAfter / 60)} min from now.` },
+          last_send: { id: outcome.last.id, sent_at: outcome.last.sent_at },
+        },
+        409,
+        { 'retry-after': String(outcome.retryAfter) },
+      );
+    case 'mail_failed':
+      console.error(JSON.stringify({ msg: 'report send failed', send: outcome.result.id, reason: outcome.message }));
+      return errorResponse(new ApiError('upstream_error', 'The mail service refused the send; nothing went out. Try again in a few minutes.'));
+    case 'sent':
+      return json({ send: { ...scope, ...outcome.result } }, 202);
+  }
+}
+
+/** Whether a path belongs to these routes. */
+export const isReportPath = (pathname: string) => pathname === REPORTS_BASE || pathname.startsWith(`${REPORTS_BASE}/`) || pathname === LINK_BASE || pathname.startsWith(`${LINK_BASE}/`);
+
+const methodNotAllowed = (allow: string) => new ApiError('method_not_allowed', `Use ${allow.split(', ').join(' or ')} here.`, { headers: { allow } });
+
+/** The reports' fetch handler; always a response. */
+export async function handleReportRoutes(request: Request, deps: ReportDeps): Promise<Response> {
+  const url = new URL(request.url);
+  const path = url.pathname.replace(/\/+$/, '') || '/';
+  const method = request.method;
+  const read = method === 'GET' || method === 'HEAD';
+  try {
+    const token = /^\/r\/([^/]+)$/.exec(path)?.[1];
+    if (path.startsWith(`${LINK_BASE}/`) || path === LINK_BASE) {
+      if (!read) return messagePage(405, 'Open this link in a browser', ['Report links are read with GET.']);
+      if (!token) return linkProblemPage({ kind: 'token', reason: 'malformed' });
+      return await viaLink(url, token, deps);
+    }
+    if (path === `${REPORTS_BASE}/weekly`) {
+      if (!read) throw methodNotAllowed('GET, HEAD');
+      return await weekly(request, url, deps);
+    }
+    if (path === `${REPORTS_BASE}/links`) {
+      if (method !== 'POST') throw methodNotAllowed('POST');
+      return await mintLink(request, url, deps);
+    }
+    if (path === `${REPORTS_BASE}/weekly/send`) {
+      if (method !== 'POST') throw methodNotAllowed('POST');
+      return await sendNow(request, url, deps);
+    }
+    throw new ApiError('not_found', 'No such report route. See GET /reports/weekly, POST /reports/links and POST /reports/weekly/send.');
+  } catch (error) {
+    if (!(error instanceof ApiError)) console.error(JSON.stringify({ msg: 'report route failed', path: path.startsWith(`${LINK_BASE}/`) ? `${LINK_BASE}/…` : path, error: String(error) }));
+    if (path.startsWith(`${LINK_BASE}/`)) return messagePage(500, 'Something went wrong', ['The report could not be shown. Try again in a moment.']);
+    const response = errorResponse(error);
+    // errorResponse sets `Allow: GET, HEAD` for any 405; these routes say their own.
+    if (error instanceof ApiError && error.options.headers?.allow) response.headers.set('allow', error.options.headers.allow);
+    return response;
+  }
+}

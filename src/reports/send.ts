@@ -1,0 +1,160 @@
+/**
+ * "Send the digest now": the current weekly digest of a brand and market, to
+ * its confirmed subscribers, through the digests' own sending path (the same
+ * template and render, mailer, batches of at most 100 with an
+ * `Idempotency-Key` each, `List-Unsubscribe` and one-click headers, personal
+ * unsubscribe and "view in browser" links).
+ *
+ * Who gets it: subscriptions of that brand and market whose status is
+ * `active` (the address was confirmed by its double opt-in link). They are the
+ * caller's account's: a brand belongs to one account, only that account's
+ * keys can read it (the caller's just did), and a subscription needs a key
+ * that can read its brand. No parameter names a recipient.
+ *
+ * At most one send per brand and market per `RESEND_WINDOW_MS`: the claim is
+ * one conditional upsert in the same transaction as the send record
+ * (migrations/0004_reports.sql), so two concurrent calls cannot both send.
+ */
+import { sha256Hex } from '../origin/access';
+import { BATCH_LIMIT, MIN_CALL_SPACING_MS, type OutgoingEmail } from '../digests/mailer';
+import { renderDigest } from '../digests/render';
+import { kindsOf, reportUrl, type SubscriptionRow, unsubscribeHeaders, unsubscribeUrl } from '../digests/store';
+import type { ReportDeps } from './deps';
+import { reportOf, type WeeklyInputs } from './data';
+
+/** A second send of the same brand and market within this window is refused (409). */
+export const RESEND_WINDOW_MS = 10 * 60_000;
+
+export interface SendResult {
+  id: string;
+  recipients: number;
+  sent: number;
+  failed: number;
+  sent_at: string;
+  subject: string;
+}
+
+export type SendOutcome =
+  | { kind: 'sent'; result: SendResult }
+  | { kind: 'no_recipients' }
+  | { kind: 'nothing_measured' }
+  /** Within the window: when the last send went, and seconds until another may. */
+  | { kind: 'too_soon'; last: { id: string; sent_at: string }; retryAfter: number }
+  /** Every batch failed: nothing went out, the claim is released so the caller can try again. */
+  | { kind: 'mail_failed'; result: SendResult; message: string };
+
+const newSendId = () => `rs_${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`;
+
+/** Placeholders in the once-rendered template, replaced by each recipient's own signed links. */
+const PLACEHOLDER = { unsubscribe: 'https://placeholder.invalid/unsubscribe', report: 'https://placeholder.invalid/report' } as const;
+
+/** The confirmed subscribers of a brand and market. */
+export async function confirmedSubscribers(db: D1Database, brandId: number, marketId: number): Promise<SubscriptionRow[]> {
+  const { results } = await db
+    .prepare(`SELECT * FROM digest_subscriptions WHERE brand_id = ? AND market_id = ? AND status = 'active' AND confirmed_at IS NOT NULL ORDER BY id`)
+    .bind(brandId, marketId)
+    .all<SubscriptionRow>();
+  return results;
+}
+
+/**
+ * Claims the brand and market's send slot and records the send, atomically;
+ * returns the last send instead when one went within the window.
+ */
+async function claim(deps: ReportDeps, o: { id: string; brandId: number; marketId: number; keyHash: string; recipients: number }): Promise<{ ok: true } | { ok: false; last: { id: string; sent_at: string } }> {
+  const now = deps.now();
+  const at = now.toISOString();
+  const cutoff = new Date(now.getTime() - RESEND_WINDOW_MS).toISOString();
+  const [gate] = await deps.db.batch<{ send_id: string }>([
+    deps.db
+      .prepare(
+        `INSERT INTO report_send_gate (brand_id, market_id, send_id, sent_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (brand_id, market_id) DO UPDATE SET send_id = excluded.send_id, sent_at = excluded.sent_at
+          WHERE report_send_gate.sent_at <= ?
+         RETURNING send_id`,
+      )
+      .bind(o.brandId, o.marketId, o.id, at, cutoff),
+    deps.db
+      .prepare(
+        `INSERT INTO report_sends (id, brand_id, market_id, key_hash, requested_at, status, recipients)
+         SELECT ?, ?, ?, ?, ?, 'sending', ? WHERE EXISTS (SELECT 1 FROM report_send_gate WHERE brand_id = ? AND market_id = ? AND send_id = ?)`,
+      )
+      .bind(o.id, o.brandId, o.marketId, o.keyHash, at, o.recipients, o.brandId, o.marketId, o.id),
+  ]);
+  if (gate?.results.some((r) => r.send_id === o.id)) return { ok: true };
+  const last = await deps.db.prepare('SELECT send_id, sent_at FROM report_send_gate WHERE brand_id = ? AND market_id = ?').bind(o.brandId, o.marketId).first<{ send_id: string; sent_at: string }>();
+  return { ok: false, last: { id: last?.send_id ?? '', sent_at: last?.sent_at ?? at } };
+}
+
+/** Sends the digest built from `inputs` to the confirmed subscribers; see the module comment. */
+export async function sendDigestNow(deps: ReportDeps, o: { apiKey: string; inputs: WeeklyInputs }): Promise<SendOutcome> {
+  const { brand, market } = o.inputs;
+  const full = reportOf(o.inputs, ['visibility', 'won_lost']);
+  if (full.empty === 'nothing_measured') return { kind: 'nothing_measured' };
+  const rows = await confirmedSubscribers(deps.db, brand.id, market.id);
+  if (rows.length === 0) return { kind: 'no_recipients' };
+
+  const id = newSendId();
+  const claimed = await claim(deps, { id, brandId: brand.id, marketId: market.id, keyHash: await sha256Hex(o.apiKey), recipients: rows.length });
+  if (!claimed.ok) {
+    const retryAfter = Math.max(1, Math.ceil((Date.parse(claimed.last.sent_at) + RESEND_WINDOW_MS - deps.now().getTime()) / 1000));
+    return { kind: 'too_soon', last: claimed.last, retryAfter };
+  }
+
+  // Render once per kinds variant, then give each recipient their own links (as the weekly consumer does).
+  const rendered = new Map<string, { subject: string; html: string; text: string }>();
+  const outcomes: { row: SubscriptionRow; status: 'sent' | 'failed'; providerId: string | null; reason: string | null }[] = [];
+  let subject = full.subject;
+  let firstFailure = '';
+  for (let i = 0; i < rows.length; i += BATCH_LIMIT) {
+    const chunk = rows.slice(i, i + BATCH_LIMIT);
+    const emails: OutgoingEmail[] = [];
+    for (const row of chunk) {
+      const kinds = kindsOf(row);
+      const variant = kinds.join(',');
+      let mail = rendered.get(variant);
+      if (!mail) {
+        mail = await renderDigest({ report: reportOf(o.inputs, kinds), links: { unsubscribe: PLACEHOLDER.unsubscribe, viewInBrowser: PLACEHOLDER.report } });
+        rendered.set(variant, mail);
+      }
+      if (kinds.length === 2) subject = mail.subject;
+      const unsubscribe = await unsubscribeUrl(deps, row.id);
+      const report = await reportUrl(deps, row);
+      const personal = (s: string) => s.replaceAll(PLACEHOLDER.unsubscribe, unsubscribe).replaceAll(PLACEHOLDER.report, report);
+      emails.push({
+        kind: 'digest',
+        from: deps.from,
+        to: row.email,
+        subject: mail.subject,
+        html: personal(mail.html),
+        text: personal(mail.text),
+        headers: { ...unsubscribeHeaders(unsubscribe, deps.from), 'X-Entity-Ref-ID': `report/${id}/${row.id}` },
+      });
+    }
+    if (i > 0) await deps.sleep(MIN_CALL_SPACING_MS);
+    // One key per batch of this send: a retried call inside Resend's 24 h cannot deliver the batch twice.
+    const outcome = await deps.mailer.sendBatch(emails, `report/${id}/${i / BATCH_LIMIT}`);
+    if (outcome.ok) chunk.forEach((row, j) => outcomes.push({ row, status: 'sent', providerId: outcome.ids[j] ?? null, reason: null }));
+    else {
+      const reason = `mail ${outcome.status ?? 'network'} ${outcome.code}: ${outcome.message}`.slice(0, 500);
+      firstFailure ||= reason;
+      chunk.forEach((row) => outcomes.push({ row, status: 'failed', providerId: null, reason }));
+    }
+  }
+
+  const sent = outcomes.filter((x) => x.status === 'sent').length;
+  const failed = outcomes.length - sent;
+  const at = deps.now().toISOString();
+  const status = failed === 0 ? 'sent' : sent === 0 ? 'failed' : 'partial';
+  const record = deps.db.prepare('INSERT INTO report_send_recipients (send_id, subscription_id, status, provider_id, reason) VALUES (?, ?, ?, ?, ?)');
+  const statements = [
+    ...outcomes.map((x) => record.bind(id, x.row.id, x.status, x.providerId, x.reason)),
+    deps.db.prepare('UPDATE report_sends SET status = ?, sent = ?, failed = ?, reason = ?, finished_at = ? WHERE id = ?').bind(status, sent, failed, firstFailure || null, at, id),
+  ];
+  // Nothing went out: free the slot (only if it is still ours) so the caller may try again at once.
+  if (sent === 0) statements.push(deps.db.prepare('DELETE FROM report_send_gate WHERE brand_id = ? AND market_id = ? AND send_id = ?').bind(brand.id, market.id, id));
+  for (let i = 0; i < statements.length; i += 500) await deps.db.batch(statements.slice(i, i + 500));
+  const result: SendResult = { id, recipients: rows.length, sent, failed, sent_at: at, subject };
+  if (sent === 0) return { kind: 'mail_failed', result, message: firstFailure };
+  return { kind: 'sent', result };
+}
