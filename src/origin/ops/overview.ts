@@ -6,12 +6,14 @@
 import { addDays, daysBetween, type Period, previousPeriod } from '../../contract/window';
 import type { Caller } from '../access';
 import { classifyDomain, delta, meanPosition, percent, round1 } from '../metrics';
-import { dailyTotals, domainCitationsByDay, openTaskCounts, ownCitationsByUrl, ownDomains, ownPagesOf, rivalRunsByTopic, rivalsOf, totalsBetween } from '../queries';
+import { dailyTotals, domainCitationsByDay, openTaskCounts, ownCitationsByUrl, ownDomains, ownPagesOf, rivalsOf } from '../queries';
 import { listTopics, windowedScopeOf } from './core';
 import type { Implementation, OpContext } from './index';
 import { perceptionOf } from './perception';
 import { trafficTotals } from './traffic';
 
+/** `position_days.rival_id` of the brand itself (migration 0006). */
+const BRAND = 0;
 /** How many rivals the overview sets the brand against: the most mentioned ones. */
 export const TOP_RIVALS = 3;
 /** How many assistants the overview names in its traffic part. */
@@ -37,65 +39,39 @@ export function readinessScore(signals: { value: number; weight: number }[]): nu
   return weights > 0 ? round1((100 * signals.reduce((s, x) => s + x.weight * x.value, 0)) / weights) : null;
 }
 
-interface DayCounts {
+/** What one stretch of days adds up to: runs, the brand's positions, every rival's mentions and positions, and citations per owner. */
+interface Tally {
   answered: number;
   naming: number;
-  positionSum: number;
-  positionCount: number;
+  /** Mentions and position sums by name: 0 is the brand, else the rival's id. */
+  named: Map<number, { n: number; positionSum: number }>;
+  citations: Map<'brand' | number, number>;
 }
 
 /**
- * Runs, rival mentions and citations per day of the period: what the
- * competition part is made of, in three scans of the period only, each
- * grouped by day first, the order of the (market, day, ...) indexes.
+ * The competition part is read from the daily counts (migrations 0002, 0005,
+ * 0006), never from runs, so a 90-day overview reads a few thousand rows:
+ * runs per day, mentions and positions per day and name, citations per day and domain.
  */
-async function competitionRows(c: OpContext) {
-  const window = [c.market.id, c.period.from, c.period.to] as const;
-  const [runs, citations] = await Promise.all([
+async function dailyCounts(c: OpContext, span: Period) {
+  const [runs, positions, citations] = await Promise.all([
+    dailyTotals(c.db, c.market.id, span),
     c.db
-      .prepare(
-        `SELECT day, sum(state <> 'no_answer') AS answered, sum(state IN ('recommended', 'mentioned')) AS naming,
-                coalesce(sum(position), 0) AS position_sum, count(position) AS position_count
-           FROM runs WHERE market_id = ? AND day BETWEEN ? AND ? GROUP BY day`,
-      )
-      .bind(...window)
-      .all<{ day: string; answered: number; naming: number; position_sum: number; position_count: number }>(),
+      .prepare('SELECT day, rival_id, named, position_sum FROM position_days WHERE market_id = ? AND day BETWEEN ? AND ?')
+      .bind(c.market.id, span.from, span.to)
+      .all<{ day: string; rival_id: number; named: number; position_sum: number }>(),
+    // Citations matter for the period only: the change is not reported for them.
     domainCitationsByDay(c.db, c.market.id, c.period),
   ]);
-  return { runs: runs.results, citations };
-}
-
-/**
- * Per day: all rival mentions, and the mentions and position sum of each of
- * the top rivals. One column pair per rival keeps the grouping by day alone,
- * in index order, where grouping by (day, rival) would sort every mention.
- */
-async function rivalDays(c: OpContext, top: number[]) {
-  const columns = top.map((_, i) => `, sum(rival_id = ?${i + 4}) AS n${i}, sum(CASE WHEN rival_id = ?${i + 4} THEN position END) AS p${i}`).join('');
-  const { results } = await c.db
-    .prepare(`SELECT day, count(*) AS mentions${columns} FROM run_rivals WHERE market_id = ?1 AND day BETWEEN ?2 AND ?3 GROUP BY day`)
-    .bind(c.market.id, c.period.from, c.period.to, ...top)
-    .all<Record<string, string | number | null>>();
-  return results.map((r) => ({
-    day: String(r.day),
-    mentions: Number(r.mentions),
-    rivals: new Map(top.map((id, i) => [id, { n: Number(r[`n${i}`] ?? 0), positionSum: Number(r[`p${i}`] ?? 0) }])),
-  }));
-}
-
-/** The previous period needs only totals: the daily counts give them without scanning runs. */
-async function previousTotals(c: OpContext, previous: Period) {
-  const [daily, rivalRuns] = await Promise.all([dailyTotals(c.db, c.market.id, previous), rivalRunsByTopic(c.db, c.market.id, previous)]);
-  return { ...totalsBetween(daily, previous), rivalMentions: rivalRuns.reduce((s, r) => s + r.runs, 0) };
+  return { runs, positions: positions.results, citations };
 }
 
 export const getOverview: Implementation<'getOverview'> = async (c) => {
   const previous = previousPeriod(c.period);
   const inPeriod = (day: string) => day >= c.period.from && day <= c.period.to;
-  const [rows, rivalRuns, before, rivals, topics, ownCitations, pages, signals, perception, traffic, tasks, integrations] = await Promise.all([
-    competitionRows(c),
-    rivalRunsByTopic(c.db, c.market.id, c.period),
-    previousTotals(c, previous),
+  const inPrevious = (day: string) => day < c.period.from;
+  const [counts, rivals, topics, ownCitations, pages, signals, perception, traffic, tasks, integrations] = await Promise.all([
+    dailyCounts(c, { from: previous.from, to: c.period.to }),
     rivalsOf(c.db, c.brand.id),
     listTopics(c as unknown as OpContext<'listTopics'>),
     ownCitationsByUrl(c.db, c.market.id, c.brand, c.period, previous),
@@ -107,68 +83,75 @@ export const getOverview: Implementation<'getOverview'> = async (c) => {
     }),
     whenIncluded(c.caller, 'AI traffic', () => trafficTotals(c.db, c.brand.id, c.period)),
     whenIncluded(c.caller, 'Tasks', async () => {
-      const counts = await openTaskCounts(c.db, c.market.id);
-      return { open_counts: counts, open_total: Object.values(counts).reduce((s, n) => s + n, 0) };
+      const open = await openTaskCounts(c.db, c.market.id);
+      return { open_counts: open, open_total: Object.values(open).reduce((s, n) => s + n, 0) };
     }),
     c.db.prepare('SELECT kind FROM integrations WHERE brand_id = ?').bind(c.brand.id).all<{ kind: string }>(),
   ]);
 
-  // --- visibility and share of voice, this period against the previous one
-  const sumRuns = (filter: (day: string) => boolean): DayCounts =>
-    rows.runs
-      .filter((r) => filter(r.day))
-      .reduce((s, r) => ({ answered: s.answered + r.answered, naming: s.naming + r.naming, positionSum: s.positionSum + r.position_sum, positionCount: s.positionCount + r.position_count }), {
-        answered: 0,
-        naming: 0,
-        positionSum: 0,
-        positionCount: 0,
-      });
-  // The top rivals: the most named in the period, from the daily counts; rivals AI never named are not "top rivals".
-  const top = rivals
-    .map((rival) => ({ rival, n: rivalRuns.filter((r) => r.rival_id === rival.id).reduce((s, r) => s + r.runs, 0) }))
-    .filter((m) => m.n > 0)
-    .sort((a, b) => b.n - a.n || a.rival.name.localeCompare(b.rival.name))
-    .slice(0, TOP_RIVALS)
-    .map((m) => m.rival);
-  const mentionDays = await rivalDays(c, top.map((r) => r.id));
-
-  const now = sumRuns(inPeriod);
-  const rivalMentions = (filter: (day: string) => boolean) => mentionDays.filter((d) => filter(d.day)).reduce((s, d) => s + d.mentions, 0);
-  const score = percent(now.naming, now.answered);
-  const sov = percent(now.naming, now.naming + rivalMentions(inPeriod));
-  const sovBefore = percent(before.naming, before.naming + before.rivalMentions);
-
-  // --- standing of the brand and its top rivals, over the period and per day
-  const ownDomainList = ownDomains(c.brand);
   // Each cited domain's owner, found once: the brand, a rival's id, or nobody (a third party).
+  const ownDomainList = ownDomains(c.brand);
   const ownerOf = (domain: string): 'brand' | number | null => {
     if (classifyDomain(domain, ownDomainList, []) === 'own') return 'brand';
     return rivals.find((r) => classifyDomain(domain, [], [r.domain]) === 'competitor')?.id ?? null;
   };
-  const owned = rows.citations.map((r) => ({ day: r.day, n: r.citations, owner: ownerOf(r.domain) })).filter((r) => r.owner !== null);
-  const citationsOf = (owner: 'brand' | number, filter: (day: string) => boolean) =>
-    owned.filter((r) => r.owner === owner && filter(r.day)).reduce((s, r) => s + r.n, 0);
+  const owners = new Map<string, 'brand' | number | null>();
 
-  const standings = (filter: (day: string) => boolean) => {
-    const runs = sumRuns(filter);
-    const allMentions = runs.naming + rivalMentions(filter);
+  const tally = (filter: (day: string) => boolean): Tally => {
+    const t: Tally = { answered: 0, naming: 0, named: new Map(), citations: new Map() };
+    for (const [day, r] of counts.runs) {
+      if (!filter(day)) continue;
+      t.answered += r.answered;
+      t.naming += r.naming;
+    }
+    for (const p of counts.positions) {
+      if (!filter(p.day)) continue;
+      const named = t.named.get(p.rival_id) ?? { n: 0, positionSum: 0 };
+      t.named.set(p.rival_id, { n: named.n + p.named, positionSum: named.positionSum + p.position_sum });
+    }
+    for (const r of counts.citations) {
+      if (!filter(r.day)) continue;
+      if (!owners.has(r.domain)) owners.set(r.domain, ownerOf(r.domain));
+      const owner = owners.get(r.domain);
+      if (owner !== null && owner !== undefined) t.citations.set(owner, (t.citations.get(owner) ?? 0) + r.citations);
+    }
+    return t;
+  };
+  const rivalMentions = (t: Tally) => [...t.named].filter(([id]) => id !== BRAND).reduce((s, [, x]) => s + x.n, 0);
+
+  // --- visibility and share of voice, this period against the previous one
+  const now = tally(inPeriod);
+  const before = tally(inPrevious);
+  const score = percent(now.naming, now.answered);
+  const sov = percent(now.naming, now.naming + rivalMentions(now));
+  const sovBefore = percent(before.naming, before.naming + rivalMentions(before));
+
+  // --- standing of the brand and its top rivals (the most named in the period; never named is not "top"), overall and per day
+  const top = rivals
+    .map((rival) => ({ rival, n: now.named.get(rival.id)?.n ?? 0 }))
+    .filter((m) => m.n > 0)
+    .sort((a, b) => b.n - a.n || a.rival.name.localeCompare(b.rival.name))
+    .slice(0, TOP_RIVALS)
+    .map((m) => m.rival);
+  const standings = (t: Tally) => {
+    const allMentions = t.naming + rivalMentions(t);
+    const brand = t.named.get(BRAND);
     return {
       brand: {
         name: c.brand.name,
-        visibility: percent(runs.naming, runs.answered),
-        share_of_voice: percent(runs.naming, allMentions),
-        position: meanPosition(runs.positionSum, runs.positionCount),
-        citations: citationsOf('brand', filter),
+        visibility: percent(t.naming, t.answered),
+        share_of_voice: percent(t.naming, allMentions),
+        position: meanPosition(brand?.positionSum ?? 0, brand?.n ?? 0),
+        citations: t.citations.get('brand') ?? 0,
       },
       rivals: top.map((rival) => {
-        const of = mentionDays.filter((d) => filter(d.day)).map((d) => d.rivals.get(rival.id) ?? { n: 0, positionSum: 0 });
-        const n = of.reduce((s, x) => s + x.n, 0);
+        const named = t.named.get(rival.id) ?? { n: 0, positionSum: 0 };
         return {
           name: rival.name,
-          visibility: percent(n, runs.answered),
-          share_of_voice: percent(n, allMentions),
-          position: meanPosition(of.reduce((s, x) => s + x.positionSum, 0), n),
-          citations: citationsOf(rival.id, filter),
+          visibility: percent(named.n, t.answered),
+          share_of_voice: percent(named.n, allMentions),
+          position: meanPosition(named.positionSum, named.n),
+          citations: t.citations.get(rival.id) ?? 0,
         };
       }),
     };
@@ -194,8 +177,8 @@ export const getOverview: Implementation<'getOverview'> = async (c) => {
     ...windowedScopeOf(c),
     previous_period: previous,
     visibility: { score, change: delta(score, percent(before.naming, before.answered)), answered_runs: now.answered, naming_runs: now.naming },
-    share_of_voice: { share: sov, change: delta(sov, sovBefore), brand_mentions: now.naming, rival_mentions: rivalMentions(inPeriod) },
-    competition: { ...standings(inPeriod), daily: days.map((day) => ({ day, ...standings((d) => d === day) })) },
+    share_of_voice: { share: sov, change: delta(sov, sovBefore), brand_mentions: now.naming, rival_mentions: rivalMentions(now) },
+    competition: { ...standings(now), daily: days.map((day) => ({ day, ...standings(tally((d) => d === day)) })) },
     perception,
     cited_pages: citedPages,
     topics: weakestFirst,
