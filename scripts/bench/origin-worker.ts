@@ -2,7 +2,7 @@
  * The Worker the origin benchmark runs: the reference origin as deployed,
  * plus one route that loads a dataset into its D1. Never part of the product.
  */
-import { DEMO_MARKETS, type DemoAccount } from '../../src/origin/demo/catalog';
+import { DEMO_ACCOUNTS, DEMO_MARKETS, type DemoAccount } from '../../src/origin/demo/catalog';
 import type { Profile } from '../../src/origin/demo/generate';
 import { seedDemo } from '../../src/origin/demo/load';
 import { sha256Hex } from '../../src/origin/access';
@@ -27,13 +27,8 @@ const LARGE_ACCOUNT: DemoAccount = {
       category: { en: 'help desk software', de: 'Helpdesk-Software' },
       strength: 0,
       trend: 0.02,
-      rivals: [
-        { name: 'Helpwave', domain: 'helpwave.io' },
-        { name: 'Ticketly', domain: 'ticketly.com' },
-        { name: 'SupportHero', domain: 'supporthero.com' },
-        { name: 'Caseflow', domain: 'caseflow.app' },
-        { name: 'Deskpilot', domain: 'deskpilot.com' },
-      ],
+      // The demo's help desk rivals: the large set is the same world, made bigger.
+      rivals: DEMO_ACCOUNTS[0]!.brands[0]!.rivals,
       integrations: ['search_performance', 'edge_network', 'tracking_script'],
     },
   ],

@@ -19,6 +19,7 @@ import {
   totalsBetween,
   weeklyHistory,
 } from '../queries';
+import type { MarketRow } from '../access';
 import type { Implementation, OpContext } from './index';
 
 /** What every brand-scoped body names (DESIGN section 3). */
@@ -29,23 +30,13 @@ export const scopeOf = (c: OpContext) => ({
 });
 export const windowedScopeOf = (c: OpContext) => ({ ...scopeOf(c), period: c.period });
 
-interface MarketListRow {
-  id: number;
-  brand_id: number;
-  code: string;
-  name: string;
-  language: string;
-  country: string;
-  is_primary: number;
-}
+const marketView = (m: MarketRow) => ({ id: m.id, code: m.code, name: m.name, language: m.language, country: m.country, primary: m.is_primary === 1 });
 
-const marketView = (m: MarketListRow) => ({ id: m.id, code: m.code, name: m.name, language: m.language, country: m.country, primary: m.is_primary === 1 });
-
-async function marketsOf(db: D1Database, where: string, id: number): Promise<MarketListRow[]> {
+async function marketsOf(db: D1Database, where: string, id: number): Promise<MarketRow[]> {
   const { results } = await db
     .prepare(`SELECT m.id, m.brand_id, m.code, m.name, m.language, m.country, m.is_primary FROM markets m JOIN brands b ON b.id = m.brand_id WHERE ${where} = ? ORDER BY m.is_primary DESC, m.id`)
     .bind(id)
-    .all<MarketListRow>();
+    .all<MarketRow>();
   return results;
 }
 
