@@ -23,6 +23,8 @@ useUpstreamForTests((configured) => ({
   },
 }));
 
+let fixedBody = '{}';
+
 /** The most calls any key made within any 60 s. */
 function maxPerRollingMinute(times: number[]): number {
   let max = 0;
@@ -47,6 +49,12 @@ export default {
         );
       }
       return Response.json({ keys });
+    }
+    // The floor inside this Worker: same isolate and heap as the proxy, no proxy work. Separates the HIT path's own cost from the bundle's.
+    if (url.pathname === '/__bench/fixed') return new Response(fixedBody, { headers: { 'content-type': 'application/json; charset=utf-8' } });
+    if (url.pathname === '/__bench/fixed-body' && request.method === 'POST') {
+      fixedBody = await request.text();
+      return new Response(null, { status: 204 });
     }
     if (url.pathname === '/__bench/upstream') {
       const perKey = Object.fromEntries([...upstreamCalls].map(([key, times]) => [key, { calls: times.length, max_per_rolling_minute: maxPerRollingMinute(times) }]));

@@ -103,6 +103,7 @@ export default { fetch() { return new Response(BODY, { headers: { 'content-type'
   }),
 );
 const floorUrl = new URL(await floor.ready);
+await fetch(new URL('/__bench/fixed-body', proxyUrl), { method: 'POST', body: hitBody });
 
 /** Throughput and latency under load: autocannon, CONNECTIONS connections. */
 async function cannon(url, headers, seconds) {
@@ -125,12 +126,16 @@ async function sequential(url, headers, n) {
 // The machine is shared and its load moves: floor and HIT runs alternate in
 // short rounds, so both see the same conditions, and are summed.
 const ROUNDS = 4;
-const targets = { floor: [floorUrl, {}], hit: [new URL('/api/v1/visibility', proxyUrl), { authorization: `Bearer ${HIT_KEY}` }] };
-const runs = { floor: [], hit: [] };
-const single = { floor: [], hit: [] };
-for (const name of ['floor', 'hit']) await cannon(...targets[name], 2); // warm-up
+const targets = {
+  floor: [floorUrl, {}],
+  hit: [new URL('/api/v1/visibility', proxyUrl), { authorization: `Bearer ${HIT_KEY}` }],
+  fixed: [new URL('/__bench/fixed', proxyUrl), {}],
+};
+const runs = { floor: [], hit: [], fixed: [] };
+const single = { floor: [], hit: [], fixed: [] };
+for (const name of Object.keys(targets)) await cannon(...targets[name], 2); // warm-up
 for (let round = 0; round < ROUNDS; round++) {
-  for (const name of round % 2 ? ['hit', 'floor'] : ['floor', 'hit']) {
+  for (const name of round % 2 ? ['hit', 'fixed', 'floor'] : ['floor', 'fixed', 'hit']) {
     runs[name].push(await cannon(...targets[name], SECONDS / ROUNDS));
     single[name].push(...(await sequential(...targets[name], 250)));
   }
@@ -144,6 +149,7 @@ const summarize = (name) => {
 };
 const floorRun = summarize('floor');
 const hitRun = summarize('hit');
+const fixedRun = summarize('fixed');
 const check = await get('/visibility', HIT_KEY);
 if (check.cache !== 'HIT') throw new Error(`expected the HIT run to read the cache, got X-Cache ${check.cache}: ${check.status} ${check.body}`);
 
@@ -171,11 +177,13 @@ console.log('| run | p50 ms (load) | p99 ms (load) | req/s (load) | p50 ms (one 
 console.log('|---|---|---|---|---|---|');
 const row = (label, r) => `| ${label} | ${r.p50} | ${r.p99} | ${r.rps.toFixed(0)} | ${r.p50One.toFixed(2)} | ${r.p99One.toFixed(2)} |`;
 console.log(row('floor: trivial Worker, same JSON body', floorRun));
+console.log(row('proxy Worker, fixed JSON route (same isolate, no proxy work)', fixedRun));
 console.log(row('proxy, cache HIT', hitRun));
 console.log(`| proxy, MISS to the embedded origin (${MISS_KEYS} keys, ${CONNECTIONS} at a time) | ${missRun.p50.toFixed(1)} | ${missRun.p99.toFixed(1)} | ${missRun.rps.toFixed(0)} | | |`);
 const throughput = hitRun.rps / floorRun.rps;
 const p50Ratio = hitRun.p50One / floorRun.p50One;
 console.log(`\nHIT vs floor: throughput ${(throughput * 100).toFixed(0)}% (target ≥ 85%), p50 one at a time ${p50Ratio.toFixed(2)}x, p50 under load ${(hitRun.p50 / floorRun.p50).toFixed(2)}x (target ≤ 1.3x): ${throughput >= 0.85 && p50Ratio <= 1.3 ? 'met' : 'NOT met'}.`);
+console.log(`HIT vs the fixed route of the same Worker (the HIT path's own cost): throughput ${((hitRun.rps / fixedRun.rps) * 100).toFixed(0)}%, p50 one at a time ${(hitRun.p50One / fixedRun.p50One).toFixed(2)}x.`);
 console.log(`HIT non-2xx: ${hitRun.non2xx}, errors: ${hitRun.errors}; misses: ${JSON.stringify(missStatuses)}`);
 
 if (DASHBOARD_SECONDS <= 0) {
