@@ -70,7 +70,7 @@ export const getOverview: Implementation<'getOverview'> = async (c) => {
   const previous = previousPeriod(c.period);
   const inPeriod = (day: string) => day >= c.period.from && day <= c.period.to;
   const inPrevious = (day: string) => day < c.period.from;
-  const [counts, rivals, topics, ownCitations, pages, signals, perception, traffic, tasks, integrations] = await Promise.all([
+  const [counts, rivals, topics, ownCitations, pages, signals, perception, traffic, tasks] = await Promise.all([
     dailyCounts(c, { from: previous.from, to: c.period.to }),
     rivalsOf(c.db, c.brand.id),
     listTopics(c as unknown as OpContext<'listTopics'>),
@@ -81,12 +81,16 @@ export const getOverview: Implementation<'getOverview'> = async (c) => {
       const p = await perceptionOf(c.db, c.market.id, c.period);
       return { ...p.summary, engines: p.engines.map((e) => ({ engine: e.engine, knows_brand: e.knows_brand, recommends: e.recommends })) };
     }),
-    whenIncluded(c.caller, 'AI traffic', () => trafficTotals(c.db, c.brand.id, c.period)),
+    whenIncluded(c.caller, 'AI traffic', async () => {
+      const { results } = await c.db.prepare('SELECT kind FROM integrations WHERE brand_id = ?').bind(c.brand.id).all<{ kind: string }>();
+      // Crawler data needs the edge-network integration or the tracking script, as on /ai-crawlers; without either it is null.
+      const hasCrawlerData = results.some((r) => r.kind === 'edge_network' || r.kind === 'tracking_script');
+      return trafficTotals(c.db, c.brand.id, c.period, hasCrawlerData);
+    }),
     whenIncluded(c.caller, 'Tasks', async () => {
       const open = await openTaskCounts(c.db, c.market.id);
       return { open_counts: open, open_total: Object.values(open).reduce((s, n) => s + n, 0) };
     }),
-    c.db.prepare('SELECT kind FROM integrations WHERE brand_id = ?').bind(c.brand.id).all<{ kind: string }>(),
   ]);
 
   // Each cited domain's owner, found once: the brand, a rival's id, or nobody (a third party).
@@ -171,7 +175,6 @@ export const getOverview: Implementation<'getOverview'> = async (c) => {
   const weakestFirst = topics.topics
     .map((t) => ({ id: t.id, name: t.name, score: t.score, change: t.change, rank: t.rank }))
     .sort((a, b) => (a.score ?? Infinity) - (b.score ?? Infinity) || a.id - b.id);
-  const hasCrawlerData = integrations.results.some((r) => r.kind === 'edge_network' || r.kind === 'tracking_script');
 
   return {
     ...windowedScopeOf(c),
@@ -188,7 +191,7 @@ export const getOverview: Implementation<'getOverview'> = async (c) => {
           visits: traffic.visits,
           previous_visits: traffic.previousVisits,
           top_assistants: traffic.topAssistants.slice(0, TOP_ASSISTANTS),
-          crawler_hits: hasCrawlerData ? traffic.crawlerHits : null,
+          crawler_hits: traffic.crawlerHits,
         }
       : traffic,
     readiness: {

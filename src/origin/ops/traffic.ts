@@ -4,7 +4,7 @@
  * these bodies name the market read, but their figures cover the brand's site.
  */
 import { z } from 'zod';
-import { previousPeriod } from '../../contract/window';
+import { type Period, previousPeriod } from '../../contract/window';
 import { percent, round1 } from '../metrics';
 import { ownCitationsByUrl } from '../queries';
 import { windowedScopeOf } from './core';
@@ -118,9 +118,29 @@ export const getAiVisitors: Implementation<'getAiVisitors'> = async (c) => {
   };
 };
 
-/** Total AI visits and crawler hits of a site over a window: what the overview shows of traffic. */
-export async function trafficTotals(db: D1Database, brandId: number, period: { from: string; to: string }) {
-  const [visits, crawlers] = await Promise.all([trafficRows(db, 'ai_visits', brandId, period), trafficRows(db, 'crawler_hits', brandId, period)]);
-  const { total, agents } = breakdown(visits.rows);
-  return { visits: total, previousVisits: visits.previousTotal, topAssistants: agents.map((a) => ({ assistant: a.agent, visits: a.n })), crawlerHits: breakdown(crawlers.rows).total };
+/**
+ * What the overview shows of traffic, in two reads: visits per assistant in
+ * the window and the one before it, and the crawler hits of the window.
+ */
+export async function trafficTotals(db: D1Database, brandId: number, period: Period, withCrawlers: boolean) {
+  const previous = previousPeriod(period);
+  const [visits, crawlers] = await Promise.all([
+    db
+      .prepare(
+        `SELECT assistant, sum(CASE WHEN day >= ?1 THEN visits ELSE 0 END) AS now, sum(CASE WHEN day < ?1 THEN visits ELSE 0 END) AS before
+           FROM ai_visits WHERE brand_id = ?2 AND day BETWEEN ?3 AND ?4 GROUP BY assistant`,
+      )
+      .bind(period.from, brandId, previous.from, period.to)
+      .all<{ assistant: string; now: number; before: number }>(),
+    withCrawlers
+      ? db.prepare('SELECT coalesce(sum(hits), 0) AS n FROM crawler_hits WHERE brand_id = ? AND day BETWEEN ? AND ?').bind(brandId, period.from, period.to).first<{ n: number }>()
+      : null,
+  ]);
+  const assistants = visits.results.filter((a) => a.now > 0).sort((a, b) => b.now - a.now || a.assistant.localeCompare(b.assistant));
+  return {
+    visits: assistants.reduce((s, a) => s + a.now, 0),
+    previousVisits: visits.results.reduce((s, a) => s + a.before, 0),
+    topAssistants: assistants.map((a) => ({ assistant: a.assistant, visits: a.now })),
+    crawlerHits: crawlers ? crawlers.n : null,
+  };
 }
