@@ -8,8 +8,14 @@ export default defineConfig(async () => {
       cloudflareTest({
         wrangler: { configPath: './wrangler.toml' },
         miniflare: {
-          // Test-only: the migrations, applied by test/setup.ts.
-          bindings: { TEST_MIGRATIONS: migrations },
+          bindings: {
+            // Test-only: the migrations, applied by test/setup.ts.
+            TEST_MIGRATIONS: migrations,
+            // Test secrets, so `npm test` needs no .dev.vars (it is git-ignored and absent on a clean clone).
+            ADMIN_TOKEN: 'test_admin_token',
+            SIGNING_SECRET: 'test_signing_secret',
+            ENCRYPTION_KEY: 'dGVzdF9lbmNyeXB0aW9uX2tleV8zMl9ieXRlc19vayE=',
+          },
         },
       }),
     ],
