@@ -13,7 +13,7 @@ import { ensureDemoData } from './origin/demo/auto';
 import { handleOrigin, requestIdOf } from './origin/handler';
 import { ADMIN_BASE, handleAdmin, handleProxy } from './proxy';
 import { isReportPath, reportFetch } from './reports';
-import { digestFetch, digestQueue, digestScheduled, isDigestPath } from './digests';
+import { digestEmail, digestFetch, digestQueue, digestScheduled, isDigestPath } from './digests';
 
 export { ProxyStats, UpstreamGate } from './proxy';
 
@@ -56,5 +56,10 @@ export default {
   /** The digest send queue and its dead-letter queue (src/digests/consumer.ts). */
   async queue(batch, rawEnv, ctx) {
     await digestQueue(batch, parseEnv(rawEnv), ctx);
+  },
+
+  /** Email Routing: the mailto: unsubscribe address of the digests (src/digests/index.ts). */
+  async email(message, rawEnv) {
+    await digestEmail(message, parseEnv(rawEnv));
   },
 } satisfies ExportedHandler<Env>;

@@ -3,7 +3,8 @@
  * a fake Resend API reached by the real SDK. Monday 23 Nov 2026 is in ISO week
  * 2026-W48.
  */
-import { env, SELF } from 'cloudflare:test';
+import { createExecutionContext, env, SELF } from 'cloudflare:test';
+import worker from '../src/index';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { retryDelaySeconds } from '../src/digests/consumer';
 import { clearDigests, deliver, FakeQueue, FakeResend, runCron, seedSubscriptions, sendRecords, testEnv } from './digests-helpers';
@@ -214,6 +215,14 @@ describe('sending', () => {
     await deliver(queue.sent, digestEnv, { attempts: 4 });
     expect(resend.calls[0]!.emails[0]!.subject).toMatch(/week of 23 Nov$/);
     expect(resend.calls[0]!.idempotencyKey).toMatch(/\/2026-W48$/);
+  });
+});
+
+describe('the dev outbox', () => {
+  it('is off (404) when RESEND_API_KEY is set', async () => {
+    const response = await worker.fetch!(new Request('https://edge.test/dev/outbox') as Request<unknown, IncomingRequestCfProperties>, digestEnv, createExecutionContext());
+    expect(response.status).toBe(404);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('not_found');
   });
 });
 

@@ -4,6 +4,7 @@
  * outbox (no RESEND_API_KEY in the test env).
  */
 import { env, SELF } from 'cloudflare:test';
+import worker from '../src/index';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { signToken } from '../src/signing';
 import { clearDigests } from './digests-helpers';
@@ -187,6 +188,22 @@ describe('signed links', () => {
       expect(await response.text()).toContain(words);
     }
     expect((await env.DB.prepare('SELECT status FROM digest_subscriptions WHERE id = ?').bind(subscription.id).first())?.status).toBe('pending');
+  });
+});
+
+describe('mailto unsubscribe (Email Routing)', () => {
+  it('unsubscribes on a mail whose subject carries the signed token, and rejects anything else', async () => {
+    const { subscription } = (await (await subscribe({ email: 'mailto@example.com' })).json()) as { subscription: { id: string } };
+    const token = await signToken(env.SIGNING_SECRET, { p: 'unsubscribe', s: subscription.id }, { ttlSeconds: 3600 });
+    const rejected: string[] = [];
+    const message = (subject: string) => ({ headers: new Headers({ subject }), setReject: (reason: string) => rejected.push(reason) });
+    await worker.email!(message('hello') as unknown as ForwardableEmailMessage, env);
+    await worker.email!(message(`unsubscribe ${token.slice(0, -3)}abc`) as unknown as ForwardableEmailMessage, env);
+    expect(rejected).toHaveLength(2);
+    expect((await env.DB.prepare('SELECT status FROM digest_subscriptions WHERE id = ?').bind(subscription.id).first())?.status).toBe('pending');
+    await worker.email!(message(`unsubscribe ${token}`) as unknown as ForwardableEmailMessage, env);
+    expect(rejected).toHaveLength(2);
+    expect((await env.DB.prepare('SELECT status FROM digest_subscriptions WHERE id = ?').bind(subscription.id).first())?.status).toBe('unsubscribed');
   });
 });
 

@@ -1,5 +1,11 @@
-/** Won or lost questions, each with the engines that moved and the rival named in the latest week. */
-import { Section, Text } from '@react-email/components';
+/**
+ * Won or lost questions, each with the engines that moved and the rival named
+ * in the latest week. One paragraph per question (lines split by `<br>`):
+ * the digest can list a few dozen, and fewer elements render faster and stay
+ * well under Gmail's 102 KB clipping.
+ */
+import { Text } from '@react-email/components';
+import { Fragment } from 'react';
 import type { QuestionMove } from '../../src/reports/model';
 import { color, text } from './theme';
 
@@ -15,22 +21,23 @@ const stateWord = (state: string | null) => (state === null ? 'not run' : (STATE
 export function QuestionList({ questions, outcome, total }: { questions: QuestionMove[]; outcome: 'won' | 'lost'; total: number }) {
   const accent = outcome === 'won' ? color.good : color.bad;
   if (questions.length === 0) return <Text style={text.small}>{outcome === 'won' ? 'No question won this week.' : 'No question lost this week.'}</Text>;
+  const small = { fontSize: '13px', lineHeight: '18px', color: color.muted };
   return (
-    <Section>
+    <>
       {questions.map((q) => (
-        <Section key={q.question_id} style={{ borderLeft: `3px solid ${accent}`, padding: '2px 0 2px 10px', margin: '0 0 10px' }}>
-          <Text style={{ ...text.body, margin: '0 0 2px', fontWeight: 600 }}>{`“${q.text}”`}</Text>
-          <Text style={{ ...text.small, margin: 0 }}>
-            {`${q.topic ? `${q.topic} · ` : ''}named by ${q.engines_naming_now} of the engines, was ${q.engines_naming_before}`}
-          </Text>
+        <Text key={q.question_id} style={{ ...text.body, borderLeft: `3px solid ${accent}`, padding: '2px 0 2px 10px', margin: '0 0 10px' }}>
+          <strong>{`“${q.text}”`}</strong>
+          <br />
+          <span style={small}>{`${q.topic ? `${q.topic} · ` : ''}named by ${q.engines_naming_now} of the engines, was ${q.engines_naming_before}`}</span>
           {q.engines.map((e) => (
-            <Text key={e.engine} style={{ ...text.small, margin: 0 }}>
-              {`${e.direction === 'gained' ? '▲' : '▼'} ${e.engine_label}: ${stateWord(e.before)} → ${stateWord(e.now)}${e.top_rival ? ` (rival named most: ${e.top_rival})` : ''}`}
-            </Text>
+            <Fragment key={e.engine}>
+              <br />
+              <span style={small}>{`${e.direction === 'gained' ? '▲' : '▼'} ${e.engine_label}: ${stateWord(e.before)} → ${stateWord(e.now)}${e.top_rival ? ` (rival named most: ${e.top_rival})` : ''}`}</span>
+            </Fragment>
           ))}
-        </Section>
+        </Text>
       ))}
-      {total > questions.length ? <Text style={text.small}>{`And ${total - questions.length} more ${outcome} in the full report.`}</Text> : null}
-    </Section>
+      {total > questions.length ? <Text style={text.small}>{`And ${total - questions.length} more ${outcome} in the full report (View in browser).`}</Text> : null}
+    </>
   );
 }

@@ -9,7 +9,8 @@ import { ApiError, errorResponse } from '../contract/errors';
 import { giveUp, processDigestJob, retryDelaySeconds } from './consumer';
 import { type DigestDeps, digestDeps, type DigestJob } from './deps';
 import { planDigests } from './planner';
-import { handleDigestRoutes, isDigestPath } from './routes';
+import { handleDigestRoutes, isDigestPath, unsubscribeById } from './routes';
+import { verifyToken } from '../signing';
 
 export { isDigestPath };
 export type { DigestDeps, DigestJob };
@@ -38,6 +39,24 @@ export async function digestFetch(request: Request, env: AppEnv, ctx: ExecutionC
     return errorResponse(new ApiError('internal_error', 'The digests are misconfigured.'));
   }
   return handleDigestRoutes(request, deps);
+}
+
+/**
+ * The `mailto:` half of `List-Unsubscribe`: with Cloudflare Email Routing
+ * sending `unsubscribe@<sending domain>` to this Worker, a mail whose subject
+ * carries the signed token (`unsubscribe <token>`, as the header's mailto
+ * prefills it) unsubscribes, like the one-click POST.
+ */
+export async function digestEmail(message: Pick<ForwardableEmailMessage, 'headers' | 'setReject'>, env: AppEnv): Promise<'unsubscribed' | 'rejected'> {
+  const deps = digestDeps(env);
+  const token = /unsubscribe\s+(v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)/i.exec(message.headers.get('subject') ?? '')?.[1];
+  const result = await verifyToken(deps.signingSecret, token, 'unsubscribe', deps.now());
+  if (!result.ok) {
+    message.setReject('This address only takes unsubscribe requests sent from the link in a digest.');
+    return 'rejected';
+  }
+  await unsubscribeById(deps, String(result.claims.s));
+  return 'unsubscribed';
 }
 
 export async function digestScheduled(controller: ScheduledController, env: AppEnv, ctx: ExecutionContext, overrides: Overrides = {}) {

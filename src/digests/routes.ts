@@ -199,7 +199,8 @@ async function list(request: Request, deps: DigestDeps): Promise<Response> {
   return json({ subscriptions: results.map(publicView) });
 }
 
-async function unsubscribeRow(deps: DigestDeps, id: string): Promise<void> {
+/** Unsubscribes one subscription (idempotent): status, the sealed key, and its planned sends. */
+export async function unsubscribeById(deps: DigestDeps, id: string): Promise<void> {
   const now = deps.now().toISOString();
   await deps.db.batch([
     // The sealed key goes too: an unsubscribed address keeps no credential.
@@ -214,7 +215,7 @@ async function remove(request: Request, deps: DigestDeps, id: string): Promise<R
   const row = /^sub_[a-z0-9]{1,40}$/.test(id) ? await subscriptionById(deps.db, id) : null;
   // Another account's subscription is as invisible as a missing one.
   if (!row || !brands.has(row.brand_id) || row.status === 'unsubscribed') throw new ApiError('not_found', 'No such subscription for this account.');
-  await unsubscribeRow(deps, id);
+  await unsubscribeById(deps, id);
   return new Response(null, { status: 204 });
 }
 
@@ -244,7 +245,7 @@ async function unsubscribe(request: Request, url: URL, deps: DigestDeps): Promis
   if (request.method === 'POST') {
     // RFC 8058: a POST to the List-Unsubscribe URL unsubscribes with no further step (the body is
     // `List-Unsubscribe=One-Click`; our own button posts the same). Idempotent.
-    await unsubscribeRow(deps, row.id);
+    await unsubscribeById(deps, row.id);
     return page(200, 'You are unsubscribed', [`No more weekly digests for ${row.brand_name} (${row.market_code.toUpperCase()}) will be sent to ${row.email}.`]);
   }
   if (row.status === 'unsubscribed') return page(200, 'You are already unsubscribed', [`No weekly digests for ${row.brand_name} are sent to ${row.email}.`]);
@@ -326,7 +327,8 @@ export async function handleDigestRoutes(request: Request, deps: DigestDeps): Pr
       if (method === 'DELETE') return await remove(request, deps, decodeURIComponent(one[1]!));
       throw new ApiError('method_not_allowed', 'Use DELETE to unsubscribe.', { headers: { allow: 'DELETE' } });
     }
-    if (path === `${DIGESTS_BASE}/confirm` && (method === 'GET' || method === 'HEAD')) return await confirm(url, deps);
+    // GET only: a HEAD (link checkers) must not confirm anything.
+    if (path === `${DIGESTS_BASE}/confirm` && method === 'GET') return await confirm(url, deps);
     if (path === `${DIGESTS_BASE}/unsubscribe` && (method === 'GET' || method === 'POST' || method === 'HEAD')) return await unsubscribe(request, url, deps);
     throw new ApiError('not_found', 'No such digest route.');
   } catch (error) {
