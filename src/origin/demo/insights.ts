@@ -5,7 +5,7 @@
  * The analyses here (briefs, verdicts, summaries, signals) stand for what the
  * real service derives with language models; the API only aggregates them.
  */
-import { AI_ASSISTANTS, AI_BOTS, ENGINES, type Engine, TASK_LAYERS, type TaskLayer, TASK_STATUSES, type TaskStatus } from '../../contract/enums';
+import { AI_ASSISTANTS, AI_BOTS, ENGINES, TASK_LAYERS, type TaskLayer, TASK_STATUSES, type TaskStatus } from '../../contract/enums';
 import { addDays, dayNumber } from '../../contract/window';
 import { PITCHES } from './catalog';
 import type { WorldMarket, WorldTopic } from './generate';
