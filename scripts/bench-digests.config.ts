@@ -17,7 +17,14 @@ export default defineConfig(async () => {
         miniflare: {
           // NODE_ENV=production (read from process.env, populated from bindings under nodejs_compat) makes React load its
           // production build, as `wrangler deploy` bundles it; without it vitest runs React's development build.
-          bindings: { TEST_MIGRATIONS: migrations, NODE_ENV: 'production' },
+          bindings: {
+            TEST_MIGRATIONS: migrations,
+            NODE_ENV: 'production',
+            // The test secrets of vitest.config.ts, so the benchmark needs no .dev.vars either.
+            ADMIN_TOKEN: 'test_admin_token',
+            SIGNING_SECRET: 'test_signing_secret',
+            ENCRYPTION_KEY: 'dGVzdF9lbmNyeXB0aW9uX2tleV8zMl9ieXRlc19vayE=',
+          },
         },
       }),
     ],
