@@ -18,7 +18,8 @@ import { digestEmail, digestFetch, digestQueue, digestScheduled, isDigestPath } 
 export { ProxyStats, UpstreamGate } from './proxy';
 
 /** Where the embedded origin answers directly, e.g. for its own tests; the proxy calls it in-process. */
-export const ORIGIN_MOUNT = '/origin';
+// Not exported: every export of the main module is a Worker entrypoint to workerd, and a string export stops `wrangler dev` from starting.
+const ORIGIN_MOUNT = '/origin';
 
 const under = (pathname: string, base: string) => pathname === base || pathname.startsWith(`${base}/`);
 
