@@ -1,0 +1,261 @@
+/**
+ * Signed report links through the Worker: POST /reports/links (strict body,
+ * the API's own errors), GET /r/<token> without a key (the same report), and
+ * every way a link can be bad: forged, changed claims, wrong purpose, expired
+ * (a fake clock, no sleeping), its record gone, its key revoked, the upstream
+ * down. The digest's own "view in browser" link opens here too.
+ */
+import { env } from 'cloudflare:test';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { seal } from '../src/digests/sealed';
+import { reportUrl } from '../src/digests/store';
+import { useReportOverridesForTests } from '../src/reports';
+import { mintReportLink } from '../src/reports/links';
+import { base64url, fromBase64url, signReportToken, signToken } from '../src/signing';
+import { clearDigests, FakeQueue, seedSubscriptions, testEnv } from './digests-helpers';
+import { FakeUpstream, freshKey, restoreUpstream } from './proxy-upstream';
+import { call, callWith, clearReports, type ReportJson, mintLink, pageFigures, reportJson } from './reports-helpers';
+
+const DAY_MS = 86_400_000;
+
+beforeEach(async () => {
+  await clearReports();
+  await clearDigests();
+});
+afterEach(() => {
+  restoreUpstream();
+  useReportOverridesForTests();
+});
+
+function post(body: string, o: { key?: string | null; contentType?: string } = {}) {
+  return call('/reports/links', {
+    key: o.key === undefined ? 'demo_pro_single' : o.key,
+    method: 'POST',
+    headers: { 'content-type': o.contentType ?? 'application/json' },
+    body,
+  });
+}
+
+/** The token's claims, decoded (not verified). */
+const claimsOf = (token: string) => JSON.parse(new TextDecoder().decode(fromBase64url(token.split('.')[1]!)!)) as Record<string, unknown>;
+const tokenOf = (path: string) => path.replace(/^\/r\//, '');
+
+describe('POST /reports/links', () => {
+  it('mints an absolute link under PUBLIC_URL, 201, that names a stored record and never the key', async () => {
+    const response = await callWith(testEnv(new FakeQueue(), { PUBLIC_URL: 'https://reports.example.com/' }), '/reports/links', {
+      key: 'demo_pro_single',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ brand_id: 1, market: 'us', kind: 'weekly', expires_in_days: 30 }),
+    });
+    expect(response.status).toBe(201);
+    const { link } = (await response.json()) as { link: { url: string; brand_id: number; market: { id: number; code: string }; kind: string; expires_at: string } };
+    expect(link.url).toMatch(/^https:\/\/reports\.example\.com\/r\/v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    expect(response.headers.get('location')).toBe(link.url);
+    expect(link).toEqual(expect.objectContaining({ brand_id: 1, market: { id: 11, code: 'us' }, kind: 'weekly' }));
+    expect(Date.parse(link.expires_at) - Date.now()).toBeGreaterThan(30 * DAY_MS - 60_000);
+    expect(Date.parse(link.expires_at) - Date.now()).toBeLessThanOrEqual(30 * DAY_MS);
+
+    const token = tokenOf(new URL(link.url).pathname);
+    const claims = claimsOf(token);
+    expect(claims).toEqual({ p: 'report', b: 1, m: 'us', k: 'weekly', r: expect.stringMatching(/^link:rl_[a-z0-9]+$/), exp: Math.floor(Date.parse(link.expires_at) / 1000) });
+    expect(link.url).not.toContain('demo_pro_single');
+    const row = await env.DB.prepare('SELECT * FROM report_links WHERE id = ?').bind(String(claims.r).slice(5)).first<Record<string, string>>();
+    expect(row).not.toBeNull();
+    expect(JSON.stringify(row)).not.toContain('demo_pro_single');
+    expect(row!.key_sealed).toMatch(/^v1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]+$/);
+  });
+
+  it('defaults to the key\'s brand, its primary market and 30 days', async () => {
+    const response = await post('{}');
+    expect(response.status).toBe(201);
+    const { link } = (await response.json()) as { link: { url: string; market: { code: string }; kind: string; expires_at: string } };
+    expect(link.url.startsWith('http://localhost:8787/r/')).toBe(true);
+    expect(link.market.code).toBe('us');
+    expect(link.kind).toBe('weekly');
+    expect(Math.round((Date.parse(link.expires_at) - Date.now()) / DAY_MS)).toBe(30);
+  });
+
+  it.each([
+    ['wrong content type', '{"market":"us"}', 'text/plain', 'content-type'],
+    ['bad JSON', '{"market":', undefined, 'body'],
+    ['an array', '[1]', undefined, 'body'],
+    ['an unknown field', '{"market":"us","email":"a@example.com"}', undefined, 'email'],
+    ['expires_in_days 0', '{"expires_in_days":0}', undefined, 'expires_in_days'],
+    ['expires_in_days 91', '{"expires_in_days":91}', undefined, 'expires_in_days'],
+    ['expires_in_days 1.5', '{"expires_in_days":1.5}', undefined, 'expires_in_days'],
+    ['expires_in_days as a string', '{"expires_in_days":"30"}', undefined, 'expires_in_days'],
+    ['an unknown kind', '{"kind":"monthly"}', undefined, 'kind'],
+    ['a bad brand_id', '{"brand_id":"1"}', undefined, 'brand_id'],
+    ['a bad market', '{"market":"u s"}', undefined, 'market'],
+    ['an oversize body', JSON.stringify({ market: 'us', pad: 'x'.repeat(2000) }), undefined, 'body'],
+  ])('%s: 400 invalid_parameter naming it', async (_, body, contentType, param) => {
+    const response = await post(body, contentType ? { contentType } : {});
+    expect(response.status).toBe(400);
+    const { error } = (await response.json()) as { error: { code: string; param: string; message: string } };
+    expect(error.code).toBe('invalid_parameter');
+    expect(error.param).toBe(param);
+    expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM report_links').first('n')).toBe(0);
+  });
+
+  it.each([
+    ['no key', null, '{}', 401, 'invalid_api_key'],
+    ['a revoked key', 'demo_revoked', '{}', 401, 'invalid_api_key'],
+    ['an inactive plan', 'demo_inactive', '{}', 403, 'plan_inactive'],
+    ["another account's brand", 'demo_pro_single', '{"brand_id":2}', 404, 'brand_not_found'],
+    ['an unknown market', 'demo_pro_single', '{"market":"zz"}', 404, 'not_found'],
+    ['a multi-brand key without brand_id', 'demo_growth_multi', '{}', 400, 'brand_required'],
+  ])('%s: the API\'s own error, no link', async (_, key, body, status, code) => {
+    const response = await post(body, { key });
+    expect(response.status).toBe(status);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe(code);
+    expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM report_links').first('n')).toBe(0);
+  });
+
+  it('answers 405 with Allow: POST for GET', async () => {
+    const response = await call('/reports/links', { key: 'demo_pro_single' });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('POST');
+  });
+});
+
+describe('GET /r/<token>', () => {
+  it('shows the same report without a key: page, JSON and text', async () => {
+    const link = await mintLink({ brand_id: 2, market: 'us' }, 'demo_growth_multi');
+    const keyed = await reportJson('/reports/weekly?brand_id=2&market=us', 'demo_growth_multi');
+    const response = await call(link.path, { key: null });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+    const html = await response.text();
+    expect(html).toContain('Ledgerly in AI answers');
+    const figures = pageFigures(html);
+    expect(figures.bars.map((b) => b.score)).toEqual(keyed.report.visibility!.history.map((b) => (b.score === null ? null : Number(b.score.toFixed(1)))));
+    expect(figures.counts).toEqual(keyed.report.won_lost!.counts);
+    expect(figures.lost).toEqual(keyed.report.won_lost!.lost.map((q) => q.question_id));
+    expect(html).toContain('This link works until');
+
+    const viaJson = (await (await call(`${link.path}?format=json`, { key: null })).json()) as ReportJson;
+    expect(viaJson.report.brand).toEqual({ id: 2, name: 'Ledgerly' });
+    expect(viaJson.report.visibility!.score).toBe(keyed.report.visibility!.score);
+    const text = await (await call(`${link.path}?format=text`, { key: null })).text();
+    expect(text).toContain(keyed.report.lead.headline);
+    expect(text).toContain(link.url);
+  });
+
+  it('opens the digest\'s own "view in browser" link (a subscription\'s key, its kinds)', async () => {
+    const [id] = await seedSubscriptions([{ email: 'view@example.com', kinds: 'won_lost' }]);
+    const url = await reportUrl({ publicUrl: 'https://edge.test', signingSecret: env.SIGNING_SECRET, now: () => new Date() }, { id: id!, brand_id: 1, market_code: 'us' });
+    const response = await call(new URL(url).pathname, { key: null });
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    expect(html).toContain('Brightdesk in AI answers');
+    expect(html).toContain('Won and lost questions');
+    // The subscription asked for won/lost only: the page shows what the email showed.
+    expect(html).not.toContain('<h2 id="h-vis">');
+
+    // Unsubscribed: the link stops working (its key is gone), a clear 410.
+    await env.DB.prepare(`UPDATE digest_subscriptions SET status = 'unsubscribed', key_sealed = NULL WHERE id = ?`).bind(id).run();
+    const gone = await call(new URL(url).pathname, { key: null });
+    expect(gone.status).toBe(410);
+    expect(await gone.text()).toContain('This report link no longer works');
+  });
+
+  it('a forged or changed token is a clear 403 page, never a 500', async () => {
+    const link = await mintLink();
+    const token = tokenOf(link.path);
+    const [v, payload, signature] = token.split('.') as [string, string, string];
+    const claims = claimsOf(token);
+    const otherBrand = base64url(new TextEncoder().encode(JSON.stringify({ ...claims, b: 2 })));
+    const later = base64url(new TextEncoder().encode(JSON.stringify({ ...claims, exp: Number(claims.exp) + 365 * 86_400 })));
+    const flipped = signature.slice(0, -2) + (signature.endsWith('AA') ? 'BB' : 'AA');
+    const variants = [
+      `${v}.${otherBrand}.${signature}`,
+      `${v}.${later}.${signature}`,
+      `${v}.${payload}.${flipped}`,
+      `${v}.${payload}`,
+      `v2.${payload}.${signature}`,
+      'not-a-token',
+      `${v}.${payload}.${signature}%ZZ`,
+      `${v}.${payload}!.${signature}`,
+      await signReportToken('another-secret', { brandId: 1, market: 'us', kind: 'weekly', ref: String(claims.r) }),
+    ];
+    for (const bad of variants) {
+      const response = await call(`/r/${bad}`, { key: null });
+      expect(response.status, bad).toBe(403);
+      expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(await response.text()).toContain('This report link is not valid');
+    }
+    expect((await call('/r/', { key: null })).status).toBe(403);
+  });
+
+  it('a token of another purpose (confirm, unsubscribe) is refused as a report link', async () => {
+    for (const p of ['confirm', 'unsubscribe'] as const) {
+      const token = await signToken(env.SIGNING_SECRET, { p, s: 'sub_x', b: 1, m: 'us', k: 'weekly' }, { ttlSeconds: 3600 });
+      const response = await call(`/r/${token}`, { key: null });
+      expect(response.status).toBe(403);
+    }
+  });
+
+  it('a correctly signed token whose record disagrees with it is refused', async () => {
+    const link = await mintLink();
+    const id = String(claimsOf(tokenOf(link.path)).r).slice(5);
+    const token = await signReportToken(env.SIGNING_SECRET, { brandId: 4, market: 'us', kind: 'weekly', ref: `link:${id}` });
+    expect((await call(`/r/${token}`, { key: null })).status).toBe(403);
+    const noRecord = await signReportToken(env.SIGNING_SECRET, { brandId: 1, market: 'us', kind: 'weekly' });
+    expect((await call(`/r/${noRecord}`, { key: null })).status).toBe(403);
+    const missing = await signReportToken(env.SIGNING_SECRET, { brandId: 1, market: 'us', kind: 'weekly', ref: 'link:rl_doesnotexist' });
+    expect((await call(`/r/${missing}`, { key: null })).status).toBe(410);
+  });
+
+  it('expires: 200 until its expiry, then a clear 410 page (fake clock)', async () => {
+    const link = await mintLink({ expires_in_days: 1 });
+    const expiry = Date.parse(link.expires_at);
+    useReportOverridesForTests({ now: () => new Date(expiry - 60_000) });
+    expect((await call(link.path, { key: null })).status).toBe(200);
+    useReportOverridesForTests({ now: () => new Date(expiry + 1) });
+    const response = await call(link.path, { key: null });
+    expect(response.status).toBe(410);
+    expect(await response.text()).toContain('This report link has expired');
+    // The default 30 days, minted on the real clock.
+    useReportOverridesForTests();
+    const month = await mintLink();
+    useReportOverridesForTests({ now: () => new Date(Date.now() + 29 * DAY_MS) });
+    expect((await call(month.path, { key: null })).status).toBe(200);
+    useReportOverridesForTests({ now: () => new Date(Date.now() + 30 * DAY_MS + 1000) });
+    expect((await call(month.path, { key: null })).status).toBe(410);
+  });
+
+  it('a link whose key was revoked or lost its plan answers the API\'s status as a page', async () => {
+    const deps = { db: env.DB, encryptionKey: env.ENCRYPTION_KEY, signingSecret: env.SIGNING_SECRET, publicUrl: 'https://edge.test', now: () => new Date() };
+    const revoked = await mintReportLink(deps, { apiKey: 'demo_revoked', brandId: 6, market: { id: 61, code: 'us' }, kind: 'weekly', days: 1 });
+    const r1 = await call(new URL(revoked.url).pathname, { key: null });
+    expect(r1.status).toBe(401);
+    expect(await r1.text()).toContain('The access behind this link was revoked');
+    const inactive = await mintReportLink(deps, { apiKey: 'demo_inactive', brandId: 5, market: { id: 51, code: 'us' }, kind: 'weekly', days: 1 });
+    const r2 = await call(new URL(inactive.url).pathname, { key: null });
+    expect(r2.status).toBe(403);
+    expect(await r2.text()).toContain('This report is not available');
+    // A sealed key copied onto another row does not open.
+    await env.DB.prepare('UPDATE report_links SET key_sealed = ? WHERE id = ?').bind(await seal(env.ENCRYPTION_KEY, 'demo_pro_single', 'rl_other'), revoked.id).run();
+    expect((await call(new URL(revoked.url).pathname, { key: null })).status).toBe(403);
+  });
+
+  it('an upstream outage is a 502 page saying the data is unavailable', async () => {
+    const up = new FakeUpstream().install(1_000);
+    up.fault = 'network';
+    useReportOverridesForTests({ sleep: async () => {} });
+    const deps = { db: env.DB, encryptionKey: env.ENCRYPTION_KEY, signingSecret: env.SIGNING_SECRET, publicUrl: 'https://edge.test', now: () => new Date() };
+    const link = await mintReportLink(deps, { apiKey: freshKey('r-outage'), brandId: 1, market: { id: 11, code: 'us' }, kind: 'weekly', days: 1 });
+    const response = await call(new URL(link.url).pathname, { key: null });
+    expect(response.status).toBe(502);
+    expect(await response.text()).toContain('The report data is unavailable');
+    expect(up.calls).toBeGreaterThan(0);
+  });
+
+  it('refuses unknown options and non-GET methods with a page', async () => {
+    const link = await mintLink();
+    expect((await call(`${link.path}?format=pdf`, { key: null })).status).toBe(400);
+    expect((await call(`${link.path}?brand_id=2`, { key: null })).status).toBe(400);
+    expect((await call(link.path, { key: null, method: 'POST' })).status).toBe(405);
+  });
+});
