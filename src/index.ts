@@ -17,8 +17,10 @@ import { digestEmail, digestFetch, digestQueue, digestScheduled, isDigestPath } 
 
 export { ProxyStats, UpstreamGate } from './proxy';
 
-/** Where the embedded origin answers directly, e.g. for its own tests; the proxy calls it in-process. */
-// Not exported: every export of the main module is a Worker entrypoint to workerd, and a string export stops `wrangler dev` from starting.
+/**
+ * Where the embedded origin answers directly, e.g. for its own tests; the proxy calls it in-process.
+ * Not exported: workerd takes every export of the main module for an entrypoint (test/worker-exports.unit.test.ts).
+ */
 const ORIGIN_MOUNT = '/origin';
 
 const under = (pathname: string, base: string) => pathname === base || pathname.startsWith(`${base}/`);
