@@ -62,7 +62,7 @@ export async function digestEmail(message: Pick<ForwardableEmailMessage, 'header
 export async function digestScheduled(controller: ScheduledController, env: AppEnv, ctx: ExecutionContext, overrides: Overrides = {}) {
   const deps = digestDeps(env, ctx, { now: () => new Date(controller.scheduledTime), ...overrides });
   const result = await planDigests(deps);
-  console.log(JSON.stringify({ msg: 'digests planned', cron: controller.cron, planned: result.planned, groups: result.groups }));
+  console.log(JSON.stringify({ msg: 'digests planned', cron: controller.cron, at: new Date(controller.scheduledTime).toISOString(), planned: result.planned, groups: result.groups }));
   return result;
 }
 

@@ -20,6 +20,7 @@ import { DigestKind } from '../reports/model';
 import { verifyToken } from '../signing';
 import type { DigestDeps } from './deps';
 import { BATCH_LIMIT } from './mailer';
+import { planDigests } from './planner';
 import { badTokenPage, escapeHtml, page } from './pages';
 import { renderConfirmation } from './render';
 import { canonicalTimeZone } from './schedule';
@@ -28,6 +29,8 @@ import { confirmUrl, newSubscriptionId, publicView, subscriptionById, type Subsc
 
 export const DIGESTS_BASE = '/digests';
 export const OUTBOX_BASE = '/dev/outbox';
+/** Dev only (like the outbox): runs the planner as if the cron fired at `?at=` (ISO time), since `/__scheduled` always uses now. */
+export const DEV_PLAN_PATH = '/dev/digests/plan';
 
 /** A subscription request is a few hundred bytes; anything past this is refused before parsing. */
 export const MAX_BODY_BYTES = 4096;
@@ -306,8 +309,19 @@ function outboxView(r: OutboxRow) {
   return { id: r.id, kind: r.kind, to: r.to_addr, from: r.from_addr, subject: r.subject, headers: JSON.parse(r.headers) as Record<string, string>, idempotency_key: r.idempotency_key, created_at: r.created_at };
 }
 
+async function devPlan(request: Request, url: URL, deps: DigestDeps): Promise<Response> {
+  if (!deps.devOutbox) throw new ApiError('not_found', 'Dev routes are off: mail goes to Resend (RESEND_API_KEY is set).');
+  if (request.method !== 'POST') throw new ApiError('method_not_allowed', 'POST to plan.', { headers: { allow: 'POST' } });
+  const at = url.searchParams.get('at');
+  const when = at ? new Date(at) : deps.now();
+  if (Number.isNaN(when.getTime())) throw invalidParameter('at', '`at` must be an ISO 8601 time, e.g. 2026-11-23T08:00:00Z.');
+  const result = await planDigests({ ...deps, now: () => when });
+  return json({ at: when.toISOString(), planned: result.planned, groups: result.groups });
+}
+
 /** Whether a path belongs to these routes. */
 export const isDigestPath = (pathname: string) =>
+  pathname === DEV_PLAN_PATH ||
   pathname === DIGESTS_BASE || pathname.startsWith(`${DIGESTS_BASE}/`) || pathname === OUTBOX_BASE || pathname.startsWith(`${OUTBOX_BASE}/`);
 
 /** The digests' fetch handler; always a response. */
@@ -317,6 +331,7 @@ export async function handleDigestRoutes(request: Request, deps: DigestDeps): Pr
   const method = request.method;
   try {
     if (path === OUTBOX_BASE || path.startsWith(`${OUTBOX_BASE}/`)) return await outbox(request, url, deps, path.slice(OUTBOX_BASE.length));
+    if (path === DEV_PLAN_PATH) return await devPlan(request, url, deps);
     if (path === `${DIGESTS_BASE}/subscriptions`) {
       if (method === 'POST') return await subscribe(request, deps);
       if (method === 'GET') return await list(request, deps);
