@@ -61,6 +61,7 @@ h3{font-size:17px;margin:20px 0 8px}
 figure{margin:16px 0}
 .chart{width:100%;height:auto;display:block}
 .chart text{font-family:inherit;font-size:13px;fill:${color.muted}}
+.chart .xl{font-size:12px}
 .chart .val{fill:${color.ink}}
 .chart .val.latest{font-weight:700}
 .chart .grid{stroke:${color.rule};stroke-width:1}
@@ -86,7 +87,8 @@ footer{margin-top:32px;padding-top:12px;border-top:1px solid ${color.rule};font-
 main{padding:16px}
 h1{font-size:22px}
 .score{font-size:34px}
-.chart text{font-size:22px}
+.chart text,.chart .xl{font-size:18px}
+.chart .val{font-size:16px}
 .chart .xl.odd{display:none}
 }
 `;
@@ -111,7 +113,7 @@ ${body}
 }
 
 /** Chart geometry, in viewBox units; the SVG scales to its container. */
-const CHART = { width: 640, height: 260, left: 44, right: 8, top: 28, bottom: 36 } as const;
+const CHART = { width: 640, height: 260, left: 54, right: 10, top: 28, bottom: 36 } as const;
 
 /** The 12-week chart: bars from zero (so heights compare honestly), gridlines, every figure written out. */
 export function chartSvg(bars: ChartBar[], brand: string): string {
