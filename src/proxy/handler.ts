@@ -21,14 +21,11 @@ import { isPreflight, preflight, withCors } from './cors';
 import type { GateAnswer } from './gate';
 import { freshnessFor, freshTtlMs, isUpstreamFailure } from './policy';
 import { cacheKeyOf, hashApiKey, keyPrefix, knownKeyHash, matchOperation, validate, type ValidRequest } from './request';
+import { checkBeforeUpstream, failedRecently, markVerified, rememberFailedAuth } from './abuse';
 import { count, maybeFlushStats } from './stats';
 import { CacheStore, type Entry } from './store';
 
 export type CacheStatus = 'HIT' | 'MISS' | 'STALE' | 'REVALIDATED' | 'BYPASS';
-
-/** After an upstream 401, this isolate answers 401 for the key without asking again for this long. */
-const REVOKED_KEY_MEMO_MS = 60_000;
-const revokedKeys = new Map<string, number>();
 
 const INVALID_KEY = () => new ApiError('invalid_api_key', 'Missing, revoked or unknown API key. Send it as `Authorization: Bearer <key>`.');
 
@@ -85,11 +82,7 @@ async function serve(request: Request, env: AppEnv, ctx: ExecutionContext, reque
   const apiKey = bearerKey(request);
   if (!apiKey) throw INVALID_KEY();
   const keyHash = knownKeyHash(apiKey) ?? (await hashApiKey(apiKey));
-  const revokedUntil = revokedKeys.get(keyHash);
-  if (revokedUntil !== undefined) {
-    if (nowMs < revokedUntil) throw INVALID_KEY();
-    revokedKeys.delete(keyHash);
-  }
+  if (failedRecently(keyHash, nowMs)) throw INVALID_KEY();
   // The HIT path avoids awaits where the answer is already in memory.
   const memoKey = `${keyHash} ${Math.floor(nowMs / DAY_MS)} ${url.pathname}${url.search}`;
   const { valid, name } = prepared.get(memoKey) ?? (await prepare(memoKey, matched, url, apiKey, keyHash, nowMs));
@@ -101,6 +94,8 @@ async function serve(request: Request, env: AppEnv, ctx: ExecutionContext, reque
   // Past stale-if-error an entry is dead, whatever KV still holds.
   const entry = stored && nowMs < stored.staleUntil ? stored : undefined;
 
+  // A stored entry proves the key good: it skips the checks that guard the upstream from unknown keys.
+  if (entry) markVerified(keyHash);
   if (entry && !directives.noCache) {
     if (nowMs < entry.freshUntil) return fromEntry(x, entry, 'HIT');
     if (nowMs < entry.revalidateUntil) {
@@ -109,6 +104,7 @@ async function serve(request: Request, env: AppEnv, ctx: ExecutionContext, reque
     }
   }
 
+  await checkBeforeUpstream(env, request, keyHash, nowMs);
   const answer = await throughGate(x, { store: !directives.noStore });
   if (answer.kind === 'response' && answer.status === 200) {
     if (directives.noStore) return passThrough(answer, 'BYPASS');
@@ -167,14 +163,15 @@ async function throughGate(x: Exchange, o: { store: boolean }): Promise<GateAnsw
     if (answer.kind === 'failed' || isUpstreamFailure(answer.status)) count('upstream_errors');
   } else if (answer.kind !== 'over_budget') count('coalesced');
 
+  if (answer.kind === 'response' && answer.status === 200) markVerified(x.keyHash);
   if (answer.kind === 'response' && answer.status === 200 && answer.upstreamCall && o.store) x.store.write(x.name, entryOf(x, answer), x.nowMs);
   if (answer.kind === 'response' && answer.status === 401) await revoke(x);
   return answer;
 }
 
-/** An upstream 401: the key's entries are unusable at once (this isolate, KV, this location's Cache API). */
+/** An upstream 401: the key's entries are unusable at once (this isolate, KV, this location's Cache API), and the failure is remembered. */
 async function revoke(x: Exchange): Promise<void> {
-  revokedKeys.set(x.keyHash, x.nowMs + REVOKED_KEY_MEMO_MS);
+  rememberFailedAuth(x.env, x.keyHash, x.nowMs, (work) => x.ctx.waitUntil(work));
   await x.store.purge(keyPrefix(x.keyHash));
 }
 

@@ -1,0 +1,76 @@
+/**
+ * Keeps floods of random or revoked keys from spending the upstream's budget
+ * or creating unbounded state (issue 7):
+ *
+ * - A failed authentication (an upstream 401) is remembered for a minute per
+ *   key hash, in this isolate and in KV (global), so the key's next requests
+ *   are refused at the edge without an upstream call or a gate object.
+ * - A request that would go upstream with a key not yet verified in this
+ *   isolate counts against its client address in the Workers rate-limiting
+ *   binding. That binding counts per location and approximately, which is
+ *   right here: it bounds a flood from one place, not a key's exact budget
+ *   (the gate holds that). Verified keys never touch it.
+ */
+import { ApiError } from '../contract/errors';
+
+/** How long a failed authentication is remembered: KV's shortest expiry. */
+export const FAILED_AUTH_TTL_S = 60;
+/** Requests with unverified keys a client address may send upstream per minute (wrangler.toml [[ratelimits]] UNVERIFIED_KEYS). */
+export const UNVERIFIED_PER_MINUTE = 120;
+/** Verified keys this isolate remembers; the oldest are forgotten first. */
+const VERIFIED_MAX = 10_000;
+
+const failedName = (keyHash: string) => `authfail:v1:${keyHash}`;
+const verified = new Set<string>();
+const failedHere = new Map<string, number>();
+
+interface AbuseEnv {
+  CACHE: KVNamespace;
+  UNVERIFIED_KEYS: RateLimit;
+}
+
+/** A key whose upstream read succeeded (or that a stored entry proves good): no more checks for it here. */
+export function markVerified(keyHash: string): void {
+  if (verified.has(keyHash)) return;
+  if (verified.size >= VERIFIED_MAX) verified.delete(verified.values().next().value!);
+  verified.add(keyHash);
+  failedHere.delete(keyHash);
+}
+
+/** An upstream 401: remember it here at once and everywhere within KV's propagation. */
+export function rememberFailedAuth(env: AbuseEnv, keyHash: string, nowMs: number, waitUntil: (work: Promise<unknown>) => void): void {
+  verified.delete(keyHash);
+  failedHere.set(keyHash, nowMs + FAILED_AUTH_TTL_S * 1000);
+  waitUntil(env.CACHE.put(failedName(keyHash), '1', { expirationTtl: FAILED_AUTH_TTL_S }).catch(() => undefined));
+}
+
+/** Whether this isolate saw the key fail in the last minute: checked before anything else, without I/O. */
+export function failedRecently(keyHash: string, nowMs: number): boolean {
+  const until = failedHere.get(keyHash);
+  if (until === undefined) return false;
+  if (nowMs < until) return true;
+  failedHere.delete(keyHash);
+  return false;
+}
+
+const INVALID_KEY = () => new ApiError('invalid_api_key', 'Missing, revoked or unknown API key. Send it as `Authorization: Bearer <key>`.');
+
+/**
+ * Before an upstream read: refuses a key that failed authentication in the
+ * last minute (401), and a client address that sends too many unverified
+ * keys (429 `rate_limited`).
+ */
+export async function checkBeforeUpstream(env: AbuseEnv, request: Request, keyHash: string, nowMs: number): Promise<void> {
+  if (verified.has(keyHash)) return;
+  if (failedRecently(keyHash, nowMs)) throw INVALID_KEY();
+  if ((await env.CACHE.get(failedName(keyHash))) !== null) throw INVALID_KEY();
+  const address = request.headers.get('cf-connecting-ip');
+  // Cloudflare's edge always sets the address and callers cannot remove it; without one
+  // (local tools, tests) there is no address to hold a flood against.
+  if (address === null) return;
+  const { success } = await env.UNVERIFIED_KEYS.limit({ key: address });
+  if (!success) {
+    throw new ApiError('rate_limited', 'Too many requests with unverified API keys from this address. Retry after the time in `Retry-After`.', { retryAfter: 60 });
+  }
+}
+
