@@ -6,7 +6,7 @@
  */
 import { env } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { sha256 } from '../src/proxy/request';
+import { sha256Hex } from '../src/hash';
 import { FakeUpstream, freshKey, get, read, restoreUpstream } from './proxy-upstream';
 
 const T0 = Date.parse('2026-11-20T10:00:00Z');
@@ -41,7 +41,7 @@ async function eventually(check: () => Promise<boolean>): Promise<void> {
 
 /** Entries of a key in KV. */
 async function entriesOf(key: string): Promise<number> {
-  return (await env.CACHE.list({ prefix: `v1:${await sha256(key)}:` })).keys.length;
+  return (await env.CACHE.list({ prefix: `v1:${await sha256Hex(key)}:` })).keys.length;
 }
 
 describe('caching', () => {

@@ -7,7 +7,7 @@
 import { env, SELF } from 'cloudflare:test';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { API_BASE } from '../src/contract/operations';
-import { sha256Hex } from '../src/origin/access';
+import { sha256Hex } from '../src/hash';
 
 const SECRET_KEY = 'scan_me_7Qx9Lm2Vb8Np4Kd1';
 const logged: string[] = [];

@@ -68,6 +68,19 @@ export function queryObject(searchParams: URLSearchParams): Record<string, strin
   return out;
 }
 
+/** Path parameters arrive percent-encoded; malformed encoding is the parameter's error, not a 500. */
+export function decodePathParams(raw: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    try {
+      out[name] = decodeURIComponent(value);
+    } catch {
+      throw invalidParameter(name, `\`${name}\` is not valid percent-encoding.`);
+    }
+  }
+  return out;
+}
+
 /** Parses with a strict schema and turns the first problem into 400 `invalid_parameter` naming the parameter. */
 export function parseParams<S extends z.ZodType>(schema: S, input: Record<string, string>, hint?: (param: string) => string | undefined): z.output<S> {
   const result = schema.safeParse(input);

@@ -16,7 +16,7 @@
 import { ApiClientError } from '../client';
 import { addDays, toDay } from '../contract/window';
 import { buildReport, type DigestKind, type Report } from '../reports/model';
-import { sha256Hex } from '../origin/access';
+import { sha256Hex } from '../hash';
 import type { DigestDeps, DigestJob } from './deps';
 import { BATCH_LIMIT, MIN_CALL_SPACING_MS, type OutgoingEmail } from './mailer';
 import { renderDigest, renderPausedNotice } from './render';

@@ -15,7 +15,8 @@
 import { z } from 'zod';
 import { ApiClientError } from '../client';
 import { ApiError, ERROR_STATUS, type ErrorCode, errorResponse, invalidParameter, JSON_CONTENT_TYPE } from '../contract/errors';
-import { bearerKey, sha256Hex } from '../origin/access';
+import { sha256Hex } from '../hash';
+import { bearerKey } from '../origin/access';
 import { DigestKind } from '../reports/model';
 import { verifyToken } from '../signing';
 import type { DigestDeps } from './deps';

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { ApiError } from '../contract/errors';
+import { sha256Hex } from '../hash';
 import type { AnyOperation } from '../contract/operations';
 import { brandIdParam, parseParams } from '../contract/params';
 import type { Plan } from '../contract/enums';
@@ -36,11 +37,8 @@ export interface MarketRow {
   is_primary: number;
 }
 
-/** Hex SHA-256: keys are stored and compared only in this form (DESIGN section 3). */
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
+// Keys are stored and compared only as their hex SHA-256 (DESIGN section 3).
+export { sha256Hex };
 
 /** The key from `Authorization: Bearer <key>`, or null when absent or malformed. */
 export function bearerKey(request: Request): string | null {

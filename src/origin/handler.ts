@@ -8,7 +8,7 @@ import { Router } from 'itty-router';
 import { ApiError, errorResponse, JSON_CONTENT_TYPE } from '../contract/errors';
 import { API_BASE, type AnyOperation, type OperationId, operations, OPERATION_IDS } from '../contract/operations';
 import { openApiDocument } from '../contract/openapi';
-import { parseParams, queryObject } from '../contract/params';
+import { decodePathParams, parseParams, queryObject } from '../contract/params';
 import { resolvePeriod, toDay, windowHint } from '../contract/window';
 import { authenticate, bearerKey, type Caller, checkIntegration, checkPlan, integrationsStatement, marketFrom, type MarketRow, marketStatement, resolveBrand } from './access';
 import { admit, countRead, peek, type RateState, rateHeaders } from './limits';
@@ -109,16 +109,4 @@ async function serve(id: OperationId, request: Request, deps: OriginDeps, exchan
       ...rateHeaders(exchange.rate, exchange.nowMs),
     },
   });
-}
-
-function decodePathParams(raw: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
-    try {
-      out[name] = decodeURIComponent(value);
-    } catch {
-      throw new ApiError('invalid_parameter', `\`${name}\` is not valid percent-encoding.`, { param: name });
-    }
-  }
-  return out;
 }

@@ -11,7 +11,8 @@ import { z } from 'zod';
 import { ApiError, errorResponse, JSON_CONTENT_TYPE } from '../contract/errors';
 import type { AppEnv } from '../config/env';
 import { requestIdOf } from '../origin/handler';
-import { hashApiKey, keyPrefix, sha256 } from './request';
+import { sha256Hex } from '../hash';
+import { hashApiKey, keyPrefix } from './request';
 import { readStats } from './stats';
 import { ALL_ENTRIES, CacheStore } from './store';
 
@@ -67,7 +68,7 @@ async function route(request: Request, env: AppEnv, ctx: ExecutionContext): Prom
 async function requireAdmin(request: Request, token: string): Promise<void> {
   const given = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.get('authorization') ?? '')?.[1];
   const enc = new TextEncoder();
-  const ok = given !== undefined && crypto.subtle.timingSafeEqual(enc.encode(await sha256(given)), enc.encode(await sha256(token)));
+  const ok = given !== undefined && crypto.subtle.timingSafeEqual(enc.encode(await sha256Hex(given)), enc.encode(await sha256Hex(token)));
   if (!ok) throw new ApiError('invalid_api_key', 'The admin endpoints need `Authorization: Bearer <ADMIN_TOKEN>`.');
 }
 

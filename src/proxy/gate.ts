@@ -13,7 +13,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import { parseRetryAfter } from '../client/client';
 import { parseEnv } from '../config/env';
-import { sha256 } from './request';
+import { sha256Hex } from '../hash';
 import { COALESCE_AFTER_MS, UPSTREAM_BUDGET, UPSTREAM_WINDOW_MS } from './policy';
 import { upstreamConfig } from './upstream';
 
@@ -166,4 +166,4 @@ export class UpstreamGate extends DurableObject<Env> {
   }
 }
 
-export const etagOf = async (body: string) => `"${(await sha256(body)).slice(0, 32)}"`;
+export const etagOf = async (body: string) => `"${(await sha256Hex(body)).slice(0, 32)}"`;

@@ -6,7 +6,8 @@
  */
 import { ApiError } from '../contract/errors';
 import { API_BASE, type AnyOperation, type OperationId, operationList } from '../contract/operations';
-import { parseParams, queryObject } from '../contract/params';
+import { decodePathParams, parseParams, queryObject } from '../contract/params';
+import { sha256Hex } from '../hash';
 import { type Period, resolvePeriod, toDay, windowHint } from '../contract/window';
 import { CACHE_KEY_VERSION } from './policy';
 
@@ -86,20 +87,6 @@ export function validate(op: Operation, rawPath: Record<string, string>, url: UR
   };
 }
 
-function decodePathParams(raw: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
-    try {
-      out[name] = decodeURIComponent(value);
-    } catch {
-      throw new ApiError('invalid_parameter', `\`${name}\` is not valid percent-encoding.`, { param: name });
-    }
-  }
-  return out;
-}
-
-const HEX = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, '0')).join('');
-const sha256 = async (text: string) => HEX(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
 
 /** Hashes of API keys seen by this isolate, so a HIT costs one SHA-256, not two. Bounded; keys are never logged. */
 const keyHashes = new Map<string, string>();
@@ -111,7 +98,7 @@ export const knownKeyHash = (apiKey: string): string | undefined => keyHashes.ge
 export async function hashApiKey(apiKey: string): Promise<string> {
   const known = keyHashes.get(apiKey);
   if (known) return known;
-  const hash = await sha256(apiKey);
+  const hash = await sha256Hex(apiKey);
   if (keyHashes.size >= KEY_HASH_MEMO) keyHashes.clear();
   keyHashes.set(apiKey, hash);
   return hash;
@@ -119,8 +106,7 @@ export async function hashApiKey(apiKey: string): Promise<string> {
 
 /** The entry name: see the key layout in policy.ts. */
 export async function cacheKeyOf(apiKey: string, keyHash: string, canonical: string): Promise<string> {
-  return `${CACHE_KEY_VERSION}:${keyHash}:${await sha256(`${apiKey}\n${canonical}`)}`;
+  return `${CACHE_KEY_VERSION}:${keyHash}:${await sha256Hex(`${apiKey}\n${canonical}`)}`;
 }
 
 export const keyPrefix = (keyHash: string) => `${CACHE_KEY_VERSION}:${keyHash}:`;
-export { sha256 };
