@@ -93,7 +93,7 @@ h1{font-size:22px}
 }
 `;
 
-function document(title: string, body: string): string {
+function htmlDocument(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en" dir="ltr">
 <head>
@@ -274,11 +274,11 @@ export function reportPage(report: Report, source: ReportSource, links: PageLink
   if (links.expiresAt) footer.push(`This link works until ${escapeHtml(stamp(links.expiresAt))}.`);
   footer.push('Scores are the share of AI answers that name the brand; a change smaller than its sampling noise is shown as steady.');
   parts.push(`<footer>${footer.map((f) => `<p>${f}</p>`).join('')}</footer>`);
-  return document(report.subject, parts.join('\n'));
+  return htmlDocument(report.subject, parts.join('\n'));
 }
 
 /** A page for a person who followed a link or opened the report: what went wrong and what to do. */
 export function messagePage(status: number, title: string, paragraphs: string[]): Response {
   const body = `<p class="kicker">Brand AI-Visibility · weekly report</p><h1>${escapeHtml(title)}</h1>${paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('')}`;
-  return new Response(document(title, body), { status, headers: PAGE_HEADERS });
+  return new Response(htmlDocument(title, body), { status, headers: PAGE_HEADERS });
 }
