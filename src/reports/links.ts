@@ -12,7 +12,7 @@
  * The token never carries a key, and the record must agree with the token's
  * brand and market, so a link cannot be pointed at another brand.
  */
-import { sha256Hex } from '../origin/access';
+import { sha256Hex } from '../hash';
 import { seal, unseal } from '../digests/sealed';
 import { kindsOf, subscriptionById } from '../digests/store';
 import { type ReportLinkClaims, signReportToken, verifyReportToken, type TokenFailure } from '../signing';

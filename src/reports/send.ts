@@ -15,7 +15,7 @@
  * one conditional upsert in the same transaction as the send record
  * (migrations/0004_reports.sql), so two concurrent calls cannot both send.
  */
-import { sha256Hex } from '../origin/access';
+import { sha256Hex } from '../hash';
 import { BATCH_LIMIT, MIN_CALL_SPACING_MS, type OutgoingEmail } from '../digests/mailer';
 import { renderDigest } from '../digests/render';
 import { kindsOf, reportUrl, type SubscriptionRow, unsubscribeHeaders, unsubscribeUrl } from '../digests/store';
