@@ -4,7 +4,10 @@
  * every operation with a small JSON body naming the brand, and records each
  * request it gets.
  */
-import { SELF } from 'cloudflare:test';
+import { env, SELF } from 'cloudflare:test';
+import { handleOrigin } from '../src/origin/handler';
+import { matchOperation } from '../src/proxy/request';
+import { validPath } from './helpers';
 import { useUpstreamForTests } from '../src/proxy';
 import { API_BASE } from '../src/contract/operations';
 
@@ -41,11 +44,30 @@ export class FakeUpstream {
       return new Response(body, { status: fault.status, headers: { 'content-type': 'application/json; charset=utf-8', ...fault.headers } });
     }
     const url = new URL(request.url);
-    const body = { brand_id: this.brandId, market: { id: 11, code: 'us' }, generated_at: new Date().toISOString(), path: url.pathname + url.search, n: this.calls };
+    // A body the contract accepts (the proxy refuses to store any other), marked with this fake's brand and call number.
+    const body = { ...(await contractBody(url.pathname)), brand_id: this.brandId, generated_at: new Date().toISOString(), path: url.pathname + url.search, n: this.calls };
     return new Response(JSON.stringify(body), {
       headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'private, no-store', 'ratelimit-limit': '60', 'ratelimit-remaining': '59', 'ratelimit-reset': '60' },
     });
   }
+}
+
+const templates = new Map<string, Promise<Record<string, unknown>>>();
+
+/** The embedded origin's answer to a valid demo request of the operation at `pathname`, read once per operation. */
+function contractBody(pathname: string): Promise<Record<string, unknown>> {
+  const op = matchOperation(pathname)?.op;
+  if (!op) throw new Error(`no operation at ${pathname}`);
+  let template = templates.get(op.id);
+  if (!template) {
+    template = validPath(op.id).then(async (path) => {
+      const response = await handleOrigin(new Request(`https://origin.test${API_BASE}${path}`, { headers: { authorization: 'Bearer demo_pro_single' } }), { db: env.DB });
+      if (response.status !== 200) throw new Error(`no contract body for ${op.id}: the origin answered ${response.status}`);
+      return (await response.json()) as Record<string, unknown>;
+    });
+    templates.set(op.id, template);
+  }
+  return template;
 }
 
 export function restoreUpstream(): void {

@@ -10,6 +10,7 @@
  * ```
  */
 import type { z } from 'zod';
+import { checkResponseBody } from '../contract/body';
 import { ErrorBody } from '../contract/errors';
 import { API_BASE, type AnyOperation, type OperationId, type Operations, operations, OPERATION_IDS, type PathOf, type QueryOf, type ResponseOf } from '../contract/operations';
 import { ApiClientError } from './errors';
@@ -202,24 +203,16 @@ export function createClient(options: ClientOptions): ApiClient {
   }
 
   function parseBody<Id extends OperationId>(id: Id, text: string): ResponseOf<Id> {
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      throw new ApiClientError({ kind: 'parse', code: 'invalid_response', status: 200, operation: id, message: `${id}: the body is not JSON.`, cause: error });
-    }
-    const result = operations[id].response.safeParse(json);
-    if (result.success) return result.data as ResponseOf<Id>;
-    const issue = result.error.issues[0];
-    const field = issue?.path.map(String).join('.') || '(root)';
+    const checked = checkResponseBody(id, text);
+    if (checked.ok) return checked.data;
     throw new ApiClientError({
       kind: 'parse',
       code: 'invalid_response',
       status: 200,
       operation: id,
-      field,
-      message: `${id}: response field \`${field}\` ${issue?.message ?? 'is invalid'}.`,
-      cause: result.error,
+      ...(checked.field !== undefined ? { field: checked.field } : {}),
+      message: checked.message,
+      cause: checked.cause,
     });
   }
 

@@ -39,7 +39,8 @@ export type Outcome =
       /** Strong validator of a 200 body (RFC 9110, section 8.8.3). */
       etag?: string;
     }
-  | { kind: 'failed'; reason: 'timeout' | 'network'; message: string };
+  /** `invalid_body`: a 200 whose body is not what the contract says (checked by the proxy before storing). */
+  | { kind: 'failed'; reason: 'timeout' | 'network' | 'invalid_body'; message: string };
 
 export type GateAnswer =
   | (Outcome & {

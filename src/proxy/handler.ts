@@ -21,6 +21,7 @@ import { isPreflight, preflight, withCors } from './cors';
 import type { GateAnswer } from './gate';
 import { freshnessFor, freshTtlMs, isUpstreamFailure } from './policy';
 import { cacheKeyOf, hashApiKey, keyPrefix, knownKeyHash, matchOperation, validate, type ValidRequest } from './request';
+import { checkResponseBody } from '../contract/body';
 import { checkBeforeUpstream, failedRecently, markVerified, rememberFailedAuth } from './abuse';
 import { count, maybeFlushStats } from './stats';
 import { CacheStore, type Entry } from './store';
@@ -157,6 +158,15 @@ async function throughGate(x: Exchange, o: { store: boolean }): Promise<GateAnsw
   } catch (error) {
     console.error(JSON.stringify({ request_id: x.requestId, msg: 'upstream gate failed', error: String(error) }));
     answer = { kind: 'failed', reason: 'network', message: 'The upstream gate is unavailable.', upstreamCall: false };
+  }
+  // A 200 that is not what the contract says (truncated, not JSON, a field wrong) is an upstream
+  // failure: never stored, answered from stale or as 502, like a 5xx.
+  if (answer.kind === 'response' && answer.status === 200) {
+    const checked = checkResponseBody(x.valid.op.id, answer.body);
+    if (!checked.ok) {
+      console.error(JSON.stringify({ request_id: x.requestId, msg: 'upstream body breaks the contract', problem: checked.message }));
+      answer = { kind: 'failed', reason: 'invalid_body', message: `The upstream's answer does not match the contract: ${checked.message}`, upstreamCall: answer.upstreamCall };
+    }
   }
   if (answer.upstreamCall) {
     count('upstream_calls');

@@ -1,0 +1,21 @@
+/** Whether a 200 body is what the contract says the operation returns; used by the client and the proxy alike. */
+import { type OperationId, operations, type ResponseOf } from './operations';
+
+export type BodyCheck<Id extends OperationId> =
+  | { ok: true; data: ResponseOf<Id> }
+  /** `field` is the dotted path of the first field at fault; absent when the body is not JSON at all. */
+  | { ok: false; field?: string; message: string; cause: unknown };
+
+export function checkResponseBody<Id extends OperationId>(id: Id, text: string): BodyCheck<Id> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, message: `${id}: the body is not JSON.`, cause: error };
+  }
+  const result = operations[id].response.safeParse(json);
+  if (result.success) return { ok: true, data: result.data as ResponseOf<Id> };
+  const issue = result.error.issues[0];
+  const field = issue?.path.map(String).join('.') || '(root)';
+  return { ok: false, field, message: `${id}: response field \`${field}\` ${issue?.message ?? 'is invalid'}.`, cause: result.error };
+}

@@ -1,0 +1,77 @@
+/**
+ * Fault injection between the proxy and the upstream (issue 7), beyond the
+ * cache tests: bodies that are truncated, not JSON or not what the contract
+ * says, and 429 storms. The proxy never stores such a body, serves stale when
+ * it has it, otherwise 502 upstream_error, and recovers with the upstream.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FakeUpstream, freshKey, get, read, restoreUpstream } from './proxy-upstream';
+
+const T0 = Date.parse('2026-11-20T10:00:00Z');
+let up: FakeUpstream;
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(T0);
+  up = new FakeUpstream().install();
+});
+afterEach(() => {
+  restoreUpstream();
+  vi.useRealTimers();
+});
+
+const BROKEN_BODIES = {
+  truncated: '{"brand_id": 1, "market": {"id": 11, "code": "us"}, "score": 4',
+  'not JSON': '<html>502 Bad Gateway</html>',
+  'a field missing': '{"brand_id": 1, "generated_at": "2026-11-20T10:00:00Z"}',
+  'a field of the wrong type': JSON.stringify({ brand_id: 'one', market: { id: 11, code: 'us' } }),
+};
+
+describe.each(Object.entries(BROKEN_BODIES))('an upstream 200 with %s', (_, body) => {
+  it('is a 502 upstream_error saying what is wrong, never stored, asked again next time', async () => {
+    const key = freshKey('broken');
+    up.fault = { status: 200, body };
+    const first = await read(await get('/visibility', key));
+    expect(first).toMatchObject({ status: 502, body: { error: { code: 'upstream_error' } } });
+    expect(first.body?.error?.message).toMatch(/does not match the contract: getVisibility: (the body is not JSON|response field `\w+`)/);
+    // Within 2 s the gate shares its last answer (checked again, refused again); after that it asks again.
+    expect((await read(await get('/visibility', key))).status).toBe(502);
+    expect(up.calls).toBe(1);
+    vi.setSystemTime(T0 + 3_000);
+    expect((await read(await get('/visibility', key))).status).toBe(502);
+    expect(up.calls).toBe(2);
+    // The upstream recovers: the next read is a MISS, then a HIT.
+    up.fault = 'ok';
+    vi.setSystemTime(T0 + 6_000);
+    expect((await read(await get('/visibility', key))).cache).toBe('MISS');
+    expect((await read(await get('/visibility', key))).cache).toBe('HIT');
+  });
+
+  it('leaves a stored answer in place: stale is served instead', async () => {
+    const key = freshKey('stale');
+    const stored = await read(await get('/visibility', key));
+    expect(stored.status).toBe(200);
+    // Past fresh (1 h) and stale-while-revalidate (1 h more): the proxy must revalidate first.
+    vi.setSystemTime(T0 + 2 * 3_600_000 + 1_000);
+    up.fault = { status: 200, body };
+    const served = await read(await get('/visibility', key));
+    expect(served).toMatchObject({ status: 200, cache: 'STALE' });
+    expect(served.text).toBe(stored.text);
+  });
+});
+
+describe('a 429 storm', () => {
+  it('costs one upstream call per key while the upstream asks to wait, then recovers', async () => {
+    up.fault = { status: 429, code: 'rate_limited', headers: { 'retry-after': '30' } };
+    const keys = Array.from({ length: 20 }, () => freshKey('storm'));
+    const statuses = [];
+    for (let round = 0; round < 5; round++) for (const key of keys) statuses.push((await read(await get('/prompts', key))).status);
+    expect(statuses.every((s) => s === 429)).toBe(true);
+    expect(up.calls).toBe(keys.length);
+    // After Retry-After, with the upstream well again, every key reads.
+    vi.setSystemTime(T0 + 31_000);
+    up.fault = 'ok';
+    for (const key of keys) expect((await read(await get('/prompts', key))).status).toBe(200);
+    expect(up.calls).toBe(2 * keys.length);
+  });
+});
