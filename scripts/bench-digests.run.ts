@@ -25,7 +25,7 @@ import { createElement } from 'react';
 import DigestEmail from '../emails/digest';
 import { renderDigest } from '../src/digests/render';
 import { seal } from '../src/digests/sealed';
-import { sha256Hex } from '../src/origin/access';
+import { sha256Hex } from '../src/hash';
 import { buildReport } from '../src/reports/model';
 import { clearDigests, FakeQueue, FakeResend, testEnv } from '../test/digests-helpers';
 

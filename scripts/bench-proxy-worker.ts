@@ -4,7 +4,7 @@
  * that reports the upstream calls made per key. Never part of the product.
  */
 import worker from '../src/index';
-import { sha256Hex } from '../src/origin/access';
+import { sha256Hex } from '../src/hash';
 import { isEmpty, seedDemo } from '../src/origin/demo/load';
 import { toDay } from '../src/contract/window';
 import { useUpstreamForTests } from '../src/proxy';

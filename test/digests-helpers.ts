@@ -8,7 +8,7 @@ import { vi } from 'vitest';
 import type { DigestJob } from '../src/digests/deps';
 import { seal } from '../src/digests/sealed';
 import worker from '../src/index';
-import { sha256Hex } from '../src/origin/access';
+import { sha256Hex } from '../src/hash';
 
 export const RESEND_BASE = 'https://resend.test';
 

@@ -14,10 +14,11 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   integration_not_connected: 409,
+  /** The product's own, not the Read API's: `POST /reports/weekly/send` within 10 minutes of the last send. */
+  recently_sent: 409,
   quota_exceeded: 429,
   rate_limited: 429,
   internal_error: 500,
-  not_implemented: 501,
   upstream_error: 502,
 } as const;
 

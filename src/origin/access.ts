@@ -37,9 +37,6 @@ export interface MarketRow {
   is_primary: number;
 }
 
-// Keys are stored and compared only as their hex SHA-256 (DESIGN section 3).
-export { sha256Hex };
-
 /** The key from `Authorization: Bearer <key>`, or null when absent or malformed. */
 export function bearerKey(request: Request): string | null {
   const match = /^Bearer[ \t]+([\x21-\x7e]{1,256})[ \t]*$/i.exec(request.headers.get('authorization') ?? '');

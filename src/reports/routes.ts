@@ -228,7 +228,7 @@ async function sendNow(request: Request, url: URL, deps: ReportDeps): Promise<Re
     case 'too_soon':
       return json(
         {
-          error: { code: 'recently_sent', message: `The digest for this brand and market was sent at ${outcome.last.sent_at}; it can be sent again ${Math.ceil(outcome.retryAfter / 60)} min from now.` },
+          error: { code: 'recently_sent' satisfies ErrorCode, message: `The digest for this brand and market was sent at ${outcome.last.sent_at}; it can be sent again ${Math.ceil(outcome.retryAfter / 60)} min from now.` },
           last_send: { id: outcome.last.id, sent_at: outcome.last.sent_at },
         },
         409,
