@@ -13,6 +13,7 @@
  * link routes answer HTML pages.
  */
 import { z } from 'zod';
+import { parseJsonObject, readJsonBody } from '../contract/json-body';
 import { ApiClientError } from '../client';
 import { ApiError, ERROR_STATUS, type ErrorCode, errorResponse, invalidParameter, JSON_CONTENT_TYPE } from '../contract/errors';
 import { sha256Hex } from '../hash';
@@ -70,36 +71,11 @@ export function upstreamError(error: unknown): ApiError {
   throw error;
 }
 
-async function readJsonBody(request: Request): Promise<unknown> {
-  const type = request.headers.get('content-type') ?? '';
-  if (!/^application\/json\s*(;|$)/i.test(type)) throw invalidParameter('content-type', 'Send the body as JSON with `Content-Type: application/json`.');
-  const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) throw invalidParameter('body', `The body must be at most ${MAX_BODY_BYTES} bytes.`);
-  const text = await request.text();
-  if (new TextEncoder().encode(text).length > MAX_BODY_BYTES) throw invalidParameter('body', `The body must be at most ${MAX_BODY_BYTES} bytes.`);
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw invalidParameter('body', 'The body is not valid JSON.');
-  }
-}
-
 function parseSubscribe(raw: unknown) {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalidParameter('body', 'The body must be a JSON object.');
-  const result = SubscribeBody.safeParse(raw);
-  if (!result.success) {
-    const issue = result.error.issues[0]!;
-    if (issue.code === 'unrecognized_keys') {
-      const key = issue.keys[0]!;
-      throw invalidParameter(key, `Unknown field \`${key}\`. Fields: email, brand_id, market, kinds, timezone.`);
-    }
-    const param = String(issue.path[0] ?? 'body');
-    const message = issue.message.startsWith('`') ? issue.message : `\`${param}\` is invalid: ${issue.message}.`;
-    throw invalidParameter(param, issue.code === 'invalid_type' && issue.input === undefined && param === 'email' ? '`email` is required: the address to send the digest to.' : message);
-  }
-  const timezone = canonicalTimeZone(result.data.timezone);
+  const data = parseJsonObject(SubscribeBody, raw);
+  const timezone = canonicalTimeZone(data.timezone);
   if (!timezone) throw invalidParameter('timezone', '`timezone` must be an IANA timezone name such as `Europe/Berlin` or `UTC`.');
-  return { ...result.data, timezone };
+  return { ...data, timezone };
 }
 
 function requireKey(request: Request): string {
@@ -139,7 +115,7 @@ async function sendConfirmation(deps: DigestDeps, row: SubscriptionRow): Promise
 
 async function subscribe(request: Request, deps: DigestDeps): Promise<Response> {
   const key = requireKey(request);
-  const input = parseSubscribe(await readJsonBody(request));
+  const input = parseSubscribe(await readJsonBody(request, MAX_BODY_BYTES));
   const client = deps.client(key);
   // The key must read this brand and market: the same read the digest will make, so its error is the one to show.
   let brandId: number;

@@ -12,6 +12,7 @@
  * a forged token 403, an expired one 410, never a 500.
  */
 import { z } from 'zod';
+import { parseJsonObject, readJsonBody } from '../contract/json-body';
 import { ApiClientError } from '../client';
 import { ApiError, ERROR_STATUS, type ErrorCode, errorResponse, invalidParameter, JSON_CONTENT_TYPE } from '../contract/errors';
 import { brandIdParam, enumParam, marketParam, parseParams, queryObject } from '../contract/params';
@@ -75,31 +76,6 @@ function requireKey(request: Request): string {
   return key;
 }
 
-async function readJsonBody(request: Request): Promise<unknown> {
-  const type = request.headers.get('content-type') ?? '';
-  if (!/^application\/json\s*(;|$)/i.test(type)) throw invalidParameter('content-type', 'Send the body as JSON with `Content-Type: application/json`.');
-  if (Number(request.headers.get('content-length') ?? '0') > MAX_BODY_BYTES) throw invalidParameter('body', `The body must be at most ${MAX_BODY_BYTES} bytes.`);
-  const text = await request.text();
-  if (new TextEncoder().encode(text).length > MAX_BODY_BYTES) throw invalidParameter('body', `The body must be at most ${MAX_BODY_BYTES} bytes.`);
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw invalidParameter('body', 'The body is not valid JSON.');
-  }
-}
-
-function parseLinkBody(raw: unknown) {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalidParameter('body', 'The body must be a JSON object.');
-  const result = LinkBody.safeParse(raw);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  if (issue.code === 'unrecognized_keys') {
-    const key = issue.keys[0]!;
-    throw invalidParameter(key, `Unknown field \`${key}\`. Fields: brand_id, market, kind, expires_in_days.`);
-  }
-  const param = String(issue.path[0] ?? 'body');
-  throw invalidParameter(param, issue.message.startsWith('`') ? issue.message : `\`${param}\` is invalid: ${issue.message}.`);
-}
 
 /** The plain-text digest of this report: the email's own text part, without the subscription footer it does not have here. */
 async function digestText(report: Report, viewUrl: string): Promise<string> {
@@ -150,7 +126,7 @@ async function weekly(request: Request, url: URL, deps: ReportDeps): Promise<Res
 async function mintLink(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
   const key = requireKey(request);
   if (url.search) throw invalidParameter([...url.searchParams.keys()][0] ?? 'query', 'This endpoint takes its fields in the JSON body, not the query string.');
-  const body = parseLinkBody(await readJsonBody(request));
+  const body = parseJsonObject(LinkBody, await readJsonBody(request, MAX_BODY_BYTES));
   let target: { brand_id: number; market: { id: number; code: string } };
   try {
     // The read the link will make: the key must be able to make it, and its error is the one to show.
