@@ -19,7 +19,7 @@ import { buildReport, type DigestKind, type Report } from '../reports/model';
 import { sha256Hex } from '../hash';
 import type { DigestDeps, DigestJob } from './deps';
 import { BATCH_LIMIT, MIN_CALL_SPACING_MS, type OutgoingEmail } from './mailer';
-import { renderDigest, renderPausedNotice } from './render';
+import { digestEmails, renderPausedNotice } from './render';
 import { unseal } from './sealed';
 import { digestIdempotencyKey, kindsOf, reportUrl, type SubscriptionRow, unsubscribeHeaders, unsubscribeUrl } from './store';
 
@@ -57,7 +57,6 @@ export async function batchKeyOf(subscriptionIds: string[], isoWeek: string): Pr
   return `digest/${ids[0]}+${ids.length - 1}.${hash}/${isoWeek}`;
 }
 
-const PLACEHOLDER = { unsubscribe: 'https://placeholder.invalid/unsubscribe', report: 'https://placeholder.invalid/report' } as const;
 
 async function mark(deps: DigestDeps, rows: { send_id: number }[], status: 'sent' | 'skipped' | 'failed', reason: string | null, ids?: string[]): Promise<void> {
   if (rows.length === 0) return;
@@ -201,33 +200,12 @@ export async function processDigestJob(job: DigestJob, deps: DigestDeps, attempt
   const batches = new Map<string, PendingRow[]>();
   for (const row of rows) batches.set(row.batch_key!, [...(batches.get(row.batch_key!) ?? []), row]);
 
-  // The template renders once per kinds variant; each recipient then gets their own signed links.
-  const rendered = new Map<string, { subject: string; html: string; text: string }>();
+  const emailFor = digestEmails(deps, reportFor);
   let retry: JobResult['retry'];
   let first = true;
   for (const [batchKey, members] of batches) {
     const emails: OutgoingEmail[] = [];
-    for (const row of members) {
-      const kinds = kindsOf(row);
-      const variant = kinds.join(',');
-      let mail = rendered.get(variant);
-      if (!mail) {
-        mail = await renderDigest({ report: reportFor(kinds), links: { unsubscribe: PLACEHOLDER.unsubscribe, viewInBrowser: PLACEHOLDER.report } });
-        rendered.set(variant, mail);
-      }
-      const unsubscribe = await unsubscribeUrl(deps, row.id);
-      const report = await reportUrl(deps, row);
-      const personal = (s: string) => s.replaceAll(PLACEHOLDER.unsubscribe, unsubscribe).replaceAll(PLACEHOLDER.report, report);
-      emails.push({
-        kind: 'digest',
-        from: deps.from,
-        to: row.email,
-        subject: mail.subject,
-        html: personal(mail.html),
-        text: personal(mail.text),
-        headers: { ...unsubscribeHeaders(unsubscribe, deps.from), 'X-Entity-Ref-ID': digestIdempotencyKey(row.id, job.iso_week) },
-      });
-    }
+    for (const row of members) emails.push(await emailFor(row, digestIdempotencyKey(row.id, job.iso_week)));
     if (!first) await deps.sleep(MIN_CALL_SPACING_MS);
     first = false;
     const outcome = await deps.mailer.sendBatch(emails, batchKey);

@@ -10,6 +10,10 @@ import { createElement } from 'react';
 import { ConfirmSubscriptionEmail, type ConfirmSubscriptionEmailProps } from '../../emails/confirm-subscription';
 import { DigestEmail, type DigestEmailProps } from '../../emails/digest';
 import { PausedNoticeEmail, type PausedNoticeEmailProps } from '../../emails/paused-notice';
+import type { DigestKind, Report } from '../reports/model';
+import type { DigestDeps } from './deps';
+import type { OutgoingEmail } from './mailer';
+import { kindsOf, reportUrl, type SubscriptionRow, unsubscribeHeaders, unsubscribeUrl } from './store';
 
 export interface RenderedEmail {
   subject: string;
@@ -34,3 +38,37 @@ export function renderConfirmation(props: ConfirmSubscriptionEmailProps): Promis
 export function renderPausedNotice(props: PausedNoticeEmailProps): Promise<RenderedEmail> {
   return renderBoth(createElement(PausedNoticeEmail, props), `Paused: your weekly digest for ${props.brandName}`);
 }
+
+/** Link stand-ins in the rendered template, replaced by each recipient's own links. */
+const PLACEHOLDER = { unsubscribe: 'https://placeholder.invalid/unsubscribe', report: 'https://placeholder.invalid/report' } as const;
+
+/**
+ * Digest emails for many recipients: the template renders once per kinds
+ * variant (rendering is the costly part), then each recipient gets their own
+ * signed unsubscribe and report links and the RFC 8058 headers.
+ */
+export function digestEmails(deps: Pick<DigestDeps, 'publicUrl' | 'signingSecret' | 'now' | 'from'>, reportFor: (kinds: DigestKind[]) => Report) {
+  const rendered = new Map<string, RenderedEmail>();
+  return async (row: SubscriptionRow, entityRef: string): Promise<OutgoingEmail> => {
+    const kinds = kindsOf(row);
+    const variant = kinds.join(',');
+    let mail = rendered.get(variant);
+    if (!mail) {
+      mail = await renderDigest({ report: reportFor(kinds), links: { unsubscribe: PLACEHOLDER.unsubscribe, viewInBrowser: PLACEHOLDER.report } });
+      rendered.set(variant, mail);
+    }
+    const unsubscribe = await unsubscribeUrl(deps, row.id);
+    const report = await reportUrl(deps, row);
+    const personal = (text: string) => text.replaceAll(PLACEHOLDER.unsubscribe, unsubscribe).replaceAll(PLACEHOLDER.report, report);
+    return {
+      kind: 'digest',
+      from: deps.from,
+      to: row.email,
+      subject: mail.subject,
+      html: personal(mail.html),
+      text: personal(mail.text),
+      headers: { ...unsubscribeHeaders(unsubscribe, deps.from), 'X-Entity-Ref-ID': entityRef },
+    };
+  };
+}
+

@@ -17,8 +17,8 @@
  */
 import { sha256Hex } from '../hash';
 import { BATCH_LIMIT, MIN_CALL_SPACING_MS, type OutgoingEmail } from '../digests/mailer';
-import { renderDigest } from '../digests/render';
-import { kindsOf, reportUrl, type SubscriptionRow, unsubscribeHeaders, unsubscribeUrl } from '../digests/store';
+import { digestEmails } from '../digests/render';
+import { kindsOf, type SubscriptionRow } from '../digests/store';
 import type { ReportDeps } from './deps';
 import { reportOf, type WeeklyInputs } from './data';
 
@@ -46,7 +46,6 @@ export type SendOutcome =
 const newSendId = () => `rs_${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`;
 
 /** Placeholders in the once-rendered template, replaced by each recipient's own signed links. */
-const PLACEHOLDER = { unsubscribe: 'https://placeholder.invalid/unsubscribe', report: 'https://placeholder.invalid/report' } as const;
 
 /** The confirmed subscribers of a brand and market. */
 export async function confirmedSubscribers(db: D1Database, brandId: number, marketId: number): Promise<SubscriptionRow[]> {
@@ -101,8 +100,7 @@ export async function sendDigestNow(deps: ReportDeps, o: { apiKey: string; input
     return { kind: 'too_soon', last: claimed.last, retryAfter };
   }
 
-  // Render once per kinds variant, then give each recipient their own links (as the weekly consumer does).
-  const rendered = new Map<string, { subject: string; html: string; text: string }>();
+  const emailFor = digestEmails(deps, (kinds) => reportOf(o.inputs, kinds));
   const outcomes: { row: SubscriptionRow; status: 'sent' | 'failed'; providerId: string | null; reason: string | null }[] = [];
   let subject = full.subject;
   let firstFailure = '';
@@ -110,26 +108,9 @@ export async function sendDigestNow(deps: ReportDeps, o: { apiKey: string; input
     const chunk = rows.slice(i, i + BATCH_LIMIT);
     const emails: OutgoingEmail[] = [];
     for (const row of chunk) {
-      const kinds = kindsOf(row);
-      const variant = kinds.join(',');
-      let mail = rendered.get(variant);
-      if (!mail) {
-        mail = await renderDigest({ report: reportOf(o.inputs, kinds), links: { unsubscribe: PLACEHOLDER.unsubscribe, viewInBrowser: PLACEHOLDER.report } });
-        rendered.set(variant, mail);
-      }
-      if (kinds.length === 2) subject = mail.subject;
-      const unsubscribe = await unsubscribeUrl(deps, row.id);
-      const report = await reportUrl(deps, row);
-      const personal = (s: string) => s.replaceAll(PLACEHOLDER.unsubscribe, unsubscribe).replaceAll(PLACEHOLDER.report, report);
-      emails.push({
-        kind: 'digest',
-        from: deps.from,
-        to: row.email,
-        subject: mail.subject,
-        html: personal(mail.html),
-        text: personal(mail.text),
-        headers: { ...unsubscribeHeaders(unsubscribe, deps.from), 'X-Entity-Ref-ID': `report/${id}/${row.id}` },
-      });
+      const email = await emailFor(row, `report/${id}/${row.id}`);
+      if (kindsOf(row).length === 2) subject = email.subject;
+      emails.push(email);
     }
     if (i > 0) await deps.sleep(MIN_CALL_SPACING_MS);
     // One key per batch of this send: a retried call inside Resend's 24 h cannot deliver the batch twice.
