@@ -6,17 +6,9 @@
  */
 import { Text } from '@react-email/components';
 import { Fragment } from 'react';
-import type { QuestionMove } from '../../src/reports/model';
+import { type QuestionMove, stateWord } from '../../src/reports/model';
 import { color, text } from './theme';
 
-const STATE_WORDS: Record<string, string> = {
-  recommended: 'recommended',
-  mentioned: 'mentioned',
-  absent: 'not named',
-  open: 'no brand named',
-  no_answer: 'no answer',
-};
-const stateWord = (state: string | null) => (state === null ? 'not run' : (STATE_WORDS[state] ?? state));
 
 export function QuestionList({ questions, outcome, total }: { questions: QuestionMove[]; outcome: 'won' | 'lost'; total: number }) {
   const accent = outcome === 'won' ? color.good : color.bad;

@@ -23,7 +23,7 @@
  */
 import { z } from 'zod';
 import type { ResponseOf } from '../contract/operations';
-import type { Engine } from '../contract/enums';
+import type { AnswerState, Engine } from '../contract/enums';
 
 export const DIGEST_KINDS = ['visibility', 'won_lost'] as const;
 export const DigestKind = z.enum(DIGEST_KINDS);
@@ -39,6 +39,16 @@ export const ENGINE_LABELS: Record<Engine, string> = {
   copilot: 'Copilot',
   google_ai_overviews: 'Google AI Overviews',
 };
+
+/** How a reader is told an engine's dominant state, in the email and on the page alike. */
+const STATE_WORDS: Record<AnswerState, string> = {
+  recommended: 'recommended',
+  mentioned: 'mentioned',
+  absent: 'not named',
+  open: 'no brand named',
+  no_answer: 'no answer',
+};
+export const stateWord = (state: AnswerState | null): string => (state === null ? 'not run' : STATE_WORDS[state]);
 
 export interface ChartBar {
   week_start: string;
@@ -76,8 +86,8 @@ export interface TopicMove {
 export interface EngineMove {
   engine: Engine;
   engine_label: string;
-  before: string | null;
-  now: string | null;
+  before: AnswerState | null;
+  now: AnswerState | null;
   direction: 'gained' | 'lost';
   top_rival: string | null;
 }

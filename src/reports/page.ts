@@ -12,7 +12,7 @@
 import { color } from '../../emails/_components/theme';
 import { escapeHtml } from '../digests/pages';
 import type { ReportSource } from './data';
-import { type ChartBar, formatChange, formatScore, type QuestionMove, type Report, shortDay, type Trend } from './model';
+import { type ChartBar, formatChange, formatScore, type QuestionMove, type Report, shortDay, stateWord, type Trend } from './model';
 
 /** Security headers of every report page: tokens must not leak, nothing may load or frame it. */
 export const PAGE_HEADERS: Record<string, string> = {
@@ -25,14 +25,6 @@ export const PAGE_HEADERS: Record<string, string> = {
   'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'; base-uri 'none'; frame-ancestors 'none'",
 };
 
-const STATE_WORDS: Record<string, string> = {
-  recommended: 'recommended',
-  mentioned: 'mentioned',
-  absent: 'not named',
-  open: 'no brand named',
-  no_answer: 'no answer',
-};
-const stateWord = (state: string | null) => (state === null ? 'not run' : (STATE_WORDS[state] ?? state));
 
 /** `2026-11-22` as `22 Nov 2026`. */
 const longDay = (day: string) => `${shortDay(day)} ${day.slice(0, 4)}`;
