@@ -75,3 +75,29 @@ describe('a 429 storm', () => {
     expect(up.calls).toBe(2 * keys.length);
   });
 });
+
+describe('a slow body', () => {
+  it('that stalls after its headers is cut by the upstream timeout: 502, nothing stored', async () => {
+    restoreUpstream();
+    let cut = false;
+    const stalling = new FakeUpstream();
+    stalling.install(200);
+    // Headers at once, half a body, then nothing: the timeout must cover reading the body too.
+    stalling.answerWith = () =>
+      new Response(
+        new ReadableStream({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode('{"brand_id": 1, "market": '));
+          },
+          cancel() {
+            cut = true;
+          },
+        }),
+        { headers: { 'content-type': 'application/json; charset=utf-8' } },
+      );
+    vi.useRealTimers();
+    const answer = await read(await get('/visibility', freshKey('slow')));
+    expect(answer).toMatchObject({ status: 502, body: { error: { code: 'upstream_error' } } });
+    expect(cut).toBe(true);
+  });
+});

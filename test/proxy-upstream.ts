@@ -32,8 +32,12 @@ export class FakeUpstream {
     return this.requests.length;
   }
 
+  /** When set, answers every request itself (e.g. a body that stalls). */
+  answerWith?: (request: Request) => Response | Promise<Response>;
+
   private async answer(request: Request): Promise<Response> {
     this.requests.push(request);
+    if (this.answerWith) return this.answerWith(request);
     const key = request.headers.get('authorization')?.replace(/^Bearer /, '') ?? '';
     const fault = this.byKey.get(key) ?? this.fault;
     if (this.hold) await this.hold;

@@ -138,12 +138,20 @@ export class UpstreamGate extends DurableObject<Env> {
       headers: { authorization: `Bearer ${request.apiKey}`, accept: 'application/json', 'x-request-id': request.requestId },
       signal: controller.signal,
     });
+    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
     try {
       const answer = await Promise.race([
-        upstream.transport(sent).then(async (response) => ({ response, body: await response.text() })),
+        upstream.transport(sent).then(async (response) => {
+          reader = response.body?.getReader();
+          return { response, body: reader ? await readAll(reader) : '' };
+        }),
         expired,
       ]);
-      if (answer === 'timeout') return { kind: 'failed', reason: 'timeout', message: `The upstream did not answer within ${upstream.timeoutMs} ms.` };
+      if (answer === 'timeout') {
+        // A body still trickling in is cancelled, not left open: the abort signal reaches only transports that honour it.
+        reader?.cancel().catch(() => undefined);
+        return { kind: 'failed', reason: 'timeout', message: `The upstream did not answer within ${upstream.timeoutMs} ms.` };
+      }
       const headers: [string, string][] = [];
       for (const name of PASSED_HEADERS) {
         const value = answer.response.headers.get(name);
@@ -168,3 +176,14 @@ export class UpstreamGate extends DurableObject<Env> {
 }
 
 export const etagOf = async (body: string) => `"${(await sha256Hex(body)).slice(0, 32)}"`;
+
+/** The whole body as text, through a reader the caller can cancel. */
+async function readAll(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    text += decoder.decode(value, { stream: true });
+  }
+}
