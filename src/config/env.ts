@@ -23,6 +23,7 @@ export const EnvSchema = z.object({
   DB: binding,
   CACHE: binding,
   UPSTREAM_GATE: binding,
+  UNVERIFIED_KEYS: binding,
   PROXY_STATS: binding,
   /** The real service's base URL, ending in /api/v1. Unset: the embedded reference origin. */
   UPSTREAM_URL: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL ending in /api/v1' }).optional()),
@@ -68,7 +69,7 @@ export class InvalidEnvError extends Error {
 
 export type Config = z.output<typeof EnvSchema>;
 /** The bindings as typed by `wrangler types`, with the parsed vars and secrets. */
-export type AppEnv = Omit<Env, keyof Config> & Config & Pick<Env, 'DB' | 'CACHE' | 'UPSTREAM_GATE' | 'PROXY_STATS' | 'DIGEST_QUEUE'>;
+export type AppEnv = Omit<Env, keyof Config> & Config & Pick<Env, 'DB' | 'CACHE' | 'UPSTREAM_GATE' | 'UNVERIFIED_KEYS' | 'PROXY_STATS' | 'DIGEST_QUEUE'>;
 
 const parsed = new WeakMap<object, AppEnv>();
 
