@@ -1,6 +1,13 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 
+/** Test secrets, so `npm test` needs no .dev.vars (it is git-ignored and absent on a clean clone). */
+export const TEST_SECRETS = {
+  ADMIN_TOKEN: 'test_admin_token',
+  SIGNING_SECRET: 'test_signing_secret',
+  ENCRYPTION_KEY: 'dGVzdF9lbmNyeXB0aW9uX2tleV8zMl9ieXRlc19vayE=',
+};
+
 export default defineConfig(async () => {
   const migrations = await readD1Migrations('migrations');
   return {
@@ -11,10 +18,7 @@ export default defineConfig(async () => {
           bindings: {
             // Test-only: the migrations, applied by test/setup.ts.
             TEST_MIGRATIONS: migrations,
-            // Test secrets, so `npm test` needs no .dev.vars (it is git-ignored and absent on a clean clone).
-            ADMIN_TOKEN: 'test_admin_token',
-            SIGNING_SECRET: 'test_signing_secret',
-            ENCRYPTION_KEY: 'dGVzdF9lbmNyeXB0aW9uX2tleV8zMl9ieXRlc19vayE=',
+            ...TEST_SECRETS,
           },
         },
       }),

@@ -5,6 +5,7 @@
  */
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
+import { TEST_SECRETS } from '../vitest.config';
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations('migrations');
@@ -20,10 +21,8 @@ export default defineConfig(async () => {
           bindings: {
             TEST_MIGRATIONS: migrations,
             NODE_ENV: 'production',
-            // The test secrets of vitest.config.ts, so the benchmark needs no .dev.vars either.
-            ADMIN_TOKEN: 'test_admin_token',
-            SIGNING_SECRET: 'test_signing_secret',
-            ENCRYPTION_KEY: 'dGVzdF9lbmNyeXB0aW9uX2tleV8zMl9ieXRlc19vayE=',
+            // The tests' secrets, so the benchmark needs no .dev.vars either.
+            ...TEST_SECRETS,
           },
         },
       }),

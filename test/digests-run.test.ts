@@ -279,6 +279,23 @@ describe('failures', () => {
     expect(record!.reason).toContain('mail 429 rate_limit_exceeded');
   });
 
+  it('retries a group after Resend answers 500, and the retry delivers each digest exactly once', async () => {
+    await seedSubscriptions([{ email: 'a@example.com' }, { email: 'b@example.com' }]);
+    await runCron(MONDAY_0800_UTC, digestEnv);
+    resend.failNext(500);
+    const first = await deliver(queue.sent, digestEnv);
+    expect(first.retryMessages).toHaveLength(1);
+    expect(resend.delivered).toHaveLength(0);
+    // The Queue redelivers; the cron fires again meanwhile and plans nothing new.
+    await runCron(MONDAY_0800_UTC, digestEnv);
+    await deliver(queue.sent, digestEnv, { attempts: 2 });
+    expect(resend.delivered.map((e) => e.to).flat().sort()).toEqual(['a@example.com', 'b@example.com']);
+    expect((await sendRecords()).map((r) => r.status)).toEqual(['sent', 'sent']);
+    // A third delivery of the same messages (a consumer that died after sending) sends nothing more.
+    await deliver(queue.sent, digestEnv, { attempts: 3 });
+    expect(resend.delivered).toHaveLength(2);
+  });
+
   it('does not retry a validation error from Resend: the records are failed with the reason', async () => {
     await seedSubscriptions([{ email: 'bad@example.com' }]);
     await runCron(MONDAY_0800_UTC, digestEnv);
