@@ -54,7 +54,10 @@ export function fromBase64url(text: string): Uint8Array | null {
   if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
   try {
     const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (text.length % 4)) % 4));
-    return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+    const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
+    // Only the canonical spelling: otherwise a last character that differs in its unused bits
+    // decodes to the same bytes, and a changed token would still verify.
+    return base64url(bytes) === text ? bytes : null;
   } catch {
     return null;
   }

@@ -165,6 +165,18 @@ describe('tokens and sealed keys', () => {
     expect(await verifyToken('secret', 'v1.%%%.x', 'confirm', now)).toEqual({ ok: false, reason: 'malformed' });
   });
 
+  it('refuses every spelling of a token but the one it signed', async () => {
+    const now = new Date('2026-11-23T08:00:00Z');
+    const token = await signToken('secret', { p: 'confirm', s: 'sub_1' }, { ttlSeconds: 60, now });
+    // The signature's last base64url character carries 2 unused bits: flipping one of them decodes to the same
+    // bytes. Every such variant, and every other change of that character, is refused.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const variants = [...alphabet].filter((c) => c !== token.at(-1)).map((c) => token.slice(0, -1) + c);
+    const results = await Promise.all(variants.map((v) => verifyToken('secret', v, 'confirm', now)));
+    expect(results.filter((r) => r.ok)).toEqual([]);
+    expect((await verifyToken('secret', token, 'confirm', now)).ok).toBe(true);
+  });
+
   it('seals API keys with AES-GCM bound to the subscription', async () => {
     const key = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
     const sealed = await seal(key, 'demo_pro_single', 'sub_a');
