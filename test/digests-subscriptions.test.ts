@@ -3,11 +3,12 @@
  * signed links, account scoping, and the key at rest. Mail goes to the dev
  * outbox (no RESEND_API_KEY in the test env).
  */
-import { env, SELF } from 'cloudflare:test';
+import { createExecutionContext, env, SELF } from 'cloudflare:test';
 import worker from '../src/index';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { DigestConfigError } from '../src/digests/deps';
 import { signToken } from '../src/signing';
-import { clearDigests } from './digests-helpers';
+import { clearDigests, deliver, FakeQueue, FakeResend, runCron, testEnv } from './digests-helpers';
 
 const BASE = 'https://edge.test';
 
@@ -218,5 +219,44 @@ describe('GET /dev/outbox', () => {
     expect(one.headers.get('content-type')).toContain('text/html');
     expect(await one.text()).toMatch(/<html[^>]* lang="en"/);
     expect(await (await SELF.fetch(`${BASE}/dev/outbox/${message!.id}?format=text`)).text()).toContain('Confirm');
+  });
+});
+
+describe('configuration', () => {
+  const post = (e: Env) =>
+    worker.fetch!(
+      new Request(`${BASE}/digests/subscriptions`, { method: 'POST', headers: { authorization: 'Bearer demo_pro_single', 'content-type': 'application/json' }, body: JSON.stringify({ email: 'cfg@example.com' }) }) as Request<unknown, IncomingRequestCfProperties>,
+      e,
+      createExecutionContext(),
+    );
+
+  it('with RESEND_API_KEY, PUBLIC_URL must be https: a named error at start, for the routes, the cron and the queue alike', async () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      for (const publicUrl of ['http://edge.test', '']) {
+        const misconfigured = testEnv(new FakeQueue(), { PUBLIC_URL: publicUrl });
+        const response = await post(misconfigured);
+        expect(response.status).toBe(500);
+        expect(((await response.json()) as { error: { code: string } }).error.code).toBe('internal_error');
+        await expect(runCron('2026-11-23T08:00:00Z', misconfigured)).rejects.toThrow(/PUBLIC_URL must be the Worker's public https address/);
+        await expect(deliver([], misconfigured)).rejects.toThrow(DigestConfigError);
+      }
+      expect(errors.mock.calls.map((c) => String(c[0])).filter((line) => line.includes('DigestConfigError: PUBLIC_URL must be'))).toHaveLength(6);
+      expect((await env.DB.prepare('SELECT COUNT(*) AS n FROM digest_subscriptions').first<{ n: number }>())?.n).toBe(0);
+    } finally {
+      errors.mockRestore();
+    }
+  });
+
+  it('with an https PUBLIC_URL the links use it; without RESEND_API_KEY, http://localhost:8787 is the dev default', async () => {
+    const resend = new FakeResend().install();
+    try {
+      expect((await post(testEnv(new FakeQueue()))).status).toBe(201);
+      expect(resend.delivered[0]!.text).toContain('https://edge.test/digests/confirm?token=');
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    expect((await subscribe({ email: 'dev@example.com' })).status).toBe(201);
+    expect((await outbox('dev@example.com'))[0]!.text).toContain('http://localhost:8787/digests/confirm?token=');
   });
 });

@@ -45,24 +45,56 @@ export class DigestConfigError extends Error {
   override readonly name = 'DigestConfigError';
 }
 
+/**
+ * Checks the mail settings: with `RESEND_API_KEY` set, mail goes to real
+ * inboxes, so it needs a sender on a verified domain and links that work
+ * outside this machine over https (`PUBLIC_URL`). `http://localhost:8787` is
+ * only the dev default, when mail stays in the dev outbox.
+ */
+export function checkMailConfig(env: Pick<AppEnv, 'RESEND_API_KEY' | 'DIGEST_FROM' | 'PUBLIC_URL'>): void {
+  if (!env.RESEND_API_KEY) return;
+  if (!env.DIGEST_FROM) throw new DigestConfigError('DIGEST_FROM must be set (a sender on a domain verified in Resend) when RESEND_API_KEY is set.');
+  // The env schema has already checked that PUBLIC_URL, when set, is an http(s) URL.
+  if (!env.PUBLIC_URL || new URL(env.PUBLIC_URL).protocol !== 'https:') {
+    throw new DigestConfigError(
+      `PUBLIC_URL must be the Worker's public https address (e.g. https://edge.example.com) when RESEND_API_KEY is set: every link in the emails is built from it (now ${env.PUBLIC_URL ? `"${env.PUBLIC_URL}"` : 'unset'}).`,
+    );
+  }
+}
+
 export function digestDeps(env: AppEnv, ctx?: Pick<ExecutionContext, 'waitUntil'>, overrides: Partial<DigestDeps> = {}): DigestDeps {
+  checkMailConfig(env);
   const resendKey = env.RESEND_API_KEY;
-  if (resendKey && !env.DIGEST_FROM) throw new DigestConfigError('DIGEST_FROM must be set (a sender on a domain verified in Resend) when RESEND_API_KEY is set.');
   const waitUntil = ctx ? (work: Promise<unknown>) => ctx.waitUntil(work) : undefined;
   const upstream = upstreamFromEnv(env, waitUntil);
-  return {
+  const deps: DigestDeps = {
     db: env.DB,
     mailer: resendKey ? resendMailer(resendKey, env.RESEND_BASE_URL ? { baseUrl: env.RESEND_BASE_URL } : {}) : outboxMailer(env.DB),
     signingSecret: env.SIGNING_SECRET,
     encryptionKey: env.ENCRYPTION_KEY,
     publicUrl: (env.PUBLIC_URL ?? DEV_PUBLIC_URL).replace(/\/+$/, ''),
     from: env.DIGEST_FROM ?? DEV_FROM,
-    // Two tries inside a call; longer outages are the Queue's to retry, with its backoff.
-    client: (apiKey) => createClient({ apiKey, ...upstream, retry: { attempts: 2, totalMs: 15_000 } }),
+    // Two tries inside a call, waiting through `deps.sleep`; longer outages are the Queue's to retry, with its backoff.
+    client: (apiKey) => createClient({ apiKey, ...upstream, retry: { attempts: 2, totalMs: 15_000 }, sleep: (ms) => deps.sleep(ms), now: () => deps.now().getTime() }),
     now: () => new Date(),
     sleep: realSleep,
     queue: env.DIGEST_QUEUE,
     devOutbox: !resendKey,
     ...overrides,
   };
+  return deps;
 }
+
+let testOverrides: Partial<DigestDeps> | undefined;
+
+/**
+ * Test seam: a sleep, mailer, database or API client for the digests served
+ * by the Worker's handlers (fetch, scheduled, queue, email), which the tests
+ * call without a way to pass deps. Call with nothing to restore.
+ */
+export function useDigestOverridesForTests(next?: Partial<DigestDeps>): void {
+  testOverrides = next;
+}
+
+/** The overrides set by `useDigestOverridesForTests`, under the caller's own. */
+export const withTestOverrides = (overrides: Partial<DigestDeps>): Partial<DigestDeps> => (testOverrides ? { ...testOverrides, ...overrides } : overrides);

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { AppEnv } from '../config/env';
 import { ApiError, errorResponse } from '../contract/errors';
 import { giveUp, processDigestJob, retryDelaySeconds } from './consumer';
-import { type DigestDeps, digestDeps, type DigestJob } from './deps';
+import { type DigestDeps, digestDeps, type DigestJob, withTestOverrides } from './deps';
 import { planDigests } from './planner';
 import { handleDigestRoutes, isDigestPath, unsubscribeById } from './routes';
 import { verifyToken } from '../signing';
@@ -29,10 +29,20 @@ const Job = z.object({
 
 type Overrides = Partial<DigestDeps>;
 
+/** A DigestConfigError (PUBLIC_URL, DIGEST_FROM) is logged by name for the operator, then thrown: the run fails, nothing is sent. */
+function configured(make: () => DigestDeps): DigestDeps {
+  try {
+    return make();
+  } catch (error) {
+    console.error(JSON.stringify({ msg: 'digests misconfigured', error: String(error) }));
+    throw error;
+  }
+}
+
 export async function digestFetch(request: Request, env: AppEnv, ctx: ExecutionContext, overrides: Overrides = {}): Promise<Response> {
   let deps: DigestDeps;
   try {
-    deps = digestDeps(env, ctx, overrides);
+    deps = digestDeps(env, ctx, withTestOverrides(overrides));
   } catch (error) {
     // DigestConfigError: named for the operator, a plain 500 for the caller.
     console.error(JSON.stringify({ msg: 'digests misconfigured', error: String(error) }));
@@ -48,7 +58,7 @@ export async function digestFetch(request: Request, env: AppEnv, ctx: ExecutionC
  * prefills it) unsubscribes, like the one-click POST.
  */
 export async function digestEmail(message: Pick<ForwardableEmailMessage, 'headers' | 'setReject'>, env: AppEnv): Promise<'unsubscribed' | 'rejected'> {
-  const deps = digestDeps(env);
+  const deps = configured(() => digestDeps(env, undefined, withTestOverrides({})));
   const token = /unsubscribe\s+(v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)/i.exec(message.headers.get('subject') ?? '')?.[1];
   const result = await verifyToken(deps.signingSecret, token, 'unsubscribe', deps.now());
   if (!result.ok) {
@@ -60,14 +70,14 @@ export async function digestEmail(message: Pick<ForwardableEmailMessage, 'header
 }
 
 export async function digestScheduled(controller: ScheduledController, env: AppEnv, ctx: ExecutionContext, overrides: Overrides = {}) {
-  const deps = digestDeps(env, ctx, { now: () => new Date(controller.scheduledTime), ...overrides });
+  const deps = configured(() => digestDeps(env, ctx, withTestOverrides({ now: () => new Date(controller.scheduledTime), ...overrides })));
   const result = await planDigests(deps);
   console.log(JSON.stringify({ msg: 'digests planned', cron: controller.cron, at: new Date(controller.scheduledTime).toISOString(), planned: result.planned, groups: result.groups }));
   return result;
 }
 
 export async function digestQueue(batch: MessageBatch<unknown>, env: AppEnv, ctx: ExecutionContext, overrides: Overrides = {}): Promise<void> {
-  const deps = digestDeps(env, ctx, overrides);
+  const deps = configured(() => digestDeps(env, ctx, withTestOverrides(overrides)));
   for (const message of batch.messages) {
     const parsed = Job.safeParse(message.body);
     if (!parsed.success) {
