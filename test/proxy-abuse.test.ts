@@ -2,19 +2,34 @@
  * Abuse (issue 7): a flood of random or revoked keys cannot spend the
  * upstream's budget or create unbounded state. Random keys from one address
  * are cut off after UNVERIFIED_PER_MINUTE upstream reads; a key that failed
- * is refused at the edge for a minute, remembered in KV for every isolate.
+ * is refused at the edge for a minute, remembered in KV for every isolate;
+ * the gate objects a flood creates hold their storage one window, then none;
+ * the isolate's memory of keys is bounded.
  */
-import { env } from 'cloudflare:test';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FAILED_AUTH_TTL_S, UNVERIFIED_PER_MINUTE } from '../src/proxy/abuse';
+import { env, evictDurableObject, listDurableObjectIds, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FAILED_AUTH_TTL_S, failedRecently, REMEMBERED_MAX, rememberedHere, rememberFailedAuth, UNVERIFIED_PER_MINUTE } from '../src/proxy/abuse';
+import { UPSTREAM_WINDOW_MS } from '../src/proxy/policy';
 import { hashApiKey } from '../src/proxy/request';
 import { FakeUpstream, freshKey, get, restoreUpstream } from './proxy-upstream';
 
+/**
+ * An hour ahead of the real clock: the alarms the gates set from this clock
+ * lie in the real future, so workerd's scheduler (real time) never runs them
+ * by itself and `runDurableObjectAlarm` decides when they run.
+ */
+const T0 = Date.now() + 3_600_000;
+
 let upstream: FakeUpstream;
 beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(T0);
   upstream = new FakeUpstream().install();
 });
-afterEach(() => restoreUpstream());
+afterEach(() => {
+  restoreUpstream();
+  vi.useRealTimers();
+});
 
 const from = (address: string) => ({ 'cf-connecting-ip': address });
 
@@ -55,5 +70,76 @@ describe('a key that failed authentication', () => {
     const hash = await hashApiKey(revoked);
     await expect.poll(() => env.CACHE.getWithMetadata(`authfail:v1:${hash}`).then((r) => r.value)).toBe('1');
     expect(FAILED_AUTH_TTL_S).toBe(60);
+  });
+});
+
+/** What a gate object holds in storage: its tables, its alarm, its KV entries. */
+async function storageOf(stub: DurableObjectStub) {
+  return runInDurableObject(stub, async (_, state) => ({
+    tables: state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray().map((r) => r.name),
+    rows: state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM sqlite_master WHERE name = 'calls'").one().n === 1 ? state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM calls').one().n : 0,
+    alarm: await state.storage.getAlarm(),
+    kv: (await state.storage.list()).size,
+  }));
+}
+
+const gateOf = async (key: string) => env.UPSTREAM_GATE.get(env.UPSTREAM_GATE.idFromName(await hashApiKey(key)));
+const NOTHING = { tables: [], rows: 0, alarm: null, kv: 0 };
+
+describe('the state a flood leaves behind', () => {
+  it("a random key's gate object keeps its upstream call one window, then holds no storage", async () => {
+    upstream.fault = { status: 401, code: 'invalid_api_key' };
+    const key = freshKey('random');
+    expect((await get('/visibility', key, from('198.51.100.20'))).status).toBe(401);
+    expect(upstream.calls).toBe(1);
+    const gate = await gateOf(key);
+    expect(await storageOf(gate)).toEqual({ tables: ['calls'], rows: 1, alarm: T0 + UPSTREAM_WINDOW_MS, kv: 0 });
+    vi.setSystemTime(T0 + UPSTREAM_WINDOW_MS);
+    expect(await runDurableObjectAlarm(gate)).toBe(true);
+    expect(await storageOf(gate)).toEqual(NOTHING);
+  });
+
+  it('each upstream call moves the alarm to one window after it; a key in use keeps its budget, across an eviction too', async () => {
+    const key = freshKey('busy');
+    await get('/visibility', key);
+    vi.setSystemTime(T0 + 30_000);
+    await get('/topics', key);
+    const gate = await gateOf(key);
+    expect(await storageOf(gate)).toMatchObject({ rows: 2, alarm: T0 + 30_000 + UPSTREAM_WINDOW_MS });
+    await evictDurableObject(gate);
+    expect(await gate.remaining()).toBe(58);
+    vi.setSystemTime(T0 + 30_000 + UPSTREAM_WINDOW_MS);
+    expect(await runDurableObjectAlarm(gate)).toBe(true);
+    expect(await storageOf(gate)).toEqual(NOTHING);
+    // The object still works after its cleanup: the next call is stored again.
+    expect((await get('/prompts', key)).status).toBe(200);
+    expect(await storageOf(gate)).toMatchObject({ rows: 1, alarm: T0 + 30_000 + 2 * UPSTREAM_WINDOW_MS });
+  });
+
+  it('a flood of random keys from one address creates at most UNVERIFIED_PER_MINUTE gate objects, all empty one window later', async () => {
+    upstream.fault = { status: 401, code: 'invalid_api_key' };
+    const before = new Set((await listDurableObjectIds(env.UPSTREAM_GATE)).map(String));
+    for (let i = 0; i < UNVERIFIED_PER_MINUTE + 30; i++) await get('/visibility', freshKey('flood'), from('198.51.100.21'));
+    const created = (await listDurableObjectIds(env.UPSTREAM_GATE)).filter((id) => !before.has(String(id)));
+    expect(created).toHaveLength(UNVERIFIED_PER_MINUTE);
+    vi.setSystemTime(T0 + UPSTREAM_WINDOW_MS);
+    const left = [];
+    for (const id of created) {
+      const gate = env.UPSTREAM_GATE.get(id);
+      expect(await runDurableObjectAlarm(gate)).toBe(true);
+      left.push(await storageOf(gate));
+    }
+    expect(left.filter((s) => s.tables.length > 0 || s.alarm !== null)).toEqual([]);
+  });
+
+  it("keeps the isolate's memory of failed keys bounded: the oldest are forgotten first (KV still knows them)", () => {
+    // A stand-in KV: this checks the isolate's map, not KV's writes.
+    const quiet = { CACHE: { put: async () => undefined } as unknown as KVNamespace, UNVERIFIED_KEYS: env.UNVERIFIED_KEYS };
+    const hashes = Array.from({ length: REMEMBERED_MAX + 500 }, (_, i) => `flood-${T0}-${i}`);
+    for (const hash of hashes) rememberFailedAuth(quiet, hash, T0, () => undefined);
+    expect(rememberedHere().failed).toBe(REMEMBERED_MAX);
+    expect(failedRecently(hashes.at(-1)!, T0)).toBe(true);
+    expect(failedRecently(hashes[0]!, T0)).toBe(false);
+    expect(rememberedHere().verified).toBeLessThanOrEqual(REMEMBERED_MAX);
   });
 });

@@ -17,8 +17,13 @@ import { ApiError } from '../contract/errors';
 export const FAILED_AUTH_TTL_S = 60;
 /** Requests with unverified keys a client address may send upstream per minute (wrangler.toml [[ratelimits]] UNVERIFIED_KEYS). */
 export const UNVERIFIED_PER_MINUTE = 120;
-/** Verified keys this isolate remembers; the oldest are forgotten first. */
-const VERIFIED_MAX = 10_000;
+/**
+ * Keys this isolate remembers, verified and failed: at most this many of each,
+ * the oldest forgotten first. A failed key forgotten here is still refused
+ * through KV until its minute is over; a verified one forgotten is checked
+ * again. Either way a flood of new keys cannot grow the isolate's memory.
+ */
+export const REMEMBERED_MAX = 10_000;
 
 const failedName = (keyHash: string) => `authfail:v1:${keyHash}`;
 const verified = new Set<string>();
@@ -32,7 +37,7 @@ interface AbuseEnv {
 /** A key whose upstream read succeeded (or that a stored entry proves good): no more checks for it here. */
 export function markVerified(keyHash: string): void {
   if (verified.has(keyHash)) return;
-  if (verified.size >= VERIFIED_MAX) verified.delete(verified.values().next().value!);
+  if (verified.size >= REMEMBERED_MAX) verified.delete(verified.values().next().value!);
   verified.add(keyHash);
   failedHere.delete(keyHash);
 }
@@ -40,6 +45,9 @@ export function markVerified(keyHash: string): void {
 /** An upstream 401: remember it here at once and everywhere within KV's propagation. */
 export function rememberFailedAuth(env: AbuseEnv, keyHash: string, nowMs: number, waitUntil: (work: Promise<unknown>) => void): void {
   verified.delete(keyHash);
+  // Re-inserted at the end: the map stays in expiry order, so its first entries are the first to go.
+  failedHere.delete(keyHash);
+  if (failedHere.size >= REMEMBERED_MAX) failedHere.delete(failedHere.keys().next().value!);
   failedHere.set(keyHash, nowMs + FAILED_AUTH_TTL_S * 1000);
   waitUntil(env.CACHE.put(failedName(keyHash), '1', { expirationTtl: FAILED_AUTH_TTL_S }).catch(() => undefined));
 }
@@ -52,6 +60,9 @@ export function failedRecently(keyHash: string, nowMs: number): boolean {
   failedHere.delete(keyHash);
   return false;
 }
+
+/** How many keys this isolate remembers now (for the tests: both stay within REMEMBERED_MAX). */
+export const rememberedHere = () => ({ verified: verified.size, failed: failedHere.size });
 
 const INVALID_KEY = () => new ApiError('invalid_api_key', 'Missing, revoked or unknown API key. Send it as `Authorization: Bearer <key>`.');
 

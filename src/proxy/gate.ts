@@ -8,7 +8,18 @@
  * concurrent misses cause one upstream request.
  *
  * The calls of the rolling minute are kept in the object's SQLite storage, so
- * an eviction does not reset the budget.
+ * an eviction does not reset the budget. That storage lives one window past
+ * the key's last upstream call and no longer: every call pushes the object's
+ * alarm to `last call + UPSTREAM_WINDOW_MS`, and the alarm deletes everything
+ * (`deleteAll`, which also drops the table and the alarm). So a key that goes
+ * quiet, above all one of a flood of random keys, leaves no state behind: at
+ * any moment only the keys that called upstream in the last minute hold rows,
+ * and src/proxy/abuse.ts bounds how many unverified keys one address can make
+ * call upstream in a minute.
+ *
+ * (The other choice, not persisting until a key is verified, would leave a
+ * verified key's rows forever once it goes quiet, and would still need this
+ * cleanup; one rule for every key is simpler to reason about.)
  */
 import { DurableObject } from 'cloudflare:workers';
 import { parseRetryAfter } from '../client/client';
@@ -57,6 +68,8 @@ const MAX_BLOCK_MS = 60 * 60 * 1000;
 export class UpstreamGate extends DurableObject<Env> {
   /** Start times of the upstream calls of the rolling minute, oldest first. */
   private calls: number[] = [];
+  /** Whether the `calls` table exists: created by the first upstream call, dropped by the idle alarm. */
+  private stored = false;
   private readonly inflight = new Map<string, Promise<Outcome>>();
   private readonly recent = new Map<string, { at: number; outcome: Outcome }>();
   /** After an upstream 429: its answer, replayed until `until`, so the key stops knocking. */
@@ -65,7 +78,9 @@ export class UpstreamGate extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     ctx.blockConcurrencyWhile(async () => {
-      ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS calls (at_ms INTEGER NOT NULL)');
+      // Only read here: an object that never calls upstream writes nothing.
+      this.stored = ctx.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'calls'").toArray().length > 0;
+      if (!this.stored) return;
       this.calls = ctx.storage.sql
         .exec<{ at_ms: number }>('SELECT at_ms FROM calls WHERE at_ms > ? ORDER BY at_ms', Date.now() - UPSTREAM_WINDOW_MS)
         .toArray()
@@ -87,7 +102,7 @@ export class UpstreamGate extends DurableObject<Env> {
       return { kind: 'over_budget', retryAfter: Math.max(1, Math.ceil((this.calls[0]! + UPSTREAM_WINDOW_MS - now) / 1000)), upstreamCall: false };
     }
     this.calls.push(now);
-    this.ctx.storage.sql.exec('INSERT INTO calls (at_ms) VALUES (?)', now);
+    this.store(now);
 
     const call = this.fetchUpstream(request).then((outcome) => {
       // Only a 200 is shared after the fact: sharing an error would be caching it.
@@ -102,10 +117,34 @@ export class UpstreamGate extends DurableObject<Env> {
     }
   }
 
+  /**
+   * The key has made no upstream call for a whole window (each call pushes the
+   * alarm back): nothing stored still counts, so all of it goes. The memory
+   * keeps what this object's clock still counts, which is nothing unless the
+   * clock disagrees with the scheduler's (a test's fake clock).
+   */
+  override async alarm(): Promise<void> {
+    this.forgetOld(Date.now());
+    await this.ctx.storage.deleteAll();
+    this.stored = false;
+  }
+
   /** Upstream calls left in the rolling minute (for tests and the stats page). */
   async remaining(): Promise<number> {
     this.forgetOld(Date.now());
     return UPSTREAM_BUDGET - this.calls.length;
+  }
+
+  /** Records an upstream call durably and moves the idle alarm to one window after it. */
+  private store(at: number): void {
+    const sql = this.ctx.storage.sql;
+    if (!this.stored) {
+      sql.exec('CREATE TABLE IF NOT EXISTS calls (at_ms INTEGER NOT NULL)');
+      this.stored = true;
+    }
+    sql.exec('INSERT INTO calls (at_ms) VALUES (?)', at);
+    // Not awaited: the write joins the INSERT's, and the output gate holds the answer until both are durable.
+    void this.ctx.storage.setAlarm(at + UPSTREAM_WINDOW_MS);
   }
 
   private forgetOld(now: number): void {
@@ -113,7 +152,7 @@ export class UpstreamGate extends DurableObject<Env> {
     while (expired < this.calls.length && this.calls[expired]! <= now - UPSTREAM_WINDOW_MS) expired++;
     if (expired > 0) {
       this.calls.splice(0, expired);
-      this.ctx.storage.sql.exec('DELETE FROM calls WHERE at_ms <= ?', now - UPSTREAM_WINDOW_MS);
+      if (this.stored) this.ctx.storage.sql.exec('DELETE FROM calls WHERE at_ms <= ?', now - UPSTREAM_WINDOW_MS);
     }
     for (const [key, { at }] of this.recent) if (now - at >= COALESCE_AFTER_MS || now < at) this.recent.delete(key);
   }
