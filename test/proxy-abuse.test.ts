@@ -6,7 +6,7 @@
  * the gate objects a flood creates hold their storage one window, then none;
  * the isolate's memory of keys is bounded.
  */
-import { env, evictDurableObject, listDurableObjectIds, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { env, evictDurableObject, listDurableObjectIds, runDurableObjectAlarm, runInDurableObject, SELF } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FAILED_AUTH_TTL_S, failedRecently, REMEMBERED_MAX, rememberedHere, rememberFailedAuth, UNVERIFIED_PER_MINUTE } from '../src/proxy/abuse';
 import { UPSTREAM_WINDOW_MS } from '../src/proxy/policy';
@@ -56,6 +56,57 @@ describe('a flood of random keys from one address', () => {
     expect((await get('/topics', good, from('198.51.100.8'))).status).toBe(200);
     expect(upstream.calls).toBe(callsAfterFlood + 1);
     expect((await get('/visibility', freshKey('other'), from('198.51.100.9'))).status).toBe(200);
+  });
+});
+
+/** A request to the Worker outside /api/v1 (the reports), from `address`. */
+function report(path: string, key: string, address: string, o: { method?: string; body?: unknown } = {}): Promise<Response> {
+  const headers = new Headers({ authorization: `Bearer ${key}`, ...from(address) });
+  if (o.body !== undefined) headers.set('content-type', 'application/json');
+  return SELF.fetch(`https://edge.test${path}`, { method: o.method ?? 'GET', headers, ...(o.body !== undefined ? { body: JSON.stringify(o.body) } : {}) });
+}
+
+describe('a flood of random keys through the reports (in-process reads through the proxy)', () => {
+  it('/reports/weekly: the reads count against the caller\'s address, like /api/v1: at most UNVERIFIED_PER_MINUTE upstream calls, then 429', async () => {
+    upstream.fault = { status: 401, code: 'invalid_api_key' };
+    const address = '198.51.100.30';
+    const answers: { status: number; code?: string; retryAfter: string | null }[] = [];
+    for (let i = 0; i < 150; i++) {
+      const response = await report('/reports/weekly?format=json', freshKey('report-flood'), address);
+      answers.push({ status: response.status, code: ((await response.json()) as { error?: { code: string } }).error?.code, retryAfter: response.headers.get('retry-after') });
+    }
+    // Each report is four reads at once; before this fix 150 reports made 600 upstream calls and no 429.
+    expect(upstream.calls).toBeLessThanOrEqual(UNVERIFIED_PER_MINUTE);
+    expect(new Set(answers.map((a) => `${a.status} ${a.code}`))).toEqual(new Set(['401 invalid_api_key', '429 rate_limited']));
+    const limited = answers.filter((a) => a.status === 429);
+    expect(limited.length).toBeGreaterThanOrEqual(150 - UNVERIFIED_PER_MINUTE);
+    expect(limited.every((a) => Number(a.retryAfter) > 0)).toBe(true);
+    expect(answers.at(-1)!.status).toBe(429);
+    // One limit per address, whichever route spends it: /api/v1 from there is held too.
+    const calls = upstream.calls;
+    expect((await get('/visibility', freshKey('api'), from(address))).status).toBe(429);
+    expect(upstream.calls).toBe(calls);
+  });
+
+  it('/reports/links: the same limit', async () => {
+    upstream.fault = { status: 401, code: 'invalid_api_key' };
+    const statuses: number[] = [];
+    for (let i = 0; i < UNVERIFIED_PER_MINUTE + 10; i++) statuses.push((await report('/reports/links', freshKey('link-flood'), '198.51.100.31', { method: 'POST', body: { market: 'us' } })).status);
+    expect(upstream.calls).toBe(UNVERIFIED_PER_MINUTE);
+    expect(statuses.slice(0, UNVERIFIED_PER_MINUTE).every((s) => s === 401)).toBe(true);
+    expect(statuses.slice(UNVERIFIED_PER_MINUTE).every((s) => s === 429)).toBe(true);
+  });
+
+  it('a key that failed on /api/v1 is refused by the reports without an upstream call, and the reverse', async () => {
+    const [a, b] = [freshKey('failed-api'), freshKey('failed-report')];
+    upstream.fault = { status: 401, code: 'invalid_api_key' };
+    expect((await get('/visibility', a, from('192.0.2.30'))).status).toBe(401);
+    expect((await report('/reports/weekly?format=json', b, '192.0.2.31')).status).toBe(401);
+    const calls = upstream.calls;
+    expect((await report('/reports/weekly?format=json', a, '192.0.2.32')).status).toBe(401);
+    expect((await report('/reports/links', a, '192.0.2.32', { method: 'POST', body: {} })).status).toBe(401);
+    expect((await get('/topics', b, from('192.0.2.33'))).status).toBe(401);
+    expect(upstream.calls).toBe(calls);
   });
 });
 

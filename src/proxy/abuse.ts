@@ -67,17 +67,28 @@ export const rememberedHere = () => ({ verified: verified.size, failed: failedHe
 const INVALID_KEY = () => new ApiError('invalid_api_key', 'Missing, revoked or unknown API key. Send it as `Authorization: Bearer <key>`.');
 
 /**
+ * The address of the client behind a request: `CF-Connecting-IP`, which
+ * Cloudflare's edge sets on every request and callers cannot remove or forge.
+ * Null without one (local tools, tests, work no client triggers).
+ */
+export const clientAddressOf = (request: Request): string | null => request.headers.get('cf-connecting-ip');
+
+/**
  * Before an upstream read: refuses a key that failed authentication in the
  * last minute (401), and a client address that sends too many unverified
  * keys (429 `rate_limited`).
+ *
+ * `clientAddress` is the address of the client the read is made for; it
+ * defaults to the request's own. Reads made in-process on a client's behalf
+ * (the reports through `proxyTransport`) pass the outer request's address, so
+ * they count against it like /api/v1 does.
  */
-export async function checkBeforeUpstream(env: AbuseEnv, request: Request, keyHash: string, nowMs: number): Promise<void> {
+export async function checkBeforeUpstream(env: AbuseEnv, request: Request, keyHash: string, nowMs: number, clientAddress: string | null = clientAddressOf(request)): Promise<void> {
   if (verified.has(keyHash)) return;
   if (failedRecently(keyHash, nowMs)) throw INVALID_KEY();
   if ((await env.CACHE.get(failedName(keyHash))) !== null) throw INVALID_KEY();
-  const address = request.headers.get('cf-connecting-ip');
-  // Cloudflare's edge always sets the address and callers cannot remove it; without one
-  // (local tools, tests) there is no address to hold a flood against.
+  const address = clientAddress;
+  // Without an address (local tools, tests, the digest queue and cron) there is no one to hold a flood against.
   if (address === null) return;
   const { success } = await env.UNVERIFIED_KEYS.limit({ key: address });
   if (!success) {

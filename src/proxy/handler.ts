@@ -22,7 +22,7 @@ import type { GateAnswer } from './gate';
 import { freshnessFor, freshTtlMs, isUpstreamFailure } from './policy';
 import { cacheKeyOf, hashApiKey, keyPrefix, knownKeyHash, matchOperation, validate, type ValidRequest } from './request';
 import { checkResponseBody } from '../contract/body';
-import { checkBeforeUpstream, failedRecently, markVerified, rememberFailedAuth } from './abuse';
+import { checkBeforeUpstream, clientAddressOf, failedRecently, markVerified, rememberFailedAuth } from './abuse';
 import { count, maybeFlushStats } from './stats';
 import { CacheStore, type Entry } from './store';
 
@@ -32,14 +32,24 @@ const INVALID_KEY = () => new ApiError('invalid_api_key', 'Missing, revoked or u
 
 let openApiJson: string | undefined;
 
+export interface ProxyCall {
+  /**
+   * The address of the client the request is made for, when it is not the
+   * request's own `CF-Connecting-IP` (an in-process read on a client's behalf;
+   * null: no client, e.g. the digest queue). Unverified keys count against it.
+   */
+  clientAddress?: string | null;
+}
+
 /** The proxy's fetch handler for /api/v1/*: always a response. */
-export async function handleProxy(request: Request, env: AppEnv, ctx: ExecutionContext): Promise<Response> {
+export async function handleProxy(request: Request, env: AppEnv, ctx: ExecutionContext, call: ProxyCall = {}): Promise<Response> {
   if (isPreflight(request)) return preflight(request, env.CORS_ORIGINS);
   const requestId = requestIdOf(request);
   const nowMs = Date.now();
+  const clientAddress = call.clientAddress !== undefined ? call.clientAddress : clientAddressOf(request);
   let response: Response;
   try {
-    response = await serve(request, env, ctx, requestId, nowMs);
+    response = await serve(request, env, ctx, requestId, nowMs, clientAddress);
   } catch (error) {
     // Never log the request's headers: they carry the API key.
     if (!(error instanceof ApiError)) console.error(JSON.stringify({ request_id: requestId, error: String(error), stack: (error as Error)?.stack }));
@@ -67,7 +77,7 @@ interface Exchange {
   name: string;
 }
 
-async function serve(request: Request, env: AppEnv, ctx: ExecutionContext, requestId: string, nowMs: number): Promise<Response> {
+async function serve(request: Request, env: AppEnv, ctx: ExecutionContext, requestId: string, nowMs: number, clientAddress: string | null): Promise<Response> {
   const url = new URL(request.url);
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     if (url.pathname !== `${API_BASE}/openapi.json` && !matchOperation(url.pathname)) throw notFound();
@@ -105,7 +115,7 @@ async function serve(request: Request, env: AppEnv, ctx: ExecutionContext, reque
     }
   }
 
-  await checkBeforeUpstream(env, request, keyHash, nowMs);
+  await checkBeforeUpstream(env, request, keyHash, nowMs, clientAddress);
   const answer = await throughGate(x, { store: !directives.noStore });
   if (answer.kind === 'response' && answer.status === 200) {
     if (directives.noStore) return passThrough(answer, 'BYPASS');
@@ -270,10 +280,16 @@ const notFound = () => new ApiError('not_found', 'No such operation. The operati
  * X-Cache and Age. For digests and reports:
  *
  * ```ts
- * const api = createClient({ apiKey, transport: proxyTransport(env, ctx) });
+ * // A route reading on behalf of its caller: unverified keys count against the caller's address, as on /api/v1.
+ * const api = createClient({ apiKey, transport: proxyTransport(env, ctx, { clientAddress: clientAddressOf(request) }) });
  * const { data, meta } = await api.withMeta.getVisibility(); // meta.cache: 'HIT' | 'MISS' | ...
  * ```
+ *
+ * Without `clientAddress` the reads have no client address (the in-process
+ * request has no `CF-Connecting-IP`): right for work no client triggers (the
+ * digest queue and cron, which read with stored keys), wrong for a route.
  */
-export function proxyTransport(env: AppEnv, ctx: ExecutionContext): (request: Request) => Promise<Response> {
-  return (request) => handleProxy(request, env, ctx);
+export function proxyTransport(env: AppEnv, ctx: ExecutionContext, call: ProxyCall = {}): (request: Request) => Promise<Response> {
+  const forClient: ProxyCall = { clientAddress: call.clientAddress ?? null };
+  return (request) => handleProxy(request, env, ctx, forClient);
 }

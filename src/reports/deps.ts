@@ -5,13 +5,21 @@
  * data came from the cache. Tests replace any of them with
  * `useReportOverridesForTests`.
  */
-import { createClient } from '../client';
+import { type ApiClient, createClient } from '../client';
 import type { AppEnv } from '../config/env';
 import { API_BASE } from '../contract/operations';
 import { type DigestDeps, digestDeps } from '../digests/deps';
-import { proxyTransport } from '../proxy';
+import { clientAddressOf, proxyTransport } from '../proxy';
 
-export type ReportDeps = DigestDeps;
+export interface ReportDeps extends DigestDeps {
+  /**
+   * A client that reads with `apiKey` on behalf of the client at
+   * `clientAddress` (its CF-Connecting-IP): through the proxy, a key not yet
+   * verified counts against that address as on /api/v1, so a flood of random
+   * keys through the reports is held like one through the API.
+   */
+  client: (apiKey: string, clientAddress?: string | null) => ApiClient;
+}
 
 /** Never resolved: the proxy's router only reads the path. */
 const PROXY_BASE_URL = `http://proxy.internal${API_BASE}`;
@@ -28,8 +36,15 @@ export function reportDeps(env: AppEnv, ctx: ExecutionContext): ReportDeps {
   const deps: ReportDeps = {
     ...base,
     // Two tries within a page view: a reader waits, a retry later is theirs to make (the page says so).
-    client: (apiKey) => createClient({ apiKey, transport: proxyTransport(env, ctx), baseUrl: PROXY_BASE_URL, retry: { attempts: 2, totalMs: 12_000 }, sleep: (ms) => deps.sleep(ms), now: () => deps.now().getTime() }),
+    client: (apiKey, clientAddress) =>
+      createClient({ apiKey, transport: proxyTransport(env, ctx, { clientAddress }), baseUrl: PROXY_BASE_URL, retry: { attempts: 2, totalMs: 12_000 }, sleep: (ms) => deps.sleep(ms), now: () => deps.now().getTime() }),
     ...overrides,
   };
   return deps;
+}
+
+/** The deps of one request: every read is made on behalf of its caller's address. */
+export function forCaller(deps: ReportDeps, request: Request): ReportDeps {
+  const address = clientAddressOf(request);
+  return { ...deps, client: (apiKey) => deps.client(apiKey, address) };
 }

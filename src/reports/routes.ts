@@ -18,7 +18,7 @@ import { ApiError, ERROR_STATUS, type ErrorCode, errorResponse, invalidParameter
 import { brandIdParam, enumParam, marketParam, parseParams, queryObject } from '../contract/params';
 import { bearerKey } from '../origin/access';
 import { renderDigest } from '../digests/render';
-import type { ReportDeps } from './deps';
+import { forCaller, type ReportDeps } from './deps';
 import { type ReportSource, readWeekly, reportOf, type WeeklyRead } from './data';
 import { LINK_DAYS, type LinkProblem, mintReportLink, openReportLink, REPORT_KINDS } from './links';
 import type { DigestKind, Report } from './model';
@@ -224,7 +224,9 @@ export const isReportPath = (pathname: string) => pathname === REPORTS_BASE || p
 const methodNotAllowed = (allow: string) => new ApiError('method_not_allowed', `Use ${allow.split(', ').join(' or ')} here.`, { headers: { allow } });
 
 /** The reports' fetch handler; always a response. */
-export async function handleReportRoutes(request: Request, deps: ReportDeps): Promise<Response> {
+export async function handleReportRoutes(request: Request, routeDeps: ReportDeps): Promise<Response> {
+  // Reads for this caller count against its address, like /api/v1's (src/proxy/abuse.ts).
+  const deps = forCaller(routeDeps, request);
   const url = new URL(request.url);
   const path = url.pathname.replace(/\/+$/, '') || '/';
   const method = request.method;
