@@ -26,6 +26,10 @@ describe('the operations table', () => {
     expect(operations.getSearchPerformance.integration).toBe('search_performance');
     expect(operations.getAiCrawlers.integration).toBe('crawler_data');
   });
+  it('keeps fixed-window reads fresh for an hour and dated ones for 5 minutes (DESIGN section 6)', () => {
+    for (const o of operationList.filter((o) => o.window.kind === 'fixed')) expect([o.path, o.ttl]).toEqual([o.path, 3600]);
+    for (const o of operationList.filter((o) => o.window.kind === 'dated' || o.window.kind === 'trailing')) expect([o.path, o.ttl]).toEqual([o.path, 300]);
+  });
 });
 
 describe('parameters', () => {

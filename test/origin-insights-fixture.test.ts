@@ -93,7 +93,7 @@ async function loadWorld(): Promise<void> {
   for (const [n, question, engine, daysAgo, state, position, rivals, urls] of RUNS) {
     s.push(row('runs', { id: runId(n), market_id: ID.us, question_id: question, engine, day: day(daysAgo), ran_at: at(daysAgo, 8), state, position, answer: `Answer ${n}` }));
     for (const [rival, rank] of rivals) s.push(row('run_rivals', { run_id: runId(n), market_id: ID.us, day: day(daysAgo), question_id: question, engine, rival_id: rival, position: rank }));
-    for (const url of urls) s.push(row('run_citations', { run_id: runId(n), market_id: ID.us, day: day(daysAgo), question_id: question, url, domain: new URL(url).hostname.replace(/^www\./, '') }));
+    for (const url of urls) s.push(row('run_citations', { run_id: runId(n), market_id: ID.us, day: day(daysAgo), question_id: question, engine, url, domain: new URL(url).hostname.replace(/^www\./, '') }));
   }
   // Activity: a5 ties with a2 on time, so the higher id comes first.
   const activity: [number, string, number, number][] = [

@@ -44,6 +44,7 @@ describe.each(operationList)('$id ($path)', (op) => {
   it('refuses an unknown parameter by name, and a parameter given twice', async () => {
     const path = await validPath(op.id);
     await expectError(await api(withParam(path, 'bogus', '1')), 400, 'invalid_parameter', 'bogus');
+    await expectError(await api(withParam(path, '', '1')), 400, 'invalid_parameter', '');
     if (op.scope !== 'account') await expectError(await api(withParam(withParam(path, 'brand_id', '1'), 'brand_id', '1')), 400, 'invalid_parameter', 'brand_id');
   });
 
@@ -119,6 +120,11 @@ describe('check order (DESIGN section 3)', () => {
     await expectError(await api('/tasks?bogus=1', { key: KEYS.starter }), 403, 'feature_not_in_plan');
     await expectError(await api('/visibility?bogus=1', { key: KEYS.inactive }), 403, 'plan_inactive');
   });
+  it('brand and plan before a repeated parameter', async () => {
+    await expectError(await api('/topics?days=7&days=7', { key: KEYS.growth }), 400, 'brand_required');
+    await expectError(await api('/topics?days=7&days=7', { key: KEYS.inactive }), 403, 'plan_inactive');
+    await expectError(await api('/topics?days=7&days=7'), 400, 'invalid_parameter', 'days');
+  });
   it('parameters before integration, rate limit before integration, integration before item lookup', async () => {
     await expectError(await api('/search-performance?brand_id=3&days=0', { key: KEYS.growth }), 400, 'invalid_parameter', 'days');
     await expectError(await api('/search-performance?brand_id=3&market=zz', { key: KEYS.growth }), 409, 'integration_not_connected');
@@ -129,6 +135,8 @@ describe('paths and headers', () => {
   it('answers 404 not_found for an unknown path, with or without a key', async () => {
     await expectError(await api('/nope'), 404, 'not_found');
     await expectError(await api('/topics/1101/extra', { key: null }), 404, 'not_found');
+    await expectError(await api('/visibility/'), 404, 'not_found');
+    await expectError(await api('/topics/1101/'), 404, 'not_found');
   });
   it('echoes a sane X-Request-Id and replaces anything else', async () => {
     expect((await api('/markets', { headers: { 'x-request-id': 'trace-42' } })).headers.get('x-request-id')).toBe('trace-42');

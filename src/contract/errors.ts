@@ -54,7 +54,7 @@ export class ApiError extends Error {
   }
 
   get body(): ErrorBody {
-    return { error: { code: this.code, message: this.message, ...(this.param ? { param: this.param } : {}) } };
+    return { error: { code: this.code, message: this.message, ...(this.param !== undefined ? { param: this.param } : {}) } };
   }
 }
 

@@ -137,7 +137,7 @@ export const operations = {
     pathParams: { id: idParam('Topic id, from `GET /topics`.') },
     response: core.TopicDetail,
     window: fixed7,
-    ttl: TTL.windowed,
+    ttl: TTL.fixed,
   }),
   getPromptMatrix: operation({
     tag: 'Answers',
@@ -156,7 +156,7 @@ export const operations = {
     query: { prompt: textParam({ max: 1000, description: 'Exact question text, as returned by `GET /answers`.' }) },
     response: core.AnswerRuns,
     window: fixed7,
-    ttl: TTL.windowed,
+    ttl: TTL.fixed,
   }),
   getAnswerHistory: operation({
     tag: 'Answers',
@@ -175,7 +175,7 @@ export const operations = {
     path: '/content-gaps',
     response: insights.ContentGaps,
     window: fixed7,
-    ttl: TTL.windowed,
+    ttl: TTL.fixed,
   }),
   listSources: operation({
     tag: 'Insights',
@@ -186,7 +186,7 @@ export const operations = {
     query: { limit: limitParam(15, 100, 'domains') },
     response: insights.SourceList,
     window: fixed7,
-    ttl: TTL.windowed,
+    ttl: TTL.fixed,
   }),
   listPages: operation({
     tag: 'Insights',
@@ -207,7 +207,7 @@ export const operations = {
     pathParams: { name: textParam({ max: 200, description: 'The competitor\'s name as AI writes it, URL-encoded; matched case-insensitively.' }) },
     response: insights.CompetitorDetail,
     window: fixed7,
-    ttl: TTL.windowed,
+    ttl: TTL.fixed,
   }),
   listActivity: operation({
     tag: 'Insights',

@@ -42,6 +42,11 @@ interface Exchange {
 
 // No `catch` here: errors leave the router and are shaped by handleOrigin, which knows the caller's rate state.
 const router = Router<Request, [OriginDeps, Exchange]>();
+const notFound = () => new ApiError('not_found', 'No such operation. The operations are listed in /api/v1/openapi.json.');
+// itty would take `/visibility/` for `/visibility`; the API's paths have no trailing slash, here as at the edge proxy.
+router.all('*', (request) => {
+  if (new URL(request.url).pathname.endsWith('/')) throw notFound();
+});
 router.all(`${API_BASE}/openapi.json`, (request) => {
   if (request.method !== 'GET' && request.method !== 'HEAD') throw new ApiError('method_not_allowed', `${request.method} is not allowed; this API is read-only.`);
   return new Response(JSON.stringify(openApiDocument()), { headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'public, max-age=300' } });
@@ -50,7 +55,7 @@ for (const id of OPERATION_IDS) {
   router.all(routePattern(operations[id].path), (request, deps, exchange) => serve(id, request, deps, exchange));
 }
 router.all('*', () => {
-  throw new ApiError('not_found', 'No such operation. The operations are listed in /api/v1/openapi.json.');
+  throw notFound();
 });
 
 /** The origin's fetch handler: always a response, never a stack trace. */
@@ -80,9 +85,10 @@ async function serve(id: OperationId, request: Request, deps: OriginDeps, exchan
 
   const caller = await authenticate(db, bearerKey(request));
   exchange.caller = caller;
-  const rawQuery = queryObject(url.searchParams);
-  const brand = op.scope === 'account' ? undefined : resolveBrand(caller, rawQuery.brand_id);
+  // Brand and plan come before the parameters (DESIGN section 3), so they read `brand_id` alone; a repeated name is a parameter error after them.
+  const brand = op.scope === 'account' ? undefined : resolveBrand(caller, url.searchParams.get('brand_id') ?? undefined);
   checkPlan(caller, op);
+  const rawQuery = queryObject(url.searchParams);
 
   const query = parseParams(op.query, rawQuery, windowHint(op.window));
   const path = parseParams(op.pathParams, decodePathParams((request as Request & { params?: Record<string, string> }).params ?? {}));

@@ -29,6 +29,10 @@ export async function questionsOf(db: D1Database, marketId: number, topicId?: nu
   return results;
 }
 
+/** Answered and brand-naming runs of a `cell_days` row, as SQL (DESIGN section 4). */
+export const CELL_ANSWERED = 'recommended + mentioned + absent + open';
+export const CELL_NAMING = 'recommended + mentioned';
+
 /** Per question and engine: how many runs ended in each state, and the brand's positions where named. */
 export interface Cell {
   counts: StateCounts;
@@ -39,26 +43,21 @@ export interface Cell {
 
 export type CellMap = Map<number, Map<Engine, Cell>>;
 
-/**
- * Cells of one or two windows in one scan: `flag` is 1 for runs on or after
- * `splitDay`, so a current and a previous window come back together.
- */
-export async function cellsOver(db: D1Database, marketId: number, period: Period, splitDay?: string): Promise<{ current: CellMap; previous: CellMap }> {
+/** The cells of one window, from the daily counts of migration 0002. */
+export async function cellsOver(db: D1Database, marketId: number, period: Period): Promise<CellMap> {
   const { results } = await db
     .prepare(
-      `SELECT question_id, engine, day >= ?4 AS flag, sum(recommended) AS recommended, sum(mentioned) AS mentioned, sum(absent) AS absent,
+      `SELECT question_id, engine, sum(recommended) AS recommended, sum(mentioned) AS mentioned, sum(absent) AS absent,
               sum(open) AS open, sum(no_answer) AS no_answer, sum(position_sum) AS pos_sum, sum(position_count) AS pos_n
-         FROM cell_days WHERE market_id = ?1 AND day BETWEEN ?2 AND ?3
-        GROUP BY question_id, engine, flag`,
+         FROM cell_days WHERE market_id = ? AND day BETWEEN ? AND ?
+        GROUP BY question_id, engine`,
     )
-    .bind(marketId, period.from, period.to, splitDay ?? period.from)
-    .all<{ question_id: number; engine: Engine; flag: number; pos_sum: number; pos_n: number } & Record<AnswerState, number>>();
-  const current: CellMap = new Map();
-  const previous: CellMap = new Map();
+    .bind(marketId, period.from, period.to)
+    .all<{ question_id: number; engine: Engine; pos_sum: number; pos_n: number } & Record<AnswerState, number>>();
+  const cells: CellMap = new Map();
   for (const row of results) {
-    const map = row.flag ? current : previous;
-    let byEngine = map.get(row.question_id);
-    if (!byEngine) map.set(row.question_id, (byEngine = new Map()));
+    let byEngine = cells.get(row.question_id);
+    if (!byEngine) cells.set(row.question_id, (byEngine = new Map()));
     const counts: StateCounts = {};
     let runs = 0;
     for (const state of STATES) {
@@ -67,7 +66,7 @@ export async function cellsOver(db: D1Database, marketId: number, period: Period
     }
     byEngine.set(row.engine, { counts, runs, positionSum: row.pos_sum, positionCount: row.pos_n });
   }
-  return { current, previous };
+  return cells;
 }
 
 /** The prompt-by-engine view of a cell (DESIGN section 4). */
@@ -232,6 +231,61 @@ export async function ownCitationsByUrl(db: D1Database, marketId: number, brand:
     .bind(period.from, marketId, (previous ?? period).from, period.to, ...own.binds)
     .all<{ url: string; current: number; citations: number }>();
   return results;
+}
+
+/**
+ * Citations of one site's pages (the given domains and their subdomains) per
+ * URL, topic and engine, in a window and the one before it, from the per-site
+ * counts of migration 0007. The site's domains are found with one index seek
+ * per distinct cited domain (a loose index scan); its rows are then one index
+ * range, aggregated in key order without a sort.
+ */
+export async function siteCitations(db: D1Database, marketId: number, domains: string[], period: Period, previous: Period) {
+  const site = domainClause(domains);
+  const { results } = await db
+    .prepare(
+      `WITH RECURSIVE cited (domain) AS (
+         SELECT min(domain) FROM site_citation_days WHERE market_id = ?
+         UNION ALL
+         SELECT (SELECT min(domain) FROM site_citation_days WHERE market_id = ? AND domain > cited.domain) FROM cited WHERE cited.domain IS NOT NULL
+       )
+       SELECT url, topic_id, engine, sum(CASE WHEN day >= ? THEN citations ELSE 0 END) AS citations, sum(CASE WHEN day < ? THEN citations ELSE 0 END) AS previous_citations
+         FROM site_citation_days
+        WHERE market_id = ? AND domain IN (SELECT domain FROM cited WHERE ${site.sql}) AND day BETWEEN ? AND ?
+        GROUP BY domain, url, topic_id, engine
+       HAVING sum(citations) > 0`,
+    )
+    .bind(marketId, marketId, period.from, period.from, marketId, ...site.binds, previous.from, period.to)
+    .all<{ url: string; topic_id: number; engine: Engine; citations: number; previous_citations: number }>();
+  return results;
+}
+
+/** The most cited URLs of each topic in a window (most citations first, ties by URL), leaving out the given domains and their subdomains. */
+export async function topCitedPerTopic(db: D1Database, marketId: number, period: Period, options: { exceptDomains: string[]; perTopic: number }) {
+  const except = domainClause(options.exceptDomains);
+  const { results } = await db
+    .prepare(
+      `SELECT topic_id, url, domain, citations FROM (
+         SELECT topic_id, url, domain, citations, row_number() OVER (PARTITION BY topic_id ORDER BY citations DESC, url) AS rank FROM (
+           SELECT topic_id, url, min(domain) AS domain, sum(citations) AS citations FROM citation_days
+            WHERE market_id = ? AND day BETWEEN ? AND ? AND NOT ${except.sql} GROUP BY topic_id, url HAVING sum(citations) > 0))
+        WHERE rank <= ? ORDER BY topic_id, rank`,
+    )
+    .bind(marketId, period.from, period.to, ...except.binds, options.perTopic)
+    .all<{ topic_id: number; url: string; domain: string; citations: number }>();
+  return results;
+}
+
+/** Rows grouped by a key, in first-seen order. */
+export function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
+  const out = new Map<K, T[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const list = out.get(k);
+    if (list) list.push(row);
+    else out.set(k, [row]);
+  }
+  return out;
 }
 
 /** The open tasks of a market per layer. */

@@ -125,7 +125,7 @@ export interface RunRow {
 export interface DayRows {
   runs: RunRow[];
   rivals: { run_id: number; market_id: number; day: string; question_id: number; engine: Engine; rival_id: number; position: number }[];
-  citations: { run_id: number; market_id: number; day: string; question_id: number; url: string; domain: string }[];
+  citations: { run_id: number; market_id: number; day: string; question_id: number; engine: Engine; url: string; domain: string }[];
 }
 
 /** Weighted sample of `n` distinct indexes. */
@@ -186,7 +186,7 @@ export function runsOfDay(world: WorldMarket, day: string, dayIndex: number, pro
             if (rng.chance(0.2)) cite(rng.pick(topic.threads).url);
             answer = `${recommendation}${rng.pick(phrases.lead)}\n\n${lines.join('\n')}\n\n${rng.pick(phrases.close)}`;
           }
-          for (const url of urls) out.citations.push({ run_id: id, market_id: world.id, day, question_id: question.id, url, domain: domainOf(url) });
+          for (const url of urls) out.citations.push({ run_id: id, market_id: world.id, day, question_id: question.id, engine, url, domain: domainOf(url) });
           if (urls.length) answer += `\n\n${phrases.sources} ${urls.join(', ')}`;
           out.runs.push({ id, market_id: world.id, question_id: question.id, engine, day, ran_at: ranAt, state, position, answer });
         }

@@ -197,7 +197,8 @@ function activityOf(world: WorldMarket, rng: Random, today: string, firstId: num
   const categories = Object.keys(makers);
   return Array.from({ length: 30 }, (_, i) => {
     const category = categories[i % categories.length]!;
-    const daysAgo = Math.floor((i * 60) / 30) + rng.int(0, 1);
+    // From yesterday back: an event at a later hour of today would lie in the future.
+    const daysAgo = Math.max(1, Math.floor((i * 60) / 30) + rng.int(0, 1));
     return {
       id: firstId + i,
       brand_id: brand.id,

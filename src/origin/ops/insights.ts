@@ -3,14 +3,14 @@ import { type ActivityCategory, type CONTENT_ACTIONS, ENGINES, type Engine } fro
 import { ApiError } from '../../contract/errors';
 import { previousPeriod } from '../../contract/window';
 import { classifyDomain, percent, round1 } from '../metrics';
-import { domainCitations, domainClause, ownDomains, ownPagesOf, questionsOf, rivalsOf, topicsOf } from '../queries';
+import { CELL_ANSWERED, CELL_NAMING, domainCitations, domainClause, groupBy, ownDomains, ownPagesOf, questionsOf, rivalsOf, siteCitations, topCitedPerTopic, topicsOf } from '../queries';
 import { windowedScopeOf, scopeOf } from './core';
 import type { Implementation } from './index';
 
 type ContentAction = (typeof CONTENT_ACTIONS)[number];
 
+/** A run of `runs` that names the brand (DESIGN section 4). */
 const NAMING = "state IN ('recommended', 'mentioned')";
-const ANSWERED = "state <> 'no_answer'";
 
 /**
  * The content-gaps rule: no own page for the question → `write`; a page no
@@ -29,7 +29,7 @@ export const getContentGaps: Implementation<'getContentGaps'> = async (c) => {
       .bind(c.market.id, c.period.from, c.period.to, ...own.binds)
       .all<{ question_id: number; url: string; n: number }>(),
     c.db
-      .prepare(`SELECT question_id, sum(${ANSWERED}) AS answered, sum(${NAMING}) AS naming FROM runs WHERE market_id = ? AND day BETWEEN ? AND ? GROUP BY question_id`)
+      .prepare(`SELECT question_id, sum(${CELL_ANSWERED}) AS answered, sum(${CELL_NAMING}) AS naming FROM cell_days WHERE market_id = ? AND day BETWEEN ? AND ? GROUP BY question_id`)
       .bind(c.market.id, c.period.from, c.period.to)
       .all<{ question_id: number; answered: number; naming: number }>(),
   ]);
@@ -72,92 +72,68 @@ const CITED_INSTEAD = 3;
 
 export const listPages: Implementation<'listPages'> = async (c) => {
   const previous = previousPeriod(c.period);
-  const own = domainClause(ownDomains(c.brand), 'rc.domain');
-  const [topics, pages, ownRows, otherRows, rivals] = await Promise.all([
+  const own = ownDomains(c.brand);
+  const [topics, pages, ownRows, instead, rivals] = await Promise.all([
     topicsOf(c.db, c.market.id),
     ownPagesOf(c.db, c.market.id),
-    // Own citations of both windows, by URL, topic and engine: the engine is on the run.
-    c.db
-      .prepare(
-        `SELECT rc.url, q.topic_id, r.engine, rc.day >= ? AS current, count(*) AS n
-           FROM run_citations rc JOIN runs r ON r.id = rc.run_id JOIN questions q ON q.id = rc.question_id
-          WHERE rc.market_id = ? AND rc.day BETWEEN ? AND ? AND ${own.sql}
-          GROUP BY rc.url, q.topic_id, r.engine, current`,
-      )
-      .bind(c.period.from, c.market.id, previous.from, c.period.to, ...own.binds)
-      .all<{ url: string; topic_id: number; engine: Engine; current: number; n: number }>(),
-    c.db
-      .prepare(
-        `SELECT q.topic_id, rc.url, rc.domain, count(*) AS n
-           FROM run_citations rc JOIN questions q ON q.id = rc.question_id
-          WHERE rc.market_id = ? AND rc.day BETWEEN ? AND ? AND NOT ${own.sql}
-          GROUP BY q.topic_id, rc.url ORDER BY n DESC, rc.url`,
-      )
-      .bind(c.market.id, c.period.from, c.period.to, ...own.binds)
-      .all<{ topic_id: number; url: string; domain: string; n: number }>(),
+    siteCitations(c.db, c.market.id, own, c.period, previous),
+    topCitedPerTopic(c.db, c.market.id, c.period, { exceptDomains: own, perTopic: CITED_INSTEAD }),
     rivalsOf(c.db, c.brand.id),
   ]);
-  const topicRef = (id: number | null) => {
-    const t = topics.find((x) => x.id === id);
-    return t ? { id: t.id, name: t.name } : null;
-  };
-  const sum = (rows: typeof ownRows.results, current: 0 | 1) => rows.filter((r) => r.current === current).reduce((s, r) => s + r.n, 0);
-  const byEngine = (rows: typeof ownRows.results) =>
-    ENGINES.map((engine) => {
-      const of = rows.filter((r) => r.engine === engine);
-      return { engine, citations: sum(of, 1), previous_citations: sum(of, 0) };
-    });
-  const byTopic = (rows: typeof ownRows.results) =>
-    [...new Set(rows.map((r) => r.topic_id))]
-      .sort((a, b) => a - b)
-      .map((id) => {
-        const of = rows.filter((r) => r.topic_id === id);
-        return { id, name: topicRef(id)?.name ?? '', citations: sum(of, 1), previous_citations: sum(of, 0) };
-      });
+  const topicName = new Map(topics.map((t) => [t.id, t.name]));
+  const topicRef = (id: number | null) => (id !== null && topicName.has(id) ? { id, name: topicName.get(id)! } : null);
+  type Row = (typeof ownRows)[number];
+  const totals = (rows: Row[]) => ({
+    citations: rows.reduce((s, r) => s + r.citations, 0),
+    previous_citations: rows.reduce((s, r) => s + r.previous_citations, 0),
+  });
+  const byEngine = (rows: Row[]) => ENGINES.map((engine) => ({ engine, ...totals(rows.filter((r) => r.engine === engine)) }));
+  const byTopic = (rows: Row[]) =>
+    [...groupBy(rows, (r) => r.topic_id)].sort(([a], [b]) => a - b).map(([id, of]) => ({ id, name: topicName.get(id) ?? '', ...totals(of) }));
 
-  const urls = [...new Set(ownRows.results.map((r) => r.url))];
-  const listed = urls
-    .map((url) => {
-      const rows = ownRows.results.filter((r) => r.url === url);
-      const known = pages.find((p) => p.url === url);
-      const citations = sum(rows, 1);
-      const previousCitations = sum(rows, 0);
+  const knownPage = new Map(pages.map((p) => [p.url, p]));
+  const listed = [...groupBy(ownRows, (r) => r.url)]
+    .map(([url, rows]) => {
+      const known = knownPage.get(url);
+      const { citations, previous_citations } = totals(rows);
       return {
         url,
         title: known?.title ?? null,
         topic: topicRef(known?.topic_id ?? null),
         citations,
-        previous_citations: previousCitations,
-        change: citations - previousCitations,
+        previous_citations,
+        change: citations - previous_citations,
         by_engine: byEngine(rows),
         by_topic: byTopic(rows),
       };
     })
     .sort((a, b) => b.citations - a.citations || b.previous_citations - a.previous_citations || a.url.localeCompare(b.url));
 
-  const citedNow = new Set(ownRows.results.filter((r) => r.current === 1).map((r) => r.url));
+  const citedNow = new Set(ownRows.filter((r) => r.citations > 0).map((r) => r.url));
   const rivalDomains = rivals.map((r) => r.domain);
+  const insteadByTopic = groupBy(instead, (r) => r.topic_id);
   const uncited = pages
     .filter((p) => p.topic_id !== null && !citedNow.has(p.url))
     .map((p) => ({
       url: p.url,
       title: p.title,
       topic: topicRef(p.topic_id) ?? { id: p.topic_id as number, name: '' },
-      cited_instead: otherRows.results
-        .filter((r) => r.topic_id === p.topic_id)
-        .slice(0, CITED_INSTEAD)
-        .map((r) => ({ url: r.url, domain: r.domain, classification: classifyDomain(r.domain, ownDomains(c.brand), rivalDomains), citations: r.n })),
+      cited_instead: (insteadByTopic.get(p.topic_id as number) ?? []).map((r) => ({
+        url: r.url,
+        domain: r.domain,
+        classification: classifyDomain(r.domain, own, rivalDomains),
+        citations: r.citations,
+      })),
     }));
 
-  const now = sum(ownRows.results, 1);
-  const before = sum(ownRows.results, 0);
+  const { citations: now, previous_citations: before } = totals(ownRows);
   return {
     ...windowedScopeOf(c),
     previous_period: previous,
     totals: { citations: now, previous_citations: before, change: now - before },
     pages: listed,
-    by_engine: byEngine(ownRows.results),
-    by_topic: byTopic(ownRows.results).map((t) => ({ ...t, change: t.citations - t.previous_citations })),
+    by_engine: byEngine(ownRows),
+    by_topic: byTopic(ownRows).map((t) => ({ ...t, change: t.citations - t.previous_citations })),
     uncited,
   };
 };
@@ -177,7 +153,10 @@ export const getCompetitor: Implementation<'getCompetitor'> = async (c) => {
   const [questions, runCells, rivalCells, pages, knownPages] = await Promise.all([
     questionsOf(c.db, c.market.id),
     c.db
-      .prepare(`SELECT question_id, engine, sum(${ANSWERED}) AS answered, sum(${NAMING}) AS naming FROM runs WHERE market_id = ? AND day BETWEEN ? AND ? GROUP BY question_id, engine`)
+      .prepare(
+        `SELECT question_id, engine, sum(${CELL_ANSWERED}) AS answered, sum(${CELL_NAMING}) AS naming FROM cell_days
+          WHERE market_id = ? AND day BETWEEN ? AND ? GROUP BY question_id, engine`,
+      )
       .bind(...window)
       .all<{ question_id: number; engine: Engine; answered: number; naming: number }>(),
     // `latest_unnamed` sorts like (ran_at, id): the latest run naming the rival and not the brand.
@@ -197,17 +176,8 @@ export const getCompetitor: Implementation<'getCompetitor'> = async (c) => {
     c.db.prepare('SELECT url, title FROM pages WHERE market_id = ? AND rival_id = ?').bind(c.market.id, rival.id).all<{ url: string; title: string }>(),
   ]);
 
-  const group = <T extends { question_id: number }>(rows: T[]) => {
-    const out = new Map<number, T[]>();
-    for (const r of rows) {
-      const list = out.get(r.question_id);
-      if (list) list.push(r);
-      else out.set(r.question_id, [r]);
-    }
-    return out;
-  };
-  const runsByQuestion = group(runCells.results);
-  const rivalByQuestion = group(rivalCells.results);
+  const runsByQuestion = groupBy(runCells.results, (r) => r.question_id);
+  const rivalByQuestion = groupBy(rivalCells.results, (r) => r.question_id);
   const perQuestion = (id: number) => {
     const cells = runsByQuestion.get(id) ?? [];
     const rivalOf = rivalByQuestion.get(id) ?? [];
