@@ -5,7 +5,7 @@
  * (src/digests/render.ts).
  */
 import { Link, Section, Text } from '@react-email/components';
-import { buildReport, formatChange, formatScore, type Report, shortDay } from '../src/reports/model';
+import { buildReport, formatChange, formatPeriod, formatScore, type Report, shortDay } from '../src/reports/model';
 import { EmailLayout, FooterLink } from './_components/layout';
 import { QuestionList } from './_components/question-list';
 import { ScoreChart } from './_components/score-chart';
@@ -45,7 +45,7 @@ export function DigestEmail({ report, links }: DigestEmailProps) {
       }
     >
       <Text style={text.small}>
-        {`Market ${market} · ISO week ${report.week.iso} · `}
+        {`Market ${market} · figures for ${formatPeriod(report.period)} · `}
         <Link href={links.viewInBrowser} style={{ color: color.link }}>
           View in browser
         </Link>
@@ -67,7 +67,7 @@ export function DigestEmail({ report, links }: DigestEmailProps) {
           </Text>
           <Text style={text.small}>
             {vis.score === null
-              ? 'No answered run in the last 7 days.'
+              ? `No answered run in ${formatPeriod(report.period)}.`
               : `${vis.naming_runs} of ${vis.answered_runs} answers named ${report.brand.name}, ${shortDay(vis.period.from)} to ${shortDay(vis.period.to)}. ` +
                 (vis.previous === null ? 'The week before was not measured.' : `Week before: ${formatScore(vis.previous)}.`) +
                 (vis.noise !== null ? ` Changes under ${vis.noise.toFixed(1)} points are within sampling noise and shown as steady.` : '')}

@@ -1,10 +1,13 @@
 /**
  * Shared by the digest tests: a fake Resend API the test controls and
  * inspects (reached by the real `resend` SDK through a stubbed `fetch`), a
- * recording Queue producer, and direct inserts of subscriptions.
+ * recording Queue producer, a recording API client over the embedded origin,
+ * a recording sleep, fake-clock days within the demo data, and direct inserts
+ * of subscriptions.
  */
 import { createExecutionContext, createMessageBatch, createScheduledController, env, getQueueResult, waitOnExecutionContext } from 'cloudflare:test';
 import { vi } from 'vitest';
+import { createClient, EMBEDDED_BASE_URL, originTransport } from '../src/client';
 import type { DigestJob } from '../src/digests/deps';
 import { seal } from '../src/digests/sealed';
 import worker from '../src/index';
@@ -26,25 +29,30 @@ export interface ResendCall {
   idempotencyKey: string | null;
   authorization: string | null;
   emails: ResendEmail[];
+  /** The request body exactly as sent. */
+  body: string;
   status: number;
+  /** Answered from an earlier request with the same key and body: nothing sent. */
+  replayed: boolean;
 }
 
 /**
- * A fake of Resend's batch endpoint: remembers idempotency keys (a repeated
- * key with the same payload answers the first ids and sends nothing, a
- * different payload is a 409 `invalid_idempotent_request`), and fails the
- * calls the test scripts with `failNext`.
+ * A fake of Resend's batch endpoint that keeps Idempotency-Keys as Resend
+ * does (24 h): a repeated key with the same body replays the first answer and
+ * sends nothing; the same key with a different body is a 409
+ * `invalid_idempotent_request`. It fails the calls the test scripts with
+ * `failNext` (with `Retry-After` when given).
  */
 export class FakeResend {
   calls: ResendCall[] = [];
   /** Emails Resend accepted, in order: what recipients actually got. */
   delivered: ResendEmail[] = [];
   private seen = new Map<string, { body: string; ids: string[] }>();
-  private failures: { status: number; name: string }[] = [];
+  private failures: { status: number; name: string; retryAfter?: number }[] = [];
   private counter = 0;
 
-  failNext(status: number, name = status === 429 ? 'rate_limit_exceeded' : 'internal_server_error', times = 1) {
-    for (let i = 0; i < times; i++) this.failures.push({ status, name });
+  failNext(status: number, name = status === 429 ? 'rate_limit_exceeded' : 'internal_server_error', times = 1, retryAfter?: number) {
+    for (let i = 0; i < times; i++) this.failures.push({ status, name, ...(retryAfter !== undefined ? { retryAfter } : {}) });
   }
 
   /** Successful (accepted) batch calls. */
@@ -52,17 +60,23 @@ export class FakeResend {
     return this.calls.filter((c) => c.status === 200);
   }
 
+  /** Calls refused because their key had been used with another body: a retry that was not byte-identical. */
+  get conflicts() {
+    return this.calls.filter((c) => c.status === 409);
+  }
+
   async handle(request: Request): Promise<Response> {
     const url = new URL(request.url);
     const body = await request.text();
     const emails = JSON.parse(body) as ResendEmail[];
     const key = request.headers.get('idempotency-key');
-    const call: ResendCall = { path: url.pathname, idempotencyKey: key, authorization: request.headers.get('authorization'), emails, status: 200 };
+    const call: ResendCall = { path: url.pathname, idempotencyKey: key, authorization: request.headers.get('authorization'), emails, body, status: 200, replayed: false };
     this.calls.push(call);
     const failure = this.failures.shift();
     if (failure) {
       call.status = failure.status;
-      return Response.json({ statusCode: failure.status, name: failure.name, message: 'scripted failure' }, { status: failure.status });
+      const headers = failure.retryAfter !== undefined ? { 'retry-after': String(failure.retryAfter) } : undefined;
+      return Response.json({ statusCode: failure.status, name: failure.name, message: 'scripted failure' }, { status: failure.status, ...(headers ? { headers } : {}) });
     }
     if (url.pathname !== '/emails/batch' || emails.length > 100) {
       call.status = 422;
@@ -74,7 +88,10 @@ export class FakeResend {
         call.status = 409;
         return Response.json({ statusCode: 409, name: 'invalid_idempotent_request', message: 'Same idempotency key used with a different request payload.' }, { status: 409 });
       }
-      if (previous) return Response.json({ data: previous.ids.map((id) => ({ id })) });
+      if (previous) {
+        call.replayed = true;
+        return Response.json({ data: previous.ids.map((id) => ({ id })) });
+      }
     }
     const ids = emails.map(() => `re_${++this.counter}`);
     if (key) this.seen.set(key, { body, ids });
@@ -92,6 +109,60 @@ export class FakeResend {
     return this;
   }
 }
+
+/**
+ * The digests' API client over the embedded origin, recording each request
+ * (path and query) and failing them while `fault` is set; its retries do not wait.
+ */
+export class RecordingApi {
+  requests: string[] = [];
+  fault: { status: number; code: string } | null = null;
+  private readonly transport = originTransport(env.DB);
+
+  readonly client = (apiKey: string) =>
+    createClient({
+      apiKey,
+      baseUrl: EMBEDDED_BASE_URL,
+      retry: { attempts: 2, totalMs: 15_000 },
+      sleep: async () => {},
+      transport: async (request) => {
+        const url = new URL(request.url);
+        this.requests.push(url.pathname.replace(/^\/api\/v1/, '') + url.search);
+        if (this.fault) return Response.json({ error: { code: this.fault.code, message: 'injected' } }, { status: this.fault.status });
+        return this.transport(request);
+      },
+    });
+}
+
+/** A sleep that records what it was asked to wait, and returns at once. */
+export function recordingSleep() {
+  const waits: number[] = [];
+  return { waits, sleep: async (ms: number) => void waits.push(ms) };
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Monday 08:00 UTC of the week before the current one. The demo data ends
+ * today, so that Monday and the seven days after it are all measured days,
+ * whenever the tests run; fake clocks are set relative to it.
+ */
+export function demoMonday(today = new Date()): Date {
+  const weekAgo = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate()) - 7 * DAY_MS;
+  const weekday = new Date(weekAgo).getUTCDay() || 7;
+  return new Date(weekAgo - (weekday - 1) * DAY_MS + 8 * 3_600_000);
+}
+
+export const plusDays = (at: Date, days: number, hours = 0) => new Date(at.getTime() + days * DAY_MS + hours * 3_600_000);
+
+/** `2026-11-17` style day of an instant, UTC. */
+export const dayOf = (at: Date) => at.toISOString().slice(0, 10);
+
+/** `17 Nov`, written independently of the code under test. */
+export const label = (at: Date) => at.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
+
+/** `17–23 Nov`, or `28 Nov–4 Dec` across months, written independently of the code under test. */
+export const span = (from: Date, to: Date) => (from.getUTCMonth() === to.getUTCMonth() ? `${from.getUTCDate()}–${label(to)}` : `${label(from)}–${label(to)}`);
 
 /** Records what the planner enqueues. */
 export class FakeQueue {
@@ -118,15 +189,26 @@ export async function runCron(at: string, testEnvironment: Env) {
 
 let messageCounter = 0;
 
-/** Delivers jobs to the Worker's `queue` handler, as the Queue would (`attempts` is the delivery count). */
+/**
+ * Delivers jobs to the Worker's `queue` handler, as the Queue would (`attempts` is the delivery count).
+ * `retries` lists each `message.retry()` call with the delay the consumer asked for.
+ */
 export async function deliver(jobs: DigestJob[], testEnvironment: Env, options: { attempts?: number; queue?: string } = {}) {
   const batch = createMessageBatch(
     options.queue ?? 'digest-sends',
     jobs.map((body) => ({ id: `msg-${++messageCounter}`, timestamp: new Date(), attempts: options.attempts ?? 1, body })),
   );
+  const retries: { msgId: string; delaySeconds: number | undefined }[] = [];
+  for (const message of batch.messages) {
+    const retry = message.retry.bind(message);
+    vi.spyOn(message, 'retry').mockImplementation((o?: QueueRetryOptions) => {
+      retries.push({ msgId: message.id, delaySeconds: o?.delaySeconds });
+      retry(o);
+    });
+  }
   const ctx = createExecutionContext();
   await worker.queue!(batch as MessageBatch<unknown>, testEnvironment, ctx);
-  return getQueueResult(batch as MessageBatch<unknown>, ctx);
+  return { ...(await getQueueResult(batch as MessageBatch<unknown>, ctx)), retries };
 }
 
 export interface SubscriptionSeed {
@@ -180,7 +262,12 @@ export async function seedSubscriptions(seeds: SubscriptionSeed[]): Promise<stri
 }
 
 export async function clearDigests() {
-  await env.DB.batch([env.DB.prepare('DELETE FROM digest_sends'), env.DB.prepare('DELETE FROM digest_outbox'), env.DB.prepare('DELETE FROM digest_subscriptions')]);
+  await env.DB.batch([
+    env.DB.prepare('DELETE FROM digest_sends'),
+    env.DB.prepare('DELETE FROM digest_snapshots'),
+    env.DB.prepare('DELETE FROM digest_outbox'),
+    env.DB.prepare('DELETE FROM digest_subscriptions'),
+  ]);
 }
 
 export async function sendRecords() {

@@ -8,7 +8,7 @@ import type { ResponseOf } from '../src/contract/operations';
 import { renderConfirmation, renderDigest, renderPausedNotice } from '../src/digests/render';
 import { canonicalTimeZone, dueWeek, isoWeek } from '../src/digests/schedule';
 import { seal, unseal } from '../src/digests/sealed';
-import { buildReport, changeNoise, type ReportInput, trendOf } from '../src/reports/model';
+import { buildReport, changeNoise, formatPeriod, type ReportInput, trendOf } from '../src/reports/model';
 import { signReportToken, signToken, verifyReportToken, verifyToken } from '../src/signing';
 import ConfirmSubscriptionEmail from '../emails/confirm-subscription';
 import DigestEmail from '../emails/digest';
@@ -51,7 +51,7 @@ describe('the report model over the demo bodies', () => {
     expect(report.visibility!.noise).toBeCloseTo(noise, 2);
     expect(report.visibility!.trend).toBe(Math.abs(visibility.change!) < noise ? 'steady' : visibility.change! > 0 ? 'up' : 'down');
     const change = report.visibility!.trend === 'steady' ? 'steady' : `${visibility.change! > 0 ? '+' : '-'}${Math.abs(visibility.change!).toFixed(1)}`;
-    expect(report.subject).toBe(`Brightdesk: AI visibility ${visibility.score!.toFixed(1)}% (${change}) · ${history.counts.won} won, ${history.counts.lost} lost · week of 23 Nov`);
+    expect(report.subject).toBe(`Brightdesk: AI visibility ${visibility.score!.toFixed(1)}% (${change}) · ${history.counts.won} won, ${history.counts.lost} lost · week of 16 Nov`);
   });
 
   it('leads with the biggest move, named: question, engines, rival; a loss before a gain of the same size', () => {
@@ -75,10 +75,18 @@ describe('the report model over the demo bodies', () => {
     expect(changes).toEqual([...changes].sort((a, b) => b - a));
   });
 
+  it('is about the 7 days the bodies cover, and names their first day, whatever week it was planned for', () => {
+    // The fixture was read on Sunday 22 Nov: the fixed windows are 16 to 22 Nov; planned for the week of Monday 23 Nov.
+    expect(report.period).toEqual({ from: '2026-11-16', to: '2026-11-22' });
+    expect(report.week).toEqual({ iso: '2026-W48', monday: '2026-11-23', label: '16 Nov' });
+    expect(formatPeriod(report.period)).toBe('16–22 Nov');
+    expect(formatPeriod({ from: '2026-11-26', to: '2026-12-02' })).toBe('26 Nov–2 Dec');
+  });
+
   it('follows the kinds: won_lost only has no visibility section and a shorter subject', () => {
     const only = buildReport(input({ kinds: ['won_lost'] }));
     expect(only.visibility).toBeNull();
-    expect(only.subject).toBe(`Brightdesk: ${history.counts.won} won, ${history.counts.lost} lost · week of 23 Nov`);
+    expect(only.subject).toBe(`Brightdesk: ${history.counts.won} won, ${history.counts.lost} lost · week of 16 Nov`);
     expect(buildReport(input({ kinds: ['visibility'] })).won_lost).toBeNull();
   });
 

@@ -4,24 +4,37 @@
  * the group, builds the report, renders each recipient's digest and sends
  * them through the mailer in batches of at most 100.
  *
+ * One window per digest. `/visibility` and `/answers/history` have a fixed
+ * window (the trailing 7 days ending on the day they are read; the API takes
+ * no dates for them), so `/topics` is read for exactly those days, and the
+ * digest names them. The three bodies are stored as the group's snapshot for
+ * that week at the first successful read (`digest_snapshots`): every retry
+ * and redelivery renders from it, never from a second read. A first read
+ * after the planned ISO week is over would only repeat the next week's
+ * digest, so nothing is sent and the records say `too late: ...`.
+ *
  * At most once per subscription and week, whatever is retried or replayed:
  * - the send record (unique per subscription and week) is the source of truth:
  *   only records still `planned` or `sending` are worked on, so a redelivered
  *   message finds nothing to do, and a retry after a partial failure sends only
  *   the batches that failed;
  * - each record gets its batch's Resend `Idempotency-Key` before the call and
- *   keeps it, so a batch whose outcome is unknown (timeout, crash) is retried
- *   with the same key and Resend does not send it twice.
+ *   keeps it, and a batch's request is the same bytes on every attempt (the
+ *   snapshot's figures, links signed at the record's planned time), so a batch
+ *   whose outcome is unknown (timeout, crash, a D1 write failing after the
+ *   send) goes again under the same key and Resend answers it from the first
+ *   request instead of sending it twice.
  */
-import { ApiClientError } from '../client';
+import { type ApiClient, ApiClientError } from '../client';
+import type { ResponseOf } from '../contract/operations';
 import { addDays, toDay } from '../contract/window';
-import { buildReport, type DigestKind, type Report } from '../reports/model';
+import { buildReport, type DigestKind, formatPeriod, type Report } from '../reports/model';
 import { sha256Hex } from '../hash';
 import type { DigestDeps, DigestJob } from './deps';
 import { BATCH_LIMIT, MIN_CALL_SPACING_MS, type OutgoingEmail } from './mailer';
 import { digestEmails, renderPausedNotice } from './render';
 import { unseal } from './sealed';
-import { digestIdempotencyKey, kindsOf, reportUrl, type SubscriptionRow, unsubscribeHeaders, unsubscribeUrl } from './store';
+import { digestIdempotencyKey, type SubscriptionRow, unsubscribeHeaders, unsubscribeUrl } from './store';
 
 export interface JobResult {
   sent: number;
@@ -40,6 +53,61 @@ interface PendingRow extends SubscriptionRow {
   send_id: number;
   send_status: 'planned' | 'sending';
   batch_key: string | null;
+  /** When the send record was planned: the issue time of the email's signed links. */
+  planned_at: string;
+}
+
+/** The three bodies one group's digest is built from, as first read for that week. */
+export interface Snapshot {
+  read_at: string;
+  visibility: ResponseOf<'getVisibility'>;
+  history: ResponseOf<'getAnswerHistory'>;
+  topics: ResponseOf<'listTopics'>;
+}
+
+/** The first day after the planned ISO week (its next Monday, UTC): a first read from then on is too late. */
+export const weekOver = (job: Pick<DigestJob, 'week_monday'>) => addDays(job.week_monday, 7);
+
+export async function loadSnapshot(db: D1Database, job: Pick<DigestJob, 'group_key' | 'iso_week'>): Promise<Snapshot | null> {
+  const row = await db
+    .prepare('SELECT read_at, visibility, history, topics FROM digest_snapshots WHERE group_key = ? AND iso_week = ?')
+    .bind(job.group_key, job.iso_week)
+    .first<{ read_at: string; visibility: string; history: string; topics: string }>();
+  // Stored by this module from bodies the client checked against the contract.
+  return row ? { read_at: row.read_at, visibility: JSON.parse(row.visibility), history: JSON.parse(row.history), topics: JSON.parse(row.topics) } : null;
+}
+
+/** Stores the snapshot unless one is there already (a concurrent delivery), and returns the one stored. */
+async function storeSnapshot(db: D1Database, job: DigestJob, snapshot: Snapshot): Promise<Snapshot> {
+  const { visibility, history, topics } = snapshot;
+  await db
+    .prepare(
+      `INSERT INTO digest_snapshots (group_key, iso_week, read_at, period_from, period_to, visibility, history, topics) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (group_key, iso_week) DO NOTHING`,
+    )
+    .bind(job.group_key, job.iso_week, snapshot.read_at, visibility.period.from, visibility.period.to, JSON.stringify(visibility), JSON.stringify(history), JSON.stringify(topics))
+    .run();
+  return (await loadSnapshot(db, job))!;
+}
+
+const samePeriod = (a: { from: string; to: string }, b: { from: string; to: string }) => a.from === b.from && a.to === b.to;
+
+/** The fixed-window reads disagreed on their days twice (each pair of reads straddled midnight UTC): retried by the Queue. */
+class WindowMismatch extends Error {}
+
+/**
+ * Reads the group's three bodies for one window: the two fixed-window reads,
+ * then `/topics` for the days they cover.
+ */
+async function readGroup(client: ApiClient, job: DigestJob, now: () => Date): Promise<Snapshot> {
+  const params = { brand_id: job.brand_id, market: String(job.market_id) };
+  const fixed = () => Promise.all([client.getVisibility(params), client.getAnswerHistory(params)]);
+  let [visibility, history] = await fixed();
+  // The two reads straddled midnight UTC: read both again, now on the same day.
+  if (!samePeriod(visibility.period, history.period)) [visibility, history] = await fixed();
+  if (!samePeriod(visibility.period, history.period)) throw new WindowMismatch(`/visibility covers ${formatPeriod(visibility.period)}, /answers/history ${formatPeriod(history.period)}`);
+  const topics = await client.listTopics({ ...params, from: visibility.period.from, to: visibility.period.to });
+  return { read_at: now().toISOString(), visibility, history, topics };
 }
 
 /** Backoff of a failed group, by the Queue's attempt count: 1 min, 2, 4, 8, 16 ... capped at 1 h. */
@@ -111,7 +179,7 @@ export async function processDigestJob(job: DigestJob, deps: DigestDeps, attempt
   const result: JobResult = { sent: 0, skipped: 0, failed: 0, paused: 0, calls: 0, reads: 0 };
   const { results: pending } = await deps.db
     .prepare(
-      `SELECT s.*, d.id AS send_id, d.status AS send_status, d.batch_key
+      `SELECT s.*, d.id AS send_id, d.status AS send_status, d.batch_key, d.planned_at
          FROM digest_sends d JOIN digest_subscriptions s ON s.id = d.subscription_id
         WHERE d.group_key = ? AND d.iso_week = ? AND d.status IN ('planned', 'sending')
         ORDER BY s.id`,
@@ -127,42 +195,52 @@ export async function processDigestJob(job: DigestJob, deps: DigestDeps, attempt
   const rows = pending.filter((r) => r.status === 'active');
   if (rows.length === 0) return result;
 
-  const keyRow = rows.find((r) => r.key_sealed);
-  const apiKey = keyRow ? await unseal(deps.encryptionKey, keyRow.key_sealed!, keyRow.id) : null;
-  if (!apiKey) {
-    await mark(deps, rows, 'failed', 'the stored API key cannot be decrypted (was ENCRYPTION_KEY rotated?)');
-    result.failed += rows.length;
-    return result;
-  }
-
-  // One read of each body for the whole group. /topics reads the planned week exactly, even when late;
-  // /visibility and /answers/history have fixed windows ending today and say which in their `period`.
-  const client = deps.client(apiKey);
-  const today = toDay(deps.now());
-  const to = job.week_monday < today ? job.week_monday : today;
-  const params = { brand_id: job.brand_id, market: String(job.market_id) };
-  let visibility, history, topics;
-  try {
-    result.reads += 3;
-    [visibility, history, topics] = await Promise.all([client.getVisibility(params), client.getAnswerHistory(params), client.listTopics({ ...params, from: addDays(to, -6), to })]);
-  } catch (error) {
-    if (!(error instanceof ApiClientError)) throw error;
-    if (error.status === 401 || error.status === 403) {
-      await pauseGroup(deps, job, rows, error.code, result);
-      return result;
-    }
-    if (error.status === 404 || error.status === 400 || error.code === 'quota_exceeded' || error.code === 'integration_not_connected') {
-      // Will not get better by retrying this week: no digest, and the reason recorded.
-      await mark(deps, rows, 'skipped', `upstream ${error.status} ${error.code}`);
+  let snapshot = await loadSnapshot(deps.db, job);
+  if (!snapshot) {
+    const today = toDay(deps.now());
+    if (today >= weekOver(job)) {
+      // A read now covers the days of the next digest, planned by now: this one is not sent.
+      await mark(deps, rows, 'skipped', `too late: not read before ISO week ${job.iso_week} ended (${addDays(weekOver(job), -1)}); on ${today} its data would repeat the next digest`);
       result.skipped += rows.length;
       return result;
     }
-    const reason = `upstream ${error.status || error.kind} ${error.code}`;
-    await noteRetry(deps, rows, reason);
-    result.retry = { delaySeconds: error.retryAfter ?? retryDelaySeconds(attempt), reason };
-    return result;
+    const keyRow = rows.find((r) => r.key_sealed);
+    const apiKey = keyRow ? await unseal(deps.encryptionKey, keyRow.key_sealed!, keyRow.id) : null;
+    if (!apiKey) {
+      await mark(deps, rows, 'failed', 'the stored API key cannot be decrypted (was ENCRYPTION_KEY rotated?)');
+      result.failed += rows.length;
+      return result;
+    }
+    // One read of each body for the whole group.
+    try {
+      result.reads += 3;
+      snapshot = await storeSnapshot(deps.db, job, await readGroup(deps.client(apiKey), job, deps.now));
+    } catch (error) {
+      if (error instanceof WindowMismatch) {
+        const reason = `reads straddled midnight: ${error.message}`;
+        await noteRetry(deps, rows, reason);
+        result.retry = { delaySeconds: retryDelaySeconds(attempt), reason };
+        return result;
+      }
+      if (!(error instanceof ApiClientError)) throw error;
+      if (error.status === 401 || error.status === 403) {
+        await pauseGroup(deps, job, rows, error.code, result);
+        return result;
+      }
+      if (error.status === 404 || error.status === 400 || error.code === 'quota_exceeded' || error.code === 'integration_not_connected') {
+        // Will not get better by retrying this week: no digest, and the reason recorded.
+        await mark(deps, rows, 'skipped', `upstream ${error.status} ${error.code}`);
+        result.skipped += rows.length;
+        return result;
+      }
+      const reason = `upstream ${error.status || error.kind} ${error.code}`;
+      await noteRetry(deps, rows, reason);
+      result.retry = { delaySeconds: error.retryAfter ?? retryDelaySeconds(attempt), reason };
+      return result;
+    }
   }
 
+  const { visibility, history, topics } = snapshot;
   const reports = new Map<string, Report>();
   const reportFor = (kinds: DigestKind[]) => {
     const id = kinds.join(',');
@@ -174,7 +252,7 @@ export async function processDigestJob(job: DigestJob, deps: DigestDeps, attempt
     return report;
   };
   if (reportFor(['visibility', 'won_lost']).empty === 'nothing_measured') {
-    await mark(deps, rows, 'skipped', 'nothing measured: no answered run this week or the week before');
+    await mark(deps, rows, 'skipped', `nothing measured: no answered run in ${formatPeriod(visibility.period)} or the 7 days before`);
     result.skipped += rows.length;
     return result;
   }
@@ -205,13 +283,13 @@ export async function processDigestJob(job: DigestJob, deps: DigestDeps, attempt
   let first = true;
   for (const [batchKey, members] of batches) {
     const emails: OutgoingEmail[] = [];
-    for (const row of members) emails.push(await emailFor(row, digestIdempotencyKey(row.id, job.iso_week)));
+    for (const row of members) emails.push(await emailFor(row, digestIdempotencyKey(row.id, job.iso_week), new Date(row.planned_at)));
     if (!first) await deps.sleep(MIN_CALL_SPACING_MS);
     first = false;
     const outcome = await deps.mailer.sendBatch(emails, batchKey);
     result.calls++;
     if (outcome.ok) {
-      await mark(deps, members, 'sent', outcome.replayed ? 'already sent (idempotent replay)' : null, outcome.ids);
+      await mark(deps, members, 'sent', outcome.replayed ? 'already sent: Resend answered 409, this Idempotency-Key was used by an earlier request with another body' : null, outcome.ids);
       result.sent += members.length;
     } else if (outcome.retryable) {
       const reason = `mail ${outcome.status ?? 'network'} ${outcome.code}`;

@@ -28,6 +28,7 @@ export interface OutgoingEmail {
 }
 
 export type SendOutcome =
+  /** `replayed`: a 409 for a key already used with another body (see `resendMailer`); `ids` is then empty. */
   | { ok: true; ids: string[]; replayed?: boolean }
   | {
       ok: false;
@@ -60,7 +61,12 @@ export function resendMailer(apiKey: string, options: { baseUrl?: string } = {})
       if (!error) return { ok: true, ids: (data?.data ?? []).map((d) => d.id) };
       const status = (error as { statusCode?: number | null }).statusCode ?? null;
       const code = error.name ?? 'application_error';
-      // The key was already used for another payload: that first request was accepted, so its mail went out.
+      // 409 `invalid_idempotent_request`: Resend already processed a request under this key, with
+      // another body. Callers send the same bytes on every retry of a key (digests render from their
+      // snapshot and sign links at the planned time), so this only happens when something changed
+      // between two attempts: a deploy that changed a template, a rotated SIGNING_SECRET. The first
+      // request went out then, and sending the batch again under a new key would deliver it twice;
+      // so it counts as sent (`replayed`), and the caller records why.
       if (status === 409 && code === 'invalid_idempotent_request') return { ok: true, ids: [], replayed: true };
       const retryAfterHeader = headers?.['retry-after'];
       const retryAfter = retryAfterHeader && /^\d+$/.test(retryAfterHeader) ? Number(retryAfterHeader) : undefined;

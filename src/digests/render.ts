@@ -49,7 +49,8 @@ const PLACEHOLDER = { unsubscribe: 'https://placeholder.invalid/unsubscribe', re
  */
 export function digestEmails(deps: Pick<DigestDeps, 'publicUrl' | 'signingSecret' | 'now' | 'from'>, reportFor: (kinds: DigestKind[]) => Report) {
   const rendered = new Map<string, RenderedEmail>();
-  return async (row: SubscriptionRow, entityRef: string): Promise<OutgoingEmail> => {
+  /** `issuedAt` signs the links (now by default); the same time gives the same email, byte for byte. */
+  return async (row: SubscriptionRow, entityRef: string, issuedAt: Date = deps.now()): Promise<OutgoingEmail> => {
     const kinds = kindsOf(row);
     const variant = kinds.join(',');
     let mail = rendered.get(variant);
@@ -57,8 +58,8 @@ export function digestEmails(deps: Pick<DigestDeps, 'publicUrl' | 'signingSecret
       mail = await renderDigest({ report: reportFor(kinds), links: { unsubscribe: PLACEHOLDER.unsubscribe, viewInBrowser: PLACEHOLDER.report } });
       rendered.set(variant, mail);
     }
-    const unsubscribe = await unsubscribeUrl(deps, row.id);
-    const report = await reportUrl(deps, row);
+    const unsubscribe = await unsubscribeUrl(deps, row.id, issuedAt);
+    const report = await reportUrl(deps, row, issuedAt);
     const personal = (text: string) => text.replaceAll(PLACEHOLDER.unsubscribe, unsubscribe).replaceAll(PLACEHOLDER.report, report);
     return {
       kind: 'digest',

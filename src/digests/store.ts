@@ -56,19 +56,26 @@ export async function subscriptionById(db: D1Database, id: string): Promise<Subs
   return db.prepare('SELECT * FROM digest_subscriptions WHERE id = ?').bind(id).first<SubscriptionRow>();
 }
 
-export function confirmUrl(deps: Pick<DigestDeps, 'publicUrl' | 'signingSecret' | 'now'>, id: string): Promise<string> {
-  return signToken(deps.signingSecret, { p: 'confirm', s: id }, { ttlSeconds: CONFIRM_TTL, now: deps.now() }).then((t) => `${deps.publicUrl}/digests/confirm?token=${t}`);
+/**
+ * The signed links in emails. `issuedAt` fixes each token's expiry: a digest
+ * signs with its send record's planned time, so every retry of a batch signs
+ * the same tokens and sends Resend the same bytes under the same key.
+ */
+export function confirmUrl(deps: Pick<DigestDeps, 'publicUrl' | 'signingSecret' | 'now'>, id: string, issuedAt: Date = deps.now()): Promise<string> {
+  return signToken(deps.signingSecret, { p: 'confirm', s: id }, { ttlSeconds: CONFIRM_TTL, now: issuedAt }).then((t) => `${deps.publicUrl}/digests/confirm?token=${t}`);
 }
 
-export function unsubscribeUrl(deps: Pick<DigestDeps, 'publicUrl' | 'signingSecret' | 'now'>, id: string): Promise<string> {
-  return signToken(deps.signingSecret, { p: 'unsubscribe', s: id }, { ttlSeconds: UNSUBSCRIBE_TTL, now: deps.now() }).then((t) => `${deps.publicUrl}/digests/unsubscribe?token=${t}`);
+export function unsubscribeUrl(deps: Pick<DigestDeps, 'publicUrl' | 'signingSecret' | 'now'>, id: string, issuedAt: Date = deps.now()): Promise<string> {
+  return signToken(deps.signingSecret, { p: 'unsubscribe', s: id }, { ttlSeconds: UNSUBSCRIBE_TTL, now: issuedAt }).then((t) => `${deps.publicUrl}/digests/unsubscribe?token=${t}`);
 }
 
 /** The digest's "view in browser" link: a report token (served by `/r/<token>`, issue 6) that reads with this subscription's key. */
-export function reportUrl(deps: Pick<DigestDeps, 'publicUrl' | 'signingSecret' | 'now'>, row: Pick<SubscriptionRow, 'id' | 'brand_id' | 'market_code'>): Promise<string> {
-  return signReportToken(deps.signingSecret, { brandId: row.brand_id, market: row.market_code, kind: 'weekly', ref: `sub:${row.id}` }, { now: deps.now() }).then(
-    (t) => `${deps.publicUrl}/r/${t}`,
-  );
+export function reportUrl(
+  deps: Pick<DigestDeps, 'publicUrl' | 'signingSecret' | 'now'>,
+  row: Pick<SubscriptionRow, 'id' | 'brand_id' | 'market_code'>,
+  issuedAt: Date = deps.now(),
+): Promise<string> {
+  return signReportToken(deps.signingSecret, { brandId: row.brand_id, market: row.market_code, kind: 'weekly', ref: `sub:${row.id}` }, { now: issuedAt }).then((t) => `${deps.publicUrl}/r/${t}`);
 }
 
 /** `List-Unsubscribe` (https and mailto) and `List-Unsubscribe-Post` of RFC 8058. */

@@ -6,8 +6,15 @@
  *
  * ```ts
  * const report = buildReport({ brand: { id: 1, name: 'Brightdesk' }, week, kinds: ['visibility', 'won_lost'], visibility, history, topics });
- * report.subject; // "Brightdesk: AI visibility 56.9% (steady) · 7 won, 10 lost · week of 23 Nov"
+ * report.subject; // "Brightdesk: AI visibility 56.9% (steady) · 7 won, 10 lost · week of 16 Nov"
+ * report.period;  // { from: '2026-11-16', to: '2026-11-22' }: the days every figure covers
  * ```
+ *
+ * The period. `/visibility` and `/answers/history` have a fixed window, the
+ * trailing 7 days ending on the day they are read; `/topics` must be read for
+ * the same days (the digest passes that window's `from` and `to`). The report
+ * is about those 7 days, whatever ISO week it was planned for, and its label
+ * ("week of 16 Nov") names their first day.
  *
  * Sampling noise. A weekly score is a share p of n answered runs. Its standard
  * error is sqrt(p(1-p)/n); the change between two weeks has the standard
@@ -123,8 +130,13 @@ export interface Report {
   brand: { id: number; name: string };
   market: { id: number; code: string };
   kinds: DigestKind[];
-  /** The ISO week the report is about, whenever it was built or sent. */
+  /**
+   * The ISO week the report was planned for (`iso`, `monday`), and `label`, the
+   * first day of `period` (`16 Nov`), which the subject and heading name.
+   */
   week: { iso: string; monday: string; label: string };
+  /** The 7 days every figure covers: the fixed window of the reads (see the module comment). */
+  period: { from: string; to: string };
   generated_at: string;
   /** `nothing_measured`: no answered run in either week, no digest is sent. `nothing_changed`: a short digest that says so. */
   empty: 'nothing_measured' | 'nothing_changed' | null;
@@ -155,6 +167,12 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 export function shortDay(day: string): string {
   const [, month, date] = day.split('-');
   return `${Number(date)} ${MONTHS[Number(month) - 1]}`;
+}
+
+/** A period as `16–22 Nov`, or `30 Nov–6 Dec` across months. */
+export function formatPeriod(period: { from: string; to: string }): string {
+  const sameMonth = period.from.slice(0, 7) === period.to.slice(0, 7);
+  return sameMonth ? `${Number(period.from.slice(8))}–${shortDay(period.to)}` : `${shortDay(period.from)}–${shortDay(period.to)}`;
 }
 
 /** One standard error of the difference of two shares (percent), or null when either side is unmeasured. */
@@ -311,12 +329,13 @@ export function buildReport(input: ReportInput): Report {
   const anythingMoved =
     (showWonLost !== null && wonLost.counts.won + wonLost.counts.lost > 0) ||
     (showVis !== null && (vis.trend === 'up' || vis.trend === 'down' || topics.some((t) => t.trend === 'up' || t.trend === 'down')));
-  const label = shortDay(input.week.monday);
+  const label = shortDay(v.period.from);
   return {
     brand: input.brand,
     market: v.market,
     kinds,
     week: { iso: input.week.isoWeek, monday: input.week.monday, label },
+    period: v.period,
     generated_at: v.generated_at,
     empty: nothingMeasured ? 'nothing_measured' : anythingMoved ? null : 'nothing_changed',
     lead: leadOf(input.brand.name, showVis, showWonLost, showVis ? topics : []),
