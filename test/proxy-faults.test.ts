@@ -5,7 +5,7 @@
  * it has it, otherwise 502 upstream_error, and recovers with the upstream.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeUpstream, freshKey, get, read, restoreUpstream } from './proxy-upstream';
+import { FakeUpstream, freshKey, get, read, restoreUpstream, settled } from './proxy-upstream';
 
 const T0 = Date.parse('2026-11-20T10:00:00Z');
 let up: FakeUpstream;
@@ -78,16 +78,19 @@ describe('a 429 storm', () => {
 
 describe('a slow body', () => {
   it('that stalls after its headers is cut by the upstream timeout: 502, nothing stored', async () => {
-    restoreUpstream();
     let cut = false;
-    const stalling = new FakeUpstream();
-    stalling.install(200);
-    // Headers at once, half a body, then nothing: the timeout must cover reading the body too.
-    stalling.answerWith = () =>
+    const key = freshKey('slow');
+    // Headers at once, half a body, then nothing until the deadline passes: the timeout must cover reading the body too.
+    up.answerWith = (_, deadline) =>
       new Response(
         new ReadableStream({
           start(controller) {
             controller.enqueue(new TextEncoder().encode('{"brand_id": 1, "market": '));
+          },
+          // Asked for more once the proxy has read the first half: it stalls, and its deadline passes.
+          pull() {
+            deadline.pass();
+            return new Promise<void>(() => {});
           },
           cancel() {
             cut = true;
@@ -95,9 +98,13 @@ describe('a slow body', () => {
         }),
         { headers: { 'content-type': 'application/json; charset=utf-8' } },
       );
-    vi.useRealTimers();
-    const answer = await read(await get('/visibility', freshKey('slow')));
+    const answer = await read(await settled('/visibility', key));
     expect(answer).toMatchObject({ status: 502, body: { error: { code: 'upstream_error' } } });
+    expect(answer.body?.error?.message).toMatch(/did not answer within 10000 ms/);
     expect(cut).toBe(true);
+    // Nothing stored: the next read asks again (after the gate's 2 s of sharing a 200, which this was not).
+    up.answerWith = undefined;
+    expect((await read(await settled('/visibility', key))).cache).toBe('MISS');
+    expect(up.calls).toBe(2);
   });
 });

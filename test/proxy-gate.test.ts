@@ -4,7 +4,8 @@
  * misses in flight.
  */
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { FakeUpstream, freshKey, get, read, restoreUpstream } from './proxy-upstream';
+import { env } from 'cloudflare:test';
+import { FakeUpstream, freshKey, get, read, restoreUpstream, settled } from './proxy-upstream';
 
 const T0 = Date.parse('2026-11-20T10:00:00Z');
 let up: FakeUpstream;
@@ -18,16 +19,37 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+/** The Worker's env with the gate binding watched: `onCall` runs as each request is handed to the key's gate. */
+function watchingGate(onCall: () => void): Env {
+  const gates = env.UPSTREAM_GATE;
+  const watched = {
+    idFromName: (name: string) => gates.idFromName(name),
+    get: (id: DurableObjectId) => {
+      const gate = gates.get(id);
+      return {
+        call: (request: Parameters<typeof gate.call>[0]) => {
+          onCall();
+          return gate.call(request);
+        },
+      };
+    },
+  };
+  return { ...env, UPSTREAM_GATE: watched } as unknown as Env;
+}
+
 it('turns 100 concurrent identical misses into exactly one upstream call', async () => {
   const key = freshKey();
   let release!: () => void;
   up.hold = new Promise<void>((resolve) => (release = resolve));
-  const pending = Array.from({ length: 100 }, () => get('/topics?days=14', key).then(read));
-  // Let every request reach the gate before the upstream answers.
-  await new Promise((r) => setTimeout(r, 100));
-  release();
-  const answers = await Promise.all(pending);
+  // The upstream answers once every request has been handed to the gate: all 100 are misses in flight together.
+  let atGate = 0;
+  const testEnv = watchingGate(() => {
+    if (++atGate === 100) release();
+  });
+  const answers = await Promise.all(Array.from({ length: 100 }, () => settled('/topics?days=14', key, {}, { env: testEnv }).then(read)));
+  expect(atGate).toBe(100);
   expect(up.calls).toBe(1);
+  expect(new Set(answers.map((a) => a.cache))).toEqual(new Set(['MISS']));
   expect(new Set(answers.map((a) => a.status))).toEqual(new Set([200]));
   expect(new Set(answers.map((a) => a.text)).size).toBe(1);
   expect(new Set(answers.map((a) => a.etag)).size).toBe(1);

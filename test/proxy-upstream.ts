@@ -2,16 +2,25 @@
  * A counting, fault-injecting upstream for the proxy tests. It replaces the
  * proxy's upstream in the Worker's isolate (the tests run there), answers
  * every operation with a small JSON body naming the brand, and records each
- * request it gets.
+ * request it gets. It also owns the upstream timeout's timer: no real timer
+ * runs, and a request times out exactly when the fake says its deadline has
+ * passed (it hangs, or its body stalls), so no test waits in real time.
  */
-import { env, SELF } from 'cloudflare:test';
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
 import { handleOrigin } from '../src/origin/handler';
 import { matchOperation } from '../src/proxy/request';
 import { validPath } from './helpers';
 import { useUpstreamForTests } from '../src/proxy';
 import { API_BASE } from '../src/contract/operations';
+import worker from '../src/index';
 
 export type Fault = 'ok' | 'hang' | 'network' | { status: number; code?: string; headers?: Record<string, string>; body?: string };
+
+/** The upstream timeout of one request, as the fake controls it. */
+export interface Deadline {
+  /** The timeout passes now (if the proxy has not stopped it). */
+  pass(): void;
+}
 
 export class FakeUpstream {
   /** Every request the proxy sent upstream, in order. */
@@ -22,9 +31,22 @@ export class FakeUpstream {
   /** Answers wait for this before being sent (to hold many misses in flight). */
   hold?: Promise<void>;
   brandId = 1;
+  /** The deadline the gate started last: it starts each request's just before handing it to the transport. */
+  private started: Deadline = { pass: () => {} };
 
   install(timeoutMs = 10_000): this {
-    useUpstreamForTests({ transport: (request) => this.answer(request), baseUrl: 'https://upstream.test/api/v1', timeoutMs });
+    useUpstreamForTests({
+      transport: (request) => this.answer(request),
+      baseUrl: 'https://upstream.test/api/v1',
+      timeoutMs,
+      startTimeout: (_ms, expire) => {
+        let live = true;
+        this.started = { pass: () => live && expire() };
+        return () => {
+          live = false;
+        };
+      },
+    });
     return this;
   }
 
@@ -32,16 +54,22 @@ export class FakeUpstream {
     return this.requests.length;
   }
 
-  /** When set, answers every request itself (e.g. a body that stalls). */
-  answerWith?: (request: Request) => Response | Promise<Response>;
+  /** When set, answers every request itself (e.g. a body that stalls, then passes its deadline). */
+  answerWith?: (request: Request, deadline: Deadline) => Response | Promise<Response>;
 
   private async answer(request: Request): Promise<Response> {
+    // Taken before any await: the deadline the gate started for this very request.
+    const deadline = this.started;
     this.requests.push(request);
-    if (this.answerWith) return this.answerWith(request);
+    if (this.answerWith) return this.answerWith(request, deadline);
     const key = request.headers.get('authorization')?.replace(/^Bearer /, '') ?? '';
     const fault = this.byKey.get(key) ?? this.fault;
     if (this.hold) await this.hold;
-    if (fault === 'hang') return new Promise<Response>(() => {});
+    if (fault === 'hang') {
+      // Silence until the timeout: the deadline passes, the answer never comes.
+      deadline.pass();
+      return new Promise<Response>(() => {});
+    }
     if (fault === 'network') throw new TypeError('connection reset by peer');
     if (fault !== 'ok') {
       const body = fault.body ?? JSON.stringify({ error: { code: fault.code ?? 'upstream_error', message: `injected ${fault.status}` } });
@@ -81,10 +109,28 @@ export function restoreUpstream(): void {
 /** A fresh API key per test: its cache entries and its gate (budget) are its own. */
 export const freshKey = (label = 'k') => `test_${label}_${crypto.randomUUID()}`;
 
-export function get(path: string, key: string | null, headers: Record<string, string> = {}, method = 'GET'): Promise<Response> {
+function proxyRequest(path: string, key: string | null, headers: Record<string, string>, method: string): Request {
   const h = new Headers(headers);
   if (key) h.set('authorization', `Bearer ${key}`);
-  return SELF.fetch(`https://edge.test${API_BASE}${path}`, { method, headers: h });
+  return new Request(`https://edge.test${API_BASE}${path}`, { method, headers: h });
+}
+
+export function get(path: string, key: string | null, headers: Record<string, string> = {}, method = 'GET'): Promise<Response> {
+  return SELF.fetch(proxyRequest(path, key, headers, method));
+}
+
+/**
+ * Like `get`, through the Worker's fetch handler with a context of its own,
+ * and returns once the request's background work (cache writes, a
+ * stale-while-revalidate refresh, a revocation's purge) has finished: what
+ * the next request sees is then decided, without polling or sleeping.
+ * `o.env` replaces the Worker's env (e.g. to watch a binding).
+ */
+export async function settled(path: string, key: string | null, headers: Record<string, string> = {}, o: { method?: string; env?: Env } = {}): Promise<Response> {
+  const ctx = createExecutionContext();
+  const response = await worker.fetch!(proxyRequest(path, key, headers, o.method ?? 'GET') as Request<unknown, IncomingRequestCfProperties>, o.env ?? env, ctx);
+  await waitOnExecutionContext(ctx);
+  return response;
 }
 
 /** Reads the body and the headers the cache tests look at. */

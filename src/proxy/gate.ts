@@ -166,12 +166,12 @@ export class UpstreamGate extends DurableObject<Env> {
   private async fetchUpstream(request: GateRequest): Promise<Outcome> {
     const upstream = upstreamConfig(parseEnv(this.env), (work) => this.ctx.waitUntil(work));
     const controller = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let stopTimeout = () => {};
     const expired = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => {
+      stopTimeout = upstream.startTimeout(upstream.timeoutMs, () => {
         controller.abort();
         resolve('timeout');
-      }, upstream.timeoutMs);
+      });
     });
     const sent = new Request(upstream.baseUrl + request.path, {
       headers: { authorization: `Bearer ${request.apiKey}`, accept: 'application/json', 'x-request-id': request.requestId },
@@ -203,7 +203,7 @@ export class UpstreamGate extends DurableObject<Env> {
     } catch (error) {
       return { kind: 'failed', reason: 'network', message: `The upstream could not be reached (${(error as Error)?.name ?? 'error'}).` };
     } finally {
-      clearTimeout(timer);
+      stopTimeout();
     }
   }
 

@@ -1,17 +1,33 @@
 /**
  * The proxy's upstream: `UPSTREAM_URL` over the network, or the embedded
- * origin in-process (the client's transport), with the per-request timeout.
+ * origin in-process (the client's transport), with the per-request timeout
+ * and the timer that runs it.
  */
 import { type Transport } from '../client/client';
 import { upstreamFromEnv } from '../client/transport';
 import { type AppEnv } from '../config/env';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './policy';
 
+/**
+ * Starts the per-request timeout: `expire` runs after `ms` unless the returned
+ * function stops it first. A seam, like `transport`: the tests expire it at
+ * the moment they choose (an upstream that hangs, a body that stalls) instead
+ * of waiting for a real timer.
+ */
+export type StartTimeout = (ms: number, expire: () => void) => () => void;
+
+/** The real clock's timeout. */
+export const realTimeout: StartTimeout = (ms, expire) => {
+  const timer = setTimeout(expire, ms);
+  return () => clearTimeout(timer);
+};
+
 export interface UpstreamConfig {
   transport: Transport;
   /** Base address including `/api/v1`. */
   baseUrl: string;
   timeoutMs: number;
+  startTimeout: StartTimeout;
 }
 
 type Override = Partial<UpstreamConfig> | ((configured: UpstreamConfig) => Partial<UpstreamConfig>);
@@ -28,7 +44,7 @@ export function useUpstreamForTests(upstream?: Override): void {
 }
 
 export function upstreamConfig(env: AppEnv, waitUntil?: (work: Promise<unknown>) => void): UpstreamConfig {
-  const configured: UpstreamConfig = { ...upstreamFromEnv(env, waitUntil), timeoutMs: env.UPSTREAM_TIMEOUT_MS ?? DEFAULT_UPSTREAM_TIMEOUT_MS };
+  const configured: UpstreamConfig = { ...upstreamFromEnv(env, waitUntil), timeoutMs: env.UPSTREAM_TIMEOUT_MS ?? DEFAULT_UPSTREAM_TIMEOUT_MS, startTimeout: realTimeout };
   if (!override) return configured;
   return { ...configured, ...(typeof override === 'function' ? override(configured) : override) };
 }
