@@ -1,5 +1,6 @@
 /** POST /admin/cache/purge and GET /admin/cache/stats, through the Worker. */
-import { env, SELF } from 'cloudflare:test';
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
+import worker from '../src/index';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeUpstream, freshKey, get, read, restoreUpstream, settled } from './proxy-upstream';
 
@@ -94,5 +95,35 @@ describe('stats', () => {
     expect(delta('upstream_calls')).toBe(3);
     expect(delta('upstream_errors')).toBe(1);
     expect(typeof after.since).toBe('string');
+  });
+});
+
+describe('CORS', () => {
+  const dash = 'https://dash.example';
+  const withCors = { ...env, CORS_ORIGINS: dash } as unknown as Env;
+  async function fromDashboard(path: string, init: { method: string; headers?: Record<string, string>; body?: string }): Promise<Response> {
+    const ctx = createExecutionContext();
+    const request = new Request(`https://edge.test${path}`, { ...init, headers: { origin: dash, ...init.headers } });
+    const response = await worker.fetch!(request as Request<unknown, IncomingRequestCfProperties>, withCors, ctx);
+    await waitOnExecutionContext(ctx);
+    return response;
+  }
+  const corsHeaders = (response: Response) => [...response.headers].filter(([name, value]) => name.startsWith('access-control-') || (name === 'vary' && /origin/i.test(value)));
+
+  it('admin routes carry no CORS headers, even for an origin CORS_ORIGINS allows on /api/v1', async () => {
+    // The same env grants the dashboard /api/v1: CORS is on, and the admin routes still say nothing.
+    const api = await fromDashboard('/api/v1/visibility', { method: 'GET', headers: { authorization: `Bearer ${freshKey()}` } });
+    expect(api.headers.get('access-control-allow-origin')).toBe(dash);
+    const token = { authorization: `Bearer ${env.ADMIN_TOKEN}` };
+    const answers = {
+      stats: await fromDashboard('/admin/cache/stats', { method: 'GET', headers: token }),
+      purge: await fromDashboard('/admin/cache/purge', { method: 'POST', headers: { ...token, 'content-type': 'application/json' }, body: JSON.stringify({ api_key: freshKey() }) }),
+      'no token': await fromDashboard('/admin/cache/stats', { method: 'GET' }),
+      'wrong method': await fromDashboard('/admin/cache/purge', { method: 'GET', headers: token }),
+      unknown: await fromDashboard('/admin/cache/nope', { method: 'GET', headers: token }),
+      preflight: await fromDashboard('/admin/cache/purge', { method: 'OPTIONS', headers: { 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } }),
+    };
+    expect(Object.fromEntries(Object.entries(answers).map(([what, r]) => [what, r.status]))).toEqual({ stats: 200, purge: 200, 'no token': 401, 'wrong method': 405, unknown: 404, preflight: 401 });
+    expect(Object.fromEntries(Object.entries(answers).map(([what, r]) => [what, corsHeaders(r)]))).toEqual({ stats: [], purge: [], 'no token': [], 'wrong method': [], unknown: [], preflight: [] });
   });
 });
