@@ -410,10 +410,62 @@ describe('failures', () => {
     expect(resend.delivered[0]!.headers?.['List-Unsubscribe-Post']).toBe('List-Unsubscribe=One-Click');
     expect(await sendRecords()).toEqual([expect.objectContaining({ status: 'skipped', reason: 'paused: invalid_api_key' })]);
 
+    expect(await subscriptionRow(revoked!)).toEqual(expect.objectContaining({ notice_status: 'sent', notice_sent_at: MONDAY.toISOString() }));
+
     await deliver(queue.sent, digestEnv); // redelivered: no second notice
+    await runCron(plusDays(MONDAY, 0, 1).toISOString(), digestEnv); // the next hour: nothing owed, nothing enqueued
     await runCron(plusDays(MONDAY, 7).toISOString(), digestEnv); // next week: paused, not planned
     expect(resend.delivered).toHaveLength(1);
     expect(queue.sent).toHaveLength(1);
+  });
+
+  it('retries a pause notice that failed, on the next delivery, and sends it once: the same request under the same key', async () => {
+    const [revoked] = await seedSubscriptions([{ email: 'notice@example.com', key: 'demo_revoked', brandId: 5, marketId: 51 }]);
+    await runCron(MONDAY.toISOString(), digestEnv);
+    resend.failNext(500);
+    const first = await deliver(queue.sent, digestEnv);
+    expect(first.retries).toEqual([{ msgId: expect.any(String), delaySeconds: 60 }]);
+    expect(resend.delivered).toEqual([]);
+    expect(await subscriptionRow(revoked!)).toEqual(expect.objectContaining({ status: 'paused', notice_status: 'owed', notice_sent_at: null }));
+
+    vi.setSystemTime(plusDays(MONDAY, 0, 0.05));
+    const second = await deliver(queue.sent, digestEnv, { attempts: 2 });
+    expect(second.explicitAcks).toHaveLength(1);
+    expect(resend.calls.map((c) => c.status)).toEqual([500, 200]);
+    expect(resend.calls[1]!.body).toBe(resend.calls[0]!.body);
+    expect(resend.calls[1]!.idempotencyKey).toBe(resend.calls[0]!.idempotencyKey);
+    expect(resend.delivered.map((e) => [e.to[0], e.subject])).toEqual([['notice@example.com', 'Paused: your weekly digest for Brightdesk']]);
+    expect(await subscriptionRow(revoked!)).toEqual(expect.objectContaining({ notice_status: 'sent', notice_sent_at: plusDays(MONDAY, 0, 0.05).toISOString() }));
+
+    await deliver(queue.sent, digestEnv, { attempts: 3 });
+    await runCron(plusDays(MONDAY, 0, 1).toISOString(), digestEnv);
+    expect(resend.delivered).toHaveLength(1);
+  });
+
+  it('retries a pause notice whose retries ran out, from the next cron run, once', async () => {
+    const [revoked] = await seedSubscriptions([{ email: 'cron-notice@example.com', key: 'demo_revoked', brandId: 5, marketId: 51 }]);
+    await runCron(MONDAY.toISOString(), digestEnv);
+    resend.failNext(500);
+    await deliver(queue.sent, digestEnv);
+    // The Queue's retries are lost or exhausted (the dead-letter queue records the week's send, not the notice).
+    await deliver(queue.sent, digestEnv, { queue: 'digest-sends-dlq' });
+    expect(await subscriptionRow(revoked!)).toEqual(expect.objectContaining({ notice_status: 'owed' }));
+
+    // A cron run within five minutes of the pause leaves it to the delivery; the next hour's enqueues the group.
+    await runCron(plusDays(MONDAY, 0, 0.05).toISOString(), digestEnv);
+    expect(queue.sent).toHaveLength(1);
+    await runCron(plusDays(MONDAY, 0, 1).toISOString(), digestEnv);
+    expect(queue.sent).toHaveLength(2);
+    expect(queue.sent[1]).toEqual(expect.objectContaining({ group_key: queue.sent[0]!.group_key, iso_week: WEEK }));
+    vi.setSystemTime(plusDays(MONDAY, 0, 1));
+    await deliver(queue.sent.slice(1), digestEnv);
+    expect(resend.delivered.map((e) => e.to[0])).toEqual(['cron-notice@example.com']);
+    expect(resend.calls[1]!.body).toBe(resend.calls[0]!.body);
+    expect(await subscriptionRow(revoked!)).toEqual(expect.objectContaining({ notice_status: 'sent' }));
+
+    await runCron(plusDays(MONDAY, 0, 2).toISOString(), digestEnv);
+    expect(queue.sent).toHaveLength(2);
+    expect(resend.delivered).toHaveLength(1);
   });
 
   it('pauses on 403 plan_inactive too, with its notice naming why', async () => {

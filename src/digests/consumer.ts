@@ -41,6 +41,8 @@ export interface JobResult {
   skipped: number;
   failed: number;
   paused: number;
+  /** Pause notices sent. */
+  notices: number;
   /** Resend (or outbox) calls made. */
   calls: number;
   /** API reads made. */
@@ -143,40 +145,121 @@ async function noteRetry(deps: DigestDeps, rows: { send_id: number }[], reason: 
   await deps.db.batch(rows.map((r) => statement.bind(`retrying: ${reason}`, at, r.send_id)));
 }
 
-/** Pauses the group's active subscriptions and sends each one notice: only rows this call moved to paused get one. */
-async function pauseGroup(deps: DigestDeps, job: DigestJob, rows: PendingRow[], code: string, result: JobResult): Promise<void> {
-  const at = deps.now().toISOString();
-  const statement = deps.db.prepare(`UPDATE digest_subscriptions SET status = 'paused', paused_reason = ?, updated_at = ? WHERE id = ? AND status = 'active' RETURNING id`);
-  const moved = new Set((await deps.db.batch<{ id: string }>(rows.map((r) => statement.bind(code, at, r.id)))).flatMap((r) => r.results.map((x) => x.id)));
-  await mark(deps, rows, 'skipped', `paused: ${code}`);
-  result.skipped += rows.length;
-  const notices = rows.filter((r) => moved.has(r.id));
-  result.paused += notices.length;
-  for (let i = 0; i < notices.length; i += BATCH_LIMIT) {
-    const chunk = notices.slice(i, i + BATCH_LIMIT);
+interface NoticeRow extends SubscriptionRow {
+  paused_at: string;
+  notice_key: string | null;
+}
+
+/**
+ * The Idempotency-Key of one batch of pause notices, named by its members and
+ * the time each was paused (a later pause of the same subscription is a new notice).
+ */
+async function noticeKeyOf(rows: Pick<NoticeRow, 'id' | 'paused_at'>[]): Promise<string> {
+  const sorted = [...rows].sort((a, b) => (a.id < b.id ? -1 : 1));
+  if (sorted.length === 1) return `paused/${sorted[0]!.id}/${sorted[0]!.paused_at}`;
+  const hash = (await sha256Hex(sorted.map((r) => `${r.id}@${r.paused_at}`).join(','))).slice(0, 16);
+  return `paused/${sorted[0]!.id}+${sorted.length - 1}.${hash}`;
+}
+
+/**
+ * Sends the group's owed pause notices: each paused subscription gets one,
+ * once. A notice is owed from the pause until sent (`notice_sent_at`); a
+ * failed call leaves it owed and asks for a retry, and the hourly cron also
+ * enqueues groups that still owe one, so a lost notice is sent later, never
+ * twice: its batch key is fixed before the first call and its links are
+ * signed at the pause time, so a retry is the same request under the same key.
+ */
+async function sendOwedNotices(deps: DigestDeps, job: DigestJob, result: JobResult, attempt: number): Promise<void> {
+  const [brandId, marketId, keyPrefix] = job.group_key.split(':');
+  const owed = () =>
+    deps.db
+      .prepare(
+        `SELECT * FROM digest_subscriptions
+          WHERE notice_status = 'owed' AND status = 'paused' AND brand_id = ? AND market_id = ? AND substr(key_hash, 1, 24) = ?
+          ORDER BY id`,
+      )
+      .bind(Number(brandId), Number(marketId), keyPrefix)
+      .all<NoticeRow>()
+      .then((r) => r.results);
+  let rows = await owed();
+  if (rows.length === 0) return;
+  const unassigned = rows.filter((r) => !r.notice_key);
+  if (unassigned.length > 0) {
+    const assign = deps.db.prepare(`UPDATE digest_subscriptions SET notice_key = ? WHERE id = ? AND notice_status = 'owed' AND notice_key IS NULL`);
+    const statements: D1PreparedStatement[] = [];
+    for (let i = 0; i < unassigned.length; i += BATCH_LIMIT) {
+      const chunk = unassigned.slice(i, i + BATCH_LIMIT);
+      const key = await noticeKeyOf(chunk);
+      for (const row of chunk) statements.push(assign.bind(key, row.id));
+    }
+    await deps.db.batch(statements);
+    // A concurrent delivery may have assigned first: its keys are the ones to use.
+    rows = await owed();
+  }
+  const batches = new Map<string, NoticeRow[]>();
+  for (const row of rows) batches.set(row.notice_key!, [...(batches.get(row.notice_key!) ?? []), row]);
+  for (const [key, members] of batches) {
     const emails: OutgoingEmail[] = [];
-    for (const row of chunk) {
-      const unsubscribe = await unsubscribeUrl(deps, row.id);
+    for (const row of members) {
+      const unsubscribe = await unsubscribeUrl(deps, row.id, new Date(row.paused_at));
       const mail = await renderPausedNotice({
         brandName: row.brand_name,
         market: row.market_code,
-        reason: code,
+        reason: row.paused_reason ?? 'invalid_api_key',
         resubscribeHint: `Subscribe again with POST ${deps.publicUrl}/digests/subscriptions and a current API key.`,
         unsubscribeUrl: unsubscribe,
       });
       emails.push({ kind: 'paused', from: deps.from, to: row.email, ...mail, headers: unsubscribeHeaders(unsubscribe, deps.from) });
     }
-    const key = chunk.length === 1 ? `paused/${chunk[0]!.id}/${job.iso_week}` : `paused/${chunk[0]!.id}+${chunk.length - 1}/${job.iso_week}`;
+    // Every call of a job after its first waits: Resend takes about 5 requests per second.
+    if (result.calls > 0) await deps.sleep(MIN_CALL_SPACING_MS);
     const outcome = await deps.mailer.sendBatch(emails, key);
     result.calls++;
-    // The pause itself stands either way; a lost notice is logged, never retried into a second one.
-    if (!outcome.ok) console.error(JSON.stringify({ msg: 'paused notice not sent', group: job.group_key, code: outcome.code, status: outcome.status }));
+    const at = deps.now().toISOString();
+    const update = (status: 'owed' | 'sent' | 'failed', reason: string | null) => {
+      const statement = deps.db.prepare(
+        `UPDATE digest_subscriptions SET notice_status = ?, notice_reason = ?, notice_sent_at = CASE WHEN ? = 'sent' THEN ? ELSE notice_sent_at END WHERE id = ? AND notice_status = 'owed'`,
+      );
+      return deps.db.batch(members.map((r) => statement.bind(status, reason, status, at, r.id)));
+    };
+    if (outcome.ok) {
+      await update('sent', outcome.replayed ? 'already sent: Resend answered 409 for this key' : null);
+      result.notices += members.length;
+    } else if (outcome.retryable) {
+      const reason = `notice: mail ${outcome.status ?? 'network'} ${outcome.code}`;
+      await update('owed', `retrying: ${reason}`);
+      result.retry ??= { delaySeconds: outcome.retryAfter ?? retryDelaySeconds(attempt), reason };
+      if (outcome.status === 429) break;
+    } else {
+      await update('failed', `mail ${outcome.status} ${outcome.code}: ${outcome.message}`.slice(0, 500));
+    }
   }
+}
+
+/**
+ * Pauses the group's active subscriptions (the API refused their key) and
+ * owes each one notice; then sends the notices the group owes.
+ */
+async function pauseGroup(deps: DigestDeps, job: DigestJob, rows: PendingRow[], code: string, result: JobResult, attempt: number): Promise<void> {
+  const at = deps.now().toISOString();
+  const statement = deps.db.prepare(
+    `UPDATE digest_subscriptions
+        SET status = 'paused', paused_reason = ?, paused_at = ?, notice_status = 'owed', notice_key = NULL, notice_sent_at = NULL, notice_reason = NULL, updated_at = ?
+      WHERE id = ? AND status = 'active' RETURNING id`,
+  );
+  const moved = (await deps.db.batch<{ id: string }>(rows.map((r) => statement.bind(code, at, at, r.id)))).flatMap((r) => r.results);
+  await mark(deps, rows, 'skipped', `paused: ${code}`);
+  result.skipped += rows.length;
+  result.paused += moved.length;
+  // Unless the owed notices just failed at the start of this job: the retry it asked for sends them all.
+  if (!result.retry) await sendOwedNotices(deps, job, result, attempt);
 }
 
 /** Processes one group; never sends a record twice. `attempt` is the Queue's delivery count (1-based). */
 export async function processDigestJob(job: DigestJob, deps: DigestDeps, attempt = 1): Promise<JobResult> {
-  const result: JobResult = { sent: 0, skipped: 0, failed: 0, paused: 0, calls: 0, reads: 0 };
+  const result: JobResult = { sent: 0, skipped: 0, failed: 0, paused: 0, notices: 0, calls: 0, reads: 0 };
+  // Notices owed by earlier pauses of this group first: their sending is independent of this week's digest.
+  await sendOwedNotices(deps, job, result, attempt);
   const { results: pending } = await deps.db
     .prepare(
       `SELECT s.*, d.id AS send_id, d.status AS send_status, d.batch_key, d.planned_at
@@ -224,7 +307,7 @@ export async function processDigestJob(job: DigestJob, deps: DigestDeps, attempt
       }
       if (!(error instanceof ApiClientError)) throw error;
       if (error.status === 401 || error.status === 403) {
-        await pauseGroup(deps, job, rows, error.code, result);
+        await pauseGroup(deps, job, rows, error.code, result, attempt);
         return result;
       }
       if (error.status === 404 || error.status === 400 || error.code === 'quota_exceeded' || error.code === 'integration_not_connected') {
@@ -280,12 +363,10 @@ export async function processDigestJob(job: DigestJob, deps: DigestDeps, attempt
 
   const emailFor = digestEmails(deps, reportFor);
   let retry: JobResult['retry'];
-  let first = true;
   for (const [batchKey, members] of batches) {
     const emails: OutgoingEmail[] = [];
     for (const row of members) emails.push(await emailFor(row, digestIdempotencyKey(row.id, job.iso_week), new Date(row.planned_at)));
-    if (!first) await deps.sleep(MIN_CALL_SPACING_MS);
-    first = false;
+    if (result.calls > 0) await deps.sleep(MIN_CALL_SPACING_MS);
     const outcome = await deps.mailer.sendBatch(emails, batchKey);
     result.calls++;
     if (outcome.ok) {

@@ -92,3 +92,11 @@ export function dueWeek(now: Date, timeZone: string): DueWeek | null {
   const monday = addDays(local.day, -(local.weekday - DUE_WEEKDAY));
   return { isoWeek: isoWeek(monday), monday };
 }
+
+/** The ISO week of `now` in UTC and its Monday: the week of jobs that are not a planned digest (owed pause notices). */
+export function utcWeek(now: Date): DueWeek {
+  const day = now.toISOString().slice(0, 10);
+  const weekday = now.getUTCDay() || 7;
+  const monday = addDays(day, -(weekday - 1));
+  return { isoWeek: isoWeek(monday), monday };
+}
