@@ -167,7 +167,13 @@ export const span = (from: Date, to: Date) => (from.getUTCMonth() === to.getUTCM
 /** Records what the planner enqueues. */
 export class FakeQueue {
   sent: DigestJob[] = [];
+  /** The next `sendBatch` calls throw, as a Queue outage or a planner stopped mid-run would leave things. */
+  failures = 0;
   async sendBatch(messages: Iterable<MessageSendRequest<DigestJob>>) {
+    if (this.failures > 0) {
+      this.failures--;
+      throw new Error('Queue send failed (injected)');
+    }
     for (const m of messages) this.sent.push(m.body);
   }
   async send(body: DigestJob) {

@@ -11,7 +11,8 @@ import { createExecutionContext, env, SELF } from 'cloudflare:test';
 import worker from '../src/index';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { retryDelaySeconds } from '../src/digests/consumer';
-import { useDigestOverridesForTests } from '../src/digests/deps';
+import { DigestConfigError, useDigestOverridesForTests } from '../src/digests/deps';
+import { planDigests } from '../src/digests/planner';
 import { isoWeek } from '../src/digests/schedule';
 import { signToken } from '../src/signing';
 import {
@@ -113,6 +114,33 @@ describe('planning by timezone', () => {
     expect(await sendRecords()).toEqual([]);
     await runCron(MONDAY_0800_UTC, digestEnv);
     expect((await sendRecords()).map((r) => r.subscription_id)).toHaveLength(1);
+  });
+
+  it('enqueues again, on a later cron run, a group planned but never enqueued; the consumer still sends once', async () => {
+    await seedSubscriptions([{ email: 'stranded1@example.com' }, { email: 'stranded2@example.com' }]);
+    queue.failures = 1; // the run inserts its records, then cannot enqueue
+    await expect(runCron(MONDAY.toISOString(), digestEnv)).rejects.toThrow('Queue send failed');
+    expect((await sendRecords()).map((r) => r.status)).toEqual(['planned', 'planned']);
+    expect(queue.sent).toEqual([]);
+
+    // A run a few minutes later leaves them (another run may be enqueueing them now); the next hour's enqueues the group.
+    await runCron(plusDays(MONDAY, 0, 0.05).toISOString(), digestEnv);
+    expect(queue.sent).toEqual([]);
+    await runCron(plusDays(MONDAY, 0, 1).toISOString(), digestEnv);
+    expect(queue.sent).toEqual([expect.objectContaining({ iso_week: WEEK, brand_id: 1, market_id: 11 })]);
+    await runCron(plusDays(MONDAY, 0, 2).toISOString(), digestEnv); // enqueued now: not again
+    expect(queue.sent).toHaveLength(1);
+
+    vi.setSystemTime(plusDays(MONDAY, 0, 1));
+    await deliver([...queue.sent, ...queue.sent], digestEnv); // and delivered twice
+    expect(resend.delivered.map((e) => e.to[0]).sort()).toEqual(['stranded1@example.com', 'stranded2@example.com']);
+    expect((await sendRecords()).map((r) => r.status)).toEqual(['sent', 'sent']);
+  });
+
+  it('checks the Queue binding before planning anything', async () => {
+    await seedSubscriptions([{ email: 'noqueue@example.com' }]);
+    await expect(planDigests({ db: env.DB, queue: undefined, now: () => MONDAY })).rejects.toThrow(DigestConfigError);
+    expect(await sendRecords()).toEqual([]);
   });
 
   it('groups by brand, market and key: one message per group', async () => {

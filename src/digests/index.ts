@@ -72,7 +72,7 @@ export async function digestEmail(message: Pick<ForwardableEmailMessage, 'header
 export async function digestScheduled(controller: ScheduledController, env: AppEnv, ctx: ExecutionContext, overrides: Overrides = {}) {
   const deps = configured(() => digestDeps(env, ctx, withTestOverrides({ now: () => new Date(controller.scheduledTime), ...overrides })));
   const result = await planDigests(deps);
-  console.log(JSON.stringify({ msg: 'digests planned', cron: controller.cron, at: new Date(controller.scheduledTime).toISOString(), planned: result.planned, groups: result.groups, notices: result.notices }));
+  console.log(JSON.stringify({ msg: 'digests planned', cron: controller.cron, at: new Date(controller.scheduledTime).toISOString(), planned: result.planned, groups: result.groups, requeued: result.requeued, notices: result.notices }));
   return result;
 }
 

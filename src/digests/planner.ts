@@ -9,8 +9,15 @@
  *
  * Each run also enqueues the groups that still owe a pause notice (a send that
  * failed), so the one notice of a pause is sent once, late rather than never.
+ *
+ * Nothing planned is lost between the two steps: the Queue binding is checked
+ * before any record is inserted, each record notes when its group's message
+ * was sent (`enqueued_at`), and each run enqueues again the groups whose
+ * records are still `planned` without it a few minutes after planning (the
+ * run that planned them stopped before enqueueing). The consumer is
+ * idempotent, so a group enqueued twice is still sent once.
  */
-import { type DigestDeps, type DigestJob } from './deps';
+import { DigestConfigError, type DigestDeps, type DigestJob } from './deps';
 import { dueWeek, utcWeek } from './schedule';
 
 /** Queues' sendBatch takes at most 100 messages. */
@@ -19,12 +26,22 @@ const QUEUE_BATCH = 100;
 export const STALE_AFTER_MS = 5 * 60_000;
 /** An owed pause notice is retried by the cron for this long after the pause, then left (it stays recorded as owed). */
 export const NOTICE_RETRY_DAYS = 7;
+/**
+ * Planned records never enqueued are enqueued again for this long: past the
+ * planned ISO week (the consumer then records them `too late`), so none stays
+ * `planned` for ever.
+ */
+export const REQUEUE_DAYS = 8;
+/** Snapshots are kept past any retry or redelivery of their week (Resend keeps keys 24 h; the Queue retries for under an hour). */
+export const SNAPSHOT_KEEP_DAYS = 14;
 
 export interface PlanResult {
   /** Send records created. */
   planned: number;
   /** Queue messages sent for them, one per group. */
   groups: number;
+  /** Queue messages sent again for planned records that never reached the Queue. */
+  requeued: number;
   /** Queue messages sent for groups that still owe a pause notice. */
   notices: number;
   jobs: DigestJob[];
@@ -38,8 +55,12 @@ const jobOf = (groupKey: string, week: { isoWeek: string; monday: string }): Dig
 };
 
 export async function planDigests(deps: Pick<DigestDeps, 'db' | 'queue' | 'now'>): Promise<PlanResult> {
+  // Before any record: a record planned without a Queue would only wait for the next run.
+  const queue = deps.queue;
+  if (!queue) throw new DigestConfigError('DIGEST_QUEUE is not bound: the planner cannot enqueue digests (wrangler.toml [[queues.producers]]).');
   const now = deps.now();
   const at = now.toISOString();
+  const ago = (ms: number) => new Date(now.getTime() - ms).toISOString();
   const { results: zones } = await deps.db.prepare(`SELECT DISTINCT timezone FROM digest_subscriptions WHERE status = 'active'`).all<{ timezone: string }>();
   const statements: D1PreparedStatement[] = [];
   for (const { timezone } of zones) {
@@ -59,12 +80,26 @@ export async function planDigests(deps: Pick<DigestDeps, 'db' | 'queue' | 'now'>
   }
   const inserted = statements.length === 0 ? [] : (await deps.db.batch<{ id: number; group_key: string; iso_week: string; week_monday: string }>(statements)).flatMap((r) => r.results);
 
-  const jobs = new Map<string, DigestJob>();
+  const sends = new Map<string, DigestJob>();
   for (const row of inserted) {
     const id = `${row.group_key}|${row.iso_week}`;
-    if (!jobs.has(id)) jobs.set(id, jobOf(row.group_key, { isoWeek: row.iso_week, monday: row.week_monday }));
+    if (!sends.has(id)) sends.set(id, jobOf(row.group_key, { isoWeek: row.iso_week, monday: row.week_monday }));
   }
-  const planned = jobs.size;
+  const planned = sends.size;
+
+  // Records a run planned but did not enqueue (it stopped in between); not those of a run still at work.
+  const { results: stranded } = await deps.db
+    .prepare(
+      `SELECT DISTINCT group_key, iso_week, week_monday FROM digest_sends
+        WHERE status = 'planned' AND enqueued_at IS NULL AND planned_at <= ? AND planned_at > ?`,
+    )
+    .bind(ago(STALE_AFTER_MS), ago(REQUEUE_DAYS * DAY_MS))
+    .all<{ group_key: string; iso_week: string; week_monday: string }>();
+  for (const row of stranded) {
+    const id = `${row.group_key}|${row.iso_week}`;
+    if (!sends.has(id)) sends.set(id, jobOf(row.group_key, { isoWeek: row.iso_week, monday: row.week_monday }));
+  }
+  const requeued = sends.size - planned;
 
   // Groups owing a pause notice that a delivery failed to send (not those paused just now: their delivery is running).
   const { results: owing } = await deps.db
@@ -72,27 +107,24 @@ export async function planDigests(deps: Pick<DigestDeps, 'db' | 'queue' | 'now'>
       `SELECT DISTINCT brand_id || ':' || market_id || ':' || substr(key_hash, 1, 24) AS group_key FROM digest_subscriptions
         WHERE notice_status = 'owed' AND status = 'paused' AND paused_at <= ? AND paused_at > ?`,
     )
-    .bind(new Date(now.getTime() - STALE_AFTER_MS).toISOString(), new Date(now.getTime() - NOTICE_RETRY_DAYS * DAY_MS).toISOString())
+    .bind(ago(STALE_AFTER_MS), ago(NOTICE_RETRY_DAYS * DAY_MS))
     .all<{ group_key: string }>();
+  const jobs = new Map(sends);
   const week = utcWeek(now);
   for (const { group_key } of owing) {
     const id = `${group_key}|${week.isoWeek}`;
     if (!jobs.has(id)) jobs.set(id, jobOf(group_key, week));
   }
 
+  await deps.db.prepare('DELETE FROM digest_snapshots WHERE read_at < ?').bind(ago(SNAPSHOT_KEEP_DAYS * DAY_MS)).run();
+
   const list = [...jobs.values()];
-  if (list.length === 0) return { planned: inserted.length, groups: 0, notices: 0, jobs: [] };
-  if (!deps.queue) throw new Error('DIGEST_QUEUE is not bound: cannot enqueue the planned digests.');
-  try {
-    for (let i = 0; i < list.length; i += QUEUE_BATCH) await deps.queue.sendBatch(list.slice(i, i + QUEUE_BATCH).map((body) => ({ body, contentType: 'json' })));
-  } catch (error) {
-    // Undo what was not enqueued, so the next hourly run (still in the catch-up window) plans it again.
-    const ids = inserted.map((r) => r.id);
-    for (let i = 0; i < ids.length; i += 90) {
-      const chunk = ids.slice(i, i + 90);
-      await deps.db.prepare(`DELETE FROM digest_sends WHERE status = 'planned' AND id IN (${chunk.map(() => '?').join(',')})`).bind(...chunk).run();
-    }
-    throw error;
+  // A failure here leaves the records planned and not enqueued: a later run enqueues them (see the module comment).
+  for (let i = 0; i < list.length; i += QUEUE_BATCH) await queue.sendBatch(list.slice(i, i + QUEUE_BATCH).map((body) => ({ body, contentType: 'json' })));
+  if (sends.size > 0) {
+    const mark = deps.db.prepare(`UPDATE digest_sends SET enqueued_at = ? WHERE group_key = ? AND iso_week = ? AND status = 'planned' AND enqueued_at IS NULL`);
+    const updates = [...sends.values()].map((job) => mark.bind(at, job.group_key, job.iso_week));
+    for (let i = 0; i < updates.length; i += 500) await deps.db.batch(updates.slice(i, i + 500));
   }
-  return { planned: inserted.length, groups: planned, notices: list.length - planned, jobs: list };
+  return { planned: inserted.length, groups: planned, requeued, notices: list.length - sends.size, jobs: list };
 }
