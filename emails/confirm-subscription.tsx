@@ -9,19 +9,26 @@ export interface ConfirmSubscriptionEmailProps {
   kinds: ('visibility' | 'won_lost')[];
   timezone: string;
   confirmUrl: string;
+  /** The signed unsubscribe link: this address gets nothing more from this subscription. */
+  unsubscribeUrl: string;
   /** How many days the link stays valid. */
   validDays: number;
 }
 
 const KIND_WORDS = { visibility: 'the AI visibility score and its trend', won_lost: 'the questions won and lost in AI answers' } as const;
 
-export function ConfirmSubscriptionEmail({ brandName, market, kinds, timezone, confirmUrl, validDays }: ConfirmSubscriptionEmailProps) {
+export function ConfirmSubscriptionEmail({ brandName, market, kinds, timezone, confirmUrl, unsubscribeUrl, validDays }: ConfirmSubscriptionEmailProps) {
   const what = kinds.map((k) => KIND_WORDS[k]).join(' and ');
   return (
     <EmailLayout
       preview={`Confirm your weekly AI-visibility digest for ${brandName}`}
       heading={`Confirm your weekly digest for ${brandName}`}
-      footer={<Text style={text.small}>{`If you did not ask for this, ignore this email: nothing more will be sent to this address. The link expires in ${validDays} days.`}</Text>}
+      footer={
+        <Text style={text.small}>
+          {`If you did not ask for this, ignore this email: nothing more will be sent to this address unless the link is followed. It expires in ${validDays} days. `}
+          <FooterLink href={unsubscribeUrl}>Unsubscribe</FooterLink>
+        </Text>
+      }
     >
       <Text style={text.body}>{`Someone (we hope you) asked to receive a weekly email about ${brandName} in market ${market.toUpperCase()}: ${what}. It arrives on Mondays at 08:00 (${timezone}).`}</Text>
       <Section style={{ margin: '16px 0' }}>
@@ -46,6 +53,7 @@ ConfirmSubscriptionEmail.PreviewProps = {
   kinds: ['visibility', 'won_lost'],
   timezone: 'Europe/Berlin',
   confirmUrl: 'http://localhost:8787/digests/confirm?token=preview-token',
+  unsubscribeUrl: 'http://localhost:8787/digests/unsubscribe?token=preview-token',
   validDays: 7,
 } satisfies ConfirmSubscriptionEmailProps;
 

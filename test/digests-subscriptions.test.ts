@@ -5,10 +5,12 @@
  */
 import { createExecutionContext, env, SELF } from 'cloudflare:test';
 import worker from '../src/index';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { DigestConfigError } from '../src/digests/deps';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DigestConfigError, useDigestOverridesForTests } from '../src/digests/deps';
+import { unseal } from '../src/digests/sealed';
+import { UNVERIFIED_PER_MINUTE } from '../src/proxy/abuse';
 import { signToken } from '../src/signing';
-import { clearDigests, deliver, FakeQueue, FakeResend, runCron, testEnv } from './digests-helpers';
+import { clearDigests, deliver, FakeQueue, FakeResend, RecordingApi, runCron, testEnv } from './digests-helpers';
 
 const BASE = 'https://edge.test';
 
@@ -74,6 +76,70 @@ describe('POST /digests/subscriptions', () => {
     expect(await outbox('dup@example.com')).toHaveLength(1);
   });
 
+  it('answers concurrent subscribes of one new address with 201 and 200s, one row, one confirmation email', async () => {
+    const responses = await Promise.all(Array.from({ length: 6 }, (_, i) => subscribe({ email: 'race@example.com', kinds: i % 2 ? ['visibility'] : ['won_lost'] })));
+    const statuses = responses.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 201]);
+    const bodies = (await Promise.all(responses.map((r) => r.json()))) as { subscription: { id: string; status: string } }[];
+    expect(new Set(bodies.map((b) => b.subscription.id)).size).toBe(1);
+    expect(bodies.every((b) => b.subscription.status === 'pending')).toBe(true);
+    const rows = await env.DB.prepare('SELECT id, key_sealed FROM digest_subscriptions').all<{ id: string; key_sealed: string }>();
+    expect(rows.results).toHaveLength(1);
+    // Whichever request wrote last, the key is sealed for the row's own id.
+    expect(await unseal(env.ENCRYPTION_KEY, rows.results[0]!.key_sealed, rows.results[0]!.id)).toBe('demo_pro_single');
+    expect(await outbox('race@example.com')).toHaveLength(1);
+  });
+
+  it('says when a new confirmation can be sent when re-subscribing within 10 minutes, and sends one after', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const t0 = Date.parse('2026-11-20T10:00:00Z');
+      vi.setSystemTime(t0);
+      const first = (await (await subscribe({ email: 'again@example.com' })).json()) as { confirmation: unknown };
+      expect(first.confirmation).toEqual({ sent: true, sent_at: '2026-11-20T10:00:00.000Z', resend_after: '2026-11-20T10:10:00.000Z' });
+
+      vi.setSystemTime(t0 + 9 * 60_000);
+      const soon = await subscribe({ email: 'again@example.com' });
+      expect(soon.status).toBe(200);
+      expect(((await soon.json()) as { confirmation: unknown }).confirmation).toEqual({ sent: false, sent_at: '2026-11-20T10:00:00.000Z', resend_after: '2026-11-20T10:10:00.000Z' });
+      expect(await outbox('again@example.com')).toHaveLength(1);
+
+      vi.setSystemTime(t0 + 10 * 60_000);
+      const later = (await (await subscribe({ email: 'again@example.com' })).json()) as { confirmation: unknown };
+      expect(later.confirmation).toEqual({ sent: true, sent_at: '2026-11-20T10:10:00.000Z', resend_after: '2026-11-20T10:20:00.000Z' });
+      expect(await outbox('again@example.com')).toHaveLength(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('sends the confirmation email with List-Unsubscribe (https and mailto) and one-click List-Unsubscribe-Post', async () => {
+    const resend = new FakeResend().install();
+    let email;
+    try {
+      const response = await worker.fetch!(
+        new Request(`${BASE}/digests/subscriptions`, { method: 'POST', headers: { authorization: 'Bearer demo_pro_single', 'content-type': 'application/json' }, body: JSON.stringify({ email: 'headers@example.com' }) }) as Request<
+          unknown,
+          IncomingRequestCfProperties
+        >,
+        testEnv(new FakeQueue()),
+        createExecutionContext(),
+      );
+      expect(response.status).toBe(201);
+      email = resend.delivered[0]!;
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    expect(email.headers?.['List-Unsubscribe']).toMatch(/^<https:\/\/edge\.test\/digests\/unsubscribe\?token=[^>]+>, <mailto:unsubscribe@mail\.example\.com\?subject=unsubscribe%20[^>]+>$/);
+    expect(email.headers?.['List-Unsubscribe-Post']).toBe('List-Unsubscribe=One-Click');
+    expect(email.text).toContain('https://edge.test/digests/unsubscribe?token=');
+    // The one-click POST to it unsubscribes the pending address: it gets nothing more.
+    const link = /^<([^>]+)>/.exec(email.headers!['List-Unsubscribe']!)![1]!;
+    const post = await SELF.fetch(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    expect(post.status).toBe(200);
+    expect((await env.DB.prepare('SELECT status FROM digest_subscriptions WHERE email_key = ?').bind('headers@example.com').first())?.status).toBe('unsubscribed');
+  });
+
   it.each([
     ['malformed email', { email: 'not-an-email' }, 'email'],
     ['header injection in email', { email: 'a@example.com\r\nBcc: x@example.com' }, 'email'],
@@ -122,6 +188,46 @@ describe('POST /digests/subscriptions', () => {
       expect(((await response.json()) as { error: { code: string } }).error.code).toBe(code);
     }
     expect((await env.DB.prepare('SELECT COUNT(*) AS n FROM digest_subscriptions').first<{ n: number }>())?.n).toBe(0);
+  });
+});
+
+describe('abuse limits (the proxy\'s, before any upstream read)', () => {
+  let api: RecordingApi;
+  beforeEach(() => {
+    api = new RecordingApi();
+    useDigestOverridesForTests({ client: api.client });
+  });
+  afterEach(() => useDigestOverridesForTests());
+
+  const from = (address: string, key: string) =>
+    SELF.fetch(`${BASE}/digests/subscriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'cf-connecting-ip': address },
+      body: JSON.stringify({ email: 'flood@example.com' }),
+    });
+
+  it('a flood of random keys from one address reaches the upstream at most UNVERIFIED_PER_MINUTE times, then gets 429', async () => {
+    api.fault = { status: 401, code: 'invalid_api_key' };
+    const statuses: number[] = [];
+    for (let i = 0; i < UNVERIFIED_PER_MINUTE + 10; i++) statuses.push((await from('198.51.100.201', `random_${crypto.randomUUID()}`)).status);
+    expect(api.requests).toHaveLength(UNVERIFIED_PER_MINUTE);
+    expect(statuses.slice(0, UNVERIFIED_PER_MINUTE).every((s) => s === 401)).toBe(true);
+    const last = await from('198.51.100.201', 'random_last');
+    expect(last.status).toBe(429);
+    expect(last.headers.get('retry-after')).toBe('60');
+    expect(((await last.json()) as { error: { code: string } }).error.code).toBe('rate_limited');
+    expect(statuses.slice(UNVERIFIED_PER_MINUTE)).toEqual(Array(10).fill(429));
+    expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM digest_subscriptions').first<{ n: number }>()).toEqual({ n: 0 });
+  });
+
+  it('a key the upstream refused is refused again without another upstream read; a good key is not limited', async () => {
+    api.fault = { status: 401, code: 'invalid_api_key' };
+    const revoked = `revoked_${crypto.randomUUID()}`;
+    expect((await from('198.51.100.202', revoked)).status).toBe(401);
+    expect((await from('198.51.100.202', revoked)).status).toBe(401);
+    expect(api.requests).toHaveLength(1);
+    api.fault = null;
+    expect((await from('198.51.100.202', 'demo_pro_single')).status).toBe(201);
   });
 });
 

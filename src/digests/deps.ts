@@ -5,6 +5,7 @@
  */
 import { type ApiClient, createClient, upstreamFromEnv } from '../client';
 import type { AppEnv } from '../config/env';
+import { checkBeforeUpstream, markVerified, rememberFailedAuth } from '../proxy/abuse';
 import { type Mailer, outboxMailer, resendMailer } from './mailer';
 
 /** One Queue message: one brand + market + key group, for one ISO week. */
@@ -27,6 +28,19 @@ export interface DigestDeps {
   from: string;
   /** A client that reads with the given (subscriber's) key. */
   client: (apiKey: string) => ApiClient;
+  /**
+   * The proxy's abuse limits (src/proxy/abuse.ts) in front of the upstream
+   * reads the routes make with a caller's key: a key that failed
+   * authentication in the last minute is refused (401), and unverified keys
+   * count against the client's address (429), as on /api/v1.
+   */
+  abuse: {
+    check(request: Request, keyHash: string): Promise<void>;
+    /** The key read successfully: no more checks for it in this isolate. */
+    verified(keyHash: string): void;
+    /** The upstream answered 401 for it: refused at the edge for a minute. */
+    failed(keyHash: string): void;
+  };
   now: () => Date;
   sleep: (ms: number) => Promise<void>;
   queue: Pick<Queue<DigestJob>, 'sendBatch'> | undefined;
@@ -76,6 +90,11 @@ export function digestDeps(env: AppEnv, ctx?: Pick<ExecutionContext, 'waitUntil'
     from: env.DIGEST_FROM ?? DEV_FROM,
     // Two tries inside a call, waiting through `deps.sleep`; longer outages are the Queue's to retry, with its backoff.
     client: (apiKey) => createClient({ apiKey, ...upstream, retry: { attempts: 2, totalMs: 15_000 }, sleep: (ms) => deps.sleep(ms), now: () => deps.now().getTime() }),
+    abuse: {
+      check: (request, keyHash) => checkBeforeUpstream(env, request, keyHash, deps.now().getTime()),
+      verified: markVerified,
+      failed: (keyHash) => rememberFailedAuth(env, keyHash, deps.now().getTime(), waitUntil ?? ((work) => void work.catch(() => undefined))),
+    },
     now: () => new Date(),
     sleep: realSleep,
     queue: env.DIGEST_QUEUE,

@@ -19,7 +19,7 @@ import { ApiError, ERROR_STATUS, type ErrorCode, errorResponse, invalidParameter
 import { sha256Hex } from '../hash';
 import { bearerKey } from '../origin/access';
 import { DigestKind } from '../reports/model';
-import { verifyToken } from '../signing';
+import { CONFIRM_TTL, verifyToken } from '../signing';
 import type { DigestDeps } from './deps';
 import { BATCH_LIMIT } from './mailer';
 import { planDigests } from './planner';
@@ -27,7 +27,7 @@ import { badTokenPage, escapeHtml, page } from './pages';
 import { renderConfirmation } from './render';
 import { canonicalTimeZone } from './schedule';
 import { seal } from './sealed';
-import { confirmUrl, newSubscriptionId, publicView, subscriptionById, type SubscriptionRow } from './store';
+import { confirmUrl, kindsOf, newSubscriptionId, publicView, subscriptionById, type SubscriptionRow, unsubscribeHeaders, unsubscribeUrl } from './store';
 
 export const DIGESTS_BASE = '/digests';
 export const OUTBOX_BASE = '/dev/outbox';
@@ -36,8 +36,8 @@ export const DEV_PLAN_PATH = '/dev/digests/plan';
 
 /** A subscription request is a few hundred bytes; anything past this is refused before parsing. */
 export const MAX_BODY_BYTES = 4096;
-/** Re-subscribing within this window does not send another confirmation email (same idempotency key). */
-const CONFIRM_RESEND_WINDOW_MS = 10 * 60_000;
+/** At most one confirmation email per subscription in this window; the answer says when the next may go. */
+export const CONFIRM_RESEND_WINDOW_MS = 10 * 60_000;
 
 /** Pragmatic address check (no quoted local parts, no IP literals); the confirmation email proves the rest. */
 const EMAIL = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
@@ -84,93 +84,135 @@ function requireKey(request: Request): string {
   return key;
 }
 
-/** The brand ids the key's account can read: a subscription is the account's when its brand is one of them. */
-async function accountBrands(deps: DigestDeps, key: string): Promise<Set<number>> {
+/**
+ * An upstream read with the caller's key, behind the proxy's abuse limits: a
+ * flood of random or revoked keys through these routes spends no more of the
+ * upstream than through /api/v1. The API's own error passes through.
+ */
+async function readWithKey<T>(deps: DigestDeps, request: Request, key: string, read: (client: ReturnType<DigestDeps['client']>) => Promise<T>): Promise<T> {
+  const keyHash = await sha256Hex(key);
+  await deps.abuse.check(request, keyHash);
   try {
-    const { brands } = await deps.client(key).listBrands();
-    return new Set(brands.map((b) => b.id));
+    const result = await read(deps.client(key));
+    deps.abuse.verified(keyHash);
+    return result;
   } catch (error) {
+    if (error instanceof ApiClientError && error.status === 401) deps.abuse.failed(keyHash);
     throw upstreamError(error);
   }
 }
 
-async function sendConfirmation(deps: DigestDeps, row: SubscriptionRow): Promise<void> {
-  const url = await confirmUrl(deps, row.id);
+/** The brand ids the key's account can read: a subscription is the account's when its brand is one of them. */
+async function accountBrands(deps: DigestDeps, request: Request, key: string): Promise<Set<number>> {
+  const { brands } = await readWithKey(deps, request, key, (client) => client.listBrands());
+  return new Set(brands.map((b) => b.id));
+}
+
+/** What the subscribe answer says of the confirmation email. */
+export interface ConfirmationStatus {
+  /** Whether this request sent one; false when one went within the last 10 minutes. */
+  sent: boolean;
+  /** When the last one was sent. */
+  sent_at: string;
+  /** From when another can be sent (subscribe again then). */
+  resend_after: string;
+}
+
+/**
+ * The confirmation email, at most once per `CONFIRM_RESEND_WINDOW_MS` and
+ * subscription. The claim is one conditional update of `confirm_sent_at`, so
+ * of concurrent subscribes of the same address only one sends; the others
+ * (and a re-subscribe within the window) say when the next can go. Like every
+ * email, it carries `List-Unsubscribe` and `List-Unsubscribe-Post`.
+ */
+async function sendConfirmation(deps: DigestDeps, row: SubscriptionRow): Promise<ConfirmationStatus> {
+  const now = deps.now();
+  const at = now.toISOString();
+  const after = (sentAt: string) => new Date(Date.parse(sentAt) + CONFIRM_RESEND_WINDOW_MS).toISOString();
+  const claimed = await deps.db
+    .prepare(`UPDATE digest_subscriptions SET confirm_sent_at = ? WHERE id = ? AND status = 'pending' AND (confirm_sent_at IS NULL OR confirm_sent_at <= ?) RETURNING id`)
+    .bind(at, row.id, new Date(now.getTime() - CONFIRM_RESEND_WINDOW_MS).toISOString())
+    .first<{ id: string }>();
+  if (!claimed) {
+    const last = (await subscriptionById(deps.db, row.id))?.confirm_sent_at ?? at;
+    return { sent: false, sent_at: last, resend_after: after(last) };
+  }
+  const url = await confirmUrl(deps, row.id, now);
+  const unsubscribe = await unsubscribeUrl(deps, row.id, now);
   const mail = await renderConfirmation({
     brandName: row.brand_name,
     market: row.market_code,
-    kinds: row.kinds.split(',') as ('visibility' | 'won_lost')[],
+    kinds: kindsOf(row),
     timezone: row.timezone,
     confirmUrl: url,
-    validDays: 7,
+    unsubscribeUrl: unsubscribe,
+    validDays: CONFIRM_TTL / 86_400,
   });
-  const slot = Math.floor(deps.now().getTime() / CONFIRM_RESEND_WINDOW_MS);
-  const outcome = await deps.mailer.sendBatch([{ kind: 'confirm', from: deps.from, to: row.email, ...mail }], `confirm/${row.id}/${slot}`);
+  const outcome = await deps.mailer.sendBatch([{ kind: 'confirm', from: deps.from, to: row.email, ...mail, headers: unsubscribeHeaders(unsubscribe, deps.from) }], `confirm/${row.id}/${at}`);
   if (!outcome.ok) {
+    // Nothing went out: give the slot back, so subscribing again can send at once.
+    await deps.db.prepare('UPDATE digest_subscriptions SET confirm_sent_at = ? WHERE id = ? AND confirm_sent_at = ?').bind(row.confirm_sent_at, row.id, at).run();
     console.error(JSON.stringify({ msg: 'confirmation email failed', subscription: row.id, code: outcome.code, status: outcome.status }));
     throw new ApiError('upstream_error', 'The confirmation email could not be sent; try again in a few minutes.');
   }
-  await deps.db.prepare('UPDATE digest_subscriptions SET confirm_sent_at = ? WHERE id = ?').bind(deps.now().toISOString(), row.id).run();
+  return { sent: true, sent_at: at, resend_after: after(at) };
 }
 
 async function subscribe(request: Request, deps: DigestDeps): Promise<Response> {
   const key = requireKey(request);
   const input = parseSubscribe(await readJsonBody(request, MAX_BODY_BYTES));
-  const client = deps.client(key);
   // The key must read this brand and market: the same read the digest will make, so its error is the one to show.
-  let brandId: number;
-  let market: { id: number; code: string };
-  let brandName: string;
-  try {
+  const { brandId, market, brandName } = await readWithKey(deps, request, key, async (client) => {
     const visibility = await client.getVisibility({ ...(input.brand_id ? { brand_id: input.brand_id } : {}), ...(input.market !== undefined ? { market: String(input.market) } : {}) });
-    brandId = visibility.brand_id;
-    market = visibility.market;
     const { brands } = await client.listBrands();
-    brandName = brands.find((b) => b.id === brandId)?.name ?? `Brand ${brandId}`;
-  } catch (error) {
-    throw upstreamError(error);
-  }
+    return { brandId: visibility.brand_id, market: visibility.market, brandName: brands.find((b) => b.id === visibility.brand_id)?.name ?? `Brand ${visibility.brand_id}` };
+  });
 
   const now = deps.now().toISOString();
   const emailKey = input.email.toLowerCase();
   const keyHash = await sha256Hex(key);
-  const existing = await deps.db
-    .prepare('SELECT * FROM digest_subscriptions WHERE email_key = ? AND brand_id = ? AND market_id = ?')
-    .bind(emailKey, brandId, market.id)
-    .first<SubscriptionRow>();
-  const id = existing?.id ?? newSubscriptionId();
-  const sealed = await seal(deps.encryptionKey, key, id);
   const kinds = input.kinds.join(',');
+  const byAddress = () =>
+    deps.db.prepare('SELECT * FROM digest_subscriptions WHERE email_key = ? AND brand_id = ? AND market_id = ?').bind(emailKey, brandId, market.id).first<SubscriptionRow>();
 
-  if (!existing) {
-    await deps.db
+  // One subscription per address, brand and market (a unique key). A new address is inserted; when a
+  // concurrent subscribe of the same address inserted first, this one continues as a re-subscribe of its row.
+  let row = await byAddress();
+  let created = false;
+  if (!row) {
+    const id = newSubscriptionId();
+    const inserted = await deps.db
       .prepare(
         `INSERT INTO digest_subscriptions (id, email, email_key, brand_id, brand_name, market_id, market_code, kinds, timezone, status, key_hash, key_sealed, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)
-         ON CONFLICT (email_key, brand_id, market_id) DO NOTHING`,
+         ON CONFLICT (email_key, brand_id, market_id) DO NOTHING RETURNING id`,
       )
-      .bind(id, input.email, emailKey, brandId, brandName, market.id, market.code, kinds, input.timezone, keyHash, sealed, now, now)
-      .run();
-  } else {
+      .bind(id, input.email, emailKey, brandId, brandName, market.id, market.code, kinds, input.timezone, keyHash, await seal(deps.encryptionKey, key, id), now, now)
+      .first<{ id: string }>();
+    created = inserted !== null;
+    row = await byAddress();
+    if (!row) throw new Error('subscription row missing after insert');
+  }
+  if (!created) {
     // Re-subscribing never duplicates: the row is updated. An active one stays active (no new email);
-    // a paused or unsubscribed one needs the address confirmed again.
-    const status = existing.status === 'active' ? 'active' : 'pending';
+    // a pending, paused or unsubscribed one needs the address confirmed. The key is sealed for this row's id.
     await deps.db
       .prepare(
-        `UPDATE digest_subscriptions SET kinds = ?, timezone = ?, key_hash = ?, key_sealed = ?, brand_name = ?, market_code = ?, status = ?, paused_reason = NULL, unsubscribed_at = NULL, updated_at = ?
+        `UPDATE digest_subscriptions SET kinds = ?, timezone = ?, key_hash = ?, key_sealed = ?, brand_name = ?, market_code = ?,
+                status = CASE status WHEN 'active' THEN 'active' ELSE 'pending' END, paused_reason = NULL, unsubscribed_at = NULL, updated_at = ?
           WHERE id = ?`,
       )
-      .bind(kinds, input.timezone, keyHash, sealed, brandName, market.code, status, now, id)
+      .bind(kinds, input.timezone, keyHash, await seal(deps.encryptionKey, key, row.id), brandName, market.code, now, row.id)
       .run();
+    row = (await subscriptionById(deps.db, row.id))!;
   }
-  const row = (await subscriptionById(deps.db, id))!;
-  if (row.status === 'pending') await sendConfirmation(deps, row);
-  return json({ subscription: publicView(row) }, existing ? 200 : 201);
+  const confirmation = row.status === 'pending' ? await sendConfirmation(deps, row) : null;
+  return json({ subscription: publicView(row), ...(confirmation ? { confirmation } : {}) }, created ? 201 : 200);
 }
 
 async function list(request: Request, deps: DigestDeps): Promise<Response> {
   const key = requireKey(request);
-  const brands = [...(await accountBrands(deps, key))];
+  const brands = [...(await accountBrands(deps, request, key))];
   if (brands.length === 0) return json({ subscriptions: [] });
   const { results } = await deps.db
     .prepare(`SELECT * FROM digest_subscriptions WHERE brand_id IN (${brands.map(() => '?').join(',')}) AND status != 'unsubscribed' ORDER BY created_at, id`)
@@ -191,7 +233,7 @@ export async function unsubscribeById(deps: DigestDeps, id: string): Promise<voi
 
 async function remove(request: Request, deps: DigestDeps, id: string): Promise<Response> {
   const key = requireKey(request);
-  const brands = await accountBrands(deps, key);
+  const brands = await accountBrands(deps, request, key);
   const row = /^sub_[a-z0-9]{1,40}$/.test(id) ? await subscriptionById(deps.db, id) : null;
   // Another account's subscription is as invisible as a missing one.
   if (!row || !brands.has(row.brand_id) || row.status === 'unsubscribed') throw new ApiError('not_found', 'No such subscription for this account.');
