@@ -86,6 +86,25 @@ describe('caching', () => {
     expect(up.calls).toBe(2);
   });
 
+  it('honours the other request directives: max-age=N (token or quoted), Pragma: no-cache in any case without Cache-Control, no-store', async () => {
+    const key = freshKey();
+    await settled(WINDOWLESS, key);
+    at(T0 + 42 * SECOND);
+    const cache = async (headers: Record<string, string>) => (await read(await settled(WINDOWLESS, key, headers))).cache;
+    expect(await cache({ 'cache-control': 'max-age=60' })).toBe('HIT');
+    expect(await cache({ 'cache-control': 'max-age=30' })).toBe('REVALIDATED');
+    at(T0 + 52 * SECOND);
+    expect(await cache({ 'cache-control': 'MAX-AGE="5"' })).toBe('REVALIDATED');
+    // Each revalidation a few seconds after the last: the gate shares an upstream 200 for 2 s.
+    at(T0 + 55 * SECOND);
+    expect(await cache({ pragma: 'NO-CACHE' })).toBe('REVALIDATED');
+    at(T0 + 58 * SECOND);
+    // Cache-Control present: Pragma is ignored (RFC 9111, 5.4).
+    expect(await cache({ 'cache-control': 'private', pragma: 'no-cache' })).toBe('HIT');
+    expect(await cache({ 'cache-control': 'no-store' })).toBe('BYPASS');
+    expect(up.calls).toBe(5);
+  });
+
   it('answers 304 to a matching If-None-Match, 200 otherwise', async () => {
     const key = freshKey();
     const { etag } = await read(await get(WINDOWLESS, key));

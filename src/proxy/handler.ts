@@ -43,8 +43,12 @@ export interface ProxyCall {
 
 /** The proxy's fetch handler for /api/v1/*: always a response. */
 export async function handleProxy(request: Request, env: AppEnv, ctx: ExecutionContext, call: ProxyCall = {}): Promise<Response> {
-  if (isPreflight(request)) return preflight(request, env.CORS_ORIGINS);
   const requestId = requestIdOf(request);
+  if (isPreflight(request)) {
+    const answer = preflight(request, env.CORS_ORIGINS);
+    answer.headers.set('x-request-id', requestId);
+    return answer;
+  }
   const nowMs = Date.now();
   const clientAddress = call.clientAddress !== undefined ? call.clientAddress : clientAddressOf(request);
   let response: Response;
@@ -107,7 +111,8 @@ async function serve(request: Request, env: AppEnv, ctx: ExecutionContext, reque
 
   // A stored entry proves the key good: it skips the checks that guard the upstream from unknown keys.
   if (entry) markVerified(keyHash);
-  if (entry && !directives.noCache) {
+  const acceptable = entry && !directives.noCache && (directives.maxAgeS === undefined || ageS(entry, nowMs) <= directives.maxAgeS);
+  if (acceptable) {
     if (nowMs < entry.freshUntil) return fromEntry(x, entry, 'HIT');
     if (nowMs < entry.revalidateUntil) {
       ctx.waitUntil(throughGate(x, { store: true }).catch(() => undefined));
@@ -220,7 +225,7 @@ function fromEntry(x: Exchange, entry: Entry, status: CacheStatus, upstreamHeade
   const fields: Record<string, string> = {
     'content-type': JSON_CONTENT_TYPE,
     etag: entry.etag,
-    age: String(Math.max(0, Math.floor((x.nowMs - entry.storedAt) / 1000))),
+    age: String(ageS(entry, x.nowMs)),
     'cache-control': `private, max-age=${Math.max(0, Math.floor((entry.freshUntil - x.nowMs) / 1000))}`,
     vary: 'Authorization',
     'x-cache': status,
@@ -256,14 +261,38 @@ function isErrorBody(body: string): boolean {
   }
 }
 
-/** Request directives (RFC 9111, section 5.2.1): `no-cache` and `max-age=0` revalidate; `no-store` neither reads nor writes the cache. */
-function requestDirectives(request: Request): { noCache: boolean; noStore: boolean } {
-  const value = (request.headers.get('cache-control') ?? '').toLowerCase();
-  const directives = value.split(',').map((d) => d.trim());
-  const noStore = directives.includes('no-store');
-  const noCache = noStore || directives.includes('no-cache') || directives.includes('max-age=0') || (value === '' && request.headers.get('pragma') === 'no-cache');
-  return { noCache, noStore };
+interface Directives {
+  /** Revalidate before answering from the cache. */
+  noCache: boolean;
+  /** Neither read nor write the cache. */
+  noStore: boolean;
+  /** The oldest stored answer the caller accepts, in seconds. */
+  maxAgeS?: number;
 }
+
+/**
+ * Request directives (RFC 9111, section 5.2.1; names compared without case,
+ * arguments as token or quoted string): `no-cache` revalidates; `max-age=N`
+ * revalidates an answer older than N seconds (`max-age=0`: always);
+ * `no-store` neither reads nor writes the cache. Without Cache-Control,
+ * `Pragma: no-cache` counts as `no-cache` (section 5.4).
+ */
+function requestDirectives(request: Request): Directives {
+  const cacheControl = request.headers.get('cache-control') ?? '';
+  const directives = new Map<string, string>();
+  for (const part of cacheControl.split(',')) {
+    const [name = '', ...argument] = part.split('=');
+    if (name.trim()) directives.set(name.trim().toLowerCase(), argument.join('=').trim().replace(/^"(.*)"$/, '$1'));
+  }
+  const maxAge = directives.get('max-age');
+  const maxAgeS = maxAge !== undefined && /^\d+$/.test(maxAge) ? Number(maxAge) : undefined;
+  const pragmaNoCache = cacheControl.trim() === '' && (request.headers.get('pragma') ?? '').split(',').some((d) => d.trim().toLowerCase() === 'no-cache');
+  const noStore = directives.has('no-store');
+  return { noStore, noCache: noStore || directives.has('no-cache') || pragmaNoCache || maxAgeS === 0, ...(maxAgeS !== undefined ? { maxAgeS } : {}) };
+}
+
+/** Whole seconds since the entry was stored: its `Age`. */
+const ageS = (entry: Entry, nowMs: number) => Math.max(0, Math.floor((nowMs - entry.storedAt) / 1000));
 
 /** Weak comparison (RFC 9110, section 13.1.2): `W/` is ignored, `*` matches any stored answer. */
 export function matchesIfNoneMatch(header: string | null, etag: string): boolean {
