@@ -357,9 +357,18 @@ export async function processDigestJob(job: DigestJob, deps: DigestDeps, attempt
     }
   }
   for (let i = 0; i < statements.length; i += 500) await deps.db.batch(statements.slice(i, i + 500));
+  if (unassigned.length > 0) {
+    // A concurrent delivery of the same group (a duplicate message) may have assigned first: its keys win.
+    const { results: assigned } = await deps.db
+      .prepare(`SELECT id, batch_key FROM digest_sends WHERE group_key = ? AND iso_week = ? AND status IN ('planned', 'sending')`)
+      .bind(job.group_key, job.iso_week)
+      .all<{ id: number; batch_key: string | null }>();
+    const keys = new Map(assigned.map((r) => [r.id, r.batch_key]));
+    for (const row of rows) row.batch_key = keys.get(row.send_id) ?? null;
+  }
 
   const batches = new Map<string, PendingRow[]>();
-  for (const row of rows) batches.set(row.batch_key!, [...(batches.get(row.batch_key!) ?? []), row]);
+  for (const row of rows) if (row.batch_key) batches.set(row.batch_key, [...(batches.get(row.batch_key) ?? []), row]);
 
   const emailFor = digestEmails(deps, reportFor);
   let retry: JobResult['retry'];
