@@ -27,6 +27,8 @@ import { renderDigest } from '../src/digests/render';
 import { seal } from '../src/digests/sealed';
 import { sha256Hex } from '../src/hash';
 import { buildReport } from '../src/reports/model';
+import { addDays, toDay } from '../src/contract/window';
+import { isoWeek } from '../src/digests/schedule';
 import { clearDigests, FakeQueue, FakeResend, testEnv } from '../test/digests-helpers';
 
 const SUBSCRIPTIONS = 10_000;
@@ -39,6 +41,8 @@ const lines: string[] = [];
 const report = (line: string) => {
   lines.push(line);
 };
+/** The Monday of this ISO week: digests are planned at 08:00 on it and read the demo data of the days before. */
+const THIS_MONDAY = addDays(toDay(new Date()), -((new Date().getUTCDay() + 6) % 7));
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 
 afterAll(() => {
@@ -48,7 +52,7 @@ afterAll(() => {
 it('renders a digest', async () => {
   const client = createClient({ apiKey: 'demo_pro_single', transport: originTransport(env.DB), baseUrl: EMBEDDED_BASE_URL });
   const [visibility, history, topics] = await Promise.all([client.getVisibility(), client.getAnswerHistory(), client.listTopics()]);
-  const model = buildReport({ brand: { id: 1, name: 'Brightdesk' }, week: { isoWeek: '2026-W48', monday: '2026-11-23' }, kinds: ['visibility', 'won_lost'], visibility, history, topics });
+  const model = buildReport({ brand: { id: 1, name: 'Brightdesk' }, week: { isoWeek: isoWeek(THIS_MONDAY), monday: THIS_MONDAY }, kinds: ['visibility', 'won_lost'], visibility, history, topics });
   const links = { viewInBrowser: 'https://edge.test/r/x', unsubscribe: 'https://edge.test/digests/unsubscribe?token=x' };
   for (let i = 0; i < 10; i++) await renderDigest({ report: model, links }); // warm up
   const times: number[] = [];
@@ -145,7 +149,7 @@ it('plans, builds and sends 10,000 subscriptions over 200 groups', async () => {
   };
 
   let started = Date.now();
-  await digestScheduled(createScheduledController({ scheduledTime: new Date('2026-11-23T08:00:00Z'), cron: '0 * * * *' }), config, createExecutionContext(), overrides);
+  await digestScheduled(createScheduledController({ scheduledTime: new Date(`${THIS_MONDAY}T08:00:00Z`), cron: '0 * * * *' }), config, createExecutionContext(), overrides);
   const planMs = Date.now() - started;
   expect(queue.sent).toHaveLength(groups.length);
 
