@@ -37,10 +37,21 @@ describe('a flood of random keys from one address', () => {
   it('reaches the upstream at most UNVERIFIED_PER_MINUTE times, then gets 429 at the edge', async () => {
     upstream.fault = { status: 401, code: 'invalid_api_key' };
     const statuses: number[] = [];
-    for (let i = 0; i < UNVERIFIED_PER_MINUTE + 30; i++) statuses.push((await get('/visibility', freshKey('flood'), from('198.51.100.7'))).status);
+    let last: Response | undefined;
+    for (let i = 0; i < UNVERIFIED_PER_MINUTE + 30; i++) {
+      last = await get('/visibility', freshKey('flood'), from('198.51.100.7'));
+      statuses.push(last.status);
+    }
     expect(upstream.calls).toBe(UNVERIFIED_PER_MINUTE);
     expect(statuses.filter((s) => s === 401)).toHaveLength(UNVERIFIED_PER_MINUTE);
     expect(statuses.slice(UNVERIFIED_PER_MINUTE).every((s) => s === 429)).toBe(true);
+    // The refusal says when to come back, and that the limit that refused is spent.
+    expect(Object.fromEntries(['retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].map((h) => [h, last!.headers.get(h)]))).toEqual({
+      'retry-after': '60',
+      'ratelimit-limit': String(UNVERIFIED_PER_MINUTE),
+      'ratelimit-remaining': '0',
+      'ratelimit-reset': '60',
+    });
   });
 
   it('does not stop another address, nor a key already verified at the flooded one', async () => {

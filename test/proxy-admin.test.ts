@@ -96,6 +96,17 @@ describe('stats', () => {
     expect(delta('upstream_errors')).toBe(1);
     expect(typeof after.since).toBe('string');
   });
+
+  it('counts the requests refused at the edge without an upstream call as rejected', async () => {
+    const before = (await (await admin('/stats', { method: 'GET' })).json()) as Record<string, number>;
+    const key = freshKey('refused');
+    up.fault = { status: 401, code: 'invalid_api_key' };
+    expect((await get('/visibility', key)).status).toBe(401); // the upstream says so: not a refusal
+    expect((await get('/topics', key)).status).toBe(401); // remembered: refused at the edge
+    expect((await get('/prompts', key)).status).toBe(401);
+    const after = (await (await admin('/stats', { method: 'GET' })).json()) as Record<string, number>;
+    expect({ rejected: after.rejected! - before.rejected!, upstream_calls: after.upstream_calls! - before.upstream_calls! }).toEqual({ rejected: 2, upstream_calls: 1 });
+  });
 });
 
 describe('CORS', () => {

@@ -92,7 +92,11 @@ export async function checkBeforeUpstream(env: AbuseEnv, request: Request, keyHa
   if (address === null) return;
   const { success } = await env.UNVERIFIED_KEYS.limit({ key: address });
   if (!success) {
-    throw new ApiError('rate_limited', 'Too many requests with unverified API keys from this address. Retry after the time in `Retry-After`.', { retryAfter: 60 });
+    // The limit that refused is the address's, so the RateLimit fields say that one, spent, instead of the key's.
+    throw new ApiError('rate_limited', 'Too many requests with unverified API keys from this address. Retry after the time in `Retry-After`.', {
+      retryAfter: 60,
+      headers: { 'ratelimit-limit': String(UNVERIFIED_PER_MINUTE), 'ratelimit-remaining': '0', 'ratelimit-reset': '60' },
+    });
   }
 }
 

@@ -97,7 +97,10 @@ async function serve(request: Request, env: AppEnv, ctx: ExecutionContext, reque
   const apiKey = bearerKey(request);
   if (!apiKey) throw INVALID_KEY();
   const keyHash = knownKeyHash(apiKey) ?? (await hashApiKey(apiKey));
-  if (failedRecently(keyHash, nowMs)) throw INVALID_KEY();
+  if (failedRecently(keyHash, nowMs)) {
+    count('rejected');
+    throw INVALID_KEY();
+  }
   // The HIT path avoids awaits where the answer is already in memory.
   const memoKey = `${keyHash} ${Math.floor(nowMs / DAY_MS)} ${url.pathname}${url.search}`;
   const { valid, name } = prepared.get(memoKey) ?? (await prepare(memoKey, matched, url, apiKey, keyHash, nowMs));
@@ -120,7 +123,13 @@ async function serve(request: Request, env: AppEnv, ctx: ExecutionContext, reque
     }
   }
 
-  await checkBeforeUpstream(env, request, keyHash, nowMs, clientAddress);
+  try {
+    await checkBeforeUpstream(env, request, keyHash, nowMs, clientAddress);
+  } catch (error) {
+    // Refused at the edge (a key that failed, an address over its limit): counted with the over-budget refusals.
+    if (error instanceof ApiError) count('rejected');
+    throw error;
+  }
   const answer = await throughGate(x, { store: !directives.noStore });
   if (answer.kind === 'response' && answer.status === 200) {
     if (directives.noStore) return passThrough(answer, 'BYPASS');

@@ -5,6 +5,11 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 
+/**
+ * `rejected`: refused at the edge without an upstream call: past a key's
+ * budget with nothing stored, a key that failed authentication in the last
+ * minute, an address over its limit of unverified keys.
+ */
 export const COUNTERS = ['hits', 'misses', 'stale', 'revalidated', 'bypass', 'not_modified', 'upstream_calls', 'coalesced', 'upstream_errors', 'rejected'] as const;
 export type Counter = (typeof COUNTERS)[number];
 export type Counts = Record<Counter, number>;
