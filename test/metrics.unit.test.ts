@@ -1,5 +1,8 @@
+import { env } from 'cloudflare:test';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classifyDomain, delta, dominantState, meanPosition, outcome, percent, rankAmong } from '../src/origin/metrics';
+import { STATES } from '../src/contract/enums';
+import { classifyDomain, delta, dominantState, dominantStateSql, meanPosition, outcome, percent, rankAmong } from '../src/origin/metrics';
 
 describe('dominantState', () => {
   it('is the most frequent state, with its share of runs', () => {
@@ -11,6 +14,19 @@ describe('dominantState', () => {
   });
   it('is null without runs', () => {
     expect(dominantState({})).toBeNull();
+  });
+  it('is the same in SQL (dominantStateSql) as in code, ties and empty cells included', async () => {
+    const sql = `SELECT ${dominantStateSql()} AS state FROM (SELECT ${STATES.map((s) => `? AS ${s}`).join(', ')})`;
+    // Small counts make ties frequent.
+    const counts = fc.tuple(...STATES.map(() => fc.integer({ min: 0, max: 3 })));
+    await fc.assert(
+      fc.asyncProperty(counts, async (values) => {
+        const row = await env.DB.prepare(sql).bind(...values).first<{ state: string | null }>();
+        const expected = dominantState(Object.fromEntries(STATES.map((s, i) => [s, values[i]])))?.state ?? null;
+        expect(row!.state).toBe(expected);
+      }),
+      { seed: 20261123, numRuns: 300 },
+    );
   });
 });
 

@@ -37,6 +37,16 @@ export function dominantState(counts: StateCounts): { state: AnswerState; rate: 
   return best === null ? null : { state: best, rate: round1((100 * (counts[best] ?? 0)) / total) };
 }
 
+/**
+ * The state of `dominantState` as a SQL expression over columns named after
+ * the states (their counts), for queries that need only the state: one value
+ * per cell crosses from D1 instead of five counts. Built from the same order.
+ */
+export function dominantStateSql(): string {
+  const top = `max(${STATES.join(', ')})`;
+  return `CASE WHEN ${top} = 0 THEN NULL ${STATES.map((state) => `WHEN ${state} = ${top} THEN '${state}'`).join(' ')} END`;
+}
+
 /** More engines naming the brand is won, fewer is lost, equal is held. */
 export const outcome = (namingBefore: number, namingNow: number): Outcome =>
   namingNow > namingBefore ? 'won' : namingNow < namingBefore ? 'lost' : 'held';

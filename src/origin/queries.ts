@@ -5,7 +5,7 @@
  */
 import { type AnswerState, ENGINES, type Engine, STATES, TASK_LAYERS, type TaskLayer } from '../contract/enums';
 import { addDays, type Period } from '../contract/window';
-import { dominantState, isNaming, meanPosition, percent, type StateCounts } from './metrics';
+import { dominantState, dominantStateSql, isNaming, meanPosition, percent, type StateCounts } from './metrics';
 
 /** `AND question_id IN (topic's questions)` when a topic is given. */
 const topicFilter = (topicId: number | undefined, column = 'question_id') =>
@@ -69,6 +69,26 @@ export async function cellsOver(db: D1Database, marketId: number, period: Period
   return cells;
 }
 
+/** The dominant state of each question and engine over one window (cells with runs only). */
+export async function dominantStatesOver(db: D1Database, marketId: number, period: Period): Promise<Map<number, Map<Engine, AnswerState>>> {
+  const { results } = await db
+    .prepare(
+      `SELECT question_id, engine, ${dominantStateSql()} AS state FROM (
+         SELECT question_id, engine, ${STATES.map((s) => `sum(${s}) AS ${s}`).join(', ')}
+           FROM cell_days WHERE market_id = ? AND day BETWEEN ? AND ? GROUP BY question_id, engine)`,
+    )
+    .bind(marketId, period.from, period.to)
+    .all<{ question_id: number; engine: Engine; state: AnswerState | null }>();
+  const states = new Map<number, Map<Engine, AnswerState>>();
+  for (const row of results) {
+    if (row.state === null) continue;
+    let byEngine = states.get(row.question_id);
+    if (!byEngine) states.set(row.question_id, (byEngine = new Map()));
+    byEngine.set(row.engine, row.state);
+  }
+  return states;
+}
+
 /** The prompt-by-engine view of a cell (DESIGN section 4). */
 export function cellFigures(cell: Cell | undefined) {
   const dominant = cell ? dominantState(cell.counts) : null;
@@ -81,13 +101,11 @@ export function cellFigures(cell: Cell | undefined) {
 }
 
 /** Engines whose dominant state names the brand. */
-export function namingEngines(byEngine: Map<Engine, Cell> | undefined): Set<Engine> {
-  const out = new Set<Engine>();
-  for (const engine of ENGINES) {
-    const state = cellFigures(byEngine?.get(engine)).state;
-    if (state && isNaming(state)) out.add(engine);
-  }
-  return out;
+export function namingEngines(states: Map<Engine, AnswerState> | undefined): Set<Engine> {
+  return new Set(ENGINES.filter((engine) => {
+    const state = states?.get(engine);
+    return state !== undefined && isNaming(state);
+  }));
 }
 
 export interface Totals {

@@ -6,6 +6,7 @@ import { classifyDomain, delta, isNaming, percent, rankAmong, round1, outcome as
 import {
   cellFigures,
   cellsOver,
+  dominantStatesOver,
   citedDomains,
   dailyTotals,
   historyPeriod,
@@ -152,15 +153,13 @@ const OUTCOME_ORDER = { won: 0, lost: 1, held: 2 } as const;
 
 export const getAnswerHistory: Implementation<'getAnswerHistory'> = async (c) => {
   const previous = previousPeriod(c.period);
-  // Two windows read apart: grouping each into its own cells costs less than one grouping by window.
-  const [questions, current, before, rivals] = await Promise.all([
+  const [questions, now, before, rivals] = await Promise.all([
     questionsOf(c.db, c.market.id),
-    cellsOver(c.db, c.market.id, c.period),
-    cellsOver(c.db, c.market.id, previous),
+    dominantStatesOver(c.db, c.market.id, c.period),
+    dominantStatesOver(c.db, c.market.id, previous),
     rivalsOf(c.db, c.brand.id),
   ]);
-  const cells = { current, previous: before };
-  const naming = new Map(questions.map((q) => [q.id, { now: namingEngines(cells.current.get(q.id)), before: namingEngines(cells.previous.get(q.id)) }]));
+  const naming = new Map(questions.map((q) => [q.id, { now: namingEngines(now.get(q.id)), before: namingEngines(before.get(q.id)) }]));
   // The top rival matters only where an engine moved: count rivals for those questions and engines alone.
   const moved = questions.flatMap((q) => ENGINES.filter((e) => naming.get(q.id)!.now.has(e) !== naming.get(q.id)!.before.has(e)).map((e) => [q.id, e] as const));
   const rivalCounts = await c.db
@@ -185,8 +184,8 @@ export const getAnswerHistory: Implementation<'getAnswerHistory'> = async (c) =>
     const { now: nowNaming, before: beforeNaming } = naming.get(q.id)!;
     const moved = ENGINES.filter((e) => nowNaming.has(e) !== beforeNaming.has(e)).map((engine) => ({
       engine,
-      before: cellFigures(cells.previous.get(q.id)?.get(engine)).state,
-      now: cellFigures(cells.current.get(q.id)?.get(engine)).state,
+      before: before.get(q.id)?.get(engine) ?? null,
+      now: now.get(q.id)?.get(engine) ?? null,
       direction: nowNaming.has(engine) ? ('gained' as const) : ('lost' as const),
       top_rival: topRival.get(`${q.id}/${engine}`)?.name ?? null,
     }));
