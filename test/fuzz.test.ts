@@ -214,8 +214,9 @@ function toRequest(r: Fuzzed, via: Via): { request: Request; asked: Sent } {
   if (h.pragma !== null) headers.set('pragma', safe(h.pragma));
   if (ifNoneMatch !== null) headers.set('if-none-match', ifNoneMatch);
   if (h.origin !== null) headers.set('origin', safe(h.origin));
-  const preflight = r.method === 'OPTIONS' && h.preflight;
-  if (preflight) headers.set('access-control-request-method', 'GET');
+  if (r.method === 'OPTIONS' && h.preflight) headers.set('access-control-request-method', 'GET');
+  // Without allowed origins there is no CORS: such an OPTIONS is one more method the API refuses.
+  const preflight = r.method === 'OPTIONS' && h.preflight && h.cors;
   return {
     request: new Request(`https://edge.test${API_BASE}${path}${query ? `?${query}` : ''}`, { method: r.method, headers }),
     asked: { method: r.method, ifNoneMatch: ifNoneMatch !== null, preflight, cacheControl: headers.get('cache-control'), pragma: headers.get('pragma'), tags: ifNoneMatch, origin: headers.get('origin') },

@@ -105,6 +105,24 @@ describe('caching', () => {
     expect(up.calls).toBe(5);
   });
 
+  it('carries the key\'s upstream budget, as the upstream last reported it, on answers from the cache', async () => {
+    const key = freshKey();
+    const limits = (r: Response) => ['limit', 'remaining', 'reset'].map((f) => r.headers.get(`ratelimit-${f}`));
+    // The fake upstream reports 59 of 60 left, resetting in 60 s.
+    expect(limits(await get(WINDOWLESS, key))).toEqual(['60', '59', '60']);
+    const hit = await get(WINDOWLESS, key);
+    expect(hit.headers.get('x-cache')).toBe('HIT');
+    const [limit, remaining, reset] = limits(hit);
+    expect([limit, remaining]).toEqual(['60', '59']);
+    expect(Number(reset)).toBeGreaterThan(0);
+    expect(Number(reset)).toBeLessThanOrEqual(60);
+    const { etag } = await read(await get(WINDOWLESS, key));
+    expect(limits(await get(WINDOWLESS, key, { 'if-none-match': etag! })).slice(0, 2)).toEqual(['60', '59']);
+    // A key the upstream has not reported on has its whole budget.
+    expect(limits(await get('/nope', freshKey()))).toEqual(['60', '60', '0']);
+    expect(up.calls).toBe(1);
+  });
+
   it('answers 304 to a matching If-None-Match, 200 otherwise', async () => {
     const key = freshKey();
     const { etag } = await read(await get(WINDOWLESS, key));
@@ -150,7 +168,7 @@ describe('errors', () => {
     expect(await entriesOf(key)).toBe(0);
   });
 
-  it('refuses invalid requests at the edge, with the origin\'s errors, spending no upstream call', async () => {
+  it('refuses invalid requests at the edge, with the origin\'s errors, sending none of them upstream', async () => {
     const key = freshKey();
     const cases: [string, string | null, number, string, string?][] = [
       ['/topics?days=0', key, 400, 'invalid_parameter', 'days'],
@@ -172,7 +190,24 @@ describe('errors', () => {
     const post = await get('/visibility', key, {}, 'POST');
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
-    expect(up.calls).toBe(0);
+    // The one upstream call is the key's /brands, read once (and cached) to learn whether the key, brand
+    // and plan would refuse first; no invalid request went upstream.
+    expect(up.requests.map((r) => new URL(r.url).pathname)).toEqual(['/api/v1/brands']);
+  });
+
+  it('answers an invalid request as the upstream would: key, brand and plan before parameters (DESIGN section 3)', async () => {
+    const revoked = freshKey('revoked');
+    up.byKey.set(revoked, { status: 401, code: 'invalid_api_key' });
+    const r = await read(await get('/topics?days=0', revoked));
+    expect({ status: r.status, code: r.body?.error?.code }).toEqual({ status: 401, code: 'invalid_api_key' });
+    // Remembered: the next invalid request of that key is refused without asking again.
+    await get('/sources?limit=0', revoked);
+    expect(up.calls).toBe(1);
+
+    const inactive = freshKey('inactive');
+    up.byKey.set(inactive, { status: 403, code: 'plan_inactive' });
+    const i = await read(await get('/visibility?days=7', inactive));
+    expect({ status: i.status, code: i.body?.error?.code }).toEqual({ status: 403, code: 'plan_inactive' });
   });
 
   it('stops serving a revoked key at its next upstream check, and drops its entries', async () => {

@@ -42,13 +42,16 @@ describe('CORS', () => {
   });
 
   it('grants nothing to other origins, nor to any by default', async () => {
-    for (const config of [withCors(), parseEnv(env)]) {
-      const response = await handleProxy(preflight('https://evil.example'), config, createExecutionContext());
-      expect(response.status).toBe(204);
-      expect(response.headers.get('access-control-allow-origin')).toBeNull();
+    const other = await handleProxy(preflight('https://evil.example'), withCors(), createExecutionContext());
+    expect(other.status).toBe(204);
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    // No allowed origins: no CORS at all, and OPTIONS is refused like any method other than GET and HEAD.
+    for (const origin of ['https://evil.example', dash]) {
+      const byDefault = await handleProxy(preflight(origin), parseEnv(env), createExecutionContext());
+      expect(byDefault.status).toBe(405);
+      expect(byDefault.headers.get('allow')).toBe('GET, HEAD');
+      expect([...byDefault.headers.keys()].filter((h) => h.startsWith('access-control-'))).toEqual([]);
     }
-    const byDefault = await handleProxy(preflight(dash), parseEnv(env), createExecutionContext());
-    expect(byDefault.headers.get('access-control-allow-origin')).toBeNull();
   });
 
   it('lets an allowed page read the cache headers', async () => {

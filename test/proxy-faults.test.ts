@@ -4,6 +4,7 @@
  * says, and 429 storms. The proxy never stores such a body, serves stale when
  * it has it, otherwise 502 upstream_error, and recovers with the upstream.
  */
+import { env } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeUpstream, freshKey, get, read, restoreUpstream, settled } from './proxy-upstream';
 
@@ -106,5 +107,19 @@ describe('a slow body', () => {
     up.answerWith = undefined;
     expect((await read(await settled('/visibility', key))).cache).toBe('MISS');
     expect(up.calls).toBe(2);
+  });
+});
+
+describe('a KV outage', () => {
+  it('costs the cache, not the read: answers come from the upstream, with no 500', async () => {
+    const failing = () => Promise.reject(new Error('KV is unavailable'));
+    const brokenKv = { get: failing, getWithMetadata: failing, put: failing, list: failing, delete: failing };
+    const brokenEnv = { ...env, CACHE: brokenKv } as unknown as Env;
+    const key = freshKey('kv-down');
+    for (let i = 0; i < 2; i++) {
+      const r = await read(await settled('/visibility', key, {}, { env: brokenEnv }));
+      expect(r).toMatchObject({ status: 200 });
+    }
+    expect(up.calls).toBeGreaterThanOrEqual(1);
   });
 });

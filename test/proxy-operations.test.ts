@@ -39,3 +39,24 @@ describe.each(operationList)('$id ($path) through the proxy', (op) => {
     expect(inactive.headers.get('x-cache')).toBe('BYPASS');
   });
 });
+
+describe('an invalid request through the proxy', () => {
+  it('gets the origin\'s own refusal, in the check order of DESIGN section 3', async () => {
+    const cases: [string, string][] = [
+      ['/topics?days=0', 'not_a_key'],
+      ['/visibility?bogus=1', KEYS.inactive],
+      ['/topics?days=0', KEYS.growth],
+      ['/topics?brand_id=1&days=0', KEYS.growth],
+      ['/tasks?limit=0', KEYS.starter],
+      ['/topics?days=0', KEYS.pro],
+    ];
+    const seen: string[] = [];
+    for (const [path, key] of cases) {
+      const [viaEdge, direct] = [await viaProxy(path, key), await api(path, { key })];
+      const [a, b] = [(await viaEdge.json()) as { error: { code: string } }, (await direct.json()) as { error: { code: string } }];
+      expect({ path, key, status: viaEdge.status, code: a.error.code }).toEqual({ path, key, status: direct.status, code: b.error.code });
+      seen.push(a.error.code);
+    }
+    expect(seen).toEqual(['invalid_api_key', 'plan_inactive', 'brand_required', 'brand_not_found', 'feature_not_in_plan', 'invalid_parameter']);
+  });
+});

@@ -71,8 +71,7 @@ export async function authenticate(db: D1Database, key: string | null): Promise<
 }
 
 /** Spec rule 1 and 6: `brand_id` is needed on multi-brand accounts, and must be one of the account's brands. */
-export function resolveBrand(caller: Caller, rawBrandId: string | undefined): BrandRow {
-  const { brands } = caller;
+export function resolveBrand<B extends { id: number }>(brands: readonly B[], rawBrandId: string | undefined): B {
   if (rawBrandId === undefined) {
     if (brands.length > 1) throw new ApiError('brand_required', 'This account has more than one brand: pass `brand_id` (see `GET /brands`).');
     if (brands[0]) return brands[0];
@@ -88,7 +87,7 @@ export function resolveBrand(caller: Caller, rawBrandId: string | undefined): Br
 const brandIdParamObject = z.object({ brand_id: brandIdParam });
 
 /** Spec, Authentication rule 3. */
-export function checkPlan(caller: Caller, op: AnyOperation): void {
+export function checkPlan(caller: Pick<Caller, 'planActive' | 'includesInsights'>, op: Pick<AnyOperation, 'plan'>): void {
   if (!caller.planActive) throw new ApiError('plan_inactive', 'The plan of this account is not active.');
   if (op.plan === 'pro_or_growth' && !caller.includesInsights)
     throw new ApiError('feature_not_in_plan', 'This data is part of the Pro and Growth plans.');

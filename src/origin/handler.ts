@@ -86,7 +86,7 @@ async function serve(id: OperationId, request: Request, deps: OriginDeps, exchan
   const caller = await authenticate(db, bearerKey(request));
   exchange.caller = caller;
   // Brand and plan come before the parameters (DESIGN section 3), so they read `brand_id` alone; a repeated name is a parameter error after them.
-  const brand = op.scope === 'account' ? undefined : resolveBrand(caller, url.searchParams.get('brand_id') ?? undefined);
+  const brand = op.scope === 'account' ? undefined : resolveBrand(caller.brands, url.searchParams.get('brand_id') ?? undefined);
   checkPlan(caller, op);
   const rawQuery = queryObject(url.searchParams);
 

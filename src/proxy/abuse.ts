@@ -86,7 +86,8 @@ export const clientAddressOf = (request: Request): string | null => request.head
 export async function checkBeforeUpstream(env: AbuseEnv, request: Request, keyHash: string, nowMs: number, clientAddress: string | null = clientAddressOf(request)): Promise<void> {
   if (verified.has(keyHash)) return;
   if (failedRecently(keyHash, nowMs)) throw INVALID_KEY();
-  if ((await env.CACHE.get(failedName(keyHash))) !== null) throw INVALID_KEY();
+  // KV unavailable: the upstream's own answer decides, as for a key never seen.
+  if ((await env.CACHE.get(failedName(keyHash)).catch(() => null)) !== null) throw INVALID_KEY();
   const address = clientAddress;
   // Without an address (local tools, tests, the digest queue and cron) there is no one to hold a flood against.
   if (address === null) return;

@@ -3,7 +3,8 @@
  * contract table, with the upstream's paths, parameters, errors and bodies.
  * The cache rules are in policy.ts; this file applies them:
  *
- *   validate at the edge (400 never spends upstream budget)
+ *   validate at the edge (an invalid request never goes upstream; its error
+ *   respects the API's check order, see refuseInOrder)
  *   -> fresh entry: HIT
  *   -> stale within stale-while-revalidate: STALE, refresh via ctx.waitUntil
  *   -> otherwise (or `Cache-Control: no-cache`): the upstream gate, then
@@ -11,11 +12,13 @@
  *      pass-through (never stored) for every other status.
  */
 import { ApiError, errorResponse, ErrorBody, JSON_CONTENT_TYPE } from '../contract/errors';
-import { API_BASE } from '../contract/operations';
+import { type AnyOperation, API_BASE } from '../contract/operations';
 import { openApiDocument } from '../contract/openapi';
 import type { AppEnv } from '../config/env';
-import { rateHeaders, RATE_LIMIT } from '../origin/limits';
-import { bearerKey } from '../origin/access';
+import { RATE_LIMIT } from '../origin/limits';
+import { bearerKey, checkPlan, resolveBrand } from '../origin/access';
+import { BrandList } from '../contract/schemas/core';
+import { budgetHeaders, noteBudget } from './budget';
 import { requestIdOf } from '../origin/handler';
 import { isPreflight, preflight, withCors } from './cors';
 import type { GateAnswer } from './gate';
@@ -44,21 +47,23 @@ export interface ProxyCall {
 /** The proxy's fetch handler for /api/v1/*: always a response. */
 export async function handleProxy(request: Request, env: AppEnv, ctx: ExecutionContext, call: ProxyCall = {}): Promise<Response> {
   const requestId = requestIdOf(request);
-  if (isPreflight(request)) {
+  // Without allowed origins there is no CORS: an OPTIONS request is answered like any other method (404 or 405).
+  if (env.CORS_ORIGINS.length > 0 && isPreflight(request)) {
     const answer = preflight(request, env.CORS_ORIGINS);
     answer.headers.set('x-request-id', requestId);
     return answer;
   }
   const nowMs = Date.now();
   const clientAddress = call.clientAddress !== undefined ? call.clientAddress : clientAddressOf(request);
+  const caller: { keyHash?: string } = {};
   let response: Response;
   try {
-    response = await serve(request, env, ctx, requestId, nowMs, clientAddress);
+    response = await serve(request, env, ctx, requestId, nowMs, clientAddress, call, caller);
   } catch (error) {
     // Never log the request's headers: they carry the API key.
     if (!(error instanceof ApiError)) console.error(JSON.stringify({ request_id: requestId, error: String(error), stack: (error as Error)?.stack }));
     count('bypass');
-    response = errorResponse(error, { ...rateHeaders(undefined, nowMs), 'cache-control': 'no-store', 'x-cache': 'BYPASS' });
+    response = errorResponse(error, { ...budgetHeaders(caller.keyHash, nowMs), 'cache-control': 'no-store', 'x-cache': 'BYPASS' });
   }
   if (!response.headers.has('x-request-id')) response.headers.set('x-request-id', requestId);
   withCors(request, response, env.CORS_ORIGINS);
@@ -81,7 +86,16 @@ interface Exchange {
   name: string;
 }
 
-async function serve(request: Request, env: AppEnv, ctx: ExecutionContext, requestId: string, nowMs: number, clientAddress: string | null): Promise<Response> {
+async function serve(
+  request: Request,
+  env: AppEnv,
+  ctx: ExecutionContext,
+  requestId: string,
+  nowMs: number,
+  clientAddress: string | null,
+  call: ProxyCall,
+  caller: { keyHash?: string },
+): Promise<Response> {
   const url = new URL(request.url);
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     if (url.pathname !== `${API_BASE}/openapi.json` && !matchOperation(url.pathname)) throw notFound();
@@ -97,13 +111,15 @@ async function serve(request: Request, env: AppEnv, ctx: ExecutionContext, reque
   const apiKey = bearerKey(request);
   if (!apiKey) throw INVALID_KEY();
   const keyHash = knownKeyHash(apiKey) ?? (await hashApiKey(apiKey));
+  caller.keyHash = keyHash;
   if (failedRecently(keyHash, nowMs)) {
     count('rejected');
     throw INVALID_KEY();
   }
   // The HIT path avoids awaits where the answer is already in memory.
   const memoKey = `${keyHash} ${Math.floor(nowMs / DAY_MS)} ${url.pathname}${url.search}`;
-  const { valid, name } = prepared.get(memoKey) ?? (await prepare(memoKey, matched, url, apiKey, keyHash, nowMs));
+  const { valid, name } =
+    prepared.get(memoKey) ?? (await prepare(memoKey, matched, url, apiKey, keyHash, nowMs).catch((error: unknown) => refuseInOrder(error, matched.op, request, env, ctx, call)));
   const store = new CacheStore(env.CACHE, (work) => ctx.waitUntil(work));
   const x: Exchange = { request, env, ctx, store, requestId, nowMs, apiKey, keyHash, valid, name };
 
@@ -133,7 +149,7 @@ async function serve(request: Request, env: AppEnv, ctx: ExecutionContext, reque
   const answer = await throughGate(x, { store: !directives.noStore });
   if (answer.kind === 'response' && answer.status === 200) {
     if (directives.noStore) return passThrough(answer, 'BYPASS');
-    return fromEntry(x, entryOf(x, answer), entry ? 'REVALIDATED' : 'MISS', answer.headers);
+    return fromEntry(x, entryOf(x, answer), entry ? 'REVALIDATED' : 'MISS');
   }
   const failed = answer.kind !== 'response' || isUpstreamFailure(answer.status);
   // stale-if-error (RFC 5861, section 4): a stored answer beats an error.
@@ -169,6 +185,32 @@ async function prepare(memoKey: string, matched: NonNullable<ReturnType<typeof m
 }
 
 /**
+ * An invalid request gets the error the upstream would give it: the API
+ * checks the key, the brand and the plan before the parameters (DESIGN
+ * section 3). The edge learns them from the key's `GET /brands`, read through
+ * this proxy (cached like any read: at most one upstream call per key and
+ * TTL, which later `/brands` reads are served from), and never sends the
+ * invalid request itself upstream.
+ */
+async function refuseInOrder(paramError: unknown, op: AnyOperation, request: Request, env: AppEnv, ctx: ExecutionContext, call: ProxyCall): Promise<never> {
+  if (!(paramError instanceof ApiError)) throw paramError;
+  const brandsRequest = new Request(new URL(`${API_BASE}/brands`, request.url), { headers: { authorization: request.headers.get('authorization') ?? '' } });
+  const answer = await handleProxy(brandsRequest, env, ctx, call);
+  const body: unknown = await answer.json().catch(() => undefined);
+  if (answer.status === 401 || answer.status === 403) {
+    // The key's own refusal (invalid_api_key, plan_inactive) comes first.
+    const refusal = ErrorBody.safeParse(body);
+    if (refusal.success) throw new ApiError(refusal.data.error.code, refusal.data.error.message);
+  }
+  const account = BrandList.safeParse(body);
+  // Without the account (the upstream failed, the budget is spent), the parameter error is still true.
+  if (!account.success) throw paramError;
+  if (op.scope !== 'account') resolveBrand(account.data.brands, new URL(request.url).searchParams.get('brand_id') ?? undefined);
+  checkPlan({ planActive: true, includesInsights: account.data.plan.includes_pro_operations }, op);
+  throw paramError;
+}
+
+/**
  * One upstream read through the key's gate. Its side effects happen here,
  * whether the caller waits (miss) or not (background refresh): the one caller
  * whose request went upstream stores a 200; a 401 purges the key's entries.
@@ -192,6 +234,8 @@ async function throughGate(x: Exchange, o: { store: boolean }): Promise<GateAnsw
       answer = { kind: 'failed', reason: 'invalid_body', message: `The upstream's answer does not match the contract: ${checked.message}`, upstreamCall: answer.upstreamCall };
     }
   }
+  if (answer.kind === 'response') noteBudget(x.keyHash, answer.headers, x.nowMs);
+  if (answer.kind === 'over_budget') noteBudget(x.keyHash, [['ratelimit-remaining', '0'], ['ratelimit-reset', String(answer.retryAfter)]], x.nowMs);
   if (answer.upstreamCall) {
     count('upstream_calls');
     if (answer.kind === 'failed' || isUpstreamFailure(answer.status)) count('upstream_errors');
@@ -228,7 +272,7 @@ function brandOf(body: string): { brandId?: number } {
   }
 }
 
-function fromEntry(x: Exchange, entry: Entry, status: CacheStatus, upstreamHeaders: [string, string][] = []): Response {
+function fromEntry(x: Exchange, entry: Entry, status: CacheStatus): Response {
   count(({ HIT: 'hits', MISS: 'misses', STALE: 'stale', REVALIDATED: 'revalidated', BYPASS: 'bypass' } as const)[status]);
   // One object, one native Headers construction: this is the HIT path.
   const fields: Record<string, string> = {
@@ -240,7 +284,8 @@ function fromEntry(x: Exchange, entry: Entry, status: CacheStatus, upstreamHeade
     'x-cache': status,
     'x-request-id': x.requestId,
   };
-  for (const [name, value] of upstreamHeaders) if (name.startsWith('ratelimit-')) fields[name] = value;
+  // The key's upstream budget as the upstream last reported it (just now, on a MISS).
+  Object.assign(fields, budgetHeaders(x.keyHash, x.nowMs));
   const headers = new Headers(fields);
   if (matchesIfNoneMatch(x.request.headers.get('if-none-match'), entry.etag)) {
     count('not_modified');

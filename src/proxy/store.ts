@@ -62,6 +62,9 @@ function forget(prefix: string, select: (entry: Entry) => boolean = () => true):
 }
 const edgeCache = () => caches.default;
 
+/** A failed background write costs a later miss, nothing more: logged, never thrown. */
+const writeFailed = (error: unknown) => console.error(JSON.stringify({ msg: 'cache write failed', error: String(error) }));
+
 export class CacheStore {
   constructor(
     private readonly kv: KVNamespace,
@@ -73,10 +76,23 @@ export class CacheStore {
     return recall(name, nowMs);
   }
 
-  /** The entry from the nearest tier that has it; a KV hit is copied into the Cache API in the background. */
+  /**
+   * The entry from the nearest tier that has it; a KV hit is copied into the
+   * Cache API in the background. A tier that fails to answer counts as a
+   * miss: the read goes upstream instead of failing.
+   */
   async read(name: string, nowMs: number): Promise<Entry | undefined> {
     const remembered = recall(name, nowMs);
     if (remembered) return remembered;
+    try {
+      return await this.readTiers(name, nowMs);
+    } catch (error) {
+      console.error(JSON.stringify({ msg: 'cache tiers unavailable, reading upstream', error: String(error) }));
+      return undefined;
+    }
+  }
+
+  private async readTiers(name: string, nowMs: number): Promise<Entry | undefined> {
     const local = await edgeCache().match(cacheUrl(name));
     if (local) {
       const entry = await fromEdgeCopy(local);
@@ -98,7 +114,7 @@ export class CacheStore {
     };
     if (nowMs < entry.staleUntil) {
       remember(name, entry, nowMs);
-      this.waitUntil(this.putEdgeCopy(name, entry, nowMs));
+      this.waitUntil(this.putEdgeCopy(name, entry, nowMs).catch(writeFailed));
     }
     return entry;
   }
@@ -115,7 +131,7 @@ export class CacheStore {
     };
     const expirationTtl = Math.max(KV_MIN_TTL_S, Math.ceil((entry.staleUntil - nowMs) / 1000));
     remember(name, entry, nowMs);
-    this.waitUntil(Promise.all([this.kv.put(name, JSON.stringify(value), { expirationTtl, metadata }), this.putEdgeCopy(name, entry, nowMs)]));
+    this.waitUntil(Promise.all([this.kv.put(name, JSON.stringify(value), { expirationTtl, metadata }), this.putEdgeCopy(name, entry, nowMs)]).catch(writeFailed));
   }
 
   private putEdgeCopy(name: string, entry: Entry, nowMs: number): Promise<void> {

@@ -1,6 +1,6 @@
 /** Response bodies of the operations computed from stored runs: brands, markets, questions, visibility, matrix, runs, history, topics. */
 import { z } from 'zod';
-import { AnswerState, Engine, Outcome, SourceClass } from '../enums';
+import { AnswerState, Engine, Outcome, Plan, SourceClass } from '../enums';
 import { brandScope, Day, Delta, MarketRef, MaybePercent, Percent, Period, RivalShare, Timestamp, WeeklyPoint, windowed } from './common';
 
 const Market = MarketRef.extend({
@@ -14,6 +14,13 @@ export const BrandList = z.object({
   brands: z.array(
     z.object({ id: z.number().int(), name: z.string(), domain: z.string(), category: z.string(), markets: z.array(Market) }),
   ),
+  plan: z
+    .object({
+      id: Plan,
+      monthly_quota: z.number().int().describe('Successful reads the account may make per calendar month (UTC).'),
+      includes_pro_operations: z.boolean().describe('Whether the operations marked Pro and Growth are included.'),
+    })
+    .describe('The account\'s plan. The edge proxy reads it to answer refusals in the API\'s check order.'),
   generated_at: Timestamp,
 });
 

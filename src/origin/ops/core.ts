@@ -48,6 +48,7 @@ export const listBrands: Implementation<'listBrands'> = async (c) => {
   ]);
   return {
     brands: brands.map((b) => ({ ...b, markets: markets.filter((m) => m.brand_id === b.id).map(marketView) })),
+    plan: { id: c.caller.plan, monthly_quota: c.caller.monthlyQuota, includes_pro_operations: c.caller.includesInsights },
     generated_at: c.now.toISOString(),
   };
 };
