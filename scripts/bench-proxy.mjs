@@ -110,11 +110,12 @@ export default { fetch() { return new Response(BODY, { headers: HEADERS }); } };
   return { mf, url: new URL(await mf.ready) };
 }
 // The floor of the target. Beside it, for the record only, the same with the
-// seven headers a HIT must carry (DESIGN: X-Cache, Age, ETag, Cache-Control,
-// X-Request-Id; and Vary: Authorization): each header costs the runtime's
-// HTTP layers (workerd and Miniflare's entry Worker copy them) a fixed amount.
+// ten headers a HIT must carry (DESIGN: X-Cache, Age, ETag, Cache-Control,
+// X-Request-Id, the three RateLimit fields; and Vary: Authorization): each
+// header costs the runtime's HTTP layers (workerd and Miniflare's entry Worker
+// copy them) a fixed amount.
 const floor = await trivialWorker({ 'content-type': 'application/json; charset=utf-8' });
-const HIT_HEADERS = ['content-type', 'etag', 'age', 'cache-control', 'vary', 'x-cache', 'x-request-id'];
+const HIT_HEADERS = ['content-type', 'etag', 'age', 'cache-control', 'vary', 'x-cache', 'x-request-id', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'];
 const hitResponse = await fetch(new URL('/api/v1/visibility', proxyUrl), { headers: { authorization: `Bearer ${HIT_KEY}` } });
 const hitHeaders = Object.fromEntries(HIT_HEADERS.map((name) => [name, hitResponse.headers.get(name)]));
 await hitResponse.arrayBuffer();

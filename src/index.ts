@@ -35,14 +35,14 @@ export default {
       console.error(JSON.stringify({ msg: 'invalid configuration', error: String(error) }));
       return errorResponse(new ApiError('internal_error', 'The service is misconfigured.'));
     }
-    const { pathname } = new URL(request.url);
+    const url = new URL(request.url);
+    const { pathname } = url;
     if (env.DEMO_DATA === 'on-empty') await ensureDemoData(env.DB);
-    if (under(pathname, API_BASE)) return handleProxy(request, env, ctx);
+    if (under(pathname, API_BASE)) return handleProxy(request, env, ctx, { url });
     if (under(pathname, ADMIN_BASE)) return handleAdmin(request, env, ctx);
     if (isDigestPath(pathname)) return digestFetch(request, env, ctx);
     if (isReportPath(pathname)) return reportFetch(request, env, ctx);
     if (!env.UPSTREAM_URL && under(pathname, ORIGIN_MOUNT + API_BASE)) {
-      const url = new URL(request.url);
       url.pathname = pathname.slice(ORIGIN_MOUNT.length);
       return handleOrigin(new Request(url, request), { db: env.DB, waitUntil: (work) => ctx.waitUntil(work) });
     }

@@ -74,6 +74,20 @@ describe('a flood of random keys from one address', () => {
     });
   });
 
+  it('with invalid parameters too: the reads that learn each key\'s refusal count against the address', async () => {
+    upstream.fault = { status: 401, code: 'invalid_api_key' };
+    const statuses = await inOneLimiterWindow('198.51.110', async (address) => {
+      const statuses: number[] = [];
+      for (let i = 0; i < UNVERIFIED_PER_MINUTE + 30; i++) statuses.push((await get('/topics?days=0', freshKey('flood'), from(address))).status);
+      return statuses;
+    });
+    expect(upstream.calls).toBe(UNVERIFIED_PER_MINUTE);
+    expect(new Set(upstream.requests.map((r) => new URL(r.url).pathname))).toEqual(new Set(['/api/v1/brands']));
+    // Each key the upstream was asked about is refused as it would be; past the limit the parameter error stands.
+    expect(statuses.slice(0, UNVERIFIED_PER_MINUTE).every((s) => s === 401)).toBe(true);
+    expect(statuses.slice(UNVERIFIED_PER_MINUTE).every((s) => s === 400)).toBe(true);
+  });
+
   it('does not stop another address, nor a key already verified at the flooded one', async () => {
     const good = freshKey('good');
     upstream.fault = 'ok';

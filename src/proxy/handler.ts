@@ -42,7 +42,12 @@ export interface ProxyCall {
    * null: no client, e.g. the digest queue). Unverified keys count against it.
    */
   clientAddress?: string | null;
+  /** `request.url` parsed already (by the Worker's router): parsed once per request. */
+  url?: URL;
 }
+
+/** The client a read is made for: the caller's say, else the request's own address. */
+const clientAddressFor = (request: Request, call: ProxyCall) => (call.clientAddress !== undefined ? call.clientAddress : clientAddressOf(request));
 
 /** The proxy's fetch handler for /api/v1/*: always a response. */
 export async function handleProxy(request: Request, env: AppEnv, ctx: ExecutionContext, call: ProxyCall = {}): Promise<Response> {
@@ -54,11 +59,10 @@ export async function handleProxy(request: Request, env: AppEnv, ctx: ExecutionC
     return answer;
   }
   const nowMs = Date.now();
-  const clientAddress = call.clientAddress !== undefined ? call.clientAddress : clientAddressOf(request);
   const caller: { keyHash?: string } = {};
   let response: Response;
   try {
-    response = await serve(request, env, ctx, requestId, nowMs, clientAddress, call, caller);
+    response = await serve(request, env, ctx, requestId, nowMs, call, caller);
   } catch (error) {
     // Never log the request's headers: they carry the API key.
     if (!(error instanceof ApiError)) console.error(JSON.stringify({ request_id: requestId, error: String(error), stack: (error as Error)?.stack }));
@@ -92,11 +96,10 @@ async function serve(
   ctx: ExecutionContext,
   requestId: string,
   nowMs: number,
-  clientAddress: string | null,
   call: ProxyCall,
   caller: { keyHash?: string },
 ): Promise<Response> {
-  const url = new URL(request.url);
+  const url = call.url ?? new URL(request.url);
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     if (url.pathname !== `${API_BASE}/openapi.json` && !matchOperation(url.pathname)) throw notFound();
     throw new ApiError('method_not_allowed', `${request.method} is not allowed; every operation is a GET.`);
@@ -140,7 +143,8 @@ async function serve(
   }
 
   try {
-    await checkBeforeUpstream(env, request, keyHash, nowMs, clientAddress);
+    // Read only here: a HIT needs no client address.
+    await checkBeforeUpstream(env, request, keyHash, nowMs, clientAddressFor(request, call));
   } catch (error) {
     // Refused at the edge (a key that failed, an address over its limit): counted with the over-budget refusals.
     if (error instanceof ApiError) count('rejected');
@@ -195,7 +199,8 @@ async function prepare(memoKey: string, matched: NonNullable<ReturnType<typeof m
 async function refuseInOrder(paramError: unknown, op: AnyOperation, request: Request, env: AppEnv, ctx: ExecutionContext, call: ProxyCall): Promise<never> {
   if (!(paramError instanceof ApiError)) throw paramError;
   const brandsRequest = new Request(new URL(`${API_BASE}/brands`, request.url), { headers: { authorization: request.headers.get('authorization') ?? '' } });
-  const answer = await handleProxy(brandsRequest, env, ctx, call);
+  // On behalf of the same client (the inner request carries no address of its own).
+  const answer = await handleProxy(brandsRequest, env, ctx, { clientAddress: clientAddressFor(request, call) });
   const body: unknown = await answer.json().catch(() => undefined);
   if (answer.status === 401 || answer.status === 403) {
     // The key's own refusal (invalid_api_key, plan_inactive) comes first.
@@ -274,7 +279,6 @@ function brandOf(body: string): { brandId?: number } {
 
 function fromEntry(x: Exchange, entry: Entry, status: CacheStatus): Response {
   count(({ HIT: 'hits', MISS: 'misses', STALE: 'stale', REVALIDATED: 'revalidated', BYPASS: 'bypass' } as const)[status]);
-  // One object, one native Headers construction: this is the HIT path.
   const fields: Record<string, string> = {
     'content-type': JSON_CONTENT_TYPE,
     etag: entry.etag,
@@ -286,12 +290,12 @@ function fromEntry(x: Exchange, entry: Entry, status: CacheStatus): Response {
   };
   // The key's upstream budget as the upstream last reported it (just now, on a MISS).
   Object.assign(fields, budgetHeaders(x.keyHash, x.nowMs));
-  const headers = new Headers(fields);
+  // The plain object goes to the Response as is: one native Headers construction on the HIT path.
   if (matchesIfNoneMatch(x.request.headers.get('if-none-match'), entry.etag)) {
     count('not_modified');
-    return new Response(null, { status: 304, headers });
+    return new Response(null, { status: 304, headers: fields });
   }
-  return new Response(entry.body, { headers });
+  return new Response(entry.body, { headers: fields });
 }
 
 /** An upstream answer that is not stored: its status, error body and limit headers, as the upstream sent them. */
@@ -331,8 +335,12 @@ interface Directives {
  * `no-store` neither reads nor writes the cache. Without Cache-Control,
  * `Pragma: no-cache` counts as `no-cache` (section 5.4).
  */
+const NO_DIRECTIVES: Directives = { noCache: false, noStore: false };
+
 function requestDirectives(request: Request): Directives {
   const cacheControl = request.headers.get('cache-control') ?? '';
+  // The common case, a plain poll: nothing to parse.
+  if (cacheControl === '' && !request.headers.has('pragma')) return NO_DIRECTIVES;
   const directives = new Map<string, string>();
   for (const part of cacheControl.split(',')) {
     const [name = '', ...argument] = part.split('=');
