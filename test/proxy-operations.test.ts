@@ -55,6 +55,8 @@ describe('an invalid request through the proxy', () => {
       const [viaEdge, direct] = [await viaProxy(path, key), await api(path, { key })];
       const [a, b] = [(await viaEdge.json()) as { error: { code: string } }, (await direct.json()) as { error: { code: string } }];
       expect({ path, key, status: viaEdge.status, code: a.error.code }).toEqual({ path, key, status: direct.status, code: b.error.code });
+      // The budget fields stay within one window, though learned by a read that began after this one.
+      expect(Number(viaEdge.headers.get('ratelimit-reset'))).toBeLessThanOrEqual(60);
       seen.push(a.error.code);
     }
     expect(seen).toEqual(['invalid_api_key', 'plan_inactive', 'brand_required', 'brand_not_found', 'feature_not_in_plan', 'invalid_parameter']);

@@ -10,6 +10,8 @@ import { type RateState, RATE_LIMIT, rateHeaders } from '../origin/limits';
 const lastSeen = new Map<string, RateState>();
 /** Keys remembered per isolate; the oldest are forgotten first. */
 const BUDGET_MEMO = 10_000;
+/** The upstream's rolling window. */
+const WINDOW_MS = 60_000;
 
 /** Records the budget an upstream answer reported for the key. */
 export function noteBudget(keyHash: string, headers: readonly (readonly [string, string])[], nowMs: number): void {
@@ -25,5 +27,7 @@ export function noteBudget(keyHash: string, headers: readonly (readonly [string,
 /** `RateLimit-*` for an answer that did not go upstream: the last reported budget until its reset, then the whole budget. */
 export function budgetHeaders(keyHash: string | undefined, nowMs: number): Record<string, string> {
   const state = keyHash === undefined ? undefined : lastSeen.get(keyHash);
-  return rateHeaders(state && state.resetAtMs > nowMs ? state : undefined, nowMs);
+  if (!state || state.resetAtMs <= nowMs) return rateHeaders(undefined, nowMs);
+  // Noted by a read that began after this one (an inner read): never more than one window ahead.
+  return rateHeaders({ used: state.used, resetAtMs: Math.min(state.resetAtMs, nowMs + WINDOW_MS) }, nowMs);
 }
