@@ -16,7 +16,6 @@ export const delta = (now: number | null, before: number | null): number | null 
   now === null || before === null ? null : round1(now - before);
 
 export const isNaming = (state: AnswerState): boolean => NAMING_STATES.includes(state);
-export const isAnswered = (state: AnswerState): boolean => state !== 'no_answer';
 
 export type StateCounts = Partial<Record<AnswerState, number>>;
 

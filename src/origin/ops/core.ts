@@ -160,9 +160,14 @@ export const getAnswerHistory: Implementation<'getAnswerHistory'> = async (c) =>
     dominantStatesOver(c.db, c.market.id, previous),
     rivalsOf(c.db, c.brand.id),
   ]);
-  const naming = new Map(questions.map((q) => [q.id, { now: namingEngines(now.get(q.id)), before: namingEngines(before.get(q.id)) }]));
+  const naming = new Map(
+    questions.map((q) => {
+      const [nowNaming, beforeNaming] = [namingEngines(now.get(q.id)), namingEngines(before.get(q.id))];
+      return [q.id, { now: nowNaming, before: beforeNaming, moved: ENGINES.filter((e) => nowNaming.has(e) !== beforeNaming.has(e)) }];
+    }),
+  );
   // The top rival matters only where an engine moved: count rivals for those questions and engines alone.
-  const moved = questions.flatMap((q) => ENGINES.filter((e) => naming.get(q.id)!.now.has(e) !== naming.get(q.id)!.before.has(e)).map((e) => [q.id, e] as const));
+  const moved = questions.flatMap((q) => naming.get(q.id)!.moved.map((e) => [q.id, e] as const));
   const rivalCounts = await c.db
     .prepare(
       `SELECT question_id, engine, rival_id, count(*) AS runs FROM run_rivals
@@ -182,8 +187,8 @@ export const getAnswerHistory: Implementation<'getAnswerHistory'> = async (c) =>
   }
 
   const rows = questions.map((q) => {
-    const { now: nowNaming, before: beforeNaming } = naming.get(q.id)!;
-    const moved = ENGINES.filter((e) => nowNaming.has(e) !== beforeNaming.has(e)).map((engine) => ({
+    const { now: nowNaming, before: beforeNaming, moved: movedEngines } = naming.get(q.id)!;
+    const moved = movedEngines.map((engine) => ({
       engine,
       before: before.get(q.id)?.get(engine) ?? null,
       now: now.get(q.id)?.get(engine) ?? null,
