@@ -68,6 +68,9 @@ it('spends at most 60 upstream calls per key per rolling minute: the 61st distin
   expect(refused).toMatchObject({ status: 429, cache: 'BYPASS', body: { error: { code: 'rate_limited' } } });
   // The oldest call (at T0 + 0.1 s) leaves the window at T0 + 60.1 s; it is now T0 + 6.1 s.
   expect(refused.retryAfter).toBe('54');
+  // Its RateLimit fields say the key's budget is spent until then.
+  const again = await get('/topics/62', key);
+  expect(['limit', 'remaining', 'reset'].map((f) => again.headers.get(`ratelimit-${f}`))).toEqual(['60', '0', '54']);
   // Cached answers need no budget.
   expect((await read(await get('/topics/1', key))).cache).toBe('HIT');
   // Another key has its own budget.

@@ -88,10 +88,9 @@ export async function checkBeforeUpstream(env: AbuseEnv, request: Request, keyHa
   if (failedRecently(keyHash, nowMs)) throw INVALID_KEY();
   // KV unavailable: the upstream's own answer decides, as for a key never seen.
   if ((await env.CACHE.get(failedName(keyHash)).catch(() => null)) !== null) throw INVALID_KEY();
-  const address = clientAddress;
   // Without an address (local tools, tests, the digest queue and cron) there is no one to hold a flood against.
-  if (address === null) return;
-  const { success } = await env.UNVERIFIED_KEYS.limit({ key: address });
+  if (clientAddress === null) return;
+  const { success } = await env.UNVERIFIED_KEYS.limit({ key: clientAddress });
   if (!success) {
     // The limit that refused is the address's, so the RateLimit fields say that one, spent, instead of the key's.
     throw new ApiError('rate_limited', 'Too many requests with unverified API keys from this address. Retry after the time in `Retry-After`.', {

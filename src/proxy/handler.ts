@@ -161,9 +161,9 @@ async function serve(
   switch (answer.kind) {
     case 'over_budget':
       count('rejected');
+      // Its RateLimit fields are the budget throughGate just noted: none left until Retry-After.
       throw new ApiError('rate_limited', `More than ${RATE_LIMIT} upstream reads in a minute for this key and nothing cached to answer with. Retry after the time in \`Retry-After\`.`, {
         retryAfter: answer.retryAfter,
-        headers: { 'ratelimit-limit': String(RATE_LIMIT), 'ratelimit-remaining': '0', 'ratelimit-reset': String(answer.retryAfter) },
       });
     case 'failed':
       throw new ApiError('upstream_error', `${answer.message} Retry later.`);
