@@ -14,6 +14,8 @@ export default defineConfig(async () => {
     plugins: [
       cloudflareTest({
         wrangler: { configPath: './wrangler.toml' },
+        // The product's Worker with the tests' seams (test/seams.ts); wrangler.toml's main has none.
+        main: './test/worker.ts',
         miniflare: {
           bindings: {
             // Test-only: the migrations, applied by test/setup.ts.

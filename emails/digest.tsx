@@ -5,7 +5,7 @@
  * (src/digests/render.ts).
  */
 import { Link, Section, Text } from '@react-email/components';
-import { buildReport, formatChange, formatPeriod, formatScore, type Report, shortDay } from '../src/reports/model';
+import { buildReport, formatChange, formatPeriod, formatScore, type Report, shortDay } from '../src/weekly-report/model';
 import { EmailLayout, FooterLink } from './_components/layout';
 import { QuestionList } from './_components/question-list';
 import { ScoreChart } from './_components/score-chart';

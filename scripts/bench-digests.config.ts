@@ -15,6 +15,8 @@ export default defineConfig(async () => {
     plugins: [
       cloudflareTest({
         wrangler: { configPath: './wrangler.toml' },
+        // The Worker with the tests' seams: upstream reads are counted at the gate.
+        main: './test/worker.ts',
         miniflare: {
           // NODE_ENV=production (read from process.env, populated from bindings under nodejs_compat) makes React load its
           // production build, as `wrangler deploy` bundles it; without it vitest runs React's development build.

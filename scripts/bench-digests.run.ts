@@ -5,7 +5,8 @@
  * 2. The weekly run at scale: 10,000 active subscriptions over 200 groups
  *    (8 demo brand/market pairs x 25 API keys each), planned by the Worker's
  *    cron handler, then every Queue message processed by its queue handler,
- *    through the typed client (reads counted at the transport) and the real
+ *    reading through `apiFor` (the proxy; upstream reads counted at the
+ *    gate's transport) and the real
  *    Resend SDK pointed at a local fake (calls counted). Resend's pacing
  *    (220 ms between calls of one group) is left out of the wall time and
  *    reported separately.
@@ -13,23 +14,24 @@
  * Targets: render p50 <= 25 ms; 3 reads per group (data read once); Resend
  * calls = sum over groups of ceil(recipients / 100).
  */
-import { createExecutionContext, createMessageBatch, createScheduledController, env } from 'cloudflare:test';
+import { createExecutionContext, createMessageBatch, createScheduledController, env, waitOnExecutionContext } from 'cloudflare:test';
 import { afterAll, expect, it, vi } from 'vitest';
-import { createClient, EMBEDDED_BASE_URL, originTransport } from '../src/client';
-import { parseEnv } from '../src/config/env';
-import { digestQueue, digestScheduled } from '../src/digests';
+import { createClient } from '../src/client';
+import { EMBEDDED_BASE_URL, originTransport } from '../src/origin/transport';
 import type { DigestJob } from '../src/digests/deps';
-import { MIN_CALL_SPACING_MS } from '../src/digests/mailer';
+import { MIN_CALL_SPACING_MS } from '../src/mail/mailer';
 import { render, toPlainText } from '@react-email/render';
 import { createElement } from 'react';
 import DigestEmail from '../emails/digest';
-import { renderDigest } from '../src/digests/render';
-import { seal } from '../src/digests/sealed';
-import { sha256Hex } from '../src/hash';
-import { buildReport } from '../src/reports/model';
+import { renderDigest } from '../src/mail/render';
+import { seal } from '../src/lib/sealing';
+import { sha256Hex } from '../src/lib/hash';
+import { buildReport } from '../src/weekly-report/model';
 import { addDays, toDay } from '../src/contract/window';
-import { isoWeek } from '../src/digests/schedule';
+import { isoWeek } from '../src/weekly-report/week';
 import { clearDigests, FakeQueue, FakeResend, testEnv } from '../test/digests-helpers';
+import { useServicesForTests, useUpstreamForTests } from '../test/seams';
+import worker from '../test/worker';
 
 const SUBSCRIPTIONS = 10_000;
 const KEYS_PER_PAIR = 25;
@@ -132,24 +134,21 @@ it('plans, builds and sends 10,000 subscriptions over 200 groups', async () => {
 
   const resend = new FakeResend().install();
   const queue = new FakeQueue();
-  const config = parseEnv(testEnv(queue));
+  const config = testEnv(queue);
   const readsByGroup = new Map<string, number>();
-  const transport = originTransport(env.DB);
-  const overrides = {
-    sleep: async () => {},
-    client: (apiKey: string) =>
-      createClient({
-        apiKey,
-        baseUrl: EMBEDDED_BASE_URL,
-        transport: (request: Request) => {
-          readsByGroup.set(apiKey, (readsByGroup.get(apiKey) ?? 0) + 1);
-          return transport(request);
-        },
-      }),
-  };
+  useServicesForTests({ sleep: async () => {} });
+  useUpstreamForTests((configured) => ({
+    transport: (request: Request) => {
+      const apiKey = request.headers.get('authorization') ?? '';
+      readsByGroup.set(apiKey, (readsByGroup.get(apiKey) ?? 0) + 1);
+      return configured.transport(request);
+    },
+  }));
 
   let started = Date.now();
-  await digestScheduled(createScheduledController({ scheduledTime: new Date(`${THIS_MONDAY}T08:00:00Z`), cron: '0 * * * *' }), config, createExecutionContext(), overrides);
+  const planCtx = createExecutionContext();
+  await worker.scheduled(createScheduledController({ scheduledTime: new Date(`${THIS_MONDAY}T08:00:00Z`), cron: '0 * * * *' }), config, planCtx);
+  await waitOnExecutionContext(planCtx);
   const planMs = Date.now() - started;
   expect(queue.sent).toHaveLength(groups.length);
 
@@ -158,10 +157,14 @@ it('plans, builds and sends 10,000 subscriptions over 200 groups', async () => {
   for (let i = 0; i < jobs.length; i++) {
     // Rate limits of the reference origin are per minute per key; each group has its own key, as in production.
     const batch = createMessageBatch('digest-sends', [{ id: `bench-${i}`, timestamp: new Date(), attempts: 1, body: jobs[i]! }]);
-    await digestQueue(batch as MessageBatch<unknown>, config, createExecutionContext(), overrides);
+    const ctx = createExecutionContext();
+    await worker.queue(batch as MessageBatch<unknown>, config, ctx);
+    await waitOnExecutionContext(ctx);
   }
   const sendMs = Date.now() - started;
   vi.unstubAllGlobals();
+  useServicesForTests();
+  useUpstreamForTests();
 
   const expectedCalls = groups.reduce((sum, x) => sum + Math.ceil(x.size / 100), 0);
   const reads = [...readsByGroup.values()];

@@ -3,25 +3,35 @@
  * two routes of its own: one that loads the demo data and bench keys, one
  * that reports the upstream calls made per key. Never part of the product.
  */
-import worker from '../src/index';
-import { sha256Hex } from '../src/hash';
-import { isEmpty, seedDemo } from '../src/origin/demo/load';
+import { createWorker } from '../src/app/worker';
 import { toDay } from '../src/contract/window';
-import { useUpstreamForTests } from '../src/proxy';
+import { sha256Hex } from '../src/lib/hash';
+import { isEmpty, seedDemo } from '../src/origin/demo/load';
+import { UpstreamGate as ProductGate, type UpstreamConfig } from '../src/proxy';
 
-export { ProxyStats, UpstreamGate } from '../src/index';
+export { ProxyStats } from '../src/proxy';
+
+const worker = createWorker();
 
 /** Start times of upstream calls, per API key (bench keys only: they are not secrets). */
 const upstreamCalls = new Map<string, number[]>();
-useUpstreamForTests((configured) => ({
-  transport: (request) => {
-    const key = request.headers.get('authorization')?.replace(/^Bearer /, '') ?? '';
-    const times = upstreamCalls.get(key) ?? [];
-    times.push(Date.now());
-    upstreamCalls.set(key, times);
-    return configured.transport(request);
-  },
-}));
+
+/** The product's gate, counting the upstream calls it makes. */
+export class UpstreamGate extends ProductGate {
+  protected override upstream(): UpstreamConfig {
+    const configured = super.upstream();
+    return {
+      ...configured,
+      transport: (request) => {
+        const key = request.headers.get('authorization')?.replace(/^Bearer /, '') ?? '';
+        const times = upstreamCalls.get(key) ?? [];
+        times.push(Date.now());
+        upstreamCalls.set(key, times);
+        return configured.transport(request);
+      },
+    };
+  }
+}
 
 let fixedBody = '{}';
 

@@ -5,7 +5,8 @@
  */
 import { env } from 'cloudflare:test';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { ApiClientError, createClient, operationUrl, originTransport, type Transport } from '../src/client';
+import { ApiClientError, createClient, operationUrl, type Transport } from '../src/client';
+import { originTransport } from '../src/origin/transport';
 import { KEYS } from './helpers';
 
 const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>

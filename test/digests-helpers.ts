@@ -7,11 +7,12 @@
  */
 import { createExecutionContext, createMessageBatch, createScheduledController, env, getQueueResult, waitOnExecutionContext } from 'cloudflare:test';
 import { vi } from 'vitest';
-import { createClient, EMBEDDED_BASE_URL, originTransport } from '../src/client';
+import { createClient } from '../src/client';
+import { EMBEDDED_BASE_URL, originTransport } from '../src/origin/transport';
 import type { DigestJob } from '../src/digests/deps';
-import { seal } from '../src/digests/sealed';
-import worker from '../src/index';
-import { sha256Hex } from '../src/hash';
+import { seal } from '../src/lib/sealing';
+import worker from './worker';
+import { sha256Hex } from '../src/lib/hash';
 
 export const RESEND_BASE = 'https://resend.test';
 
@@ -119,19 +120,20 @@ export class RecordingApi {
   fault: { status: number; code: string } | null = null;
   private readonly transport = originTransport(env.DB);
 
-  readonly client = (apiKey: string) =>
-    createClient({
-      apiKey,
-      baseUrl: EMBEDDED_BASE_URL,
-      retry: { attempts: 2, totalMs: 15_000 },
-      sleep: async () => {},
-      transport: async (request) => {
-        const url = new URL(request.url);
-        this.requests.push(url.pathname.replace(/^\/api\/v1/, '') + url.search);
-        if (this.fault) return Response.json({ error: { code: this.fault.code, message: 'injected' } }, { status: this.fault.status });
-        return this.transport(request);
-      },
-    });
+  /** The origin, recording each request and failing them while `fault` is set. */
+  private readonly recording = async (request: Request): Promise<Response> => {
+    const url = new URL(request.url);
+    this.requests.push(url.pathname.replace(/^\/api\/v1/, '') + url.search);
+    if (this.fault) return Response.json({ error: { code: this.fault.code, message: 'injected' } }, { status: this.fault.status });
+    return this.transport(request);
+  };
+
+  /** Stands in for `Services.api`: the digests' reads, straight to the origin (no proxy, no cache), recorded. */
+  readonly client = (apiKey: string, _clientAddress?: string | null) =>
+    createClient({ apiKey, baseUrl: EMBEDDED_BASE_URL, retry: { attempts: 2, totalMs: 15_000 }, sleep: async () => {}, transport: this.recording });
+
+  /** For `useUpstreamForTests`: the same recording origin behind the proxy's gate, so reads go through the cache and the abuse limits. */
+  readonly upstream = { transport: this.recording, baseUrl: EMBEDDED_BASE_URL };
 }
 
 /** A sleep that records what it was asked to wait, and returns at once. */

@@ -5,11 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ResponseOf } from '../src/contract/operations';
-import { renderConfirmation, renderDigest, renderPausedNotice } from '../src/digests/render';
-import { canonicalTimeZone, dueWeek, isoWeek } from '../src/digests/schedule';
-import { seal, unseal } from '../src/digests/sealed';
-import { buildReport, changeNoise, formatPeriod, type ReportInput, trendOf } from '../src/reports/model';
-import { signReportToken, signToken, verifyReportToken, verifyToken } from '../src/signing';
+import { renderConfirmation, renderDigest, renderPausedNotice } from '../src/mail/render';
+import { canonicalTimeZone, dueWeek, isoWeek } from '../src/weekly-report/week';
+import { seal, unseal } from '../src/lib/sealing';
+import { buildReport, changeNoise, formatPeriod, type ReportInput, trendOf } from '../src/weekly-report/model';
+import { signReportToken, signToken, verifyReportToken, verifyToken } from '../src/lib/signing';
 import ConfirmSubscriptionEmail from '../emails/confirm-subscription';
 import DigestEmail from '../emails/digest';
 import PausedNoticeEmail from '../emails/paused-notice';

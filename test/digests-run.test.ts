@@ -8,13 +8,14 @@
  * recording seams.
  */
 import { createExecutionContext, env, SELF } from 'cloudflare:test';
-import worker from '../src/index';
+import worker from './worker';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { retryDelaySeconds } from '../src/digests/consumer';
-import { DigestConfigError, useDigestOverridesForTests } from '../src/digests/deps';
+import { useServicesForTests } from './seams';
+import { InvalidEnvError } from '../src/app/env';
 import { planDigests } from '../src/digests/planner';
-import { isoWeek } from '../src/digests/schedule';
-import { signToken } from '../src/signing';
+import { isoWeek } from '../src/weekly-report/week';
+import { signToken } from '../src/lib/signing';
 import {
   clearDigests,
   dayOf,
@@ -52,11 +53,11 @@ beforeEach(async () => {
   queue = new FakeQueue();
   api = new RecordingApi();
   pacing = recordingSleep();
-  useDigestOverridesForTests({ client: api.client, sleep: pacing.sleep });
+  useServicesForTests({ api: api.client, sleep: pacing.sleep });
   digestEnv = testEnv(queue);
 });
 afterEach(() => {
-  useDigestOverridesForTests();
+  useServicesForTests();
   vi.unstubAllGlobals();
   vi.useRealTimers();
 });
@@ -135,12 +136,6 @@ describe('planning by timezone', () => {
     await deliver([...queue.sent, ...queue.sent], digestEnv); // and delivered twice
     expect(resend.delivered.map((e) => e.to[0]).sort()).toEqual(['stranded1@example.com', 'stranded2@example.com']);
     expect((await sendRecords()).map((r) => r.status)).toEqual(['sent', 'sent']);
-  });
-
-  it('checks the Queue binding before planning anything', async () => {
-    await seedSubscriptions([{ email: 'noqueue@example.com' }]);
-    await expect(planDigests({ db: env.DB, queue: undefined, now: () => MONDAY })).rejects.toThrow(DigestConfigError);
-    expect(await sendRecords()).toEqual([]);
   });
 
   it('groups by brand, market and key: one message per group', async () => {
@@ -334,7 +329,7 @@ describe('sending', () => {
       };
       return statement;
     };
-    useDigestOverridesForTests({ client: api.client, sleep: pacing.sleep, db: failingDb });
+    useServicesForTests({ api: api.client, sleep: pacing.sleep, db: failingDb });
     const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
     const first = await deliver(queue.sent, digestEnv);
     errors.mockRestore();

@@ -4,12 +4,13 @@
  * outbox (no RESEND_API_KEY in the test env).
  */
 import { createExecutionContext, env, SELF } from 'cloudflare:test';
-import worker from '../src/index';
+import worker from './worker';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DigestConfigError, useDigestOverridesForTests } from '../src/digests/deps';
-import { unseal } from '../src/digests/sealed';
+import { useServicesForTests, useUpstreamForTests } from './seams';
+import { InvalidEnvError } from '../src/app/env';
+import { unseal } from '../src/lib/sealing';
 import { UNVERIFIED_PER_MINUTE } from '../src/proxy/abuse';
-import { signToken } from '../src/signing';
+import { signToken } from '../src/lib/signing';
 import { clearDigests, deliver, FakeQueue, FakeResend, RecordingApi, runCron, testEnv } from './digests-helpers';
 
 const BASE = 'https://edge.test';
@@ -195,9 +196,10 @@ describe('abuse limits (the proxy\'s, before any upstream read)', () => {
   let api: RecordingApi;
   beforeEach(() => {
     api = new RecordingApi();
-    useDigestOverridesForTests({ client: api.client });
+    // Behind the gate: the routes read through the proxy, its cache and its abuse limits, as in production.
+    useUpstreamForTests(api.upstream);
   });
-  afterEach(() => useDigestOverridesForTests());
+  afterEach(() => useUpstreamForTests());
 
   const from = (address: string, key: string) =>
     SELF.fetch(`${BASE}/digests/subscriptions`, {
@@ -315,11 +317,11 @@ describe('mailto unsubscribe (Email Routing)', () => {
     const token = await signToken(env.SIGNING_SECRET, { p: 'unsubscribe', s: subscription.id }, { ttlSeconds: 3600 });
     const rejected: string[] = [];
     const message = (subject: string) => ({ headers: new Headers({ subject }), setReject: (reason: string) => rejected.push(reason) });
-    await worker.email!(message('hello') as unknown as ForwardableEmailMessage, env);
-    await worker.email!(message(`unsubscribe ${token.slice(0, -3)}abc`) as unknown as ForwardableEmailMessage, env);
+    await worker.email!(message('hello') as unknown as ForwardableEmailMessage, env, createExecutionContext());
+    await worker.email!(message(`unsubscribe ${token.slice(0, -3)}abc`) as unknown as ForwardableEmailMessage, env, createExecutionContext());
     expect(rejected).toHaveLength(2);
     expect((await env.DB.prepare('SELECT status FROM digest_subscriptions WHERE id = ?').bind(subscription.id).first())?.status).toBe('pending');
-    await worker.email!(message(`unsubscribe ${token}`) as unknown as ForwardableEmailMessage, env);
+    await worker.email!(message(`unsubscribe ${token}`) as unknown as ForwardableEmailMessage, env, createExecutionContext());
     expect(rejected).toHaveLength(2);
     expect((await env.DB.prepare('SELECT status FROM digest_subscriptions WHERE id = ?').bind(subscription.id).first())?.status).toBe('unsubscribed');
   });
@@ -356,9 +358,9 @@ describe('configuration', () => {
         expect(response.status).toBe(500);
         expect(((await response.json()) as { error: { code: string } }).error.code).toBe('internal_error');
         await expect(runCron('2026-11-23T08:00:00Z', misconfigured)).rejects.toThrow(/PUBLIC_URL must be the Worker's public https address/);
-        await expect(deliver([], misconfigured)).rejects.toThrow(DigestConfigError);
+        await expect(deliver([], misconfigured)).rejects.toThrow(InvalidEnvError);
       }
-      expect(errors.mock.calls.map((c) => String(c[0])).filter((line) => line.includes('DigestConfigError: PUBLIC_URL must be'))).toHaveLength(6);
+      expect(errors.mock.calls.map((c) => String(c[0])).filter((line) => line.includes('InvalidEnvError: Environment variable or binding PUBLIC_URL must be'))).toHaveLength(6);
       expect((await env.DB.prepare('SELECT COUNT(*) AS n FROM digest_subscriptions').first<{ n: number }>())?.n).toBe(0);
     } finally {
       errors.mockRestore();

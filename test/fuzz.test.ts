@@ -20,10 +20,10 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorBody } from '../src/contract/errors';
 import { openApiDocument } from '../src/contract/openapi';
 import { type AnyOperation, API_BASE, type OperationId, operationList } from '../src/contract/operations';
-import { sha256Hex } from '../src/hash';
-import worker from '../src/index';
+import { sha256Hex } from '../src/lib/hash';
+import worker from './worker';
 import { handleOrigin } from '../src/origin/handler';
-import { matchOperation } from '../src/proxy/request';
+import { matchOperation } from '../src/contract/request';
 import { KEYS } from './helpers';
 
 export const FUZZ_SEED = 20261121;

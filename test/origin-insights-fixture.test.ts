@@ -10,7 +10,7 @@ import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type OperationId, operations, type ResponseOf } from '../src/contract/operations';
 import { addDays, toDay } from '../src/contract/window';
-import { sha256Hex } from '../src/hash';
+import { sha256Hex } from '../src/lib/hash';
 import { api, json } from './helpers';
 
 const KEY = 'fixture_insights_key';

@@ -9,8 +9,8 @@
 import { env, evictDurableObject, listDurableObjectIds, runDurableObjectAlarm, runInDurableObject, SELF } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FAILED_AUTH_TTL_S, failedRecently, REMEMBERED_MAX, rememberedHere, rememberFailedAuth, UNVERIFIED_PER_MINUTE } from '../src/proxy/abuse';
-import { UPSTREAM_WINDOW_MS } from '../src/proxy/policy';
-import { hashApiKey } from '../src/proxy/request';
+import { RATE_WINDOW_MS } from '../src/contract/rate-limit';
+import { hashApiKey } from '../src/proxy/cache-key';
 import { FakeUpstream, freshKey, get, restoreUpstream } from './proxy-upstream';
 
 /**
@@ -194,8 +194,8 @@ describe('the state a flood leaves behind', () => {
     expect((await get('/visibility', key, from('198.51.100.20'))).status).toBe(401);
     expect(upstream.calls).toBe(1);
     const gate = await gateOf(key);
-    expect(await storageOf(gate)).toEqual({ tables: ['calls'], rows: 1, alarm: T0 + UPSTREAM_WINDOW_MS, kv: 0 });
-    vi.setSystemTime(T0 + UPSTREAM_WINDOW_MS);
+    expect(await storageOf(gate)).toEqual({ tables: ['calls'], rows: 1, alarm: T0 + RATE_WINDOW_MS, kv: 0 });
+    vi.setSystemTime(T0 + RATE_WINDOW_MS);
     expect(await runDurableObjectAlarm(gate)).toBe(true);
     expect(await storageOf(gate)).toEqual(NOTHING);
   });
@@ -206,15 +206,15 @@ describe('the state a flood leaves behind', () => {
     vi.setSystemTime(T0 + 30_000);
     await get('/topics', key);
     const gate = await gateOf(key);
-    expect(await storageOf(gate)).toMatchObject({ rows: 2, alarm: T0 + 30_000 + UPSTREAM_WINDOW_MS });
+    expect(await storageOf(gate)).toMatchObject({ rows: 2, alarm: T0 + 30_000 + RATE_WINDOW_MS });
     await evictDurableObject(gate);
     expect(await gate.remaining()).toBe(58);
-    vi.setSystemTime(T0 + 30_000 + UPSTREAM_WINDOW_MS);
+    vi.setSystemTime(T0 + 30_000 + RATE_WINDOW_MS);
     expect(await runDurableObjectAlarm(gate)).toBe(true);
     expect(await storageOf(gate)).toEqual(NOTHING);
     // The object still works after its cleanup: the next call is stored again.
     expect((await get('/prompts', key)).status).toBe(200);
-    expect(await storageOf(gate)).toMatchObject({ rows: 1, alarm: T0 + 30_000 + 2 * UPSTREAM_WINDOW_MS });
+    expect(await storageOf(gate)).toMatchObject({ rows: 1, alarm: T0 + 30_000 + 2 * RATE_WINDOW_MS });
   });
 
   it('a flood of random keys from one address creates at most UNVERIFIED_PER_MINUTE gate objects, all empty one window later', async () => {
@@ -225,7 +225,7 @@ describe('the state a flood leaves behind', () => {
       return (await listDurableObjectIds(env.UPSTREAM_GATE)).filter((id) => !before.has(String(id)));
     });
     expect(created).toHaveLength(UNVERIFIED_PER_MINUTE);
-    vi.setSystemTime(T0 + UPSTREAM_WINDOW_MS);
+    vi.setSystemTime(T0 + RATE_WINDOW_MS);
     const left = [];
     for (const id of created) {
       const gate = env.UPSTREAM_GATE.get(id);

@@ -1,6 +1,6 @@
 /** POST /admin/cache/purge and GET /admin/cache/stats, through the Worker. */
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
-import worker from '../src/index';
+import worker from './worker';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeUpstream, freshKey, get, read, restoreUpstream, settled } from './proxy-upstream';
 

@@ -6,7 +6,7 @@
  */
 import { env } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { sha256Hex } from '../src/hash';
+import { sha256Hex } from '../src/lib/hash';
 import { FakeUpstream, freshKey, get, read, restoreUpstream, settled } from './proxy-upstream';
 
 const T0 = Date.parse('2026-11-20T10:00:00Z');

@@ -1,11 +1,14 @@
 /** The env schema, CORS and the proxy handler called directly with a made env and context. */
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MissingSecretError, parseEnv } from '../src/config/env';
-import { handleProxy } from '../src/proxy';
+import { InvalidEnvError, MissingSecretError, parseEnv } from '../src/app/env';
+import { apiFor, handleProxy, type ProxyRuntime } from '../src/proxy';
 import { FakeUpstream, freshKey, restoreUpstream } from './proxy-upstream';
 
 afterEach(() => restoreUpstream());
+
+/** The proxy's runtime over a made context: the real clock, background work in `ctx`. */
+const runtime = (ctx: ExecutionContext = createExecutionContext()): ProxyRuntime => ({ now: () => new Date(), waitUntil: (work) => ctx.waitUntil(work) });
 
 describe('env', () => {
   it('names a missing secret', () => {
@@ -21,6 +24,12 @@ describe('env', () => {
     expect(config.UPSTREAM_URL).toBeUndefined();
     expect(() => parseEnv({ ...env, UPSTREAM_URL: 'ftp://x' } as unknown as Env)).toThrow(/UPSTREAM_URL/);
   });
+
+  it('refuses a deployment without the digest Queue, before anything is planned', () => {
+    const { DIGEST_QUEUE: _, ...withoutQueue } = env as unknown as Record<string, unknown>;
+    expect(() => parseEnv(withoutQueue as unknown as Env)).toThrow(InvalidEnvError);
+    expect(() => parseEnv(withoutQueue as unknown as Env)).toThrow(/DIGEST_QUEUE binding missing/);
+  });
 });
 
 describe('CORS', () => {
@@ -31,7 +40,7 @@ describe('CORS', () => {
 
   it('answers a preflight from an allowed origin at the edge', async () => {
     const up = new FakeUpstream().install();
-    const response = await handleProxy(preflight(dash), withCors(), createExecutionContext());
+    const response = await handleProxy(preflight(dash), withCors(), runtime());
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-origin')).toBe(dash);
     // Everything the proxy reads from a dashboard's request may be sent.
@@ -42,12 +51,12 @@ describe('CORS', () => {
   });
 
   it('grants nothing to other origins, nor to any by default', async () => {
-    const other = await handleProxy(preflight('https://evil.example'), withCors(), createExecutionContext());
+    const other = await handleProxy(preflight('https://evil.example'), withCors(), runtime());
     expect(other.status).toBe(204);
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
     // No allowed origins: no CORS at all, and OPTIONS is refused like any method other than GET and HEAD.
     for (const origin of ['https://evil.example', dash]) {
-      const byDefault = await handleProxy(preflight(origin), parseEnv(env), createExecutionContext());
+      const byDefault = await handleProxy(preflight(origin), parseEnv(env), runtime());
       expect(byDefault.status).toBe(405);
       expect(byDefault.headers.get('allow')).toBe('GET, HEAD');
       expect([...byDefault.headers.keys()].filter((h) => h.startsWith('access-control-'))).toEqual([]);
@@ -58,7 +67,7 @@ describe('CORS', () => {
     new FakeUpstream().install();
     const ctx = createExecutionContext();
     const request = new Request('https://edge.test/api/v1/visibility', { headers: { origin: dash, authorization: `Bearer ${freshKey()}` } });
-    const response = await handleProxy(request, withCors(), ctx);
+    const response = await handleProxy(request, withCors(), runtime(ctx));
     await waitOnExecutionContext(ctx);
     expect(response.status).toBe(200);
     expect(response.headers.get('access-control-allow-origin')).toBe(dash);
@@ -67,26 +76,26 @@ describe('CORS', () => {
   });
 });
 
-describe('proxyTransport', () => {
+describe('apiFor', () => {
   it('lets the typed client read through the cache, with X-Cache and Age in withMeta', async () => {
-    const { createClient } = await import('../src/client');
-    const { proxyTransport } = await import('../src/proxy');
     const up = new FakeUpstream().install();
     const ctx = createExecutionContext();
-    const transport = proxyTransport(parseEnv(env), ctx);
     const key = freshKey();
     // The fake upstream's body is not a real Visibility: read it raw, as the client's transport sees it.
-    const first = await transport(new Request('http://proxy.internal/api/v1/visibility', { headers: { authorization: `Bearer ${key}` } }));
+    const read = () => handleProxy(new Request('http://proxy.internal/api/v1/visibility', { headers: { authorization: `Bearer ${key}` } }), parseEnv(env), runtime(ctx), { clientAddress: null });
+    const first = await read();
     expect(first.headers.get('x-cache')).toBe('MISS');
     await waitOnExecutionContext(ctx);
-    const second = await transport(new Request('http://proxy.internal/api/v1/visibility', { headers: { authorization: `Bearer ${key}` } }));
+    const second = await read();
     expect(second.headers.get('x-cache')).toBe('HIT');
     expect(up.calls).toBe(1);
     // With the embedded origin behind it, the typed client parses real bodies and reports the cache state.
     restoreUpstream();
-    const api = createClient({ apiKey: 'demo_growth_multi', transport: proxyTransport(parseEnv(env), createExecutionContext()) });
+    const api = apiFor(parseEnv(env), runtime(), { clientAddress: null })('demo_growth_multi');
     const miss = await api.withMeta.getVisibility({ brand_id: 2 }, { headers: { 'cache-control': 'no-cache' } });
     expect(['MISS', 'REVALIDATED']).toContain(miss.meta.cache);
     expect(miss.data.brand_id).toBe(2);
+    const hit = await api.withMeta.getVisibility({ brand_id: 2 });
+    expect(hit.meta.cache).toBe('HIT');
   });
 });

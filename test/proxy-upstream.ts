@@ -8,11 +8,11 @@
  */
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
 import { handleOrigin } from '../src/origin/handler';
-import { matchOperation } from '../src/proxy/request';
+import { matchOperation } from '../src/contract/request';
 import { validPath } from './helpers';
-import { useUpstreamForTests } from '../src/proxy';
+import { useUpstreamForTests } from './seams';
 import { API_BASE } from '../src/contract/operations';
-import worker from '../src/index';
+import worker from './worker';
 
 export type Fault = 'ok' | 'hang' | 'network' | { status: number; code?: string; headers?: Record<string, string>; body?: string };
 

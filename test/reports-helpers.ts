@@ -3,9 +3,9 @@
  * and cleaning the report tables (all files share one storage).
  */
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
-import worker from '../src/index';
-import type { ReportSource } from '../src/reports/data';
-import type { Report } from '../src/reports/model';
+import worker from './worker';
+import type { ReportSource } from '../src/weekly-report/read';
+import type { Report } from '../src/weekly-report/model';
 
 export const BASE = 'https://edge.test';
 

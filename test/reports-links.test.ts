@@ -7,11 +7,11 @@
  */
 import { env } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { seal } from '../src/digests/sealed';
-import { reportUrl } from '../src/digests/store';
-import { useReportOverridesForTests } from '../src/reports';
+import { seal } from '../src/lib/sealing';
+import { reportUrl } from '../src/subscriptions';
+import { useServicesForTests } from './seams';
 import { mintReportLink } from '../src/reports/links';
-import { base64url, fromBase64url, signReportToken, signToken } from '../src/signing';
+import { base64url, fromBase64url, signReportToken, signToken } from '../src/lib/signing';
 import { clearDigests, FakeQueue, seedSubscriptions, testEnv } from './digests-helpers';
 import { FakeUpstream, freshKey, restoreUpstream } from './proxy-upstream';
 import { call, callWith, clearReports, type ReportJson, mintLink, pageFigures, reportJson } from './reports-helpers';
@@ -24,7 +24,7 @@ beforeEach(async () => {
 });
 afterEach(() => {
   restoreUpstream();
-  useReportOverridesForTests();
+  useServicesForTests();
 });
 
 function post(body: string, o: { key?: string | null; contentType?: string } = {}) {
@@ -210,18 +210,18 @@ describe('GET /r/<token>', () => {
   it('expires: 200 until its expiry, then a clear 410 page (fake clock)', async () => {
     const link = await mintLink({ expires_in_days: 1 });
     const expiry = Date.parse(link.expires_at);
-    useReportOverridesForTests({ now: () => new Date(expiry - 60_000) });
+    useServicesForTests({ now: () => new Date(expiry - 60_000) });
     expect((await call(link.path, { key: null })).status).toBe(200);
-    useReportOverridesForTests({ now: () => new Date(expiry + 1) });
+    useServicesForTests({ now: () => new Date(expiry + 1) });
     const response = await call(link.path, { key: null });
     expect(response.status).toBe(410);
     expect(await response.text()).toContain('This report link has expired');
     // The default 30 days, minted on the real clock.
-    useReportOverridesForTests();
+    useServicesForTests();
     const month = await mintLink();
-    useReportOverridesForTests({ now: () => new Date(Date.now() + 29 * DAY_MS) });
+    useServicesForTests({ now: () => new Date(Date.now() + 29 * DAY_MS) });
     expect((await call(month.path, { key: null })).status).toBe(200);
-    useReportOverridesForTests({ now: () => new Date(Date.now() + 30 * DAY_MS + 1000) });
+    useServicesForTests({ now: () => new Date(Date.now() + 30 * DAY_MS + 1000) });
     expect((await call(month.path, { key: null })).status).toBe(410);
   });
 
@@ -243,7 +243,7 @@ describe('GET /r/<token>', () => {
   it('an upstream outage is a 502 page saying the data is unavailable', async () => {
     const up = new FakeUpstream().install(1_000);
     up.fault = 'network';
-    useReportOverridesForTests({ sleep: async () => {} });
+    useServicesForTests({ sleep: async () => {} });
     const deps = { db: env.DB, encryptionKey: env.ENCRYPTION_KEY, signingSecret: env.SIGNING_SECRET, publicUrl: 'https://edge.test', now: () => new Date() };
     const link = await mintReportLink(deps, { apiKey: freshKey('r-outage'), brandId: 1, market: { id: 11, code: 'us' }, kind: 'weekly', days: 1 });
     const response = await call(new URL(link.url).pathname, { key: null });

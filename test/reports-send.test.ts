@@ -6,7 +6,7 @@
  */
 import { env } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { useReportOverridesForTests } from '../src/reports';
+import { useServicesForTests } from './seams';
 import { RESEND_WINDOW_MS } from '../src/reports/send';
 import { clearDigests, FakeQueue, FakeResend, seedSubscriptions, testEnv } from './digests-helpers';
 import { callWith, clearReports, type ReportJson } from './reports-helpers';
@@ -21,8 +21,9 @@ beforeEach(async () => {
   testEnvironment = testEnv(new FakeQueue());
 });
 afterEach(async () => {
-  useReportOverridesForTests();
+  useServicesForTests();
   vi.unstubAllGlobals();
+  vi.useRealTimers();
   await clearReports();
   await clearDigests();
 });
@@ -99,12 +100,14 @@ describe('POST /reports/weekly/send', () => {
 
   it('repeated within 10 minutes: 409 with when the last send went, nothing sent; after 10 minutes it sends again', async () => {
     await seedSubscriptions([{ email: 'again@example.com' }]);
+    // One clock for the whole Worker, the proxy and the origin behind it included.
     const t0 = Date.parse('2026-11-20T10:00:00Z');
-    useReportOverridesForTests({ now: () => new Date(t0) });
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(t0);
     const first = (await (await send()).json()) as SendBody;
     expect(first.send.sent_at).toBe('2026-11-20T10:00:00.000Z');
 
-    useReportOverridesForTests({ now: () => new Date(t0 + RESEND_WINDOW_MS - 1000) });
+    vi.setSystemTime(t0 + RESEND_WINDOW_MS - 1000);
     const again = await send('market=us');
     expect(again.status).toBe(409);
     expect(again.headers.get('retry-after')).toBe('1');
@@ -114,7 +117,7 @@ describe('POST /reports/weekly/send', () => {
     expect(body.last_send).toEqual({ id: first.send.id, sent_at: '2026-11-20T10:00:00.000Z' });
     expect(resend.calls).toHaveLength(1);
 
-    useReportOverridesForTests({ now: () => new Date(t0 + RESEND_WINDOW_MS) });
+    vi.setSystemTime(t0 + RESEND_WINDOW_MS);
     const later = await send();
     expect(later.status).toBe(202);
     expect(resend.calls).toHaveLength(2);
@@ -190,7 +193,7 @@ describe('POST /reports/weekly/send', () => {
 
   it('splits more than 100 recipients into batches of 100, one Idempotency-Key each', async () => {
     await seedSubscriptions(Array.from({ length: 205 }, (_, i) => ({ email: `bulk${i}@example.com` })));
-    useReportOverridesForTests({ sleep: async () => {} });
+    useServicesForTests({ sleep: async () => {} });
     const response = await send();
     expect(response.status).toBe(202);
     const { send: result } = (await response.json()) as SendBody;

@@ -5,7 +5,7 @@
  */
 import { env } from 'cloudflare:test';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { useReportOverridesForTests } from '../src/reports';
+import { useServicesForTests } from './seams';
 import { FakeQueue, FakeResend, testEnv } from './digests-helpers';
 import { FakeUpstream, freshKey, restoreUpstream } from './proxy-upstream';
 import { call, callWith, clearReports, pageFigures, reportJson } from './reports-helpers';
@@ -13,7 +13,7 @@ import { call, callWith, clearReports, pageFigures, reportJson } from './reports
 beforeAll(clearReports);
 afterEach(() => {
   restoreUpstream();
-  useReportOverridesForTests();
+  useServicesForTests();
   vi.unstubAllGlobals();
 });
 
@@ -123,7 +123,7 @@ describe('GET /reports/weekly', () => {
     const up = new FakeUpstream().install(1_000);
     up.fault = 'network';
     // The client's retry backoff waits through this seam: no real sleep.
-    useReportOverridesForTests({ sleep: async () => {} });
+    useServicesForTests({ sleep: async () => {} });
     const key = freshKey('outage');
     const response = await call('/reports/weekly', { key });
     expect(response.status).toBe(502);
@@ -142,7 +142,7 @@ describe('GET /reports/weekly', () => {
   it('an upstream 500 is our 502, never passed through as our own 500', async () => {
     const up = new FakeUpstream().install(1_000);
     up.fault = { status: 500, code: 'internal_error' };
-    useReportOverridesForTests({ sleep: async () => {} });
+    useServicesForTests({ sleep: async () => {} });
     const response = await call('/reports/weekly', { key: freshKey('five-hundred') });
     expect(response.status).toBe(502);
   });

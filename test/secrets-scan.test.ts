@@ -11,7 +11,7 @@
 import { env, SELF } from 'cloudflare:test';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { API_BASE } from '../src/contract/operations';
-import { sha256Hex } from '../src/hash';
+import { sha256Hex } from '../src/lib/hash';
 import { clearDigests, deliver, FakeQueue, FakeResend, runCron, seedSubscriptions, testEnv } from './digests-helpers';
 import { callWith, clearReports } from './reports-helpers';
 

@@ -6,7 +6,7 @@
  */
 import { Text } from '@react-email/components';
 import { Fragment } from 'react';
-import { type QuestionMove, stateWord } from '../../src/reports/model';
+import { type QuestionMove, stateWord } from '../../src/weekly-report/model';
 import { color, text } from './theme';
 
 

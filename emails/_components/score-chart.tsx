@@ -5,7 +5,7 @@
  * the text part gets a plain list instead (see `textOnly`).
  */
 import { Section, Text } from '@react-email/components';
-import type { ChartBar } from '../../src/reports/model';
+import type { ChartBar } from '../../src/weekly-report/model';
 import { color, font, text, textOnly } from './theme';
 
 /** Height in pixels of the tallest possible bar (100 %). Bars start at zero, so their heights compare honestly. */

@@ -5,7 +5,7 @@
 import { DEMO_ACCOUNTS, DEMO_MARKETS, type DemoAccount } from '../../src/origin/demo/catalog';
 import type { Profile } from '../../src/origin/demo/generate';
 import { seedDemo } from '../../src/origin/demo/load';
-import { sha256Hex } from '../../src/hash';
+import { sha256Hex } from '../../src/lib/hash';
 import { handleOrigin } from '../../src/origin/handler';
 import { toDay } from '../../src/contract/window';
 

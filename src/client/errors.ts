@@ -8,7 +8,7 @@
  * - `parse`: the body was not JSON, or failed the operation's schema; `field`
  *   names the first field at fault.
  */
-import type { ErrorCode } from '../contract/errors';
+import { ApiError, type ErrorCode, isApiErrorCode } from '../contract/errors';
 
 export type ClientErrorKind = 'http' | 'network' | 'timeout' | 'parse';
 
@@ -54,4 +54,20 @@ export class ApiClientError extends Error {
     if (o.param !== undefined) this.param = o.param;
     if (o.field !== undefined) this.field = o.field;
   }
+}
+
+/**
+ * A client error as the error a product route answers with (one translation
+ * for every route that reads the API): the API's own 4xx pass through with
+ * their code, parameter and `Retry-After`; anything else (a 5xx, a network
+ * failure, a timeout, a body that breaks the contract) is 502 `upstream_error`.
+ */
+export function toApiError(error: ApiClientError): ApiError {
+  if (error.kind === 'http' && error.status < 500 && isApiErrorCode(error.code)) {
+    return new ApiError(error.code, error.message.replace(/^\w+: /, ''), {
+      ...(error.param ? { param: error.param } : {}),
+      ...(error.retryAfter !== undefined ? { retryAfter: error.retryAfter } : {}),
+    });
+  }
+  return new ApiError('upstream_error', 'The Read API is unavailable right now. Try again in a few minutes.');
 }

@@ -2,8 +2,8 @@
  * The typed client of the Read API v1, as a library:
  *
  * ```ts
- * import { createClient, upstreamFromEnv, ApiClientError } from 'brand-ai-visibility-edge/client';
- * const api = createClient({ apiKey, ...upstreamFromEnv(env, (p) => ctx.waitUntil(p)) });
+ * import { createClient, networkTransport, ApiClientError } from 'brand-ai-visibility-edge/client';
+ * const api = createClient({ apiKey, baseUrl: 'https://edge.example.com/api/v1', transport: networkTransport });
  * try {
  *   const visibility = await api.getVisibility({ brand_id: 2 });
  * } catch (error) {
@@ -28,6 +28,6 @@ export {
   type Transport,
   type WithMeta,
 } from './client';
-export { ApiClientError, type ClientErrorCode, type ClientErrorKind } from './errors';
-export { EMBEDDED_BASE_URL, networkTransport, originTransport, type Upstream, upstreamFromEnv } from './transport';
+export { ApiClientError, type ClientErrorCode, type ClientErrorKind, toApiError } from './errors';
+export { networkTransport } from './transport';
 export type { OperationId, PathOf, QueryOf, ResponseOf } from '../contract/operations';

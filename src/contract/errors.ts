@@ -3,8 +3,12 @@
  * and the one function that shapes the body (DESIGN section 3).
  */
 import { z } from 'zod';
+import { JSON_CONTENT_TYPE } from '../lib/http';
 
-export const ERROR_STATUS = {
+export { JSON_CONTENT_TYPE };
+
+/** The Read API's error codes and their statuses (spec, Errors; DESIGN section 3). */
+export const API_ERROR_STATUS = {
   invalid_parameter: 400,
   brand_required: 400,
   invalid_api_key: 401,
@@ -14,16 +18,27 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   integration_not_connected: 409,
-  /** The product's own, not the Read API's: `POST /reports/weekly/send` within 10 minutes of the last send. */
-  recently_sent: 409,
   quota_exceeded: 429,
   rate_limited: 429,
   internal_error: 500,
   upstream_error: 502,
 } as const;
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
-export const ErrorCodeSchema = z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]);
+/**
+ * The product's own codes, for its routes beside the API (subscriptions,
+ * reports): never part of the Read API, nor of its OpenAPI error schema.
+ */
+export const PRODUCT_ERROR_STATUS = {
+  /** `POST /reports/weekly/send` within 10 minutes of the last send. */
+  recently_sent: 409,
+} as const;
+
+export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
+export type ErrorCode = ApiErrorCode | keyof typeof PRODUCT_ERROR_STATUS;
+const ERROR_STATUS: Record<ErrorCode, number> = { ...API_ERROR_STATUS, ...PRODUCT_ERROR_STATUS };
+export const ErrorCodeSchema = z.enum(Object.keys(API_ERROR_STATUS) as [ApiErrorCode, ...ApiErrorCode[]]);
+/** Whether a code from elsewhere (an upstream's body) is one of the Read API's. */
+export const isApiErrorCode = (code: string): code is ApiErrorCode => Object.hasOwn(API_ERROR_STATUS, code);
 
 export const ErrorBody = z
   .object({
@@ -53,7 +68,8 @@ export class ApiError extends Error {
     return this.options.param;
   }
 
-  get body(): ErrorBody {
+  /** The API's error shape; a product route's code (`recently_sent`) rides in the same shape. */
+  get body(): { error: { code: ErrorCode; message: string; param?: string } } {
     return { error: { code: this.code, message: this.message, ...(this.param !== undefined ? { param: this.param } : {}) } };
   }
 }
@@ -61,14 +77,13 @@ export class ApiError extends Error {
 export const invalidParameter = (param: string, message: string) =>
   new ApiError('invalid_parameter', message, { param });
 
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
-
 /** The response for any error; a non-ApiError is a bug and becomes a 500 that reveals nothing. */
 export function errorResponse(error: unknown, headers: Record<string, string> = {}): Response {
   const apiError = error instanceof ApiError ? error : new ApiError('internal_error', 'Something went wrong on our side. Quote the request id when reporting it.');
   const extra: Record<string, string> = { ...apiError.options.headers };
   if (apiError.options.retryAfter !== undefined) extra['retry-after'] = String(apiError.options.retryAfter);
-  if (apiError.status === 405) extra.allow = 'GET, HEAD';
+  // The API's operations are all GET; a product route names its own methods.
+  if (apiError.status === 405) extra.allow ??= 'GET, HEAD';
   return new Response(JSON.stringify(apiError.body), {
     status: apiError.status,
     headers: { 'content-type': JSON_CONTENT_TYPE, ...headers, ...extra },

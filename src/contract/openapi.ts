@@ -4,7 +4,7 @@
  * never written by hand, so it cannot drift from what the API does.
  */
 import { z } from 'zod';
-import { ERROR_STATUS, ErrorBody, type ErrorCode } from './errors';
+import { API_ERROR_STATUS, type ApiErrorCode, ErrorBody } from './errors';
 import { type AnyOperation, API_BASE, type OperationId, operations, OPERATION_IDS } from './operations';
 import { MAX_RANGE_DAYS } from './window';
 
@@ -31,17 +31,17 @@ function parameters(op: AnyOperation): JsonObject[] {
 }
 
 /** The errors an operation can answer, beyond those every operation shares. */
-function errorCodes(op: AnyOperation): ErrorCode[] {
-  const codes: ErrorCode[] = ['invalid_parameter', 'invalid_api_key', 'plan_inactive', 'not_found', 'method_not_allowed', 'rate_limited', 'quota_exceeded', 'internal_error', 'upstream_error'];
+function errorCodes(op: AnyOperation): ApiErrorCode[] {
+  const codes: ApiErrorCode[] = ['invalid_parameter', 'invalid_api_key', 'plan_inactive', 'not_found', 'method_not_allowed', 'rate_limited', 'quota_exceeded', 'internal_error', 'upstream_error'];
   if (op.scope !== 'account') codes.push('brand_required', 'brand_not_found');
   if (op.plan === 'pro_or_growth') codes.push('feature_not_in_plan');
   if (op.integration) codes.push('integration_not_connected');
   return codes;
 }
 
-function errorResponses(codes: ErrorCode[]): JsonObject {
-  const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+function errorResponses(codes: ApiErrorCode[]): JsonObject {
+  const byStatus = new Map<number, ApiErrorCode[]>();
+  for (const code of codes) byStatus.set(API_ERROR_STATUS[code], [...(byStatus.get(API_ERROR_STATUS[code]) ?? []), code]);
   return Object.fromEntries(
     [...byStatus].sort(([a], [b]) => a - b).map(([status, list]) => [
       String(status),

@@ -3,6 +3,7 @@
  * period includes both ends (DESIGN section 3).
  */
 import { z } from 'zod';
+import { DAY_MS } from '../lib/time';
 import { invalidParameter } from './errors';
 import { dateParam, intParam } from './params';
 
@@ -17,7 +18,6 @@ export type WindowKind =
   | { kind: 'trailing'; defaultDays: number };
 
 export const MAX_RANGE_DAYS = 90;
-const DAY_MS = 86_400_000;
 
 export const Period = z
   .object({ from: z.iso.date(), to: z.iso.date() })

@@ -1,7 +1,7 @@
 /**
  * The hourly planner (Cron Trigger `0 * * * *`). For every timezone that has
  * active subscriptions and is in its due window (Monday 08:00 local, see
- * schedule.ts), it inserts one send record per subscription for that ISO week
+ * src/weekly-report/week.ts), it inserts one send record per subscription for that ISO week
  * and enqueues one message per brand + market + key group.
  *
  * The send record is unique per subscription and week, so a second cron run
@@ -17,13 +17,15 @@
  * run that planned them stopped before enqueueing). The consumer is
  * idempotent, so a group enqueued twice is still sent once.
  */
-import { DigestConfigError, type DigestDeps, type DigestJob } from './deps';
-import { dueWeek, utcWeek } from './schedule';
+import { runInChunks } from '../lib/d1';
+import { DAY_MS, MINUTE_MS } from '../lib/time';
+import { dueWeek, utcWeek } from '../weekly-report';
+import type { DigestDeps, DigestJob } from './deps';
 
 /** Queues' sendBatch takes at most 100 messages. */
 const QUEUE_BATCH = 100;
 /** Work older than this without its outcome is picked up again: longer than one delivery normally takes. */
-export const STALE_AFTER_MS = 5 * 60_000;
+export const STALE_AFTER_MS = 5 * MINUTE_MS;
 /** An owed pause notice is retried by the cron for this long after the pause, then left (it stays recorded as owed). */
 export const NOTICE_RETRY_DAYS = 7;
 /**
@@ -47,17 +49,13 @@ export interface PlanResult {
   jobs: DigestJob[];
 }
 
-const DAY_MS = 86_400_000;
-
 const jobOf = (groupKey: string, week: { isoWeek: string; monday: string }): DigestJob => {
   const [brand, market] = groupKey.split(':');
   return { v: 1, iso_week: week.isoWeek, week_monday: week.monday, group_key: groupKey, brand_id: Number(brand), market_id: Number(market) };
 };
 
 export async function planDigests(deps: Pick<DigestDeps, 'db' | 'queue' | 'now'>): Promise<PlanResult> {
-  // Before any record: a record planned without a Queue would only wait for the next run.
   const queue = deps.queue;
-  if (!queue) throw new DigestConfigError('DIGEST_QUEUE is not bound: the planner cannot enqueue digests (wrangler.toml [[queues.producers]]).');
   const now = deps.now();
   const at = now.toISOString();
   const ago = (ms: number) => new Date(now.getTime() - ms).toISOString();
@@ -124,7 +122,7 @@ export async function planDigests(deps: Pick<DigestDeps, 'db' | 'queue' | 'now'>
   if (sends.size > 0) {
     const mark = deps.db.prepare(`UPDATE digest_sends SET enqueued_at = ? WHERE group_key = ? AND iso_week = ? AND status = 'planned' AND enqueued_at IS NULL`);
     const updates = [...sends.values()].map((job) => mark.bind(at, job.group_key, job.iso_week));
-    for (let i = 0; i < updates.length; i += 500) await deps.db.batch(updates.slice(i, i + 500));
+    await runInChunks(deps.db, updates);
   }
   return { planned: inserted.length, groups: planned, requeued, notices: list.length - sends.size, jobs: list };
 }

@@ -1,20 +1,11 @@
 /**
- * The request limits of the spec: 60 requests per rolling minute per key
- * (429 `rate_limited`) and a monthly read quota per plan (429
- * `quota_exceeded`), with the `RateLimit-*` headers on every response.
+ * The origin's request limits, over D1: the spec's per-key rate limit
+ * (src/contract/rate-limit.ts; 429 `rate_limited`) and the monthly read
+ * quota per plan (429 `quota_exceeded`).
  */
 import { ApiError } from '../contract/errors';
+import { RATE_LIMIT, RATE_WINDOW_MS, type RateState, rateHeaders } from '../contract/rate-limit';
 import type { Caller } from './access';
-
-export const RATE_LIMIT = 60;
-export const RATE_WINDOW_MS = 60_000;
-
-export interface RateState {
-  /** Requests admitted in the rolling minute, this one included. */
-  used: number;
-  /** When the oldest of them leaves the window. */
-  resetAtMs: number;
-}
 
 const month = (nowMs: number) => new Date(nowMs).toISOString().slice(0, 7);
 
@@ -79,15 +70,4 @@ export function countRead(db: D1Database, caller: Caller, nowMs: number): Promis
     .prepare('INSERT INTO usage (account_id, month, reads) VALUES (?, ?, 1) ON CONFLICT (account_id, month) DO UPDATE SET reads = reads + 1')
     .bind(caller.accountId, month(nowMs))
     .run();
-}
-
-/** `RateLimit-*` headers (IETF draft "RateLimit header fields for HTTP"); an unknown caller sees the full budget. */
-export function rateHeaders(state: RateState | undefined, nowMs: number): Record<string, string> {
-  const used = state?.used ?? 0;
-  const reset = state && used > 0 ? Math.max(0, Math.ceil((state.resetAtMs - nowMs) / 1000)) : 0;
-  return {
-    'ratelimit-limit': String(RATE_LIMIT),
-    'ratelimit-remaining': String(Math.max(0, RATE_LIMIT - used)),
-    'ratelimit-reset': String(reset),
-  };
 }

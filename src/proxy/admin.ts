@@ -9,10 +9,10 @@
  */
 import { z } from 'zod';
 import { ApiError, errorResponse, JSON_CONTENT_TYPE } from '../contract/errors';
-import type { AppEnv } from '../config/env';
-import { requestIdOf } from '../origin/handler';
-import { sha256Hex } from '../hash';
-import { hashApiKey, keyPrefix } from './request';
+import type { ProxyEnv } from './env';
+import { requestIdOf } from '../contract/request-id';
+import { sha256Hex } from '../lib/hash';
+import { hashApiKey, keyPrefix } from './cache-key';
 import { readStats } from './stats';
 import { ALL_ENTRIES, CacheStore } from './store';
 
@@ -24,7 +24,7 @@ const PurgeBody = z.union([
   z.strictObject({ all: z.literal(true) }),
 ]);
 
-export async function handleAdmin(request: Request, env: AppEnv, ctx: ExecutionContext): Promise<Response> {
+export async function handleAdmin(request: Request, env: ProxyEnv, ctx: Pick<ExecutionContext, 'waitUntil'>): Promise<Response> {
   let response: Response;
   try {
     response = await route(request, env, ctx);
@@ -36,7 +36,7 @@ export async function handleAdmin(request: Request, env: AppEnv, ctx: ExecutionC
   return response;
 }
 
-async function route(request: Request, env: AppEnv, ctx: ExecutionContext): Promise<Response> {
+async function route(request: Request, env: ProxyEnv, ctx: Pick<ExecutionContext, 'waitUntil'>): Promise<Response> {
   const { pathname } = new URL(request.url);
   const method = { [`${ADMIN_BASE}/purge`]: 'POST', [`${ADMIN_BASE}/stats`]: 'GET' }[pathname];
   if (!method) throw new ApiError('not_found', 'No such admin endpoint: POST /admin/cache/purge, GET /admin/cache/stats.');

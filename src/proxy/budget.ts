@@ -5,13 +5,11 @@
  * those that do (DESIGN section 3: every response carries them). A read
  * served from the cache spends none of the budget. Unknown: the whole budget.
  */
-import { type RateState, RATE_LIMIT, rateHeaders } from '../origin/limits';
+import { RATE_LIMIT, RATE_WINDOW_MS, type RateState, rateHeaders } from '../contract/rate-limit';
 
 const lastSeen = new Map<string, RateState>();
 /** Keys remembered per isolate; the oldest are forgotten first. */
 const BUDGET_MEMO = 10_000;
-/** The upstream's rolling window. */
-const WINDOW_MS = 60_000;
 
 /** Records the budget an upstream answer reported for the key. */
 export function noteBudget(keyHash: string, headers: readonly (readonly [string, string])[], nowMs: number): void {
@@ -29,5 +27,5 @@ export function budgetHeaders(keyHash: string | undefined, nowMs: number): Recor
   const state = keyHash === undefined ? undefined : lastSeen.get(keyHash);
   if (!state || state.resetAtMs <= nowMs) return rateHeaders(undefined, nowMs);
   // Noted by a read that began after this one (an inner read): never more than one window ahead.
-  return rateHeaders({ used: state.used, resetAtMs: Math.min(state.resetAtMs, nowMs + WINDOW_MS) }, nowMs);
+  return rateHeaders({ used: state.used, resetAtMs: Math.min(state.resetAtMs, nowMs + RATE_WINDOW_MS) }, nowMs);
 }

@@ -10,7 +10,7 @@
  * The calls of the rolling minute are kept in the object's SQLite storage, so
  * an eviction does not reset the budget. That storage lives one window past
  * the key's last upstream call and no longer: every call pushes the object's
- * alarm to `last call + UPSTREAM_WINDOW_MS`, and the alarm deletes everything
+ * alarm to `last call + RATE_WINDOW_MS`, and the alarm deletes everything
  * (`deleteAll`, which also drops the table and the alarm). So a key that goes
  * quiet, above all one of a flood of random keys, leaves no state behind: at
  * any moment only the keys that called upstream in the last minute hold rows,
@@ -23,10 +23,11 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import { parseRetryAfter } from '../client/client';
-import { parseEnv } from '../config/env';
-import { sha256Hex } from '../hash';
-import { COALESCE_AFTER_MS, UPSTREAM_BUDGET, UPSTREAM_WINDOW_MS } from './policy';
-import { upstreamConfig } from './upstream';
+import { proxyEnvOf } from './env';
+import { sha256Hex } from '../lib/hash';
+import { RATE_LIMIT, RATE_WINDOW_MS } from '../contract/rate-limit';
+import { COALESCE_AFTER_MS } from './policy';
+import { upstreamConfig, type UpstreamConfig } from './upstream';
 
 export interface GateRequest {
   /** Identical requests share one upstream call. */
@@ -82,7 +83,7 @@ export class UpstreamGate extends DurableObject<Env> {
       this.stored = ctx.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'calls'").toArray().length > 0;
       if (!this.stored) return;
       this.calls = ctx.storage.sql
-        .exec<{ at_ms: number }>('SELECT at_ms FROM calls WHERE at_ms > ? ORDER BY at_ms', Date.now() - UPSTREAM_WINDOW_MS)
+        .exec<{ at_ms: number }>('SELECT at_ms FROM calls WHERE at_ms > ? ORDER BY at_ms', Date.now() - RATE_WINDOW_MS)
         .toArray()
         .map((row) => row.at_ms);
     });
@@ -98,8 +99,8 @@ export class UpstreamGate extends DurableObject<Env> {
     if (flight) return { ...(await flight), upstreamCall: false };
 
     if (this.blocked && now < this.blocked.until) return { ...this.replayBlocked(now), upstreamCall: false };
-    if (this.calls.length >= UPSTREAM_BUDGET) {
-      return { kind: 'over_budget', retryAfter: Math.max(1, Math.ceil((this.calls[0]! + UPSTREAM_WINDOW_MS - now) / 1000)), upstreamCall: false };
+    if (this.calls.length >= RATE_LIMIT) {
+      return { kind: 'over_budget', retryAfter: Math.max(1, Math.ceil((this.calls[0]! + RATE_WINDOW_MS - now) / 1000)), upstreamCall: false };
     }
     this.calls.push(now);
     this.store(now);
@@ -132,7 +133,7 @@ export class UpstreamGate extends DurableObject<Env> {
   /** Upstream calls left in the rolling minute (for tests and the stats page). */
   async remaining(): Promise<number> {
     this.forgetOld(Date.now());
-    return UPSTREAM_BUDGET - this.calls.length;
+    return RATE_LIMIT - this.calls.length;
   }
 
   /** Records an upstream call durably and moves the idle alarm to one window after it. */
@@ -144,15 +145,15 @@ export class UpstreamGate extends DurableObject<Env> {
     }
     sql.exec('INSERT INTO calls (at_ms) VALUES (?)', at);
     // Not awaited: the write joins the INSERT's, and the output gate holds the answer until both are durable.
-    void this.ctx.storage.setAlarm(at + UPSTREAM_WINDOW_MS);
+    void this.ctx.storage.setAlarm(at + RATE_WINDOW_MS);
   }
 
   private forgetOld(now: number): void {
     let expired = 0;
-    while (expired < this.calls.length && this.calls[expired]! <= now - UPSTREAM_WINDOW_MS) expired++;
+    while (expired < this.calls.length && this.calls[expired]! <= now - RATE_WINDOW_MS) expired++;
     if (expired > 0) {
       this.calls.splice(0, expired);
-      if (this.stored) this.ctx.storage.sql.exec('DELETE FROM calls WHERE at_ms <= ?', now - UPSTREAM_WINDOW_MS);
+      if (this.stored) this.ctx.storage.sql.exec('DELETE FROM calls WHERE at_ms <= ?', now - RATE_WINDOW_MS);
     }
     for (const [key, { at }] of this.recent) if (now - at >= COALESCE_AFTER_MS || now < at) this.recent.delete(key);
   }
@@ -163,8 +164,17 @@ export class UpstreamGate extends DurableObject<Env> {
     return { ...outcome, headers: outcome.headers.map(([name, value]) => [name, name === 'retry-after' ? retryAfter : value]) };
   }
 
+  /**
+   * Where this key's reads go: the deployment's upstream. The seam of the
+   * tests and the benchmark, whose Worker entries subclass the gate to put a
+   * counting, fault-injecting or hanging upstream here.
+   */
+  protected upstream(): UpstreamConfig {
+    return upstreamConfig(proxyEnvOf(this.env), (work) => this.ctx.waitUntil(work));
+  }
+
   private async fetchUpstream(request: GateRequest): Promise<Outcome> {
-    const upstream = upstreamConfig(parseEnv(this.env), (work) => this.ctx.waitUntil(work));
+    const upstream = this.upstream();
     const controller = new AbortController();
     let stopTimeout = () => {};
     const expired = new Promise<'timeout'>((resolve) => {

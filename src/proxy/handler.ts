@@ -14,16 +14,18 @@
 import { ApiError, errorResponse, ErrorBody, JSON_CONTENT_TYPE } from '../contract/errors';
 import { type AnyOperation, API_BASE } from '../contract/operations';
 import { openApiDocument } from '../contract/openapi';
-import type { AppEnv } from '../config/env';
-import { RATE_LIMIT } from '../origin/limits';
-import { bearerKey, checkPlan, resolveBrand } from '../origin/access';
+import { bearerKey, checkPlan, invalidKey, resolveBrand } from '../contract/access';
+import { RATE_LIMIT } from '../contract/rate-limit';
+import { matchOperation, type Match } from '../contract/request';
+import { type Clock, DAY_MS } from '../lib/time';
+import type { ProxyEnv } from './env';
 import { BrandList } from '../contract/schemas/core';
 import { budgetHeaders, noteBudget } from './budget';
-import { requestIdOf } from '../origin/handler';
+import { requestIdOf } from '../contract/request-id';
 import { isPreflight, preflight, withCors } from './cors';
 import type { GateAnswer } from './gate';
 import { freshnessFor, freshTtlMs, isUpstreamFailure } from './policy';
-import { cacheKeyOf, hashApiKey, keyPrefix, knownKeyHash, matchOperation, validate, type ValidRequest } from './request';
+import { cacheKeyOf, hashApiKey, keyPrefix, knownKeyHash, validate, type ValidRequest } from './cache-key';
 import { checkResponseBody } from '../contract/body';
 import { checkBeforeUpstream, clientAddressOf, failedRecently, markVerified, rememberFailedAuth } from './abuse';
 import { count, maybeFlushStats } from './stats';
@@ -31,9 +33,13 @@ import { CacheStore, type Entry } from './store';
 
 export type CacheStatus = 'HIT' | 'MISS' | 'STALE' | 'REVALIDATED' | 'BYPASS';
 
-const INVALID_KEY = () => new ApiError('invalid_api_key', 'Missing, revoked or unknown API key. Send it as `Authorization: Bearer <key>`.');
-
 let openApiJson: string | undefined;
+
+/** What the proxy needs of the moment it runs in: the clock, and where background work goes (`ctx.waitUntil`). */
+export interface ProxyRuntime {
+  now: Clock;
+  waitUntil(work: Promise<unknown>): void;
+}
 
 export interface ProxyCall {
   /**
@@ -50,7 +56,7 @@ export interface ProxyCall {
 const clientAddressFor = (request: Request, call: ProxyCall) => (call.clientAddress !== undefined ? call.clientAddress : clientAddressOf(request));
 
 /** The proxy's fetch handler for /api/v1/*: always a response. */
-export async function handleProxy(request: Request, env: AppEnv, ctx: ExecutionContext, call: ProxyCall = {}): Promise<Response> {
+export async function handleProxy(request: Request, env: ProxyEnv, ctx: ProxyRuntime, call: ProxyCall = {}): Promise<Response> {
   const requestId = requestIdOf(request);
   // Without allowed origins there is no CORS: an OPTIONS request is answered like any other method (404 or 405).
   if (env.CORS_ORIGINS.length > 0 && isPreflight(request)) {
@@ -58,7 +64,7 @@ export async function handleProxy(request: Request, env: AppEnv, ctx: ExecutionC
     answer.headers.set('x-request-id', requestId);
     return answer;
   }
-  const nowMs = Date.now();
+  const nowMs = ctx.now().getTime();
   const caller: { keyHash?: string } = {};
   let response: Response;
   try {
@@ -78,8 +84,8 @@ export async function handleProxy(request: Request, env: AppEnv, ctx: ExecutionC
 
 interface Exchange {
   request: Request;
-  env: AppEnv;
-  ctx: ExecutionContext;
+  env: ProxyEnv;
+  ctx: ProxyRuntime;
   store: CacheStore;
   requestId: string;
   nowMs: number;
@@ -92,8 +98,8 @@ interface Exchange {
 
 async function serve(
   request: Request,
-  env: AppEnv,
-  ctx: ExecutionContext,
+  env: ProxyEnv,
+  ctx: ProxyRuntime,
   requestId: string,
   nowMs: number,
   call: ProxyCall,
@@ -112,12 +118,12 @@ async function serve(
   if (!matched) throw notFound();
 
   const apiKey = bearerKey(request);
-  if (!apiKey) throw INVALID_KEY();
+  if (!apiKey) throw invalidKey();
   const keyHash = knownKeyHash(apiKey) ?? (await hashApiKey(apiKey));
   caller.keyHash = keyHash;
   if (failedRecently(keyHash, nowMs)) {
     count('rejected');
-    throw INVALID_KEY();
+    throw invalidKey();
   }
   // The HIT path avoids awaits where the answer is already in memory.
   const memoKey = `${keyHash} ${Math.floor(nowMs / DAY_MS)} ${url.pathname}${url.search}`;
@@ -176,12 +182,11 @@ async function serve(
  * Validation and the cache key depend only on the key, the URL and the UTC
  * day, so a polled URL is validated and hashed once a day per isolate.
  */
-const DAY_MS = 86_400_000;
 const prepared = new Map<string, { valid: ValidRequest; name: string }>();
 const PREPARED_MEMO = 2000;
 
-async function prepare(memoKey: string, matched: NonNullable<ReturnType<typeof matchOperation>>, url: URL, apiKey: string, keyHash: string, nowMs: number) {
-  const valid = validate(matched.op, matched.rawPath, url, nowMs);
+async function prepare(memoKey: string, matched: Match, url: URL, apiKey: string, keyHash: string, nowMs: number) {
+  const valid = validate(matched, url, nowMs);
   const result = { valid, name: await cacheKeyOf(apiKey, keyHash, valid.canonical) };
   if (prepared.size >= PREPARED_MEMO) prepared.delete(prepared.keys().next().value!);
   prepared.set(memoKey, result);
@@ -196,7 +201,7 @@ async function prepare(memoKey: string, matched: NonNullable<ReturnType<typeof m
  * TTL, which later `/brands` reads are served from), and never sends the
  * invalid request itself upstream.
  */
-async function refuseInOrder(paramError: unknown, op: AnyOperation, request: Request, env: AppEnv, ctx: ExecutionContext, call: ProxyCall): Promise<never> {
+async function refuseInOrder(paramError: unknown, op: AnyOperation, request: Request, env: ProxyEnv, ctx: ProxyRuntime, call: ProxyCall): Promise<never> {
   if (!(paramError instanceof ApiError)) throw paramError;
   const brandsRequest = new Request(new URL(`${API_BASE}/brands`, request.url), { headers: { authorization: request.headers.get('authorization') ?? '' } });
   // On behalf of the same client (the inner request carries no address of its own).
@@ -364,23 +369,3 @@ export function matchesIfNoneMatch(header: string | null, etag: string): boolean
 }
 
 const notFound = () => new ApiError('not_found', 'No such operation. The operations are listed in /api/v1/openapi.json.');
-
-/**
- * The cached proxy as a transport for the typed client, in-process: reads
- * share the cache and the upstream gate with /api/v1, and `withMeta` reports
- * X-Cache and Age. For digests and reports:
- *
- * ```ts
- * // A route reading on behalf of its caller: unverified keys count against the caller's address, as on /api/v1.
- * const api = createClient({ apiKey, transport: proxyTransport(env, ctx, { clientAddress: clientAddressOf(request) }) });
- * const { data, meta } = await api.withMeta.getVisibility(); // meta.cache: 'HIT' | 'MISS' | ...
- * ```
- *
- * Without `clientAddress` the reads have no client address (the in-process
- * request has no `CF-Connecting-IP`): right for work no client triggers (the
- * digest queue and cron, which read with stored keys), wrong for a route.
- */
-export function proxyTransport(env: AppEnv, ctx: ExecutionContext, call: ProxyCall = {}): (request: Request) => Promise<Response> {
-  const forClient: ProxyCall = { clientAddress: call.clientAddress ?? null };
-  return (request) => handleProxy(request, env, ctx, forClient);
-}

@@ -1,7 +1,12 @@
-/** The edge proxy: /api/v1 (handler.ts), /admin/cache (admin.ts), and the Durable Objects it needs. */
-export { handleProxy, type ProxyCall, proxyTransport } from './handler';
+/**
+ * The edge proxy: /api/v1 (handler.ts), /admin/cache (admin.ts), the Durable
+ * Objects it needs, and `apiFor()` (api.ts), the one way features read the API.
+ */
+export { apiFor, type ReadApi, type ReadOptions } from './api';
 export { clientAddressOf } from './abuse';
 export { ADMIN_BASE, handleAdmin } from './admin';
+export { type ProxyEnv, ProxyEnvSchema } from './env';
 export { UpstreamGate } from './gate';
+export { handleProxy, type ProxyCall, type ProxyRuntime } from './handler';
 export { ProxyStats } from './stats';
-export { useUpstreamForTests } from './upstream';
+export { type StartTimeout, type UpstreamConfig, upstreamConfig } from './upstream';

@@ -16,19 +16,14 @@
  * plain text anywhere.
  */
 import { TTL, type AnyOperation } from '../contract/operations';
-import type { AppEnv } from '../config/env';
-
-const SECOND = 1000;
-const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
+import { HOUR_MS, SECOND_MS } from '../lib/time';
+import type { ProxyEnv } from './env';
 
 /** After the fresh TTL, serve stale and refresh in the background for one more TTL. */
 export const staleWhileRevalidateMs = (ttlMs: number) => ttlMs;
 /** On an upstream error, timeout or 429, a stored answer may be served up to this age. */
-export const STALE_IF_ERROR_MS = 24 * HOUR;
+export const STALE_IF_ERROR_MS = 24 * HOUR_MS;
 
-/** Only these upstream statuses are stored. Everything else passes through and is never cached. */
-export const CACHEABLE_STATUS = 200;
 /** Upstream answers after which a stale copy may be served instead (stale-if-error). */
 export const isUpstreamFailure = (status: number) => status >= 500 || status === 429;
 
@@ -43,26 +38,23 @@ export const EDGE_TIER_MAX_AGE_S = 60;
  * this many are kept: a purge or a revocation reaches other isolates' memory
  * within these seconds.
  */
-export const MEMORY_TIER_MAX_AGE_MS = 5 * SECOND;
+export const MEMORY_TIER_MAX_AGE_MS = 5 * SECOND_MS;
 export const MEMORY_TIER_MAX_ENTRIES = 2000;
 /** KV refuses an `expirationTtl` under 60 s. */
 export const KV_MIN_TTL_S = 60;
 
-/** The upstream gate: the spec's per-key rate limit, held for all locations at once. */
-export const UPSTREAM_BUDGET = 60;
-export const UPSTREAM_WINDOW_MS = MINUTE;
 /** A finished upstream 200 is shared with identical requests arriving this soon after it (KV writes need a moment to be read back). */
-export const COALESCE_AFTER_MS = 2 * SECOND;
-export const DEFAULT_UPSTREAM_TIMEOUT_MS = 10 * SECOND;
+export const COALESCE_AFTER_MS = 2 * SECOND_MS;
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 10 * SECOND_MS;
 
 export const CACHE_KEY_VERSION = 'v1';
 /** Never resolved: only a key for the Cache API, which wants a URL. */
 export const CACHE_URL_BASE = 'https://proxy-cache.internal/';
 
 /** Fresh TTL of an operation in ms: the table's, unless the deployment overrides the class (TTL_WINDOWED, TTL_FIXED). */
-export function freshTtlMs(op: Pick<AnyOperation, 'ttl'>, env: Pick<AppEnv, 'TTL_WINDOWED' | 'TTL_FIXED'>): number {
+export function freshTtlMs(op: Pick<AnyOperation, 'ttl'>, env: Pick<ProxyEnv, 'TTL_WINDOWED' | 'TTL_FIXED'>): number {
   const override = op.ttl === TTL.windowed ? env.TTL_WINDOWED : env.TTL_FIXED;
-  return (override ?? op.ttl) * SECOND;
+  return (override ?? op.ttl) * SECOND_MS;
 }
 
 /** Freshness of one stored answer, kept in KV metadata and in the Cache API copy's headers. */

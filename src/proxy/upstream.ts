@@ -4,8 +4,9 @@
  * and the timer that runs it.
  */
 import { type Transport } from '../client/client';
-import { upstreamFromEnv } from '../client/transport';
-import { type AppEnv } from '../config/env';
+import { networkTransport } from '../client/transport';
+import { EMBEDDED_BASE_URL, originTransport } from '../origin/transport';
+import type { ProxyEnv } from './env';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './policy';
 
 /**
@@ -30,21 +31,19 @@ export interface UpstreamConfig {
   startTimeout: StartTimeout;
 }
 
-type Override = Partial<UpstreamConfig> | ((configured: UpstreamConfig) => Partial<UpstreamConfig>);
-let override: Override | undefined;
-
-/**
- * Seam for the tests and the benchmark (both run in the Worker's isolate):
- * replaces the upstream of every proxy in this isolate, e.g. with a counting,
- * fault-injecting origin, or wraps the configured one (pass a function).
- * Call with no argument to restore the configured one.
- */
-export function useUpstreamForTests(upstream?: Override): void {
-  override = upstream;
+export interface Upstream {
+  transport: Transport;
+  /** Base address including `/api/v1`. */
+  baseUrl: string;
 }
 
-export function upstreamConfig(env: AppEnv, waitUntil?: (work: Promise<unknown>) => void): UpstreamConfig {
-  const configured: UpstreamConfig = { ...upstreamFromEnv(env, waitUntil), timeoutMs: env.UPSTREAM_TIMEOUT_MS ?? DEFAULT_UPSTREAM_TIMEOUT_MS, startTimeout: realTimeout };
-  if (!override) return configured;
-  return { ...configured, ...(typeof override === 'function' ? override(configured) : override) };
+/** The upstream of this deployment: `UPSTREAM_URL` over the network, else the embedded origin in-process. */
+export function upstreamFromEnv(env: Pick<ProxyEnv, 'UPSTREAM_URL' | 'DB'>, waitUntil?: (work: Promise<unknown>) => void): Upstream {
+  const url = env.UPSTREAM_URL?.trim();
+  if (url) return { transport: networkTransport, baseUrl: url.replace(/\/+$/, '') };
+  return { transport: originTransport(env.DB, waitUntil), baseUrl: EMBEDDED_BASE_URL };
+}
+
+export function upstreamConfig(env: ProxyEnv, waitUntil?: (work: Promise<unknown>) => void): UpstreamConfig {
+  return { ...upstreamFromEnv(env, waitUntil), timeoutMs: env.UPSTREAM_TIMEOUT_MS ?? DEFAULT_UPSTREAM_TIMEOUT_MS, startTimeout: realTimeout };
 }

@@ -1,5 +1,5 @@
 /**
- * Signed report links, `/r/<token>`: the token is the one of src/signing.ts
+ * Signed report links, `/r/<token>`: the token is the one of src/lib/signing.ts
  * (`signReportToken`: HMAC-SHA-256 over brand, market, kind, expiry and `r`),
  * the same the digest's "view in browser" link carries. A link works without
  * an API key, so `r` names the stored record whose sealed key reads the data:
@@ -12,20 +12,19 @@
  * The token never carries a key, and the record must agree with the token's
  * brand and market, so a link cannot be pointed at another brand.
  */
-import { sha256Hex } from '../hash';
-import { seal, unseal } from '../digests/sealed';
-import { kindsOf, subscriptionById } from '../digests/store';
-import { type ReportLinkClaims, signReportToken, verifyReportToken, type TokenFailure } from '../signing';
+import { sha256Hex } from '../lib/hash';
+import { seal, unseal } from '../lib/sealing';
+import { kindsOf, subscriptionById } from '../subscriptions';
+import { type ReportLinkClaims, signReportToken, verifyReportToken, type TokenFailure } from '../lib/signing';
 import type { ReportDeps } from './deps';
-import type { DigestKind } from './model';
+import type { DigestKind } from '../weekly-report';
+import { DAY_MS } from '../lib/time';
 
 export const REPORT_KINDS = ['weekly'] as const;
 export type ReportKind = (typeof REPORT_KINDS)[number];
 
 /** `expires_in_days` of POST /reports/links: default and bounds. */
 export const LINK_DAYS = { default: 30, min: 1, max: 90 } as const;
-
-const DAY_MS = 86_400_000;
 
 export interface LinkRow {
   id: string;

@@ -10,9 +10,9 @@
  * (WCAG AA on white), and a single column that works from 320 px up.
  */
 import { color } from '../../emails/_components/theme';
-import { escapeHtml } from '../digests/pages';
-import type { ReportSource } from './data';
-import { type ChartBar, formatChange, formatScore, type QuestionMove, type Report, shortDay, stateWord, type Trend } from './model';
+import { escapeHtml } from '../lib/html';
+import type { ReportSource } from '../weekly-report/read';
+import { type ChartBar, formatChange, formatScore, type QuestionMove, type Report, shortDay, stateWord, type Trend } from '../weekly-report/model';
 
 /** Security headers of every report page: tokens must not leak, nothing may load or frame it. */
 export const PAGE_HEADERS: Record<string, string> = {

@@ -12,16 +12,18 @@
  * a forged token 403, an expired one 410, never a 500.
  */
 import { z } from 'zod';
+import { type ApiClient, ApiClientError, toApiError } from '../client';
+import { requireKey } from '../contract/access';
+import { ApiError, type ErrorCode, errorResponse, invalidParameter } from '../contract/errors';
 import { parseJsonObject, readJsonBody } from '../contract/json-body';
-import { ApiClientError } from '../client';
-import { ApiError, ERROR_STATUS, type ErrorCode, errorResponse, invalidParameter, JSON_CONTENT_TYPE } from '../contract/errors';
 import { brandIdParam, enumParam, marketParam, parseParams, queryObject } from '../contract/params';
-import { bearerKey } from '../origin/access';
-import { renderDigest } from '../digests/render';
-import { forCaller, type ReportDeps } from './deps';
-import { type ReportSource, readWeekly, reportOf, type WeeklyRead } from './data';
+import { json } from '../lib/http';
+import type { Route } from '../lib/router';
+import { renderDigest } from '../mail/render';
+import { clientAddressOf } from '../proxy';
+import { type DigestKind, type Report, type ReportSource, readWeek, reportOf, type WeeklyRead, type WeekTarget } from '../weekly-report';
+import type { ReportDeps } from './deps';
 import { LINK_DAYS, type LinkProblem, mintReportLink, openReportLink, REPORT_KINDS } from './links';
-import type { DigestKind, Report } from './model';
 import { messagePage, PAGE_HEADERS, reportPage } from './page';
 import { sendDigestNow } from './send';
 
@@ -54,28 +56,22 @@ const LinkBody = z.strictObject({
     .default(LINK_DAYS.default),
 });
 
-const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'private, no-store', ...headers } });
+/**
+ * Reads the week with `apiKey` through the proxy, for the client that asked:
+ * the API's own 4xx pass through; an outage is 502 `upstream_error`, logged.
+ */
+async function read(deps: ReportDeps, request: Request, apiKey: string, target: WeekTarget): Promise<WeeklyRead> {
+  return await readWeek(deps.api(apiKey, clientAddressOf(request)), target, deps.now()).catch((error: unknown) => {
+    throw readFailure(error);
+  });
+}
 
-/** The API's error as ours: 4xx codes pass through (429 with its Retry-After); every upstream failure is a 502. */
-export function fromClientError(error: unknown): ApiError {
+function readFailure(error: unknown): ApiError {
   if (!(error instanceof ApiClientError)) throw error;
-  if (error.kind === 'http' && error.status < 500 && error.code in ERROR_STATUS) {
-    return new ApiError(error.code as ErrorCode, error.message.replace(/^\w+: /, ''), {
-      ...(error.param ? { param: error.param } : {}),
-      ...(error.retryAfter !== undefined ? { retryAfter: error.retryAfter } : {}),
-    });
-  }
-  console.error(JSON.stringify({ msg: 'report read failed upstream', operation: error.operation, kind: error.kind, status: error.status, code: error.code }));
-  return new ApiError('upstream_error', 'The Read API is unavailable right now, so the report cannot be built. Try again in a few minutes.');
+  const apiError = toApiError(error);
+  if (apiError.code === 'upstream_error') console.error(JSON.stringify({ msg: 'report read failed upstream', operation: error.operation, kind: error.kind, status: error.status, code: error.code }));
+  return apiError;
 }
-
-function requireKey(request: Request): string {
-  const key = bearerKey(request);
-  if (!key) throw new ApiError('invalid_api_key', 'Missing API key. Send it as `Authorization: Bearer <key>`, or open a signed link (`POST /reports/links`).');
-  return key;
-}
-
 
 /** The plain-text digest of this report: the email's own text part, without the subscription footer it does not have here. */
 async function digestText(report: Report, viewUrl: string): Promise<string> {
@@ -109,18 +105,17 @@ function unavailablePage(): Response {
 async function weekly(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
   const key = requireKey(request);
   const query = parseParams(WeeklyQuery, queryObject(url.searchParams));
-  let read: WeeklyRead;
+  let week: WeeklyRead;
   try {
-    read = await readWeekly(deps.client(key), { brand_id: query.brand_id, market: query.market }, deps.now());
+    week = await read(deps, request, key, { brand_id: query.brand_id, market: query.market });
   } catch (error) {
-    const apiError = fromClientError(error);
-    if (apiError.code === 'upstream_error' && query.format === 'html') return unavailablePage();
-    throw apiError;
+    if (error instanceof ApiError && error.code === 'upstream_error' && query.format === 'html') return unavailablePage();
+    throw error;
   }
   const view = new URL(`${deps.publicUrl}${REPORTS_BASE}/weekly`);
-  view.searchParams.set('brand_id', String(read.inputs.brand.id));
-  view.searchParams.set('market', read.inputs.market.code);
-  return answer(read, ['visibility', 'won_lost'], query.format, { viewUrl: view.toString(), headers: { vary: 'Authorization' } });
+  view.searchParams.set('brand_id', String(week.inputs.brand.id));
+  view.searchParams.set('market', week.inputs.market.code);
+  return answer(week, ['visibility', 'won_lost'], query.format, { viewUrl: view.toString(), headers: { vary: 'Authorization' } });
 }
 
 async function mintLink(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
@@ -130,10 +125,11 @@ async function mintLink(request: Request, url: URL, deps: ReportDeps): Promise<R
   let target: { brand_id: number; market: { id: number; code: string } };
   try {
     // The read the link will make: the key must be able to make it, and its error is the one to show.
-    const visibility = await deps.client(key).getVisibility({ ...(body.brand_id !== undefined ? { brand_id: body.brand_id } : {}), ...(body.market !== undefined ? { market: String(body.market) } : {}) });
+    const client: ApiClient = deps.api(key, clientAddressOf(request));
+    const visibility = await client.getVisibility({ ...(body.brand_id !== undefined ? { brand_id: body.brand_id } : {}), ...(body.market !== undefined ? { market: String(body.market) } : {}) });
     target = { brand_id: visibility.brand_id, market: visibility.market };
   } catch (error) {
-    throw fromClientError(error);
+    throw readFailure(error);
   }
   const link = await mintReportLink(deps, { apiKey: key, brandId: target.brand_id, market: target.market, kind: body.kind, days: body.expires_in_days });
   return json({ link: { url: link.url, brand_id: target.brand_id, market: target.market, kind: body.kind, expires_at: link.expires_at } }, 201, { location: link.url });
@@ -154,7 +150,7 @@ function linkProblemPage(problem: LinkProblem): Response {
   }
 }
 
-async function viaLink(url: URL, token: string, deps: ReportDeps): Promise<Response> {
+async function viaLink(request: Request, url: URL, token: string, deps: ReportDeps): Promise<Response> {
   let format: Format;
   try {
     format = parseParams(LinkQuery, queryObject(url.searchParams)).format;
@@ -165,11 +161,12 @@ async function viaLink(url: URL, token: string, deps: ReportDeps): Promise<Respo
   const opened = await openReportLink(deps, token);
   if (!opened.ok) return linkProblemPage(opened.problem);
   const { link } = opened;
-  let read: WeeklyRead;
+  let week: WeeklyRead;
   try {
-    read = await readWeekly(deps.client(link.apiKey), { brand_id: link.brandId, market: link.market }, deps.now());
+    week = await read(deps, request, link.apiKey, { brand_id: link.brandId, market: link.market });
   } catch (error) {
-    const apiError = fromClientError(error);
+    if (!(error instanceof ApiError)) throw error;
+    const apiError = error;
     if (apiError.code === 'upstream_error') return format === 'html' ? unavailablePage() : errorResponse(apiError);
     if (format !== 'html') return errorResponse(apiError);
     if (apiError.status === 401) return messagePage(401, 'The access behind this link was revoked', ['The API key this link reads with is no longer valid. Ask for a new link.']);
@@ -178,7 +175,7 @@ async function viaLink(url: URL, token: string, deps: ReportDeps): Promise<Respo
     return messagePage(apiError.status, 'The report cannot be shown right now', [apiError.message]);
   }
   const self = `${deps.publicUrl}${LINK_BASE}/${token}`;
-  return answer(read, link.kinds, format, { viewUrl: self, pageLinks: { json: `${self}?format=json`, text: `${self}?format=text`, expiresAt: link.expiresAt } });
+  return answer(week, link.kinds, format, { viewUrl: self, pageLinks: { json: `${self}?format=json`, text: `${self}?format=text`, expiresAt: link.expiresAt } });
 }
 
 async function sendNow(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
@@ -187,15 +184,10 @@ async function sendNow(request: Request, url: URL, deps: ReportDeps): Promise<Re
   // Recipients are the confirmed subscribers, full stop: a body (a list of addresses, say) is refused, not ignored.
   const body = await request.text();
   if (body.trim() !== '') throw invalidParameter('body', 'This endpoint takes no body: the digest goes to the confirmed subscribers of the brand and market.');
-  let read: WeeklyRead;
-  try {
-    read = await readWeekly(deps.client(key), { brand_id: query.brand_id, market: query.market }, deps.now());
-  } catch (error) {
-    throw fromClientError(error);
-  }
-  const { brand, market } = read.inputs;
+  const week = await read(deps, request, key, { brand_id: query.brand_id, market: query.market });
+  const { brand, market } = week.inputs;
   const scope = { brand_id: brand.id, market };
-  const outcome = await sendDigestNow(deps, { apiKey: key, inputs: read.inputs });
+  const outcome = await sendDigestNow(deps, { apiKey: key, inputs: week.inputs });
   switch (outcome.kind) {
     case 'no_recipients':
       return json({ send: { ...scope, recipients: 0, sent: 0, failed: 0, note: 'No confirmed subscriber for this brand and market: nothing was sent.' } }, 202);
@@ -218,45 +210,11 @@ async function sendNow(request: Request, url: URL, deps: ReportDeps): Promise<Re
   }
 }
 
-/** Whether a path belongs to these routes. */
-export const isReportPath = (pathname: string) => pathname === REPORTS_BASE || pathname.startsWith(`${REPORTS_BASE}/`) || pathname === LINK_BASE || pathname.startsWith(`${LINK_BASE}/`);
-
-const methodNotAllowed = (allow: string) => new ApiError('method_not_allowed', `Use ${allow.split(', ').join(' or ')} here.`, { headers: { allow } });
-
-/** The reports' fetch handler; always a response. */
-export async function handleReportRoutes(request: Request, routeDeps: ReportDeps): Promise<Response> {
-  // Reads for this caller count against its address, like /api/v1's (src/proxy/abuse.ts).
-  const deps = forCaller(routeDeps, request);
-  const url = new URL(request.url);
-  const path = url.pathname.replace(/\/+$/, '') || '/';
-  const method = request.method;
-  const read = method === 'GET' || method === 'HEAD';
-  try {
-    const token = /^\/r\/([^/]+)$/.exec(path)?.[1];
-    if (path.startsWith(`${LINK_BASE}/`) || path === LINK_BASE) {
-      if (!read) return messagePage(405, 'Open this link in a browser', ['Report links are read with GET.']);
-      if (!token) return linkProblemPage({ kind: 'token', reason: 'malformed' });
-      return await viaLink(url, token, deps);
-    }
-    if (path === `${REPORTS_BASE}/weekly`) {
-      if (!read) throw methodNotAllowed('GET, HEAD');
-      return await weekly(request, url, deps);
-    }
-    if (path === `${REPORTS_BASE}/links`) {
-      if (method !== 'POST') throw methodNotAllowed('POST');
-      return await mintLink(request, url, deps);
-    }
-    if (path === `${REPORTS_BASE}/weekly/send`) {
-      if (method !== 'POST') throw methodNotAllowed('POST');
-      return await sendNow(request, url, deps);
-    }
-    throw new ApiError('not_found', 'No such report route. See GET /reports/weekly, POST /reports/links and POST /reports/weekly/send.');
-  } catch (error) {
-    if (!(error instanceof ApiError)) console.error(JSON.stringify({ msg: 'report route failed', path: path.startsWith(`${LINK_BASE}/`) ? `${LINK_BASE}/…` : path, error: String(error) }));
-    if (path.startsWith(`${LINK_BASE}/`)) return messagePage(500, 'Something went wrong', ['The report could not be shown. Try again in a moment.']);
-    const response = errorResponse(error);
-    // errorResponse sets `Allow: GET, HEAD` for any 405; these routes say their own.
-    if (error instanceof ApiError && error.options.headers?.allow) response.headers.set('allow', error.options.headers.allow);
-    return response;
-  }
-}
+export const reportRoutes: Route<ReportDeps>[] = [
+  { path: `${REPORTS_BASE}/weekly`, answers: 'json', methods: { GET: (request, _, deps, url) => weekly(request, url, deps) } },
+  { path: `${REPORTS_BASE}/links`, answers: 'json', methods: { POST: (request, _, deps, url) => mintLink(request, url, deps) } },
+  { path: `${REPORTS_BASE}/weekly/send`, answers: 'json', methods: { POST: (request, _, deps, url) => sendNow(request, url, deps) } },
+  { path: `${LINK_BASE}/{token}`, answers: 'page', methods: { GET: (request, params, deps, url) => viaLink(request, url, params.token!, deps) } },
+  // A link cut short before its token: a broken link, as a person who followed it should hear.
+  ...[LINK_BASE, `${LINK_BASE}/`].map((path): Route<ReportDeps> => ({ path, answers: 'page', methods: { GET: () => linkProblemPage({ kind: 'token', reason: 'malformed' }) } })),
+];

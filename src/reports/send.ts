@@ -15,15 +15,16 @@
  * one conditional upsert in the same transaction as the send record
  * (migrations/0004_reports.sql), so two concurrent calls cannot both send.
  */
-import { sha256Hex } from '../hash';
-import { BATCH_LIMIT, MIN_CALL_SPACING_MS, type OutgoingEmail } from '../digests/mailer';
-import { digestEmails } from '../digests/render';
-import { kindsOf, type SubscriptionRow } from '../digests/store';
+import { runInChunks } from '../lib/d1';
+import { sha256Hex } from '../lib/hash';
+import { MINUTE_MS } from '../lib/time';
+import { chunks, failureReason, sendInBatches } from '../mail/send-batches';
+import { confirmedSubscribers, digestEmails, kindsOf, type SubscriptionRow } from '../subscriptions';
+import { reportOf, type WeeklyInputs } from '../weekly-report';
 import type { ReportDeps } from './deps';
-import { reportOf, type WeeklyInputs } from './data';
 
 /** A second send of the same brand and market within this window is refused (409). */
-export const RESEND_WINDOW_MS = 10 * 60_000;
+export const RESEND_WINDOW_MS = 10 * MINUTE_MS;
 
 export interface SendResult {
   id: string;
@@ -44,17 +45,6 @@ export type SendOutcome =
   | { kind: 'mail_failed'; result: SendResult; message: string };
 
 const newSendId = () => `rs_${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`;
-
-/** Placeholders in the once-rendered template, replaced by each recipient's own signed links. */
-
-/** The confirmed subscribers of a brand and market. */
-export async function confirmedSubscribers(db: D1Database, brandId: number, marketId: number): Promise<SubscriptionRow[]> {
-  const { results } = await db
-    .prepare(`SELECT * FROM digest_subscriptions WHERE brand_id = ? AND market_id = ? AND status = 'active' AND confirmed_at IS NOT NULL ORDER BY id`)
-    .bind(brandId, marketId)
-    .all<SubscriptionRow>();
-  return results;
-}
 
 /**
  * Claims the brand and market's send slot and records the send, atomically;
@@ -104,24 +94,26 @@ export async function sendDigestNow(deps: ReportDeps, o: { apiKey: string; input
   const outcomes: { row: SubscriptionRow; status: 'sent' | 'failed'; providerId: string | null; reason: string | null }[] = [];
   let subject = full.subject;
   let firstFailure = '';
-  for (let i = 0; i < rows.length; i += BATCH_LIMIT) {
-    const chunk = rows.slice(i, i + BATCH_LIMIT);
-    const emails: OutgoingEmail[] = [];
-    for (const row of chunk) {
+  // One key per batch of this send: a retried call inside Resend's 24 h cannot deliver the batch twice.
+  await sendInBatches(deps, {
+    batches: chunks(rows).map((chunk, i) => ({ key: `report/${id}/${i}`, rows: chunk })),
+    emailFor: async (row) => {
       const email = await emailFor(row, `report/${id}/${row.id}`);
       if (kindsOf(row).length === 2) subject = email.subject;
-      emails.push(email);
-    }
-    if (i > 0) await deps.sleep(MIN_CALL_SPACING_MS);
-    // One key per batch of this send: a retried call inside Resend's 24 h cannot deliver the batch twice.
-    const outcome = await deps.mailer.sendBatch(emails, `report/${id}/${i / BATCH_LIMIT}`);
-    if (outcome.ok) chunk.forEach((row, j) => outcomes.push({ row, status: 'sent', providerId: outcome.ids[j] ?? null, reason: null }));
-    else {
-      const reason = `mail ${outcome.status ?? 'network'} ${outcome.code}: ${outcome.message}`.slice(0, 500);
-      firstFailure ||= reason;
-      chunk.forEach((row) => outcomes.push({ row, status: 'failed', providerId: null, reason }));
-    }
-  }
+      return email;
+    },
+    record: async ({ rows: chunk }, outcome) => {
+      if (outcome.ok) chunk.forEach((row, j) => outcomes.push({ row, status: 'sent', providerId: outcome.ids[j] ?? null, reason: null }));
+      else {
+        const reason = failureReason(outcome);
+        firstFailure ||= reason;
+        chunk.forEach((row) => outcomes.push({ row, status: 'failed', providerId: null, reason }));
+      }
+    },
+  });
+  // Batches after a 429 were not tried: every further call would have been refused too.
+  const tried = new Set(outcomes.map((x) => x.row.id));
+  for (const row of rows) if (!tried.has(row.id)) outcomes.push({ row, status: 'failed', providerId: null, reason: `not sent: ${firstFailure}`.slice(0, 500) });
 
   const sent = outcomes.filter((x) => x.status === 'sent').length;
   const failed = outcomes.length - sent;
@@ -134,7 +126,7 @@ export async function sendDigestNow(deps: ReportDeps, o: { apiKey: string; input
   ];
   // Nothing went out: free the slot (only if it is still ours) so the caller may try again at once.
   if (sent === 0) statements.push(deps.db.prepare('DELETE FROM report_send_gate WHERE brand_id = ? AND market_id = ? AND send_id = ?').bind(brand.id, market.id, id));
-  for (let i = 0; i < statements.length; i += 500) await deps.db.batch(statements.slice(i, i + 500));
+  await runInChunks(deps.db, statements);
   const result: SendResult = { id, recipients: rows.length, sent, failed, sent_at: at, subject };
   if (sent === 0) return { kind: 'mail_failed', result, message: firstFailure };
   return { kind: 'sent', result };

@@ -3,7 +3,7 @@
  * empty; the tests load it once; the origin benchmark loads a large profile.
  */
 import { addDays } from '../../contract/window';
-import { sha256Hex } from '../../hash';
+import { sha256Hex } from '../../lib/hash';
 import { DEMO_ACCOUNTS, DEMO_MARKETS, type DemoAccount, type DemoMarket, PLAN_ROWS } from './catalog';
 import { buildMarket, DEMO_PROFILE, type DayRows, type Profile, runsOfDay, runsPerMarketDay, secondaryProfile, type WorldMarket } from './generate';
 import { seedInsights } from './insights';

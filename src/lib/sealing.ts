@@ -6,7 +6,7 @@
  * Stored form: `v1.<iv>.<ciphertext+tag>`, base64url. `ENCRYPTION_KEY` is 32
  * random bytes in base64 (`openssl rand -base64 32`).
  */
-import { base64url, fromBase64url } from '../signing';
+import { base64url, fromBase64url } from './signing';
 
 export class EncryptionKeyError extends Error {
   override readonly name = 'EncryptionKeyError';

@@ -1,8 +1,11 @@
 /**
- * When a digest is due: Monday 08:00 in the subscriber's IANA timezone. The
- * hourly cron plans every subscription whose local time is in the due window
- * and that has no send record for that ISO week yet.
+ * Weeks: ISO weeks, the week of a moment in UTC or in a subscriber's IANA
+ * timezone, and when a weekly digest is due (Monday 08:00 local). The hourly
+ * cron plans every subscription whose local time is in the due window and
+ * that has no send record for that ISO week yet.
  */
+import { addDays, toDay } from '../contract/window';
+import { DAY_MS } from '../lib/time';
 
 /** The due moment, local time. */
 export const DUE_WEEKDAY = 1; // ISO: Monday = 1
@@ -60,9 +63,6 @@ export function localTime(instant: Date, timeZone: string): LocalTime {
   return { day: `${parts.year}-${parts.month}-${parts.day}`, weekday: WEEKDAYS[parts.weekday!] ?? 0, hour: Number(parts.hour) % 24 };
 }
 
-const DAY_MS = 86_400_000;
-const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
-
 /** ISO 8601 week of a calendar day, e.g. `2026-W48`. */
 export function isoWeek(day: string): string {
   const date = new Date(`${day}T00:00:00Z`);
@@ -93,9 +93,9 @@ export function dueWeek(now: Date, timeZone: string): DueWeek | null {
   return { isoWeek: isoWeek(monday), monday };
 }
 
-/** The ISO week of `now` in UTC and its Monday: the week of jobs that are not a planned digest (owed pause notices). */
+/** The ISO week of `now` in UTC and its Monday: the week of an on-demand report, or of jobs that are not a planned digest (owed pause notices). */
 export function utcWeek(now: Date): DueWeek {
-  const day = now.toISOString().slice(0, 10);
+  const day = toDay(now);
   const weekday = now.getUTCDay() || 7;
   const monday = addDays(day, -(weekday - 1));
   return { isoWeek: isoWeek(monday), monday };

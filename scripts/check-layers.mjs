@@ -1,0 +1,41 @@
+#!/usr/bin/env node
+// Run by `npm test` before the Worker's tests: the layers hold, and the
+// published `./client` bundles no D1 code. Fails with one line per problem.
+import { build } from 'esbuild';
+import { checkLayers, sourceFiles } from './layers.mjs';
+
+const failures = [];
+const files = sourceFiles(process.cwd());
+failures.push(...checkLayers(files));
+
+// The check itself must catch what it guards against: a planted back-import and a planted cycle.
+const planted = (edits) => files.map((f) => (edits[f.path] ? { ...f, text: `${edits[f.path]}\n${f.text}` } : f));
+const backImport = checkLayers(planted({ 'src/contract/errors.ts': "import type { ApiClient } from '../client';" }));
+if (!backImport.some((p) => p.includes('runs up from src/contract to src/client'))) failures.push('self-test: a planted back-import (contract -> client) was not reported');
+const typeOnly = checkLayers(planted({ 'src/lib/hash.ts': "export type { Report } from '../weekly-report/model';" }));
+if (!typeOnly.some((p) => p.includes('runs up from src/lib to src/weekly-report'))) failures.push('self-test: a planted type re-export (lib -> weekly-report) was not reported');
+const sibling = checkLayers(planted({ 'src/reports/index.ts': "import { x } from '../digests/planner';" }));
+if (!sibling.some((p) => p.includes('a sibling'))) failures.push('self-test: a planted sibling import (reports -> digests) was not reported');
+
+// `./client` alone: which files of this repository its bundle holds.
+const { metafile, outputFiles } = await build({
+  entryPoints: ['src/client/index.ts'],
+  bundle: true,
+  write: false,
+  metafile: true,
+  format: 'esm',
+  platform: 'neutral',
+  external: ['zod', 'cloudflare:*'],
+  logLevel: 'silent',
+});
+const inputs = Object.keys(metafile.inputs);
+const fromOrigin = inputs.filter((input) => input.startsWith('src/origin/'));
+if (fromOrigin.length > 0) failures.push(`./client bundles the origin: ${fromOrigin.join(', ')}`);
+const code = outputFiles[0].text;
+for (const marker of ['.prepare(', 'D1Database', 'SELECT ']) if (code.includes(marker)) failures.push(`./client bundle contains D1 code (${JSON.stringify(marker)})`);
+
+if (failures.length > 0) {
+  console.error(`Layers (scripts/layers.mjs): ${failures.length} problem(s)\n  ${failures.join('\n  ')}`);
+  process.exit(1);
+}
+console.log(`Layers hold: ${files.length} files of src/ and emails/; ./client bundles ${inputs.length} files, none of the origin (${(code.length / 1024).toFixed(1)} KiB).`);

@@ -1,0 +1,79 @@
+/**
+ * The Worker's environment, parsed once at the entry by one zod schema
+ * (DESIGN section 8): the proxy's part (src/proxy/env.ts) and the rest. A
+ * missing secret is a `MissingSecretError` naming it, a broken rule an
+ * `InvalidEnvError`, at the first request, not an `undefined` deep inside.
+ *
+ * Bindings are checked for presence only; their types come from
+ * `src/env.d.ts` (`npm run types`, generated from wrangler.toml). This file is
+ * not `src/env.ts`: TypeScript would take `env.d.ts` for its declaration output.
+ */
+import { z } from 'zod';
+import { binding, optionalHttpUrl, optionalText, secret } from '../lib/env-vars';
+import { ProxyEnvSchema } from '../proxy/env';
+
+export const EnvSchema = ProxyEnvSchema.extend({
+  DEMO_DATA: optionalText,
+  /** HMAC key of signed links (digests, reports). */
+  SIGNING_SECRET: secret,
+  /** AES-GCM key protecting subscribers' API keys at rest. */
+  ENCRYPTION_KEY: secret,
+  /** Unset: mail goes to the dev outbox in D1. */
+  RESEND_API_KEY: optionalText,
+  /** The From of digest emails. */
+  DIGEST_FROM: optionalText,
+  /** Digests: the Queue of planned sends, one message per brand+market+key group. */
+  DIGEST_QUEUE: binding,
+  /** Absolute base URL of links in emails (confirm, unsubscribe, view in browser). Unset: http://localhost:8787. */
+  PUBLIC_URL: optionalHttpUrl('must be an http(s) URL'),
+  /** Resend API base URL; only tests and local fakes change it. */
+  RESEND_BASE_URL: optionalHttpUrl('must be an http(s) URL'),
+}).superRefine((env, issues) => {
+  // With Resend, mail goes to real inboxes: it needs a sender on a verified domain, and links that
+  // work outside this machine, over https. `http://localhost:8787` is only the dev outbox's default.
+  if (!env.RESEND_API_KEY) return;
+  if (!env.DIGEST_FROM) issues.addIssue({ code: 'custom', path: ['DIGEST_FROM'], message: 'must be set (a sender on a domain verified in Resend) when RESEND_API_KEY is set' });
+  if (!env.PUBLIC_URL || new URL(env.PUBLIC_URL).protocol !== 'https:') {
+    issues.addIssue({
+      code: 'custom',
+      path: ['PUBLIC_URL'],
+      message: `must be the Worker's public https address (e.g. https://edge.example.com) when RESEND_API_KEY is set: every link in the emails is built from it (now ${env.PUBLIC_URL ? `"${env.PUBLIC_URL}"` : 'unset'})`,
+    });
+  }
+});
+
+const SECRETS = ['ADMIN_TOKEN', 'SIGNING_SECRET', 'ENCRYPTION_KEY'] as const;
+
+/** A required secret is not set: the message says how to set it, never its value. */
+export class MissingSecretError extends Error {
+  override readonly name = 'MissingSecretError';
+  constructor(readonly secretName: string) {
+    super(`The secret ${secretName} is not set. Run \`wrangler secret put ${secretName}\` (locally: add it to .dev.vars, see .dev.vars.example).`);
+  }
+}
+
+export class InvalidEnvError extends Error {
+  override readonly name = 'InvalidEnvError';
+}
+
+type Bindings = Pick<Env, 'DB' | 'CACHE' | 'UPSTREAM_GATE' | 'UNVERIFIED_KEYS' | 'PROXY_STATS' | 'DIGEST_QUEUE'>;
+/** The bindings as typed by `wrangler types`, with the parsed vars and secrets. */
+export type AppEnv = Omit<z.output<typeof EnvSchema>, keyof Bindings> & Bindings;
+
+const parsed = new WeakMap<object, AppEnv>();
+
+/** Parses `env` once per env object; throws `MissingSecretError` / `InvalidEnvError`. */
+export function parseEnv(env: Env): AppEnv {
+  const hit = parsed.get(env);
+  if (hit) return hit;
+  const result = EnvSchema.safeParse(env);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const name = String(issue.path[0] ?? '');
+    if ((SECRETS as readonly string[]).includes(name)) throw new MissingSecretError(name);
+    throw new InvalidEnvError(`Environment variable or binding ${name} ${issue.message}.`);
+  }
+  const config = { ...env, ...result.data } as unknown as AppEnv;
+  parsed.set(env, config);
+  return config;
+}

@@ -1,0 +1,51 @@
+/**
+ * The product's own routes beside the API, one table: subscriptions, reports,
+ * and, while mail goes to the dev outbox, the `/dev/*` routes. One matcher
+ * and one error translation give every route the same answers to the same
+ * mistakes (src/lib/router.ts).
+ */
+import { ApiError, errorResponse } from '../contract/errors';
+import { digestDevRoutes } from '../digests';
+import { page } from '../lib/html';
+import { matchRoute, type Route } from '../lib/router';
+import { OUTBOX_BASE, showOutbox } from '../mail/outbox';
+import { reportRoutes } from '../reports';
+import { subscriptionRoutes } from '../subscriptions';
+import type { Services } from './services';
+
+const productRoutes: Route<Services>[] = [...subscriptionRoutes, ...reportRoutes];
+const devRoutes: Route<Services>[] = [
+  ...digestDevRoutes,
+  { path: OUTBOX_BASE, answers: 'page', methods: { GET: (_, __, services, url) => showOutbox(services.db, url, '') } },
+  { path: `${OUTBOX_BASE}/{id}`, answers: 'page', methods: { GET: (_, params, services, url) => showOutbox(services.db, url, `/${params.id}`) } },
+];
+
+/** A product route's answer, or undefined when the path is none of them. */
+export async function handleProductRoute(request: Request, url: URL, services: Services): Promise<Response | undefined> {
+  const routes = services.devOutbox ? [...productRoutes, ...devRoutes] : productRoutes;
+  const found = matchRoute(routes, request.method, url.pathname);
+  if (found.kind === 'not_found' && !found.route) return undefined;
+  const answers = found.route?.answers ?? 'json';
+  try {
+    if (found.kind === 'not_found') throw new ApiError('not_found', 'Nothing here.');
+    if (found.kind === 'method_not_allowed') throw new ApiError('method_not_allowed', `Use ${found.allow.split(', ').join(' or ')} here.`, { headers: { allow: found.allow } });
+    const response = await found.handler(request, found.params, services, url);
+    return request.method === 'HEAD' ? new Response(null, response) : response;
+  } catch (error) {
+    // Never the request's headers or URL: they carry API keys and signed tokens.
+    if (!(error instanceof ApiError)) console.error(JSON.stringify({ msg: 'route failed', route: found.route?.path, error: String(error) }));
+    if (answers === 'json') return errorResponse(error);
+    return errorPage(error);
+  }
+}
+
+/** The same failures, for a person who followed a link. */
+function errorPage(error: unknown): Response {
+  if (error instanceof ApiError && error.code === 'method_not_allowed') {
+    const response = page(405, 'Open this link in a browser', ['This address is read with GET.']);
+    response.headers.set('allow', error.options.headers?.allow ?? 'GET, HEAD');
+    return response;
+  }
+  if (error instanceof ApiError && error.status < 500) return page(error.status, 'This link does not work', [error.message]);
+  return page(500, 'Something went wrong', ['The page could not be shown. Try again in a moment.']);
+}

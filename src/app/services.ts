@@ -1,0 +1,51 @@
+/**
+ * One `Services` value per request or event, built at the entry from the
+ * parsed env and handed down: the clock, the mailer, how to wait, where
+ * background work goes, and `api`, the one way features read the API
+ * (`apiFor`: through the proxy's cache and the key's gate).
+ */
+import type { DigestDeps } from '../digests';
+import { systemClock } from '../lib/time';
+import { outboxMailer, resendMailer } from '../mail/mailer';
+import { apiFor, type ProxyRuntime } from '../proxy';
+import type { AppEnv } from './env';
+
+export interface Services extends DigestDeps {
+  /** Work that must not delay the answer (`ctx.waitUntil`). */
+  waitUntil(work: Promise<unknown>): void;
+}
+
+/** Used when `DIGEST_FROM` is unset and mail goes to the dev outbox. */
+export const DEV_FROM = 'Brand AI-Visibility <digest@localhost>';
+/** Used when `PUBLIC_URL` is unset: `npm run dev`. */
+export const DEV_PUBLIC_URL = 'http://localhost:8787';
+/**
+ * Tries within one read: a reader of a page waits, and a job's longer outages
+ * are the Queue's to retry, with its backoff.
+ */
+const READ_RETRY = { attempts: 2, totalMs: 15_000 };
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export function buildServices(env: AppEnv, ctx: Pick<ExecutionContext, 'waitUntil'>, overrides: Partial<Services> = {}): Services {
+  const runtime: ProxyRuntime = { now: () => services.now(), waitUntil: (work) => services.waitUntil(work) };
+  const services: Services = {
+    db: env.DB,
+    mailer: env.RESEND_API_KEY ? resendMailer(env.RESEND_API_KEY, env.RESEND_BASE_URL ? { baseUrl: env.RESEND_BASE_URL } : {}) : outboxMailer(env.DB, () => services.now()),
+    signingSecret: env.SIGNING_SECRET,
+    encryptionKey: env.ENCRYPTION_KEY,
+    publicUrl: (env.PUBLIC_URL ?? DEV_PUBLIC_URL).replace(/\/+$/, ''),
+    from: env.DIGEST_FROM ?? DEV_FROM,
+    now: systemClock,
+    sleep: realSleep,
+    waitUntil: (work) => ctx.waitUntil(work),
+    queue: env.DIGEST_QUEUE,
+    devOutbox: !env.RESEND_API_KEY,
+    api: (apiKey, clientAddress) => apiFor(env, runtime, { clientAddress, retry: READ_RETRY, sleep: (ms) => services.sleep(ms) })(apiKey),
+    ...overrides,
+  };
+  return services;
+}
+
+/** The proxy's view of the services. */
+export const runtimeOf = (services: Services): ProxyRuntime => ({ now: () => services.now(), waitUntil: (work) => services.waitUntil(work) });

@@ -1,0 +1,75 @@
+/**
+ * A route table for the product's own routes: paths with `{name}` segments,
+ * a handler per method. One matcher gives every route the same answers to the
+ * same mistakes: an unknown path is `not_found`, a known path with another
+ * method is `method_not_allowed` with the path's own `Allow`, a trailing slash
+ * is a different path (as in the API), and a path parameter that does not
+ * decode (`%ZZ`) reaches its handler as written, to be refused like any
+ * other id or token that names nothing, never an exception.
+ *
+ * ```ts
+ * const routes: Route<Deps>[] = [{ path: '/digests/subscriptions/{id}', methods: { DELETE: (request, params, deps) => remove(request, deps, params.id!) } }];
+ * const found = matchRoute(routes, request.method, url.pathname);
+ * ```
+ */
+export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export type Handler<D> = (request: Request, params: Record<string, string>, deps: D, url: URL) => Promise<Response> | Response;
+
+export interface Route<D> {
+  /** `/digests/subscriptions/{id}`: a `{name}` matches one non-empty segment. */
+  path: string;
+  /** A GET handler answers HEAD too, unless HEAD has its own. */
+  methods: Partial<Record<Method, Handler<D>>>;
+  /** How an unexpected failure is shown: JSON in the API's error shape, or a page for a person who followed a link. */
+  answers: 'json' | 'page';
+}
+
+export type RouteMatch<D> =
+  | { kind: 'found'; route: Route<D>; handler: Handler<D>; params: Record<string, string> }
+  | { kind: 'method_not_allowed'; route: Route<D>; allow: string }
+  | { kind: 'not_found'; route?: Route<D> };
+
+const compiled = new WeakMap<Route<unknown>, { pattern: RegExp; names: string[] }>();
+
+function compile<D>(route: Route<D>) {
+  let hit = compiled.get(route as Route<unknown>);
+  if (!hit) {
+    const names: string[] = [];
+    const source = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_, name: string) => {
+      names.push(name);
+      return '([^/]+)';
+    });
+    hit = { pattern: new RegExp(`^${source}$`), names };
+    compiled.set(route as Route<unknown>, hit);
+  }
+  return hit;
+}
+
+/** The `Allow` of a route: its methods, HEAD with GET. */
+export const allowOf = (route: Route<unknown>): string => {
+  const methods = Object.keys(route.methods) as Method[];
+  if (methods.includes('GET') && !methods.includes('HEAD')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
+  return methods.join(', ');
+};
+
+export function matchRoute<D>(routes: readonly Route<D>[], method: string, pathname: string): RouteMatch<D> {
+  for (const route of routes) {
+    const { pattern, names } = compile(route);
+    const match = pattern.exec(pathname);
+    if (!match) continue;
+    const params: Record<string, string> = {};
+    for (const [i, name] of names.entries()) {
+      const raw = match[i + 1]!;
+      try {
+        params[name] = decodeURIComponent(raw);
+      } catch {
+        params[name] = raw;
+      }
+    }
+    const handler = route.methods[method as Method] ?? (method === 'HEAD' ? route.methods.GET : undefined);
+    if (!handler) return { kind: 'method_not_allowed', route, allow: allowOf(route as Route<unknown>) };
+    return { kind: 'found', route, handler, params };
+  }
+  return { kind: 'not_found' };
+}

@@ -1,0 +1,48 @@
+/**
+ * `apiFor()`: the one way any feature of this Worker reads the API. The typed
+ * client over the proxy's own pipeline, in-process: every read shares the
+ * cache and the key's upstream gate with /api/v1, so the key's exact budget
+ * holds for digests, reports and everything later, and a fresh answer costs
+ * the upstream nothing.
+ *
+ * ```ts
+ * const read = apiFor(env, runtime, { clientAddress: clientAddressOf(request) });
+ * const { data, meta } = await read('demo_pro_single').withMeta.getVisibility(); // meta.cache: 'HIT' | 'MISS' | ...
+ * ```
+ *
+ * `clientAddress` is the client the reads are made for: a key not yet
+ * verified counts against that address, as on /api/v1. Null for work no
+ * client triggers (the cron and the queue, which read with stored keys).
+ */
+import { type ApiClient, createClient, type RetryPolicy } from '../client';
+import { API_BASE } from '../contract/operations';
+import type { ProxyEnv } from './env';
+import { handleProxy, type ProxyRuntime } from './handler';
+
+/** Never resolved: the proxy's router reads only the path. */
+const IN_PROCESS_BASE_URL = `http://proxy.internal${API_BASE}`;
+
+export interface ReadOptions {
+  clientAddress: string | null;
+  /** Retries inside one call (the client's own policy by default). */
+  retry?: Partial<RetryPolicy>;
+  /** How the client waits between tries: a seam, so tests never sleep. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** A reader of the API for one API key. */
+export type ReadApi = (apiKey: string) => ApiClient;
+
+export function apiFor(env: ProxyEnv, runtime: ProxyRuntime, options: ReadOptions): ReadApi {
+  const call = { clientAddress: options.clientAddress };
+  const transport = (request: Request) => handleProxy(request, env, runtime, call);
+  return (apiKey) =>
+    createClient({
+      apiKey,
+      transport,
+      baseUrl: IN_PROCESS_BASE_URL,
+      now: () => runtime.now().getTime(),
+      ...(options.retry ? { retry: options.retry } : {}),
+      ...(options.sleep ? { sleep: options.sleep } : {}),
+    });
+}

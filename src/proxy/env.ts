@@ -1,0 +1,42 @@
+/**
+ * What the proxy reads of the Worker's environment: its bindings and vars,
+ * parsed by this schema (the Worker's own schema, src/app/env.ts, extends it).
+ * The upstream gate, a Durable Object, parses its env with it too.
+ */
+import { z } from 'zod';
+import { binding, optionalCount, optionalHttpUrl, optionalList, secret } from '../lib/env-vars';
+
+export const ProxyEnvSchema = z.object({
+  DB: binding,
+  CACHE: binding,
+  UPSTREAM_GATE: binding,
+  UNVERIFIED_KEYS: binding,
+  PROXY_STATS: binding,
+  /** The real service's base URL, ending in /api/v1. Unset: the embedded reference origin. */
+  UPSTREAM_URL: optionalHttpUrl('must be an http(s) URL ending in /api/v1'),
+  /** Per upstream request, in ms (default 10 000); past it the proxy serves stale or 502. */
+  UPSTREAM_TIMEOUT_MS: optionalCount,
+  /** Fresh TTL overrides in seconds: windowed reads (table default 300) and fixed-window and list reads (3600). */
+  TTL_WINDOWED: optionalCount,
+  TTL_FIXED: optionalCount,
+  /** Browser origins allowed to call /api/v1, comma-separated (`https://dash.example.com`). None by default. */
+  CORS_ORIGINS: optionalList,
+  /** Bearer token of /admin/cache/*. */
+  ADMIN_TOKEN: secret,
+});
+
+type Bindings = Pick<Env, 'DB' | 'CACHE' | 'UPSTREAM_GATE' | 'UNVERIFIED_KEYS' | 'PROXY_STATS'>;
+/** The proxy's bindings as typed by `wrangler types`, with its vars parsed. */
+export type ProxyEnv = Omit<z.output<typeof ProxyEnvSchema>, keyof Bindings> & Bindings;
+
+const parsed = new WeakMap<object, ProxyEnv>();
+
+/** The gate's env: parsed once per env object. The Worker's entry has checked the same schema already. */
+export function proxyEnvOf(env: Env): ProxyEnv {
+  let hit = parsed.get(env);
+  if (!hit) {
+    hit = { ...env, ...ProxyEnvSchema.parse(env) } as unknown as ProxyEnv;
+    parsed.set(env, hit);
+  }
+  return hit;
+}

@@ -1,0 +1,31 @@
+/**
+ * What the subscriptions and every feature above them need, handed down from
+ * the Worker's entry (src/app/services.ts builds it once per request or event).
+ */
+import type { ApiClient } from '../client';
+import type { Clock } from '../lib/time';
+import type { Mailer } from '../mail/mailer';
+
+export interface SubscriptionDeps {
+  db: D1Database;
+  mailer: Mailer;
+  /** HMAC key of signed links. */
+  signingSecret: string;
+  /** AES-GCM key of the API keys kept with subscriptions and links. */
+  encryptionKey: string;
+  /** Absolute base of the links in emails and pages, without a trailing slash. */
+  publicUrl: string;
+  /** The From of every email. */
+  from: string;
+  now: Clock;
+  /** How jobs wait (mail pacing, client retries): a seam, so tests never sleep. */
+  sleep: (ms: number) => Promise<void>;
+  /**
+   * Reads the API with `apiKey` through the proxy (`apiFor`): the cache and
+   * the key's gate. `clientAddress` is the client the read is made for (its
+   * unverified keys count against it); null for work no client triggers.
+   */
+  api: (apiKey: string, clientAddress: string | null) => ApiClient;
+  /** Whether mail goes to the dev outbox (then `/dev/*` is open). */
+  devOutbox: boolean;
+}

@@ -1,0 +1,7 @@
+/** Subscriptions: subscribe, confirm, unsubscribe (routes.ts), their rows and links, and the digest as each subscriber gets it. */
+export type { SubscriptionDeps } from './deps';
+export { digestEmails } from './digest-emails';
+export { confirmUrl, reportUrl, unsubscribeHeaders, unsubscribeUrl } from './links';
+export { unsubscribeByMail } from './mailto';
+export { SUBSCRIPTIONS_BASE, subscriptionRoutes } from './routes';
+export { confirmedSubscribers, groupKeyOf, kindsOf, subscriptionById, type SubscriptionRow, unsubscribeById } from './store';

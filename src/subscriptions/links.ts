@@ -1,0 +1,37 @@
+/** The links in every email of a subscription, signed, and the unsubscribe headers that carry them. */
+import { CONFIRM_TTL, signReportToken, signToken, UNSUBSCRIBE_TTL } from '../lib/signing';
+import type { SubscriptionDeps } from './deps';
+import type { SubscriptionRow } from './store';
+
+type LinkDeps = Pick<SubscriptionDeps, 'publicUrl' | 'signingSecret' | 'now'>;
+
+/**
+ * The signed links in emails. `issuedAt` fixes each token's expiry: a digest
+ * signs with its send record's planned time, so every retry of a batch signs
+ * the same tokens and sends Resend the same bytes under the same key.
+ */
+export function confirmUrl(deps: LinkDeps, id: string, issuedAt: Date = deps.now()): Promise<string> {
+  return signToken(deps.signingSecret, { p: 'confirm', s: id }, { ttlSeconds: CONFIRM_TTL, now: issuedAt }).then((t) => `${deps.publicUrl}/digests/confirm?token=${t}`);
+}
+
+export function unsubscribeUrl(deps: LinkDeps, id: string, issuedAt: Date = deps.now()): Promise<string> {
+  return signToken(deps.signingSecret, { p: 'unsubscribe', s: id }, { ttlSeconds: UNSUBSCRIBE_TTL, now: issuedAt }).then((t) => `${deps.publicUrl}/digests/unsubscribe?token=${t}`);
+}
+
+/** The digest's "view in browser" link: a report token (served by `/r/<token>`, issue 6) that reads with this subscription's key. */
+export function reportUrl(
+  deps: LinkDeps,
+  row: Pick<SubscriptionRow, 'id' | 'brand_id' | 'market_code'>,
+  issuedAt: Date = deps.now(),
+): Promise<string> {
+  return signReportToken(deps.signingSecret, { brandId: row.brand_id, market: row.market_code, kind: 'weekly', ref: `sub:${row.id}` }, { now: issuedAt }).then((t) => `${deps.publicUrl}/r/${t}`);
+}
+
+/** `List-Unsubscribe` (https and mailto) and `List-Unsubscribe-Post` of RFC 8058. */
+export function unsubscribeHeaders(httpsUrl: string, from: string): Record<string, string> {
+  const domain = /@([^>\s]+)>?\s*$/.exec(from)?.[1];
+  const token = new URL(httpsUrl).searchParams.get('token') ?? '';
+  const links = [`<${httpsUrl}>`];
+  if (domain) links.push(`<mailto:unsubscribe@${domain}?subject=unsubscribe%20${token}>`);
+  return { 'List-Unsubscribe': links.join(', '), 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
+}

@@ -1,0 +1,72 @@
+/** Subscriptions in D1 (migrations/0003_digests.sql): rows, their public view, and the changes every route makes alike. */
+import type { DigestKind } from '../weekly-report/model';
+
+export type SubscriptionStatus = 'pending' | 'active' | 'paused' | 'unsubscribed';
+
+export interface SubscriptionRow {
+  id: string;
+  email: string;
+  email_key: string;
+  brand_id: number;
+  brand_name: string;
+  market_id: number;
+  market_code: string;
+  kinds: string;
+  timezone: string;
+  status: SubscriptionStatus;
+  key_hash: string;
+  key_sealed: string | null;
+  paused_reason: string | null;
+  created_at: string;
+  updated_at: string;
+  confirm_sent_at: string | null;
+  confirmed_at: string | null;
+  unsubscribed_at: string | null;
+}
+
+/** What the API shows of a subscription: never the key, sealed or not. */
+export function publicView(row: SubscriptionRow) {
+  return {
+    id: row.id,
+    email: row.email,
+    brand_id: row.brand_id,
+    brand_name: row.brand_name,
+    market: { id: row.market_id, code: row.market_code },
+    kinds: kindsOf(row),
+    timezone: row.timezone,
+    status: row.status,
+    ...(row.paused_reason ? { paused_reason: row.paused_reason } : {}),
+    created_at: row.created_at,
+    confirmed_at: row.confirmed_at,
+  };
+}
+
+export const kindsOf = (row: Pick<SubscriptionRow, 'kinds'>) => row.kinds.split(',').filter(Boolean) as DigestKind[];
+
+export const newSubscriptionId = () => `sub_${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`;
+
+/** Groups sends: one Queue message per brand, market and key. The hash prefix is enough to keep keys apart. */
+export const groupKeyOf = (row: Pick<SubscriptionRow, 'brand_id' | 'market_id' | 'key_hash'>) => `${row.brand_id}:${row.market_id}:${row.key_hash.slice(0, 24)}`;
+
+export async function subscriptionById(db: D1Database, id: string): Promise<SubscriptionRow | null> {
+  return db.prepare('SELECT * FROM digest_subscriptions WHERE id = ?').bind(id).first<SubscriptionRow>();
+}
+
+/** Unsubscribes one subscription (idempotent): status, the sealed key, and its planned sends. */
+export async function unsubscribeById(db: D1Database, id: string, now: Date): Promise<void> {
+  const at = now.toISOString();
+  await db.batch([
+    // The sealed key goes too: an unsubscribed address keeps no credential.
+    db.prepare(`UPDATE digest_subscriptions SET status = 'unsubscribed', key_sealed = NULL, unsubscribed_at = ?, updated_at = ? WHERE id = ? AND status != 'unsubscribed'`).bind(at, at, id),
+    db.prepare(`UPDATE digest_sends SET status = 'skipped', reason = 'unsubscribed', updated_at = ? WHERE subscription_id = ? AND status = 'planned'`).bind(at, id),
+  ]);
+}
+
+/** The confirmed subscribers of a brand and market. */
+export async function confirmedSubscribers(db: D1Database, brandId: number, marketId: number): Promise<SubscriptionRow[]> {
+  const { results } = await db
+    .prepare(`SELECT * FROM digest_subscriptions WHERE brand_id = ? AND market_id = ? AND status = 'active' AND confirmed_at IS NOT NULL ORDER BY id`)
+    .bind(brandId, marketId)
+    .all<SubscriptionRow>();
+  return results;
+}

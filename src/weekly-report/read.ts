@@ -1,0 +1,129 @@
+/**
+ * Reading a weekly report: one read with aligned windows, for the digest, the
+ * page and everything later. `/visibility` and `/answers/history` have a
+ * fixed window (the trailing 7 days ending on the day they are read; the API
+ * takes no dates for them), so they are read together, read again once when
+ * the pair straddled midnight UTC, and `/topics` is read for exactly their
+ * days. Every figure of the report covers the same 7 days.
+ *
+ * ```ts
+ * const { inputs, source } = await readWeek(api(key, address), { brand_id: 1, market: 'us' }, new Date());
+ * const report = reportOf(inputs); // both kinds
+ * source.from_cache; // 'all' | 'some' | 'none'
+ * ```
+ */
+import type { ApiClient, CacheStatus, ResponseMeta } from '../client';
+import type { ResponseOf } from '../contract/operations';
+import { buildReport, DIGEST_KINDS, type DigestKind, formatPeriod, type Report } from './model';
+import { utcWeek } from './week';
+
+/** One read behind a report. */
+export interface ReadInfo {
+  operation: 'getVisibility' | 'getAnswerHistory' | 'listTopics' | 'listBrands';
+  /** The proxy's `X-Cache`: HIT and STALE came from the cache, MISS and REVALIDATED from the API. */
+  cache: CacheStatus | null;
+  /** Seconds since the proxy stored the answer (`Age`), when it came from the cache. */
+  age_seconds: number | null;
+  read_at: string;
+}
+
+/** Where a report's figures came from and when: shown on the page and in `format=json`. */
+export interface ReportSource {
+  /** When the last of the reads answered. */
+  read_at: string;
+  /** `all`: every read was served from the edge cache; `none`: every read went to the API; `some`: mixed. */
+  from_cache: 'all' | 'some' | 'none';
+  /** The oldest cached answer's age in seconds, or null when nothing came from the cache. */
+  max_age_seconds: number | null;
+  reads: ReadInfo[];
+}
+
+/** What a report is built from: the API bodies, the brand and the week. Kept so each kinds variant is built from one read. */
+export interface WeeklyInputs {
+  brand: { id: number; name: string };
+  market: { id: number; code: string };
+  week: { isoWeek: string; monday: string };
+  visibility: ResponseOf<'getVisibility'>;
+  history: ResponseOf<'getAnswerHistory'>;
+  topics: ResponseOf<'listTopics'>;
+}
+
+export interface WeeklyRead {
+  inputs: WeeklyInputs;
+  source: ReportSource;
+}
+
+/** The report of `inputs` for the given kinds (both by default). */
+export const reportOf = (inputs: WeeklyInputs, kinds: readonly DigestKind[] = DIGEST_KINDS): Report =>
+  buildReport({ brand: inputs.brand, week: inputs.week, kinds, visibility: inputs.visibility, history: inputs.history, topics: inputs.topics });
+
+export interface WeekTarget {
+  brand_id?: number | undefined;
+  /** Market code or id, as the API takes it. */
+  market?: string | undefined;
+  /** The brand's name when the caller knows it (a subscription keeps it); otherwise `/brands` is read for it. */
+  brandName?: string;
+  /** The ISO week the report is for; the UTC week of `now` by default. */
+  week?: { isoWeek: string; monday: string };
+}
+
+/** The two fixed-window reads disagreed on their days twice (each pair straddled midnight UTC): worth a retry. */
+export class WindowMismatch extends Error {
+  override readonly name = 'WindowMismatch';
+}
+
+const FROM_CACHE: readonly (CacheStatus | null)[] = ['HIT', 'STALE'];
+
+function readInfo(operation: ReadInfo['operation'], meta: ResponseMeta): ReadInfo {
+  const cached = FROM_CACHE.includes(meta.cache);
+  return { operation, cache: meta.cache, age_seconds: cached ? (meta.ageSeconds ?? 0) : null, read_at: meta.readAt.toISOString() };
+}
+
+export function summarizeReads(reads: ReadInfo[]): ReportSource {
+  const cached = reads.filter((r) => FROM_CACHE.includes(r.cache));
+  const ages = cached.map((r) => r.age_seconds ?? 0);
+  return {
+    read_at: reads.map((r) => r.read_at).sort().at(-1) ?? new Date(0).toISOString(),
+    from_cache: cached.length === 0 ? 'none' : cached.length === reads.length ? 'all' : 'some',
+    max_age_seconds: ages.length === 0 ? null : Math.max(...ages),
+    reads,
+  };
+}
+
+const samePeriod = (a: { from: string; to: string }, b: { from: string; to: string }) => a.from === b.from && a.to === b.to;
+
+/**
+ * Reads the report's bodies for one window (see the module comment). For a
+ * brand or market the key cannot read, the first reads fail the same way (the
+ * API's check order), and that error is thrown as the client's
+ * `ApiClientError` for the caller to pass on; `WindowMismatch` when the
+ * windows could not be aligned.
+ */
+export async function readWeek(client: ApiClient, target: WeekTarget, now: Date): Promise<WeeklyRead> {
+  const params = { ...(target.brand_id !== undefined ? { brand_id: target.brand_id } : {}), ...(target.market !== undefined ? { market: target.market } : {}) };
+  const fixed = () => Promise.all([client.withMeta.getVisibility(params), client.withMeta.getAnswerHistory(params)]);
+  const brandsRead = target.brandName === undefined ? client.withMeta.listBrands() : undefined;
+  // Settled with the first reads, so a failure of both is one error, not an unhandled second one.
+  brandsRead?.catch(() => undefined);
+  let [visibility, history] = await fixed();
+  if (!samePeriod(visibility.data.period, history.data.period)) [visibility, history] = await fixed();
+  if (!samePeriod(visibility.data.period, history.data.period)) {
+    throw new WindowMismatch(`/visibility covers ${formatPeriod(visibility.data.period)}, /answers/history ${formatPeriod(history.data.period)}`);
+  }
+  const { period } = visibility.data;
+  const topics = await client.withMeta.listTopics({ ...params, from: period.from, to: period.to });
+  const brands = brandsRead ? await brandsRead : undefined;
+  const brandId = visibility.data.brand_id;
+  const name = target.brandName ?? brands?.data.brands.find((b) => b.id === brandId)?.name ?? `Brand ${brandId}`;
+  const inputs: WeeklyInputs = {
+    brand: { id: brandId, name },
+    market: visibility.data.market,
+    week: target.week ?? utcWeek(now),
+    visibility: visibility.data,
+    history: history.data,
+    topics: topics.data,
+  };
+  const reads = [readInfo('getVisibility', visibility.meta), readInfo('getAnswerHistory', history.meta), readInfo('listTopics', topics.meta)];
+  if (brands) reads.push(readInfo('listBrands', brands.meta));
+  return { inputs, source: summarizeReads(reads) };
+}

@@ -1,0 +1,20 @@
+/**
+ * The Worker the tests run (vitest.config.ts `main`): the product's, built
+ * with the tests' seams (test/seams.ts), and its gate with the tests' upstream.
+ */
+import { createWorker } from '../src/app/worker';
+import { UpstreamGate as ProductGate, type UpstreamConfig } from '../src/proxy';
+import { seams } from './seams';
+
+export { ProxyStats } from '../src/proxy';
+
+export class UpstreamGate extends ProductGate {
+  protected override upstream(): UpstreamConfig {
+    const configured = super.upstream();
+    const override = seams.upstream;
+    if (!override) return configured;
+    return { ...configured, ...(typeof override === 'function' ? override(configured) : override) };
+  }
+}
+
+export default createWorker({ services: () => seams.services ?? {} });
