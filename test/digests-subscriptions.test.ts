@@ -287,7 +287,7 @@ describe('signed links', () => {
     expect((await SELF.fetch(`${BASE}/digests/confirm?token=${confirm}`)).status).toBe(409);
   });
 
-  it('a forged, tampered, wrong-purpose or expired token is a clear 400/403 page, never a 500', async () => {
+  it('a forged, tampered, wrong-purpose or expired token is a clear 400/403/410 page (the one token policy), never a 500', async () => {
     const { subscription } = (await (await subscribe({ email: 'tok@example.com' })).json()) as { subscription: { id: string } };
     const good = await signToken(env.SIGNING_SECRET, { p: 'confirm', s: subscription.id }, { ttlSeconds: 3600 });
     const [v, payload, signature] = good.split('.');
@@ -299,7 +299,7 @@ describe('signed links', () => {
       ['/digests/confirm', `${v}.${payload}.${signature!.slice(0, -2)}AA`, 403, 'not valid'],
       ['/digests/confirm', await signToken('another secret', { p: 'confirm', s: subscription.id }, { ttlSeconds: 3600 }), 403, 'not valid'],
       ['/digests/unsubscribe', good, 403, 'not valid'], // a confirm token is not an unsubscribe token
-      ['/digests/confirm', await signToken(env.SIGNING_SECRET, { p: 'confirm', s: subscription.id }, { ttlSeconds: 60, now: new Date(Date.now() - 120_000) }), 403, 'expired'],
+      ['/digests/confirm', await signToken(env.SIGNING_SECRET, { p: 'confirm', s: subscription.id }, { ttlSeconds: 60, now: new Date(Date.now() - 120_000) }), 410, 'expired'],
     ];
     for (const [path, token, status, words] of cases) {
       const response = await SELF.fetch(`${BASE}${path}?token=${encodeURIComponent(token)}`);

@@ -160,7 +160,7 @@ describe('GET /r/<token>', () => {
     expect(await gone.text()).toContain('This report link no longer works');
   });
 
-  it('a forged or changed token is a clear 403 page, never a 500', async () => {
+  it('a forged, changed or cut token is a clear 403 or 400 page (the one token policy), never a 500', async () => {
     const link = await mintLink();
     const token = tokenOf(link.path);
     const [v, payload, signature] = token.split('.') as [string, string, string];
@@ -168,24 +168,25 @@ describe('GET /r/<token>', () => {
     const otherBrand = base64url(new TextEncoder().encode(JSON.stringify({ ...claims, b: 2 })));
     const later = base64url(new TextEncoder().encode(JSON.stringify({ ...claims, exp: Number(claims.exp) + 365 * 86_400 })));
     const flipped = signature.slice(0, -2) + (signature.endsWith('AA') ? 'BB' : 'AA');
-    const variants = [
-      `${v}.${otherBrand}.${signature}`,
-      `${v}.${later}.${signature}`,
-      `${v}.${payload}.${flipped}`,
-      `${v}.${payload}`,
-      `v2.${payload}.${signature}`,
-      'not-a-token',
-      `${v}.${payload}.${signature}%ZZ`,
-      `${v}.${payload}!.${signature}`,
-      await signReportToken('another-secret', { brandId: 1, market: 'us', kind: 'weekly', ref: String(claims.r) }),
+    // Changed or not ours: 403. Cut short or garbled: 400 (TOKEN_FAILURE_STATUS).
+    const variants: [string, number][] = [
+      [`${v}.${otherBrand}.${signature}`, 403],
+      [`${v}.${later}.${signature}`, 403],
+      [`${v}.${payload}.${flipped}`, 403],
+      [`${v}.${payload}`, 400],
+      [`v2.${payload}.${signature}`, 400],
+      ['not-a-token', 400],
+      [`${v}.${payload}.${signature}%ZZ`, 400],
+      [`${v}.${payload}!.${signature}`, 400],
+      [await signReportToken('another-secret', { brandId: 1, market: 'us', kind: 'weekly', ref: String(claims.r) }), 403],
     ];
-    for (const bad of variants) {
+    for (const [bad, status] of variants) {
       const response = await call(`/r/${bad}`, { key: null });
-      expect(response.status, bad).toBe(403);
+      expect(response.status, bad).toBe(status);
       expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
       expect(await response.text()).toContain('This report link is not valid');
     }
-    expect((await call('/r/', { key: null })).status).toBe(403);
+    expect((await call('/r/', { key: null })).status).toBe(400);
   });
 
   it('a token of another purpose (confirm, unsubscribe) is refused as a report link', async () => {

@@ -1,4 +1,5 @@
 /** Small HTML pages for people following links from emails: confirm, unsubscribe, and their errors. */
+import { TOKEN_FAILURE_STATUS, type TokenFailure } from './signing';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
@@ -40,15 +41,16 @@ ${extraHtml}
   });
 }
 
-/** A bad link: malformed is 400; forged or expired is 403. Never a 500. */
-export function badTokenPage(reason: 'malformed' | 'forged' | 'expired' | 'wrong_purpose', what: string): Response {
+/** A bad link, with the status of the one policy (`TOKEN_FAILURE_STATUS`). Never a 500. */
+export function badTokenPage(reason: TokenFailure, what: string): Response {
+  const status = TOKEN_FAILURE_STATUS[reason];
   switch (reason) {
     case 'expired':
-      return page(403, 'This link has expired', [`The ${what} link is no longer valid.`, 'Links in our emails expire; use the link in a more recent email, or subscribe again.']);
+      return page(status, 'This link has expired', [`The ${what} link is no longer valid.`, 'Links in our emails expire; use the link in a more recent email, or subscribe again.']);
     case 'forged':
     case 'wrong_purpose':
-      return page(403, 'This link is not valid', [`The ${what} link was not issued by us or has been changed.`, 'Open the link exactly as it appears in the email.']);
+      return page(status, 'This link is not valid', [`The ${what} link was not issued by us or has been changed.`, 'Open the link exactly as it appears in the email.']);
     default:
-      return page(400, 'This link is incomplete', [`The ${what} link is missing its token or it was cut short.`, 'Open the link exactly as it appears in the email; some mail programs break long links.']);
+      return page(status, 'This link is incomplete', [`The ${what} link is missing its token or it was cut short.`, 'Open the link exactly as it appears in the email; some mail programs break long links.']);
   }
 }

@@ -12,7 +12,7 @@
  * ```ts
  * const token = await signToken(secret, { p: 'unsubscribe', s: 'sub_123' }, { ttlSeconds: UNSUBSCRIBE_TTL });
  * const result = await verifyToken(secret, token, 'unsubscribe');
- * if (!result.ok) return page(result.reason === 'expired' ? 403 : 400, ...);
+ * if (!result.ok) return page(TOKEN_FAILURE_STATUS[result.reason], ...);
  * ```
  */
 
@@ -22,6 +22,13 @@ export type Claims = { p: TokenPurpose; exp: number } & Record<string, string | 
 
 export type TokenFailure = 'malformed' | 'forged' | 'expired' | 'wrong_purpose';
 export type VerifyResult<C extends Claims = Claims> = { ok: true; claims: C } | { ok: false; reason: TokenFailure };
+
+/**
+ * One policy for every link with a token: cut short or garbled is a bad
+ * request; not ours, changed or minted for another purpose is forbidden; out
+ * of date is gone (RFC 9110, section 15.5.11: it existed and will not again).
+ */
+export const TOKEN_FAILURE_STATUS: Record<TokenFailure, 400 | 403 | 410> = { malformed: 400, forged: 403, wrong_purpose: 403, expired: 410 };
 
 const VERSION = 'v1';
 const DAY = 86_400;

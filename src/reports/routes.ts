@@ -18,6 +18,7 @@ import { ApiError, type ErrorCode, errorResponse, invalidParameter } from '../co
 import { parseJsonObject, readJsonBody } from '../contract/json-body';
 import { brandIdParam, enumParam, marketParam, parseParams, queryObject } from '../contract/params';
 import { json } from '../lib/http';
+import { TOKEN_FAILURE_STATUS } from '../lib/signing';
 import type { Route } from '../lib/router';
 import { renderDigest } from '../mail/render';
 import { clientAddressOf } from '../proxy';
@@ -139,14 +140,15 @@ function linkProblemPage(problem: LinkProblem): Response {
   if (problem.kind === 'gone')
     return messagePage(410, 'This report link no longer works', ['The subscription or link it belonged to was cancelled or removed.', 'Ask for a new link, or open the report with your API key.']);
   if (problem.kind === 'invalid') return messagePage(403, 'This report link is not valid', ['It does not match the report it names. Open the link exactly as you received it, or ask for a new one.']);
+  const status = TOKEN_FAILURE_STATUS[problem.reason];
   switch (problem.reason) {
     case 'expired':
-      return messagePage(410, 'This report link has expired', ['Report links work for a limited time (30 days unless chosen otherwise).', 'Open the link in a more recent digest, or ask for a new link.']);
+      return messagePage(status, 'This report link has expired', ['Report links work for a limited time (30 days unless chosen otherwise).', 'Open the link in a more recent digest, or ask for a new link.']);
     case 'malformed':
-      return messagePage(403, 'This report link is not valid', ['The link is incomplete or was changed. Open it exactly as you received it; some mail programs break long links.']);
+      return messagePage(status, 'This report link is not valid', ['The link is incomplete or was changed. Open it exactly as you received it; some mail programs break long links.']);
     default:
       // Forged or minted for another purpose (a confirm or unsubscribe token): said the same way, revealing nothing.
-      return messagePage(403, 'This report link is not valid', ['The link was not issued by us or has been changed. Open it exactly as you received it, or ask for a new one.']);
+      return messagePage(status, 'This report link is not valid', ['The link was not issued by us or has been changed. Open it exactly as you received it, or ask for a new one.']);
   }
 }
 
