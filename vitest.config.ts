@@ -8,31 +8,29 @@ export const TEST_SECRETS = {
   ENCRYPTION_KEY: 'dGVzdF9lbmNyeXB0aW9uX2tleV8zMl9ieXRlc19vayE=',
 };
 
-export default defineConfig(async () => {
+/**
+ * The Worker the tests (and `npm run bench:digests`) run in workerd: the
+ * product's, built with the tests' seams (test/worker.ts; wrangler.toml's
+ * main has none), with the migrations for test/setup.ts and the test secrets.
+ */
+export async function testWorker(bindings: Record<string, string> = {}) {
   const migrations = await readD1Migrations('migrations');
-  return {
-    plugins: [
-      cloudflareTest({
-        wrangler: { configPath: './wrangler.toml' },
-        // The product's Worker with the tests' seams (test/seams.ts); wrangler.toml's main has none.
-        main: './test/worker.ts',
-        miniflare: {
-          bindings: {
-            // Test-only: the migrations, applied by test/setup.ts.
-            TEST_MIGRATIONS: migrations,
-            ...TEST_SECRETS,
-          },
-        },
-      }),
-    ],
-    test: {
-      setupFiles: ['./test/setup.ts'],
-      include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
-      // One Worker and one storage for all files: the demo dataset is loaded once (about 15 s), not per file.
-      isolate: false,
-      fileParallelism: false,
-      testTimeout: 30_000,
-      hookTimeout: 120_000,
-    },
-  };
-});
+  return cloudflareTest({
+    wrangler: { configPath: './wrangler.toml' },
+    main: './test/worker.ts',
+    miniflare: { bindings: { TEST_MIGRATIONS: migrations, ...TEST_SECRETS, ...bindings } },
+  });
+}
+
+export default defineConfig(async () => ({
+  plugins: [await testWorker()],
+  test: {
+    setupFiles: ['./test/setup.ts'],
+    include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+    // One Worker and one storage for all files: the demo dataset is loaded once (about 15 s), not per file.
+    isolate: false,
+    fileParallelism: false,
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+  },
+}));

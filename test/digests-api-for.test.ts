@@ -11,7 +11,8 @@ import { clearDigests, dayOf, deliver, demoMonday, FakeQueue, FakeResend, Record
 import { useServicesForTests, useUpstreamForTests } from './seams';
 
 const MONDAY = demoMonday();
-const KEY = 'demo_pro_single';
+/** A key of its own (of demo_pro_single's account): no other test has spent its gate budget or filled its cache. */
+const KEY = `api_for_${crypto.randomUUID()}`;
 
 const gateOf = async (key: string) => env.UPSTREAM_GATE.get(env.UPSTREAM_GATE.idFromName(await sha256Hex(key)));
 
@@ -24,9 +25,7 @@ beforeEach(async () => {
   upstream = new RecordingApi();
   useUpstreamForTests(upstream.upstream);
   useServicesForTests({ sleep: async () => {} });
-  // Nothing of this key cached by earlier tests: every read below is accounted for.
-  const purge = await SELF.fetch('https://edge.test/admin/cache/purge', { method: 'POST', headers: { authorization: `Bearer ${env.ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ api_key: KEY }) });
-  expect(purge.status).toBe(200);
+  await env.DB.prepare("INSERT OR IGNORE INTO api_keys (account_id, key_hash, label, created_at) VALUES (1, ?, 'api-for test', '2026-01-01T00:00:00Z')").bind(await sha256Hex(KEY)).run();
 });
 afterEach(() => {
   useUpstreamForTests();
@@ -39,7 +38,7 @@ it("spends the key's gate budget for a digest group's reads, and the cache serve
   const resend = new FakeResend().install();
   const queue = new FakeQueue();
   const testEnvironment = testEnv(queue);
-  await seedSubscriptions([{ email: 'one@example.com' }, { email: 'two@example.com' }]);
+  await seedSubscriptions([{ email: 'one@example.com', key: KEY }, { email: 'two@example.com', key: KEY }]);
   await runCron(MONDAY.toISOString(), testEnvironment);
   expect(queue.sent).toHaveLength(1);
 

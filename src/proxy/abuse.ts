@@ -11,6 +11,7 @@
  *   right here: it bounds a flood from one place, not a key's exact budget
  *   (the gate holds that). Verified keys never touch it.
  */
+import { invalidKey } from '../contract/access';
 import { ApiError } from '../contract/errors';
 
 /** How long a failed authentication is remembered: KV's shortest expiry. */
@@ -64,8 +65,6 @@ export function failedRecently(keyHash: string, nowMs: number): boolean {
 /** How many keys this isolate remembers now (for the tests: both stay within REMEMBERED_MAX). */
 export const rememberedHere = () => ({ verified: verified.size, failed: failedHere.size });
 
-const INVALID_KEY = () => new ApiError('invalid_api_key', 'Missing, revoked or unknown API key. Send it as `Authorization: Bearer <key>`.');
-
 /**
  * The address of the client behind a request: `CF-Connecting-IP`, which
  * Cloudflare's edge sets on every request and callers cannot remove or forge.
@@ -85,9 +84,9 @@ export const clientAddressOf = (request: Request): string | null => request.head
  */
 export async function checkBeforeUpstream(env: AbuseEnv, request: Request, keyHash: string, nowMs: number, clientAddress: string | null = clientAddressOf(request)): Promise<void> {
   if (verified.has(keyHash)) return;
-  if (failedRecently(keyHash, nowMs)) throw INVALID_KEY();
+  if (failedRecently(keyHash, nowMs)) throw invalidKey();
   // KV unavailable: the upstream's own answer decides, as for a key never seen.
-  if ((await env.CACHE.get(failedName(keyHash)).catch(() => null)) !== null) throw INVALID_KEY();
+  if ((await env.CACHE.get(failedName(keyHash)).catch(() => null)) !== null) throw invalidKey();
   // Without an address (local tools, tests, the digest queue and cron) there is no one to hold a flood against.
   if (clientAddress === null) return;
   const { success } = await env.UNVERIFIED_KEYS.limit({ key: clientAddress });

@@ -8,7 +8,9 @@
  * locations' Cache API copies expire within EDGE_TIER_MAX_AGE_S.
  */
 import { z } from 'zod';
-import { ApiError, errorResponse, JSON_CONTENT_TYPE } from '../contract/errors';
+import { ApiError, errorResponse } from '../contract/errors';
+import { json } from '../lib/http';
+import { matchRoute, type Route } from '../lib/router';
 import type { ProxyEnv } from './env';
 import { requestIdOf } from '../contract/request-id';
 import { sha256Hex } from '../lib/hash';
@@ -36,15 +38,24 @@ export async function handleAdmin(request: Request, env: ProxyEnv, ctx: Pick<Exe
   return response;
 }
 
+type AdminContext = { env: ProxyEnv; ctx: Pick<ExecutionContext, 'waitUntil'> };
+
+const routes: Route<AdminContext>[] = [
+  { path: `${ADMIN_BASE}/stats`, answers: 'json', methods: { GET: async (_, __, { env }) => json(await readStats(env.PROXY_STATS)) } },
+  { path: `${ADMIN_BASE}/purge`, answers: 'json', methods: { POST: (request, _, admin) => purge(request, admin) } },
+];
+
 async function route(request: Request, env: ProxyEnv, ctx: Pick<ExecutionContext, 'waitUntil'>): Promise<Response> {
-  const { pathname } = new URL(request.url);
-  const method = { [`${ADMIN_BASE}/purge`]: 'POST', [`${ADMIN_BASE}/stats`]: 'GET' }[pathname];
-  if (!method) throw new ApiError('not_found', 'No such admin endpoint: POST /admin/cache/purge, GET /admin/cache/stats.');
+  const url = new URL(request.url);
+  const found = matchRoute(routes, request.method, url.pathname);
+  if (found.kind === 'not_found') throw new ApiError('not_found', 'No such admin endpoint: POST /admin/cache/purge, GET /admin/cache/stats.');
+  // The token first: without it, not even which methods a path takes.
   await requireAdmin(request, env.ADMIN_TOKEN);
-  if (request.method !== method) throw new ApiError('method_not_allowed', `${pathname} takes ${method}.`, { headers: { allow: method } });
+  if (found.kind === 'method_not_allowed') throw new ApiError('method_not_allowed', `${url.pathname} takes ${found.allow}.`, { headers: { allow: found.allow } });
+  return found.handler(request, found.params, { env, ctx }, url);
+}
 
-  if (method === 'GET') return json(await readStats(env.PROXY_STATS));
-
+async function purge(request: Request, { env, ctx }: AdminContext): Promise<Response> {
   let body: unknown;
   try {
     body = await request.json();
@@ -72,4 +83,3 @@ async function requireAdmin(request: Request, token: string): Promise<void> {
   if (!ok) throw new ApiError('invalid_api_key', 'The admin endpoints need `Authorization: Bearer <ADMIN_TOKEN>`.');
 }
 
-const json = (body: unknown) => new Response(JSON.stringify(body), { headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'no-store' } });
