@@ -6,19 +6,13 @@
  */
 import { API_BASE, type AnyOperation, type OperationId, operationList } from './operations';
 import { decodePathParams, parseParams, queryObject } from './params';
+import { pathPattern } from '../lib/router';
 import { type Period, resolvePeriod, windowHint } from './window';
 
 export type Operation = AnyOperation & { id: OperationId };
 
 /** One pattern per operation, from the table: `/topics/{id}` matches `/api/v1/topics/<one segment>`. */
-const routes = operationList.map((op) => {
-  const names: string[] = [];
-  const source = op.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\\\{(\w+)\\\}/g, (_, name: string) => {
-    names.push(name);
-    return '([^/]+)';
-  });
-  return { op, names, pattern: new RegExp(`^${API_BASE}${source}$`) };
-});
+const routes = operationList.map((op) => ({ op, ...pathPattern(API_BASE + op.path) }));
 
 export interface Match {
   op: Operation;

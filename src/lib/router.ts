@@ -30,17 +30,22 @@ export type RouteMatch<D> =
   | { kind: 'method_not_allowed'; route: Route<D>; allow: string }
   | { kind: 'not_found'; route?: Route<D> };
 
+/** A path template as a pattern: `{name}` matches one non-empty segment, everything else itself; `names` in order. */
+export function pathPattern(path: string): { pattern: RegExp; names: string[] } {
+  const names: string[] = [];
+  const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_, name: string) => {
+    names.push(name);
+    return '([^/]+)';
+  });
+  return { pattern: new RegExp(`^${source}$`), names };
+}
+
 const compiled = new WeakMap<Route<unknown>, { pattern: RegExp; names: string[] }>();
 
 function compile<D>(route: Route<D>) {
   let hit = compiled.get(route as Route<unknown>);
   if (!hit) {
-    const names: string[] = [];
-    const source = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_, name: string) => {
-      names.push(name);
-      return '([^/]+)';
-    });
-    hit = { pattern: new RegExp(`^${source}$`), names };
+    hit = pathPattern(route.path);
     compiled.set(route as Route<unknown>, hit);
   }
   return hit;
