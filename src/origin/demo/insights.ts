@@ -9,7 +9,7 @@ import { AI_ASSISTANTS, AI_BOTS, ENGINES, TASK_LAYERS, type TaskLayer, TASK_STAT
 import { addDays, dayNumber } from '../../contract/window';
 import { PITCHES } from './catalog';
 import type { WorldMarket, WorldTopic } from './generate';
-import type { BulkWriter } from './load';
+import type { BulkWriter } from './bulk-writer';
 import { Random, slug } from './random';
 
 /** Days of search, crawler and visitor data: enough for a 90-day window. */

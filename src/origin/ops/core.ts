@@ -21,7 +21,7 @@ import {
   weeklyHistory,
 } from '../queries';
 import type { MarketRow } from '../access';
-import type { Implementation, OpContext } from './index';
+import type { Implementation, OpContext } from './context';
 
 /** What every brand-scoped body names (DESIGN section 3). */
 export const scopeOf = (c: OpContext) => ({

@@ -1,7 +1,6 @@
 /** Maps every operation of the contract to the function computing its body. */
-import type { OperationId, PathOf, QueryOf, ResponseOf } from '../../contract/operations';
-import type { Period } from '../../contract/window';
-import type { BrandRow, Caller, MarketRow } from '../access';
+import type { OperationId } from '../../contract/operations';
+import type { Implementation } from './context';
 import * as core from './core';
 import * as insights from './insights';
 import * as overview from './overview';
@@ -9,20 +8,7 @@ import * as perception from './perception';
 import * as tasks from './tasks';
 import * as traffic from './traffic';
 
-/** What an operation is computed from, once every check has passed. */
-export interface OpContext<Id extends OperationId = OperationId> {
-  db: D1Database;
-  caller: Caller;
-  brand: BrandRow;
-  market: MarketRow;
-  query: QueryOf<Id>;
-  path: PathOf<Id>;
-  period: Period;
-  today: string;
-  now: Date;
-}
-
-export type Implementation<Id extends OperationId> = (context: OpContext<Id>) => Promise<ResponseOf<Id>>;
+export type { Implementation, OpContext } from './context';
 
 export const implementations: { [Id in OperationId]: Implementation<Id> } = {
   listBrands: core.listBrands,

@@ -5,7 +5,7 @@ import { previousPeriod } from '../../contract/window';
 import { classifyDomain, percent, round1 } from '../metrics';
 import { CELL_ANSWERED, CELL_NAMING, domainCitations, domainClause, groupBy, ownDomains, ownPagesOf, questionsOf, rivalsOf, siteCitations, topCitedPerTopic, topicsOf } from '../queries';
 import { windowedScopeOf, scopeOf } from './core';
-import type { Implementation } from './index';
+import type { Implementation } from './context';
 
 type ContentAction = (typeof CONTENT_ACTIONS)[number];
 

@@ -8,7 +8,7 @@ import type { Caller } from '../access';
 import { classifyDomain, delta, meanPosition, percent, round1 } from '../metrics';
 import { dailyTotals, domainCitationsByDay, openTaskCounts, ownCitationsByUrl, ownDomains, ownPagesOf, rivalsOf } from '../queries';
 import { listTopics, windowedScopeOf } from './core';
-import type { Implementation, OpContext } from './index';
+import type { Implementation, OpContext } from './context';
 import { perceptionOf } from './perception';
 import { trafficTotals } from './traffic';
 

@@ -9,7 +9,7 @@ import { addDays, type Period } from '../../contract/window';
 import { percent } from '../metrics';
 import { HISTORY_WEEKS } from '../queries';
 import { scopeOf, windowedScopeOf } from './core';
-import type { Implementation } from './index';
+import type { Implementation } from './context';
 
 interface PerceptionWeekRow {
   engine: Engine;

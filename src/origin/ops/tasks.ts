@@ -6,7 +6,7 @@ import { lastDays, previousPeriod } from '../../contract/window';
 import { percent } from '../metrics';
 import { openTaskCounts, topicTotals } from '../queries';
 import { scopeOf } from './core';
-import type { Implementation } from './index';
+import type { Implementation } from './context';
 
 interface TaskRow {
   id: number;

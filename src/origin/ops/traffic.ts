@@ -8,7 +8,7 @@ import { type Period, previousPeriod } from '../../contract/window';
 import { percent, round1 } from '../metrics';
 import { ownCitationsByUrl } from '../queries';
 import { windowedScopeOf } from './core';
-import type { Implementation } from './index';
+import type { Implementation } from './context';
 
 const Pages = z.array(z.string());
 
