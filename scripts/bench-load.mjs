@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 // `npm run bench:load`: drives the running Worker (`wrangler dev` on loopback,
 // its own state directory, demo data) with two workloads and prints what held:
-//   dashboard: 20 clients sharing 5 API keys, each loading all 23 operations every 10 s;
+//   dashboard: 20 clients sharing 5 API keys, each loading all operations of
+//              the contract (23; their example requests, read from the
+//              Worker's /api/v1/openapi.json) every 10 s;
 //   burst:     500 concurrent connections (autocannon) on cached reads.
 // Bounded in time and count; only 127.0.0.1 is ever contacted.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import autocannon from 'autocannon';
+import { fetchOperations, withQuery } from './bench/operations.mjs';
 
 const PORT = Number(process.env.BENCH_PORT ?? 8791);
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -40,26 +43,26 @@ async function waitReady() {
   throw new Error(`wrangler dev did not start:\n${devLog.slice(-2000)}`);
 }
 await waitReady();
-// The first request above loaded the demo data; two more keys for accounts 1 and 2 make five.
+// The first request above loaded the demo data; four more keys of account 1 make five.
 const sha = (k) => createHash('sha256').update(k).digest('hex');
-const extra = [['bench_key_a', 1], ['bench_key_b', 2], ['bench_key_c', 1]];
+const extra = [['bench_key_a', 1], ['bench_key_b', 1], ['bench_key_c', 1], ['bench_key_d', 1]];
 const inserted = wrangler(['d1', 'execute', 'DB', '--local', '--command', extra.map(([k, a]) => `INSERT INTO api_keys (account_id, key_hash, label, created_at) VALUES (${a}, '${sha(k)}', '${k}', '2026-01-01T00:00:00Z');`).join(' ')]);
 if (inserted.status !== 0) throw new Error(inserted.stderr);
 
-/** Five keys that read one brand each (brand 1 of account 1, brand 2 of account 2). */
-const KEYS = [['demo_pro_single', 1], ['demo_growth_multi', 2], ['bench_key_a', 1], ['bench_key_b', 2], ['bench_key_c', 1]];
+/**
+ * Five keys and the brand and market each reads. The contract's example
+ * requests name items (topic, task, question, rival) of demo_pro_single's
+ * brand 1 in its market `us`, so every key is one of account 1's.
+ */
+const KEYS = [['demo_pro_single', 1, 'us'], ['bench_key_a', 1, 'us'], ['bench_key_b', 1, 'us'], ['bench_key_c', 1, 'us'], ['bench_key_d', 1, 'us']];
 
 const get = (path, key) => fetch(`${BASE}/api/v1${path}`, { headers: { authorization: `Bearer ${key}` } });
 
-/** The 23 operations for a brand, ids and texts read from the data. */
-async function dashboardPaths(key, brand) {
-  const q = `brand_id=${brand}`;
-  const first = async (path, pick) => pick(await (await get(`${path}${path.includes('?') ? '&' : '?'}${q}`, key)).json());
-  const topic = await first('/topics', (b) => b.topics[0].id);
-  const rival = await first('/topics', (b) => b.topics[0].rivals[0].name);
-  const prompt = await first('/answers', (b) => b.questions[0].text);
-  const task = await first('/tasks', (b) => b.tasks[0].id);
-  return ['/brands', `/markets?${q}`, `/answers?${q}`, `/overview?${q}`, `/visibility?${q}`, `/topics?${q}`, `/topics/${topic}?${q}`, `/prompts?${q}`, `/answers/runs?${q}&prompt=${encodeURIComponent(prompt)}`, `/answers/history?${q}`, `/content-gaps?${q}`, `/sources?${q}`, `/pages?${q}`, `/competitors/${encodeURIComponent(rival)}?${q}`, `/activity?${q}`, `/tasks?${q}`, `/tasks/${task}?${q}`, `/brand-perception?${q}`, `/brand-perception/transcript?${q}`, `/forum?${q}`, `/search-performance?${q}`, `/ai-crawlers?${q}`, `/ai-visitors?${q}`];
+const OPERATIONS = await fetchOperations(`${BASE}/api/v1/openapi.json`);
+
+/** Every operation's example request, with the key's brand and market where the operation takes them. */
+function dashboardPaths(brand, market) {
+  return OPERATIONS.map((o) => withQuery(o.example, { ...(o.params.includes('brand_id') ? { brand_id: brand } : {}), ...(o.params.includes('market') ? { market } : {}) }));
 }
 
 const stats = async () => (await fetch(`${BASE}/admin/cache/stats`, { headers: { authorization: `Bearer ${ADMIN}` } })).json();
@@ -81,7 +84,7 @@ const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q 
 const statusLine = (m) => JSON.stringify(Object.fromEntries([...m].sort()));
 
 // Dashboard workload.
-const pathsByKey = await Promise.all(KEYS.map(([key, brand]) => dashboardPaths(key, brand)));
+const pathsByKey = KEYS.map(([, brand, market]) => dashboardPaths(brand, market));
 const before = await stats();
 const latencies = [];
 const statuses = new Map();
@@ -115,7 +118,7 @@ const after = await stats();
 const seconds = (Date.now() - started) / 1000;
 latencies.sort((a, b) => a - b);
 const upstream = after.upstream_calls - before.upstream_calls;
-console.log(`\nDashboard: 20 clients, 5 keys, 23 operations every 10 s, ${seconds.toFixed(0)} s`);
+console.log(`\nDashboard: 20 clients, ${KEYS.length} keys, ${OPERATIONS.length} operations every 10 s, ${seconds.toFixed(0)} s`);
 console.log(`  requests ${latencies.length + lost} (${((latencies.length / seconds) * 60).toFixed(0)}/min), p50 ${quantile(latencies, 0.5).toFixed(1)} ms, p99 ${quantile(latencies, 0.99).toFixed(1)} ms`);
 console.log(`  statuses ${statusLine(statuses)}, lost ${lost}`);
 console.log(`  upstream calls ${upstream} (${(upstream / KEYS.length / (seconds / 60)).toFixed(1)} per key per minute; budget 60), cache hits ${after.hits - before.hits}, misses ${after.misses - before.misses}, stale ${after.stale - before.stale}`);

@@ -4,14 +4,16 @@
 //      trivial Worker answering the same JSON body on the same runtime;
 //   2. misses: every request a new cache key, answered by the embedded origin;
 //   3. the dashboard workload: 20 clients sharing 5 API keys, each polling all
-//      23 operations every 10 s for 2 minutes; upstream calls per key per
-//      rolling minute, 429s and errors seen by the clients.
+//      operations of the contract (23; their example requests, read from the
+//      Worker's /api/v1/openapi.json) every 10 s for 2 minutes; upstream calls
+//      per key per rolling minute, 429s and errors seen by the clients.
 // Env: BENCH_SECONDS (per throughput run, default 20), BENCH_ROUNDS (10),
 // BENCH_CONNECTIONS (10), BENCH_DASHBOARD_SECONDS (120).
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { build } from 'esbuild';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
+import { fetchOperations } from './bench/operations.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
@@ -76,8 +78,8 @@ const migrations = migrationStatements();
 const db = await proxy.getD1Database('DB');
 await db.batch(migrations.map((s) => db.prepare(s)));
 const seedStarted = Date.now();
-await (await fetch(new URL(`/__bench/seed?keys=${MISS_KEYS + DASHBOARD_KEYS + 2}`, proxyUrl))).json();
-console.error(`demo data and ${MISS_KEYS + DASHBOARD_KEYS + 2} bench keys loaded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
+await (await fetch(new URL(`/__bench/seed?keys=${MISS_KEYS + DASHBOARD_KEYS + 1}`, proxyUrl))).json();
+console.error(`demo data and ${MISS_KEYS + DASHBOARD_KEYS + 1} bench keys loaded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
 
 const key = (i) => `bench_${i}`;
 const get = async (path, k, headers = {}) => {
@@ -251,19 +253,8 @@ if (DASHBOARD_SECONDS <= 0) {
   process.exit(0);
 }
 
-// The dashboard workload.
-const discovery = key(MISS_KEYS + DASHBOARD_KEYS + 2);
-const pick = async (path, f) => f(JSON.parse((await get(path, discovery)).body));
-const topic = await pick('/topics', (b) => b.topics[0].id);
-const prompt = await pick('/answers', (b) => b.questions[0].text);
-const rival = await pick('/topics', (b) => b.topics[0].rivals[0]?.name ?? 'Helpwave');
-const task = await pick('/tasks', (b) => b.tasks[0].id);
-const paths = [
-  '/brands', '/markets', '/answers', '/overview', '/visibility', '/topics', `/topics/${topic}`, '/prompts',
-  `/answers/runs?prompt=${encodeURIComponent(prompt)}`, '/answers/history', '/content-gaps', '/sources', '/pages',
-  `/competitors/${encodeURIComponent(rival)}`, '/activity', '/tasks', `/tasks/${task}`, '/brand-perception',
-  '/brand-perception/transcript', '/forum', '/search-performance', '/ai-crawlers', '/ai-visitors',
-];
+// The dashboard workload: every operation's example request (the bench keys are demo account 1's, the examples' brand).
+const paths = (await fetchOperations(new URL('/api/v1/openapi.json', proxyUrl))).map((o) => o.example);
 const dashboardKeys = Array.from({ length: DASHBOARD_KEYS }, (_, i) => key(MISS_KEYS + i + 1));
 const seen = { requests: 0, rateLimited: 0, errors: 0, byCache: {}, byStatus: {}, times: [] };
 const dashStarted = Date.now();

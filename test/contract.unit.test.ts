@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../src/contract/errors';
+import { API_ERROR_STATUS, ApiError } from '../src/contract/errors';
 import { openApiDocument } from '../src/contract/openapi';
-import { operationList, operations } from '../src/contract/operations';
+import { API_BASE, documentedErrors, examplePath, operationList, operations } from '../src/contract/operations';
 import { parseParams, queryObject } from '../src/contract/params';
+import { matchOperation, parseRequest } from '../src/contract/request';
 import { resolvePeriod } from '../src/contract/window';
 
 const paramError = (f: () => unknown) => {
@@ -29,6 +30,30 @@ describe('the operations table', () => {
   it('keeps fixed-window reads fresh for an hour and dated ones for 5 minutes (DESIGN section 6)', () => {
     for (const o of operationList.filter((o) => o.window.kind === 'fixed')) expect([o.path, o.ttl]).toEqual([o.path, 3600]);
     for (const o of operationList.filter((o) => o.window.kind === 'dated' || o.window.kind === 'trailing')) expect([o.path, o.ttl]).toEqual([o.path, 300]);
+  });
+  it('gives every operation an example request that its own path matches and its schemas accept', () => {
+    for (const o of operationList) {
+      const url = new URL(`https://api.test${API_BASE}${examplePath(o)}`);
+      const match = matchOperation(url.pathname);
+      expect({ path: examplePath(o), matched: match?.op.id }).toEqual({ path: examplePath(o), matched: o.id });
+      expect(() => parseRequest(match!, url.searchParams, '2026-11-21'), examplePath(o)).not.toThrow();
+    }
+  });
+  it('writes an example request as a path and query under the API base, percent-encoded', () => {
+    expect(examplePath(operations.getVisibility)).toBe('/visibility');
+    expect(examplePath(operations.getTopic)).toBe('/topics/1101');
+    expect(examplePath(operations.getAnswerRuns)).toBe('/answers/runs?prompt=What%20is%20the%20best%20help%20desk%20software%20this%20year%3F');
+    expect(examplePath({ path: '/competitors/{name}', example: { path: { name: 'Clearbooks Pro' }, query: { limit: 5, engine: 'a&b' } } })).toBe('/competitors/Clearbooks%20Pro?limit=5&engine=a%26b');
+  });
+  it('documents the errors every operation shares, and the brand, plan and integration ones where the table says so', () => {
+    for (const o of operationList) {
+      const codes = documentedErrors(o);
+      expect(new Set(codes).size).toBe(codes.length);
+      expect(codes).toEqual(expect.arrayContaining(['invalid_parameter', 'invalid_api_key', 'plan_inactive', 'not_found', 'method_not_allowed', 'rate_limited', 'quota_exceeded', 'internal_error', 'upstream_error']));
+      expect({ id: o.id, brand: codes.includes('brand_required') && codes.includes('brand_not_found') }).toEqual({ id: o.id, brand: o.scope !== 'account' });
+      expect({ id: o.id, plan: codes.includes('feature_not_in_plan') }).toEqual({ id: o.id, plan: o.plan === 'pro_or_growth' });
+      expect({ id: o.id, integration: codes.includes('integration_not_connected') }).toEqual({ id: o.id, integration: o.integration !== undefined });
+    }
   });
 });
 
@@ -85,7 +110,11 @@ describe('windows', () => {
 });
 
 describe('the OpenAPI document', () => {
-  const doc = openApiDocument() as { openapi: string; paths: Record<string, { get: { operationId: string; parameters: { name: string; required: boolean; schema: Record<string, unknown> }[]; responses: Record<string, { content?: { 'application/json': { schema: { $ref: string } } } }> } }>; components: { schemas: Record<string, unknown> } };
+  const doc = openApiDocument() as {
+    openapi: string;
+    paths: Record<string, { get: { operationId: string; parameters: { name: string; in: string; required: boolean; schema: Record<string, unknown>; example?: unknown }[]; responses: Record<string, { description: string; content?: { 'application/json': { schema: { $ref: string } } } }> } }>;
+    components: { schemas: Record<string, unknown> };
+  };
   it('is OpenAPI 3.1 with every operation of the table', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.values(doc.paths).map((p) => p.get.operationId).sort()).toEqual(operationList.map((o) => o.id).sort());
@@ -97,6 +126,22 @@ describe('the OpenAPI document', () => {
     const prompt = doc.paths['/answers/runs']!.get.parameters.find((p) => p.name === 'prompt')!;
     expect(prompt.required).toBe(true);
     expect(doc.paths['/visibility']!.get.parameters.map((p) => p.name)).toEqual(['brand_id', 'market']);
+  });
+  it('gives each parameter of an example request its value as `example`, and no other parameter one', () => {
+    for (const o of operationList) {
+      const examples = doc.paths[o.path]!.get.parameters.filter((p) => p.example !== undefined).map((p) => [p.in, p.name, p.example]);
+      const expected = [...Object.entries(o.example.path ?? {}).map(([name, value]) => ['path', name, value]), ...Object.entries(o.example.query ?? {}).map(([name, value]) => ['query', name, value])];
+      expect({ id: o.id, examples }).toEqual({ id: o.id, examples: expected });
+    }
+    expect(doc.paths['/topics/{id}']!.get.parameters.find((p) => p.name === 'id')!.example).toBe(1101);
+  });
+  it('lists each operation\'s documented errors under their statuses', () => {
+    for (const o of operationList) {
+      const listed = Object.entries(doc.paths[o.path]!.get.responses)
+        .filter(([status]) => status !== '200')
+        .flatMap(([status, { description }]) => [...description.matchAll(/`(\w+)`/g)].map((m) => `${status} ${m[1]}`));
+      expect({ id: o.id, listed: listed.sort() }).toEqual({ id: o.id, listed: documentedErrors(o).map((code) => `${API_ERROR_STATUS[code]} ${code}`).sort() });
+    }
   });
   it('references a response schema for each operation and the shared error body', () => {
     for (const item of Object.values(doc.paths)) {

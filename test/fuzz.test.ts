@@ -1,25 +1,25 @@
 /**
- * Property-based fuzzing (fast-check, fixed seeds, bounded runs) of all 23
- * operations, through the reference origin and through the Worker's proxy:
- * random and adversarial paths, query strings, keys, methods, and the headers
- * the proxy acts on (Cache-Control, Pragma, If-None-Match, Origin).
+ * Property-based fuzzing (fast-check, fixed seeds, bounded runs) of every
+ * operation of the contract table, through the reference origin and through
+ * the Worker's proxy: random and adversarial paths, query strings (the
+ * table's parameter names and others), keys, methods, and the headers the
+ * proxy acts on (Cache-Control, Pragma, If-None-Match, Origin).
  *
  * Every answer must be one the contract documents for that operation: the
- * statuses and error codes of its OpenAPI entry (generated from the contract
- * table), narrowed by what the table says of the operation and the request
- * (409 only where an integration is needed, 403 `feature_not_in_plan` only
- * where a plan is, 404 `not_found` only where a market or an item is looked
- * up, 405 only for another method, 304 only with If-None-Match, 502 only from
- * the proxy), with the API's error body; never a 500, never a stack trace,
- * never an error or an unasked-for HIT served from cache, CORS only as
- * configured.
+ * error codes of `documentedErrors` (which its OpenAPI entry is generated
+ * from) at their statuses (`API_ERROR_STATUS`), narrowed by what the table
+ * says of the operation and the request (409 only where an integration is
+ * needed, 403 `feature_not_in_plan` only where a plan is, 404 `not_found`
+ * only where a market or an item is looked up, 405 only for another method,
+ * 304 only with If-None-Match, 502 only from the proxy), with the API's error
+ * body; never a 500, never a stack trace, never an error or an unasked-for
+ * HIT served from cache, CORS only as configured.
  */
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
 import fc from 'fast-check';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ErrorBody } from '../src/contract/errors';
-import { openApiDocument } from '../src/contract/openapi';
-import { type AnyOperation, API_BASE, type OperationId, operationList } from '../src/contract/operations';
+import { API_ERROR_STATUS, ErrorBody } from '../src/contract/errors';
+import { type AnyOperation, API_BASE, documentedErrors, type OperationId, operationList } from '../src/contract/operations';
 import { sha256Hex } from '../src/lib/hash';
 import worker from './worker';
 import { handleOrigin } from '../src/origin/handler';
@@ -35,17 +35,6 @@ export const FUZZ_RUNS = Number(globalThis.process?.env?.FUZZ_RUNS ?? 250);
 type Op = AnyOperation & { id: OperationId };
 type Via = 'origin' | 'proxy';
 
-/** Error codes per status that the OpenAPI document lists for an operation (its responses name them in backquotes). */
-function documentedErrors(op: Op): Map<number, Set<string>> {
-  const doc = openApiDocument() as { paths: Record<string, { get: { responses: Record<string, { description: string }> } }> };
-  const responses = doc.paths[op.path]!.get.responses;
-  return new Map(
-    Object.entries(responses)
-      .filter(([status]) => status !== '200')
-      .map(([status, { description }]) => [Number(status), new Set([...description.matchAll(/`(\w+)`/g)].map((m) => m[1]!))]),
-  );
-}
-
 /** An operation looks something up besides the brand: a market (brand-and-market scope), a path item, or a question by its text. */
 const looksUp = (op: Op) => ({ market: op.scope === 'brand', item: Object.keys(op.pathParams.shape).length > 0 || 'prompt' in op.query.shape });
 
@@ -57,7 +46,7 @@ interface Asked {
 
 /**
  * The answers (`status code`, or `status` for bodiless ones) this request may
- * get: from the OpenAPI entry of the operation its path names, narrowed by the
+ * get: the documented errors of the operation its path names, narrowed by the
  * contract table and the request. A path that names no operation: 404 only.
  */
 function documented(op: Op | undefined, asked: Asked, via: Via): Set<string> {
@@ -69,18 +58,16 @@ function documented(op: Op | undefined, asked: Asked, via: Via): Set<string> {
   const allowed = new Set(['200']);
   if (asked.ifNoneMatch && via === 'proxy') allowed.add('304');
   const lookups = looksUp(op);
-  for (const [status, codes] of documentedErrors(op)) {
-    for (const code of codes) {
-      if (code === 'internal_error' || code === 'method_not_allowed') continue;
-      if (code === 'upstream_error' && via !== 'proxy') continue;
-      if (code === 'not_found' && !lookups.market && !lookups.item) continue;
-      allowed.add(`${status} ${code}`);
-    }
+  for (const code of documentedErrors(op)) {
+    if (code === 'internal_error' || code === 'method_not_allowed') continue;
+    if (code === 'upstream_error' && via !== 'proxy') continue;
+    if (code === 'not_found' && !lookups.market && !lookups.item) continue;
+    allowed.add(`${API_ERROR_STATUS[code]} ${code}`);
   }
   return allowed;
 }
 
-// The table's own needs, checked against the document the narrowing reads: a drift here would make the fuzzing lax.
+// The table's own needs, checked against the documented errors the narrowing reads: a drift here would make the fuzzing lax.
 describe('the documented answers', () => {
   it('follow the contract table: 409 only with an integration, feature_not_in_plan only with a plan, not_found only with a lookup', () => {
     const get = { method: 'GET', ifNoneMatch: false, preflight: false };
@@ -107,8 +94,11 @@ const nasty = fc.oneof(
   fc.string({ minLength: 2000, maxLength: 5000 }),
 );
 
+/** Every query parameter name of the table. */
+const PARAM_NAMES = [...new Set(operationList.flatMap((op) => Object.keys(op.query.shape)))];
+
 const paramNames = fc.oneof(
-  fc.constantFrom('brand_id', 'market', 'days', 'from', 'to', 'limit', 'prompt', 'engine', 'layer', 'status', 'category', 'dimension', 'topic_id'),
+  fc.constantFrom(...PARAM_NAMES),
   fc.string({ maxLength: 12 }),
 );
 
@@ -149,8 +139,10 @@ const anything = fc.record({
   headers: cacheHeaders,
 });
 
-/** Path ids that exist for brand 1, so "mostly valid" requests reach the operations. */
-const EXISTING: Partial<Record<OperationId, string>> = { getTopic: '1101', getCompetitor: 'Helpwave', getTask: '1' };
+/** Path ids that exist for brand 1 (the path parameter of each operation's example request), so "mostly valid" requests reach the operations. */
+const EXISTING: Partial<Record<OperationId, string>> = Object.fromEntries(
+  operationList.flatMap((op) => Object.values(op.example.path ?? {}).slice(0, 1).map((value) => [op.id, String(value)])),
+);
 
 /**
  * A valid request of a plan's key, its own brand or another (brand_not_found),

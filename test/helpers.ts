@@ -1,6 +1,6 @@
-/** Shared by the Worker tests: demo keys, a request helper, and a valid request for every operation. */
+/** Shared by the Worker tests: demo keys, a request helper, and a valid request for every operation (the contract table's example). */
 import { SELF } from 'cloudflare:test';
-import { API_BASE, type OperationId } from '../src/contract/operations';
+import { API_BASE, examplePath, type OperationId, operations } from '../src/contract/operations';
 
 export const KEYS = {
   pro: 'demo_pro_single',
@@ -47,43 +47,12 @@ export async function json<T = Record<string, unknown>>(response: Response): Pro
   return (await response.json()) as T;
 }
 
-/** A valid path (with query) for each operation, for demo_pro_single's brand in its primary market. */
-export async function validPath(id: OperationId): Promise<string> {
-  switch (id) {
-    case 'getTopic':
-      return `/topics/${DEMO.proTopic}`;
-    case 'getAnswerRuns': {
-      const body = await json<{ questions: { text: string }[] }>(await api('/answers'));
-      return `/answers/runs?prompt=${encodeURIComponent(body.questions[0]!.text)}`;
-    }
-    case 'getCompetitor':
-      return `/competitors/${encodeURIComponent(DEMO.proRival)}`;
-    case 'getTask':
-      return '/tasks/1';
-    default:
-      return {
-        listBrands: '/brands',
-        listMarkets: '/markets',
-        listAnswers: '/answers',
-        getOverview: '/overview',
-        getVisibility: '/visibility',
-        listTopics: '/topics',
-        getPromptMatrix: '/prompts',
-        getAnswerHistory: '/answers/history',
-        getContentGaps: '/content-gaps',
-        listSources: '/sources',
-        listPages: '/pages',
-        listActivity: '/activity',
-        listTasks: '/tasks',
-        getBrandPerception: '/brand-perception',
-        getPerceptionTranscript: '/brand-perception/transcript',
-        getForumSignals: '/forum',
-        getSearchPerformance: '/search-performance',
-        getAiCrawlers: '/ai-crawlers',
-        getAiVisitors: '/ai-visitors',
-      }[id];
-  }
-}
+/**
+ * A valid path (with query, without the API base) for each operation, for
+ * demo_pro_single's brand in its primary market: the example request of the
+ * contract table.
+ */
+export const validPath = (id: OperationId): string => examplePath(operations[id]);
 
 /** Appends a parameter to a path that may already have a query string. */
 export const withParam = (path: string, name: string, value: string) => `${path}${path.includes('?') ? '&' : '?'}${name}=${encodeURIComponent(value)}`;

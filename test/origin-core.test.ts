@@ -1,24 +1,28 @@
-/** The run-derived operations on the demo data, through the Worker: 200 bodies valid against the contract. */
+/**
+ * Every operation's example request (the contract table's) on the demo data,
+ * then the run-derived operations in detail, through the Worker: 200 bodies
+ * valid against the contract.
+ */
 import { describe, expect, it } from 'vitest';
 import { ENGINES } from '../src/contract/enums';
-import { operations } from '../src/contract/operations';
-import { addDays, toDay } from '../src/contract/window';
+import { operationList, operations } from '../src/contract/operations';
+import { addDays, lastDays, toDay } from '../src/contract/window';
 import { handleOrigin } from '../src/origin/handler';
 import { api, DEMO, json, KEYS, validPath } from './helpers';
 
 const today = () => toDay(new Date());
-const coreIds = ['listBrands', 'listMarkets', 'listAnswers', 'getVisibility', 'getPromptMatrix', 'getAnswerRuns', 'getAnswerHistory', 'listTopics', 'getTopic'] as const;
-
-describe.each(coreIds)('%s on the demo data', (id) => {
-  it('answers 200 with a body valid against its response schema, naming what was read', async () => {
-    const response = await api(await validPath(id));
-    expect(response.status).toBe(200);
+describe.each(operationList)('$id: its example request on the demo data', (op) => {
+  it('answers 200 with a body valid against its response schema, naming the brand, market and period read', async () => {
+    const response = await api(validPath(op.id));
+    const body = await json<unknown>(response);
+    expect(response.status, JSON.stringify(body)).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(Number(response.headers.get('ratelimit-remaining'))).toBeLessThan(60);
-    const body = operations[id].response.parse(await response.json()) as Record<string, unknown>;
-    expect(Date.parse(body.generated_at as string)).toBeGreaterThan(Date.now() - 60_000);
-    if (id !== 'listBrands') expect(body.brand_id).toBe(DEMO.proBrand);
-    if (operations[id].window.kind !== 'none') expect(body.period).toEqual({ from: addDays(today(), -6), to: today() });
+    const parsed = op.response.parse(body) as { generated_at: string; brand_id?: number; market?: unknown; period?: unknown };
+    expect(Date.parse(parsed.generated_at)).toBeGreaterThan(Date.now() - 60_000);
+    if (op.scope !== 'account') expect(parsed.brand_id).toBe(DEMO.proBrand);
+    if (op.scope === 'brand') expect(parsed.market).toEqual({ id: DEMO.proUsMarket, code: 'us' });
+    if (op.window.kind !== 'none') expect(parsed.period).toEqual(lastDays(today(), op.window.kind === 'fixed' ? op.window.days : op.window.defaultDays));
   });
 });
 
@@ -72,7 +76,7 @@ describe('prompt matrix on the demo data', () => {
 
 describe('answer runs on the demo data', () => {
   it('returns the exact texts, which name the brand exactly when the run is counted as naming it', async () => {
-    const body = operations.getAnswerRuns.response.parse(await json(await api(await validPath('getAnswerRuns'))));
+    const body = operations.getAnswerRuns.response.parse(await json(await api(validPath('getAnswerRuns'))));
     expect(body.runs).toHaveLength(42);
     for (const run of body.runs) {
       expect(run.ran_at.slice(0, 10) >= body.period.from).toBe(true);

@@ -2,30 +2,14 @@
  * The insight, task, perception, traffic and overview operations through the
  * Worker, over the demo dataset: every 200 body is parsed with the
  * operation's response schema; filters, defaults and maxima of `limit`; the
- * plan (403), integration (409) and item (404) refusals.
+ * plan (403), integration (409) and item (404) refusals. Every operation's
+ * example request is read in origin-core.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { ENGINES } from '../src/contract/enums';
 import { type OperationId, operations, type ResponseOf } from '../src/contract/operations';
 import { addDays, toDay } from '../src/contract/window';
-import { api, DEMO, json, KEYS, validPath } from './helpers';
-
-const INSIGHT_OPS = [
-  'getOverview',
-  'getContentGaps',
-  'listSources',
-  'listPages',
-  'getCompetitor',
-  'listActivity',
-  'listTasks',
-  'getTask',
-  'getBrandPerception',
-  'getPerceptionTranscript',
-  'getForumSignals',
-  'getSearchPerformance',
-  'getAiCrawlers',
-  'getAiVisitors',
-] as const satisfies readonly OperationId[];
+import { api, json, KEYS } from './helpers';
 
 /** GETs `path` and returns the body parsed by the operation's response schema; fails on any other status. */
 async function read<Id extends OperationId>(id: Id, path: string, key: string = KEYS.pro): Promise<ResponseOf<Id>> {
@@ -43,16 +27,6 @@ async function expectError(path: string, status: number, code: string, key: stri
 
 const today = toDay(new Date());
 const isDescending = (xs: number[]) => xs.every((x, i) => i === 0 || xs[i - 1]! >= x);
-
-describe.each(INSIGHT_OPS)('%s: demo happy path', (id) => {
-  it('answers 200 with a body its schema accepts, naming the brand, market and time', async () => {
-    const body = (await read(id, await validPath(id))) as { brand_id: number; market: { id: number; code: string }; generated_at: string; period?: { from: string; to: string } };
-    expect(body.brand_id).toBe(DEMO.proBrand);
-    expect(body.market).toEqual({ id: DEMO.proUsMarket, code: 'us' });
-    expect(Date.parse(body.generated_at)).not.toBeNaN();
-    if (operations[id].window.kind !== 'none') expect(body.period?.to).toBe(today);
-  });
-});
 
 describe('GET /content-gaps', () => {
   it('gives every question an action by the stated rule, write first', async () => {

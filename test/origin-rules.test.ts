@@ -30,7 +30,7 @@ const proOnly = operationList.filter((op) => op.plan === 'pro_or_growth');
 
 describe.each(operationList)('$id ($path)', (op) => {
   it('answers 401 invalid_api_key without a key, with an unknown key and with a revoked key', async () => {
-    const path = await validPath(op.id);
+    const path = validPath(op.id);
     await expectError(await api(path, { key: null }), 401, 'invalid_api_key');
     await expectError(await api(path, { key: 'not_a_key' }), 401, 'invalid_api_key');
     await expectError(await api(path, { key: KEYS.revoked }), 401, 'invalid_api_key');
@@ -38,18 +38,18 @@ describe.each(operationList)('$id ($path)', (op) => {
   });
 
   it('answers 403 plan_inactive for an inactive plan', async () => {
-    await expectError(await api(await validPath(op.id), { key: KEYS.inactive }), 403, 'plan_inactive');
+    await expectError(await api(validPath(op.id), { key: KEYS.inactive }), 403, 'plan_inactive');
   });
 
   it('refuses an unknown parameter by name, and a parameter given twice', async () => {
-    const path = await validPath(op.id);
+    const path = validPath(op.id);
     await expectError(await api(withParam(path, 'bogus', '1')), 400, 'invalid_parameter', 'bogus');
     await expectError(await api(withParam(path, '', '1')), 400, 'invalid_parameter', '');
     if (op.scope !== 'account') await expectError(await api(withParam(withParam(path, 'brand_id', '1'), 'brand_id', '1')), 400, 'invalid_parameter', 'brand_id');
   });
 
   it('answers 405 method_not_allowed with Allow for other methods', async () => {
-    const response = await api(await validPath(op.id), { method: 'POST' });
+    const response = await api(validPath(op.id), { method: 'POST' });
     expect(response.headers.get('allow')).toBe('GET, HEAD');
     await expectError(response, 405, 'method_not_allowed');
   });
@@ -57,7 +57,7 @@ describe.each(operationList)('$id ($path)', (op) => {
 
 describe.each(brandScoped)('brand rules: $id', (op) => {
   it('needs brand_id on a multi-brand account (400 brand_required) and refuses brands of other accounts (404 brand_not_found)', async () => {
-    const path = await validPath(op.id);
+    const path = validPath(op.id);
     await expectError(await api(path, { key: KEYS.growth }), 400, 'brand_required');
     await expectError(await api(withParam(path, 'brand_id', '999'), { key: KEYS.growth }), 404, 'brand_not_found');
     await expectError(await api(withParam(path, 'brand_id', '1'), { key: KEYS.growth }), 404, 'brand_not_found');
@@ -67,7 +67,7 @@ describe.each(brandScoped)('brand rules: $id', (op) => {
 
 describe.each(brandScoped.filter((op) => op.scope === 'brand'))('market rules: $id', (op) => {
   it('answers 404 not_found for a market the brand does not have, 400 for a malformed one', async () => {
-    const path = await validPath(op.id);
+    const path = validPath(op.id);
     await expectError(await api(withParam(path, 'market', 'fr')), 404, 'not_found');
     await expectError(await api(withParam(path, 'market', '12345')), 404, 'not_found');
     await expectError(await api(withParam(path, 'market', 'u$')), 400, 'invalid_parameter', 'market');
@@ -76,14 +76,14 @@ describe.each(brandScoped.filter((op) => op.scope === 'brand'))('market rules: $
 
 describe.each(fixed)('fixed window: $id', (op) => {
   it.each(['days', 'from', 'to'])('refuses %s', async (param) => {
-    const body = await expectError(await api(withParam(await validPath(op.id), param, param === 'days' ? '7' : '2026-01-01')), 400, 'invalid_parameter', param);
+    const body = await expectError(await api(withParam(validPath(op.id), param, param === 'days' ? '7' : '2026-01-01')), 400, 'invalid_parameter', param);
     expect(body.error.message).toMatch(/fixed window/);
   });
 });
 
 describe.each(dated)('date parameters: $id', (op) => {
   it('refuses impossible dates, `from` after `to`, `to` after today and ranges over 90 days', async () => {
-    const path = await validPath(op.id);
+    const path = validPath(op.id);
     await expectError(await api(withParam(path, 'from', '2026-02-30')), 400, 'invalid_parameter', 'from');
     await expectError(await api(withParam(withParam(path, 'from', '2026-03-10'), 'to', '2026-03-01')), 400, 'invalid_parameter', 'from');
     await expectError(await api(withParam(path, 'to', '2999-01-01')), 400, 'invalid_parameter', 'to');
@@ -95,7 +95,7 @@ describe.each(dated)('date parameters: $id', (op) => {
 
 describe.each(proOnly)('plan: $id', (op) => {
   it('answers 403 feature_not_in_plan on Starter', async () => {
-    await expectError(await api(await validPath(op.id), { key: KEYS.starter }), 403, 'feature_not_in_plan');
+    await expectError(await api(validPath(op.id), { key: KEYS.starter }), 403, 'feature_not_in_plan');
   });
 });
 

@@ -92,11 +92,11 @@ function contractBody(pathname: string): Promise<Record<string, unknown>> {
   if (!op) throw new Error(`no operation at ${pathname}`);
   let template = templates.get(op.id);
   if (!template) {
-    template = validPath(op.id).then(async (path) => {
-      const response = await handleOrigin(new Request(`https://origin.test${API_BASE}${path}`, { headers: { authorization: 'Bearer demo_pro_single' } }), { db: env.DB });
+    template = (async () => {
+      const response = await handleOrigin(new Request(`https://origin.test${API_BASE}${validPath(op.id)}`, { headers: { authorization: 'Bearer demo_pro_single' } }), { db: env.DB });
       if (response.status !== 200) throw new Error(`no contract body for ${op.id}: the origin answered ${response.status}`);
       return (await response.json()) as Record<string, unknown>;
-    });
+    })();
     templates.set(op.id, template);
   }
   return template;

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { API_ERROR_STATUS, type ApiErrorCode, ErrorBody } from './errors';
-import { type AnyOperation, API_BASE, type OperationId, operations, OPERATION_IDS } from './operations';
+import { type AnyOperation, API_BASE, documentedErrors, type OperationId, operations, OPERATION_IDS } from './operations';
 import { MAX_RANGE_DAYS } from './window';
 
 type JsonObject = Record<string, unknown>;
@@ -18,25 +18,18 @@ function parameterSchema(field: z.ZodType): { schema: JsonObject; description?: 
   return { schema, description: description as string | undefined };
 }
 
+/** The parameters, each with the value the operation's example request gives it (if any) as its `example`. */
 function parameters(op: AnyOperation): JsonObject[] {
-  const list = (where: 'path' | 'query', shape: Record<string, z.ZodType>) =>
+  const list = (where: 'path' | 'query', shape: Record<string, z.ZodType>, examples: Readonly<Record<string, string | number>> = {}) =>
     Object.entries(shape).map(([name, field]) => ({
       name,
       in: where,
       // Optional and defaulted parameters accept "absent".
       required: where === 'path' || !field.safeParse(undefined).success,
       ...parameterSchema(field),
+      ...(examples[name] !== undefined ? { example: examples[name] } : {}),
     }));
-  return [...list('path', op.pathParams.shape), ...list('query', op.query.shape)];
-}
-
-/** The errors an operation can answer, beyond those every operation shares. */
-function errorCodes(op: AnyOperation): ApiErrorCode[] {
-  const codes: ApiErrorCode[] = ['invalid_parameter', 'invalid_api_key', 'plan_inactive', 'not_found', 'method_not_allowed', 'rate_limited', 'quota_exceeded', 'internal_error', 'upstream_error'];
-  if (op.scope !== 'account') codes.push('brand_required', 'brand_not_found');
-  if (op.plan === 'pro_or_growth') codes.push('feature_not_in_plan');
-  if (op.integration) codes.push('integration_not_connected');
-  return codes;
+  return [...list('path', op.pathParams.shape, op.example.path), ...list('query', op.query.shape, op.example.query)];
 }
 
 function errorResponses(codes: ApiErrorCode[]): JsonObject {
@@ -71,7 +64,7 @@ function pathItem(id: OperationId): JsonObject {
       parameters: parameters(op),
       responses: {
         '200': { description: 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/${componentName(id)}` } } } },
-        ...errorResponses(errorCodes(op)),
+        ...errorResponses(documentedErrors(op)),
       },
       'x-window': op.window,
       'x-plan': op.plan,

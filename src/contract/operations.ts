@@ -1,9 +1,11 @@
 /**
  * The contract: every operation of the Read API v1, once. The origin's router,
- * the proxy, the typed client, the OpenAPI document and the tests all read
- * this table; adding an operation means adding one entry here.
+ * the proxy, the typed client, the OpenAPI document, the tests, the fuzzing
+ * and the benchmarks all read this table; adding an operation means adding
+ * one entry here, with its example request.
  */
 import { z } from 'zod';
+import type { ApiErrorCode } from './errors';
 import { ACTIVITY_CATEGORIES, ENGINES, SEARCH_DIMENSIONS, TASK_LAYERS, TASK_STATUSES } from './enums';
 import { brandIdParam, enumParam, idParam, limitParam, marketParam, textParam } from './params';
 import * as core from './schemas/core';
@@ -26,6 +28,25 @@ export const TTL = { windowed: 5 * MINUTE, fixed: HOUR, lists: HOUR } as const;
 /** Who an operation reads: the account (`GET /brands`), a brand (`GET /markets`), or a brand in a market (everything else). */
 export type Scope = 'account' | 'brand_only' | 'brand';
 
+/** A parameter's value in an example: what the schema parses it to (a number for an id), written into the URL as text. */
+type ExampleValue<F> = Exclude<z.output<F>, undefined>;
+/** Example values for a shape: every parameter it requires, any of the others, none it lacks. */
+type ExampleParams<S extends z.ZodRawShape> = keyof S extends never
+  ? { [name: string]: never }
+  : {
+      [K in keyof S as undefined extends z.input<S[K]> ? never : K]: ExampleValue<S[K]>;
+    } & {
+      [K in keyof S as undefined extends z.input<S[K]> ? K : never]?: ExampleValue<S[K]>;
+    };
+/**
+ * An example request of an operation, typed from its own parameters: every
+ * path parameter and every required query parameter must be given. It names
+ * only the operation's own parameters: brand, market and window take their
+ * defaults.
+ */
+export type ExampleRequest<P extends z.ZodRawShape, Q extends z.ZodRawShape> = ({} extends ExampleParams<P> ? { path?: ExampleParams<P> } : { path: ExampleParams<P> }) &
+  ({} extends ExampleParams<Q> ? { query?: ExampleParams<Q> } : { query: ExampleParams<Q> });
+
 interface OperationInput<P extends z.ZodRawShape, Q extends z.ZodRawShape, R extends z.ZodType, W extends WindowKind, S extends Scope> {
   summary: string;
   description?: string;
@@ -39,6 +60,13 @@ interface OperationInput<P extends z.ZodRawShape, Q extends z.ZodRawShape, R ext
   scope?: S;
   ttl: number;
   tag: string;
+  /**
+   * A valid request for the demo key `demo_pro_single` (one brand, id 1;
+   * primary market `us`) on the demo dataset, whose ids and texts are fixed
+   * (src/origin/demo): it answers 200. The tests, the benchmarks and the
+   * OpenAPI document (parameter `example`) read it; see `examplePath`.
+   */
+  example: NoInfer<ExampleRequest<P, Q>>;
 }
 
 /** Every brand-scoped operation accepts `brand_id` and `market` (spec, Shared request inputs); `/markets` only `brand_id`. */
@@ -77,6 +105,7 @@ export const operations = {
     summary: 'List the brands of the account',
     description: 'Every brand the key can read, with its markets. Takes no parameters; use it to find `brand_id` values.',
     path: '/brands',
+    example: {},
     response: core.BrandList,
     window: none,
     scope: 'account',
@@ -86,6 +115,7 @@ export const operations = {
     tag: 'Account',
     summary: 'List the markets of a brand',
     path: '/markets',
+    example: {},
     response: core.MarketList,
     window: none,
     scope: 'brand_only',
@@ -97,6 +127,7 @@ export const operations = {
     description: 'The questions tracked in the market; their exact `text` is the `prompt` of `GET /answers/runs`.',
     path: '/answers',
     query: { topic_id: idParam('Only the questions of this topic.').optional() },
+    example: {},
     response: core.QuestionList,
     window: none,
     ttl: TTL.lists,
@@ -107,6 +138,7 @@ export const operations = {
     description:
       'Everything on the home view for the period. Visibility (share of answered runs naming the brand) and share of voice (brand mentions / (brand + all rival mentions) x 100), each with the change in points against the preceding period of the same length (`previous_period`). The brand against its 3 most mentioned rivals (visibility, share of voice, mean position, citations of their domains), over the period and per day. Brand perception per engine, the 5 most cited own pages with their change, topics weakest first (lowest score first, unmeasured topics last), AI traffic (assistant visits; crawler hits, null without the edge-network integration or the tracking script), the AI readiness score and open tasks per layer.\n\nAI readiness score = 100 x sum(weight x value) / sum(weight) over the market\'s stored readiness signals (each value 0 to 1, stored with its weight), one decimal; null when no signal is stored. The signals are listed with their values as percentages.\n\nPlans: perception, AI traffic and tasks are Pro and Growth data. On Starter the overview still answers 200, and each of those three parts is `{"included": false, "reason": "not_in_plan", "message": ...}` instead of its figures; every other part is whole.',
     path: '/overview',
+    example: {},
     response: insights.Overview,
     window: dated7,
     ttl: TTL.windowed,
@@ -116,6 +148,7 @@ export const operations = {
     summary: 'Get the visibility score',
     description: 'Share of answers naming the brand across all tracked questions and engines over the trailing 7 days, with 12 weekly points, oldest first. Fixed window: date parameters are refused.',
     path: '/visibility',
+    example: {},
     response: core.Visibility,
     window: fixed7,
     ttl: TTL.fixed,
@@ -125,6 +158,7 @@ export const operations = {
     summary: 'List topics',
     description: 'Every tracked topic with the brand\'s visibility in it, the change against the preceding period of the same length, its rank among its rivals, and the rivals AI names.',
     path: '/topics',
+    example: {},
     response: core.TopicList,
     window: dated7,
     ttl: TTL.windowed,
@@ -135,6 +169,7 @@ export const operations = {
     description: 'One topic in full over the trailing 7 days: score and rivals, every question with each engine\'s latest answer, head-to-heads, top cited sources, 12 weeks of score history and the content analysis.',
     path: '/topics/{id}',
     pathParams: { id: idParam('Topic id, from `GET /topics`.') },
+    example: { path: { id: 1101 } },
     response: core.TopicDetail,
     window: fixed7,
     ttl: TTL.fixed,
@@ -144,6 +179,7 @@ export const operations = {
     summary: 'Get the prompt-by-engine matrix',
     description: 'Per question and engine over the trailing 7 days: the dominant state (ties go to the better state), the share of runs in it, and the brand\'s mean position where named. Fixed window.',
     path: '/prompts',
+    example: {},
     response: core.PromptMatrix,
     window: fixed7,
     ttl: TTL.fixed,
@@ -154,6 +190,7 @@ export const operations = {
     description: 'Every run of the question in the rolling window (the trailing 7 days), newest first, with the exact answer text and whether it named the brand. An unknown `prompt` is 404 `not_found`.',
     path: '/answers/runs',
     query: { prompt: textParam({ max: 1000, description: 'Exact question text, as returned by `GET /answers`.' }) },
+    example: { query: { prompt: 'What is the best help desk software this year?' } },
     response: core.AnswerRuns,
     window: fixed7,
     ttl: TTL.fixed,
@@ -163,6 +200,7 @@ export const operations = {
     summary: 'Get won and lost questions',
     description: 'Per question: won, lost or held, counting the engines whose dominant state names the brand in the latest 7 days against the 7 days before. Fixed window.',
     path: '/answers/history',
+    example: {},
     response: core.AnswerHistory,
     window: fixed7,
     ttl: TTL.fixed,
@@ -173,6 +211,7 @@ export const operations = {
     description:
       'Per tracked question over the trailing 7 days: the brand\'s own page answering it (if any), how many runs of the question cited that page, the brand\'s visibility on the question, and the recommended action. Rule: no own page: `write`; a page that no run of the question cited in the window: `improve`; a cited page: `leave`. Listed `write`, then `improve`, then `leave`, each by question id.',
     path: '/content-gaps',
+    example: {},
     response: insights.ContentGaps,
     window: fixed7,
     ttl: TTL.fixed,
@@ -184,6 +223,7 @@ export const operations = {
       'Domains cited by the market\'s answers over the trailing 7 days (every tracked question is in the brand\'s category), most cited first, with counts, share of all citations and a classification: `own` for the brand\'s domain and its subdomains, `competitor` for a tracked rival\'s domain and its subdomains (the rival is named), `third_party` for any other. `total_citations` and `by_class` cover every domain, not only the `limit` listed.',
     path: '/sources',
     query: { limit: limitParam(15, 100, 'domains') },
+    example: {},
     response: insights.SourceList,
     window: fixed7,
     ttl: TTL.fixed,
@@ -194,6 +234,7 @@ export const operations = {
     description:
       'The brand\'s own URLs (its domain and subdomains) cited in the period or in the previous period of the same length (`previous_period`: as many days, ending the day before `from`), with the citations in each, the change, and both split by engine and by topic (the topic of the question whose answer cited the page); most cited first. `uncited`: the brand\'s topic and question pages that no answer cited in the period, each with the 3 other URLs most cited by answers of its topic in the period: what AI cites instead.',
     path: '/pages',
+    example: {},
     response: insights.PageList,
     window: dated7,
     ttl: TTL.windowed,
@@ -205,6 +246,7 @@ export const operations = {
       'One rival. `name` is matched case-insensitively after URL-decoding (`clearbooks%20pro` finds `Clearbooks Pro`); a name that is not one of the brand\'s tracked rivals is 404 `not_found`. Over the trailing 7 days: shares of answered runs naming the rival and the brand; the topics it wins (its share above the brand\'s) with the margin in points, largest first; the questions it wins (more runs name the rival than the brand), largest lead first, with the engines that named it and never the brand and the latest answer naming it but not the brand (what AI said); the rival\'s pages AI cites, most cited first.',
     path: '/competitors/{name}',
     pathParams: { name: textParam({ max: 200, description: 'The competitor\'s name as AI writes it, URL-encoded; matched case-insensitively.' }) },
+    example: { path: { name: 'Helpwave' } },
     response: insights.CompetitorDetail,
     window: fixed7,
     ttl: TTL.fixed,
@@ -219,6 +261,7 @@ export const operations = {
       limit: limitParam(20, 200, 'entries'),
       category: enumParam(ACTIVITY_CATEGORIES, 'Only entries of this category.').optional(),
     },
+    example: {},
     response: insights.ActivityList,
     window: none,
     ttl: TTL.windowed,
@@ -234,6 +277,7 @@ export const operations = {
       status: enumParam(TASK_STATUSES, 'Only tasks in this status (default `open`).').default('open'),
       limit: limitParam(30, 100, 'tasks'),
     },
+    example: {},
     response: insights.TaskList,
     window: none,
     plan: 'pro_or_growth',
@@ -246,6 +290,7 @@ export const operations = {
       'The full brief of one task: why it matters, the steps, the evidence, the topics it moves (with the brand\'s visibility in each over the trailing 7 days), its layer and status. A task of another brand or another market is 404 `not_found`.',
     path: '/tasks/{id}',
     pathParams: { id: idParam('Task id, from `GET /tasks`.') },
+    example: { path: { id: 1 } },
     response: insights.TaskDetail,
     window: none,
     plan: 'pro_or_growth',
@@ -257,6 +302,7 @@ export const operations = {
     description:
       'Per engine: whether AI knows the brand and would recommend it, its sentiment (-1 to 1) and what it gets right and wrong, from the latest weekly perception verdict overlapping the period; all null or empty when no week overlaps it (not measured). History: up to 12 weekly verdicts starting on or before `to`, oldest first. The summary counts the measured, knowing and recommending engines; `recommend_rate` is recommending / measured.',
     path: '/brand-perception',
+    example: {},
     response: insights.BrandPerception,
     window: dated7,
     plan: 'pro_or_growth',
@@ -269,6 +315,7 @@ export const operations = {
       'The perception prompts put to each engine and its answers, in full and untruncated, newest first; `engine` keeps one engine.',
     path: '/brand-perception/transcript',
     query: { engine: enumParam(ENGINES, 'Only this engine; omit for all.').optional() },
+    example: {},
     response: insights.PerceptionTranscript,
     window: none,
     plan: 'pro_or_growth',
@@ -281,6 +328,7 @@ export const operations = {
       'Per topic: the forum threads of the period (posted in it, or posted earlier and cited by answers in it), most cited first then newest, at most `limit` per topic (`threads_total` counts them all), each with how many runs in the period cited it; and the topic\'s latest weekly summary starting on or before `to`.',
     path: '/forum',
     query: { limit: limitParam(20, 50, 'threads per topic') },
+    example: {},
     response: insights.ForumSignals,
     window: dated7,
     plan: 'pro_or_growth',
@@ -296,6 +344,7 @@ export const operations = {
       dimension: enumParam(SEARCH_DIMENSIONS, '`query` for keywords or `page` for URLs (default `query`).').default('query'),
       limit: limitParam(25, 1000, 'rows, ordered by impressions'),
     },
+    example: {},
     response: insights.SearchPerformance,
     window: { kind: 'trailing', defaultDays: 28 } as const,
     integration: 'search_performance',
@@ -307,6 +356,7 @@ export const operations = {
     description:
       'Hits of AI crawlers on the brand\'s site in the period: per bot (hits, share, distinct pages, last day seen) and per page (hits by bot), largest first, with the total of the previous period of the same length. Crawler data is recorded per site, so the figures cover the brand\'s whole site whichever market is read.',
     path: '/ai-crawlers',
+    example: {},
     response: insights.AiCrawlers,
     window: dated7,
     plan: 'pro_or_growth',
@@ -319,6 +369,7 @@ export const operations = {
     description:
       'Visits to the brand\'s site referred by AI assistants in the period, by assistant (visits, share, distinct pages) and by page, largest first, with the previous period\'s total and the change. Visits are recorded per site, so the figures cover the brand\'s whole site whichever market is read.',
     path: '/ai-visitors',
+    example: {},
     response: insights.AiVisitors,
     window: dated7,
     plan: 'pro_or_growth',
@@ -343,6 +394,13 @@ export interface AnyOperation {
   integration?: IntegrationNeed;
   scope: Scope;
   ttl: number;
+  example: OperationExample;
+}
+
+/** An example request seen structurally: parameter values by name. */
+export interface OperationExample {
+  path?: Readonly<Record<string, string | number>>;
+  query?: Readonly<Record<string, string | number>>;
 }
 
 /** The table, seen structurally. */
@@ -360,3 +418,37 @@ export type QueryOf<Id extends OperationId> = z.output<Operations[Id]['query']>;
 export type PathOf<Id extends OperationId> = z.output<Operations[Id]['pathParams']>;
 
 export const API_BASE = '/api/v1';
+
+/**
+ * The example request of an operation as a path and query under `API_BASE`
+ * (the base not included): `/topics/1101`,
+ * `/answers/runs?prompt=What%20is%20the%20best%20help%20desk%20software%20this%20year%3F`.
+ * Values are percent-encoded; prefix `API_BASE` and a host to send it.
+ */
+export function examplePath(op: Pick<AnyOperation, 'path' | 'example'>): string {
+  const { path = {}, query = {} } = op.example;
+  const filled = op.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = path[name];
+    if (value === undefined) throw new Error(`the example of ${op.path} lacks the path parameter ${name}`);
+    return encodeURIComponent(String(value));
+  });
+  const search = Object.entries(query)
+    .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`)
+    .join('&');
+  return search ? `${filled}?${search}` : filled;
+}
+
+/**
+ * The error codes an operation can answer, from what the table says of it: those every operation shares, the brand's where it reads
+ * a brand, `feature_not_in_plan` where a plan is needed,
+ * `integration_not_connected` where an integration is. The OpenAPI document
+ * lists them per status (`API_ERROR_STATUS`); the fuzzing holds every answer
+ * to them.
+ */
+export function documentedErrors(op: Pick<AnyOperation, 'scope' | 'plan' | 'integration'>): ApiErrorCode[] {
+  const codes: ApiErrorCode[] = ['invalid_parameter', 'invalid_api_key', 'plan_inactive', 'not_found', 'method_not_allowed', 'rate_limited', 'quota_exceeded', 'internal_error', 'upstream_error'];
+  if (op.scope !== 'account') codes.push('brand_required', 'brand_not_found');
+  if (op.plan === 'pro_or_growth') codes.push('feature_not_in_plan');
+  if (op.integration) codes.push('integration_not_connected');
+  return codes;
+}
