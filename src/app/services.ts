@@ -46,6 +46,3 @@ export function buildServices(env: AppEnv, ctx: Pick<ExecutionContext, 'waitUnti
   };
   return services;
 }
-
-/** The proxy's view of the services. */
-export const runtimeOf = (services: Services): ProxyRuntime => ({ now: () => services.now(), waitUntil: (work) => services.waitUntil(work) });

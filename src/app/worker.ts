@@ -16,7 +16,8 @@ import { ADMIN_BASE, handleAdmin, handleProxy } from '../proxy';
 import { unsubscribeByMail } from '../subscriptions';
 import { type AppEnv, parseEnv } from './env';
 import { handleProductRoute } from './routes';
-import { buildServices, runtimeOf, type Services } from './services';
+import { systemClock } from '../lib/time';
+import { buildServices, type Services } from './services';
 
 /** Where the embedded origin answers directly, e.g. for its own tests; the proxy calls it in-process. */
 const ORIGIN_MOUNT = '/origin';
@@ -42,24 +43,25 @@ export function createWorker(seams: WorkerSeams = {}) {
   const servicesFor = (env: AppEnv, ctx: Pick<ExecutionContext, 'waitUntil'>, overrides: Partial<Services> = {}) => buildServices(env, ctx, { ...seams.services?.(), ...overrides });
   return {
     async fetch(request, rawEnv, ctx) {
-      const requestId = requestIdOf(request);
       let env: AppEnv;
       try {
         env = configured(rawEnv);
       } catch {
-        return withRequestId(errorResponse(new ApiError('internal_error', 'The service is misconfigured.')), requestId);
+        return withRequestId(errorResponse(new ApiError('internal_error', 'The service is misconfigured.')), requestIdOf(request));
       }
-      const services = servicesFor(env, ctx);
       const url = new URL(request.url);
       const { pathname } = url;
       if (env.DEMO_DATA === 'on-empty') await ensureDemoData(env.DB);
-      if (under(pathname, API_BASE)) return handleProxy(request, env, runtimeOf(services), { url });
-      if (under(pathname, ADMIN_BASE)) return handleAdmin(request, env, services);
+      // The proxy's hot path needs only the clock and waitUntil: no Services are built for it.
+      const now = seams.services?.().now ?? systemClock;
+      if (under(pathname, API_BASE)) return handleProxy(request, env, { now, waitUntil: (work) => ctx.waitUntil(work) }, { url });
+      if (under(pathname, ADMIN_BASE)) return handleAdmin(request, env, ctx);
       if (!env.UPSTREAM_URL && under(pathname, ORIGIN_MOUNT + API_BASE)) {
         url.pathname = pathname.slice(ORIGIN_MOUNT.length);
-        return handleOrigin(new Request(url, request), { db: env.DB, now: services.now, waitUntil: services.waitUntil });
+        return handleOrigin(new Request(url, request), { db: env.DB, now, waitUntil: (work) => ctx.waitUntil(work) });
       }
-      const routed = await handleProductRoute(request, url, services);
+      const requestId = requestIdOf(request);
+      const routed = await handleProductRoute(request, url, servicesFor(env, ctx));
       if (routed) return withRequestId(routed, requestId);
       return withRequestId(errorResponse(new ApiError('not_found', 'Nothing here. The API is at /api/v1 (see /api/v1/openapi.json).')), requestId);
     },
