@@ -8,10 +8,10 @@
  */
 import { env, evictDurableObject, listDurableObjectIds, runDurableObjectAlarm, runInDurableObject, SELF } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FAILED_AUTH_TTL_S, failedRecently, REMEMBERED_MAX, rememberedHere, rememberFailedAuth, UNVERIFIED_PER_MINUTE } from '../src/proxy/abuse';
+import { FAILED_AUTH_TTL_S, PROBE_INTERVAL_MS, refusedAtEdge, REMEMBERED_MAX, rememberedHere, rememberFailedAuth, UNVERIFIED_PER_MINUTE } from '../src/proxy/abuse';
 import { RATE_WINDOW_MS } from '../src/contract/rate-limit';
 import { hashApiKey } from '../src/proxy/cache-key';
-import { FakeUpstream, freshKey, get, restoreUpstream } from './proxy-upstream';
+import { FakeUpstream, freshKey, get, restoreUpstream, settled } from './proxy-upstream';
 
 /**
  * An hour ahead of the real clock: the alarms the gates set from this clock
@@ -172,6 +172,35 @@ describe('a key that failed authentication', () => {
     await expect.poll(() => env.CACHE.getWithMetadata(`authfail:v1:${hash}`).then((r) => r.value)).toBe('1');
     expect(FAILED_AUTH_TTL_S).toBe(60);
   });
+
+  it('is served again within seconds once the upstream accepts it again: one probe per interval goes upstream', async () => {
+    const blip = freshKey('blip');
+    upstream.byKey.set(blip, { status: 401, code: 'invalid_api_key' });
+    expect((await get('/visibility', blip, from('192.0.2.11'))).status).toBe(401);
+    // The upstream is well again, but within the probe interval the edge still refuses, without asking it.
+    upstream.byKey.delete(blip);
+    vi.setSystemTime(T0 + PROBE_INTERVAL_MS - 1);
+    expect((await get('/visibility', blip, from('192.0.2.11'))).status).toBe(401);
+    expect(upstream.calls).toBe(1);
+    // The next request is the probe: it reads, and the key is served from then on; the KV flag is gone.
+    vi.setSystemTime(T0 + PROBE_INTERVAL_MS);
+    expect((await settled('/visibility', blip, from('192.0.2.11'))).status).toBe(200);
+    expect((await get('/topics', blip, from('192.0.2.11'))).status).toBe(200);
+    expect(upstream.calls).toBe(3);
+    const hash = await hashApiKey(blip);
+    await expect.poll(() => env.CACHE.get(`authfail:v1:${hash}`)).toBeNull();
+  });
+
+  it('a key still revoked costs the upstream one probe per interval, however often it is sent', async () => {
+    const revoked = freshKey('still-revoked');
+    upstream.byKey.set(revoked, { status: 401, code: 'invalid_api_key' });
+    for (let second = 0; second < 20; second++) {
+      vi.setSystemTime(T0 + second * 1000);
+      for (let i = 0; i < 5; i++) expect((await get('/visibility', revoked, from('192.0.2.12'))).status).toBe(401);
+    }
+    // 100 requests over 20 s: the first, then one probe every 5 s.
+    expect(upstream.calls).toBe(1 + Math.floor(19_000 / PROBE_INTERVAL_MS));
+  });
 });
 
 /** What a gate object holds in storage: its tables, its alarm, its KV entries. */
@@ -241,8 +270,8 @@ describe('the state a flood leaves behind', () => {
     const hashes = Array.from({ length: REMEMBERED_MAX + 500 }, (_, i) => `flood-${T0}-${i}`);
     for (const hash of hashes) rememberFailedAuth(quiet, hash, T0, () => undefined);
     expect(rememberedHere().failed).toBe(REMEMBERED_MAX);
-    expect(failedRecently(hashes.at(-1)!, T0)).toBe(true);
-    expect(failedRecently(hashes[0]!, T0)).toBe(false);
+    expect(refusedAtEdge(hashes.at(-1)!, T0)).toBe(true);
+    expect(refusedAtEdge(hashes[0]!, T0)).toBe(false);
     expect(rememberedHere().verified).toBeLessThanOrEqual(REMEMBERED_MAX);
   });
 });

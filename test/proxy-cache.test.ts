@@ -105,6 +105,26 @@ describe('caching', () => {
     expect(up.calls).toBe(5);
   });
 
+  it("speaks HTTP's current headers: Cache-Status (RFC 9211) and the draft's RateLimit and RateLimit-Policy on every answer", async () => {
+    const key = freshKey();
+    const fields = (r: Response) => ({ status: r.headers.get('cache-status'), limit: r.headers.get('ratelimit'), policy: r.headers.get('ratelimit-policy') });
+    const name = '"brand-ai-visibility-edge"';
+    expect(fields(await get('/topics?days=28', key))).toEqual({ status: `${name}; fwd=miss; fwd-status=200; stored; ttl=300`, limit: '"upstream";r=59;t=60', policy: '"upstream";q=60;w=60' });
+    at(T0 + 42 * SECOND);
+    expect(fields(await get('/topics?days=28', key))).toMatchObject({ status: `${name}; hit; ttl=258`, limit: '"upstream";r=59;t=18' });
+    expect((await get('/topics?days=28', key, { 'cache-control': 'no-cache' })).headers.get('cache-status')).toBe(`${name}; fwd=request; fwd-status=200; stored; ttl=300`);
+    // Past fresh: served stale while revalidating, a hit with a negative ttl.
+    at(T0 + 42 * SECOND + 301 * SECOND);
+    expect((await get('/topics?days=28', key)).headers.get('cache-status')).toBe(`${name}; hit; ttl=-1`);
+    // Refused at the edge, never forwarded; an upstream error passed on.
+    expect(fields(await get('/topics?days=0', key)).status).toBe(`${name}; detail=refused`);
+    up.fault = { status: 404, code: 'not_found' };
+    expect((await get('/topics/999', key)).headers.get('cache-status')).toBe(`${name}; fwd=miss; fwd-status=404`);
+    // The older fields stay, with the same numbers, for the clients that read them.
+    const hit = await get('/topics?days=28', key);
+    expect(['limit', 'remaining'].map((f) => hit.headers.get(`ratelimit-${f}`))).toEqual(['60', '59']);
+  });
+
   it('carries the key\'s upstream budget, as the upstream last reported it, on answers from the cache', async () => {
     const key = freshKey();
     const limits = (r: Response) => ['limit', 'remaining', 'reset'].map((f) => r.headers.get(`ratelimit-${f}`));
@@ -168,6 +188,7 @@ describe('errors', () => {
     expect(await entriesOf(key)).toBe(0);
   });
 
+  // What the spec makes invalid; the values it leaves open (a `limit` over this origin's maximum, an unknown engine) go upstream: test/proxy-foreign.test.ts.
   it('refuses invalid requests at the edge, with the origin\'s errors, sending none of them upstream', async () => {
     const key = freshKey();
     const cases: [string, string | null, number, string, string?][] = [
@@ -175,7 +196,7 @@ describe('errors', () => {
       ['/visibility?days=7', key, 400, 'invalid_parameter', 'days'],
       ['/topics?from=2026-02-30', key, 400, 'invalid_parameter', 'from'],
       ['/topics?to=2026-11-21', key, 400, 'invalid_parameter', 'to'],
-      ['/sources?limit=101', key, 400, 'invalid_parameter', 'limit'],
+      ['/sources?limit=0', key, 400, 'invalid_parameter', 'limit'],
       ['/sources?bogus=1', key, 400, 'invalid_parameter', 'bogus'],
       ['/sources?limit=1&limit=2', key, 400, 'invalid_parameter', 'limit'],
       ['/answers/runs', key, 400, 'invalid_parameter', 'prompt'],

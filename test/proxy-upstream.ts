@@ -79,7 +79,7 @@ export class FakeUpstream {
     // A body the contract accepts (the proxy refuses to store any other), marked with this fake's brand and call number.
     const body = { ...(await contractBody(url.pathname)), brand_id: this.brandId, generated_at: new Date().toISOString(), path: url.pathname + url.search, n: this.calls };
     return new Response(JSON.stringify(body), {
-      headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'private, no-store', 'ratelimit-limit': '60', 'ratelimit-remaining': '59', 'ratelimit-reset': '60' },
+      headers: { 'content-type': 'application/json; charset=utf-8', 'ratelimit-limit': '60', 'ratelimit-remaining': '59', 'ratelimit-reset': '60' },
     });
   }
 }

@@ -5,11 +5,16 @@
  * the Worker with these. Call with nothing to restore.
  */
 import type { Services } from '../src/app/services';
-import type { UpstreamConfig } from '../src/proxy';
+import type { StartTimeout, UpstreamConfig } from '../src/proxy';
 
 export type UpstreamOverride = Partial<UpstreamConfig> | ((configured: UpstreamConfig) => Partial<UpstreamConfig>);
 
-export const seams: { services?: Partial<Services>; upstream?: UpstreamOverride } = {};
+export const seams: { services?: Partial<Services>; upstream?: UpstreamOverride; proxyTimeout?: StartTimeout } = {};
+
+/** Holds the proxy's soft-deadline timer (the test expires it when it chooses). */
+export function useProxyTimeoutForTests(next?: StartTimeout): void {
+  seams.proxyTimeout = next;
+}
 
 /** Replaces some services for the Worker's handlers (fetch, scheduled, queue, email). */
 export function useServicesForTests(next?: Partial<Services>): void {

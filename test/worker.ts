@@ -17,4 +17,4 @@ export class UpstreamGate extends ProductGate {
   }
 }
 
-export default createWorker({ services: () => seams.services ?? {} });
+export default createWorker({ services: () => seams.services ?? {}, proxyTimeout: () => seams.proxyTimeout });

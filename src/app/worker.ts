@@ -12,7 +12,7 @@ import { requestIdOf } from '../contract/request-id';
 import { consumeDigestBatch, runDigestPlanner } from '../digests';
 import { ensureDemoData } from '../origin/demo/auto';
 import { handleOrigin } from '../origin/handler';
-import { ADMIN_BASE, handleAdmin, handleProxy } from '../proxy';
+import { ADMIN_BASE, handleAdmin, handleProxy, type StartTimeout } from '../proxy';
 import { unsubscribeByMail } from '../subscriptions';
 import { type AppEnv, parseEnv } from './env';
 import { handleProductRoute } from './routes';
@@ -27,6 +27,8 @@ const under = (pathname: string, base: string) => pathname === base || pathname.
 export interface WorkerSeams {
   /** Replaces some services (clock, mailer, `api`, sleep) in every request and event: the tests' and benchmarks' seam. */
   services?: () => Partial<Services>;
+  /** The proxy's timer for its soft deadline, held by a test. */
+  proxyTimeout?: () => StartTimeout | undefined;
 }
 
 /** A named configuration error (MissingSecretError, InvalidEnvError) is logged for the operator, never shown. */
@@ -54,7 +56,8 @@ export function createWorker(seams: WorkerSeams = {}) {
       if (env.DEMO_DATA === 'on-empty') await ensureDemoData(env.DB);
       // The proxy's hot path needs only the clock and waitUntil: no Services are built for it.
       const now = seams.services?.().now ?? systemClock;
-      if (under(pathname, API_BASE)) return handleProxy(request, env, { now, waitUntil: (work) => ctx.waitUntil(work) }, { url });
+      const startTimeout = seams.proxyTimeout?.();
+      if (under(pathname, API_BASE)) return handleProxy(request, env, { now, waitUntil: (work) => ctx.waitUntil(work), ...(startTimeout ? { startTimeout } : {}) }, { url });
       if (under(pathname, ADMIN_BASE)) return handleAdmin(request, env, ctx);
       if (!env.UPSTREAM_URL && under(pathname, ORIGIN_MOUNT + API_BASE)) {
         url.pathname = pathname.slice(ORIGIN_MOUNT.length);

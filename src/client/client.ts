@@ -46,6 +46,8 @@ export interface ClientOptions {
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
   now?: () => number;
+  /** Told of every 200 whose body breaks the contract (before the `parse` error is thrown): where a deployment logs it. */
+  onContractMismatch?: (error: ApiClientError) => void;
 }
 
 export interface CallOptions {
@@ -205,7 +207,7 @@ export function createClient(options: ClientOptions): ApiClient {
   function parseBody<Id extends OperationId>(id: Id, text: string): ResponseOf<Id> {
     const checked = checkResponseBody(id, text);
     if (checked.ok) return checked.data;
-    throw new ApiClientError({
+    const error = new ApiClientError({
       kind: 'parse',
       code: 'invalid_response',
       status: 200,
@@ -214,6 +216,8 @@ export function createClient(options: ClientOptions): ApiClient {
       message: checked.message,
       cause: checked.cause,
     });
+    options.onContractMismatch?.(error);
+    throw error;
   }
 
   /** Whether to try again after `error`, and after how long. */

@@ -60,9 +60,11 @@ export class ApiClientError extends Error {
  * A client error as the error a product route answers with (one translation
  * for every route that reads the API): the API's own 4xx pass through with
  * their code, parameter and `Retry-After`; anything else (a 5xx, a network
- * failure, a timeout, a body that breaks the contract) is 502 `upstream_error`.
+ * failure, a timeout) is 502 `upstream_error`, and a body that breaks the
+ * contract a 502 naming the operation and the field.
  */
 export function toApiError(error: ApiClientError): ApiError {
+  if (error.kind === 'parse') return new ApiError('upstream_error', `The Read API answered with a body this product cannot read: ${error.message}`);
   if (error.kind === 'http' && error.status < 500 && isApiErrorCode(error.code)) {
     return new ApiError(error.code, error.message.replace(/^\w+: /, ''), {
       ...(error.param ? { param: error.param } : {}),

@@ -4,7 +4,20 @@
  * rule such as "a date is a real calendar day" lives in one place.
  */
 import { z } from 'zod';
+import { ACTIVITY_CATEGORIES, ENGINES, TASK_LAYERS, TASK_STATUSES } from './enums';
 import { ApiError, invalidParameter } from './errors';
+
+/**
+ * What the edge accepts where the spec leaves a value open (DESIGN section 6):
+ * the enumerations it shows only by example (`engine`, `layer`, `status`,
+ * `category`) and the `limit` maxima. The origin checks its own values
+ * strictly; the proxy forwards any well-formed value, and the upstream
+ * decides. Keyed by the strict schema, before `.optional()` or `.default()`.
+ */
+const atTheEdge = new WeakMap<z.ZodType, z.ZodType>();
+const OPEN_ENUMS: ReadonlySet<readonly string[]> = new Set<readonly string[]>([ENGINES, TASK_LAYERS, TASK_STATUSES, ACTIVITY_CATEGORIES]);
+/** An open value at the edge: a word, as any of the spec's values is written. */
+const openValue = (description: string) => z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: 'must be a word of letters, digits, `_`, `.` or `-`' }).meta({ description });
 
 const WHOLE_NUMBER = /^\d{1,10}$/;
 
@@ -25,15 +38,35 @@ export function intParam(o: { min: number; max: number; description: string }) {
 }
 
 /** `limit`, with the per-operation default and maximum of DESIGN section 3. */
-export const limitParam = (defaultLimit: number, max: number, what: string) =>
-  intParam({ min: 1, max, description: `Maximum number of ${what} (1 to ${max}, default ${defaultLimit}).` }).default(defaultLimit);
+export function limitParam(defaultLimit: number, max: number, what: string) {
+  const description = `Maximum number of ${what} (1 to ${max}, default ${defaultLimit}).`;
+  const strict = intParam({ min: 1, max, description });
+  atTheEdge.set(strict, intParam({ min: 1, max: 2_147_483_647, description }));
+  return strict.default(defaultLimit);
+}
 
 /** A `YYYY-MM-DD` date that exists in the calendar (2026-02-30 does not). */
 export const dateParam = (description: string) =>
   z.iso.date({ error: 'must be a real calendar date written YYYY-MM-DD' }).meta({ description });
 
-export const enumParam = <const T extends readonly [string, ...string[]]>(values: T, description: string) =>
-  z.enum(values, { error: `must be one of: ${values.join(', ')}` }).meta({ description });
+export function enumParam<const T extends readonly [string, ...string[]]>(values: T, description: string) {
+  const strict = z.enum(values, { error: `must be one of: ${values.join(', ')}` }).meta({ description });
+  if (OPEN_ENUMS.has(values)) atTheEdge.set(strict, openValue(description));
+  return strict;
+}
+
+/** A parameter's schema as the edge applies it: the open values of the spec accepted, every other rule kept. */
+export function atEdge(schema: z.ZodType): z.ZodType {
+  if (schema instanceof z.ZodOptional) {
+    const inner = atEdge(schema.unwrap() as z.ZodType);
+    return inner === schema.unwrap() ? schema : inner.optional();
+  }
+  if (schema instanceof z.ZodDefault) {
+    const inner = atEdge(schema.unwrap() as z.ZodType);
+    return inner === schema.unwrap() ? schema : inner.default(schema.def.defaultValue as never);
+  }
+  return atTheEdge.get(schema) ?? schema;
+}
 
 export const textParam = (o: { max: number; description: string }) =>
   z

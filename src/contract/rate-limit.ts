@@ -1,7 +1,9 @@
 /**
  * The spec's request limit: 60 requests per rolling minute per key, and the
- * `RateLimit-*` fields that report it on every response (IETF draft
- * "RateLimit header fields for HTTP").
+ * fields that report it on every response: `RateLimit-Policy` and
+ * `RateLimit` of the latest IETF draft (draft-ietf-httpapi-ratelimit-headers),
+ * and the older `RateLimit-Limit`, `-Remaining`, `-Reset` that existing
+ * clients read (kept; the same numbers).
  */
 
 /** Requests per key per rolling window (spec, Rate limits). */
@@ -16,13 +18,20 @@ export interface RateState {
   resetAtMs: number;
 }
 
-/** `RateLimit-*` headers; an unknown caller sees the full budget. */
-export function rateHeaders(state: RateState | undefined, nowMs: number): Record<string, string> {
+/**
+ * The limit's fields; an unknown caller sees the full budget. `policy` names
+ * the quota: `api` where the API itself counts, `upstream` at the edge, which
+ * reports the key's budget at the service behind it.
+ */
+export function rateHeaders(state: RateState | undefined, nowMs: number, policy: 'api' | 'upstream' = 'api'): Record<string, string> {
   const used = state?.used ?? 0;
+  const remaining = Math.max(0, RATE_LIMIT - used);
   const reset = state && used > 0 ? Math.max(0, Math.ceil((state.resetAtMs - nowMs) / 1000)) : 0;
   return {
+    'ratelimit-policy': `"${policy}";q=${RATE_LIMIT};w=${RATE_WINDOW_MS / 1000}`,
+    ratelimit: `"${policy}";r=${remaining};t=${reset}`,
     'ratelimit-limit': String(RATE_LIMIT),
-    'ratelimit-remaining': String(Math.max(0, RATE_LIMIT - used)),
+    'ratelimit-remaining': String(remaining),
     'ratelimit-reset': String(reset),
   };
 }

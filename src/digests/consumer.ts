@@ -116,6 +116,12 @@ async function snapshotOf(deps: DigestDeps, job: DigestJob, rows: PendingRow[], 
   } catch (error) {
     if (error instanceof WindowMismatch) return { kind: 'retry', reason: `reads straddled midnight: ${error.message}` };
     if (!(error instanceof ApiClientError)) throw error;
+    if (error.kind === 'parse') {
+      // The upstream names its fields otherwise than this product reads them: a retry reads the same.
+      await mark(deps, rows, 'failed', `the Read API's answer breaks the contract: ${error.message}`.slice(0, 500));
+      result.failed += rows.length;
+      return { kind: 'done' };
+    }
     if (error.status === 401 || error.status === 403) return { kind: 'pause', code: error.code };
     if (error.status === 404 || error.status === 400 || error.code === 'quota_exceeded' || error.code === 'integration_not_connected') {
       // Will not get better by retrying this week: no digest, and the reason recorded.

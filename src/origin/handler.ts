@@ -93,8 +93,9 @@ async function serve(match: Match, request: Request, url: URL, deps: OriginDeps,
   return new Response(JSON.stringify(body), {
     headers: {
       'content-type': JSON_CONTENT_TYPE,
-      // The origin computes on every read; caching is the edge proxy's job.
-      'cache-control': 'private, no-store',
+      // Computed on every read; how long the answer holds is the operation's TTL (the contract table), which
+      // the edge proxy honours. `private`: one key's answer is never another's.
+      'cache-control': `private, max-age=${op.ttl}`,
       ...rateHeaders(exchange.rate, exchange.nowMs),
     },
   });

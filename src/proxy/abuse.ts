@@ -4,7 +4,10 @@
  *
  * - A failed authentication (an upstream 401) is remembered for a minute per
  *   key hash, in this isolate and in KV (global), so the key's next requests
- *   are refused at the edge without an upstream call or a gate object.
+ *   are refused at the edge without an upstream call or a gate object. One
+ *   request per `PROBE_INTERVAL_MS` still goes upstream, so a key that the
+ *   upstream accepts again (its 401 was a blip) is served again within
+ *   seconds, not a minute.
  * - A request that would go upstream with a key not yet verified in this
  *   isolate counts against its client address in the Workers rate-limiting
  *   binding. That binding counts per location and approximately, which is
@@ -16,6 +19,8 @@ import { ApiError } from '../contract/errors';
 
 /** How long a failed authentication is remembered: KV's shortest expiry. */
 export const FAILED_AUTH_TTL_S = 60;
+/** While a key is remembered as failed, one of its requests per this interval goes upstream to see whether it is good again. */
+export const PROBE_INTERVAL_MS = 5_000;
 /** Requests with unverified keys a client address may send upstream per minute (wrangler.toml [[ratelimits]] UNVERIFIED_KEYS). */
 export const UNVERIFIED_PER_MINUTE = 120;
 /**
@@ -28,7 +33,8 @@ export const REMEMBERED_MAX = 10_000;
 
 const failedName = (keyHash: string) => `authfail:v1:${keyHash}`;
 const verified = new Set<string>();
-const failedHere = new Map<string, number>();
+/** Failed keys: until when they are refused, and when the next probe may go upstream. */
+const failedHere = new Map<string, { until: number; probeAt: number }>();
 
 interface AbuseEnv {
   CACHE: KVNamespace;
@@ -40,25 +46,43 @@ export function markVerified(keyHash: string): void {
   if (verified.has(keyHash)) return;
   if (verified.size >= REMEMBERED_MAX) verified.delete(verified.values().next().value!);
   verified.add(keyHash);
+}
+
+/** The upstream accepted the key: verified here, and no longer failed, here or (within KV's propagation) anywhere. */
+export function acceptedUpstream(env: AbuseEnv, keyHash: string, waitUntil: (work: Promise<unknown>) => void): void {
+  markVerified(keyHash);
+  if (failedHere.delete(keyHash)) waitUntil(env.CACHE.delete(failedName(keyHash)).catch(() => undefined));
+}
+
+function rememberFailed(keyHash: string, nowMs: number): void {
+  // Re-inserted at the end: the map stays in expiry order, so its first entries are the first to go.
   failedHere.delete(keyHash);
+  if (failedHere.size >= REMEMBERED_MAX) failedHere.delete(failedHere.keys().next().value!);
+  failedHere.set(keyHash, { until: nowMs + FAILED_AUTH_TTL_S * 1000, probeAt: nowMs + PROBE_INTERVAL_MS });
 }
 
 /** An upstream 401: remember it here at once and everywhere within KV's propagation. */
 export function rememberFailedAuth(env: AbuseEnv, keyHash: string, nowMs: number, waitUntil: (work: Promise<unknown>) => void): void {
   verified.delete(keyHash);
-  // Re-inserted at the end: the map stays in expiry order, so its first entries are the first to go.
-  failedHere.delete(keyHash);
-  if (failedHere.size >= REMEMBERED_MAX) failedHere.delete(failedHere.keys().next().value!);
-  failedHere.set(keyHash, nowMs + FAILED_AUTH_TTL_S * 1000);
+  rememberFailed(keyHash, nowMs);
   waitUntil(env.CACHE.put(failedName(keyHash), '1', { expirationTtl: FAILED_AUTH_TTL_S }).catch(() => undefined));
 }
 
-/** Whether this isolate saw the key fail in the last minute: checked before anything else, without I/O. */
-export function failedRecently(keyHash: string, nowMs: number): boolean {
-  const until = failedHere.get(keyHash);
-  if (until === undefined) return false;
-  if (nowMs < until) return true;
-  failedHere.delete(keyHash);
+/**
+ * Whether the key is refused at the edge now: this isolate saw it fail in the
+ * last minute, and it is not yet time for its next probe (when it is, this
+ * request becomes the probe and goes on). Checked before anything else,
+ * without I/O.
+ */
+export function refusedAtEdge(keyHash: string, nowMs: number): boolean {
+  const failed = failedHere.get(keyHash);
+  if (failed === undefined) return false;
+  if (nowMs >= failed.until) {
+    failedHere.delete(keyHash);
+    return false;
+  }
+  if (nowMs < failed.probeAt) return true;
+  failed.probeAt = nowMs + PROBE_INTERVAL_MS;
   return false;
 }
 
@@ -84,9 +108,11 @@ export const clientAddressOf = (request: Request): string | null => request.head
  */
 export async function checkBeforeUpstream(env: AbuseEnv, request: Request, keyHash: string, nowMs: number, clientAddress: string | null = clientAddressOf(request)): Promise<void> {
   if (verified.has(keyHash)) return;
-  if (failedRecently(keyHash, nowMs)) throw invalidKey();
-  // KV unavailable: the upstream's own answer decides, as for a key never seen.
-  if ((await env.CACHE.get(failedName(keyHash)).catch(() => null)) !== null) throw invalidKey();
+  // Known here (refusedAtEdge let this one through as a probe) or never seen: KV is for keys another isolate saw fail.
+  if (!failedHere.has(keyHash) && (await env.CACHE.get(failedName(keyHash)).catch(() => null)) !== null) {
+    rememberFailed(keyHash, nowMs);
+    throw invalidKey();
+  }
   // Without an address (local tools, tests, the digest queue and cron) there is no one to hold a flood against.
   if (clientAddress === null) return;
   const { success } = await env.UNVERIFIED_KEYS.limit({ key: clientAddress });
@@ -94,7 +120,13 @@ export async function checkBeforeUpstream(env: AbuseEnv, request: Request, keyHa
     // The limit that refused is the address's, so the RateLimit fields say that one, spent, instead of the key's.
     throw new ApiError('rate_limited', 'Too many requests with unverified API keys from this address. Retry after the time in `Retry-After`.', {
       retryAfter: 60,
-      headers: { 'ratelimit-limit': String(UNVERIFIED_PER_MINUTE), 'ratelimit-remaining': '0', 'ratelimit-reset': '60' },
+      headers: {
+        'ratelimit-policy': `"address";q=${UNVERIFIED_PER_MINUTE};w=60`,
+        ratelimit: '"address";r=0;t=60',
+        'ratelimit-limit': String(UNVERIFIED_PER_MINUTE),
+        'ratelimit-remaining': '0',
+        'ratelimit-reset': '60',
+      },
     });
   }
 }

@@ -10,11 +10,16 @@
  * const { data, meta } = await read('demo_pro_single').withMeta.getVisibility(); // meta.cache: 'HIT' | 'MISS' | ...
  * ```
  *
+ * The proxy stores and serves any well-formed JSON object the upstream
+ * answers; the contract's schemas are checked here, where a feature reads
+ * fields: a body that breaks them is a `parse` error naming the operation and
+ * the field (logged once per operation and isolate).
+ *
  * `clientAddress` is the client the reads are made for: a key not yet
  * verified counts against that address, as on /api/v1. Null for work no
  * client triggers (the cron and the queue, which read with stored keys).
  */
-import { type ApiClient, createClient, type RetryPolicy } from '../client';
+import { type ApiClient, type ApiClientError, createClient, type RetryPolicy } from '../client';
 import { API_BASE } from '../contract/operations';
 import type { ProxyEnv } from './env';
 import { handleProxy, type ProxyRuntime } from './handler';
@@ -33,6 +38,15 @@ export interface ReadOptions {
 /** A reader of the API for one API key. */
 export type ReadApi = (apiKey: string) => ApiClient;
 
+/** Operations whose bodies broke the contract, logged once per isolate: a real service that names a field otherwise says so on every read. */
+const mismatchLogged = new Set<string>();
+
+function logMismatch(error: ApiClientError): void {
+  if (mismatchLogged.has(error.operation)) return;
+  mismatchLogged.add(error.operation);
+  console.error(JSON.stringify({ msg: 'upstream body breaks the contract', operation: error.operation, field: error.field ?? null, problem: error.message }));
+}
+
 export function apiFor(env: ProxyEnv, runtime: ProxyRuntime, options: ReadOptions): ReadApi {
   const call = { clientAddress: options.clientAddress };
   const transport = (request: Request) => handleProxy(request, env, runtime, call);
@@ -42,6 +56,7 @@ export function apiFor(env: ProxyEnv, runtime: ProxyRuntime, options: ReadOption
       transport,
       baseUrl: IN_PROCESS_BASE_URL,
       now: () => runtime.now().getTime(),
+      onContractMismatch: logMismatch,
       ...(options.retry ? { retry: options.retry } : {}),
       ...(options.sleep ? { sleep: options.sleep } : {}),
     });

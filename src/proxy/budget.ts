@@ -25,7 +25,7 @@ export function noteBudget(keyHash: string, headers: readonly (readonly [string,
 /** `RateLimit-*` for an answer that did not go upstream: the last reported budget until its reset, then the whole budget. */
 export function budgetHeaders(keyHash: string | undefined, nowMs: number): Record<string, string> {
   const state = keyHash === undefined ? undefined : lastSeen.get(keyHash);
-  if (!state || state.resetAtMs <= nowMs) return rateHeaders(undefined, nowMs);
+  if (!state || state.resetAtMs <= nowMs) return rateHeaders(undefined, nowMs, 'upstream');
   // Noted by a read that began after this one (an inner read): never more than one window ahead.
-  return rateHeaders({ used: state.used, resetAtMs: Math.min(state.resetAtMs, nowMs + RATE_WINDOW_MS) }, nowMs);
+  return rateHeaders({ used: state.used, resetAtMs: Math.min(state.resetAtMs, nowMs + RATE_WINDOW_MS) }, nowMs, 'upstream');
 }

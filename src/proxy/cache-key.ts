@@ -17,7 +17,7 @@ export interface ValidRequest extends ParsedRequest {
 
 /** Validates like the origin (an invalid request never spends upstream budget) and names what it reads. */
 export function validate(match: Match, url: URL, nowMs: number): ValidRequest {
-  const parsed = parseRequest(match, url.searchParams, toDay(new Date(nowMs)));
+  const parsed = parseRequest(match, url.searchParams, toDay(new Date(nowMs)), 'edge');
   return { ...parsed, upstreamPath: url.pathname.slice(API_BASE.length) + url.search, canonical: canonicalOf(parsed) };
 }
 

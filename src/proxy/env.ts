@@ -16,6 +16,8 @@ export const ProxyEnvSchema = z.object({
   UPSTREAM_URL: optionalHttpUrl('must be an http(s) URL ending in /api/v1'),
   /** Per upstream request, in ms (default 10 000); past it the proxy serves stale or 502. */
   UPSTREAM_TIMEOUT_MS: optionalCount,
+  /** With a stored copy, how long to wait for the upstream before answering STALE, in ms (default 1 500). */
+  UPSTREAM_SOFT_DEADLINE_MS: optionalCount,
   /** Fresh TTL overrides in seconds: windowed reads (table default 300) and fixed-window and list reads (3600). */
   TTL_WINDOWED: optionalCount,
   TTL_FIXED: optionalCount,

@@ -26,7 +26,7 @@ import { parseRetryAfter } from '../client/client';
 import { proxyEnvOf } from './env';
 import { sha256Hex } from '../lib/hash';
 import { RATE_LIMIT, RATE_WINDOW_MS } from '../contract/rate-limit';
-import { COALESCE_AFTER_MS } from './policy';
+import { CIRCUIT_FAILURES, CIRCUIT_OPEN_MS, COALESCE_AFTER_MS, upstreamFreshness } from './policy';
 import { upstreamConfig, type UpstreamConfig } from './upstream';
 
 export interface GateRequest {
@@ -51,8 +51,8 @@ export type Outcome =
       /** Strong validator of a 200 body (RFC 9110, section 8.8.3). */
       etag?: string;
     }
-  /** `invalid_body`: a 200 whose body is not what the contract says (checked by the proxy before storing). */
-  | { kind: 'failed'; reason: 'timeout' | 'network' | 'invalid_body'; message: string };
+  /** `invalid_body`: a 200 whose body is not a JSON object (checked by the proxy before storing). `redirect`: to another origin. */
+  | { kind: 'failed'; reason: 'timeout' | 'network' | 'invalid_body' | 'redirect' | 'circuit_open'; message: string };
 
 export type GateAnswer =
   | (Outcome & {
@@ -61,8 +61,8 @@ export type GateAnswer =
     })
   | { kind: 'over_budget'; retryAfter: number; upstreamCall: false };
 
-/** Upstream headers worth passing on; the rest (its Cache-Control, cookies) are the proxy's business. */
-const PASSED_HEADERS = ['content-type', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'x-request-id'];
+/** Upstream headers the proxy reads or passes on: the limit, its `Age` and `Cache-Control` (which shape the entry's freshness); not its cookies. */
+const PASSED_HEADERS = ['content-type', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'x-request-id', 'age', 'cache-control'];
 /** An upstream 429 blocks further calls of this key for its Retry-After, at most this long. */
 const MAX_BLOCK_MS = 60 * 60 * 1000;
 
@@ -75,6 +75,9 @@ export class UpstreamGate extends DurableObject<Env> {
   private readonly recent = new Map<string, { at: number; outcome: Outcome }>();
   /** After an upstream 429: its answer, replayed until `until`, so the key stops knocking. */
   private blocked?: { until: number; outcome: Extract<Outcome, { kind: 'response' }> };
+  /** Upstream failures in a row, and until when the circuit is open after CIRCUIT_FAILURES of them (a circuit breaker). */
+  private failuresInRow = 0;
+  private openUntil = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -99,6 +102,10 @@ export class UpstreamGate extends DurableObject<Env> {
     if (flight) return { ...(await flight), upstreamCall: false };
 
     if (this.blocked && now < this.blocked.until) return { ...this.replayBlocked(now), upstreamCall: false };
+    if (now < this.openUntil) {
+      const seconds = Math.ceil((this.openUntil - now) / 1000);
+      return { kind: 'failed', reason: 'circuit_open', message: `The upstream failed ${this.failuresInRow} times in a row; it is not asked again for ${seconds} s.`, upstreamCall: false };
+    }
     if (this.calls.length >= RATE_LIMIT) {
       return { kind: 'over_budget', retryAfter: Math.max(1, Math.ceil((this.calls[0]! + RATE_WINDOW_MS - now) / 1000)), upstreamCall: false };
     }
@@ -106,8 +113,9 @@ export class UpstreamGate extends DurableObject<Env> {
     this.store(now);
 
     const call = this.fetchUpstream(request).then((outcome) => {
-      // Only a 200 is shared after the fact: sharing an error would be caching it.
-      if (outcome.kind === 'response' && outcome.status === 200) this.recent.set(request.cacheKey, { at: Date.now(), outcome });
+      this.countFailure(outcome);
+      // Only a 200 the upstream lets us keep is shared after the fact: sharing an error, or a no-store answer, would be caching it.
+      if (outcome.kind === 'response' && outcome.status === 200 && !upstreamFreshness(outcome.headers).noStore) this.recent.set(request.cacheKey, { at: Date.now(), outcome });
       return outcome;
     });
     this.inflight.set(request.cacheKey, call);
@@ -158,6 +166,16 @@ export class UpstreamGate extends DurableObject<Env> {
     for (const [key, { at }] of this.recent) if (now - at >= COALESCE_AFTER_MS || now < at) this.recent.delete(key);
   }
 
+  /** A failure (no answer, a 5xx) counts towards opening the circuit; any other answer closes it. After it opens, one call is let through to see whether the upstream is back. */
+  private countFailure(outcome: Outcome): void {
+    if (outcome.kind === 'response' && outcome.status < 500) {
+      this.failuresInRow = 0;
+      return;
+    }
+    this.failuresInRow++;
+    if (this.failuresInRow >= CIRCUIT_FAILURES) this.openUntil = Date.now() + CIRCUIT_OPEN_MS;
+  }
+
   private replayBlocked(now: number): Outcome {
     const { until, outcome } = this.blocked!;
     const retryAfter = String(Math.max(1, Math.ceil((until - now) / 1000)));
@@ -183,19 +201,26 @@ export class UpstreamGate extends DurableObject<Env> {
         resolve('timeout');
       });
     });
-    const sent = new Request(upstream.baseUrl + request.path, {
-      headers: { authorization: `Bearer ${request.apiKey}`, accept: 'application/json', 'x-request-id': request.requestId },
-      signal: controller.signal,
-    });
+    const requestTo = (url: string) =>
+      new Request(url, {
+        headers: { authorization: `Bearer ${request.apiKey}`, accept: 'application/json', 'x-request-id': request.requestId },
+        signal: controller.signal,
+        // Redirects are followed here, not by fetch: fetch would follow one to another origin without the key.
+        redirect: 'manual',
+      });
     let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
     try {
       const answer = await Promise.race([
-        upstream.transport(sent).then(async (response) => {
-          reader = response.body?.getReader();
-          return { response, body: reader ? await readAll(reader) : '' };
+        followSameOrigin(upstream.transport, requestTo, upstream.baseUrl + request.path).then(async (followed) => {
+          if (followed.kind === 'cross_origin') return followed;
+          reader = followed.response.body?.getReader();
+          return { response: followed.response, body: reader ? await readAll(reader) : '' };
         }),
         expired,
       ]);
+      if (answer !== 'timeout' && 'kind' in answer) {
+        return { kind: 'failed', reason: 'redirect', message: `The upstream redirected to another origin (${answer.location}); the API key is not sent there.` };
+      }
       if (answer === 'timeout') {
         // A body still trickling in is cancelled, not left open: the abort signal reaches only transports that honour it.
         reader?.cancel().catch(() => undefined);
@@ -221,6 +246,33 @@ export class UpstreamGate extends DurableObject<Env> {
     const now = Date.now();
     const seconds = parseRetryAfter(retryAfterHeader, now) ?? 60;
     this.blocked = { until: now + Math.min(seconds * 1000, MAX_BLOCK_MS), outcome };
+  }
+}
+
+/** Same-origin redirects followed, at most this many in a row. */
+const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Sends the request, following redirects within the upstream's origin (a
+ * moved path, a trailing slash); a redirect to another origin (a host move,
+ * http to https) is reported, never followed: the key stays with the origin
+ * it was configured for.
+ */
+async function followSameOrigin(
+  transport: UpstreamConfig['transport'],
+  requestTo: (url: string) => Request,
+  url: string,
+): Promise<{ kind?: undefined; response: Response } | { kind: 'cross_origin'; location: string }> {
+  let current = new URL(url);
+  for (let hops = 0; ; hops++) {
+    const response = await transport(requestTo(current.href));
+    const location = response.headers.get('location');
+    if (!REDIRECT_STATUSES.has(response.status) || location === null || hops >= MAX_REDIRECTS) return { response };
+    const next = new URL(location, current);
+    await response.body?.cancel();
+    if (next.origin !== current.origin) return { kind: 'cross_origin', location: next.origin };
+    current = next;
   }
 }
 

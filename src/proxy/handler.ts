@@ -24,10 +24,10 @@ import { budgetHeaders, noteBudget } from './budget';
 import { requestIdOf } from '../contract/request-id';
 import { isPreflight, preflight, withCors } from './cors';
 import type { GateAnswer } from './gate';
-import { freshnessFor, freshTtlMs, isUpstreamFailure } from './policy';
+import { entryFreshness, freshTtlMs, isUpstreamFailure, softDeadlineMs, upstreamFreshness } from './policy';
+import { realTimeout, type StartTimeout } from './upstream';
 import { cacheKeyOf, hashApiKey, keyPrefix, knownKeyHash, validate, type ValidRequest } from './cache-key';
-import { checkResponseBody } from '../contract/body';
-import { checkBeforeUpstream, clientAddressOf, failedRecently, markVerified, rememberFailedAuth } from './abuse';
+import { acceptedUpstream, checkBeforeUpstream, clientAddressOf, markVerified, refusedAtEdge, rememberFailedAuth } from './abuse';
 import { count, maybeFlushStats } from './stats';
 import { CacheStore, type Entry } from './store';
 
@@ -39,6 +39,8 @@ let openApiJson: string | undefined;
 export interface ProxyRuntime {
   now: Clock;
   waitUntil(work: Promise<unknown>): void;
+  /** The soft deadline's timer (`realTimeout` unless a test holds the clock). */
+  startTimeout?: StartTimeout;
 }
 
 export interface ProxyCall {
@@ -62,6 +64,7 @@ export async function handleProxy(request: Request, env: ProxyEnv, ctx: ProxyRun
   if (env.CORS_ORIGINS.length > 0 && isPreflight(request)) {
     const answer = preflight(request, env.CORS_ORIGINS);
     answer.headers.set('x-request-id', requestId);
+    answer.headers.set('cache-status', cacheStatusOf({ detail: 'local' }));
     return answer;
   }
   const nowMs = ctx.now().getTime();
@@ -73,7 +76,8 @@ export async function handleProxy(request: Request, env: ProxyEnv, ctx: ProxyRun
     // Never log the request's headers: they carry the API key.
     if (!(error instanceof ApiError)) console.error(JSON.stringify({ request_id: requestId, error: String(error), stack: (error as Error)?.stack }));
     count('bypass');
-    response = errorResponse(error, { ...budgetHeaders(caller.keyHash, nowMs), 'cache-control': 'no-store', 'x-cache': 'BYPASS' });
+    // Answered at the edge without a stored answer or a forward, unless the error says otherwise (its own Cache-Status).
+    response = errorResponse(error, { ...budgetHeaders(caller.keyHash, nowMs), 'cache-control': 'no-store', 'x-cache': 'BYPASS', 'cache-status': cacheStatusOf({ detail: 'refused' }) });
   }
   if (!response.headers.has('x-request-id')) response.headers.set('x-request-id', requestId);
   withCors(request, response, env.CORS_ORIGINS);
@@ -112,7 +116,7 @@ async function serve(
   }
   if (url.pathname === `${API_BASE}/openapi.json`) {
     openApiJson ??= JSON.stringify(openApiDocument());
-    return new Response(openApiJson, { headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'public, max-age=300' } });
+    return new Response(openApiJson, { headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'public, max-age=300', 'cache-status': cacheStatusOf({ detail: 'local' }) } });
   }
   const matched = matchOperation(url.pathname);
   if (!matched) throw notFound();
@@ -121,14 +125,21 @@ async function serve(
   if (!apiKey) throw invalidKey();
   const keyHash = knownKeyHash(apiKey) ?? (await hashApiKey(apiKey));
   caller.keyHash = keyHash;
-  if (failedRecently(keyHash, nowMs)) {
+  if (refusedAtEdge(keyHash, nowMs)) {
     count('rejected');
     throw invalidKey();
   }
   // The HIT path avoids awaits where the answer is already in memory.
   const memoKey = `${keyHash} ${Math.floor(nowMs / DAY_MS)} ${url.pathname}${url.search}`;
-  const { valid, name } =
-    prepared.get(memoKey) ?? (await prepare(memoKey, matched, url, apiKey, keyHash, nowMs).catch((error: unknown) => refuseInOrder(error, matched.op, request, env, ctx, call)));
+  let prep = prepared.get(memoKey);
+  if (!prep) {
+    try {
+      prep = await prepare(memoKey, matched, url, apiKey, keyHash, nowMs);
+    } catch (error) {
+      return await refuseInOrder(error, matched.op, { request, url, env, ctx, call, apiKey, keyHash, requestId, nowMs });
+    }
+  }
+  const { valid, name } = prep;
   const store = new CacheStore(env.CACHE, (work) => ctx.waitUntil(work));
   const x: Exchange = { request, env, ctx, store, requestId, nowMs, apiKey, keyHash, valid, name };
 
@@ -141,12 +152,14 @@ async function serve(
   if (entry) markVerified(keyHash);
   const acceptable = entry && !directives.noCache && (directives.maxAgeS === undefined || ageS(entry, nowMs) <= directives.maxAgeS);
   if (acceptable) {
-    if (nowMs < entry.freshUntil) return fromEntry(x, entry, 'HIT');
+    if (nowMs < entry.freshUntil) return fromEntry(x, entry, 'HIT', HIT);
     if (nowMs < entry.revalidateUntil) {
       ctx.waitUntil(throughGate(x, { store: true }).catch(() => undefined));
-      return fromEntry(x, entry, 'STALE');
+      return fromEntry(x, entry, 'STALE', HIT);
     }
   }
+  // Why this request goes forward (RFC 9211): the caller asked, the stored answer is stale, or there is none.
+  const fwd = directives.noStore ? 'bypass' : directives.noCache || (entry && directives.maxAgeS !== undefined) ? 'request' : entry ? 'stale' : 'miss';
 
   try {
     // Read only here: a HIT needs no client address.
@@ -156,26 +169,72 @@ async function serve(
     if (error instanceof ApiError) count('rejected');
     throw error;
   }
-  const answer = await throughGate(x, { store: !directives.noStore });
+  const forward = throughGate(x, { store: !directives.noStore });
+  const answer = entry ? await withinSoftDeadline(forward, softDeadlineMs(env), ctx.startTimeout ?? realTimeout) : await forward;
+  if (answer === 'slow') {
+    // A hung or slow upstream: the client with a stored copy gets it now; the read goes on and stores its answer.
+    ctx.waitUntil(forward.catch(() => undefined));
+    return fromEntry(x, entry!, 'STALE', { fwd, detail: 'slow-upstream' });
+  }
   if (answer.kind === 'response' && answer.status === 200) {
-    if (directives.noStore) return passThrough(answer, 'BYPASS');
-    return fromEntry(x, entryOf(x, answer), entry ? 'REVALIDATED' : 'MISS');
+    const kept = !directives.noStore && !upstreamFreshness(answer.headers).noStore;
+    if (!kept) return passThrough(x, answer, 'BYPASS', { fwd, fwdStatus: 200 });
+    return fromEntry(x, entryOf(x, answer), entry ? 'REVALIDATED' : 'MISS', { fwd, fwdStatus: 200, stored: answer.upstreamCall, collapsed: !answer.upstreamCall });
   }
   const failed = answer.kind !== 'response' || isUpstreamFailure(answer.status);
   // stale-if-error (RFC 5861, section 4): a stored answer beats an error.
-  if (failed && entry) return fromEntry(x, entry, 'STALE');
+  if (failed && entry) return fromEntry(x, entry, 'STALE', answer.kind === 'response' ? { fwd, fwdStatus: answer.status } : { fwd, detail: answer.kind === 'failed' ? answer.reason : 'over-budget' });
   switch (answer.kind) {
     case 'over_budget':
       count('rejected');
       // Its RateLimit fields are the budget throughGate just noted: none left until Retry-After.
       throw new ApiError('rate_limited', `More than ${RATE_LIMIT} upstream reads in a minute for this key and nothing cached to answer with. Retry after the time in \`Retry-After\`.`, {
         retryAfter: answer.retryAfter,
+        headers: { 'cache-status': cacheStatusOf({ detail: 'over-budget' }) },
       });
     case 'failed':
-      throw new ApiError('upstream_error', `${answer.message} Retry later.`);
+      throw new ApiError('upstream_error', `${answer.message} Retry later.`, { headers: { 'cache-status': cacheStatusOf({ fwd, detail: answer.reason }) } });
     case 'response':
-      return passThrough(answer, 'BYPASS');
+      return passThrough(x, answer, 'BYPASS', { fwd, fwdStatus: answer.status, collapsed: !answer.upstreamCall });
   }
+}
+
+/** The forward's answer, or `slow` when the soft deadline passed first. */
+function withinSoftDeadline(forward: Promise<GateAnswer>, ms: number, startTimeout: StartTimeout): Promise<GateAnswer | 'slow'> {
+  let stop = () => {};
+  const slow = new Promise<'slow'>((resolve) => {
+    stop = startTimeout(ms, () => resolve('slow'));
+  });
+  return Promise.race([forward, slow]).finally(stop);
+}
+
+/** What `Cache-Status` says of one answer (RFC 9211). */
+interface CacheStatusParams {
+  /** Answered from the cache, nothing forwarded. */
+  hit?: true;
+  /** Forwarded, and why. */
+  fwd?: 'miss' | 'stale' | 'request' | 'bypass';
+  fwdStatus?: number;
+  /** The forwarded answer was kept. */
+  stored?: boolean;
+  /** Answered by another request's forward (the gate coalesced them). */
+  collapsed?: boolean;
+  detail?: string;
+}
+
+const CACHE_NAME = '"brand-ai-visibility-edge"';
+const HIT: CacheStatusParams = { hit: true };
+
+function cacheStatusOf(p: CacheStatusParams, ttlS?: number): string {
+  let field = CACHE_NAME;
+  if (p.hit) field += '; hit';
+  if (p.fwd) field += `; fwd=${p.fwd}`;
+  if (p.fwdStatus !== undefined) field += `; fwd-status=${p.fwdStatus}`;
+  if (p.stored) field += '; stored';
+  if (p.collapsed) field += '; collapsed';
+  if (ttlS !== undefined) field += `; ttl=${ttlS}`;
+  if (p.detail) field += `; detail=${p.detail}`;
+  return field;
 }
 
 /**
@@ -201,8 +260,21 @@ async function prepare(memoKey: string, matched: Match, url: URL, apiKey: string
  * TTL, which later `/brands` reads are served from), and never sends the
  * invalid request itself upstream.
  */
-async function refuseInOrder(paramError: unknown, op: AnyOperation, request: Request, env: ProxyEnv, ctx: ProxyRuntime, call: ProxyCall): Promise<never> {
+interface Invalid {
+  request: Request;
+  url: URL;
+  env: ProxyEnv;
+  ctx: ProxyRuntime;
+  call: ProxyCall;
+  apiKey: string;
+  keyHash: string;
+  requestId: string;
+  nowMs: number;
+}
+
+async function refuseInOrder(paramError: unknown, op: AnyOperation, invalid: Invalid): Promise<Response> {
   if (!(paramError instanceof ApiError)) throw paramError;
+  const { request, env, ctx, call } = invalid;
   const brandsRequest = new Request(new URL(`${API_BASE}/brands`, request.url), { headers: { authorization: request.headers.get('authorization') ?? '' } });
   // On behalf of the same client (the inner request carries no address of its own).
   const answer = await handleProxy(brandsRequest, env, ctx, { clientAddress: clientAddressFor(request, call) });
@@ -213,10 +285,34 @@ async function refuseInOrder(paramError: unknown, op: AnyOperation, request: Req
     if (refusal.success) throw new ApiError(refusal.data.error.code, refusal.data.error.message);
   }
   const account = BrandList.safeParse(body);
+  // The upstream's /brands does not say brands and plan in these words: only the upstream can tell which refusal comes first.
+  if (answer.status === 200 && !account.success) return forwardUnchecked(invalid, paramError);
   // Without the account (the upstream failed, the budget is spent), the parameter error is still true.
   if (!account.success) throw paramError;
   if (op.scope !== 'account') resolveBrand(account.data.brands, new URL(request.url).searchParams.get('brand_id') ?? undefined);
   checkPlan({ planActive: true, includesInsights: account.data.plan.includes_pro_operations }, op);
+  throw paramError;
+}
+
+/**
+ * Sends a request the edge finds invalid to the upstream as it is, through
+ * the key's gate and its abuse limits, and answers as the upstream does;
+ * never stored. Only when the edge cannot tell the API's check order itself.
+ */
+async function forwardUnchecked(invalid: Invalid, paramError: ApiError): Promise<Response> {
+  const { request, url, env, call, apiKey, keyHash, requestId, nowMs } = invalid;
+  await checkBeforeUpstream(env, request, keyHash, nowMs, clientAddressFor(request, call));
+  const path = url.pathname.slice(API_BASE.length) + url.search;
+  const gates = env.UPSTREAM_GATE;
+  const answer = (await gates
+    .get(gates.idFromName(keyHash))
+    .call({ cacheKey: `unchecked ${path}`, path, apiKey, requestId })
+    .catch(() => undefined)) as GateAnswer | undefined;
+  if (answer?.kind === 'response') {
+    noteBudget(keyHash, answer.headers, nowMs);
+    return passThrough({ keyHash, nowMs }, answer, 'BYPASS', { fwd: 'request', fwdStatus: answer.status });
+  }
+  // No answer: the edge's own refusal is still true.
   throw paramError;
 }
 
@@ -235,24 +331,22 @@ async function throughGate(x: Exchange, o: { store: boolean }): Promise<GateAnsw
     console.error(JSON.stringify({ request_id: x.requestId, msg: 'upstream gate failed', error: String(error) }));
     answer = { kind: 'failed', reason: 'network', message: 'The upstream gate is unavailable.', upstreamCall: false };
   }
-  // A 200 that is not what the contract says (truncated, not JSON, a field wrong) is an upstream
-  // failure: never stored, answered from stale or as 502, like a 5xx.
-  if (answer.kind === 'response' && answer.status === 200) {
-    const checked = checkResponseBody(x.valid.op.id, answer.body);
-    if (!checked.ok) {
-      console.error(JSON.stringify({ request_id: x.requestId, msg: 'upstream body breaks the contract', problem: checked.message }));
-      answer = { kind: 'failed', reason: 'invalid_body', message: `The upstream's answer does not match the contract: ${checked.message}`, upstreamCall: answer.upstreamCall };
-    }
+  // The proxy is a cache, not a judge of bodies (DESIGN section 6): any JSON object is stored as it
+  // is, whatever its field names. A 200 that is not one (truncated, HTML, a bare array) is an
+  // upstream failure: never stored, answered from stale or as 502, like a 5xx.
+  if (answer.kind === 'response' && answer.status === 200 && !isJsonObject(answer.body)) {
+    console.error(JSON.stringify({ request_id: x.requestId, msg: 'upstream 200 is not a JSON object', operation: x.valid.op.id }));
+    answer = { kind: 'failed', reason: 'invalid_body', message: 'The upstream answered 200 with a body that is not a JSON object.', upstreamCall: answer.upstreamCall };
   }
   if (answer.kind === 'response') noteBudget(x.keyHash, answer.headers, x.nowMs);
   if (answer.kind === 'over_budget') noteBudget(x.keyHash, [['ratelimit-remaining', '0'], ['ratelimit-reset', String(answer.retryAfter)]], x.nowMs);
   if (answer.upstreamCall) {
     count('upstream_calls');
     if (answer.kind === 'failed' || isUpstreamFailure(answer.status)) count('upstream_errors');
-  } else if (answer.kind !== 'over_budget') count('coalesced');
+  } else if (answer.kind === 'response') count('coalesced');
 
-  if (answer.kind === 'response' && answer.status === 200) markVerified(x.keyHash);
-  if (answer.kind === 'response' && answer.status === 200 && answer.upstreamCall && o.store) x.store.write(x.name, entryOf(x, answer), x.nowMs);
+  if (answer.kind === 'response' && answer.status === 200) acceptedUpstream(x.env, x.keyHash, (work) => x.ctx.waitUntil(work));
+  if (answer.kind === 'response' && answer.status === 200 && answer.upstreamCall && o.store && !upstreamFreshness(answer.headers).noStore) x.store.write(x.name, entryOf(x, answer), x.nowMs);
   if (answer.kind === 'response' && answer.status === 401) await revoke(x);
   return answer;
 }
@@ -268,7 +362,7 @@ function entryOf(x: Exchange, answer: Extract<GateAnswer, { kind: 'response' }>)
     status: 200,
     body: answer.body,
     etag: answer.etag ?? '',
-    ...freshnessFor(answer.at, freshTtlMs(x.valid.op, x.env)),
+    ...entryFreshness(answer.at, freshTtlMs(x.valid.op, x.env), upstreamFreshness(answer.headers)),
     ...brandOf(answer.body),
   };
 }
@@ -282,13 +376,15 @@ function brandOf(body: string): { brandId?: number } {
   }
 }
 
-function fromEntry(x: Exchange, entry: Entry, status: CacheStatus): Response {
+function fromEntry(x: Exchange, entry: Entry, status: CacheStatus, cacheStatus: CacheStatusParams): Response {
   count(({ HIT: 'hits', MISS: 'misses', STALE: 'stale', REVALIDATED: 'revalidated', BYPASS: 'bypass' } as const)[status]);
+  const ttlS = Math.floor((entry.freshUntil - x.nowMs) / 1000);
   const fields: Record<string, string> = {
     'content-type': JSON_CONTENT_TYPE,
     etag: entry.etag,
     age: String(ageS(entry, x.nowMs)),
-    'cache-control': `private, max-age=${Math.max(0, Math.floor((entry.freshUntil - x.nowMs) / 1000))}`,
+    'cache-control': `private, max-age=${Math.max(0, ttlS)}`,
+    'cache-status': cacheStatusOf(cacheStatus, ttlS),
     vary: 'Authorization',
     'x-cache': status,
     'x-request-id': x.requestId,
@@ -304,16 +400,42 @@ function fromEntry(x: Exchange, entry: Entry, status: CacheStatus): Response {
 }
 
 /** An upstream answer that is not stored: its status, error body and limit headers, as the upstream sent them. */
-function passThrough(answer: Extract<GateAnswer, { kind: 'response' }>, status: CacheStatus): Response {
+/**
+ * An upstream answer that is not stored: its status, error body and limit
+ * headers, as the upstream sent them, always as JSON. What is not the API's
+ * (a gateway's HTML 504, an HTML 404 from a wrong base path) says nothing a
+ * client can parse: it becomes 502 `upstream_error` saying what came back.
+ */
+function passThrough(x: Pick<Exchange, 'keyHash' | 'nowMs'>, answer: Extract<GateAnswer, { kind: 'response' }>, status: CacheStatus, cacheStatus: CacheStatusParams): Response {
   count('bypass');
-  const headers = new Headers(answer.headers.filter(([name]) => name !== 'x-request-id'));
+  // The upstream's own limit fields are the budget just noted: said here in the proxy's words, old and new.
+  const headers = new Headers(answer.headers.filter(([name]) => !PASSED_OVER.has(name)));
+  for (const [name, value] of Object.entries(budgetHeaders(x.keyHash, x.nowMs))) headers.set(name, value);
   headers.set('cache-control', 'no-store');
+  headers.set('cache-status', cacheStatusOf(cacheStatus));
   headers.set('x-cache', status);
-  if (answer.status >= 500 && !isErrorBody(answer.body)) {
-    // A gateway's HTML page says nothing a client can parse: the spec's answer for a failed upstream is 502 upstream_error.
-    return errorResponse(new ApiError('upstream_error', `The upstream failed (HTTP ${answer.status}). Retry later.`), Object.fromEntries(headers));
+  const apiAnswer = answer.status >= 500 ? isErrorBody(answer.body) : isJsonObject(answer.body);
+  if (!apiAnswer) {
+    const type = answer.headers.find(([name]) => name === 'content-type')?.[1] ?? 'no content type';
+    const hint = answer.status === 404 ? ' Check UPSTREAM_URL: it must be the base URL ending in /api/v1.' : ' Retry later.';
+    headers.delete('content-length');
+    return errorResponse(new ApiError('upstream_error', `The upstream answered HTTP ${answer.status} with ${type}, not the API's JSON.${hint}`), Object.fromEntries(headers));
   }
+  headers.set('content-type', JSON_CONTENT_TYPE);
   return new Response(answer.body, { status: answer.status, headers });
+}
+
+/** Upstream fields a pass-through does not repeat: the proxy says them itself. */
+const PASSED_OVER = new Set(['x-request-id', 'content-type', 'age', 'cache-control', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']);
+
+function isJsonObject(body: string): boolean {
+  if (!body.trimStart().startsWith('{')) return false;
+  try {
+    const value: unknown = JSON.parse(body);
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
 }
 
 function isErrorBody(body: string): boolean {

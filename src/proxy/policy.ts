@@ -46,6 +46,18 @@ export const KV_MIN_TTL_S = 60;
 /** A finished upstream 200 is shared with identical requests arriving this soon after it (KV writes need a moment to be read back). */
 export const COALESCE_AFTER_MS = 2 * SECOND_MS;
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 10 * SECOND_MS;
+/**
+ * With a stored copy in hand, the proxy waits this long for the upstream
+ * before answering STALE; the read goes on in the background and stores its
+ * answer (configurable: UPSTREAM_SOFT_DEADLINE_MS).
+ */
+export const DEFAULT_SOFT_DEADLINE_MS = 1.5 * SECOND_MS;
+/** After this many upstream failures in a row (no answer, a timeout, a 5xx), a key's gate stops calling the upstream ... */
+export const CIRCUIT_FAILURES = 3;
+/** ... for this long: its callers get their stored copy, or 502, at once instead of after a timeout. */
+export const CIRCUIT_OPEN_MS = 30 * SECOND_MS;
+
+export const softDeadlineMs = (env: Pick<ProxyEnv, 'UPSTREAM_SOFT_DEADLINE_MS'>) => env.UPSTREAM_SOFT_DEADLINE_MS ?? DEFAULT_SOFT_DEADLINE_MS;
 
 export const CACHE_KEY_VERSION = 'v1';
 /** Never resolved: only a key for the Cache API, which wants a URL. */
@@ -72,4 +84,36 @@ export interface Freshness {
 export function freshnessFor(storedAt: number, ttlMs: number): Freshness {
   const freshUntil = storedAt + ttlMs;
   return { storedAt, freshUntil, revalidateUntil: freshUntil + staleWhileRevalidateMs(ttlMs), staleUntil: storedAt + STALE_IF_ERROR_MS };
+}
+
+/** What the upstream says of its answer's freshness (RFC 9111, sections 5.1 and 5.2.2). */
+export interface UpstreamFreshness {
+  /** Seconds the answer had aged upstream before it reached the proxy (`Age`). */
+  ageS: number;
+  /** The upstream's `max-age`, when it gave one. */
+  maxAgeS?: number;
+  /** `no-store`: never kept. */
+  noStore: boolean;
+}
+
+export function upstreamFreshness(headers: readonly (readonly [string, string])[]): UpstreamFreshness {
+  const field = (name: string) => headers.find(([n]) => n === name)?.[1];
+  const age = Number(field('age'));
+  const directives = (field('cache-control') ?? '').toLowerCase().split(',').map((d) => d.trim());
+  const maxAge = directives.map((d) => /^max-age=(\d+)$/.exec(d)?.[1]).find((v) => v !== undefined);
+  return {
+    ageS: Number.isFinite(age) && age > 0 ? Math.floor(age) : 0,
+    ...(maxAge !== undefined ? { maxAgeS: Number(maxAge) } : {}),
+    noStore: directives.includes('no-store'),
+  };
+}
+
+/**
+ * The entry's freshness for an upstream answer received at `receivedAt`: aged
+ * by its upstream `Age` (a body 20 s old upstream is 20 s old here), fresh for
+ * the operation's TTL or the upstream's shorter `max-age`.
+ */
+export function entryFreshness(receivedAt: number, ttlMs: number, upstream: UpstreamFreshness): Freshness {
+  const ttl = upstream.maxAgeS === undefined ? ttlMs : Math.min(ttlMs, upstream.maxAgeS * SECOND_MS);
+  return freshnessFor(receivedAt - upstream.ageS * SECOND_MS, ttl);
 }
