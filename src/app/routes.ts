@@ -1,24 +1,40 @@
 /**
  * The product's own routes beside the API, one table: subscriptions, reports,
- * and, while mail goes to the dev outbox, the `/dev/*` routes. One matcher
- * and one error translation give every route the same answers to the same
- * mistakes (src/lib/router.ts).
+ * their OpenAPI document (`GET /openapi.json`, openapi.ts) and, while mail
+ * goes to the dev outbox, the `/dev/*` routes. One matcher and one error
+ * translation give every route the same answers to the same mistakes
+ * (src/lib/router.ts).
  */
-import { ApiError, errorResponse } from '../contract/errors';
+import { ApiError, errorResponse, JSON_CONTENT_TYPE } from '../contract/errors';
 import { digestDevRoutes } from '../digests';
 import { page } from '../lib/html';
 import { matchRoute, type Route } from '../lib/router';
 import { OUTBOX_BASE, showOutbox } from '../mail/outbox';
+import { adminRoutes } from '../proxy/admin';
 import { reportRoutes } from '../reports';
 import { subscriptionRoutes } from '../subscriptions';
+import { type DocumentedRoute, PRODUCT_OPENAPI, productOpenApiDocument } from './openapi';
 import type { Services } from './services';
 
-const productRoutes: Route<Services>[] = [...subscriptionRoutes, ...reportRoutes];
-const devRoutes: Route<Services>[] = [
+let openApiJson: string | undefined;
+const openApiRoute: Route<Services> = {
+  path: PRODUCT_OPENAPI,
+  answers: 'json',
+  methods: { GET: () => new Response((openApiJson ??= JSON.stringify(productDocument())), { headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'public, max-age=300' } }) },
+};
+
+export const productRoutes: Route<Services>[] = [...subscriptionRoutes, ...reportRoutes, openApiRoute];
+export const devRoutes: Route<Services>[] = [
   ...digestDevRoutes,
   { path: OUTBOX_BASE, answers: 'page', methods: { GET: (_, __, services, url) => showOutbox(services.db, url, '') } },
   { path: `${OUTBOX_BASE}/{id}`, answers: 'page', methods: { GET: (_, params, services, url) => showOutbox(services.db, url, `/${params.id}`) } },
 ];
+
+/** Every route the Worker serves beside /api/v1 (the cache admin's too, mounted by worker.ts): what `GET /openapi.json` describes. */
+export const documentedRoutes: readonly DocumentedRoute[] = [...productRoutes, ...devRoutes, ...adminRoutes];
+
+/** The OpenAPI document of the product's own routes. */
+export const productDocument = () => productOpenApiDocument(documentedRoutes);
 
 /** A product route's answer, or undefined when the path is none of them. */
 export async function handleProductRoute(request: Request, url: URL, services: Services): Promise<Response | undefined> {

@@ -20,7 +20,7 @@ import { ALL_ENTRIES, CacheStore } from './store';
 
 export const ADMIN_BASE = '/admin/cache';
 
-const PurgeBody = z.union([
+export const PurgeBody = z.union([
   z.strictObject({ api_key: z.string().min(1) }),
   z.strictObject({ brand_id: z.number().int().positive() }),
   z.strictObject({ all: z.literal(true) }),
@@ -40,14 +40,14 @@ export async function handleAdmin(request: Request, env: ProxyEnv, ctx: Pick<Exe
 
 type AdminContext = { env: ProxyEnv; ctx: Pick<ExecutionContext, 'waitUntil'> };
 
-const routes: Route<AdminContext>[] = [
+export const adminRoutes: Route<AdminContext>[] = [
   { path: `${ADMIN_BASE}/stats`, answers: 'json', methods: { GET: async (_, __, { env }) => json(await readStats(env.PROXY_STATS)) } },
   { path: `${ADMIN_BASE}/purge`, answers: 'json', methods: { POST: (request, _, admin) => purge(request, admin) } },
 ];
 
 async function route(request: Request, env: ProxyEnv, ctx: Pick<ExecutionContext, 'waitUntil'>): Promise<Response> {
   const url = new URL(request.url);
-  const found = matchRoute(routes, request.method, url.pathname);
+  const found = matchRoute(adminRoutes, request.method, url.pathname);
   if (found.kind === 'not_found') throw new ApiError('not_found', 'No such admin endpoint: POST /admin/cache/purge, GET /admin/cache/stats.');
   // The token first: without it, not even which methods a path takes.
   await requireAdmin(request, env.ADMIN_TOKEN);

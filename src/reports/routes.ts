@@ -34,16 +34,16 @@ export const LINK_BASE = '/r';
 /** A link request is a few dozen bytes; anything past this is refused before parsing. */
 export const MAX_BODY_BYTES = 1024;
 
-const FORMATS = ['html', 'json', 'text'] as const;
+export const FORMATS = ['html', 'json', 'text'] as const;
 type Format = (typeof FORMATS)[number];
 
 const formatParam = enumParam(FORMATS, 'How to answer: `html` (a page, default), `json` (the report model) or `text` (the plain-text digest).').default('html');
 
-const WeeklyQuery = z.strictObject({ brand_id: brandIdParam, market: marketParam, format: formatParam });
-const SendQuery = z.strictObject({ brand_id: brandIdParam, market: marketParam });
-const LinkQuery = z.strictObject({ format: formatParam });
+export const WeeklyQuery = z.strictObject({ brand_id: brandIdParam, market: marketParam, format: formatParam });
+export const SendQuery = z.strictObject({ brand_id: brandIdParam, market: marketParam });
+export const LinkQuery = z.strictObject({ format: formatParam });
 
-const LinkBody = z.strictObject({
+export const LinkBody = z.strictObject({
   brand_id: z.number({ error: '`brand_id` must be an integer brand id.' }).int({ error: '`brand_id` must be an integer brand id.' }).positive({ error: '`brand_id` must be a positive integer.' }).optional(),
   market: z
     .union([z.string().regex(/^[A-Za-z]{2}(?:-[A-Za-z]{2})?$/), z.number().int().positive()], { error: '`market` must be a market code such as `us` or `ch-fr`, or a market id.' })

@@ -1,0 +1,504 @@
+/**
+ * The OpenAPI 3.1 document of the product's own routes, beside the Read API's
+ * (`/api/v1/openapi.json`, src/contract/openapi.ts): digest subscriptions,
+ * reports and report links, the cache admin, and the dev routes. Served at
+ * `GET /openapi.json` (routes.ts).
+ *
+ * Paths and methods come from the route tables (`productOpenApiDocument`
+ * takes them); query parameters and request bodies from the zod schemas the
+ * handlers parse with. What a table does not say (summaries, who may call,
+ * the answers) is written once per route in `ROUTES` below: a route of a
+ * table without an entry there, or an entry for no route, throws, so the
+ * document cannot miss a route or describe one that is gone.
+ */
+import { z } from 'zod';
+import { API_ERROR_STATUS, PRODUCT_ERROR_STATUS } from '../contract/errors';
+import { componentSchemas, type JsonObject, parametersOf, RESPONSE_HEADERS } from '../contract/openapi';
+import { DEV_PLAN_PATH, type PlanResult } from '../digests';
+import { JSON_CONTENT_TYPE } from '../lib/http';
+import { CONFIRM_TTL, UNSUBSCRIBE_TTL } from '../lib/signing';
+import type { Method, Route } from '../lib/router';
+import { OUTBOX_BASE } from '../mail/outbox';
+import { ADMIN_BASE, PurgeBody } from '../proxy/admin';
+import { COUNTERS, type Counts } from '../proxy/stats';
+import { LINK_BASE, REPORTS_BASE } from '../reports';
+import { LINK_DAYS, REPORT_KINDS } from '../reports/links';
+import { FORMATS, LinkBody, LinkQuery, SendQuery, WeeklyQuery } from '../reports/routes';
+import type { SendResult } from '../reports/send';
+import { SUBSCRIPTIONS_BASE } from '../subscriptions';
+import { type ConfirmationStatus, MAX_BODY_BYTES as SUBSCRIBE_MAX_BYTES, SubscribeBody } from '../subscriptions/routes';
+import type { publicView } from '../subscriptions/store';
+import { DigestKind } from '../weekly-report/model';
+import type { ReportSource } from '../weekly-report/read';
+
+/** Where this document is served (routes.ts). */
+export const PRODUCT_OPENAPI = '/openapi.json';
+
+/** A route as the document reads it: its path and methods (its handlers are not called). */
+export type DocumentedRoute = Pick<Route<never>, 'path' | 'methods'>;
+
+// ---------------------------------------------------------------- schemas
+
+const ALL_CODES = [...Object.keys(API_ERROR_STATUS), ...Object.keys(PRODUCT_ERROR_STATUS)] as [string, ...string[]];
+
+/** The error shape of every JSON route: the API's (src/contract/errors.ts), with the product's own codes too. */
+const ProductError = z.object({
+  error: z.object({
+    code: z.enum(ALL_CODES).describe('The API\'s codes, and the product\'s own: `recently_sent` (409, `POST /reports/weekly/send`).'),
+    message: z.string(),
+    param: z.string().optional().describe('The parameter or body field at fault, only for invalid_parameter.'),
+  }),
+});
+
+const RecentlySent = z.object({
+  error: z.object({ code: z.literal('recently_sent'), message: z.string() }),
+  last_send: z.object({ id: z.string(), sent_at: z.iso.datetime() }).describe('The send that went within the last 10 minutes.'),
+});
+
+const Market = z.object({ id: z.number().int(), code: z.string() });
+
+const Subscription = z.object({
+  id: z.string().regex(/^sub_[a-z0-9]{1,40}$/),
+  email: z.string(),
+  brand_id: z.number().int(),
+  brand_name: z.string(),
+  market: Market,
+  kinds: z.array(DigestKind),
+  timezone: z.string().describe('IANA timezone: the digest goes on Mondays at 08:00 there.'),
+  status: z.enum(['pending', 'active', 'paused', 'unsubscribed']).describe('`pending` until the address is confirmed; `paused` when the key can no longer read the brand.'),
+  paused_reason: z.string().optional(),
+  created_at: z.iso.datetime(),
+  confirmed_at: z.iso.datetime().nullable(),
+});
+
+const Confirmation = z
+  .object({ sent: z.boolean(), sent_at: z.iso.datetime(), resend_after: z.iso.datetime() })
+  .describe('The confirmation email: at most one per subscription every 10 minutes (`sent: false` inside that window).');
+
+const SubscribeResult = z.object({ subscription: Subscription, confirmation: Confirmation.optional().describe('Only while the subscription is pending.') });
+const SubscriptionList = z.object({ subscriptions: z.array(Subscription) });
+
+const ReportLink = z.object({
+  link: z.object({ url: z.url(), brand_id: z.number().int(), market: Market, kind: z.enum(REPORT_KINDS), expires_at: z.iso.datetime() }),
+});
+
+const SendAnswer = z.object({
+  send: z.object({
+    brand_id: z.number().int(),
+    market: Market,
+    recipients: z.number().int().min(0),
+    sent: z.number().int().min(0),
+    failed: z.number().int().min(0),
+    id: z.string().optional(),
+    sent_at: z.iso.datetime().optional(),
+    subject: z.string().optional(),
+    note: z.string().optional().describe('Why nothing was sent: no confirmed subscriber, or nothing measured in the last two weeks.'),
+  }),
+});
+
+const ReportSourceSchema = z.object({
+  read_at: z.iso.datetime(),
+  from_cache: z.enum(['all', 'some', 'none']).describe('Whether the reads were answered by the edge cache.'),
+  max_age_seconds: z.number().int().nullable(),
+});
+const WeeklyReport = z.object({
+  report: z.record(z.string(), z.unknown()).describe('The weekly report model (src/weekly-report/model.ts `Report`): the week, visibility, won and lost questions.'),
+  source: ReportSourceSchema,
+});
+
+const Purged = z.object({ purged: z.number().int().min(0).describe('Entries deleted from KV and this location\'s cache.') });
+const CacheStats = z.object({ ...Object.fromEntries(COUNTERS.map((name) => [name, z.number().int().min(0)])), since: z.iso.datetime() });
+const DevPlan = z.object({ at: z.iso.datetime(), planned: z.number().int().min(0), groups: z.number().int().min(0) });
+
+/**
+ * Compile-time: what the handlers answer fits what the document says
+ * (`npm run typecheck` fails when one of them drifts).
+ */
+type Fits<Actual, Documented> = [Actual] extends [Documented] ? true : never;
+const _answersFit: [
+  Fits<ReturnType<typeof publicView>, z.output<typeof Subscription>>,
+  Fits<ConfirmationStatus, z.output<typeof Confirmation>>,
+  Fits<SendResult & { brand_id: number; market: { id: number; code: string } }, z.output<typeof SendAnswer>['send']>,
+  Fits<ReportSource, z.output<typeof ReportSourceSchema>>,
+  Fits<Counts, Omit<z.output<typeof CacheStats>, 'since'>>,
+  Fits<Pick<PlanResult, 'planned' | 'groups'>, Omit<z.output<typeof DevPlan>, 'at'>>,
+] = [true, true, true, true, true, true];
+void _answersFit;
+
+const SCHEMAS = {
+  Error: ProductError,
+  RecentlySent,
+  Subscription,
+  SubscribeResult,
+  SubscriptionList,
+  SubscribeBody,
+  ReportLink,
+  LinkBody,
+  SendAnswer,
+  WeeklyReport,
+  PurgeBody,
+  Purged,
+  CacheStats,
+  DevPlan,
+} as const;
+/** Request bodies are described as the client writes them: defaulted fields optional. */
+const INPUT_SCHEMAS = new Set<keyof typeof SCHEMAS>(['SubscribeBody', 'LinkBody', 'PurgeBody']);
+
+// ---------------------------------------------------------------- answers
+
+const ref = (kind: 'schemas' | 'headers' | 'responses', name: string) => ({ $ref: `#/components/${kind}/${name}` });
+const jsonOf = (schema: keyof typeof SCHEMAS) => ({ [JSON_CONTENT_TYPE.split(';')[0]!]: { schema: ref('schemas', schema) } });
+const HTML = { 'text/html': { schema: { type: 'string' } } };
+const TEXT = { 'text/plain': { schema: { type: 'string' } } };
+const requestId = { 'X-Request-Id': ref('headers', 'X-Request-Id') };
+
+const ok = (description: string, content: JsonObject, headers: JsonObject = {}) => ({ description, headers: { ...requestId, ...headers }, content });
+/** A JSON error, the codes it can carry named in its description. */
+const error = (codes: string) => ({ description: codes, headers: requestId, content: jsonOf('Error') });
+/** An HTML page for a person who followed a link. */
+const pageAnswer = (description: string) => ({ description, headers: requestId, content: HTML });
+
+/** The errors of the routes read with an API key: the key's and the API's, passed through as the API gave them. */
+const KEYED_ERRORS = {
+  '400': error('`invalid_parameter` (the parameter or field is named in `param`), `brand_required`'),
+  '401': error('`invalid_api_key`'),
+  '403': error('`plan_inactive`, `feature_not_in_plan`'),
+  '404': error('`brand_not_found`, `not_found`'),
+  '405': error('`method_not_allowed`'),
+  '429': { ...error('`rate_limited`, `quota_exceeded` (the API\'s limits, passed through)'), headers: { ...requestId, 'Retry-After': ref('headers', 'Retry-After') } },
+  '502': error('`upstream_error`: the Read API did not answer'),
+};
+type KeyedStatus = keyof typeof KEYED_ERRORS;
+const keyed = (...statuses: KeyedStatus[]) => Object.fromEntries(statuses.map((status) => [status, KEYED_ERRORS[status]]));
+/** A route that reads the API for a brand and market: every refusal of the API, and the route's own 400. */
+const READS_BRAND = keyed('400', '401', '403', '404', '405', '429', '502');
+/** A route that reads the account's brands (`GET /brands`): no parameter of the API's. */
+const READS_ACCOUNT = keyed('401', '403', '405', '429', '502');
+
+const TOKEN_PAGES = {
+  '400': pageAnswer('A malformed link (cut short or changed).'),
+  '403': pageAnswer('A link that was not issued here, or was issued for another purpose.'),
+  '410': pageAnswer('An expired link.'),
+};
+
+const tokenParam = (what: string) => [{ name: 'token', in: 'query', required: true, description: `The signed token of the ${what} link, as the email gave it.`, schema: { type: 'string', minLength: 1 } }];
+
+// ---------------------------------------------------------------- routes
+
+type Tag = 'Subscriptions' | 'Reports' | 'Report links' | 'Cache admin' | 'Dev' | 'Documents';
+
+const TAGS: Record<Tag, string> = {
+  Subscriptions: 'Weekly digest subscriptions: subscribe with an API key (double opt-in by email), list, unsubscribe; the confirm and unsubscribe links of the emails.',
+  Reports: 'The weekly report on demand, and sending the digest now.',
+  'Report links': 'Signed, expiring links that open the report without a key.',
+  'Cache admin': 'The edge cache\'s purge and counters, behind `ADMIN_TOKEN`.',
+  Dev: `Mounted only while mail goes to the dev outbox (no \`RESEND_API_KEY\`): 404 otherwise.`,
+  Documents: 'The OpenAPI documents.',
+};
+
+interface Described {
+  operationId: string;
+  tag: Tag;
+  summary: string;
+  description?: string;
+  /** Who may call: the Read API key, the admin token, or anyone holding the link. */
+  security: 'key' | 'admin' | 'none';
+  /** Query and path parameters, as OpenAPI parameter objects. */
+  parameters?: JsonObject[];
+  requestBody?: JsonObject;
+  responses: Record<string, JsonObject>;
+}
+
+const query = (schema: z.ZodObject) => parametersOf('query', schema.shape as Record<string, z.ZodType>);
+const jsonBody = (schema: keyof typeof SCHEMAS, description: string) => ({ required: true, description, content: jsonOf(schema) });
+
+const SUBSCRIPTION_ID = parametersOf('path', { id: z.string().regex(/^sub_[a-z0-9]{1,40}$/).meta({ description: 'The subscription\'s id, from `GET /digests/subscriptions`.' }) });
+
+/**
+ * Routes documented under another path (`x-also-at` there): a path with a
+ * trailing slash is no OpenAPI path of its own (linters refuse it).
+ */
+const SAME_AS: Record<string, string> = { [`GET ${LINK_BASE}/`]: `GET ${LINK_BASE}` };
+
+/** Every route of the tables, by `METHOD path`. */
+const ROUTES: Record<string, Described> = {
+  [`POST ${SUBSCRIPTIONS_BASE}/subscriptions`]: {
+    operationId: 'subscribe',
+    tag: 'Subscriptions',
+    summary: 'Subscribe an address to the weekly digest',
+    description: `The key must read the brand and market (the same read the digest makes; its error is the answer). A new subscription is \`pending\` and a confirmation email goes out (its link works for ${CONFIRM_TTL / 86_400} days); subscribing again updates the one subscription of the address, brand and market. Body: JSON, at most ${SUBSCRIBE_MAX_BYTES} bytes.`,
+    security: 'key',
+    requestBody: jsonBody('SubscribeBody', 'Who gets which digest. `brand_id` and `market` as in the Read API (default: the only brand, the primary market).'),
+    responses: { '201': ok('Subscribed: a new subscription.', jsonOf('SubscribeResult')), '200': ok('Subscribed again: the existing subscription, updated.', jsonOf('SubscribeResult')), ...READS_BRAND },
+  },
+  [`GET ${SUBSCRIPTIONS_BASE}/subscriptions`]: {
+    operationId: 'listSubscriptions',
+    tag: 'Subscriptions',
+    summary: 'List the subscriptions of the key\'s account',
+    description: 'Every subscription of the brands the key can read, unsubscribed ones left out, oldest first.',
+    security: 'key',
+    responses: { '200': ok('The subscriptions.', jsonOf('SubscriptionList')), ...READS_ACCOUNT },
+  },
+  [`DELETE ${SUBSCRIPTIONS_BASE}/subscriptions/{id}`]: {
+    operationId: 'unsubscribe',
+    tag: 'Subscriptions',
+    summary: 'Unsubscribe one subscription',
+    description: 'Another account\'s subscription is answered like a missing one: 404.',
+    security: 'key',
+    parameters: SUBSCRIPTION_ID,
+    responses: { '204': { description: 'Unsubscribed.', headers: requestId }, ...READS_ACCOUNT, '404': error('`not_found`: no such subscription for this account') },
+  },
+  [`GET ${SUBSCRIPTIONS_BASE}/confirm`]: {
+    operationId: 'confirmSubscription',
+    tag: 'Subscriptions',
+    summary: 'Confirm an address (the link of the confirmation email)',
+    description: `Double opt-in: the subscription becomes \`active\`. Answers a page. The link works for ${CONFIRM_TTL / 86_400} days.`,
+    security: 'none',
+    parameters: tokenParam('confirmation'),
+    responses: {
+      '200': pageAnswer('Confirmed.'),
+      ...TOKEN_PAGES,
+      '404': pageAnswer('The subscription no longer exists.'),
+      '409': pageAnswer('The subscription was cancelled or paused after the link was sent.'),
+    },
+  },
+  [`HEAD ${SUBSCRIPTIONS_BASE}/confirm`]: {
+    operationId: 'checkConfirmLink',
+    tag: 'Subscriptions',
+    summary: 'Check the confirmation link without confirming',
+    description: 'For link checkers: answers 200 with no body and confirms nothing.',
+    security: 'none',
+    responses: { '200': { description: 'Nothing confirmed.', headers: requestId } },
+  },
+  [`GET ${SUBSCRIPTIONS_BASE}/unsubscribe`]: {
+    operationId: 'showUnsubscribe',
+    tag: 'Subscriptions',
+    summary: 'The unsubscribe page (the link of every email)',
+    description: `Shows a button that posts to the same address; a GET unsubscribes no one, so link scanners that prefetch URLs cannot. The link works for ${UNSUBSCRIBE_TTL / 86_400} days.`,
+    security: 'none',
+    parameters: tokenParam('unsubscribe'),
+    responses: { '200': pageAnswer('The page with the button (or: already unsubscribed).'), ...TOKEN_PAGES },
+  },
+  [`POST ${SUBSCRIPTIONS_BASE}/unsubscribe`]: {
+    operationId: 'oneClickUnsubscribe',
+    tag: 'Subscriptions',
+    summary: 'One-click unsubscribe (RFC 8058)',
+    description: 'The `List-Unsubscribe-Post` target of every email, and the page\'s button. Idempotent.',
+    security: 'none',
+    parameters: tokenParam('unsubscribe'),
+    requestBody: {
+      required: false,
+      content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { 'List-Unsubscribe': { type: 'string', const: 'One-Click' } } } } },
+    },
+    responses: { '200': pageAnswer('Unsubscribed.'), ...TOKEN_PAGES },
+  },
+  [`GET ${REPORTS_BASE}/weekly`]: {
+    operationId: 'getWeeklyReport',
+    tag: 'Reports',
+    summary: 'Get the weekly report',
+    description: 'The report of the last week for one brand and market, read with the key through the edge cache: a page, the report model as JSON, or the plain-text digest. When the Read API does not answer, `format=html` gets a 502 page and the others the JSON error.',
+    security: 'key',
+    parameters: query(WeeklyQuery),
+    responses: {
+      '200': ok('The report.', { ...HTML, ...jsonOf('WeeklyReport'), ...TEXT }),
+      ...READS_BRAND,
+      '502': { ...KEYED_ERRORS['502'], content: { ...jsonOf('Error'), ...HTML } },
+    },
+  },
+  [`POST ${REPORTS_BASE}/links`]: {
+    operationId: 'createReportLink',
+    tag: 'Report links',
+    summary: 'Create a signed report link',
+    description: `A link that opens the report without a key, for ${LINK_DAYS.min} to ${LINK_DAYS.max} days (default ${LINK_DAYS.default}). The key must read the brand and market. Fields go in the JSON body; a query string is refused.`,
+    security: 'key',
+    requestBody: jsonBody('LinkBody', 'Which report, and for how long.'),
+    responses: { '201': ok('The link (also in `Location`).', jsonOf('ReportLink'), { Location: { description: 'The link\'s URL.', schema: { type: 'string', format: 'uri' } } }), ...READS_BRAND },
+  },
+  [`POST ${REPORTS_BASE}/weekly/send`]: {
+    operationId: 'sendDigestNow',
+    tag: 'Reports',
+    summary: 'Send the weekly digest now',
+    description: 'To the confirmed subscribers of the brand and market, and to no one else: the request takes no body. At most once per 10 minutes per brand and market (409 `recently_sent` otherwise).',
+    security: 'key',
+    parameters: query(SendQuery),
+    responses: {
+      '202': ok('Sent, or nothing to send (`note` says why).', jsonOf('SendAnswer')),
+      ...READS_BRAND,
+      '409': {
+        description: '`recently_sent`: the digest of this brand and market went out within the last 10 minutes.',
+        headers: { ...requestId, 'Retry-After': ref('headers', 'Retry-After') },
+        content: jsonOf('RecentlySent'),
+      },
+      '502': error('`upstream_error`: the Read API did not answer, or the mail service refused the send (nothing went out)'),
+    },
+  },
+  [`GET ${LINK_BASE}/{token}`]: {
+    operationId: 'openReportLink',
+    tag: 'Report links',
+    summary: 'Open a report link',
+    description: 'The report the link names, read with the key it was minted with. Pages for a person; with `format=json` or `text`, the Read API\'s errors as JSON.',
+    security: 'none',
+    parameters: [
+      { name: 'token', in: 'path', required: true, description: 'The link\'s signed token.', schema: { type: 'string', minLength: 1 } },
+      ...query(LinkQuery),
+    ],
+    responses: {
+      '200': ok('The report.', { ...HTML, ...jsonOf('WeeklyReport'), ...TEXT }),
+      '400': pageAnswer('An unknown option, or a malformed link.'),
+      '401': { description: 'The key behind the link was revoked.', headers: requestId, content: { ...HTML, ...jsonOf('Error') } },
+      '403': { description: 'A forged or changed link, or the account cannot read the report.', headers: requestId, content: { ...HTML, ...jsonOf('Error') } },
+      '404': { description: 'The brand or market no longer exists for the account.', headers: requestId, content: { ...HTML, ...jsonOf('Error') } },
+      '410': pageAnswer('An expired link, or one whose subscription was cancelled.'),
+      '502': { description: 'The Read API did not answer.', headers: requestId, content: { ...HTML, ...jsonOf('Error') } },
+    },
+  },
+  [`GET ${LINK_BASE}`]: {
+    operationId: 'openReportLinkWithoutToken',
+    tag: 'Report links',
+    summary: 'A report link cut short before its token',
+    description: `\`${LINK_BASE}/\` answers the same (\`x-also-at\`).`,
+    security: 'none',
+    responses: { '400': pageAnswer('A malformed link.') },
+  },
+  [`POST ${ADMIN_BASE}/purge`]: {
+    operationId: 'purgeCache',
+    tag: 'Cache admin',
+    summary: 'Purge cached answers',
+    description: 'Of one API key, of one brand, or all. Deletes from KV (global) and from this location\'s Cache API; other locations\' copies expire within minutes.',
+    security: 'admin',
+    requestBody: jsonBody('PurgeBody', 'One of `{"api_key": "..."}`, `{"brand_id": 2}`, `{"all": true}`.'),
+    responses: { '200': ok('Purged.', jsonOf('Purged')), '400': error('`invalid_parameter` (`param`: `body`)'), '401': error('`invalid_api_key`: no or a wrong admin token'), '405': error('`method_not_allowed`') },
+  },
+  [`GET ${ADMIN_BASE}/stats`]: {
+    operationId: 'getCacheStats',
+    tag: 'Cache admin',
+    summary: 'Get the cache\'s counters',
+    description: 'Totals since `since`, over every isolate (each adds its counts every few seconds).',
+    security: 'admin',
+    responses: { '200': ok('The counters.', jsonOf('CacheStats')), '401': error('`invalid_api_key`: no or a wrong admin token'), '405': error('`method_not_allowed`') },
+  },
+  [`POST ${DEV_PLAN_PATH}`]: {
+    operationId: 'devPlanDigests',
+    tag: 'Dev',
+    summary: 'Plan the weekly digests as if the cron fired at `at`',
+    security: 'none',
+    parameters: [{ name: 'at', in: 'query', required: false, description: 'An ISO 8601 time; default now.', schema: { type: 'string', format: 'date-time' } }],
+    responses: { '200': ok('What was planned.', jsonOf('DevPlan')), '400': error('`invalid_parameter` (`at`)') },
+  },
+  [`GET ${OUTBOX_BASE}`]: {
+    operationId: 'devListOutbox',
+    tag: 'Dev',
+    summary: 'List the mail the dev outbox kept',
+    description: 'Newest first.',
+    security: 'none',
+    parameters: [
+      { name: 'to', in: 'query', required: false, description: 'Only mail to this address.', schema: { type: 'string' } },
+      { name: 'limit', in: 'query', required: false, description: 'At most this many (1 to 500, default 50).', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
+      { name: 'format', in: 'query', required: false, description: '`json` for JSON; a page otherwise.', schema: { type: 'string', enum: ['json'] } },
+    ],
+    responses: { '200': ok('The list.', { ...HTML, 'application/json': { schema: { type: 'object', properties: { messages: { type: 'array', items: { type: 'object' } } }, required: ['messages'] } } }) },
+  },
+  [`GET ${OUTBOX_BASE}/{id}`]: {
+    operationId: 'devGetOutboxMessage',
+    tag: 'Dev',
+    summary: 'Get one message of the dev outbox',
+    security: 'none',
+    parameters: [
+      { name: 'id', in: 'path', required: true, description: 'The message\'s id.', schema: { type: 'string', pattern: '^\\d{1,12}$' } },
+      { name: 'format', in: 'query', required: false, description: '`text` for the plain-text part, `json` for the whole message; the HTML part otherwise.', schema: { type: 'string', enum: ['text', 'json'] } },
+    ],
+    responses: {
+      '200': ok('The message.', { ...HTML, ...TEXT, 'application/json': { schema: { type: 'object', properties: { message: { type: 'object' } }, required: ['message'] } } }),
+      '404': error('`not_found`'),
+    },
+  },
+  [`GET ${PRODUCT_OPENAPI}`]: {
+    operationId: 'getProductOpenApi',
+    tag: 'Documents',
+    summary: 'Get this document',
+    description: 'The Read API\'s own document is `GET /api/v1/openapi.json`.',
+    security: 'none',
+    responses: { '200': ok('This document.', { 'application/json': { schema: { type: 'object' } } }) },
+  },
+};
+
+const METHODS: readonly Method[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const SECURITY: Record<Described['security'], JsonObject[]> = { key: [{ apiKey: [] }], admin: [{ adminToken: [] }], none: [] };
+
+function operationOf(d: Described): JsonObject {
+  return {
+    operationId: d.operationId,
+    tags: [d.tag],
+    summary: d.summary,
+    ...(d.description ? { description: d.description } : {}),
+    security: SECURITY[d.security],
+    ...(d.parameters?.length ? { parameters: d.parameters } : {}),
+    ...(d.requestBody ? { requestBody: d.requestBody } : {}),
+    responses: d.responses,
+  };
+}
+
+/** The paths of the routes, each method described; throws on a route without a description or a description without a route. */
+function pathsOf(routes: readonly DocumentedRoute[]): JsonObject {
+  const paths: Record<string, Record<string, JsonObject>> = {};
+  const used = new Set<string>();
+  for (const route of routes) {
+    for (const method of METHODS.filter((m) => route.methods[m])) {
+      const key = `${method} ${route.path}`;
+      if (SAME_AS[key]) {
+        used.add(key);
+        continue;
+      }
+      const described = ROUTES[key];
+      if (!described) throw new Error(`the product's OpenAPI document does not describe ${key} (src/app/openapi.ts ROUTES)`);
+      used.add(key);
+      (paths[route.path] ??= {})[method.toLowerCase()] = operationOf(described);
+    }
+  }
+  for (const [key, target] of Object.entries(SAME_AS)) {
+    const [method = '', path = ''] = target.split(' ');
+    const operation = paths[path]?.[method.toLowerCase()];
+    if (!used.has(key) || !operation) throw new Error(`the product's OpenAPI document has no route ${key} or ${target}`);
+    operation['x-also-at'] = [...((operation['x-also-at'] as string[] | undefined) ?? []), key.split(' ')[1]];
+  }
+  const gone = Object.keys(ROUTES).filter((key) => !used.has(key));
+  if (gone.length > 0) throw new Error(`the product's OpenAPI document describes routes no table has: ${gone.join(', ')}`);
+  return paths;
+}
+
+const documents = new WeakMap<readonly DocumentedRoute[], JsonObject>();
+
+/** The document of the given route tables (one array: every route the Worker mounts beside /api/v1). */
+export function productOpenApiDocument(routes: readonly DocumentedRoute[]): JsonObject {
+  let document = documents.get(routes);
+  if (document) return document;
+  const schemaEntries = Object.entries(SCHEMAS) as [keyof typeof SCHEMAS, z.ZodType][];
+  document = {
+    openapi: '3.1.0',
+    info: {
+      title: 'Brand AI-Visibility Edge: product routes',
+      version: '1.0.0',
+      description: [
+        'The routes this Worker serves beside the Read API (`/api/v1`, described in `GET /api/v1/openapi.json`): weekly digest subscriptions, reports and signed report links, the edge cache\'s admin, and the dev routes.',
+        'JSON routes answer errors in the Read API\'s shape, `{"error": {"code", "message", "param"?}}`, with one code of their own: `recently_sent` (409). A route read with an API key reads the Read API through the edge cache with that key, and passes the API\'s refusals through (401, 403, 404, 429). Routes opened from an email (confirm, unsubscribe, report links) answer HTML pages. Every answer carries `X-Request-Id`; a GET route answers HEAD too.',
+        `Report formats: ${FORMATS.map((f) => `\`${f}\``).join(', ')}.`,
+      ].join('\n\n'),
+    },
+    servers: [{ url: '/', description: 'This Worker.' }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
+    paths: pathsOf(routes),
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'A Read API key, as for `/api/v1`.' },
+        adminToken: { type: 'http', scheme: 'bearer', description: 'The deployment\'s `ADMIN_TOKEN`.' },
+      },
+      schemas: {
+        ...componentSchemas(schemaEntries.filter(([name]) => !INPUT_SCHEMAS.has(name))),
+        ...componentSchemas(schemaEntries.filter(([name]) => INPUT_SCHEMAS.has(name)), 'input'),
+      },
+      headers: { 'X-Request-Id': RESPONSE_HEADERS['X-Request-Id'], 'Retry-After': { ...RESPONSE_HEADERS['Retry-After'], description: 'Seconds to wait before retrying.' } },
+    },
+  };
+  documents.set(routes, document);
+  return document;
+}
