@@ -2,6 +2,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidEnvError, MissingSecretError, parseEnv } from '../src/app/env';
+import { featuresOf } from '../src/app/features';
 import { apiFor, handleProxy, type ProxyRuntime } from '../src/proxy';
 import { FakeUpstream, freshKey, restoreUpstream } from './proxy-upstream';
 
@@ -25,10 +26,17 @@ describe('env', () => {
     expect(() => parseEnv({ ...env, UPSTREAM_URL: 'ftp://x' } as unknown as Env)).toThrow(/UPSTREAM_URL/);
   });
 
-  it('refuses a deployment without the digest Queue, before anything is planned', () => {
+  it('takes a deployment without the digest Queue, with the digests off (test/deploy-proxy-only.test.ts has the rest)', () => {
     const { DIGEST_QUEUE: _, ...withoutQueue } = env as unknown as Record<string, unknown>;
-    expect(() => parseEnv(withoutQueue as unknown as Env)).toThrow(InvalidEnvError);
-    expect(() => parseEnv(withoutQueue as unknown as Env)).toThrow(/DIGEST_QUEUE binding missing/);
+    const config = parseEnv(withoutQueue as unknown as Env);
+    expect(config.DIGEST_QUEUE).toBeUndefined();
+    expect(featuresOf(config)).toMatchObject({ reports: true, digests: false, off: { digests: 'set DIGEST_QUEUE (the Queue binding)' } });
+  });
+
+  it('refuses a broken binding rule by name: the embedded origin without D1', () => {
+    const { DB: _, ...withoutDb } = env as unknown as Record<string, unknown>;
+    expect(() => parseEnv({ ...withoutDb, UPSTREAM_URL: '' } as unknown as Env)).toThrow(InvalidEnvError);
+    expect(() => parseEnv({ ...withoutDb, UPSTREAM_URL: '' } as unknown as Env)).toThrow(/DB binding missing/);
   });
 });
 

@@ -3,27 +3,31 @@
  * (DESIGN section 8): the proxy's part (src/proxy/env.ts) and the rest. A
  * missing secret is a `MissingSecretError` naming it, a broken rule an
  * `InvalidEnvError`, at the first request, not an `undefined` deep inside.
+ * Only what the proxy needs is required (its bindings, `ADMIN_TOKEN`, and D1
+ * while the embedded origin is the upstream); what only the features above it
+ * need (`SIGNING_SECRET`, `ENCRYPTION_KEY`, `DIGEST_QUEUE`, D1) is optional,
+ * and `featuresOf` (features.ts) says which features this env turns on.
  *
  * Bindings are checked for presence only; their types come from
  * `src/env.d.ts` (`npm run types`, generated from wrangler.toml). This file is
  * not `src/env.ts`: TypeScript would take `env.d.ts` for its declaration output.
  */
 import { z } from 'zod';
-import { binding, optionalHttpUrl, optionalText, secret } from '../lib/env-vars';
+import { optionalBinding, optionalHttpUrl, optionalSecret, optionalText } from '../lib/env-vars';
 import { ProxyEnvSchema } from '../proxy/env';
 
 export const EnvSchema = ProxyEnvSchema.extend({
   DEMO_DATA: optionalText,
-  /** HMAC key of signed links (digests, reports). */
-  SIGNING_SECRET: secret,
-  /** AES-GCM key protecting subscribers' API keys at rest. */
-  ENCRYPTION_KEY: secret,
+  /** HMAC key of signed links (digests, reports). Unset: digests and reports are off. */
+  SIGNING_SECRET: optionalSecret,
+  /** AES-GCM key protecting subscribers' API keys at rest. Unset: digests and reports are off. */
+  ENCRYPTION_KEY: optionalSecret,
   /** Unset: mail goes to the dev outbox in D1. */
   RESEND_API_KEY: optionalText,
   /** The From of digest emails. */
   DIGEST_FROM: optionalText,
-  /** Digests: the Queue of planned sends, one message per brand+market+key group. */
-  DIGEST_QUEUE: binding,
+  /** Digests: the Queue of planned sends, one message per brand+market+key group. Unbound: digests are off. */
+  DIGEST_QUEUE: optionalBinding,
   /** Absolute base URL of links in emails (confirm, unsubscribe, view in browser). Unset: http://localhost:8787. */
   PUBLIC_URL: optionalHttpUrl('must be an http(s) URL'),
   /** Resend API base URL; only tests and local fakes change it. */
@@ -42,7 +46,8 @@ export const EnvSchema = ProxyEnvSchema.extend({
   }
 });
 
-const SECRETS = ['ADMIN_TOKEN', 'SIGNING_SECRET', 'ENCRYPTION_KEY'] as const;
+/** The secrets every deployment needs (the admin routes); the others only turn features on. */
+const SECRETS = ['ADMIN_TOKEN'] as const;
 
 /** A required secret is not set: the message says how to set it, never its value. */
 export class MissingSecretError extends Error {
@@ -56,8 +61,8 @@ export class InvalidEnvError extends Error {
   override readonly name = 'InvalidEnvError';
 }
 
-type Bindings = Pick<Env, 'DB' | 'CACHE' | 'UPSTREAM_GATE' | 'UNVERIFIED_KEYS' | 'PROXY_STATS' | 'DIGEST_QUEUE'>;
-/** The bindings as typed by `wrangler types`, with the parsed vars and secrets. */
+type Bindings = Pick<Env, 'CACHE' | 'UPSTREAM_GATE' | 'UNVERIFIED_KEYS' | 'PROXY_STATS'> & Partial<Pick<Env, 'DB' | 'DIGEST_QUEUE'>>;
+/** The bindings as typed by `wrangler types` (`DB` and `DIGEST_QUEUE` only when bound), with the parsed vars and secrets. */
 export type AppEnv = Omit<z.output<typeof EnvSchema>, keyof Bindings> & Bindings;
 
 const parsed = new WeakMap<object, AppEnv>();

@@ -4,11 +4,11 @@
  * background work goes, and `api`, the one way features read the API
  * (`apiFor`: through the proxy's cache and the key's gate).
  */
-import type { DigestDeps } from '../digests';
+import type { DigestDeps, DigestJob } from '../digests';
 import { systemClock } from '../lib/time';
 import { outboxMailer, resendMailer } from '../mail/mailer';
 import { apiFor, type ProxyRuntime } from '../proxy';
-import type { AppEnv } from './env';
+import type { ReportsEnv } from './features';
 
 export interface Services extends DigestDeps {
   /** Work that must not delay the answer (`ctx.waitUntil`). */
@@ -27,7 +27,18 @@ const READ_RETRY = { attempts: 2, totalMs: 15_000 };
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-export function buildServices(env: AppEnv, ctx: Pick<ExecutionContext, 'waitUntil'>, overrides: Partial<Services> = {}): Services {
+/**
+ * The Queue while `DIGEST_QUEUE` is unbound. Nothing reaches it: the Worker
+ * answers the digests' routes, cron and queue itself while digests are off
+ * (worker.ts), and the reports never enqueue. Should that change, the failure
+ * names the binding instead of an `undefined`.
+ */
+const UNBOUND_QUEUE: Pick<Queue<DigestJob>, 'sendBatch'> = {
+  sendBatch: () => Promise.reject(new Error('DIGEST_QUEUE is not bound: digests are off on this deployment.')),
+};
+
+/** Only for an env with what the product's features need (`isReportsEnv`, features.ts): the entry checks first. */
+export function buildServices(env: ReportsEnv, ctx: Pick<ExecutionContext, 'waitUntil'>, overrides: Partial<Services> = {}): Services {
   const runtime: ProxyRuntime = { now: () => services.now(), waitUntil: (work) => services.waitUntil(work) };
   const services: Services = {
     db: env.DB,
@@ -39,7 +50,7 @@ export function buildServices(env: AppEnv, ctx: Pick<ExecutionContext, 'waitUnti
     now: systemClock,
     sleep: realSleep,
     waitUntil: (work) => ctx.waitUntil(work),
-    queue: env.DIGEST_QUEUE,
+    queue: env.DIGEST_QUEUE ?? UNBOUND_QUEUE,
     devOutbox: !env.RESEND_API_KEY,
     api: (apiKey, clientAddress) => apiFor(env, runtime, { clientAddress, retry: READ_RETRY, sleep: (ms) => services.sleep(ms) })(apiKey),
     ...overrides,

@@ -5,16 +5,22 @@
  *   /origin/api/v1/*  the embedded reference origin itself, when it is the upstream (UPSTREAM_URL unset)
  *   /digests/*, /reports/*, /r/*, /dev/*   the product's own routes (routes.ts)
  * and the hourly cron (digest planner), the digest queues, and Email Routing (unsubscribe by mail).
+ *
+ * The proxy and its admin always run; the rest only when the env has what
+ * they need (features.ts). A feature that is off answers its routes with 404
+ * naming what to configure, and its events only log.
  */
 import { ApiError, errorResponse } from '../contract/errors';
 import { API_BASE } from '../contract/operations';
 import { requestIdOf } from '../contract/request-id';
-import { consumeDigestBatch, runDigestPlanner } from '../digests';
+import { consumeDigestBatch, DEV_PLAN_PATH, runDigestPlanner } from '../digests';
 import { ensureDemoData } from '../origin/demo/auto';
 import { handleOrigin } from '../origin/handler';
 import { ADMIN_BASE, handleAdmin, handleProxy, type StartTimeout } from '../proxy';
-import { unsubscribeByMail } from '../subscriptions';
+import { LINK_BASE, REPORTS_BASE } from '../reports';
+import { SUBSCRIPTIONS_BASE, unsubscribeByMail } from '../subscriptions';
 import { type AppEnv, parseEnv } from './env';
+import { type Features, featuresLine, featuresOf, isDigestsEnv, isOriginEnv, isReportsEnv, offMessage, type ReportsEnv } from './features';
 import { handleProductRoute } from './routes';
 import { systemClock } from '../lib/time';
 import { buildServices, type Services } from './services';
@@ -32,56 +38,103 @@ export interface WorkerSeams {
 }
 
 /** A named configuration error (MissingSecretError, InvalidEnvError) is logged for the operator, never shown. */
-function configured(rawEnv: Env): AppEnv {
+function configured(rawEnv: Env): { env: AppEnv; features: Features } {
+  let env: AppEnv;
   try {
-    return parseEnv(rawEnv);
+    env = parseEnv(rawEnv);
   } catch (error) {
     console.error(JSON.stringify({ msg: 'invalid configuration', error: String(error) }));
     throw error;
   }
+  return { env, features: announced(env) };
+}
+
+const announcedEnvs = new WeakSet<AppEnv>();
+
+/** The env's features, logged the first time this env is seen: once per isolate, at its first request or event. */
+function announced(env: AppEnv): Features {
+  const features = featuresOf(env);
+  if (!announcedEnvs.has(env)) {
+    announcedEnvs.add(env);
+    console.log(JSON.stringify(featuresLine(features)));
+  }
+  return features;
+}
+
+/** The optional feature that owns a product path, if any: its routes answer 404 while it is off. */
+function featureOfPath(pathname: string): 'reports' | 'digests' | undefined {
+  if (under(pathname, SUBSCRIPTIONS_BASE) || under(pathname, DEV_PLAN_PATH)) return 'digests';
+  if (under(pathname, REPORTS_BASE) || under(pathname, LINK_BASE)) return 'reports';
+  return undefined;
 }
 
 export function createWorker(seams: WorkerSeams = {}) {
-  const servicesFor = (env: AppEnv, ctx: Pick<ExecutionContext, 'waitUntil'>, overrides: Partial<Services> = {}) => buildServices(env, ctx, { ...seams.services?.(), ...overrides });
+  const servicesFor = (env: ReportsEnv, ctx: Pick<ExecutionContext, 'waitUntil'>, overrides: Partial<Services> = {}) => buildServices(env, ctx, { ...seams.services?.(), ...overrides });
   return {
     async fetch(request, rawEnv, ctx) {
       let env: AppEnv;
+      let features: Features;
       try {
-        env = configured(rawEnv);
+        ({ env, features } = configured(rawEnv));
       } catch {
         return withRequestId(errorResponse(new ApiError('internal_error', 'The service is misconfigured.')), requestIdOf(request));
       }
       const url = new URL(request.url);
       const { pathname } = url;
-      if (env.DEMO_DATA === 'on-empty') await ensureDemoData(env.DB);
+      if (env.DEMO_DATA === 'on-empty' && env.DB) await ensureDemoData(env.DB);
       // The proxy's hot path needs only the clock and waitUntil: no Services are built for it.
       const now = seams.services?.().now ?? systemClock;
       const startTimeout = seams.proxyTimeout?.();
       if (under(pathname, API_BASE)) return handleProxy(request, env, { now, waitUntil: (work) => ctx.waitUntil(work), ...(startTimeout ? { startTimeout } : {}) }, { url });
       if (under(pathname, ADMIN_BASE)) return handleAdmin(request, env, ctx);
-      if (!env.UPSTREAM_URL && under(pathname, ORIGIN_MOUNT + API_BASE)) {
+      if (isOriginEnv(env) && under(pathname, ORIGIN_MOUNT + API_BASE)) {
         url.pathname = pathname.slice(ORIGIN_MOUNT.length);
         return handleOrigin(new Request(url, request), { db: env.DB, now, waitUntil: (work) => ctx.waitUntil(work) });
       }
       const requestId = requestIdOf(request);
-      const routed = await handleProductRoute(request, url, servicesFor(env, ctx));
-      if (routed) return withRequestId(routed, requestId);
+      // A feature that is off: its paths say what to configure. 404, not 503: nothing here will come back by
+      // waiting, and the API's error codes (API_ERROR_STATUS) have none for "not configured".
+      const owner = featureOfPath(pathname);
+      if (owner && !features[owner]) return withRequestId(errorResponse(new ApiError('not_found', offMessage(owner, features))), requestId);
+      if (isReportsEnv(env)) {
+        const routed = await handleProductRoute(request, url, servicesFor(env, ctx));
+        if (routed) return withRequestId(routed, requestId);
+      }
       return withRequestId(errorResponse(new ApiError('not_found', 'Nothing here. The API is at /api/v1 (see /api/v1/openapi.json).')), requestId);
     },
 
     /** Hourly: plans the weekly digests that are due (src/digests/planner.ts). */
     async scheduled(controller, rawEnv, ctx) {
-      await runDigestPlanner(servicesFor(configured(rawEnv), ctx, { now: () => new Date(controller.scheduledTime) }), controller.cron);
+      const { env, features } = configured(rawEnv);
+      if (!isDigestsEnv(env)) {
+        console.log(JSON.stringify({ msg: 'digests are off: the cron run planned nothing', cron: controller.cron, needs: features.off.digests }));
+        return;
+      }
+      await runDigestPlanner(servicesFor(env, ctx, { now: () => new Date(controller.scheduledTime) }), controller.cron);
     },
 
     /** The digest send queue and its dead-letter queue (src/digests/consumer.ts). */
     async queue(batch, rawEnv, ctx) {
-      await consumeDigestBatch(batch, servicesFor(configured(rawEnv), ctx));
+      const { env, features } = configured(rawEnv);
+      if (!isDigestsEnv(env)) {
+        // Kept for a later delivery (the Queue's retry delay), as a failed start did before: a secret put back
+        // in time sends them; otherwise they end in the dead-letter queue, which gets the same answer.
+        console.error(JSON.stringify({ msg: 'digests are off: the batch is left to the Queue to retry', queue: batch.queue, messages: batch.messages.length, needs: features.off.digests }));
+        batch.retryAll();
+        return;
+      }
+      await consumeDigestBatch(batch, servicesFor(env, ctx));
     },
 
     /** Email Routing: the mailto: unsubscribe address of the digests (src/subscriptions/mailto.ts). */
     async email(message, rawEnv, ctx) {
-      await unsubscribeByMail(message, servicesFor(configured(rawEnv), ctx));
+      const { env, features } = configured(rawEnv);
+      if (!isDigestsEnv(env)) {
+        console.log(JSON.stringify({ msg: 'digests are off: mail to the unsubscribe address rejected', needs: features.off.digests }));
+        message.setReject('This address takes no mail.');
+        return;
+      }
+      await unsubscribeByMail(message, servicesFor(env, ctx));
     },
   } satisfies ExportedHandler<Env>;
 }

@@ -7,6 +7,16 @@ import { z } from 'zod';
 /** A secret the deployment must have: `wrangler secret put NAME`, or `.dev.vars` locally. */
 export const secret = z.string().min(1);
 export const binding = z.custom<object>((value) => typeof value === 'object' && value !== null, { error: 'binding missing' });
+/** A binding only some features need: absent turns them off. */
+export const optionalBinding = binding.optional();
+/**
+ * A secret only some features need: unset (or empty) turns them off. Never
+ * trimmed: a key is used as given.
+ */
+export const optionalSecret = z
+  .string()
+  .optional()
+  .transform((s) => (s?.trim() ? s : undefined));
 /** A var that is empty when unset. */
 export const optionalText = z
   .string()

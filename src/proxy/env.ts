@@ -4,10 +4,11 @@
  * The upstream gate, a Durable Object, parses its env with it too.
  */
 import { z } from 'zod';
-import { binding, optionalCount, optionalHttpUrl, optionalList, secret } from '../lib/env-vars';
+import { binding, optionalBinding, optionalCount, optionalHttpUrl, optionalList, secret } from '../lib/env-vars';
 
 export const ProxyEnvSchema = z.object({
-  DB: binding,
+  /** D1: the embedded origin reads it, so it is required only while `UPSTREAM_URL` is unset (the features above the proxy need it too: src/app/features.ts). */
+  DB: optionalBinding,
   CACHE: binding,
   UPSTREAM_GATE: binding,
   UNVERIFIED_KEYS: binding,
@@ -25,10 +26,15 @@ export const ProxyEnvSchema = z.object({
   CORS_ORIGINS: optionalList,
   /** Bearer token of /admin/cache/*. */
   ADMIN_TOKEN: secret,
+}).superRefine((env, issues) => {
+  // Without UPSTREAM_URL the upstream is the embedded origin, in-process, over D1.
+  if (!env.UPSTREAM_URL && !env.DB) {
+    issues.addIssue({ code: 'custom', path: ['DB'], message: 'binding missing: with UPSTREAM_URL unset the upstream is the embedded origin, which reads D1 (bind DB, or set UPSTREAM_URL to the real service)' });
+  }
 });
 
-type Bindings = Pick<Env, 'DB' | 'CACHE' | 'UPSTREAM_GATE' | 'UNVERIFIED_KEYS' | 'PROXY_STATS'>;
-/** The proxy's bindings as typed by `wrangler types`, with its vars parsed. */
+type Bindings = Pick<Env, 'CACHE' | 'UPSTREAM_GATE' | 'UNVERIFIED_KEYS' | 'PROXY_STATS'> & Partial<Pick<Env, 'DB'>>;
+/** The proxy's bindings as typed by `wrangler types` (`DB` only when bound), with its vars parsed. */
 export type ProxyEnv = Omit<z.output<typeof ProxyEnvSchema>, keyof Bindings> & Bindings;
 
 const parsed = new WeakMap<object, ProxyEnv>();

@@ -41,6 +41,8 @@ export interface Upstream {
 export function upstreamFromEnv(env: Pick<ProxyEnv, 'UPSTREAM_URL' | 'DB'>, waitUntil?: (work: Promise<unknown>) => void): Upstream {
   const url = env.UPSTREAM_URL?.trim();
   if (url) return { transport: networkTransport, baseUrl: url.replace(/\/+$/, '') };
+  // The env schema refuses this pair (src/proxy/env.ts); a caller with a hand-made env gets the same words.
+  if (!env.DB) throw new Error('UPSTREAM_URL is unset and DB is not bound: the embedded origin needs D1.');
   return { transport: originTransport(env.DB, waitUntil), baseUrl: EMBEDDED_BASE_URL };
 }
 

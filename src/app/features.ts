@@ -1,0 +1,94 @@
+/**
+ * Which features this deployment runs, derived from the parsed env alone
+ * (docs/deploy.md, "What each feature needs"). The proxy and its admin are
+ * always on: the schema (env.ts) requires what they need. The others are on
+ * when their bindings and secrets are there; when one is off, its routes
+ * answer 404 naming what to configure and its events only log (worker.ts).
+ *
+ * The type guards narrow `AppEnv` to the env a feature runs on, so a feature's
+ * code (`buildServices`) is never reached with what it needs missing.
+ */
+import type { AppEnv } from './env';
+
+/** The embedded origin's env: D1 bound. */
+export type OriginEnv = AppEnv & { DB: D1Database };
+/** The reports' env (and the part of the digests' that is not the Queue): D1 and both secrets. */
+export type ReportsEnv = AppEnv & { DB: D1Database; SIGNING_SECRET: string; ENCRYPTION_KEY: string };
+/** The digests' env: the reports' and the Queue of planned sends. */
+export type DigestsEnv = ReportsEnv & { DIGEST_QUEUE: Queue };
+
+/** The settings the optional features read; only names are ever reported, never values. */
+type Need = 'DB' | 'SIGNING_SECRET' | 'ENCRYPTION_KEY' | 'DIGEST_QUEUE';
+const KIND: Record<Need, string> = { DB: 'the D1 binding', SIGNING_SECRET: 'the secret', ENCRYPTION_KEY: 'the secret', DIGEST_QUEUE: 'the Queue binding' };
+const REPORTS_NEED: readonly Need[] = ['DB', 'SIGNING_SECRET', 'ENCRYPTION_KEY'];
+const DIGESTS_NEED: readonly Need[] = [...REPORTS_NEED, 'DIGEST_QUEUE'];
+
+const missing = (env: AppEnv, needs: readonly Need[]): Need[] => needs.filter((name) => !env[name]);
+
+export const isOriginEnv = (env: AppEnv): env is OriginEnv => !env.UPSTREAM_URL && Boolean(env.DB);
+export const isReportsEnv = (env: AppEnv): env is ReportsEnv => missing(env, REPORTS_NEED).length === 0;
+export const isDigestsEnv = (env: AppEnv): env is DigestsEnv => missing(env, DIGESTS_NEED).length === 0;
+
+/** The features that can be off: the embedded origin, `/reports/*` and `/r/*`, and the digests (`/digests/*`, the cron, the queues, the mailto: unsubscribe). */
+export type OptionalFeature = 'origin' | 'reports' | 'digests';
+
+export interface Features {
+  /** `/api/v1` and `/admin/cache/*`: always on. */
+  proxy: true;
+  origin: boolean;
+  reports: boolean;
+  digests: boolean;
+  /** Where the reports' and digests' mail goes; `off` when neither feature is on. */
+  mail: 'resend' | 'dev outbox' | 'off';
+  /** For each feature that is off, what turns it on, in words naming settings (never their values). */
+  off: Partial<Record<OptionalFeature, string>>;
+}
+
+/** "set DB (the D1 binding), SIGNING_SECRET (the secret)". */
+const toConfigure = (names: Need[]) => `set ${names.map((name) => `${name} (${KIND[name]})`).join(', ')}`;
+
+const derived = new WeakMap<AppEnv, Features>();
+
+/** The features of a parsed env, derived once per env object (parseEnv returns one object per isolate's env). */
+export function featuresOf(env: AppEnv): Features {
+  const hit = derived.get(env);
+  if (hit) return hit;
+  const reports = isReportsEnv(env);
+  const digests = isDigestsEnv(env);
+  const off: Features['off'] = {};
+  if (!isOriginEnv(env)) off.origin = 'UPSTREAM_URL is set: the proxy reads that service (unset it, with DB bound, to serve the embedded origin)';
+  if (!reports) off.reports = toConfigure(missing(env, REPORTS_NEED));
+  if (!digests) off.digests = toConfigure(missing(env, DIGESTS_NEED));
+  const features: Features = {
+    proxy: true,
+    origin: isOriginEnv(env),
+    reports,
+    digests,
+    mail: !reports && !digests ? 'off' : env.RESEND_API_KEY ? 'resend' : 'dev outbox',
+    off,
+  };
+  derived.set(env, features);
+  return features;
+}
+
+/** The start-up log line: which features are on, and for each one off what it needs. Names only, never a value. */
+export function featuresLine(features: Features): Record<string, unknown> {
+  const on = ['proxy', 'admin', ...(['origin', 'reports', 'digests'] as const).filter((name) => features[name])];
+  return {
+    msg: 'features',
+    on,
+    off: features.off,
+    mail:
+      features.mail === 'dev outbox'
+        ? 'the dev outbox in D1, readable at /dev/outbox (set RESEND_API_KEY, DIGEST_FROM and an https PUBLIC_URL to send real mail)'
+        : features.mail === 'resend'
+          ? 'Resend'
+          : 'off',
+  };
+}
+
+/** The answer's message for a route of a feature that is off. */
+export function offMessage(feature: 'reports' | 'digests', features: Features): string {
+  const name = feature === 'reports' ? 'Reports are' : 'Digests are';
+  return `${name} not configured on this deployment: ${features.off[feature]} (docs/deploy.md).`;
+}
