@@ -131,6 +131,15 @@ describe('a proxy-only deployment: UPSTREAM_URL and ADMIN_TOKEN', () => {
     expect((await errorOf(await call(testEnv, '/dev/outbox'))).message).toMatch(/^Nothing here/);
   });
 
+  it('serves both OpenAPI documents: the API\'s and the product routes\'', async () => {
+    const testEnv = proxyOnlyEnv();
+    for (const path of [`${API_BASE}/openapi.json`, '/openapi.json']) {
+      const response = await call(testEnv, path);
+      expect([path, response.status]).toEqual([path, 200]);
+      expect(((await response.json()) as { openapi: string }).openapi).toMatch(/^3\.1/);
+    }
+  });
+
   it('mounts no embedded origin', async () => {
     const response = await call(proxyOnlyEnv(), `/origin${API_BASE}/visibility`, { headers: { authorization: 'Bearer demo_pro_single' } });
     expect(response.status).toBe(404);

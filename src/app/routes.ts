@@ -17,11 +17,10 @@ import { type DocumentedRoute, PRODUCT_OPENAPI, productOpenApiDocument } from '.
 import type { Services } from './services';
 
 let openApiJson: string | undefined;
-const openApiRoute: Route<Services> = {
-  path: PRODUCT_OPENAPI,
-  answers: 'json',
-  methods: { GET: () => new Response((openApiJson ??= JSON.stringify(productDocument())), { headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'public, max-age=300' } }) },
-};
+/** `GET /openapi.json`: served whatever features are on (worker.ts answers it before their gates). */
+export const serveProductDocument = () =>
+  new Response((openApiJson ??= JSON.stringify(productDocument())), { headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'public, max-age=300' } });
+const openApiRoute: Route<Services> = { path: PRODUCT_OPENAPI, answers: 'json', methods: { GET: serveProductDocument } };
 
 export const productRoutes: Route<Services>[] = [...subscriptionRoutes, ...reportRoutes, openApiRoute];
 export const devRoutes: Route<Services>[] = [

@@ -21,7 +21,8 @@ import { LINK_BASE, REPORTS_BASE } from '../reports';
 import { SUBSCRIPTIONS_BASE, unsubscribeByMail } from '../subscriptions';
 import { type AppEnv, parseEnv } from './env';
 import { type Features, featuresLine, featuresOf, isDigestsEnv, isOriginEnv, isReportsEnv, offMessage, type ReportsEnv } from './features';
-import { handleProductRoute } from './routes';
+import { PRODUCT_OPENAPI } from './openapi';
+import { handleProductRoute, serveProductDocument } from './routes';
 import { systemClock } from '../lib/time';
 import { buildServices, type Services } from './services';
 
@@ -92,6 +93,7 @@ export function createWorker(seams: WorkerSeams = {}) {
         return handleOrigin(new Request(url, request), { db: env.DB, now, waitUntil: (work) => ctx.waitUntil(work) });
       }
       const requestId = requestIdOf(request);
+      if (pathname === PRODUCT_OPENAPI && (request.method === 'GET' || request.method === 'HEAD')) return withRequestId(serveProductDocument(), requestId);
       // A feature that is off: its paths say what to configure. 404, not 503: nothing here will come back by
       // waiting, and the API's error codes (API_ERROR_STATUS) have none for "not configured".
       const owner = featureOfPath(pathname);
