@@ -3,7 +3,7 @@
 // `wrangler dev` with the demo dataset loaded when the database is empty, and
 // makes the first request so the load happens now, not on your first curl.
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 
 const port = process.env.PORT ?? '8787';
 const env = { ...process.env, WRANGLER_SEND_METRICS: 'false' };
@@ -16,7 +16,11 @@ if (!existsSync('.dev.vars') && existsSync('.dev.vars.example')) {
 const migrate = spawnSync('npx', ['wrangler', 'd1', 'migrations', 'apply', 'DB', '--local'], { stdio: 'inherit', env: { ...env, CI: 'true' } });
 if (migrate.status !== 0) process.exit(migrate.status ?? 1);
 
-const dev = spawn('npx', ['wrangler', 'dev', '--port', port, '--var', 'DEMO_DATA:on-empty', ...process.argv.slice(2)], { stdio: 'inherit', env });
+// Links in mail and pages point at the port this server listens on, unless PUBLIC_URL is set (environment or .dev.vars).
+const devVars = existsSync('.dev.vars') ? readFileSync('.dev.vars', 'utf8') : '';
+const publicUrlSet = Boolean(process.env.PUBLIC_URL?.trim()) || /^\s*PUBLIC_URL\s*=\s*\S/m.test(devVars);
+const vars = ['DEMO_DATA:on-empty', ...(publicUrlSet ? [] : [`PUBLIC_URL:http://localhost:${port}`])];
+const dev = spawn('npx', ['wrangler', 'dev', '--port', port, ...vars.flatMap((v) => ['--var', v]), ...process.argv.slice(2)], { stdio: 'inherit', env });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => dev.kill(signal));
 dev.on('exit', (code) => process.exit(code ?? 0));
 

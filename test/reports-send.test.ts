@@ -8,17 +8,20 @@ import { env } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { useServicesForTests } from './seams';
 import { RESEND_WINDOW_MS } from '../src/reports/send';
-import { clearDigests, FakeQueue, FakeResend, seedSubscriptions, testEnv } from './digests-helpers';
+import { isoWeek } from '../src/weekly-report/week';
+import { clearDigests, dayOf, deliver, demoMonday, FakeQueue, FakeResend, plusDays, runCron, seedSubscriptions, sendRecords, testEnv } from './digests-helpers';
 import { callWith, clearReports, type ReportJson } from './reports-helpers';
 
 let resend: FakeResend;
+let queue: FakeQueue;
 let testEnvironment: Env;
 
 beforeEach(async () => {
   await clearReports();
   await clearDigests();
   resend = new FakeResend().install();
-  testEnvironment = testEnv(new FakeQueue());
+  queue = new FakeQueue();
+  testEnvironment = testEnv(queue);
 });
 afterEach(async () => {
   useServicesForTests();
@@ -50,6 +53,41 @@ async function seedMix() {
   await env.DB.prepare(`UPDATE digest_subscriptions SET confirmed_at = NULL WHERE status = 'pending'`).run();
   return ids;
 }
+
+describe('a send-now is the week\'s digest for its recipients', () => {
+  /** Monday 08:00 UTC of a week the demo data covers: the hourly run plans UTC subscribers then. */
+  const monday = demoMonday();
+
+  it('the weekly run does not send the same week again after a send-now', async () => {
+    await seedSubscriptions([{ email: 'early@example.com' }, { email: 'early-two@example.com' }]);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(plusDays(monday, 0, -1)); // 07:00, an hour before the digest is due
+    expect((await send()).status).toBe(202);
+    expect(resend.delivered).toHaveLength(2);
+    vi.setSystemTime(monday);
+    await runCron(monday.toISOString(), testEnvironment);
+    expect(queue.sent).toEqual([]);
+    const records = await sendRecords();
+    expect(records.map((r) => [r.status, r.iso_week, r.reason?.startsWith('sent now (rs_')])).toEqual([
+      ['sent', isoWeek(dayOf(monday)), true],
+      ['sent', isoWeek(dayOf(monday)), true],
+    ]);
+    expect(resend.delivered).toHaveLength(2);
+  });
+
+  it('a digest planned for the week and not yet sent is skipped by a send-now', async () => {
+    await seedSubscriptions([{ email: 'planned@example.com' }]);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(monday);
+    await runCron(monday.toISOString(), testEnvironment);
+    expect(queue.sent).toHaveLength(1);
+    vi.setSystemTime(plusDays(monday, 0, 0.01));
+    expect((await send()).status).toBe(202);
+    await deliver(queue.sent, testEnvironment);
+    expect(resend.delivered.map((e) => e.to[0])).toEqual(['planned@example.com']);
+    expect((await sendRecords()).map((r) => [r.status, r.reason?.startsWith('sent now (rs_')])).toEqual([['skipped', true]]);
+  });
+});
 
 describe('POST /reports/weekly/send', () => {
   it('sends the current digest to the confirmed subscribers of that brand and market only: 202 with how many', async () => {

@@ -14,13 +14,18 @@
  * At most one send per brand and market per `RESEND_WINDOW_MS`: the claim is
  * one conditional upsert in the same transaction as the send record
  * (migrations/0004_reports.sql), so two concurrent calls cannot both send.
+ *
+ * A send-now counts as that week's digest for each recipient it reached (the
+ * week in the subscriber's timezone): it is recorded as the week's digest
+ * send, so the weekly run does not send the same week again, and a digest
+ * already planned for the week and not yet sending is skipped.
  */
 import { runInChunks } from '../lib/d1';
 import { sha256Hex } from '../lib/hash';
 import { MINUTE_MS } from '../lib/time';
 import { chunks, failureReason, sendInBatches } from '../mail/send-batches';
-import { confirmedSubscribers, digestEmails, kindsOf, type SubscriptionRow } from '../subscriptions';
-import { reportOf, type WeeklyInputs } from '../weekly-report';
+import { confirmedSubscribers, digestEmails, groupKeyOf, kindsOf, type SubscriptionRow } from '../subscriptions';
+import { localWeek, reportOf, type WeeklyInputs } from '../weekly-report';
 import type { ReportDeps } from './deps';
 
 /** A second send of the same brand and market within this window is refused (409). */
@@ -75,6 +80,31 @@ async function claim(deps: ReportDeps, o: { id: string; brandId: number; marketI
   return { ok: false, last: { id: last?.send_id ?? '', sent_at: last?.sent_at ?? at } };
 }
 
+/** The records that make a send-now its recipients' digest of the week (see the module comment). */
+function countAsWeeklyDigest(
+  deps: ReportDeps,
+  sendId: string,
+  sent: { row: SubscriptionRow; providerId: string | null }[],
+  brandId: number,
+  marketId: number,
+): D1PreparedStatement[] {
+  const now = deps.now();
+  const at = now.toISOString();
+  const reason = `sent now (${sendId})`;
+  const insert = deps.db.prepare(
+    `INSERT INTO digest_sends (subscription_id, iso_week, week_monday, group_key, idempotency_key, status, provider_id, reason, planned_at, updated_at, sent_at)
+     VALUES (?, ?, ?, ?, ?, 'sent', ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+  );
+  const skip = deps.db.prepare(`UPDATE digest_sends SET status = 'skipped', reason = ?, updated_at = ? WHERE subscription_id = ? AND iso_week = ? AND status = 'planned'`);
+  return sent.flatMap(({ row, providerId }) => {
+    const week = localWeek(now, row.timezone);
+    return [
+      insert.bind(row.id, week.isoWeek, week.monday, groupKeyOf({ brand_id: brandId, market_id: marketId, key_hash: row.key_hash }), `digest/${row.id}/${week.isoWeek}`, providerId, reason, at, at, at),
+      skip.bind(reason, at, row.id, week.isoWeek),
+    ];
+  });
+}
+
 /** Sends the digest built from `inputs` to the confirmed subscribers; see the module comment. */
 export async function sendDigestNow(deps: ReportDeps, o: { apiKey: string; inputs: WeeklyInputs }): Promise<SendOutcome> {
   const { brand, market } = o.inputs;
@@ -124,6 +154,7 @@ export async function sendDigestNow(deps: ReportDeps, o: { apiKey: string; input
     ...outcomes.map((x) => record.bind(id, x.row.id, x.status, x.providerId, x.reason)),
     deps.db.prepare('UPDATE report_sends SET status = ?, sent = ?, failed = ?, reason = ?, finished_at = ? WHERE id = ?').bind(status, sent, failed, firstFailure || null, at, id),
   ];
+  statements.push(...(countAsWeeklyDigest(deps, id, outcomes.filter((x) => x.status === 'sent'), brand.id, market.id)));
   // Nothing went out: free the slot (only if it is still ours) so the caller may try again at once.
   if (sent === 0) statements.push(deps.db.prepare('DELETE FROM report_send_gate WHERE brand_id = ? AND market_id = ? AND send_id = ?').bind(brand.id, market.id, id));
   await runInChunks(deps.db, statements);

@@ -93,6 +93,13 @@ export function dueWeek(now: Date, timeZone: string): DueWeek | null {
   return { isoWeek: isoWeek(monday), monday };
 }
 
+/** The ISO week of `now` in `timeZone` and its local Monday: the week a send at `now` counts for. */
+export function localWeek(now: Date, timeZone: string): DueWeek {
+  const local = localTime(now, timeZone);
+  const monday = addDays(local.day, -(local.weekday - DUE_WEEKDAY));
+  return { isoWeek: isoWeek(monday), monday };
+}
+
 /** The ISO week of `now` in UTC and its Monday: the week of an on-demand report, or of jobs that are not a planned digest (owed pause notices). */
 export function utcWeek(now: Date): DueWeek {
   const day = toDay(now);
