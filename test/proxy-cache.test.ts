@@ -7,6 +7,7 @@
 import { env } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { sha256Hex } from '../src/lib/hash';
+import { KEY_RECHECK_MS } from '../src/proxy/policy';
 import { FakeUpstream, freshKey, get, read, restoreUpstream, settled } from './proxy-upstream';
 
 const T0 = Date.parse('2026-11-20T10:00:00Z');
@@ -113,7 +114,9 @@ describe('caching', () => {
     at(T0 + 42 * SECOND);
     expect(fields(await get('/topics?days=28', key))).toMatchObject({ status: `${name}; hit; ttl=258`, limit: '"upstream";r=59;t=18' });
     expect((await get('/topics?days=28', key, { 'cache-control': 'no-cache' })).headers.get('cache-status')).toBe(`${name}; fwd=request; fwd-status=200; stored; ttl=300`);
-    // Past fresh: served stale while revalidating, a hit with a negative ttl.
+    // Past fresh: served stale while revalidating, a hit with a negative ttl (the key was accepted upstream a minute ago, so no check is due).
+    at(T0 + 280 * SECOND);
+    await settled('/prompts', key);
     at(T0 + 42 * SECOND + 301 * SECOND);
     expect((await get('/topics?days=28', key)).headers.get('cache-status')).toBe(`${name}; hit; ttl=-1`);
     // Refused at the edge, never forwarded; an upstream error passed on.
@@ -251,6 +254,9 @@ describe('errors', () => {
   it('stops serving a revoked key once a background revalidation meets the 401', async () => {
     const key = freshKey();
     await get(WINDOWLESS, key);
+    // Another read a little later: the upstream accepted the key then, so no check is due at the stale read below.
+    at(T0 + 200 * SECOND);
+    await settled('/prompts', key);
     up.byKey.set(key, { status: 401, code: 'invalid_api_key' });
     at(T0 + 301 * SECOND);
     // Stale-while-revalidate: this one is still answered from the cache while the upstream is asked.
@@ -258,7 +264,32 @@ describe('errors', () => {
     // The refresh met the 401: the entry is gone and the key refused.
     expect(await entriesOf(key)).toBe(0);
     expect((await read(await get(WINDOWLESS, key))).status).toBe(401);
-    expect(up.calls).toBe(2);
+    expect(up.calls).toBe(3);
+  });
+
+  it('checks a key served only from the cache with the upstream 5 minutes after it last accepted it: a revoked key stops within that bound', async () => {
+    const key = freshKey();
+    await settled('/visibility', key); // fixed window: fresh for 1 h
+    up.byKey.set(key, { status: 401, code: 'invalid_api_key' });
+    at(T0 + KEY_RECHECK_MS - SECOND);
+    expect((await read(await get('/visibility', key))).cache).toBe('HIT');
+    expect(up.calls).toBe(1);
+    at(T0 + KEY_RECHECK_MS);
+    // The check: the key's own /brands, through its gate; the 401 drops its entries and this answer.
+    expect(await read(await settled('/visibility', key))).toMatchObject({ status: 401, body: { error: { code: 'invalid_api_key' } } });
+    expect(up.requests.map((r) => new URL(r.url).pathname)).toEqual(['/api/v1/visibility', '/api/v1/brands']);
+    expect(await entriesOf(key)).toBe(0);
+  });
+
+  it('a key the upstream still accepts costs one check per 5 minutes, and is served meanwhile', async () => {
+    const key = freshKey();
+    await settled('/visibility', key);
+    for (const minute of [1, 2, 3, 4, 5, 6, 7, 8, 9]) {
+      at(T0 + minute * 60 * SECOND);
+      expect((await read(await settled('/visibility', key))).status).toBe(200);
+    }
+    // The first read, then /brands at minute 5 (and not again before minute 10).
+    expect(up.requests.map((r) => new URL(r.url).pathname)).toEqual(['/api/v1/visibility', '/api/v1/brands']);
   });
 });
 
@@ -266,13 +297,25 @@ describe('stale entries', () => {
   it('serves stale while revalidating in the background (stale-while-revalidate)', async () => {
     const key = freshKey();
     await get(WINDOWLESS, key);
+    // The key is in use: the upstream accepted it recently (another read), so its stale entry needs no key check first.
+    at(T0 + 200 * SECOND);
+    await settled('/prompts', key);
     at(T0 + 301 * SECOND);
     const stale = await read(await settled(WINDOWLESS, key));
     expect(stale).toMatchObject({ status: 200, cache: 'STALE', age: '301', cacheControl: 'private, max-age=0' });
     expect(stale.body?.n).toBe(1);
     // Once the background refresh is done, the refreshed answer is fresh.
     const fresh = await read(await get(WINDOWLESS, key));
-    expect(fresh).toMatchObject({ cache: 'HIT', age: '0', body: { n: 2 } });
+    expect(fresh).toMatchObject({ cache: 'HIT', age: '0', body: { n: 3 } });
+    expect(up.calls).toBe(3);
+  });
+
+  it('revalidates a quiet key\'s stale entry before answering: the revalidation is its key check', async () => {
+    const key = freshKey();
+    await get(WINDOWLESS, key);
+    at(T0 + 301 * SECOND);
+    const revalidated = await read(await settled(WINDOWLESS, key));
+    expect(revalidated).toMatchObject({ status: 200, cache: 'REVALIDATED', age: '0', body: { n: 2 } });
     expect(up.calls).toBe(2);
   });
 

@@ -40,6 +40,19 @@ export type SendOutcome =
       retryAfter?: number;
     };
 
+/**
+ * A header value with no line breaks or other control characters: subjects
+ * and names come from data (a brand's name), and a CR or LF in a header
+ * would let that data add headers or end them (header injection).
+ */
+export const headerValue = (value: string): string => value.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+
+/** The email as it may leave: every header-bound field on one line. Applied by both mailers, the one place mail leaves. */
+function safeForHeaders(email: OutgoingEmail): OutgoingEmail {
+  const headers = email.headers && Object.fromEntries(Object.entries(email.headers).map(([name, value]) => [headerValue(name), headerValue(value)]));
+  return { ...email, from: headerValue(email.from), to: headerValue(email.to), subject: headerValue(email.subject), ...(headers ? { headers } : {}) };
+}
+
 export interface Mailer {
   readonly name: 'resend' | 'outbox';
   /** Sends up to `BATCH_LIMIT` emails as one call. */
@@ -55,7 +68,7 @@ export function resendMailer(apiKey: string, options: { baseUrl?: string } = {})
       if (emails.length === 0) return { ok: true, ids: [] };
       if (emails.length > BATCH_LIMIT) throw new RangeError(`A batch holds at most ${BATCH_LIMIT} emails, got ${emails.length}.`);
       const { data, error, headers } = await resend.batch.send(
-        emails.map((e) => ({ from: e.from, to: [e.to], subject: e.subject, html: e.html, text: e.text, headers: e.headers, tags: [{ name: 'kind', value: e.kind }] })),
+        emails.map(safeForHeaders).map((e) => ({ from: e.from, to: [e.to], subject: e.subject, html: e.html, text: e.text, headers: e.headers, tags: [{ name: 'kind', value: e.kind }] })),
         { idempotencyKey },
       );
       if (!error) return { ok: true, ids: (data?.data ?? []).map((d) => d.id) };
@@ -87,7 +100,7 @@ export function outboxMailer(db: D1Database, now: () => Date = () => new Date())
         `INSERT INTO digest_outbox (idempotency_key, position, kind, to_addr, from_addr, subject, html, text, headers, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key, position) DO NOTHING`,
       );
-      if (emails.length > 0) await db.batch(emails.map((e, i) => insert.bind(idempotencyKey, i, e.kind, e.to, e.from, e.subject, e.html, e.text, JSON.stringify(e.headers ?? {}), at)));
+      if (emails.length > 0) await db.batch(emails.map(safeForHeaders).map((e, i) => insert.bind(idempotencyKey, i, e.kind, e.to, e.from, e.subject, e.html, e.text, JSON.stringify(e.headers ?? {}), at)));
       const { results } = await db.prepare('SELECT id FROM digest_outbox WHERE idempotency_key = ? ORDER BY position').bind(idempotencyKey).all<{ id: number }>();
       return { ok: true, ids: results.map((r) => `outbox_${r.id}`) };
     },

@@ -48,11 +48,20 @@ export function markVerified(keyHash: string): void {
   verified.add(keyHash);
 }
 
+/** When the upstream last accepted each key (ms), as this isolate saw it; bounded like the other maps. */
+const acceptedAt = new Map<string, number>();
+
 /** The upstream accepted the key: verified here, and no longer failed, here or (within KV's propagation) anywhere. */
-export function acceptedUpstream(env: AbuseEnv, keyHash: string, waitUntil: (work: Promise<unknown>) => void): void {
+export function acceptedUpstream(env: AbuseEnv, keyHash: string, nowMs: number, waitUntil: (work: Promise<unknown>) => void): void {
   markVerified(keyHash);
+  acceptedAt.delete(keyHash);
+  if (acceptedAt.size >= REMEMBERED_MAX) acceptedAt.delete(acceptedAt.keys().next().value!);
+  acceptedAt.set(keyHash, nowMs);
   if (failedHere.delete(keyHash)) waitUntil(env.CACHE.delete(failedName(keyHash)).catch(() => undefined));
 }
+
+/** When this isolate last saw the upstream accept the key, if it did. */
+export const lastAccepted = (keyHash: string): number | undefined => acceptedAt.get(keyHash);
 
 function rememberFailed(keyHash: string, nowMs: number): void {
   // Re-inserted at the end: the map stays in expiry order, so its first entries are the first to go.

@@ -24,10 +24,10 @@ import { budgetHeaders, noteBudget } from './budget';
 import { requestIdOf } from '../contract/request-id';
 import { isPreflight, preflight, withCors } from './cors';
 import type { GateAnswer } from './gate';
-import { entryFreshness, freshTtlMs, isUpstreamFailure, softDeadlineMs, upstreamFreshness } from './policy';
+import { entryFreshness, freshTtlMs, isUpstreamFailure, KEY_RECHECK_MS, KEY_RECHECK_RETRY_MS, softDeadlineMs, upstreamFreshness } from './policy';
 import { realTimeout, type StartTimeout } from './upstream';
 import { cacheKeyOf, hashApiKey, keyPrefix, knownKeyHash, validate, type ValidRequest } from './cache-key';
-import { acceptedUpstream, checkBeforeUpstream, clientAddressOf, markVerified, refusedAtEdge, rememberFailedAuth } from './abuse';
+import { acceptedUpstream, checkBeforeUpstream, clientAddressOf, lastAccepted, markVerified, refusedAtEdge, rememberFailedAuth } from './abuse';
 import { count, maybeFlushStats } from './stats';
 import { CacheStore, type Entry } from './store';
 
@@ -151,9 +151,16 @@ async function serve(
   // A stored entry proves the key good: it skips the checks that guard the upstream from unknown keys.
   if (entry) markVerified(keyHash);
   const acceptable = entry && !directives.noCache && (directives.maxAgeS === undefined || ageS(entry, nowMs) <= directives.maxAgeS);
+  // Served from the cache, a key is checked with the upstream KEY_RECHECK_MS after it last accepted it.
+  const recheck = acceptable && recheckDue(x, entry);
   if (acceptable) {
-    if (nowMs < entry.freshUntil) return fromEntry(x, entry, 'HIT', HIT);
-    if (nowMs < entry.revalidateUntil) {
+    if (nowMs < entry.freshUntil) {
+      // No await on the HIT path unless the check is due.
+      if (recheck && !(await stillAccepted(x))) throw invalidKey();
+      return fromEntry(x, entry, 'HIT', HIT);
+    }
+    // A stale entry with the check due is revalidated now instead of in the background: the revalidation is the check.
+    if (nowMs < entry.revalidateUntil && !recheck) {
       ctx.waitUntil(throughGate(x, { store: true }).catch(() => undefined));
       return fromEntry(x, entry, 'STALE', HIT);
     }
@@ -345,10 +352,38 @@ async function throughGate(x: Exchange, o: { store: boolean }): Promise<GateAnsw
     if (answer.kind === 'failed' || isUpstreamFailure(answer.status)) count('upstream_errors');
   } else if (answer.kind === 'response') count('coalesced');
 
-  if (answer.kind === 'response' && answer.status === 200) acceptedUpstream(x.env, x.keyHash, (work) => x.ctx.waitUntil(work));
+  if (answer.kind === 'response' && answer.status === 200) acceptedUpstream(x.env, x.keyHash, x.nowMs, (work) => x.ctx.waitUntil(work));
   if (answer.kind === 'response' && answer.status === 200 && answer.upstreamCall && o.store && !upstreamFreshness(answer.headers).noStore) x.store.write(x.name, entryOf(x, answer), x.nowMs);
   if (answer.kind === 'response' && answer.status === 401) await revoke(x);
   return answer;
+}
+
+/** Keys whose validity check failed to get an answer: not asked again before this (ms). */
+const recheckAfter = new Map<string, number>();
+const MEMO_MAX = 10_000;
+
+/**
+ * Whether the key may still be served from the cache: the upstream accepted
+ * it less than KEY_RECHECK_MS ago (a stored answer is such an acceptance), or
+ * it accepts it now. The check is the key's own `GET /brands`, through its
+ * gate; a 401 there drops the key's entries (throughGate) and this answer.
+ * No answer (an outage, the budget spent) serves the key and asks again soon.
+ */
+function recheckDue(x: Exchange, entry: Entry): boolean {
+  const acceptedAt = Math.max(entry.storedAt, lastAccepted(x.keyHash) ?? 0);
+  return x.nowMs - acceptedAt >= KEY_RECHECK_MS && x.nowMs >= (recheckAfter.get(x.keyHash) ?? 0);
+}
+
+async function stillAccepted(x: Exchange): Promise<boolean> {
+  const check = new Request(new URL(`${API_BASE}/brands`, x.request.url), { headers: { authorization: `Bearer ${x.apiKey}`, 'cache-control': 'no-cache', 'x-request-id': x.requestId } });
+  const answer = await handleProxy(check, x.env, x.ctx, { clientAddress: null });
+  await answer.body?.cancel();
+  if (answer.status === 401) return false;
+  if (answer.status !== 200) {
+    if (recheckAfter.size >= MEMO_MAX) recheckAfter.delete(recheckAfter.keys().next().value!);
+    recheckAfter.set(x.keyHash, x.nowMs + KEY_RECHECK_RETRY_MS);
+  }
+  return true;
 }
 
 /** An upstream 401: the key's entries are unusable at once (this isolate, KV, this location's Cache API), and the failure is remembered. */

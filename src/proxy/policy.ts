@@ -16,7 +16,7 @@
  * plain text anywhere.
  */
 import { TTL, type AnyOperation } from '../contract/operations';
-import { HOUR_MS, SECOND_MS } from '../lib/time';
+import { HOUR_MS, MINUTE_MS, SECOND_MS } from '../lib/time';
 import type { ProxyEnv } from './env';
 
 /** After the fresh TTL, serve stale and refresh in the background for one more TTL. */
@@ -46,6 +46,14 @@ export const KV_MIN_TTL_S = 60;
 /** A finished upstream 200 is shared with identical requests arriving this soon after it (KV writes need a moment to be read back). */
 export const COALESCE_AFTER_MS = 2 * SECOND_MS;
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 10 * SECOND_MS;
+/**
+ * A key served from the cache has its validity read again upstream (its own
+ * `GET /brands`, through its gate) once this long has passed since the
+ * upstream last accepted it: a revoked key stops being served within it.
+ */
+export const KEY_RECHECK_MS = 5 * MINUTE_MS;
+/** When that read fails (an outage, the budget spent), it is tried again this soon; the key is served meanwhile. */
+export const KEY_RECHECK_RETRY_MS = 30 * SECOND_MS;
 /**
  * With a stored copy in hand, the proxy waits this long for the upstream
  * before answering STALE; the read goes on in the background and stores its

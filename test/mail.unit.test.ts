@@ -1,0 +1,41 @@
+/** The mailers, the one place mail leaves: header-bound fields never carry a line break, whatever the data. */
+import { env } from 'cloudflare:test';
+import { afterEach, expect, it, vi } from 'vitest';
+import { headerValue, outboxMailer, resendMailer } from '../src/mail/mailer';
+import { FakeResend, RESEND_BASE } from './digests-helpers';
+
+afterEach(() => vi.unstubAllGlobals());
+
+/** A brand name an account controls, trying to add a header and a body of its own. */
+const INJECTED = 'Brightdesk\r\nBcc: victim@example.com\r\n\r\nClick here';
+const email = {
+  kind: 'digest' as const,
+  from: 'Digest <digest@mail.example.com>',
+  to: 'reader@example.com',
+  subject: `${INJECTED}: visibility 56.8%`,
+  html: '<p>hi</p>',
+  text: 'hi',
+  headers: { 'X-Entity-Ref-ID': `ref\n${INJECTED}` },
+};
+
+it('strips CR, LF and other control characters from a header value', () => {
+  expect(headerValue(INJECTED)).toBe('Brightdesk Bcc: victim@example.com Click here');
+  expect(headerValue('tab\there')).toBe('tab here');
+});
+
+it('Resend gets subjects and headers on one line', async () => {
+  const resend = new FakeResend().install();
+  const outcome = await resendMailer('re_test', { baseUrl: RESEND_BASE }).sendBatch([email], 'crlf/1');
+  expect(outcome.ok).toBe(true);
+  const [sent] = resend.calls[0]!.emails;
+  expect(sent!.subject).toBe('Brightdesk Bcc: victim@example.com Click here: visibility 56.8%');
+  expect(Object.values(sent!.headers ?? {}).join('')).not.toMatch(/[\r\n]/);
+});
+
+it('the dev outbox stores them on one line too', async () => {
+  const outcome = await outboxMailer(env.DB).sendBatch([email], `crlf/${crypto.randomUUID()}`);
+  expect(outcome.ok).toBe(true);
+  const row = await env.DB.prepare('SELECT subject, headers FROM digest_outbox WHERE id = ?').bind(Number(outcome.ok && outcome.ids[0]!.replace('outbox_', ''))).first<{ subject: string; headers: string }>();
+  expect(row!.subject).not.toMatch(/[\r\n]/);
+  expect(Object.values(JSON.parse(row!.headers) as Record<string, string>).join('')).not.toMatch(/[\r\n]/);
+});
