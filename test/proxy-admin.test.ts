@@ -83,16 +83,18 @@ describe('stats', () => {
     const before = (await (await admin('/stats', { method: 'GET' })).json()) as Record<string, number>;
     const key = freshKey();
     await cached('/activity', key); // a miss, then a hit
+    vi.setSystemTime(Date.parse('2026-11-20T10:04:00Z'));
+    await get('/prompts', key); // a miss: the key is in use, so its stale entry below needs no key check first
     vi.setSystemTime(Date.parse('2026-11-20T10:05:01Z'));
     await cached('/activity', key); // stale while the background refresh runs, then a hit
     up.fault = { status: 502, code: 'upstream_error' };
     await get('/visibility', key); // an upstream error, passed through
     const after = (await (await admin('/stats', { method: 'GET' })).json()) as Record<string, number>;
     const delta = (name: string) => after[name]! - before[name]!;
-    expect(delta('misses')).toBe(1);
+    expect(delta('misses')).toBe(2);
     expect(delta('hits')).toBe(2);
     expect(delta('stale')).toBe(1);
-    expect(delta('upstream_calls')).toBe(3);
+    expect(delta('upstream_calls')).toBe(4);
     expect(delta('upstream_errors')).toBe(1);
     expect(typeof after.since).toBe('string');
   });
