@@ -1,7 +1,11 @@
-/** Double opt-in: the only email sent to an address before its owner confirms. */
-import { Button, Section, Text } from '@react-email/components';
-import { EmailLayout, FooterLink } from './_components/layout';
-import { color, text, textOnly } from './_components/theme';
+/**
+ * Double opt-in: the only email sent to an address before its owner confirms.
+ * The signed link is long and has no spaces: where it is written out, it
+ * wraps anywhere, so the email stays within 375 px; the text part has it once
+ * (the button's), since the written-out copy is left out of it.
+ */
+import { ActionButton, EmailLayout, FooterLink, P, Small } from './_components/layout';
+import { wrapAnywhere } from './_components/theme';
 
 export interface ConfirmSubscriptionEmailProps {
   brandName: string;
@@ -17,43 +21,41 @@ export interface ConfirmSubscriptionEmailProps {
 
 const KIND_WORDS = { visibility: 'the AI visibility score and its trend', won_lost: 'the questions won and lost in AI answers' } as const;
 
+export const confirmationSubject = (brandName: string) => `Confirm your weekly AI-visibility digest for ${brandName}`;
+
 export function ConfirmSubscriptionEmail({ brandName, market, kinds, timezone, confirmUrl, unsubscribeUrl, validDays }: ConfirmSubscriptionEmailProps) {
   const what = kinds.map((k) => KIND_WORDS[k]).join(' and ');
   return (
     <EmailLayout
-      preview={`Confirm your weekly AI-visibility digest for ${brandName}`}
+      title={confirmationSubject(brandName)}
+      preview={`Confirm your weekly AI-visibility digest for ${brandName}: one click, then it arrives on Mondays.`}
       heading={`Confirm your weekly digest for ${brandName}`}
       footer={
-        <Text style={text.small}>
+        <Small>
           {`If you did not ask for this, ignore this email: nothing more will be sent to this address unless the link is followed. It expires in ${validDays} days. `}
           <FooterLink href={unsubscribeUrl}>Unsubscribe</FooterLink>
-        </Text>
+        </Small>
       }
     >
-      <Text style={text.body}>{`Someone (we hope you) asked to receive a weekly email about ${brandName} in market ${market.toUpperCase()}: ${what}. It arrives on Mondays at 08:00 (${timezone}).`}</Text>
-      <Section style={{ margin: '16px 0' }}>
-        <Button href={confirmUrl} style={{ backgroundColor: color.link, color: '#ffffff', padding: '12px 20px', fontWeight: 600, fontSize: '15px', textDecoration: 'none' }}>
-          Confirm the subscription
-        </Button>
-      </Section>
-      <Text style={text.small}>
-        {'Or open this link: '}
+      <P
+        style={wrapAnywhere}
+      >{`Someone (we hope you) asked to receive a weekly email about ${brandName} in market ${market.toUpperCase()}: ${what}. It arrives on Mondays at 08:00 (${timezone}).`}</P>
+      <ActionButton href={confirmUrl}>Confirm the subscription</ActionButton>
+      <Small skipInText>
+        {'If the button does not work, open this link: '}
         <FooterLink href={confirmUrl}>{confirmUrl}</FooterLink>
-      </Text>
-      <div style={textOnly}>
-        <Text style={text.small}>{`Confirm: ${confirmUrl}`}</Text>
-      </div>
+      </Small>
     </EmailLayout>
   );
 }
 
 ConfirmSubscriptionEmail.PreviewProps = {
-  brandName: 'Brightdesk',
+  brandName: 'Brightdesk Customer Service Cloud for Enterprise Teams',
   market: 'us',
   kinds: ['visibility', 'won_lost'],
-  timezone: 'Europe/Berlin',
-  confirmUrl: 'http://localhost:8787/digests/confirm?token=preview-token',
-  unsubscribeUrl: 'http://localhost:8787/digests/unsubscribe?token=preview-token',
+  timezone: 'America/Argentina/Buenos_Aires',
+  confirmUrl: `https://edge.example.com/digests/confirm?token=v1.${'eyJwIjoiY29uZmlybSIsInMiOiJzdWJfMDFKWlFYN0tNUjJQIn0'.repeat(6)}.${'Q29uZmlybVNpZ25hdHVyZQ'.repeat(2)}`,
+  unsubscribeUrl: `https://edge.example.com/digests/unsubscribe?token=v1.${'eyJwIjoidW5zdWJzY3JpYmUiLCJzIjoic3ViXzEifQ'.repeat(8)}.${'U2lnbmF0dXJlQmFzZTY0'.repeat(2)}`,
   validDays: 7,
 } satisfies ConfirmSubscriptionEmailProps;
 

@@ -1,17 +1,21 @@
 /**
- * The weekly digest. Leads with what to act on, then the figures: the
- * visibility section and/or the won/lost section, by the subscription's kinds.
- * The HTML and the plain-text part are both rendered from this template
- * (src/digests/render.ts).
+ * The weekly digest, written for a reader who gives it ten seconds: the lead
+ * (the one change that matters), the score with its change and a 12-week
+ * chart, each engine's figures, the 3 to 5 questions that moved most, and a
+ * button to the full report. A quiet week is said once, in the lead. The HTML
+ * and the plain-text part are both rendered from this template
+ * (src/mail/render.ts); each link appears once in the text part.
  */
 import { Link, Section, Text } from '@react-email/components';
-import { buildReport, formatChange, formatPeriod, formatScore, type Report, shortDay } from '../src/weekly-report/model';
-import { EmailLayout, FooterLink } from './_components/layout';
+import type { ResponseOf } from '../src/contract/operations';
+import { buildReport, type Report, type VisibilitySection } from '../src/weekly-report/model';
+import { countOf, formatCount, formatPercent, formatPoints, formatStamp, formatTrend } from '../src/weekly-report/words';
+import { EngineTable } from './_components/engine-table';
+import { ActionButton, EmailLayout, FooterLink, H2, P, Small } from './_components/layout';
 import { QuestionList } from './_components/question-list';
 import { ScoreChart } from './_components/score-chart';
-import { color, text, textOnly } from './_components/theme';
+import { cls, color, text } from './_components/theme';
 import fixture from './_fixtures/brightdesk-us.json';
-import type { ResponseOf } from '../src/contract/operations';
 
 export interface DigestEmailProps {
   report: Report;
@@ -23,109 +27,134 @@ export interface DigestEmailProps {
   };
 }
 
+const trendClass = (trend: string) => (trend === 'up' ? cls.good : trend === 'down' ? cls.bad : cls.muted);
 const trendColor = (trend: string) => (trend === 'up' ? color.good : trend === 'down' ? color.bad : color.muted);
+
+/** The line under the score: against the week before, the noise, and the answers behind it. */
+function scoreNote(vis: VisibilitySection, brand: string, periodLabel: string): string {
+  if (vis.score === null) return `No AI answer came back in ${periodLabel}.`;
+  const answers = `${formatCount(vis.naming_runs)} of ${countOf(vis.answered_runs, 'AI answer')} named ${brand}.`;
+  if (vis.previous === null || vis.change === null) return `The week before was not measured. ${answers}`;
+  const noise = vis.noise === null ? null : `±${vis.noise.toFixed(1)} pts`;
+  if (vis.trend === 'steady')
+    return `${formatPoints(vis.change)} on ${formatPercent(vis.previous)} the week before: within sampling noise${noise ? ` (${noise})` : ''}, so steady. ${answers}`;
+  return `${vis.trend === 'up' ? 'Up' : 'Down'} from ${formatPercent(vis.previous)} the week before${noise ? `; sampling noise is ${noise}` : ''}. ${answers}`;
+}
 
 export function DigestEmail({ report, links }: DigestEmailProps) {
   const { visibility: vis, won_lost: wl } = report;
+  const brand = report.brand.name;
   const market = report.market.code.toUpperCase();
+  const measured = report.empty !== 'nothing_measured';
+  const changed = measured && wl ? wl.counts.won + wl.counts.lost : 0;
+  const shown = measured && wl ? [...wl.top_lost, ...wl.top_won] : [];
+  // The table when it says something: counts per engine, or a change on one of them; else one line.
+  const engineFigures = report.engines.some((e) => e.naming !== null || e.gained + e.lost > 0);
   return (
     <EmailLayout
+      title={report.subject}
       preview={report.lead.headline}
-      heading={`${report.brand.name} in AI answers, week of ${report.week.label}`}
+      heading={`${brand} in AI answers`}
+      subheading={
+        <>
+          {`${report.period_label} · market ${market}`}
+          <span data-skip-in-text="true">
+            {' · '}
+            <Link href={links.viewInBrowser} className={cls.link} style={{ color: color.link }}>
+              View in browser
+            </Link>
+          </span>
+        </>
+      }
       footer={
         <>
-          <Text style={text.small}>
-            {`You get this weekly digest for ${report.brand.name} (${market}) because you subscribed to it. `}
+          <Small>
+            {`You get this weekly digest for ${brand} (${market}) because you subscribed to it. `}
             <FooterLink href={links.unsubscribe}>Unsubscribe</FooterLink>
-            {' · '}
-            <FooterLink href={links.viewInBrowser}>View in browser</FooterLink>
-          </Text>
-          <Text style={text.small}>{`Figures read ${report.generated_at.slice(0, 16).replace('T', ' ')} UTC.`}</Text>
+          </Small>
+          <Small>{`Figures read ${formatStamp(report.generated_at)}.`}</Small>
         </>
       }
     >
-      <Text style={text.small}>
-        {`Market ${market} · figures for ${formatPeriod(report.period)} · `}
-        <Link href={links.viewInBrowser} style={{ color: color.link }}>
-          View in browser
-        </Link>
-      </Text>
-
-      <Section style={{ backgroundColor: color.panel, padding: '12px 16px', margin: '8px 0 4px' }}>
-        <Text style={{ ...text.body, margin: 0, fontWeight: 600 }}>{report.lead.headline}</Text>
+      <Section className={cls.panel} style={{ backgroundColor: color.panel, padding: '12px 16px', margin: '0 0 4px' }}>
+        <Text className={cls.ink} style={{ ...text.body, margin: 0, fontWeight: 600 }}>
+          {report.lead.headline}
+        </Text>
       </Section>
-      {report.empty === 'nothing_changed' ? (
-        <Text style={text.small}>A quiet week: every change below is within its sampling noise. The next digest comes next Monday.</Text>
+
+      {measured && vis ? (
+        <Section>
+          <H2>AI visibility</H2>
+          <Text className={cls.ink} style={{ ...text.body, fontSize: '32px', lineHeight: '38px', margin: '0 0 2px', fontWeight: 700 }}>
+            {formatPercent(vis.score)}{' '}
+            <span className={trendClass(vis.trend)} style={{ fontSize: '17px', fontWeight: 600, color: trendColor(vis.trend) }}>
+              {formatTrend(vis.change, vis.trend)}
+            </span>
+          </Text>
+          <Small style={{ margin: '0 0 16px' }}>{scoreNote(vis, brand, report.period_label)}</Small>
+          <Small skipInText style={{ margin: '0 0 6px' }}>
+            Score by week, last 12 weeks
+          </Small>
+          <ScoreChart bars={vis.history} scale={vis.scale} />
+        </Section>
       ) : null}
 
-      {vis ? (
+      {measured ? (
         <Section>
-          <Text style={text.h2}>Visibility</Text>
-          <Text style={{ ...text.body, fontSize: '28px', lineHeight: '34px', margin: '0 0 4px', fontWeight: 700 }}>
-            {formatScore(vis.score)}{' '}
-            <span style={{ fontSize: '16px', color: trendColor(vis.trend) }}>{`(${formatChange(vis.change, vis.trend)})`}</span>
-          </Text>
-          <Text style={text.small}>
-            {vis.score === null
-              ? `No answered run in ${formatPeriod(report.period)}.`
-              : `${vis.naming_runs} of ${vis.answered_runs} answers named ${report.brand.name}, ${shortDay(vis.period.from)} to ${shortDay(vis.period.to)}. ` +
-                (vis.previous === null ? 'The week before was not measured.' : `Week before: ${formatScore(vis.previous)}.`) +
-                (vis.noise !== null ? ` Changes under ${vis.noise.toFixed(1)} points are within sampling noise and shown as steady.` : '')}
-          </Text>
-          <Text style={{ ...text.small, margin: '12px 0 4px' }}>Score by week, last 12 weeks (oldest first)</Text>
-          <ScoreChart bars={vis.history} />
-
-          <Text style={text.h2}>Topics that moved most</Text>
-          {report.topics.length === 0 ? (
-            <Text style={text.small}>No topic has a comparison this week.</Text>
+          <H2>By engine</H2>
+          {engineFigures ? (
+            <EngineTable engines={report.engines} brand={brand} />
           ) : (
-            report.topics.map((t) => (
-              <Text key={t.id} style={{ ...text.body, margin: '0 0 6px' }}>
-                {`${t.name}: ${formatScore(t.score)} `}
-                <span style={{ color: trendColor(t.trend), fontWeight: 600 }}>{`(${formatChange(t.change, t.trend)})`}</span>
-                {t.top_rival ? <span style={{ color: color.muted }}>{` · rival named most: ${t.top_rival}`}</span> : null}
-              </Text>
-            ))
+            <Small>{`No change on any of the ${report.engines.length} engines: none started or stopped naming ${brand} for a question.`}</Small>
           )}
         </Section>
       ) : null}
 
-      {wl ? (
+      {measured && wl ? (
         <Section>
-          <Text style={text.h2}>Won and lost questions</Text>
-          <Text style={text.body}>
-            <span style={{ color: color.good, fontWeight: 700 }}>{`${wl.counts.won} won`}</span>
-            {' · '}
-            <span style={{ color: color.bad, fontWeight: 700 }}>{`${wl.counts.lost} lost`}</span>
-            {` · ${wl.counts.held} held`}
-          </Text>
-          <Text style={text.small}>{`Engines naming ${report.brand.name}, ${shortDay(wl.period.from)}–${shortDay(wl.period.to)} against ${shortDay(wl.previous_period.from)}–${shortDay(wl.previous_period.to)}.`}</Text>
-          <Text style={{ ...text.body, fontWeight: 700, margin: '12px 0 6px', color: color.bad }}>Lost</Text>
-          <QuestionList questions={wl.lost.slice(0, 10)} outcome="lost" total={wl.counts.lost} />
-          <Text style={{ ...text.body, fontWeight: 700, margin: '12px 0 6px', color: color.good }}>Won</Text>
-          <QuestionList questions={wl.won.slice(0, 10)} outcome="won" total={wl.counts.won} />
+          <H2>Questions lost and won</H2>
+          {changed === 0 ? (
+            <P>{`All ${formatCount(wl.counts.held)} questions held: each is named by as many engines as the week before.`}</P>
+          ) : (
+            <>
+              <P style={{ margin: '0 0 4px' }}>
+                <span className={cls.bad} style={{ color: color.bad, fontWeight: 700 }}>{`${formatCount(wl.counts.lost)} lost`}</span>
+                {' · '}
+                <span className={cls.good} style={{ color: color.good, fontWeight: 700 }}>{`${formatCount(wl.counts.won)} won`}</span>
+                {` · ${formatCount(wl.counts.held)} held`}
+              </P>
+              <Small style={{ margin: '0 0 14px' }}>{`Won: more engines name ${brand} for the question than the week before; lost: fewer; held: as many.`}</Small>
+              <QuestionList questions={shown} engineCount={report.engines.length} />
+            </>
+          )}
         </Section>
       ) : null}
 
-      <div style={textOnly}>
-        <Text style={text.small}>{`View in browser: ${links.viewInBrowser}`}</Text>
-        <Text style={text.small}>{`Unsubscribe: ${links.unsubscribe}`}</Text>
-      </div>
+      <ActionButton href={links.viewInBrowser}>{changed > shown.length ? `See all ${formatCount(changed)} changed questions` : 'Open the full report'}</ActionButton>
     </EmailLayout>
   );
 }
 
-/** The demo brand's real figures (demo_pro_single, market us), as read from the reference origin. */
+/**
+ * The demo brand's real bodies (demo_pro_single, market us, read from the
+ * reference origin on 23 Nov 2026, `/prompts` included), under a long brand
+ * name and with links as long as real signed ones, so the preview shows what
+ * wraps.
+ */
 DigestEmail.PreviewProps = {
   report: buildReport({
-    brand: fixture.brand,
+    brand: { id: fixture.brand.id, name: 'Brightdesk Customer Service Cloud for Enterprise Teams' },
     week: { isoWeek: '2026-W48', monday: '2026-11-23' },
     kinds: ['visibility', 'won_lost'],
     visibility: fixture.visibility as ResponseOf<'getVisibility'>,
     history: fixture.history as ResponseOf<'getAnswerHistory'>,
     topics: fixture.topics as ResponseOf<'listTopics'>,
+    matrix: fixture.matrix as ResponseOf<'getPromptMatrix'>,
   }),
-  links: { viewInBrowser: 'http://localhost:8787/r/preview-token', unsubscribe: 'http://localhost:8787/digests/unsubscribe?token=preview-token' },
+  links: {
+    viewInBrowser: `https://edge.example.com/r/v1.${'eyJwIjoicmVwb3J0IiwiYiI6MSwibSI6InVzIiwiayI6IndlZWtseSJ9'.repeat(6)}.${'Q2xhaW1zU2lnbmF0dXJl'.repeat(2)}`,
+    unsubscribe: `https://edge.example.com/digests/unsubscribe?token=v1.${'eyJwIjoidW5zdWJzY3JpYmUiLCJzIjoic3ViXzEifQ'.repeat(8)}.${'U2lnbmF0dXJlQmFzZTY0'.repeat(2)}`,
+  },
 } satisfies DigestEmailProps;
 
 export default DigestEmail;

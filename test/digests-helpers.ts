@@ -166,6 +166,10 @@ export const label = (at: Date) => at.toLocaleDateString('en-GB', { day: 'numeri
 /** `17–23 Nov`, or `28 Nov–4 Dec` across months, written independently of the code under test. */
 export const span = (from: Date, to: Date) => (from.getUTCMonth() === to.getUTCMonth() ? `${from.getUTCDate()}–${label(to)}` : `${label(from)}–${label(to)}`);
 
+/** `17–23 Nov 2026`, `28 Nov–4 Dec 2026`, `29 Dec 2026–4 Jan 2027`: the email's one date format, written independently of the code under test. */
+export const range = (from: Date, to: Date) =>
+  from.getUTCFullYear() === to.getUTCFullYear() ? `${span(from, to)} ${to.getUTCFullYear()}` : `${label(from)} ${from.getUTCFullYear()}–${label(to)} ${to.getUTCFullYear()}`;
+
 /** Records what the planner enqueues. */
 export class FakeQueue {
   sent: DigestJob[] = [];

@@ -1,6 +1,7 @@
 /**
- * Units of the digests: the report model (noise, lead, empty states, subject)
- * over the demo's real bodies, the rendered HTML and text parts, every
+ * Units of the digests: the report model (noise, lead, subject, empty states,
+ * per-engine figures, the chart's scale) over the demo's real bodies, the
+ * words it writes figures with, the rendered HTML and text parts, every
  * template from its PreviewProps, the due-time rules and the signed tokens.
  */
 import { describe, expect, it } from 'vitest';
@@ -8,16 +9,33 @@ import type { ResponseOf } from '../src/contract/operations';
 import { renderConfirmation, renderDigest, renderPausedNotice } from '../src/mail/render';
 import { canonicalTimeZone, dueWeek, isoWeek } from '../src/weekly-report/week';
 import { seal, unseal } from '../src/lib/sealing';
-import { buildReport, changeNoise, formatPeriod, type ReportInput, trendOf } from '../src/weekly-report/model';
+import {
+  buildReport,
+  changeNoise,
+  chartScale,
+  formatCount,
+  formatDay,
+  formatPeriod,
+  formatRange,
+  formatStamp,
+  formatTrend,
+  type QuestionMove,
+  type ReportInput,
+  topQuestions,
+  trendOf,
+} from '../src/weekly-report/model';
 import { signReportToken, signToken, verifyReportToken, verifyToken } from '../src/lib/signing';
 import ConfirmSubscriptionEmail from '../emails/confirm-subscription';
 import DigestEmail from '../emails/digest';
 import PausedNoticeEmail from '../emails/paused-notice';
-import fixture from '../emails/_fixtures/brightdesk-us.json';
+import us from '../emails/_fixtures/brightdesk-us.json';
+import de from '../emails/_fixtures/brightdesk-de.json';
 
-const visibility = fixture.visibility as ResponseOf<'getVisibility'>;
-const history = fixture.history as ResponseOf<'getAnswerHistory'>;
-const topics = fixture.topics as ResponseOf<'listTopics'>;
+/** The demo brand's bodies for market us, read from the reference origin on 23 Nov 2026 (`/prompts` included). */
+const visibility = us.visibility as ResponseOf<'getVisibility'>;
+const history = us.history as ResponseOf<'getAnswerHistory'>;
+const topics = us.topics as ResponseOf<'listTopics'>;
+const matrix = us.matrix as ResponseOf<'getPromptMatrix'>;
 const input = (over: Partial<ReportInput> = {}): ReportInput => ({
   brand: { id: 1, name: 'Brightdesk' },
   week: { isoWeek: '2026-W48', monday: '2026-11-23' },
@@ -27,7 +45,29 @@ const input = (over: Partial<ReportInput> = {}): ReportInput => ({
   topics,
   ...over,
 });
-const links = { viewInBrowser: 'https://edge.test/r/tok', unsubscribe: 'https://edge.test/digests/unsubscribe?token=tok' };
+/** The same brand in market de, the same days: its score fell 3.3 points. */
+const german = (over: Partial<ReportInput> = {}): ReportInput =>
+  input({
+    visibility: de.visibility as ResponseOf<'getVisibility'>,
+    history: de.history as ResponseOf<'getAnswerHistory'>,
+    topics: de.topics as ResponseOf<'listTopics'>,
+    ...over,
+  });
+/** No question won or lost: every question held, no engine moved. */
+const allHeld = { ...history, counts: { won: 0, lost: 0, held: 42 }, questions: history.questions.map((q) => ({ ...q, outcome: 'held' as const, moved: [] })) };
+/** No answered run in either week. */
+const unmeasured = {
+  ...visibility,
+  score: null,
+  change: null,
+  answered_runs: 0,
+  naming_runs: 0,
+  history: visibility.history.map((p) => ({ ...p, score: null, answered_runs: 0 })),
+};
+const links = { viewInBrowser: `https://edge.test/r/v1.${'r'.repeat(300)}`, unsubscribe: `https://edge.test/digests/unsubscribe?token=v1.${'u'.repeat(300)}` };
+/** How many times `needle` occurs in `haystack`. */
+const occurrences = (haystack: string, needle: string) => haystack.split(needle).length - 1;
+const URL = /https?:\/\/[^\s<>"]+/g;
 
 describe('sampling noise', () => {
   it('is one standard error of the difference of two shares, in points', () => {
@@ -42,124 +82,287 @@ describe('sampling noise', () => {
   });
 });
 
+describe('the words of the report', () => {
+  it('writes one date format, numbers with separators, and changes with their unit', () => {
+    expect(formatDay('2026-11-16')).toBe('16 Nov 2026');
+    expect(formatRange({ from: '2026-11-16', to: '2026-11-22' })).toBe('16–22 Nov 2026');
+    expect(formatRange({ from: '2026-11-26', to: '2026-12-02' })).toBe('26 Nov–2 Dec 2026');
+    expect(formatRange({ from: '2026-12-29', to: '2027-01-04' })).toBe('29 Dec 2026–4 Jan 2027');
+    expect(formatStamp('2026-11-23T16:16:49.575Z')).toBe('23 Nov 2026, 16:16 UTC');
+    expect(formatCount(1719)).toBe('1,719');
+    expect(formatCount(1234567)).toBe('1,234,567');
+    expect(formatTrend(2.1, 'up')).toBe('+2.1 pts');
+    expect(formatTrend(-3.3, 'down')).toBe('\u22123.3 pts');
+    expect(formatTrend(0.2, 'steady')).toBe('steady');
+    expect(formatTrend(null, 'unknown')).toBe('no comparison');
+    // The page's short forms are unchanged.
+    expect(formatPeriod({ from: '2026-11-26', to: '2026-12-02' })).toBe('26 Nov–2 Dec');
+  });
+});
+
 describe('the report model over the demo bodies', () => {
   const report = buildReport(input());
 
-  it('shows a change within the noise as steady and says so in the subject', () => {
-    // Worked by hand from the fixture: 56.9 % of 1,708 answered runs, the week before 56.8 % of 1,715.
-    // noise = 100 * sqrt(.569 * .431 / 1708 + .568 * .432 / 1715) = 100 * sqrt(0.00014358 + 0.00014308) = 1.693 points;
-    // the change, +0.1, is under it: steady.
-    expect(report.visibility).toEqual(expect.objectContaining({ score: 56.9, previous: 56.8, change: 0.1, noise: 1.69, trend: 'steady', answered_runs: 1708 }));
-    expect(report.subject).toBe('Brightdesk: AI visibility 56.9% (steady) · 7 won, 10 lost · week of 16 Nov');
+  it('shows a change within the noise as steady', () => {
+    // Worked by hand from the fixture: 56.8 % of 1,719 answered runs, the week before 56.6 % of 1,713.
+    // noise = 100 * sqrt(.568 * .432 / 1719 + .566 * .434 / 1713) = 100 * sqrt(0.00014274 + 0.00014340) = 1.692 points;
+    // the change, +0.2, is under it: steady.
+    expect(report.visibility).toEqual(expect.objectContaining({ score: 56.8, previous: 56.6, change: 0.2, noise: 1.69, trend: 'steady', answered_runs: 1719 }));
   });
 
-  it('shows a change beyond the noise with its sign: the issue\'s example', () => {
-    // 42.0 % of 1,000 against 38.9 % of 1,000: noise = 100 * sqrt(.42 * .58 / 1000 + .389 * .611 / 1000) = 2.19 points < 3.1.
-    const points = visibility.history.map((p, i, all) => (i === all.length - 2 ? { ...p, score: 38.9, answered_runs: 1000 } : i === all.length - 1 ? { ...p, score: 42, answered_runs: 1000 } : p));
+  it('a week with only question changes: the subject counts them, the lead names the brand and the question that moved on most engines', () => {
+    // Visibility is steady; 11 questions were lost and 10 won. The biggest move: "Helpwave vs Ticketly" went from
+    // 2 engines naming Brightdesk to 5 (ChatGPT, Perplexity, Claude and Copilot started; Gemini stopped). No loss is
+    // as big (the largest, GDPR, is 4 -> 2).
+    expect(report.empty).toBeNull();
+    expect(report.subject).toBe('Brightdesk: AI visibility 56.8% (steady) · lost 11 questions, won 10 · 17–23 Nov 2026');
+    expect(report.lead).toEqual({
+      kind: 'gain',
+      headline: 'Brightdesk is now named by ChatGPT, Perplexity, Claude and Copilot for “Helpwave vs Ticketly: which is better?”',
+      question: 'Helpwave vs Ticketly: which is better?',
+      engines: ['ChatGPT', 'Perplexity', 'Claude', 'Copilot'],
+      rival: 'Caseflow',
+    });
+  });
+
+  it('a week with a 3-point drop: the subject carries the drop in points, the lead the score and where it fell most', () => {
+    // de: 47.9 % of 482 against 51.2 % of 490: noise = 100 * sqrt(.479 * .521 / 482 + .512 * .488 / 490) = 3.21 points,
+    // under the 3.3-point drop. Topic "Beste Helpdesk-Software" (4 of 12 questions, n = 482 * 4 / 12 = 160.7) fell 6.0:
+    // noise = 100 * sqrt(.516 * .484 / 160.7 + .576 * .424 / 160.7) = 5.54, so it fell beyond its noise too.
+    const drop = buildReport(german());
+    expect(drop.visibility).toEqual(expect.objectContaining({ score: 47.9, change: -3.3, noise: 3.21, trend: 'down' }));
+    expect(drop.subject).toBe('Brightdesk: AI visibility 47.9% (\u22123.3 pts) · lost 4 questions, won 3 · 17–23 Nov 2026');
+    expect(drop.lead).toEqual({
+      kind: 'visibility_down',
+      headline: 'Brightdesk’s AI visibility fell 3.3 points to 47.9%, with the largest fall in “Beste Helpdesk-Software” (\u22126.0 pts).',
+    });
+    // The issue's own example of a rise: 42.0 % of 1,000 against 38.9 % of 1,000, noise 2.19 < 3.1.
+    const points = visibility.history.map((p, i, all) =>
+      i === all.length - 2 ? { ...p, score: 38.9, answered_runs: 1000 } : i === all.length - 1 ? { ...p, score: 42, answered_runs: 1000 } : p,
+    );
     const acme = buildReport(
       input({
         brand: { id: 9, name: 'Acme' },
+        kinds: ['visibility'],
         visibility: { ...visibility, score: 42, change: 3.1, answered_runs: 1000, naming_runs: 420, history: points },
-        history: { ...history, counts: { won: 4, lost: 2, held: 36 } },
       }),
     );
     expect(acme.visibility).toEqual(expect.objectContaining({ noise: 2.19, trend: 'up' }));
-    expect(acme.subject).toBe('Acme: AI visibility 42.0% (+3.1) · 4 won, 2 lost · week of 16 Nov');
+    expect(acme.subject).toBe('Acme: AI visibility 42.0% (+3.1 pts) · 17–23 Nov 2026');
+    // No topic rose beyond its own noise (its n is a sixth of the runs), so none is named.
+    expect(acme.lead.headline).toBe('Acme’s AI visibility rose 3.1 points to 42.0%.');
   });
 
-  it('leads with the biggest move, named: question, engines, rival; a loss before a gain of the same size', () => {
-    // In the fixture, question 1102001 was won on two engines (2 -> 4) and 1105003, 1106003 and 1106005 were
-    // lost on two (5 -> 3, 4 -> 2, 5 -> 3): a tie of size 2, which the loss with the lowest id leads. Its two
-    // engines name one rival each (SupportHero, Ticketly): the first seen is named.
-    expect(report.lead).toEqual({
-      kind: 'loss',
-      headline: 'Lost on Claude and Google AI Overviews: “Which help desk software is GDPR compliant and hosts data in the EU?” — SupportHero is named instead.',
-      question: 'Which help desk software is GDPR compliant and hosts data in the EU?',
-      engines: ['Claude', 'Google AI Overviews'],
-      rival: 'SupportHero',
+  it('a quiet week: said in one line, in the subject and the lead', () => {
+    const quiet = buildReport(input({ history: allHeld }));
+    expect(quiet.empty).toBe('nothing_changed');
+    expect(quiet.subject).toBe('Brightdesk: a quiet week · AI visibility 56.8% (steady) · 17–23 Nov 2026');
+    expect(quiet.lead).toEqual({ kind: 'steady', headline: 'A quiet week for Brightdesk: AI visibility held steady at 56.8% and no question was won or lost.' });
+    const questionsOnly = buildReport(input({ kinds: ['won_lost'], history: allHeld }));
+    expect(questionsOnly.subject).toBe('Brightdesk: a quiet week · 17–23 Nov 2026');
+    expect(questionsOnly.lead.headline).toBe('A quiet week for Brightdesk: no question was won or lost.');
+  });
+
+  it('a week with nothing measured: says so, and is flagged so no digest is sent', () => {
+    const nothing = buildReport(input({ visibility: unmeasured, history: allHeld }));
+    expect(nothing.empty).toBe('nothing_measured');
+    expect(nothing.subject).toBe('Brightdesk: nothing measured in AI answers · 17–23 Nov 2026');
+    expect(nothing.lead).toEqual({
+      kind: 'nothing_measured',
+      headline: 'Nothing was measured for Brightdesk in 17–23 Nov 2026 or the week before: no AI engine answered its questions.',
     });
   });
 
-  it('leads with the loss of a tie even when the gain comes first by id', () => {
-    const won = history.questions.find((q) => q.question_id === 1102001)!;
-    const lost = history.questions.find((q) => q.question_id === 1106003)!;
-    const tie = buildReport(input({ history: { ...history, counts: { won: 1, lost: 1, held: 0 }, questions: [won, lost] } }));
+  it('leads with a loss before a gain of the same size, naming the rivals the engines name instead', () => {
+    const lostQ = history.questions.find((q) => q.question_id === 1105003)!; // GDPR: 4 -> 2, Perplexity and Google AI Overviews stopped
+    const wonQ = history.questions.find((q) => q.question_id === 1101003)!; // top 5 tools: 3 -> 5
+    const tie = buildReport(input({ kinds: ['won_lost'], history: { ...history, counts: { won: 1, lost: 1, held: 40 }, questions: [wonQ, lostQ] } }));
+    expect(tie.subject).toBe('Brightdesk: lost 1 question, won 1 · 17–23 Nov 2026');
     expect(tie.lead).toEqual({
       kind: 'loss',
-      headline: 'Lost on ChatGPT and Perplexity: “Is there a cheaper alternative to Ticketly?” — Helpwave is named instead.',
-      question: 'Is there a cheaper alternative to Ticketly?',
-      engines: ['ChatGPT', 'Perplexity'],
-      rival: 'Helpwave',
+      headline:
+        'Brightdesk is no longer named by Perplexity and Google AI Overviews for “Which help desk software is GDPR compliant and hosts data in the EU?”; they name Ticketly and SupportHero instead.',
+      question: 'Which help desk software is GDPR compliant and hosts data in the EU?',
+      engines: ['Perplexity', 'Google AI Overviews'],
+      rival: 'Ticketly',
     });
-    // Without the loss, the gain leads.
-    const gain = buildReport(input({ history: { ...history, counts: { won: 1, lost: 0, held: 0 }, questions: [won] } }));
-    expect(gain.lead.headline).toBe('Won on ChatGPT and Gemini: “What is the best help desk software for a small team?”, ahead of Deskpilot.');
+    const gain = buildReport(input({ kinds: ['won_lost'], history: { ...history, counts: { won: 1, lost: 0, held: 41 }, questions: [wonQ] } }));
+    expect(gain.subject).toBe('Brightdesk: won 1 question · 17–23 Nov 2026');
+    expect(gain.lead.headline).toBe('Brightdesk is now named by Claude and Copilot for “What are the top 5 help desk software tools?”');
   });
 
-  it('keeps the 12 weekly points, the counts, and the topics that moved most', () => {
-    expect(report.visibility!.history.map((b) => b.score)).toEqual(visibility.history.map((p) => p.score));
-    expect(report.visibility!.history.at(-1)).toEqual({ week_start: '2026-11-16', week_end: '2026-11-22', label: '16 Nov', score: 56.9, answered_runs: 1708 });
-    expect(report.won_lost!.counts).toEqual({ won: 7, lost: 10, held: 25 });
-    expect(report.won_lost!.won).toHaveLength(7);
-    expect(report.won_lost!.lost).toHaveLength(10);
-    // The fixture's topic changes: +2.1, +1.2, +3.9, -4.0, -1.3, -1.4; the three largest in size, largest first.
-    expect(report.topics.map((t) => [t.name, t.change])).toEqual([
-      ['Integrations and automation', -4],
-      ['Pricing and value', 3.9],
-      ['Best help desk software overall', 2.1],
+  it('lists 3 to 5 questions, losses first, and keeps every question in the full lists', () => {
+    expect(report.won_lost!.counts).toEqual({ won: 10, lost: 11, held: 21 });
+    expect(report.won_lost!.lost).toHaveLength(11);
+    expect(report.won_lost!.won).toHaveLength(10);
+    expect(report.won_lost!.top_lost.map((q) => q.question_id)).toEqual([1105003, 1101001, 1102003]);
+    expect(report.won_lost!.top_won.map((q) => q.question_id)).toEqual([1106002, 1101003]);
+    const q = (n: number) => Array.from({ length: n }, (_, i) => ({ question_id: i }) as QuestionMove);
+    const shown = (lost: number, won: number) => Object.values(topQuestions(q(lost), q(won))).map((list) => list.length);
+    expect(shown(11, 10)).toEqual([3, 2]);
+    expect(shown(1, 10)).toEqual([1, 4]);
+    expect(shown(10, 0)).toEqual([5, 0]);
+    expect(shown(0, 2)).toEqual([0, 2]);
+  });
+
+  it('gives every engine its change in questions from /answers/history, and its count from /prompts when read', () => {
+    // From /answers/history alone: per engine, the questions it started and stopped naming Brightdesk for.
+    expect(report.engines.map((e) => [e.engine_label, e.gained, e.lost, e.change, e.naming])).toEqual([
+      ['ChatGPT', 3, 1, 2, null],
+      ['Perplexity', 4, 4, 0, null],
+      ['Gemini', 2, 4, -2, null],
+      ['Claude', 4, 5, -1, null],
+      ['Copilot', 4, 2, 2, null],
+      ['Google AI Overviews', 5, 3, 2, null],
     ]);
+    // With /prompts for the same days: ChatGPT's usual answer names Brightdesk for 32 of the 42 questions, 30 the week before.
+    const counted = buildReport(input({ matrix }));
+    expect(counted.engines[0]).toEqual({ engine: 'chatgpt', engine_label: 'ChatGPT', naming: 32, answered: 42, naming_before: 30, gained: 3, lost: 1, change: 2 });
+    // Its count agrees with /answers/history question by question: the engines naming the brand now.
+    for (const question of history.questions) {
+      const row = matrix.prompts.find((p) => p.question_id === question.question_id)!;
+      expect(row.engines.filter((c) => c.state === 'recommended' || c.state === 'mentioned')).toHaveLength(question.engines_naming_now);
+    }
+    // /prompts for other days is not mixed in.
+    const stale = buildReport(input({ matrix: { ...matrix, period: { from: '2026-11-16', to: '2026-11-22' } } }));
+    expect(stale.engines.every((e) => e.naming === null)).toBe(true);
   });
 
-  it('is about the 7 days the bodies cover, and names their first day, whatever week it was planned for', () => {
-    // The fixture was read on Sunday 22 Nov: the fixed windows are 16 to 22 Nov; planned for the week of Monday 23 Nov.
-    expect(report.period).toEqual({ from: '2026-11-16', to: '2026-11-22' });
-    expect(report.week).toEqual({ iso: '2026-W48', monday: '2026-11-23', label: '16 Nov' });
-    expect(formatPeriod(report.period)).toBe('16–22 Nov');
-    expect(formatPeriod({ from: '2026-11-26', to: '2026-12-02' })).toBe('26 Nov–2 Dec');
+  it('scales the chart near the data, so a 3-point move is a third of it or more', () => {
+    // us: 49.3 to 56.8 -> 48 to 58; de: 47.1 to 53.5 -> 46 to 54, widened to 10 points: 44 to 54.
+    expect(report.visibility!.scale).toEqual({ floor: 48, top: 58 });
+    expect(buildReport(german()).visibility!.scale).toEqual({ floor: 44, top: 54 });
+    expect(chartScale([20, 70])).toEqual({ floor: 10, top: 80 });
+    expect(chartScale([0.5, 1.5])).toEqual({ floor: 0, top: 10 });
+    expect(chartScale([99, 99.5])).toEqual({ floor: 90, top: 100 });
+    expect(chartScale([null, null])).toEqual({ floor: 0, top: 100 });
+    for (const scores of [
+      [49.3, 56.8],
+      [47.1, 53.5],
+      [10, 12],
+      [50, 50],
+    ]) {
+      const { floor, top } = chartScale(scores);
+      expect(3 / (top - floor)).toBeGreaterThanOrEqual(0.3);
+      expect(floor).toBeLessThan(Math.min(...scores));
+      expect(top).toBeGreaterThan(Math.max(...scores));
+    }
   });
 
-  it('follows the kinds: won_lost only has no visibility section and a shorter subject', () => {
+  it('is about the 7 days the bodies cover, and names them', () => {
+    expect(report.period).toEqual({ from: '2026-11-17', to: '2026-11-23' });
+    expect(report.period_label).toBe('17–23 Nov 2026');
+    expect(report.week).toEqual({ iso: '2026-W48', monday: '2026-11-23', label: '17 Nov' });
+  });
+
+  it('follows the kinds', () => {
     const only = buildReport(input({ kinds: ['won_lost'] }));
     expect(only.visibility).toBeNull();
-    expect(only.subject).toBe(`Brightdesk: ${history.counts.won} won, ${history.counts.lost} lost · week of 16 Nov`);
-    expect(buildReport(input({ kinds: ['visibility'] })).won_lost).toBeNull();
-  });
-
-  it('says so honestly when nothing changed, and flags nothing measured', () => {
-    const quiet = buildReport(
-      input({
-        kinds: ['won_lost'],
-        history: { ...history, counts: { won: 0, lost: 0, held: 42 }, questions: history.questions.map((q) => ({ ...q, outcome: 'held' as const, moved: [] })) },
-      }),
-    );
-    expect(quiet.empty).toBe('nothing_changed');
-    expect(quiet.lead.headline).toBe('Nothing changed for Brightdesk this week: no question was won or lost.');
-    const nothing = buildReport(input({ visibility: { ...visibility, score: null, change: null, answered_runs: 0, naming_runs: 0, history: visibility.history.map((p) => ({ ...p, score: null, answered_runs: 0 })) } }));
-    expect(nothing.empty).toBe('nothing_measured');
+    expect(only.subject).toBe('Brightdesk: lost 11 questions, won 10 · 17–23 Nov 2026');
+    const visOnly = buildReport(input({ kinds: ['visibility'] }));
+    expect(visOnly.won_lost).toBeNull();
+    expect(visOnly.subject).toBe('Brightdesk: a quiet week · AI visibility 56.8% (steady) · 17–23 Nov 2026');
   });
 });
 
 describe('rendering', () => {
-  it('renders HTML and text from the same template, with the figures, the links and an accessible frame', async () => {
-    const report = buildReport(input());
+  it('renders HTML and text from the same template, with the figures and an accessible frame in both schemes', async () => {
+    const report = buildReport(input({ matrix }));
     const { html, text, subject } = await renderDigest({ report, links });
     expect(subject).toBe(report.subject);
     expect(html).toMatch(/<html[^>]* lang="en"/);
+    expect(html).toContain(`<title>${report.subject.replace(/&/g, '&amp;')}</title>`);
+    expect(html).toContain('<meta name="viewport" content="width=device-width, initial-scale=1"/>');
+    expect(html).toContain('<meta name="color-scheme" content="light dark"/>');
+    expect(html).toContain('<meta name="supported-color-schemes" content="light dark"/>');
+    expect(html).toContain('@media (prefers-color-scheme:dark){');
+    expect(html).toMatch(/\[data-ogsc\] \.fg-ink\{color:#f9fafb !important\}/);
+    expect(html).toMatch(/\[data-ogsb\] \.bg-page\{background-color:#111827 !important\}/);
+    expect(html).toMatch(/<h1[^>]*>Brightdesk in AI answers<\/h1>/);
+    for (const h2 of ['AI visibility', 'By engine', 'Questions lost and won']) expect(html).toMatch(new RegExp(`<h2[^>]*>${h2}</h2>`));
     expect(html).not.toMatch(/<img|<svg/i);
+    // Nothing is wider than a phone: the one fixed width is the 600 px maximum of the frame.
+    const inline = html.replace(/<style[\s\S]*?<\/style>/g, '');
+    expect(inline.match(/(?:max-)?width(?::\s*\d+px|="\d+")/g)!.filter((w) => Number(w.match(/\d+/)![0]) > 375)).toEqual(['max-width:600px']);
     for (const part of [html, text]) {
-      expect(part).toContain(`${visibility.score!.toFixed(1)}%`);
-      expect(part).toContain(`${history.counts.won} won`);
-      expect(part).toContain(links.unsubscribe);
-      expect(part).toContain(links.viewInBrowser);
+      expect(part).toContain('56.8%');
+      expect(part).toContain('977 of 1,719 AI answers');
+      expect(part).toContain('11 lost');
+      expect(part).toContain('10 won');
+      expect(part).toContain('21 held');
+      expect(part).toContain('17–23 Nov 2026');
+      expect(part).toMatch(/Won: more engines name Brightdesk for the question than the week before; lost: fewer; held: as many\./);
+      expect(part).toContain('within sampling noise (±1.7 pts)');
+      expect(part).toContain('Helpwave vs Ticketly: which is better?');
     }
-    // The chart: 12 bars as table cells in HTML, a plain list in text.
-    expect(html).toMatch(/<table[^>]*data-skip-in-text="true"/);
-    for (const point of visibility.history) expect(text).toContain(`Week from ${point.week_start.slice(8).replace(/^0/, '')} `);
+    // 5 questions, not 21.
+    expect(occurrences(text, '▼ ')).toBe(3);
+    expect(occurrences(text, '▲ ')).toBe(2);
+    expect(text).toContain(`See all 21 changed questions ${links.viewInBrowser}`);
+    // The chart: 12 columns of table cells in HTML, every weekly figure in one line of the text part.
+    expect(html).toMatch(/<table[^>]*role="img"[^>]*aria-label="Score by week, last 12 weeks \(1 Sep–23 Nov 2026\): 49\.3%, 51\.5%/);
+    expect(text).toContain(`Score by week, last 12 weeks (1 Sep–23 Nov 2026): ${visibility.history.map((p) => `${p.score!.toFixed(1)}%`).join(', ')}.`);
+    // Per engine, both parts.
+    expect(text).toContain('ChatGPT: 32 of 42 questions, +2');
+    expect(html).toMatch(/>32 of 42</);
     expect(text).not.toMatch(/<[a-z]/i);
   });
 
-  it('renders every template from its PreviewProps', async () => {
-    expect((await renderDigest(DigestEmail.PreviewProps)).html).toContain('Brightdesk');
+  it('names each link once in the text part: the digest, the confirmation and the paused notice', async () => {
+    const digest = await renderDigest({ report: buildReport(input()), links });
+    expect(digest.text.match(URL)).toEqual([links.viewInBrowser, links.unsubscribe]);
+    const confirmation = await renderConfirmation(ConfirmSubscriptionEmail.PreviewProps);
+    expect(confirmation.text.match(URL)).toEqual([ConfirmSubscriptionEmail.PreviewProps.confirmUrl, ConfirmSubscriptionEmail.PreviewProps.unsubscribeUrl]);
+    // In HTML the confirm link is also written out, for clients that do not show buttons, and wraps anywhere.
+    expect(occurrences(confirmation.html, `href="${ConfirmSubscriptionEmail.PreviewProps.confirmUrl}"`)).toBe(2);
+    expect(confirmation.html).toMatch(/<a[^>]*style="[^"]*overflow-wrap:anywhere[^"]*"[^>]*>https:\/\/edge\.example\.com\/digests\/confirm/);
+    const paused = await renderPausedNotice(PausedNoticeEmail.PreviewProps);
+    expect(paused.text.match(URL)).toEqual([PausedNoticeEmail.PreviewProps.unsubscribeUrl]);
+  });
+
+  it('says a quiet week in one line, and nothing measured without figures', async () => {
+    const quiet = await renderDigest({ report: buildReport(input({ history: allHeld })), links });
+    expect(quiet.text).toContain('A quiet week for Brightdesk: AI visibility held steady at 56.8% and no question was won or lost.');
+    expect(quiet.text).toContain('All 42 questions held: each is named by as many engines as the week before.');
+    expect(quiet.text).toContain('No change on any of the 6 engines');
+    expect(quiet.text).not.toMatch(/topics that moved|\(steady\) ·/i);
+    expect(quiet.text).toContain(`Open the full report ${links.viewInBrowser}`);
+    const nothing = await renderDigest({ report: buildReport(input({ visibility: unmeasured, history: allHeld })), links });
+    expect(nothing.text).toContain('Nothing was measured for Brightdesk');
+    expect(nothing.html).not.toContain('<h2');
+  });
+
+  it('the paused notice speaks to a reader: what changed and what to ask for, no HTTP verbs or paths', async () => {
+    for (const [reason, why] of [
+      ['invalid_api_key', 'revoked'],
+      ['plan_inactive', 'the plan of the account is no longer active'],
+      ['feature_not_in_plan', 'no longer includes this data'],
+      ['something_new', 'can no longer read this brand'],
+    ] as const) {
+      const { text, subject } = await renderPausedNotice({ ...PausedNoticeEmail.PreviewProps, brandName: 'Brightdesk', reason });
+      expect(subject).toBe('Paused: your weekly digest for Brightdesk');
+      expect(text).toContain(why);
+      expect(text).toContain('ask the owner of your Brand AI-Visibility account');
+      expect(text).toContain('subscribe to the weekly digest again');
+      expect(text).not.toMatch(/\b(POST|GET|PUT|DELETE)\b|\/digests\/subscriptions|API docs|something_new/);
+    }
+  });
+
+  it('renders every template from its PreviewProps, with long signed links and a long brand name', async () => {
+    const digest = DigestEmail.PreviewProps;
+    expect(digest.report.brand.name.length).toBeGreaterThan(40);
+    for (const url of [
+      digest.links.viewInBrowser,
+      digest.links.unsubscribe,
+      ConfirmSubscriptionEmail.PreviewProps.confirmUrl,
+      ConfirmSubscriptionEmail.PreviewProps.unsubscribeUrl,
+      PausedNoticeEmail.PreviewProps.unsubscribeUrl,
+    ]) {
+      expect(url).toMatch(/^https:\/\/edge\.example\.com\/.*v1\.[A-Za-z0-9_-]{300,}/);
+    }
+    expect(ConfirmSubscriptionEmail.PreviewProps.brandName.length).toBeGreaterThan(40);
+    expect(PausedNoticeEmail.PreviewProps.brandName.length).toBeGreaterThan(40);
+    expect((await renderDigest(digest)).html).toContain('Brightdesk Customer Service Cloud for Enterprise Teams');
     expect((await renderConfirmation(ConfirmSubscriptionEmail.PreviewProps)).text).toContain(ConfirmSubscriptionEmail.PreviewProps.confirmUrl);
     expect((await renderPausedNotice(PausedNoticeEmail.PreviewProps)).text).toContain('revoked');
   });

@@ -23,8 +23,8 @@ import {
   demoMonday,
   FakeQueue,
   FakeResend,
-  label,
   plusDays,
+  range,
   RecordingApi,
   recordingSleep,
   runCron,
@@ -167,14 +167,15 @@ describe('sending', () => {
     expect(email.to).toEqual(['ada@example.com']);
     expect(email.from).toBe('Brightdesk Digest <digest@mail.example.com>');
 
-    // Sent on Monday, the data covers the 7 days ending that Monday: the label names their first day.
+    // Sent on Monday, the data covers the 7 days ending that Monday: the subject names them.
     const from = dayOf(plusDays(MONDAY, -6));
     expect(api.requests.sort()).toEqual(['/answers/history?brand_id=1&market=11', `/topics?brand_id=1&market=11&from=${from}&to=${dayOf(MONDAY)}`, '/visibility?brand_id=1&market=11'].sort());
     const visibility = await originBody<{ score: number; change: number; period: { from: string }; history: { score: number | null }[] }>('/visibility');
     const history = await originBody<{ counts: { won: number; lost: number; held: number }; questions: { text: string; outcome: string }[] }>('/answers/history');
     expect(visibility.period.from).toBe(from);
-    expect(email.subject).toContain(`Brightdesk: AI visibility ${visibility.score.toFixed(1)}%`);
-    expect(email.subject).toContain(`${history.counts.won} won, ${history.counts.lost} lost · week of ${label(plusDays(MONDAY, -6))}`);
+    // The subject: the score with its change in points (or steady), the questions lost and won, the 7 days.
+    expect(email.subject).toMatch(new RegExp(`^Brightdesk: (a quiet week · )?AI visibility ${visibility.score.toFixed(1)}% \\((steady|[+\u2212]\\d+\\.\\d pts)\\) · `));
+    expect(email.subject).toContain(`lost ${history.counts.lost} questions, won ${history.counts.won} · ${range(plusDays(MONDAY, -6), MONDAY)}`);
     const lost = history.questions.find((q) => q.outcome === 'lost')!;
     expect(email.html).toContain(escapeHtml(lost.text));
     expect(email.text).toContain(lost.text);
@@ -186,8 +187,16 @@ describe('sending', () => {
       expect(part).toContain('https://edge.test/digests/unsubscribe?token=');
       expect(part).toContain('https://edge.test/r/');
     }
-    // The 12-week chart: every weekly score written out, in table cells; no image, no SVG.
-    for (const point of visibility.history) if (point.score !== null) expect(email.html).toContain(`>${point.score.toFixed(1)}<`);
+    // The 12-week chart: table cells, every weekly score written out (for screen readers in HTML, in one line of text); no image, no SVG.
+    const weekly = `: ${visibility.history.map((p) => (p.score === null ? 'not measured' : `${p.score.toFixed(1)}%`)).join(', ')}.`;
+    expect(email.html).toMatch(/<table[^>]*role="img"[^>]*aria-label="Score by week, last 12 weeks/);
+    expect(email.html).toContain(weekly);
+    expect(email.text).toContain(weekly);
+    // Each link once in the text part.
+    const urls = email.text.match(/https?:\/\/\S+/g)!;
+    expect(urls).toHaveLength(2);
+    expect(urls[0]).toMatch(/^https:\/\/edge\.test\/r\/v1\./);
+    expect(urls[1]).toMatch(/^https:\/\/edge\.test\/digests\/unsubscribe\?token=v1\./);
     expect(email.html).not.toMatch(/<img|<svg/i);
     expect(email.html).toMatch(/<html[^>]*lang="en"/);
     expect(email.text).not.toContain('<');
@@ -366,8 +375,8 @@ describe('sending', () => {
     expect([snapshot!.period_from, snapshot!.period_to]).toEqual([from, to]);
     for (const body of ['visibility', 'history', 'topics']) expect(JSON.parse(snapshot![body]!).period).toEqual({ from, to });
     const email = resend.delivered[0]!;
-    expect(email.subject).toMatch(new RegExp(` · week of ${label(plusDays(thursday, -6))}$`));
-    expect(email.text).toContain(`figures for ${span(plusDays(thursday, -6), thursday)}`);
+    expect(email.subject).toMatch(new RegExp(` · ${range(plusDays(thursday, -6), thursday)}$`));
+    expect(email.text).toContain(`${range(plusDays(thursday, -6), thursday)} · market US`);
     // Still the digest planned for its week: its key and record.
     expect(resend.calls[0]!.idempotencyKey).toBe(`digest/${id}/${WEEK}`);
     expect(await sendRecords()).toEqual([expect.objectContaining({ iso_week: WEEK, status: 'sent' })]);
@@ -383,7 +392,7 @@ describe('sending', () => {
     expect(api.requests).toHaveLength(3);
     expect(resend.calls.map((c) => c.status)).toEqual([500, 200]);
     expect(resend.calls[1]!.body).toBe(resend.calls[0]!.body);
-    expect(resend.delivered[0]!.subject).toMatch(new RegExp(`week of ${label(plusDays(MONDAY, -6))}$`));
+    expect(resend.delivered[0]!.subject).toMatch(new RegExp(` · ${range(plusDays(MONDAY, -6), MONDAY)}$`));
   });
 
   it('sends nothing when the first read comes after the planned ISO week is over, and records why', async () => {

@@ -96,7 +96,7 @@ describe('POST /reports/weekly/send', () => {
     expect(response.status).toBe(202);
     const { send: result } = (await response.json()) as SendBody;
     expect(result).toEqual(expect.objectContaining({ brand_id: 1, market: { id: 11, code: 'us' }, recipients: 2, sent: 2, failed: 0 }));
-    expect(result.subject).toMatch(/^Brightdesk: AI visibility .* · week of /);
+    expect(result.subject).toMatch(/^Brightdesk: (a quiet week · )?AI visibility \d+\.\d% \((steady|[+\u2212]\d+\.\d pts)\)( · .+)? · \d{1,2}[^·]*\d{4}$/);
 
     expect(resend.calls).toHaveLength(1);
     expect(resend.calls[0]!.idempotencyKey).toBe(`report/${result.id}/0`);
@@ -106,7 +106,12 @@ describe('POST /reports/weekly/send', () => {
       expect(email.headers?.['List-Unsubscribe']).toMatch(/^<https:\/\/edge\.test\/digests\/unsubscribe\?token=v1\.[^>]+>, <mailto:unsubscribe@mail\.example\.com\?subject=unsubscribe%20v1\./);
       expect(email.headers?.['List-Unsubscribe-Post']).toBe('List-Unsubscribe=One-Click');
       expect(email.html).toMatch(/https:\/\/edge\.test\/r\/v1\./);
-      expect(email.text).toMatch(/Unsubscribe: https:\/\/edge\.test\/digests\/unsubscribe\?token=/);
+      expect(email.text).toMatch(/Unsubscribe https:\/\/edge\.test\/digests\/unsubscribe\?token=/);
+      // Each link once in the text part: the report (the button) and unsubscribe.
+      const urls = email.text.match(/https?:\/\/\S+/g)!;
+      expect(urls).toHaveLength(2);
+      expect(urls[0]).toMatch(/^https:\/\/edge\.test\/r\/v1\./);
+      expect(urls[1]).toMatch(/^https:\/\/edge\.test\/digests\/unsubscribe\?token=v1\./);
       expect(email.html).not.toContain('placeholder.invalid');
     }
     // Each got their own kinds: the won/lost-only subscriber has no visibility section.

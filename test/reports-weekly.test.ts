@@ -72,7 +72,7 @@ describe('GET /reports/weekly', () => {
     expect(report.kinds).toEqual(['visibility', 'won_lost']);
     expect(report.visibility!.score).toBe(visibility.score);
     expect(report.week.iso).toMatch(/^\d{4}-W\d{2}$/);
-    expect(report.subject).toMatch(/^Brightdesk: AI visibility /);
+    expect(report.subject).toMatch(/^Brightdesk: (a quiet week · )?AI visibility /);
   });
 
   it('format=text is the plain-text digest, without the subscription footer', async () => {
@@ -83,8 +83,11 @@ describe('GET /reports/weekly', () => {
     const text = await response.text();
     expect(text).toContain(report.lead.headline);
     expect(text).toContain(`${report.won_lost!.counts.won} won`);
-    expect(text).toContain(`Week from ${report.visibility!.history[0]!.label}:`);
-    expect(text).toContain('View in browser');
+    expect(text).toContain(`Score by week, last 12 weeks (`);
+    expect(text).toContain(`: ${report.visibility!.history.map((b) => (b.score === null ? 'not measured' : `${b.score.toFixed(1)}%`)).join(', ')}.`);
+    // The link to the report, once: the button's.
+    expect(text).toMatch(/(See all \d+ changed questions|Open the full report) https?:\/\/\S+/);
+    expect(text.match(/https?:\/\/\S+/g)).toHaveLength(1);
     expect(text).not.toMatch(/unsubscribe/i);
     expect(text).not.toContain('<');
   });

@@ -1,49 +1,88 @@
 /**
- * The 12-week chart built from table cells only: no image, no SVG, no CSS
- * that Gmail or Outlook drop. Each bar is a cell with a fixed height and a
- * background colour; every figure is also written as text above its bar, and
- * the text part gets a plain list instead (see `textOnly`).
+ * The 12-week chart, built from table cells only: no image, no SVG, no CSS
+ * that Gmail or Outlook drop. Each week is a column: a light track the height
+ * of the chart with a mark at the week's score, so it reads like a line
+ * chart. The scale (`VisibilitySection.scale`) starts near the lowest score,
+ * not at zero, and its two ends are written on the left: a 3-point move is a
+ * third of the chart or more, a change within the noise looks flat. Marks,
+ * not bars, because a bar cut off at 48% would overstate the difference.
+ *
+ * Only two dates label the columns (the first week and the latest), so
+ * nothing collides at 375 px. The figures are in the table's `aria-label`
+ * for screen readers, and in one line of the text part.
  */
 import { Section, Text } from '@react-email/components';
 import type { ChartBar } from '../../src/weekly-report/model';
-import { color, font, text, textOnly } from './theme';
+import { formatDay, formatPercent, formatRange } from '../../src/weekly-report/words';
+import { cls, color, font, text, textOnly } from './theme';
 
-/** Height in pixels of the tallest possible bar (100 %). Bars start at zero, so their heights compare honestly. */
-export const CHART_HEIGHT = 90;
+/** Height in pixels of the chart's plot. */
+export const CHART_HEIGHT = 96;
+/** Height in pixels of a week's mark. */
+const MARK = 6;
 
-export function ScoreChart({ bars }: { bars: ChartBar[] }) {
-  const tallest = Math.max(1, ...bars.map((b) => b.score ?? 0));
-  // Scale to the tallest score rounded up to the next 10 points, never above 100.
-  const top = Math.min(100, Math.ceil(tallest / 10) * 10);
-  const cellWidth = `${(100 / Math.max(1, bars.length)).toFixed(2)}%`;
+const cellText = { fontFamily: font.family, fontSize: '11px', lineHeight: '14px', color: color.muted } as const;
+
+/** Pixels from the top of the plot to the mark of `score`. */
+function markTop(score: number, scale: { floor: number; top: number }): number {
+  const share = (Math.min(scale.top, Math.max(scale.floor, score)) - scale.floor) / (scale.top - scale.floor);
+  return Math.round((1 - share) * (CHART_HEIGHT - MARK));
+}
+
+function Block({ height, className, background }: { height: number; className: string; background: string }) {
+  if (height <= 0) return null;
+  return (
+    <tr>
+      <td
+        className={className}
+        height={height}
+        style={{ height: `${height}px`, lineHeight: `${height}px`, fontSize: 0, msoLineHeightRule: 'exactly', backgroundColor: background } as React.CSSProperties}
+      >
+        &nbsp;
+      </td>
+    </tr>
+  );
+}
+
+export function ScoreChart({ bars, scale }: { bars: ChartBar[]; scale: { floor: number; top: number } }) {
+  const first = bars[0];
+  const last = bars.at(-1);
+  const span = first && last ? `last ${bars.length} weeks (${formatRange({ from: first.week_start, to: last.week_end })})` : '';
+  const figures = bars.map((b) => formatPercent(b.score)).join(', ');
+  const half = Math.ceil(bars.length / 2);
   return (
     <Section>
-      <table role="presentation" width="100%" cellPadding={0} cellSpacing={0} data-skip-in-text="true" style={{ borderCollapse: 'collapse', tableLayout: 'fixed' }}>
+      <table
+        role="img"
+        aria-label={`Score by week, ${span}: ${figures}. Scale ${scale.floor}% to ${scale.top}%.`}
+        width="100%"
+        cellPadding={0}
+        cellSpacing={0}
+        data-skip-in-text="true"
+        style={{ borderCollapse: 'collapse', tableLayout: 'fixed', width: '100%' }}
+      >
         <tbody>
           <tr>
+            <td
+              width={40}
+              valign="top"
+              className={cls.muted}
+              style={{ ...cellText, width: '40px', height: `${CHART_HEIGHT}px`, verticalAlign: 'top', textAlign: 'right', padding: '0 6px 0 0' }}
+            >
+              <div style={{ height: `${CHART_HEIGHT - 14}px` }}>{`${scale.top}%`}</div>
+              <div>{`${scale.floor}%`}</div>
+            </td>
             {bars.map((bar, i) => {
               const latest = i === bars.length - 1;
-              const height = bar.score === null ? 2 : Math.max(2, Math.round((bar.score / top) * CHART_HEIGHT));
+              const top = bar.score === null ? CHART_HEIGHT : markTop(bar.score, scale);
+              const below = bar.score === null ? 0 : CHART_HEIGHT - MARK - top;
               return (
-                <td key={bar.week_start} width={cellWidth} valign="bottom" style={{ padding: '0 2px', verticalAlign: 'bottom', textAlign: 'center', height: `${CHART_HEIGHT + 18}px` }}>
-                  <div style={{ fontFamily: font.family, fontSize: '10px', lineHeight: '14px', color: latest ? color.ink : color.muted, fontWeight: latest ? 700 : 400 }}>
-                    {bar.score === null ? '–' : bar.score.toFixed(1)}
-                  </div>
-                  <table role="presentation" width="100%" cellPadding={0} cellSpacing={0} style={{ borderCollapse: 'collapse' }}>
+                <td key={bar.week_start} valign="bottom" style={{ padding: '0 3px', verticalAlign: 'bottom' }}>
+                  <table role="presentation" width="100%" cellPadding={0} cellSpacing={0} style={{ borderCollapse: 'collapse', width: '100%' }}>
                     <tbody>
-                      <tr>
-                        <td
-                          height={height}
-                          style={{
-                            height: `${height}px`,
-                            lineHeight: `${height}px`,
-                            fontSize: 0,
-                            backgroundColor: bar.score === null ? color.barEmpty : latest ? color.barLatest : color.bar,
-                          }}
-                        >
-                          &nbsp;
-                        </td>
-                      </tr>
+                      <Block height={top} className={cls.track} background={color.track} />
+                      {bar.score === null ? null : <Block height={MARK} className={latest ? cls.markLatest : cls.mark} background={latest ? color.markLatest : color.mark} />}
+                      <Block height={below} className={cls.track} background={color.track} />
                     </tbody>
                   </table>
                 </td>
@@ -51,20 +90,18 @@ export function ScoreChart({ bars }: { bars: ChartBar[] }) {
             })}
           </tr>
           <tr>
-            {bars.map((bar) => (
-              <td key={bar.week_start} style={{ padding: '4px 0 0', textAlign: 'center', fontFamily: font.family, fontSize: '10px', lineHeight: '12px', color: color.muted }}>
-                {bar.label}
-              </td>
-            ))}
+            <td style={{ width: '40px' }} />
+            <td colSpan={half} className={cls.muted} style={{ ...cellText, padding: '4px 0 0 2px', textAlign: 'left' }}>
+              {first ? formatDay(first.week_start) : ''}
+            </td>
+            <td colSpan={bars.length - half} className={cls.muted} style={{ ...cellText, padding: '4px 2px 0 0', textAlign: 'right' }}>
+              {last ? formatDay(last.week_start) : ''}
+            </td>
           </tr>
         </tbody>
       </table>
       <div style={textOnly}>
-        {bars.map((bar) => (
-          <Text key={bar.week_start} style={text.small}>
-            {`Week from ${bar.label}: ${bar.score === null ? 'not measured' : `${bar.score.toFixed(1)}%`}`}
-          </Text>
-        ))}
+        <Text style={text.small}>{`Score by week, ${span}: ${figures}.`}</Text>
       </div>
     </Section>
   );

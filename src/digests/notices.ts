@@ -67,7 +67,6 @@ export async function sendOwedNotices(deps: DigestDeps, job: Pick<DigestJob, 'gr
         brandName: row.brand_name,
         market: row.market_code,
         reason: row.paused_reason ?? 'invalid_api_key',
-        resubscribeHint: `Subscribe again with POST ${deps.publicUrl}/digests/subscriptions and a current API key.`,
         unsubscribeUrl: unsubscribe,
       });
       return { kind: 'paused', from: deps.from, to: row.email, ...mail, headers: unsubscribeHeaders(unsubscribe, deps.from) };

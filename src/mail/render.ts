@@ -1,15 +1,18 @@
 /**
  * Renders the emails: HTML with React Email, and the plain-text part converted
  * from that same HTML (`toPlainText`), so the two parts can never disagree.
- * Blocks marked `data-skip-in-text` (the chart's bars) are left out of the
- * text part; blocks styled `textOnly` are hidden in HTML and carry the text
- * part's equivalent.
+ * Blocks marked `data-skip-in-text` (the chart's cells, the engine table, a
+ * link the text part has elsewhere) are left out of the text part; blocks
+ * styled `textOnly` are hidden in HTML and carry the text part's equivalent.
+ * The text part names each link once: where a template writes a link twice
+ * (a button and the same address written out, a header link and the button),
+ * the repeat is marked `data-skip-in-text`.
  */
 import { render, toPlainText } from '@react-email/render';
 import { createElement } from 'react';
-import { ConfirmSubscriptionEmail, type ConfirmSubscriptionEmailProps } from '../../emails/confirm-subscription';
+import { ConfirmSubscriptionEmail, type ConfirmSubscriptionEmailProps, confirmationSubject } from '../../emails/confirm-subscription';
 import { DigestEmail, type DigestEmailProps } from '../../emails/digest';
-import { PausedNoticeEmail, type PausedNoticeEmailProps } from '../../emails/paused-notice';
+import { PausedNoticeEmail, type PausedNoticeEmailProps, pausedSubject } from '../../emails/paused-notice';
 
 export interface RenderedEmail {
   subject: string;
@@ -17,9 +20,16 @@ export interface RenderedEmail {
   text: string;
 }
 
+/** Headings keep their case in the text part (html-to-text upper-cases them by default, brand names included). */
+const HEADINGS_AS_WRITTEN = ['h1', 'h2', 'h3'].map((selector) => ({ selector, options: { uppercase: false } }));
+
 async function renderBoth(element: React.ReactElement, subject: string): Promise<RenderedEmail> {
   const html = await render(element);
-  const text = toPlainText(html).replace(/[\u200c\u200b\u034f\u2060\u00ad\ufeff]/g, '').replace(/^\s+/, '').replace(/\n{3,}/g, '\n\n');
+  const text = toPlainText(html, { selectors: HEADINGS_AS_WRITTEN })
+    .replace(/[\u200c\u200b\u034f\u2060\u00ad\ufeff]/g, '')
+    .replace(/^\s+/, '')
+    .replace(/[ \t]+$/gm, '')
+    .replace(/\n{3,}/g, '\n\n');
   return { subject, html, text };
 }
 
@@ -28,9 +38,9 @@ export function renderDigest(props: DigestEmailProps): Promise<RenderedEmail> {
 }
 
 export function renderConfirmation(props: ConfirmSubscriptionEmailProps): Promise<RenderedEmail> {
-  return renderBoth(createElement(ConfirmSubscriptionEmail, props), `Confirm your weekly AI-visibility digest for ${props.brandName}`);
+  return renderBoth(createElement(ConfirmSubscriptionEmail, props), confirmationSubject(props.brandName));
 }
 
 export function renderPausedNotice(props: PausedNoticeEmailProps): Promise<RenderedEmail> {
-  return renderBoth(createElement(PausedNoticeEmail, props), `Paused: your weekly digest for ${props.brandName}`);
+  return renderBoth(createElement(PausedNoticeEmail, props), pausedSubject(props.brandName));
 }

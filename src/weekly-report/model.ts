@@ -1,20 +1,21 @@
 /**
  * The weekly report, as data: a pure function of three API bodies
- * (`/visibility`, `/answers/history`, `/topics`). The digest email (issue 5)
- * and the web report (issue 6) both render this model, so they always say the
- * same thing.
+ * (`/visibility`, `/answers/history`, `/topics`), and of `/prompts` when it is
+ * given. The digest email (issue 5) and the web report (issue 6) both render
+ * this model, so they always say the same thing.
  *
  * ```ts
  * const report = buildReport({ brand: { id: 1, name: 'Brightdesk' }, week, kinds: ['visibility', 'won_lost'], visibility, history, topics });
- * report.subject; // "Brightdesk: AI visibility 56.9% (steady) · 7 won, 10 lost · week of 16 Nov"
- * report.period;  // { from: '2026-11-16', to: '2026-11-22' }: the days every figure covers
+ * report.subject;      // "Brightdesk: AI visibility 56.8% (steady) · lost 11 questions, won 10 · 17–23 Nov 2026"
+ * report.lead.headline // "Brightdesk is now named by ChatGPT, Perplexity, Claude and Copilot for “Helpwave vs Ticketly: which is better?”"
+ * report.period;       // { from: '2026-11-17', to: '2026-11-23' }: the days every figure covers
  * ```
  *
  * The period. `/visibility` and `/answers/history` have a fixed window, the
- * trailing 7 days ending on the day they are read; `/topics` must be read for
- * the same days (the digest passes that window's `from` and `to`). The report
- * is about those 7 days, whatever ISO week it was planned for, and its label
- * ("week of 16 Nov") names their first day.
+ * trailing 7 days ending on the day they are read; `/topics` (and `/prompts`)
+ * must be read for the same days (the digest passes that window's `from` and
+ * `to`). The report is about those 7 days, whatever ISO week it was planned
+ * for, and names them (`period_label`, "17–23 Nov 2026").
  *
  * Sampling noise. A weekly score is a share p of n answered runs. Its standard
  * error is sqrt(p(1-p)/n); the change between two weeks has the standard
@@ -27,16 +28,37 @@
  * shown as steady, not as a gain or a loss. Topics carry no run counts, so a
  * topic's n is estimated as the total answered runs times the topic's share of
  * the questions.
+ *
+ * What the reader is told first.
+ * - The subject: the brand, then the news with units, then the days:
+ *   `Brightdesk: AI visibility 47.9% (−3.3 pts) · lost 4 questions, won 3 · 17–23 Nov 2026`;
+ *   a week with nothing beyond the noise starts `a quiet week`; a week with no
+ *   answered run says `nothing measured in AI answers`.
+ * - The lead: one sentence that names the brand and the one change that
+ *   matters most, in this order: nothing measured; the score moved beyond
+ *   the noise (with the topic that moved most the same way); the question
+ *   that moved on the most engines (a loss before a gain of the same size);
+ *   a topic that moved beyond the noise; else a quiet week, in one line.
+ *
+ * Per engine. No body gives a score per engine. `/answers/history` gives, per
+ * question, the engines whose dominant state started or stopped naming the
+ * brand: summed per engine, that is each engine's change in questions naming
+ * the brand (`gained`, `lost`, `change`). `/prompts` gives each engine's
+ * dominant state per question this week: with it, `naming` and `answered`
+ * are the engine's questions naming the brand and answered, and
+ * `naming_before` is `naming - gained + lost`. Without it they are null, and
+ * nothing is guessed.
  */
 import { z } from 'zod';
 import type { ResponseOf } from '../contract/operations';
-import type { AnswerState, Engine } from '../contract/enums';
+import { type AnswerState, type Engine, ENGINES, NAMING_STATES } from '../contract/enums';
+import { formatPercent, formatPoints, formatRange, formatTrend, joinNames, possessive, quoted, sentence, type Trend } from './words';
+
+export * from './words';
 
 export const DIGEST_KINDS = ['visibility', 'won_lost'] as const;
 export const DigestKind = z.enum(DIGEST_KINDS);
 export type DigestKind = z.infer<typeof DigestKind>;
-
-export type Trend = 'up' | 'down' | 'steady' | 'unknown';
 
 export const ENGINE_LABELS: Record<Engine, string> = {
   chatgpt: 'ChatGPT',
@@ -77,6 +99,12 @@ export interface VisibilitySection {
   naming_runs: number;
   period: { from: string; to: string };
   history: ChartBar[];
+  /**
+   * The chart's scale in percent (`chartScale`): near the data, at least 10
+   * points tall, so a 3-point move is a third of the chart and a change
+   * within the noise looks flat.
+   */
+  scale: { floor: number; top: number };
 }
 
 export interface TopicMove {
@@ -115,11 +143,31 @@ export interface WonLostSection {
   previous_period: { from: string; to: string };
   won: QuestionMove[];
   lost: QuestionMove[];
+  /** The few the digest lists (`topQuestions`): 3 to 5 in all, losses first. */
+  top_lost: QuestionMove[];
+  top_won: QuestionMove[];
+}
+
+/** One engine's figures for the week (see "Per engine" in the module comment). */
+export interface EngineFigures {
+  engine: Engine;
+  engine_label: string;
+  /** Questions whose dominant answer on this engine names the brand this week; null without `/prompts`. */
+  naming: number | null;
+  /** Questions this engine answered this week (a dominant state other than no answer); null without `/prompts`. */
+  answered: number | null;
+  /** `naming - gained + lost`: the same count for the week before; null without `/prompts`. */
+  naming_before: number | null;
+  /** Questions this engine started naming the brand for, and stopped. */
+  gained: number;
+  lost: number;
+  /** `gained - lost`. */
+  change: number;
 }
 
 export interface Lead {
-  kind: 'loss' | 'gain' | 'visibility_up' | 'visibility_down' | 'steady';
-  /** One sentence a reader should act on. */
+  kind: 'loss' | 'gain' | 'visibility_up' | 'visibility_down' | 'topic' | 'steady' | 'nothing_measured';
+  /** One sentence that names the brand and the change to act on. */
   headline: string;
   question?: string;
   engines?: string[];
@@ -132,18 +180,22 @@ export interface Report {
   kinds: DigestKind[];
   /**
    * The ISO week the report was planned for (`iso`, `monday`), and `label`, the
-   * first day of `period` (`16 Nov`), which the subject and heading name.
+   * first day of `period` (`16 Nov`).
    */
   week: { iso: string; monday: string; label: string };
   /** The 7 days every figure covers: the fixed window of the reads (see the module comment). */
   period: { from: string; to: string };
+  /** `period` as the email writes it: `17–23 Nov 2026`. */
+  period_label: string;
   generated_at: string;
-  /** `nothing_measured`: no answered run in either week, no digest is sent. `nothing_changed`: a short digest that says so. */
+  /** `nothing_measured`: no answered run in either week, no digest is sent. `nothing_changed`: a quiet week, said in one line. */
   empty: 'nothing_measured' | 'nothing_changed' | null;
   lead: Lead;
   visibility: VisibilitySection | null;
   topics: TopicMove[];
   won_lost: WonLostSection | null;
+  /** Every engine, in the order of `ENGINE_LABELS`. */
+  engines: EngineFigures[];
   subject: string;
 }
 
@@ -154,22 +206,27 @@ export interface ReportInput {
   visibility: ResponseOf<'getVisibility'>;
   history: ResponseOf<'getAnswerHistory'>;
   topics: ResponseOf<'listTopics'>;
+  /** `/prompts` for the same 7 days, when read: gives each engine's questions naming the brand. Ignored when its days differ. */
+  matrix?: ResponseOf<'getPromptMatrix'> | null;
 }
 
 /** How many topics the report lists as "moved most". */
 export const TOPICS_SHOWN = 3;
-/** Won and lost questions listed per section; the counts always cover all. */
+/** Won and lost questions listed per section of the page; the counts always cover all. */
 export const QUESTIONS_SHOWN = 10;
+/** Questions the digest lists: at most this many in all, and up to `LOST_SHOWN` losses before any gain. */
+export const DIGEST_QUESTIONS = 5;
+export const LOST_SHOWN = 3;
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
-/** `2026-11-16` as `16 Nov`. */
+/** `2026-11-16` as `16 Nov` (the page's short form; the email writes `formatDay`). */
 export function shortDay(day: string): string {
   const [, month, date] = day.split('-');
   return `${Number(date)} ${MONTHS[Number(month) - 1]}`;
 }
 
-/** A period as `16–22 Nov`, or `30 Nov–6 Dec` across months. */
+/** A period as `16–22 Nov`, or `30 Nov–6 Dec` across months (log lines; the email writes `formatRange`). */
 export function formatPeriod(period: { from: string; to: string }): string {
   const sameMonth = period.from.slice(0, 7) === period.to.slice(0, 7);
   return sameMonth ? `${Number(period.from.slice(8))}–${shortDay(period.to)}` : `${shortDay(period.from)}–${shortDay(period.to)}`;
@@ -192,16 +249,35 @@ export function trendOf(change: number | null, noise: number | null): Trend {
   return 'steady';
 }
 
-/** `+3.1`, `-2.0`, or `steady` for a change within the noise. */
+/** `+3.1`, `-2.0`, or `steady` for a change within the noise (the page's form; the email writes `formatTrend`, with units). */
 export function formatChange(change: number | null, trend: Trend): string {
   if (change === null || trend === 'unknown') return 'no comparison';
   if (trend === 'steady') return 'steady';
   return `${change > 0 ? '+' : '-'}${Math.abs(change).toFixed(1)}`;
 }
 
-export const formatScore = (score: number | null) => (score === null ? 'not measured' : `${score.toFixed(1)}%`);
+export const formatScore = formatPercent;
 
-const joinNames = (names: string[]) => (names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`);
+/**
+ * The chart's scale: from a round value below the lowest score to one above
+ * the highest, in steps of 2, 5 or 10 points by the spread, widened to 10
+ * points at least and kept within 0 to 100. Without a score, 0 to 100.
+ */
+export function chartScale(scores: readonly (number | null)[]): { floor: number; top: number } {
+  const values = scores.filter((s): s is number => s !== null);
+  if (values.length === 0) return { floor: 0, top: 100 };
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  const spread = hi - lo;
+  const step = spread <= 8 ? 2 : spread <= 20 ? 5 : 10;
+  let floor = Math.max(0, (Math.ceil(lo / step) - 1) * step);
+  let top = Math.min(100, (Math.floor(hi / step) + 1) * step);
+  while (top - floor < 10) {
+    if (floor > 0) floor = Math.max(0, floor - step);
+    if (top - floor < 10 && top < 100) top = Math.min(100, top + step);
+  }
+  return { floor, top };
+}
 
 function visibilitySection(v: ResponseOf<'getVisibility'>): VisibilitySection {
   const before = v.history.at(-2);
@@ -219,6 +295,7 @@ function visibilitySection(v: ResponseOf<'getVisibility'>): VisibilitySection {
     naming_runs: v.naming_runs,
     period: v.period,
     history: v.history.map((point) => ({ ...point, label: shortDay(point.week_start) })),
+    scale: chartScale(v.history.map((p) => p.score)),
   };
 }
 
@@ -245,7 +322,10 @@ function topicMoves(t: ResponseOf<'listTopics'>, totalRuns: number): TopicMove[]
     .slice(0, TOPICS_SHOWN);
 }
 
+const sizeOf = (q: QuestionMove) => Math.abs(q.engines_naming_now - q.engines_naming_before);
+
 function questionMoves(h: ResponseOf<'getAnswerHistory'>, topicNames: Map<number, string>, outcome: 'won' | 'lost'): QuestionMove[] {
+  const way = outcome === 'won' ? 'gained' : 'lost';
   return h.questions
     .filter((q) => q.outcome === outcome)
     .map((q) => ({
@@ -258,9 +338,35 @@ function questionMoves(h: ResponseOf<'getAnswerHistory'>, topicNames: Map<number
       // The engines that moved the outcome's way first: they are the news of this question.
       engines: q.moved
         .map((m) => ({ engine: m.engine, engine_label: ENGINE_LABELS[m.engine], before: m.before, now: m.now, direction: m.direction, top_rival: m.top_rival }))
-        .sort((a, b) => Number(b.direction === (outcome === 'won' ? 'gained' : 'lost')) - Number(a.direction === (outcome === 'won' ? 'gained' : 'lost'))),
+        .sort((a, b) => Number(b.direction === way) - Number(a.direction === way)),
     }))
-    .sort((a, b) => Math.abs(b.engines_naming_now - b.engines_naming_before) - Math.abs(a.engines_naming_now - a.engines_naming_before) || a.question_id - b.question_id);
+    .sort((a, b) => sizeOf(b) - sizeOf(a) || a.question_id - b.question_id);
+}
+
+/**
+ * The questions the digest lists, biggest moves first: up to `LOST_SHOWN`
+ * losses (more when there are fewer gains to show), then gains, 5 in all.
+ */
+export function topQuestions(lost: readonly QuestionMove[], won: readonly QuestionMove[]): { lost: QuestionMove[]; won: QuestionMove[] } {
+  const lostShown = Math.min(lost.length, Math.max(LOST_SHOWN, DIGEST_QUESTIONS - won.length));
+  return { lost: lost.slice(0, lostShown), won: won.slice(0, DIGEST_QUESTIONS - lostShown) };
+}
+
+/** Every engine's figures (see "Per engine" in the module comment). */
+function engineFigures(h: ResponseOf<'getAnswerHistory'>, matrix: ResponseOf<'getPromptMatrix'> | null): EngineFigures[] {
+  return ENGINES.map((engine) => {
+    let gained = 0;
+    let lost = 0;
+    for (const q of h.questions) for (const m of q.moved) if (m.engine === engine) m.direction === 'gained' ? gained++ : lost++;
+    let naming: number | null = null;
+    let answered: number | null = null;
+    if (matrix) {
+      const cells = matrix.prompts.map((p) => p.engines.find((c) => c.engine === engine)?.state ?? null);
+      naming = cells.filter((s) => s !== null && NAMING_STATES.includes(s)).length;
+      answered = cells.filter((s) => s !== null && s !== 'no_answer').length;
+    }
+    return { engine, engine_label: ENGINE_LABELS[engine], naming, answered, naming_before: naming === null ? null : naming - gained + lost, gained, lost, change: gained - lost };
+  });
 }
 
 /** The most frequent rival among the engines that moved, first seen on ties. */
@@ -272,40 +378,80 @@ function mainRival(engines: EngineMove[]): string | null {
   return best;
 }
 
-function leadOf(brand: string, vis: VisibilitySection | null, wonLost: WonLostSection | null, topics: TopicMove[]): Lead {
-  // The biggest move by engines; a loss before a gain of the same size, because a loss is what to act on.
+/** The question that moved on the most engines; a loss before a gain of the same size, because a loss is what to act on. */
+function biggestMove(wonLost: WonLostSection | null): QuestionMove | null {
   const moves = wonLost ? [...wonLost.lost, ...wonLost.won] : [];
-  const size = (q: QuestionMove) => Math.abs(q.engines_naming_now - q.engines_naming_before);
-  const top = moves.reduce<QuestionMove | null>((best, q) => (best === null || size(q) > size(best) ? q : best), null);
-  if (top) {
-    const moved = top.engines.filter((e) => e.direction === (top.outcome === 'won' ? 'gained' : 'lost'));
-    const names = moved.map((e) => e.engine_label);
-    const rival = mainRival(moved);
-    const headline =
-      top.outcome === 'lost'
-        ? `Lost on ${joinNames(names)}: “${top.text}”${rival ? ` — ${rival} is named instead` : ''}.`
-        : `Won on ${joinNames(names)}: “${top.text}”${rival ? `, ahead of ${rival}` : ''}.`;
-    return { kind: top.outcome === 'lost' ? 'loss' : 'gain', headline, question: top.text, engines: names, rival };
+  return moves.reduce<QuestionMove | null>((best, q) => (best === null || sizeOf(q) > sizeOf(best) ? q : best), null);
+}
+
+/** The lead for a question: `Brightdesk is no longer named by Claude and Gemini for “…”; they name Helpwave instead.` */
+function questionLead(brand: string, q: QuestionMove): Lead {
+  const way = q.outcome === 'won' ? 'gained' : 'lost';
+  const moved = q.engines.filter((e) => e.direction === way);
+  const names = moved.map((e) => e.engine_label);
+  // Every rival the engines that dropped the brand name instead, first seen first.
+  const rivals = [...new Set(moved.flatMap((e) => (e.top_rival ? [e.top_rival] : [])))];
+  const instead = rivals.length > 0 ? `; ${names.length === 1 ? 'it names' : 'they name'} ${joinNames(rivals)} instead` : '';
+  const headline =
+    q.outcome === 'lost'
+      ? sentence(`${brand} is no longer named by ${joinNames(names)} for ${quoted(q.text)}${instead}`)
+      : sentence(`${brand} is now named by ${joinNames(names)} for ${quoted(q.text)}`);
+  return { kind: q.outcome === 'lost' ? 'loss' : 'gain', headline, question: q.text, engines: names, rival: mainRival(moved) };
+}
+
+function visibilityWords(vis: VisibilitySection): string {
+  if (vis.score === null) return 'AI visibility was not measured this week';
+  if (vis.trend === 'unknown') return `AI visibility was ${formatPercent(vis.score)}, with no week before to compare`;
+  return `AI visibility held steady at ${formatPercent(vis.score)}`;
+}
+
+function leadOf(brand: string, periodLabel: string, empty: Report['empty'], vis: VisibilitySection | null, wonLost: WonLostSection | null, topics: TopicMove[]): Lead {
+  if (empty === 'nothing_measured') {
+    return { kind: 'nothing_measured', headline: `Nothing was measured for ${brand} in ${periodLabel} or the week before: no AI engine answered its questions.` };
   }
   if (vis && (vis.trend === 'up' || vis.trend === 'down')) {
     const topic = topics.find((t) => t.trend === vis.trend);
-    const headline = `AI visibility ${vis.trend === 'up' ? 'rose' : 'fell'} ${Math.abs(vis.change!).toFixed(1)} points to ${formatScore(vis.score)}${topic ? `, most in “${topic.name}” (${formatChange(topic.change, topic.trend)})` : ''}.`;
-    return { kind: vis.trend === 'up' ? 'visibility_up' : 'visibility_down', headline };
+    const verb = vis.trend === 'up' ? 'rose' : 'fell';
+    const where = topic ? `, with the largest ${vis.trend === 'up' ? 'rise' : 'fall'} in ${quoted(topic.name)} (${formatPoints(topic.change!)})` : '';
+    return {
+      kind: vis.trend === 'up' ? 'visibility_up' : 'visibility_down',
+      headline: `${possessive(brand)} AI visibility ${verb} ${Math.abs(vis.change!).toFixed(1)} points to ${formatPercent(vis.score)}${where}.`,
+    };
   }
-  const parts = [];
+  const top = biggestMove(wonLost);
+  if (top) return questionLead(brand, top);
+  const topic = topics.find((t) => t.trend === 'up' || t.trend === 'down');
+  if (vis && topic) {
+    return {
+      kind: 'topic',
+      headline: `${possessive(brand)} ${visibilityWords(vis)}, but ${quoted(topic.name)} ${topic.trend === 'up' ? 'rose' : 'fell'} ${Math.abs(topic.change!).toFixed(1)} points to ${formatPercent(topic.score)}.`,
+    };
+  }
+  const parts: string[] = [];
+  if (vis) parts.push(visibilityWords(vis));
   if (wonLost) parts.push('no question was won or lost');
-  if (vis) parts.push(vis.score === null ? 'visibility was not measured' : `visibility held steady at ${formatScore(vis.score)}`);
-  const text = parts.join(' and ');
-  return { kind: 'steady', headline: `Nothing changed for ${brand} this week: ${text}.` };
+  return { kind: 'steady', headline: `A quiet week for ${brand}: ${parts.join(' and ')}.` };
 }
 
-function subjectOf(brand: string, week: string, vis: VisibilitySection | null, wonLost: WonLostSection | null): string {
-  const parts = [brand + ':'];
+/** `lost 11 questions, won 10`, `lost 3 questions`, `won 1 question`; null when nothing moved. */
+function questionNews(counts: { won: number; lost: number }): string | null {
+  const { won, lost } = counts;
+  const noun = (n: number) => (n === 1 ? 'question' : 'questions');
+  if (lost > 0 && won > 0) return `lost ${lost} ${noun(lost)}, won ${won}`;
+  if (lost > 0) return `lost ${lost} ${noun(lost)}`;
+  if (won > 0) return `won ${won} ${noun(won)}`;
+  return null;
+}
+
+function subjectOf(brand: string, periodLabel: string, empty: Report['empty'], vis: VisibilitySection | null, wonLost: WonLostSection | null): string {
+  if (empty === 'nothing_measured') return `${brand}: nothing measured in AI answers · ${periodLabel}`;
   const pieces: string[] = [];
-  if (vis) pieces.push(`AI visibility ${formatScore(vis.score)} (${formatChange(vis.change, vis.trend)})`);
-  if (wonLost) pieces.push(`${wonLost.counts.won} won, ${wonLost.counts.lost} lost`);
-  pieces.push(`week of ${week}`);
-  return `${parts[0]} ${pieces.join(' · ')}`;
+  if (empty === 'nothing_changed') pieces.push('a quiet week');
+  if (vis) pieces.push(vis.score === null ? 'AI visibility not measured' : `AI visibility ${formatPercent(vis.score)} (${formatTrend(vis.change, vis.trend)})`);
+  const news = wonLost ? questionNews(wonLost.counts) : null;
+  if (news) pieces.push(news);
+  pieces.push(periodLabel);
+  return `${brand}: ${pieces.join(' · ')}`;
 }
 
 /** The report; see the module comment. Pure: same bodies, same report. */
@@ -315,33 +461,43 @@ export function buildReport(input: ReportInput): Report {
   const vis = visibilitySection(v);
   const topicNames = new Map(input.topics.topics.map((t) => [t.id, t.name]));
   const topics = topicMoves(input.topics, v.answered_runs);
+  const won = questionMoves(input.history, topicNames, 'won');
+  const lost = questionMoves(input.history, topicNames, 'lost');
+  const top = topQuestions(lost, won);
   const wonLost: WonLostSection = {
     counts: input.history.counts,
     period: input.history.period,
     previous_period: input.history.previous_period,
-    won: questionMoves(input.history, topicNames, 'won'),
-    lost: questionMoves(input.history, topicNames, 'lost'),
+    won,
+    lost,
+    top_lost: top.lost,
+    top_won: top.won,
   };
+  const matrix = input.matrix && input.matrix.period.from === v.period.from && input.matrix.period.to === v.period.to ? input.matrix : null;
   const showVis = kinds.includes('visibility') ? vis : null;
   const showWonLost = kinds.includes('won_lost') ? wonLost : null;
+  const showTopics = showVis ? topics : [];
   const previousRuns = v.history.at(-2)?.answered_runs ?? 0;
   const nothingMeasured = v.answered_runs === 0 && previousRuns === 0;
   const anythingMoved =
     (showWonLost !== null && wonLost.counts.won + wonLost.counts.lost > 0) ||
     (showVis !== null && (vis.trend === 'up' || vis.trend === 'down' || topics.some((t) => t.trend === 'up' || t.trend === 'down')));
-  const label = shortDay(v.period.from);
+  const empty = nothingMeasured ? 'nothing_measured' : anythingMoved ? null : 'nothing_changed';
+  const periodLabel = formatRange(v.period);
   return {
     brand: input.brand,
     market: v.market,
     kinds,
-    week: { iso: input.week.isoWeek, monday: input.week.monday, label },
+    week: { iso: input.week.isoWeek, monday: input.week.monday, label: shortDay(v.period.from) },
     period: v.period,
+    period_label: periodLabel,
     generated_at: v.generated_at,
-    empty: nothingMeasured ? 'nothing_measured' : anythingMoved ? null : 'nothing_changed',
-    lead: leadOf(input.brand.name, showVis, showWonLost, showVis ? topics : []),
+    empty,
+    lead: leadOf(input.brand.name, periodLabel, empty, showVis, showWonLost, showTopics),
     visibility: showVis,
-    topics: showVis ? topics : [],
+    topics: showTopics,
     won_lost: showWonLost,
-    subject: subjectOf(input.brand.name, label, showVis, showWonLost),
+    engines: engineFigures(input.history, matrix),
+    subject: subjectOf(input.brand.name, periodLabel, empty, showVis, showWonLost),
   };
 }
