@@ -1,10 +1,15 @@
 #!/usr/bin/env node
-// `npm run test:browser`: the report page in a real browser. Starts `wrangler dev` on its own port
-// and its own state directory (demo data loaded on the first request, secrets generated for this run),
-// then drives Debian's headless Chromium with playwright-core: opens the weekly report at desktop
-// (1280x900) and phone (390x844) widths, with the API key and through a signed link, checks that the
-// chart and the won/lost lists show the demo figures of the JSON form of the same report, and saves
-// screenshots under test/artifacts/. Not part of `npm test` (which needs no browser).
+// `npm run test:browser`: the pages in a real browser. Starts `wrangler dev` on its own port and its
+// own state directory (demo data loaded on the first request, secrets generated for this run), then
+// drives Debian's headless Chromium with playwright-core:
+// - the weekly report at 1280, 600 and 375 px wide, with the API key and through a signed link: the
+//   chart, the 12 weeks, the won/lost lists show the figures of the JSON form of the same report; the
+//   chart's scale shows a 3-point move; share of voice, engines and (keyed) the markets switch are there;
+//   the copy button works on the signed link's page (its script runs under the CSP nonce); no
+//   horizontal scrolling (scrollWidth <= clientWidth); no console error (a CSP violation is one);
+// - the confirm, unsubscribe, unsubscribed and subscribe-again pages, and the dev outbox's list and
+//   one message, at 375 and 390 px: no horizontal scrolling, the product's name on each;
+// and saves screenshots under test/artifacts/. Not part of `npm test` (which needs no browser).
 //
 // Environment: CHROMIUM (default /usr/bin/chromium), BROWSER_TEST_PORT (default 8792).
 import assert from 'node:assert/strict';
@@ -20,7 +25,8 @@ const STATE = '.wrangler/browser-test-state';
 const ARTIFACTS = 'test/artifacts';
 const EXECUTABLE = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const KEY = 'demo_pro_single';
-const VIEWPORTS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
+const VIEWPORTS = { desktop: { width: 1280, height: 900 }, tablet: { width: 600, height: 900 }, phone: { width: 375, height: 812 }, phone390: { width: 390, height: 844 } };
+const PRODUCT = 'Brand AI-Visibility';
 
 if (!existsSync(EXECUTABLE)) {
   console.error(`No browser at ${EXECUTABLE}. Install Debian's chromium (apt-get install -y chromium) or set CHROMIUM.`);
@@ -104,15 +110,36 @@ try {
 
   browser = await chromium.launch({ executablePath: EXECUTABLE, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
 
+  /** No horizontal scrolling: the document is no wider than the window. */
+  async function assertNoOverflow(page, name) {
+    const { scrollWidth, clientWidth, widest } = await page.evaluate(() => {
+      const width = document.documentElement.clientWidth;
+      // The elements that reach past the window, innermost first: what to fix when this fails.
+      const widest = [...document.querySelectorAll('body *')]
+        .filter((el) => el.getBoundingClientRect().right > width + 0.5)
+        .reverse()
+        .slice(0, 3)
+        .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className && typeof el.className === 'string' ? `.${el.className.split(' ').join('.')}` : ''} (right ${Math.round(el.getBoundingClientRect().right)} px)`);
+      return { scrollWidth: document.documentElement.scrollWidth, clientWidth: width, widest };
+    });
+    assert.ok(scrollWidth <= clientWidth, `${name}: no horizontal scrolling (scrollWidth ${scrollWidth} > clientWidth ${clientWidth}: ${widest.join(', ')})`);
+  }
+
   /** Opens a URL at a width, checks the report against the JSON, saves a screenshot. */
-  async function checkReport(name, url, viewport, headers = {}) {
-    const context = await browser.newContext({ viewport, deviceScaleFactor: 1, extraHTTPHeaders: headers });
+  async function checkReport(name, url, viewport, o = {}) {
+    const context = await browser.newContext({ viewport, deviceScaleFactor: 1, extraHTTPHeaders: o.headers ?? {} });
+    if (o.signed) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: BASE });
     const page = await context.newPage();
     const errors = [];
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    page.on('pageerror', (e) => errors.push(String(e)));
     const response = await page.goto(url, { waitUntil: 'load' });
     assert.equal(response.status(), 200, `${name}: 200`);
     assert.equal(await page.getAttribute('html', 'lang'), 'en', `${name}: lang`);
+    assert.equal(await page.textContent('.masthead .product'), PRODUCT, `${name}: the product's name heads the page`);
+    const text = await page.textContent('main');
+    assert.doesNotMatch(text, /ISO week|\d{4}-W\d\d|edge cache/, `${name}: plain words, no ISO week or cache jargon`);
+    assert.match(await page.textContent('[data-testid=source]'), /^Figures from \d+ \w{3} \d{4}, \d\d:\d\d UTC \(/, `${name}: when the figures are from`);
 
     const score = await page.getAttribute('[data-testid=score]', 'data-score');
     assert.equal(score, expected.score, `${name}: the score`);
@@ -121,24 +148,34 @@ try {
     assert.ok(await chart.isVisible(), `${name}: the chart is visible`);
     const chartBox = await chart.boundingBox();
     assert.ok(chartBox.width <= viewport.width, `${name}: the chart fits the width (${chartBox.width} px)`);
-    const bars = await page.$$eval('svg[data-testid=chart] g.bar', (gs) =>
+    const points = await page.$$eval('svg[data-testid=chart] g.point', (gs) =>
       gs.map((g) => {
-        const rect = g.querySelector('rect').getBoundingClientRect();
-        return { week: g.dataset.week, score: g.dataset.score, label: g.querySelector('text.val').textContent, height: rect.height };
+        const circle = g.querySelector('circle');
+        const box = circle?.getBoundingClientRect();
+        return { week: g.dataset.week, score: g.dataset.score, label: g.querySelector('text.val').textContent, y: box ? box.y + box.height / 2 : null };
       }),
     );
     assert.deepEqual(
-      bars.map((b) => ({ week: b.week, score: b.score })),
+      points.map((p) => ({ week: p.week, score: p.score })),
       expected.bars,
-      `${name}: the chart's 12 bars carry the weekly scores`,
+      `${name}: the chart's 12 points carry the weekly scores`,
     );
-    for (const b of bars) assert.equal(b.label, b.score === '' ? '–' : b.score, `${name}: bar ${b.week} is labelled with its score`);
-    // Drawn heights are proportional to the scores (bars start at zero).
-    const measured = bars.filter((b) => b.score !== '' && Number(b.score) > 0);
-    const ratio = measured[0].height / Number(measured[0].score);
-    for (const b of measured) assert.ok(Math.abs(b.height - Number(b.score) * ratio) <= 1.5, `${name}: bar ${b.week} height ${b.height.toFixed(1)} px matches ${b.score}%`);
+    for (const p of points) assert.equal(p.label, p.score === '' ? '–' : p.score, `${name}: point ${p.week} is labelled with its score`);
+    // Drawn heights are linear in the scores, on the chart's own scale; a 3-point move is plainly visible.
+    const lo = Number(await chart.getAttribute('data-scale-lo'));
+    const hi = Number(await chart.getAttribute('data-scale-hi'));
+    const measured = points.filter((p) => p.score !== '');
+    const [a, b] = [measured[0], measured.find((p) => Math.abs(Number(p.score) - Number(measured[0].score)) >= 0.5) ?? measured.at(-1)];
+    const pxPerPoint = Math.abs(a.y - b.y) / Math.max(0.1, Math.abs(Number(a.score) - Number(b.score)));
+    for (const p of measured) {
+      const predicted = a.y - (Number(p.score) - Number(a.score)) * pxPerPoint;
+      assert.ok(Math.abs(p.y - predicted) <= 1.5, `${name}: point ${p.week} at ${p.y.toFixed(1)} px matches ${p.score}% (scale ${lo}–${hi}%)`);
+    }
+    assert.ok(3 * pxPerPoint >= 12, `${name}: a 3-point move spans ${(3 * pxPerPoint).toFixed(1)} px`);
     const labelSize = await page.$eval('svg[data-testid=chart] text.val', (t) => t.getBoundingClientRect().height);
     assert.ok(labelSize >= 9, `${name}: chart labels are readable (${labelSize.toFixed(1)} px)`);
+    const weeks = await page.$$eval('[data-testid=weeks] tbody tr', (rows) => rows.map((r) => r.dataset.week));
+    assert.deepEqual(weeks, expected.bars.map((b) => b.week).reverse(), `${name}: the 12 weeks as a table, newest first`);
 
     const counts = await page.$$eval('[data-count]', (els) => Object.fromEntries(els.map((e) => [e.dataset.count, Number(e.textContent)])));
     assert.deepEqual(counts, expected.counts, `${name}: won / lost / held counts`);
@@ -146,9 +183,25 @@ try {
     assert.deepEqual(await listTexts('won'), expected.won, `${name}: the won questions`);
     assert.deepEqual(await listTexts('lost'), expected.lost, `${name}: the lost questions`);
     if (expected.lost.length > 0) assert.ok(await page.locator('[data-testid=lost-list] > li').first().isVisible(), `${name}: the lost list is visible`);
+    assert.ok((await page.$$('[data-testid=share-of-voice] tbody tr')).length >= 2, `${name}: share of voice against rivals`);
+    assert.ok((await page.$$('[data-testid=engines] tbody tr')).length >= 1, `${name}: answers per engine`);
 
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    assert.ok(overflow <= 0, `${name}: no horizontal scrolling (overflow ${overflow} px)`);
+    const copy = page.locator('#copy-link');
+    if (o.signed) {
+      assert.ok(await copy.isVisible(), `${name}: the copy button shows (its script ran under the CSP nonce)`);
+      assert.equal(await page.inputValue('#share-url'), url, `${name}: the link to copy is the page's own`);
+      await copy.click();
+      await page.waitForFunction(() => document.getElementById('copy-status').textContent !== '');
+      assert.equal(await page.textContent('#copy-status'), 'Link copied.', `${name}: says the link was copied`);
+      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), url, `${name}: the clipboard holds the link`);
+      assert.equal(await page.$('[data-testid=markets]'), null, `${name}: a signed link is bound to its market: no switch`);
+    } else {
+      assert.equal(await copy.count(), 0, `${name}: no copy button without a signed URL`);
+      assert.match(await page.textContent('[data-testid=share]'), /POST .* to .*\/reports\/links with your key/, `${name}: says how to mint a signed link`);
+      assert.ok(await page.locator('[data-testid=markets] a[data-market=de]').isVisible(), `${name}: the markets switch offers DE`);
+    }
+
+    await assertNoOverflow(page, name);
     assert.deepEqual(errors, [], `${name}: no console errors`);
 
     const file = join(ARTIFACTS, `report-${name}.png`);
@@ -156,15 +209,105 @@ try {
     // The first screen as a reader sees it, and the chart alone, for a closer look.
     await page.screenshot({ path: join(ARTIFACTS, `report-${name}-first-screen.png`) });
     await chart.screenshot({ path: join(ARTIFACTS, `report-${name}-chart.png`) });
-    step(`${name}: ok (${bars.length} bars, ${expected.won.length} won, ${expected.lost.length} lost) -> ${file}`);
+    step(`${name}: ok (${points.length} weeks, ${expected.won.length} won, ${expected.lost.length} lost, scale ${lo}–${hi}%) -> ${file}`);
+
+    if (!o.signed && o.switchMarket) {
+      await page.click('[data-testid=markets] a[data-market=de]');
+      assert.match(await page.textContent('[data-testid=period]'), /Germany \(DE\)$/, `${name}: the switch opens the DE report`);
+      await assertNoOverflow(page, `${name} (DE)`);
+      await page.screenshot({ path: join(ARTIFACTS, `report-${name}-de.png`), fullPage: true });
+      step(`${name}: the markets switch opens DE`);
+    }
     await context.close();
   }
 
   const keyed = `${BASE}/reports/weekly?market=us`;
-  await checkReport('desktop', keyed, VIEWPORTS.desktop, { authorization: `Bearer ${KEY}` });
-  await checkReport('phone', keyed, VIEWPORTS.phone, { authorization: `Bearer ${KEY}` });
-  await checkReport('link-phone', link.url, VIEWPORTS.phone);
-  await checkReport('link-desktop', link.url, VIEWPORTS.desktop);
+  const auth = { authorization: `Bearer ${KEY}` };
+
+  /** The pages people reach from mail, and the dev outbox, at phone widths. */
+  async function checkSmallPages() {
+    const email = `browser-${Date.now()}@example.com`;
+    const subscribed = await fetch(`${BASE}/digests/subscriptions`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ email, market: 'us', timezone: 'Europe/Berlin' }),
+    });
+    assert.equal(subscribed.status, 201, 'subscribing answers 201');
+    const { messages } = await (await fetch(`${BASE}/dev/outbox?format=json&to=${encodeURIComponent(email)}`)).json();
+    assert.equal(messages.length, 1, 'one confirmation email in the outbox');
+    const confirmUrl = /https?:\/\/\S+\/digests\/confirm\?token=[\w.-]+/.exec(messages[0].text)?.[0];
+    const unsubscribeUrl = /^<([^>]+)>/.exec(messages[0].headers['List-Unsubscribe'])?.[1];
+    assert.ok(confirmUrl && unsubscribeUrl, 'the confirmation email has both links');
+
+    for (const viewport of [VIEWPORTS.phone, VIEWPORTS.phone390]) {
+      const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
+      const page = await context.newPage();
+      const errors = [];
+      page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+      const w = viewport.width;
+      /** Checks the page in view and saves it. */
+      const shot = async (name, expectText) => {
+        assert.equal(await page.textContent('.masthead .product'), PRODUCT, `${name}: the product's name heads the page`);
+        if (expectText) assert.match(await page.textContent('main'), expectText, `${name}: says what happens next`);
+        await assertNoOverflow(page, `${name} at ${w} px`);
+        const file = join(ARTIFACTS, `${name}-${w}.png`);
+        await page.screenshot({ path: file, fullPage: true });
+        step(`${name} at ${w} px: ok -> ${file}`);
+      };
+
+      if (w === VIEWPORTS.phone.width) {
+        await page.goto(confirmUrl);
+        await shot('confirm', /Your first digest arrives \w+day \d+ \w{3} \d{4} at \d\d:00 \(Europe\/Berlin\)\./);
+        await page.goto(unsubscribeUrl);
+        await shot('unsubscribe', /subscribe again/);
+        await page.click('button[type=submit]');
+        await page.waitForLoadState('load');
+        await shot('unsubscribed', /Changed your mind\? Subscribe again below until/);
+        await page.click('button:has-text("Subscribe again")');
+        await page.waitForLoadState('load');
+        // The first confirmation went minutes ago: the page says when another can go (10-minute window).
+        await shot('resubscribed', /confirmation link went to|We sent a confirmation link/);
+      }
+
+      await page.goto(`${BASE}/dev/outbox`);
+      await shot('outbox-list');
+      await page.click(`[data-testid=messages] li a.subject >> nth=0`);
+      await page.waitForLoadState('load');
+      assert.match(await page.textContent('[data-testid=envelope]'), /From.*To.*Subject/s, 'outbox message: from, to, subject');
+      assert.ok((await page.textContent('[data-testid=text]')).length > 20, 'outbox message: the text part');
+      const frame = page.frameLocator('iframe[data-testid=html]');
+      assert.ok((await frame.locator('body').textContent()).length > 20, 'outbox message: the HTML part renders in its sandboxed frame');
+      // A sandboxed frame is painted only once scrolled into view, even in a full-page screenshot.
+      await page.locator('iframe[data-testid=html]').scrollIntoViewIfNeeded();
+      await page.locator('iframe[data-testid=html]').screenshot({ path: join(ARTIFACTS, `outbox-message-html-${w}.png`) });
+      await shot('outbox-message');
+      await page.click('[data-testid=back]');
+      await page.waitForLoadState('load');
+      assert.equal(new URL(page.url()).pathname, '/dev/outbox', 'outbox message: back to the list');
+      assert.deepEqual(errors, [], `small pages at ${w} px: no console errors`);
+      await context.close();
+    }
+  }
+
+  await checkReport('desktop', keyed, VIEWPORTS.desktop, { headers: auth });
+  await checkReport('tablet', keyed, VIEWPORTS.tablet, { headers: auth });
+  await checkReport('phone', keyed, VIEWPORTS.phone, { headers: auth, switchMarket: true });
+  await checkReport('link-phone', link.url, VIEWPORTS.phone, { signed: true });
+  await checkReport('link-tablet', link.url, VIEWPORTS.tablet, { signed: true });
+  await checkReport('link-desktop', link.url, VIEWPORTS.desktop, { signed: true });
+
+  await checkSmallPages();
+
+  // The dark scheme (the pages follow prefers-color-scheme): the same page, screenshotted for a look.
+  {
+    const context = await browser.newContext({ viewport: VIEWPORTS.phone, colorScheme: 'dark' });
+    const page = await context.newPage();
+    assert.equal((await page.goto(link.url)).status(), 200, 'dark: 200');
+    await assertNoOverflow(page, 'dark');
+    await page.screenshot({ path: join(ARTIFACTS, 'report-link-phone-dark-first-screen.png') });
+    step(`dark scheme: ok -> ${join(ARTIFACTS, 'report-link-phone-dark-first-screen.png')}`);
+    await context.close();
+  }
 
   // A changed link: a clear 403 page, screenshotted too.
   const context = await browser.newContext({ viewport: VIEWPORTS.phone });

@@ -10,7 +10,9 @@ import { useServicesForTests, useUpstreamForTests } from './seams';
 import { InvalidEnvError } from '../src/app/env';
 import { unseal } from '../src/lib/sealing';
 import { UNVERIFIED_PER_MINUTE } from '../src/proxy/abuse';
-import { signToken } from '../src/lib/signing';
+import { fromBase64url, signToken } from '../src/lib/signing';
+import { seal } from '../src/lib/sealing';
+import { describeNextDigest, nextDigest } from '../src/subscriptions/next-digest';
 import { clearDigests, deliver, FakeQueue, FakeResend, RecordingApi, runCron, testEnv } from './digests-helpers';
 
 const BASE = 'https://edge.test';
@@ -51,7 +53,12 @@ describe('POST /digests/subscriptions', () => {
 
     const page = await SELF.fetch(confirm!.replace(/^https?:\/\/[^/]+/, BASE));
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('Subscription confirmed');
+    const confirmed = await page.text();
+    expect(confirmed).toContain('Subscription confirmed');
+    // What happens next, in the subscriber's own time (nextDigest is checked on fixed dates below).
+    expect(confirmed).toContain('every Monday at 08:00 (Europe/Berlin)');
+    expect(confirmed).toMatch(/Your first digest arrives (Monday|Tuesday) \d+ \w{3} \d{4} at \d\d:00 \(Europe\/Berlin\)\./);
+    expect(confirmed).toContain('<span class="product">Brand AI-Visibility</span>');
     const row = await env.DB.prepare('SELECT status, confirmed_at FROM digest_subscriptions WHERE id = ?').bind(subscription.id).first<{ status: string; confirmed_at: string }>();
     expect(row?.status).toBe('active');
     // Following the link twice is harmless.
@@ -311,6 +318,96 @@ describe('signed links', () => {
   });
 });
 
+describe('what happens next: the first digest, and subscribing again', () => {
+  const next = (at: string, timeZone: string, sent: string[] = []) => {
+    const found = nextDigest(new Date(at), timeZone, new Set(sent));
+    return found && describeNextDigest(found, timeZone);
+  };
+
+  it('the first digest is the next Monday 08:00 local, or the next hourly run while this week\'s is still due', () => {
+    expect(next('2026-11-25T10:00:00Z', 'Europe/Berlin')).toBe('Monday 30 Nov 2026 at 08:00 (Europe/Berlin)');
+    expect(next('2026-11-23T06:30:00Z', 'Europe/Berlin')).toBe('Monday 23 Nov 2026 at 08:00 (Europe/Berlin)');
+    // Confirmed on Monday 08:30 local: the 09:00 run still plans this week (the catch-up hours).
+    expect(next('2026-11-23T07:30:00Z', 'Europe/Berlin')).toBe('Monday 23 Nov 2026 at 09:00 (Europe/Berlin)');
+    // ... unless this week already has its record (a subscription that was confirmed before).
+    expect(next('2026-11-23T07:30:00Z', 'Europe/Berlin', ['2026-W48'])).toBe('Monday 30 Nov 2026 at 08:00 (Europe/Berlin)');
+    // Tuesday 08:00 local ends the catch-up: next week.
+    expect(next('2026-11-24T07:30:00Z', 'Europe/Berlin')).toBe('Monday 30 Nov 2026 at 08:00 (Europe/Berlin)');
+    expect(next('2026-11-29T20:00:00Z', 'America/New_York')).toBe('Monday 30 Nov 2026 at 08:00 (America/New_York)');
+    expect(nextDigest(new Date('2026-11-25T10:00:00Z'), 'Asia/Tokyo', new Set())!.at.toISOString()).toBe('2026-11-29T23:00:00.000Z');
+  });
+
+  it('unsubscribing offers a signed "subscribe again" button; it restores the subscription as pending and sends a new confirmation', async () => {
+    const { subscription } = (await (await subscribe({ email: 'again@example.com', market: 'us', timezone: 'Europe/Berlin' })).json()) as { subscription: { id: string } };
+    const id = subscription.id;
+    const row = () => env.DB.prepare('SELECT status, key_sealed, confirmed_at FROM digest_subscriptions WHERE id = ?').bind(id).first<{ status: string; key_sealed: string | null }>();
+    const sealedBefore = (await row())!.key_sealed!;
+    const confirm = await signToken(env.SIGNING_SECRET, { p: 'confirm', s: id }, { ttlSeconds: 3600 });
+    expect((await SELF.fetch(`${BASE}/digests/confirm?token=${confirm}`)).status).toBe(200);
+
+    const unsubscribeToken = await signToken(env.SIGNING_SECRET, { p: 'unsubscribe', s: id }, { ttlSeconds: 3600 });
+    const get = await (await SELF.fetch(`${BASE}/digests/unsubscribe?token=${unsubscribeToken}`)).text();
+    expect(get).toContain('You can subscribe again from the next page if you change your mind.');
+    const done = await SELF.fetch(`${BASE}/digests/unsubscribe?token=${unsubscribeToken}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    const html = await done.text();
+    expect(html).toContain('No more weekly digests for Brightdesk (US) will be sent to again@example.com.');
+    expect(html).toMatch(/Changed your mind\? Subscribe again below until \d+ \w{3} \d{4}, \d\d:\d\d UTC\./);
+    expect(await row()).toEqual(expect.objectContaining({ status: 'unsubscribed', key_sealed: null }));
+    const action = /<form method="post" action="([^"]+)"><button type="submit">Subscribe again<\/button><\/form>/.exec(html)?.[1]?.replaceAll('&amp;', '&');
+    expect(action).toMatch(/^\/digests\/resubscribe\?token=v1\./);
+    // The database holds no key; the link carries it, sealed for this subscription, never in plain text.
+    const token = new URL(action!, BASE).searchParams.get('token')!;
+    const claims = JSON.parse(new TextDecoder().decode(fromBase64url(token.split('.')[1]!)!)) as Record<string, unknown>;
+    expect(claims).toEqual(expect.objectContaining({ p: 'resubscribe', s: id, k: sealedBefore }));
+    expect(token).not.toContain('demo_pro_single');
+
+    // GET shows the button and changes nothing (link scanners prefetch GETs).
+    const show = await SELF.fetch(`${BASE}${action}`);
+    expect(show.status).toBe(200);
+    expect(await show.text()).toContain('<button type="submit">Subscribe again</button>');
+    expect((await row())!.status).toBe('unsubscribed');
+
+    // POST, past the 10-minute window of the first confirmation: pending again, the key back, a new confirmation email.
+    useServicesForTests({ now: () => new Date(Date.now() + 11 * 60_000) });
+    try {
+      const post = await SELF.fetch(`${BASE}${action}`, { method: 'POST' });
+      expect(post.status).toBe(200);
+      const text = await post.text();
+      expect(text).toContain('Check your inbox');
+      expect(text).toContain('We sent a confirmation link to again@example.com.');
+    } finally {
+      useServicesForTests();
+    }
+    expect(await row()).toEqual(expect.objectContaining({ status: 'pending', key_sealed: sealedBefore }));
+    const mails = (await outbox('again@example.com')).filter((m) => m.kind === 'confirm');
+    expect(mails).toHaveLength(2);
+    const link = linkIn(mails[0]!.text, '/digests/confirm');
+    const reconfirmed = await SELF.fetch(link!.replace(/^https?:\/\/[^/]+/, BASE));
+    expect(await reconfirmed.text()).toContain('Your first digest arrives');
+    expect((await row())!.status).toBe('active');
+    // Again: nothing to do.
+    const twice = await SELF.fetch(`${BASE}${action}`, { method: 'POST' });
+    expect(await twice.text()).toContain('You are subscribed');
+  });
+
+  it('a resubscribe link whose key is not the subscription\'s, or a token of another purpose, restores nothing', async () => {
+    const { subscription } = (await (await subscribe({ email: 'stale@example.com' })).json()) as { subscription: { id: string } };
+    const id = subscription.id;
+    await SELF.fetch(`${BASE}/digests/unsubscribe?token=${await signToken(env.SIGNING_SECRET, { p: 'unsubscribe', s: id }, { ttlSeconds: 3600 })}`, { method: 'POST' });
+    const otherKey = await signToken(env.SIGNING_SECRET, { p: 'resubscribe', s: id, k: await seal(env.ENCRYPTION_KEY, 'demo_growth_multi', id) }, { ttlSeconds: 3600 });
+    const stale = await SELF.fetch(`${BASE}/digests/resubscribe?token=${otherKey}`, { method: 'POST' });
+    expect(stale.status).toBe(409);
+    expect(await stale.text()).toContain('This link is out of date');
+    const unsubscribeToken = await signToken(env.SIGNING_SECRET, { p: 'unsubscribe', s: id }, { ttlSeconds: 3600 });
+    expect((await SELF.fetch(`${BASE}/digests/resubscribe?token=${unsubscribeToken}`, { method: 'POST' })).status).toBe(403);
+    expect((await env.DB.prepare('SELECT status, key_sealed FROM digest_subscriptions WHERE id = ?').bind(id).first())).toEqual({ status: 'unsubscribed', key_sealed: null });
+    // Already unsubscribed when the page is opened again: no key to offer back, and it says who can help.
+    const again = await (await SELF.fetch(`${BASE}/digests/unsubscribe?token=${unsubscribeToken}`)).text();
+    expect(again).toContain('You are already unsubscribed');
+    expect(again).toContain('ask whoever manages Brightdesk in Brand AI-Visibility to subscribe you');
+  });
+});
+
 describe('mailto unsubscribe (Email Routing)', () => {
   it('unsubscribes on a mail whose subject carries the signed token, and rejects anything else', async () => {
     const { subscription } = (await (await subscribe({ email: 'mailto@example.com' })).json()) as { subscription: { id: string } };
@@ -336,8 +433,21 @@ describe('GET /dev/outbox', () => {
     const [message] = await outbox('box@example.com');
     const one = await SELF.fetch(`${BASE}/dev/outbox/${message!.id}`);
     expect(one.headers.get('content-type')).toContain('text/html');
-    expect(await one.text()).toMatch(/<html[^>]* lang="en"/);
+    const detail = await one.text();
+    expect(detail).toMatch(/<html[^>]* lang="en"/);
+    // One message: from, to, subject, headers, the text part, the HTML in a frame that runs nothing, a way back.
+    expect(detail).toContain('<a href="/dev/outbox" data-testid="back">← Back to the list</a>');
+    expect(detail).toContain('<dt>From</dt><dd>Brand AI-Visibility &lt;digest@localhost&gt;</dd><dt>To</dt><dd>box@example.com</dd>');
+    expect(detail).toContain('<dt>Subject</dt><dd>Confirm your weekly AI-visibility digest for Brightdesk</dd>');
+    expect(detail).toContain('<dt>List-Unsubscribe-Post</dt><dd>List-Unsubscribe=One-Click</dd>');
+    expect(detail).toContain(`<pre data-testid="text">${message!.text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')}</pre>`);
+    expect(detail).toMatch(/<iframe class="preview" title="The email's HTML part" sandbox srcdoc="&lt;!DOCTYPE html/i);
+    expect(one.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const raw = await SELF.fetch(`${BASE}/dev/outbox/${message!.id}?format=html`);
+    expect(await raw.text()).toMatch(/^<!DOCTYPE html/i);
     expect(await (await SELF.fetch(`${BASE}/dev/outbox/${message!.id}?format=text`)).text()).toContain('Confirm');
+    // The list links each message to its page.
+    expect(await (await SELF.fetch(`${BASE}/dev/outbox`)).text()).toContain(`<a class="subject" href="/dev/outbox/${message!.id}">Confirm your weekly AI-visibility digest for Brightdesk</a>`);
   });
 });
 

@@ -56,7 +56,7 @@ export async function clearReports() {
 
 /** The figures a reader sees on the page, pulled out of the HTML. */
 export function pageFigures(html: string) {
-  const bars = [...html.matchAll(/<g class="bar" data-week="([\d-]+)" data-score="([\d.]*)">/g)].map((m) => ({ week: m[1], score: m[2] === '' ? null : Number(m[2]) }));
+  const bars = [...html.matchAll(/<g class="point(?: latest)?" data-week="([\d-]+)" data-score="([\d.]*)">/g)].map((m) => ({ week: m[1], score: m[2] === '' ? null : Number(m[2]) }));
   const list = (outcome: string) => {
     const block = new RegExp(`<ol class="questions ${outcome}"[^>]*>([\\s\\S]*?)</ol>`).exec(html)?.[1] ?? '';
     return [...block.matchAll(/<li data-question-id="(\d+)">/g)].map((m) => Number(m[1]));

@@ -132,7 +132,23 @@ describe('GET /r/<token>', () => {
     expect(figures.bars.map((b) => b.score)).toEqual(keyed.report.visibility!.history.map((b) => (b.score === null ? null : Number(b.score.toFixed(1)))));
     expect(figures.counts).toEqual(keyed.report.won_lost!.counts);
     expect(figures.lost).toEqual(keyed.report.won_lost!.lost.map((q) => q.question_id));
-    expect(html).toContain('This link works until');
+    expect(html).toMatch(/Anyone with this link can read this report until \d+ \w{3} \d{4}, \d\d:\d\d UTC, without an API key\./);
+    // A copy button for the page's own signed URL; its one script runs under this response's nonce, nothing else may.
+    expect(html).toContain(`<input id="share-url" type="text" readonly value="${link.url}">`);
+    expect(html).toContain('<button type="button" id="copy-link" hidden>Copy link</button>');
+    const nonce = /<script nonce="([A-Za-z0-9+/=]+)">/.exec(html)?.[1];
+    expect(nonce).toMatch(/^[A-Za-z0-9+/]{22}==$/);
+    expect(html.match(/<script/g)).toHaveLength(1);
+    const csp = response.headers.get('content-security-policy')!;
+    expect(csp).toContain(`script-src 'nonce-${nonce}'`);
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).not.toContain('unsafe-eval');
+    expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
+    const again = await (await call(link.path, { key: null })).text();
+    expect(/<script nonce="([^"]+)">/.exec(again)?.[1]).not.toBe(nonce);
+    // Bound to its market: the market is named, no switch to others.
+    expect(html).toContain('· United States (US)</p>');
+    expect(html).not.toContain('aria-label="Markets"');
 
     const viaJson = (await (await call(`${link.path}?format=json`, { key: null })).json()) as ReportJson;
     expect(viaJson.report.brand).toEqual({ id: 2, name: 'Ledgerly' });

@@ -3,12 +3,14 @@
  * `format=text` from one report model; the API's own errors for what the key
  * cannot read; the 502 page on an upstream outage; reading never sends mail.
  */
-import { env } from 'cloudflare:test';
+import { env, SELF } from 'cloudflare:test';
+import { ApiClientError, createClient } from '../src/client';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { useServicesForTests } from './seams';
 import { FakeQueue, FakeResend, testEnv } from './digests-helpers';
 import { FakeUpstream, freshKey, restoreUpstream } from './proxy-upstream';
 import { call, callWith, clearReports, pageFigures, reportJson } from './reports-helpers';
+import { chartScale, MIN_SCALE_POINTS } from '../src/reports/chart';
 
 beforeAll(clearReports);
 afterEach(() => {
@@ -28,12 +30,14 @@ describe('GET /reports/weekly', () => {
     const html = await response.text();
     expect(html).toMatch(/^<!doctype html>\s*<html lang="en"/);
     expect(html).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
-    expect(html).toContain('Brightdesk in AI answers, week of');
+    expect(html).toMatch(/<h1>Brightdesk in AI answers, week of \d+ \w{3} \d{4}<\/h1>/);
+    // One look with every page: the product's name heads it.
+    expect(html).toContain('<header class="masthead"><span class="product">Brand AI-Visibility</span>');
 
     const vis = report.visibility!;
     expect(vis.history).toHaveLength(12);
     expect(html).toContain(`data-testid="score" data-score="${vis.score!.toFixed(1)}"`);
-    expect(html).toMatch(/<svg class="chart" viewBox="0 0 640 260" role="img" aria-labelledby="chart-title chart-desc"/);
+    expect(html).toMatch(/<svg class="chart" viewBox="0 0 640 280" role="img" aria-labelledby="chart-title chart-desc"/);
     const figures = pageFigures(html);
     expect(figures.bars).toEqual(vis.history.map((b) => ({ week: b.week_start, score: b.score === null ? null : Number(b.score.toFixed(1)) })));
     const wl = report.won_lost!;
@@ -46,11 +50,92 @@ describe('GET /reports/weekly', () => {
     expect(html).toContain(`“${lost.text.replace(/&/g, '&amp;').replace(/'/g, '&#39;')}”`);
     expect(html).toContain(`data-engine="${lost.engines[0]!.engine}"`);
     for (const t of report.topics) expect(html).toContain(t.name.replace(/&/g, '&amp;'));
-    // The period covered and where the data came from.
-    expect(html).toContain(`data-testid="period"`);
-    expect(html).toMatch(/covers \d+ \w{3} \d{4} to \d+ \w{3} \d{4}/);
-    expect(html).toMatch(/data-testid="source" data-from-cache="(all|some|none)">Figures computed .* UTC; read .* UTC, /);
+    // The period covered and where the data came from, in plain words: no ISO week, no cache jargon.
+    expect(html).toMatch(/data-testid="period">\d+(?: \w{3})?–\d+ \w{3} \d{4} · United States \(US\)</);
+    expect(html).toMatch(/data-testid="source" data-from-cache="(all|some|none)">Figures from \d+ \w{3} \d{4}, \d\d:\d\d UTC \((cached (less than a minute|\d+ minutes?|\d+ hours?) ago|just read|partly cached, at most (less than a minute|\d+ minutes?|\d+ hours?) old)\)\.</);
+    expect(html).not.toMatch(/ISO week|W\d\d|edge cache/);
+    // The format=json read is the report's alone; the page's extra reads do not change it.
     expect(source.reads.map((r) => r.operation).sort()).toEqual(['getAnswerHistory', 'getVisibility', 'listBrands', 'listTopics']);
+    // The 12 weeks as a table with plain dates, newest first.
+    const weeks = [...html.matchAll(/<tr(?: class="latest")? data-week="([\d-]+)"><td>(\d+ \w{3} \d{4})<\/td>/g)].map((m) => m[1]);
+    expect(weeks).toEqual(vis.history.map((b) => b.week_start).reverse());
+    // No script on a keyed page: nothing to copy (the URL needs the key); it says how to mint a link instead.
+    expect(response.headers.get('content-security-policy')).not.toContain('script-src');
+    expect(html).not.toContain('<script');
+    expect(html).toContain('POST <code>{&quot;brand_id&quot;:1,&quot;market&quot;:&quot;us&quot;}</code> to <code>http://localhost:8787/reports/links</code>');
+  });
+
+  it('shows share of voice against the top rivals from /overview, for the report\'s 7 days', async () => {
+    const { report } = await reportJson('/reports/weekly?market=us');
+    const overview = (await (await call(`/api/v1/overview?brand_id=1&market=us&from=${report.period.from}&to=${report.period.to}`, { key: 'demo_pro_single' })).json()) as {
+      share_of_voice: { share: number; brand_mentions: number; rival_mentions: number };
+      competition: { brand: { name: string; share_of_voice: number }; rivals: { name: string; share_of_voice: number }[] };
+    };
+    const html = await (await call('/reports/weekly?market=us', { key: 'demo_pro_single' })).text();
+    expect(html).toContain('<h2 id="h-sov">Share of voice</h2>');
+    expect(html).toContain(`<strong>${overview.share_of_voice.share.toFixed(1)}%</strong> of the brand mentions in AI answers were Brightdesk’s`);
+    const rows = [...html.matchAll(/<tr(?: class="brand")? data-name="([^"]+)" data-share="([\d.]*)">/g)].map((m) => ({ name: m[1], share: m[2] }));
+    expect(rows).toEqual([overview.competition.brand, ...overview.competition.rivals].map((s) => ({ name: s.name, share: s.share_of_voice.toFixed(1) })));
+    expect(overview.competition.rivals.length).toBeGreaterThan(0);
+  });
+
+  it('shows per engine how many answered questions name the brand, from /prompts', async () => {
+    const prompts = (await (await call('/api/v1/prompts?brand_id=1&market=us', { key: 'demo_pro_single' })).json()) as { prompts: { engines: { engine: string; state: string | null }[] }[] };
+    const html = await (await call('/reports/weekly?market=us', { key: 'demo_pro_single' })).text();
+    expect(html).toContain('<h2 id="h-engines">Per engine</h2>');
+    const chatgpt = prompts.prompts.map((p) => p.engines.find((e) => e.engine === 'chatgpt')!.state).filter((s) => s !== null && s !== 'no_answer');
+    const named = chatgpt.filter((s) => s === 'recommended' || s === 'mentioned').length;
+    expect(html).toMatch(new RegExp(`<tr data-engine="chatgpt" data-share="${((100 * named) / chatgpt.length).toFixed(1)}"><th scope="row">ChatGPT</th>.*?${named} of ${chatgpt.length} questions; recommends it in \\d+</span></td></tr>`));
+  });
+
+  it('switches between the brand\'s markets (from /markets): links to the same report, the current one marked', async () => {
+    // Another account's key than the tests around it use: each key has 60 upstream reads a minute.
+    const html = await (await call('/reports/weekly?brand_id=2&market=us', { key: 'demo_growth_multi' })).text();
+    expect(html).toContain('<nav aria-label="Markets">');
+    expect(html).toContain('<span class="here" aria-current="page">United States (US)</span>');
+    expect(html).toContain('<a href="/reports/weekly?brand_id=2&amp;market=de" data-market="de">Germany (DE)</a>');
+    const german = await call('/reports/weekly?brand_id=2&market=de', { key: 'demo_growth_multi' });
+    expect(german.status).toBe(200);
+    const other = await german.text();
+    expect(other).toContain('Ledgerly in AI answers');
+    expect(other).toContain('· Germany (DE)</p>');
+    expect(other).toContain('<a href="/reports/weekly?brand_id=2&amp;market=us" data-market="us">United States (US)</a>');
+  });
+
+  it('a page extra that cannot be read leaves its part out, says so, and the report still shows', async () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    // The API as the page reads it, except /overview and /prompts, which fail as in an outage.
+    useServicesForTests({
+      api: (apiKey) => {
+        const client = createClient({ apiKey, transport: (request) => SELF.fetch(request), baseUrl: 'https://edge.test/api/v1' });
+        const down = (operation: string) => () => Promise.reject(new ApiClientError({ kind: 'http', code: 'upstream_error', status: 502, message: 'down', operation }));
+        return { ...client, withMeta: { ...client.withMeta, getOverview: down('getOverview'), getPromptMatrix: down('getPromptMatrix') } };
+      },
+    });
+    try {
+      const response = await call('/reports/weekly?market=us', { key: 'demo_pro_single' });
+      expect(response.status).toBe(200);
+      const html = await response.text();
+      expect(html).toContain('data-testid="score"');
+      expect(html).toContain('Share of voice could not be read just now.');
+      expect(html).toContain('The answers per engine could not be read just now.');
+      expect(html).toContain('aria-label="Markets"');
+      expect(errors.mock.calls.map((c) => String(c[0])).some((line) => line.includes('report page extra read failed') && line.includes('getOverview'))).toBe(true);
+    } finally {
+      errors.mockRestore();
+    }
+  });
+
+  it('the chart\'s scale fits the scores, so a move of a few points shows, and the caption says so', async () => {
+    const { report } = await reportJson('/reports/weekly?market=us');
+    const html = await (await call('/reports/weekly?market=us', { key: 'demo_pro_single' })).text();
+    const scores = report.visibility!.history.flatMap((b) => (b.score === null ? [] : [b.score]));
+    const lo = Number(/data-scale-lo="(\d+)"/.exec(html)![1]);
+    const hi = Number(/data-scale-hi="(\d+)"/.exec(html)![1]);
+    expect(lo).toBeLessThanOrEqual(Math.min(...scores));
+    expect(hi).toBeGreaterThanOrEqual(Math.max(...scores));
+    expect(hi - lo).toBeLessThanOrEqual(Math.max(20, 2.5 * (Math.max(...scores) - Math.min(...scores))));
+    expect(html).toContain(`The scale runs from ${lo}% to ${hi}%`);
   });
 
   it('says whether the data came from the cache: a second read within the TTL is served from it', async () => {
@@ -59,9 +144,11 @@ describe('GET /reports/weekly', () => {
     expect(second.source.from_cache).toBe('all');
     expect(second.source.reads.every((r) => r.cache === 'HIT' || r.cache === 'STALE')).toBe(true);
     expect(second.source.max_age_seconds).toBeGreaterThanOrEqual(0);
+    // The page's own extra reads (share of voice, engines, markets) are cached from its first view on.
+    await call('/reports/weekly?brand_id=2&market=de', { key: 'demo_growth_multi' });
     const page = await (await call('/reports/weekly?brand_id=2&market=de', { key: 'demo_growth_multi' })).text();
     expect(page).toContain('data-from-cache="all"');
-    expect(page).toContain('served from the edge cache');
+    expect(page).toContain('(cached less than a minute ago).');
   });
 
   it('format=json is the report model, the same figures as the API itself', async () => {
@@ -163,5 +250,23 @@ describe('GET /reports/weekly', () => {
     expect(after?.n).toBe(before?.n);
     const sends = await env.DB.prepare('SELECT COUNT(*) AS n FROM report_sends').first<{ n: number }>();
     expect(sends?.n).toBe(0);
+  });
+});
+
+describe('chartScale', () => {
+  it('fits the scores with room above and below, so a 3-point move spans a good part of the chart', () => {
+    expect(chartScale([54.2, 55.0, 57.2, 58.9])).toEqual({ lo: 52, hi: 60, step: 2 });
+    const { lo, hi } = chartScale([54.2, 57.2]);
+    expect(3 / (hi - lo)).toBeGreaterThan(0.25);
+  });
+  it('keeps a flat history on a scale of at least MIN_SCALE_POINTS, within 0 to 100', () => {
+    const flat = chartScale([56, 56, 56]);
+    expect(flat.hi - flat.lo).toBeGreaterThanOrEqual(MIN_SCALE_POINTS);
+    expect(flat.lo).toBeLessThanOrEqual(56);
+    expect(flat.hi).toBeGreaterThanOrEqual(56);
+    expect(chartScale([0, 0.5]).lo).toBe(0);
+    expect(chartScale([99.5, 100]).hi).toBe(100);
+    expect(chartScale([2, 98])).toEqual({ lo: 0, hi: 100, step: 25 });
+    expect(chartScale([])).toEqual({ lo: 0, hi: 100, step: 25 });
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Signed, expiring tokens for links that work without an API key: the digest's
- * confirm and unsubscribe links, and the report links (`/r/<token>`).
+ * confirm, unsubscribe and subscribe-again links, and the report links (`/r/<token>`).
  *
  * Format: `v1.<payload>.<signature>`, both base64url (RFC 4648 section 5, no
  * padding). The payload is the JSON of the claims; the signature is
@@ -16,7 +16,7 @@
  * ```
  */
 
-export type TokenPurpose = 'confirm' | 'unsubscribe' | 'report';
+export type TokenPurpose = 'confirm' | 'unsubscribe' | 'resubscribe' | 'report';
 
 export type Claims = { p: TokenPurpose; exp: number } & Record<string, string | number>;
 
@@ -36,7 +36,9 @@ const DAY = 86_400;
 export const CONFIRM_TTL = 7 * DAY;
 /** Unsubscribe links must keep working long after the mail was sent (CAN-SPAM asks for 30 days at least). */
 export const UNSUBSCRIBE_TTL = 90 * DAY;
-/** Report links default to 30 days (issue 6). */
+/** The "subscribe again" link of the unsubscribed page: a month to change one's mind. */
+export const RESUBSCRIBE_TTL = 30 * DAY;
+/** Report links default to 30 days. */
 export const REPORT_TTL = 30 * DAY;
 
 const encoder = new TextEncoder();

@@ -2,11 +2,13 @@
  * The dev outbox's pages: the mail the outbox mailer (mailer.ts) stored
  * instead of sending, newest first, at `/dev/outbox`.
  *
- *   GET /dev/outbox[?to=&limit=&format=json]   the list
- *   GET /dev/outbox/{id}[?format=text|json]     one message
+ *   GET /dev/outbox[?to=&limit=&format=json]        the list
+ *   GET /dev/outbox/{id}[?format=html|text|json]    one message: a page with its envelope, headers,
+ *                                                   text part and the HTML in a sandboxed frame;
+ *                                                   or the HTML, the text or JSON alone
  */
 import { ApiError } from '../contract/errors';
-import { escapeHtml, page } from '../lib/html';
+import { escapeHtml, htmlDocument, pageHeaders } from '../lib/html';
 import { json } from '../lib/http';
 
 export const OUTBOX_BASE = '/dev/outbox';
@@ -31,6 +33,58 @@ function outboxView(r: OutboxRow) {
   return { id: r.id, kind: r.kind, to: r.to_addr, from: r.from_addr, subject: r.subject, headers: JSON.parse(r.headers) as Record<string, string>, idempotency_key: r.idempotency_key, created_at: r.created_at };
 }
 
+const SECTION = 'dev outbox';
+
+const STYLE = `
+ol.messages{list-style:none;padding:0;margin:16px 0 0}
+ol.messages li{border-top:1px solid var(--rule);padding:10px 0}
+ol.messages .subject{font-weight:600;overflow-wrap:anywhere}
+ol.messages .small{margin:2px 0 0;overflow-wrap:anywhere}
+dl.envelope{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:4px 12px;margin:0 0 16px;font-size:15px}
+dl.envelope dt{font-weight:600;color:var(--muted)}
+dl.envelope dd{margin:0;overflow-wrap:anywhere;min-width:0}
+.formats{font-size:14px}
+iframe.preview{width:100%;height:640px;border:1px solid var(--rule);background:#fff;display:block}
+@media (max-width:520px){dl.envelope{grid-template-columns:minmax(0,1fr)}dl.envelope dd{margin-bottom:6px}}
+`;
+
+/** `2026-11-23T09:14:03.120Z` as `2026-11-23 09:14:03 UTC`. */
+const when = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
+
+function listPage(rows: OutboxRow[], to: string | null): Response {
+  const items = rows
+    .map(
+      (r) =>
+        `<li data-id="${r.id}"><a class="subject" href="${OUTBOX_BASE}/${r.id}">${escapeHtml(r.subject)}</a>` +
+        `<p class="small">To ${escapeHtml(r.to_addr)} · ${escapeHtml(r.kind)} · ${escapeHtml(when(r.created_at))} · #${r.id}</p></li>`,
+    )
+    .join('\n');
+  const body =
+    `<h1>Dev outbox${to ? `: ${escapeHtml(to)}` : ''}</h1>` +
+    `<p class="small">Mail that would have gone to Resend (RESEND_API_KEY is unset), newest first. ${to ? `<a href="${OUTBOX_BASE}">All addresses</a>. ` : ''}JSON: <code>?format=json</code>; one address: <code>?to=</code>.</p>` +
+    (items ? `<ol class="messages" data-testid="messages">${items}</ol>` : '<p>The outbox is empty.</p>');
+  return new Response(htmlDocument({ title: 'Dev outbox', section: SECTION, body, style: STYLE }), { headers: pageHeaders() });
+}
+
+function messagePage(row: OutboxRow): Response {
+  const view = outboxView(row);
+  const self = `${OUTBOX_BASE}/${row.id}`;
+  const field = (name: string, value: string) => `<dt>${escapeHtml(name)}</dt><dd>${escapeHtml(value)}</dd>`;
+  const headers = Object.entries(view.headers);
+  const body =
+    `<p class="small"><a href="${OUTBOX_BASE}" data-testid="back">← Back to the list</a></p>` +
+    `<h1>${escapeHtml(row.subject)}</h1>` +
+    `<dl class="envelope" data-testid="envelope">${field('From', row.from_addr)}${field('To', row.to_addr)}${field('Subject', row.subject)}${field('Kind', row.kind)}${field('Stored', when(row.created_at))}${field('Idempotency key', row.idempotency_key)}</dl>` +
+    `<h2>Headers</h2>` +
+    (headers.length > 0 ? `<dl class="envelope" data-testid="headers">${headers.map(([name, value]) => field(name, value)).join('')}</dl>` : '<p class="small">No extra headers.</p>') +
+    `<h2>Text part</h2><pre data-testid="text">${escapeHtml(row.text)}</pre>` +
+    `<h2>HTML part</h2><p class="formats small">As the recipient's mail program shows it, scripts and links off. Alone: <a href="${self}?format=html">HTML</a> · <a href="${self}?format=text">text</a> · <a href="${self}?format=json">JSON</a>.</p>` +
+    // `sandbox` with no permissions: the email's HTML runs no script, submits no form and cannot reach this page.
+    `<iframe class="preview" title="The email's HTML part" sandbox srcdoc="${escapeHtml(row.html)}" data-testid="html"></iframe>` +
+    `<p class="small"><a href="${OUTBOX_BASE}">← Back to the list</a></p>`;
+  return new Response(htmlDocument({ title: `Dev outbox: ${row.subject}`, section: SECTION, body, style: STYLE }), { headers: pageHeaders() });
+}
+
 /** `rest` is the path after `/dev/outbox`: empty for the list, `/{id}` for one message. */
 export async function showOutbox(db: D1Database, url: URL, rest: string): Promise<Response> {
   const format = url.searchParams.get('format');
@@ -40,7 +94,8 @@ export async function showOutbox(db: D1Database, url: URL, rest: string): Promis
     if (!row) throw new ApiError('not_found', 'No such message in the outbox.');
     if (format === 'text') return new Response(row.text, { headers: { 'content-type': 'text/plain; charset=utf-8' } });
     if (format === 'json') return json({ message: { ...outboxView(row), html: row.html, text: row.text } });
-    return new Response(row.html, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:" } });
+    if (format === 'html') return new Response(row.html, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:" } });
+    return messagePage(row);
   }
   const to = url.searchParams.get('to');
   const limit = Math.min(LIST_MAX, Math.max(1, Number(url.searchParams.get('limit') ?? '50') || 50));
@@ -49,13 +104,5 @@ export async function showOutbox(db: D1Database, url: URL, rest: string): Promis
     .bind(...(to ? [to, limit] : [limit]))
     .all<OutboxRow>();
   if (format === 'json') return json({ messages: results.map((r) => ({ ...outboxView(r), text: r.text })) });
-  const rows = results
-    .map((r) => `<tr><td>${r.id}</td><td>${escapeHtml(r.created_at)}</td><td>${escapeHtml(r.kind)}</td><td>${escapeHtml(r.to_addr)}</td><td><a href="${OUTBOX_BASE}/${r.id}">${escapeHtml(r.subject)}</a> (<a href="${OUTBOX_BASE}/${r.id}?format=text">text</a>)</td></tr>`)
-    .join('\n');
-  return page(
-    200,
-    'Dev outbox',
-    ['Mail that would have gone to Resend (RESEND_API_KEY is unset), newest first. JSON: ?format=json; one address: ?to=.'],
-    `<table style="border-collapse:collapse;font-size:14px" cellpadding="4"><thead><tr><th scope="col">id</th><th scope="col">at</th><th scope="col">kind</th><th scope="col">to</th><th scope="col">subject</th></tr></thead><tbody>${rows || '<tr><td colspan="5">Empty.</td></tr>'}</tbody></table>`,
-  );
+  return listPage(results, to);
 }

@@ -1,161 +1,206 @@
 /**
  * The weekly report as a web page: the same `Report` the digest email renders
- * (src/reports/model.ts), laid out for the browser, with an SVG chart of the
- * 12 weeks (the email has table bars, since mail clients drop SVG).
+ * (src/weekly-report/model.ts), plus what a page can hold and the email
+ * cannot: the 12 weeks as a chart (chart.ts) and a table, answers per engine
+ * (`/prompts`), share of voice against the top rivals (`/overview`), every
+ * won and lost question, the brand's other markets, and a link to share.
  *
- * No script, no external resource: one HTML document with inline CSS and SVG,
- * served under a CSP that allows nothing else. Accessible: `lang`, one `h1`
- * and a heading per section, the chart as `role="img"` with a title and a
- * description plus the same figures as a table, colours from the emails' theme
- * (WCAG AA on white), and a single column that works from 320 px up.
+ * One HTML document in the look of every page (src/lib/html.ts): inline CSS
+ * and SVG, and on a signed link's page one inline script, the copy button's,
+ * allowed by a nonce of this response alone. Accessible: `lang`, one `h1` and
+ * a heading per section, the chart as `role="img"` with a description and the
+ * same figures as a table, one column that works from 320 px up.
  */
-import { color } from '../../emails/_components/theme';
-import { escapeHtml } from '../lib/html';
-import type { ReportSource } from '../weekly-report/read';
-import { type ChartBar, formatChange, formatScore, type QuestionMove, type Report, shortDay, stateWord, type Trend } from '../weekly-report/model';
+import { ENGINES } from '../contract/enums';
+import { escapeHtml, htmlDocument, newNonce, page, pageHeaders } from '../lib/html';
+import type { PageExtras, ReportSource } from '../weekly-report/read';
+import {
+  type ChartBar,
+  changeNoise,
+  ENGINE_LABELS,
+  formatChange,
+  formatPeriod,
+  formatScore,
+  type QuestionMove,
+  type Report,
+  shortDay,
+  stateWord,
+  type Trend,
+  trendOf,
+} from '../weekly-report/model';
+import { CHART_STYLE, chartScale, chartSvg } from './chart';
 
-/** Security headers of every report page: tokens must not leak, nothing may load or frame it. */
-export const PAGE_HEADERS: Record<string, string> = {
-  'content-type': 'text/html; charset=utf-8',
-  'cache-control': 'private, no-store',
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
-  'x-robots-tag': 'noindex',
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'; base-uri 'none'; frame-ancestors 'none'",
-};
-
+const SECTION = 'weekly report';
 
 /** `2026-11-22` as `22 Nov 2026`. */
 const longDay = (day: string) => `${shortDay(day)} ${day.slice(0, 4)}`;
 /** An ISO timestamp as `22 Nov 2026, 01:12 UTC`. */
 const stamp = (iso: string) => `${longDay(iso.slice(0, 10))}, ${iso.slice(11, 16)} UTC`;
+/** A period as `16–22 Nov 2026`, `30 Nov–6 Dec 2026`, or `29 Dec 2026 – 4 Jan 2027`. */
+function periodText(period: { from: string; to: string }): string {
+  if (period.from.slice(0, 4) !== period.to.slice(0, 4)) return `${longDay(period.from)} – ${longDay(period.to)}`;
+  return `${formatPeriod(period)} ${period.to.slice(0, 4)}`;
+}
+/** An age in words: `less than a minute`, `4 minutes`, `2 hours`. */
+function ageWords(seconds: number): string {
+  const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+  if (seconds < 60) return 'less than a minute';
+  if (seconds < 90 * 60) return plural(Math.round(seconds / 60), 'minute');
+  return plural(Math.round(seconds / 3600), 'hour');
+}
 
 const trendClass = (trend: Trend) => (trend === 'up' ? 'up' : trend === 'down' ? 'down' : 'flat');
+const pct = (n: number | null) => (n === null ? '–' : `${n.toFixed(1)}%`);
+const count = (n: number) => n.toLocaleString('en-US');
 
 const STYLE = `
-*{box-sizing:border-box}
-body{margin:0;background:${color.panel};color:${color.ink};font:16px/1.5 -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;-webkit-text-size-adjust:100%}
-main{max-width:760px;margin:0 auto;padding:24px;background:${color.page};min-height:100vh}
-@media (min-width:800px){body{padding:24px 0}main{min-height:0;border:1px solid ${color.rule}}}
-.kicker{font-size:13px;letter-spacing:.06em;text-transform:uppercase;color:${color.muted};margin:0 0 4px}
-h1{font-size:26px;line-height:1.25;margin:0 0 8px}
-h2{font-size:20px;margin:32px 0 8px;padding-top:16px;border-top:1px solid ${color.rule}}
-h3{font-size:17px;margin:20px 0 8px}
-.meta,.small{font-size:14px;color:${color.muted};margin:0 0 8px}
-.lead{background:${color.panel};border-left:4px solid ${color.barLatest};padding:12px 16px;font-weight:600;margin:16px 0}
-.score{font-size:40px;font-weight:700;line-height:1.1;margin:4px 0}
+.period{font-size:15px;color:var(--muted);margin:0 0 8px}
+.markets{display:flex;flex-wrap:wrap;gap:6px;align-items:center;list-style:none;padding:0;margin:4px 0 10px;font-size:14px}
+.markets a,.markets span.here{display:inline-block;padding:3px 10px;border:1px solid var(--rule);border-radius:999px;text-decoration:none}
+.markets span.here{background:var(--ink);color:var(--page);border-color:var(--ink);font-weight:600}
+.lead{background:var(--panel);border-left:4px solid var(--accent-strong);padding:12px 16px;font-weight:600;margin:16px 0}
+.score{font-size:40px;font-weight:700;line-height:1.1;margin:4px 0 8px}
 .score .chg{font-size:20px;font-weight:600}
-.up{color:${color.good}}.down{color:${color.bad}}.flat{color:${color.muted}}
+.up{color:var(--good)}.down{color:var(--bad)}.flat{color:var(--muted)}
 .counts{display:flex;gap:8px;flex-wrap:wrap;list-style:none;padding:0;margin:8px 0}
-.counts li{border:1px solid ${color.rule};padding:8px 14px;font-size:15px}
+.counts li{border:1px solid var(--rule);border-radius:6px;padding:8px 14px;font-size:15px}
 .counts strong{font-size:22px;display:block}
 figure{margin:16px 0}
-.chart{width:100%;height:auto;display:block}
-.chart text{font-family:inherit;font-size:13px;fill:${color.muted}}
-.chart .xl{font-size:12px}
-.chart .val{fill:${color.ink}}
-.chart .val.latest{font-weight:700}
-.chart .grid{stroke:${color.rule};stroke-width:1}
-figcaption{font-size:14px;color:${color.muted}}
-details{margin:8px 0 0;font-size:14px}
-summary{cursor:pointer;color:${color.link}}
-table{border-collapse:collapse;margin-top:8px;width:100%;max-width:420px}
-th,td{text-align:left;padding:4px 8px;border-bottom:1px solid ${color.rule}}
-td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+figcaption{font-size:14px;color:var(--muted);margin-top:4px}
+table caption{text-align:left;font-size:14px;color:var(--muted);padding:4px 0}
+table.weeks{max-width:480px}
+table.weeks tr.latest td{font-weight:700}
+.meter{display:block;height:8px;background:var(--panel);border:1px solid var(--rule);border-radius:4px;margin:4px 0}
+table.engines th[scope=row],table.sov th[scope=row]{width:38%}
+table.engines .small{display:block}
+.meter span{display:block;height:100%;background:var(--accent);border-radius:3px}
+tr.brand td{font-weight:700}
 ul.topics{padding-left:20px}
 ol.questions{list-style:none;padding:0;margin:0}
-ol.questions>li{border-left:3px solid ${color.rule};padding:4px 0 4px 12px;margin:0 0 14px}
-ol.questions.lost>li{border-left-color:${color.bad}}
-ol.questions.won>li{border-left-color:${color.good}}
+ol.questions>li{border-left:3px solid var(--rule);padding:4px 0 4px 12px;margin:0 0 14px}
+ol.questions.lost>li{border-left-color:var(--bad)}
+ol.questions.won>li{border-left-color:var(--good)}
 .q{font-weight:600;margin:0 0 2px;overflow-wrap:anywhere}
-ul.engines{list-style:none;padding:0;margin:2px 0 0;font-size:14px;color:${color.muted}}
+.q+.small{margin:0 0 2px}
+ul.engines{list-style:none;padding:0;margin:2px 0 0;font-size:14px;color:var(--muted)}
 .arrow{font-weight:700}
-.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-a{color:${color.link}}
-a:focus,summary:focus{outline:3px solid #93c5fd;outline-offset:2px}
-footer{margin-top:32px;padding-top:12px;border-top:1px solid ${color.rule};font-size:14px;color:${color.muted}}
+.share-row{display:flex;gap:8px;flex-wrap:wrap;margin:8px 0}
+.share-row input{flex:1 1 220px;min-width:0;font:14px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;padding:9px 10px;border:1px solid var(--rule);border-radius:6px;background:var(--panel);color:var(--ink)}
+#copy-status{min-height:1.5em}
 @media (max-width:520px){
-main{padding:16px}
-h1{font-size:22px}
 .score{font-size:34px}
-.chart text,.chart .xl{font-size:18px}
-.chart .val{font-size:16px}
-.chart .xl.odd{display:none}
+th,td{padding:6px 4px}
 }
-`;
+${CHART_STYLE}`;
 
-function htmlDocument(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en" dir="ltr">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<meta name="color-scheme" content="light">
-<title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>`;
+/** The copy button's script: shows the button (hidden without scripts), copies the link, says so. */
+const COPY_SCRIPT = `(function(){var b=document.getElementById('copy-link'),i=document.getElementById('share-url'),s=document.getElementById('copy-status');if(!b||!i||!s)return;b.hidden=false;b.addEventListener('click',function(){var fallback=function(){i.focus();i.select();s.textContent='Press Ctrl+C (on a Mac, Cmd+C) to copy the selected link.';};if(!navigator.clipboard){fallback();return;}navigator.clipboard.writeText(i.value).then(function(){s.textContent='Link copied.';},fallback);});})();`;
+
+/** Where the figures came from and when, in plain words. */
+function sourceLine(report: Report, source: ReportSource): string {
+  const age = ageWords(source.max_age_seconds ?? 0);
+  const when = source.from_cache === 'all' ? `cached ${age} ago` : source.from_cache === 'none' ? 'just read' : `partly cached, at most ${age} old`;
+  return `Figures from ${escapeHtml(stamp(report.generated_at))} (${when}).`;
 }
 
-/** Chart geometry, in viewBox units; the SVG scales to its container. */
-const CHART = { width: 640, height: 260, left: 54, right: 10, top: 28, bottom: 36 } as const;
-
-/** The 12-week chart: bars from zero (so heights compare honestly), gridlines, every figure written out. */
-export function chartSvg(bars: ChartBar[], brand: string): string {
-  const plotW = CHART.width - CHART.left - CHART.right;
-  const plotH = CHART.height - CHART.top - CHART.bottom;
-  const tallest = Math.max(1, ...bars.map((b) => b.score ?? 0));
-  const top = Math.min(100, Math.max(10, Math.ceil(tallest / 10) * 10));
-  const slot = plotW / Math.max(1, bars.length);
-  const barW = slot * 0.64;
-  const y = (v: number) => CHART.top + plotH - (v / top) * plotH;
-  const grid = [0, top / 2, top]
-    .map((v) => `<line class="grid" x1="${CHART.left}" x2="${CHART.width - CHART.right}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}"/><text x="${CHART.left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${v}%</text>`)
-    .join('');
-  const items = bars
-    .map((bar, i) => {
-      const latest = i === bars.length - 1;
-      const cx = CHART.left + slot * i + slot / 2;
-      const x = (cx - barW / 2).toFixed(1);
-      const measured = bar.score !== null;
-      const h = measured ? Math.max(1, (bar.score! / top) * plotH) : 2;
-      const fill = !measured ? color.barEmpty : latest ? color.barLatest : color.bar;
-      const label = measured ? bar.score!.toFixed(1) : '–';
-      return (
-        `<g class="bar" data-week="${bar.week_start}" data-score="${measured ? bar.score!.toFixed(1) : ''}">` +
-        `<rect x="${x}" y="${(CHART.top + plotH - h).toFixed(1)}" width="${barW.toFixed(1)}" height="${h.toFixed(1)}" fill="${fill}"/>` +
-        `<text class="val${latest ? ' latest' : ''}" x="${cx.toFixed(1)}" y="${(CHART.top + plotH - h - 6).toFixed(1)}" text-anchor="middle">${label}</text>` +
-        `<text class="xl${i % 2 === (bars.length - 1) % 2 ? '' : ' odd'}" x="${cx.toFixed(1)}" y="${CHART.height - 12}" text-anchor="middle">${escapeHtml(bar.label)}</text>` +
-        `</g>`
-      );
+function marketsNav(report: Report, extras: PageExtras, marketUrl?: (code: string) => string): string {
+  const here = report.market.code.toLowerCase();
+  const markets = extras.markets?.markets ?? [];
+  if (!marketUrl || markets.length < 2) return '';
+  const items = markets
+    .map((m) => {
+      const code = m.code.toLowerCase();
+      const label = `${escapeHtml(m.name)} (${escapeHtml(m.code.toUpperCase())})`;
+      return code === here
+        ? `<li><span class="here" aria-current="page">${label}</span></li>`
+        : `<li><a href="${escapeHtml(marketUrl(code))}" data-market="${escapeHtml(code)}">${label}</a></li>`;
     })
     .join('');
-  const measured = bars.filter((b) => b.score !== null);
-  const first = bars[0];
-  const last = bars.at(-1);
-  const desc =
-    measured.length === 0
-      ? 'No week was measured.'
-      : `From ${first ? escapeHtml(first.label) : ''} to ${last ? escapeHtml(last.label) : ''}: lowest ${Math.min(...measured.map((b) => b.score!)).toFixed(1)}%, highest ${Math.max(...measured.map((b) => b.score!)).toFixed(1)}%, latest ${last?.score === null || !last ? 'not measured' : `${last.score.toFixed(1)}%`}. The table below lists every week.`;
-  return `<svg class="chart" viewBox="0 0 ${CHART.width} ${CHART.height}" role="img" aria-labelledby="chart-title chart-desc" data-testid="chart">
-<title id="chart-title">${escapeHtml(brand)}: AI visibility by week, last ${bars.length} weeks</title>
-<desc id="chart-desc">${desc}</desc>
-${grid}${items}
-</svg>`;
+  return `<nav aria-label="Markets"><ul class="markets" data-testid="markets"><li class="small">Markets:</li>${items}</ul></nav>`;
 }
 
-function chartTable(bars: ChartBar[]): string {
-  const rows = bars
-    .map((b) => `<tr><td>${escapeHtml(longDay(b.week_start))} – ${escapeHtml(shortDay(b.week_end))}</td><td class="num">${formatScore(b.score)}</td><td class="num">${b.answered_runs}</td></tr>`)
+/** The 12 weeks, newest first, with plain dates and each week's change (steady within its noise). */
+function weeksTable(weeks: ChartBar[]): string {
+  const rows = weeks
+    .map((w, i) => {
+      const before = weeks[i - 1];
+      let change = '–';
+      if (before && w.score !== null && before.score !== null) {
+        const delta = w.score - before.score;
+        const trend = trendOf(delta, changeNoise(w.score, w.answered_runs, before.score, before.answered_runs));
+        change = `<span class="${trendClass(trend)}">${escapeHtml(formatChange(delta, trend))}</span>`;
+      }
+      return `<tr${i === weeks.length - 1 ? ' class="latest"' : ''} data-week="${w.week_start}"><td>${escapeHtml(longDay(w.week_start))}</td><td class="num">${escapeHtml(formatScore(w.score))}</td><td class="num">${change}</td><td class="num">${count(w.answered_runs)}</td></tr>`;
+    })
+    .reverse()
     .join('');
-  return `<details><summary>The chart's figures as a table</summary><table><caption class="small">Score by week, oldest first</caption><thead><tr><th scope="col">Week</th><th scope="col" class="num">Score</th><th scope="col" class="num">Answers</th></tr></thead><tbody>${rows}</tbody></table></details>`;
+  return `<table class="weeks" data-testid="weeks"><caption>The last ${weeks.length} weeks, newest first. Change in points against the week before.</caption><thead><tr><th scope="col">Week of</th><th scope="col" class="num">Score</th><th scope="col" class="num">Change</th><th scope="col" class="num">Answers</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+/** Per engine: of the questions it answered, how many its usual answer named the brand in. */
+function engineFigures(prompts: NonNullable<PageExtras['prompts']>) {
+  return ENGINES.map((engine) => {
+    let answered = 0;
+    let named = 0;
+    let recommended = 0;
+    let runs = 0;
+    for (const prompt of prompts.prompts) {
+      const cell = prompt.engines.find((c) => c.engine === engine);
+      if (!cell) continue;
+      runs += cell.runs;
+      if (cell.state === null || cell.state === 'no_answer') continue;
+      answered++;
+      if (cell.state === 'recommended' || cell.state === 'mentioned') named++;
+      if (cell.state === 'recommended') recommended++;
+    }
+    return { engine, label: ENGINE_LABELS[engine], answered, named, recommended, runs, share: answered > 0 ? (100 * named) / answered : null };
+  })
+    .filter((e) => e.runs > 0)
+    .sort((a, b) => (b.share ?? -1) - (a.share ?? -1) || ENGINES.indexOf(a.engine) - ENGINES.indexOf(b.engine));
+}
+
+const meter = (share: number | null) => `<span class="meter" aria-hidden="true"><span style="width:${share === null ? 0 : Math.min(100, Math.max(0, share)).toFixed(1)}%"></span></span>`;
+
+function enginesSection(report: Report, extras: PageExtras): string {
+  const brand = escapeHtml(report.brand.name);
+  const head = `<section aria-labelledby="h-engines" data-testid="engines"><h2 id="h-engines">Per engine</h2>`;
+  if (!extras.prompts) return `${head}<p class="small">The answers per engine could not be read just now.</p></section>`;
+  const engines = engineFigures(extras.prompts);
+  if (engines.length === 0) return `${head}<p class="small">No engine was run in these 7 days.</p></section>`;
+  const rows = engines
+    .map(
+      (e) =>
+        `<tr data-engine="${e.engine}" data-share="${e.share === null ? '' : e.share.toFixed(1)}"><th scope="row">${escapeHtml(e.label)}</th>` +
+        `<td><strong>${pct(e.share)}</strong>${meter(e.share)}<span class="small">${e.named} of ${e.answered} questions; recommends it in ${e.recommended}</span></td></tr>`,
+    )
+    .join('');
+  return (
+    `${head}<p class="small">Of the questions each engine answered in ${escapeHtml(periodText(extras.prompts.period))}, the share whose usual answer named ${brand}, and in how many it recommended ${brand}.</p>` +
+    `<table class="engines"><thead><tr><th scope="col">Engine</th><th scope="col">Names ${brand}</th></tr></thead><tbody>${rows}</tbody></table></section>`
+  );
+}
+
+function shareOfVoiceSection(report: Report, extras: PageExtras): string {
+  const brand = escapeHtml(report.brand.name);
+  const head = `<section aria-labelledby="h-sov" data-testid="share-of-voice"><h2 id="h-sov">Share of voice</h2>`;
+  const overview = extras.overview;
+  if (!overview) return `${head}<p class="small">Share of voice could not be read just now.</p></section>`;
+  const sov = overview.share_of_voice;
+  const mentions = sov.brand_mentions + sov.rival_mentions;
+  if (sov.share === null || mentions === 0) return `${head}<p class="small">No answer named ${brand} or a rival in ${escapeHtml(periodText(overview.period))}.</p></section>`;
+  const previous = sov.change === null ? null : Math.min(100, Math.max(0, sov.share - sov.change));
+  const trend = trendOf(sov.change, changeNoise(sov.share, mentions, previous, mentions));
+  const standings = [{ ...overview.competition.brand, brand: true }, ...overview.competition.rivals.map((r) => ({ ...r, brand: false }))];
+  const rows = standings
+    .map(
+      (s) =>
+        `<tr${s.brand ? ' class="brand"' : ''} data-name="${escapeHtml(s.name)}" data-share="${s.share_of_voice === null ? '' : s.share_of_voice.toFixed(1)}"><th scope="row">${escapeHtml(s.name)}</th><td>${pct(s.share_of_voice)}${meter(s.share_of_voice)}</td><td class="num">${pct(s.visibility)}</td></tr>`,
+    )
+    .join('');
+  return (
+    `${head}<p><strong>${pct(sov.share)}</strong> of the brand mentions in AI answers were ${brand}’s <span class="${trendClass(trend)}">(${escapeHtml(formatChange(sov.change, trend))})</span>: ${count(sov.brand_mentions)} of ${count(mentions)}, ${escapeHtml(periodText(overview.period))}.</p>` +
+    `<table class="sov"><caption>${brand} against the ${overview.competition.rivals.length === 1 ? 'rival' : `${overview.competition.rivals.length} rivals`} AI named most.</caption><thead><tr><th scope="col">Brand</th><th scope="col">Share of voice</th><th scope="col" class="num">Visibility</th></tr></thead><tbody>${rows}</tbody></table></section>`
+  );
 }
 
 function questionList(questions: QuestionMove[], outcome: 'won' | 'lost'): string {
@@ -180,43 +225,60 @@ function questionList(questions: QuestionMove[], outcome: 'won' | 'lost'): strin
   return `<ol class="questions ${outcome}" data-testid="${outcome}-list">${items}</ol>`;
 }
 
-function sourceLine(report: Report, source: ReportSource): string {
-  const where =
-    source.from_cache === 'all'
-      ? `served from the edge cache${source.max_age_seconds !== null ? ` (stored ${ago(source.max_age_seconds)})` : ''}`
-      : source.from_cache === 'none'
-        ? 'read fresh from the API (not from the cache)'
-        : `partly from the edge cache${source.max_age_seconds !== null ? ` (oldest stored ${ago(source.max_age_seconds)})` : ''}, partly fresh from the API`;
-  return `Figures computed ${escapeHtml(stamp(report.generated_at))}; read ${escapeHtml(stamp(source.read_at))}, ${where}.`;
-}
-
-const ago = (seconds: number) => (seconds < 90 ? `${seconds} s ago` : seconds < 5400 ? `${Math.round(seconds / 60)} min ago` : `${(seconds / 3600).toFixed(1)} h ago`);
-
 export interface PageLinks {
   /** Alternate formats of this same report (only for signed links: a keyed URL needs its header). */
   json?: string;
   text?: string;
   /** When the signed link stops working. */
   expiresAt?: string;
+  /** The page's own signed URL, offered with a copy button. */
+  share?: string;
+  /** Where a reader with the API key mints a signed link (`POST /reports/links`), said in one line. */
+  mint?: { url: string; body: string };
+  /** The same report for another of the brand's markets; absent where a page is bound to its market (a signed link). */
+  marketUrl?: (code: string) => string;
 }
 
-/** The report page. */
-export function reportPage(report: Report, source: ReportSource, links: PageLinks = {}): string {
+function shareSection(links: PageLinks): string {
+  if (links.share) {
+    return (
+      `<section aria-labelledby="h-share" data-testid="share"><h2 id="h-share">Share this report</h2>` +
+      `<p class="small">Anyone with this link can read this report${links.expiresAt ? ` until ${escapeHtml(stamp(links.expiresAt))}` : ''}, without an API key.</p>` +
+      `<div class="share-row"><label class="sr" for="share-url">Link to this report</label><input id="share-url" type="text" readonly value="${escapeHtml(links.share)}">` +
+      `<button type="button" id="copy-link" hidden>Copy link</button></div><p id="copy-status" class="small" role="status" aria-live="polite"></p></section>`
+    );
+  }
+  if (links.mint) {
+    return (
+      `<section aria-labelledby="h-share" data-testid="share"><h2 id="h-share">Share this report</h2>` +
+      `<p class="small">This page was opened with your API key. For a link that works without it (30 days unless you choose), POST <code>${escapeHtml(links.mint.body)}</code> to <code>${escapeHtml(links.mint.url)}</code> with your key.</p></section>`
+    );
+  }
+  return '';
+}
+
+export interface RenderedPage {
+  html: string;
+  headers: Record<string, string>;
+}
+
+/** The report page and the headers it must be served with (its CSP allows its one script, if it has one). */
+export function reportPage(report: Report, source: ReportSource, extras: PageExtras, links: PageLinks = {}): RenderedPage {
   const { visibility: vis, won_lost: wl } = report;
-  const market = report.market.code.toUpperCase();
-  const period = vis?.period ?? wl?.period;
+  const brand = escapeHtml(report.brand.name);
+  const market = extras.markets?.markets.find((m) => m.code.toLowerCase() === report.market.code.toLowerCase());
+  const marketName = market ? `${escapeHtml(market.name)} (${escapeHtml(report.market.code.toUpperCase())})` : `Market ${escapeHtml(report.market.code.toUpperCase())}`;
   const parts: string[] = [];
-  parts.push(`<p class="kicker">Brand AI-Visibility · weekly report</p>`);
-  parts.push(`<h1>${escapeHtml(report.brand.name)} in AI answers, week of ${escapeHtml(report.week.label)}</h1>`);
-  parts.push(
-    `<p class="meta" data-testid="period">Market ${escapeHtml(market)} · ISO week ${escapeHtml(report.week.iso)}${period ? ` · covers ${escapeHtml(longDay(period.from))} to ${escapeHtml(longDay(period.to))}` : ''}</p>`,
-  );
+  parts.push(`<h1>${brand} in AI answers, week of ${escapeHtml(longDay(report.period.from))}</h1>`);
+  parts.push(`<p class="period" data-testid="period">${escapeHtml(periodText(report.period))} · ${marketName}</p>`);
+  parts.push(marketsNav(report, extras, links.marketUrl));
   parts.push(`<p class="meta" data-testid="source" data-from-cache="${source.from_cache}">${sourceLine(report, source)}</p>`);
   parts.push(`<p class="lead" data-testid="lead">${escapeHtml(report.lead.headline)}</p>`);
   if (report.empty === 'nothing_measured') parts.push(`<p>Nothing was measured for this brand and market in the last two weeks, so there are no figures to report.</p>`);
   else if (report.empty === 'nothing_changed') parts.push(`<p class="small">A quiet week: every change below is within its sampling noise.</p>`);
 
   if (vis) {
+    const scale = chartScale(vis.history.flatMap((w) => (w.score === null ? [] : [w.score])));
     parts.push(`<section aria-labelledby="h-vis"><h2 id="h-vis">Visibility</h2>`);
     parts.push(
       `<p class="score" data-testid="score" data-score="${vis.score === null ? '' : vis.score.toFixed(1)}">${formatScore(vis.score)} <span class="chg ${trendClass(vis.trend)}">(${escapeHtml(formatChange(vis.change, vis.trend))})</span></p>`,
@@ -225,12 +287,15 @@ export function reportPage(report: Report, source: ReportSource, links: PageLink
       `<p class="small">${
         vis.score === null
           ? 'No answered run in the last 7 days.'
-          : `${vis.naming_runs} of ${vis.answered_runs} answers named ${escapeHtml(report.brand.name)}, ${escapeHtml(shortDay(vis.period.from))} to ${escapeHtml(shortDay(vis.period.to))}. ` +
+          : `${count(vis.naming_runs)} of ${count(vis.answered_runs)} AI answers named ${brand}, ${escapeHtml(periodText(vis.period))}. ` +
             (vis.previous === null ? 'The week before was not measured.' : `Week before: ${formatScore(vis.previous)}.`) +
             (vis.noise !== null ? ` Changes under ${vis.noise.toFixed(1)} points are within sampling noise and shown as steady.` : '')
       }</p>`,
     );
-    parts.push(`<figure>${chartSvg(vis.history, report.brand.name)}<figcaption>Score by week, last ${vis.history.length} weeks, oldest first; the darkest bar is the latest.</figcaption>${chartTable(vis.history)}</figure>`);
+    parts.push(
+      `<figure>${chartSvg(vis.history, report.brand.name)}<figcaption>Score by week, oldest first; the larger dot is the latest week. The scale runs from ${scale.lo}% to ${scale.hi}%${scale.lo > 0 ? ', not from zero, so that moves of a few points show' : ''}.</figcaption></figure>`,
+    );
+    parts.push(weeksTable(vis.history));
     parts.push(`<h3>Topics that moved most</h3>`);
     if (report.topics.length === 0) parts.push(`<p class="small">No topic has a comparison this week.</p>`);
     else
@@ -243,6 +308,8 @@ export function reportPage(report: Report, source: ReportSource, links: PageLink
           .join('')}</ul>`,
       );
     parts.push(`</section>`);
+    parts.push(enginesSection(report, extras));
+    parts.push(shareOfVoiceSection(report, extras));
   }
 
   if (wl) {
@@ -251,26 +318,35 @@ export function reportPage(report: Report, source: ReportSource, links: PageLink
       `<ul class="counts" data-testid="counts"><li class="up"><strong data-count="won">${wl.counts.won}</strong>won</li><li class="down"><strong data-count="lost">${wl.counts.lost}</strong>lost</li><li><strong data-count="held">${wl.counts.held}</strong>held</li></ul>`,
     );
     parts.push(
-      `<p class="small">Engines naming ${escapeHtml(report.brand.name)}, ${escapeHtml(shortDay(wl.period.from))}–${escapeHtml(shortDay(wl.period.to))} against ${escapeHtml(shortDay(wl.previous_period.from))}–${escapeHtml(shortDay(wl.previous_period.to))}.</p>`,
+      `<p class="small" data-testid="legend">Won: more engines name ${brand} for the question than the week before. Lost: fewer do. Held: as many as before. Engines naming ${brand}, ${escapeHtml(formatPeriod(wl.period))} against ${escapeHtml(formatPeriod(wl.previous_period))}.</p>`,
     );
     parts.push(`<h3 class="down">Lost (${wl.counts.lost})</h3>${questionList(wl.lost, 'lost')}`);
     parts.push(`<h3 class="up">Won (${wl.counts.won})</h3>${questionList(wl.won, 'won')}`);
     parts.push(`</section>`);
   }
 
+  parts.push(shareSection(links));
+
   const footer: string[] = [];
   if (links.json || links.text)
     footer.push(
       `This report as ${[links.json ? `<a href="${escapeHtml(links.json)}">JSON</a>` : '', links.text ? `<a href="${escapeHtml(links.text)}">plain text</a>` : ''].filter(Boolean).join(' or ')}.`,
     );
-  if (links.expiresAt) footer.push(`This link works until ${escapeHtml(stamp(links.expiresAt))}.`);
   footer.push('Scores are the share of AI answers that name the brand; a change smaller than its sampling noise is shown as steady.');
-  parts.push(`<footer>${footer.map((f) => `<p>${f}</p>`).join('')}</footer>`);
-  return htmlDocument(report.subject, parts.join('\n'));
+  parts.push(`<footer class="page-foot">${footer.map((f) => `<p>${f}</p>`).join('')}</footer>`);
+
+  const nonce = links.share ? newNonce() : undefined;
+  const html = htmlDocument({
+    title: report.subject,
+    section: SECTION,
+    body: parts.filter(Boolean).join('\n'),
+    style: STYLE,
+    ...(nonce ? { script: { nonce, code: COPY_SCRIPT } } : {}),
+  });
+  return { html, headers: pageHeaders(nonce ? { scriptNonce: nonce } : {}) };
 }
 
 /** A page for a person who followed a link or opened the report: what went wrong and what to do. */
 export function messagePage(status: number, title: string, paragraphs: string[]): Response {
-  const body = `<p class="kicker">Brand AI-Visibility · weekly report</p><h1>${escapeHtml(title)}</h1>${paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('')}`;
-  return new Response(htmlDocument(title, body), { status, headers: PAGE_HEADERS });
+  return page(status, title, paragraphs, '', { section: SECTION, headers: pageHeaders() });
 }

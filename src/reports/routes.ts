@@ -17,15 +17,16 @@ import { requireKey } from '../contract/access';
 import { ApiError, type ErrorCode, errorResponse, invalidParameter } from '../contract/errors';
 import { parseJsonObject, readJsonBody } from '../contract/json-body';
 import { brandIdParam, enumParam, marketParam, parseParams, queryObject } from '../contract/params';
+import { pageHeaders } from '../lib/html';
 import { json } from '../lib/http';
 import { TOKEN_FAILURE_STATUS } from '../lib/signing';
 import type { Route } from '../lib/router';
 import { renderDigest } from '../mail/render';
 import { clientAddressOf } from '../proxy';
-import { type DigestKind, type Report, type ReportSource, readWeek, reportOf, type WeeklyRead, type WeekTarget } from '../weekly-report';
+import { type DigestKind, readPageExtras, type Report, type ReportSource, readWeek, reportOf, summarizeReads, type WeeklyRead, type WeekTarget } from '../weekly-report';
 import type { ReportDeps } from './deps';
 import { LINK_DAYS, type LinkProblem, mintReportLink, openReportLink, REPORT_KINDS } from './links';
-import { messagePage, PAGE_HEADERS, reportPage } from './page';
+import { messagePage, type PageLinks, reportPage } from './page';
 import { sendDigestNow } from './send';
 
 export const REPORTS_BASE = '/reports';
@@ -87,12 +88,28 @@ async function digestText(report: Report, viewUrl: string): Promise<string> {
     .concat('\n');
 }
 
-async function answer(read: WeeklyRead, kinds: readonly DigestKind[], format: Format, o: { viewUrl: string; pageLinks?: Parameters<typeof reportPage>[2]; headers?: Record<string, string> }): Promise<Response> {
+interface AnswerContext {
+  deps: ReportDeps;
+  request: Request;
+  apiKey: string;
+  /** The report's address for the text form's "view in browser" line. */
+  viewUrl: string;
+  pageLinks?: PageLinks;
+  headers?: Record<string, string>;
+}
+
+async function answer(read: WeeklyRead, kinds: readonly DigestKind[], format: Format, o: AnswerContext): Promise<Response> {
   const report = reportOf(read.inputs, kinds);
   const headers = { ...o.headers };
   if (format === 'json') return json({ report, source: read.source satisfies ReportSource }, 200, headers);
-  if (format === 'text') return new Response(await digestText(report, o.viewUrl), { headers: { ...PAGE_HEADERS, 'content-type': 'text/plain; charset=utf-8', ...headers } });
-  return new Response(reportPage(report, read.source, o.pageLinks), { headers: { ...PAGE_HEADERS, ...headers } });
+  if (format === 'text') return new Response(await digestText(report, o.viewUrl), { headers: { ...pageHeaders(), 'content-type': 'text/plain; charset=utf-8', ...headers } });
+  // The page shows more than the report: its extra reads are the page's alone, and count in its source line.
+  const client = o.deps.api(o.apiKey, clientAddressOf(o.request));
+  const { extras, reads } = await readPageExtras(client, read.inputs, { visibility: kinds.includes('visibility'), markets: true });
+  if (extras.failed.length > 0) console.error(JSON.stringify({ msg: 'report page extra read failed', failed: extras.failed }));
+  const source = summarizeReads([...read.source.reads, ...reads]);
+  const rendered = reportPage(report, source, extras, o.pageLinks);
+  return new Response(rendered.html, { headers: { ...rendered.headers, ...headers } });
 }
 
 /** The outage page (502), for a reader who asked for a page. */
@@ -101,6 +118,13 @@ function unavailablePage(): Response {
     'The Read API behind this report did not answer, so there are no figures to show right now. Nothing is wrong with your link or key.',
     'Try again in a few minutes.',
   ]);
+}
+
+function keyedReportUrl(deps: ReportDeps, brandId: number, market: string): string {
+  const view = new URL(`${deps.publicUrl}${REPORTS_BASE}/weekly`);
+  view.searchParams.set('brand_id', String(brandId));
+  view.searchParams.set('market', market);
+  return view.toString();
 }
 
 async function weekly(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
@@ -113,10 +137,14 @@ async function weekly(request: Request, url: URL, deps: ReportDeps): Promise<Res
     if (error instanceof ApiError && error.code === 'upstream_error' && query.format === 'html') return unavailablePage();
     throw error;
   }
-  const view = new URL(`${deps.publicUrl}${REPORTS_BASE}/weekly`);
-  view.searchParams.set('brand_id', String(week.inputs.brand.id));
-  view.searchParams.set('market', week.inputs.market.code);
-  return answer(week, ['visibility', 'won_lost'], query.format, { viewUrl: view.toString(), headers: { vary: 'Authorization' } });
+  const brandId = week.inputs.brand.id;
+  const viewUrl = keyedReportUrl(deps, brandId, week.inputs.market.code);
+  const pageLinks: PageLinks = {
+    mint: { url: `${deps.publicUrl}${REPORTS_BASE}/links`, body: JSON.stringify({ brand_id: brandId, market: week.inputs.market.code.toLowerCase() }) },
+    // Relative: the switch keeps the reader on the host they came through.
+    marketUrl: (code) => `${REPORTS_BASE}/weekly?${new URLSearchParams({ brand_id: String(brandId), market: code })}`,
+  };
+  return answer(week, ['visibility', 'won_lost'], query.format, { deps, request, apiKey: key, viewUrl, pageLinks, headers: { vary: 'Authorization' } });
 }
 
 async function mintLink(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
@@ -177,7 +205,13 @@ async function viaLink(request: Request, url: URL, token: string, deps: ReportDe
     return messagePage(apiError.status, 'The report cannot be shown right now', [apiError.message]);
   }
   const self = `${deps.publicUrl}${LINK_BASE}/${token}`;
-  return answer(week, link.kinds, format, { viewUrl: self, pageLinks: { json: `${self}?format=json`, text: `${self}?format=text`, expiresAt: link.expiresAt } });
+  return answer(week, link.kinds, format, {
+    deps,
+    request,
+    apiKey: link.apiKey,
+    viewUrl: self,
+    pageLinks: { json: `${self}?format=json`, text: `${self}?format=text`, expiresAt: link.expiresAt, share: self },
+  });
 }
 
 async function sendNow(request: Request, url: URL, deps: ReportDeps): Promise<Response> {

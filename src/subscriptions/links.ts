@@ -1,5 +1,5 @@
 /** The links in every email of a subscription, signed, and the unsubscribe headers that carry them. */
-import { CONFIRM_TTL, signReportToken, signToken, UNSUBSCRIBE_TTL } from '../lib/signing';
+import { CONFIRM_TTL, RESUBSCRIBE_TTL, signReportToken, signToken, UNSUBSCRIBE_TTL } from '../lib/signing';
 import type { SubscriptionDeps } from './deps';
 import type { SubscriptionRow } from './store';
 
@@ -16,6 +16,20 @@ export function confirmUrl(deps: LinkDeps, id: string, issuedAt: Date = deps.now
 
 export function unsubscribeUrl(deps: LinkDeps, id: string, issuedAt: Date = deps.now()): Promise<string> {
   return signToken(deps.signingSecret, { p: 'unsubscribe', s: id }, { ttlSeconds: UNSUBSCRIBE_TTL, now: issuedAt }).then((t) => `${deps.publicUrl}/digests/unsubscribe?token=${t}`);
+}
+
+/**
+ * The unsubscribed page's "subscribe again" link. Unsubscribing deletes the
+ * stored API key, so the token carries it, still sealed for this subscription
+ * (AES-GCM, bound to its id): the database keeps no credential of an
+ * unsubscribed address, and only the holder of this link, shown once to the
+ * person who unsubscribed, can hand it back within `RESUBSCRIBE_TTL`.
+ */
+export function resubscribeUrl(deps: LinkDeps, row: Pick<SubscriptionRow, 'id'> & { key_sealed: string }, issuedAt: Date = deps.now()): Promise<{ url: string; path: string; expiresAt: string }> {
+  return signToken(deps.signingSecret, { p: 'resubscribe', s: row.id, k: row.key_sealed }, { ttlSeconds: RESUBSCRIBE_TTL, now: issuedAt }).then((t) => {
+    const path = `/digests/resubscribe?token=${t}`;
+    return { url: `${deps.publicUrl}${path}`, path, expiresAt: new Date(Math.floor(issuedAt.getTime() / 1000) * 1000 + RESUBSCRIBE_TTL * 1000).toISOString() };
+  });
 }
 
 /** The digest's "view in browser" link: a report token (served by `/r/<token>`, issue 6) that reads with this subscription's key. */

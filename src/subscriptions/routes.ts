@@ -6,7 +6,9 @@
  *   DELETE /digests/subscriptions/{id}   unsubscribe one of them          -> 204
  *   GET    /digests/confirm?token=       double opt-in link               -> page
  *   GET    /digests/unsubscribe?token=   page with a confirm button
- *   POST   /digests/unsubscribe?token=   RFC 8058 one-click unsubscribe   -> page
+ *   POST   /digests/unsubscribe?token=   RFC 8058 one-click unsubscribe   -> page with a "subscribe again" button
+ *   GET    /digests/resubscribe?token=   page with a "subscribe again" button
+ *   POST   /digests/resubscribe?token=   back to pending, a new confirmation email goes out -> page
  *
  * Keyed routes answer errors in the API's shape; link routes answer pages.
  */
@@ -16,11 +18,12 @@ import { requireKey } from '../contract/access';
 import { ApiError, invalidParameter } from '../contract/errors';
 import { parseJsonObject, readJsonBody } from '../contract/json-body';
 import { sha256Hex } from '../lib/hash';
-import { badTokenPage, escapeHtml, page } from '../lib/html';
+import { badTokenPage, escapeHtml, page as basePage, PRODUCT_NAME } from '../lib/html';
 import { json } from '../lib/http';
 import type { Route } from '../lib/router';
-import { seal } from '../lib/sealing';
+import { seal, unseal } from '../lib/sealing';
 import { CONFIRM_TTL, verifyToken } from '../lib/signing';
+import { DAY_MS } from '../lib/time';
 import type { SendOutcome } from '../mail/mailer';
 import { renderConfirmation } from '../mail/render';
 import { sendInBatches } from '../mail/send-batches';
@@ -28,7 +31,8 @@ import { clientAddressOf } from '../proxy';
 import { DigestKind } from '../weekly-report/model';
 import { canonicalTimeZone } from '../weekly-report/week';
 import type { SubscriptionDeps } from './deps';
-import { confirmUrl, unsubscribeHeaders, unsubscribeUrl } from './links';
+import { confirmUrl, resubscribeUrl, unsubscribeHeaders, unsubscribeUrl } from './links';
+import { describeNextDigest, nextDigest } from './next-digest';
 import { kindsOf, newSubscriptionId, publicView, subscriptionById, type SubscriptionRow, unsubscribeById } from './store';
 
 export const SUBSCRIPTIONS_BASE = '/digests';
@@ -213,6 +217,31 @@ async function remove(request: Request, deps: SubscriptionDeps, id: string): Pro
   return new Response(null, { status: 204 });
 }
 
+/** A page of the digest's links, in the look of every page. */
+const page = (status: number, title: string, paragraphs: string[], extraHtml = '') => basePage(status, title, paragraphs, extraHtml, { section: 'weekly digest' });
+
+/** `Brightdesk (US)`. */
+const scopeOf = (row: SubscriptionRow) => `${row.brand_name} (${row.market_code.toUpperCase()})`;
+/** `23 Nov 2026, 16:05 UTC`. */
+const utcStamp = (iso: string) => {
+  const [year, month, day] = iso.slice(0, 10).split('-');
+  const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  return `${Number(day)} ${months[Number(month) - 1]} ${year}, ${iso.slice(11, 16)} UTC`;
+};
+
+/** A page's one button: a form that posts to `action` (a same-origin path). */
+const button = (action: string, label: string, hidden: Record<string, string> = {}) =>
+  `<form method="post" action="${escapeHtml(action)}">${Object.entries(hidden)
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+    .join('')}<button type="submit">${escapeHtml(label)}</button></form>`;
+
+/** The ISO weeks this subscription already has a digest record for, recent ones only (a send is unique per week). */
+async function recentSendWeeks(deps: SubscriptionDeps, id: string): Promise<Set<string>> {
+  const since = new Date(deps.now().getTime() - 8 * DAY_MS).toISOString().slice(0, 10);
+  const { results } = await deps.db.prepare('SELECT iso_week FROM digest_sends WHERE subscription_id = ? AND week_monday >= ?').bind(id, since).all<{ iso_week: string }>();
+  return new Set(results.map((r) => r.iso_week));
+}
+
 async function confirm(url: URL, deps: SubscriptionDeps): Promise<Response> {
   const result = await verifyToken(deps.signingSecret, url.searchParams.get('token'), 'confirm', deps.now());
   if (!result.ok) return badTokenPage(result.reason, 'confirmation');
@@ -221,12 +250,15 @@ async function confirm(url: URL, deps: SubscriptionDeps): Promise<Response> {
   if (row.status === 'unsubscribed') return page(409, 'This subscription was cancelled', ['It was unsubscribed after this link was sent. Subscribe again to get the weekly digest.']);
   if (row.status === 'paused') return page(409, 'This subscription is paused', ['Its API key can no longer read the brand. Subscribe again with a current key.']);
   const now = deps.now().toISOString();
-  if (row.status === 'pending') {
+  const first = row.status === 'pending';
+  if (first) {
     await deps.db.prepare(`UPDATE digest_subscriptions SET status = 'active', confirmed_at = ?, updated_at = ? WHERE id = ? AND status = 'pending'`).bind(now, now, row.id).run();
   }
+  const next = nextDigest(deps.now(), row.timezone, await recentSendWeeks(deps, row.id));
   return page(200, 'Subscription confirmed', [
-    `You will get the weekly AI-visibility digest for ${row.brand_name} (${row.market_code.toUpperCase()}) on Mondays at 08:00, ${row.timezone}.`,
-    'Every digest has a one-click unsubscribe link.',
+    `You will get the weekly AI-visibility digest for ${scopeOf(row)} at ${row.email}, every Monday at 08:00 (${row.timezone}).`,
+    ...(next ? [`Your ${first ? 'first' : 'next'} digest arrives ${describeNextDigest(next, row.timezone)}.`] : []),
+    'A week in which nothing was measured sends no digest. Every digest has a one-click unsubscribe link.',
   ]);
 }
 
@@ -236,20 +268,86 @@ async function unsubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
   if (!result.ok) return badTokenPage(result.reason, 'unsubscribe');
   const row = await subscriptionById(deps.db, String(result.claims.s));
   if (!row) return page(200, 'You are unsubscribed', ['This subscription no longer exists; nothing more will be sent for it.']);
+  const askAgain = `To get it again, ask whoever manages ${row.brand_name} in ${PRODUCT_NAME} to subscribe you.`;
   if (request.method === 'POST') {
     // RFC 8058: a POST to the List-Unsubscribe URL unsubscribes with no further step (the body is
     // `List-Unsubscribe=One-Click`; our own button posts the same). Idempotent.
     await unsubscribeById(deps.db, row.id, deps.now());
-    return page(200, 'You are unsubscribed', [`No more weekly digests for ${row.brand_name} (${row.market_code.toUpperCase()}) will be sent to ${row.email}.`]);
+    const stopped = `No more weekly digests for ${scopeOf(row)} will be sent to ${row.email}.`;
+    // The key is gone from the database now; the "subscribe again" link carries it, still sealed (links.ts).
+    if (row.status === 'unsubscribed' || !row.key_sealed) return page(200, 'You are unsubscribed', [stopped, askAgain]);
+    const again = await resubscribeUrl(deps, { id: row.id, key_sealed: row.key_sealed });
+    return page(
+      200,
+      'You are unsubscribed',
+      [stopped, `Changed your mind? Subscribe again below until ${utcStamp(again.expiresAt)}. We will send a confirmation email first; nothing else is sent until you confirm.`],
+      `${button(again.path, 'Subscribe again')}<p class="small">This page is the only place with this button: keep it open or bookmark it if you may want it later.</p>`,
+    );
   }
-  if (row.status === 'unsubscribed') return page(200, 'You are already unsubscribed', [`No weekly digests for ${row.brand_name} are sent to ${row.email}.`]);
+  if (row.status === 'unsubscribed') return page(200, 'You are already unsubscribed', [`No weekly digests for ${scopeOf(row)} are sent to ${row.email}.`, askAgain]);
   // GET only shows the button: link scanners that prefetch URLs must not unsubscribe anyone.
   return page(
     200,
     'Unsubscribe from the weekly digest?',
-    [`Stop the weekly AI-visibility digest for ${row.brand_name} (${row.market_code.toUpperCase()}) to ${row.email}.`],
-    `<form method="post" action="${escapeHtml(`${SUBSCRIPTIONS_BASE}/unsubscribe?token=${encodeURIComponent(token!)}`)}"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>`,
+    [`Stop the weekly AI-visibility digest for ${scopeOf(row)} to ${row.email}.`, 'You can subscribe again from the next page if you change your mind.'],
+    button(`${SUBSCRIPTIONS_BASE}/unsubscribe?token=${encodeURIComponent(token!)}`, 'Unsubscribe', { 'List-Unsubscribe': 'One-Click' }),
   );
+}
+
+/**
+ * The "subscribe again" link (links.ts, `resubscribeUrl`). GET shows the
+ * button; POST puts the sealed key back, sets the subscription `pending` and
+ * sends a new confirmation email: the address is confirmed again (double
+ * opt-in) before any digest goes to it.
+ */
+async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): Promise<Response> {
+  const token = url.searchParams.get('token');
+  const result = await verifyToken(deps.signingSecret, token, 'resubscribe', deps.now());
+  if (!result.ok) return badTokenPage(result.reason, 'subscribe-again');
+  const row = await subscriptionById(deps.db, String(result.claims.s));
+  if (!row) return page(404, 'Subscription not found', ['This subscription no longer exists. Ask whoever manages the brand to subscribe you again.']);
+  const action = `${SUBSCRIPTIONS_BASE}/resubscribe?token=${encodeURIComponent(token!)}`;
+  if (row.status === 'active') return page(200, 'You are subscribed', [`The weekly digest for ${scopeOf(row)} goes to ${row.email}; nothing to do.`]);
+  if (row.status === 'paused') return page(409, 'This subscription is paused', ['Its API key can no longer read the brand. Ask whoever manages it to subscribe you again with a current key.']);
+  if (request.method !== 'POST') {
+    const pending = row.status === 'pending';
+    return page(
+      200,
+      pending ? 'Waiting for your confirmation' : 'Subscribe again to the weekly digest?',
+      pending
+        ? [`A confirmation email went to ${row.email}; the digest for ${scopeOf(row)} starts when you open the link in it.`, 'Did not get it? Send it again.']
+        : [`Get the weekly AI-visibility digest for ${scopeOf(row)} at ${row.email} again, every Monday at 08:00 (${row.timezone}).`, 'We will send a confirmation email first; nothing else is sent until you confirm.'],
+      button(action, pending ? 'Send the confirmation again' : 'Subscribe again'),
+    );
+  }
+  if (row.status === 'unsubscribed') {
+    // The key in the link must be this subscription's, as it was when it was unsubscribed.
+    const sealed = String(result.claims.k ?? '');
+    const key = sealed ? await unseal(deps.encryptionKey, sealed, row.id) : null;
+    if (!key || (await sha256Hex(key)) !== row.key_hash) {
+      return page(409, 'This link is out of date', ['The subscription changed after this link was made. Use the link of your latest unsubscribe, or ask whoever manages the brand to subscribe you again.']);
+    }
+    const at = deps.now().toISOString();
+    await deps.db
+      .prepare(`UPDATE digest_subscriptions SET status = 'pending', key_sealed = ?, paused_reason = NULL, unsubscribed_at = NULL, updated_at = ? WHERE id = ? AND status = 'unsubscribed'`)
+      .bind(sealed, at, row.id)
+      .run();
+  }
+  const pending = await subscriptionById(deps.db, row.id);
+  if (!pending || pending.status !== 'pending') return page(409, 'This subscription changed', ['Open the link again to see where it stands.']);
+  let confirmation: ConfirmationStatus;
+  try {
+    confirmation = await sendConfirmation(deps, pending);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return page(502, 'The confirmation email could not be sent', [`Your subscription for ${scopeOf(row)} is waiting for confirmation, but the email did not go out.`, 'Try again in a few minutes.'], button(action, 'Try again'));
+  }
+  return page(200, 'Check your inbox', [
+    confirmation.sent
+      ? `We sent a confirmation link to ${row.email}. Open it to restart the weekly digest for ${scopeOf(row)}; nothing is sent before.`
+      : `A confirmation link went to ${row.email} at ${utcStamp(confirmation.sent_at)}; open it to restart the weekly digest for ${scopeOf(row)}. Another can be sent from ${utcStamp(confirmation.resend_after)}.`,
+    `The link works for ${CONFIRM_TTL / 86_400} days.`,
+  ]);
 }
 
 export const subscriptionRoutes: Route<SubscriptionDeps>[] = [
@@ -261,5 +359,10 @@ export const subscriptionRoutes: Route<SubscriptionDeps>[] = [
     path: `${SUBSCRIPTIONS_BASE}/unsubscribe`,
     answers: 'page',
     methods: { GET: (request, _, deps, url) => unsubscribe(request, url, deps), POST: (request, _, deps, url) => unsubscribe(request, url, deps) },
+  },
+  {
+    path: `${SUBSCRIPTIONS_BASE}/resubscribe`,
+    answers: 'page',
+    methods: { GET: (request, _, deps, url) => resubscribe(request, url, deps), POST: (request, _, deps, url) => resubscribe(request, url, deps) },
   },
 ];

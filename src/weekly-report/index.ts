@@ -1,4 +1,4 @@
 /** The weekly report: one read with aligned windows (read.ts), the model (model.ts), and weeks (week.ts). */
 export * from './model';
-export { readWeek, type ReadInfo, type ReportSource, reportOf, summarizeReads, type WeeklyInputs, type WeeklyRead, type WeekTarget, WindowMismatch } from './read';
+export { type PageExtras, type PageExtrasWanted, readPageExtras, readWeek, type ReadInfo, type ReportSource, reportOf, summarizeReads, type WeeklyInputs, type WeeklyRead, type WeekTarget, WindowMismatch } from './read';
 export * from './week';

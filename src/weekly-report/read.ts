@@ -11,15 +11,19 @@
  * const report = reportOf(inputs); // both kinds
  * source.from_cache; // 'all' | 'some' | 'none'
  * ```
+ *
+ * The report page reads a little more (`readPageExtras`): share of voice,
+ * per-engine answers and the brand's markets. The digest never does: a
+ * digest group reads exactly the three bodies of the report.
  */
-import type { ApiClient, CacheStatus, ResponseMeta } from '../client';
+import { type ApiClient, ApiClientError, type CacheStatus, type ResponseMeta, type WithMeta } from '../client';
 import type { ResponseOf } from '../contract/operations';
 import { buildReport, DIGEST_KINDS, type DigestKind, formatPeriod, type Report } from './model';
 import { utcWeek } from './week';
 
 /** One read behind a report. */
 export interface ReadInfo {
-  operation: 'getVisibility' | 'getAnswerHistory' | 'listTopics' | 'listBrands';
+  operation: 'getVisibility' | 'getAnswerHistory' | 'listTopics' | 'listBrands' | PageReadOperation;
   /** The proxy's `X-Cache`: HIT and STALE came from the cache, MISS and REVALIDATED from the API. */
   cache: CacheStatus | null;
   /** Seconds since the proxy stored the answer (`Age`), when it came from the cache. */
@@ -126,4 +130,58 @@ export async function readWeek(client: ApiClient, target: WeekTarget, now: Date)
   const reads = [readInfo('getVisibility', visibility.meta), readInfo('getAnswerHistory', history.meta), readInfo('listTopics', topics.meta)];
   if (brands) reads.push(readInfo('listBrands', brands.meta));
   return { inputs, source: summarizeReads(reads) };
+}
+
+// ---------------------------------------------------------------- the page's extra reads
+
+type PageReadOperation = 'getOverview' | 'getPromptMatrix' | 'listMarkets';
+
+/** What the report page shows besides the report itself; each null when it was not asked for or could not be read. */
+export interface PageExtras {
+  /** Share of voice and the brand against its top rivals, over the report's 7 days. */
+  overview: ResponseOf<'getOverview'> | null;
+  /** Each question's dominant answer per engine, over the trailing 7 days (the window of `/visibility`). */
+  prompts: ResponseOf<'getPromptMatrix'> | null;
+  /** The brand's markets. */
+  markets: ResponseOf<'listMarkets'> | null;
+  /** The reads that failed, by operation, with the client's error code: for the log; the page leaves their part out and says so. */
+  failed: { operation: PageReadOperation; code: string }[];
+}
+
+export interface PageExtrasWanted {
+  /** Share of voice (`/overview`) and per-engine answers (`/prompts`): the visibility part of the page. */
+  visibility: boolean;
+  /** The brand's markets (`/markets`). */
+  markets: boolean;
+}
+
+/**
+ * The page's extra reads, for the brand, market and days of `inputs`, made
+ * together. Best effort: the report is already read, so an extra that fails
+ * (an outage, a plan without it) leaves its part of the page out instead of
+ * failing the page. Other errors are thrown.
+ */
+export async function readPageExtras(client: ApiClient, inputs: WeeklyInputs, wanted: PageExtrasWanted): Promise<{ extras: PageExtras; reads: ReadInfo[] }> {
+  const scope = { brand_id: inputs.brand.id, market: inputs.market.code };
+  const { period } = inputs.visibility;
+  const reads: ReadInfo[] = [];
+  const failed: PageExtras['failed'] = [];
+  const attempt = async <T>(operation: PageReadOperation, read: () => Promise<WithMeta<T>>): Promise<T | null> => {
+    try {
+      const { data, meta } = await read();
+      reads.push(readInfo(operation, meta));
+      return data;
+    } catch (error) {
+      if (!(error instanceof ApiClientError)) throw error;
+      failed.push({ operation, code: error.code });
+      return null;
+    }
+  };
+  const none = async () => null;
+  const [overview, prompts, markets] = await Promise.all([
+    wanted.visibility ? attempt('getOverview', () => client.withMeta.getOverview({ ...scope, from: period.from, to: period.to })) : none(),
+    wanted.visibility ? attempt('getPromptMatrix', () => client.withMeta.getPromptMatrix(scope)) : none(),
+    wanted.markets ? attempt('listMarkets', () => client.withMeta.listMarkets({ brand_id: inputs.brand.id })) : none(),
+  ]);
+  return { extras: { overview, prompts, markets, failed }, reads };
 }
