@@ -2,16 +2,27 @@
  * Runs before every test file. Files share one Worker and its storage
  * (`isolate: false`), so the demo dataset is loaded once, by the first file.
  */
-import { applyD1Migrations, env } from 'cloudflare:test';
+import { applyD1Migrations, env, evictDurableObject, runInDurableObject } from 'cloudflare:test';
 import { beforeEach } from 'vitest';
 import { toDay } from '../src/contract/window';
+import { sha256Hex } from '../src/lib/hash';
+import { DEMO_ACCOUNTS } from '../src/origin/demo/catalog';
 import { isEmpty, seedDemo } from '../src/origin/demo/load';
 
 // applyD1Migrations only applies what is missing, so running it per file is safe.
 await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
 if (await isEmpty(env.DB)) await seedDemo(env.DB, { today: toDay(new Date()) });
 
-// Every test starts with a fresh per-minute budget and quota, whatever ran before it.
+/** The upstream gates of the demo keys, which many tests share (tests that count a gate's calls use keys of their own). */
+const demoGates = await Promise.all(DEMO_ACCOUNTS.map(async (account) => env.UPSTREAM_GATE.idFromName(await sha256Hex(account.key))));
+
+// Every test starts with a fresh per-minute budget and quota, whatever ran before it: the origin's
+// (rate_hits, usage) and the proxy's (each demo key's gate: its stored calls, then its memory).
 beforeEach(async () => {
   await env.DB.batch([env.DB.prepare('DELETE FROM rate_hits'), env.DB.prepare('DELETE FROM usage')]);
+  for (const id of demoGates) {
+    const gate = env.UPSTREAM_GATE.get(id);
+    await runInDurableObject(gate, (_, state) => state.storage.deleteAll());
+    await evictDurableObject(gate);
+  }
 });

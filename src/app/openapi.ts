@@ -16,7 +16,7 @@ import { API_ERROR_STATUS, PRODUCT_ERROR_STATUS } from '../contract/errors';
 import { componentSchemas, type JsonObject, parametersOf, RESPONSE_HEADERS } from '../contract/openapi';
 import { DEV_PLAN_PATH, type PlanResult } from '../digests';
 import { JSON_CONTENT_TYPE } from '../lib/http';
-import { CONFIRM_TTL, UNSUBSCRIBE_TTL } from '../lib/signing';
+import { CONFIRM_TTL, RESUBSCRIBE_TTL, UNSUBSCRIBE_TTL } from '../lib/signing';
 import type { Method, Route } from '../lib/router';
 import { OUTBOX_BASE } from '../mail/outbox';
 import { ADMIN_BASE, PurgeBody } from '../proxy/admin';
@@ -291,6 +291,24 @@ const ROUTES: Record<string, Described> = {
       content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { 'List-Unsubscribe': { type: 'string', const: 'One-Click' } } } } },
     },
     responses: { '200': pageAnswer('Unsubscribed.'), ...TOKEN_PAGES },
+  },
+  [`GET ${SUBSCRIPTIONS_BASE}/resubscribe`]: {
+    operationId: 'showResubscribe',
+    tag: 'Subscriptions',
+    summary: 'The "subscribe again" page (shown after unsubscribing)',
+    description: `Shows a button that posts to the same address; a GET changes nothing. The link is given once, on the page shown right after unsubscribing, and works for ${RESUBSCRIBE_TTL / 86_400} days.`,
+    security: 'none',
+    parameters: tokenParam('subscribe-again'),
+    responses: { '200': pageAnswer('The page with the button (or: already subscribed).'), ...TOKEN_PAGES },
+  },
+  [`POST ${SUBSCRIPTIONS_BASE}/resubscribe`]: {
+    operationId: 'resubscribe',
+    tag: 'Subscriptions',
+    summary: 'Subscribe again',
+    description: 'Puts the subscription back to `pending` and sends a new confirmation email (double opt-in again). Answers a page.',
+    security: 'none',
+    parameters: tokenParam('subscribe-again'),
+    responses: { '200': pageAnswer('A new confirmation email went out (or one went out in the last 10 minutes).'), ...TOKEN_PAGES },
   },
   [`GET ${REPORTS_BASE}/weekly`]: {
     operationId: 'getWeeklyReport',
