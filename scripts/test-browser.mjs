@@ -289,6 +289,49 @@ try {
     }
   }
 
+  /**
+   * The emails as a mail program shows them, from the dev outbox: the confirmation and the digest (sent
+   * with "send now" to a confirmed subscriber), at 375 and 600 px. Nothing overflows; the digest lists at
+   * most 5 questions lost and 5 won, then links to the full report.
+   */
+  async function checkEmails() {
+    const email = `digest-${Date.now()}@example.com`;
+    const subscribed = await fetch(`${BASE}/digests/subscriptions`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ email, market: 'us' }) });
+    assert.equal(subscribed.status, 201, 'emails: subscribing answers 201');
+    const messagesTo = async () => (await (await fetch(`${BASE}/dev/outbox?format=json&to=${encodeURIComponent(email)}`)).json()).messages;
+    const [confirmation] = await messagesTo();
+    const confirmUrl = /https?:\/\/\S+\/digests\/confirm\?token=[\w.-]+/.exec(confirmation.text)?.[0];
+    assert.ok(confirmUrl, 'emails: the confirmation email has its link');
+    assert.equal((await fetch(confirmUrl)).status, 200, 'emails: the address is confirmed');
+    const sent = await fetch(`${BASE}/reports/weekly/send?market=us`, { method: 'POST', headers: auth });
+    assert.equal(sent.status, 202, 'emails: send now answers 202');
+    const digest = (await messagesTo()).find((m) => m.kind === 'digest');
+    assert.ok(digest, 'emails: the digest is in the outbox');
+
+    for (const [name, message] of [['confirmation', confirmation], ['digest', digest]]) {
+      for (const width of [375, 600]) {
+        const context = await browser.newContext({ viewport: { width, height: 900 }, deviceScaleFactor: 1 });
+        const page = await context.newPage();
+        assert.equal((await page.goto(`${BASE}/dev/outbox/${message.id}?format=html`)).status(), 200, `${name}: 200`);
+        await assertNoOverflow(page, `${name} email at ${width} px`);
+        if (name === 'digest') {
+          for (const outcome of ['lost', 'won']) {
+            const listed = await page.locator(`[data-question=${outcome}]`).count();
+            assert.ok(listed <= 5, `digest: at most 5 questions ${outcome} (${listed})`);
+          }
+          const button = page.locator('a', { hasText: /See all .* changed questions|Open the full report/ });
+          assert.equal(await button.count(), 1, 'digest: one button to the full report');
+          assert.match(await button.getAttribute('href'), /\/r\/v1\./, 'digest: the button opens the full report by its signed link');
+        }
+        const height = await page.evaluate(() => document.documentElement.scrollHeight);
+        const file = join(ARTIFACTS, `email-${name}-${width}.png`);
+        await page.screenshot({ path: file, fullPage: true });
+        step(`${name} email at ${width} px: ok, ${height} px tall -> ${file}`);
+        await context.close();
+      }
+    }
+  }
+
   await checkReport('desktop', keyed, VIEWPORTS.desktop, { headers: auth });
   await checkReport('tablet', keyed, VIEWPORTS.tablet, { headers: auth });
   await checkReport('phone', keyed, VIEWPORTS.phone, { headers: auth, switchMarket: true });
@@ -297,6 +340,7 @@ try {
   await checkReport('link-desktop', link.url, VIEWPORTS.desktop, { signed: true });
 
   await checkSmallPages();
+  await checkEmails();
 
   // The dark scheme (the pages follow prefers-color-scheme): the same page, screenshotted for a look.
   {

@@ -48,22 +48,22 @@ it("spends the key's gate budget for a digest group's reads, and the cache serve
   expect((await sendRecords()).map((r) => r.status)).toEqual(['sent', 'sent']);
   expect(resend.delivered).toHaveLength(2);
 
-  // Three upstream reads for the group, each counted by the key's gate.
-  expect(upstream.requests.map((r) => r.split('?')[0])).toEqual(['/visibility', '/answers/history', '/topics']);
-  expect(before - (await gate.remaining())).toBe(3);
+  // Four upstream reads for the group, each counted by the key's gate.
+  expect(upstream.requests.map((r) => r.split('?')[0]).sort()).toEqual(['/answers/history', '/prompts', '/topics', '/visibility']);
+  expect(before - (await gate.remaining())).toBe(4);
 
   // The same reads by a dashboard through /api/v1 are now cache hits: no upstream read, no budget spent.
-  const topicsQuery = upstream.requests[2]!.split('?')[1];
-  for (const path of ['/visibility?brand_id=1&market=11', '/answers/history?brand_id=1&market=11', `/topics?${topicsQuery}`]) {
+  const topicsQuery = upstream.requests.find((r) => r.startsWith('/topics'))!.split('?')[1];
+  for (const path of ['/visibility?brand_id=1&market=11', '/answers/history?brand_id=1&market=11', '/prompts?brand_id=1&market=11', `/topics?${topicsQuery}`]) {
     const response = await SELF.fetch(`https://edge.test/api/v1${path}`, { headers: { authorization: `Bearer ${KEY}` } });
     expect([path, response.status, response.headers.get('x-cache')]).toEqual([path, 200, 'HIT']);
   }
-  expect(upstream.requests).toHaveLength(3);
-  expect(before - (await gate.remaining())).toBe(3);
+  expect(upstream.requests).toHaveLength(4);
+  expect(before - (await gate.remaining())).toBe(4);
 
   // A second delivery of the same week (a redelivered message) reads nothing: the group's snapshot is kept.
   await deliver(queue.sent, testEnvironment);
-  expect(upstream.requests).toHaveLength(3);
+  expect(upstream.requests).toHaveLength(4);
   expect(resend.delivered).toHaveLength(2);
   expect(isoWeek(dayOf(MONDAY))).toBe(queue.sent[0]!.iso_week);
 });

@@ -169,7 +169,7 @@ describe('sending', () => {
 
     // Sent on Monday, the data covers the 7 days ending that Monday: the subject names them.
     const from = dayOf(plusDays(MONDAY, -6));
-    expect(api.requests.sort()).toEqual(['/answers/history?brand_id=1&market=11', `/topics?brand_id=1&market=11&from=${from}&to=${dayOf(MONDAY)}`, '/visibility?brand_id=1&market=11'].sort());
+    expect(api.requests.sort()).toEqual(['/answers/history?brand_id=1&market=11', '/prompts?brand_id=1&market=11', `/topics?brand_id=1&market=11&from=${from}&to=${dayOf(MONDAY)}`, '/visibility?brand_id=1&market=11'].sort());
     const visibility = await originBody<{ score: number; change: number; period: { from: string }; history: { score: number | null }[] }>('/visibility');
     const history = await originBody<{ counts: { won: number; lost: number; held: number }; questions: { text: string; outcome: string }[] }>('/answers/history');
     expect(visibility.period.from).toBe(from);
@@ -273,7 +273,7 @@ describe('sending', () => {
     expect(resend.delivered).toHaveLength(150);
     expect(new Set(resend.delivered.map((e) => e.to[0])).size).toBe(150);
     // One read of the data for the group, whatever was retried.
-    expect(api.requests).toHaveLength(3);
+    expect(api.requests).toHaveLength(4);
   });
 
   it('a batch whose outcome was lost goes again as the same request, and Resend replays it instead of sending twice', async () => {
@@ -389,7 +389,7 @@ describe('sending', () => {
     await deliver(queue.sent, digestEnv);
     vi.setSystemTime(plusDays(MONDAY, 2));
     await deliver(queue.sent, digestEnv, { attempts: 2 });
-    expect(api.requests).toHaveLength(3);
+    expect(api.requests).toHaveLength(4);
     expect(resend.calls.map((c) => c.status)).toEqual([500, 200]);
     expect(resend.calls[1]!.body).toBe(resend.calls[0]!.body);
     expect(resend.delivered[0]!.subject).toMatch(new RegExp(` · ${range(plusDays(MONDAY, -6), MONDAY)}$`));
@@ -583,7 +583,7 @@ describe('failures', () => {
     await runCron(early.toISOString(), digestEnv);
     const result = await deliver(queue.sent, digestEnv);
     expect(result.explicitAcks).toHaveLength(1);
-    expect(api.requests).toHaveLength(3);
+    expect(api.requests).toHaveLength(4);
     expect(resend.calls).toEqual([]);
     const [record] = await sendRecords();
     expect(record!.status).toBe('skipped');

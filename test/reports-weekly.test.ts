@@ -55,7 +55,7 @@ describe('GET /reports/weekly', () => {
     expect(html).toMatch(/data-testid="source" data-from-cache="(all|some|none)">Figures from \d+ \w{3} \d{4}, \d\d:\d\d UTC \((cached (less than a minute|\d+ minutes?|\d+ hours?) ago|just read|partly cached, at most (less than a minute|\d+ minutes?|\d+ hours?) old)\)\.</);
     expect(html).not.toMatch(/ISO week|W\d\d|edge cache/);
     // The format=json read is the report's alone; the page's extra reads do not change it.
-    expect(source.reads.map((r) => r.operation).sort()).toEqual(['getAnswerHistory', 'getVisibility', 'listBrands', 'listTopics']);
+    expect(source.reads.map((r) => r.operation).sort()).toEqual(['getAnswerHistory', 'getPromptMatrix', 'getVisibility', 'listBrands', 'listTopics']);
     // The 12 weeks as a table with plain dates, newest first.
     const weeks = [...html.matchAll(/<tr(?: class="latest")? data-week="([\d-]+)"><td>(\d+ \w{3} \d{4})<\/td>/g)].map((m) => m[1]);
     expect(weeks).toEqual(vis.history.map((b) => b.week_start).reverse());
@@ -104,12 +104,12 @@ describe('GET /reports/weekly', () => {
 
   it('a page extra that cannot be read leaves its part out, says so, and the report still shows', async () => {
     const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
-    // The API as the page reads it, except /overview and /prompts, which fail as in an outage.
+    // The API as the page reads it, except /overview, which fails as in an outage (/prompts is read with the week itself).
     useServicesForTests({
       api: (apiKey) => {
         const client = createClient({ apiKey, transport: (request) => SELF.fetch(request), baseUrl: 'https://edge.test/api/v1' });
         const down = (operation: string) => () => Promise.reject(new ApiClientError({ kind: 'http', code: 'upstream_error', status: 502, message: 'down', operation }));
-        return { ...client, withMeta: { ...client.withMeta, getOverview: down('getOverview'), getPromptMatrix: down('getPromptMatrix') } };
+        return { ...client, withMeta: { ...client.withMeta, getOverview: down('getOverview') } };
       },
     });
     try {
@@ -118,7 +118,6 @@ describe('GET /reports/weekly', () => {
       const html = await response.text();
       expect(html).toContain('data-testid="score"');
       expect(html).toContain('Share of voice could not be read just now.');
-      expect(html).toContain('The answers per engine could not be read just now.');
       expect(html).toContain('aria-label="Markets"');
       expect(errors.mock.calls.map((c) => String(c[0])).some((line) => line.includes('report page extra read failed') && line.includes('getOverview'))).toBe(true);
     } finally {

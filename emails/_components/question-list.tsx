@@ -28,6 +28,7 @@ export function QuestionList({ questions, engineCount }: { questions: QuestionMo
         return (
           <Text
             key={q.question_id}
+            data-question={q.outcome}
             className={`${cls.ink} ${lost ? cls.edgeBad : cls.edgeGood}`}
             style={{ ...text.body, ...wrapAnywhere, borderLeft: `3px solid ${lost ? color.bad : color.good}`, padding: '0 0 0 10px', margin: '0 0 12px' }}
           >

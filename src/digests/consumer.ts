@@ -107,11 +107,11 @@ async function snapshotOf(deps: DigestDeps, job: DigestJob, rows: PendingRow[], 
     return { kind: 'done' };
   }
   try {
-    result.reads += 3;
+    result.reads += 4;
     // No client behind the queue: reads are the key's own, with no address to count against.
     const week = { isoWeek: job.iso_week, monday: job.week_monday };
     const { inputs } = await readWeek(deps.api(apiKey, null), { brand_id: job.brand_id, market: String(job.market_id), brandName: rows[0]!.brand_name, week }, deps.now());
-    const read = { read_at: deps.now().toISOString(), visibility: inputs.visibility, history: inputs.history, topics: inputs.topics };
+    const read = { read_at: deps.now().toISOString(), visibility: inputs.visibility, history: inputs.history, topics: inputs.topics, matrix: inputs.matrix };
     return { kind: 'read', snapshot: await storeSnapshot(deps.db, job, read) };
   } catch (error) {
     if (error instanceof WindowMismatch) return { kind: 'retry', reason: `reads straddled midnight: ${error.message}` };
@@ -198,13 +198,13 @@ export async function processDigestJob(job: DigestJob, deps: DigestDeps, attempt
     return result;
   }
 
-  const { visibility, history, topics } = read.snapshot;
+  const { visibility, history, topics, matrix } = read.snapshot;
   const reports = new Map<string, Report>();
   const reportFor = (kinds: DigestKind[]) => {
     const id = kinds.join(',');
     let report = reports.get(id);
     if (!report) {
-      report = buildReport({ brand: { id: job.brand_id, name: rows[0]!.brand_name }, week: { isoWeek: job.iso_week, monday: job.week_monday }, kinds, visibility, history, topics });
+      report = buildReport({ brand: { id: job.brand_id, name: rows[0]!.brand_name }, week: { isoWeek: job.iso_week, monday: job.week_monday }, kinds, visibility, history, topics, matrix });
       reports.set(id, report);
     }
     return report;

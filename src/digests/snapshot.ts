@@ -1,5 +1,5 @@
 /**
- * One snapshot per group and week: the three bodies a digest is built from,
+ * One snapshot per group and week: the four bodies a digest is built from,
  * stored at the group's first successful read (`digest_snapshots`). Every
  * retry and redelivery renders from it, never from a second read, so a
  * batch's request is the same bytes on every attempt.
@@ -12,26 +12,30 @@ export interface Snapshot {
   visibility: ResponseOf<'getVisibility'>;
   history: ResponseOf<'getAnswerHistory'>;
   topics: ResponseOf<'listTopics'>;
+  /** Null in snapshots taken before the digest read /prompts (migrations/0011_snapshot_matrix.sql). */
+  matrix: ResponseOf<'getPromptMatrix'> | null;
 }
 
 export async function loadSnapshot(db: D1Database, job: Pick<DigestJob, 'group_key' | 'iso_week'>): Promise<Snapshot | null> {
   const row = await db
-    .prepare('SELECT read_at, visibility, history, topics FROM digest_snapshots WHERE group_key = ? AND iso_week = ?')
+    .prepare('SELECT read_at, visibility, history, topics, matrix FROM digest_snapshots WHERE group_key = ? AND iso_week = ?')
     .bind(job.group_key, job.iso_week)
-    .first<{ read_at: string; visibility: string; history: string; topics: string }>();
+    .first<{ read_at: string; visibility: string; history: string; topics: string; matrix: string | null }>();
   // Stored by this module from bodies the client checked against the contract.
-  return row ? { read_at: row.read_at, visibility: JSON.parse(row.visibility), history: JSON.parse(row.history), topics: JSON.parse(row.topics) } : null;
+  return row
+    ? { read_at: row.read_at, visibility: JSON.parse(row.visibility), history: JSON.parse(row.history), topics: JSON.parse(row.topics), matrix: row.matrix === null ? null : JSON.parse(row.matrix) }
+    : null;
 }
 
 /** Stores the snapshot unless one is there already (a concurrent delivery), and returns the one stored. */
 export async function storeSnapshot(db: D1Database, job: Pick<DigestJob, 'group_key' | 'iso_week'>, snapshot: Snapshot): Promise<Snapshot> {
-  const { visibility, history, topics } = snapshot;
+  const { visibility, history, topics, matrix } = snapshot;
   await db
     .prepare(
-      `INSERT INTO digest_snapshots (group_key, iso_week, read_at, period_from, period_to, visibility, history, topics) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO digest_snapshots (group_key, iso_week, read_at, period_from, period_to, visibility, history, topics, matrix) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (group_key, iso_week) DO NOTHING`,
     )
-    .bind(job.group_key, job.iso_week, snapshot.read_at, visibility.period.from, visibility.period.to, JSON.stringify(visibility), JSON.stringify(history), JSON.stringify(topics))
+    .bind(job.group_key, job.iso_week, snapshot.read_at, visibility.period.from, visibility.period.to, JSON.stringify(visibility), JSON.stringify(history), JSON.stringify(topics), matrix === null ? null : JSON.stringify(matrix))
     .run();
   return (await loadSnapshot(db, job))!;
 }

@@ -1,10 +1,10 @@
 /**
  * Reading a weekly report: one read with aligned windows, for the digest, the
- * page and everything later. `/visibility` and `/answers/history` have a
- * fixed window (the trailing 7 days ending on the day they are read; the API
- * takes no dates for them), so they are read together, read again once when
- * the pair straddled midnight UTC, and `/topics` is read for exactly their
- * days. Every figure of the report covers the same 7 days.
+ * page and everything later. `/visibility`, `/answers/history` and `/prompts`
+ * have a fixed window (the trailing 7 days ending on the day they are read;
+ * the API takes no dates for them), so they are read together, read again
+ * once when they straddled midnight UTC, and `/topics` is read for exactly
+ * their days. Every figure of the report covers the same 7 days.
  *
  * ```ts
  * const { inputs, source } = await readWeek(api(key, address), { brand_id: 1, market: 'us' }, new Date());
@@ -12,9 +12,9 @@
  * source.from_cache; // 'all' | 'some' | 'none'
  * ```
  *
- * The report page reads a little more (`readPageExtras`): share of voice,
- * per-engine answers and the brand's markets. The digest never does: a
- * digest group reads exactly the three bodies of the report.
+ * The report page reads a little more (`readPageExtras`): share of voice and
+ * the brand's markets. The digest never does: a digest group reads exactly
+ * the four bodies of the report.
  */
 import { type ApiClient, ApiClientError, type CacheStatus, type ResponseMeta, type WithMeta } from '../client';
 import type { ResponseOf } from '../contract/operations';
@@ -23,7 +23,7 @@ import { utcWeek } from './week';
 
 /** One read behind a report. */
 export interface ReadInfo {
-  operation: 'getVisibility' | 'getAnswerHistory' | 'listTopics' | 'listBrands' | PageReadOperation;
+  operation: 'getVisibility' | 'getAnswerHistory' | 'getPromptMatrix' | 'listTopics' | 'listBrands' | PageReadOperation;
   /** The proxy's `X-Cache`: HIT and STALE came from the cache, MISS and REVALIDATED from the API. */
   cache: CacheStatus | null;
   /** Seconds since the proxy stored the answer (`Age`), when it came from the cache. */
@@ -50,6 +50,8 @@ export interface WeeklyInputs {
   visibility: ResponseOf<'getVisibility'>;
   history: ResponseOf<'getAnswerHistory'>;
   topics: ResponseOf<'listTopics'>;
+  /** Each question's dominant answer per engine over the same 7 days: the per-engine figures. */
+  matrix: ResponseOf<'getPromptMatrix'>;
 }
 
 export interface WeeklyRead {
@@ -59,7 +61,7 @@ export interface WeeklyRead {
 
 /** The report of `inputs` for the given kinds (both by default). */
 export const reportOf = (inputs: WeeklyInputs, kinds: readonly DigestKind[] = DIGEST_KINDS): Report =>
-  buildReport({ brand: inputs.brand, week: inputs.week, kinds, visibility: inputs.visibility, history: inputs.history, topics: inputs.topics });
+  buildReport({ brand: inputs.brand, week: inputs.week, kinds, visibility: inputs.visibility, history: inputs.history, topics: inputs.topics, matrix: inputs.matrix });
 
 export interface WeekTarget {
   brand_id?: number | undefined;
@@ -105,14 +107,15 @@ const samePeriod = (a: { from: string; to: string }, b: { from: string; to: stri
  */
 export async function readWeek(client: ApiClient, target: WeekTarget, now: Date): Promise<WeeklyRead> {
   const params = { ...(target.brand_id !== undefined ? { brand_id: target.brand_id } : {}), ...(target.market !== undefined ? { market: target.market } : {}) };
-  const fixed = () => Promise.all([client.withMeta.getVisibility(params), client.withMeta.getAnswerHistory(params)]);
+  const fixed = () => Promise.all([client.withMeta.getVisibility(params), client.withMeta.getAnswerHistory(params), client.withMeta.getPromptMatrix(params)]);
   const brandsRead = target.brandName === undefined ? client.withMeta.listBrands() : undefined;
   // Settled with the first reads, so a failure of both is one error, not an unhandled second one.
   brandsRead?.catch(() => undefined);
-  let [visibility, history] = await fixed();
-  if (!samePeriod(visibility.data.period, history.data.period)) [visibility, history] = await fixed();
-  if (!samePeriod(visibility.data.period, history.data.period)) {
-    throw new WindowMismatch(`/visibility covers ${formatPeriod(visibility.data.period)}, /answers/history ${formatPeriod(history.data.period)}`);
+  let [visibility, history, matrix] = await fixed();
+  const aligned = () => samePeriod(visibility.data.period, history.data.period) && samePeriod(visibility.data.period, matrix.data.period);
+  if (!aligned()) [visibility, history, matrix] = await fixed();
+  if (!aligned()) {
+    throw new WindowMismatch(`/visibility covers ${formatPeriod(visibility.data.period)}, /answers/history ${formatPeriod(history.data.period)}, /prompts ${formatPeriod(matrix.data.period)}`);
   }
   const { period } = visibility.data;
   const topics = await client.withMeta.listTopics({ ...params, from: period.from, to: period.to });
@@ -126,21 +129,22 @@ export async function readWeek(client: ApiClient, target: WeekTarget, now: Date)
     visibility: visibility.data,
     history: history.data,
     topics: topics.data,
+    matrix: matrix.data,
   };
-  const reads = [readInfo('getVisibility', visibility.meta), readInfo('getAnswerHistory', history.meta), readInfo('listTopics', topics.meta)];
+  const reads = [readInfo('getVisibility', visibility.meta), readInfo('getAnswerHistory', history.meta), readInfo('getPromptMatrix', matrix.meta), readInfo('listTopics', topics.meta)];
   if (brands) reads.push(readInfo('listBrands', brands.meta));
   return { inputs, source: summarizeReads(reads) };
 }
 
 // ---------------------------------------------------------------- the page's extra reads
 
-type PageReadOperation = 'getOverview' | 'getPromptMatrix' | 'listMarkets';
+type PageReadOperation = 'getOverview' | 'listMarkets';
 
 /** What the report page shows besides the report itself; each null when it was not asked for or could not be read. */
 export interface PageExtras {
   /** Share of voice and the brand against its top rivals, over the report's 7 days. */
   overview: ResponseOf<'getOverview'> | null;
-  /** Each question's dominant answer per engine, over the trailing 7 days (the window of `/visibility`). */
+  /** Each question's dominant answer per engine, over the trailing 7 days (the window of `/visibility`): read with the week itself. */
   prompts: ResponseOf<'getPromptMatrix'> | null;
   /** The brand's markets. */
   markets: ResponseOf<'listMarkets'> | null;
@@ -178,10 +182,9 @@ export async function readPageExtras(client: ApiClient, inputs: WeeklyInputs, wa
     }
   };
   const none = async () => null;
-  const [overview, prompts, markets] = await Promise.all([
+  const [overview, markets] = await Promise.all([
     wanted.visibility ? attempt('getOverview', () => client.withMeta.getOverview({ ...scope, from: period.from, to: period.to })) : none(),
-    wanted.visibility ? attempt('getPromptMatrix', () => client.withMeta.getPromptMatrix(scope)) : none(),
     wanted.markets ? attempt('listMarkets', () => client.withMeta.listMarkets({ brand_id: inputs.brand.id })) : none(),
   ]);
-  return { extras: { overview, prompts, markets, failed }, reads };
+  return { extras: { overview, prompts: wanted.visibility ? inputs.matrix : null, markets, failed }, reads };
 }
