@@ -22,7 +22,7 @@ import { badTokenPage, escapeHtml, page as basePage, PRODUCT_NAME } from '../lib
 import { json } from '../lib/http';
 import type { Route } from '../lib/router';
 import { seal, unseal } from '../lib/sealing';
-import { CONFIRM_TTL, verifyToken } from '../lib/signing';
+import { type Claims, CONFIRM_TTL, type TokenPurpose, verifyToken } from '../lib/signing';
 import { DAY_MS } from '../lib/time';
 import type { SendOutcome } from '../mail/mailer';
 import { renderConfirmation } from '../mail/render';
@@ -242,10 +242,22 @@ async function recentSendWeeks(deps: SubscriptionDeps, id: string): Promise<Set<
   return new Set(results.map((r) => r.iso_week));
 }
 
+/**
+ * The subscription a link from an email names: its token checked for this
+ * purpose (a bad one answers the one token policy's page), then the row,
+ * which may be gone.
+ */
+async function openLink(deps: SubscriptionDeps, url: URL, purpose: TokenPurpose, what: string): Promise<Response | { token: string; claims: Claims; row: SubscriptionRow | null }> {
+  const token = url.searchParams.get('token') ?? '';
+  const result = await verifyToken(deps.signingSecret, token, purpose, deps.now());
+  if (!result.ok) return badTokenPage(result.reason, what);
+  return { token, claims: result.claims, row: await subscriptionById(deps.db, String(result.claims.s)) };
+}
+
 async function confirm(url: URL, deps: SubscriptionDeps): Promise<Response> {
-  const result = await verifyToken(deps.signingSecret, url.searchParams.get('token'), 'confirm', deps.now());
-  if (!result.ok) return badTokenPage(result.reason, 'confirmation');
-  const row = await subscriptionById(deps.db, String(result.claims.s));
+  const opened = await openLink(deps, url, 'confirm', 'confirmation');
+  if (opened instanceof Response) return opened;
+  const { row } = opened;
   if (!row) return page(404, 'Subscription not found', ['This subscription no longer exists. Subscribe again to get the weekly digest.']);
   if (row.status === 'unsubscribed') return page(409, 'This subscription was cancelled', ['It was unsubscribed after this link was sent. Subscribe again to get the weekly digest.']);
   if (row.status === 'paused') return page(409, 'This subscription is paused', ['Its API key can no longer read the brand. Subscribe again with a current key.']);
@@ -263,10 +275,9 @@ async function confirm(url: URL, deps: SubscriptionDeps): Promise<Response> {
 }
 
 async function unsubscribe(request: Request, url: URL, deps: SubscriptionDeps): Promise<Response> {
-  const token = url.searchParams.get('token');
-  const result = await verifyToken(deps.signingSecret, token, 'unsubscribe', deps.now());
-  if (!result.ok) return badTokenPage(result.reason, 'unsubscribe');
-  const row = await subscriptionById(deps.db, String(result.claims.s));
+  const opened = await openLink(deps, url, 'unsubscribe', 'unsubscribe');
+  if (opened instanceof Response) return opened;
+  const { token, row } = opened;
   if (!row) return page(200, 'You are unsubscribed', ['This subscription no longer exists; nothing more will be sent for it.']);
   const askAgain = `To get it again, ask whoever manages ${row.brand_name} in ${PRODUCT_NAME} to subscribe you.`;
   if (request.method === 'POST') {
@@ -290,7 +301,7 @@ async function unsubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
     200,
     'Unsubscribe from the weekly digest?',
     [`Stop the weekly AI-visibility digest for ${scopeOf(row)} to ${row.email}.`, 'You can subscribe again from the next page if you change your mind.'],
-    button(`${SUBSCRIPTIONS_BASE}/unsubscribe?token=${encodeURIComponent(token!)}`, 'Unsubscribe', { 'List-Unsubscribe': 'One-Click' }),
+    button(`${SUBSCRIPTIONS_BASE}/unsubscribe?token=${encodeURIComponent(token)}`, 'Unsubscribe', { 'List-Unsubscribe': 'One-Click' }),
   );
 }
 
@@ -301,12 +312,11 @@ async function unsubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
  * opt-in) before any digest goes to it.
  */
 async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): Promise<Response> {
-  const token = url.searchParams.get('token');
-  const result = await verifyToken(deps.signingSecret, token, 'resubscribe', deps.now());
-  if (!result.ok) return badTokenPage(result.reason, 'subscribe-again');
-  const row = await subscriptionById(deps.db, String(result.claims.s));
+  const opened = await openLink(deps, url, 'resubscribe', 'subscribe-again');
+  if (opened instanceof Response) return opened;
+  const { token, claims, row } = opened;
   if (!row) return page(404, 'Subscription not found', ['This subscription no longer exists. Ask whoever manages the brand to subscribe you again.']);
-  const action = `${SUBSCRIPTIONS_BASE}/resubscribe?token=${encodeURIComponent(token!)}`;
+  const action = `${SUBSCRIPTIONS_BASE}/resubscribe?token=${encodeURIComponent(token)}`;
   if (row.status === 'active') return page(200, 'You are subscribed', [`The weekly digest for ${scopeOf(row)} goes to ${row.email}; nothing to do.`]);
   if (row.status === 'paused') return page(409, 'This subscription is paused', ['Its API key can no longer read the brand. Ask whoever manages it to subscribe you again with a current key.']);
   if (request.method !== 'POST') {
@@ -322,7 +332,7 @@ async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
   }
   if (row.status === 'unsubscribed') {
     // The key in the link must be this subscription's, as it was when it was unsubscribed.
-    const sealed = String(result.claims.k ?? '');
+    const sealed = String(claims.k ?? '');
     const key = sealed ? await unseal(deps.encryptionKey, sealed, row.id) : null;
     if (!key || (await sha256Hex(key)) !== row.key_hash) {
       return page(409, 'This link is out of date', ['The subscription changed after this link was made. Use the link of your latest unsubscribe, or ask whoever manages the brand to subscribe you again.']);
