@@ -11,14 +11,16 @@ export const TEST_SECRETS = {
 /**
  * The Worker the tests (and `npm run bench:digests`) run in workerd: the
  * product's, built with the tests' seams (test/worker.ts; wrangler.toml's
- * main has none), with the migrations for test/setup.ts and the test secrets.
+ * main has none), with the migrations for test/setup.ts, the test secrets,
+ * and `DEV_ROUTES: 'on'` (the tests read the dev outbox; a test that needs a
+ * deployment's env sets it to '').
  */
 export async function testWorker(bindings: Record<string, string> = {}) {
   const migrations = await readD1Migrations('migrations');
   return cloudflareTest({
     wrangler: { configPath: './wrangler.toml' },
     main: './test/worker.ts',
-    miniflare: { bindings: { TEST_MIGRATIONS: migrations, ...TEST_SECRETS, ...bindings } },
+    miniflare: { bindings: { TEST_MIGRATIONS: migrations, ...TEST_SECRETS, DEV_ROUTES: 'on', ...bindings } },
   });
 }
 

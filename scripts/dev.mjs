@@ -16,10 +16,12 @@ if (!existsSync('.dev.vars') && existsSync('.dev.vars.example')) {
 const migrate = spawnSync('npx', ['wrangler', 'd1', 'migrations', 'apply', 'DB', '--local'], { stdio: 'inherit', env: { ...env, CI: 'true' } });
 if (migrate.status !== 0) process.exit(migrate.status ?? 1);
 
+// DEV_ROUTES=on: the /dev/* routes (the outbox, the planner at a chosen time) and the example secrets of .dev.vars;
+// never set in a deployment (wrangler.toml leaves it empty).
 // Links in mail and pages point at the port this server listens on, unless PUBLIC_URL is set (environment or .dev.vars).
 const devVars = existsSync('.dev.vars') ? readFileSync('.dev.vars', 'utf8') : '';
 const publicUrlSet = Boolean(process.env.PUBLIC_URL?.trim()) || /^\s*PUBLIC_URL\s*=\s*\S/m.test(devVars);
-const vars = ['DEMO_DATA:on-empty', ...(publicUrlSet ? [] : [`PUBLIC_URL:http://localhost:${port}`])];
+const vars = ['DEMO_DATA:on-empty', 'DEV_ROUTES:on', ...(publicUrlSet ? [] : [`PUBLIC_URL:http://localhost:${port}`])];
 const dev = spawn('npx', ['wrangler', 'dev', '--port', port, ...vars.flatMap((v) => ['--var', v]), ...process.argv.slice(2)], { stdio: 'inherit', env });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => dev.kill(signal));
 dev.on('exit', (code) => process.exit(code ?? 0));

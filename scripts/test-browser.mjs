@@ -49,7 +49,7 @@ const migrate = spawnSync('npx', ['wrangler', 'd1', 'migrations', 'apply', 'DB',
 if (migrate.status !== 0) process.exit(migrate.status ?? 1);
 
 step(`starting wrangler dev on :${PORT}`);
-const vars = { DEMO_DATA: 'on-empty', PUBLIC_URL: BASE, RESEND_API_KEY: '', ...secrets };
+const vars = { DEMO_DATA: 'on-empty', DEV_ROUTES: 'on', PUBLIC_URL: BASE, RESEND_API_KEY: '', ...secrets };
 const dev = spawn('npx', ['wrangler', 'dev', '--port', String(PORT), '--ip', '127.0.0.1', '--persist-to', STATE, ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`])], {
   env,
   stdio: ['ignore', 'pipe', 'pipe'],

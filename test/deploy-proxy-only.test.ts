@@ -108,7 +108,6 @@ describe('a proxy-only deployment: UPSTREAM_URL and ADMIN_TOKEN', () => {
       ['GET', '/digests/subscriptions'],
       ['POST', '/digests/subscriptions'],
       ['GET', '/digests/confirm?token=v1.a.b'],
-      ['POST', '/dev/digests/plan'],
     ] as const) {
       const response = await call(testEnv, path, { method, headers: { authorization: 'Bearer demo_pro_single' } });
       expect(response.status, path).toBe(404);
@@ -127,8 +126,8 @@ describe('a proxy-only deployment: UPSTREAM_URL and ADMIN_TOKEN', () => {
       for (const name of ['DB', 'SIGNING_SECRET', 'ENCRYPTION_KEY']) expect(error.message, path).toContain(name);
       expect(error.message, path).not.toContain('DIGEST_QUEUE');
     }
-    // The dev outbox is a product route too: without D1 there is none.
-    expect((await errorOf(await call(testEnv, '/dev/outbox'))).message).toMatch(/^Nothing here/);
+    // No /dev/* without DEV_ROUTES = "on" (a deployment never has it).
+    for (const [method, path] of [['GET', '/dev/outbox'], ['POST', '/dev/digests/plan']] as const) expect((await errorOf(await call(testEnv, path, { method }))).message, path).toMatch(/^Nothing here/);
   });
 
   it('serves both OpenAPI documents: the API\'s and the product routes\'', async () => {

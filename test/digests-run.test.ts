@@ -411,21 +411,31 @@ describe('sending', () => {
 });
 
 describe('the dev routes', () => {
-  it('plan at a given time, into the real queue of the local dev flow, only without RESEND_API_KEY', async () => {
+  it('plan at a given time, into the real queue of the local dev flow, only with DEV_ROUTES = "on"', async () => {
     await seedSubscriptions([{ email: 'dev@example.com', timezone: 'Asia/Tokyo' }]);
-    const devEnv = testEnv(queue, { RESEND_API_KEY: '' });
+    const devEnv = testEnv(queue, { RESEND_API_KEY: '', DEV_ROUTES: 'on' });
     const plan = (at: string, e: Env) => worker.fetch!(new Request(`https://edge.test/dev/digests/plan?at=${at}`, { method: 'POST' }) as Request<unknown, IncomingRequestCfProperties>, e, createExecutionContext());
-    expect((await plan('2026-11-23T08:00:00Z', digestEnv)).status).toBe(404);
+    // Not by the absence of a secret: without DEV_ROUTES there is no such route, with or without Resend.
+    for (const off of [{ ...digestEnv, DEV_ROUTES: '' }, testEnv(queue, { RESEND_API_KEY: '', DEV_ROUTES: '' })] as Env[]) {
+      const response = await plan('2026-11-23T08:00:00Z', off);
+      expect(response.status).toBe(404);
+      expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/^Nothing here/);
+    }
+    expect(queue.sent).toHaveLength(0);
     const response = await plan('2026-11-23T08:00:00Z', devEnv);
     expect(await response.json()).toEqual({ at: '2026-11-23T08:00:00.000Z', planned: 1, groups: 1 });
     expect(queue.sent).toHaveLength(1);
     expect((await plan('yesterday', devEnv)).status).toBe(400);
   });
 
-  it('the outbox is off (404) when RESEND_API_KEY is set', async () => {
-    const response = await worker.fetch!(new Request('https://edge.test/dev/outbox') as Request<unknown, IncomingRequestCfProperties>, digestEnv, createExecutionContext());
-    expect(response.status).toBe(404);
-    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('not_found');
+  it('the outbox is off (404) without DEV_ROUTES = "on", whether or not RESEND_API_KEY is set', async () => {
+    for (const off of [{ ...digestEnv, DEV_ROUTES: '' }, testEnv(queue, { RESEND_API_KEY: '', DEV_ROUTES: '' })] as Env[]) {
+      for (const path of ['/dev/outbox', '/dev/outbox?format=json', '/dev/outbox/1']) {
+        const response = await worker.fetch!(new Request(`https://edge.test${path}`) as Request<unknown, IncomingRequestCfProperties>, off, createExecutionContext());
+        expect(response.status, path).toBe(404);
+        expect(((await response.json()) as { error: { code: string } }).error.code).toBe('not_found');
+      }
+    }
   });
 });
 

@@ -3,3 +3,9 @@ declare namespace Cloudflare {
     TEST_MIGRATIONS: import('cloudflare:test').D1Migration[];
   }
 }
+
+/** Vite's `?raw` imports: a file's text (test/env-examples.unit.test.ts reads .dev.vars.example). */
+declare module '*?raw' {
+  const text: string;
+  export default text;
+}

@@ -6,12 +6,13 @@
  * the gate objects a flood creates hold their storage one window, then none;
  * the isolate's memory of keys is bounded.
  */
-import { env, evictDurableObject, listDurableObjectIds, runDurableObjectAlarm, runInDurableObject, SELF } from 'cloudflare:test';
+import { createExecutionContext, env, evictDurableObject, listDurableObjectIds, runDurableObjectAlarm, runInDurableObject, SELF, waitOnExecutionContext } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FAILED_AUTH_TTL_S, PROBE_INTERVAL_MS, refusedAtEdge, REMEMBERED_MAX, rememberedHere, rememberFailedAuth, UNVERIFIED_PER_MINUTE } from '../src/proxy/abuse';
 import { RATE_WINDOW_MS } from '../src/contract/rate-limit';
 import { hashApiKey } from '../src/proxy/cache-key';
 import { FakeUpstream, freshKey, get, restoreUpstream, settled } from './proxy-upstream';
+import worker from './worker';
 
 /**
  * An hour ahead of the real clock: the alarms the gates set from this clock
@@ -101,6 +102,80 @@ describe('a flood of random keys from one address', () => {
     expect((await get('/topics', good, from('198.51.100.8'))).status).toBe(200);
     expect(upstream.calls).toBe(callsAfterFlood + 1);
     expect((await get('/visibility', freshKey('other'), from('198.51.100.9'))).status).toBe(200);
+  });
+});
+
+describe('a flood of random keys to the embedded origin\'s own mount (/origin/api/v1)', () => {
+  /** The test env with D1 wrapped to count the statements the origin prepares (one per authentication of an unknown key). */
+  function countingEnv() {
+    const counter = { prepared: 0 };
+    const db = new Proxy(env.DB, {
+      get(target, name) {
+        if (name === 'prepare') counter.prepared++;
+        const value = Reflect.get(target, name) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    return { counter, env: { ...env, DB: db } as unknown as Env };
+  }
+  async function origin(testEnv: Env, path: string, key: string, address: string): Promise<Response> {
+    const ctx = createExecutionContext();
+    const response = await worker.fetch!(new Request(`https://edge.test/origin/api/v1${path}`, { headers: { authorization: `Bearer ${key}`, ...from(address) } }) as Request<unknown, IncomingRequestCfProperties>, testEnv, ctx);
+    await waitOnExecutionContext(ctx);
+    return response;
+  }
+
+  it('sits behind the same limits as /api/v1: UNVERIFIED_PER_MINUTE D1 reads from one address, then 429 at the edge', async () => {
+    const { counter, env: counted } = countingEnv();
+    const { statuses, last, prepared, address } = await inOneLimiterWindow('198.51.120', async (address) => {
+      counter.prepared = 0;
+      const statuses: number[] = [];
+      let last: Response | undefined;
+      for (let i = 0; i < UNVERIFIED_PER_MINUTE + 30; i++) {
+        last = await origin(counted, '/visibility', freshKey('origin-flood'), address);
+        statuses.push(last.status);
+      }
+      return { statuses, last, prepared: counter.prepared, address };
+    });
+    // Before: 150 random keys, 150 D1 queries, no 429.
+    expect(prepared).toBe(UNVERIFIED_PER_MINUTE);
+    expect(statuses.slice(0, UNVERIFIED_PER_MINUTE).every((s) => s === 401)).toBe(true);
+    expect(statuses.slice(UNVERIFIED_PER_MINUTE).every((s) => s === 429)).toBe(true);
+    expect(((await last!.json()) as { error: { code: string } }).error.code).toBe('rate_limited');
+    expect(Object.fromEntries(['retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'x-request-id'].map((h) => [h, last!.headers.get(h) !== null]))).toEqual({
+      'retry-after': true,
+      'ratelimit-limit': true,
+      'ratelimit-remaining': true,
+      'x-request-id': true,
+    });
+    expect(last!.headers.get('ratelimit-limit')).toBe(String(UNVERIFIED_PER_MINUTE));
+    // One limit per address, whichever mount spends it: /api/v1 from there is held too.
+    upstream.fault = { status: 401, code: 'invalid_api_key' };
+    expect((await get('/visibility', freshKey('api'), from(address))).status).toBe(429);
+    expect(upstream.calls).toBe(0);
+  });
+
+  it('a key the origin refused is refused at the edge for a minute, one probe per PROBE_INTERVAL_MS; keyless requests and the document pass as they are', async () => {
+    const { counter, env: counted } = countingEnv();
+    const revoked = freshKey('origin-revoked');
+    expect((await origin(counted, '/visibility', revoked, '198.51.121.1')).status).toBe(401);
+    const afterFirst = counter.prepared;
+    const again = await origin(counted, '/visibility', revoked, '198.51.121.1');
+    expect(again.status).toBe(401);
+    // The origin's own answer to an unknown key, given at the edge: same code, same RateLimit fields.
+    expect(((await again.json()) as { error: { code: string } }).error.code).toBe('invalid_api_key');
+    expect(again.headers.get('ratelimit-limit')).toBe('60');
+    expect(counter.prepared).toBe(afterFirst);
+    vi.setSystemTime(T0 + PROBE_INTERVAL_MS);
+    expect((await origin(counted, '/visibility', revoked, '198.51.121.1')).status).toBe(401);
+    expect(counter.prepared).toBe(afterFirst + 1);
+    // The failure is the proxy's too: the origin is its upstream.
+    expect(refusedAtEdge(await hashApiKey(revoked), T0 + PROBE_INTERVAL_MS + 1)).toBe(true);
+
+    // Requests without a key and the document cost no D1 read and pass as they are.
+    expect((await SELF.fetch('https://edge.test/origin/api/v1/visibility', { headers: from('198.51.121.1') })).status).toBe(401);
+    expect((await SELF.fetch('https://edge.test/origin/api/v1/openapi.json', { headers: { authorization: `Bearer ${revoked}`, ...from('198.51.121.1') } })).status).toBe(200);
+    expect((await origin(env, '/visibility', 'demo_pro_single', '198.51.121.1')).status).toBe(200);
   });
 });
 

@@ -8,6 +8,11 @@
  * need (`SIGNING_SECRET`, `ENCRYPTION_KEY`, `DIGEST_QUEUE`, D1) is optional,
  * and `featuresOf` (features.ts) says which features this env turns on.
  *
+ * `DEV_ROUTES = "on"` is dev (`npm run dev`, the tests): it mounts `/dev/*`.
+ * Outside dev, a secret equal to its example value in `.dev.vars.example`
+ * (public, in the repository) is an `InvalidEnvError` naming it (DESIGN
+ * section 8).
+ *
  * Bindings are checked for presence only; their types come from
  * `src/env.d.ts` (`npm run types`, generated from wrangler.toml). This file is
  * not `src/env.ts`: TypeScript would take `env.d.ts` for its declaration output.
@@ -16,8 +21,24 @@ import { z } from 'zod';
 import { optionalBinding, optionalHttpUrl, optionalSecret, optionalText } from '../lib/env-vars';
 import { ProxyEnvSchema } from '../proxy/env';
 
+/**
+ * The example values of `.dev.vars.example`, which `npm run dev` copies to
+ * `.dev.vars`. They are public, so outside dev they are refused. A test holds
+ * this list to the file (test/env-examples.unit.test.ts).
+ */
+export const EXAMPLE_SECRETS = {
+  ADMIN_TOKEN: 'dev_admin_token_change_me',
+  SIGNING_SECRET: 'dev_signing_secret_change_me',
+  ENCRYPTION_KEY: 'ZGV2X2VuY3J5cHRpb25fa2V5X2NoYW5nZV9tZV8zMmI=',
+} as const;
+
 export const EnvSchema = ProxyEnvSchema.extend({
   DEMO_DATA: optionalText,
+  /**
+   * "on": dev. Mounts the `/dev/*` routes (the outbox of unsent mail, the planner at a chosen time), which have
+   * no authentication, and allows the example secrets. `npm run dev` and the tests set it; empty in wrangler.toml.
+   */
+  DEV_ROUTES: optionalText.pipe(z.literal('on', { error: 'must be "on" (dev only: /dev/* routes without authentication) or empty' }).optional()),
   /** HMAC key of signed links (digests, reports). Unset: digests and reports are off. */
   SIGNING_SECRET: optionalSecret,
   /** AES-GCM key protecting subscribers' API keys at rest. Unset: digests and reports are off. */
@@ -79,6 +100,17 @@ export function parseEnv(env: Env): AppEnv {
     throw new InvalidEnvError(`Environment variable or binding ${name} ${issue.message}.`);
   }
   const config = { ...env, ...result.data } as unknown as AppEnv;
+  if (config.DEV_ROUTES !== 'on') {
+    for (const [name, example] of Object.entries(EXAMPLE_SECRETS)) {
+      const value = config[name as keyof typeof EXAMPLE_SECRETS];
+      // Named, never shown: the message says which secret, not its value.
+      if (value !== undefined && value.trim() === example) {
+        throw new InvalidEnvError(
+          `The secret ${name} is the example value from .dev.vars.example, which anyone can read. Set your own: \`openssl rand -base64 32 | npx wrangler secret put ${name}\` (example values are allowed only with DEV_ROUTES = "on", in dev).`,
+        );
+      }
+    }
+  }
   parsed.set(env, config);
   return config;
 }

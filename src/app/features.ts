@@ -38,8 +38,13 @@ export interface Features {
   origin: boolean;
   reports: boolean;
   digests: boolean;
-  /** Where the reports' and digests' mail goes; `off` when neither feature is on. */
-  mail: 'resend' | 'dev outbox' | 'off';
+  /**
+   * Where the reports' and digests' mail goes; `off` when neither feature is on. Without `RESEND_API_KEY` it is
+   * recorded in D1's outbox table: readable at `/dev/outbox` in dev (`dev outbox`), by no route otherwise (`unsent`).
+   */
+  mail: 'resend' | 'dev outbox' | 'unsent' | 'off';
+  /** `/dev/*` is mounted: `DEV_ROUTES = "on"`, dev only. */
+  devRoutes: boolean;
   /** For each feature that is off, what turns it on, in words naming settings (never their values). */
   off: Partial<Record<OptionalFeature, string>>;
 }
@@ -64,7 +69,8 @@ export function featuresOf(env: AppEnv): Features {
     origin: isOriginEnv(env),
     reports,
     digests,
-    mail: !reports && !digests ? 'off' : env.RESEND_API_KEY ? 'resend' : 'dev outbox',
+    mail: !reports && !digests ? 'off' : env.RESEND_API_KEY ? 'resend' : env.DEV_ROUTES === 'on' ? 'dev outbox' : 'unsent',
+    devRoutes: env.DEV_ROUTES === 'on',
     off,
   };
   derived.set(env, features);
@@ -78,14 +84,18 @@ export function featuresLine(features: Features): Record<string, unknown> {
     msg: 'features',
     on,
     off: features.off,
-    mail:
-      features.mail === 'dev outbox'
-        ? 'the dev outbox in D1, readable at /dev/outbox (set RESEND_API_KEY, DIGEST_FROM and an https PUBLIC_URL to send real mail)'
-        : features.mail === 'resend'
-          ? 'Resend'
-          : 'off',
+    mail: MAIL_LINE[features.mail],
+    ...(features.devRoutes ? { dev_routes: 'on: /dev/outbox and /dev/digests/plan answer anyone, without authentication (DEV_ROUTES = "on": dev only, never in a deployment)' } : {}),
   };
 }
+
+const SEND_REAL_MAIL = 'set RESEND_API_KEY, DIGEST_FROM and an https PUBLIC_URL to send real mail';
+const MAIL_LINE: Record<Features['mail'], string> = {
+  resend: 'Resend',
+  'dev outbox': `the dev outbox in D1, readable at /dev/outbox (${SEND_REAL_MAIL})`,
+  unsent: `NOT SENT: RESEND_API_KEY is unset, so every email is only recorded in D1 (table digest_outbox), where no route shows it (${SEND_REAL_MAIL})`,
+  off: 'off',
+};
 
 /** The answer's message for a route of a feature that is off. */
 export function offMessage(feature: 'reports' | 'digests', features: Features): string {

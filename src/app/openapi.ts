@@ -192,7 +192,7 @@ const TAGS: Record<Tag, string> = {
   Reports: 'The weekly report on demand, and sending the digest now.',
   'Report links': 'Signed, expiring links that open the report without a key.',
   'Cache admin': 'The edge cache\'s purge and counters, behind `ADMIN_TOKEN`.',
-  Dev: `Mounted only while mail goes to the dev outbox (no \`RESEND_API_KEY\`): 404 otherwise.`,
+  Dev: 'Dev only: mounted only with `DEV_ROUTES = "on"` (`npm run dev`, the tests), never in a deployment; 404 otherwise. No authentication.',
   Documents: 'The OpenAPI documents.',
 };
 
@@ -246,7 +246,12 @@ const ROUTES: Record<string, Described> = {
     description: 'Another account\'s subscription is answered like a missing one: 404.',
     security: 'key',
     parameters: SUBSCRIPTION_ID,
-    responses: { '204': { description: 'Unsubscribed.', headers: requestId }, ...READS_ACCOUNT, '404': error('`not_found`: no such subscription for this account') },
+    responses: {
+      '204': { description: 'Unsubscribed.', headers: requestId },
+      '400': error('`invalid_parameter` (`id`): not valid percent-encoding'),
+      ...READS_ACCOUNT,
+      '404': error('`not_found`: no such subscription for this account'),
+    },
   },
   [`GET ${SUBSCRIPTIONS_BASE}/confirm`]: {
     operationId: 'confirmSubscription',
@@ -427,6 +432,7 @@ const ROUTES: Record<string, Described> = {
     ],
     responses: {
       '200': ok('The message.', { ...HTML, ...TEXT, 'application/json': { schema: { type: 'object', properties: { message: { type: 'object' } }, required: ['message'] } } }),
+      '400': pageAnswer('`id` is not valid percent-encoding.'),
       '404': error('`not_found`'),
     },
   },

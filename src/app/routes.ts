@@ -1,13 +1,14 @@
 /**
  * The product's own routes beside the API, one table: subscriptions, reports,
- * their OpenAPI document (`GET /openapi.json`, openapi.ts) and, while mail
- * goes to the dev outbox, the `/dev/*` routes. One matcher and one error
- * translation give every route the same answers to the same mistakes
- * (src/lib/router.ts).
+ * their OpenAPI document (`GET /openapi.json`, openapi.ts) and, in dev only
+ * (`DEV_ROUTES = "on"`), the `/dev/*` routes, which have no authentication.
+ * One matcher and one error translation give every route the same answers to
+ * the same mistakes (src/lib/router.ts).
  */
-import { ApiError, errorResponse, JSON_CONTENT_TYPE } from '../contract/errors';
+import { ApiError, errorResponse, invalidParameter, JSON_CONTENT_TYPE } from '../contract/errors';
 import { digestDevRoutes } from '../digests';
 import { page } from '../lib/html';
+import { errorText } from '../lib/log';
 import { matchRoute, type Route } from '../lib/router';
 import { OUTBOX_BASE, showOutbox } from '../mail/outbox';
 import { adminRoutes } from '../proxy/admin';
@@ -23,11 +24,13 @@ export const serveProductDocument = () =>
 const openApiRoute: Route<Services> = { path: PRODUCT_OPENAPI, answers: 'json', methods: { GET: serveProductDocument } };
 
 export const productRoutes: Route<Services>[] = [...subscriptionRoutes, ...reportRoutes, openApiRoute];
-export const devRoutes: Route<Services>[] = [
-  ...digestDevRoutes,
+/** The outbox's pages: every recipient with working confirm and unsubscribe links. Never without `DEV_ROUTES = "on"`. */
+export const outboxRoutes: Route<Services>[] = [
   { path: OUTBOX_BASE, answers: 'page', methods: { GET: (_, __, services, url) => showOutbox(services.db, url, '') } },
   { path: `${OUTBOX_BASE}/{id}`, answers: 'page', methods: { GET: (_, params, services, url) => showOutbox(services.db, url, `/${params.id}`) } },
 ];
+/** Mounted only with `DEV_ROUTES = "on"` (`npm run dev`, the tests): no authentication. */
+export const devRoutes: Route<Services>[] = [...digestDevRoutes, ...outboxRoutes];
 
 /** Every route the Worker serves beside /api/v1 (the cache admin's too, mounted by worker.ts): what `GET /openapi.json` describes. */
 export const documentedRoutes: readonly DocumentedRoute[] = [...productRoutes, ...devRoutes, ...adminRoutes];
@@ -35,20 +38,23 @@ export const documentedRoutes: readonly DocumentedRoute[] = [...productRoutes, .
 /** The OpenAPI document of the product's own routes. */
 export const productDocument = () => productOpenApiDocument(documentedRoutes);
 
-/** A product route's answer, or undefined when the path is none of them. */
-export async function handleProductRoute(request: Request, url: URL, services: Services): Promise<Response | undefined> {
-  const routes = services.devOutbox ? [...productRoutes, ...devRoutes] : productRoutes;
-  const found = matchRoute(routes, request.method, url.pathname);
-  if (found.kind === 'not_found' && !found.route) return undefined;
-  const answers = found.route?.answers ?? 'json';
+const withDevRoutes = [...productRoutes, ...devRoutes];
+
+/** A product route's answer, or undefined when the path is none of them. `devRoutes`: `DEV_ROUTES = "on"`. */
+export async function handleProductRoute(request: Request, url: URL, services: Services, options: { devRoutes: boolean }): Promise<Response | undefined> {
+  const found = matchRoute(options.devRoutes ? withDevRoutes : productRoutes, request.method, url.pathname);
+  if (found.kind === 'not_found') return undefined;
+  const answers = found.route.answers;
   try {
-    if (found.kind === 'not_found') throw new ApiError('not_found', 'Nothing here.');
     if (found.kind === 'method_not_allowed') throw new ApiError('method_not_allowed', `Use ${found.allow.split(', ').join(' or ')} here.`, { headers: { allow: found.allow } });
-    const response = await found.handler(request, found.params, services, url);
+    if (found.kind === 'bad_encoding' && !found.route.badEncoding) {
+      throw invalidParameter(found.param, `The path parameter \`${found.param}\` is not valid percent-encoding: open the address exactly as it was given.`);
+    }
+    const response = found.kind === 'bad_encoding' ? found.route.badEncoding!(found.param) : await found.handler(request, found.params, services, url);
     return request.method === 'HEAD' ? new Response(null, response) : response;
   } catch (error) {
     // Never the request's headers or URL: they carry API keys and signed tokens.
-    if (!(error instanceof ApiError)) console.error(JSON.stringify({ msg: 'route failed', route: found.route?.path, error: String(error) }));
+    if (!(error instanceof ApiError)) console.error(JSON.stringify({ msg: 'route failed', route: found.route.path, error: errorText(error) }));
     if (answers === 'json') return errorResponse(error);
     return errorPage(error);
   }

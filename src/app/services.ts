@@ -6,7 +6,7 @@
  */
 import type { DigestDeps, DigestJob } from '../digests';
 import { systemClock } from '../lib/time';
-import { outboxMailer, resendMailer } from '../mail/mailer';
+import { type Mailer, outboxMailer, resendMailer } from '../mail/mailer';
 import { apiFor, type ProxyRuntime } from '../proxy';
 import type { ReportsEnv } from './features';
 
@@ -37,12 +37,34 @@ const UNBOUND_QUEUE: Pick<Queue<DigestJob>, 'sendBatch'> = {
   sendBatch: () => Promise.reject(new Error('DIGEST_QUEUE is not bound: digests are off on this deployment.')),
 };
 
+/**
+ * Resend, or without `RESEND_API_KEY` the outbox table in D1: the dev outbox
+ * under `DEV_ROUTES = "on"`; outside dev no route reads it, so each send says
+ * in the logs that its mail was recorded and not sent (kinds and counts only:
+ * never an address, a subject or a link, which carry tokens).
+ */
+function mailerOf(env: ReportsEnv, now: () => Date): Mailer {
+  if (env.RESEND_API_KEY) return resendMailer(env.RESEND_API_KEY, env.RESEND_BASE_URL ? { baseUrl: env.RESEND_BASE_URL } : {});
+  const outbox = outboxMailer(env.DB, now);
+  if (env.DEV_ROUTES === 'on') return outbox;
+  return {
+    name: outbox.name,
+    async sendBatch(emails, idempotencyKey) {
+      const outcome = await outbox.sendBatch(emails, idempotencyKey);
+      const kinds: Record<string, number> = {};
+      for (const email of emails) kinds[email.kind] = (kinds[email.kind] ?? 0) + 1;
+      console.warn(JSON.stringify({ msg: 'mail recorded, not sent: RESEND_API_KEY is unset (set it, with DIGEST_FROM and an https PUBLIC_URL, to send mail)', emails: emails.length, kinds }));
+      return outcome;
+    },
+  };
+}
+
 /** Only for an env with what the product's features need (`isReportsEnv`, features.ts): the entry checks first. */
 export function buildServices(env: ReportsEnv, ctx: Pick<ExecutionContext, 'waitUntil'>, overrides: Partial<Services> = {}): Services {
   const runtime: ProxyRuntime = { now: () => services.now(), waitUntil: (work) => services.waitUntil(work) };
   const services: Services = {
     db: env.DB,
-    mailer: env.RESEND_API_KEY ? resendMailer(env.RESEND_API_KEY, env.RESEND_BASE_URL ? { baseUrl: env.RESEND_BASE_URL } : {}) : outboxMailer(env.DB, () => services.now()),
+    mailer: mailerOf(env, () => services.now()),
     signingSecret: env.SIGNING_SECRET,
     encryptionKey: env.ENCRYPTION_KEY,
     publicUrl: (env.PUBLIC_URL ?? DEV_PUBLIC_URL).replace(/\/+$/, ''),
@@ -51,7 +73,6 @@ export function buildServices(env: ReportsEnv, ctx: Pick<ExecutionContext, 'wait
     sleep: realSleep,
     waitUntil: (work) => ctx.waitUntil(work),
     queue: env.DIGEST_QUEUE ?? UNBOUND_QUEUE,
-    devOutbox: !env.RESEND_API_KEY,
     api: (apiKey, clientAddress) => apiFor(env, runtime, { clientAddress, retry: READ_RETRY, sleep: (ms) => services.sleep(ms) })(apiKey),
     ...overrides,
   };

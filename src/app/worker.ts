@@ -3,7 +3,8 @@
  *   /api/v1/*         the cached edge proxy of the Read API v1 (src/proxy)
  *   /admin/cache/*    purge and stats of that cache (bearer ADMIN_TOKEN)
  *   /origin/api/v1/*  the embedded reference origin itself, when it is the upstream (UPSTREAM_URL unset)
- *   /digests/*, /reports/*, /r/*, /dev/*   the product's own routes (routes.ts)
+ *   /digests/*, /reports/*, /r/*   the product's own routes (routes.ts)
+ *   /dev/*            dev only (DEV_ROUTES = "on"): the outbox of unsent mail, the planner at a chosen time
  * and the hourly cron (digest planner), the digest queues, and Email Routing (unsubscribe by mail).
  *
  * The proxy and its admin always run; the rest only when the env has what
@@ -16,13 +17,14 @@ import { requestIdOf } from '../contract/request-id';
 import { consumeDigestBatch, DEV_PLAN_PATH, runDigestPlanner } from '../digests';
 import { ensureDemoData } from '../origin/demo/auto';
 import { handleOrigin } from '../origin/handler';
-import { ADMIN_BASE, handleAdmin, handleProxy, type StartTimeout } from '../proxy';
+import { ADMIN_BASE, guardOrigin, handleAdmin, handleProxy, type StartTimeout } from '../proxy';
 import { LINK_BASE, REPORTS_BASE } from '../reports';
 import { SUBSCRIPTIONS_BASE, unsubscribeByMail } from '../subscriptions';
 import { type AppEnv, parseEnv } from './env';
 import { type Features, featuresLine, featuresOf, isDigestsEnv, isOriginEnv, isReportsEnv, offMessage, type ReportsEnv } from './features';
 import { PRODUCT_OPENAPI } from './openapi';
 import { handleProductRoute, serveProductDocument } from './routes';
+import { errorText } from '../lib/log';
 import { systemClock } from '../lib/time';
 import { buildServices, type Services } from './services';
 
@@ -44,7 +46,7 @@ function configured(rawEnv: Env): { env: AppEnv; features: Features } {
   try {
     env = parseEnv(rawEnv);
   } catch (error) {
-    console.error(JSON.stringify({ msg: 'invalid configuration', error: String(error) }));
+    console.error(JSON.stringify({ msg: 'invalid configuration', error: errorText(error) }));
     throw error;
   }
   return { env, features: announced(env) };
@@ -62,9 +64,9 @@ function announced(env: AppEnv): Features {
   return features;
 }
 
-/** The optional feature that owns a product path, if any: its routes answer 404 while it is off. */
-function featureOfPath(pathname: string): 'reports' | 'digests' | undefined {
-  if (under(pathname, SUBSCRIPTIONS_BASE) || under(pathname, DEV_PLAN_PATH)) return 'digests';
+/** The optional feature that owns a product path, if any: its routes answer 404 while it is off. Without dev routes, `/dev/*` is nobody's. */
+function featureOfPath(pathname: string, features: Features): 'reports' | 'digests' | undefined {
+  if (under(pathname, SUBSCRIPTIONS_BASE) || (features.devRoutes && under(pathname, DEV_PLAN_PATH))) return 'digests';
   if (under(pathname, REPORTS_BASE) || under(pathname, LINK_BASE)) return 'reports';
   return undefined;
 }
@@ -90,16 +92,18 @@ export function createWorker(seams: WorkerSeams = {}) {
       if (under(pathname, ADMIN_BASE)) return handleAdmin(request, env, ctx);
       if (isOriginEnv(env) && under(pathname, ORIGIN_MOUNT + API_BASE)) {
         url.pathname = pathname.slice(ORIGIN_MOUNT.length);
-        return handleOrigin(new Request(url, request), { db: env.DB, now, waitUntil: (work) => ctx.waitUntil(work) });
+        const deps = { db: env.DB, now, waitUntil: (work: Promise<unknown>) => ctx.waitUntil(work) };
+        // Behind the edge's abuse limits, like /api/v1: a flood of random keys costs the origin no more D1 reads.
+        return guardOrigin(new Request(url, request), env, deps, (inner) => handleOrigin(inner, deps));
       }
       const requestId = requestIdOf(request);
       if (pathname === PRODUCT_OPENAPI && (request.method === 'GET' || request.method === 'HEAD')) return withRequestId(serveProductDocument(), requestId);
       // A feature that is off: its paths say what to configure. 404, not 503: nothing here will come back by
       // waiting, and the API's error codes (API_ERROR_STATUS) have none for "not configured".
-      const owner = featureOfPath(pathname);
+      const owner = featureOfPath(pathname, features);
       if (owner && !features[owner]) return withRequestId(errorResponse(new ApiError('not_found', offMessage(owner, features))), requestId);
       if (isReportsEnv(env)) {
-        const routed = await handleProductRoute(request, url, servicesFor(env, ctx));
+        const routed = await handleProductRoute(request, url, servicesFor(env, ctx), { devRoutes: features.devRoutes });
         if (routed) return withRequestId(routed, requestId);
       }
       return withRequestId(errorResponse(new ApiError('not_found', 'Nothing here. The API is at /api/v1 (see /api/v1/openapi.json).')), requestId);

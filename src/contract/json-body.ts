@@ -4,17 +4,15 @@
  * a 400 `invalid_parameter` naming the field, in the API's error shape.
  */
 import type { z } from 'zod';
+import { readBodyUpTo } from '../lib/http';
 import { invalidParameter } from './errors';
 
 /** Reads a JSON body, refusing another content type, more than `maxBytes`, or text that is not JSON. */
 export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
   const type = request.headers.get('content-type') ?? '';
   if (!/^application\/json\s*(;|$)/i.test(type)) throw invalidParameter('content-type', 'Send the body as JSON with `Content-Type: application/json`.');
-  const tooLarge = () => invalidParameter('body', `The body must be at most ${maxBytes} bytes.`);
-  // The declared length refuses most oversize bodies before reading them; the read length is what counts.
-  if (Number(request.headers.get('content-length') ?? '0') > maxBytes) throw tooLarge();
-  const text = await request.text();
-  if (new TextEncoder().encode(text).length > maxBytes) throw tooLarge();
+  // Refused by its declared length before a byte is read, or cut off at `maxBytes` when it declares none.
+  const text = await readBodyUpTo(request, maxBytes, () => invalidParameter('body', `The body must be at most ${maxBytes} bytes.`));
   try {
     return JSON.parse(text);
   } catch {

@@ -5,6 +5,7 @@
  */
 import { invalidParameter } from '../contract/errors';
 import { json } from '../lib/http';
+import { errorText } from '../lib/log';
 import type { Route } from '../lib/router';
 import { giveUp, processDigestJob, retryDelaySeconds } from './consumer';
 import { type DigestDeps, DigestJob } from './deps';
@@ -46,12 +47,12 @@ export async function consumeDigestBatch(batch: MessageBatch<unknown>, deps: Dig
     }
     try {
       const result = await processDigestJob(job, deps, message.attempts);
-      console.log(JSON.stringify({ msg: 'digest group processed', group: job.group_key, week: job.iso_week, attempt: message.attempts, ...result }));
+      console.log(JSON.stringify({ msg: 'digest group processed', group: job.group_key, week: job.iso_week, attempt: message.attempts, ...result, ...(result.retry ? { retry: { ...result.retry, reason: errorText(result.retry.reason) } } : {}) }));
       if (result.retry) message.retry({ delaySeconds: result.retry.delaySeconds });
       else message.ack();
     } catch (error) {
       // D1 or a bug: the records say what was sent, so a retry only does what is left.
-      console.error(JSON.stringify({ msg: 'digest group failed', group: job.group_key, week: job.iso_week, error: String(error) }));
+      console.error(JSON.stringify({ msg: 'digest group failed', group: job.group_key, week: job.iso_week, error: errorText(error) }));
       message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
     }
   }
@@ -65,5 +66,5 @@ async function devPlan(url: URL, deps: DigestDeps): Promise<Response> {
   return json({ at: when.toISOString(), planned: result.planned, groups: result.groups });
 }
 
-/** Mounted only while mail goes to the dev outbox. */
+/** Mounted only with `DEV_ROUTES = "on"` (dev; src/app/routes.ts): it has no authentication. */
 export const digestDevRoutes: Route<DigestDeps>[] = [{ path: DEV_PLAN_PATH, answers: 'json', methods: { POST: (_, __, deps, url) => devPlan(url, deps) } }];

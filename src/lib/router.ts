@@ -3,9 +3,10 @@
  * a handler per method. One matcher gives every route the same answers to the
  * same mistakes: an unknown path is `not_found`, a known path with another
  * method is `method_not_allowed` with the path's own `Allow`, a trailing slash
- * is a different path (as in the API), and a path parameter that does not
- * decode (`%ZZ`) reaches its handler as written, to be refused like any
- * other id or token that names nothing, never an exception.
+ * is a different path (as in the API), and a path parameter that is not
+ * valid percent-encoding (`%ZZ`, `%`, a cut UTF-8 sequence such as
+ * `%E0%A4%A`) is `bad_encoding` naming it, which the caller answers 400
+ * `invalid_parameter`: never an exception, never a handler given the raw text.
  *
  * ```ts
  * const routes: Route<Deps>[] = [{ path: '/digests/subscriptions/{id}', methods: { DELETE: (request, params, deps) => remove(request, deps, params.id!) } }];
@@ -23,12 +24,19 @@ export interface Route<D> {
   methods: Partial<Record<Method, Handler<D>>>;
   /** How an unexpected failure is shown: JSON in the API's error shape, or a page for a person who followed a link. */
   answers: 'json' | 'page';
+  /**
+   * The answer (a 400) when a path parameter is not valid percent-encoding, for a route that has a better one
+   * than the default (400 `invalid_parameter` naming the parameter, or a 400 page), e.g. a link's "cut or changed" page.
+   */
+  badEncoding?: (param: string) => Response;
 }
 
 export type RouteMatch<D> =
   | { kind: 'found'; route: Route<D>; handler: Handler<D>; params: Record<string, string> }
   | { kind: 'method_not_allowed'; route: Route<D>; allow: string }
-  | { kind: 'not_found'; route?: Route<D> };
+  /** The path and method match, but the path parameter `param` does not decode. */
+  | { kind: 'bad_encoding'; route: Route<D>; param: string }
+  | { kind: 'not_found' };
 
 /** A path template as a pattern: `{name}` matches one non-empty segment, everything else itself; `names` in order. */
 export function pathPattern(path: string): { pattern: RegExp; names: string[] } {
@@ -63,17 +71,17 @@ export function matchRoute<D>(routes: readonly Route<D>[], method: string, pathn
     const { pattern, names } = compile(route);
     const match = pattern.exec(pathname);
     if (!match) continue;
-    const params: Record<string, string> = {};
-    for (const [i, name] of names.entries()) {
-      const raw = match[i + 1]!;
-      try {
-        params[name] = decodeURIComponent(raw);
-      } catch {
-        params[name] = raw;
-      }
-    }
+    // The method first: a path's `Allow` does not depend on what its parameters say.
     const handler = route.methods[method as Method] ?? (method === 'HEAD' ? route.methods.GET : undefined);
     if (!handler) return { kind: 'method_not_allowed', route, allow: allowOf(route as Route<unknown>) };
+    const params: Record<string, string> = {};
+    for (const [i, name] of names.entries()) {
+      try {
+        params[name] = decodeURIComponent(match[i + 1]!);
+      } catch {
+        return { kind: 'bad_encoding', route, param: name };
+      }
+    }
     return { kind: 'found', route, handler, params };
   }
   return { kind: 'not_found' };

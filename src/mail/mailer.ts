@@ -89,7 +89,7 @@ export function resendMailer(apiKey: string, options: { baseUrl?: string } = {})
   };
 }
 
-/** The dev outbox: the same contract, stored in D1 and shown at GET /dev/outbox. */
+/** The dev outbox: the same contract, stored in D1; shown at GET /dev/outbox in dev (`DEV_ROUTES = "on"`) only. */
 export function outboxMailer(db: D1Database, now: () => Date = () => new Date()): Mailer {
   return {
     name: 'outbox',

@@ -13,9 +13,18 @@
  *   binding. That binding counts per location and approximately, which is
  *   right here: it bounds a flood from one place, not a key's exact budget
  *   (the gate holds that). Verified keys never touch it.
+ *
+ * The embedded origin's own mount, `/origin/api/v1/*`, sits behind the same
+ * limits (`guardOrigin`): there the origin is the upstream, and each unknown
+ * key costs it a D1 read.
  */
-import { invalidKey } from '../contract/access';
-import { ApiError } from '../contract/errors';
+import { bearerKey, invalidKey } from '../contract/access';
+import { ApiError, errorResponse } from '../contract/errors';
+import { rateHeaders } from '../contract/rate-limit';
+import { matchOperation } from '../contract/request';
+import { requestIdOf } from '../contract/request-id';
+import type { Clock } from '../lib/time';
+import { hashApiKey, knownKeyHash } from './cache-key';
 
 /** How long a failed authentication is remembered: KV's shortest expiry. */
 export const FAILED_AUTH_TTL_S = 60;
@@ -140,3 +149,33 @@ export async function checkBeforeUpstream(env: AbuseEnv, request: Request, keyHa
   }
 }
 
+/**
+ * `/origin/api/v1/*`: the embedded origin answered directly, behind the same
+ * abuse limits as `/api/v1`. A request with a key to an operation is refused
+ * at the edge when the key failed in the last minute (401, but for one probe
+ * per `PROBE_INTERVAL_MS`) or when its client address (`CF-Connecting-IP`) has
+ * sent `UNVERIFIED_PER_MINUTE` unverified keys this minute (429); the
+ * origin's 401 is remembered for the key, its 200 verifies it, for this mount
+ * and for /api/v1 alike (the origin is their upstream). Requests without a
+ * key, the OpenAPI document and other methods cost the origin no D1 read and
+ * go through as they are.
+ */
+export async function guardOrigin(request: Request, env: AbuseEnv, runtime: { now: Clock; waitUntil(work: Promise<unknown>): void }, handle: (request: Request) => Promise<Response>): Promise<Response> {
+  const apiKey = bearerKey(request);
+  if (!apiKey || (request.method !== 'GET' && request.method !== 'HEAD') || !matchOperation(new URL(request.url).pathname)) return handle(request);
+  const keyHash = knownKeyHash(apiKey) ?? (await hashApiKey(apiKey));
+  const nowMs = runtime.now().getTime();
+  try {
+    if (refusedAtEdge(keyHash, nowMs)) throw invalidKey();
+    await checkBeforeUpstream(env, request, keyHash, nowMs);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    // As the origin itself answers an unknown key (its RateLimit fields: nothing counted), or the address's spent limit.
+    const refused = errorResponse(error, { ...rateHeaders(undefined, nowMs), 'x-request-id': requestIdOf(request) });
+    return request.method === 'HEAD' ? new Response(null, refused) : refused;
+  }
+  const response = await handle(request);
+  if (response.status === 401) rememberFailedAuth(env, keyHash, nowMs, runtime.waitUntil);
+  else if (response.status === 200) acceptedUpstream(env, keyHash, nowMs, runtime.waitUntil);
+  return response;
+}

@@ -9,16 +9,19 @@
  */
 import { z } from 'zod';
 import { ApiError, errorResponse } from '../contract/errors';
-import { json } from '../lib/http';
+import { json, readBodyUpTo } from '../lib/http';
 import { matchRoute, type Route } from '../lib/router';
 import type { ProxyEnv } from './env';
 import { requestIdOf } from '../contract/request-id';
 import { sha256Hex } from '../lib/hash';
+import { errorText } from '../lib/log';
 import { hashApiKey, keyPrefix } from './cache-key';
 import { readStats } from './stats';
 import { ALL_ENTRIES, CacheStore } from './store';
 
 export const ADMIN_BASE = '/admin/cache';
+/** A purge's body is a few dozen bytes (an API key is at most 256): larger ones are refused unread. */
+export const MAX_PURGE_BODY_BYTES = 1024;
 
 export const PurgeBody = z.union([
   z.strictObject({ api_key: z.string().min(1) }),
@@ -31,7 +34,7 @@ export async function handleAdmin(request: Request, env: ProxyEnv, ctx: Pick<Exe
   try {
     response = await route(request, env, ctx);
   } catch (error) {
-    if (!(error instanceof ApiError)) console.error(JSON.stringify({ msg: 'admin failed', error: String(error) }));
+    if (!(error instanceof ApiError)) console.error(JSON.stringify({ msg: 'admin failed', error: errorText(error) }));
     response = errorResponse(error, { 'cache-control': 'no-store' });
   }
   response.headers.set('x-request-id', requestIdOf(request));
@@ -52,13 +55,15 @@ async function route(request: Request, env: ProxyEnv, ctx: Pick<ExecutionContext
   // The token first: without it, not even which methods a path takes.
   await requireAdmin(request, env.ADMIN_TOKEN);
   if (found.kind === 'method_not_allowed') throw new ApiError('method_not_allowed', `${url.pathname} takes ${found.allow}.`, { headers: { allow: found.allow } });
+  if (found.kind === 'bad_encoding') throw new ApiError('invalid_parameter', `The path parameter \`${found.param}\` is not valid percent-encoding.`, { param: found.param });
   return found.handler(request, found.params, { env, ctx }, url);
 }
 
 async function purge(request: Request, { env, ctx }: AdminContext): Promise<Response> {
+  const text = await readBodyUpTo(request, MAX_PURGE_BODY_BYTES, () => new ApiError('invalid_parameter', `The body must be at most ${MAX_PURGE_BODY_BYTES} bytes.`, { param: 'body' }));
   let body: unknown;
   try {
-    body = await request.json();
+    body = JSON.parse(text);
   } catch {
     throw new ApiError('invalid_parameter', 'The body must be JSON: {"api_key": "..."}, {"brand_id": 2} or {"all": true}.', { param: 'body' });
   }

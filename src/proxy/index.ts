@@ -3,7 +3,7 @@
  * Objects it needs, and `apiFor()` (api.ts), the one way features read the API.
  */
 export { apiFor, type ReadApi, type ReadOptions } from './api';
-export { clientAddressOf } from './abuse';
+export { clientAddressOf, guardOrigin } from './abuse';
 export { ADMIN_BASE, handleAdmin } from './admin';
 export { type ProxyEnv, ProxyEnvSchema } from './env';
 export { UpstreamGate } from './gate';

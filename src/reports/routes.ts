@@ -18,7 +18,8 @@ import { ApiError, type ErrorCode, errorResponse, invalidParameter } from '../co
 import { parseJsonObject, readJsonBody } from '../contract/json-body';
 import { brandIdParam, enumParam, marketParam, parseParams, queryObject } from '../contract/params';
 import { pageHeaders } from '../lib/html';
-import { json } from '../lib/http';
+import { json, readBodyUpTo } from '../lib/http';
+import { errorText } from '../lib/log';
 import { TOKEN_FAILURE_STATUS } from '../lib/signing';
 import type { Route } from '../lib/router';
 import { renderDigest } from '../mail/render';
@@ -34,6 +35,8 @@ export const LINK_BASE = '/r';
 
 /** A link request is a few dozen bytes; anything past this is refused before parsing. */
 export const MAX_BODY_BYTES = 1024;
+/** Send-now takes no body: at most this much whitespace is tolerated, anything longer is refused unread. */
+const SEND_BODY_BYTES = 16;
 
 export const FORMATS = ['html', 'json', 'text'] as const;
 type Format = (typeof FORMATS)[number];
@@ -217,10 +220,12 @@ async function viaLink(request: Request, url: URL, token: string, deps: ReportDe
 async function sendNow(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
   const key = requireKey(request);
   const query = parseParams(SendQuery, queryObject(url.searchParams));
-  // Recipients are the confirmed subscribers, full stop: a body (a list of addresses, say) is refused, not ignored.
-  const body = await request.text();
-  if (body.trim() !== '') throw invalidParameter('body', 'This endpoint takes no body: the digest goes to the confirmed subscribers of the brand and market.');
+  // The key is checked (this read) before the body is looked at.
   const week = await read(deps, request, key, { brand_id: query.brand_id, market: query.market });
+  // Recipients are the confirmed subscribers, full stop: a body (a list of addresses, say) is refused, not ignored;
+  // refused by its length unread, or after at most SEND_BODY_BYTES of it.
+  const noBody = () => invalidParameter('body', 'This endpoint takes no body: the digest goes to the confirmed subscribers of the brand and market.');
+  if ((await readBodyUpTo(request, SEND_BODY_BYTES, noBody)).trim() !== '') throw noBody();
   const { brand, market } = week.inputs;
   const scope = { brand_id: brand.id, market };
   const outcome = await sendDigestNow(deps, { apiKey: key, inputs: week.inputs });
@@ -239,7 +244,7 @@ async function sendNow(request: Request, url: URL, deps: ReportDeps): Promise<Re
         { 'retry-after': String(outcome.retryAfter) },
       );
     case 'mail_failed':
-      console.error(JSON.stringify({ msg: 'report send failed', send: outcome.result.id, reason: outcome.message }));
+      console.error(JSON.stringify({ msg: 'report send failed', send: outcome.result.id, reason: errorText(outcome.message) }));
       return errorResponse(new ApiError('upstream_error', 'The mail service refused the send; nothing went out. Try again in a few minutes.'));
     case 'sent':
       return json({ send: { ...scope, ...outcome.result } }, 202);
@@ -250,7 +255,13 @@ export const reportRoutes: Route<ReportDeps>[] = [
   { path: `${REPORTS_BASE}/weekly`, answers: 'json', methods: { GET: (request, _, deps, url) => weekly(request, url, deps) } },
   { path: `${REPORTS_BASE}/links`, answers: 'json', methods: { POST: (request, _, deps, url) => mintLink(request, url, deps) } },
   { path: `${REPORTS_BASE}/weekly/send`, answers: 'json', methods: { POST: (request, _, deps, url) => sendNow(request, url, deps) } },
-  { path: `${LINK_BASE}/{token}`, answers: 'page', methods: { GET: (request, params, deps, url) => viaLink(request, url, params.token!, deps) } },
+  {
+    path: `${LINK_BASE}/{token}`,
+    answers: 'page',
+    methods: { GET: (request, params, deps, url) => viaLink(request, url, params.token!, deps) },
+    // A token never holds a `%`: one that does not decode was cut or changed on the way.
+    badEncoding: () => linkProblemPage({ kind: 'token', reason: 'malformed' }),
+  },
   // A link cut short before its token: a broken link, as a person who followed it should hear.
   ...[LINK_BASE, `${LINK_BASE}/`].map((path): Route<ReportDeps> => ({ path, answers: 'page', methods: { GET: () => linkProblemPage({ kind: 'token', reason: 'malformed' }) } })),
 ];

@@ -26,6 +26,4 @@ export interface SubscriptionDeps {
    * unverified keys count against it); null for work no client triggers.
    */
   api: (apiKey: string, clientAddress: string | null) => ApiClient;
-  /** Whether mail goes to the dev outbox (then `/dev/*` is open). */
-  devOutbox: boolean;
 }
