@@ -7,8 +7,9 @@
 //   chart's scale shows a 3-point move; share of voice, engines and (keyed) the markets switch are there;
 //   the copy button works on the signed link's page (its script runs under the CSP nonce); no
 //   horizontal scrolling (scrollWidth <= clientWidth); no console error (a CSP violation is one);
-// - the confirm, unsubscribe, unsubscribed and subscribe-again pages, and the dev outbox's list and
-//   one message, at 375 and 390 px: no horizontal scrolling, the product's name on each;
+// - the confirm page (opening it confirms nothing; its button does), the unsubscribe, unsubscribed
+//   and subscribe-again pages, and the dev outbox's list and one message, at 375 and 390 px: no
+//   horizontal scrolling, the product's name on each;
 // and saves screenshots under test/artifacts/. Not part of `npm test` (which needs no browser).
 //
 // Environment: CHROMIUM (default /usr/bin/chromium), BROWSER_TEST_PORT (default 8792).
@@ -256,7 +257,13 @@ try {
       };
 
       if (w === VIEWPORTS.phone.width) {
+        // Opening the link only shows the button (mail scanners prefetch links); the button confirms.
         await page.goto(confirmUrl);
+        await shot('confirm-ask', /Nothing is sent until you confirm/);
+        const listed = await (await fetch(`${BASE}/digests/subscriptions`, { headers: auth })).json();
+        assert.equal(listed.subscriptions.find((s) => s.email === email)?.status, 'pending', 'opening the confirm link confirms nothing');
+        await page.click('button:has-text("Confirm the subscription")');
+        await page.waitForLoadState('load');
         await shot('confirm', /Your first digest arrives \w+day \d+ \w{3} \d{4} at \d\d:00 \(Europe\/Berlin\)\./);
         await page.goto(unsubscribeUrl);
         await shot('unsubscribe', /subscribe again/);
@@ -302,7 +309,8 @@ try {
     const [confirmation] = await messagesTo();
     const confirmUrl = /https?:\/\/\S+\/digests\/confirm\?token=[\w.-]+/.exec(confirmation.text)?.[0];
     assert.ok(confirmUrl, 'emails: the confirmation email has its link');
-    assert.equal((await fetch(confirmUrl)).status, 200, 'emails: the address is confirmed');
+    // The confirm page's button: a POST to the link's address.
+    assert.equal((await fetch(confirmUrl, { method: 'POST' })).status, 200, 'emails: the address is confirmed');
     const sent = await fetch(`${BASE}/reports/weekly/send?market=us`, { method: 'POST', headers: auth });
     assert.equal(sent.status, 202, 'emails: send now answers 202');
     const digest = (await messagesTo()).find((m) => m.kind === 'digest');

@@ -279,6 +279,9 @@ export async function clearDigests() {
     env.DB.prepare('DELETE FROM digest_snapshots'),
     env.DB.prepare('DELETE FROM digest_outbox'),
     env.DB.prepare('DELETE FROM digest_subscriptions'),
+    // The caps on confirmation mail (migration 0012): every test starts with none counted.
+    env.DB.prepare('DELETE FROM digest_confirmation_sends'),
+    env.DB.prepare('DELETE FROM digest_address_optouts'),
   ]);
 }
 

@@ -51,7 +51,18 @@ describe('POST /digests/subscriptions', () => {
     const confirm = linkIn(mails[0]!.text, '/digests/confirm');
     expect(confirm).toBeDefined();
 
-    const page = await SELF.fetch(confirm!.replace(/^https?:\/\/[^/]+/, BASE));
+    // Opening the link (GET) shows a button and confirms nothing: mail scanners prefetch links.
+    const url = confirm!.replace(/^https?:\/\/[^/]+/, BASE);
+    const ask = await SELF.fetch(url);
+    expect(ask.status).toBe(200);
+    const askHtml = await ask.text();
+    expect(askHtml).toContain('Confirm your weekly digest');
+    const action = /<form method="post" action="([^"]+)"><button type="submit">Confirm the subscription<\/button><\/form>/.exec(askHtml)?.[1]?.replaceAll('&amp;', '&');
+    expect(action).toBe(new URL(url).pathname + new URL(url).search);
+    expect((await env.DB.prepare('SELECT status FROM digest_subscriptions WHERE id = ?').bind(subscription.id).first())?.status).toBe('pending');
+
+    // The button POSTs to the same address: that confirms.
+    const page = await SELF.fetch(`${BASE}${action}`, { method: 'POST' });
     expect(page.status).toBe(200);
     const confirmed = await page.text();
     expect(confirmed).toContain('Subscription confirmed');
@@ -61,8 +72,13 @@ describe('POST /digests/subscriptions', () => {
     expect(confirmed).toContain('<span class="product">Brand AI-Visibility</span>');
     const row = await env.DB.prepare('SELECT status, confirmed_at FROM digest_subscriptions WHERE id = ?').bind(subscription.id).first<{ status: string; confirmed_at: string }>();
     expect(row?.status).toBe('active');
-    // Following the link twice is harmless.
-    expect((await SELF.fetch(confirm!.replace(/^https?:\/\/[^/]+/, BASE))).status).toBe(200);
+    // Confirming twice, or opening the link again, is harmless: it says so.
+    const again = await SELF.fetch(`${BASE}${action}`, { method: 'POST' });
+    expect(again.status).toBe(200);
+    expect(await again.text()).toContain('You are subscribed');
+    const reopened = await SELF.fetch(url);
+    expect(reopened.status).toBe(200);
+    expect(await reopened.text()).toMatch(/You are subscribed[\s\S]*Your next digest arrives/);
   });
 
   it('stores the API key sealed (AES-GCM), never in plain text', async () => {
@@ -289,9 +305,11 @@ describe('signed links', () => {
     expect(post.status).toBe(200);
     expect(await post.text()).toContain('You are unsubscribed');
     expect((await env.DB.prepare('SELECT status FROM digest_subscriptions WHERE id = ?').bind(subscription.id).first())?.status).toBe('unsubscribed');
-    // A confirm link that arrives after unsubscribing does not reactivate it.
+    // A confirm link that arrives after unsubscribing does not reactivate it, opened or posted.
     const confirm = await signToken(env.SIGNING_SECRET, { p: 'confirm', s: subscription.id }, { ttlSeconds: 3600 });
     expect((await SELF.fetch(`${BASE}/digests/confirm?token=${confirm}`)).status).toBe(409);
+    expect((await SELF.fetch(`${BASE}/digests/confirm?token=${confirm}`, { method: 'POST' })).status).toBe(409);
+    expect((await env.DB.prepare('SELECT status FROM digest_subscriptions WHERE id = ?').bind(subscription.id).first())?.status).toBe('unsubscribed');
   });
 
   it('a forged, tampered, wrong-purpose or expired token is a clear 400/403/410 page (the one token policy), never a 500', async () => {
@@ -309,10 +327,13 @@ describe('signed links', () => {
       ['/digests/confirm', await signToken(env.SIGNING_SECRET, { p: 'confirm', s: subscription.id }, { ttlSeconds: 60, now: new Date(Date.now() - 120_000) }), 410, 'expired'],
     ];
     for (const [path, token, status, words] of cases) {
-      const response = await SELF.fetch(`${BASE}${path}?token=${encodeURIComponent(token)}`);
-      expect([path, token.slice(0, 12), response.status]).toEqual([path, token.slice(0, 12), status]);
-      expect(response.headers.get('content-type')).toContain('text/html');
-      expect(await response.text()).toContain(words);
+      // The page's GET and its button's POST alike.
+      for (const method of ['GET', 'POST']) {
+        const response = await SELF.fetch(`${BASE}${path}?token=${encodeURIComponent(token)}`, { method });
+        expect([method, path, token.slice(0, 12), response.status]).toEqual([method, path, token.slice(0, 12), status]);
+        expect(response.headers.get('content-type')).toContain('text/html');
+        expect(await response.text()).toContain(words);
+      }
     }
     expect((await env.DB.prepare('SELECT status FROM digest_subscriptions WHERE id = ?').bind(subscription.id).first())?.status).toBe('pending');
   });
@@ -343,7 +364,8 @@ describe('what happens next: the first digest, and subscribing again', () => {
     const row = () => env.DB.prepare('SELECT status, key_sealed, confirmed_at FROM digest_subscriptions WHERE id = ?').bind(id).first<{ status: string; key_sealed: string | null }>();
     const sealedBefore = (await row())!.key_sealed!;
     const confirm = await signToken(env.SIGNING_SECRET, { p: 'confirm', s: id }, { ttlSeconds: 3600 });
-    expect((await SELF.fetch(`${BASE}/digests/confirm?token=${confirm}`)).status).toBe(200);
+    expect((await SELF.fetch(`${BASE}/digests/confirm?token=${confirm}`, { method: 'POST' })).status).toBe(200);
+    expect((await row())!.status).toBe('active');
 
     const unsubscribeToken = await signToken(env.SIGNING_SECRET, { p: 'unsubscribe', s: id }, { ttlSeconds: 3600 });
     const get = await (await SELF.fetch(`${BASE}/digests/unsubscribe?token=${unsubscribeToken}`)).text();
@@ -382,7 +404,7 @@ describe('what happens next: the first digest, and subscribing again', () => {
     const mails = (await outbox('again@example.com')).filter((m) => m.kind === 'confirm');
     expect(mails).toHaveLength(2);
     const link = linkIn(mails[0]!.text, '/digests/confirm');
-    const reconfirmed = await SELF.fetch(link!.replace(/^https?:\/\/[^/]+/, BASE));
+    const reconfirmed = await SELF.fetch(link!.replace(/^https?:\/\/[^/]+/, BASE), { method: 'POST' });
     expect(await reconfirmed.text()).toContain('Your first digest arrives');
     expect((await row())!.status).toBe('active');
     // Again: nothing to do.

@@ -26,6 +26,7 @@ import { LINK_DAYS, REPORT_KINDS } from '../reports/links';
 import { FORMATS, LinkBody, LinkQuery, SendQuery, WeeklyQuery } from '../reports/routes';
 import type { SendResult } from '../reports/send';
 import { SUBSCRIPTIONS_BASE } from '../subscriptions';
+import { ACCOUNT_PER_DAY, ADDRESS_PER_DAY, OPTOUT_DAYS } from '../subscriptions/caps';
 import { type ConfirmationStatus, MAX_BODY_BYTES as SUBSCRIBE_MAX_BYTES, SubscribeBody } from '../subscriptions/routes';
 import type { publicView } from '../subscriptions/store';
 import { DigestKind } from '../weekly-report/model';
@@ -229,7 +230,16 @@ const ROUTES: Record<string, Described> = {
     description: `The key must read the brand and market (the same read the digest makes; its error is the answer). A new subscription is \`pending\` and a confirmation email goes out (its link works for ${CONFIRM_TTL / 86_400} days); subscribing again updates the one subscription of the address, brand and market. Body: JSON, at most ${SUBSCRIBE_MAX_BYTES} bytes.`,
     security: 'key',
     requestBody: jsonBody('SubscribeBody', 'Who gets which digest. `brand_id` and `market` as in the Read API (default: the only brand, the primary market).'),
-    responses: { '201': ok('Subscribed: a new subscription.', jsonOf('SubscribeResult')), '200': ok('Subscribed again: the existing subscription, updated.', jsonOf('SubscribeResult')), ...READS_BRAND },
+    responses: {
+      '201': ok('Subscribed: a new subscription.', jsonOf('SubscribeResult')),
+      '200': ok('Subscribed again: the existing subscription, updated.', jsonOf('SubscribeResult')),
+      ...READS_BRAND,
+      '429': {
+        ...READS_BRAND['429'],
+        description:
+          `\`rate_limited\`, \`quota_exceeded\`: the API's limits, passed through; or \`rate_limited\` with no email sent, over a cap on confirmation mail: one address gets at most ${ADDRESS_PER_DAY} in 24 hours across all accounts, an account (the brands its key reads) sends at most ${ACCOUNT_PER_DAY} in 24 hours, and an address that unsubscribed gets none for ${OPTOUT_DAYS} days (only its own subscribe-again link can). \`Retry-After\`: when the oldest counted send leaves the 24 hours, or the ${OPTOUT_DAYS} days end.`,
+      },
+    },
   },
   [`GET ${SUBSCRIPTIONS_BASE}/subscriptions`]: {
     operationId: 'listSubscriptions',
@@ -254,14 +264,28 @@ const ROUTES: Record<string, Described> = {
     },
   },
   [`GET ${SUBSCRIPTIONS_BASE}/confirm`]: {
-    operationId: 'confirmSubscription',
+    operationId: 'showConfirm',
     tag: 'Subscriptions',
-    summary: 'Confirm an address (the link of the confirmation email)',
-    description: `Double opt-in: the subscription becomes \`active\`. Answers a page. The link works for ${CONFIRM_TTL / 86_400} days.`,
+    summary: 'The confirm page (the link of the confirmation email)',
+    description: `Shows a button that posts to the same address; a GET confirms nothing, so mail scanners that prefetch links cannot confirm for the reader. An active subscription shows when its next digest arrives. The link works for ${CONFIRM_TTL / 86_400} days.`,
     security: 'none',
     parameters: tokenParam('confirmation'),
     responses: {
-      '200': pageAnswer('Confirmed.'),
+      '200': pageAnswer('The page with the button (or: already confirmed).'),
+      ...TOKEN_PAGES,
+      '404': pageAnswer('The subscription no longer exists.'),
+      '409': pageAnswer('The subscription was cancelled or paused after the link was sent.'),
+    },
+  },
+  [`POST ${SUBSCRIPTIONS_BASE}/confirm`]: {
+    operationId: 'confirmSubscription',
+    tag: 'Subscriptions',
+    summary: 'Confirm an address (the confirm page\'s button)',
+    description: 'Double opt-in: the subscription becomes `active`; the page says when the first digest arrives. Idempotent. Takes no body.',
+    security: 'none',
+    parameters: tokenParam('confirmation'),
+    responses: {
+      '200': pageAnswer('Confirmed (or: already confirmed).'),
       ...TOKEN_PAGES,
       '404': pageAnswer('The subscription no longer exists.'),
       '409': pageAnswer('The subscription was cancelled or paused after the link was sent.'),
@@ -313,7 +337,11 @@ const ROUTES: Record<string, Described> = {
     description: 'Puts the subscription back to `pending` and sends a new confirmation email (double opt-in again). Answers a page.',
     security: 'none',
     parameters: tokenParam('subscribe-again'),
-    responses: { '200': pageAnswer('A new confirmation email went out (or one went out in the last 10 minutes).'), ...TOKEN_PAGES },
+    responses: {
+      '200': pageAnswer('A new confirmation email went out (or one went out in the last 10 minutes).'),
+      ...TOKEN_PAGES,
+      '429': { ...pageAnswer(`No email sent: the address has had ${ADDRESS_PER_DAY} confirmation emails in 24 hours, or the account ${ACCOUNT_PER_DAY} (the ${OPTOUT_DAYS} days after an unsubscribe do not hold this link back).`), headers: { ...requestId, 'Retry-After': ref('headers', 'Retry-After') } },
+    },
   },
   [`GET ${REPORTS_BASE}/weekly`]: {
     operationId: 'getWeeklyReport',

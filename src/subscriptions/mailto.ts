@@ -15,6 +15,6 @@ export async function unsubscribeByMail(message: Pick<ForwardableEmailMessage, '
     message.setReject('This address only takes unsubscribe requests sent from the link in a digest.');
     return 'rejected';
   }
-  await unsubscribeById(deps.db, String(result.claims.s), deps.now());
+  await unsubscribeById(deps.db, String(result.claims.s), deps.now(), 'address');
   return 'unsubscribed';
 }

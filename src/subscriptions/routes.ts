@@ -2,9 +2,11 @@
  * The subscriptions' routes:
  *
  *   POST   /digests/subscriptions        subscribe (API key; JSON body)  -> 201 pending, a confirmation email goes out
+ *                                         (429 over a cap on confirmation mail, caps.ts: nothing sent)
  *   GET    /digests/subscriptions        the subscriptions of the key's account
  *   DELETE /digests/subscriptions/{id}   unsubscribe one of them          -> 204
- *   GET    /digests/confirm?token=       double opt-in link               -> page
+ *   GET    /digests/confirm?token=       double opt-in link: page with a confirm button (changes nothing)
+ *   POST   /digests/confirm?token=       the button: the subscription becomes active -> page
  *   GET    /digests/unsubscribe?token=   page with a confirm button
  *   POST   /digests/unsubscribe?token=   RFC 8058 one-click unsubscribe   -> page with a "subscribe again" button
  *   GET    /digests/resubscribe?token=   page with a "subscribe again" button
@@ -33,7 +35,8 @@ import { canonicalTimeZone } from '../weekly-report/week';
 import type { SubscriptionDeps } from './deps';
 import { confirmUrl, resubscribeUrl, unsubscribeHeaders, unsubscribeUrl } from './links';
 import { describeNextDigest, nextDigest } from './next-digest';
-import { kindsOf, newSubscriptionId, publicView, subscriptionById, type SubscriptionRow, unsubscribeById } from './store';
+import { ACCOUNT_PER_DAY, ADDRESS_PER_DAY, claimConfirmation, type ConfirmationVia, confirmationLimited, confirmationVerdict, releaseConfirmation } from './caps';
+import { accountBrandsOf, kindsOf, newSubscriptionId, publicView, subscriptionById, type SubscriptionRow, unsubscribeById } from './store';
 
 export const SUBSCRIPTIONS_BASE = '/digests';
 
@@ -96,23 +99,38 @@ export interface ConfirmationStatus {
   /** From when another can be sent (subscribe again then). */
   resend_after: string;
 }
+
+/** Whether this subscription's own window holds back a new confirmation (one went within `CONFIRM_RESEND_WINDOW_MS`). */
+const withinResendWindow = (row: Pick<SubscriptionRow, 'confirm_sent_at'>, now: Date) =>
+  row.confirm_sent_at !== null && Date.parse(row.confirm_sent_at) > now.getTime() - CONFIRM_RESEND_WINDOW_MS;
+
 /**
  * The confirmation email, at most once per `CONFIRM_RESEND_WINDOW_MS` and
- * subscription. The claim is one conditional update of `confirm_sent_at`, so
- * of concurrent subscribes of the same address only one sends; the others
- * (and a re-subscribe within the window) say when the next can go. Like every
- * email, it carries `List-Unsubscribe` and `List-Unsubscribe-Post`.
+ * subscription, and within the caps of caps.ts (per address, per account, none
+ * through the API for 30 days after the address unsubscribed). The claim is one
+ * D1 transaction (`claimConfirmation`), so of concurrent subscribes only those
+ * within the caps send, and of the same subscription only one; the others
+ * (and a re-subscribe within the window) say when the next can go. Over a cap
+ * it throws 429 `rate_limited` with `Retry-After`, and nothing is sent. Like
+ * every email, it carries `List-Unsubscribe` and `List-Unsubscribe-Post`.
  */
-async function sendConfirmation(deps: SubscriptionDeps, row: SubscriptionRow): Promise<ConfirmationStatus> {
+async function sendConfirmation(deps: SubscriptionDeps, row: SubscriptionRow, via: ConfirmationVia): Promise<ConfirmationStatus> {
   const now = deps.now();
   const at = now.toISOString();
   const after = (sentAt: string) => new Date(Date.parse(sentAt) + CONFIRM_RESEND_WINDOW_MS).toISOString();
-  const claimed = await deps.db
-    .prepare(`UPDATE digest_subscriptions SET confirm_sent_at = ? WHERE id = ? AND status = 'pending' AND (confirm_sent_at IS NULL OR confirm_sent_at <= ?) RETURNING id`)
-    .bind(at, row.id, new Date(now.getTime() - CONFIRM_RESEND_WINDOW_MS).toISOString())
-    .first<{ id: string }>();
-  if (!claimed) {
-    const last = (await subscriptionById(deps.db, row.id))?.confirm_sent_at ?? at;
+  const scope = { emailKey: row.email_key, accountBrands: accountBrandsOf(row), via };
+  const claim = await claimConfirmation(deps.db, row.id, scope, now, CONFIRM_RESEND_WINDOW_MS);
+  if (!claim.claimed) {
+    const current = await subscriptionById(deps.db, row.id);
+    // The subscription's own window first: a concurrent subscribe of the same row sent it.
+    if (!current || current.status !== 'pending' || withinResendWindow(current, now)) {
+      const last = current?.confirm_sent_at ?? at;
+      return { sent: false, sent_at: last, resend_after: after(last) };
+    }
+    const verdict = await confirmationVerdict(deps.db, scope, now);
+    if (!verdict.ok) throw confirmationLimited(verdict);
+    // Neither: the caps freed up between the claim and this look. Say so as the window would.
+    const last = current.confirm_sent_at ?? at;
     return { sent: false, sent_at: last, resend_after: after(last) };
   }
   const url = await confirmUrl(deps, row.id, now);
@@ -136,8 +154,8 @@ async function sendConfirmation(deps: SubscriptionDeps, row: SubscriptionRow): P
   });
   if (failure) {
     const outcome = failure;
-    // Nothing went out: give the slot back, so subscribing again can send at once.
-    await deps.db.prepare('UPDATE digest_subscriptions SET confirm_sent_at = ? WHERE id = ? AND confirm_sent_at = ?').bind(row.confirm_sent_at, row.id, at).run();
+    // Nothing went out: give the slot back and uncount it, so subscribing again can send at once.
+    await releaseConfirmation(deps.db, row.id, claim.sendId, at, row.confirm_sent_at);
     console.error(JSON.stringify({ msg: 'confirmation email failed', subscription: row.id, code: outcome.code, status: outcome.status }));
     throw new ApiError('upstream_error', 'The confirmation email could not be sent; try again in a few minutes.');
   }
@@ -148,32 +166,47 @@ async function subscribe(request: Request, deps: SubscriptionDeps): Promise<Resp
   const key = requireKey(request);
   const input = parseSubscribe(await readJsonBody(request, MAX_BODY_BYTES));
   // The key must read this brand and market: the same read the digest will make, so its error is the one to show.
-  const { brandId, market, brandName } = await readAs(deps, request, key, async (client) => {
+  const { brandId, market, brandName, accountBrands } = await readAs(deps, request, key, async (client) => {
     const visibility = await client.getVisibility({ ...(input.brand_id ? { brand_id: input.brand_id } : {}), ...(input.market !== undefined ? { market: String(input.market) } : {}) });
     const { brands } = await client.listBrands();
-    return { brandId: visibility.brand_id, market: visibility.market, brandName: brands.find((b) => b.id === visibility.brand_id)?.name ?? `Brand ${visibility.brand_id}` };
+    return {
+      brandId: visibility.brand_id,
+      market: visibility.market,
+      brandName: brands.find((b) => b.id === visibility.brand_id)?.name ?? `Brand ${visibility.brand_id}`,
+      // The account the confirmation counts against (caps.ts): every brand the key reads.
+      accountBrands: [...new Set([visibility.brand_id, ...brands.map((b) => b.id)])].sort((a, b) => a - b),
+    };
   });
 
-  const now = deps.now().toISOString();
+  const now = deps.now();
+  const at = now.toISOString();
   const emailKey = input.email.toLowerCase();
   const keyHash = await sha256Hex(key);
   const kinds = input.kinds.join(',');
+  const accountBrandsJson = JSON.stringify(accountBrands);
   const byAddress = () =>
     deps.db.prepare('SELECT * FROM digest_subscriptions WHERE email_key = ? AND brand_id = ? AND market_id = ?').bind(emailKey, brandId, market.id).first<SubscriptionRow>();
 
+  let row = await byAddress();
+  // A confirmation is due unless the subscription is active or one went within its 10-minute window. Over a
+  // cap the answer is 429 and nothing is written: an address that unsubscribed stays unsubscribed.
+  if (!row || (row.status !== 'active' && !(row.status === 'pending' && withinResendWindow(row, now)))) {
+    const verdict = await confirmationVerdict(deps.db, { emailKey, accountBrands, via: 'api' }, now);
+    if (!verdict.ok) throw confirmationLimited(verdict);
+  }
+
   // One subscription per address, brand and market (a unique key). A new address is inserted; when a
   // concurrent subscribe of the same address inserted first, this one continues as a re-subscribe of its row.
-  let row = await byAddress();
   let created = false;
   if (!row) {
     const id = newSubscriptionId();
     const inserted = await deps.db
       .prepare(
-        `INSERT INTO digest_subscriptions (id, email, email_key, brand_id, brand_name, market_id, market_code, kinds, timezone, status, key_hash, key_sealed, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)
+        `INSERT INTO digest_subscriptions (id, email, email_key, brand_id, brand_name, market_id, market_code, kinds, timezone, status, key_hash, key_sealed, account_brands, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)
          ON CONFLICT (email_key, brand_id, market_id) DO NOTHING RETURNING id`,
       )
-      .bind(id, input.email, emailKey, brandId, brandName, market.id, market.code, kinds, input.timezone, keyHash, await seal(deps.encryptionKey, key, id), now, now)
+      .bind(id, input.email, emailKey, brandId, brandName, market.id, market.code, kinds, input.timezone, keyHash, await seal(deps.encryptionKey, key, id), accountBrandsJson, at, at)
       .first<{ id: string }>();
     created = inserted !== null;
     row = await byAddress();
@@ -184,15 +217,17 @@ async function subscribe(request: Request, deps: SubscriptionDeps): Promise<Resp
     // a pending, paused or unsubscribed one needs the address confirmed. The key is sealed for this row's id.
     await deps.db
       .prepare(
-        `UPDATE digest_subscriptions SET kinds = ?, timezone = ?, key_hash = ?, key_sealed = ?, brand_name = ?, market_code = ?,
+        `UPDATE digest_subscriptions SET kinds = ?, timezone = ?, key_hash = ?, key_sealed = ?, brand_name = ?, market_code = ?, account_brands = ?,
                 status = CASE status WHEN 'active' THEN 'active' ELSE 'pending' END, paused_reason = NULL, unsubscribed_at = NULL, updated_at = ?
           WHERE id = ?`,
       )
-      .bind(kinds, input.timezone, keyHash, await seal(deps.encryptionKey, key, row.id), brandName, market.code, now, row.id)
+      .bind(kinds, input.timezone, keyHash, await seal(deps.encryptionKey, key, row.id), brandName, market.code, accountBrandsJson, at, row.id)
       .run();
     row = (await subscriptionById(deps.db, row.id))!;
   }
-  const confirmation = row.status === 'pending' ? await sendConfirmation(deps, row) : null;
+  // The claim checks the caps again, atomically: a subscribe that loses the race for an account's or an
+  // address's last slot answers 429 too (its subscription stays pending, without a confirmation).
+  const confirmation = row.status === 'pending' ? await sendConfirmation(deps, row, 'api') : null;
   return json({ subscription: publicView(row), ...(confirmation ? { confirmation } : {}) }, created ? 201 : 200);
 }
 
@@ -213,7 +248,7 @@ async function remove(request: Request, deps: SubscriptionDeps, id: string): Pro
   const row = /^sub_[a-z0-9]{1,40}$/.test(id) ? await subscriptionById(deps.db, id) : null;
   // Another account's subscription is as invisible as a missing one.
   if (!row || !brands.has(row.brand_id) || row.status === 'unsubscribed') throw new ApiError('not_found', 'No such subscription for this account.');
-  await unsubscribeById(deps.db, id, deps.now());
+  await unsubscribeById(deps.db, id, deps.now(), 'account');
   return new Response(null, { status: 204 });
 }
 
@@ -254,21 +289,41 @@ async function openLink(deps: SubscriptionDeps, url: URL, purpose: TokenPurpose,
   return { token, claims: result.claims, row: await subscriptionById(deps.db, String(result.claims.s)) };
 }
 
-async function confirm(url: URL, deps: SubscriptionDeps): Promise<Response> {
+/**
+ * The confirmation link. GET (and HEAD) only shows the page with the button:
+ * mail scanners that prefetch links must not confirm for the reader. The
+ * button POSTs to the same address, which activates the subscription
+ * (idempotent: a second POST says it is confirmed).
+ */
+async function confirm(request: Request, url: URL, deps: SubscriptionDeps): Promise<Response> {
   const opened = await openLink(deps, url, 'confirm', 'confirmation');
   if (opened instanceof Response) return opened;
-  const { row } = opened;
+  const { token, row } = opened;
   if (!row) return page(404, 'Subscription not found', ['This subscription no longer exists. Subscribe again to get the weekly digest.']);
   if (row.status === 'unsubscribed') return page(409, 'This subscription was cancelled', ['It was unsubscribed after this link was sent. Subscribe again to get the weekly digest.']);
   if (row.status === 'paused') return page(409, 'This subscription is paused', ['Its API key can no longer read the brand. Subscribe again with a current key.']);
+  const schedule = `every Monday at 08:00 (${row.timezone})`;
+  if (request.method !== 'POST' && row.status === 'pending') {
+    return page(
+      200,
+      'Confirm your weekly digest',
+      [`Get the weekly AI-visibility digest for ${scopeOf(row)} at ${row.email}, ${schedule}.`, 'Nothing is sent until you confirm. Did not ask for it? Close this page: nothing more will come.'],
+      button(`${SUBSCRIPTIONS_BASE}/confirm?token=${encodeURIComponent(token)}`, 'Confirm the subscription'),
+    );
+  }
   const now = deps.now().toISOString();
-  const first = row.status === 'pending';
-  if (first) {
-    await deps.db.prepare(`UPDATE digest_subscriptions SET status = 'active', confirmed_at = ?, updated_at = ? WHERE id = ? AND status = 'pending'`).bind(now, now, row.id).run();
+  let first = false;
+  if (row.status === 'pending') {
+    const changed = await deps.db
+      .prepare(`UPDATE digest_subscriptions SET status = 'active', confirmed_at = ?, updated_at = ? WHERE id = ? AND status = 'pending' RETURNING id`)
+      .bind(now, now, row.id)
+      .first<{ id: string }>();
+    if (!changed) return page(409, 'This subscription changed', ['Open the link again to see where it stands.']);
+    first = true;
   }
   const next = nextDigest(deps.now(), row.timezone, await recentSendWeeks(deps, row.id));
-  return page(200, 'Subscription confirmed', [
-    `You will get the weekly AI-visibility digest for ${scopeOf(row)} at ${row.email}, every Monday at 08:00 (${row.timezone}).`,
+  return page(200, first ? 'Subscription confirmed' : 'You are subscribed', [
+    `You will get the weekly AI-visibility digest for ${scopeOf(row)} at ${row.email}, ${schedule}.`,
     ...(next ? [`Your ${first ? 'first' : 'next'} digest arrives ${describeNextDigest(next, row.timezone)}.`] : []),
     'A week in which nothing was measured sends no digest. Every digest has a one-click unsubscribe link.',
   ]);
@@ -283,7 +338,7 @@ async function unsubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
   if (request.method === 'POST') {
     // RFC 8058: a POST to the List-Unsubscribe URL unsubscribes with no further step (the body is
     // `List-Unsubscribe=One-Click`; our own button posts the same). Idempotent.
-    await unsubscribeById(deps.db, row.id, deps.now());
+    await unsubscribeById(deps.db, row.id, deps.now(), 'address');
     const stopped = `No more weekly digests for ${scopeOf(row)} will be sent to ${row.email}.`;
     // The key is gone from the database now; the "subscribe again" link carries it, still sealed (links.ts).
     if (row.status === 'unsubscribed' || !row.key_sealed) return page(200, 'You are unsubscribed', [stopped, askAgain]);
@@ -325,7 +380,7 @@ async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
       200,
       pending ? 'Waiting for your confirmation' : 'Subscribe again to the weekly digest?',
       pending
-        ? [`A confirmation email went to ${row.email}; the digest for ${scopeOf(row)} starts when you open the link in it.`, 'Did not get it? Send it again.']
+        ? [`A confirmation email went to ${row.email}; the digest for ${scopeOf(row)} starts when you confirm from the link in it.`, 'Did not get it? Send it again.']
         : [`Get the weekly AI-visibility digest for ${scopeOf(row)} at ${row.email} again, every Monday at 08:00 (${row.timezone}).`, 'We will send a confirmation email first; nothing else is sent until you confirm.'],
       button(action, pending ? 'Send the confirmation again' : 'Subscribe again'),
     );
@@ -347,15 +402,29 @@ async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
   if (!pending || pending.status !== 'pending') return page(409, 'This subscription changed', ['Open the link again to see where it stands.']);
   let confirmation: ConfirmationStatus;
   try {
-    confirmation = await sendConfirmation(deps, pending);
+    // The address's own link: allowed within 30 days of its unsubscribe, but within the per-address and per-account caps.
+    confirmation = await sendConfirmation(deps, pending, 'link');
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
+    if (error.code === 'rate_limited') {
+      const from = new Date(deps.now().getTime() + (error.options.retryAfter ?? 0) * 1000).toISOString();
+      return basePage(
+        429,
+        'No confirmation email for now',
+        [
+          `Your subscription for ${scopeOf(row)} is waiting for confirmation, but no more confirmation emails can go to ${row.email} for now: at most ${ADDRESS_PER_DAY} a day reach one address, and an account sends at most ${ACCOUNT_PER_DAY} a day.`,
+          `Send it from ${utcStamp(from)}, with the button below.`,
+        ],
+        button(action, 'Send the confirmation again'),
+        { section: 'weekly digest', headers: { 'retry-after': String(error.options.retryAfter ?? 1) } },
+      );
+    }
     return page(502, 'The confirmation email could not be sent', [`Your subscription for ${scopeOf(row)} is waiting for confirmation, but the email did not go out.`, 'Try again in a few minutes.'], button(action, 'Try again'));
   }
   return page(200, 'Check your inbox', [
     confirmation.sent
-      ? `We sent a confirmation link to ${row.email}. Open it to restart the weekly digest for ${scopeOf(row)}; nothing is sent before.`
-      : `A confirmation link went to ${row.email} at ${utcStamp(confirmation.sent_at)}; open it to restart the weekly digest for ${scopeOf(row)}. Another can be sent from ${utcStamp(confirmation.resend_after)}.`,
+      ? `We sent a confirmation link to ${row.email}. Open it and confirm to restart the weekly digest for ${scopeOf(row)}; nothing is sent before.`
+      : `A confirmation link went to ${row.email} at ${utcStamp(confirmation.sent_at)}; open it and confirm to restart the weekly digest for ${scopeOf(row)}. Another can be sent from ${utcStamp(confirmation.resend_after)}.`,
     `The link works for ${CONFIRM_TTL / 86_400} days.`,
   ]);
 }
@@ -363,8 +432,16 @@ async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
 export const subscriptionRoutes: Route<SubscriptionDeps>[] = [
   { path: `${SUBSCRIPTIONS_BASE}/subscriptions`, answers: 'json', methods: { POST: (request, _, deps) => subscribe(request, deps), GET: (request, _, deps) => list(request, deps) } },
   { path: `${SUBSCRIPTIONS_BASE}/subscriptions/{id}`, answers: 'json', methods: { DELETE: (request, params, deps) => remove(request, deps, params.id!) } },
-  // GET only: a HEAD (a link checker) must not confirm anything.
-  { path: `${SUBSCRIPTIONS_BASE}/confirm`, answers: 'page', methods: { GET: (_, __, deps, url) => confirm(url, deps), HEAD: () => new Response(null, { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } }) } },
+  {
+    path: `${SUBSCRIPTIONS_BASE}/confirm`,
+    answers: 'page',
+    // GET shows the button, POST confirms. A HEAD (a link checker) answers without reading anything.
+    methods: {
+      GET: (request, _, deps, url) => confirm(request, url, deps),
+      HEAD: () => new Response(null, { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } }),
+      POST: (request, _, deps, url) => confirm(request, url, deps),
+    },
+  },
   {
     path: `${SUBSCRIPTIONS_BASE}/unsubscribe`,
     answers: 'page',

@@ -1,5 +1,6 @@
 /** Subscriptions in D1 (migrations/0003_digests.sql): rows, their public view, and the changes every route makes alike. */
 import type { DigestKind } from '../weekly-report/model';
+import { recordOptout } from './caps';
 
 export type SubscriptionStatus = 'pending' | 'active' | 'paused' | 'unsubscribed';
 
@@ -22,6 +23,8 @@ export interface SubscriptionRow {
   confirm_sent_at: string | null;
   confirmed_at: string | null;
   unsubscribed_at: string | null;
+  /** JSON array of the brand ids the subscribing key's account reads (migration 0012; NULL before it). */
+  account_brands: string | null;
 }
 
 /** What the API shows of a subscription: never the key, sealed or not. */
@@ -52,13 +55,30 @@ export async function subscriptionById(db: D1Database, id: string): Promise<Subs
   return db.prepare('SELECT * FROM digest_subscriptions WHERE id = ?').bind(id).first<SubscriptionRow>();
 }
 
-/** Unsubscribes one subscription (idempotent): status, the sealed key, and its planned sends. */
-export async function unsubscribeById(db: D1Database, id: string, now: Date): Promise<void> {
+/** The brand ids a subscription's confirmation counts against (caps.ts): its key's account's, or its own brand for rows from before they were kept. */
+export function accountBrandsOf(row: Pick<SubscriptionRow, 'brand_id' | 'account_brands'>): number[] {
+  try {
+    const brands = JSON.parse(row.account_brands ?? '[]') as unknown;
+    if (Array.isArray(brands)) return [...new Set([row.brand_id, ...brands.filter((b): b is number => Number.isInteger(b))])];
+  } catch {
+    // An unreadable value counts as none kept.
+  }
+  return [row.brand_id];
+}
+
+/**
+ * Unsubscribes one subscription (idempotent): status, the sealed key, and its
+ * planned sends. `by: 'address'` (its unsubscribe link, one-click, mailto)
+ * also records the address's wish: no confirmation email through the API for
+ * 30 days (caps.ts). An account removing its own subscription records nothing.
+ */
+export async function unsubscribeById(db: D1Database, id: string, now: Date, by: 'address' | 'account'): Promise<void> {
   const at = now.toISOString();
   await db.batch([
     // The sealed key goes too: an unsubscribed address keeps no credential.
     db.prepare(`UPDATE digest_subscriptions SET status = 'unsubscribed', key_sealed = NULL, unsubscribed_at = ?, updated_at = ? WHERE id = ? AND status != 'unsubscribed'`).bind(at, at, id),
     db.prepare(`UPDATE digest_sends SET status = 'skipped', reason = 'unsubscribed', updated_at = ? WHERE subscription_id = ? AND status = 'planned'`).bind(at, id),
+    ...(by === 'address' ? [recordOptout(db, id, at)] : []),
   ]);
 }
 
