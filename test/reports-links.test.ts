@@ -3,7 +3,9 @@
  * the API's own errors), GET /r/<token> without a key (the same report), and
  * every way a link can be bad: forged, changed claims, wrong purpose, expired
  * (a fake clock, no sleeping), its record gone, its key revoked, the upstream
- * down. The digest's own "view in browser" link opens here too.
+ * down. The digest's own "view in browser" link opens here too. A key's links:
+ * listed (GET /reports/links) and revoked (DELETE /reports/links/{id}) by that
+ * key only, at most 100 live, the cap held under concurrent mints.
  */
 import { env } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -11,12 +13,22 @@ import { seal } from '../src/lib/sealing';
 import { reportUrl } from '../src/subscriptions';
 import { useServicesForTests } from './seams';
 import { mintReportLink } from '../src/reports/links';
+import { MAX_LIVE_LINKS } from '../src/reports/link-store';
 import { base64url, fromBase64url, signReportToken, signToken } from '../src/lib/signing';
 import { clearDigests, FakeQueue, seedSubscriptions, testEnv } from './digests-helpers';
 import { FakeUpstream, freshKey, restoreUpstream } from './proxy-upstream';
 import { call, callWith, clearReports, type ReportJson, mintLink, pageFigures, reportJson } from './reports-helpers';
 
 const DAY_MS = 86_400_000;
+
+const storeDeps = (now: () => Date = () => new Date()) => ({ db: env.DB, encryptionKey: env.ENCRYPTION_KEY, signingSecret: env.SIGNING_SECRET, publicUrl: 'https://edge.test', now });
+
+/** Stores a link straight through links.ts (no API read): for keys that cannot mint through the API, and to fill a key up to the cap. */
+async function stored(link: Parameters<typeof mintReportLink>[1], now?: () => Date) {
+  const minted = await mintReportLink(storeDeps(now), link);
+  if (!minted.ok) throw new Error(`at the cap: ${minted.live}`);
+  return minted.link;
+}
 
 beforeEach(async () => {
   await clearReports();
@@ -112,10 +124,13 @@ describe('POST /reports/links', () => {
     expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM report_links').first('n')).toBe(0);
   });
 
-  it('answers 405 with Allow: POST for GET', async () => {
-    const response = await call('/reports/links', { key: 'demo_pro_single' });
+  it('answers 405 with the path\'s methods for another method', async () => {
+    const response = await call('/reports/links', { key: 'demo_pro_single', method: 'PUT' });
     expect(response.status).toBe(405);
-    expect(response.headers.get('allow')).toBe('POST');
+    expect(response.headers.get('allow')).toBe('POST, GET, HEAD');
+    const one = await call('/reports/links/rl_x', { key: 'demo_pro_single' });
+    expect(one.status).toBe(405);
+    expect(one.headers.get('allow')).toBe('DELETE');
   });
 });
 
@@ -243,12 +258,11 @@ describe('GET /r/<token>', () => {
   });
 
   it('a link whose key was revoked or lost its plan answers the API\'s status as a page', async () => {
-    const deps = { db: env.DB, encryptionKey: env.ENCRYPTION_KEY, signingSecret: env.SIGNING_SECRET, publicUrl: 'https://edge.test', now: () => new Date() };
-    const revoked = await mintReportLink(deps, { apiKey: 'demo_revoked', brandId: 6, market: { id: 61, code: 'us' }, kind: 'weekly', days: 1 });
+    const revoked = await stored({ apiKey: 'demo_revoked', brandId: 6, market: { id: 61, code: 'us' }, kind: 'weekly', days: 1 });
     const r1 = await call(new URL(revoked.url).pathname, { key: null });
     expect(r1.status).toBe(401);
     expect(await r1.text()).toContain('The access behind this link was revoked');
-    const inactive = await mintReportLink(deps, { apiKey: 'demo_inactive', brandId: 5, market: { id: 51, code: 'us' }, kind: 'weekly', days: 1 });
+    const inactive = await stored({ apiKey: 'demo_inactive', brandId: 5, market: { id: 51, code: 'us' }, kind: 'weekly', days: 1 });
     const r2 = await call(new URL(inactive.url).pathname, { key: null });
     expect(r2.status).toBe(403);
     expect(await r2.text()).toContain('This report is not available');
@@ -261,12 +275,27 @@ describe('GET /r/<token>', () => {
     const up = new FakeUpstream().install(1_000);
     up.fault = 'network';
     useServicesForTests({ sleep: async () => {} });
-    const deps = { db: env.DB, encryptionKey: env.ENCRYPTION_KEY, signingSecret: env.SIGNING_SECRET, publicUrl: 'https://edge.test', now: () => new Date() };
-    const link = await mintReportLink(deps, { apiKey: freshKey('r-outage'), brandId: 1, market: { id: 11, code: 'us' }, kind: 'weekly', days: 1 });
+    const link = await stored({ apiKey: freshKey('r-outage'), brandId: 1, market: { id: 11, code: 'us' }, kind: 'weekly', days: 1 });
     const response = await call(new URL(link.url).pathname, { key: null });
     expect(response.status).toBe(502);
     expect(await response.text()).toContain('The report data is unavailable');
     expect(up.calls).toBeGreaterThan(0);
+  });
+
+  it('the API\'s rate limit is a 429 page with Retry-After, as the API\'s own answer had (found by test/fuzz-product.test.ts)', async () => {
+    const up = new FakeUpstream().install(1_000);
+    up.fault = { status: 429, code: 'rate_limited', headers: { 'retry-after': '17' } };
+    useServicesForTests({ sleep: async () => {} });
+    const link = await stored({ apiKey: freshKey('r-limited'), brandId: 1, market: { id: 11, code: 'us' }, kind: 'weekly', days: 1 });
+    const path = new URL(link.url).pathname;
+    const response = await call(path, { key: null });
+    expect(response.status).toBe(429);
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await response.text()).toMatch(/Try again in \d+ seconds\./);
+    const asJson = await call(`${path}?format=json`, { key: null });
+    expect(asJson.status).toBe(429);
+    expect(Number(asJson.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
   it('refuses unknown options and non-GET methods with a page', async () => {
@@ -274,5 +303,188 @@ describe('GET /r/<token>', () => {
     expect((await call(`${link.path}?format=pdf`, { key: null })).status).toBe(400);
     expect((await call(`${link.path}?brand_id=2`, { key: null })).status).toBe(400);
     expect((await call(link.path, { key: null, method: 'POST' })).status).toBe(405);
+  });
+});
+
+/** `mintLink` with the id the answer carries. */
+const minted = async (...args: Parameters<typeof mintLink>) => (await mintLink(...args)) as Awaited<ReturnType<typeof mintLink>> & { id: string; created_at: string };
+
+interface Listed {
+  links: { id: string; brand_id: number; market: { id: number; code: string }; kind: string; created_at: string; expires_at: string }[];
+  max_live: number;
+  note: string;
+}
+
+async function listOf(key: string | null = 'demo_pro_single'): Promise<Listed> {
+  const response = await call('/reports/links', { key });
+  if (response.status !== 200) throw new Error(`list: ${response.status} ${await response.text()}`);
+  return (await response.json()) as Listed;
+}
+
+const revoke = (id: string, key: string | null = 'demo_pro_single') => call(`/reports/links/${id}`, { key, method: 'DELETE' });
+const liveRows = async () => Number(await env.DB.prepare('SELECT COUNT(*) AS n FROM report_links WHERE expires_at > ?').bind(new Date().toISOString()).first('n'));
+
+/** Fills `key` with `n` live links of brand 1 (us): the first expires in a day, alone; the others in 2 to 90 days. */
+async function fill(n: number, key = 'demo_pro_single') {
+  for (let i = 0; i < n; i++) await stored({ apiKey: key, brandId: 1, market: { id: 11, code: 'us' }, kind: 'weekly', days: i === 0 ? 1 : 2 + (i % 89) });
+}
+
+describe('a key\'s report links: listed and revoked by the key', () => {
+  it('the mint answers the link\'s id; GET /reports/links lists the key\'s live links without URL or key, oldest first', async () => {
+    const first = await minted({ expires_in_days: 7 });
+    const second = await minted({ expires_in_days: 60 });
+    expect(first.id).toMatch(/^rl_[a-z0-9]{20}$/);
+    expect(claimsOf(tokenOf(first.path)).r).toBe(`link:${first.id}`);
+    const response = await call('/reports/links', { key: 'demo_pro_single' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toMatch(/no-store/);
+    const text = await response.text();
+    const listed = JSON.parse(text) as Listed;
+    expect(listed.links).toEqual([
+      { id: first.id, brand_id: 1, market: { id: 11, code: 'us' }, kind: 'weekly', created_at: expect.any(String), expires_at: first.expires_at },
+      { id: second.id, brand_id: 1, market: { id: 11, code: 'us' }, kind: 'weekly', created_at: expect.any(String), expires_at: second.expires_at },
+    ]);
+    expect(listed.max_live).toBe(MAX_LIVE_LINKS);
+    expect(listed.note).toContain('shown once');
+    // Neither the URL nor its token, nor the key in any form.
+    expect(text).not.toContain(tokenOf(first.path));
+    expect(text).not.toContain('/r/');
+    expect(text).not.toContain('demo_pro_single');
+    expect(text).not.toContain('key_');
+    // Per key: another key, even of the same account, sees only its own.
+    expect((await listOf('demo_growth_multi')).links).toEqual([]);
+    const other = await minted({ brand_id: 2 }, 'demo_growth_multi');
+    expect((await listOf('demo_growth_multi')).links.map((l) => l.id)).toEqual([other.id]);
+    expect((await listOf()).links.map((l) => l.id)).toEqual([first.id, second.id]);
+  });
+
+  it('DELETE revokes: 204, the link answers 410 at once, the row and its sealed key are gone, a second DELETE is 404', async () => {
+    const link = await minted();
+    const keep = await minted();
+    expect((await call(link.path, { key: null })).status).toBe(200);
+    const response = await revoke(link.id);
+    expect(response.status).toBe(204);
+    expect(await response.text()).toBe('');
+    const opened = await call(link.path, { key: null });
+    expect(opened.status).toBe(410);
+    expect(opened.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await opened.text()).toContain('The link was revoked');
+    expect((await call(`${link.path}?format=json`, { key: null })).status).toBe(410);
+    expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM report_links WHERE id = ?').bind(link.id).first('n')).toBe(0);
+    expect((await listOf()).links.map((l) => l.id)).toEqual([keep.id]);
+    expect((await call(keep.path, { key: null })).status).toBe(200);
+    const again = await revoke(link.id);
+    expect(again.status).toBe(404);
+    expect(((await again.json()) as { error: { code: string } }).error.code).toBe('not_found');
+  });
+
+  it('another key\'s link, an unknown or malformed id: 404 alike, and the link still works', async () => {
+    const theirs = await minted({ brand_id: 2 }, 'demo_growth_multi');
+    for (const id of [theirs.id, 'rl_doesnotexist', 'sub_abc', '%ZZ', '%E0%A4%A', 'x'.repeat(3000), encodeURIComponent('rl_ü')]) {
+      const response = await revoke(id);
+      expect(response.status, id.slice(0, 40)).toBe(404);
+      const { error } = (await response.json()) as { error: { code: string; message: string } };
+      expect(error).toEqual({ code: 'not_found', message: 'No such live report link for this key.' });
+    }
+    expect((await call(theirs.path, { key: null })).status).toBe(200);
+    expect((await revoke(theirs.id, 'demo_growth_multi')).status).toBe(204);
+  });
+
+  it('needs a key the API knows; a key whose plan is inactive may still list and revoke', async () => {
+    for (const key of [null, 'demo_revoked', 'not_a_key']) {
+      for (const response of [await call('/reports/links', { key }), await revoke('rl_abc', key)]) {
+        expect(response.status).toBe(401);
+        expect(((await response.json()) as { error: { code: string } }).error.code).toBe('invalid_api_key');
+      }
+    }
+    const inactive = await stored({ apiKey: 'demo_inactive', brandId: 5, market: { id: 51, code: 'us' }, kind: 'weekly', days: 1 });
+    expect((await listOf('demo_inactive')).links.map((l) => l.id)).toEqual([inactive.id]);
+    expect((await revoke(inactive.id, 'demo_inactive')).status).toBe(204);
+    expect((await listOf('demo_inactive')).links).toEqual([]);
+  });
+
+  it('refuses a query string on the list and the revoke', async () => {
+    const link = await minted();
+    for (const response of [await call('/reports/links?all=1', { key: 'demo_pro_single' }), await call(`/reports/links/${link.id}?force=1`, { key: 'demo_pro_single', method: 'DELETE' })]) {
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: { code: string; param: string } }).error).toMatchObject({ code: 'invalid_parameter' });
+    }
+    expect((await listOf()).links).toHaveLength(1);
+  });
+
+  it('an expired link is no longer listed, counted or revocable (fake clock)', async () => {
+    const short = await minted({ expires_in_days: 1 });
+    const long = await minted({ expires_in_days: 2 });
+    useServicesForTests({ now: () => new Date(Date.parse(short.expires_at) + 1000) });
+    expect((await listOf()).links.map((l) => l.id)).toEqual([long.id]);
+    expect((await revoke(short.id)).status).toBe(404);
+    expect((await revoke(long.id)).status).toBe(204);
+  });
+});
+
+describe(`at most ${MAX_LIVE_LINKS} live links per key`, () => {
+  it(`the ${MAX_LIVE_LINKS + 1}st is a 409 too_many_links naming the first expiry; revoking or an expiry frees a slot; other keys are not held`, async () => {
+    await fill(MAX_LIVE_LINKS);
+    const { links } = await listOf();
+    expect(links).toHaveLength(MAX_LIVE_LINKS);
+    const response = await post('{"market":"us"}');
+    expect(response.status).toBe(409);
+    expect(response.headers.get('retry-after')).toBeNull();
+    const { error } = (await response.json()) as { error: { code: string; message: string } };
+    expect(error.code).toBe('too_many_links');
+    const firstExpiry = links.map((l) => l.expires_at).sort()[0]!;
+    expect(error.message).toContain(`${MAX_LIVE_LINKS} live report links`);
+    expect(error.message).toContain(firstExpiry);
+    expect(error.message).toContain('DELETE /reports/links/{id}');
+    expect(await liveRows()).toBe(MAX_LIVE_LINKS);
+
+    // Another key (even another account's) mints as usual.
+    expect((await call('/reports/links', { key: 'demo_growth_multi', method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"brand_id":2}' })).status).toBe(201);
+
+    // Revoking one frees one slot, and only one.
+    expect((await revoke(links[50]!.id)).status).toBe(204);
+    expect((await post('{}')).status).toBe(201);
+    expect((await post('{}')).status).toBe(409);
+
+    // So does an expiry: the first link lapses (fake clock), its slot is free, and its row is cleared by the mint.
+    const lapsed = links[0]!;
+    useServicesForTests({ now: () => new Date(Date.parse(firstExpiry) + 1000) });
+    const after = await post('{}');
+    expect(after.status, await after.clone().text()).toBe(201);
+    expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM report_links WHERE id = ?').bind(lapsed.id).first('n')).toBe(0);
+    expect((await listOf()).links).toHaveLength(MAX_LIVE_LINKS);
+  });
+
+  it('holds under concurrent mints: with 97 live, 12 at once make exactly 3', async () => {
+    await fill(MAX_LIVE_LINKS - 3);
+    const responses = await Promise.all(Array.from({ length: 12 }, () => post('{}')));
+    const statuses = responses.map((r) => r.status).sort();
+    expect(statuses).toEqual([...Array(3).fill(201), ...Array(9).fill(409)]);
+    expect((await listOf()).links).toHaveLength(MAX_LIVE_LINKS);
+    expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM report_links WHERE key_hash = (SELECT key_hash FROM report_links LIMIT 1)').first('n')).toBe(MAX_LIVE_LINKS);
+  });
+
+  it('the store counts per purpose: export links (a coming kind of link) neither fill nor show in the report links', async () => {
+    const { storeKeyLink } = await import('../src/reports/link-store');
+    const now = new Date();
+    for (let i = 0; i < 3; i++) {
+      const outcome = await storeKeyLink(env.DB, env.ENCRYPTION_KEY, {
+        id: `xl_test${i}`,
+        purpose: 'export',
+        apiKey: 'demo_pro_single',
+        brandId: 1,
+        market: { id: 11, code: 'us' },
+        kind: 'getVisibility',
+        params: { brand_id: 1, market: 'us' },
+        now,
+        expiresAt: new Date(now.getTime() + DAY_MS).toISOString(),
+      });
+      expect(outcome).toEqual({ ok: true });
+    }
+    await fill(MAX_LIVE_LINKS);
+    expect((await listOf()).links.every((l) => l.id.startsWith('rl_'))).toBe(true);
+    expect((await post('{}')).status).toBe(409);
+    expect((await revoke('xl_test0')).status).toBe(404);
+    expect(await env.DB.prepare("SELECT params FROM report_links WHERE id = 'xl_test1'").first('params')).toBe('{"brand_id":1,"market":"us"}');
   });
 });

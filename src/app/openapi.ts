@@ -22,7 +22,8 @@ import { OUTBOX_BASE } from '../mail/outbox';
 import { ADMIN_BASE, PurgeBody } from '../proxy/admin';
 import { COUNTERS, type Counts } from '../proxy/stats';
 import { LINK_BASE, REPORTS_BASE } from '../reports';
-import { LINK_DAYS, REPORT_KINDS } from '../reports/links';
+import { MAX_LIVE_LINKS } from '../reports/link-store';
+import { LINK_DAYS, LINK_ID, type ListedReportLink, REPORT_KINDS } from '../reports/links';
 import { FORMATS, LinkBody, LinkQuery, SendQuery, WeeklyQuery } from '../reports/routes';
 import type { SendResult } from '../reports/send';
 import { SUBSCRIPTIONS_BASE } from '../subscriptions';
@@ -79,9 +80,25 @@ const Confirmation = z
 const SubscribeResult = z.object({ subscription: Subscription, confirmation: Confirmation.optional().describe('Only while the subscription is pending.') });
 const SubscriptionList = z.object({ subscriptions: z.array(Subscription) });
 
+const ReportLinkId = z.string().regex(LINK_ID);
 const ReportLink = z.object({
-  link: z.object({ url: z.url(), brand_id: z.number().int(), market: Market, kind: z.enum(REPORT_KINDS), expires_at: z.iso.datetime() }),
+  link: z.object({
+    id: ReportLinkId.describe('Revoke the link with `DELETE /reports/links/{id}`.'),
+    url: z.url().describe('Shown here only: the token is not stored, so `GET /reports/links` cannot show it again.'),
+    brand_id: z.number().int(),
+    market: Market,
+    kind: z.enum(REPORT_KINDS),
+    created_at: z.iso.datetime(),
+    expires_at: z.iso.datetime(),
+  }),
 });
+const ReportLinkList = z.object({
+  links: z.array(z.object({ id: ReportLinkId, brand_id: z.number().int(), market: Market, kind: z.enum(REPORT_KINDS), created_at: z.iso.datetime(), expires_at: z.iso.datetime() })).describe('The key\'s live links (not revoked, not expired), oldest first.'),
+  max_live: z.number().int().describe('The most live links a key may have.'),
+  note: z.string().describe('That a link\'s URL is shown once, when it is made.'),
+});
+const _linksFit: Fits<ListedReportLink, z.output<typeof ReportLinkList>['links'][number]> = true;
+void _linksFit;
 
 const SendAnswer = z.object({
   send: z.object({
@@ -134,6 +151,7 @@ const SCHEMAS = {
   SubscriptionList,
   SubscribeBody,
   ReportLink,
+  ReportLinkList,
   LinkBody,
   SendAnswer,
   WeeklyReport,
@@ -360,10 +378,31 @@ const ROUTES: Record<string, Described> = {
     operationId: 'createReportLink',
     tag: 'Report links',
     summary: 'Create a signed report link',
-    description: `A link that opens the report without a key, for ${LINK_DAYS.min} to ${LINK_DAYS.max} days (default ${LINK_DAYS.default}). The key must read the brand and market. Fields go in the JSON body; a query string is refused.`,
+    description: `A link that opens the report without a key, for ${LINK_DAYS.min} to ${LINK_DAYS.max} days (default ${LINK_DAYS.default}). The key must read the brand and market. Fields go in the JSON body; a query string is refused. The URL is shown in this answer only (the token is not stored). A key has at most ${MAX_LIVE_LINKS} live links (not revoked, not expired): past that, 409 \`too_many_links\`, made and counted atomically.`,
     security: 'key',
     requestBody: jsonBody('LinkBody', 'Which report, and for how long.'),
-    responses: { '201': ok('The link (also in `Location`).', jsonOf('ReportLink'), { Location: { description: 'The link\'s URL.', schema: { type: 'string', format: 'uri' } } }), ...READS_BRAND },
+    responses: {
+      '201': ok('The link (also in `Location`).', jsonOf('ReportLink'), { Location: { description: 'The link\'s URL.', schema: { type: 'string', format: 'uri' } } }),
+      ...READS_BRAND,
+      '409': error(`\`too_many_links\`: the key has ${MAX_LIVE_LINKS} live links already; revoke one (\`DELETE ${REPORTS_BASE}/links/{id}\`) or wait until one expires (the message says when the first does)`),
+    },
+  },
+  [`GET ${REPORTS_BASE}/links`]: {
+    operationId: 'listReportLinks',
+    tag: 'Report links',
+    summary: 'List the key\'s live report links',
+    description: `The links this key made that still work (not revoked, not expired), oldest first: at most ${MAX_LIVE_LINKS}. Without their URLs: a link's token is not stored, its URL was shown once, when it was made. Only the key that made a link lists it (not other keys of the account). A key whose plan is inactive may still list and revoke.`,
+    security: 'key',
+    responses: { '200': ok('The links.', jsonOf('ReportLinkList')), ...keyed('400', '401', '405', '429', '502') },
+  },
+  [`DELETE ${REPORTS_BASE}/links/{id}`]: {
+    operationId: 'revokeReportLink',
+    tag: 'Report links',
+    summary: 'Revoke a report link',
+    description: 'The link stops working at once: its row and the sealed key are deleted, and opening it answers 410. Another key\'s link, an expired one or an unknown id is answered like a missing one: 404.',
+    security: 'key',
+    parameters: parametersOf('path', { id: ReportLinkId.meta({ description: 'The link\'s id, from `POST /reports/links` or `GET /reports/links`.' }) }),
+    responses: { '204': { description: 'Revoked.', headers: requestId }, ...keyed('400', '401', '405', '429', '502'), '404': error('`not_found`: no such live link for this key') },
   },
   [`POST ${REPORTS_BASE}/weekly/send`]: {
     operationId: 'sendDigestNow',
@@ -399,7 +438,12 @@ const ROUTES: Record<string, Described> = {
       '401': { description: 'The key behind the link was revoked.', headers: requestId, content: { ...HTML, ...jsonOf('Error') } },
       '403': { description: 'A forged or changed link, or the account cannot read the report.', headers: requestId, content: { ...HTML, ...jsonOf('Error') } },
       '404': { description: 'The brand or market no longer exists for the account.', headers: requestId, content: { ...HTML, ...jsonOf('Error') } },
-      '410': pageAnswer('An expired link, or one whose subscription was cancelled.'),
+      '410': pageAnswer('An expired or revoked link, or one whose subscription was cancelled.'),
+      '429': {
+        description: 'The Read API\'s rate limit or quota for the key behind the link (`rate_limited`, `quota_exceeded`), with its `Retry-After`.',
+        headers: { ...requestId, 'Retry-After': ref('headers', 'Retry-After') },
+        content: { ...HTML, ...jsonOf('Error') },
+      },
       '502': { description: 'The Read API did not answer.', headers: requestId, content: { ...HTML, ...jsonOf('Error') } },
     },
   },

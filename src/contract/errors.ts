@@ -31,6 +31,8 @@ export const API_ERROR_STATUS = {
 export const PRODUCT_ERROR_STATUS = {
   /** `POST /reports/weekly/send` within 10 minutes of the last send. */
   recently_sent: 409,
+  /** `POST /reports/links` by a key that has 100 live links already: a cap, lifted by revoking one or its expiry. */
+  too_many_links: 409,
 } as const;
 
 export type ApiErrorCode = keyof typeof API_ERROR_STATUS;

@@ -7,18 +7,21 @@
  * - `sub:<subscription id>`: the digest's link; reads with that subscription's
  *   key while it is active or paused (an unsubscribed one keeps no key);
  * - `link:<link id>`: minted by `POST /reports/links`; the row holds the
- *   minting key sealed with AES-GCM (migrations/0004_reports.sql).
+ *   minting key sealed with AES-GCM (migrations/0004_reports.sql), purpose
+ *   `report` in the store of keyed links (link-store.ts): at most
+ *   `MAX_LIVE_LINKS` live per key, listed and revoked by that key. A revoked
+ *   link's row is gone: its token answers 410 like a cancelled subscription's.
  *
  * The token never carries a key, and the record must agree with the token's
  * brand and market, so a link cannot be pointed at another brand.
  */
-import { sha256Hex } from '../lib/hash';
-import { seal, unseal } from '../lib/sealing';
+import { unseal } from '../lib/sealing';
 import { kindsOf, subscriptionById } from '../subscriptions';
 import { type ReportLinkClaims, signReportToken, verifyReportToken, type TokenFailure } from '../lib/signing';
 import type { ReportDeps } from './deps';
 import type { DigestKind } from '../weekly-report';
 import { DAY_MS } from '../lib/time';
+import { keyLinkById, type ListedLink, liveKeyLinks, revokeKeyLink, storeKeyLink } from './link-store';
 
 export const REPORT_KINDS = ['weekly'] as const;
 export type ReportKind = (typeof REPORT_KINDS)[number];
@@ -26,43 +29,64 @@ export type ReportKind = (typeof REPORT_KINDS)[number];
 /** `expires_in_days` of POST /reports/links: default and bounds. */
 export const LINK_DAYS = { default: 30, min: 1, max: 90 } as const;
 
-export interface LinkRow {
-  id: string;
-  brand_id: number;
-  market_id: number;
-  market_code: string;
-  kind: string;
-  key_hash: string;
-  key_sealed: string;
-  created_at: string;
-  expires_at: string;
-}
-
 export interface MintedLink {
   id: string;
   url: string;
   token: string;
+  created_at: string;
   expires_at: string;
 }
 
+/** A minted link, or the cap: the key has this many live report links already, the first lapsing at `nextExpiry`. */
+export type MintOutcome = { ok: true; link: MintedLink } | { ok: false; live: number; nextExpiry: string | null };
+
+/** A link's id: `rl_` and 20 random hex digits (checked loosely, as ids were always made). */
+export const LINK_ID = /^rl_[a-z0-9]{1,40}$/;
 const newLinkId = () => `rl_${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`;
 
-/** Stores the link (key sealed) and signs its token; expired rows are cleared on the way. */
+/** Signs the token and stores the link (key sealed), unless the key is at the cap of live links; expired rows are cleared on the way. */
 export async function mintReportLink(
   deps: Pick<ReportDeps, 'db' | 'encryptionKey' | 'signingSecret' | 'publicUrl' | 'now'>,
   link: { apiKey: string; brandId: number; market: { id: number; code: string }; kind: ReportKind; days: number },
-): Promise<MintedLink> {
+): Promise<MintOutcome> {
   const now = deps.now();
   const id = newLinkId();
   const expiresAt = new Date(Math.floor(now.getTime() / 1000) * 1000 + link.days * DAY_MS).toISOString();
   const token = await signReportToken(deps.signingSecret, { brandId: link.brandId, market: link.market.code, kind: link.kind, ref: `link:${id}` }, { ttlSeconds: link.days * 86_400, now });
-  await deps.db.batch([
-    deps.db.prepare('DELETE FROM report_links WHERE expires_at < ?').bind(now.toISOString()),
-    deps.db
-      .prepare('INSERT INTO report_links (id, brand_id, market_id, market_code, kind, key_hash, key_sealed, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .bind(id, link.brandId, link.market.id, link.market.code.toLowerCase(), link.kind, await sha256Hex(link.apiKey), await seal(deps.encryptionKey, link.apiKey, id), now.toISOString(), expiresAt),
-  ]);
-  return { id, url: `${deps.publicUrl}/r/${token}`, token, expires_at: expiresAt };
+  const stored = await storeKeyLink(deps.db, deps.encryptionKey, { id, purpose: 'report', apiKey: link.apiKey, brandId: link.brandId, market: link.market, kind: link.kind, now, expiresAt });
+  if (!stored.ok) return stored;
+  return { ok: true, link: { id, url: `${deps.publicUrl}/r/${token}`, token, created_at: now.toISOString(), expires_at: expiresAt } };
+}
+
+/** A report link as `GET /reports/links` lists it: no URL (the token is not stored; it was shown once, at minting). */
+export interface ListedReportLink {
+  id: string;
+  brand_id: number;
+  market: { id: number; code: string };
+  kind: ReportKind;
+  created_at: string;
+  expires_at: string;
+}
+
+const listed = (row: ListedLink): ListedReportLink => ({
+  id: row.id,
+  brand_id: row.brand_id,
+  market: { id: row.market_id, code: row.market_code },
+  // Purpose `report`: its kind is one of REPORT_KINDS, as minted.
+  kind: row.kind as ReportKind,
+  created_at: row.created_at,
+  expires_at: row.expires_at,
+});
+
+/** The key's live report links, oldest first. */
+export async function listReportLinks(deps: Pick<ReportDeps, 'db' | 'now'>, apiKey: string): Promise<ListedReportLink[]> {
+  return (await liveKeyLinks(deps.db, apiKey, 'report', deps.now())).map(listed);
+}
+
+/** Revokes one of the key's live report links; false when it has none by that id. */
+export async function revokeReportLink(deps: Pick<ReportDeps, 'db' | 'now'>, apiKey: string, id: string): Promise<boolean> {
+  if (!LINK_ID.test(id)) return false;
+  return revokeKeyLink(deps.db, apiKey, 'report', id, deps.now());
 }
 
 /** What a valid link opens: whose key reads, for which brand and market, and until when. */
@@ -77,7 +101,7 @@ export interface OpenedLink {
 
 export type LinkProblem =
   | { kind: 'token'; reason: TokenFailure }
-  /** The record the token names is gone or no longer holds a key (unsubscribed, deleted). */
+  /** The record the token names is gone or no longer holds a key (unsubscribed, revoked, deleted). */
   | { kind: 'gone' }
   /** The record exists but no longer matches the token, or its key does not decrypt. */
   | { kind: 'invalid' };
@@ -102,9 +126,10 @@ export async function openReportLink(deps: Pick<ReportDeps, 'db' | 'encryptionKe
     if (!apiKey) return { ok: false, problem: { kind: 'invalid' } };
     return { ok: true, link: { apiKey, brandId: row.brand_id, market: row.market_code, kind: claims.k, kinds: kindsOf(row), expiresAt } };
   }
-  const row = await deps.db.prepare('SELECT * FROM report_links WHERE id = ?').bind(id).first<LinkRow>();
+  // A revoked link's row is deleted: its token names nothing any more (410).
+  const row = await keyLinkById(deps.db, id);
   if (!row) return { ok: false, problem: { kind: 'gone' } };
-  if (row.brand_id !== claims.b || row.market_code !== claims.m || row.kind !== claims.k) return { ok: false, problem: { kind: 'invalid' } };
+  if (row.purpose !== 'report' || row.brand_id !== claims.b || row.market_code !== claims.m || row.kind !== claims.k) return { ok: false, problem: { kind: 'invalid' } };
   const apiKey = await unseal(deps.encryptionKey, row.key_sealed, row.id);
   if (!apiKey) return { ok: false, problem: { kind: 'invalid' } };
   return { ok: true, link: { apiKey, brandId: row.brand_id, market: row.market_code, kind: row.kind, kinds: ['visibility', 'won_lost'], expiresAt } };

@@ -1,15 +1,23 @@
 /**
  * HTTP routes of the on-demand reports:
  *
- *   GET  /reports/weekly?brand_id=&market=&format=   the report (API key): HTML page, `json` or `text`
- *   POST /reports/links                              mint a signed link (API key; JSON body)  -> 201
- *   GET  /r/<token>[?format=]                        the same report without a key (signed, expiring link)
- *   POST /reports/weekly/send?brand_id=&market=      send the digest now to the confirmed subscribers -> 202 / 409
+ *   GET    /reports/weekly?brand_id=&market=&format=   the report (API key): HTML page, `json` or `text`
+ *   POST   /reports/links                              mint a signed link (API key; JSON body)  -> 201; 409 at the cap
+ *   GET    /reports/links                              the key's live links (API key), without their URLs
+ *   DELETE /reports/links/{id}                         revoke one of the key's links (API key)  -> 204
+ *   GET    /r/<token>[?format=]                        the same report without a key (signed, expiring link)
+ *   POST   /reports/weekly/send?brand_id=&market=      send the digest now to the confirmed subscribers -> 202 / 409
  *
  * Keyed routes answer errors in the API's shape (`{error: {code, message, param?}}`),
  * the upstream's own 401/403/404/429 passed through; an upstream outage is a
  * 502, as a page when the report was asked for as a page. `/r/` answers pages:
- * a forged token 403, an expired one 410, never a 500.
+ * a forged token 403, an expired or revoked one 410, never a 500.
+ *
+ * Links are the key's: at most `MAX_LIVE_LINKS` (100) live ones per key, a
+ * mint past that a 409 `too_many_links` (a cap, not a rate: it lifts when a
+ * link is revoked or expires, not by waiting a minute). Only the key that
+ * minted a link lists or revokes it; another key's link is a 404, like an
+ * unknown one.
  */
 import { z } from 'zod';
 import { type ApiClient, ApiClientError, toApiError } from '../client';
@@ -26,7 +34,8 @@ import { renderDigest } from '../mail/render';
 import { clientAddressOf } from '../proxy';
 import { type DigestKind, readPageExtras, type Report, type ReportSource, readWeek, reportOf, summarizeReads, type WeeklyRead, type WeekTarget } from '../weekly-report';
 import type { ReportDeps } from './deps';
-import { LINK_DAYS, type LinkProblem, mintReportLink, openReportLink, REPORT_KINDS } from './links';
+import { MAX_LIVE_LINKS } from './link-store';
+import { LINK_DAYS, type LinkProblem, listReportLinks, mintReportLink, openReportLink, REPORT_KINDS, revokeReportLink } from './links';
 import { messagePage, type PageLinks, reportPage } from './page';
 import { sendDigestNow } from './send';
 
@@ -152,7 +161,7 @@ async function weekly(request: Request, url: URL, deps: ReportDeps): Promise<Res
 
 async function mintLink(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
   const key = requireKey(request);
-  if (url.search) throw invalidParameter([...url.searchParams.keys()][0] ?? 'query', 'This endpoint takes its fields in the JSON body, not the query string.');
+  noQuery(url, 'This endpoint takes its fields in the JSON body, not the query string.');
   const body = parseJsonObject(LinkBody, await readJsonBody(request, MAX_BODY_BYTES));
   let target: { brand_id: number; market: { id: number; code: string } };
   try {
@@ -163,13 +172,56 @@ async function mintLink(request: Request, url: URL, deps: ReportDeps): Promise<R
   } catch (error) {
     throw readFailure(error);
   }
-  const link = await mintReportLink(deps, { apiKey: key, brandId: target.brand_id, market: target.market, kind: body.kind, days: body.expires_in_days });
-  return json({ link: { url: link.url, brand_id: target.brand_id, market: target.market, kind: body.kind, expires_at: link.expires_at } }, 201, { location: link.url });
+  const minted = await mintReportLink(deps, { apiKey: key, brandId: target.brand_id, market: target.market, kind: body.kind, days: body.expires_in_days });
+  if (!minted.ok) {
+    const next = minted.nextExpiry ? ` The first of them expires at ${minted.nextExpiry}.` : '';
+    throw new ApiError('too_many_links', `This key has ${minted.live} live report links, the most it may have (${MAX_LIVE_LINKS}). Revoke one (GET ${REPORTS_BASE}/links lists them, DELETE ${REPORTS_BASE}/links/{id} revokes one) or wait until one expires.${next}`);
+  }
+  const { link } = minted;
+  return json({ link: { id: link.id, url: link.url, brand_id: target.brand_id, market: target.market, kind: body.kind, created_at: link.created_at, expires_at: link.expires_at } }, 201, { location: link.url });
+}
+
+/** The keyed link routes take their fields in the body or the path, never the query string. */
+function noQuery(url: URL, message = 'This endpoint takes no query string.'): void {
+  if (url.search) throw invalidParameter([...url.searchParams.keys()][0] ?? 'query', message);
+}
+
+/**
+ * The key listing or revoking its links must be one the API knows (its 401
+ * otherwise, as on every keyed route); an account whose plan is inactive may
+ * still see and revoke what it shared.
+ */
+async function requireKnownKey(deps: ReportDeps, request: Request, key: string): Promise<void> {
+  try {
+    await deps.api(key, clientAddressOf(request)).listBrands();
+  } catch (error) {
+    if (!(error instanceof ApiClientError && error.code === 'plan_inactive')) throw readFailure(error);
+  }
+}
+
+/** Said with every listing: what it cannot show. */
+export const LISTING_NOTE = `A link's URL is shown once, when it is made (POST ${REPORTS_BASE}/links): its token is not stored, so it cannot be listed. Revoke a link with DELETE ${REPORTS_BASE}/links/{id}.`;
+
+async function listLinks(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
+  const key = requireKey(request);
+  noQuery(url);
+  await requireKnownKey(deps, request, key);
+  const links = await listReportLinks(deps, key);
+  return json({ links, max_live: MAX_LIVE_LINKS, note: LISTING_NOTE }, 200, { 'cache-control': 'no-store' });
+}
+
+async function revokeLink(request: Request, url: URL, id: string, deps: ReportDeps): Promise<Response> {
+  const key = requireKey(request);
+  noQuery(url);
+  await requireKnownKey(deps, request, key);
+  // Another key's link is as invisible as a missing one (and an expired one is no longer the key's to revoke).
+  if (!(await revokeReportLink(deps, key, id))) throw new ApiError('not_found', 'No such live report link for this key.');
+  return new Response(null, { status: 204 });
 }
 
 function linkProblemPage(problem: LinkProblem): Response {
   if (problem.kind === 'gone')
-    return messagePage(410, 'This report link no longer works', ['The subscription or link it belonged to was cancelled or removed.', 'Ask for a new link, or open the report with your API key.']);
+    return messagePage(410, 'This report link no longer works', ['The link was revoked, or the subscription it belonged to was cancelled.', 'Ask for a new link, or open the report with your API key.']);
   if (problem.kind === 'invalid') return messagePage(403, 'This report link is not valid', ['It does not match the report it names. Open the link exactly as you received it, or ask for a new one.']);
   const status = TOKEN_FAILURE_STATUS[problem.reason];
   switch (problem.reason) {
@@ -205,7 +257,11 @@ async function viaLink(request: Request, url: URL, token: string, deps: ReportDe
     if (apiError.status === 401) return messagePage(401, 'The access behind this link was revoked', ['The API key this link reads with is no longer valid. Ask for a new link.']);
     if (apiError.status === 403) return messagePage(403, 'This report is not available', [`The account behind this link cannot read it: ${apiError.message}`]);
     if (apiError.status === 404) return messagePage(404, 'This report was not found', ['The brand or market of this link no longer exists for the account behind it.']);
-    return messagePage(apiError.status, 'The report cannot be shown right now', [apiError.message]);
+    // A limit of the API (429): the page says when to come back, and so does Retry-After, as the API's own answer did.
+    const wait = apiError.options.retryAfter;
+    const limited = messagePage(apiError.status, 'The report cannot be shown right now', [apiError.message, ...(wait !== undefined ? [`Try again in ${wait < 120 ? `${wait} seconds` : `${Math.ceil(wait / 60)} minutes`}.`] : [])]);
+    if (wait !== undefined) limited.headers.set('retry-after', String(wait));
+    return limited;
   }
   const self = `${deps.publicUrl}${LINK_BASE}/${token}`;
   return answer(week, link.kinds, format, {
@@ -253,7 +309,8 @@ async function sendNow(request: Request, url: URL, deps: ReportDeps): Promise<Re
 
 export const reportRoutes: Route<ReportDeps>[] = [
   { path: `${REPORTS_BASE}/weekly`, answers: 'json', methods: { GET: (request, _, deps, url) => weekly(request, url, deps) } },
-  { path: `${REPORTS_BASE}/links`, answers: 'json', methods: { POST: (request, _, deps, url) => mintLink(request, url, deps) } },
+  { path: `${REPORTS_BASE}/links`, answers: 'json', methods: { POST: (request, _, deps, url) => mintLink(request, url, deps), GET: (request, _, deps, url) => listLinks(request, url, deps) } },
+  { path: `${REPORTS_BASE}/links/{id}`, answers: 'json', methods: { DELETE: (request, params, deps, url) => revokeLink(request, url, params.id!, deps) } },
   { path: `${REPORTS_BASE}/weekly/send`, answers: 'json', methods: { POST: (request, _, deps, url) => sendNow(request, url, deps) } },
   {
     path: `${LINK_BASE}/{token}`,
