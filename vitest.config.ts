@@ -13,14 +13,15 @@ export const TEST_SECRETS = {
  * product's, built with the tests' seams (test/worker.ts; wrangler.toml's
  * main has none), with the migrations for test/setup.ts, the test secrets,
  * and `DEV_ROUTES: 'on'` (the tests read the dev outbox; a test that needs a
- * deployment's env sets it to '').
+ * deployment's env sets it to ''). The mail settings are set too, so that a
+ * `.dev.vars` left by `npm run dev` changes nothing here.
  */
 export async function testWorker(bindings: Record<string, string> = {}) {
   const migrations = await readD1Migrations('migrations');
   return cloudflareTest({
     wrangler: { configPath: './wrangler.toml' },
     main: './test/worker.ts',
-    miniflare: { bindings: { TEST_MIGRATIONS: migrations, ...TEST_SECRETS, DEV_ROUTES: 'on', ...bindings } },
+    miniflare: { bindings: { TEST_MIGRATIONS: migrations, ...TEST_SECRETS, DEV_ROUTES: 'on', DIGEST_FROM: '', RESEND_API_KEY: '', ...bindings } },
   });
 }
 

@@ -28,7 +28,7 @@ export function ConfirmSubscriptionEmail({ brandName, market, kinds, timezone, c
   return (
     <EmailLayout
       title={confirmationSubject(brandName)}
-      preview={`Confirm your weekly AI-visibility digest for ${brandName}: one click, then it arrives on Mondays.`}
+      preview={`Confirm your weekly AI-visibility digest for ${brandName}: open the link, press Confirm, and it arrives on Mondays.`}
       heading={`Confirm your weekly digest for ${brandName}`}
       footer={
         <Small>

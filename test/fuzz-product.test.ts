@@ -302,7 +302,8 @@ function expectedOf(request: Request): { route: string; answers: 'json' | 'page'
   const { pathname } = new URL(request.url);
   const found = under(pathname, ADMIN_BASE) ? matchRoute(ADMIN, request.method, pathname) : matchRoute(PRODUCT, request.method, pathname);
   // A path of no table: the Worker's own 404, JSON (the admin's too).
-  return { route: found.route?.path ?? '(no route)', answers: found.route?.answers ?? 'json' };
+  const route = found.kind === 'not_found' ? undefined : found.route;
+  return { route: route?.path ?? '(no route)', answers: route?.answers ?? 'json' };
 }
 
 /** Statuses per route, and in all. */

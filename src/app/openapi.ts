@@ -46,7 +46,7 @@ const ALL_CODES = [...Object.keys(API_ERROR_STATUS), ...Object.keys(PRODUCT_ERRO
 /** The error shape of every JSON route: the API's (src/contract/errors.ts), with the product's own codes too. */
 const ProductError = z.object({
   error: z.object({
-    code: z.enum(ALL_CODES).describe('The API\'s codes, and the product\'s own: `recently_sent` (409, `POST /reports/weekly/send`).'),
+    code: z.enum(ALL_CODES).describe('The API\'s codes, and the product\'s own: `recently_sent` (409, `POST /reports/weekly/send`) and `too_many_links` (409, `POST /reports/links`).'),
     message: z.string(),
     param: z.string().optional().describe('The parameter or body field at fault, only for invalid_parameter.'),
   }),
@@ -576,7 +576,7 @@ export function productOpenApiDocument(routes: readonly DocumentedRoute[]): Json
       version: '1.0.0',
       description: [
         'The routes this Worker serves beside the Read API (`/api/v1`, described in `GET /api/v1/openapi.json`): weekly digest subscriptions, reports and signed report links, the edge cache\'s admin, and the dev routes.',
-        'JSON routes answer errors in the Read API\'s shape, `{"error": {"code", "message", "param"?}}`, with one code of their own: `recently_sent` (409). A route read with an API key reads the Read API through the edge cache with that key, and passes the API\'s refusals through (401, 403, 404, 429). Routes opened from an email (confirm, unsubscribe, report links) answer HTML pages. Every answer carries `X-Request-Id`; a GET route answers HEAD too.',
+        'JSON routes answer errors in the Read API\'s shape, `{"error": {"code", "message", "param"?}}`, with codes of their own: `recently_sent` (409) and `too_many_links` (409); a cap on confirmation mail is the API\'s `rate_limited` (429, with `Retry-After`). A route read with an API key reads the Read API through the edge cache with that key, and passes the API\'s refusals through (401, 403, 404, 429). Routes opened from an email (confirm, unsubscribe, report links) answer HTML pages. Every answer carries `X-Request-Id`; a GET route answers HEAD too.',
         `Report formats: ${FORMATS.map((f) => `\`${f}\``).join(', ')}.`,
       ].join('\n\n'),
     },
