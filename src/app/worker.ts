@@ -49,16 +49,21 @@ function configured(rawEnv: Env): { env: AppEnv; features: Features } {
     console.error(JSON.stringify({ msg: 'invalid configuration', error: errorText(error) }));
     throw error;
   }
-  return { env, features: announced(env) };
+  return { env, features: featuresFor(env) };
 }
 
-const announcedEnvs = new WeakSet<AppEnv>();
+const announced = new WeakMap<AppEnv, Features>();
 
-/** The env's features, logged the first time this env is seen: once per isolate, at its first request or event. */
-function announced(env: AppEnv): Features {
-  const features = featuresOf(env);
-  if (!announcedEnvs.has(env)) {
-    announcedEnvs.add(env);
+/**
+ * The env's features, derived and logged the first time this env is seen
+ * (once per isolate, at its first request or event), then remembered: the
+ * proxy's hot path reads them without deriving them again.
+ */
+function featuresFor(env: AppEnv): Features {
+  let features = announced.get(env);
+  if (!features) {
+    features = featuresOf(env);
+    announced.set(env, features);
     console.log(JSON.stringify(featuresLine(features)));
   }
   return features;

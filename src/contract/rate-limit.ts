@@ -5,11 +5,12 @@
  * and the older `RateLimit-Limit`, `-Remaining`, `-Reset` that existing
  * clients read (kept; the same numbers).
  */
+import { MINUTE_MS } from '../lib/time';
 
 /** Requests per key per rolling window (spec, Rate limits). */
 export const RATE_LIMIT = 60;
 /** The rolling window. */
-export const RATE_WINDOW_MS = 60_000;
+export const RATE_WINDOW_MS = MINUTE_MS;
 
 export interface RateState {
   /** Requests admitted in the rolling window, this one included. */

@@ -7,3 +7,6 @@ export const DAY_MS = 24 * HOUR_MS;
 /** What "now" is: `() => new Date()` in production, a fixed or moving instant in tests. */
 export type Clock = () => Date;
 export const systemClock: Clock = () => new Date();
+
+/** Whole seconds from `nowMs` until `untilMs`, at least 1: what a `Retry-After` says. */
+export const retryAfterSeconds = (untilMs: number, nowMs: number): number => Math.max(1, Math.ceil((untilMs - nowMs) / SECOND_MS));

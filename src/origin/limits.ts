@@ -3,6 +3,7 @@
  * (src/contract/rate-limit.ts; 429 `rate_limited`) and the monthly read
  * quota per plan (429 `quota_exceeded`).
  */
+import { retryAfterSeconds } from '../lib/time';
 import { ApiError } from '../contract/errors';
 import { RATE_LIMIT, RATE_WINDOW_MS, type RateState, rateHeaders } from '../contract/rate-limit';
 import type { Caller } from './access';
@@ -44,7 +45,7 @@ export async function admit(db: D1Database, caller: Caller, nowMs: number, looku
 
   if (used >= RATE_LIMIT) {
     throw new ApiError('rate_limited', `More than ${RATE_LIMIT} requests in a minute. Retry after the time in \`Retry-After\`.`, {
-      retryAfter: Math.max(1, Math.ceil((state.resetAtMs - nowMs) / 1000)),
+      retryAfter: retryAfterSeconds(state.resetAtMs, nowMs),
       headers: rateHeaders(state, nowMs),
     });
   }

@@ -21,6 +21,7 @@
  * verified key's rows forever once it goes quiet, and would still need this
  * cleanup; one rule for every key is simpler to reason about.)
  */
+import { retryAfterSeconds } from '../lib/time';
 import { DurableObject } from 'cloudflare:workers';
 import { parseRetryAfter } from '../client/client';
 import { proxyEnvOf } from './env';
@@ -107,7 +108,7 @@ export class UpstreamGate extends DurableObject<Env> {
       return { kind: 'failed', reason: 'circuit_open', message: `The upstream failed ${this.failuresInRow} times in a row; it is not asked again for ${seconds} s.`, upstreamCall: false };
     }
     if (this.calls.length >= RATE_LIMIT) {
-      return { kind: 'over_budget', retryAfter: Math.max(1, Math.ceil((this.calls[0]! + RATE_WINDOW_MS - now) / 1000)), upstreamCall: false };
+      return { kind: 'over_budget', retryAfter: retryAfterSeconds(this.calls[0]! + RATE_WINDOW_MS, now), upstreamCall: false };
     }
     this.calls.push(now);
     this.store(now);
@@ -178,7 +179,7 @@ export class UpstreamGate extends DurableObject<Env> {
 
   private replayBlocked(now: number): Outcome {
     const { until, outcome } = this.blocked!;
-    const retryAfter = String(Math.max(1, Math.ceil((until - now) / 1000)));
+    const retryAfter = String(retryAfterSeconds(until, now));
     return { ...outcome, headers: outcome.headers.map(([name, value]) => [name, name === 'retry-after' ? retryAfter : value]) };
   }
 

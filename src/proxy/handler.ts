@@ -27,7 +27,7 @@ import type { GateAnswer } from './gate';
 import { entryFreshness, freshTtlMs, isUpstreamFailure, KEY_RECHECK_MS, KEY_RECHECK_RETRY_MS, softDeadlineMs, upstreamFreshness } from './policy';
 import { realTimeout, type StartTimeout } from './upstream';
 import { cacheKeyOf, hashApiKey, keyPrefix, knownKeyHash, validate, type ValidRequest } from './cache-key';
-import { acceptedUpstream, checkBeforeUpstream, clientAddressOf, lastAccepted, markVerified, refusedAtEdge, rememberFailedAuth } from './abuse';
+import { acceptedUpstream, checkBeforeUpstream, clientAddressOf, lastAccepted, markVerified, refusedAtEdge, REMEMBERED_MAX, rememberFailedAuth } from './abuse';
 import { count, maybeFlushStats } from './stats';
 import { CacheStore, type Entry } from './store';
 
@@ -360,7 +360,6 @@ async function throughGate(x: Exchange, o: { store: boolean }): Promise<GateAnsw
 
 /** Keys whose validity check failed to get an answer: not asked again before this (ms). */
 const recheckAfter = new Map<string, number>();
-const MEMO_MAX = 10_000;
 
 /**
  * Whether the key may still be served from the cache: the upstream accepted
@@ -380,7 +379,7 @@ async function stillAccepted(x: Exchange): Promise<boolean> {
   await answer.body?.cancel();
   if (answer.status === 401) return false;
   if (answer.status !== 200) {
-    if (recheckAfter.size >= MEMO_MAX) recheckAfter.delete(recheckAfter.keys().next().value!);
+    if (recheckAfter.size >= REMEMBERED_MAX) recheckAfter.delete(recheckAfter.keys().next().value!);
     recheckAfter.set(x.keyHash, x.nowMs + KEY_RECHECK_RETRY_MS);
   }
   return true;
@@ -392,14 +391,22 @@ async function revoke(x: Exchange): Promise<void> {
   await x.store.purge(keyPrefix(x.keyHash));
 }
 
+/** Entries made of upstream answers: a MISS stores and answers the same entry, and its body is parsed once for it. */
+const entries = new WeakMap<GateAnswer, Entry>();
+
 function entryOf(x: Exchange, answer: Extract<GateAnswer, { kind: 'response' }>): Entry {
-  return {
-    status: 200,
-    body: answer.body,
-    etag: answer.etag ?? '',
-    ...entryFreshness(answer.at, freshTtlMs(x.valid.op, x.env), upstreamFreshness(answer.headers)),
-    ...brandOf(answer.body),
-  };
+  let entry = entries.get(answer);
+  if (!entry) {
+    entry = {
+      status: 200,
+      body: answer.body,
+      etag: answer.etag ?? '',
+      ...entryFreshness(answer.at, freshTtlMs(x.valid.op, x.env), upstreamFreshness(answer.headers)),
+      ...brandOf(answer.body),
+    };
+    entries.set(answer, entry);
+  }
+  return entry;
 }
 
 function brandOf(body: string): { brandId?: number } {

@@ -22,7 +22,7 @@
  */
 import { runInChunks } from '../lib/d1';
 import { sha256Hex } from '../lib/hash';
-import { MINUTE_MS } from '../lib/time';
+import { MINUTE_MS, retryAfterSeconds } from '../lib/time';
 import { chunks, failureReason, sendInBatches } from '../mail/send-batches';
 import { confirmedSubscribers, digestEmails, groupKeyOf, kindsOf, type SubscriptionRow } from '../subscriptions';
 import { localWeek, reportOf, type WeeklyInputs } from '../weekly-report';
@@ -116,7 +116,7 @@ export async function sendDigestNow(deps: ReportDeps, o: { apiKey: string; input
   const id = newSendId();
   const claimed = await claim(deps, { id, brandId: brand.id, marketId: market.id, keyHash: await sha256Hex(o.apiKey), recipients: rows.length });
   if (!claimed.ok) {
-    const retryAfter = Math.max(1, Math.ceil((Date.parse(claimed.last.sent_at) + RESEND_WINDOW_MS - deps.now().getTime()) / 1000));
+    const retryAfter = retryAfterSeconds(Date.parse(claimed.last.sent_at) + RESEND_WINDOW_MS, deps.now().getTime());
     return { kind: 'too_soon', last: claimed.last, retryAfter };
   }
 

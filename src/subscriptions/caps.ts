@@ -22,7 +22,7 @@
  * which rules, and until when.
  */
 import { ApiError } from '../contract/errors';
-import { DAY_MS } from '../lib/time';
+import { DAY_MS, retryAfterSeconds } from '../lib/time';
 
 export const ADDRESS_PER_DAY = 3;
 export const ACCOUNT_PER_DAY = 50;
@@ -75,7 +75,7 @@ export async function confirmationVerdict(db: D1Database, scope: ConfirmationSco
   if (rules.length === 0) return { ok: true };
   // Every rule that refuses must let go: the latest of them.
   const latest = Math.max(...Object.values(until));
-  return { ok: false, rules, retryAfterSeconds: Math.max(1, Math.ceil((latest - nowMs) / 1000)) };
+  return { ok: false, rules, retryAfterSeconds: retryAfterSeconds(latest, nowMs) };
 }
 
 /**

@@ -25,7 +25,7 @@ import { json } from '../lib/http';
 import type { Route } from '../lib/router';
 import { seal, unseal } from '../lib/sealing';
 import { type Claims, CONFIRM_TTL, type TokenPurpose, verifyToken } from '../lib/signing';
-import { DAY_MS } from '../lib/time';
+import { DAY_MS, MINUTE_MS } from '../lib/time';
 import type { SendOutcome } from '../mail/mailer';
 import { renderConfirmation } from '../mail/render';
 import { sendInBatches } from '../mail/send-batches';
@@ -43,7 +43,7 @@ export const SUBSCRIPTIONS_BASE = '/digests';
 /** A subscription request is a few hundred bytes; anything past this is refused before parsing. */
 export const MAX_BODY_BYTES = 4096;
 /** At most one confirmation email per subscription in this window; the answer says when the next may go. */
-export const CONFIRM_RESEND_WINDOW_MS = 10 * 60_000;
+export const CONFIRM_RESEND_WINDOW_MS = 10 * MINUTE_MS;
 
 /** Pragmatic address check (no quoted local parts, no IP literals); the confirmation email proves the rest. */
 const EMAIL = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
