@@ -217,7 +217,22 @@ describe('the report model over the demo bodies', () => {
     ]);
     // With /prompts for the same days: ChatGPT's usual answer names Brightdesk for 32 of the 42 questions, 30 the week before.
     const counted = buildReport(input({ matrix }));
-    expect(counted.engines[0]).toEqual({ engine: 'chatgpt', engine_label: 'ChatGPT', naming: 32, answered: 42, naming_before: 30, gained: 3, lost: 1, change: 2 });
+    const chatgpt = matrix.prompts.map((p) => p.engines.find((c) => c.engine === 'chatgpt')!);
+    expect(counted.engines[0]).toEqual({
+      engine: 'chatgpt',
+      engine_label: 'ChatGPT',
+      naming: 32,
+      answered: 42,
+      naming_before: 30,
+      // The page's figures too: how many of the 32 recommend Brightdesk, and the engine's runs.
+      recommended: chatgpt.filter((c) => c.state === 'recommended').length,
+      runs: chatgpt.reduce((sum, c) => sum + c.runs, 0),
+      gained: 3,
+      lost: 1,
+      change: 2,
+    });
+    expect(counted.engines[0]!.recommended).toBeGreaterThan(0);
+    expect(counted.engines[0]!.runs).toBeGreaterThan(42);
     // Its count agrees with /answers/history question by question: the engines naming the brand now.
     for (const question of history.questions) {
       const row = matrix.prompts.find((p) => p.question_id === question.question_id)!;

@@ -137,25 +137,10 @@ function weeksTable(weeks: ChartBar[]): string {
   return `<table class="weeks" data-testid="weeks"><caption>The last ${weeks.length} weeks, newest first. Change in points against the week before.</caption><thead><tr><th scope="col">Week of</th><th scope="col" class="num">Score</th><th scope="col" class="num">Change</th><th scope="col" class="num">Answers</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-/** Per engine: of the questions it answered, how many its usual answer named the brand in. */
-function engineFigures(prompts: NonNullable<PageExtras['prompts']>) {
-  return ENGINES.map((engine) => {
-    let answered = 0;
-    let named = 0;
-    let recommended = 0;
-    let runs = 0;
-    for (const prompt of prompts.prompts) {
-      const cell = prompt.engines.find((c) => c.engine === engine);
-      if (!cell) continue;
-      runs += cell.runs;
-      if (cell.state === null || cell.state === 'no_answer') continue;
-      answered++;
-      if (cell.state === 'recommended' || cell.state === 'mentioned') named++;
-      if (cell.state === 'recommended') recommended++;
-    }
-    return { engine, label: ENGINE_LABELS[engine], answered, named, recommended, runs, share: answered > 0 ? (100 * named) / answered : null };
-  })
-    .filter((e) => e.runs > 0)
+/** Per engine (the report's `engines`, from `/prompts`): of the questions it answered, how many its usual answer named the brand in; engines not run left out, best first. */
+function engineShares(report: Report) {
+  return report.engines
+    .flatMap((e) => (e.naming === null || e.answered === null || !e.runs ? [] : [{ ...e, share: e.answered > 0 ? (100 * e.naming) / e.answered : null }]))
     .sort((a, b) => (b.share ?? -1) - (a.share ?? -1) || ENGINES.indexOf(a.engine) - ENGINES.indexOf(b.engine));
 }
 
@@ -165,17 +150,17 @@ function enginesSection(report: Report, extras: PageExtras): string {
   const brand = escapeHtml(report.brand.name);
   const head = `<section aria-labelledby="h-engines" data-testid="engines"><h2 id="h-engines">Per engine</h2>`;
   if (!extras.prompts) return `${head}<p class="small">The answers per engine could not be read just now.</p></section>`;
-  const engines = engineFigures(extras.prompts);
+  const engines = engineShares(report);
   if (engines.length === 0) return `${head}<p class="small">No engine was run in these 7 days.</p></section>`;
   const rows = engines
     .map(
       (e) =>
-        `<tr data-engine="${e.engine}" data-share="${e.share === null ? '' : e.share.toFixed(1)}"><th scope="row">${escapeHtml(e.label)}</th>` +
-        `<td><strong>${pct(e.share)}</strong>${meter(e.share)}<span class="small">${e.named} of ${e.answered} questions; recommends it in ${e.recommended}</span></td></tr>`,
+        `<tr data-engine="${e.engine}" data-share="${e.share === null ? '' : e.share.toFixed(1)}"><th scope="row">${escapeHtml(e.engine_label)}</th>` +
+        `<td><strong>${pct(e.share)}</strong>${meter(e.share)}<span class="small">${e.naming} of ${e.answered} questions; recommends it in ${e.recommended}</span></td></tr>`,
     )
     .join('');
   return (
-    `${head}<p class="small">Of the questions each engine answered in ${escapeHtml(periodText(extras.prompts.period))}, the share whose usual answer named ${brand}, and in how many it recommended ${brand}.</p>` +
+    `${head}<p class="small">Of the questions each engine answered in ${escapeHtml(periodText(report.period))}, the share whose usual answer named ${brand}, and in how many it recommended ${brand}.</p>` +
     `<table class="engines"><thead><tr><th scope="col">Engine</th><th scope="col">Names ${brand}</th></tr></thead><tbody>${rows}</tbody></table></section>`
   );
 }

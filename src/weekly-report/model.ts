@@ -158,6 +158,10 @@ export interface EngineFigures {
   answered: number | null;
   /** `naming - gained + lost`: the same count for the week before; null without `/prompts`. */
   naming_before: number | null;
+  /** Of `naming`, the questions whose dominant answer recommends the brand; null without `/prompts`. */
+  recommended: number | null;
+  /** Runs of this engine over the week, all questions; null without `/prompts`. */
+  runs: number | null;
   /** Questions this engine started naming the brand for, and stopped. */
   gained: number;
   lost: number;
@@ -360,12 +364,17 @@ function engineFigures(h: ResponseOf<'getAnswerHistory'>, matrix: ResponseOf<'ge
     for (const q of h.questions) for (const m of q.moved) if (m.engine === engine) m.direction === 'gained' ? gained++ : lost++;
     let naming: number | null = null;
     let answered: number | null = null;
+    let recommended: number | null = null;
+    let runs: number | null = null;
     if (matrix) {
-      const cells = matrix.prompts.map((p) => p.engines.find((c) => c.engine === engine)?.state ?? null);
-      naming = cells.filter((s) => s !== null && NAMING_STATES.includes(s)).length;
-      answered = cells.filter((s) => s !== null && s !== 'no_answer').length;
+      const cells = matrix.prompts.flatMap((p) => p.engines.filter((c) => c.engine === engine));
+      const states = cells.map((c) => c.state);
+      naming = states.filter((s) => s !== null && NAMING_STATES.includes(s)).length;
+      answered = states.filter((s) => s !== null && s !== 'no_answer').length;
+      recommended = states.filter((s) => s === 'recommended').length;
+      runs = cells.reduce((sum, c) => sum + c.runs, 0);
     }
-    return { engine, engine_label: ENGINE_LABELS[engine], naming, answered, naming_before: naming === null ? null : naming - gained + lost, gained, lost, change: gained - lost };
+    return { engine, engine_label: ENGINE_LABELS[engine], naming, answered, naming_before: naming === null ? null : naming - gained + lost, recommended, runs, gained, lost, change: gained - lost };
   });
 }
 
