@@ -3,6 +3,7 @@ import { API_ERROR_STATUS, ApiError } from '../src/contract/errors';
 import { openApiDocument } from '../src/contract/openapi';
 import { API_BASE, documentedErrors, examplePath, operationList, operations } from '../src/contract/operations';
 import { parseParams, queryObject } from '../src/contract/params';
+import { rateHeaders, readRateFields } from '../src/contract/rate-limit';
 import { matchOperation, parseRequest } from '../src/contract/request';
 import { resolvePeriod } from '../src/contract/window';
 
@@ -84,6 +85,26 @@ describe('parameters', () => {
     expect(parseParams(q, { market: 'CH-FR' }).market).toBe('ch-fr');
     expect(parseParams(q, { market: '11' }).market).toBe('11');
     expect(paramError(() => parseParams(q, { market: 'usa!' }))).toMatchObject({ param: 'market' });
+  });
+});
+
+describe('the rate-limit fields', () => {
+  const from = (headers: Record<string, string>) => readRateFields((name) => headers[name] ?? null);
+
+  it('sends only the draft\'s current fields, and reads them back', () => {
+    const sent = rateHeaders({ used: 3, resetAtMs: 42_500 }, 0, 'upstream');
+    expect(sent).toEqual({ 'ratelimit-policy': '"upstream";q=60;w=60', ratelimit: '"upstream";r=57;t=43' });
+    expect(from(sent)).toEqual({ limit: 60, remaining: 57, resetSeconds: 43 });
+  });
+
+  it('reads an upstream that sends the draft\'s older names, and prefers the current ones when both are there', () => {
+    expect(from({ 'ratelimit-limit': '100', 'ratelimit-remaining': '7', 'ratelimit-reset': '12' })).toEqual({ limit: 100, remaining: 7, resetSeconds: 12 });
+    expect(from({ ratelimit: '"api";r=5;t=9', 'ratelimit-remaining': '7', 'ratelimit-reset': '12' })).toEqual({ limit: 60, remaining: 5, resetSeconds: 9 });
+  });
+
+  it('says nothing when no field says what is left', () => {
+    expect(from({})).toBeUndefined();
+    expect(from({ ratelimit: 'garbage', 'ratelimit-remaining': 'many' })).toBeUndefined();
   });
 });
 

@@ -55,4 +55,12 @@ export async function json<T = Record<string, unknown>>(response: Response): Pro
 export const validPath = (id: OperationId): string => examplePath(operations[id]);
 
 /** Appends a parameter to a path that may already have a query string. */
+/** The `RateLimit` field's parameters (`"api";r=57;t=42`), read apart from the product's own parser. */
+export function rateLimitOf(response: Response): { r: number; t: number } | undefined {
+  const found = /^"[\w-]+";r=(\d+);t=(\d+)$/.exec(response.headers.get('ratelimit') ?? '');
+  return found ? { r: Number(found[1]), t: Number(found[2]) } : undefined;
+}
+/** The limit `RateLimit-Policy` names: `q` per `w` seconds. */
+export const ratePolicyOf = (response: Response) => response.headers.get('ratelimit-policy')?.replace(/^"[\w-]+";/, '');
+
 export const withParam = (path: string, name: string, value: string) => `${path}${path.includes('?') ? '&' : '?'}${name}=${encodeURIComponent(value)}`;

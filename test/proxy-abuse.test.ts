@@ -13,6 +13,7 @@ import { RATE_WINDOW_MS } from '../src/contract/rate-limit';
 import { hashApiKey } from '../src/proxy/cache-key';
 import { FakeUpstream, freshKey, get, restoreUpstream, settled } from './proxy-upstream';
 import worker from './worker';
+import { ratePolicyOf } from './helpers';
 
 /**
  * An hour ahead of the real clock: the alarms the gates set from this clock
@@ -67,11 +68,10 @@ describe('a flood of random keys from one address', () => {
     expect(statuses.filter((s) => s === 401)).toHaveLength(UNVERIFIED_PER_MINUTE);
     expect(statuses.slice(UNVERIFIED_PER_MINUTE).every((s) => s === 429)).toBe(true);
     // The refusal says when to come back, and that the limit that refused is spent.
-    expect(Object.fromEntries(['retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].map((h) => [h, last!.headers.get(h)]))).toEqual({
+    expect(Object.fromEntries(['retry-after', 'ratelimit-policy', 'ratelimit'].map((h) => [h, last!.headers.get(h)]))).toEqual({
       'retry-after': '60',
-      'ratelimit-limit': String(UNVERIFIED_PER_MINUTE),
-      'ratelimit-remaining': '0',
-      'ratelimit-reset': '60',
+      'ratelimit-policy': `"address";q=${UNVERIFIED_PER_MINUTE};w=60`,
+      ratelimit: '"address";r=0;t=60',
     });
   });
 
@@ -142,13 +142,12 @@ describe('a flood of random keys to the embedded origin\'s own mount (/origin/ap
     expect(statuses.slice(0, UNVERIFIED_PER_MINUTE).every((s) => s === 401)).toBe(true);
     expect(statuses.slice(UNVERIFIED_PER_MINUTE).every((s) => s === 429)).toBe(true);
     expect(((await last!.json()) as { error: { code: string } }).error.code).toBe('rate_limited');
-    expect(Object.fromEntries(['retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'x-request-id'].map((h) => [h, last!.headers.get(h) !== null]))).toEqual({
+    expect(Object.fromEntries(['retry-after', 'ratelimit', 'x-request-id'].map((h) => [h, last!.headers.get(h) !== null]))).toEqual({
       'retry-after': true,
-      'ratelimit-limit': true,
-      'ratelimit-remaining': true,
+      ratelimit: true,
       'x-request-id': true,
     });
-    expect(last!.headers.get('ratelimit-limit')).toBe(String(UNVERIFIED_PER_MINUTE));
+    expect(ratePolicyOf(last!)).toBe(`q=${UNVERIFIED_PER_MINUTE};w=60`);
     // One limit per address, whichever mount spends it: /api/v1 from there is held too.
     upstream.fault = { status: 401, code: 'invalid_api_key' };
     expect((await get('/visibility', freshKey('api'), from(address))).status).toBe(429);
@@ -164,7 +163,7 @@ describe('a flood of random keys to the embedded origin\'s own mount (/origin/ap
     expect(again.status).toBe(401);
     // The origin's own answer to an unknown key, given at the edge: same code, same RateLimit fields.
     expect(((await again.json()) as { error: { code: string } }).error.code).toBe('invalid_api_key');
-    expect(again.headers.get('ratelimit-limit')).toBe('60');
+    expect(ratePolicyOf(again)).toBe('q=60;w=60');
     expect(counter.prepared).toBe(afterFirst);
     vi.setSystemTime(T0 + PROBE_INTERVAL_MS);
     expect((await origin(counted, '/visibility', revoked, '198.51.121.1')).status).toBe(401);

@@ -12,6 +12,7 @@
 import type { z } from 'zod';
 import { checkResponseBody } from '../contract/body';
 import { ErrorBody } from '../contract/errors';
+import { type RateFields, readRateFields } from '../contract/rate-limit';
 import { API_BASE, type AnyOperation, type OperationId, type Operations, operations, OPERATION_IDS, type PathOf, type QueryOf, type ResponseOf } from '../contract/operations';
 import { ApiClientError } from './errors';
 
@@ -86,7 +87,7 @@ export interface ResponseMeta {
   /** When this client received the answer. */
   readAt: Date;
   attempts: number;
-  rateLimit: { limit: number; remaining: number; resetSeconds: number } | null;
+  rateLimit: RateFields | null;
 }
 
 export interface WithMeta<T> {
@@ -281,7 +282,6 @@ function metaOf(response: Response, readAtMs: number, attempts: number): Respons
     return value === null || !/^\d+$/.test(value) ? null : Number(value);
   };
   const cache = header('x-cache');
-  const limit = number('ratelimit-limit');
   return {
     status: response.status,
     cache: cache !== null && CACHE_STATUSES.includes(cache) ? (cache as CacheStatus) : null,
@@ -290,6 +290,6 @@ function metaOf(response: Response, readAtMs: number, attempts: number): Respons
     requestId: header('x-request-id'),
     readAt: new Date(readAtMs),
     attempts,
-    rateLimit: limit === null ? null : { limit, remaining: number('ratelimit-remaining') ?? 0, resetSeconds: number('ratelimit-reset') ?? 0 },
+    rateLimit: readRateFields(header) ?? null,
   };
 }

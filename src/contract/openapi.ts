@@ -108,19 +108,6 @@ export const RESPONSE_HEADERS = {
     schema: { type: 'string' },
     example: `"upstream";r=57;t=42`,
   },
-  'RateLimit-Limit': {
-    description: `Requests per rolling ${WINDOW_S} seconds per key (${RATE_LIMIT}). An older name kept for existing clients: the same number as \`q\` in \`RateLimit-Policy\`.`,
-    schema: { type: 'integer', minimum: 0 },
-    example: RATE_LIMIT,
-  },
-  'RateLimit-Remaining': {
-    description: 'Requests left in the window. An older name kept for existing clients: the same number as `r` in `RateLimit`.',
-    schema: { type: 'integer', minimum: 0 },
-  },
-  'RateLimit-Reset': {
-    description: 'Seconds until the window resets. An older name kept for existing clients: the same number as `t` in `RateLimit`.',
-    schema: { type: 'integer', minimum: 0 },
-  },
   'Retry-After': {
     description: 'Seconds to wait before retrying: until the rate window (or the key\'s upstream budget at the edge proxy) frees a request (`rate_limited`), or until the first day of next month, UTC (`quota_exceeded`).',
     schema: { type: 'integer', minimum: 0 },
@@ -134,7 +121,7 @@ export const RESPONSE_HEADERS = {
 type ResponseHeader = keyof typeof RESPONSE_HEADERS;
 const headersOf = (names: readonly ResponseHeader[]) => Object.fromEntries(names.map((name) => [name, ref('headers', name)]));
 
-const RATE_FIELDS = ['RateLimit', 'RateLimit-Policy', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] as const satisfies readonly ResponseHeader[];
+const RATE_FIELDS = ['RateLimit', 'RateLimit-Policy'] as const satisfies readonly ResponseHeader[];
 /** On a 200 and on a 304. */
 const ANSWER_HEADERS = ['ETag', 'Age', 'Cache-Control', 'Cache-Status', 'X-Cache', ...RATE_FIELDS, 'X-Request-Id'] as const satisfies readonly ResponseHeader[];
 /** On every error. */
@@ -271,7 +258,7 @@ export function openApiDocument(): JsonObject {
       description: [
         'How AI answer engines treat one brand. Every operation is a GET (HEAD too) for one brand and one market.',
         'Authenticate with `Authorization: Bearer <key>`. Checks run in this order: key (401), brand (400 `brand_required`, 404 `brand_not_found`), plan (403), parameters (400 `invalid_parameter`, strict: unknown parameters are refused), rate limit and monthly quota (429), integration (409), item lookup (404).',
-        `${RATE_LIMIT} requests per rolling minute per key. Every response carries \`RateLimit\` and \`RateLimit-Policy\` (draft-ietf-httpapi-ratelimit-headers) and the older \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` (the same numbers, kept for existing clients); a 429 carries \`Retry-After\`. Dates are UTC calendar days; percentages are 0 to 100 with one decimal, \`null\` when not measured.`,
+        `${RATE_LIMIT} requests per rolling minute per key. Every response carries \`RateLimit\` and \`RateLimit-Policy\` (draft-ietf-httpapi-ratelimit-headers; the draft's older \`RateLimit-Limit\`, \`-Remaining\` and \`-Reset\` are not sent); a 429 carries \`Retry-After\`. Dates are UTC calendar days; percentages are 0 to 100 with one decimal, \`null\` when not measured.`,
         'Served through the edge proxy, answers are cached per key: `Cache-Status` says how each was answered, `ETag` and `If-None-Match` give `304 Not Modified`, `Cache-Control: no-cache` asks for a fresh read. The product\'s own routes (digest subscriptions, reports and report links, cache admin) are described in a document of their own, `GET /openapi.json`.',
       ].join('\n\n'),
     },

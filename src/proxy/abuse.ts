@@ -141,9 +141,6 @@ export async function checkBeforeUpstream(env: AbuseEnv, request: Request, keyHa
       headers: {
         'ratelimit-policy': `"address";q=${UNVERIFIED_PER_MINUTE};w=60`,
         ratelimit: '"address";r=0;t=60',
-        'ratelimit-limit': String(UNVERIFIED_PER_MINUTE),
-        'ratelimit-remaining': '0',
-        'ratelimit-reset': '60',
       },
     });
   }

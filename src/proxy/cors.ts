@@ -9,7 +9,7 @@ const ALLOWED_METHODS = 'GET, HEAD';
 /** What a dashboard may send: the key, the request directives the proxy honours (Cache-Control, Pragma), its validator and a request id. */
 const ALLOWED_HEADERS = 'Authorization, Cache-Control, Pragma, If-None-Match, X-Request-Id';
 /** What a dashboard may read besides the CORS-safelisted response headers. */
-const EXPOSED_HEADERS = 'ETag, Age, Cache-Status, X-Cache, X-Request-Id, Retry-After, RateLimit-Policy, RateLimit, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset';
+const EXPOSED_HEADERS = 'ETag, Age, Cache-Status, X-Cache, X-Request-Id, Retry-After, RateLimit-Policy, RateLimit';
 const PREFLIGHT_MAX_AGE_S = 600;
 
 export const isPreflight = (request: Request) => request.method === 'OPTIONS' && request.headers.has('access-control-request-method');

@@ -62,8 +62,11 @@ export type GateAnswer =
     })
   | { kind: 'over_budget'; retryAfter: number; upstreamCall: false };
 
-/** Upstream headers the proxy reads or passes on: the limit, its `Age` and `Cache-Control` (which shape the entry's freshness); not its cookies. */
-const PASSED_HEADERS = ['content-type', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'x-request-id', 'age', 'cache-control'];
+/**
+ * Upstream headers the proxy reads or passes on: the limit (in the draft's current names or its older
+ * ones, `readRateFields`), its `Age` and `Cache-Control` (which shape the entry's freshness); not its cookies.
+ */
+const PASSED_HEADERS = ['content-type', 'retry-after', 'ratelimit', 'ratelimit-policy', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'x-request-id', 'age', 'cache-control'];
 /** An upstream 429 blocks further calls of this key for its Retry-After, at most this long. */
 const MAX_BLOCK_MS = 60 * 60 * 1000;
 

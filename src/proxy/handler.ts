@@ -20,7 +20,7 @@ import { matchOperation, type Match } from '../contract/request';
 import { type Clock, DAY_MS } from '../lib/time';
 import type { ProxyEnv } from './env';
 import { BrandList } from '../contract/schemas/core';
-import { budgetHeaders, noteBudget } from './budget';
+import { budgetHeaders, noteBudget, noteBudgetSpent } from './budget';
 import { requestIdOf } from '../contract/request-id';
 import { isPreflight, preflight, withCors } from './cors';
 import type { GateAnswer } from './gate';
@@ -346,7 +346,7 @@ async function throughGate(x: Exchange, o: { store: boolean }): Promise<GateAnsw
     answer = { kind: 'failed', reason: 'invalid_body', message: 'The upstream answered 200 with a body that is not a JSON object.', upstreamCall: answer.upstreamCall };
   }
   if (answer.kind === 'response') noteBudget(x.keyHash, answer.headers, x.nowMs);
-  if (answer.kind === 'over_budget') noteBudget(x.keyHash, [['ratelimit-remaining', '0'], ['ratelimit-reset', String(answer.retryAfter)]], x.nowMs);
+  if (answer.kind === 'over_budget') noteBudgetSpent(x.keyHash, answer.retryAfter, x.nowMs);
   if (answer.upstreamCall) {
     count('upstream_calls');
     if (answer.kind === 'failed' || isUpstreamFailure(answer.status)) count('upstream_errors');
@@ -467,8 +467,8 @@ function passThrough(x: Pick<Exchange, 'keyHash' | 'nowMs'>, answer: Extract<Gat
   return new Response(answer.body, { status: answer.status, headers });
 }
 
-/** Upstream fields a pass-through does not repeat: the proxy says them itself. */
-const PASSED_OVER = new Set(['x-request-id', 'content-type', 'age', 'cache-control', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']);
+/** Upstream fields a pass-through does not repeat: the proxy says them itself (the limit's in the draft's current names only). */
+const PASSED_OVER = new Set(['x-request-id', 'content-type', 'age', 'cache-control', 'ratelimit', 'ratelimit-policy', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']);
 
 function isJsonObject(body: string): boolean {
   if (!body.trimStart().startsWith('{')) return false;
