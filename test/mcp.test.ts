@@ -211,6 +211,27 @@ describe('Host and Origin', () => {
   });
 });
 
+describe('a proxy-only deployment', () => {
+  it('serves /mcp with only the proxy\'s bindings, UPSTREAM_URL and ADMIN_TOKEN', async () => {
+    const proxyOnly = { CACHE: env.CACHE, UPSTREAM_GATE: env.UPSTREAM_GATE, UNVERIFIED_KEYS: env.UNVERIFIED_KEYS, PROXY_STATS: env.PROXY_STATS, UPSTREAM_URL: 'https://api.example.com/api/v1', ADMIN_TOKEN: 'proxy_only_admin_token', MCP_ALLOWED_HOSTS: 'mcp.example.com' } as unknown as Env;
+    // The gates read the tests' upstream (the embedded origin, recorded): UPSTREAM_URL is never dialled.
+    const upstream = new RecordingApi();
+    useUpstreamForTests(upstream.upstream);
+    const viaWorker = async (url: string | URL, init?: RequestInit) => {
+      const ctx = createExecutionContext();
+      const response = await worker.fetch(new Request(url, init), proxyOnly, ctx);
+      await waitOnExecutionContext(ctx);
+      return response;
+    };
+    const client = new Client({ name: 'mcp-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`https://mcp.example.com${MCP_PATH}`), { fetch: viaWorker, requestInit: { headers: { authorization: `Bearer ${KEYS.pro}` } } }));
+    const result = await client.callTool({ name: 'get_visibility', arguments: { market: 'de' } });
+    expect(result.structuredContent).toMatchObject({ brand_id: DEMO.proBrand, market: { code: 'de' } });
+    expect(upstream.requests.map((r) => r.split('?')[0])).toContain('/visibility');
+    await client.close();
+  });
+});
+
 describe('what a stateless server refuses', () => {
   it('answers GET and DELETE with 405 and Allow: POST', async () => {
     for (const method of ['GET', 'DELETE', 'PUT']) {
