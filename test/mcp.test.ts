@@ -31,6 +31,14 @@ async function connect(key: string | null, era: Era = 'legacy'): Promise<Client>
   return client;
 }
 
+/** A fetch that calls the Worker's handler with another env (a deployment's settings), as a new isolate would see it. */
+const fetchWith = (bindings: object) => async (url: string | URL, init?: RequestInit) => {
+  const ctx = createExecutionContext();
+  const response = await worker.fetch(new Request(url, init) as Request<unknown, IncomingRequestCfProperties>, bindings as Env, ctx);
+  await waitOnExecutionContext(ctx);
+  return response;
+};
+
 /** A raw POST to /mcp, for what the client never sends. */
 function post(body: string, headers: Record<string, string> = {}, url = MCP_URL): Promise<Response> {
   return SELF.fetch(url, { method: 'POST', body, headers: { authorization: `Bearer ${KEYS.pro}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } });
@@ -197,9 +205,7 @@ describe('Host and Origin', () => {
   it('answers the hosts of MCP_ALLOWED_HOSTS, and outside dev not localhost', async () => {
     const configured = { ...env, MCP_ALLOWED_HOSTS: 'mcp.example.com, Edge.Example.org' };
     const call = async (url: string, bindings: object, headers: Record<string, string> = {}) => {
-      const ctx = createExecutionContext();
-      const response = await worker.fetch(new Request(url, { method: 'POST', body: initialize, headers: { authorization: `Bearer ${KEYS.pro}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }), bindings as Env, ctx);
-      await waitOnExecutionContext(ctx);
+      const response = await fetchWith(bindings)(url, { method: 'POST', body: initialize, headers: { authorization: `Bearer ${KEYS.pro}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } });
       return response.status;
     };
     expect(await call(`https://mcp.example.com${MCP_PATH}`, configured)).toBe(200);
@@ -213,18 +219,12 @@ describe('Host and Origin', () => {
 
 describe('a proxy-only deployment', () => {
   it('serves /mcp with only the proxy\'s bindings, UPSTREAM_URL and ADMIN_TOKEN', async () => {
-    const proxyOnly = { CACHE: env.CACHE, UPSTREAM_GATE: env.UPSTREAM_GATE, UNVERIFIED_KEYS: env.UNVERIFIED_KEYS, PROXY_STATS: env.PROXY_STATS, UPSTREAM_URL: 'https://api.example.com/api/v1', ADMIN_TOKEN: 'proxy_only_admin_token', MCP_ALLOWED_HOSTS: 'mcp.example.com' } as unknown as Env;
+    const proxyOnly = { CACHE: env.CACHE, UPSTREAM_GATE: env.UPSTREAM_GATE, UNVERIFIED_KEYS: env.UNVERIFIED_KEYS, PROXY_STATS: env.PROXY_STATS, UPSTREAM_URL: 'https://api.example.com/api/v1', ADMIN_TOKEN: 'proxy_only_admin_token', MCP_ALLOWED_HOSTS: 'mcp.example.com' };
     // The gates read the tests' upstream (the embedded origin, recorded): UPSTREAM_URL is never dialled.
     const upstream = new RecordingApi();
     useUpstreamForTests(upstream.upstream);
-    const viaWorker = async (url: string | URL, init?: RequestInit) => {
-      const ctx = createExecutionContext();
-      const response = await worker.fetch(new Request(url, init), proxyOnly, ctx);
-      await waitOnExecutionContext(ctx);
-      return response;
-    };
     const client = new Client({ name: 'mcp-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`https://mcp.example.com${MCP_PATH}`), { fetch: viaWorker, requestInit: { headers: { authorization: `Bearer ${KEYS.pro}` } } }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`https://mcp.example.com${MCP_PATH}`), { fetch: fetchWith(proxyOnly), requestInit: { headers: { authorization: `Bearer ${KEYS.pro}` } } }));
     const result = await client.callTool({ name: 'get_visibility', arguments: { market: 'de' } });
     expect(result.structuredContent).toMatchObject({ brand_id: DEMO.proBrand, market: { code: 'de' } });
     expect(upstream.requests.map((r) => r.split('?')[0])).toContain('/visibility');
