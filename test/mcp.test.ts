@@ -8,6 +8,7 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { API_BASE, examplePath, operationList } from '../src/contract/operations';
 import { sha256Hex } from '../src/lib/hash';
@@ -264,5 +265,28 @@ describe('what a stateless server refuses', () => {
     const statuses = Object.fromEntries(Object.entries(answers).map(([name, response]) => [name, response.status]));
     expect(statuses).toEqual({ notJson: 400, notJsonRpc: 400, emptyBatch: 400, bigBatch: 400, notJsonType: 415, noAccept: 406 });
     for (const response of Object.values(answers)) expect(await response.json()).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number), message: expect.any(String) } });
+  });
+
+  it('never answers a 500 or a stack trace, whatever the body (fast-check, fixed seed)', async () => {
+    const toolNames = ['get_visibility', 'get_topic', 'get_answer_runs', 'weekly_report', 'nope'];
+    const message = fc.record(
+      {
+        jsonrpc: fc.constantFrom('2.0', '1.0', 2),
+        id: fc.oneof(fc.integer(), fc.string(), fc.constant(null)),
+        method: fc.constantFrom('initialize', 'tools/list', 'tools/call', 'ping', 'resources/list', 'server/discover', 'notifications/initialized', 'nope'),
+        params: fc.oneof(fc.constant(undefined), fc.record({ name: fc.constantFrom(...toolNames), arguments: fc.dictionary(fc.constantFrom('id', 'brand_id', 'market', 'days', 'from', 'prompt', 'x'), fc.jsonValue()) }, { requiredKeys: [] }), fc.jsonValue()),
+      },
+      { requiredKeys: ['jsonrpc'] },
+    );
+    const body = fc.oneof(message.map((m) => JSON.stringify(m)), fc.array(message, { maxLength: 3 }).map((m) => JSON.stringify(m)), fc.json(), fc.string());
+    await fc.assert(
+      fc.asyncProperty(body, fc.constantFrom('application/json', 'text/plain', ''), fc.constantFrom('2025-06-18', '2026-07-28', '1999-01-01', ''), async (text, type, version) => {
+        const response = await post(text, { 'content-type': type, ...(version ? { 'mcp-protocol-version': version } : {}) });
+        const answer = await response.text();
+        expect(response.status).toBeLessThan(500);
+        expect(answer).not.toMatch(/\n\s+at |stack/);
+      }),
+      { seed: 20261123, numRuns: 150 },
+    );
   });
 });
