@@ -9,11 +9,11 @@
 //      per key per rolling minute, 429s and errors seen by the clients.
 // Env: BENCH_SECONDS (per throughput run, default 20), BENCH_ROUNDS (10),
 // BENCH_CONNECTIONS (10), BENCH_DASHBOARD_SECONDS (120).
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
-import { build } from 'esbuild';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { fetchOperations } from './bench/operations.mjs';
+import { compatibilityDate, startProductWorker } from './bench/product-worker.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
@@ -23,60 +23,8 @@ const MISS_KEYS = 300;
 const DASHBOARD_KEYS = 5;
 const DASHBOARD_CLIENTS = 20;
 const POLL_MS = 10_000;
-const compatibilityDate = /compatibility_date\s*=\s*"([^"]+)"/.exec(readFileSync('wrangler.toml', 'utf8'))[1];
-
-mkdirSync('dist/bench', { recursive: true });
-await build({
-  entryPoints: ['scripts/bench-proxy-worker.ts'],
-  bundle: true,
-  format: 'esm',
-  platform: 'neutral',
-  target: 'es2022',
-  outfile: 'dist/bench/proxy-worker.js',
-  logLevel: 'error',
-  mainFields: ['module', 'main'],
-  conditions: ['workerd', 'worker', 'import'],
-  external: ['cloudflare:*', 'node:*'],
-});
-
-const vars = { UPSTREAM_URL: '', DEMO_DATA: '', UPSTREAM_TIMEOUT_MS: '', TTL_WINDOWED: '', TTL_FIXED: '', CORS_ORIGINS: '', ADMIN_TOKEN: 'bench-admin', SIGNING_SECRET: 'bench', ENCRYPTION_KEY: 'YmVuY2hfZW5jcnlwdGlvbl9rZXlfMzJfYnl0ZXNfX18=', DIGEST_FROM: 'bench@example.com' };
-const proxy = new Miniflare(
-  convertV4MiniflareOptions({
-    modules: true,
-    scriptPath: 'dist/bench/proxy-worker.js',
-    compatibilityDate,
-    compatibilityFlags: ['nodejs_compat'],
-    d1Databases: { DB: 'bench-proxy' },
-    kvNamespaces: ['CACHE'],
-    // The miss run uses 300 fresh keys from one address, which the real limit (120/min per address) would cut off: this measures the proxy, not its abuse limit.
-    ratelimits: { UNVERIFIED_KEYS: { namespace_id: '1001', simple: { limit: 1_000_000, period: 60 } } },
-    durableObjects: { UPSTREAM_GATE: { className: 'UpstreamGate', useSQLite: true }, PROXY_STATS: { className: 'ProxyStats', useSQLite: true } },
-    // The Worker's other bindings (digests): present so the env parses, unused here.
-    queueProducers: { DIGEST_QUEUE: { queueName: 'bench-digests' } },
-    bindings: vars,
-    port: 0,
-  }),
-);
-const proxyUrl = new URL(await proxy.ready);
-/** The migrations as single statements; a trigger's body (BEGIN ... END;) stays one statement. */
-function migrationStatements() {
-  const statements = [];
-  for (const file of readdirSync('migrations').filter((f) => f.endsWith('.sql')).sort()) {
-    let current = '';
-    for (const part of readFileSync(`migrations/${file}`, 'utf8').replace(/--[^\n]*/g, '').split(';')) {
-      current += `${part};`;
-      const open = /\bBEGIN\b/i.test(current) && !/\bEND\s*;$/i.test(current.trim());
-      if (!open) {
-        if (current.replace(/;/g, '').trim()) statements.push(current.trim());
-        current = '';
-      }
-    }
-  }
-  return statements;
-}
-const migrations = migrationStatements();
-const db = await proxy.getD1Database('DB');
-await db.batch(migrations.map((s) => db.prepare(s)));
+// The miss run uses 300 fresh keys from one address, which the real limit (120/min per address) would cut off: this measures the proxy, not its abuse limit.
+const { mf: proxy, url: proxyUrl } = await startProductWorker({ name: 'proxy', vars: { UPSTREAM_TIMEOUT_MS: '', TTL_WINDOWED: '', TTL_FIXED: '', CORS_ORIGINS: '' }, unverifiedPerMinute: 1_000_000 });
 const seedStarted = Date.now();
 await (await fetch(new URL(`/__bench/seed?keys=${MISS_KEYS + DASHBOARD_KEYS + 1}`, proxyUrl))).json();
 console.error(`demo data and ${MISS_KEYS + DASHBOARD_KEYS + 1} bench keys loaded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);

@@ -3,7 +3,9 @@
  * product route beside /api/v1: the routes are read from the route tables the
  * Worker mounts (src/app/routes.ts `productRoutes` and `devRoutes`, and the
  * cache admin's `adminRoutes`), so a feature's routes join this test when its
- * table joins them (exports and MCP, once they exist).
+ * table joins them (exports, once it exists). `/mcp` is not one of them: it
+ * answers bad input with the MCP SDK's JSON-RPC errors, not the API's error
+ * shape; test/mcp.test.ts holds it to never answering a 500.
  *
  * Generated: methods (the route's own and others), path parameters (`%`,
  * `%ZZ`, cut UTF-8 like `%E0%A4%A`, very long, unicode, real ids and signed

@@ -12,6 +12,7 @@ import { API_BASE, operationList } from '../src/contract/operations';
 import { PRODUCT_ERROR_STATUS } from '../src/contract/errors';
 import { digestDevRoutes } from '../src/digests';
 import type { Method } from '../src/lib/router';
+import { mcpRoutes } from '../src/mcp';
 import { adminRoutes } from '../src/proxy/admin';
 import { reportRoutes } from '../src/reports';
 import { subscriptionRoutes } from '../src/subscriptions';
@@ -181,7 +182,7 @@ describe('GET /openapi.json', () => {
         METHODS.flatMap((m) => (item[m] ? [path, ...(item[m]['x-also-at'] ?? [])].map((p) => `${m.toUpperCase()} ${p}`) : [])),
       ),
     );
-    const tables = [subscriptionRoutes, reportRoutes, digestDevRoutes, adminRoutes, productRoutes, devRoutes];
+    const tables = [subscriptionRoutes, reportRoutes, digestDevRoutes, adminRoutes, productRoutes, devRoutes, mcpRoutes];
     const routes = tables.flatMap((table) => table.flatMap((route) => (Object.keys(route.methods) as Method[]).map((method) => `${method} ${route.path}`)));
     expect(routes.length).toBeGreaterThan(15);
     expect(routes.filter((route) => !documented.has(route))).toEqual([]);

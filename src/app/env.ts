@@ -18,7 +18,7 @@
  * not `src/env.ts`: TypeScript would take `env.d.ts` for its declaration output.
  */
 import { z } from 'zod';
-import { optionalBinding, optionalHttpUrl, optionalSecret, optionalText } from '../lib/env-vars';
+import { optionalBinding, optionalHttpUrl, optionalList, optionalSecret, optionalText } from '../lib/env-vars';
 import { ProxyEnvSchema } from '../proxy/env';
 
 /**
@@ -53,6 +53,10 @@ export const EnvSchema = ProxyEnvSchema.extend({
   PUBLIC_URL: optionalHttpUrl('must be an http(s) URL'),
   /** Resend API base URL; only tests and local fakes change it. */
   RESEND_BASE_URL: optionalHttpUrl('must be an http(s) URL'),
+  /** Host names `/mcp` answers for, in `Host` and `Origin` (DNS rebinding), comma-separated; localhost too in dev. */
+  MCP_ALLOWED_HOSTS: optionalList.pipe(
+    z.array(z.string().regex(/^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$|^\[[0-9A-Fa-f:.]+\]$/, { error: 'must be host names without scheme or port, comma-separated, e.g. "edge.example.com"' }).transform((host) => host.toLowerCase())),
+  ),
 }).superRefine((env, issues) => {
   // With Resend, mail goes to real inboxes: it needs a sender on a verified domain, and links that
   // work outside this machine, over https. `http://localhost:8787` is only the dev outbox's default.

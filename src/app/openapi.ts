@@ -19,6 +19,7 @@ import { JSON_CONTENT_TYPE } from '../lib/http';
 import { CONFIRM_TTL, RESUBSCRIBE_TTL, UNSUBSCRIBE_TTL } from '../lib/signing';
 import type { Method, Route } from '../lib/router';
 import { OUTBOX_BASE } from '../mail/outbox';
+import { MCP_PATH } from '../mcp';
 import { ADMIN_BASE, PurgeBody } from '../proxy/admin';
 import { COUNTERS, type Counts } from '../proxy/stats';
 import { LINK_BASE, REPORTS_BASE } from '../reports';
@@ -124,6 +125,14 @@ const WeeklyReport = z.object({
   source: ReportSourceSchema,
 });
 
+/** `/mcp`: the JSON-RPC 2.0 messages of MCP (their methods and params are the MCP spec's, not this document's). */
+const JsonRpcMessage = z
+  .object({ jsonrpc: z.literal('2.0'), id: z.union([z.string(), z.number().int()]).optional(), method: z.string(), params: z.record(z.string(), z.unknown()).optional() })
+  .describe('One MCP request or notification (`initialize`, `tools/list`, `tools/call`, ...), or, for 2025 clients, an array of at most 100.');
+const JsonRpcError = z
+  .object({ jsonrpc: z.literal('2.0'), id: z.union([z.string(), z.number().int()]).nullable(), error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }) })
+  .describe('The MCP SDK\'s answer to a request it refuses.');
+
 const Purged = z.object({ purged: z.number().int().min(0).describe('Entries deleted from KV and this location\'s cache.') });
 const CacheStats = z.object({ ...Object.fromEntries(COUNTERS.map((name) => [name, z.number().int().min(0)])), since: z.iso.datetime() });
 const DevPlan = z.object({ at: z.iso.datetime(), planned: z.number().int().min(0), groups: z.number().int().min(0) });
@@ -156,6 +165,8 @@ const SCHEMAS = {
   SendAnswer,
   WeeklyReport,
   PurgeBody,
+  JsonRpcMessage,
+  JsonRpcError,
   Purged,
   CacheStats,
   DevPlan,
@@ -204,13 +215,14 @@ const tokenParam = (what: string) => [{ name: 'token', in: 'query', required: tr
 
 // ---------------------------------------------------------------- routes
 
-type Tag = 'Subscriptions' | 'Reports' | 'Report links' | 'Cache admin' | 'Dev' | 'Documents';
+type Tag = 'Subscriptions' | 'Reports' | 'Report links' | 'Cache admin' | 'MCP' | 'Dev' | 'Documents';
 
 const TAGS: Record<Tag, string> = {
   Subscriptions: 'Weekly digest subscriptions: subscribe with an API key (double opt-in by email), list, unsubscribe; the confirm and unsubscribe links of the emails.',
   Reports: 'The weekly report on demand, and sending the digest now.',
   'Report links': 'Signed, expiring links that open the report without a key.',
   'Cache admin': 'The edge cache\'s purge and counters, behind `ADMIN_TOKEN`.',
+  MCP: 'The Model Context Protocol server for AI assistants (docs/mcp.md): every Read API operation as a read-only tool, and `weekly_report`, read with the API key through the same edge cache.',
   Dev: 'Dev only: mounted only with `DEV_ROUTES = "on"` (`npm run dev`, the tests), never in a deployment; 404 otherwise. No authentication.',
   Documents: 'The OpenAPI documents.',
 };
@@ -471,6 +483,41 @@ const ROUTES: Record<string, Described> = {
     description: 'Totals since `since`, over every isolate (each adds its counts every few seconds).',
     security: 'admin',
     responses: { '200': ok('The counters.', jsonOf('CacheStats')), '401': error('`invalid_api_key`: no or a wrong admin token'), '405': error('`method_not_allowed`') },
+  },
+  [`POST ${MCP_PATH}`]: {
+    operationId: 'mcp',
+    tag: 'MCP',
+    summary: 'Send an MCP message (Streamable HTTP, stateless)',
+    description:
+      'MCP over Streamable HTTP (revisions 2026-07-28 and 2025), stateless: no session, every request stands alone. The tools: one per Read API operation (its id in snake_case, e.g. `get_visibility`, with the operation\'s parameters as arguments) and `weekly_report`; each result carries the API\'s JSON body as `structuredContent`, and a refusal of the API (401, 403, 404, 409, 429, 502) is a result with `isError: true` and the API\'s `error.code` and `message` (`retry_after` on a 429). Every call reads through the edge cache with the key\'s upstream budget. `Host` and `Origin` must name a host of `MCP_ALLOWED_HOSTS` (localhost too in dev).',
+    security: 'key',
+    requestBody: jsonBody('JsonRpcMessage', 'A JSON-RPC 2.0 message of MCP. Send `Accept: application/json, text/event-stream`.'),
+    responses: {
+      '200': ok('The JSON-RPC response, as JSON or as a Server-Sent Events stream (`text/event-stream`).', { ...jsonOf('JsonRpcMessage'), 'text/event-stream': { schema: { type: 'string' } } }),
+      '202': { description: 'A notification, accepted.', headers: requestId },
+      '400': { description: 'Not a JSON-RPC message of MCP, or a batch of more than 100 (the SDK\'s error).', headers: requestId, content: jsonOf('JsonRpcError') },
+      '401': { ...error('`invalid_api_key`: no key, or one the API does not know'), headers: { ...requestId, 'WWW-Authenticate': { description: '`Bearer realm="mcp"`.', schema: { type: 'string' } } } },
+      '403': { description: '`Host` or `Origin` names a host that is not allowed (DNS rebinding protection).', headers: requestId, content: jsonOf('JsonRpcError') },
+      '406': { description: '`Accept` lacks `application/json` or `text/event-stream`.', headers: requestId, content: jsonOf('JsonRpcError') },
+      '413': { description: 'A body over 4 MiB.', headers: requestId, content: jsonOf('JsonRpcError') },
+      '415': { description: 'A body that is not `application/json`.', headers: requestId, content: jsonOf('JsonRpcError') },
+    },
+  },
+  [`GET ${MCP_PATH}`]: {
+    operationId: 'mcpOpenStream',
+    tag: 'MCP',
+    summary: 'Open a server-to-client stream: not offered',
+    description: 'A stateless server has no stream to open (MCP, Streamable HTTP): always 405, `Allow: POST`.',
+    security: 'none',
+    responses: { '405': { description: 'Method not allowed; `Allow: POST`.', headers: requestId, content: jsonOf('JsonRpcError') } },
+  },
+  [`DELETE ${MCP_PATH}`]: {
+    operationId: 'mcpEndSession',
+    tag: 'MCP',
+    summary: 'End a session: not offered',
+    description: 'A stateless server has no session to end (MCP, Streamable HTTP): always 405, `Allow: POST`.',
+    security: 'none',
+    responses: { '405': { description: 'Method not allowed; `Allow: POST`.', headers: requestId, content: jsonOf('JsonRpcError') } },
   },
   [`POST ${DEV_PLAN_PATH}`]: {
     operationId: 'devPlanDigests',

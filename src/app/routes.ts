@@ -11,6 +11,7 @@ import { page } from '../lib/html';
 import { errorText } from '../lib/log';
 import { matchRoute, type Route } from '../lib/router';
 import { OUTBOX_BASE, showOutbox } from '../mail/outbox';
+import { mcpRoutes } from '../mcp';
 import { adminRoutes } from '../proxy/admin';
 import { reportRoutes } from '../reports';
 import { subscriptionRoutes } from '../subscriptions';
@@ -32,8 +33,8 @@ export const outboxRoutes: Route<Services>[] = [
 /** Mounted only with `DEV_ROUTES = "on"` (`npm run dev`, the tests): no authentication. */
 export const devRoutes: Route<Services>[] = [...digestDevRoutes, ...outboxRoutes];
 
-/** Every route the Worker serves beside /api/v1 (the cache admin's too, mounted by worker.ts): what `GET /openapi.json` describes. */
-export const documentedRoutes: readonly DocumentedRoute[] = [...productRoutes, ...devRoutes, ...adminRoutes];
+/** Every route the Worker serves beside /api/v1 (the cache admin's and `/mcp` too, mounted by worker.ts): what `GET /openapi.json` describes. */
+export const documentedRoutes: readonly DocumentedRoute[] = [...productRoutes, ...devRoutes, ...adminRoutes, ...mcpRoutes];
 
 /** The OpenAPI document of the product's own routes. */
 export const productDocument = () => productOpenApiDocument(documentedRoutes);

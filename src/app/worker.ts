@@ -3,6 +3,7 @@
  *   /api/v1/*         the cached edge proxy of the Read API v1 (src/proxy)
  *   /admin/cache/*    purge and stats of that cache (bearer ADMIN_TOKEN)
  *   /origin/api/v1/*  the embedded reference origin itself, when it is the upstream (UPSTREAM_URL unset)
+ *   /mcp              the MCP server for AI assistants (src/mcp): the API as tools, read through the same cache
  *   /digests/*, /reports/*, /r/*   the product's own routes (routes.ts)
  *   /dev/*            dev only (DEV_ROUTES = "on"): the outbox of unsent mail, the planner at a chosen time
  * and the hourly cron (digest planner), the digest queues, and Email Routing (unsubscribe by mail).
@@ -18,6 +19,7 @@ import { consumeDigestBatch, DEV_PLAN_PATH, runDigestPlanner } from '../digests'
 import { ensureDemoData } from '../origin/demo/auto';
 import { handleOrigin } from '../origin/handler';
 import { ADMIN_BASE, guardOrigin, handleAdmin, handleProxy, type StartTimeout } from '../proxy';
+import { allowedHostsOf, handleMcp, MCP_PATH } from '../mcp';
 import { LINK_BASE, REPORTS_BASE } from '../reports';
 import { SUBSCRIPTIONS_BASE, unsubscribeByMail } from '../subscriptions';
 import { type AppEnv, parseEnv } from './env';
@@ -93,7 +95,10 @@ export function createWorker(seams: WorkerSeams = {}) {
       // The proxy's hot path needs only the clock and waitUntil: no Services are built for it.
       const now = seams.services?.().now ?? systemClock;
       const startTimeout = seams.proxyTimeout?.();
-      if (under(pathname, API_BASE)) return handleProxy(request, env, { now, waitUntil: (work) => ctx.waitUntil(work), ...(startTimeout ? { startTimeout } : {}) }, { url });
+      const proxyRuntime = { now, waitUntil: (work: Promise<unknown>) => ctx.waitUntil(work), ...(startTimeout ? { startTimeout } : {}) };
+      if (under(pathname, API_BASE)) return handleProxy(request, env, proxyRuntime, { url });
+      // Needs only the proxy, so it runs on a proxy-only deployment too.
+      if (pathname === MCP_PATH) return withRequestId(await handleMcp(request, env, proxyRuntime, { allowedHosts: allowedHostsOf(env.MCP_ALLOWED_HOSTS, features.devRoutes) }), requestIdOf(request));
       if (under(pathname, ADMIN_BASE)) return handleAdmin(request, env, ctx);
       if (isOriginEnv(env) && under(pathname, ORIGIN_MOUNT + API_BASE)) {
         url.pathname = pathname.slice(ORIGIN_MOUNT.length);

@@ -175,11 +175,20 @@ const windowText: Record<AnyOperation['window']['kind'], string> = {
   trailing: 'Window: `days` ending today.',
 };
 
-function pathItem(id: OperationId): JsonObject {
-  const op = operations[id] as unknown as AnyOperation;
+/**
+ * What the table says of an operation besides its description, in words: its
+ * window, then its plan and integration needs (when it has any). The OpenAPI
+ * document and the MCP tools (src/mcp) append them to the description.
+ */
+export function operationNotes(op: Pick<AnyOperation, 'window' | 'plan' | 'integration'>): string[] {
   const needs = [op.plan === 'pro_or_growth' ? 'Pro and Growth plans only.' : '', op.integration ? `Needs the ${op.integration.replace('_', ' ')} integration (409 otherwise).` : '']
     .filter(Boolean)
     .join(' ');
+  return [windowText[op.window.kind], needs].filter(Boolean);
+}
+
+function pathItem(id: OperationId): JsonObject {
+  const op = operations[id] as unknown as AnyOperation;
   return {
     // Request headers of every operation, once per path (the operation's own list is its query and path parameters).
     parameters: Object.keys(REQUEST_HEADERS).map((name) => ref('parameters', name)),
@@ -187,7 +196,7 @@ function pathItem(id: OperationId): JsonObject {
       operationId: id,
       tags: [op.tag],
       summary: op.summary,
-      description: [op.description, windowText[op.window.kind], needs].filter(Boolean).join('\n\n'),
+      description: [op.description, ...operationNotes(op)].filter(Boolean).join('\n\n'),
       parameters: parameters(op),
       responses: {
         '200': { description: 'OK', headers: headersOf(ANSWER_HEADERS), content: { 'application/json': { schema: ref('schemas', componentName(id)) } } },

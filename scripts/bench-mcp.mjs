@@ -1,0 +1,89 @@
+#!/usr/bin/env node
+// `npm run bench:mcp`: an MCP tool call on a cache hit beside an /api/v1 HIT of
+// the same read, measured in the same run, in workerd (Miniflare), one process.
+// The Worker is the product's as deployed (scripts/bench-proxy-worker.ts, with
+// its seeding route), with MCP_ALLOWED_HOSTS naming the address Miniflare
+// listens on. One request at a time, in alternating rounds (the machine is
+// shared), each round ROUNDS_CALLS calls of each:
+//   - GET /api/v1/visibility (a HIT);
+//   - POST /mcp `tools/call get_visibility` as a 2025 client sends it (one
+//     JSON-RPC message; the answer is an SSE event), raw fetch;
+//   - the same through the SDK's Client (@modelcontextprotocol/client), in
+//     the 2025 revision and in the 2026-07-28 one (the client's own work
+//     included: what an assistant's MCP host pays).
+// Each MCP call also reads `GET /brands` to check the key (a HIT too). The run
+// fails unless no call went upstream while it was measured.
+// Env: BENCH_ROUNDS (default 5), BENCH_CALLS (per round and kind, default 100).
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { startProductWorker } from './bench/product-worker.mjs';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const CALLS = Number(process.env.BENCH_CALLS ?? 100);
+const KEY = 'bench_1';
+
+const { mf, url: base } = await startProductWorker({ name: 'mcp', vars: { MCP_ALLOWED_HOSTS: '127.0.0.1,localhost' } });
+await (await fetch(new URL('/__bench/seed?keys=1', base))).json();
+
+const auth = { authorization: `Bearer ${KEY}` };
+const apiUrl = new URL('/api/v1/visibility', base);
+const mcpUrl = new URL('/mcp', base);
+const callBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_visibility', arguments: {} } });
+const mcpHeaders = { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+
+async function apiHit() {
+  const response = await fetch(apiUrl, { headers: auth });
+  const body = await response.text();
+  if (response.headers.get('x-cache') !== 'HIT') throw new Error(`/api/v1 answered ${response.status} ${response.headers.get('x-cache')}: ${body.slice(0, 200)}`);
+}
+async function mcpRaw() {
+  const response = await fetch(mcpUrl, { method: 'POST', headers: mcpHeaders, body: callBody });
+  const body = await response.text();
+  if (response.status !== 200 || !body.includes('"structuredContent"')) throw new Error(`/mcp answered ${response.status}: ${body.slice(0, 300)}`);
+}
+async function sdkClient(mode) {
+  const client = new Client({ name: 'bench-mcp', version: '1.0.0' }, { versionNegotiation: { mode } });
+  await client.connect(new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers: auth } }));
+  return async () => {
+    const result = await client.callTool({ name: 'get_visibility', arguments: {} });
+    if (result.isError) throw new Error(`tool call failed: ${JSON.stringify(result.content)}`);
+  };
+}
+
+const runs = { api: apiHit, mcpRaw, sdkLegacy: await sdkClient('legacy'), sdkModern: await sdkClient('auto') };
+const LABELS = {
+  api: 'GET /api/v1/visibility, cache HIT',
+  mcpRaw: 'POST /mcp tools/call get_visibility (2025 message, raw fetch)',
+  sdkLegacy: 'the same through the SDK Client, 2025 revision',
+  sdkModern: 'the same through the SDK Client, 2026-07-28 revision',
+};
+
+// Warm: the first read of each goes upstream (and /brands for the key check); everything measured after is a HIT.
+await (await fetch(apiUrl, { headers: auth })).arrayBuffer();
+await new Promise((resolve) => setTimeout(resolve, 200));
+for (const run of Object.values(runs)) for (let i = 0; i < 20; i++) await run();
+const upstreamBefore = await (await fetch(new URL('/__bench/upstream', base))).json();
+
+const times = Object.fromEntries(Object.keys(runs).map((name) => [name, []]));
+for (let round = 0; round < ROUNDS; round++) {
+  const order = round % 2 ? Object.keys(runs).reverse() : Object.keys(runs);
+  for (const name of order) {
+    for (let i = 0; i < CALLS; i++) {
+      const started = performance.now();
+      await runs[name]();
+      times[name].push(performance.now() - started);
+    }
+  }
+}
+const upstreamAfter = await (await fetch(new URL('/__bench/upstream', base))).json();
+if (upstreamAfter[KEY]?.calls !== upstreamBefore[KEY]?.calls) throw new Error(`calls went upstream while measuring: ${JSON.stringify(upstreamBefore)} -> ${JSON.stringify(upstreamAfter)}`);
+
+const q = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
+const p50api = q(times.api, 0.5);
+console.log(`\nMCP benchmark: workerd via Miniflare, one request at a time, ${ROUNDS} alternating rounds of ${CALLS} calls each (${ROUNDS * CALLS} per row). Upstream reads while measuring: 0 (the key's ${upstreamAfter[KEY]?.calls ?? 0} reads were all made while warming).\n`);
+console.log('| run | p50 ms | p95 ms | p99 ms | p50 / API HIT p50 |');
+console.log('|---|---|---|---|---|');
+for (const [name, label] of Object.entries(LABELS)) {
+  const xs = times[name];
+  console.log(`| ${label} | ${q(xs, 0.5).toFixed(2)} | ${q(xs, 0.95).toFixed(2)} | ${q(xs, 0.99).toFixed(2)} | ${(q(xs, 0.5) / p50api).toFixed(1)}x |`);
+}
+await mf.dispose();

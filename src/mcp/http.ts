@@ -1,0 +1,102 @@
+/**
+ * `/mcp`: MCP over Streamable HTTP, stateless, on the official SDK
+ * (`createMcpHandler`, which serves the 2026-07-28 revision and the 2025
+ * revisions that most clients still speak). In order:
+ *
+ * 1. `Host` and `Origin` are checked against `MCP_ALLOWED_HOSTS` (and, in
+ *    dev, localhost): a page on another site that resolves to this server
+ *    (DNS rebinding) gets 403 before anything is read.
+ * 2. `GET` and `DELETE` (2025 session operations) and other methods: 405 with
+ *    `Allow: POST`, from the SDK; a stateless server keeps no session or
+ *    stream to open or close.
+ * 3. A `POST` needs `Authorization: Bearer <API key>`, the keys of /api/v1: no
+ *    key, or one the API does not know, is 401 with `WWW-Authenticate:
+ *    Bearer`. The key is checked with `GET /brands` through `apiFor()` (cached
+ *    for an hour; an unknown key costs the upstream one read a minute at
+ *    most, and counts against the caller's address like /api/v1's).
+ * 4. A new server and transport per request (`mcpServer`); the SDK answers
+ *    bad input (not JSON, not JSON-RPC, a batch over 100, an unknown tool,
+ *    arguments that fail the schema) with its own errors.
+ */
+import { createMcpHandler, hostHeaderValidationResponse, localhostAllowedHostnames, type McpServerFactory, originValidationResponse } from '@modelcontextprotocol/server';
+import { type ApiClient, ApiClientError } from '../client';
+import { bearerKey, invalidKey } from '../contract/access';
+import { errorResponse } from '../contract/errors';
+import { errorText } from '../lib/log';
+import type { Route } from '../lib/router';
+import { apiFor, clientAddressOf, type ProxyEnv, type ProxyRuntime } from '../proxy';
+import { mcpServer } from './server';
+
+export const MCP_PATH = '/mcp';
+
+/** The API's 401, with the challenge RFC 6750 asks of a bearer-protected resource. */
+const unauthorized = () => errorResponse(invalidKey(), { 'www-authenticate': 'Bearer realm="mcp"' });
+
+/** The host names `/mcp` answers for: the configured ones, and localhost in dev (`npm run dev`, the tests). */
+export const allowedHostsOf = (configured: readonly string[], dev: boolean): string[] => [...configured, ...(dev ? localhostAllowedHostnames() : [])];
+
+export interface McpOptions {
+  /** Host names (no scheme, no port) allowed in `Host` and `Origin`: `allowedHostsOf`. */
+  allowedHosts: readonly string[];
+}
+
+/** What `/mcp` runs with: the proxy's env and runtime (it needs nothing else), and its options. */
+export interface McpContext {
+  env: ProxyEnv;
+  runtime: ProxyRuntime;
+  options: McpOptions;
+}
+
+const serveRoute = (request: Request, _: Record<string, string>, { env, runtime, options }: McpContext) => handleMcp(request, env, runtime, options);
+
+/**
+ * `/mcp` as a route table, for the product's OpenAPI document: the methods the
+ * MCP spec gives the endpoint (POST, and GET and DELETE, which a stateless
+ * server answers 405). The Worker calls `handleMcp` for the path whatever the
+ * method, and the SDK answers the others 405 too.
+ */
+export const mcpRoutes: Route<McpContext>[] = [{ path: MCP_PATH, answers: 'json', methods: { POST: serveRoute, GET: serveRoute, DELETE: serveRoute } }];
+
+/** The answer to any request to `/mcp`. */
+export async function handleMcp(request: Request, env: ProxyEnv, runtime: ProxyRuntime, options: McpOptions): Promise<Response> {
+  const refused = foreignHost(request, [...options.allowedHosts]);
+  if (refused) return refused;
+  const serve = (factory: McpServerFactory) => createMcpHandler(factory, { onerror: (error) => console.warn(JSON.stringify({ msg: 'mcp request refused or failed', error: errorText(error) })) }).fetch(request);
+  // The SDK answers every other method 405 before it asks for a server.
+  if (request.method !== 'POST') return serve(() => Promise.reject(new Error('a stateless MCP server serves only POST')));
+  const apiKey = bearerKey(request);
+  if (!apiKey) return unauthorized();
+  // Retries are the assistant's to decide: a refusal comes back at once, with `retry_after` when it has one.
+  const client = apiFor(env, runtime, { clientAddress: clientAddressOf(request), retry: { attempts: 1 } })(apiKey);
+  if (!(await knownKey(client))) return unauthorized();
+  return serve(() => mcpServer(client, runtime.now));
+}
+
+/**
+ * The SDK's 403 when the request names a host that is not allowed: in `Host`,
+ * in its URL (the same host on Cloudflare's edge; the only one on requests
+ * made in-process, which carry no `Host`), or in `Origin` (a browser's).
+ */
+function foreignHost(request: Request, hosts: string[]): Response | undefined {
+  const url = new URL(request.url);
+  for (const host of new Set([request.headers.get('host') ?? url.host, url.host])) {
+    const refused = hostHeaderValidationResponse(new Request(url, { headers: { host } }), hosts);
+    if (refused) return refused;
+  }
+  return originValidationResponse(request, hosts);
+}
+
+/**
+ * Whether the API knows the key. Only its 401 says no: a plan that is not
+ * active, a limit or an outage lets the request on, and each tool call then
+ * answers the API's refusal as its result.
+ */
+async function knownKey(client: ApiClient): Promise<boolean> {
+  try {
+    await client.listBrands();
+    return true;
+  } catch (error) {
+    if (error instanceof ApiClientError) return error.code !== 'invalid_api_key';
+    throw error;
+  }
+}
