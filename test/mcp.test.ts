@@ -14,7 +14,9 @@ import { API_BASE, examplePath, operationList } from '../src/contract/operations
 import { sha256Hex } from '../src/lib/hash';
 import { MCP_PATH, toolName } from '../src/mcp';
 import { RecordingApi } from './digests-helpers';
+import { ForeignUpstream } from './foreign-upstream';
 import { DEMO, KEYS } from './helpers';
+import { freshKey } from './proxy-upstream';
 import { useUpstreamForTests } from './seams';
 import worker from './worker';
 
@@ -92,6 +94,25 @@ describe('tools/call', () => {
       await client.close();
     });
   }
+
+  it('passes on the body of another implementation of the spec as it is: other field names, extra fields, open values', async () => {
+    const foreign = new ForeignUpstream().install();
+    try {
+      const key = freshKey('mcp-foreign');
+      const client = await connect(key);
+      for (const op of operationList) {
+        const result = await client.callTool({ name: toolName(op.id), arguments: exampleArgs(op) });
+        expect([op.id, result.isError ?? false]).toEqual([op.id, false]);
+        expect(result.structuredContent).toMatchObject({ brandId: 1, operationName: op.id, vendorExtra: { region: 'eu-west', sampled: true } });
+        // The same bytes a proxy client gets, from the same cache entry.
+        const direct = await SELF.fetch(`https://edge.test${API_BASE}${examplePath(op)}`, { headers: { authorization: `Bearer ${key}` } });
+        expect([op.id, direct.headers.get('x-cache'), result.structuredContent]).toEqual([op.id, 'HIT', await direct.json()]);
+      }
+      await client.close();
+    } finally {
+      foreign.release();
+    }
+  });
 
   it('answers weekly_report with the weekly report model and a few lines of text', async () => {
     const client = await connect(KEYS.pro);

@@ -98,6 +98,13 @@ export interface WithMeta<T> {
 export type ApiClient = { [Id in OperationId]: (...args: ArgsOf<Id>) => Promise<ResponseOf<Id>> } & {
   /** The same methods, resolving to `{ data, meta }`. */
   withMeta: { [Id in OperationId]: (...args: ArgsOf<Id>) => Promise<WithMeta<ResponseOf<Id>>> };
+  /**
+   * The body as the API sent it, any JSON object, not checked against the
+   * contract: for callers that pass bodies on rather than read their fields
+   * (the MCP tools), so an implementation of the spec with other field names
+   * is served as it is, as the proxy serves it.
+   */
+  unchecked: { [Id in OperationId]: (...args: ArgsOf<Id>) => Promise<WithMeta<Record<string, unknown>>> };
 };
 
 const CACHE_STATUSES: readonly string[] = ['HIT', 'MISS', 'STALE', 'REVALIDATED', 'BYPASS'];
@@ -230,7 +237,19 @@ export function createClient(options: ClientOptions): ApiClient {
     return undefined;
   }
 
-  async function call<Id extends OperationId>(id: Id, params: Record<string, unknown> | undefined, callOptions: CallOptions = {}): Promise<WithMeta<ResponseOf<Id>>> {
+  /** Any JSON object, as sent: what `unchecked` answers. */
+  function parseObject(id: OperationId, text: string): Record<string, unknown> {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (cause) {
+      json = cause;
+    }
+    if (typeof json === 'object' && json !== null && !Array.isArray(json) && !(json instanceof Error)) return json as Record<string, unknown>;
+    throw new ApiClientError({ kind: 'parse', code: 'invalid_response', status: 200, operation: id, message: `${id}: the body is not a JSON object.` });
+  }
+
+  async function call<Id extends OperationId>(id: Id, params: Record<string, unknown> | undefined, callOptions: CallOptions = {}, check = true): Promise<WithMeta<ResponseOf<Id>>> {
     const url = operationUrl(baseUrl, id, params);
     const started = now();
     for (let attempts = 1; ; attempts++) {
@@ -238,7 +257,7 @@ export function createClient(options: ClientOptions): ApiClient {
       let failure: ApiClientError;
       try {
         const { response, text } = await attempt(id, url, callOptions, Math.max(1, Math.min(timeoutMs, left)));
-        if (response.ok) return { data: parseBody(id, text), meta: metaOf(response, now(), attempts) };
+        if (response.ok) return { data: check ? parseBody(id, text) : (parseObject(id, text) as ResponseOf<Id>), meta: metaOf(response, now(), attempts) };
         failure = httpError(id, response, text);
       } catch (error) {
         if (!(error instanceof ApiClientError)) throw error;
@@ -252,11 +271,13 @@ export function createClient(options: ClientOptions): ApiClient {
 
   const plain = {} as Record<string, unknown>;
   const meta = {} as Record<string, unknown>;
+  const unchecked = {} as Record<string, unknown>;
   for (const id of OPERATION_IDS) {
     meta[id] = (params?: Record<string, unknown>, callOptions?: CallOptions) => call(id, params, callOptions);
     plain[id] = async (params?: Record<string, unknown>, callOptions?: CallOptions) => (await call(id, params, callOptions)).data;
+    unchecked[id] = (params?: Record<string, unknown>, callOptions?: CallOptions) => call(id, params, callOptions, false);
   }
-  return { ...plain, withMeta: meta } as ApiClient;
+  return { ...plain, withMeta: meta, unchecked } as ApiClient;
 }
 
 function withAttempts(error: ApiClientError, attempts: number): ApiClientError {
