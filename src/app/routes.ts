@@ -1,5 +1,5 @@
 /**
- * The product's own routes beside the API, one table: subscriptions, reports,
+ * The product's own routes beside the API, one table: subscriptions, reports, exports,
  * their OpenAPI document (`GET /openapi.json`, openapi.ts) and, in dev only
  * (`DEV_ROUTES = "on"`), the `/dev/*` routes, which have no authentication.
  * One matcher and one error translation give every route the same answers to
@@ -12,6 +12,7 @@ import { errorText } from '../lib/log';
 import { matchRoute, type Route } from '../lib/router';
 import { OUTBOX_BASE, showOutbox } from '../mail/outbox';
 import { adminRoutes } from '../proxy/admin';
+import { exportRoutes } from '../exports';
 import { reportRoutes } from '../reports';
 import { subscriptionRoutes } from '../subscriptions';
 import { type DocumentedRoute, PRODUCT_OPENAPI, productOpenApiDocument } from './openapi';
@@ -23,7 +24,7 @@ export const serveProductDocument = () =>
   new Response((openApiJson ??= JSON.stringify(productDocument())), { headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'public, max-age=300' } });
 const openApiRoute: Route<Services> = { path: PRODUCT_OPENAPI, answers: 'json', methods: { GET: serveProductDocument } };
 
-export const productRoutes: Route<Services>[] = [...subscriptionRoutes, ...reportRoutes, openApiRoute];
+export const productRoutes: Route<Services>[] = [...subscriptionRoutes, ...reportRoutes, ...exportRoutes, openApiRoute];
 /** The outbox's pages: every recipient with working confirm and unsubscribe links. Never without `DEV_ROUTES = "on"`. */
 export const outboxRoutes: Route<Services>[] = [
   { path: OUTBOX_BASE, answers: 'page', methods: { GET: (_, __, services, url) => showOutbox(services.db, url, '') } },

@@ -4,8 +4,9 @@
  *   /admin/cache/*    purge and stats of that cache (bearer ADMIN_TOKEN)
  *   /origin/api/v1/*  the embedded reference origin itself, when it is the upstream (UPSTREAM_URL unset)
  *   /digests/*, /reports/*, /r/*   the product's own routes (routes.ts)
+ *   /exports/*, /x/*  the CSV export links (src/exports)
  *   /dev/*            dev only (DEV_ROUTES = "on"): the outbox of unsent mail, the planner at a chosen time
- * and the hourly cron (digest planner), the digest queues, and Email Routing (unsubscribe by mail).
+ * and the hourly cron (digest planner, the kept history), the digest queues, and Email Routing (unsubscribe by mail).
  *
  * The proxy and its admin always run; the rest only when the env has what
  * they need (features.ts). A feature that is off answers its routes with 404
@@ -19,6 +20,7 @@ import { ensureDemoData } from '../origin/demo/auto';
 import { handleOrigin } from '../origin/handler';
 import { ADMIN_BASE, guardOrigin, handleAdmin, handleProxy, type StartTimeout } from '../proxy';
 import { LINK_BASE, REPORTS_BASE } from '../reports';
+import { EXPORT_LINK_BASE, EXPORTS_BASE, keepWeeklyHistory } from '../exports';
 import { SUBSCRIPTIONS_BASE, unsubscribeByMail } from '../subscriptions';
 import { type AppEnv, parseEnv } from './env';
 import { type Features, featuresLine, featuresOf, isDigestsEnv, isOriginEnv, isReportsEnv, offMessage, type ReportsEnv } from './features';
@@ -70,9 +72,10 @@ function featuresFor(env: AppEnv): Features {
 }
 
 /** The optional feature that owns a product path, if any: its routes answer 404 while it is off. Without dev routes, `/dev/*` is nobody's. */
-function featureOfPath(pathname: string, features: Features): 'reports' | 'digests' | undefined {
+function featureOfPath(pathname: string, features: Features): 'reports' | 'exports' | 'digests' | undefined {
   if (under(pathname, SUBSCRIPTIONS_BASE) || (features.devRoutes && under(pathname, DEV_PLAN_PATH))) return 'digests';
   if (under(pathname, REPORTS_BASE) || under(pathname, LINK_BASE)) return 'reports';
+  if (under(pathname, EXPORTS_BASE) || under(pathname, EXPORT_LINK_BASE)) return 'exports';
   return undefined;
 }
 
@@ -114,9 +117,16 @@ export function createWorker(seams: WorkerSeams = {}) {
       return withRequestId(errorResponse(new ApiError('not_found', 'Nothing here. The API is at /api/v1 (see /api/v1/openapi.json).')), requestId);
     },
 
-    /** Hourly: plans the weekly digests that are due (src/digests/planner.ts). */
+    /** Hourly: keeps the week's history (src/exports/history-cron.ts) and plans the weekly digests that are due (src/digests/planner.ts). */
     async scheduled(controller, rawEnv, ctx) {
       const { env, features } = configured(rawEnv);
+      if (isReportsEnv(env)) {
+        // Its failure (D1) is logged and does not hold back the digests' planning.
+        await keepWeeklyHistory(servicesFor(env, ctx, { now: () => new Date(controller.scheduledTime) })).then(
+          (kept) => console.log(JSON.stringify({ msg: 'history kept', cron: controller.cron, ...kept })),
+          (error: unknown) => console.error(JSON.stringify({ msg: 'history cron failed', cron: controller.cron, error: errorText(error) })),
+        );
+      }
       if (!isDigestsEnv(env)) {
         console.log(JSON.stringify({ msg: 'digests are off: the cron run planned nothing', cron: controller.cron, needs: features.off.digests }));
         return;

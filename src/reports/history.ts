@@ -1,0 +1,110 @@
+/**
+ * The kept weekly history as a page, `GET /reports/history?brand_id=&market=`
+ * (API key): up to 2 years of the weeks kept in D1 (src/weekly-report/
+ * history.ts) as a chart and a table, with its CSV link (`/x/<token>.csv` of
+ * kind `history`). And the CSV links the report page offers for its tables.
+ *
+ * CSV links on pages are handed out when the page is rendered, server-side,
+ * with the key the page reads with: the API key of a keyed reader, or the
+ * sealed key of a signed report link. A signed reader gets links only to the
+ * tables the page already shows them (the same brand, market and key), that
+ * expire no later than their report link; `exportLinkFor` hands out the same
+ * link on every view instead of minting one per view, so a page costs at
+ * most one link per table against the key's cap of 100. At the cap, the
+ * buttons are left out and the page still renders. The key holder sees these
+ * links in `GET /exports/links` and may revoke them.
+ */
+import { z } from 'zod';
+import { requireKey } from '../contract/access';
+import { brandIdParam, marketParam, parseParams, queryObject } from '../contract/params';
+import { escapeHtml, htmlDocument, newNonce, pageHeaders } from '../lib/html';
+import { exportLinkFor, type ExportTarget, HISTORY_KIND } from '../links/export-links';
+import { LINK_DAYS, readFailure } from '../links/keyed-routes';
+import { DAY_MS } from '../lib/time';
+import { clientAddressOf } from '../proxy';
+import { formatScore, HISTORY_WEEKS, type HistoryWeek, readHistory, shortDay, type WeeklyInputs } from '../weekly-report';
+import { chartSvg } from './chart';
+import type { ReportDeps } from './deps';
+import { COPY_SCRIPT, CSV_TABLES, type CsvTable, csvRow, STYLE } from './page';
+
+export const HistoryQuery = z.strictObject({ brand_id: brandIdParam, market: marketParam });
+
+type Deps = Pick<ReportDeps, 'db' | 'encryptionKey' | 'signingSecret' | 'publicUrl' | 'now'>;
+
+/** The CSV links of the report page's tables, read with `apiKey`, none outliving `notAfter`. */
+export async function pageCsvLinks(deps: Deps, apiKey: string, inputs: Pick<WeeklyInputs, 'brand' | 'market'>, notAfter: Date): Promise<Partial<Record<CsvTable, string>>> {
+  const scope = { brandId: inputs.brand.id, market: { id: inputs.market.id, code: inputs.market.code.toLowerCase() } };
+  const brandMarket = { brand_id: String(inputs.brand.id), market: inputs.market.code.toLowerCase() };
+  const links: Partial<Record<CsvTable, string>> = {};
+  // One after another: each may mint, and the cap is counted per mint.
+  for (const [table, kind] of Object.entries(CSV_TABLES) as [CsvTable, string][]) {
+    // The share of voice of the page's week: a relative 7 days, like the page.
+    const params = kind === HISTORY_KIND ? {} : kind === 'getOverview' ? { ...brandMarket, days: '7' } : brandMarket;
+    const target: ExportTarget = { kind, params, ...scope };
+    const outcome = await exportLinkFor(deps, apiKey, target, notAfter);
+    if (!outcome.ok) break;
+    links[table] = outcome.link.url;
+  }
+  return links;
+}
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+function historyTable(weeks: HistoryWeek[]): string {
+  const rows = weeks
+    .map(
+      (w) =>
+        `<tr data-week="${escapeHtml(w.iso_week)}"><td>${escapeHtml(w.iso_week)}<span class="small"> · ${escapeHtml(shortDay(w.period_from))}–${escapeHtml(shortDay(w.period_to))}</span></td><td class="num">${escapeHtml(formatScore(w.score))}</td><td class="num">${count(w.answered_runs)}</td><td class="num">${w.won}</td><td class="num">${w.lost}</td><td class="num">${w.held}</td></tr>`,
+    )
+    .reverse()
+    .join('');
+  return `<div class="table-scroll"><table class="weeks" data-testid="history-table"><caption>Every kept week, newest first: the score, the answers it counts, and the questions won, lost and held.</caption><thead><tr><th scope="col">Week</th><th scope="col" class="num">Score</th><th scope="col" class="num">Answers</th><th scope="col" class="num">Won</th><th scope="col" class="num">Lost</th><th scope="col" class="num">Held</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+/** The history page: chart, table, CSV link. */
+export function historyPage(o: { brand: string; market: string; weeks: HistoryWeek[]; csvUrl: string | undefined; reportUrl: string }): { html: string; headers: Record<string, string> } {
+  const parts: string[] = [`<h1>${escapeHtml(o.brand)} in AI answers: the kept history</h1>`, `<p class="period">Market ${escapeHtml(o.market.toUpperCase())} · up to ${HISTORY_WEEKS} weeks (2 years)</p>`];
+  if (o.weeks.length === 0) {
+    parts.push(`<p>No week is kept yet. A week is kept when its digest is read, and at least weekly for every brand and market with a subscription or an export link.</p>`);
+  } else {
+    const bars = o.weeks.map((w) => ({ week_start: w.period_from, week_end: w.period_to, label: shortDay(w.week_monday), score: w.score, answered_runs: w.answered_runs }));
+    const first = o.weeks[0]!;
+    parts.push(`<p class="small">${o.weeks.length} ${o.weeks.length === 1 ? 'week' : 'weeks'} kept, from ${escapeHtml(first.iso_week)} to ${escapeHtml(o.weeks.at(-1)!.iso_week)}. Each week's figures are those first read for it, and never change afterwards.</p>`);
+    parts.push(`<figure>${chartSvg(bars, o.brand)}<figcaption>Visibility score by kept week, oldest first.</figcaption></figure>`);
+    parts.push(csvRow(o.csvUrl, 'the kept history'));
+    parts.push(historyTable(o.weeks));
+  }
+  parts.push(`<footer class="page-foot"><p><a href="${escapeHtml(o.reportUrl)}">This week's report</a>.</p></footer>`);
+  const nonce = o.csvUrl ? newNonce() : undefined;
+  const html = htmlDocument({
+    title: `${o.brand}: visibility history (${o.market.toUpperCase()})`,
+    section: 'history',
+    body: parts.join('\n'),
+    style: `${STYLE}\n.table-scroll{overflow-x:auto}`,
+    ...(nonce ? { script: { nonce, code: COPY_SCRIPT } } : {}),
+  });
+  return { html, headers: pageHeaders(nonce ? { scriptNonce: nonce } : {}) };
+}
+
+/** `GET /reports/history`: the key must read the brand and market (a cached read), then the page shows what D1 keeps. */
+export async function historyRoute(request: Request, url: URL, deps: ReportDeps, reportsBase: string): Promise<Response> {
+  const key = requireKey(request);
+  const query = parseParams(HistoryQuery, queryObject(url.searchParams));
+  const client = deps.api(key, clientAddressOf(request));
+  let brand: { id: number; name: string };
+  let market: { id: number; code: string };
+  try {
+    const visibility = await client.getVisibility({ ...(query.brand_id !== undefined ? { brand_id: query.brand_id } : {}), ...(query.market !== undefined ? { market: query.market } : {}) });
+    const { brands } = await client.listBrands();
+    brand = { id: visibility.brand_id, name: brands.find((b) => b.id === visibility.brand_id)?.name ?? `Brand ${visibility.brand_id}` };
+    market = visibility.market;
+  } catch (error) {
+    throw readFailure(error);
+  }
+  const weeks = await readHistory(deps.db, brand.id, market.id);
+  const now = deps.now();
+  const csv = await exportLinkFor(deps, key, { kind: HISTORY_KIND, params: {}, brandId: brand.id, market: { id: market.id, code: market.code.toLowerCase() } }, new Date(now.getTime() + LINK_DAYS.max * DAY_MS));
+  const reportUrl = `${reportsBase}/weekly?${new URLSearchParams({ brand_id: String(brand.id), market: market.code.toLowerCase() })}`;
+  const page = historyPage({ brand: brand.name, market: market.code, weeks, csvUrl: csv.ok ? csv.link.url : undefined, reportUrl });
+  return new Response(page.html, { headers: { ...page.headers, vary: 'Authorization' } });
+}
