@@ -214,3 +214,21 @@ describe('reading a link', () => {
     expect(start - (await freshGate.remaining())).toBe(1);
   });
 });
+
+describe('"Copy CSV link" on the report page', () => {
+  it('a signed report link gets CSV links of its tables, minted once, read with its key, none outliving the report link', async () => {
+    const { mintLink } = await import('./reports-helpers');
+    const report = await mintLink({ expires_in_days: 2 });
+    const html = async () => (await call(report.path)).text();
+    const urls = (page: string) => [...page.matchAll(/class="copy-csv" data-url="([^"]+)"/g)].map((m) => m[1]!);
+    const first = urls(await html());
+    expect(first.length).toBeGreaterThanOrEqual(4);
+    // A second view hands out the same links: no new row per view.
+    expect(urls(await html())).toEqual(first);
+    const rows = await env.DB.prepare("SELECT kind, expires_at FROM report_links WHERE purpose = 'export' ORDER BY kind").all<{ kind: string; expires_at: string }>();
+    expect(rows.results.map((r) => r.kind)).toEqual(['getAnswerHistory', 'getOverview', 'getPromptMatrix', 'getVisibility', 'history']);
+    for (const row of rows.results) expect(Date.parse(row.expires_at)).toBeLessThanOrEqual(Date.parse(report.expires_at));
+    // Each reads without a key, as the page's tables do.
+    for (const url of first) expect((await readCsv(url)).status).toBe(200);
+  });
+});

@@ -8,7 +8,8 @@
 import { ApiError, errorResponse, invalidParameter, JSON_CONTENT_TYPE } from '../contract/errors';
 import { digestDevRoutes } from '../digests';
 import { page } from '../lib/html';
-import { errorText } from '../lib/log';
+import { errorText as logText } from '../lib/log';
+import { plainText } from '../lib/http';
 import { matchRoute, type Route } from '../lib/router';
 import { OUTBOX_BASE, showOutbox } from '../mail/outbox';
 import { adminRoutes } from '../proxy/admin';
@@ -55,10 +56,17 @@ export async function handleProductRoute(request: Request, url: URL, services: S
     return request.method === 'HEAD' ? new Response(null, response) : response;
   } catch (error) {
     // Never the request's headers or URL: they carry API keys and signed tokens.
-    if (!(error instanceof ApiError)) console.error(JSON.stringify({ msg: 'route failed', route: found.route.path, error: errorText(error) }));
+    if (!(error instanceof ApiError)) console.error(JSON.stringify({ msg: 'route failed', route: found.route.path, error: logText(error) }));
     if (answers === 'json') return errorResponse(error);
+    if (answers === 'text') return errorText(error);
     return errorPage(error);
   }
+}
+
+/** The same failures in plain text, for a tool reading a file (a CSV link). */
+function errorText(error: unknown): Response {
+  if (error instanceof ApiError && error.status < 500) return plainText(error.status, error.message, error.options.headers ?? {});
+  return plainText(500, 'Something went wrong. Try again in a moment.');
 }
 
 /** The same failures, for a person who followed a link. */

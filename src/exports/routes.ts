@@ -21,7 +21,7 @@ import { requireKey } from '../contract/access';
 import { ApiError } from '../contract/errors';
 import { parseJsonObject, readJsonBody } from '../contract/json-body';
 import { toDay } from '../contract/window';
-import { json } from '../lib/http';
+import { json, plainText } from '../lib/http';
 import type { Route } from '../lib/router';
 import { TOKEN_FAILURE_STATUS } from '../lib/signing';
 import { EXPORT_FORMATS, EXPORT_LINK_BASE, EXPORTS_BASE, type ExportFormat, type ExportProblem, type ExportTarget, HISTORY_KIND, listExportLinks, mintExportLink, openExportLink, revokeExportLink } from '../links/export-links';
@@ -86,28 +86,23 @@ async function revoke(request: Request, url: URL, id: string, deps: ExportDeps):
   return new Response(null, { status: 204 });
 }
 
-/** A plain-text answer: what a sheet shows in its cell, or a person in the browser. */
-function text(status: number, message: string, headers: Record<string, string> = {}): Response {
-  return new Response(`${message}\n`, { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...headers } });
-}
-
 function problemText(problem: ExportProblem): Response {
-  if (problem.kind === 'gone') return text(410, 'This export link was revoked. Ask for a new link.');
-  if (problem.kind === 'invalid') return text(403, 'This export link is not valid. Use the link exactly as it was given, or ask for a new one.');
+  if (problem.kind === 'gone') return plainText(410, 'This export link was revoked. Ask for a new link.');
+  if (problem.kind === 'invalid') return plainText(403, 'This export link is not valid. Use the link exactly as it was given, or ask for a new one.');
   const status = TOKEN_FAILURE_STATUS[problem.reason];
-  if (problem.reason === 'expired') return text(status, 'This export link has expired. Export links work for 30 days unless chosen otherwise (at most 90); ask for a new one.');
-  if (problem.reason === 'malformed') return text(status, 'This export link is incomplete or was changed. Use it exactly as it was given.');
-  return text(status, 'This export link is not valid: it was not issued here or has been changed.');
+  if (problem.reason === 'expired') return plainText(status, 'This export link has expired. Export links work for 30 days unless chosen otherwise (at most 90); ask for a new one.');
+  if (problem.reason === 'malformed') return plainText(status, 'This export link is incomplete or was changed. Use it exactly as it was given.');
+  return plainText(status, 'This export link is not valid: it was not issued here or has been changed.');
 }
 
 /** A failed read of the API, said in plain text. */
 function readProblemText(error: ApiClientError): Response {
-  if (error.status === 401 || error.status === 403) return text(403, `The API key behind this link can no longer read this data (${error.code}). Ask for a new link.`);
-  if (error.status === 404) return text(404, `The API found nothing for this link's parameters (${error.code}): the brand, market or item may be gone.`);
-  if (error.status === 429) return text(429, `The API key behind this link is over its limit (${error.code}). Try again later.`, error.retryAfter !== undefined ? { 'retry-after': String(error.retryAfter) } : {});
-  if (error.status === 400) return text(400, `The API refused this link's parameters (${error.code}): ${error.message}`);
+  if (error.status === 401 || error.status === 403) return plainText(403, `The API key behind this link can no longer read this data (${error.code}). Ask for a new link.`);
+  if (error.status === 404) return plainText(404, `The API found nothing for this link's parameters (${error.code}): the brand, market or item may be gone.`);
+  if (error.status === 429) return plainText(429, `The API key behind this link is over its limit (${error.code}). Try again later.`, error.retryAfter !== undefined ? { 'retry-after': String(error.retryAfter) } : {});
+  if (error.status === 400) return plainText(400, `The API refused this link's parameters (${error.code}): ${error.message}`);
   console.error(JSON.stringify({ msg: 'export read failed upstream', operation: error.operation, kind: error.kind, status: error.status, code: error.code }));
-  return text(502, 'The Read API behind this link did not answer. Try again in a few minutes.');
+  return plainText(502, 'The Read API behind this link did not answer. Try again in a few minutes.');
 }
 
 /** The table a link reads: the operation's rows, or the kept history once the key is seen to read the brand and market. */
@@ -126,12 +121,12 @@ async function readTable(client: ApiClient, db: D1Database, target: ExportTarget
 async function read(request: Request, file: string, deps: ExportDeps): Promise<Response> {
   const named = /^(.+)\.([a-z]+)$/.exec(file);
   const format = named?.[2] as ExportFormat | undefined;
-  if (!named || !format || !(EXPORT_FORMATS as readonly string[]).includes(format)) return text(404, 'An export link ends in .csv or .json.');
+  if (!named || !format || !(EXPORT_FORMATS as readonly string[]).includes(format)) return plainText(404, 'An export link ends in .csv or .json.');
   const opened = await openExportLink(deps, named[1]!);
   if (!opened.ok) return problemText(opened.problem);
   const { target, apiKey } = opened.link;
   const op = target.kind === HISTORY_KIND ? undefined : tableOperation(target.kind);
-  if (!op && target.kind !== HISTORY_KIND) return text(410, 'This export link names an operation this service no longer exports. Ask for a new link.');
+  if (!op && target.kind !== HISTORY_KIND) return plainText(410, 'This export link names an operation this service no longer exports. Ask for a new link.');
   let table: Awaited<ReturnType<typeof readTable>>;
   try {
     table = await readTable(deps.api(apiKey, clientAddressOf(request)), deps.db, target, op);
@@ -150,7 +145,7 @@ export const exportRoutes: Route<ExportDeps>[] = [
   { path: `${EXPORTS_BASE}/links/{id}`, answers: 'json', methods: { DELETE: (request, params, deps, url) => revoke(request, url, params.id!, deps) } },
   {
     path: `${EXPORT_LINK_BASE}/{file}`,
-    answers: 'page',
+    answers: 'text',
     methods: { GET: (request, params, deps) => read(request, params.file!, deps) },
     badEncoding: () => problemText({ kind: 'token', reason: 'malformed' }),
   },
