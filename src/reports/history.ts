@@ -22,7 +22,7 @@ import { exportLinkFor, type ExportTarget, HISTORY_KIND } from '../links/export-
 import { LINK_DAYS, readFailure } from '../links/keyed-routes';
 import { DAY_MS } from '../lib/time';
 import { clientAddressOf } from '../proxy';
-import { formatScore, HISTORY_WEEKS, type HistoryWeek, readHistory, shortDay, type WeeklyInputs } from '../weekly-report';
+import { formatDay, formatRange, formatScore, HISTORY_WEEKS, type HistoryWeek, readHistory, shortDay, type WeeklyInputs } from '../weekly-report';
 import { chartSvg } from './chart';
 import type { ReportDeps } from './deps';
 import { COPY_SCRIPT, CSV_TABLES, type CsvTable, csvRow, STYLE } from './page';
@@ -54,11 +54,11 @@ function historyTable(weeks: HistoryWeek[]): string {
   const rows = weeks
     .map(
       (w) =>
-        `<tr data-week="${escapeHtml(w.iso_week)}"><td>${escapeHtml(w.iso_week)}<span class="small"> · ${escapeHtml(shortDay(w.period_from))}–${escapeHtml(shortDay(w.period_to))}</span></td><td class="num">${escapeHtml(formatScore(w.score))}</td><td class="num">${count(w.answered_runs)}</td><td class="num">${w.won}</td><td class="num">${w.lost}</td><td class="num">${w.held}</td></tr>`,
+        `<tr data-week="${escapeHtml(w.iso_week)}"><td class="nowrap" title="ISO week ${escapeHtml(w.iso_week)}: ${escapeHtml(formatRange({ from: w.period_from, to: w.period_to }))}">${escapeHtml(formatDay(w.week_monday))}</td><td class="num">${escapeHtml(formatScore(w.score))}</td><td class="num">${count(w.answered_runs)}</td><td class="num">${w.won}</td><td class="num">${w.lost}</td><td class="num">${w.held}</td></tr>`,
     )
     .reverse()
     .join('');
-  return `<div class="table-scroll"><table class="weeks" data-testid="history-table"><caption>Every kept week, newest first: the score, the answers it counts, and the questions won, lost and held.</caption><thead><tr><th scope="col">Week</th><th scope="col" class="num">Score</th><th scope="col" class="num">Answers</th><th scope="col" class="num">Won</th><th scope="col" class="num">Lost</th><th scope="col" class="num">Held</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+  return `<div class="table-scroll"><table class="weeks" data-testid="history-table"><caption>Every kept week, newest first: the score, the answers it counts, and the questions won, lost and held.</caption><thead><tr><th scope="col">Week of</th><th scope="col" class="num">Score</th><th scope="col" class="num">Answers</th><th scope="col" class="num">Won</th><th scope="col" class="num">Lost</th><th scope="col" class="num">Held</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 /** The history page: chart, table, CSV link. */
@@ -80,7 +80,7 @@ export function historyPage(o: { brand: string; market: string; weeks: HistoryWe
     title: `${o.brand}: visibility history (${o.market.toUpperCase()})`,
     section: 'history',
     body: parts.join('\n'),
-    style: `${STYLE}\n.table-scroll{overflow-x:auto}`,
+    style: `${STYLE}\n.table-scroll{overflow-x:auto}\n.nowrap{white-space:nowrap}`,
     ...(nonce ? { script: { nonce, code: COPY_SCRIPT } } : {}),
   });
   return { html, headers: pageHeaders(nonce ? { scriptNonce: nonce } : {}) };
