@@ -98,3 +98,24 @@ it('a pair whose reads fail is tried at most 3 times a week', async () => {
   expect(miss?.tries).toBe(3);
   expect(await readHistory(env.DB, 1, 11)).toEqual([]);
 });
+
+it('a signed report link opens the same history, its CSV link expiring with the report link', async () => {
+  await seedSubscriptions([{ email: 'lead@example.com' }]);
+  await cronAt(plusDays(MONDAY, 0, -7));
+  vi.setSystemTime(plusDays(MONDAY, 0, -6));
+  const { mintLink } = await import('./reports-helpers');
+  const report = await mintLink({ expires_in_days: 3 });
+  const page = await call(`${report.path}/history`);
+  expect(page.status).toBe(200);
+  const html = await page.text();
+  expect([...html.matchAll(/<tr data-week="([^"]+)"/g)].map((m) => m[1])).toEqual([isoWeek(dayOf(MONDAY))]);
+  const csvUrl = /class="copy-csv" data-url="([^"]+)"/.exec(html)![1]!;
+  expect((await readCsv(csvUrl)).records.map((r) => r.iso_week)).toEqual([isoWeek(dayOf(MONDAY))]);
+  const row = await env.DB.prepare("SELECT expires_at FROM report_links WHERE purpose = 'export' AND kind = 'history'").first<{ expires_at: string }>();
+  expect(Date.parse(row!.expires_at)).toBeLessThanOrEqual(Date.parse(report.expires_at));
+  // The report page itself links to it.
+  expect(await (await call(report.path)).text()).toContain(`href="${report.url}/history"`);
+  // A changed token (one character of its claims): 403, as on the report itself.
+  const changed = report.path.replace(/^(\/r\/v1\.\w{4})(\w)/, (_, head: string, c: string) => `${head}${c === 'A' ? 'B' : 'A'}`);
+  expect((await call(`${changed}/history`)).status).toBe(403);
+});

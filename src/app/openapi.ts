@@ -495,6 +495,15 @@ const ROUTES: Record<string, Described> = {
     parameters: query(HistoryQuery),
     responses: { '200': ok('The page.', HTML), ...READS_BRAND },
   },
+  [`GET ${LINK_BASE}/{token}/history`]: {
+    operationId: 'openReportLinkHistory',
+    tag: 'Report links',
+    summary: 'The kept weekly history through a report link',
+    description: 'The history page of the report link\'s brand and market, read with the key the link was minted with; its CSV link expires no later than the report link.',
+    security: 'none',
+    parameters: [{ name: 'token', in: 'path', required: true, description: 'The report link\'s signed token.', schema: { type: 'string', minLength: 1 } }],
+    responses: { '200': pageAnswer('The page.'), ...TOKEN_PAGES, '401': pageAnswer('The key behind the link was revoked.'), '404': pageAnswer('The brand or market no longer exists for the account.'), '410': pageAnswer('An expired or revoked link.'), '429': pageAnswer('The API\'s limit for the key behind the link.'), '502': pageAnswer('The Read API did not answer.') },
+  },
   [`POST ${EXPORTS_BASE}/links`]: {
     operationId: 'createExportLink',
     tag: 'Export links',

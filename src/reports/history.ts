@@ -86,25 +86,39 @@ export function historyPage(o: { brand: string; market: string; weeks: HistoryWe
   return { html, headers: pageHeaders(nonce ? { scriptNonce: nonce } : {}) };
 }
 
-/** `GET /reports/history`: the key must read the brand and market (a cached read), then the page shows what D1 keeps. */
-export async function historyRoute(request: Request, url: URL, deps: ReportDeps, reportsBase: string): Promise<Response> {
-  const key = requireKey(request);
-  const query = parseParams(HistoryQuery, queryObject(url.searchParams));
-  const client = deps.api(key, clientAddressOf(request));
+/**
+ * The history page of a brand and market, read with `apiKey`: the key must read them (a cached read), then the page
+ * shows what D1 keeps, with a CSV link that expires no later than `notAfter`.
+ */
+async function historyAnswer(deps: ReportDeps, request: Request, apiKey: string, target: { brand_id?: number | undefined; market?: string | undefined }, o: { reportUrl: (brandId: number, market: string) => string; notAfter: Date }): Promise<Response> {
+  const client = deps.api(apiKey, clientAddressOf(request));
   let brand: { id: number; name: string };
   let market: { id: number; code: string };
   try {
-    const visibility = await client.getVisibility({ ...(query.brand_id !== undefined ? { brand_id: query.brand_id } : {}), ...(query.market !== undefined ? { market: query.market } : {}) });
+    const visibility = await client.getVisibility({ ...(target.brand_id !== undefined ? { brand_id: target.brand_id } : {}), ...(target.market !== undefined ? { market: target.market } : {}) });
     const { brands } = await client.listBrands();
     brand = { id: visibility.brand_id, name: brands.find((b) => b.id === visibility.brand_id)?.name ?? `Brand ${visibility.brand_id}` };
-    market = visibility.market;
+    market = { id: visibility.market.id, code: visibility.market.code.toLowerCase() };
   } catch (error) {
     throw readFailure(error);
   }
   const weeks = await readHistory(deps.db, brand.id, market.id);
-  const now = deps.now();
-  const csv = await exportLinkFor(deps, key, { kind: HISTORY_KIND, params: {}, brandId: brand.id, market: { id: market.id, code: market.code.toLowerCase() } }, new Date(now.getTime() + LINK_DAYS.max * DAY_MS));
-  const reportUrl = `${reportsBase}/weekly?${new URLSearchParams({ brand_id: String(brand.id), market: market.code.toLowerCase() })}`;
-  const page = historyPage({ brand: brand.name, market: market.code, weeks, csvUrl: csv.ok ? csv.link.url : undefined, reportUrl });
-  return new Response(page.html, { headers: { ...page.headers, vary: 'Authorization' } });
+  const csv = await exportLinkFor(deps, apiKey, { kind: HISTORY_KIND, params: {}, brandId: brand.id, market }, o.notAfter);
+  const page = historyPage({ brand: brand.name, market: market.code, weeks, csvUrl: csv.ok ? csv.link.url : undefined, reportUrl: o.reportUrl(brand.id, market.code) });
+  return new Response(page.html, { headers: page.headers });
+}
+
+/** `GET /reports/history` with the API key. */
+export async function historyRoute(request: Request, url: URL, deps: ReportDeps, reportsBase: string): Promise<Response> {
+  const key = requireKey(request);
+  const query = parseParams(HistoryQuery, queryObject(url.searchParams));
+  const reportUrl = (brandId: number, market: string) => `${reportsBase}/weekly?${new URLSearchParams({ brand_id: String(brandId), market })}`;
+  const response = await historyAnswer(deps, request, key, query, { reportUrl, notAfter: new Date(deps.now().getTime() + LINK_DAYS.max * DAY_MS) });
+  response.headers.set('vary', 'Authorization');
+  return response;
+}
+
+/** `GET /r/<token>/history`: the same page for a signed report link's holder, read with the link's key, its CSV link expiring with the report link. */
+export function linkHistoryAnswer(deps: ReportDeps, request: Request, link: { apiKey: string; brandId: number; market: string; expiresAt: string }, reportUrl: string): Promise<Response> {
+  return historyAnswer(deps, request, link.apiKey, { brand_id: link.brandId, market: link.market }, { reportUrl: () => reportUrl, notAfter: new Date(link.expiresAt) });
 }

@@ -229,7 +229,7 @@ export interface PageLinks {
   marketUrl?: (code: string) => string;
   /** CSV export links (`/x/<token>.csv`) of the page's tables, handed out when the page is rendered; a table without one has no button. */
   csv?: Partial<Record<CsvTable, string>>;
-  /** The kept history of this brand and market (`GET /reports/history`), for a reader with the key. */
+  /** The kept history of this brand and market: `GET /reports/history` with the key, `/r/<token>/history` on a signed link. */
   history?: string;
 }
 

@@ -8,6 +8,7 @@
  *   GET    /r/<token>[?format=]                        the same report without a key (signed, expiring link)
  *   POST   /reports/weekly/send?brand_id=&market=      send the digest now to the confirmed subscribers -> 202 / 409
  *   GET    /reports/history?brand_id=&market=          the kept weekly history (API key): a page with a chart and its CSV link (history.ts)
+ *   GET    /r/<token>/history                          the same history for a signed report link's holder
  *
  * Keyed routes answer errors in the API's shape (`{error: {code, message, param?}}`),
  * the upstream's own 401/403/404/429 passed through; an upstream outage is a
@@ -39,7 +40,7 @@ import type { ReportDeps } from './deps';
 import { MAX_LIVE_LINKS } from '../links/link-store';
 import { expiresInDays, LINK_DAYS, noQuery, readFailure, requireKnownKey, tooManyLinks } from '../links/keyed-routes';
 import { type LinkProblem, listReportLinks, mintReportLink, openReportLink, REPORT_KINDS, revokeReportLink } from './links';
-import { historyRoute, pageCsvLinks } from './history';
+import { historyRoute, linkHistoryAnswer, pageCsvLinks } from './history';
 import { messagePage, type PageLinks, reportPage } from './page';
 import { sendDigestNow } from './send';
 
@@ -246,9 +247,16 @@ async function viaLink(request: Request, url: URL, token: string, deps: ReportDe
     request,
     apiKey: link.apiKey,
     viewUrl: self,
-    pageLinks: { json: `${self}?format=json`, text: `${self}?format=text`, expiresAt: link.expiresAt, share: self },
+    pageLinks: { json: `${self}?format=json`, text: `${self}?format=text`, expiresAt: link.expiresAt, share: self, history: `${self}/history` },
     csvUntil: new Date(link.expiresAt),
   });
+}
+
+/** The kept history for a signed report link's holder. */
+async function viaLinkHistory(request: Request, token: string, deps: ReportDeps): Promise<Response> {
+  const opened = await openReportLink(deps, token);
+  if (!opened.ok) return linkProblemPage(opened.problem);
+  return linkHistoryAnswer(deps, request, opened.link, `${deps.publicUrl}${LINK_BASE}/${token}`);
 }
 
 async function sendNow(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
@@ -296,6 +304,12 @@ export const reportRoutes: Route<ReportDeps>[] = [
     answers: 'page',
     methods: { GET: (request, params, deps, url) => viaLink(request, url, params.token!, deps) },
     // A token never holds a `%`: one that does not decode was cut or changed on the way.
+    badEncoding: () => linkProblemPage({ kind: 'token', reason: 'malformed' }),
+  },
+  {
+    path: `${LINK_BASE}/{token}/history`,
+    answers: 'page',
+    methods: { GET: (request, params, deps) => viaLinkHistory(request, params.token!, deps) },
     badEncoding: () => linkProblemPage({ kind: 'token', reason: 'malformed' }),
   },
   // A link cut short before its token: a broken link, as a person who followed it should hear.
