@@ -58,7 +58,7 @@ function historyTable(weeks: HistoryWeek[]): string {
     )
     .reverse()
     .join('');
-  return `<div class="table-scroll"><table class="weeks" data-testid="history-table"><caption>Every kept week, newest first: the score, the answers it counts, and the questions won, lost and held.</caption><thead><tr><th scope="col">Week of</th><th scope="col" class="num">Score</th><th scope="col" class="num">Answers</th><th scope="col" class="num">Won</th><th scope="col" class="num">Lost</th><th scope="col" class="num">Held</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+  return `<p class="small">Every kept week, newest first: the score, the answers it counts, and the questions won, lost and held.</p><div class="table-scroll"><table class="weeks history" data-testid="history-table"><thead><tr><th scope="col">Week of</th><th scope="col" class="num">Score</th><th scope="col" class="num">Answers</th><th scope="col" class="num">Won</th><th scope="col" class="num">Lost</th><th scope="col" class="num">Held</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 /** The history page: chart, table, CSV link. */
@@ -80,7 +80,7 @@ export function historyPage(o: { brand: string; market: string; weeks: HistoryWe
     title: `${o.brand}: visibility history (${o.market.toUpperCase()})`,
     section: 'history',
     body: parts.join('\n'),
-    style: `${STYLE}\n.table-scroll{overflow-x:auto}\n.nowrap{white-space:nowrap}`,
+    style: `${STYLE}\n.table-scroll{overflow-x:auto}\n.nowrap{white-space:nowrap}\ntable.history{max-width:560px}\n@media (max-width:420px){table.history th,table.history td{padding:6px 3px;font-size:14px}}`,
     ...(nonce ? { script: { nonce, code: COPY_SCRIPT } } : {}),
   });
   return { html, headers: pageHeaders(nonce ? { scriptNonce: nonce } : {}) };
