@@ -8,7 +8,7 @@
  */
 import { env } from 'cloudflare:test';
 import { parse } from 'csv-parse/sync';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { API_BASE, examplePath, operationList } from '../src/contract/operations';
 import { cellText, csvColumns, toCsv } from '../src/exports/table';
 import { TABLE_OPERATIONS } from '../src/exports/target';
@@ -20,6 +20,8 @@ import { useServicesForTests } from './seams';
 const DAY_MS = 86_400_000;
 
 beforeEach(clearReports);
+// No export link outlives this file: the cron of another file would keep their brands' history.
+afterAll(clearReports);
 afterEach(() => {
   useServicesForTests();
   vi.useRealTimers();

@@ -120,18 +120,14 @@ export function createWorker(seams: WorkerSeams = {}) {
     /** Hourly: keeps the week's history (src/exports/history-cron.ts) and plans the weekly digests that are due (src/digests/planner.ts). */
     async scheduled(controller, rawEnv, ctx) {
       const { env, features } = configured(rawEnv);
+      const at = { now: () => new Date(controller.scheduledTime) };
+      if (isDigestsEnv(env)) await runDigestPlanner(servicesFor(env, ctx, at), controller.cron);
+      else console.log(JSON.stringify({ msg: 'digests are off: the cron run planned nothing', cron: controller.cron, needs: features.off.digests }));
+      // After the planner: a brand whose digest was just planned is kept by that digest's read.
       if (isReportsEnv(env)) {
-        // Its failure (D1) is logged and does not hold back the digests' planning.
-        await keepWeeklyHistory(servicesFor(env, ctx, { now: () => new Date(controller.scheduledTime) })).then(
-          (kept) => console.log(JSON.stringify({ msg: 'history kept', cron: controller.cron, ...kept })),
-          (error: unknown) => console.error(JSON.stringify({ msg: 'history cron failed', cron: controller.cron, error: errorText(error) })),
-        );
+        const kept = await keepWeeklyHistory(servicesFor(env, ctx, at));
+        console.log(JSON.stringify({ msg: 'history kept', cron: controller.cron, ...kept }));
       }
-      if (!isDigestsEnv(env)) {
-        console.log(JSON.stringify({ msg: 'digests are off: the cron run planned nothing', cron: controller.cron, needs: features.off.digests }));
-        return;
-      }
-      await runDigestPlanner(servicesFor(env, ctx, { now: () => new Date(controller.scheduledTime) }), controller.cron);
     },
 
     /** The digest send queue and its dead-letter queue (src/digests/consumer.ts). */

@@ -5,7 +5,9 @@
  * pairs whose current UTC week is not kept yet (at most
  * `HISTORY_READS_PER_RUN`, the rest next hour), with the key of one of their
  * subscriptions or links, through `deps.api` (the cache and that key's
- * budget). A pair whose read fails 3 times is left until the next week.
+ * budget). A pair whose read fails 3 times is left until the next week. A
+ * pair with a digest planned this week and not yet sent is left to its digest,
+ * whose read keeps the week (the Worker runs this after the planner).
  */
 import { ApiClientError } from '../client';
 import { errorText } from '../lib/log';
@@ -46,9 +48,11 @@ export async function keepWeeklyHistory(deps: ExportDeps): Promise<HistoryRun> {
        ) AS c
        WHERE NOT EXISTS (SELECT 1 FROM weekly_history h WHERE h.brand_id = c.brand_id AND h.market_id = c.market_id AND h.iso_week = ?)
          AND NOT EXISTS (SELECT 1 FROM weekly_history_misses m WHERE m.brand_id = c.brand_id AND m.market_id = c.market_id AND m.iso_week = ? AND m.tries >= ?)
+         AND NOT EXISTS (SELECT 1 FROM digest_sends s JOIN digest_subscriptions d ON d.id = s.subscription_id
+                          WHERE d.brand_id = c.brand_id AND d.market_id = c.market_id AND s.iso_week = ? AND s.status IN ('planned', 'sending'))
        ORDER BY rank, brand_id, market_id LIMIT 1000`,
     )
-    .bind(now.toISOString(), week.isoWeek, week.isoWeek, HISTORY_MAX_TRIES)
+    .bind(now.toISOString(), week.isoWeek, week.isoWeek, HISTORY_MAX_TRIES, week.isoWeek)
     .all<Candidate>();
   const pairs = new Map<string, Candidate>();
   for (const row of results) if (!pairs.has(`${row.brand_id}:${row.market_id}`)) pairs.set(`${row.brand_id}:${row.market_id}`, row);
