@@ -15,7 +15,7 @@
 // fails unless no call went upstream while it was measured.
 // Env: BENCH_ROUNDS (default 5), BENCH_CALLS (per round and kind, default 100).
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startProductWorker } from './bench/product-worker.mjs';
+import { startProductWorker } from './bench/miniflare.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CALLS = Number(process.env.BENCH_CALLS ?? 100);

@@ -6,46 +6,13 @@
 // operations and their example requests are read from the origin's
 // /api/v1/openapi.json (generated from the contract table); windowed ones are
 // read with their default window and over 90 days.
-import { readFileSync, readdirSync, mkdirSync } from 'node:fs';
-import { build } from 'esbuild';
-import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
+import { bundle, start as startWith } from './bench/miniflare.mjs';
 import { fetchOperations, withQuery } from './bench/operations.mjs';
 
 const READS = Number(process.env.BENCH_READS ?? 25);
 const KEYS = 200;
-const wrangler = readFileSync('wrangler.toml', 'utf8');
-const compatibilityDate = /compatibility_date\s*=\s*"([^"]+)"/.exec(wrangler)[1];
-
-mkdirSync('dist/bench', { recursive: true });
-await build({ entryPoints: ['scripts/bench/origin-worker.ts'], bundle: true, format: 'esm', platform: 'neutral', target: 'es2022', outfile: 'dist/bench/origin-worker.js', logLevel: 'error', mainFields: ['module', 'main'], conditions: ['workerd', 'worker', 'import'] });
-
-/** The migration files as single statements, comments dropped; a trigger's body keeps its inner semicolons. */
-function migrationStatements() {
-  const parts = readdirSync('migrations')
-    .filter((f) => f.endsWith('.sql'))
-    .sort()
-    .flatMap((f) => readFileSync(`migrations/${f}`, 'utf8').replace(/--[^\n]*/g, '').split(';'));
-  const statements = [];
-  for (const part of parts) {
-    const open = statements.at(-1);
-    if (open && /^\s*CREATE\s+TRIGGER/i.test(open) && !/\bEND\s*$/i.test(open)) statements[statements.length - 1] = `${open};${part}`;
-    else statements.push(part);
-  }
-  return statements.map((s) => s.trim()).filter(Boolean);
-}
-
-async function start(label, profile) {
-  const mf = new Miniflare(
-    convertV4MiniflareOptions({ modules: true, scriptPath: 'dist/bench/origin-worker.js', compatibilityDate, compatibilityFlags: ['nodejs_compat'], d1Databases: { DB: `bench-${label}` } }),
-  );
-  await mf.ready;
-  const db = await mf.getD1Database('DB');
-  await db.batch(migrationStatements().map((s) => db.prepare(s)));
-  const seeded = await (await mf.dispatchFetch(`http://bench/__bench/seed?profile=${profile}`)).json();
-  console.error(`${label}: loaded ${seeded.runs.toLocaleString('en')} runs (${seeded.rows.toLocaleString('en')} rows) in ${seeded.seconds.toFixed(1)} s`);
-  return mf;
-}
-
+const script = await bundle('scripts/bench/origin-worker.ts', 'origin-worker');
+const start = (label, profile) => startWith(label, profile, script);
 let keyTurn = 0;
 /** Round-robin over the bench keys: each stays under its 60 requests a minute. */
 const nextKey = () => `bench_key_${(keyTurn++ % KEYS) + 1}`;

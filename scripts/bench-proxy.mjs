@@ -13,7 +13,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { fetchOperations } from './bench/operations.mjs';
-import { compatibilityDate, startProductWorker } from './bench/product-worker.mjs';
+import { compatibilityDate, startProductWorker } from './bench/miniflare.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);

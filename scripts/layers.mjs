@@ -24,6 +24,7 @@ export const TIERS = [
   ['emails'],
   ['src/mail'],
   ['src/subscriptions'],
+  ['src/links'],
   ['src/digests', 'src/reports', 'src/alerts', 'src/exports', 'src/mcp'],
   ['src/app'],
   ['src/index.ts'],

@@ -10,6 +10,8 @@
 // - the confirm page (opening it confirms nothing; its button does), the unsubscribe, unsubscribed
 //   and subscribe-again pages, and the dev outbox's list and one message, at 375 and 390 px: no
 //   horizontal scrolling, the product's name on each;
+// - the CSV exports: an export link's CSV in the browser, the report's "Copy CSV link" buttons and the
+//   kept history's page at 600 and 375 px;
 // and saves screenshots under test/artifacts/. Not part of `npm test` (which needs no browser).
 //
 // Environment: CHROMIUM (default /usr/bin/chromium), BROWSER_TEST_PORT (default 8792).
@@ -51,7 +53,7 @@ if (migrate.status !== 0) process.exit(migrate.status ?? 1);
 
 step(`starting wrangler dev on :${PORT}`);
 const vars = { DEMO_DATA: 'on-empty', DEV_ROUTES: 'on', PUBLIC_URL: BASE, RESEND_API_KEY: '', ...secrets };
-const dev = spawn('npx', ['wrangler', 'dev', '--port', String(PORT), '--ip', '127.0.0.1', '--persist-to', STATE, ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`])], {
+const dev = spawn('npx', ['wrangler', 'dev', '--port', String(PORT), '--ip', '127.0.0.1', '--persist-to', STATE, '--test-scheduled', ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`])], {
   env,
   stdio: ['ignore', 'pipe', 'pipe'],
   detached: true,
@@ -124,6 +126,61 @@ try {
       return { scrollWidth: document.documentElement.scrollWidth, clientWidth: width, widest };
     });
     assert.ok(scrollWidth <= clientWidth, `${name}: no horizontal scrolling (scrollWidth ${scrollWidth} > clientWidth ${clientWidth}: ${widest.join(', ')})`);
+  }
+
+  /**
+   * The CSV exports (docs/exports.md): an export link's CSV opened in the browser (the docs' screenshot), the
+   * report page's "Copy CSV link" buttons at 600 and 375 px (one clicked: the clipboard holds the link), and the
+   * kept history's page after one cron run (`/__scheduled`, `wrangler dev --test-scheduled`) at 600 and 375 px.
+   */
+  async function checkExports() {
+    const minted = await fetch(`${BASE}/exports/links`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ operation: 'listTopics', params: { market: 'us', days: 28 } }),
+    });
+    assert.equal(minted.status, 201, 'POST /exports/links answers 201');
+    const { link: csvLink } = await minted.json();
+    const csvText = await (await fetch(csvLink.url)).text();
+    assert.ok(csvText.startsWith('id,name,score,change,rank,questions,rivals\r\n'), `the CSV starts with its header row: ${csvText.slice(0, 80)}`);
+    {
+      // Chromium saves text/csv instead of showing it, so the file's text, exactly as the link serves it, is shown in a page.
+      const context = await browser.newContext({ viewport: { width: 1000, height: 420 }, deviceScaleFactor: 1 });
+      const page = await context.newPage();
+      const escaped = (t) => t.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]);
+      const shown = csvLink.url.replace(/(\/x\/v1\.)[\w-]+\.[\w-]+/, '$1…');
+      await page.setContent(`<!doctype html><title>CSV</title><body style="margin:12px;font:13px ui-monospace,monospace"><p style="color:#555">GET ${escaped(shown)} · text/csv; charset=utf-8</p><pre style="margin:0">${escaped(csvText)}</pre>`);
+      await page.screenshot({ path: join(ARTIFACTS, 'export-csv-in-browser.png') });
+      step(`export CSV in the browser -> ${join(ARTIFACTS, 'export-csv-in-browser.png')}`);
+      await context.close();
+    }
+    const scheduled = await fetch(`${BASE}/__scheduled?cron=${encodeURIComponent('0 * * * *')}`);
+    assert.equal(scheduled.status, 200, '/__scheduled runs the cron');
+    for (const [name, viewport] of [['tablet', VIEWPORTS.tablet], ['phone', VIEWPORTS.phone]]) {
+      const context = await browser.newContext({ viewport, deviceScaleFactor: 1, extraHTTPHeaders: { authorization: `Bearer ${KEY}` } });
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: BASE });
+      const page = await context.newPage();
+      const errors = [];
+      page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+      assert.equal((await page.goto(`${BASE}/reports/weekly?market=us`)).status(), 200, `report ${name}: 200`);
+      const buttons = page.locator('button.copy-csv');
+      assert.ok((await buttons.count()) >= 4, `report ${name}: a Copy CSV link button per table`);
+      await buttons.first().click();
+      await page.waitForFunction(() => document.querySelector('button.copy-csv')?.textContent === 'CSV link copied');
+      const copied = await page.evaluate(() => navigator.clipboard.readText());
+      assert.match(copied, /\/x\/v1\.[\w.-]+\.csv$/, `report ${name}: the clipboard holds the CSV link`);
+      await assertNoOverflow(page, `report ${name} with CSV buttons`);
+      await page.locator('table.weeks').scrollIntoViewIfNeeded();
+      await page.locator('[data-testid=csv-link]').first().evaluate((el) => el.scrollIntoView({ block: 'center' }));
+      await page.screenshot({ path: join(ARTIFACTS, `report-csv-button-${name}.png`) });
+      assert.equal((await page.goto(`${BASE}/reports/history?market=us`)).status(), 200, `history ${name}: 200`);
+      assert.ok((await page.locator('[data-testid=history-table] tbody tr').count()) >= 1, `history ${name}: the cron kept this week`);
+      await assertNoOverflow(page, `history ${name}`);
+      await page.screenshot({ path: join(ARTIFACTS, `history-${name}.png`), fullPage: true });
+      assert.deepEqual(errors, [], `exports ${name}: no console error`);
+      step(`exports at ${viewport.width} px: ok -> report-csv-button-${name}.png, history-${name}.png`);
+      await context.close();
+    }
   }
 
   /** Opens a URL at a width, checks the report against the JSON, saves a screenshot. */
@@ -349,6 +406,7 @@ try {
 
   await checkSmallPages();
   await checkEmails();
+  await checkExports();
 
   // The dark scheme (the pages follow prefers-color-scheme): the same page, screenshotted for a look.
   {

@@ -202,7 +202,7 @@ describe('a proxy-only deployment: UPSTREAM_URL and ADMIN_TOKEN', () => {
     expect(features).toHaveLength(1);
     const line = JSON.parse(features[0]!) as { on: string[]; off: Record<string, string>; mail: string };
     expect(line.on).toEqual(['proxy', 'admin']);
-    expect(Object.keys(line.off).sort()).toEqual(['digests', 'origin', 'reports']);
+    expect(Object.keys(line.off).sort()).toEqual(['digests', 'exports', 'origin', 'reports']);
     expect(line.off.origin).toMatch(/UPSTREAM_URL is set/);
     expect(line.off.reports).toBe('set DB (the D1 binding), SIGNING_SECRET (the secret), ENCRYPTION_KEY (the secret)');
     expect(line.off.digests).toBe('set DB (the D1 binding), SIGNING_SECRET (the secret), ENCRYPTION_KEY (the secret), DIGEST_QUEUE (the Queue binding)');

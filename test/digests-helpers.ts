@@ -282,6 +282,11 @@ export async function clearDigests() {
     // The caps on confirmation mail (migration 0012): every test starts with none counted.
     env.DB.prepare('DELETE FROM digest_confirmation_sends'),
     env.DB.prepare('DELETE FROM digest_address_optouts'),
+    // The hourly cron also keeps the week's history (src/exports/history-cron.ts) for every subscription and export
+    // link: none is left from another file, so a cron run reads for this file's subscriptions only.
+    env.DB.prepare('DELETE FROM weekly_history'),
+    env.DB.prepare('DELETE FROM weekly_history_misses'),
+    env.DB.prepare("DELETE FROM report_links WHERE purpose = 'export'"),
   ]);
 }
 

@@ -300,7 +300,7 @@ const ProductErrorBody = z.object({ error: z.object({ code: z.enum(CODES), messa
 const under = (pathname: string, base: string) => pathname === base || pathname.startsWith(`${base}/`);
 
 /** The route the Worker answers a request with (src/app/worker.ts), and whether it answers JSON or pages. */
-function expectedOf(request: Request): { route: string; answers: 'json' | 'page' } {
+function expectedOf(request: Request): { route: string; answers: 'json' | 'page' | 'text' } {
   const { pathname } = new URL(request.url);
   const found = under(pathname, ADMIN_BASE) ? matchRoute(ADMIN, request.method, pathname) : matchRoute(PRODUCT, request.method, pathname);
   // A path of no table: the Worker's own 404, JSON (the admin's too).
@@ -351,6 +351,7 @@ async function check(request: Request, response: Response, r: Fuzzed): Promise<v
   if (request.method === 'HEAD' && text === '') {
     if (response.status >= 400 && answers === 'page') expect(type, where).toBe('text/html; charset=utf-8');
     if (response.status >= 400 && answers === 'json') expect(type, where).toMatch(/^application\/json\b/);
+    if (response.status >= 400 && answers === 'text') expect(type, where).toBe('text/plain; charset=utf-8');
     return;
   }
   /** `format=` asked for another form than a page: a page route may answer JSON or text then. */
@@ -362,6 +363,9 @@ async function check(request: Request, response: Response, r: Fuzzed): Promise<v
       const parsed = ProductErrorBody.safeParse(JSON.parse(text));
       expect(parsed.success, `${where}: ${text.slice(0, 300)}`).toBe(true);
       if (parsed.data!.error.param !== undefined) expect(parsed.data!.error.code, where).toBe('invalid_parameter');
+    } else if (answers === 'text') {
+      // A CSV link's errors: plain text, for the sheet's cell or the person in the browser.
+      expect(type, `${where}: ${text.slice(0, 200)}`).toBe('text/plain; charset=utf-8');
     } else {
       expect(type, `${where}: ${text.slice(0, 200)}`).toBe('text/html; charset=utf-8');
       expect(text, where).toMatch(/^<!doctype html>/i);

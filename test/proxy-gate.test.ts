@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { env } from 'cloudflare:test';
+import { rateLimitOf, ratePolicyOf } from './helpers';
 import { FakeUpstream, freshKey, get, read, restoreUpstream, settled } from './proxy-upstream';
 
 const T0 = Date.parse('2026-11-20T10:00:00Z');
@@ -70,7 +71,7 @@ it('spends at most 60 upstream calls per key per rolling minute: the 61st distin
   expect(refused.retryAfter).toBe('54');
   // Its RateLimit fields say the key's budget is spent until then.
   const again = await get('/topics/62', key);
-  expect(['limit', 'remaining', 'reset'].map((f) => again.headers.get(`ratelimit-${f}`))).toEqual(['60', '0', '54']);
+  expect([ratePolicyOf(again), rateLimitOf(again)]).toEqual(['q=60;w=60', { r: 0, t: 54 }]);
   expect([again.headers.get('ratelimit'), again.headers.get('retry-after'), again.headers.get('cache-status')]).toEqual(['"upstream";r=0;t=54', '54', '"brand-ai-visibility-edge"; detail=over-budget']);
   // Cached answers need no budget.
   expect((await read(await get('/topics/1', key))).cache).toBe('HIT');

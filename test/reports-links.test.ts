@@ -13,7 +13,7 @@ import { seal } from '../src/lib/sealing';
 import { reportUrl } from '../src/subscriptions';
 import { useServicesForTests } from './seams';
 import { mintReportLink } from '../src/reports/links';
-import { MAX_LIVE_LINKS } from '../src/reports/link-store';
+import { MAX_LIVE_LINKS } from '../src/links/link-store';
 import { base64url, fromBase64url, signReportToken, signToken } from '../src/lib/signing';
 import { clearDigests, FakeQueue, seedSubscriptions, testEnv } from './digests-helpers';
 import { FakeUpstream, freshKey, restoreUpstream } from './proxy-upstream';
@@ -470,7 +470,7 @@ describe(`at most ${MAX_LIVE_LINKS} live links per key`, () => {
   });
 
   it('the store counts per purpose: export links (a coming kind of link) neither fill nor show in the report links', async () => {
-    const { storeKeyLink } = await import('../src/reports/link-store');
+    const { storeKeyLink } = await import('../src/links/link-store');
     const now = new Date();
     for (let i = 0; i < 3; i++) {
       const outcome = await storeKeyLink(env.DB, env.ENCRYPTION_KEY, {

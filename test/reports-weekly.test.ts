@@ -59,9 +59,10 @@ describe('GET /reports/weekly', () => {
     // The 12 weeks as a table with plain dates, newest first.
     const weeks = [...html.matchAll(/<tr(?: class="latest")? data-week="([\d-]+)"><td>(\d+ \w{3} \d{4})<\/td>/g)].map((m) => m[1]);
     expect(weeks).toEqual(vis.history.map((b) => b.week_start).reverse());
-    // No script on a keyed page: nothing to copy (the URL needs the key); it says how to mint a link instead.
-    expect(response.headers.get('content-security-policy')).not.toContain('script-src');
-    expect(html).not.toContain('<script');
+    // The one script a keyed page has is the "Copy CSV link" buttons', allowed by its nonce; the report's own URL needs the key, so it says how to mint a link instead.
+    expect(response.headers.get('content-security-policy')).toMatch(/script-src 'nonce-[^']+'(;|$)/);
+    expect(html.match(/<script/g)).toHaveLength(1);
+    expect(html.match(/<button type="button" class="copy-csv" data-url="http:\/\/localhost:8787\/x\/v1\.[\w.-]+\.csv" hidden>Copy CSV link<\/button>/g)?.length).toBeGreaterThanOrEqual(4);
     expect(html).toContain('POST <code>{&quot;brand_id&quot;:1,&quot;market&quot;:&quot;us&quot;}</code> to <code>http://localhost:8787/reports/links</code>');
   });
 

@@ -29,14 +29,16 @@ export const isOriginEnv = (env: AppEnv): env is OriginEnv => !env.UPSTREAM_URL 
 export const isReportsEnv = (env: AppEnv): env is ReportsEnv => missing(env, REPORTS_NEED).length === 0;
 export const isDigestsEnv = (env: AppEnv): env is DigestsEnv => missing(env, DIGESTS_NEED).length === 0;
 
-/** The features that can be off: the embedded origin, `/reports/*` and `/r/*`, and the digests (`/digests/*`, the cron, the queues, the mailto: unsubscribe). */
-export type OptionalFeature = 'origin' | 'reports' | 'digests';
+/** The features that can be off: the embedded origin, `/reports/*` and `/r/*`, the exports (`/exports/*`, `/x/*`, the history cron), and the digests (`/digests/*`, the cron, the queues, the mailto: unsubscribe). */
+export type OptionalFeature = 'origin' | 'reports' | 'exports' | 'digests';
 
 export interface Features {
   /** `/api/v1` and `/admin/cache/*`: always on. */
   proxy: true;
   origin: boolean;
   reports: boolean;
+  /** The CSV export links and the kept history: the reports' needs (D1 and both secrets). */
+  exports: boolean;
   digests: boolean;
   /**
    * Where the reports' and digests' mail goes; `off` when neither feature is on. Without `RESEND_API_KEY` it is
@@ -63,11 +65,13 @@ export function featuresOf(env: AppEnv): Features {
   const off: Features['off'] = {};
   if (!isOriginEnv(env)) off.origin = 'UPSTREAM_URL is set: the proxy reads that service (unset it, with DB bound, to serve the embedded origin)';
   if (!reports) off.reports = toConfigure(missing(env, REPORTS_NEED));
+  if (!reports) off.exports = toConfigure(missing(env, REPORTS_NEED));
   if (!digests) off.digests = toConfigure(missing(env, DIGESTS_NEED));
   const features: Features = {
     proxy: true,
     origin: isOriginEnv(env),
     reports,
+    exports: reports,
     digests,
     mail: !reports && !digests ? 'off' : env.RESEND_API_KEY ? 'resend' : env.DEV_ROUTES === 'on' ? 'dev outbox' : 'unsent',
     devRoutes: env.DEV_ROUTES === 'on',
@@ -79,7 +83,7 @@ export function featuresOf(env: AppEnv): Features {
 
 /** The start-up log line: which features are on, and for each one off what it needs. Names only, never a value. */
 export function featuresLine(features: Features): Record<string, unknown> {
-  const on = ['proxy', 'admin', ...(['origin', 'reports', 'digests'] as const).filter((name) => features[name])];
+  const on = ['proxy', 'admin', ...(['origin', 'reports', 'exports', 'digests'] as const).filter((name) => features[name])];
   return {
     msg: 'features',
     on,
@@ -98,7 +102,7 @@ const MAIL_LINE: Record<Features['mail'], string> = {
 };
 
 /** The answer's message for a route of a feature that is off. */
-export function offMessage(feature: 'reports' | 'digests', features: Features): string {
-  const name = feature === 'reports' ? 'Reports are' : 'Digests are';
+export function offMessage(feature: 'reports' | 'exports' | 'digests', features: Features): string {
+  const name = { reports: 'Reports are', exports: 'Exports are', digests: 'Digests are' }[feature];
   return `${name} not configured on this deployment: ${features.off[feature]} (docs/deploy.md).`;
 }

@@ -23,7 +23,13 @@ import { MCP_PATH } from '../mcp';
 import { ADMIN_BASE, PurgeBody } from '../proxy/admin';
 import { COUNTERS, type Counts } from '../proxy/stats';
 import { LINK_BASE, REPORTS_BASE } from '../reports';
-import { MAX_LIVE_LINKS } from '../reports/link-store';
+import { EXPORT_LINK_BASE, EXPORTS_BASE } from '../exports';
+import { MintBody } from '../exports/routes';
+import { EXPORT_KINDS } from '../exports/target';
+import { EXPORT_LINK_ID, type ExportLink as ExportLinkType } from '../links/export-links';
+import { HistoryQuery } from '../reports/history';
+import { HISTORY_WEEKS } from '../weekly-report/history';
+import { MAX_LIVE_LINKS } from '../links/link-store';
 import { LINK_DAYS, LINK_ID, type ListedReportLink, REPORT_KINDS } from '../reports/links';
 import { FORMATS, LinkBody, LinkQuery, SendQuery, WeeklyQuery } from '../reports/routes';
 import type { SendResult } from '../reports/send';
@@ -101,6 +107,26 @@ const ReportLinkList = z.object({
 const _linksFit: Fits<ListedReportLink, z.output<typeof ReportLinkList>['links'][number]> = true;
 void _linksFit;
 
+const ExportLinkId = z.string().regex(EXPORT_LINK_ID);
+const ExportLinkShape = z.object({
+  id: ExportLinkId.describe('Revoke the link with `DELETE /exports/links/{id}`.'),
+  url: z.url().describe('`/x/<token>.csv`: RFC 4180 CSV, what `=IMPORTDATA(url)` reads.'),
+  json_url: z.url().describe('`/x/<token>.json`: the same rows as a JSON array of flat objects.'),
+  operation: z.string().describe('The operation id, or `history`.'),
+  params: z.record(z.string(), z.string()).describe('The parameters as given (a relative `days` stays relative).'),
+  brand_id: z.number().int().nullable(),
+  market: Market.nullable(),
+  created_at: z.iso.datetime(),
+  expires_at: z.iso.datetime(),
+});
+const ExportLink = z.object({ link: ExportLinkShape });
+const ExportLinkList = z.object({
+  links: z.array(ExportLinkShape).describe('The key\'s live export links (not revoked, not expired), oldest first, with their URLs.'),
+  max_live: z.number().int().describe('The most live export links a key may have.'),
+});
+const _exportFits: Fits<ExportLinkType, z.output<typeof ExportLinkShape>> = true;
+void _exportFits;
+
 const SendAnswer = z.object({
   send: z.object({
     brand_id: z.number().int(),
@@ -162,6 +188,10 @@ const SCHEMAS = {
   ReportLink,
   ReportLinkList,
   LinkBody,
+  ExportLink,
+  ExportLinkList,
+  MintBody,
+  ExportRows: z.array(z.record(z.string(), z.unknown())).describe('One flat object per row, keyed by column.'),
   SendAnswer,
   WeeklyReport,
   PurgeBody,
@@ -172,7 +202,7 @@ const SCHEMAS = {
   DevPlan,
 } as const;
 /** Request bodies are described as the client writes them: defaulted fields optional. */
-const INPUT_SCHEMAS = new Set<keyof typeof SCHEMAS>(['SubscribeBody', 'LinkBody', 'PurgeBody']);
+const INPUT_SCHEMAS = new Set<keyof typeof SCHEMAS>(['SubscribeBody', 'LinkBody', 'MintBody', 'PurgeBody']);
 
 // ---------------------------------------------------------------- answers
 
@@ -215,12 +245,13 @@ const tokenParam = (what: string) => [{ name: 'token', in: 'query', required: tr
 
 // ---------------------------------------------------------------- routes
 
-type Tag = 'Subscriptions' | 'Reports' | 'Report links' | 'Cache admin' | 'MCP' | 'Dev' | 'Documents';
+type Tag = 'Subscriptions' | 'Reports' | 'Report links' | 'Export links' | 'Cache admin' | 'MCP' | 'Dev' | 'Documents';
 
 const TAGS: Record<Tag, string> = {
   Subscriptions: 'Weekly digest subscriptions: subscribe with an API key (double opt-in by email), list, unsubscribe; the confirm and unsubscribe links of the emails.',
   Reports: 'The weekly report on demand, and sending the digest now.',
   'Report links': 'Signed, expiring links that open the report without a key.',
+  'Export links': 'Signed, expiring, revocable CSV links to an operation\'s rows or to the kept history, for Google Sheets (`=IMPORTDATA(url)`), Excel and BI tools.',
   'Cache admin': 'The edge cache\'s purge and counters, behind `ADMIN_TOKEN`.',
   MCP: 'The Model Context Protocol server for AI assistants (docs/mcp.md): every Read API operation as a read-only tool, and `weekly_report`, read with the API key through the same edge cache.',
   Dev: 'Dev only: mounted only with `DEV_ROUTES = "on"` (`npm run dev`, the tests), never in a deployment; 404 otherwise. No authentication.',
@@ -466,6 +497,71 @@ const ROUTES: Record<string, Described> = {
     description: `\`${LINK_BASE}/\` answers the same (\`x-also-at\`).`,
     security: 'none',
     responses: { '400': pageAnswer('A malformed link.') },
+  },
+  [`GET ${REPORTS_BASE}/history`]: {
+    operationId: 'getHistory',
+    tag: 'Reports',
+    summary: 'Get the kept weekly history',
+    description: `Up to ${HISTORY_WEEKS} weeks (2 years) of the brand's weekly figures in the market, as kept in D1 when digests are read and weekly by the cron: a page with a chart and a table, and a CSV link (\`${EXPORT_LINK_BASE}/<token>.csv\`, kind \`history\`). The key must read the brand and market.`,
+    security: 'key',
+    parameters: query(HistoryQuery),
+    responses: { '200': ok('The page.', HTML), ...READS_BRAND },
+  },
+  [`GET ${LINK_BASE}/{token}/history`]: {
+    operationId: 'openReportLinkHistory',
+    tag: 'Report links',
+    summary: 'The kept weekly history through a report link',
+    description: 'The history page of the report link\'s brand and market, read with the key the link was minted with; its CSV link expires no later than the report link.',
+    security: 'none',
+    parameters: [{ name: 'token', in: 'path', required: true, description: 'The report link\'s signed token.', schema: { type: 'string', minLength: 1 } }],
+    responses: { '200': pageAnswer('The page.'), ...TOKEN_PAGES, '401': pageAnswer('The key behind the link was revoked.'), '404': pageAnswer('The brand or market no longer exists for the account.'), '410': pageAnswer('An expired or revoked link.'), '429': pageAnswer('The API\'s limit for the key behind the link.'), '502': pageAnswer('The Read API did not answer.') },
+  },
+  [`POST ${EXPORTS_BASE}/links`]: {
+    operationId: 'createExportLink',
+    tag: 'Export links',
+    summary: 'Create a CSV export link',
+    description: `A link to one operation's rows with its parameters (\`operation\`: ${EXPORT_KINDS.map((k) => `\`${k}\``).join(', ')}), for ${LINK_DAYS.min} to ${LINK_DAYS.max} days (default ${LINK_DAYS.default}). The operation and \`params\` are checked with the Read API's own rules (400 naming \`operation\` or \`params.<name>\`), and the key must be able to make the read (the API's own errors). A relative window (\`days\`) stays relative: the link gives the latest figures whenever it is read. At most ${MAX_LIVE_LINKS} live export links per key: past that, 409 \`too_many_links\`.`,
+    security: 'key',
+    requestBody: jsonBody('MintBody', 'Which operation, its parameters, and for how long.'),
+    responses: {
+      '201': ok('The link (also in `Location`).', jsonOf('ExportLink'), { Location: { description: 'The CSV link.', schema: { type: 'string', format: 'uri' } } }),
+      ...READS_BRAND,
+      '409': error(`\`too_many_links\`: the key has ${MAX_LIVE_LINKS} live export links already; revoke one (\`DELETE ${EXPORTS_BASE}/links/{id}\`) or wait until one expires`),
+    },
+  },
+  [`GET ${EXPORTS_BASE}/links`]: {
+    operationId: 'listExportLinks',
+    tag: 'Export links',
+    summary: 'List the key\'s live export links',
+    description: `The export links this key made that still work, oldest first, at most ${MAX_LIVE_LINKS}, with their URLs. Only the key that made a link lists it.`,
+    security: 'key',
+    responses: { '200': ok('The links.', jsonOf('ExportLinkList')), ...keyed('400', '401', '405', '429', '502') },
+  },
+  [`DELETE ${EXPORTS_BASE}/links/{id}`]: {
+    operationId: 'revokeExportLink',
+    tag: 'Export links',
+    summary: 'Revoke an export link',
+    description: 'The link stops working at once (410). Another key\'s link, an expired one or an unknown id: 404.',
+    security: 'key',
+    parameters: parametersOf('path', { id: ExportLinkId.meta({ description: 'The link\'s id, from `POST /exports/links` or `GET /exports/links`.' }) }),
+    responses: { '204': { description: 'Revoked.', headers: requestId }, ...keyed('400', '401', '405', '429', '502'), '404': error('`not_found`: no such live export link for this key') },
+  },
+  [`GET ${EXPORT_LINK_BASE}/{file}`]: {
+    operationId: 'readExportLink',
+    tag: 'Export links',
+    summary: 'Read an export link as CSV or JSON',
+    description: 'No key: the link reads with the key that minted it, through the edge cache and within that key\'s budget. `.csv`: RFC 4180 (`text/csv; charset=utf-8`, a header row, CRLF, quotes where needed), nested objects as dotted columns, text cells that begin with `=`, `+`, `-`, `@`, tab or carriage return prefixed with `\'` (numbers are not). `.json`: the same rows as an array of flat objects. Errors are plain text.',
+    security: 'none',
+    parameters: [{ name: 'file', in: 'path', required: true, description: 'The link\'s token followed by `.csv` or `.json`.', schema: { type: 'string', minLength: 1 } }],
+    responses: {
+      '200': ok('The rows.', { 'text/csv': { schema: { type: 'string' } }, ...jsonOf('ExportRows') }),
+      '400': { description: 'A malformed link.', headers: requestId, content: TEXT },
+      '403': { description: 'A forged or changed link, or the key behind it can no longer read the data (the API\'s 401 or 403).', headers: requestId, content: TEXT },
+      '404': { description: 'Not `.csv` or `.json`, or the API found nothing for the link\'s parameters.', headers: requestId, content: TEXT },
+      '410': { description: 'An expired or revoked link.', headers: requestId, content: TEXT },
+      '429': { description: 'The key behind the link is over the API\'s limit.', headers: { ...requestId, 'Retry-After': ref('headers', 'Retry-After') }, content: TEXT },
+      '502': { description: 'The Read API did not answer.', headers: requestId, content: TEXT },
+    },
   },
   [`POST ${ADMIN_BASE}/purge`]: {
     operationId: 'purgeCache',

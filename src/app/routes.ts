@@ -1,5 +1,5 @@
 /**
- * The product's own routes beside the API, one table: subscriptions, reports,
+ * The product's own routes beside the API, one table: subscriptions, reports, exports,
  * their OpenAPI document (`GET /openapi.json`, openapi.ts) and, in dev only
  * (`DEV_ROUTES = "on"`), the `/dev/*` routes, which have no authentication.
  * One matcher and one error translation give every route the same answers to
@@ -8,11 +8,13 @@
 import { ApiError, errorResponse, invalidParameter, JSON_CONTENT_TYPE } from '../contract/errors';
 import { digestDevRoutes } from '../digests';
 import { page } from '../lib/html';
-import { errorText } from '../lib/log';
+import { errorText as logText } from '../lib/log';
+import { plainText } from '../lib/http';
 import { matchRoute, type Route } from '../lib/router';
 import { OUTBOX_BASE, showOutbox } from '../mail/outbox';
 import { mcpRoutes } from '../mcp';
 import { adminRoutes } from '../proxy/admin';
+import { exportRoutes } from '../exports';
 import { reportRoutes } from '../reports';
 import { subscriptionRoutes } from '../subscriptions';
 import { type DocumentedRoute, PRODUCT_OPENAPI, productOpenApiDocument } from './openapi';
@@ -24,7 +26,7 @@ export const serveProductDocument = () =>
   new Response((openApiJson ??= JSON.stringify(productDocument())), { headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'public, max-age=300' } });
 const openApiRoute: Route<Services> = { path: PRODUCT_OPENAPI, answers: 'json', methods: { GET: serveProductDocument } };
 
-export const productRoutes: Route<Services>[] = [...subscriptionRoutes, ...reportRoutes, openApiRoute];
+export const productRoutes: Route<Services>[] = [...subscriptionRoutes, ...reportRoutes, ...exportRoutes, openApiRoute];
 /** The outbox's pages: every recipient with working confirm and unsubscribe links. Never without `DEV_ROUTES = "on"`. */
 export const outboxRoutes: Route<Services>[] = [
   { path: OUTBOX_BASE, answers: 'page', methods: { GET: (_, __, services, url) => showOutbox(services.db, url, '') } },
@@ -55,10 +57,17 @@ export async function handleProductRoute(request: Request, url: URL, services: S
     return request.method === 'HEAD' ? new Response(null, response) : response;
   } catch (error) {
     // Never the request's headers or URL: they carry API keys and signed tokens.
-    if (!(error instanceof ApiError)) console.error(JSON.stringify({ msg: 'route failed', route: found.route.path, error: errorText(error) }));
+    if (!(error instanceof ApiError)) console.error(JSON.stringify({ msg: 'route failed', route: found.route.path, error: logText(error) }));
     if (answers === 'json') return errorResponse(error);
+    if (answers === 'text') return errorText(error);
     return errorPage(error);
   }
+}
+
+/** The same failures in plain text, for a tool reading a file (a CSV link). */
+function errorText(error: unknown): Response {
+  if (error instanceof ApiError && error.status < 500) return plainText(error.status, error.message, error.options.headers ?? {});
+  return plainText(500, 'Something went wrong. Try again in a moment.');
 }
 
 /** The same failures, for a person who followed a link. */

@@ -5,8 +5,9 @@
  *   /origin/api/v1/*  the embedded reference origin itself, when it is the upstream (UPSTREAM_URL unset)
  *   /mcp              the MCP server for AI assistants (src/mcp): the API as tools, read through the same cache
  *   /digests/*, /reports/*, /r/*   the product's own routes (routes.ts)
+ *   /exports/*, /x/*  the CSV export links (src/exports)
  *   /dev/*            dev only (DEV_ROUTES = "on"): the outbox of unsent mail, the planner at a chosen time
- * and the hourly cron (digest planner), the digest queues, and Email Routing (unsubscribe by mail).
+ * and the hourly cron (digest planner, the kept history), the digest queues, and Email Routing (unsubscribe by mail).
  *
  * The proxy and its admin always run; the rest only when the env has what
  * they need (features.ts). A feature that is off answers its routes with 404
@@ -21,6 +22,7 @@ import { handleOrigin } from '../origin/handler';
 import { ADMIN_BASE, guardOrigin, handleAdmin, handleProxy, type StartTimeout } from '../proxy';
 import { allowedHostsOf, handleMcp, MCP_PATH } from '../mcp';
 import { LINK_BASE, REPORTS_BASE } from '../reports';
+import { EXPORT_LINK_BASE, EXPORTS_BASE, keepWeeklyHistory } from '../exports';
 import { SUBSCRIPTIONS_BASE, unsubscribeByMail } from '../subscriptions';
 import { type AppEnv, parseEnv } from './env';
 import { type Features, featuresLine, featuresOf, isDigestsEnv, isOriginEnv, isReportsEnv, offMessage, type ReportsEnv } from './features';
@@ -72,9 +74,10 @@ function featuresFor(env: AppEnv): Features {
 }
 
 /** The optional feature that owns a product path, if any: its routes answer 404 while it is off. Without dev routes, `/dev/*` is nobody's. */
-function featureOfPath(pathname: string, features: Features): 'reports' | 'digests' | undefined {
+function featureOfPath(pathname: string, features: Features): 'reports' | 'exports' | 'digests' | undefined {
   if (under(pathname, SUBSCRIPTIONS_BASE) || (features.devRoutes && under(pathname, DEV_PLAN_PATH))) return 'digests';
   if (under(pathname, REPORTS_BASE) || under(pathname, LINK_BASE)) return 'reports';
+  if (under(pathname, EXPORTS_BASE) || under(pathname, EXPORT_LINK_BASE)) return 'exports';
   return undefined;
 }
 
@@ -119,14 +122,17 @@ export function createWorker(seams: WorkerSeams = {}) {
       return withRequestId(errorResponse(new ApiError('not_found', 'Nothing here. The API is at /api/v1 (see /api/v1/openapi.json).')), requestId);
     },
 
-    /** Hourly: plans the weekly digests that are due (src/digests/planner.ts). */
+    /** Hourly: keeps the week's history (src/exports/history-cron.ts) and plans the weekly digests that are due (src/digests/planner.ts). */
     async scheduled(controller, rawEnv, ctx) {
       const { env, features } = configured(rawEnv);
-      if (!isDigestsEnv(env)) {
-        console.log(JSON.stringify({ msg: 'digests are off: the cron run planned nothing', cron: controller.cron, needs: features.off.digests }));
-        return;
+      const at = { now: () => new Date(controller.scheduledTime) };
+      if (isDigestsEnv(env)) await runDigestPlanner(servicesFor(env, ctx, at), controller.cron);
+      else console.log(JSON.stringify({ msg: 'digests are off: the cron run planned nothing', cron: controller.cron, needs: features.off.digests }));
+      // After the planner: a brand whose digest was just planned is kept by that digest's read.
+      if (isReportsEnv(env)) {
+        const kept = await keepWeeklyHistory(servicesFor(env, ctx, at));
+        console.log(JSON.stringify({ msg: 'history kept', cron: controller.cron, ...kept }));
       }
-      await runDigestPlanner(servicesFor(env, ctx, { now: () => new Date(controller.scheduledTime) }), controller.cron);
     },
 
     /** The digest send queue and its dead-letter queue (src/digests/consumer.ts). */

@@ -25,6 +25,20 @@ const HOUR = 60 * MINUTE;
 /** Cache freshness (DESIGN section 6): windowed reads change as runs land; fixed windows are recomputed rarely. */
 export const TTL = { windowed: 5 * MINUTE, fixed: HOUR, lists: HOUR } as const;
 
+/**
+ * How an answer becomes a table (the CSV export links, DESIGN section 11):
+ * `rows` is the dotted path of the array whose items are the rows; `each`
+ * names an array field of those items (per engine, per thread) whose items
+ * become one row each, the item's own fields repeated. Columns follow from
+ * the response schema (src/exports/table.ts): nested objects become dotted
+ * columns, other arrays one JSON cell. Operations without it answer one
+ * thing, not a list, and have no CSV form.
+ */
+export interface CsvRows {
+  rows: string;
+  each?: string;
+}
+
 /** Who an operation reads: the account (`GET /brands`), a brand (`GET /markets`), or a brand in a market (everything else). */
 export type Scope = 'account' | 'brand_only' | 'brand';
 
@@ -67,6 +81,8 @@ interface OperationInput<P extends z.ZodRawShape, Q extends z.ZodRawShape, R ext
    * OpenAPI document (parameter `example`) read it; see `examplePath`.
    */
   example: NoInfer<ExampleRequest<P, Q>>;
+  /** Its rows, for list-shaped answers: see `CsvRows`. */
+  csv?: CsvRows;
 }
 
 /** Every brand-scoped operation accepts `brand_id` and `market` (spec, Shared request inputs); `/markets` only `brand_id`. */
@@ -110,6 +126,7 @@ export const operations = {
     window: none,
     scope: 'account',
     ttl: TTL.lists,
+    csv: { rows: 'brands', each: 'markets' },
   }),
   listMarkets: operation({
     tag: 'Account',
@@ -120,6 +137,7 @@ export const operations = {
     window: none,
     scope: 'brand_only',
     ttl: TTL.lists,
+    csv: { rows: 'markets' },
   }),
   listAnswers: operation({
     tag: 'Answers',
@@ -131,6 +149,7 @@ export const operations = {
     response: core.QuestionList,
     window: none,
     ttl: TTL.lists,
+    csv: { rows: 'questions' },
   }),
   getOverview: operation({
     tag: 'Overview',
@@ -142,6 +161,7 @@ export const operations = {
     response: insights.Overview,
     window: dated7,
     ttl: TTL.windowed,
+    csv: { rows: 'competition.daily' },
   }),
   getVisibility: operation({
     tag: 'Visibility',
@@ -152,6 +172,7 @@ export const operations = {
     response: core.Visibility,
     window: fixed7,
     ttl: TTL.fixed,
+    csv: { rows: 'history' },
   }),
   listTopics: operation({
     tag: 'Topics',
@@ -162,6 +183,7 @@ export const operations = {
     response: core.TopicList,
     window: dated7,
     ttl: TTL.windowed,
+    csv: { rows: 'topics' },
   }),
   getTopic: operation({
     tag: 'Topics',
@@ -173,6 +195,7 @@ export const operations = {
     response: core.TopicDetail,
     window: fixed7,
     ttl: TTL.fixed,
+    csv: { rows: 'questions', each: 'engines' },
   }),
   getPromptMatrix: operation({
     tag: 'Answers',
@@ -183,6 +206,7 @@ export const operations = {
     response: core.PromptMatrix,
     window: fixed7,
     ttl: TTL.fixed,
+    csv: { rows: 'prompts', each: 'engines' },
   }),
   getAnswerRuns: operation({
     tag: 'Answers',
@@ -194,6 +218,7 @@ export const operations = {
     response: core.AnswerRuns,
     window: fixed7,
     ttl: TTL.fixed,
+    csv: { rows: 'runs' },
   }),
   getAnswerHistory: operation({
     tag: 'Answers',
@@ -204,6 +229,7 @@ export const operations = {
     response: core.AnswerHistory,
     window: fixed7,
     ttl: TTL.fixed,
+    csv: { rows: 'questions' },
   }),
   getContentGaps: operation({
     tag: 'Insights',
@@ -215,6 +241,7 @@ export const operations = {
     response: insights.ContentGaps,
     window: fixed7,
     ttl: TTL.fixed,
+    csv: { rows: 'questions' },
   }),
   listSources: operation({
     tag: 'Insights',
@@ -227,6 +254,7 @@ export const operations = {
     response: insights.SourceList,
     window: fixed7,
     ttl: TTL.fixed,
+    csv: { rows: 'sources' },
   }),
   listPages: operation({
     tag: 'Insights',
@@ -238,6 +266,7 @@ export const operations = {
     response: insights.PageList,
     window: dated7,
     ttl: TTL.windowed,
+    csv: { rows: 'pages' },
   }),
   getCompetitor: operation({
     tag: 'Insights',
@@ -250,6 +279,7 @@ export const operations = {
     response: insights.CompetitorDetail,
     window: fixed7,
     ttl: TTL.fixed,
+    csv: { rows: 'questions_won' },
   }),
   listActivity: operation({
     tag: 'Insights',
@@ -265,6 +295,7 @@ export const operations = {
     response: insights.ActivityList,
     window: none,
     ttl: TTL.windowed,
+    csv: { rows: 'entries' },
   }),
   listTasks: operation({
     tag: 'Tasks',
@@ -282,6 +313,7 @@ export const operations = {
     window: none,
     plan: 'pro_or_growth',
     ttl: TTL.windowed,
+    csv: { rows: 'tasks' },
   }),
   getTask: operation({
     tag: 'Tasks',
@@ -307,6 +339,7 @@ export const operations = {
     window: dated7,
     plan: 'pro_or_growth',
     ttl: TTL.windowed,
+    csv: { rows: 'engines' },
   }),
   getPerceptionTranscript: operation({
     tag: 'Perception',
@@ -320,6 +353,7 @@ export const operations = {
     window: none,
     plan: 'pro_or_growth',
     ttl: TTL.windowed,
+    csv: { rows: 'transcripts' },
   }),
   getForumSignals: operation({
     tag: 'Perception',
@@ -333,6 +367,7 @@ export const operations = {
     window: dated7,
     plan: 'pro_or_growth',
     ttl: TTL.windowed,
+    csv: { rows: 'topics', each: 'threads' },
   }),
   getSearchPerformance: operation({
     tag: 'Traffic',
@@ -349,6 +384,7 @@ export const operations = {
     window: { kind: 'trailing', defaultDays: 28 } as const,
     integration: 'search_performance',
     ttl: TTL.windowed,
+    csv: { rows: 'rows' },
   }),
   getAiCrawlers: operation({
     tag: 'Traffic',
@@ -362,6 +398,7 @@ export const operations = {
     plan: 'pro_or_growth',
     integration: 'crawler_data',
     ttl: TTL.windowed,
+    csv: { rows: 'bots' },
   }),
   getAiVisitors: operation({
     tag: 'Traffic',
@@ -374,6 +411,7 @@ export const operations = {
     window: dated7,
     plan: 'pro_or_growth',
     ttl: TTL.windowed,
+    csv: { rows: 'assistants' },
   }),
 } as const;
 
@@ -395,6 +433,7 @@ export interface AnyOperation {
   scope: Scope;
   ttl: number;
   example: OperationExample;
+  csv?: CsvRows;
 }
 
 /** An example request seen structurally: parameter values by name. */

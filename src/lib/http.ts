@@ -7,6 +7,11 @@ export function json(body: unknown, status = 200, headers: Record<string, string
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'private, no-store', ...headers } });
 }
 
+/** A plain-text answer (a CSV link's errors: what a sheet shows in its cell, or a person in the browser), never cached. */
+export function plainText(status: number, message: string, headers: Record<string, string> = {}): Response {
+  return new Response(`${message}\n`, { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...headers } });
+}
+
 /**
  * A request's body as text, when it is at most `maxBytes`: a body that
  * declares more (`Content-Length`) is refused without reading a byte of it,

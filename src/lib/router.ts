@@ -22,8 +22,8 @@ export interface Route<D> {
   path: string;
   /** A GET handler answers HEAD too, unless HEAD has its own. */
   methods: Partial<Record<Method, Handler<D>>>;
-  /** How an unexpected failure is shown: JSON in the API's error shape, or a page for a person who followed a link. */
-  answers: 'json' | 'page';
+  /** How an unexpected failure is shown: JSON in the API's error shape, a page for a person who followed a link, or plain text for a tool reading a file (a CSV link). */
+  answers: 'json' | 'page' | 'text';
   /**
    * The answer (a 400) when a path parameter is not valid percent-encoding, for a route that has a better one
    * than the default (400 `invalid_parameter` naming the parameter, or a 400 page), e.g. a link's "cut or changed" page.

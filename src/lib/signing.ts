@@ -1,6 +1,7 @@
 /**
  * Signed, expiring tokens for links that work without an API key: the digest's
- * confirm, unsubscribe and subscribe-again links, and the report links (`/r/<token>`).
+ * confirm, unsubscribe and subscribe-again links, the report links (`/r/<token>`)
+ * and the CSV export links (`/x/<token>.csv`).
  *
  * Format: `v1.<payload>.<signature>`, both base64url (RFC 4648 section 5, no
  * padding). The payload is the JSON of the claims; the signature is
@@ -16,7 +17,7 @@
  * ```
  */
 
-export type TokenPurpose = 'confirm' | 'unsubscribe' | 'resubscribe' | 'report';
+export type TokenPurpose = 'confirm' | 'unsubscribe' | 'resubscribe' | 'report' | 'export';
 
 export type Claims = { p: TokenPurpose; exp: number } & Record<string, string | number>;
 

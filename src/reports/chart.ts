@@ -72,21 +72,24 @@ export function chartSvg(weeks: ChartBar[], brand: string): string {
   const lines = runs.map((points) => (points.length > 1 ? `<polyline class="line" points="${points.join(' ')}"/>` : '')).join('');
 
   const last = weeks.length - 1;
+  // Up to 12 weeks every point is labelled; a longer history (the kept history, up to 2 years) labels every n-th, counted from the latest.
+  const every = Math.ceil(weeks.length / 12);
   const points = weeks
     .map((w, i) => {
       const latest = i === last;
+      const labelled = (last - i) % every === 0;
       const cx = fixed(x(i));
-      const xLabel = `<text class="xl${(last - i) % 2 === 1 ? ' odd' : ''}" x="${cx}" y="${CHART.height - 12}" text-anchor="middle">${escapeHtml(w.label)}</text>`;
+      const xLabel = labelled ? `<text class="xl${((last - i) / every) % 2 === 1 ? ' odd' : ''}" x="${cx}" y="${CHART.height - 12}" text-anchor="middle">${escapeHtml(w.label)}</text>` : '';
       if (w.score === null) {
-        return `<g class="point" data-week="${w.week_start}" data-score=""><text class="val none" x="${cx}" y="${fixed(bottom - 8)}" text-anchor="middle">–</text>${xLabel}</g>`;
+        return `<g class="point" data-week="${w.week_start}" data-score="">${labelled ? `<text class="val none" x="${cx}" y="${fixed(bottom - 8)}" text-anchor="middle">–</text>` : ''}${xLabel}</g>`;
       }
       const cy = y(w.score);
       // The label sits above its point, or below it when the point is at the top of the scale.
       const labelY = cy - CHART.top < 20 ? cy + 24 : cy - 12;
       return (
         `<g class="point${latest ? ' latest' : ''}" data-week="${w.week_start}" data-score="${w.score.toFixed(1)}">` +
-        `<circle cx="${cx}" cy="${fixed(cy)}" r="${latest ? 7 : 5}"/>` +
-        `<text class="val${latest ? ' latest' : ''}" x="${cx}" y="${fixed(labelY)}" text-anchor="middle">${w.score.toFixed(1)}</text>` +
+        `<circle cx="${cx}" cy="${fixed(cy)}" r="${latest ? 7 : every > 1 ? 3 : 5}"/>` +
+        (labelled ? `<text class="val${latest ? ' latest' : ''}" x="${cx}" y="${fixed(labelY)}" text-anchor="middle">${w.score.toFixed(1)}</text>` : '') +
         xLabel +
         `</g>`
       );

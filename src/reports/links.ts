@@ -8,7 +8,7 @@
  *   key while it is active or paused (an unsubscribed one keeps no key);
  * - `link:<link id>`: minted by `POST /reports/links`; the row holds the
  *   minting key sealed with AES-GCM (migrations/0004_reports.sql), purpose
- *   `report` in the store of keyed links (link-store.ts): at most
+ *   `report` in the store of keyed links (src/links/link-store.ts): at most
  *   `MAX_LIVE_LINKS` live per key, listed and revoked by that key. A revoked
  *   link's row is gone: its token answers 410 like a cancelled subscription's.
  *
@@ -20,14 +20,13 @@ import { kindsOf, subscriptionById } from '../subscriptions';
 import { type ReportLinkClaims, signReportToken, verifyReportToken, type TokenFailure } from '../lib/signing';
 import type { ReportDeps } from './deps';
 import type { DigestKind } from '../weekly-report';
-import { DAY_MS } from '../lib/time';
-import { keyLinkById, type ListedLink, liveKeyLinks, revokeKeyLink, storeKeyLink } from './link-store';
+import { expiryAfter, LINK_DAYS, newLinkId } from '../links/keyed-routes';
+import { keyLinkById, type ListedLink, liveKeyLinks, revokeKeyLink, storeKeyLink } from '../links/link-store';
 
 export const REPORT_KINDS = ['weekly'] as const;
 export type ReportKind = (typeof REPORT_KINDS)[number];
 
-/** `expires_in_days` of POST /reports/links: default and bounds. */
-export const LINK_DAYS = { default: 30, min: 1, max: 90 } as const;
+export { LINK_DAYS };
 
 export interface MintedLink {
   id: string;
@@ -42,7 +41,6 @@ export type MintOutcome = { ok: true; link: MintedLink } | { ok: false; live: nu
 
 /** A link's id: `rl_` and 20 random hex digits (checked loosely, as ids were always made). */
 export const LINK_ID = /^rl_[a-z0-9]{1,40}$/;
-const newLinkId = () => `rl_${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`;
 
 /** Signs the token and stores the link (key sealed), unless the key is at the cap of live links; expired rows are cleared on the way. */
 export async function mintReportLink(
@@ -50,8 +48,8 @@ export async function mintReportLink(
   link: { apiKey: string; brandId: number; market: { id: number; code: string }; kind: ReportKind; days: number },
 ): Promise<MintOutcome> {
   const now = deps.now();
-  const id = newLinkId();
-  const expiresAt = new Date(Math.floor(now.getTime() / 1000) * 1000 + link.days * DAY_MS).toISOString();
+  const id = newLinkId('rl');
+  const expiresAt = expiryAfter(now, link.days).toISOString();
   const token = await signReportToken(deps.signingSecret, { brandId: link.brandId, market: link.market.code, kind: link.kind, ref: `link:${id}` }, { ttlSeconds: link.days * 86_400, now });
   const stored = await storeKeyLink(deps.db, deps.encryptionKey, { id, purpose: 'report', apiKey: link.apiKey, brandId: link.brandId, market: link.market, kind: link.kind, now, expiresAt });
   if (!stored.ok) return stored;

@@ -53,7 +53,7 @@ const trendClass = (trend: Trend) => (trend === 'up' ? 'up' : trend === 'down' ?
 const pct = (n: number | null) => (n === null ? '–' : `${n.toFixed(1)}%`);
 const count = (n: number) => n.toLocaleString('en-US');
 
-const STYLE = `
+export const STYLE = `
 .period{font-size:15px;color:var(--muted);margin:0 0 8px}
 .markets{display:flex;flex-wrap:wrap;gap:6px;align-items:center;list-style:none;padding:0;margin:4px 0 10px;font-size:14px}
 .markets a,.markets span.here{display:inline-block;padding:3px 10px;border:1px solid var(--rule);border-radius:999px;text-decoration:none}
@@ -84,6 +84,8 @@ ol.questions.won>li{border-left-color:var(--good)}
 .q+.small{margin:0 0 2px}
 ul.engines{list-style:none;padding:0;margin:2px 0 0;font-size:14px;color:var(--muted)}
 .arrow{font-weight:700}
+.csv-row{display:flex;gap:8px;flex-wrap:wrap;align-items:center;margin:6px 0 14px;font-size:14px}
+.csv-row button{font-size:14px;padding:6px 10px}
 .share-row{display:flex;gap:8px;flex-wrap:wrap;margin:8px 0}
 .share-row input{flex:1 1 220px;min-width:0;font:14px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;padding:9px 10px;border:1px solid var(--rule);border-radius:6px;background:var(--panel);color:var(--ink)}
 #copy-status{min-height:1.5em}
@@ -93,8 +95,11 @@ th,td{padding:6px 4px}
 }
 ${CHART_STYLE}`;
 
-/** The copy button's script: shows the button (hidden without scripts), copies the link, says so. */
-const COPY_SCRIPT = `(function(){var b=document.getElementById('copy-link'),i=document.getElementById('share-url'),s=document.getElementById('copy-status');if(!b||!i||!s)return;b.hidden=false;b.addEventListener('click',function(){var fallback=function(){i.focus();i.select();s.textContent='Press Ctrl+C (on a Mac, Cmd+C) to copy the selected link.';};if(!navigator.clipboard){fallback();return;}navigator.clipboard.writeText(i.value).then(function(){s.textContent='Link copied.';},fallback);});})();`;
+/**
+ * The copy buttons' script: shows the buttons (hidden without scripts), copies the link, says so. The "Copy CSV link"
+ * buttons carry their link in `data-url` (a plain "CSV" link beside each works without scripts).
+ */
+export const COPY_SCRIPT = `(function(){document.querySelectorAll('button.copy-csv').forEach(function(c){c.hidden=false;c.addEventListener('click',function(){var done=function(t){c.textContent=t;};if(!navigator.clipboard){window.prompt('Copy the CSV link:',c.getAttribute('data-url'));return;}navigator.clipboard.writeText(c.getAttribute('data-url')).then(function(){done('CSV link copied');},function(){window.prompt('Copy the CSV link:',c.getAttribute('data-url'));});});});})();(function(){var b=document.getElementById('copy-link'),i=document.getElementById('share-url'),s=document.getElementById('copy-status');if(!b||!i||!s)return;b.hidden=false;b.addEventListener('click',function(){var fallback=function(){i.focus();i.select();s.textContent='Press Ctrl+C (on a Mac, Cmd+C) to copy the selected link.';};if(!navigator.clipboard){fallback();return;}navigator.clipboard.writeText(i.value).then(function(){s.textContent='Link copied.';},fallback);});})();`;
 
 /** Where the figures came from and when, in plain words. */
 function sourceLine(report: Report, source: ReportSource): string {
@@ -222,7 +227,23 @@ export interface PageLinks {
   mint?: { url: string; body: string };
   /** The same report for another of the brand's markets; absent where a page is bound to its market (a signed link). */
   marketUrl?: (code: string) => string;
+  /** CSV export links (`/x/<token>.csv`) of the page's tables, handed out when the page is rendered; a table without one has no button. */
+  csv?: Partial<Record<CsvTable, string>>;
+  /** The kept history of this brand and market: `GET /reports/history` with the key, `/r/<token>/history` on a signed link. */
+  history?: string;
 }
+
+/** The page's tables that offer a CSV link, and the operation each one is read from. */
+export const CSV_TABLES = { weeks: 'getVisibility', engines: 'getPromptMatrix', share_of_voice: 'getOverview', won_lost: 'getAnswerHistory', history: 'history' } as const;
+export type CsvTable = keyof typeof CSV_TABLES;
+
+/** A table's CSV link: a plain link (works without scripts) and a copy button. */
+export function csvRow(url: string | undefined, what: string): string {
+  if (!url) return '';
+  const href = escapeHtml(url);
+  return `<p class="csv-row" data-testid="csv-link"><a href="${href}">CSV of ${escapeHtml(what)}</a> <button type="button" class="copy-csv" data-url="${href}" hidden>Copy CSV link</button></p>`;
+}
+
 
 function shareSection(links: PageLinks): string {
   if (links.share) {
@@ -281,6 +302,9 @@ export function reportPage(report: Report, source: ReportSource, extras: PageExt
       `<figure>${chartSvg(vis.history, report.brand.name)}<figcaption>Score by week, oldest first; the larger dot is the latest week. The scale runs from ${scale.lo}% to ${scale.hi}%${scale.lo > 0 ? ', not from zero, so that moves of a few points show' : ''}.</figcaption></figure>`,
     );
     parts.push(weeksTable(vis.history));
+    parts.push(csvRow(links.csv?.weeks, 'the 12 weeks'));
+    if (links.csv?.history || links.history)
+      parts.push(`<p class="small" data-testid="history-link">Older weeks: ${links.history ? `<a href="${escapeHtml(links.history)}">the kept history</a> (up to 2 years)` : 'the kept history (up to 2 years)'}${links.csv?.history ? `, <a href="${escapeHtml(links.csv.history)}">as CSV</a>` : ''}.</p>`);
     parts.push(`<h3>Topics that moved most</h3>`);
     if (report.topics.length === 0) parts.push(`<p class="small">No topic has a comparison this week.</p>`);
     else
@@ -294,7 +318,9 @@ export function reportPage(report: Report, source: ReportSource, extras: PageExt
       );
     parts.push(`</section>`);
     parts.push(enginesSection(report, extras));
+    parts.push(csvRow(links.csv?.engines, 'each question on each engine'));
     parts.push(shareOfVoiceSection(report, extras));
+    parts.push(csvRow(links.csv?.share_of_voice, 'the brand and its rivals, per day'));
   }
 
   if (wl) {
@@ -307,6 +333,7 @@ export function reportPage(report: Report, source: ReportSource, extras: PageExt
     );
     parts.push(`<h3 class="down">Lost (${wl.counts.lost})</h3>${questionList(wl.lost, 'lost')}`);
     parts.push(`<h3 class="up">Won (${wl.counts.won})</h3>${questionList(wl.won, 'won')}`);
+    parts.push(csvRow(links.csv?.won_lost, 'every question, won, lost or held'));
     parts.push(`</section>`);
   }
 
@@ -320,7 +347,7 @@ export function reportPage(report: Report, source: ReportSource, extras: PageExt
   footer.push('Scores are the share of AI answers that name the brand; a change smaller than its sampling noise is shown as steady.');
   parts.push(`<footer class="page-foot">${footer.map((f) => `<p>${f}</p>`).join('')}</footer>`);
 
-  const nonce = links.share ? newNonce() : undefined;
+  const nonce = links.share || Object.keys(links.csv ?? {}).length > 0 ? newNonce() : undefined;
   const html = htmlDocument({
     title: report.subject,
     section: SECTION,

@@ -7,6 +7,8 @@
  *   DELETE /reports/links/{id}                         revoke one of the key's links (API key)  -> 204
  *   GET    /r/<token>[?format=]                        the same report without a key (signed, expiring link)
  *   POST   /reports/weekly/send?brand_id=&market=      send the digest now to the confirmed subscribers -> 202 / 409
+ *   GET    /reports/history?brand_id=&market=          the kept weekly history (API key): a page with a chart and its CSV link (history.ts)
+ *   GET    /r/<token>/history                          the same history for a signed report link's holder
  *
  * Keyed routes answer errors in the API's shape (`{error: {code, message, param?}}`),
  * the upstream's own 401/403/404/429 passed through; an upstream outage is a
@@ -20,7 +22,7 @@
  * unknown one.
  */
 import { z } from 'zod';
-import { type ApiClient, ApiClientError, toApiError } from '../client';
+import type { ApiClient } from '../client';
 import { requireKey } from '../contract/access';
 import { ApiError, type ErrorCode, errorResponse, invalidParameter } from '../contract/errors';
 import { parseJsonObject, readJsonBody } from '../contract/json-body';
@@ -29,13 +31,16 @@ import { pageHeaders } from '../lib/html';
 import { json, readBodyUpTo } from '../lib/http';
 import { errorText } from '../lib/log';
 import { TOKEN_FAILURE_STATUS } from '../lib/signing';
+import { DAY_MS } from '../lib/time';
 import type { Route } from '../lib/router';
 import { renderDigest } from '../mail/render';
 import { clientAddressOf } from '../proxy';
 import { type DigestKind, readPageExtras, type Report, type ReportSource, readWeek, reportOf, summarizeReads, type WeeklyRead, type WeekTarget } from '../weekly-report';
 import type { ReportDeps } from './deps';
-import { MAX_LIVE_LINKS } from './link-store';
-import { LINK_DAYS, type LinkProblem, listReportLinks, mintReportLink, openReportLink, REPORT_KINDS, revokeReportLink } from './links';
+import { MAX_LIVE_LINKS } from '../links/link-store';
+import { expiresInDays, LINK_DAYS, noQuery, readFailure, requireKnownKey, tooManyLinks } from '../links/keyed-routes';
+import { type LinkProblem, listReportLinks, mintReportLink, openReportLink, REPORT_KINDS, revokeReportLink } from './links';
+import { historyRoute, linkHistoryAnswer, pageCsvLinks } from './history';
 import { messagePage, type PageLinks, reportPage } from './page';
 import { sendDigestNow } from './send';
 
@@ -62,12 +67,7 @@ export const LinkBody = z.strictObject({
     .union([z.string().regex(/^[A-Za-z]{2}(?:-[A-Za-z]{2})?$/), z.number().int().positive()], { error: '`market` must be a market code such as `us` or `ch-fr`, or a market id.' })
     .optional(),
   kind: z.enum(REPORT_KINDS, { error: '`kind` must be `weekly`.' }).default('weekly'),
-  expires_in_days: z
-    .number({ error: `\`expires_in_days\` must be a whole number of days, ${LINK_DAYS.min} to ${LINK_DAYS.max}.` })
-    .int({ error: `\`expires_in_days\` must be a whole number of days, ${LINK_DAYS.min} to ${LINK_DAYS.max}.` })
-    .min(LINK_DAYS.min, { error: `\`expires_in_days\` must be at least ${LINK_DAYS.min}.` })
-    .max(LINK_DAYS.max, { error: `\`expires_in_days\` must be at most ${LINK_DAYS.max}.` })
-    .default(LINK_DAYS.default),
+  expires_in_days: expiresInDays,
 });
 
 /**
@@ -78,13 +78,6 @@ async function read(deps: ReportDeps, request: Request, apiKey: string, target: 
   return await readWeek(deps.api(apiKey, clientAddressOf(request)), target, deps.now()).catch((error: unknown) => {
     throw readFailure(error);
   });
-}
-
-function readFailure(error: unknown): ApiError {
-  if (!(error instanceof ApiClientError)) throw error;
-  const apiError = toApiError(error);
-  if (apiError.code === 'upstream_error') console.error(JSON.stringify({ msg: 'report read failed upstream', operation: error.operation, kind: error.kind, status: error.status, code: error.code }));
-  return apiError;
 }
 
 /** The plain-text digest of this report: the email's own text part, without the subscription footer it does not have here. */
@@ -108,6 +101,8 @@ interface AnswerContext {
   viewUrl: string;
   pageLinks?: PageLinks;
   headers?: Record<string, string>;
+  /** The page's CSV links expire no later than this (a signed link's own expiry). */
+  csvUntil: Date;
 }
 
 async function answer(read: WeeklyRead, kinds: readonly DigestKind[], format: Format, o: AnswerContext): Promise<Response> {
@@ -120,7 +115,8 @@ async function answer(read: WeeklyRead, kinds: readonly DigestKind[], format: Fo
   const { extras, reads } = await readPageExtras(client, read.inputs, { visibility: kinds.includes('visibility'), markets: true });
   if (extras.failed.length > 0) console.error(JSON.stringify({ msg: 'report page extra read failed', failed: extras.failed }));
   const source = summarizeReads([...read.source.reads, ...reads]);
-  const rendered = reportPage(report, source, extras, o.pageLinks);
+  const csv = await pageCsvLinks(o.deps, o.apiKey, read.inputs, o.csvUntil);
+  const rendered = reportPage(report, source, extras, { ...o.pageLinks, csv });
   return new Response(rendered.html, { headers: { ...rendered.headers, ...headers } });
 }
 
@@ -155,8 +151,11 @@ async function weekly(request: Request, url: URL, deps: ReportDeps): Promise<Res
     mint: { url: `${deps.publicUrl}${REPORTS_BASE}/links`, body: JSON.stringify({ brand_id: brandId, market: week.inputs.market.code.toLowerCase() }) },
     // Relative: the switch keeps the reader on the host they came through.
     marketUrl: (code) => `${REPORTS_BASE}/weekly?${new URLSearchParams({ brand_id: String(brandId), market: code })}`,
+    history: `${REPORTS_BASE}/history?${new URLSearchParams({ brand_id: String(brandId), market: week.inputs.market.code.toLowerCase() })}`,
   };
-  return answer(week, ['visibility', 'won_lost'], query.format, { deps, request, apiKey: key, viewUrl, pageLinks, headers: { vary: 'Authorization' } });
+  // A keyed reader's CSV links get the full term (exportLinkFor caps it at 30 days).
+  const csvUntil = new Date(deps.now().getTime() + LINK_DAYS.max * DAY_MS);
+  return answer(week, ['visibility', 'won_lost'], query.format, { deps, request, apiKey: key, viewUrl, pageLinks, headers: { vary: 'Authorization' }, csvUntil });
 }
 
 async function mintLink(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
@@ -173,30 +172,9 @@ async function mintLink(request: Request, url: URL, deps: ReportDeps): Promise<R
     throw readFailure(error);
   }
   const minted = await mintReportLink(deps, { apiKey: key, brandId: target.brand_id, market: target.market, kind: body.kind, days: body.expires_in_days });
-  if (!minted.ok) {
-    const next = minted.nextExpiry ? ` The first of them expires at ${minted.nextExpiry}.` : '';
-    throw new ApiError('too_many_links', `This key has ${minted.live} live report links, the most it may have (${MAX_LIVE_LINKS}). Revoke one (GET ${REPORTS_BASE}/links lists them, DELETE ${REPORTS_BASE}/links/{id} revokes one) or wait until one expires.${next}`);
-  }
+  if (!minted.ok) throw tooManyLinks(minted, 'report', REPORTS_BASE);
   const { link } = minted;
   return json({ link: { id: link.id, url: link.url, brand_id: target.brand_id, market: target.market, kind: body.kind, created_at: link.created_at, expires_at: link.expires_at } }, 201, { location: link.url });
-}
-
-/** The keyed link routes take their fields in the body or the path, never the query string. */
-function noQuery(url: URL, message = 'This endpoint takes no query string.'): void {
-  if (url.search) throw invalidParameter([...url.searchParams.keys()][0] ?? 'query', message);
-}
-
-/**
- * The key listing or revoking its links must be one the API knows (its 401
- * otherwise, as on every keyed route); an account whose plan is inactive may
- * still see and revoke what it shared.
- */
-async function requireKnownKey(deps: ReportDeps, request: Request, key: string): Promise<void> {
-  try {
-    await deps.api(key, clientAddressOf(request)).listBrands();
-  } catch (error) {
-    if (!(error instanceof ApiClientError && error.code === 'plan_inactive')) throw readFailure(error);
-  }
 }
 
 /** Said with every listing: what it cannot show. */
@@ -205,7 +183,7 @@ export const LISTING_NOTE = `A link's URL is shown once, when it is made (POST $
 async function listLinks(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
   const key = requireKey(request);
   noQuery(url);
-  await requireKnownKey(deps, request, key);
+  await requireKnownKey(deps.api, request, key);
   const links = await listReportLinks(deps, key);
   return json({ links, max_live: MAX_LIVE_LINKS, note: LISTING_NOTE }, 200, { 'cache-control': 'no-store' });
 }
@@ -213,7 +191,7 @@ async function listLinks(request: Request, url: URL, deps: ReportDeps): Promise<
 async function revokeLink(request: Request, url: URL, id: string, deps: ReportDeps): Promise<Response> {
   const key = requireKey(request);
   noQuery(url);
-  await requireKnownKey(deps, request, key);
+  await requireKnownKey(deps.api, request, key);
   // Another key's link is as invisible as a missing one (and an expired one is no longer the key's to revoke).
   if (!(await revokeReportLink(deps, key, id))) throw new ApiError('not_found', 'No such live report link for this key.');
   return new Response(null, { status: 204 });
@@ -269,8 +247,16 @@ async function viaLink(request: Request, url: URL, token: string, deps: ReportDe
     request,
     apiKey: link.apiKey,
     viewUrl: self,
-    pageLinks: { json: `${self}?format=json`, text: `${self}?format=text`, expiresAt: link.expiresAt, share: self },
+    pageLinks: { json: `${self}?format=json`, text: `${self}?format=text`, expiresAt: link.expiresAt, share: self, history: `${self}/history` },
+    csvUntil: new Date(link.expiresAt),
   });
+}
+
+/** The kept history for a signed report link's holder. */
+async function viaLinkHistory(request: Request, token: string, deps: ReportDeps): Promise<Response> {
+  const opened = await openReportLink(deps, token);
+  if (!opened.ok) return linkProblemPage(opened.problem);
+  return linkHistoryAnswer(deps, request, opened.link, `${deps.publicUrl}${LINK_BASE}/${token}`);
 }
 
 async function sendNow(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
@@ -312,11 +298,18 @@ export const reportRoutes: Route<ReportDeps>[] = [
   { path: `${REPORTS_BASE}/links`, answers: 'json', methods: { POST: (request, _, deps, url) => mintLink(request, url, deps), GET: (request, _, deps, url) => listLinks(request, url, deps) } },
   { path: `${REPORTS_BASE}/links/{id}`, answers: 'json', methods: { DELETE: (request, params, deps, url) => revokeLink(request, url, params.id!, deps) } },
   { path: `${REPORTS_BASE}/weekly/send`, answers: 'json', methods: { POST: (request, _, deps, url) => sendNow(request, url, deps) } },
+  { path: `${REPORTS_BASE}/history`, answers: 'json', methods: { GET: (request, _, deps, url) => historyRoute(request, url, deps, REPORTS_BASE) } },
   {
     path: `${LINK_BASE}/{token}`,
     answers: 'page',
     methods: { GET: (request, params, deps, url) => viaLink(request, url, params.token!, deps) },
     // A token never holds a `%`: one that does not decode was cut or changed on the way.
+    badEncoding: () => linkProblemPage({ kind: 'token', reason: 'malformed' }),
+  },
+  {
+    path: `${LINK_BASE}/{token}/history`,
+    answers: 'page',
+    methods: { GET: (request, params, deps) => viaLinkHistory(request, params.token!, deps) },
     badEncoding: () => linkProblemPage({ kind: 'token', reason: 'malformed' }),
   },
   // A link cut short before its token: a broken link, as a person who followed it should hear.

@@ -2,9 +2,10 @@
  * The store of links that read with a sealed API key (`report_links`,
  * migrations/0004_reports.sql and 0013_report_links.sql): one model for every
  * such link, its `purpose` saying what the token opens. Report links
- * (`/r/<token>`, links.ts) are `report`; the CSV export links of DESIGN
- * section 11 (`/x/<token>.csv`) will be `export`, with the operation in
- * `kind` and its parameters in `params`, under the same rules:
+ * (`/r/<token>`, src/reports/links.ts) are `report`; the CSV export links of
+ * DESIGN section 11 (`/x/<token>.csv`, export-links.ts) are `export`, with the
+ * operation (or `history`) in `kind` and its parameters in `params`, under
+ * the same rules:
  *
  * - per key: a link belongs to the key that minted it (`key_hash`), which
  *   alone lists and revokes it;
@@ -14,8 +15,9 @@
  * - revoking deletes the row, and with it the sealed key: the token then
  *   names nothing and its link answers 410.
  *
- * This file knows no report: it imports only src/lib, so a sibling feature
- * (src/exports) can use it once it moves to a shared tier.
+ * This file knows no report and no export: it imports only src/lib. It sits
+ * in src/links, below the feature siblings, so that src/reports and
+ * src/exports share it.
  */
 import { sha256Hex } from '../lib/hash';
 import { seal } from '../lib/sealing';

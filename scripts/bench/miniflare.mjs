@@ -1,0 +1,77 @@
+// The benchmarks' Miniflare, one place: bench Workers bundled with esbuild, a local D1 with the migrations
+// applied, and either a dataset loaded through /__bench/seed (scripts/bench/origin-worker.ts: `demo`, or `large`,
+// one brand, 500 questions, 6 engines, 2 runs a day, 100 days = 600,000 runs; bench:origin and bench:exports) or
+// the product Worker with every binding it parses (scripts/bench-proxy-worker.ts; bench:proxy and bench:mcp).
+import { readFileSync, readdirSync, mkdirSync } from 'node:fs';
+import { build } from 'esbuild';
+import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
+
+export const compatibilityDate = /compatibility_date\s*=\s*"([^"]+)"/.exec(readFileSync('wrangler.toml', 'utf8'))[1];
+
+/** Bundles `entry` for workerd into dist/bench/<name>.js. */
+export async function bundle(entry, name) {
+  mkdirSync('dist/bench', { recursive: true });
+  const outfile = `dist/bench/${name}.js`;
+  await build({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'neutral', target: 'es2022', outfile, logLevel: 'error', mainFields: ['module', 'main'], conditions: ['workerd', 'worker', 'import'], external: ['cloudflare:*', 'node:*'] });
+  return outfile;
+}
+
+/** The migration files as single statements, comments dropped; a trigger's body keeps its inner semicolons. */
+export function migrationStatements() {
+  const parts = readdirSync('migrations')
+    .filter((f) => f.endsWith('.sql'))
+    .sort()
+    .flatMap((f) => readFileSync(`migrations/${f}`, 'utf8').replace(/--[^\n]*/g, '').split(';'));
+  const statements = [];
+  for (const part of parts) {
+    const open = statements.at(-1);
+    if (open && /^\s*CREATE\s+TRIGGER/i.test(open) && !/\bEND\s*$/i.test(open)) statements[statements.length - 1] = `${open};${part}`;
+    else statements.push(part);
+  }
+  return statements.map((s) => s.trim()).filter(Boolean);
+}
+
+/** A Miniflare running `scriptPath` over a fresh D1 holding the `profile` dataset. */
+export async function start(label, profile, scriptPath) {
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({ modules: true, scriptPath, compatibilityDate, compatibilityFlags: ['nodejs_compat'], d1Databases: { DB: `bench-${label}` } }),
+  );
+  await mf.ready;
+  const db = await mf.getD1Database('DB');
+  await db.batch(migrationStatements().map((s) => db.prepare(s)));
+  const seeded = await (await mf.dispatchFetch(`http://bench/__bench/seed?profile=${profile}`)).json();
+  console.error(`${label}: loaded ${seeded.runs.toLocaleString('en')} runs (${seeded.rows.toLocaleString('en')} rows) in ${seeded.seconds.toFixed(1)} s`);
+  return mf;
+}
+
+/** The vars and secrets every bench run gives the product Worker (its env parses with them; mail is never sent). */
+export const BENCH_VARS = { UPSTREAM_URL: '', DEMO_DATA: '', ADMIN_TOKEN: 'bench-admin', SIGNING_SECRET: 'bench', ENCRYPTION_KEY: 'YmVuY2hfZW5jcnlwdGlvbl9rZXlfMzJfYnl0ZXNfX18=', DIGEST_FROM: 'bench@example.com' };
+
+/**
+ * Bundles and starts the product Worker; returns Miniflare and its address once D1 is migrated. `name` names the
+ * bundle and the database; `vars` are added to `BENCH_VARS`; `unverifiedPerMinute` is the address limit on
+ * unverified keys (wrangler.toml's 120 unless a run needs more).
+ */
+export async function startProductWorker({ name, vars = {}, unverifiedPerMinute = 120 }) {
+  const scriptPath = await bundle('scripts/bench-proxy-worker.ts', `${name}-worker`);
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      modules: true,
+      scriptPath,
+      compatibilityDate,
+      compatibilityFlags: ['nodejs_compat'],
+      d1Databases: { DB: `bench-${name}` },
+      kvNamespaces: ['CACHE'],
+      ratelimits: { UNVERIFIED_KEYS: { namespace_id: '1001', simple: { limit: unverifiedPerMinute, period: 60 } } },
+      durableObjects: { UPSTREAM_GATE: { className: 'UpstreamGate', useSQLite: true }, PROXY_STATS: { className: 'ProxyStats', useSQLite: true } },
+      // The Worker's other bindings (digests): present so the env parses, unused here.
+      queueProducers: { DIGEST_QUEUE: { queueName: 'bench-digests' } },
+      bindings: { ...BENCH_VARS, ...vars },
+      port: 0,
+    }),
+  );
+  const url = new URL(await mf.ready);
+  const db = await mf.getD1Database('DB');
+  await db.batch(migrationStatements().map((s) => db.prepare(s)));
+  return { mf, url };
+}

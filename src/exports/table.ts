@@ -1,0 +1,111 @@
+/**
+ * An operation's answer as a table, from the contract table alone: the
+ * operation's `csv` entry says which array is the rows (and which array of
+ * each row, if any, gives one row per item); its response schema says the
+ * columns. Nested objects become dotted columns (`topic.name`), an exploded
+ * array's fields are prefixed with its name (`engines.state`), any other
+ * array is one cell holding its JSON. A 24th operation with a `csv` entry
+ * exports with no list to edit here.
+ *
+ * Cells, written for spreadsheets (RFC 4180 through csv-stringify: a header
+ * row, CRLF, quotes where needed): null is empty; numbers and booleans as
+ * JSON writes them. A text cell that begins with `=`, `+`, `-`, `@`, tab or
+ * carriage return gets a `'` in front, so Sheets and Excel show it instead
+ * of running it as a formula (OWASP, "CSV injection"). Numbers are exempt: a
+ * JSON number is a value, never a formula, and `-3.2` must stay a number a
+ * sheet can sum.
+ */
+import { stringify } from 'csv-stringify/sync';
+import type { z } from 'zod';
+import type { AnyOperation, CsvRows } from '../contract/operations';
+
+type Def = { type: string; innerType?: z.ZodType; in?: z.ZodType; shape?: Record<string, z.ZodType>; element?: z.ZodType };
+const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def;
+
+/** The schema under nullable, optional, default and pipes. */
+function unwrap(schema: z.ZodType): z.ZodType {
+  for (let s = schema; ; ) {
+    const def = defOf(s);
+    if (def.innerType && ['nullable', 'optional', 'default', 'readonly', 'nonoptional', 'catch'].includes(def.type)) s = def.innerType;
+    else if (def.type === 'pipe' && def.in) s = def.in;
+    else return s;
+  }
+}
+
+/** The dotted paths of an object's columns; `each` (at the top only) is the array whose item fields are inlined under its name. */
+function columnsOf(schema: z.ZodType, prefix: string, each?: string): string[] {
+  const def = defOf(unwrap(schema));
+  if (def.type !== 'object' || !def.shape) return [prefix];
+  return Object.entries(def.shape).flatMap(([name, field]) => {
+    const path = prefix ? `${prefix}.${name}` : name;
+    const inner = defOf(unwrap(field));
+    if (name === each && inner.type === 'array' && inner.element) return columnsOf(inner.element, path);
+    return inner.type === 'object' ? columnsOf(field, path) : [path];
+  });
+}
+
+/** The schema of the array at a dotted path of an object schema. */
+function arrayAt(schema: z.ZodType, path: string): z.ZodType {
+  let s = schema;
+  for (const name of path.split('.')) {
+    const def = defOf(unwrap(s));
+    const next = def.type === 'object' ? def.shape?.[name] : undefined;
+    if (!next) throw new Error(`csv.rows: no field ${path}`);
+    s = next;
+  }
+  const def = defOf(unwrap(s));
+  if (def.type !== 'array' || !def.element) throw new Error(`csv.rows: ${path} is not an array`);
+  return def.element;
+}
+
+const memo = new WeakMap<object, string[]>();
+
+/** The operation's CSV columns, in schema order (memoised per operation entry). */
+export function csvColumns(op: Pick<AnyOperation, 'response'> & { csv: CsvRows }): string[] {
+  let columns = memo.get(op);
+  if (!columns) {
+    columns = columnsOf(arrayAt(op.response, op.csv.rows), '', op.csv.each);
+    memo.set(op, columns);
+  }
+  return columns;
+}
+
+const get = (value: unknown, path: string): unknown => {
+  let at = value;
+  for (const name of path.split('.')) {
+    if (at === null || typeof at !== 'object') return null;
+    at = (at as Record<string, unknown>)[name];
+  }
+  return at ?? null;
+};
+
+/** The answer's rows as flat records keyed by column (values as in the JSON). An empty exploded array still gives its parent one row. */
+export function tableRows(csv: CsvRows, columns: readonly string[], body: unknown): Record<string, unknown>[] {
+  const items = get(body, csv.rows);
+  if (!Array.isArray(items)) return [];
+  const flat = (record: unknown) => Object.fromEntries(columns.map((column) => [column, get(record, column)]));
+  if (!csv.each) return items.map(flat);
+  const each = csv.each;
+  return items.flatMap((item: Record<string, unknown>) => {
+    const children = Array.isArray(item[each]) ? (item[each] as unknown[]) : [];
+    return children.length === 0 ? [flat({ ...item, [each]: null })] : children.map((child) => flat({ ...item, [each]: child }));
+  });
+}
+
+/** A cell that a spreadsheet would run as a formula starts with one of these. */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** One cell's text: see the module comment. */
+export function cellText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return FORMULA_START.test(text) ? `'${text}` : text;
+}
+
+/** RFC 4180 text: the header row, then one line per record, CRLF after each. */
+export function toCsv(columns: readonly string[], rows: readonly Record<string, unknown>[]): string {
+  return stringify([columns as string[], ...rows.map((row) => columns.map((column) => cellText(row[column])))], { record_delimiter: 'windows' });
+}
+
+export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8';

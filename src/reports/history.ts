@@ -1,0 +1,124 @@
+/**
+ * The kept weekly history as a page, `GET /reports/history?brand_id=&market=`
+ * (API key): up to 2 years of the weeks kept in D1 (src/weekly-report/
+ * history.ts) as a chart and a table, with its CSV link (`/x/<token>.csv` of
+ * kind `history`). And the CSV links the report page offers for its tables.
+ *
+ * CSV links on pages are handed out when the page is rendered, server-side,
+ * with the key the page reads with: the API key of a keyed reader, or the
+ * sealed key of a signed report link. A signed reader gets links only to the
+ * tables the page already shows them (the same brand, market and key), that
+ * expire no later than their report link; `exportLinkFor` hands out the same
+ * link on every view instead of minting one per view, so a page costs at
+ * most one link per table against the key's cap of 100. At the cap, the
+ * buttons are left out and the page still renders. The key holder sees these
+ * links in `GET /exports/links` and may revoke them.
+ */
+import { z } from 'zod';
+import { requireKey } from '../contract/access';
+import { brandIdParam, marketParam, parseParams, queryObject } from '../contract/params';
+import { escapeHtml, htmlDocument, newNonce, pageHeaders } from '../lib/html';
+import { exportLinkFor, type ExportTarget, HISTORY_KIND } from '../links/export-links';
+import { LINK_DAYS, readFailure } from '../links/keyed-routes';
+import { DAY_MS } from '../lib/time';
+import { clientAddressOf } from '../proxy';
+import { formatDay, formatRange, formatScore, HISTORY_WEEKS, type HistoryWeek, readHistory, shortDay, type WeeklyInputs } from '../weekly-report';
+import { chartSvg } from './chart';
+import type { ReportDeps } from './deps';
+import { COPY_SCRIPT, CSV_TABLES, type CsvTable, csvRow, STYLE } from './page';
+
+export const HistoryQuery = z.strictObject({ brand_id: brandIdParam, market: marketParam });
+
+type Deps = Pick<ReportDeps, 'db' | 'encryptionKey' | 'signingSecret' | 'publicUrl' | 'now'>;
+
+/** The CSV links of the report page's tables, read with `apiKey`, none outliving `notAfter`. */
+export async function pageCsvLinks(deps: Deps, apiKey: string, inputs: Pick<WeeklyInputs, 'brand' | 'market'>, notAfter: Date): Promise<Partial<Record<CsvTable, string>>> {
+  const scope = { brandId: inputs.brand.id, market: { id: inputs.market.id, code: inputs.market.code.toLowerCase() } };
+  const brandMarket = { brand_id: String(inputs.brand.id), market: inputs.market.code.toLowerCase() };
+  const links: Partial<Record<CsvTable, string>> = {};
+  // One after another: each may mint, and the cap is counted per mint.
+  for (const [table, kind] of Object.entries(CSV_TABLES) as [CsvTable, string][]) {
+    // The share of voice of the page's week: a relative 7 days, like the page.
+    const params = kind === HISTORY_KIND ? {} : kind === 'getOverview' ? { ...brandMarket, days: '7' } : brandMarket;
+    const target: ExportTarget = { kind, params, ...scope };
+    const outcome = await exportLinkFor(deps, apiKey, target, notAfter);
+    if (!outcome.ok) break;
+    links[table] = outcome.link.url;
+  }
+  return links;
+}
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+function historyTable(weeks: HistoryWeek[]): string {
+  const rows = weeks
+    .map(
+      (w) =>
+        `<tr data-week="${escapeHtml(w.iso_week)}"><td class="nowrap" title="ISO week ${escapeHtml(w.iso_week)}: ${escapeHtml(formatRange({ from: w.period_from, to: w.period_to }))}">${escapeHtml(formatDay(w.week_monday))}</td><td class="num">${escapeHtml(formatScore(w.score))}</td><td class="num">${count(w.answered_runs)}</td><td class="num">${w.won}</td><td class="num">${w.lost}</td><td class="num">${w.held}</td></tr>`,
+    )
+    .reverse()
+    .join('');
+  return `<p class="small">Every kept week, newest first: the score, the answers it counts, and the questions won, lost and held.</p><div class="table-scroll"><table class="weeks history" data-testid="history-table"><thead><tr><th scope="col">Week of</th><th scope="col" class="num">Score</th><th scope="col" class="num">Answers</th><th scope="col" class="num">Won</th><th scope="col" class="num">Lost</th><th scope="col" class="num">Held</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+/** The history page: chart, table, CSV link. */
+export function historyPage(o: { brand: string; market: string; weeks: HistoryWeek[]; csvUrl: string | undefined; reportUrl: string }): { html: string; headers: Record<string, string> } {
+  const parts: string[] = [`<h1>${escapeHtml(o.brand)} in AI answers: the kept history</h1>`, `<p class="period">Market ${escapeHtml(o.market.toUpperCase())} · up to ${HISTORY_WEEKS} weeks (2 years)</p>`];
+  if (o.weeks.length === 0) {
+    parts.push(`<p>No week is kept yet. A week is kept when its digest is read, and at least weekly for every brand and market with a subscription or an export link.</p>`);
+  } else {
+    const bars = o.weeks.map((w) => ({ week_start: w.period_from, week_end: w.period_to, label: shortDay(w.week_monday), score: w.score, answered_runs: w.answered_runs }));
+    const first = o.weeks[0]!;
+    parts.push(`<p class="small">${o.weeks.length} ${o.weeks.length === 1 ? 'week' : 'weeks'} kept, from ${escapeHtml(first.iso_week)} to ${escapeHtml(o.weeks.at(-1)!.iso_week)}. Each week's figures are those first read for it, and never change afterwards.</p>`);
+    parts.push(`<figure>${chartSvg(bars, o.brand)}<figcaption>Visibility score by kept week, oldest first.</figcaption></figure>`);
+    parts.push(csvRow(o.csvUrl, 'the kept history'));
+    parts.push(historyTable(o.weeks));
+  }
+  parts.push(`<footer class="page-foot"><p><a href="${escapeHtml(o.reportUrl)}">This week's report</a>.</p></footer>`);
+  const nonce = o.csvUrl ? newNonce() : undefined;
+  const html = htmlDocument({
+    title: `${o.brand}: visibility history (${o.market.toUpperCase()})`,
+    section: 'history',
+    body: parts.join('\n'),
+    style: `${STYLE}\n.table-scroll{overflow-x:auto}\n.nowrap{white-space:nowrap}\ntable.history{max-width:560px}\n@media (max-width:420px){table.history th,table.history td{padding:6px 3px;font-size:14px}}`,
+    ...(nonce ? { script: { nonce, code: COPY_SCRIPT } } : {}),
+  });
+  return { html, headers: pageHeaders(nonce ? { scriptNonce: nonce } : {}) };
+}
+
+/**
+ * The history page of a brand and market, read with `apiKey`: the key must read them (a cached read), then the page
+ * shows what D1 keeps, with a CSV link that expires no later than `notAfter`.
+ */
+async function historyAnswer(deps: ReportDeps, request: Request, apiKey: string, target: { brand_id?: number | undefined; market?: string | undefined }, o: { reportUrl: (brandId: number, market: string) => string; notAfter: Date }): Promise<Response> {
+  const client = deps.api(apiKey, clientAddressOf(request));
+  let brand: { id: number; name: string };
+  let market: { id: number; code: string };
+  try {
+    const visibility = await client.getVisibility({ ...(target.brand_id !== undefined ? { brand_id: target.brand_id } : {}), ...(target.market !== undefined ? { market: target.market } : {}) });
+    const { brands } = await client.listBrands();
+    brand = { id: visibility.brand_id, name: brands.find((b) => b.id === visibility.brand_id)?.name ?? `Brand ${visibility.brand_id}` };
+    market = { id: visibility.market.id, code: visibility.market.code.toLowerCase() };
+  } catch (error) {
+    throw readFailure(error);
+  }
+  const weeks = await readHistory(deps.db, brand.id, market.id);
+  const csv = await exportLinkFor(deps, apiKey, { kind: HISTORY_KIND, params: {}, brandId: brand.id, market }, o.notAfter);
+  const page = historyPage({ brand: brand.name, market: market.code, weeks, csvUrl: csv.ok ? csv.link.url : undefined, reportUrl: o.reportUrl(brand.id, market.code) });
+  return new Response(page.html, { headers: page.headers });
+}
+
+/** `GET /reports/history` with the API key. */
+export async function historyRoute(request: Request, url: URL, deps: ReportDeps, reportsBase: string): Promise<Response> {
+  const key = requireKey(request);
+  const query = parseParams(HistoryQuery, queryObject(url.searchParams));
+  const reportUrl = (brandId: number, market: string) => `${reportsBase}/weekly?${new URLSearchParams({ brand_id: String(brandId), market })}`;
+  const response = await historyAnswer(deps, request, key, query, { reportUrl, notAfter: new Date(deps.now().getTime() + LINK_DAYS.max * DAY_MS) });
+  response.headers.set('vary', 'Authorization');
+  return response;
+}
+
+/** `GET /r/<token>/history`: the same page for a signed report link's holder, read with the link's key, its CSV link expiring with the report link. */
+export function linkHistoryAnswer(deps: ReportDeps, request: Request, link: { apiKey: string; brandId: number; market: string; expiresAt: string }, reportUrl: string): Promise<Response> {
+  return historyAnswer(deps, request, link.apiKey, { brand_id: link.brandId, market: link.market }, { reportUrl: () => reportUrl, notAfter: new Date(link.expiresAt) });
+}

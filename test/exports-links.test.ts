@@ -1,0 +1,236 @@
+/**
+ * CSV export links through the Worker: every list-shaped operation of the
+ * contract table exports to CSV with the columns its table entry and schema
+ * give, and the CSV parses back to the API's own JSON; formula cells are
+ * neutralised; a relative window stays relative; mint checks, listing,
+ * revocation, expiry and bad tokens; and the minting key's budget is spent
+ * once for repeated reads (the edge cache).
+ */
+import { env } from 'cloudflare:test';
+import { parse } from 'csv-parse/sync';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { API_BASE, examplePath, operationList } from '../src/contract/operations';
+import { cellText, csvColumns, toCsv } from '../src/exports/table';
+import { TABLE_OPERATIONS } from '../src/exports/target';
+import { mintExportLink } from '../src/links/export-links';
+import { accountKey, gateOf, mintExport, pathOf, postExport, readCsv } from './exports-helpers';
+import { call, clearReports } from './reports-helpers';
+import { useServicesForTests } from './seams';
+
+const DAY_MS = 86_400_000;
+
+beforeEach(clearReports);
+// No export link outlives this file: the cron of another file would keep their brands' history.
+afterAll(clearReports);
+afterEach(() => {
+  useServicesForTests();
+  vi.useRealTimers();
+});
+
+/** The example request's parameters as a flat object (path and query), as `params` takes them. */
+function exampleParams(op: (typeof operationList)[number]): Record<string, string | number> {
+  return { ...op.example.path, ...op.example.query };
+}
+
+/** What a cell of the CSV must say for a JSON value (the rules of docs/exports.md, written out again here). */
+function expectedCell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+}
+
+const at = (value: unknown, path: string) => path.split('.').reduce<unknown>((v, name) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[name] : undefined), value);
+
+/** The scalar leaves of an object as dotted paths (arrays are leaves: one JSON cell). */
+function leaves(value: Record<string, unknown>, prefix = ''): string[] {
+  return Object.entries(value).flatMap(([name, v]) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? leaves(v as Record<string, unknown>, `${prefix}${name}.`) : [`${prefix}${name}`]));
+}
+
+describe('every list-shaped operation exports to CSV', () => {
+  it('the table says which operations have rows: all of them but the single-item reads', () => {
+    expect(TABLE_OPERATIONS.length).toBeGreaterThan(operationList.length / 2);
+    for (const op of operationList.filter((o) => !o.csv)) expect(op.path).toMatch(/\{/);
+  });
+
+  it.each(TABLE_OPERATIONS.map((op) => [op.id, op] as const))('%s: header from the table, rows equal to the JSON', async (_, op) => {
+    const link = await mintExport({ operation: op.id, params: exampleParams(op) });
+    expect(link.url).toMatch(/^http:\/\/localhost:8787\/x\/v1\.[\w-]+\.[\w-]+\.csv$/);
+    const csv = await readCsv(link.url);
+    expect(csv.status).toBe(200);
+    expect(csv.type).toBe('text/csv; charset=utf-8');
+    expect(csv.disposition).toMatch(new RegExp(`^inline; filename="${op.id}${op.scope === 'brand' ? '-us' : ''}-\\d{4}-\\d{2}-\\d{2}\\.csv"$`));
+    expect(csv.text.endsWith('\r\n')).toBe(true);
+    // Every record ends in CRLF: read with CRLF as the only record delimiter, the same records come back.
+    expect(parse(csv.text, { columns: true, record_delimiter: ['\r\n'] })).toEqual(csv.records);
+    expect(csv.header).toEqual(csvColumns(op));
+
+    // The API's own answer, read with the same key (a cache hit: the link read it first).
+    const api = await call(`${API_BASE}${examplePath(op)}`, { key: 'demo_pro_single' });
+    const body = (await api.json()) as Record<string, unknown>;
+    const items = at(body, op.csv.rows) as Record<string, unknown>[];
+    const each = op.csv.each;
+    const expected = each
+      ? items.flatMap((item) => ((item[each] as unknown[]).length ? (item[each] as unknown[]).map((child) => ({ ...item, [each]: child })) : [{ ...item, [each]: null }]))
+      : items;
+    expect(csv.records).toHaveLength(expected.length);
+    expect(expected.length).toBeGreaterThan(0);
+    expected.forEach((item, i) => {
+      for (const column of csv.header) expect([i, column, csv.records[i]![column]]).toEqual([i, column, expectedCell(at(item, column) ?? null)]);
+    });
+    // No field of a row is left out: every scalar leaf of the first row is a column.
+    const first = expected[0]!;
+    for (const leaf of leaves(first as Record<string, unknown>)) if (!(each && leaf === each)) expect([leaf, csv.header.some((c) => c === leaf || c.startsWith(`${leaf}.`))]).toEqual([leaf, true]);
+
+    // The JSON form: the same rows, values as the API gave them.
+    const asJson = (await (await call(pathOf(link.json_url))).json()) as Record<string, unknown>[];
+    expect(asJson).toHaveLength(expected.length);
+    expect(Object.keys(asJson[0]!)).toEqual(csv.header);
+  });
+});
+
+describe('cells', () => {
+  it('neutralises text that a spreadsheet would run as a formula, and leaves numbers alone', () => {
+    const cells = ['=HYPERLINK("http://evil.example","x")', '+1+1', '-2+3', '@SUM(A1)', '\tlead', '\rcr', 'plain', 'a "quoted", text\nwith a line'];
+    for (const text of cells.slice(0, 6)) expect(cellText(text)).toBe(`'${text}`);
+    expect(cellText('plain')).toBe('plain');
+    expect(cellText(-3.2)).toBe('-3.2');
+    expect(cellText(0)).toBe('0');
+    expect(cellText(null)).toBe('');
+    expect(cellText(false)).toBe('false');
+    expect(cellText(['a', 'b'])).toBe('["a","b"]');
+    const csv = toCsv(['text', 'n'], cells.map((text, i) => ({ text, n: -i })));
+    const back = parse(csv, { columns: true }) as { text: string; n: string }[];
+    expect(back.map((r) => r.text)).toEqual(cells.map((c, i) => (i < 6 ? `'${c}` : c)));
+    expect(back.map((r) => r.n)).toEqual(cells.map((_, i) => String(-i)));
+    expect(csv.startsWith('text,n\r\n')).toBe(true);
+  });
+});
+
+describe('relative windows stay relative', () => {
+  it('a link for days=7 read on two days gives two windows, each ending on its day', async () => {
+    const today = new Date();
+    const dayOne = new Date(today.getTime() - 3 * DAY_MS);
+    const dayTwo = new Date(today.getTime() - 1 * DAY_MS);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(dayOne);
+    const link = await mintExport({ operation: 'getOverview', params: { days: 7 } });
+    expect(link.params).toEqual({ days: '7' });
+    const windowOn = async (day: Date) => {
+      vi.setSystemTime(day);
+      const rows = (await (await call(pathOf(link.json_url))).json()) as { day: string }[];
+      return rows.map((r) => r.day);
+    };
+    const first = await windowOn(dayOne);
+    const second = await windowOn(dayTwo);
+    const iso = (d: Date) => d.toISOString().slice(0, 10);
+    expect(first).toHaveLength(7);
+    expect(second).toHaveLength(7);
+    expect(first.at(-1)).toBe(iso(dayOne));
+    expect(second.at(-1)).toBe(iso(dayTwo));
+    expect(second[0]).toBe(iso(new Date(dayTwo.getTime() - 6 * DAY_MS)));
+  });
+});
+
+describe('POST /exports/links', () => {
+  it.each([
+    ['an unknown operation', { operation: 'getEverything' }, 'operation'],
+    ['an operation without rows', { operation: 'getTask', params: { id: 1 } }, 'operation'],
+    ['no operation', { params: {} }, 'operation'],
+    ['an unknown parameter', { operation: 'listTopics', params: { colour: 'red' } }, 'params.colour'],
+    ['a window out of range', { operation: 'listTopics', params: { days: 0 } }, 'params.days'],
+    ['dates on a fixed window', { operation: 'getVisibility', params: { days: 7 } }, 'params.days'],
+    ['a missing path parameter', { operation: 'getTopic', params: {} }, 'params.id'],
+    ['params not an object', { operation: 'listTopics', params: [1] }, 'params'],
+    ['expires_in_days 91', { operation: 'listTopics', expires_in_days: 91 }, 'expires_in_days'],
+    ['an unknown field', { operation: 'listTopics', url: 'x' }, 'url'],
+  ])('%s: 400 naming the field, no link', async (_, body, param) => {
+    const response = await postExport(body);
+    expect(response.status).toBe(400);
+    const { error } = (await response.json()) as { error: { code: string; param: string } };
+    expect([error.code, error.param]).toEqual(['invalid_parameter', param]);
+    expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM report_links').first('n')).toBe(0);
+  });
+
+  it("passes the API's own refusal: a plan without the operation, another account's brand", async () => {
+    expect((await postExport({ operation: 'listTasks' }, 'demo_starter')).status).toBe(403);
+    expect((await postExport({ operation: 'listTopics', params: { brand_id: 2 } })).status).toBe(404);
+    expect((await postExport({ operation: 'listTopics' }, null)).status).toBe(401);
+  });
+
+  it('defaults to 30 days, lists the live links with their URLs, and only the minting key revokes', async () => {
+    const link = await mintExport({ operation: 'listTopics', params: { days: 28 } });
+    expect(Math.round((Date.parse(link.expires_at) - Date.now()) / DAY_MS)).toBe(30);
+    const listed = (await (await call('/exports/links', { key: 'demo_pro_single' })).json()) as { links: { id: string; url: string }[]; max_live: number };
+    expect(listed.links.map((l) => [l.id, l.url])).toEqual([[link.id, link.url]]);
+    expect(listed.max_live).toBe(100);
+    expect((await call(`/exports/links/${link.id}`, { key: 'demo_growth_multi', method: 'DELETE' })).status).toBe(404);
+    expect((await readCsv(link.url)).status).toBe(200);
+  });
+});
+
+describe('reading a link', () => {
+  it('revoked: 410 in plain text; expired: 410; changed: 403; cut: 400; no extension: 404', async () => {
+    const link = await mintExport({ operation: 'listSources', expires_in_days: 1 });
+    const token = pathOf(link.url).slice(3, -4);
+    const changed = `${token.slice(0, -2)}${token.at(-2) === 'A' ? 'B' : 'A'}${token.at(-1)}`;
+    const forged = await call(`/x/${changed}.csv`);
+    expect([forged.status, forged.headers.get('content-type')]).toEqual([403, 'text/plain; charset=utf-8']);
+    expect((await call(`/x/${token.slice(0, 20)}.csv`)).status).toBe(400);
+    expect((await call(`/x/${token}.xlsx`)).status).toBe(404);
+
+    useServicesForTests({ now: () => new Date(Date.now() + 2 * DAY_MS) });
+    const expired = await call(pathOf(link.url));
+    expect([expired.status, await expired.text()]).toEqual([410, expect.stringContaining('expired')]);
+    useServicesForTests();
+
+    expect((await call(`/exports/links/${link.id}`, { key: 'demo_pro_single', method: 'DELETE' })).status).toBe(204);
+    const revoked = await call(pathOf(link.url));
+    expect([revoked.status, revoked.headers.get('content-type'), await revoked.text()]).toEqual([410, 'text/plain; charset=utf-8', expect.stringContaining('revoked')]);
+  });
+
+  it('a revoked API key behind the link: 403 in plain text', async () => {
+    const deps = { db: env.DB, encryptionKey: env.ENCRYPTION_KEY, signingSecret: env.SIGNING_SECRET, publicUrl: 'https://edge.test', now: () => new Date() };
+    const minted = await mintExportLink(deps, 'demo_revoked', { kind: 'listTopics', params: {}, brandId: 1, market: { id: 11, code: 'us' } }, 5);
+    if (!minted.ok) throw new Error('cap');
+    const response = await call(pathOf(minted.link.url));
+    expect([response.status, response.headers.get('content-type')]).toEqual([403, 'text/plain; charset=utf-8']);
+    expect(await response.text()).toMatch(/can no longer read/);
+  });
+
+  it("spends the minting key's budget once for repeated reads: the edge cache answers the rest", async () => {
+    const key = await accountKey('budget');
+    const link = await mintExport({ operation: 'getContentGaps' }, key);
+    const gate = await gateOf(key);
+    const before = await gate.remaining();
+    for (let i = 0; i < 3; i++) expect((await readCsv(link.url)).status).toBe(200);
+    // The mint made the read first; the three reads of the link were cache hits.
+    expect(before - (await gate.remaining())).toBe(0);
+    const fresh = await accountKey('budget-fresh');
+    const deps = { db: env.DB, encryptionKey: env.ENCRYPTION_KEY, signingSecret: env.SIGNING_SECRET, publicUrl: 'https://edge.test', now: () => new Date() };
+    const stored = await mintExportLink(deps, fresh, { kind: 'listSources', params: { limit: '7' }, brandId: 1, market: { id: 11, code: 'us' } }, 5);
+    if (!stored.ok) throw new Error('cap');
+    const freshGate = await gateOf(fresh);
+    const start = await freshGate.remaining();
+    for (let i = 0; i < 3; i++) expect((await readCsv(stored.link.url)).status).toBe(200);
+    expect(start - (await freshGate.remaining())).toBe(1);
+  });
+});
+
+describe('"Copy CSV link" on the report page', () => {
+  it('a signed report link gets CSV links of its tables, minted once, read with its key, none outliving the report link', async () => {
+    const { mintLink } = await import('./reports-helpers');
+    const report = await mintLink({ expires_in_days: 2 });
+    const html = async () => (await call(report.path)).text();
+    const urls = (page: string) => [...page.matchAll(/class="copy-csv" data-url="([^"]+)"/g)].map((m) => m[1]!);
+    const first = urls(await html());
+    expect(first.length).toBeGreaterThanOrEqual(4);
+    // A second view hands out the same links: no new row per view.
+    expect(urls(await html())).toEqual(first);
+    const rows = await env.DB.prepare("SELECT kind, expires_at FROM report_links WHERE purpose = 'export' ORDER BY kind").all<{ kind: string; expires_at: string }>();
+    expect(rows.results.map((r) => r.kind)).toEqual(['getAnswerHistory', 'getOverview', 'getPromptMatrix', 'getVisibility', 'history']);
+    for (const row of rows.results) expect(Date.parse(row.expires_at)).toBeLessThanOrEqual(Date.parse(report.expires_at));
+    // Each reads without a key, as the page's tables do.
+    for (const url of first) expect((await readCsv(url)).status).toBe(200);
+  });
+});
