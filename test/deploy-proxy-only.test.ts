@@ -202,10 +202,11 @@ describe('a proxy-only deployment: UPSTREAM_URL and ADMIN_TOKEN', () => {
     expect(features).toHaveLength(1);
     const line = JSON.parse(features[0]!) as { on: string[]; off: Record<string, string>; mail: string };
     expect(line.on).toEqual(['proxy', 'admin']);
-    expect(Object.keys(line.off).sort()).toEqual(['digests', 'origin', 'reports']);
+    expect(Object.keys(line.off).sort()).toEqual(['alerts', 'digests', 'origin', 'reports']);
     expect(line.off.origin).toMatch(/UPSTREAM_URL is set/);
     expect(line.off.reports).toBe('set DB (the D1 binding), SIGNING_SECRET (the secret), ENCRYPTION_KEY (the secret)');
     expect(line.off.digests).toBe('set DB (the D1 binding), SIGNING_SECRET (the secret), ENCRYPTION_KEY (the secret), DIGEST_QUEUE (the Queue binding)');
+    expect(line.off.alerts).toBe('set DB (the D1 binding), SIGNING_SECRET (the secret), ENCRYPTION_KEY (the secret), ALERT_QUEUE (the Queue binding)');
     expect(line.mail).toBe('off');
     expect(features[0]).not.toContain(ADMIN_TOKEN);
     expect(features[0]).not.toContain('api.example.com');

@@ -4,8 +4,8 @@
  *   /admin/cache/*    purge and stats of that cache (bearer ADMIN_TOKEN)
  *   /origin/api/v1/*  the embedded reference origin itself, when it is the upstream (UPSTREAM_URL unset)
  *   /digests/*, /reports/*, /r/*   the product's own routes (routes.ts)
- *   /dev/*            dev only (DEV_ROUTES = "on"): the outbox of unsent mail, the planner at a chosen time
- * and the hourly cron (digest planner), the digest queues, and Email Routing (unsubscribe by mail).
+ *   /dev/*            dev only (DEV_ROUTES = "on"): the outbox of unsent mail, the planner and the alert evaluation at a chosen time
+ * and the hourly cron (digest planner, alert evaluation), the digest and alert queues, and Email Routing (unsubscribe by mail).
  *
  * The proxy and its admin always run; the rest only when the env has what
  * they need (features.ts). A feature that is off answers its routes with 404
@@ -14,6 +14,7 @@
 import { ApiError, errorResponse } from '../contract/errors';
 import { API_BASE } from '../contract/operations';
 import { requestIdOf } from '../contract/request-id';
+import { consumeAlertBatch, DEV_ALERTS_PATH, isAlertQueue, runAlertEvaluation } from '../alerts';
 import { consumeDigestBatch, DEV_PLAN_PATH, runDigestPlanner } from '../digests';
 import { ensureDemoData } from '../origin/demo/auto';
 import { handleOrigin } from '../origin/handler';
@@ -21,7 +22,7 @@ import { ADMIN_BASE, guardOrigin, handleAdmin, handleProxy, type StartTimeout } 
 import { LINK_BASE, REPORTS_BASE } from '../reports';
 import { SUBSCRIPTIONS_BASE, unsubscribeByMail } from '../subscriptions';
 import { type AppEnv, parseEnv } from './env';
-import { type Features, featuresLine, featuresOf, isDigestsEnv, isOriginEnv, isReportsEnv, offMessage, type ReportsEnv } from './features';
+import { type Features, featuresLine, featuresOf, isAlertsEnv, isDigestsEnv, isOriginEnv, isReportsEnv, offMessage, type ReportsEnv } from './features';
 import { PRODUCT_OPENAPI } from './openapi';
 import { handleProductRoute, serveProductDocument } from './routes';
 import { errorText } from '../lib/log';
@@ -70,7 +71,8 @@ function featuresFor(env: AppEnv): Features {
 }
 
 /** The optional feature that owns a product path, if any: its routes answer 404 while it is off. Without dev routes, `/dev/*` is nobody's. */
-function featureOfPath(pathname: string, features: Features): 'reports' | 'digests' | undefined {
+function featureOfPath(pathname: string, features: Features): 'reports' | 'digests' | 'alerts' | undefined {
+  if (features.devRoutes && under(pathname, DEV_ALERTS_PATH)) return 'alerts';
   if (under(pathname, SUBSCRIPTIONS_BASE) || (features.devRoutes && under(pathname, DEV_PLAN_PATH))) return 'digests';
   if (under(pathname, REPORTS_BASE) || under(pathname, LINK_BASE)) return 'reports';
   return undefined;
@@ -114,19 +116,30 @@ export function createWorker(seams: WorkerSeams = {}) {
       return withRequestId(errorResponse(new ApiError('not_found', 'Nothing here. The API is at /api/v1 (see /api/v1/openapi.json).')), requestId);
     },
 
-    /** Hourly: plans the weekly digests that are due (src/digests/planner.ts). */
+    /** Hourly: plans the weekly digests that are due (src/digests/planner.ts), and evaluates change alerts (src/alerts). */
     async scheduled(controller, rawEnv, ctx) {
       const { env, features } = configured(rawEnv);
+      const now = () => new Date(controller.scheduledTime);
+      if (isAlertsEnv(env)) await runAlertEvaluation(servicesFor(env, ctx, { now }), controller.cron);
       if (!isDigestsEnv(env)) {
         console.log(JSON.stringify({ msg: 'digests are off: the cron run planned nothing', cron: controller.cron, needs: features.off.digests }));
         return;
       }
-      await runDigestPlanner(servicesFor(env, ctx, { now: () => new Date(controller.scheduledTime) }), controller.cron);
+      await runDigestPlanner(servicesFor(env, ctx, { now }), controller.cron);
     },
 
-    /** The digest send queue and its dead-letter queue (src/digests/consumer.ts). */
+    /** The digest send queue and its dead-letter queue (src/digests/consumer.ts); the alert deliveries and theirs (src/alerts), by `batch.queue`. */
     async queue(batch, rawEnv, ctx) {
       const { env, features } = configured(rawEnv);
+      if (isAlertQueue(batch.queue)) {
+        if (!isAlertsEnv(env)) {
+          console.error(JSON.stringify({ msg: 'alerts are off: the batch is left to the Queue to retry', queue: batch.queue, messages: batch.messages.length, needs: features.off.alerts }));
+          batch.retryAll();
+          return;
+        }
+        await consumeAlertBatch(batch, servicesFor(env, ctx));
+        return;
+      }
       if (!isDigestsEnv(env)) {
         // Kept for a later delivery (the Queue's retry delay), as a failed start did before: a secret put back
         // in time sends them; otherwise they end in the dead-letter queue, which gets the same answer.

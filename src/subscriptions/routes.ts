@@ -30,13 +30,13 @@ import type { SendOutcome } from '../mail/mailer';
 import { renderConfirmation } from '../mail/render';
 import { sendInBatches } from '../mail/send-batches';
 import { clientAddressOf } from '../proxy';
-import { DigestKind } from '../weekly-report/model';
 import { canonicalTimeZone } from '../weekly-report/week';
 import type { SubscriptionDeps } from './deps';
 import { confirmUrl, resubscribeUrl, unsubscribeHeaders, unsubscribeUrl } from './links';
 import { describeNextDigest, nextDigest } from './next-digest';
 import { ACCOUNT_PER_DAY, ADDRESS_PER_DAY, claimConfirmation, type ConfirmationVia, confirmationLimited, confirmationVerdict, releaseConfirmation } from './caps';
-import { accountBrandsOf, kindsOf, newSubscriptionId, publicView, subscriptionById, type SubscriptionRow, unsubscribeById } from './store';
+import { accountBrandsOf, kindsOf, newSubscriptionId, publicView, SUBSCRIPTION_SELECT, SubscriptionKind, subscriptionById, type SubscriptionRow, unsubscribeById, wantsAlerts } from './store';
+import { ChannelBody, channelOf, endpointKeyOf, newSecretFor, QuietHoursBody, quietHoursLabel, sendTestDelivery, storeChannel, type TestDelivery } from './alert-channels';
 
 export const SUBSCRIPTIONS_BASE = '/digests';
 
@@ -55,12 +55,16 @@ export const SubscribeBody = z.strictObject({
     .union([z.string().trim().regex(/^[A-Za-z]{2}(?:-[A-Za-z]{2,3})?$/), z.number().int().positive()], { error: '`market` must be a market code such as `us` or `ch-fr`, or a market id.' })
     .optional(),
   kinds: z
-    .array(DigestKind, { error: '`kinds` must be a list of `visibility` and/or `won_lost`.' })
-    .min(1, { error: '`kinds` must name at least one of `visibility`, `won_lost`.' })
-    .max(2)
+    .array(SubscriptionKind, { error: '`kinds` must be a list of `visibility`, `won_lost` and/or `alerts`.' })
+    .min(1, { error: '`kinds` must name at least one of `visibility`, `won_lost`, `alerts`.' })
+    .max(3)
     .refine((kinds) => new Set(kinds).size === kinds.length, { error: '`kinds` must not repeat a kind.' })
     .default(['visibility', 'won_lost']),
   timezone: z.string({ error: '`timezone` must be an IANA timezone name such as `Europe/Berlin`.' }).default('UTC'),
+  /** Alerts only: where they go (default: `email`). */
+  channel: ChannelBody.optional(),
+  /** Alerts only: local times between which nothing is delivered (default 22:00 to 07:00). */
+  quiet_hours: QuietHoursBody.optional(),
 });
 
 function parseSubscribe(raw: unknown) {
@@ -165,6 +169,9 @@ async function sendConfirmation(deps: SubscriptionDeps, row: SubscriptionRow, vi
 async function subscribe(request: Request, deps: SubscriptionDeps): Promise<Response> {
   const key = requireKey(request);
   const input = parseSubscribe(await readJsonBody(request, MAX_BODY_BYTES));
+  // A bad channel is a 400 before anything is read or stored.
+  const channel = await channelOf(deps, input);
+  const endpoint = channel !== null && channel.type !== 'email';
   // The key must read this brand and market: the same read the digest will make, so its error is the one to show.
   const { brandId, market, brandName, accountBrands } = await readAs(deps, request, key, async (client) => {
     const visibility = await client.getVisibility({ ...(input.brand_id ? { brand_id: input.brand_id } : {}), ...(input.market !== undefined ? { market: String(input.market) } : {}) });
@@ -180,17 +187,19 @@ async function subscribe(request: Request, deps: SubscriptionDeps): Promise<Resp
 
   const now = deps.now();
   const at = now.toISOString();
-  const emailKey = input.email.toLowerCase();
+  // Slack and webhook subscriptions are one per URL (the owner's address is only a contact).
+  const emailKey = endpoint ? await endpointKeyOf(channel) : input.email.toLowerCase();
   const keyHash = await sha256Hex(key);
   const kinds = input.kinds.join(',');
   const accountBrandsJson = JSON.stringify(accountBrands);
   const byAddress = () =>
-    deps.db.prepare('SELECT * FROM digest_subscriptions WHERE email_key = ? AND brand_id = ? AND market_id = ?').bind(emailKey, brandId, market.id).first<SubscriptionRow>();
+    deps.db.prepare(`${SUBSCRIPTION_SELECT} WHERE s.email_key = ? AND s.brand_id = ? AND s.market_id = ?`).bind(emailKey, brandId, market.id).first<SubscriptionRow>();
 
   let row = await byAddress();
   // A confirmation is due unless the subscription is active or one went within its 10-minute window. Over a
-  // cap the answer is 429 and nothing is written: an address that unsubscribed stays unsubscribed.
-  if (!row || (row.status !== 'active' && !(row.status === 'pending' && withinResendWindow(row, now)))) {
+  // cap the answer is 429 and nothing is written: an address that unsubscribed stays unsubscribed. (A Slack
+  // or webhook subscription is confirmed at its endpoint: no mail, so no mail cap.)
+  if (!endpoint && (!row || (row.status !== 'active' && !(row.status === 'pending' && withinResendWindow(row, now))))) {
     const verdict = await confirmationVerdict(deps.db, { emailKey, accountBrands, via: 'api' }, now);
     if (!verdict.ok) throw confirmationLimited(verdict);
   }
@@ -223,12 +232,26 @@ async function subscribe(request: Request, deps: SubscriptionDeps): Promise<Resp
       )
       .bind(kinds, input.timezone, keyHash, await seal(deps.encryptionKey, key, row.id), brandName, market.code, accountBrandsJson, at, row.id)
       .run();
-    row = (await subscriptionById(deps.db, row.id))!;
   }
-  // The claim checks the caps again, atomically: a subscribe that loses the race for an account's or an
-  // address's last slot answers 429 too (its subscription stays pending, without a confirmation).
-  const confirmation = row.status === 'pending' ? await sendConfirmation(deps, row, 'api') : null;
-  return json({ subscription: publicView(row), ...(confirmation ? { confirmation } : {}) }, created ? 201 : 200);
+  // A webhook subscription that is not active gets a new signing secret, shown once in this answer.
+  const secret = channel?.type === 'webhook' && (created || row.status !== 'active') ? await newSecretFor(deps, row.id) : null;
+  await storeChannel(deps.db, row.id, channel, secret?.sealed ?? null, at);
+  row = (await subscriptionById(deps.db, row.id))!;
+  let confirmation: ConfirmationStatus | null = null;
+  let testDelivery: TestDelivery | null = null;
+  if (row.status === 'pending' && endpoint) {
+    // At most one test delivery per 10 minutes, like the confirmation email; a new secret is always tested.
+    if (!secret && withinResendWindow(row, now)) confirmation = { sent: false, sent_at: row.confirm_sent_at!, resend_after: new Date(Date.parse(row.confirm_sent_at!) + CONFIRM_RESEND_WINDOW_MS).toISOString() };
+    else testDelivery = await sendTestDelivery(deps, row, channel, secret?.secret ?? null);
+  } else if (row.status === 'pending') {
+    // The claim checks the caps again, atomically: a subscribe that loses the race for an account's or an
+    // address's last slot answers 429 too (its subscription stays pending, without a confirmation).
+    confirmation = await sendConfirmation(deps, row, 'api');
+  }
+  return json(
+    { subscription: publicView(row), ...(confirmation ? { confirmation } : {}), ...(testDelivery ? { test_delivery: testDelivery } : {}), ...(secret ? { webhook_secret: secret.secret } : {}) },
+    created ? 201 : 200,
+  );
 }
 
 async function list(request: Request, deps: SubscriptionDeps): Promise<Response> {
@@ -236,7 +259,7 @@ async function list(request: Request, deps: SubscriptionDeps): Promise<Response>
   const brands = [...(await accountBrands(deps, request, key))];
   if (brands.length === 0) return json({ subscriptions: [] });
   const { results } = await deps.db
-    .prepare(`SELECT * FROM digest_subscriptions WHERE brand_id IN (${brands.map(() => '?').join(',')}) AND status != 'unsubscribed' ORDER BY created_at, id`)
+    .prepare(`${SUBSCRIPTION_SELECT} WHERE s.brand_id IN (${brands.map(() => '?').join(',')}) AND s.status != 'unsubscribed' ORDER BY s.created_at, s.id`)
     .bind(...brands)
     .all<SubscriptionRow>();
   return json({ subscriptions: results.map(publicView) });
@@ -302,13 +325,16 @@ async function confirm(request: Request, url: URL, deps: SubscriptionDeps): Prom
   if (!row) return page(404, 'Subscription not found', ['This subscription no longer exists. Subscribe again to get the weekly digest.']);
   if (row.status === 'unsubscribed') return page(409, 'This subscription was cancelled', ['It was unsubscribed after this link was sent. Subscribe again to get the weekly digest.']);
   if (row.status === 'paused') return page(409, 'This subscription is paused', ['Its API key can no longer read the brand. Subscribe again with a current key.']);
-  const schedule = `every Monday at 08:00 (${row.timezone})`;
+  const alertsOnly = wantsAlerts(row) && kindsOf(row).length === 0;
+  // What is confirmed: the weekly digest to the address, or change alerts to their channel.
+  const what = alertsOnly ? `change alerts for ${scopeOf(row)} ${alertsDestination(row)}` : `the weekly AI-visibility digest for ${scopeOf(row)} at ${row.email}`;
+  const schedule = alertsOnly ? alertsSchedule(row) : `every Monday at 08:00 (${row.timezone})`;
   if (request.method !== 'POST' && row.status === 'pending') {
     return page(
       200,
-      'Confirm your weekly digest',
-      [`Get the weekly AI-visibility digest for ${scopeOf(row)} at ${row.email}, ${schedule}.`, 'Nothing is sent until you confirm. Did not ask for it? Close this page: nothing more will come.'],
-      button(`${SUBSCRIPTIONS_BASE}/confirm?token=${encodeURIComponent(token)}`, 'Confirm the subscription'),
+      alertsOnly ? 'Confirm your change alerts' : 'Confirm your weekly digest',
+      [`Get ${what}, ${schedule}.`, 'Nothing is sent until you confirm. Did not ask for it? Close this page: nothing more will come.'],
+      button(`${SUBSCRIPTIONS_BASE}/confirm?token=${encodeURIComponent(token)}`, alertsOnly ? 'Confirm the alerts' : 'Confirm the subscription'),
     );
   }
   const now = deps.now().toISOString();
@@ -321,13 +347,27 @@ async function confirm(request: Request, url: URL, deps: SubscriptionDeps): Prom
     if (!changed) return page(409, 'This subscription changed', ['Open the link again to see where it stands.']);
     first = true;
   }
+  if (alertsOnly) {
+    return page(200, first ? 'Alerts confirmed' : 'You are subscribed', [`You will get ${what}, ${schedule}.`, 'The first evaluation only keeps the figures; alerts start from the day after.'], '');
+  }
   const next = nextDigest(deps.now(), row.timezone, await recentSendWeeks(deps, row.id));
   return page(200, first ? 'Subscription confirmed' : 'You are subscribed', [
-    `You will get the weekly AI-visibility digest for ${scopeOf(row)} at ${row.email}, ${schedule}.`,
+    `You will get ${what}, ${schedule}.`,
     ...(next ? [`Your ${first ? 'first' : 'next'} digest arrives ${describeNextDigest(next, row.timezone)}.`] : []),
     'A week in which nothing was measured sends no digest. Every digest has a one-click unsubscribe link.',
   ]);
 }
+
+/** `in Slack`, `to your webhook receiver at https://…`, `at ana@example.com`. */
+function alertsDestination(row: SubscriptionRow): string {
+  if (row.channel_type === 'slack') return 'in the Slack channel of its incoming webhook';
+  if (row.channel_type === 'webhook') return `to the webhook receiver at ${new URL(row.channel_url ?? 'https://invalid').host}`;
+  return `at ${row.email}`;
+}
+
+/** When alerts come: the day something moves, outside quiet hours. */
+const alertsSchedule = (row: SubscriptionRow) =>
+  `the day something moves beyond the noise (checked daily after 07:00, ${row.timezone}; quiet hours ${quietHoursLabel({ start: row.quiet_start ?? 0, end: row.quiet_end ?? 0 })})`;
 
 async function unsubscribe(request: Request, url: URL, deps: SubscriptionDeps): Promise<Response> {
   const opened = await openLink(deps, url, 'unsubscribe', 'unsubscribe');
