@@ -43,9 +43,13 @@ export function cell(bodies: DayBodies, questionId: number, engine: string) {
 export class FixtureApi {
   bodies: DayBodies = fixtureDay();
   reads: string[] = [];
+  /** Reads per API key (`Bearer …`): per group. */
+  readsByKey = new Map<string, number>();
   private readonly transport = async (request: Request): Promise<Response> => {
     const path = new URL(request.url).pathname.replace(/^\/api\/v1/, '');
     this.reads.push(path);
+    const key = request.headers.get('authorization') ?? '';
+    this.readsByKey.set(key, (this.readsByKey.get(key) ?? 0) + 1);
     const body = { '/visibility': this.bodies.visibility, '/prompts': this.bodies.matrix, '/topics': this.bodies.topics }[path];
     return body ? Response.json(body) : Response.json({ error: { code: 'not_found', message: 'not in the fixture' } }, { status: 404 });
   };

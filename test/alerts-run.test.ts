@@ -36,7 +36,7 @@ beforeEach(async () => {
   endpoints = new FakeEndpoints().install();
   api = new FixtureApi();
   alertQueue = new AlertQueue();
-  useServicesForTests({ api: api.client });
+  useServicesForTests({ api: api.client, sleep: async () => {} });
   // Mail to the dev outbox (no Resend), the digests' Queue a recorder, the alerts' this one.
   alertEnv = testEnv(new FakeQueue(), { ALERT_QUEUE: alertQueue, RESEND_API_KEY: '' });
 });

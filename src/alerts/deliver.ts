@@ -16,6 +16,7 @@
 import { checkPublicUrl, type Resolve } from '../lib/public-address';
 import { unseal } from '../lib/sealing';
 import { postToEndpoint, type PostOutcome } from '../mail/endpoints';
+import { MIN_CALL_SPACING_MS } from '../mail/mailer';
 import { failureReason } from '../mail/send-batches';
 import { reportUrl, type SubscriptionRow, unsubscribeUrl, webhookSecretBinding } from '../subscriptions';
 import type { AlertDeps, AlertJob } from './deps';
@@ -76,8 +77,26 @@ async function postBundle(deps: AlertDeps, row: DeliveryRow, context: BundleCont
   );
 }
 
-/** Sends one delivery record; see the module comment. `attempt` is the Queue's delivery count (1-based). */
-export async function deliverAlert(job: AlertJob, deps: AlertDeps, attempt = 1, resolve: Resolve = deps.resolveHost): Promise<DeliveryResult> {
+export interface DeliveryOptions {
+  /** The Queue's delivery count (1-based): the backoff. */
+  attempt?: number;
+  /** How endpoints are resolved (one resolution per host and batch: `memoizedResolve`). */
+  resolve?: Resolve;
+  /** Awaited before each call to the mailer: Resend takes about 5 requests a second (`pacedMail`). */
+  beforeMail?: () => Promise<void>;
+}
+
+/** Spaces the mail calls of one batch by `MIN_CALL_SPACING_MS`, through the `sleep` seam (tests never wait). */
+export function pacedMail(sleep: (ms: number) => Promise<void>): () => Promise<void> {
+  let calls = 0;
+  return async () => {
+    if (calls++ > 0) await sleep(MIN_CALL_SPACING_MS);
+  };
+}
+
+/** Sends one delivery record; see the module comment. */
+export async function deliverAlert(job: AlertJob, deps: AlertDeps, options: DeliveryOptions = {}): Promise<DeliveryResult> {
+  const { attempt = 1, resolve = deps.resolveHost } = options;
   const row = await deps.db
     .prepare(
       `SELECT s.*, d.id AS delivery_id, d.delivery_key, d.message_id, d.status AS delivery_status, d.events, d.created_at AS delivery_created_at,
@@ -107,6 +126,7 @@ export async function deliverAlert(job: AlertJob, deps: AlertDeps, attempt = 1, 
 
   let outcome: PostOutcome;
   if (row.channel_type === 'email') {
+    await options.beforeMail?.();
     const sent = await deps.mailer.sendBatch([await alertEmail(context, deps.from)], `alert/${row.delivery_key}`);
     outcome = sent.ok ? { ok: true, status: 200 } : { ok: false, status: sent.status, retryable: sent.retryable, gone: false, reason: failureReason(sent) };
   } else {

@@ -8,7 +8,7 @@ import { invalidParameter } from '../contract/errors';
 import { json } from '../lib/http';
 import { errorText } from '../lib/log';
 import type { Route } from '../lib/router';
-import { deliverAlert, deliveryRetrySeconds, giveUpDelivery, memoizedResolve } from './deliver';
+import { deliverAlert, deliveryRetrySeconds, giveUpDelivery, memoizedResolve, pacedMail } from './deliver';
 import { type AlertDeps, AlertJob } from './deps';
 import { evaluateAlerts, type EvaluationResult } from './evaluate';
 
@@ -32,6 +32,7 @@ export async function runAlertEvaluation(deps: AlertDeps, cron: string): Promise
 /** One batch of the delivery queue or of its dead-letter queue. */
 export async function consumeAlertBatch(batch: MessageBatch<unknown>, deps: AlertDeps): Promise<void> {
   const resolve = memoizedResolve(deps.resolveHost);
+  const beforeMail = pacedMail(deps.sleep);
   for (const message of batch.messages) {
     const parsed = AlertJob.safeParse(message.body);
     if (!parsed.success) {
@@ -47,7 +48,7 @@ export async function consumeAlertBatch(batch: MessageBatch<unknown>, deps: Aler
       continue;
     }
     try {
-      const result = await deliverAlert(job, deps, message.attempts, resolve);
+      const result = await deliverAlert(job, deps, { attempt: message.attempts, resolve, beforeMail });
       console.log(JSON.stringify({ msg: 'alert delivery processed', delivery: job.delivery_id, attempt: message.attempts, ...result }));
       if ('retry' in result) message.retry({ delaySeconds: result.retry.delaySeconds });
       else message.ack();

@@ -17,6 +17,7 @@
  * ```
  */
 import * as ipaddr from 'ipaddr.js';
+import { fetchWithin } from './http';
 
 /** The addresses a host name resolves to (A and AAAA), or none. */
 export type Resolve = (host: string) => Promise<string[]>;
@@ -84,10 +85,7 @@ interface DohAnswer {
 /** A `Resolve` over DNS-over-HTTPS with `fetch` (the seam tests replace). Throws when the resolver cannot answer. */
 export function dohResolver(fetcher: typeof fetch, endpoint = DOH_URL): Resolve {
   const query = async (host: string, type: keyof typeof RECORD_TYPES): Promise<string[]> => {
-    const response = await fetcher(`${endpoint}?name=${encodeURIComponent(host)}&type=${type}`, {
-      headers: { accept: 'application/dns-json' },
-      signal: AbortSignal.timeout(DOH_TIMEOUT_MS),
-    });
+    const response = await fetchWithin(fetcher, `${endpoint}?name=${encodeURIComponent(host)}&type=${type}`, { headers: { accept: 'application/dns-json' } }, DOH_TIMEOUT_MS);
     if (!response.ok) throw new Error(`DNS-over-HTTPS answered ${response.status}`);
     const body = (await response.json()) as DohAnswer;
     // NXDOMAIN (3) is an answer: no address.

@@ -16,6 +16,7 @@
  * ```
  */
 import { Webhook } from 'standardwebhooks';
+import { fetchWithin } from '../lib/http';
 import { recordPost } from './outbox';
 
 export type EndpointKind = 'slack' | 'webhook';
@@ -78,7 +79,7 @@ export async function postToEndpoint(deps: EndpointDeps, message: EndpointMessag
   if (deps.outbox) await recordPost(deps.outbox, { ...message, headers, at });
   let response: Response;
   try {
-    response = await deps.fetch(message.url, { method: 'POST', headers, body: message.body, redirect: 'manual', signal: AbortSignal.timeout(POST_TIMEOUT_MS) });
+    response = await fetchWithin(deps.fetch, message.url, { method: 'POST', headers, body: message.body, redirect: 'manual' }, POST_TIMEOUT_MS);
   } catch (error) {
     const timeout = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
     return { ok: false, status: null, retryable: true, gone: false, reason: timeout ? `no answer within ${POST_TIMEOUT_MS / 1000} s` : 'network error' };
