@@ -277,6 +277,8 @@ async function remove(request: Request, deps: SubscriptionDeps, id: string): Pro
 
 /** A page of the digest's links, in the look of every page. */
 const page = (status: number, title: string, paragraphs: string[], extraHtml = '') => basePage(status, title, paragraphs, extraHtml, { section: 'weekly digest' });
+/** The same for change alerts. */
+const alertsPage = (status: number, title: string, paragraphs: string[], extraHtml = '') => basePage(status, title, paragraphs, extraHtml, { section: 'change alerts' });
 
 /** `Brightdesk (US)`. */
 const scopeOf = (row: SubscriptionRow) => `${row.brand_name} (${row.market_code.toUpperCase()})`;
@@ -329,8 +331,9 @@ async function confirm(request: Request, url: URL, deps: SubscriptionDeps): Prom
   // What is confirmed: the weekly digest to the address, or change alerts to their channel.
   const what = alertsOnly ? `change alerts for ${scopeOf(row)} ${alertsDestination(row)}` : `the weekly AI-visibility digest for ${scopeOf(row)} at ${row.email}`;
   const schedule = alertsOnly ? alertsSchedule(row) : `every Monday at 08:00 (${row.timezone})`;
+  const show = alertsOnly ? alertsPage : page;
   if (request.method !== 'POST' && row.status === 'pending') {
-    return page(
+    return show(
       200,
       alertsOnly ? 'Confirm your change alerts' : 'Confirm your weekly digest',
       [`Get ${what}, ${schedule}.`, 'Nothing is sent until you confirm. Did not ask for it? Close this page: nothing more will come.'],
@@ -344,11 +347,11 @@ async function confirm(request: Request, url: URL, deps: SubscriptionDeps): Prom
       .prepare(`UPDATE digest_subscriptions SET status = 'active', confirmed_at = ?, updated_at = ? WHERE id = ? AND status = 'pending' RETURNING id`)
       .bind(now, now, row.id)
       .first<{ id: string }>();
-    if (!changed) return page(409, 'This subscription changed', ['Open the link again to see where it stands.']);
+    if (!changed) return show(409, 'This subscription changed', ['Open the link again to see where it stands.']);
     first = true;
   }
   if (alertsOnly) {
-    return page(200, first ? 'Alerts confirmed' : 'You are subscribed', [`You will get ${what}, ${schedule}.`, 'The first evaluation only keeps the figures; alerts start from the day after.'], '');
+    return alertsPage(200, first ? 'Alerts confirmed' : 'You are subscribed', [`You will get ${what}, ${schedule}.`, 'The first evaluation only keeps the figures; alerts start from the day after.'], '');
   }
   const next = nextDigest(deps.now(), row.timezone, await recentSendWeeks(deps, row.id));
   return page(200, first ? 'Subscription confirmed' : 'You are subscribed', [
