@@ -89,7 +89,7 @@ describe('subscribing with a channel', () => {
     const post = endpoints.posts[0]!;
     expect(post.url).toBe(HOOK);
     expect(post.headers['webhook-id']).toBe(body.test_delivery.message_id);
-    const payload = new Webhook(body.webhook_secret).verify(post.body, post.headers) as { type: string; data: { confirm_url: string } };
+    const payload = new Webhook(body.webhook_secret).verify(post.body, post.headers) as { type: string; data: { confirm_url: string; unsubscribe_url: string } };
     expect(payload.type).toBe('subscription.confirm');
     const outbox = (await (await SELF.fetch(`${BASE}/dev/outbox?format=json`)).json()) as { messages: { kind: string; to: string; headers: Record<string, string> }[] };
     // In dev the post is kept in the outbox, headers and all; no mail went anywhere.
@@ -106,6 +106,10 @@ describe('subscribing with a channel', () => {
     const list = (await (await SELF.fetch(`${BASE}/digests/subscriptions`, { headers: { authorization: 'Bearer demo_pro_single' } })).json()) as { subscriptions: { status: string; channel?: unknown }[] };
     expect(list.subscriptions).toEqual([expect.objectContaining({ status: 'active', channel: { type: 'webhook', url: HOOK } })]);
     expect(JSON.stringify(list)).not.toContain('whsec_');
+    // The stop link the test delivery carries speaks of alerts, not of a digest.
+    const stop = await (await SELF.fetch(payload.data.unsubscribe_url.replace(/^https?:\/\/[^/]+/, BASE))).text();
+    expect(stop).toContain('Stop the change alerts?');
+    expect(stop).toContain('Stop change alerts for Brightdesk (US) to the webhook receiver at receiver.example.com.');
   });
 
   it('a Slack channel: a Block Kit test message with the confirm button', async () => {

@@ -244,6 +244,19 @@ describe('between proxy-only and the full deployment', () => {
     expect((await env.DB.prepare("SELECT COUNT(*) AS n FROM digest_subscriptions WHERE email = 'noqueue@example.com'").first<{ n: number }>())?.n).toBe(0);
   });
 
+  it('without the alert Queue: digests on, alerts off; subscribing to alerts is a 400 naming kinds, and nothing is stored', async () => {
+    const testEnv = fullEnvWithout('ALERT_QUEUE');
+    expect(featuresOf(parseEnv(testEnv))).toMatchObject({ digests: true, alerts: false });
+    const subscribe = await call(testEnv, '/digests/subscriptions', {
+      method: 'POST',
+      headers: { authorization: 'Bearer demo_pro_single', 'content-type': 'application/json' },
+      body: '{"email":"noalerts@example.com","kinds":["alerts"]}',
+    });
+    expect(subscribe.status).toBe(400);
+    expect(await errorOf(subscribe)).toMatchObject({ code: 'invalid_parameter', param: 'kinds', message: expect.stringContaining('ALERT_QUEUE') });
+    expect((await env.DB.prepare("SELECT COUNT(*) AS n FROM digest_subscriptions WHERE email = 'noalerts@example.com'").first<{ n: number }>())?.n).toBe(0);
+  });
+
   it('an empty secret is an unset one: the features it turns on are off', () => {
     const features = featuresOf(parseEnv({ ...(env as unknown as Record<string, unknown>), SIGNING_SECRET: '' } as unknown as Env));
     expect(features).toMatchObject({ proxy: true, origin: true, reports: false, digests: false });

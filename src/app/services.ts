@@ -87,6 +87,7 @@ export function buildServices(env: ReportsEnv, ctx: Pick<ExecutionContext, 'wait
     fetch: outboundFetch,
     resolveHost: dohResolver(outboundFetch),
     dev: env.DEV_ROUTES === 'on',
+    alerts: Boolean(env.ALERT_QUEUE),
     api: (apiKey, clientAddress) => apiFor(env, runtime, { clientAddress, retry: READ_RETRY, sleep: (ms) => services.sleep(ms) })(apiKey),
     ...overrides,
   };

@@ -120,12 +120,13 @@ export function createWorker(seams: WorkerSeams = {}) {
     async scheduled(controller, rawEnv, ctx) {
       const { env, features } = configured(rawEnv);
       const now = () => new Date(controller.scheduledTime);
-      if (isAlertsEnv(env)) await runAlertEvaluation(servicesFor(env, ctx, { now }), controller.cron);
-      if (!isDigestsEnv(env)) {
-        console.log(JSON.stringify({ msg: 'digests are off: the cron run planned nothing', cron: controller.cron, needs: features.off.digests }));
-        return;
+      try {
+        if (isDigestsEnv(env)) await runDigestPlanner(servicesFor(env, ctx, { now }), controller.cron);
+        else console.log(JSON.stringify({ msg: 'digests are off: the cron run planned nothing', cron: controller.cron, needs: features.off.digests }));
+      } finally {
+        // Whatever became of the digests' planning: the alerts are evaluated too (and each failure still fails the run).
+        if (isAlertsEnv(env)) await runAlertEvaluation(servicesFor(env, ctx, { now }), controller.cron);
       }
-      await runDigestPlanner(servicesFor(env, ctx, { now }), controller.cron);
     },
 
     /** The digest send queue and its dead-letter queue (src/digests/consumer.ts); the alert deliveries and theirs (src/alerts), by `batch.queue`. */

@@ -63,7 +63,7 @@ export const quietHoursLabel = (quiet: { start: number; end: number }) => (quiet
  * `quiet_hours` is then refused: it would do nothing).
  */
 export async function channelOf(
-  deps: Pick<SubscriptionDeps, 'resolveHost' | 'dev'>,
+  deps: Pick<SubscriptionDeps, 'resolveHost' | 'dev' | 'alerts'>,
   input: { kinds: readonly string[]; channel?: z.output<typeof ChannelBody> | undefined; quiet_hours?: z.output<typeof QuietHoursBody> | undefined },
 ): Promise<AlertChannel | null> {
   if (!input.kinds.includes('alerts')) {
@@ -71,6 +71,7 @@ export async function channelOf(
     if (input.quiet_hours) throw invalidParameter('quiet_hours', '`quiet_hours` is for change alerts: add `alerts` to `kinds`.');
     return null;
   }
+  if (!deps.alerts) throw invalidParameter('kinds', 'Change alerts are not configured on this deployment (ALERT_QUEUE is not bound, docs/deploy.md): subscribe to `visibility` and `won_lost` only.');
   const type = input.channel?.type ?? 'email';
   const quiet = input.quiet_hours ? { start: minutesOf(input.quiet_hours.start), end: minutesOf(input.quiet_hours.end) } : { ...DEFAULT_QUIET };
   if (type === 'email') {

@@ -31,6 +31,8 @@ export interface SubscriptionDeps {
   fetch: typeof fetch;
   /** A host's public addresses, checked before posting to it (DNS-over-HTTPS; src/lib/public-address.ts). */
   resolveHost: Resolve;
+  /** Whether change alerts run on this deployment (their Queue is bound): without, `alerts` cannot be subscribed to. */
+  alerts: boolean;
   /** Dev (`DEV_ROUTES = "on"`): `http://localhost` endpoints are allowed, and every post is kept in the outbox too. */
   dev: boolean;
 }

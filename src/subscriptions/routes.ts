@@ -327,7 +327,7 @@ async function confirm(request: Request, url: URL, deps: SubscriptionDeps): Prom
   if (!row) return page(404, 'Subscription not found', ['This subscription no longer exists. Subscribe again to get the weekly digest.']);
   if (row.status === 'unsubscribed') return page(409, 'This subscription was cancelled', ['It was unsubscribed after this link was sent. Subscribe again to get the weekly digest.']);
   if (row.status === 'paused') return page(409, 'This subscription is paused', ['Its API key can no longer read the brand. Subscribe again with a current key.']);
-  const alertsOnly = wantsAlerts(row) && kindsOf(row).length === 0;
+  const alertsOnly = isAlertsOnly(row);
   // What is confirmed: the weekly digest to the address, or change alerts to their channel.
   const what = alertsOnly ? `change alerts for ${scopeOf(row)} ${alertsDestination(row)}` : `the weekly AI-visibility digest for ${scopeOf(row)} at ${row.email}`;
   const schedule = alertsOnly ? alertsSchedule(row) : `every Monday at 08:00 (${row.timezone})`;
@@ -361,6 +361,9 @@ async function confirm(request: Request, url: URL, deps: SubscriptionDeps): Prom
   ]);
 }
 
+/** Change alerts and no digest. */
+const isAlertsOnly = (row: SubscriptionRow) => wantsAlerts(row) && kindsOf(row).length === 0;
+
 /** `in Slack`, `to your webhook receiver at https://…`, `at ana@example.com`. */
 function alertsDestination(row: SubscriptionRow): string {
   if (row.channel_type === 'slack') return 'in the Slack channel of its incoming webhook';
@@ -382,7 +385,7 @@ async function unsubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
     // RFC 8058: a POST to the List-Unsubscribe URL unsubscribes with no further step (the body is
     // `List-Unsubscribe=One-Click`; our own button posts the same). Idempotent.
     await unsubscribeById(deps.db, row.id, deps.now(), 'address');
-    const stopped = `No more weekly digests for ${scopeOf(row)} will be sent to ${row.email}.`;
+    const stopped = isAlertsOnly(row) ? `No more change alerts for ${scopeOf(row)} ${alertsDestination(row)}.` : `No more weekly digests for ${scopeOf(row)} will be sent to ${row.email}.`;
     // The key is gone from the database now; the "subscribe again" link carries it, still sealed (links.ts).
     if (row.status === 'unsubscribed' || !row.key_sealed) return page(200, 'You are unsubscribed', [stopped, askAgain]);
     const again = await resubscribeUrl(deps, { id: row.id, key_sealed: row.key_sealed });
@@ -393,12 +396,12 @@ async function unsubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
       `${button(again.path, 'Subscribe again')}<p class="small">This page is the only place with this button: keep it open or bookmark it if you may want it later.</p>`,
     );
   }
-  if (row.status === 'unsubscribed') return page(200, 'You are already unsubscribed', [`No weekly digests for ${scopeOf(row)} are sent to ${row.email}.`, askAgain]);
+  if (row.status === 'unsubscribed') return page(200, 'You are already unsubscribed', [isAlertsOnly(row) ? `No change alerts for ${scopeOf(row)} go ${alertsDestination(row)}.` : `No weekly digests for ${scopeOf(row)} are sent to ${row.email}.`, askAgain]);
   // GET only shows the button: link scanners that prefetch URLs must not unsubscribe anyone.
   return page(
     200,
-    'Unsubscribe from the weekly digest?',
-    [`Stop the weekly AI-visibility digest for ${scopeOf(row)} to ${row.email}.`, 'You can subscribe again from the next page if you change your mind.'],
+    isAlertsOnly(row) ? 'Stop the change alerts?' : 'Unsubscribe from the weekly digest?',
+    [isAlertsOnly(row) ? `Stop change alerts for ${scopeOf(row)} ${alertsDestination(row)}.` : `Stop the weekly AI-visibility digest for ${scopeOf(row)} to ${row.email}.`, 'You can subscribe again from the next page if you change your mind.'],
     button(`${SUBSCRIPTIONS_BASE}/unsubscribe?token=${encodeURIComponent(token)}`, 'Unsubscribe', { 'List-Unsubscribe': 'One-Click' }),
   );
 }
