@@ -47,6 +47,7 @@ CREATE TABLE alert_deliveries (
   deliver_after TEXT NOT NULL,                 -- quiet hours hold it until then
   enqueued_at TEXT,
   attempts INTEGER NOT NULL DEFAULT 0,
+  batch_key TEXT,                              -- email: the Resend Idempotency-Key of its batch; fixed once assigned
   reason TEXT,                                 -- why failed or skipped; the last retry's cause while pending
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,

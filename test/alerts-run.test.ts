@@ -172,7 +172,7 @@ describe('the daily evaluation and its deliveries', () => {
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({ subscription_id: id, status: 'pending' });
     const jobs = alertQueue.take();
-    expect(jobs).toEqual([{ v: 1, delivery_id: records[0]!.id }]);
+    expect(jobs).toEqual([{ v: 1, delivery_ids: [records[0]!.id] }]);
     const delivered = await deliverAlerts(jobs);
     expect(delivered.explicitAcks).toHaveLength(1);
     expect(endpoints.posts).toHaveLength(1);
@@ -232,7 +232,7 @@ describe('the daily evaluation and its deliveries', () => {
     const jobs = alertQueue.take();
     expect(jobs).toHaveLength(2);
     const records = await deliveryRecords();
-    const jobOf = (sub: string) => jobs.find((j) => j.delivery_id === records.find((r) => r.subscription_id === sub)!.id)!;
+    const jobOf = (sub: string) => jobs.find((j) => j.delivery_ids.includes(records.find((r) => r.subscription_id === sub)!.id))!;
     endpoints.failNext(410);
     await deliverAlerts([jobOf(gone!)]);
     const paused = await env.DB.prepare('SELECT status, paused_reason FROM digest_subscriptions WHERE id = ?').bind(gone).first();
@@ -297,6 +297,28 @@ describe('the daily evaluation and its deliveries', () => {
     const outbox = (await (await SELF.fetch(`${BASE}/dev/outbox?format=json&to=lead@example.com`)).json()) as { messages: { kind: string; subject: string; headers: Record<string, string> }[] };
     expect(outbox.messages.map((m) => m.subject)).toEqual(['Brightdesk (US): AI visibility 44.0% (−8.0 pts)', 'Brightdesk (US): AI visibility 52.0% (+6.1 pts)', 'Brightdesk (US): AI visibility 50.0% (−6.8 pts)']);
     expect(outbox.messages[0]!.headers).toHaveProperty('List-Unsubscribe-Post', 'List-Unsubscribe=One-Click');
+  });
+
+  it('sends the emails of one group and evaluation as one batch under one key, each recipient once', async () => {
+    await seedAlertSubscriptions([
+      { channel: 'email', email: 'a@example.com' },
+      { channel: 'email', email: 'b@example.com' },
+      { channel: 'email', email: 'c@example.com' },
+      { channel: 'slack', url: SLACK },
+    ]);
+    await cronAt(at(1), fixtureDay(0));
+    await cronAt(at(2), changedDay2());
+    const jobs = alertQueue.take();
+    expect(jobs.map((j) => j.delivery_ids.length).sort()).toEqual([1, 3]);
+    await deliverAlerts(jobs);
+    await deliverAlerts(jobs); // redelivered: nothing more
+    const outbox = (await (await SELF.fetch(`${BASE}/dev/outbox?format=json`)).json()) as { messages: { kind: string; to: string; idempotency_key: string }[] };
+    const mails = outbox.messages.filter((m) => m.kind === 'alert');
+    expect(mails.map((m) => m.to).sort()).toEqual(['a@example.com', 'b@example.com', 'c@example.com']);
+    expect(new Set(mails.map((m) => m.idempotency_key)).size).toBe(1);
+    expect(mails[0]!.idempotency_key).toMatch(/^alert\/sub_t\d+\+2\.[0-9a-f]{16}\/evt_[0-9a-f]{24}$/);
+    expect(outbox.messages.filter((m) => m.kind === 'slack')).toHaveLength(1);
+    expect((await deliveryRecords()).map((r) => r.status)).toEqual(['sent', 'sent', 'sent', 'sent']);
   });
 
   it('refuses to post when the endpoint now resolves inside a private network (DNS rebinding), and records why', async () => {

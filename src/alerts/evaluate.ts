@@ -23,6 +23,7 @@ import { runInChunks } from '../lib/d1';
 import { sha256Hex } from '../lib/hash';
 import { unseal } from '../lib/sealing';
 import { DAY_MS } from '../lib/time';
+import { chunks } from '../mail/send-batches';
 import { groupKeyOf, type SubscriptionRow } from '../subscriptions';
 import { type AlertChange, type AlertEvent, type AlertSnapshot, alertSnapshotOf, changesBetween, localTime } from '../weekly-report';
 import type { AlertDeps, AlertJob } from './deps';
@@ -32,6 +33,8 @@ import { releaseAt } from './quiet';
 export const EVALUATE_FROM_HOUR = 7;
 /** The same change, in the same direction, is not raised again within this many days. */
 export const REPEAT_AFTER_DAYS = 7;
+/** Delivery records are kept this long after they are done (the reason of a failure, for the owner's questions). */
+export const KEEP_DELIVERIES_DAYS = 30;
 /** Queues' sendBatch takes at most 100 messages. */
 const QUEUE_BATCH = 100;
 
@@ -53,7 +56,7 @@ export interface EvaluationResult {
   /** Delivery records created, and of them held by quiet hours. */
   deliveries: number;
   held: number;
-  /** Queue messages sent (new and released deliveries). */
+  /** Delivery records put on the Queue (new and released ones). */
   enqueued: number;
   /** Groups whose read failed (evaluated again next hour) or whose key was refused (their subscriptions paused). */
   failed: number;
@@ -176,16 +179,29 @@ async function evaluateGroup(deps: AlertDeps, groupKey: string, rows: AlertRow[]
   result.evaluated++;
 }
 
-/** Enqueues the deliveries that are due and not yet on the Queue (new ones, and those quiet hours held). */
+/**
+ * Enqueues the deliveries that are due and not yet on the Queue (new ones,
+ * and those quiet hours held): a Slack or webhook delivery alone, the emails
+ * of one group and evaluation together, up to a Resend batch.
+ */
 async function enqueueDue(deps: AlertDeps, now: Date): Promise<number> {
   const { results } = await deps.db
-    .prepare(`SELECT id FROM alert_deliveries WHERE status = 'pending' AND enqueued_at IS NULL AND deliver_after <= ? ORDER BY id`)
+    .prepare(
+      `SELECT d.id, d.group_key, d.message_id, c.type FROM alert_deliveries d JOIN alert_channels c ON c.subscription_id = d.subscription_id
+        WHERE d.status = 'pending' AND d.enqueued_at IS NULL AND d.deliver_after <= ? ORDER BY d.id`,
+    )
     .bind(now.toISOString())
-    .all<{ id: number }>();
+    .all<{ id: number; group_key: string; message_id: string; type: string }>();
+  const emails = new Map<string, number[]>();
+  const jobs: AlertJob[] = [];
+  for (const row of results) {
+    if (row.type !== 'email') jobs.push({ v: 1, delivery_ids: [row.id] });
+    else emails.set(`${row.group_key}|${row.message_id}`, [...(emails.get(`${row.group_key}|${row.message_id}`) ?? []), row.id]);
+  }
+  for (const ids of emails.values()) for (const chunk of chunks(ids)) jobs.push({ v: 1, delivery_ids: chunk });
   // A failure between the send and the mark enqueues them again next hour: the consumer sends a record once.
-  for (let i = 0; i < results.length; i += QUEUE_BATCH) {
-    const chunk = results.slice(i, i + QUEUE_BATCH);
-    await deps.alertQueue.sendBatch(chunk.map((r): { body: AlertJob; contentType: 'json' } => ({ body: { v: 1, delivery_id: r.id }, contentType: 'json' })));
+  for (let i = 0; i < jobs.length; i += QUEUE_BATCH) {
+    await deps.alertQueue.sendBatch(jobs.slice(i, i + QUEUE_BATCH).map((body) => ({ body, contentType: 'json' as const })));
   }
   const mark = deps.db.prepare('UPDATE alert_deliveries SET enqueued_at = ?, updated_at = ? WHERE id = ?');
   await runInChunks(deps.db, results.map((r) => mark.bind(now.toISOString(), now.toISOString(), r.id)));
@@ -217,5 +233,10 @@ export async function evaluateAlerts(deps: AlertDeps): Promise<EvaluationResult>
     await evaluateGroup(deps, groupKey, members, local.day, stored ? (JSON.parse(stored.snapshot) as AlertSnapshot) : null, result);
   }
   result.enqueued = await enqueueDue(deps, now);
+  // What no rule reads any more: records done for a month, changes past the 7 days.
+  await deps.db.batch([
+    deps.db.prepare(`DELETE FROM alert_deliveries WHERE status != 'pending' AND updated_at < ?`).bind(new Date(now.getTime() - KEEP_DELIVERIES_DAYS * DAY_MS).toISOString()),
+    deps.db.prepare('DELETE FROM alert_changes WHERE raised_at < ?').bind(new Date(now.getTime() - REPEAT_AFTER_DAYS * DAY_MS).toISOString()),
+  ]);
   return result;
 }

@@ -8,12 +8,12 @@ import { invalidParameter } from '../contract/errors';
 import { json } from '../lib/http';
 import { errorText } from '../lib/log';
 import type { Route } from '../lib/router';
-import { deliverAlert, deliveryRetrySeconds, giveUpDelivery, memoizedResolve, pacedMail } from './deliver';
+import { deliverAlerts, deliveryRetrySeconds, giveUpDelivery, memoizedResolve } from './deliver';
 import { type AlertDeps, AlertJob } from './deps';
 import { evaluateAlerts, type EvaluationResult } from './evaluate';
 
 export type { AlertDeps, EvaluationResult };
-export { AlertJob, deliverAlert, evaluateAlerts };
+export { AlertJob, deliverAlerts, evaluateAlerts };
 
 /** The delivery queue and its dead-letter queue (wrangler.toml). */
 export const ALERT_QUEUE = 'alert-deliveries';
@@ -32,7 +32,7 @@ export async function runAlertEvaluation(deps: AlertDeps, cron: string): Promise
 /** One batch of the delivery queue or of its dead-letter queue. */
 export async function consumeAlertBatch(batch: MessageBatch<unknown>, deps: AlertDeps): Promise<void> {
   const resolve = memoizedResolve(deps.resolveHost);
-  const beforeMail = pacedMail(deps.sleep);
+  let mailCalls = 0;
   for (const message of batch.messages) {
     const parsed = AlertJob.safeParse(message.body);
     if (!parsed.success) {
@@ -43,18 +43,19 @@ export async function consumeAlertBatch(batch: MessageBatch<unknown>, deps: Aler
     const job = parsed.data;
     if (batch.queue === ALERT_DEAD_LETTER_QUEUE) {
       const recorded = await giveUpDelivery(job, deps);
-      console.error(JSON.stringify({ msg: 'alert delivery gave up after retries', delivery: job.delivery_id, recorded }));
+      console.error(JSON.stringify({ msg: 'alert delivery gave up after retries', deliveries: job.delivery_ids, recorded }));
       message.ack();
       continue;
     }
     try {
-      const result = await deliverAlert(job, deps, { attempt: message.attempts, resolve, beforeMail });
-      console.log(JSON.stringify({ msg: 'alert delivery processed', delivery: job.delivery_id, attempt: message.attempts, ...result }));
-      if ('retry' in result) message.retry({ delaySeconds: result.retry.delaySeconds });
+      const result = await deliverAlerts(job, deps, { attempt: message.attempts, resolve, callsBefore: mailCalls });
+      mailCalls += result.calls;
+      console.log(JSON.stringify({ msg: 'alert delivery processed', deliveries: job.delivery_ids, attempt: message.attempts, ...result }));
+      if (result.retry) message.retry({ delaySeconds: result.retry.delaySeconds });
       else message.ack();
     } catch (error) {
       // D1 or a bug: the record is still pending, so a retry does what is left.
-      console.error(JSON.stringify({ msg: 'alert delivery failed', delivery: job.delivery_id, error: errorText(error) }));
+      console.error(JSON.stringify({ msg: 'alert delivery failed', deliveries: job.delivery_ids, error: errorText(error) }));
       message.retry({ delaySeconds: deliveryRetrySeconds(message.attempts) });
     }
   }
