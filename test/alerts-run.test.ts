@@ -112,6 +112,34 @@ describe('subscribing with a channel', () => {
     expect(stop).toContain('Stop change alerts for Brightdesk (US) to the webhook receiver at receiver.example.com.');
   });
 
+  it('sends a test delivery at most once per 10 minutes, signed with the secret the first answer showed, within the caps', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const t0 = Date.now();
+    const body = { email: 'ops@example.com', kinds: ['alerts'], channel: { type: 'webhook', url: HOOK } };
+    const first = (await (await subscribe(body)).json()) as { webhook_secret: string; confirmation: { sent: boolean } };
+    expect(first.confirmation.sent).toBe(true);
+    const again = await subscribe(body);
+    expect(again.status).toBe(200);
+    const soon = (await again.json()) as Record<string, unknown>;
+    expect(soon).toMatchObject({ confirmation: { sent: false } });
+    expect(soon).not.toHaveProperty('webhook_secret');
+    expect(endpoints.posts).toHaveLength(1);
+    vi.setSystemTime(t0 + 10 * 60_000);
+    const later = (await (await subscribe(body)).json()) as Record<string, unknown>;
+    expect(later).toMatchObject({ confirmation: { sent: true }, test_delivery: { sent: true } });
+    expect(later).not.toHaveProperty('webhook_secret');
+    expect(endpoints.posts).toHaveLength(2);
+    expect(new Webhook(first.webhook_secret).verify(endpoints.posts[1]!.body, endpoints.posts[1]!.headers)).toMatchObject({ type: 'subscription.confirm' });
+    // The third in 24 hours to this URL is the last: the caps of confirmation mail hold for test deliveries too.
+    vi.setSystemTime(t0 + 20 * 60_000);
+    expect((await subscribe(body)).status).toBe(200);
+    vi.setSystemTime(t0 + 30 * 60_000);
+    const capped = await subscribe(body);
+    expect(capped.status).toBe(429);
+    expect(capped.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(endpoints.posts).toHaveLength(3);
+  });
+
   it('a Slack channel: a Block Kit test message with the confirm button', async () => {
     const response = await subscribe({ email: 'ops@example.com', kinds: ['alerts'], channel: { type: 'slack', url: SLACK } });
     expect(response.status).toBe(201);

@@ -19,7 +19,7 @@ import { z } from 'zod';
 import { ApiError, invalidParameter } from '../contract/errors';
 import { sha256Hex } from '../lib/hash';
 import { checkPublicUrl } from '../lib/public-address';
-import { seal } from '../lib/sealing';
+import { seal, unseal } from '../lib/sealing';
 import { newWebhookSecret, postToEndpoint, type EndpointKind } from '../mail/endpoints';
 import type { SubscriptionDeps } from './deps';
 import { confirmUrl, unsubscribeUrl } from './links';
@@ -107,6 +107,12 @@ export async function storeChannel(db: D1Database, id: string, channel: AlertCha
 /** What a webhook secret is sealed to (AES-GCM associated data): its subscription. */
 export const webhookSecretBinding = (id: string) => `${id}:webhook`;
 
+/** The webhook secret kept for a subscription, or null (none, or it does not decrypt). */
+export async function storedSecret(deps: Pick<SubscriptionDeps, 'db' | 'encryptionKey'>, id: string): Promise<string | null> {
+  const sealed = await deps.db.prepare('SELECT secret_sealed FROM alert_channels WHERE subscription_id = ?').bind(id).first<string | null>('secret_sealed');
+  return sealed ? unseal(deps.encryptionKey, sealed, webhookSecretBinding(id)) : null;
+}
+
 /** A new `whsec_` secret and its sealed form, for a webhook subscription that is not active (created, or subscribed again). */
 export async function newSecretFor(deps: Pick<SubscriptionDeps, 'encryptionKey'>, id: string): Promise<{ secret: string; sealed: string }> {
   const secret = newWebhookSecret();
@@ -140,8 +146,7 @@ function slackConfirmation(row: SubscriptionRow, confirm: string, unsubscribe: s
  * refuses it makes the request a 400 naming `channel.url` (the subscription
  * stays pending); one that is down for now, a 502 to try again.
  */
-export async function sendTestDelivery(deps: SubscriptionDeps, row: SubscriptionRow, channel: AlertChannel, secret: string | null): Promise<TestDelivery> {
-  const now = deps.now();
+export async function sendTestDelivery(deps: SubscriptionDeps, row: SubscriptionRow, channel: AlertChannel, secret: string | null, now: Date): Promise<TestDelivery> {
   const at = now.toISOString();
   const confirm = await confirmUrl(deps, row.id, now);
   const unsubscribe = await unsubscribeUrl(deps, row.id, now);
@@ -163,6 +168,5 @@ export async function sendTestDelivery(deps: SubscriptionDeps, row: Subscription
     if (outcome.retryable) throw new ApiError('upstream_error', `The test delivery to \`channel.url\` failed (${outcome.reason}); try again in a few minutes.`);
     throw invalidParameter('channel.url', `The test delivery to \`channel.url\` was refused: it ${outcome.reason}. Check the URL.`);
   }
-  await deps.db.prepare('UPDATE digest_subscriptions SET confirm_sent_at = ? WHERE id = ?').bind(at, row.id).run();
   return { sent: true, message_id: messageId, sent_at: at };
 }

@@ -36,7 +36,7 @@ import { confirmUrl, resubscribeUrl, unsubscribeHeaders, unsubscribeUrl } from '
 import { describeNextDigest, nextDigest } from './next-digest';
 import { ACCOUNT_PER_DAY, ADDRESS_PER_DAY, claimConfirmation, type ConfirmationVia, confirmationLimited, confirmationVerdict, releaseConfirmation } from './caps';
 import { accountBrandsOf, kindsOf, newSubscriptionId, publicView, SUBSCRIPTION_SELECT, SubscriptionKind, subscriptionById, type SubscriptionRow, unsubscribeById, wantsAlerts } from './store';
-import { ChannelBody, channelOf, endpointKeyOf, newSecretFor, QuietHoursBody, quietHoursLabel, sendTestDelivery, storeChannel, type TestDelivery } from './alert-channels';
+import { ChannelBody, channelOf, endpointKeyOf, newSecretFor, QuietHoursBody, quietHoursLabel, sendTestDelivery, storeChannel, storedSecret, type TestDelivery } from './alert-channels';
 
 export const SUBSCRIPTIONS_BASE = '/digests';
 
@@ -118,7 +118,7 @@ const withinResendWindow = (row: Pick<SubscriptionRow, 'confirm_sent_at'>, now: 
  * it throws 429 `rate_limited` with `Retry-After`, and nothing is sent. Like
  * every email, it carries `List-Unsubscribe` and `List-Unsubscribe-Post`.
  */
-async function sendConfirmation(deps: SubscriptionDeps, row: SubscriptionRow, via: ConfirmationVia): Promise<ConfirmationStatus> {
+async function sendConfirmation(deps: SubscriptionDeps, row: SubscriptionRow, via: ConfirmationVia, testDelivery?: (now: Date) => Promise<unknown>): Promise<ConfirmationStatus> {
   const now = deps.now();
   const at = now.toISOString();
   const after = (sentAt: string) => new Date(Date.parse(sentAt) + CONFIRM_RESEND_WINDOW_MS).toISOString();
@@ -136,6 +136,16 @@ async function sendConfirmation(deps: SubscriptionDeps, row: SubscriptionRow, vi
     // Neither: the caps freed up between the claim and this look. Say so as the window would.
     const last = current.confirm_sent_at ?? at;
     return { sent: false, sent_at: last, resend_after: after(last) };
+  }
+  if (testDelivery) {
+    // A Slack or webhook subscription is confirmed from a test delivery to its endpoint, within the same caps.
+    try {
+      await testDelivery(now);
+    } catch (error) {
+      await releaseConfirmation(deps.db, row.id, claim.sendId, at, row.confirm_sent_at);
+      throw error;
+    }
+    return { sent: true, sent_at: at, resend_after: after(at) };
   }
   const url = await confirmUrl(deps, row.id, now);
   const unsubscribe = await unsubscribeUrl(deps, row.id, now);
@@ -197,9 +207,9 @@ async function subscribe(request: Request, deps: SubscriptionDeps): Promise<Resp
 
   let row = await byAddress();
   // A confirmation is due unless the subscription is active or one went within its 10-minute window. Over a
-  // cap the answer is 429 and nothing is written: an address that unsubscribed stays unsubscribed. (A Slack
-  // or webhook subscription is confirmed at its endpoint: no mail, so no mail cap.)
-  if (!endpoint && (!row || (row.status !== 'active' && !(row.status === 'pending' && withinResendWindow(row, now))))) {
+  // cap the answer is 429 and nothing is written: an address that unsubscribed stays unsubscribed. A Slack or
+  // webhook subscription's test delivery counts like a confirmation email, its URL like an address.
+  if (!row || (row.status !== 'active' && !(row.status === 'pending' && withinResendWindow(row, now)))) {
     const verdict = await confirmationVerdict(deps.db, { emailKey, accountBrands, via: 'api' }, now);
     if (!verdict.ok) throw confirmationLimited(verdict);
   }
@@ -233,21 +243,18 @@ async function subscribe(request: Request, deps: SubscriptionDeps): Promise<Resp
       .bind(kinds, input.timezone, keyHash, await seal(deps.encryptionKey, key, row.id), brandName, market.code, accountBrandsJson, at, row.id)
       .run();
   }
-  // A webhook subscription that is not active gets a new signing secret, shown once in this answer.
-  const secret = channel?.type === 'webhook' && (created || row.status !== 'active') ? await newSecretFor(deps, row.id) : null;
+  // A new webhook subscription, or one subscribed again after a pause or an unsubscribe, gets a new signing
+  // secret, shown once in this answer; a pending one keeps the secret its first answer showed.
+  const kept = channel?.type === 'webhook' && !created ? await storedSecret(deps, row.id) : null;
+  const secret = channel?.type === 'webhook' && (!kept || row.status === 'paused' || row.status === 'unsubscribed') ? await newSecretFor(deps, row.id) : null;
   await storeChannel(deps.db, row.id, channel, secret?.sealed ?? null, at);
   row = (await subscriptionById(deps.db, row.id))!;
-  let confirmation: ConfirmationStatus | null = null;
   let testDelivery: TestDelivery | null = null;
-  if (row.status === 'pending' && endpoint) {
-    // At most one test delivery per 10 minutes, like the confirmation email; a new secret is always tested.
-    if (!secret && withinResendWindow(row, now)) confirmation = { sent: false, sent_at: row.confirm_sent_at!, resend_after: new Date(Date.parse(row.confirm_sent_at!) + CONFIRM_RESEND_WINDOW_MS).toISOString() };
-    else testDelivery = await sendTestDelivery(deps, row, channel, secret?.secret ?? null);
-  } else if (row.status === 'pending') {
-    // The claim checks the caps again, atomically: a subscribe that loses the race for an account's or an
-    // address's last slot answers 429 too (its subscription stays pending, without a confirmation).
-    confirmation = await sendConfirmation(deps, row, 'api');
-  }
+  const pending = row;
+  const post = endpoint ? async (when: Date) => (testDelivery = await sendTestDelivery(deps, pending, channel, secret?.secret ?? kept, when)) : undefined;
+  // The claim checks the caps again, atomically: a subscribe that loses the race for an account's or an
+  // address's last slot answers 429 too (its subscription stays pending, without a confirmation).
+  const confirmation = row.status === 'pending' ? await sendConfirmation(deps, row, 'api', post) : null;
   return json(
     { subscription: publicView(row), ...(confirmation ? { confirmation } : {}), ...(testDelivery ? { test_delivery: testDelivery } : {}), ...(secret ? { webhook_secret: secret.secret } : {}) },
     created ? 201 : 200,
