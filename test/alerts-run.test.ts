@@ -140,6 +140,24 @@ describe('subscribing with a channel', () => {
     expect(endpoints.posts).toHaveLength(3);
   });
 
+  it('a Slack subscription stopped from its message and subscribed again is confirmed in Slack again, not by email', async () => {
+    const created = (await (await subscribe({ email: 'ops@example.com', kinds: ['alerts'], channel: { type: 'slack', url: SLACK } })).json()) as { subscription: { id: string } };
+    // Confirmed, and its test delivery out of the 10-minute window.
+    const before = new Date(Date.now() - 20 * 60_000).toISOString();
+    await env.DB.prepare(`UPDATE digest_subscriptions SET status = 'active', confirmed_at = ?, confirm_sent_at = ? WHERE id = ?`).bind(before, before, created.subscription.id).run();
+    const stopLink = /<([^|>]+\/digests\/unsubscribe\?token=[^|>]+)\|stop it now>/.exec(endpoints.posts[0]!.body)![1]!.replace(/^https?:\/\/[^/]+/, BASE);
+    const stopped = await (await SELF.fetch(stopLink, { method: 'POST' })).text();
+    expect(stopped).toContain('No more change alerts for Brightdesk (US) in the Slack channel of its incoming webhook.');
+    const again = /<form method="post" action="([^"]+)"><button type="submit">Subscribe again/.exec(stopped)![1]!.replaceAll('&amp;', '&');
+    const page = await (await SELF.fetch(`${BASE}${again}`, { method: 'POST' })).text();
+    expect(page).toContain('Check the channel');
+    expect(page).toContain('We sent a confirmation link in the Slack channel of its incoming webhook.');
+    expect(endpoints.posts).toHaveLength(2);
+    expect(endpoints.posts[1]!.body).toContain('Confirm the alerts');
+    const outbox = (await (await SELF.fetch(`${BASE}/dev/outbox?format=json`)).json()) as { messages: { kind: string }[] };
+    expect(outbox.messages.map((m) => m.kind)).toEqual(['slack', 'slack']);
+  });
+
   it('a Slack channel: a Block Kit test message with the confirm button', async () => {
     const response = await subscribe({ email: 'ops@example.com', kinds: ['alerts'], channel: { type: 'slack', url: SLACK } });
     expect(response.status).toBe(201);

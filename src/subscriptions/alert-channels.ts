@@ -86,6 +86,12 @@ export async function channelOf(
   return { type, url: verdict.url.href, quiet };
 }
 
+/** The channel a stored subscription has (`subscriptionById` joins it), or null. */
+export function channelOfRow(row: SubscriptionRow): AlertChannel | null {
+  if (!row.channel_type) return null;
+  return { type: row.channel_type, url: row.channel_url ?? null, quiet: { start: row.quiet_start ?? DEFAULT_QUIET.start, end: row.quiet_end ?? DEFAULT_QUIET.end } };
+}
+
 /** The subscription's recipient key for a Slack or webhook channel: one subscription per URL, brand and market. */
 export const endpointKeyOf = async (channel: AlertChannel) => `${channel.type}:${await sha256Hex(channel.url ?? '')}`;
 
@@ -152,6 +158,7 @@ export async function sendTestDelivery(deps: SubscriptionDeps, row: Subscription
   const unsubscribe = await unsubscribeUrl(deps, row.id, now);
   const messageId = `msg_confirm_${row.id}_${Math.floor(now.getTime() / 1000)}`;
   const kind = channel.type as EndpointKind;
+  if (kind === 'webhook' && !secret) throw new ApiError('upstream_error', 'The webhook signing secret of this subscription cannot be read (the encryption key changed); subscribe again with the API to get a new one.');
   const body =
     kind === 'slack'
       ? slackConfirmation(row, confirm, unsubscribe)

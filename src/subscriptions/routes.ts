@@ -36,7 +36,7 @@ import { confirmUrl, resubscribeUrl, unsubscribeHeaders, unsubscribeUrl } from '
 import { describeNextDigest, nextDigest } from './next-digest';
 import { ACCOUNT_PER_DAY, ADDRESS_PER_DAY, claimConfirmation, type ConfirmationVia, confirmationLimited, confirmationVerdict, releaseConfirmation } from './caps';
 import { accountBrandsOf, kindsOf, newSubscriptionId, publicView, SUBSCRIPTION_SELECT, SubscriptionKind, subscriptionById, type SubscriptionRow, unsubscribeById, wantsAlerts } from './store';
-import { ChannelBody, channelOf, endpointKeyOf, newSecretFor, QuietHoursBody, quietHoursLabel, sendTestDelivery, storeChannel, storedSecret, type TestDelivery } from './alert-channels';
+import { ChannelBody, channelOf, channelOfRow, endpointKeyOf, newSecretFor, QuietHoursBody, quietHoursLabel, sendTestDelivery, storeChannel, storedSecret, type TestDelivery } from './alert-channels';
 
 export const SUBSCRIPTIONS_BASE = '/digests';
 
@@ -453,10 +453,15 @@ async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
   }
   const pending = await subscriptionById(deps.db, row.id);
   if (!pending || pending.status !== 'pending') return page(409, 'This subscription changed', ['Open the link again to see where it stands.']);
+  // A Slack or webhook subscription is confirmed again where it posts, by a test delivery.
+  const endpoint = pending.channel_type === 'slack' || pending.channel_type === 'webhook';
+  const to = endpoint ? alertsDestination(pending) : `to ${row.email}`;
+  const what = endpoint ? 'the change alerts' : 'the weekly digest';
+  const post = endpoint ? async (when: Date) => sendTestDelivery(deps, pending, channelOfRow(pending)!, await storedSecret(deps, pending.id), when) : undefined;
   let confirmation: ConfirmationStatus;
   try {
     // The address's own link: allowed within 30 days of its unsubscribe, but within the per-address and per-account caps.
-    confirmation = await sendConfirmation(deps, pending, 'link');
+    confirmation = await sendConfirmation(deps, pending, 'link', post);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     if (error.code === 'rate_limited') {
@@ -472,12 +477,12 @@ async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
         { section: 'weekly digest', headers: { 'retry-after': String(error.options.retryAfter ?? 1) } },
       );
     }
-    return page(502, 'The confirmation email could not be sent', [`Your subscription for ${scopeOf(row)} is waiting for confirmation, but the email did not go out.`, 'Try again in a few minutes.'], button(action, 'Try again'));
+    return page(502, 'The confirmation could not be sent', [`Your subscription for ${scopeOf(row)} is waiting for confirmation, but the confirmation did not go out ${to}.`, 'Try again in a few minutes.'], button(action, 'Try again'));
   }
-  return page(200, 'Check your inbox', [
+  return page(200, endpoint ? 'Check the channel' : 'Check your inbox', [
     confirmation.sent
-      ? `We sent a confirmation link to ${row.email}. Open it and confirm to restart the weekly digest for ${scopeOf(row)}; nothing is sent before.`
-      : `A confirmation link went to ${row.email} at ${utcStamp(confirmation.sent_at)}; open it and confirm to restart the weekly digest for ${scopeOf(row)}. Another can be sent from ${utcStamp(confirmation.resend_after)}.`,
+      ? `We sent a confirmation link ${to}. Open it and confirm to restart ${what} for ${scopeOf(row)}; nothing is sent before.`
+      : `A confirmation link went ${to} at ${utcStamp(confirmation.sent_at)}; open it and confirm to restart ${what} for ${scopeOf(row)}. Another can be sent from ${utcStamp(confirmation.resend_after)}.`,
     `The link works for ${CONFIRM_TTL / 86_400} days.`,
   ]);
 }
