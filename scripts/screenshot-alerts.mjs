@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `node scripts/screenshot-alerts.mjs`: the alert email (its PreviewProps, through the real template and
 // renderer) and the page a Slack or webhook owner opens from the test delivery's confirm link (the real
-// route handler over a one-row stand-in for D1), in headless Chromium at 375 and 600 px. Checks that
+// route handler over a one-row stand-in for D1), in headless Chromium at 375 and 600 px, and at 375 px dark. Checks that
 // nothing scrolls sideways and saves the screenshots under test/artifacts/. Not part of `npm test`.
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -62,6 +62,11 @@ try {
       await page.close();
       console.log(`· ${name} at ${width} px: no sideways scroll; ${join(ARTIFACTS, `alert-${name}-${width}.png`)}`);
     }
+    // Both schemes: the dark one at phone width.
+    const dark = await browser.newPage({ viewport: { width: 375, height: 800 }, colorScheme: 'dark' });
+    await dark.goto(pathToFileURL(file).href);
+    await dark.screenshot({ path: join(ARTIFACTS, `alert-${name}-375-dark.png`), fullPage: true });
+    await dark.close();
   }
 } finally {
   await browser.close();
