@@ -94,7 +94,7 @@ export function featuresLine(features: Features): Record<string, unknown> {
     on,
     off: features.off,
     mail: MAIL_LINE[features.mail],
-    ...(features.devRoutes ? { dev_routes: 'on: /dev/outbox and /dev/digests/plan answer anyone, without authentication (DEV_ROUTES = "on": dev only, never in a deployment)' } : {}),
+    ...(features.devRoutes ? { dev_routes: 'on: /dev/outbox, /dev/digests/plan and /dev/alerts/run answer anyone, without authentication (DEV_ROUTES = "on": dev only, never in a deployment)' } : {}),
   };
 }
 
