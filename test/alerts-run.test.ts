@@ -367,6 +367,16 @@ describe('the daily evaluation and its deliveries', () => {
     expect((await deliveryRecords()).map((r) => r.status)).toEqual(['sent', 'sent', 'sent', 'sent']);
   });
 
+  it('POST /dev/alerts/run evaluates as the cron would at `at`, and names `at` when it is not a time', async () => {
+    await seedAlertSubscriptions([{ channel: 'slack', url: SLACK }]);
+    api.bodies = fixtureDay(0);
+    const run = await SELF.fetch(`${BASE}/dev/alerts/run?at=${encodeURIComponent(at(1))}`, { method: 'POST' });
+    expect(await run.json()).toMatchObject({ at: new Date(at(1)).toISOString(), evaluated: 1, reads: 3, events: 0, deliveries: 0 });
+    const bad = await SELF.fetch(`${BASE}/dev/alerts/run?at=yesterday`, { method: 'POST' });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { param: string } }).error.param).toBe('at');
+  });
+
   it('refuses to post when the endpoint now resolves inside a private network (DNS rebinding), and records why', async () => {
     const rebinding = 'https://rebinding.example.com/hook';
     await seedAlertSubscriptions([{ channel: 'webhook', url: rebinding, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }]);
