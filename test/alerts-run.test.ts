@@ -313,6 +313,14 @@ describe('the daily evaluation and its deliveries', () => {
     const slack = JSON.parse(endpoints.posts[0]!.body) as { text: string; blocks: { type: string; text?: { text: string } }[] };
     expect(slack.blocks[0]!.text!.text).toBe('Brightdesk (US): 4 changes in AI answers');
     expect(slack.blocks.filter((b) => b.type === 'section').map((b) => b.text!.text.split(' · ')[0])).toEqual(['*Visibility*', '*Lost*', '*Overtaken*', '*Won*']);
+    // Its button opens the full report (both parts, though the subscription has no digest kinds), read through the real pipeline.
+    const button = (slack.blocks.find((b) => b.type === 'actions') as unknown as { elements: { url: string }[] }).elements[0]!.url;
+    expect(button).toMatch(/^https:\/\/edge\.test\/r\/v1\./);
+    useServicesForTests();
+    vi.useRealTimers();
+    const report = await SELF.fetch(`${button}?format=json`);
+    expect(report.status).toBe(200);
+    expect(await report.json()).toMatchObject({ report: { brand: { id: 1 }, kinds: ['visibility', 'won_lost'] } });
   });
 
   it('does not repeat a change within 7 days unless it reverses; a wobble inside the band raises nothing', async () => {
