@@ -202,10 +202,11 @@ describe('a proxy-only deployment: UPSTREAM_URL and ADMIN_TOKEN', () => {
     expect(features).toHaveLength(1);
     const line = JSON.parse(features[0]!) as { on: string[]; off: Record<string, string>; mail: string };
     expect(line.on).toEqual(['proxy', 'admin']);
-    expect(Object.keys(line.off).sort()).toEqual(['digests', 'exports', 'origin', 'reports']);
+    expect(Object.keys(line.off).sort()).toEqual(['alerts', 'digests', 'exports', 'origin', 'reports']);
     expect(line.off.origin).toMatch(/UPSTREAM_URL is set/);
     expect(line.off.reports).toBe('set DB (the D1 binding), SIGNING_SECRET (the secret), ENCRYPTION_KEY (the secret)');
     expect(line.off.digests).toBe('set DB (the D1 binding), SIGNING_SECRET (the secret), ENCRYPTION_KEY (the secret), DIGEST_QUEUE (the Queue binding)');
+    expect(line.off.alerts).toBe('set DB (the D1 binding), SIGNING_SECRET (the secret), ENCRYPTION_KEY (the secret), ALERT_QUEUE (the Queue binding)');
     expect(line.mail).toBe('off');
     expect(features[0]).not.toContain(ADMIN_TOKEN);
     expect(features[0]).not.toContain('api.example.com');
@@ -241,6 +242,19 @@ describe('between proxy-only and the full deployment', () => {
     expect(subscribe.status).toBe(404);
     expect((await errorOf(subscribe)).message).toBe('Digests are not configured on this deployment: set DIGEST_QUEUE (the Queue binding) (docs/deploy.md).');
     expect((await env.DB.prepare("SELECT COUNT(*) AS n FROM digest_subscriptions WHERE email = 'noqueue@example.com'").first<{ n: number }>())?.n).toBe(0);
+  });
+
+  it('without the alert Queue: digests on, alerts off; subscribing to alerts is a 400 naming kinds, and nothing is stored', async () => {
+    const testEnv = fullEnvWithout('ALERT_QUEUE');
+    expect(featuresOf(parseEnv(testEnv))).toMatchObject({ digests: true, alerts: false });
+    const subscribe = await call(testEnv, '/digests/subscriptions', {
+      method: 'POST',
+      headers: { authorization: 'Bearer demo_pro_single', 'content-type': 'application/json' },
+      body: '{"email":"noalerts@example.com","kinds":["alerts"]}',
+    });
+    expect(subscribe.status).toBe(400);
+    expect(await errorOf(subscribe)).toMatchObject({ code: 'invalid_parameter', param: 'kinds', message: expect.stringContaining('ALERT_QUEUE') });
+    expect((await env.DB.prepare("SELECT COUNT(*) AS n FROM digest_subscriptions WHERE email = 'noalerts@example.com'").first<{ n: number }>())?.n).toBe(0);
   });
 
   it('an empty secret is an unset one: the features it turns on are off', () => {

@@ -205,7 +205,7 @@ let messageCounter = 0;
  * Delivers jobs to the Worker's `queue` handler, as the Queue would (`attempts` is the delivery count).
  * `retries` lists each `message.retry()` call with the delay the consumer asked for.
  */
-export async function deliver(jobs: DigestJob[], testEnvironment: Env, options: { attempts?: number; queue?: string } = {}) {
+export async function deliver<Job = DigestJob>(jobs: Job[], testEnvironment: Env, options: { attempts?: number; queue?: string } = {}) {
   const batch = createMessageBatch(
     options.queue ?? 'digest-sends',
     jobs.map((body) => ({ id: `msg-${++messageCounter}`, timestamp: new Date(), attempts: options.attempts ?? 1, body })),
@@ -275,6 +275,9 @@ export async function seedSubscriptions(seeds: SubscriptionSeed[]): Promise<stri
 
 export async function clearDigests() {
   await env.DB.batch([
+    // Alert rows name subscriptions (migration 0015): they go first.
+    env.DB.prepare('DELETE FROM alert_deliveries'),
+    env.DB.prepare('DELETE FROM alert_channels'),
     env.DB.prepare('DELETE FROM digest_sends'),
     env.DB.prepare('DELETE FROM digest_snapshots'),
     env.DB.prepare('DELETE FROM digest_outbox'),

@@ -202,7 +202,7 @@ describe('GET /openapi.json', () => {
   it('describes the request bodies from the routes\' own schemas and names `recently_sent`', async () => {
     const { doc, text } = await fetchDocument('/openapi.json');
     const schema = (name: string) => resolve(doc, `#/components/schemas/${name}`) as { properties: Json; required?: string[] };
-    expect(Object.keys(schema('SubscribeBody').properties).sort()).toEqual(['brand_id', 'email', 'kinds', 'market', 'timezone']);
+    expect(Object.keys(schema('SubscribeBody').properties).sort()).toEqual(['brand_id', 'channel', 'email', 'kinds', 'market', 'quiet_hours', 'timezone']);
     expect(schema('SubscribeBody').required).toEqual(['email']);
     expect(Object.keys(schema('LinkBody').properties).sort()).toEqual(['brand_id', 'expires_in_days', 'kind', 'market']);
     expect(text).toContain('recently_sent');

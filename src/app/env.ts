@@ -49,6 +49,8 @@ export const EnvSchema = ProxyEnvSchema.extend({
   DIGEST_FROM: optionalText,
   /** Digests: the Queue of planned sends, one message per brand+market+key group. Unbound: digests are off. */
   DIGEST_QUEUE: optionalBinding,
+  /** Change alerts: the Queue of deliveries. Unbound: alerts are off. */
+  ALERT_QUEUE: optionalBinding,
   /** Absolute base URL of links in emails (confirm, unsubscribe, view in browser). Unset: http://localhost:8787. */
   PUBLIC_URL: optionalHttpUrl('must be an http(s) URL'),
   /** Resend API base URL; only tests and local fakes change it. */
@@ -86,8 +88,8 @@ export class InvalidEnvError extends Error {
   override readonly name = 'InvalidEnvError';
 }
 
-type Bindings = Pick<Env, 'CACHE' | 'UPSTREAM_GATE' | 'UNVERIFIED_KEYS' | 'PROXY_STATS'> & Partial<Pick<Env, 'DB' | 'DIGEST_QUEUE'>>;
-/** The bindings as typed by `wrangler types` (`DB` and `DIGEST_QUEUE` only when bound), with the parsed vars and secrets. */
+type Bindings = Pick<Env, 'CACHE' | 'UPSTREAM_GATE' | 'UNVERIFIED_KEYS' | 'PROXY_STATS'> & Partial<Pick<Env, 'DB' | 'DIGEST_QUEUE' | 'ALERT_QUEUE'>>;
+/** The bindings as typed by `wrangler types` (`DB` and the Queues only when bound), with the parsed vars and secrets. */
 export type AppEnv = Omit<z.output<typeof EnvSchema>, keyof Bindings> & Bindings;
 
 const parsed = new WeakMap<object, AppEnv>();

@@ -16,21 +16,25 @@ export type OriginEnv = AppEnv & { DB: D1Database };
 export type ReportsEnv = AppEnv & { DB: D1Database; SIGNING_SECRET: string; ENCRYPTION_KEY: string };
 /** The digests' env: the reports' and the Queue of planned sends. */
 export type DigestsEnv = ReportsEnv & { DIGEST_QUEUE: Queue };
+/** The alerts' env: the reports' and the Queue of deliveries. */
+export type AlertsEnv = ReportsEnv & { ALERT_QUEUE: Queue };
 
 /** The settings the optional features read; only names are ever reported, never values. */
-type Need = 'DB' | 'SIGNING_SECRET' | 'ENCRYPTION_KEY' | 'DIGEST_QUEUE';
-const KIND: Record<Need, string> = { DB: 'the D1 binding', SIGNING_SECRET: 'the secret', ENCRYPTION_KEY: 'the secret', DIGEST_QUEUE: 'the Queue binding' };
+type Need = 'DB' | 'SIGNING_SECRET' | 'ENCRYPTION_KEY' | 'DIGEST_QUEUE' | 'ALERT_QUEUE';
+const KIND: Record<Need, string> = { DB: 'the D1 binding', SIGNING_SECRET: 'the secret', ENCRYPTION_KEY: 'the secret', DIGEST_QUEUE: 'the Queue binding', ALERT_QUEUE: 'the Queue binding' };
 const REPORTS_NEED: readonly Need[] = ['DB', 'SIGNING_SECRET', 'ENCRYPTION_KEY'];
 const DIGESTS_NEED: readonly Need[] = [...REPORTS_NEED, 'DIGEST_QUEUE'];
+const ALERTS_NEED: readonly Need[] = [...REPORTS_NEED, 'ALERT_QUEUE'];
 
 const missing = (env: AppEnv, needs: readonly Need[]): Need[] => needs.filter((name) => !env[name]);
 
 export const isOriginEnv = (env: AppEnv): env is OriginEnv => !env.UPSTREAM_URL && Boolean(env.DB);
 export const isReportsEnv = (env: AppEnv): env is ReportsEnv => missing(env, REPORTS_NEED).length === 0;
 export const isDigestsEnv = (env: AppEnv): env is DigestsEnv => missing(env, DIGESTS_NEED).length === 0;
+export const isAlertsEnv = (env: AppEnv): env is AlertsEnv => missing(env, ALERTS_NEED).length === 0;
 
-/** The features that can be off: the embedded origin, `/reports/*` and `/r/*`, the exports (`/exports/*`, `/x/*`, the history cron), and the digests (`/digests/*`, the cron, the queues, the mailto: unsubscribe). */
-export type OptionalFeature = 'origin' | 'reports' | 'exports' | 'digests';
+/** The features that can be off: the embedded origin, `/reports/*` and `/r/*`, the exports (`/exports/*`, `/x/*`, the history cron), the digests (`/digests/*`, the cron, the queues, the mailto: unsubscribe) and the alerts (their subscriptions, evaluation and queues). */
+export type OptionalFeature = 'origin' | 'reports' | 'exports' | 'digests' | 'alerts';
 
 export interface Features {
   /** `/api/v1` and `/admin/cache/*`: always on. */
@@ -40,6 +44,8 @@ export interface Features {
   /** The CSV export links and the kept history: the reports' needs (D1 and both secrets). */
   exports: boolean;
   digests: boolean;
+  /** Change alerts: evaluated by the cron, delivered from their Queue (`ALERT_QUEUE`). */
+  alerts: boolean;
   /**
    * Where the reports' and digests' mail goes; `off` when neither feature is on. Without `RESEND_API_KEY` it is
    * recorded in D1's outbox table: readable at `/dev/outbox` in dev (`dev outbox`), by no route otherwise (`unsent`).
@@ -62,17 +68,20 @@ export function featuresOf(env: AppEnv): Features {
   if (hit) return hit;
   const reports = isReportsEnv(env);
   const digests = isDigestsEnv(env);
+  const alerts = isAlertsEnv(env);
   const off: Features['off'] = {};
   if (!isOriginEnv(env)) off.origin = 'UPSTREAM_URL is set: the proxy reads that service (unset it, with DB bound, to serve the embedded origin)';
   if (!reports) off.reports = toConfigure(missing(env, REPORTS_NEED));
   if (!reports) off.exports = toConfigure(missing(env, REPORTS_NEED));
   if (!digests) off.digests = toConfigure(missing(env, DIGESTS_NEED));
+  if (!alerts) off.alerts = toConfigure(missing(env, ALERTS_NEED));
   const features: Features = {
     proxy: true,
     origin: isOriginEnv(env),
     reports,
     exports: reports,
     digests,
+    alerts,
     mail: !reports && !digests ? 'off' : env.RESEND_API_KEY ? 'resend' : env.DEV_ROUTES === 'on' ? 'dev outbox' : 'unsent',
     devRoutes: env.DEV_ROUTES === 'on',
     off,
@@ -83,13 +92,13 @@ export function featuresOf(env: AppEnv): Features {
 
 /** The start-up log line: which features are on, and for each one off what it needs. Names only, never a value. */
 export function featuresLine(features: Features): Record<string, unknown> {
-  const on = ['proxy', 'admin', ...(['origin', 'reports', 'exports', 'digests'] as const).filter((name) => features[name])];
+  const on = ['proxy', 'admin', ...(['origin', 'reports', 'exports', 'digests', 'alerts'] as const).filter((name) => features[name])];
   return {
     msg: 'features',
     on,
     off: features.off,
     mail: MAIL_LINE[features.mail],
-    ...(features.devRoutes ? { dev_routes: 'on: /dev/outbox and /dev/digests/plan answer anyone, without authentication (DEV_ROUTES = "on": dev only, never in a deployment)' } : {}),
+    ...(features.devRoutes ? { dev_routes: 'on: /dev/outbox, /dev/digests/plan and /dev/alerts/run answer anyone, without authentication (DEV_ROUTES = "on": dev only, never in a deployment)' } : {}),
   };
 }
 
@@ -102,7 +111,7 @@ const MAIL_LINE: Record<Features['mail'], string> = {
 };
 
 /** The answer's message for a route of a feature that is off. */
-export function offMessage(feature: 'reports' | 'exports' | 'digests', features: Features): string {
-  const name = { reports: 'Reports are', exports: 'Exports are', digests: 'Digests are' }[feature];
+export function offMessage(feature: 'reports' | 'exports' | 'digests' | 'alerts', features: Features): string {
+  const name = { reports: 'Reports are', exports: 'Exports are', digests: 'Digests are', alerts: 'Alerts are' }[feature];
   return `${name} not configured on this deployment: ${features.off[feature]} (docs/deploy.md).`;
 }

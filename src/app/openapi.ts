@@ -14,6 +14,7 @@
 import { z } from 'zod';
 import { API_ERROR_STATUS, PRODUCT_ERROR_STATUS } from '../contract/errors';
 import { componentSchemas, type JsonObject, parametersOf, RESPONSE_HEADERS } from '../contract/openapi';
+import { DEV_ALERTS_PATH, type EvaluationResult } from '../alerts';
 import { DEV_PLAN_PATH, type PlanResult } from '../digests';
 import { JSON_CONTENT_TYPE } from '../lib/http';
 import { CONFIRM_TTL, RESUBSCRIBE_TTL, UNSUBSCRIBE_TTL } from '../lib/signing';
@@ -36,8 +37,8 @@ import type { SendResult } from '../reports/send';
 import { SUBSCRIPTIONS_BASE } from '../subscriptions';
 import { ACCOUNT_PER_DAY, ADDRESS_PER_DAY, OPTOUT_DAYS } from '../subscriptions/caps';
 import { type ConfirmationStatus, MAX_BODY_BYTES as SUBSCRIBE_MAX_BYTES, SubscribeBody } from '../subscriptions/routes';
-import type { publicView } from '../subscriptions/store';
-import { DigestKind } from '../weekly-report/model';
+import { CHANNEL_TYPES, type TestDelivery } from '../subscriptions/alert-channels';
+import { type publicView, SubscriptionKind } from '../subscriptions/store';
 import type { ReportSource } from '../weekly-report/read';
 
 /** Where this document is served (routes.ts). */
@@ -72,8 +73,10 @@ const Subscription = z.object({
   brand_id: z.number().int(),
   brand_name: z.string(),
   market: Market,
-  kinds: z.array(DigestKind),
-  timezone: z.string().describe('IANA timezone: the digest goes on Mondays at 08:00 there.'),
+  kinds: z.array(SubscriptionKind).describe('`visibility` and `won_lost`: the weekly digest\'s parts; `alerts`: change alerts.'),
+  channel: z.object({ type: z.enum(CHANNEL_TYPES), url: z.string().optional() }).optional().describe('Alerts only: where they go.'),
+  quiet_hours: z.object({ start: z.string(), end: z.string() }).optional().describe('Alerts only: local times between which nothing is delivered.'),
+  timezone: z.string().describe('IANA timezone: the digest goes on Mondays at 08:00 there; alerts are evaluated daily from 07:00 there.'),
   status: z.enum(['pending', 'active', 'paused', 'unsubscribed']).describe('`pending` until the address is confirmed; `paused` when the key can no longer read the brand.'),
   paused_reason: z.string().optional(),
   created_at: z.iso.datetime(),
@@ -84,7 +87,16 @@ const Confirmation = z
   .object({ sent: z.boolean(), sent_at: z.iso.datetime(), resend_after: z.iso.datetime() })
   .describe('The confirmation email: at most one per subscription every 10 minutes (`sent: false` inside that window).');
 
-const SubscribeResult = z.object({ subscription: Subscription, confirmation: Confirmation.optional().describe('Only while the subscription is pending.') });
+const TestDeliverySchema = z
+  .object({ sent: z.boolean(), message_id: z.string(), sent_at: z.iso.datetime() })
+  .describe('Slack and webhook channels: the test delivery posted to `channel.url`, carrying the signed link that confirms the subscription.');
+
+const SubscribeResult = z.object({
+  subscription: Subscription,
+  confirmation: Confirmation.optional().describe('Only while the subscription is pending (by email; for Slack and webhooks when no test delivery went now).'),
+  test_delivery: TestDeliverySchema.optional(),
+  webhook_secret: z.string().regex(/^whsec_/).optional().describe('Webhook channels: the Standard Webhooks signing secret, shown only in this answer (a new one when the subscription was not active).'),
+});
 const SubscriptionList = z.object({ subscriptions: z.array(Subscription) });
 
 const ReportLinkId = z.string().regex(LINK_ID);
@@ -162,6 +174,8 @@ const JsonRpcError = z
 const Purged = z.object({ purged: z.number().int().min(0).describe('Entries deleted from KV and this location\'s cache.') });
 const CacheStats = z.object({ ...Object.fromEntries(COUNTERS.map((name) => [name, z.number().int().min(0)])), since: z.iso.datetime() });
 const DevPlan = z.object({ at: z.iso.datetime(), planned: z.number().int().min(0), groups: z.number().int().min(0) });
+const count = z.number().int().min(0);
+const DevAlerts = z.object({ at: z.iso.datetime(), evaluated: count, reads: count, events: count, deliveries: count, held: count, enqueued: count, failed: count, paused: count });
 
 /**
  * Compile-time: what the handlers answer fits what the document says
@@ -175,7 +189,9 @@ const _answersFit: [
   Fits<ReportSource, z.output<typeof ReportSourceSchema>>,
   Fits<Counts, Omit<z.output<typeof CacheStats>, 'since'>>,
   Fits<Pick<PlanResult, 'planned' | 'groups'>, Omit<z.output<typeof DevPlan>, 'at'>>,
-] = [true, true, true, true, true, true];
+  Fits<EvaluationResult, Omit<z.output<typeof DevAlerts>, 'at'>>,
+  Fits<TestDelivery, z.output<typeof TestDeliverySchema>>,
+] = [true, true, true, true, true, true, true, true];
 void _answersFit;
 
 const SCHEMAS = {
@@ -200,6 +216,7 @@ const SCHEMAS = {
   Purged,
   CacheStats,
   DevPlan,
+  DevAlerts,
 } as const;
 /** Request bodies are described as the client writes them: defaulted fields optional. */
 const INPUT_SCHEMAS = new Set<keyof typeof SCHEMAS>(['SubscribeBody', 'LinkBody', 'MintBody', 'PurgeBody']);
@@ -282,13 +299,16 @@ const SUBSCRIPTION_ID = parametersOf('path', { id: z.string().regex(/^sub_[a-z0-
  */
 const SAME_AS: Record<string, string> = { [`GET ${LINK_BASE}/`]: `GET ${LINK_BASE}` };
 
+/** The dev routes that run a cron job as if it fired at `?at=`. */
+const asIfAt = { parameters: [{ name: 'at', in: 'query' as const, required: false, description: 'An ISO 8601 time; default now.', schema: { type: 'string', format: 'date-time' } }] };
+
 /** Every route of the tables, by `METHOD path`. */
 const ROUTES: Record<string, Described> = {
   [`POST ${SUBSCRIPTIONS_BASE}/subscriptions`]: {
     operationId: 'subscribe',
     tag: 'Subscriptions',
-    summary: 'Subscribe an address to the weekly digest',
-    description: `The key must read the brand and market (the same read the digest makes; its error is the answer). A new subscription is \`pending\` and a confirmation email goes out (its link works for ${CONFIRM_TTL / 86_400} days); subscribing again updates the one subscription of the address, brand and market. Body: JSON, at most ${SUBSCRIBE_MAX_BYTES} bytes.`,
+    summary: 'Subscribe to the weekly digest or to change alerts',
+    description: `The key must read the brand and market (the same read the digest makes; its error is the answer). A new subscription is \`pending\` and a confirmation email goes out (its link works for ${CONFIRM_TTL / 86_400} days); subscribing again updates the one subscription of the address, brand and market. With \`"kinds": ["alerts"]\` and a \`channel\` of type \`slack\` or \`webhook\`, \`channel.url\` must be https and resolve only to public addresses (a 400 names \`channel.url\` otherwise); no email is sent: a test delivery posted there carries the signed confirm link, and a webhook's answer carries its signing secret (\`webhook_secret\`), once. One such subscription per URL, brand and market. Body: JSON, at most ${SUBSCRIBE_MAX_BYTES} bytes.`,
     security: 'key',
     requestBody: jsonBody('SubscribeBody', 'Who gets which digest. `brand_id` and `market` as in the Read API (default: the only brand, the primary market).'),
     responses: {
@@ -620,8 +640,17 @@ const ROUTES: Record<string, Described> = {
     tag: 'Dev',
     summary: 'Plan the weekly digests as if the cron fired at `at`',
     security: 'none',
-    parameters: [{ name: 'at', in: 'query', required: false, description: 'An ISO 8601 time; default now.', schema: { type: 'string', format: 'date-time' } }],
+    ...asIfAt,
     responses: { '200': ok('What was planned.', jsonOf('DevPlan')), '400': error('`invalid_parameter` (`at`)') },
+  },
+  [`POST ${DEV_ALERTS_PATH}`]: {
+    operationId: 'devRunAlerts',
+    tag: 'Dev',
+    summary: 'Evaluate change alerts as if the cron fired at `at`',
+    description: 'Evaluates the alert groups due at `at` (once a day from 07:00 in their timezone) and enqueues the deliveries that are due.',
+    security: 'none',
+    ...asIfAt,
+    responses: { '200': ok('What was evaluated and enqueued.', jsonOf('DevAlerts')), '400': error('`invalid_parameter` (`at`)') },
   },
   [`GET ${OUTBOX_BASE}`]: {
     operationId: 'devListOutbox',

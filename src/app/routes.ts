@@ -6,6 +6,7 @@
  * the same mistakes (src/lib/router.ts).
  */
 import { ApiError, errorResponse, invalidParameter, JSON_CONTENT_TYPE } from '../contract/errors';
+import { alertDevRoutes } from '../alerts';
 import { digestDevRoutes } from '../digests';
 import { page } from '../lib/html';
 import { errorText as logText } from '../lib/log';
@@ -33,7 +34,7 @@ export const outboxRoutes: Route<Services>[] = [
   { path: `${OUTBOX_BASE}/{id}`, answers: 'page', methods: { GET: (_, params, services, url) => showOutbox(services.db, url, `/${params.id}`) } },
 ];
 /** Mounted only with `DEV_ROUTES = "on"` (`npm run dev`, the tests): no authentication. */
-export const devRoutes: Route<Services>[] = [...digestDevRoutes, ...outboxRoutes];
+export const devRoutes: Route<Services>[] = [...digestDevRoutes, ...alertDevRoutes, ...outboxRoutes];
 
 /** Every route the Worker serves beside /api/v1 (the cache admin's and `/mcp` too, mounted by worker.ts): what `GET /openapi.json` describes. */
 export const documentedRoutes: readonly DocumentedRoute[] = [...productRoutes, ...devRoutes, ...adminRoutes, ...mcpRoutes];

@@ -4,13 +4,15 @@
  * background work goes, and `api`, the one way features read the API
  * (`apiFor`: through the proxy's cache and the key's gate).
  */
+import type { AlertDeps, AlertJob } from '../alerts';
 import type { DigestDeps, DigestJob } from '../digests';
+import { dohResolver } from '../lib/public-address';
 import { systemClock } from '../lib/time';
 import { type Mailer, outboxMailer, resendMailer } from '../mail/mailer';
 import { apiFor, type ProxyRuntime } from '../proxy';
 import type { ReportsEnv } from './features';
 
-export interface Services extends DigestDeps {
+export interface Services extends DigestDeps, AlertDeps {
   /** Work that must not delay the answer (`ctx.waitUntil`). */
   waitUntil(work: Promise<unknown>): void;
 }
@@ -59,6 +61,14 @@ function mailerOf(env: ReportsEnv, now: () => Date): Mailer {
   };
 }
 
+/** The alerts' Queue while `ALERT_QUEUE` is unbound: the Worker runs no alert work then (worker.ts). */
+const UNBOUND_ALERT_QUEUE: Pick<Queue<AlertJob>, 'sendBatch'> = {
+  sendBatch: () => Promise.reject(new Error('ALERT_QUEUE is not bound: alerts are off on this deployment.')),
+};
+
+/** Outbound requests, looked up at each call (so a test's stub of the global fetch is the one used). */
+const outboundFetch: typeof fetch = (input, init) => fetch(input, init);
+
 /** Only for an env with what the product's features need (`isReportsEnv`, features.ts): the entry checks first. */
 export function buildServices(env: ReportsEnv, ctx: Pick<ExecutionContext, 'waitUntil'>, overrides: Partial<Services> = {}): Services {
   const runtime: ProxyRuntime = { now: () => services.now(), waitUntil: (work) => services.waitUntil(work) };
@@ -73,6 +83,11 @@ export function buildServices(env: ReportsEnv, ctx: Pick<ExecutionContext, 'wait
     sleep: realSleep,
     waitUntil: (work) => ctx.waitUntil(work),
     queue: env.DIGEST_QUEUE ?? UNBOUND_QUEUE,
+    alertQueue: env.ALERT_QUEUE ?? UNBOUND_ALERT_QUEUE,
+    fetch: outboundFetch,
+    resolveHost: dohResolver(outboundFetch),
+    dev: env.DEV_ROUTES === 'on',
+    alerts: Boolean(env.ALERT_QUEUE),
     api: (apiKey, clientAddress) => apiFor(env, runtime, { clientAddress, retry: READ_RETRY, sleep: (ms) => services.sleep(ms) })(apiKey),
     ...overrides,
   };

@@ -6,8 +6,8 @@
  *   /mcp              the MCP server for AI assistants (src/mcp): the API as tools, read through the same cache
  *   /digests/*, /reports/*, /r/*   the product's own routes (routes.ts)
  *   /exports/*, /x/*  the CSV export links (src/exports)
- *   /dev/*            dev only (DEV_ROUTES = "on"): the outbox of unsent mail, the planner at a chosen time
- * and the hourly cron (digest planner, the kept history), the digest queues, and Email Routing (unsubscribe by mail).
+ *   /dev/*            dev only (DEV_ROUTES = "on"): the outbox of unsent mail, the planner and the alert evaluation at a chosen time
+ * and the hourly cron (digest planner, the kept history, alert evaluation), the digest and alert queues, and Email Routing (unsubscribe by mail).
  *
  * The proxy and its admin always run; the rest only when the env has what
  * they need (features.ts). A feature that is off answers its routes with 404
@@ -16,6 +16,7 @@
 import { ApiError, errorResponse } from '../contract/errors';
 import { API_BASE } from '../contract/operations';
 import { requestIdOf } from '../contract/request-id';
+import { consumeAlertBatch, DEV_ALERTS_PATH, isAlertQueue, runAlertEvaluation } from '../alerts';
 import { consumeDigestBatch, DEV_PLAN_PATH, runDigestPlanner } from '../digests';
 import { ensureDemoData } from '../origin/demo/auto';
 import { handleOrigin } from '../origin/handler';
@@ -25,7 +26,7 @@ import { LINK_BASE, REPORTS_BASE } from '../reports';
 import { EXPORT_LINK_BASE, EXPORTS_BASE, keepWeeklyHistory } from '../exports';
 import { SUBSCRIPTIONS_BASE, unsubscribeByMail } from '../subscriptions';
 import { type AppEnv, parseEnv } from './env';
-import { type Features, featuresLine, featuresOf, isDigestsEnv, isOriginEnv, isReportsEnv, offMessage, type ReportsEnv } from './features';
+import { type Features, featuresLine, featuresOf, isAlertsEnv, isDigestsEnv, isOriginEnv, isReportsEnv, offMessage, type ReportsEnv } from './features';
 import { PRODUCT_OPENAPI } from './openapi';
 import { handleProductRoute, serveProductDocument } from './routes';
 import { errorText } from '../lib/log';
@@ -74,7 +75,8 @@ function featuresFor(env: AppEnv): Features {
 }
 
 /** The optional feature that owns a product path, if any: its routes answer 404 while it is off. Without dev routes, `/dev/*` is nobody's. */
-function featureOfPath(pathname: string, features: Features): 'reports' | 'exports' | 'digests' | undefined {
+function featureOfPath(pathname: string, features: Features): 'reports' | 'exports' | 'digests' | 'alerts' | undefined {
+  if (features.devRoutes && under(pathname, DEV_ALERTS_PATH)) return 'alerts';
   if (under(pathname, SUBSCRIPTIONS_BASE) || (features.devRoutes && under(pathname, DEV_PLAN_PATH))) return 'digests';
   if (under(pathname, REPORTS_BASE) || under(pathname, LINK_BASE)) return 'reports';
   if (under(pathname, EXPORTS_BASE) || under(pathname, EXPORT_LINK_BASE)) return 'exports';
@@ -122,22 +124,36 @@ export function createWorker(seams: WorkerSeams = {}) {
       return withRequestId(errorResponse(new ApiError('not_found', 'Nothing here. The API is at /api/v1 (see /api/v1/openapi.json).')), requestId);
     },
 
-    /** Hourly: keeps the week's history (src/exports/history-cron.ts) and plans the weekly digests that are due (src/digests/planner.ts). */
+    /** Hourly: plans the weekly digests that are due (src/digests/planner.ts), keeps the week's history (src/exports/history-cron.ts) and evaluates change alerts (src/alerts). */
     async scheduled(controller, rawEnv, ctx) {
       const { env, features } = configured(rawEnv);
       const at = { now: () => new Date(controller.scheduledTime) };
-      if (isDigestsEnv(env)) await runDigestPlanner(servicesFor(env, ctx, at), controller.cron);
-      else console.log(JSON.stringify({ msg: 'digests are off: the cron run planned nothing', cron: controller.cron, needs: features.off.digests }));
-      // After the planner: a brand whose digest was just planned is kept by that digest's read.
-      if (isReportsEnv(env)) {
-        const kept = await keepWeeklyHistory(servicesFor(env, ctx, at));
-        console.log(JSON.stringify({ msg: 'history kept', cron: controller.cron, ...kept }));
+      try {
+        if (isDigestsEnv(env)) await runDigestPlanner(servicesFor(env, ctx, at), controller.cron);
+        else console.log(JSON.stringify({ msg: 'digests are off: the cron run planned nothing', cron: controller.cron, needs: features.off.digests }));
+        // After the planner: a brand whose digest was just planned is kept by that digest's read.
+        if (isReportsEnv(env)) {
+          const kept = await keepWeeklyHistory(servicesFor(env, ctx, at));
+          console.log(JSON.stringify({ msg: 'history kept', cron: controller.cron, ...kept }));
+        }
+      } finally {
+        // Whatever became of the digests' planning and the history: the alerts are evaluated too (and each failure still fails the run).
+        if (isAlertsEnv(env)) await runAlertEvaluation(servicesFor(env, ctx, at), controller.cron);
       }
     },
 
-    /** The digest send queue and its dead-letter queue (src/digests/consumer.ts). */
+    /** The digest send queue and its dead-letter queue (src/digests/consumer.ts); the alert deliveries and theirs (src/alerts), by `batch.queue`. */
     async queue(batch, rawEnv, ctx) {
       const { env, features } = configured(rawEnv);
+      if (isAlertQueue(batch.queue)) {
+        if (!isAlertsEnv(env)) {
+          console.error(JSON.stringify({ msg: 'alerts are off: the batch is left to the Queue to retry', queue: batch.queue, messages: batch.messages.length, needs: features.off.alerts }));
+          batch.retryAll();
+          return;
+        }
+        await consumeAlertBatch(batch, servicesFor(env, ctx));
+        return;
+      }
       if (!isDigestsEnv(env)) {
         // Kept for a later delivery (the Queue's retry delay), as a failed start did before: a secret put back
         // in time sends them; otherwise they end in the dead-letter queue, which gets the same answer.

@@ -19,6 +19,7 @@
  */
 import { runInChunks } from '../lib/d1';
 import { DAY_MS, MINUTE_MS } from '../lib/time';
+import { GETS_DIGEST_SQL } from '../subscriptions';
 import { dueWeek, utcWeek } from '../weekly-report';
 import type { DigestDeps, DigestJob } from './deps';
 
@@ -69,7 +70,7 @@ export async function planDigests(deps: Pick<DigestDeps, 'db' | 'queue' | 'now'>
         .prepare(
           `INSERT INTO digest_sends (subscription_id, iso_week, week_monday, group_key, idempotency_key, status, planned_at, updated_at)
            SELECT id, ?1, ?2, brand_id || ':' || market_id || ':' || substr(key_hash, 1, 24), 'digest/' || id || '/' || ?1, 'planned', ?3, ?3
-             FROM digest_subscriptions WHERE status = 'active' AND timezone = ?4
+             FROM digest_subscriptions WHERE status = 'active' AND timezone = ?4 AND ${GETS_DIGEST_SQL}
            ON CONFLICT DO NOTHING
            RETURNING id, group_key, iso_week, week_monday`,
         )

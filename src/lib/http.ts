@@ -43,3 +43,18 @@ export async function readBodyUpTo(request: Request, maxBytes: number, tooLarge:
   }
   return new TextDecoder().decode(bytes);
 }
+
+/**
+ * `fetcher(url, init)` aborted after `ms`, its timer cleared as soon as the
+ * answer's headers arrive (`AbortSignal.timeout` keeps a timer alive for the
+ * whole `ms`, and a Worker may hold at most 10,000 at once).
+ */
+export async function fetchWithin(fetcher: typeof fetch, url: string, init: RequestInit, ms: number): Promise<Response> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError')), ms);
+  try {
+    return await fetcher(url, { ...init, signal: controller.signal });
+  } finally {
+    clearTimeout(timer);
+  }
+}

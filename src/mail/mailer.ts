@@ -15,7 +15,7 @@ export const BATCH_LIMIT = 100;
 /** Resend's default rate limit is about 5 requests per second per team: space calls by this much. */
 export const MIN_CALL_SPACING_MS = 220;
 
-export type MailKind = 'digest' | 'confirm' | 'paused';
+export type MailKind = 'digest' | 'confirm' | 'paused' | 'alert';
 
 export interface OutgoingEmail {
   kind: MailKind;

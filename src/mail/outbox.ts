@@ -106,3 +106,17 @@ export async function showOutbox(db: D1Database, url: URL, rest: string): Promis
   if (format === 'json') return json({ messages: results.map((r) => ({ ...outboxView(r), text: r.text })) });
   return listPage(results, to);
 }
+
+/**
+ * Dev: a Slack or webhook post, kept in the outbox beside the mail (its JSON
+ * body as the text part, its headers, signature included). One row per attempt.
+ */
+export async function recordPost(db: D1Database, post: { kind: string; url: string; messageId: string; body: string; summary: string; headers: Record<string, string>; at: Date }): Promise<void> {
+  await db
+    .prepare(
+      `INSERT INTO digest_outbox (idempotency_key, position, kind, to_addr, from_addr, subject, html, text, headers, created_at)
+       VALUES (?, 0, ?, ?, 'alerts', ?, '', ?, ?, ?) ON CONFLICT (idempotency_key, position) DO NOTHING`,
+    )
+    .bind(`${post.kind}/${post.messageId}/${post.url}@${post.at.toISOString()}`, post.kind, post.url, post.summary, post.body, JSON.stringify(post.headers), post.at.toISOString())
+    .run();
+}

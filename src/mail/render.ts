@@ -10,6 +10,7 @@
  */
 import { render, toPlainText } from '@react-email/render';
 import { createElement } from 'react';
+import { AlertEmail, type AlertEmailProps, alertEmailSubject } from '../../emails/alert';
 import { ConfirmSubscriptionEmail, type ConfirmSubscriptionEmailProps, confirmationSubject } from '../../emails/confirm-subscription';
 import { DigestEmail, type DigestEmailProps } from '../../emails/digest';
 import { PausedNoticeEmail, type PausedNoticeEmailProps, pausedSubject } from '../../emails/paused-notice';
@@ -43,4 +44,8 @@ export function renderConfirmation(props: ConfirmSubscriptionEmailProps): Promis
 
 export function renderPausedNotice(props: PausedNoticeEmailProps): Promise<RenderedEmail> {
   return renderBoth(createElement(PausedNoticeEmail, props), pausedSubject(props.brandName));
+}
+
+export function renderAlert(props: AlertEmailProps): Promise<RenderedEmail> {
+  return renderBoth(createElement(AlertEmail, props), alertEmailSubject(props));
 }

@@ -122,7 +122,9 @@ export async function openReportLink(deps: Pick<ReportDeps, 'db' | 'encryptionKe
     if (row.brand_id !== claims.b || row.market_code.toLowerCase() !== claims.m) return { ok: false, problem: { kind: 'invalid' } };
     const apiKey = await unseal(deps.encryptionKey, row.key_sealed, row.id);
     if (!apiKey) return { ok: false, problem: { kind: 'invalid' } };
-    return { ok: true, link: { apiKey, brandId: row.brand_id, market: row.market_code, kind: claims.k, kinds: kindsOf(row), expiresAt } };
+    // An alerts-only subscription's link (from an alert) shows the whole report.
+    const kinds = kindsOf(row);
+    return { ok: true, link: { apiKey, brandId: row.brand_id, market: row.market_code, kind: claims.k, kinds: kinds.length > 0 ? kinds : ['visibility', 'won_lost'], expiresAt } };
   }
   // A revoked link's row is deleted: its token names nothing any more (410).
   const row = await keyLinkById(deps.db, id);

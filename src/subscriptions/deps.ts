@@ -3,6 +3,7 @@
  * the Worker's entry (src/app/services.ts builds it once per request or event).
  */
 import type { ApiClient } from '../client';
+import type { Resolve } from '../lib/public-address';
 import type { Clock } from '../lib/time';
 import type { Mailer } from '../mail/mailer';
 
@@ -26,4 +27,12 @@ export interface SubscriptionDeps {
    * unverified keys count against it); null for work no client triggers.
    */
   api: (apiKey: string, clientAddress: string | null) => ApiClient;
+  /** Outbound requests to subscribers' endpoints (Slack, webhooks): a seam, so tests reach fakes only. */
+  fetch: typeof fetch;
+  /** A host's public addresses, checked before posting to it (DNS-over-HTTPS; src/lib/public-address.ts). */
+  resolveHost: Resolve;
+  /** Whether change alerts run on this deployment (their Queue is bound): without, `alerts` cannot be subscribed to. */
+  alerts: boolean;
+  /** Dev (`DEV_ROUTES = "on"`): `http://localhost` endpoints are allowed, and every post is kept in the outbox too. */
+  dev: boolean;
 }

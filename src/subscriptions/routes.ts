@@ -30,13 +30,13 @@ import type { SendOutcome } from '../mail/mailer';
 import { renderConfirmation } from '../mail/render';
 import { sendInBatches } from '../mail/send-batches';
 import { clientAddressOf } from '../proxy';
-import { DigestKind } from '../weekly-report/model';
 import { canonicalTimeZone } from '../weekly-report/week';
 import type { SubscriptionDeps } from './deps';
 import { confirmUrl, resubscribeUrl, unsubscribeHeaders, unsubscribeUrl } from './links';
 import { describeNextDigest, nextDigest } from './next-digest';
 import { ACCOUNT_PER_DAY, ADDRESS_PER_DAY, claimConfirmation, type ConfirmationVia, confirmationLimited, confirmationVerdict, releaseConfirmation } from './caps';
-import { accountBrandsOf, kindsOf, newSubscriptionId, publicView, subscriptionById, type SubscriptionRow, unsubscribeById } from './store';
+import { accountBrandsOf, kindsOf, newSubscriptionId, publicView, SUBSCRIPTION_SELECT, SubscriptionKind, subscriptionById, type SubscriptionRow, unsubscribeById, wantsAlerts } from './store';
+import { ChannelBody, channelOf, channelOfRow, endpointKeyOf, newSecretFor, QuietHoursBody, quietHoursLabel, sendTestDelivery, storeChannel, storedSecret, type TestDelivery } from './alert-channels';
 
 export const SUBSCRIPTIONS_BASE = '/digests';
 
@@ -55,12 +55,16 @@ export const SubscribeBody = z.strictObject({
     .union([z.string().trim().regex(/^[A-Za-z]{2}(?:-[A-Za-z]{2,3})?$/), z.number().int().positive()], { error: '`market` must be a market code such as `us` or `ch-fr`, or a market id.' })
     .optional(),
   kinds: z
-    .array(DigestKind, { error: '`kinds` must be a list of `visibility` and/or `won_lost`.' })
-    .min(1, { error: '`kinds` must name at least one of `visibility`, `won_lost`.' })
-    .max(2)
+    .array(SubscriptionKind, { error: '`kinds` must be a list of `visibility`, `won_lost` and/or `alerts`.' })
+    .min(1, { error: '`kinds` must name at least one of `visibility`, `won_lost`, `alerts`.' })
+    .max(3)
     .refine((kinds) => new Set(kinds).size === kinds.length, { error: '`kinds` must not repeat a kind.' })
     .default(['visibility', 'won_lost']),
   timezone: z.string({ error: '`timezone` must be an IANA timezone name such as `Europe/Berlin`.' }).default('UTC'),
+  /** Alerts only: where they go (default: `email`). */
+  channel: ChannelBody.optional(),
+  /** Alerts only: local times between which nothing is delivered (default 22:00 to 07:00). */
+  quiet_hours: QuietHoursBody.optional(),
 });
 
 function parseSubscribe(raw: unknown) {
@@ -114,7 +118,7 @@ const withinResendWindow = (row: Pick<SubscriptionRow, 'confirm_sent_at'>, now: 
  * it throws 429 `rate_limited` with `Retry-After`, and nothing is sent. Like
  * every email, it carries `List-Unsubscribe` and `List-Unsubscribe-Post`.
  */
-async function sendConfirmation(deps: SubscriptionDeps, row: SubscriptionRow, via: ConfirmationVia): Promise<ConfirmationStatus> {
+async function sendConfirmation(deps: SubscriptionDeps, row: SubscriptionRow, via: ConfirmationVia, testDelivery?: (now: Date) => Promise<unknown>): Promise<ConfirmationStatus> {
   const now = deps.now();
   const at = now.toISOString();
   const after = (sentAt: string) => new Date(Date.parse(sentAt) + CONFIRM_RESEND_WINDOW_MS).toISOString();
@@ -132,6 +136,16 @@ async function sendConfirmation(deps: SubscriptionDeps, row: SubscriptionRow, vi
     // Neither: the caps freed up between the claim and this look. Say so as the window would.
     const last = current.confirm_sent_at ?? at;
     return { sent: false, sent_at: last, resend_after: after(last) };
+  }
+  if (testDelivery) {
+    // A Slack or webhook subscription is confirmed from a test delivery to its endpoint, within the same caps.
+    try {
+      await testDelivery(now);
+    } catch (error) {
+      await releaseConfirmation(deps.db, row.id, claim.sendId, at, row.confirm_sent_at);
+      throw error;
+    }
+    return { sent: true, sent_at: at, resend_after: after(at) };
   }
   const url = await confirmUrl(deps, row.id, now);
   const unsubscribe = await unsubscribeUrl(deps, row.id, now);
@@ -165,6 +179,9 @@ async function sendConfirmation(deps: SubscriptionDeps, row: SubscriptionRow, vi
 async function subscribe(request: Request, deps: SubscriptionDeps): Promise<Response> {
   const key = requireKey(request);
   const input = parseSubscribe(await readJsonBody(request, MAX_BODY_BYTES));
+  // A bad channel is a 400 before anything is read or stored.
+  const channel = await channelOf(deps, input);
+  const endpoint = channel !== null && channel.type !== 'email';
   // The key must read this brand and market: the same read the digest will make, so its error is the one to show.
   const { brandId, market, brandName, accountBrands } = await readAs(deps, request, key, async (client) => {
     const visibility = await client.getVisibility({ ...(input.brand_id ? { brand_id: input.brand_id } : {}), ...(input.market !== undefined ? { market: String(input.market) } : {}) });
@@ -180,16 +197,18 @@ async function subscribe(request: Request, deps: SubscriptionDeps): Promise<Resp
 
   const now = deps.now();
   const at = now.toISOString();
-  const emailKey = input.email.toLowerCase();
+  // Slack and webhook subscriptions are one per URL (the owner's address is only a contact).
+  const emailKey = endpoint ? await endpointKeyOf(channel) : input.email.toLowerCase();
   const keyHash = await sha256Hex(key);
   const kinds = input.kinds.join(',');
   const accountBrandsJson = JSON.stringify(accountBrands);
   const byAddress = () =>
-    deps.db.prepare('SELECT * FROM digest_subscriptions WHERE email_key = ? AND brand_id = ? AND market_id = ?').bind(emailKey, brandId, market.id).first<SubscriptionRow>();
+    deps.db.prepare(`${SUBSCRIPTION_SELECT} WHERE s.email_key = ? AND s.brand_id = ? AND s.market_id = ?`).bind(emailKey, brandId, market.id).first<SubscriptionRow>();
 
   let row = await byAddress();
   // A confirmation is due unless the subscription is active or one went within its 10-minute window. Over a
-  // cap the answer is 429 and nothing is written: an address that unsubscribed stays unsubscribed.
+  // cap the answer is 429 and nothing is written: an address that unsubscribed stays unsubscribed. A Slack or
+  // webhook subscription's test delivery counts like a confirmation email, its URL like an address.
   if (!row || (row.status !== 'active' && !(row.status === 'pending' && withinResendWindow(row, now)))) {
     const verdict = await confirmationVerdict(deps.db, { emailKey, accountBrands, via: 'api' }, now);
     if (!verdict.ok) throw confirmationLimited(verdict);
@@ -223,12 +242,23 @@ async function subscribe(request: Request, deps: SubscriptionDeps): Promise<Resp
       )
       .bind(kinds, input.timezone, keyHash, await seal(deps.encryptionKey, key, row.id), brandName, market.code, accountBrandsJson, at, row.id)
       .run();
-    row = (await subscriptionById(deps.db, row.id))!;
   }
+  // A new webhook subscription, or one subscribed again after a pause or an unsubscribe, gets a new signing
+  // secret, shown once in this answer; a pending one keeps the secret its first answer showed.
+  const kept = channel?.type === 'webhook' && !created ? await storedSecret(deps, row.id) : null;
+  const secret = channel?.type === 'webhook' && (!kept || row.status === 'paused' || row.status === 'unsubscribed') ? await newSecretFor(deps, row.id) : null;
+  await storeChannel(deps.db, row.id, channel, secret?.sealed ?? null, at);
+  row = (await subscriptionById(deps.db, row.id))!;
+  let testDelivery: TestDelivery | null = null;
+  const pending = row;
+  const post = endpoint ? async (when: Date) => (testDelivery = await sendTestDelivery(deps, pending, channel, secret?.secret ?? kept, when)) : undefined;
   // The claim checks the caps again, atomically: a subscribe that loses the race for an account's or an
   // address's last slot answers 429 too (its subscription stays pending, without a confirmation).
-  const confirmation = row.status === 'pending' ? await sendConfirmation(deps, row, 'api') : null;
-  return json({ subscription: publicView(row), ...(confirmation ? { confirmation } : {}) }, created ? 201 : 200);
+  const confirmation = row.status === 'pending' ? await sendConfirmation(deps, row, 'api', post) : null;
+  return json(
+    { subscription: publicView(row), ...(confirmation ? { confirmation } : {}), ...(testDelivery ? { test_delivery: testDelivery } : {}), ...(secret ? { webhook_secret: secret.secret } : {}) },
+    created ? 201 : 200,
+  );
 }
 
 async function list(request: Request, deps: SubscriptionDeps): Promise<Response> {
@@ -236,7 +266,7 @@ async function list(request: Request, deps: SubscriptionDeps): Promise<Response>
   const brands = [...(await accountBrands(deps, request, key))];
   if (brands.length === 0) return json({ subscriptions: [] });
   const { results } = await deps.db
-    .prepare(`SELECT * FROM digest_subscriptions WHERE brand_id IN (${brands.map(() => '?').join(',')}) AND status != 'unsubscribed' ORDER BY created_at, id`)
+    .prepare(`${SUBSCRIPTION_SELECT} WHERE s.brand_id IN (${brands.map(() => '?').join(',')}) AND s.status != 'unsubscribed' ORDER BY s.created_at, s.id`)
     .bind(...brands)
     .all<SubscriptionRow>();
   return json({ subscriptions: results.map(publicView) });
@@ -254,6 +284,8 @@ async function remove(request: Request, deps: SubscriptionDeps, id: string): Pro
 
 /** A page of the digest's links, in the look of every page. */
 const page = (status: number, title: string, paragraphs: string[], extraHtml = '') => basePage(status, title, paragraphs, extraHtml, { section: 'weekly digest' });
+/** The same for change alerts. */
+const alertsPage = (status: number, title: string, paragraphs: string[], extraHtml = '') => basePage(status, title, paragraphs, extraHtml, { section: 'change alerts' });
 
 /** `Brightdesk (US)`. */
 const scopeOf = (row: SubscriptionRow) => `${row.brand_name} (${row.market_code.toUpperCase()})`;
@@ -302,13 +334,17 @@ async function confirm(request: Request, url: URL, deps: SubscriptionDeps): Prom
   if (!row) return page(404, 'Subscription not found', ['This subscription no longer exists. Subscribe again to get the weekly digest.']);
   if (row.status === 'unsubscribed') return page(409, 'This subscription was cancelled', ['It was unsubscribed after this link was sent. Subscribe again to get the weekly digest.']);
   if (row.status === 'paused') return page(409, 'This subscription is paused', ['Its API key can no longer read the brand. Subscribe again with a current key.']);
-  const schedule = `every Monday at 08:00 (${row.timezone})`;
+  const alertsOnly = isAlertsOnly(row);
+  // What is confirmed: the weekly digest to the address, or change alerts to their channel.
+  const what = alertsOnly ? `change alerts for ${scopeOf(row)} ${alertsDestination(row)}` : `the weekly AI-visibility digest for ${scopeOf(row)} at ${row.email}`;
+  const schedule = alertsOnly ? alertsSchedule(row) : `every Monday at 08:00 (${row.timezone})`;
+  const show = alertsOnly ? alertsPage : page;
   if (request.method !== 'POST' && row.status === 'pending') {
-    return page(
+    return show(
       200,
-      'Confirm your weekly digest',
-      [`Get the weekly AI-visibility digest for ${scopeOf(row)} at ${row.email}, ${schedule}.`, 'Nothing is sent until you confirm. Did not ask for it? Close this page: nothing more will come.'],
-      button(`${SUBSCRIPTIONS_BASE}/confirm?token=${encodeURIComponent(token)}`, 'Confirm the subscription'),
+      alertsOnly ? 'Confirm your change alerts' : 'Confirm your weekly digest',
+      [`Get ${what}, ${schedule}.`, 'Nothing is sent until you confirm. Did not ask for it? Close this page: nothing more will come.'],
+      button(`${SUBSCRIPTIONS_BASE}/confirm?token=${encodeURIComponent(token)}`, alertsOnly ? 'Confirm the alerts' : 'Confirm the subscription'),
     );
   }
   const now = deps.now().toISOString();
@@ -318,16 +354,33 @@ async function confirm(request: Request, url: URL, deps: SubscriptionDeps): Prom
       .prepare(`UPDATE digest_subscriptions SET status = 'active', confirmed_at = ?, updated_at = ? WHERE id = ? AND status = 'pending' RETURNING id`)
       .bind(now, now, row.id)
       .first<{ id: string }>();
-    if (!changed) return page(409, 'This subscription changed', ['Open the link again to see where it stands.']);
+    if (!changed) return show(409, 'This subscription changed', ['Open the link again to see where it stands.']);
     first = true;
+  }
+  if (alertsOnly) {
+    return alertsPage(200, first ? 'Alerts confirmed' : 'You are subscribed', [`You will get ${what}, ${schedule}.`, 'The first evaluation only keeps the figures; alerts start from the day after.'], '');
   }
   const next = nextDigest(deps.now(), row.timezone, await recentSendWeeks(deps, row.id));
   return page(200, first ? 'Subscription confirmed' : 'You are subscribed', [
-    `You will get the weekly AI-visibility digest for ${scopeOf(row)} at ${row.email}, ${schedule}.`,
+    `You will get ${what}, ${schedule}.`,
     ...(next ? [`Your ${first ? 'first' : 'next'} digest arrives ${describeNextDigest(next, row.timezone)}.`] : []),
     'A week in which nothing was measured sends no digest. Every digest has a one-click unsubscribe link.',
   ]);
 }
+
+/** Change alerts and no digest. */
+const isAlertsOnly = (row: SubscriptionRow) => wantsAlerts(row) && kindsOf(row).length === 0;
+
+/** `in Slack`, `to your webhook receiver at https://…`, `at ana@example.com`. */
+function alertsDestination(row: SubscriptionRow): string {
+  if (row.channel_type === 'slack') return 'in the Slack channel of its incoming webhook';
+  if (row.channel_type === 'webhook') return `to the webhook receiver at ${new URL(row.channel_url ?? 'https://invalid').host}`;
+  return `at ${row.email}`;
+}
+
+/** When alerts come: the day something moves, outside quiet hours. */
+const alertsSchedule = (row: SubscriptionRow) =>
+  `the day something moves beyond the noise (checked daily after 07:00, ${row.timezone}; quiet hours ${quietHoursLabel({ start: row.quiet_start ?? 0, end: row.quiet_end ?? 0 })})`;
 
 async function unsubscribe(request: Request, url: URL, deps: SubscriptionDeps): Promise<Response> {
   const opened = await openLink(deps, url, 'unsubscribe', 'unsubscribe');
@@ -339,7 +392,7 @@ async function unsubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
     // RFC 8058: a POST to the List-Unsubscribe URL unsubscribes with no further step (the body is
     // `List-Unsubscribe=One-Click`; our own button posts the same). Idempotent.
     await unsubscribeById(deps.db, row.id, deps.now(), 'address');
-    const stopped = `No more weekly digests for ${scopeOf(row)} will be sent to ${row.email}.`;
+    const stopped = isAlertsOnly(row) ? `No more change alerts for ${scopeOf(row)} ${alertsDestination(row)}.` : `No more weekly digests for ${scopeOf(row)} will be sent to ${row.email}.`;
     // The key is gone from the database now; the "subscribe again" link carries it, still sealed (links.ts).
     if (row.status === 'unsubscribed' || !row.key_sealed) return page(200, 'You are unsubscribed', [stopped, askAgain]);
     const again = await resubscribeUrl(deps, { id: row.id, key_sealed: row.key_sealed });
@@ -350,12 +403,12 @@ async function unsubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
       `${button(again.path, 'Subscribe again')}<p class="small">This page is the only place with this button: keep it open or bookmark it if you may want it later.</p>`,
     );
   }
-  if (row.status === 'unsubscribed') return page(200, 'You are already unsubscribed', [`No weekly digests for ${scopeOf(row)} are sent to ${row.email}.`, askAgain]);
+  if (row.status === 'unsubscribed') return page(200, 'You are already unsubscribed', [isAlertsOnly(row) ? `No change alerts for ${scopeOf(row)} go ${alertsDestination(row)}.` : `No weekly digests for ${scopeOf(row)} are sent to ${row.email}.`, askAgain]);
   // GET only shows the button: link scanners that prefetch URLs must not unsubscribe anyone.
   return page(
     200,
-    'Unsubscribe from the weekly digest?',
-    [`Stop the weekly AI-visibility digest for ${scopeOf(row)} to ${row.email}.`, 'You can subscribe again from the next page if you change your mind.'],
+    isAlertsOnly(row) ? 'Stop the change alerts?' : 'Unsubscribe from the weekly digest?',
+    [isAlertsOnly(row) ? `Stop change alerts for ${scopeOf(row)} ${alertsDestination(row)}.` : `Stop the weekly AI-visibility digest for ${scopeOf(row)} to ${row.email}.`, 'You can subscribe again from the next page if you change your mind.'],
     button(`${SUBSCRIPTIONS_BASE}/unsubscribe?token=${encodeURIComponent(token)}`, 'Unsubscribe', { 'List-Unsubscribe': 'One-Click' }),
   );
 }
@@ -400,10 +453,15 @@ async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
   }
   const pending = await subscriptionById(deps.db, row.id);
   if (!pending || pending.status !== 'pending') return page(409, 'This subscription changed', ['Open the link again to see where it stands.']);
+  // A Slack or webhook subscription is confirmed again where it posts, by a test delivery.
+  const endpoint = pending.channel_type === 'slack' || pending.channel_type === 'webhook';
+  const to = endpoint ? alertsDestination(pending) : `to ${row.email}`;
+  const what = endpoint ? 'the change alerts' : 'the weekly digest';
+  const post = endpoint ? async (when: Date) => sendTestDelivery(deps, pending, channelOfRow(pending)!, await storedSecret(deps, pending.id), when) : undefined;
   let confirmation: ConfirmationStatus;
   try {
     // The address's own link: allowed within 30 days of its unsubscribe, but within the per-address and per-account caps.
-    confirmation = await sendConfirmation(deps, pending, 'link');
+    confirmation = await sendConfirmation(deps, pending, 'link', post);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     if (error.code === 'rate_limited') {
@@ -419,12 +477,12 @@ async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
         { section: 'weekly digest', headers: { 'retry-after': String(error.options.retryAfter ?? 1) } },
       );
     }
-    return page(502, 'The confirmation email could not be sent', [`Your subscription for ${scopeOf(row)} is waiting for confirmation, but the email did not go out.`, 'Try again in a few minutes.'], button(action, 'Try again'));
+    return page(502, 'The confirmation could not be sent', [`Your subscription for ${scopeOf(row)} is waiting for confirmation, but the confirmation did not go out ${to}.`, 'Try again in a few minutes.'], button(action, 'Try again'));
   }
-  return page(200, 'Check your inbox', [
+  return page(200, endpoint ? 'Check the channel' : 'Check your inbox', [
     confirmation.sent
-      ? `We sent a confirmation link to ${row.email}. Open it and confirm to restart the weekly digest for ${scopeOf(row)}; nothing is sent before.`
-      : `A confirmation link went to ${row.email} at ${utcStamp(confirmation.sent_at)}; open it and confirm to restart the weekly digest for ${scopeOf(row)}. Another can be sent from ${utcStamp(confirmation.resend_after)}.`,
+      ? `We sent a confirmation link ${to}. Open it and confirm to restart ${what} for ${scopeOf(row)}; nothing is sent before.`
+      : `A confirmation link went ${to} at ${utcStamp(confirmation.sent_at)}; open it and confirm to restart ${what} for ${scopeOf(row)}. Another can be sent from ${utcStamp(confirmation.resend_after)}.`,
     `The link works for ${CONFIRM_TTL / 86_400} days.`,
   ]);
 }

@@ -1,6 +1,15 @@
 /** Subscriptions in D1 (migrations/0003_digests.sql): rows, their public view, and the changes every route makes alike. */
-import type { DigestKind } from '../weekly-report/model';
+import { z } from 'zod';
+import { DIGEST_KINDS, type DigestKind } from '../weekly-report/model';
 import { recordOptout } from './caps';
+
+/** What a subscription can hold: the weekly digest's parts, and change alerts (src/alerts). */
+export const SUBSCRIPTION_KINDS = [...DIGEST_KINDS, 'alerts'] as const;
+export const SubscriptionKind = z.enum(SUBSCRIPTION_KINDS);
+export type SubscriptionKind = z.infer<typeof SubscriptionKind>;
+
+/** SQL: the subscription gets the weekly digest (its kinds hold a digest kind, not only `alerts`). */
+export const GETS_DIGEST_SQL = `(kinds LIKE '%visibility%' OR kinds LIKE '%won_lost%')`;
 
 export type SubscriptionStatus = 'pending' | 'active' | 'paused' | 'unsubscribed';
 
@@ -25,6 +34,11 @@ export interface SubscriptionRow {
   unsubscribed_at: string | null;
   /** JSON array of the brand ids the subscribing key's account reads (migration 0012; NULL before it). */
   account_brands: string | null;
+  /** Alerts only, from `alert_channels` (migration 0015; `subscriptionById` joins it): where they go and the quiet hours. */
+  channel_type?: 'email' | 'slack' | 'webhook' | null;
+  channel_url?: string | null;
+  quiet_start?: number | null;
+  quiet_end?: number | null;
 }
 
 /** What the API shows of a subscription: never the key, sealed or not. */
@@ -35,7 +49,9 @@ export function publicView(row: SubscriptionRow) {
     brand_id: row.brand_id,
     brand_name: row.brand_name,
     market: { id: row.market_id, code: row.market_code },
-    kinds: kindsOf(row),
+    kinds: row.kinds.split(',').filter(Boolean) as SubscriptionKind[],
+    ...(row.channel_type ? { channel: { type: row.channel_type, ...(row.channel_url ? { url: row.channel_url } : {}) } } : {}),
+    ...(row.channel_type && row.quiet_start != null && row.quiet_end != null ? { quiet_hours: { start: hhmm(row.quiet_start), end: hhmm(row.quiet_end) } } : {}),
     timezone: row.timezone,
     status: row.status,
     ...(row.paused_reason ? { paused_reason: row.paused_reason } : {}),
@@ -44,7 +60,16 @@ export function publicView(row: SubscriptionRow) {
   };
 }
 
-export const kindsOf = (row: Pick<SubscriptionRow, 'kinds'>) => row.kinds.split(',').filter(Boolean) as DigestKind[];
+/** `22:00` for 1320 minutes after midnight. */
+export const hhmm = (minutes: number) => `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+
+/** The digest kinds of a subscription (none for alerts only). */
+export const kindsOf = (row: Pick<SubscriptionRow, 'kinds'>) => row.kinds.split(',').filter((k): k is DigestKind => (DIGEST_KINDS as readonly string[]).includes(k));
+/** Whether the subscription gets change alerts. */
+export const wantsAlerts = (row: Pick<SubscriptionRow, 'kinds'>) => row.kinds.split(',').includes('alerts');
+
+/** A subscription row with its alert channel, if any. */
+export const SUBSCRIPTION_SELECT = `SELECT s.*, c.type AS channel_type, c.url AS channel_url, c.quiet_start, c.quiet_end FROM digest_subscriptions s LEFT JOIN alert_channels c ON c.subscription_id = s.id`;
 
 export const newSubscriptionId = () => `sub_${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`;
 
@@ -52,7 +77,7 @@ export const newSubscriptionId = () => `sub_${crypto.randomUUID().replace(/-/g, 
 export const groupKeyOf = (row: Pick<SubscriptionRow, 'brand_id' | 'market_id' | 'key_hash'>) => `${row.brand_id}:${row.market_id}:${row.key_hash.slice(0, 24)}`;
 
 export async function subscriptionById(db: D1Database, id: string): Promise<SubscriptionRow | null> {
-  return db.prepare('SELECT * FROM digest_subscriptions WHERE id = ?').bind(id).first<SubscriptionRow>();
+  return db.prepare(`${SUBSCRIPTION_SELECT} WHERE s.id = ?`).bind(id).first<SubscriptionRow>();
 }
 
 /** The brand ids a subscription's confirmation counts against (caps.ts): its key's account's, or its own brand for rows from before they were kept. */
@@ -82,10 +107,10 @@ export async function unsubscribeById(db: D1Database, id: string, now: Date, by:
   ]);
 }
 
-/** The confirmed subscribers of a brand and market. */
+/** The confirmed digest subscribers of a brand and market (those of alerts only get no digest). */
 export async function confirmedSubscribers(db: D1Database, brandId: number, marketId: number): Promise<SubscriptionRow[]> {
   const { results } = await db
-    .prepare(`SELECT * FROM digest_subscriptions WHERE brand_id = ? AND market_id = ? AND status = 'active' AND confirmed_at IS NOT NULL ORDER BY id`)
+    .prepare(`SELECT * FROM digest_subscriptions WHERE brand_id = ? AND market_id = ? AND status = 'active' AND confirmed_at IS NOT NULL AND ${GETS_DIGEST_SQL} ORDER BY id`)
     .bind(brandId, marketId)
     .all<SubscriptionRow>();
   return results;

@@ -3,3 +3,4 @@ export * from './model';
 export { type PageExtras, type PageExtrasWanted, readPageExtras, readWeek, type ReadInfo, type ReportSource, reportOf, summarizeReads, type WeeklyInputs, type WeeklyRead, type WeekTarget, WindowMismatch } from './read';
 export * from './week';
 export * from './history';
+export * from './changes';

@@ -1,0 +1,94 @@
+/**
+ * Posting to the endpoints a subscriber gives: a Slack incoming webhook, or
+ * any https receiver signed per the Standard Webhooks spec (the
+ * `standardwebhooks` package: `webhook-id`, `webhook-timestamp`,
+ * `webhook-signature`). Beside the mailer because it is the same job: one
+ * message out, an outcome back, and in dev a copy in the outbox.
+ *
+ * The `webhook-id` is the caller's stable message id, the same on every retry,
+ * so a receiver drops a repeat; the timestamp and signature are of each
+ * attempt (receivers refuse signatures older than 5 minutes). Redirects are
+ * not followed: the address checked at subscribe time is the one posted to.
+ *
+ * ```ts
+ * const outcome = await postToEndpoint({ fetch, now, outbox }, { kind: 'webhook', url, messageId: 'evt_1', body, secret: 'whsec_…', summary });
+ * if (!outcome.ok && outcome.gone) pause(); // 410: the endpoint was removed
+ * ```
+ */
+import { Webhook } from 'standardwebhooks';
+import { fetchWithin } from '../lib/http';
+import { recordPost } from './outbox';
+
+export type EndpointKind = 'slack' | 'webhook';
+
+export interface EndpointMessage {
+  kind: EndpointKind;
+  url: string;
+  /** Stable across retries: `webhook-id`. */
+  messageId: string;
+  /** The JSON body, exactly as sent and signed. */
+  body: string;
+  /** `whsec_…`: webhooks only. */
+  secret?: string;
+  /** One line for the dev outbox's list. */
+  summary: string;
+}
+
+export type PostOutcome =
+  | { ok: true; status: number }
+  | {
+      ok: false;
+      status: number | null;
+      /** Worth trying again later: network, timeout, 408, 429, 5xx. */
+      retryable: boolean;
+      /** 410 Gone: the endpoint was removed on purpose; stop posting to it. */
+      gone: boolean;
+      reason: string;
+    };
+
+export interface EndpointDeps {
+  fetch: typeof fetch;
+  now: () => Date;
+  /** Dev: every post is also kept in the outbox (body and headers). */
+  outbox?: D1Database;
+}
+
+/** A receiver that takes longer than this has failed this attempt. */
+export const POST_TIMEOUT_MS = 10_000;
+const USER_AGENT = 'Brand-AI-Visibility-Alerts/1';
+
+/** The Standard Webhooks headers of one attempt. */
+export function signedHeaders(secret: string, messageId: string, at: Date, body: string): Record<string, string> {
+  const seconds = Math.floor(at.getTime() / 1000);
+  return { 'webhook-id': messageId, 'webhook-timestamp': String(seconds), 'webhook-signature': new Webhook(secret).sign(messageId, new Date(seconds * 1000), body) };
+}
+
+/** A new signing secret, `whsec_` and 32 random bytes in base64 (the spec's form). */
+export function newWebhookSecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return `whsec_${btoa(String.fromCharCode(...bytes))}`;
+}
+
+export async function postToEndpoint(deps: EndpointDeps, message: EndpointMessage): Promise<PostOutcome> {
+  const at = deps.now();
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': USER_AGENT };
+  if (message.kind === 'webhook') {
+    if (!message.secret) throw new Error('a webhook is always signed: no secret given');
+    Object.assign(headers, signedHeaders(message.secret, message.messageId, at, message.body));
+  }
+  if (deps.outbox) await recordPost(deps.outbox, { ...message, headers, at });
+  let response: Response;
+  try {
+    response = await fetchWithin(deps.fetch, message.url, { method: 'POST', headers, body: message.body, redirect: 'manual' }, POST_TIMEOUT_MS);
+  } catch (error) {
+    const timeout = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+    return { ok: false, status: null, retryable: true, gone: false, reason: timeout ? `no answer within ${POST_TIMEOUT_MS / 1000} s` : 'network error' };
+  }
+  // The answer's body is never needed (and may be large): release it.
+  await response.body?.cancel();
+  if (response.status >= 200 && response.status < 300) return { ok: true, status: response.status };
+  const status = response.status;
+  const retryable = status === 408 || status === 429 || status >= 500;
+  const reason = status >= 300 && status < 400 ? `redirected (${status}); redirects are not followed` : `answered ${status}`;
+  return { ok: false, status, retryable, gone: status === 410, reason };
+}
