@@ -418,9 +418,14 @@ function brandOf(body: string): { brandId?: number } {
   }
 }
 
+const COUNTER_OF = { HIT: 'hits', MISS: 'misses', STALE: 'stale', REVALIDATED: 'revalidated', BYPASS: 'bypass' } as const;
+
 function fromEntry(x: Exchange, entry: Entry, status: CacheStatus, cacheStatus: CacheStatusParams): Response {
-  count(({ HIT: 'hits', MISS: 'misses', STALE: 'stale', REVALIDATED: 'revalidated', BYPASS: 'bypass' } as const)[status]);
+  count(COUNTER_OF[status]);
   const ttlS = Math.floor((entry.freshUntil - x.nowMs) / 1000);
+  // The key's upstream budget as the upstream last reported it (just now, on a MISS).
+  const budget = budgetHeaders(x.keyHash, x.nowMs);
+  // One object literal of fixed shape, given to the Response as is: one native Headers construction on the HIT path.
   const fields: Record<string, string> = {
     'content-type': JSON_CONTENT_TYPE,
     etag: entry.etag,
@@ -430,10 +435,9 @@ function fromEntry(x: Exchange, entry: Entry, status: CacheStatus, cacheStatus: 
     vary: 'Authorization',
     'x-cache': status,
     'x-request-id': x.requestId,
+    'ratelimit-policy': budget['ratelimit-policy']!,
+    ratelimit: budget.ratelimit!,
   };
-  // The key's upstream budget as the upstream last reported it (just now, on a MISS).
-  Object.assign(fields, budgetHeaders(x.keyHash, x.nowMs));
-  // The plain object goes to the Response as is: one native Headers construction on the HIT path.
   if (matchesIfNoneMatch(x.request.headers.get('if-none-match'), entry.etag)) {
     count('not_modified');
     return new Response(null, { status: 304, headers: fields });
