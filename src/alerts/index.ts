@@ -6,7 +6,7 @@
  */
 import { invalidParameter } from '../contract/errors';
 import { json } from '../lib/http';
-import { errorText } from '../lib/log';
+import { consumeJobs } from '../lib/queue';
 import type { Route } from '../lib/router';
 import { deliverAlerts, deliveryRetrySeconds, giveUpDelivery, memoizedResolve } from './deliver';
 import { type AlertDeps, AlertJob } from './deps';
@@ -29,36 +29,24 @@ export async function runAlertEvaluation(deps: AlertDeps, cron: string): Promise
   return result;
 }
 
-/** One batch of the delivery queue or of its dead-letter queue. */
+/** One batch of the delivery queue or of its dead-letter queue (src/lib/queue.ts). */
 export async function consumeAlertBatch(batch: MessageBatch<unknown>, deps: AlertDeps): Promise<void> {
+  // Across the batch: one resolution per host, and the mail calls made so far (Resend's pacing).
   const resolve = memoizedResolve(deps.resolveHost);
   let mailCalls = 0;
-  for (const message of batch.messages) {
-    const parsed = AlertJob.safeParse(message.body);
-    if (!parsed.success) {
-      console.error(JSON.stringify({ msg: 'alert job ignored: malformed', queue: batch.queue, id: message.id }));
-      message.ack();
-      continue;
-    }
-    const job = parsed.data;
-    if (batch.queue === ALERT_DEAD_LETTER_QUEUE) {
-      const recorded = await giveUpDelivery(job, deps);
-      console.error(JSON.stringify({ msg: 'alert delivery gave up after retries', deliveries: job.delivery_ids, recorded }));
-      message.ack();
-      continue;
-    }
-    try {
-      const result = await deliverAlerts(job, deps, { attempt: message.attempts, resolve, callsBefore: mailCalls });
+  await consumeJobs(batch, {
+    name: 'alert delivery',
+    schema: AlertJob,
+    deadLetterQueue: ALERT_DEAD_LETTER_QUEUE,
+    describe: (job) => ({ deliveries: job.delivery_ids }),
+    gaveUp: (job) => giveUpDelivery(job, deps),
+    async run(job, attempts) {
+      const result = await deliverAlerts(job, deps, { attempt: attempts, resolve, callsBefore: mailCalls });
       mailCalls += result.calls;
-      console.log(JSON.stringify({ msg: 'alert delivery processed', deliveries: job.delivery_ids, attempt: message.attempts, ...result }));
-      if (result.retry) message.retry({ delaySeconds: result.retry.delaySeconds });
-      else message.ack();
-    } catch (error) {
-      // D1 or a bug: the record is still pending, so a retry does what is left.
-      console.error(JSON.stringify({ msg: 'alert delivery failed', deliveries: job.delivery_ids, error: errorText(error) }));
-      message.retry({ delaySeconds: deliveryRetrySeconds(message.attempts) });
-    }
-  }
+      return result;
+    },
+    retryDelaySeconds: deliveryRetrySeconds,
+  });
 }
 
 async function devRun(url: URL, deps: AlertDeps): Promise<Response> {

@@ -5,7 +5,7 @@
  */
 import { invalidParameter } from '../contract/errors';
 import { json } from '../lib/http';
-import { errorText } from '../lib/log';
+import { consumeJobs } from '../lib/queue';
 import type { Route } from '../lib/router';
 import { giveUp, processDigestJob, retryDelaySeconds } from './consumer';
 import { type DigestDeps, DigestJob } from './deps';
@@ -28,34 +28,17 @@ export async function runDigestPlanner(deps: DigestDeps, cron: string) {
   return result;
 }
 
-/** One batch of the send queue or of its dead-letter queue. */
+/** One batch of the send queue or of its dead-letter queue (src/lib/queue.ts). */
 export async function consumeDigestBatch(batch: MessageBatch<unknown>, deps: DigestDeps): Promise<void> {
-  for (const message of batch.messages) {
-    const parsed = DigestJob.safeParse(message.body);
-    if (!parsed.success) {
-      // Not ours or from an older version: retrying cannot fix it.
-      console.error(JSON.stringify({ msg: 'digest job ignored: malformed', queue: batch.queue, id: message.id }));
-      message.ack();
-      continue;
-    }
-    const job = parsed.data;
-    if (batch.queue === DEAD_LETTER_QUEUE) {
-      const n = await giveUp(job, deps);
-      console.error(JSON.stringify({ msg: 'digest group gave up after retries', group: job.group_key, week: job.iso_week, records: n }));
-      message.ack();
-      continue;
-    }
-    try {
-      const result = await processDigestJob(job, deps, message.attempts);
-      console.log(JSON.stringify({ msg: 'digest group processed', group: job.group_key, week: job.iso_week, attempt: message.attempts, ...result, ...(result.retry ? { retry: { ...result.retry, reason: errorText(result.retry.reason) } } : {}) }));
-      if (result.retry) message.retry({ delaySeconds: result.retry.delaySeconds });
-      else message.ack();
-    } catch (error) {
-      // D1 or a bug: the records say what was sent, so a retry only does what is left.
-      console.error(JSON.stringify({ msg: 'digest group failed', group: job.group_key, week: job.iso_week, error: errorText(error) }));
-      message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
-    }
-  }
+  await consumeJobs(batch, {
+    name: 'digest group',
+    schema: DigestJob,
+    deadLetterQueue: DEAD_LETTER_QUEUE,
+    describe: (job) => ({ group: job.group_key, week: job.iso_week }),
+    gaveUp: (job) => giveUp(job, deps),
+    run: (job, attempts) => processDigestJob(job, deps, attempts),
+    retryDelaySeconds,
+  });
 }
 
 async function devPlan(url: URL, deps: DigestDeps): Promise<Response> {
