@@ -30,6 +30,7 @@ import { type Features, featuresLine, featuresOf, isAlertsEnv, isDigestsEnv, isO
 import { PRODUCT_OPENAPI } from './openapi';
 import { handleProductRoute, serveProductDocument } from './routes';
 import { errorText } from '../lib/log';
+import { plainTarget } from '../lib/http';
 import { systemClock } from '../lib/time';
 import { buildServices, type Services } from './services';
 
@@ -94,13 +95,16 @@ export function createWorker(seams: WorkerSeams = {}) {
       } catch {
         return withRequestId(errorResponse(new ApiError('internal_error', 'The service is misconfigured.')), requestIdOf(request));
       }
-      const url = new URL(request.url);
-      const { pathname } = url;
       if (env.DEMO_DATA === 'on-empty' && env.DB) await ensureDemoData(env.DB);
       // The proxy's hot path needs only the clock and waitUntil: no Services are built for it.
       const now = seams.services?.().now ?? systemClock;
       const startTimeout = seams.proxyTimeout?.();
       const proxyRuntime = { now, waitUntil: (work: Promise<unknown>) => ctx.waitUntil(work), ...(startTimeout ? { startTimeout } : {}) };
+      // A plain address (every client's, nearly) is routed without a URL object: a cache HIT never builds one.
+      const plain = plainTarget(request.url);
+      if (plain && under(plain.pathname, API_BASE)) return handleProxy(request, env, proxyRuntime, { url: plain });
+      const url = new URL(request.url);
+      const { pathname } = url;
       if (under(pathname, API_BASE)) return handleProxy(request, env, proxyRuntime, { url });
       // Needs only the proxy, so it runs on a proxy-only deployment too.
       if (pathname === MCP_PATH) return withRequestId(await handleMcp(request, env, proxyRuntime, { allowedHosts: allowedHostsOf(env.MCP_ALLOWED_HOSTS, features.devRoutes) }), requestIdOf(request));

@@ -18,6 +18,7 @@ import { bearerKey, checkPlan, invalidKey, resolveBrand } from '../contract/acce
 import { RATE_LIMIT } from '../contract/rate-limit';
 import { matchOperation, type Match } from '../contract/request';
 import { type Clock, DAY_MS } from '../lib/time';
+import type { Target } from '../lib/http';
 import type { ProxyEnv } from './env';
 import { BrandList } from '../contract/schemas/core';
 import { budgetHeaders, noteBudget, noteBudgetSpent } from './budget';
@@ -50,8 +51,8 @@ export interface ProxyCall {
    * null: no client, e.g. the digest queue). Unverified keys count against it.
    */
   clientAddress?: string | null;
-  /** `request.url` parsed already (by the Worker's router): parsed once per request. */
-  url?: URL;
+  /** `request.url`'s path and query, read already (by the Worker's router): a URL, or `plainTarget`'s strings, which a HIT needs no more than. */
+  url?: URL | Target;
 }
 
 /** The client a read is made for: the caller's say, else the request's own address. */
@@ -110,6 +111,8 @@ async function serve(
   caller: { keyHash?: string },
 ): Promise<Response> {
   const url = call.url ?? new URL(request.url);
+  // Parsed only when the request is read for the first time (validated, then remembered): never on a HIT.
+  const parsedUrl = () => (url instanceof URL ? url : new URL(request.url));
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     if (url.pathname !== `${API_BASE}/openapi.json` && !matchOperation(url.pathname)) throw notFound();
     throw new ApiError('method_not_allowed', `${request.method} is not allowed; every operation is a GET.`);
@@ -134,7 +137,7 @@ async function serve(
   let prep = prepared.get(memoKey);
   if (!prep) {
     try {
-      prep = await prepare(memoKey, matched, url, apiKey, keyHash, nowMs);
+      prep = await prepare(memoKey, matched, parsedUrl(), apiKey, keyHash, nowMs);
     } catch (error) {
       return await refuseInOrder(error, matched.op, { request, url, env, ctx, call, apiKey, keyHash, requestId, nowMs });
     }
@@ -269,7 +272,7 @@ async function prepare(memoKey: string, matched: Match, url: URL, apiKey: string
  */
 interface Invalid {
   request: Request;
-  url: URL;
+  url: Target;
   env: ProxyEnv;
   ctx: ProxyRuntime;
   call: ProxyCall;
