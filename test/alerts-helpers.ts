@@ -83,11 +83,11 @@ export class FakeEndpoints {
   posts: Post[] = [];
   dnsQueries: string[] = [];
   hosts: Record<string, string[]> = structuredClone(HOSTS);
-  private failures: number[] = [];
+  private failures: { status: number; body: string }[] = [];
   constructor(private readonly others?: (request: Request) => Promise<Response> | undefined) {}
 
-  failNext(status: number, times = 1) {
-    for (let i = 0; i < times; i++) this.failures.push(status);
+  failNext(status: number, times = 1, body = 'scripted failure') {
+    for (let i = 0; i < times; i++) this.failures.push({ status, body });
   }
 
   async handle(request: Request): Promise<Response> {
@@ -106,8 +106,8 @@ export class FakeEndpoints {
       throw new Error(`Unexpected outbound request in an alert test: ${request.method} ${request.url}`);
     }
     this.posts.push({ url: request.url, headers: Object.fromEntries(request.headers), body: await request.text() });
-    const status = this.failures.shift() ?? 200;
-    return new Response(status === 200 ? 'ok' : 'scripted failure', { status });
+    const { status, body } = this.failures.shift() ?? { status: 200, body: 'ok' };
+    return new Response(body, { status });
   }
 
   install() {

@@ -144,6 +144,8 @@ describe('subscribing with a channel', () => {
     const capped = await subscribe(body);
     expect(capped.status).toBe(429);
     expect(capped.headers.get('retry-after')).toMatch(/^\d+$/);
+    // In the words of what was refused: a test delivery to an endpoint, not an email to an address.
+    expect(((await capped.json()) as { error: { message: string } }).error.message).toMatch(/^No test delivery was sent: this endpoint may get no more test deliveries for now/);
     expect(endpoints.posts).toHaveLength(3);
   });
 
@@ -294,7 +296,7 @@ describe('the daily evaluation and its deliveries', () => {
     await deliverAlerts([jobOf(failing!)], { attempts: 6 });
     await deliverAlerts([jobOf(failing!)], { queue: 'alert-deliveries-dlq' });
     const after = await deliveryRecords();
-    expect(after.find((r) => r.subscription_id === gone)).toMatchObject({ status: 'failed', reason: 'the endpoint answered 410 Gone: subscription paused' });
+    expect(after.find((r) => r.subscription_id === gone)).toMatchObject({ status: 'failed', reason: 'the endpoint is gone (answered 410): subscription paused' });
     expect(after.find((r) => r.subscription_id === failing)).toMatchObject({ status: 'failed', reason: 'gave up after the Queue\'s retries (last: answered 503)' });
     // The paused subscription is no longer evaluated for: the next day's changes go to the other one only.
     const day3 = fixtureDay(2);
@@ -302,6 +304,30 @@ describe('the daily evaluation and its deliveries', () => {
     const next = alertQueue.take();
     expect(next).toHaveLength(1);
     expect((await deliveryRecords()).filter((r) => r.subscription_id === gone)).toHaveLength(1);
+  });
+
+  it('pauses a Slack subscription whose webhook Slack says is gone (404 no_service), and only then', async () => {
+    const [removed, erring, hook] = await seedAlertSubscriptions([
+      { channel: 'slack', url: SLACK },
+      { channel: 'slack', url: `${SLACK}-2` },
+      { channel: 'webhook', url: HOOK, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+    ]);
+    await cronAt(at(1), fixtureDay(0));
+    await cronAt(at(2), changedDay2());
+    const jobs = alertQueue.take();
+    const records = await deliveryRecords();
+    const jobOf = (sub: string) => jobs.find((j) => j.delivery_ids.includes(records.find((r) => r.subscription_id === sub)!.id))!;
+    const statusOf = async (id: string) => (await env.DB.prepare('SELECT status FROM digest_subscriptions WHERE id = ?').bind(id).first<{ status: string }>())!.status;
+    endpoints.failNext(404, 1, 'no_service');
+    await deliverAlerts([jobOf(removed!)]);
+    endpoints.failNext(404, 1, 'invalid_payload');
+    await deliverAlerts([jobOf(erring!)]);
+    // The same words from a webhook receiver are its own business: a failed delivery, not a removed endpoint.
+    endpoints.failNext(404, 1, 'no_service');
+    await deliverAlerts([jobOf(hook!)]);
+    expect([await statusOf(removed!), await statusOf(erring!), await statusOf(hook!)]).toEqual(['paused', 'active', 'active']);
+    const after = await deliveryRecords();
+    expect(after.find((r) => r.subscription_id === removed)).toMatchObject({ status: 'failed', reason: 'the endpoint is gone (answered 404 no_service): subscription paused' });
   });
 
   it('holds a delivery in quiet hours and releases it when they end', async () => {

@@ -8,7 +8,8 @@
  * an id it has. A retryable failure
  * (network, 408, 429, 5xx) is retried by the Queue with backoff; after the
  * last retry the dead-letter queue's consumer records why (`giveUpDelivery`).
- * A 410 Gone from Slack or a webhook pauses the subscription: its endpoint
+ * A 410 Gone from Slack or a webhook (or Slack naming a removed webhook:
+ * `no_service`, `channel_not_found`...) pauses the subscription: its endpoint
  * was removed on purpose.
  *
  * Before each post the endpoint's host is resolved again and must still be
@@ -29,7 +30,7 @@ export interface DeliveryResult {
   sent: number;
   failed: number;
   skipped: number;
-  /** Subscriptions paused by a 410. */
+  /** Subscriptions paused by a 410 (or Slack's answer for a removed webhook). */
   paused: number;
   /** Mail calls made (pacing across a Queue batch). */
   calls: number;
@@ -109,7 +110,7 @@ async function postBundle(deps: AlertDeps, row: DeliveryRow, resolve: Resolve): 
   );
 }
 
-/** One Slack or webhook record: sent, failed, retried, or its subscription paused by a 410. */
+/** One Slack or webhook record: sent, failed, retried, or its subscription paused by a 410 (or Slack's answer for a removed webhook). */
 async function deliverToEndpoint(deps: AlertDeps, row: DeliveryRow, resolve: Resolve, attempt: number, result: DeliveryResult): Promise<void> {
   const outcome = await postBundle(deps, row, resolve);
   if (outcome.ok) {
@@ -121,7 +122,7 @@ async function deliverToEndpoint(deps: AlertDeps, row: DeliveryRow, resolve: Res
       deps.db.prepare(`UPDATE digest_subscriptions SET status = 'paused', paused_reason = 'endpoint_gone', paused_at = ?, updated_at = ? WHERE id = ? AND status = 'active'`).bind(at, at, row.id),
       deps.db.prepare(`UPDATE alert_deliveries SET status = 'skipped', reason = 'subscription paused', updated_at = ? WHERE subscription_id = ? AND status = 'pending' AND id != ?`).bind(at, row.id, row.delivery_id),
     ]);
-    await finish(deps, [row.delivery_id], 'failed', 'the endpoint answered 410 Gone: subscription paused');
+    await finish(deps, [row.delivery_id], 'failed', `the endpoint is gone (${outcome.reason}): subscription paused`);
     result.paused++;
   } else if (outcome.retryable) {
     await noteRetry(deps, [row.delivery_id], outcome.reason);

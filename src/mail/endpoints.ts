@@ -12,7 +12,7 @@
  *
  * ```ts
  * const outcome = await postToEndpoint({ fetch, now, outbox }, { kind: 'webhook', url, messageId: 'evt_1', body, secret: 'whsec_…', summary });
- * if (!outcome.ok && outcome.gone) pause(); // 410: the endpoint was removed
+ * if (!outcome.ok && outcome.gone) pause(); // 410, or Slack naming a removed webhook
  * ```
  */
 import { Webhook } from 'standardwebhooks';
@@ -41,7 +41,7 @@ export type PostOutcome =
       status: number | null;
       /** Worth trying again later: network, timeout, 408, 429, 5xx. */
       retryable: boolean;
-      /** 410 Gone: the endpoint was removed on purpose; stop posting to it. */
+      /** 410 Gone, or Slack's `no_service`, `channel_not_found`...: the endpoint was removed; stop posting to it. */
       gone: boolean;
       reason: string;
     };
@@ -69,6 +69,29 @@ export function newWebhookSecret(): string {
   return `whsec_${btoa(String.fromCharCode(...bytes))}`;
 }
 
+/**
+ * What Slack answers, in the body of a 403, 404 or 410, for an incoming
+ * webhook that is gone for good (its documented errors): the app or the
+ * webhook removed, the channel deleted or archived, the workspace gone.
+ */
+const SLACK_GONE = new Set(['no_service', 'channel_not_found', 'channel_is_archived', 'invalid_token', 'no_team', 'team_disabled']);
+/** Slack's error names are short words; anything longer is not one. */
+const SLACK_ERROR_MAX = 64;
+
+/** The first bytes of a body as text, at most `max`; the rest is never read. */
+async function leadingText(response: Response, max: number): Promise<string> {
+  const reader = response.body?.getReader();
+  if (!reader) return '';
+  try {
+    const { value } = await reader.read();
+    return new TextDecoder().decode(value?.slice(0, max)).trim();
+  } catch {
+    return '';
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
 export async function postToEndpoint(deps: EndpointDeps, message: EndpointMessage): Promise<PostOutcome> {
   const at = deps.now();
   const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': USER_AGENT };
@@ -84,11 +107,13 @@ export async function postToEndpoint(deps: EndpointDeps, message: EndpointMessag
     const timeout = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
     return { ok: false, status: null, retryable: true, gone: false, reason: timeout ? `no answer within ${POST_TIMEOUT_MS / 1000} s` : 'network error' };
   }
-  // The answer's body is never needed (and may be large): release it.
-  await response.body?.cancel();
-  if (response.status >= 200 && response.status < 300) return { ok: true, status: response.status };
   const status = response.status;
+  // Slack names a removed webhook in its body; any other body is never needed (and may be large): released unread.
+  const slackError = message.kind === 'slack' && (status === 403 || status === 404 || status === 410) ? await leadingText(response, SLACK_ERROR_MAX + 1) : '';
+  if (!slackError) await response.body?.cancel();
+  if (status >= 200 && status < 300) return { ok: true, status };
   const retryable = status === 408 || status === 429 || status >= 500;
-  const reason = status >= 300 && status < 400 ? `redirected (${status}); redirects are not followed` : `answered ${status}`;
-  return { ok: false, status, retryable, gone: status === 410, reason };
+  const named = slackError.length > 0 && slackError.length <= SLACK_ERROR_MAX && /^[a-z_]+$/.test(slackError) ? ` ${slackError}` : '';
+  const reason = status >= 300 && status < 400 ? `redirected (${status}); redirects are not followed` : `answered ${status}${named}`;
+  return { ok: false, status, retryable, gone: status === 410 || SLACK_GONE.has(named.trim()), reason };
 }

@@ -131,14 +131,20 @@ export const recordOptout = (db: D1Database, subscriptionId: string, at: string)
     )
     .bind(at, subscriptionId);
 
-/** The 429 of a refused confirmation, in the API's error shape, with `Retry-After`. */
-export function confirmationLimited(verdict: Extract<Verdict, { ok: false }>): ApiError {
+/**
+ * The 429 of a refused confirmation, in the API's error shape, with
+ * `Retry-After`. `endpoint`: a Slack or webhook subscription, whose
+ * confirmation is a test delivery to its URL, counted like an email to an
+ * address.
+ */
+export function confirmationLimited(verdict: Extract<Verdict, { ok: false }>, endpoint = false): ApiError {
+  const [what, to] = endpoint ? ['test deliveries', 'this endpoint'] : ['confirmation emails', 'this address'];
   const reasons: string[] = [];
-  if (verdict.rules.includes('account')) reasons.push(`this account has sent ${ACCOUNT_PER_DAY} confirmation emails in the last 24 hours, the most it may`);
+  if (verdict.rules.includes('account')) reasons.push(`this account has sent ${ACCOUNT_PER_DAY} ${what} in the last 24 hours, the most it may`);
   if (verdict.rules.includes('address') || verdict.rules.includes('optout')) {
     // One wording for both rules of the address: the caller learns no more of what others did with it than it must.
-    reasons.push(`this address may get no more confirmation emails for now (at most ${ADDRESS_PER_DAY} in 24 hours across all accounts, and none for ${OPTOUT_DAYS} days after it unsubscribes, unless it subscribes again from its own link)`);
+    reasons.push(`${to} may get no more ${what} for now (at most ${ADDRESS_PER_DAY} in 24 hours across all accounts, and none for ${OPTOUT_DAYS} days after it unsubscribes, unless it subscribes again from its own link)`);
   }
   const text = reasons.join('; and ');
-  return new ApiError('rate_limited', `No confirmation email was sent: ${text}. Subscribe again after the Retry-After seconds.`, { retryAfter: verdict.retryAfterSeconds });
+  return new ApiError('rate_limited', `No ${endpoint ? 'test delivery' : 'confirmation email'} was sent: ${text}. Subscribe again after the Retry-After seconds.`, { retryAfter: verdict.retryAfterSeconds });
 }

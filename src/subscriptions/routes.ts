@@ -132,7 +132,7 @@ async function sendConfirmation(deps: SubscriptionDeps, row: SubscriptionRow, vi
       return { sent: false, sent_at: last, resend_after: after(last) };
     }
     const verdict = await confirmationVerdict(deps.db, scope, now);
-    if (!verdict.ok) throw confirmationLimited(verdict);
+    if (!verdict.ok) throw confirmationLimited(verdict, testDelivery !== undefined);
     // Neither: the caps freed up between the claim and this look. Say so as the window would.
     const last = current.confirm_sent_at ?? at;
     return { sent: false, sent_at: last, resend_after: after(last) };
@@ -211,7 +211,7 @@ async function subscribe(request: Request, deps: SubscriptionDeps): Promise<Resp
   // webhook subscription's test delivery counts like a confirmation email, its URL like an address.
   if (!row || (row.status !== 'active' && !(row.status === 'pending' && withinResendWindow(row, now)))) {
     const verdict = await confirmationVerdict(deps.db, { emailKey, accountBrands, via: 'api' }, now);
-    if (!verdict.ok) throw confirmationLimited(verdict);
+    if (!verdict.ok) throw confirmationLimited(verdict, endpoint);
   }
 
   // One subscription per address, brand and market (a unique key). A new address is inserted; when a
