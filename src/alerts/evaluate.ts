@@ -21,10 +21,9 @@ import { ApiClientError } from '../client';
 import type { ResponseOf } from '../contract/operations';
 import { runInChunks } from '../lib/d1';
 import { sha256Hex } from '../lib/hash';
-import { unseal } from '../lib/sealing';
 import { DAY_MS } from '../lib/time';
 import { chunks } from '../mail/send-batches';
-import { groupKeyOf, type SubscriptionRow } from '../subscriptions';
+import { groupApiKey, groupKeyOf, type SubscriptionRow, UNREADABLE_KEY } from '../subscriptions';
 import { type AlertChange, type AlertEvent, type AlertSnapshot, alertSnapshotOf, changesBetween, localTime } from '../weekly-report';
 import type { AlertDeps, AlertJob } from './deps';
 import { releaseAt } from './quiet';
@@ -125,10 +124,9 @@ async function pauseGroup(deps: AlertDeps, rows: AlertRow[], code: string): Prom
 /** Evaluates one group that is due; see the module comment. */
 async function evaluateGroup(deps: AlertDeps, groupKey: string, rows: AlertRow[], day: string, before: AlertSnapshot | null, result: EvaluationResult): Promise<void> {
   const now = deps.now();
-  const keyRow = rows.find((r) => r.key_sealed);
-  const apiKey = keyRow ? await unseal(deps.encryptionKey, keyRow.key_sealed!, keyRow.id) : null;
+  const apiKey = await groupApiKey(deps.encryptionKey, rows);
   if (!apiKey) {
-    console.error(JSON.stringify({ msg: 'alert group skipped: the stored API key cannot be decrypted (was ENCRYPTION_KEY rotated?)', group: groupKey }));
+    console.error(JSON.stringify({ msg: `alert group skipped: ${UNREADABLE_KEY}`, group: groupKey }));
     result.failed++;
     return;
   }

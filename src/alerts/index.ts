@@ -4,7 +4,7 @@
  * queue (deliver.ts), and the dev route that evaluates as if the cron fired
  * at a given time. Called from the Worker (src/app/worker.ts).
  */
-import { invalidParameter } from '../contract/errors';
+import { asIfAt } from '../contract/params';
 import { json } from '../lib/http';
 import { consumeJobs } from '../lib/queue';
 import type { Route } from '../lib/router';
@@ -50,9 +50,7 @@ export async function consumeAlertBatch(batch: MessageBatch<unknown>, deps: Aler
 }
 
 async function devRun(url: URL, deps: AlertDeps): Promise<Response> {
-  const at = url.searchParams.get('at');
-  const when = at ? new Date(at) : deps.now();
-  if (Number.isNaN(when.getTime())) throw invalidParameter('at', '`at` must be an ISO 8601 time, e.g. 2026-11-23T08:00:00Z.');
+  const when = asIfAt(url, deps.now);
   const result = await evaluateAlerts({ ...deps, now: () => when });
   return json({ at: when.toISOString(), ...result });
 }

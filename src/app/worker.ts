@@ -149,23 +149,18 @@ export function createWorker(seams: WorkerSeams = {}) {
     /** The digest send queue and its dead-letter queue (src/digests/consumer.ts); the alert deliveries and theirs (src/alerts), by `batch.queue`. */
     async queue(batch, rawEnv, ctx) {
       const { env, features } = configured(rawEnv);
-      if (isAlertQueue(batch.queue)) {
-        if (!isAlertsEnv(env)) {
-          console.error(JSON.stringify({ msg: 'alerts are off: the batch is left to the Queue to retry', queue: batch.queue, messages: batch.messages.length, needs: features.off.alerts }));
-          batch.retryAll();
-          return;
-        }
-        await consumeAlertBatch(batch, servicesFor(env, ctx));
-        return;
-      }
-      if (!isDigestsEnv(env)) {
-        // Kept for a later delivery (the Queue's retry delay), as a failed start did before: a secret put back
-        // in time sends them; otherwise they end in the dead-letter queue, which gets the same answer.
-        console.error(JSON.stringify({ msg: 'digests are off: the batch is left to the Queue to retry', queue: batch.queue, messages: batch.messages.length, needs: features.off.digests }));
+      const owner = isAlertQueue(batch.queue)
+        ? { feature: 'alerts' as const, on: isAlertsEnv(env), consume: consumeAlertBatch }
+        : { feature: 'digests' as const, on: isDigestsEnv(env), consume: consumeDigestBatch };
+      // A feature that is on has a reports env; `isReportsEnv` tells the type checker so. A batch of a feature that
+      // is off is kept for a later delivery (the Queue's retry delay), as a failed start did before: a secret put
+      // back in time sends them; otherwise they end in the dead-letter queue, which gets the same answer.
+      if (!owner.on || !isReportsEnv(env)) {
+        console.error(JSON.stringify({ msg: `${owner.feature} are off: the batch is left to the Queue to retry`, queue: batch.queue, messages: batch.messages.length, needs: features.off[owner.feature] }));
         batch.retryAll();
         return;
       }
-      await consumeDigestBatch(batch, servicesFor(env, ctx));
+      await owner.consume(batch, servicesFor(env, ctx));
     },
 
     /** Email Routing: the mailto: unsubscribe address of the digests (src/subscriptions/mailto.ts). */

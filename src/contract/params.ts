@@ -132,3 +132,15 @@ function toParamError(error: z.ZodError, hint?: (param: string) => string | unde
   if (issue.code === 'invalid_type' && issue.input === undefined) return invalidParameter(param, `\`${param}\` is required.`);
   return invalidParameter(param, `\`${param}\` ${issue.message}.`);
 }
+
+/**
+ * The `at` query parameter of the dev routes that run a cron step as if it
+ * fired then (`POST /dev/digests/plan?at=`, `POST /dev/alerts/run?at=`): an
+ * ISO 8601 time, or `now()` when absent. Anything else is a 400 naming it.
+ */
+export function asIfAt(url: URL, now: () => Date): Date {
+  const at = url.searchParams.get('at');
+  const when = at ? new Date(at) : now();
+  if (Number.isNaN(when.getTime())) throw invalidParameter('at', '`at` must be an ISO 8601 time, e.g. 2026-11-23T08:00:00Z.');
+  return when;
+}

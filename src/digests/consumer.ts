@@ -16,9 +16,8 @@
 import { ApiClientError } from '../client';
 import { addDays, toDay } from '../contract/window';
 import { runInChunks } from '../lib/d1';
-import { unseal } from '../lib/sealing';
 import { batchesByKey, batchKey, chunks, failureReason, sendInBatches } from '../mail/send-batches';
-import { digestEmails, type SubscriptionRow } from '../subscriptions';
+import { digestEmails, groupApiKey, type SubscriptionRow, UNREADABLE_KEY } from '../subscriptions';
 import { buildReport, type DigestKind, formatPeriod, historyWeekOf, keepWeek, readWeek, type Report, WindowMismatch } from '../weekly-report';
 import type { DigestDeps, DigestJob } from './deps';
 import { sendOwedNotices } from './notices';
@@ -99,10 +98,9 @@ async function snapshotOf(deps: DigestDeps, job: DigestJob, rows: PendingRow[], 
     result.skipped += rows.length;
     return { kind: 'done' };
   }
-  const keyRow = rows.find((r) => r.key_sealed);
-  const apiKey = keyRow ? await unseal(deps.encryptionKey, keyRow.key_sealed!, keyRow.id) : null;
+  const apiKey = await groupApiKey(deps.encryptionKey, rows);
   if (!apiKey) {
-    await mark(deps, rows, 'failed', 'the stored API key cannot be decrypted (was ENCRYPTION_KEY rotated?)');
+    await mark(deps, rows, 'failed', UNREADABLE_KEY);
     result.failed += rows.length;
     return { kind: 'done' };
   }

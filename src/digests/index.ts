@@ -3,7 +3,7 @@
  * (consumer.ts) and its dead-letter queue, and the dev route that plans as if
  * the cron fired at a given time. Called from the Worker (src/app/worker.ts).
  */
-import { invalidParameter } from '../contract/errors';
+import { asIfAt } from '../contract/params';
 import { json } from '../lib/http';
 import { consumeJobs } from '../lib/queue';
 import type { Route } from '../lib/router';
@@ -42,9 +42,7 @@ export async function consumeDigestBatch(batch: MessageBatch<unknown>, deps: Dig
 }
 
 async function devPlan(url: URL, deps: DigestDeps): Promise<Response> {
-  const at = url.searchParams.get('at');
-  const when = at ? new Date(at) : deps.now();
-  if (Number.isNaN(when.getTime())) throw invalidParameter('at', '`at` must be an ISO 8601 time, e.g. 2026-11-23T08:00:00Z.');
+  const when = asIfAt(url, deps.now);
   const result = await planDigests({ ...deps, now: () => when });
   return json({ at: when.toISOString(), planned: result.planned, groups: result.groups });
 }

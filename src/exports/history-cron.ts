@@ -12,6 +12,7 @@
 import { ApiClientError } from '../client';
 import { errorText } from '../lib/log';
 import { unseal } from '../lib/sealing';
+import { UNREADABLE_KEY } from '../subscriptions';
 import { historyWeekOf, keepWeek, readWeek, utcWeek, WindowMismatch } from '../weekly-report';
 import type { ExportDeps } from './deps';
 
@@ -59,7 +60,7 @@ export async function keepWeeklyHistory(deps: ExportDeps): Promise<HistoryRun> {
   const run: HistoryRun = { week: week.isoWeek, kept: 0, failed: 0 };
   for (const pair of [...pairs.values()].slice(0, HISTORY_READS_PER_RUN)) {
     const apiKey = await unseal(deps.encryptionKey, pair.key_sealed, pair.id);
-    let miss = apiKey ? null : 'the stored API key cannot be decrypted (was ENCRYPTION_KEY rotated?)';
+    let miss = apiKey ? null : UNREADABLE_KEY;
     if (apiKey) {
       try {
         // No brand name needed (the history keeps figures only): no /brands read.

@@ -1,5 +1,6 @@
 /** Subscriptions in D1 (migrations/0003_digests.sql): rows, their public view, and the changes every route makes alike. */
 import { z } from 'zod';
+import { unseal } from '../lib/sealing';
 import { DIGEST_KINDS, type DigestKind } from '../weekly-report/model';
 import { recordOptout } from './caps';
 
@@ -66,6 +67,15 @@ export const hhmm = (minutes: number) => `${String(Math.floor(minutes / 60)).pad
 /** The digest kinds of a subscription (none for alerts only). */
 export const kindsOf = (row: Pick<SubscriptionRow, 'kinds'>) => row.kinds.split(',').filter((k): k is DigestKind => (DIGEST_KINDS as readonly string[]).includes(k));
 /** Whether the subscription gets change alerts. */
+/** Why a stored API key cannot be used: it does not decrypt under today's secret. */
+export const UNREADABLE_KEY = 'the stored API key cannot be decrypted (was ENCRYPTION_KEY rotated?)';
+
+/** The API key a group of subscriptions reads with: the first one sealed, opened (it is bound to its row); null when it does not open. */
+export async function groupApiKey(encryptionKey: string, rows: readonly Pick<SubscriptionRow, 'id' | 'key_sealed'>[]): Promise<string | null> {
+  const keyRow = rows.find((r) => r.key_sealed);
+  return keyRow ? unseal(encryptionKey, keyRow.key_sealed!, keyRow.id) : null;
+}
+
 export const wantsAlerts = (row: Pick<SubscriptionRow, 'kinds'>) => row.kinds.split(',').includes('alerts');
 
 /** A subscription row with its alert channel, if any. */
