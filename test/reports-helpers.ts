@@ -54,6 +54,19 @@ export async function clearReports() {
   ]);
 }
 
+/**
+ * The words a reader sees on a page: no script, style, tag or attribute. A
+ * test of wording reads this, not the HTML, whose signed link tokens and
+ * nonce are random and can spell anything (a `W12` among them once failed a
+ * check for ISO weeks).
+ */
+export function visibleText(html: string): string {
+  return html
+    .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1>/g, ' ')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ');
+}
+
 /** The figures a reader sees on the page, pulled out of the HTML. */
 export function pageFigures(html: string) {
   const bars = [...html.matchAll(/<g class="point(?: latest)?" data-week="([\d-]+)" data-score="([\d.]*)">/g)].map((m) => ({ week: m[1], score: m[2] === '' ? null : Number(m[2]) }));
