@@ -68,6 +68,15 @@ export default {
       fixedBody = await request.text();
       return new Response(null, { status: 204 });
     }
+    // Markers for `npm run bench:proxy -- --instructions`: callgrind zeroes its counters before timingSafeEqual and dumps them before structuredClone.
+    if (url.pathname === '/__bench/zero') {
+      crypto.subtle.timingSafeEqual(new Uint8Array(1), new Uint8Array(1));
+      return new Response(null, { status: 204 });
+    }
+    if (url.pathname === '/__bench/dump') {
+      structuredClone(1);
+      return new Response(null, { status: 204 });
+    }
     if (url.pathname === '/__bench/upstream') {
       const perKey = Object.fromEntries([...upstreamCalls].map(([key, times]) => [key, { calls: times.length, max_per_rolling_minute: maxPerRollingMinute(times) }]));
       return Response.json(perKey);

@@ -11,9 +11,8 @@
 // BENCH_CONNECTIONS (10), BENCH_DASHBOARD_SECONDS (120).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
-import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { fetchOperations } from './bench/operations.mjs';
-import { compatibilityDate, startProductWorker } from './bench/miniflare.mjs';
+import { HIT_HEADERS, startProductWorker, startTrivialWorker } from './bench/miniflare.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
@@ -44,33 +43,17 @@ if (warm.status !== 200) throw new Error(`the first read failed: ${warm.status} 
 await new Promise((r) => setTimeout(r, 200));
 const hitBody = (await get('/visibility', HIT_KEY)).body;
 
-/** A trivial Worker on the same runtime and flags as the proxy, answering `body` with `headers`. */
-async function trivialWorker(headers) {
-  const mf = new Miniflare(
-    convertV4MiniflareOptions({
-      modules: true,
-      script: `const BODY = ${JSON.stringify(hitBody)};
-const HEADERS = ${JSON.stringify(headers)};
-export default { fetch() { return new Response(BODY, { headers: HEADERS }); } };`,
-      compatibilityDate,
-      compatibilityFlags: ['nodejs_compat'],
-      port: 0,
-    }),
-  );
-  return { mf, url: new URL(await mf.ready) };
-}
 // The floor of the target. Beside it, the same with the headers a HIT must
 // carry (Cache-Status, X-Cache, Age, ETag, Cache-Control, X-Request-Id,
-// RateLimit-Policy and RateLimit, and
-// Vary: Authorization): each header costs the runtime's HTTP layers (workerd
-// and Miniflare's entry Worker copy them) a fixed amount.
-const floor = await trivialWorker({ 'content-type': 'application/json; charset=utf-8' });
-const HIT_HEADERS = ['content-type', 'etag', 'age', 'cache-control', 'cache-status', 'vary', 'x-cache', 'x-request-id', 'ratelimit-policy', 'ratelimit'];
+// RateLimit-Policy and RateLimit, and Vary: Authorization): each header costs
+// the runtime's HTTP layers (workerd and Miniflare's entry Worker copy them) a
+// fixed amount.
+const floor = await startTrivialWorker(hitBody, { 'content-type': 'application/json; charset=utf-8' });
 const hitResponse = await fetch(new URL('/api/v1/visibility', proxyUrl), { headers: { authorization: `Bearer ${HIT_KEY}` } });
 const hitHeaders = Object.fromEntries(HIT_HEADERS.map((name) => [name, hitResponse.headers.get(name)]));
 await hitResponse.arrayBuffer();
 if (Object.values(hitHeaders).includes(null)) throw new Error(`a HIT lacks one of ${HIT_HEADERS.join(', ')}`);
-const floorWithHeaders = await trivialWorker(hitHeaders);
+const floorWithHeaders = await startTrivialWorker(hitBody, hitHeaders);
 const floorUrl = floor.url;
 const [proxyPid, floorPid, floorWithHeadersPid] = workerdPids();
 await fetch(new URL('/__bench/fixed-body', proxyUrl), { method: 'POST', body: hitBody });

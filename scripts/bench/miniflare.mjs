@@ -75,3 +75,32 @@ export async function startProductWorker({ name, vars = {}, unverifiedPerMinute 
   await db.batch(migrationStatements().map((s) => db.prepare(s)));
   return { mf, url };
 }
+
+/** The headers a cache HIT carries: the floor "with the same headers" answers these, with the HIT's values. */
+export const HIT_HEADERS = ['content-type', 'etag', 'age', 'cache-control', 'cache-status', 'vary', 'x-cache', 'x-request-id', 'ratelimit-policy', 'ratelimit'];
+
+/**
+ * A trivial Worker on the proxy's runtime and flags, answering `body` with `headers`: the floor the HIT is
+ * measured against. Like the product's bench wrapper (scripts/bench-proxy-worker.ts), it reads the request's URL
+ * once to tell its /__bench/ routes from measured requests, so that this read is no part of the difference: the
+ * markers `zero` and `dump` (callgrind, bench:proxy:instructions) and nothing else.
+ */
+export async function startTrivialWorker(body, headers) {
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      modules: true,
+      script: `const BODY = ${JSON.stringify(body)};
+const HEADERS = ${JSON.stringify(headers)};
+function marker(url) {
+  if (url.endsWith('/__bench/zero')) crypto.subtle.timingSafeEqual(new Uint8Array(1), new Uint8Array(1));
+  else structuredClone(1);
+  return new Response(null, { status: 204 });
+}
+export default { fetch(request) { return request.url.includes('/__bench/') ? marker(request.url) : new Response(BODY, { headers: HEADERS }); } };`,
+      compatibilityDate,
+      compatibilityFlags: ['nodejs_compat'],
+      port: 0,
+    }),
+  );
+  return { mf, url: new URL(await mf.ready) };
+}
