@@ -93,7 +93,7 @@ export function createWorker(seams: WorkerSeams = {}) {
       try {
         ({ env, features } = configured(rawEnv));
       } catch {
-        return withRequestId(errorResponse(new ApiError('internal_error', 'The service is misconfigured.')), requestIdOf(request));
+        return withRequestId(errorResponse(new ApiError('internal_error', 'The service is misconfigured.')), requestIdOf(request.headers));
       }
       if (env.DEMO_DATA === 'on-empty' && env.DB) await ensureDemoData(env.DB);
       // The proxy's hot path needs only the clock and waitUntil: no Services are built for it.
@@ -107,7 +107,7 @@ export function createWorker(seams: WorkerSeams = {}) {
       const { pathname } = url;
       if (under(pathname, API_BASE)) return handleProxy(request, env, proxyRuntime, { url });
       // Needs only the proxy, so it runs on a proxy-only deployment too.
-      if (pathname === MCP_PATH) return withRequestId(await handleMcp(request, env, proxyRuntime, { allowedHosts: allowedHostsOf(env.MCP_ALLOWED_HOSTS, features.devRoutes) }), requestIdOf(request));
+      if (pathname === MCP_PATH) return withRequestId(await handleMcp(request, env, proxyRuntime, { allowedHosts: allowedHostsOf(env.MCP_ALLOWED_HOSTS, features.devRoutes) }), requestIdOf(request.headers));
       if (under(pathname, ADMIN_BASE)) return handleAdmin(request, env, ctx);
       if (isOriginEnv(env) && under(pathname, ORIGIN_MOUNT + API_BASE)) {
         url.pathname = pathname.slice(ORIGIN_MOUNT.length);
@@ -115,7 +115,7 @@ export function createWorker(seams: WorkerSeams = {}) {
         // Behind the edge's abuse limits, like /api/v1: a flood of random keys costs the origin no more D1 reads.
         return guardOrigin(new Request(url, request), env, deps, (inner) => handleOrigin(inner, deps));
       }
-      const requestId = requestIdOf(request);
+      const requestId = requestIdOf(request.headers);
       if (pathname === PRODUCT_OPENAPI && (request.method === 'GET' || request.method === 'HEAD')) return withRequestId(serveProductDocument(), requestId);
       // A feature that is off: its paths say what to configure. 404, not 503: nothing here will come back by
       // waiting, and the API's error codes (API_ERROR_STATUS) have none for "not configured".

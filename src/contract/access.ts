@@ -10,8 +10,8 @@ import type { AnyOperation } from './operations';
 import { brandIdParam, parseParams } from './params';
 
 /** The key from `Authorization: Bearer <key>`, or null when absent or malformed. */
-export function bearerKey(request: Request): string | null {
-  const match = /^Bearer[ \t]+([\x21-\x7e]{1,256})[ \t]*$/i.exec(request.headers.get('authorization') ?? '');
+export function bearerKey(headers: Headers): string | null {
+  const match = /^Bearer[ \t]+([\x21-\x7e]{1,256})[ \t]*$/i.exec(headers.get('authorization') ?? '');
   return match?.[1] ?? null;
 }
 
@@ -20,7 +20,7 @@ export const invalidKey = () => new ApiError('invalid_api_key', 'Missing, revoke
 
 /** The key of a request, or 401 `invalid_api_key`. */
 export function requireKey(request: Request): string {
-  const key = bearerKey(request);
+  const key = bearerKey(request.headers);
   if (!key) throw invalidKey();
   return key;
 }

@@ -2,7 +2,7 @@
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** The caller's `X-Request-Id` when it is sane, else a new one. */
-export const requestIdOf = (request: Request): string => {
-  const given = request.headers.get('x-request-id');
+export const requestIdOf = (headers: Headers): string => {
+  const given = headers.get('x-request-id');
   return given && REQUEST_ID.test(given) ? given : crypto.randomUUID();
 };

@@ -64,7 +64,7 @@ export async function handleMcp(request: Request, env: ProxyEnv, runtime: ProxyR
   const serve = (factory: McpServerFactory) => createMcpHandler(factory, { onerror: (error) => console.warn(JSON.stringify({ msg: 'mcp request refused or failed', error: errorText(error) })) }).fetch(request);
   // The SDK answers every other method 405 before it asks for a server.
   if (request.method !== 'POST') return serve(() => Promise.reject(new Error('a stateless MCP server serves only POST')));
-  const apiKey = bearerKey(request);
+  const apiKey = bearerKey(request.headers);
   if (!apiKey) return unauthorized();
   // Retries are the assistant's to decide: a refusal comes back at once, with `retry_after` when it has one.
   const client = apiFor(env, runtime, { clientAddress: clientAddressOf(request), retry: { attempts: 1 } })(apiKey);

@@ -50,7 +50,7 @@ function route(request: Request, url: URL, deps: OriginDeps, exchange: Exchange)
 
 /** The origin's fetch handler: always a response, never a stack trace. */
 export async function handleOrigin(request: Request, deps: OriginDeps): Promise<Response> {
-  const exchange: Exchange = { requestId: requestIdOf(request), nowMs: (deps.now?.() ?? new Date()).getTime() };
+  const exchange: Exchange = { requestId: requestIdOf(request.headers), nowMs: (deps.now?.() ?? new Date()).getTime() };
   let response: Response;
   try {
     response = await route(request, new URL(request.url), deps, exchange);
@@ -70,7 +70,7 @@ async function serve(match: Match, request: Request, url: URL, deps: OriginDeps,
   const now = new Date(exchange.nowMs);
   const today = toDay(now);
 
-  const caller = await authenticate(db, bearerKey(request));
+  const caller = await authenticate(db, bearerKey(request.headers));
   exchange.caller = caller;
   // Brand and plan come before the parameters (DESIGN section 3), so they read `brand_id` alone; a repeated name is a parameter error after them.
   const brand = op.scope === 'account' ? undefined : resolveBrand(caller.brands, url.searchParams.get('brand_id') ?? undefined);

@@ -158,7 +158,7 @@ export async function checkBeforeUpstream(env: AbuseEnv, request: Request, keyHa
  * go through as they are.
  */
 export async function guardOrigin(request: Request, env: AbuseEnv, runtime: { now: Clock; waitUntil(work: Promise<unknown>): void }, handle: (request: Request) => Promise<Response>): Promise<Response> {
-  const apiKey = bearerKey(request);
+  const apiKey = bearerKey(request.headers);
   if (!apiKey || (request.method !== 'GET' && request.method !== 'HEAD') || !matchOperation(new URL(request.url).pathname)) return handle(request);
   const keyHash = knownKeyHash(apiKey) ?? (await hashApiKey(apiKey));
   const nowMs = runtime.now().getTime();
@@ -168,7 +168,7 @@ export async function guardOrigin(request: Request, env: AbuseEnv, runtime: { no
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     // As the origin itself answers an unknown key (its RateLimit fields: nothing counted), or the address's spent limit.
-    const refused = errorResponse(error, { ...rateHeaders(undefined, nowMs), 'x-request-id': requestIdOf(request) });
+    const refused = errorResponse(error, { ...rateHeaders(undefined, nowMs), 'x-request-id': requestIdOf(request.headers) });
     return request.method === 'HEAD' ? new Response(null, refused) : refused;
   }
   const response = await handle(request);

@@ -37,7 +37,7 @@ export async function handleAdmin(request: Request, env: ProxyEnv, ctx: Pick<Exe
     if (!(error instanceof ApiError)) console.error(JSON.stringify({ msg: 'admin failed', error: errorText(error) }));
     response = errorResponse(error, { 'cache-control': 'no-store' });
   }
-  response.headers.set('x-request-id', requestIdOf(request));
+  response.headers.set('x-request-id', requestIdOf(request.headers));
   return response;
 }
 

@@ -60,7 +60,10 @@ const clientAddressFor = (request: Request, call: ProxyCall) => (call.clientAddr
 
 /** The proxy's fetch handler for /api/v1/*: always a response. */
 export async function handleProxy(request: Request, env: ProxyEnv, ctx: ProxyRuntime, call: ProxyCall = {}): Promise<Response> {
-  const requestId = requestIdOf(request);
+  // Read once: every read of a Request's headers or method is a call into the runtime, on a path that costs a few hundred µs.
+  const headers = request.headers;
+  const method = request.method;
+  const requestId = requestIdOf(headers);
   // Without allowed origins there is no CORS: an OPTIONS request is answered like any other method (404 or 405).
   if (env.CORS_ORIGINS.length > 0 && isPreflight(request)) {
     const answer = preflight(request, env.CORS_ORIGINS);
@@ -68,27 +71,42 @@ export async function handleProxy(request: Request, env: ProxyEnv, ctx: ProxyRun
     answer.headers.set('cache-status', cacheStatusOf({ detail: 'local' }));
     return answer;
   }
-  const nowMs = ctx.now().getTime();
+  const incoming: Incoming = { request, headers, method, requestId, nowMs: ctx.now().getTime() };
   const caller: { keyHash?: string } = {};
   let response: Response;
   try {
-    response = await serve(request, env, ctx, requestId, nowMs, call, caller);
+    response = await serve(incoming, env, ctx, call, caller);
   } catch (error) {
     // Never log the request's headers: they carry the API key.
     if (!(error instanceof ApiError)) console.error(JSON.stringify({ request_id: requestId, error: String(error), stack: (error as Error)?.stack }));
     count('bypass');
     // Answered at the edge without a stored answer or a forward, unless the error says otherwise (its own Cache-Status).
-    response = errorResponse(error, { ...budgetHeaders(caller.keyHash, nowMs), 'cache-control': 'no-store', 'x-cache': 'BYPASS', 'cache-status': cacheStatusOf({ detail: 'refused' }) });
+    response = errorResponse(error, {
+      ...budgetHeaders(caller.keyHash, incoming.nowMs),
+      'cache-control': 'no-store',
+      'x-cache': 'BYPASS',
+      'cache-status': cacheStatusOf({ detail: 'refused' }),
+      'x-request-id': requestId,
+    });
   }
-  if (!response.headers.has('x-request-id')) response.headers.set('x-request-id', requestId);
   withCors(request, response, env.CORS_ORIGINS);
   maybeFlushStats(env.PROXY_STATS, (work) => ctx.waitUntil(work));
-  if (request.method === 'HEAD') return new Response(null, response);
+  if (method === 'HEAD') return new Response(null, response);
   return response;
+}
+
+/** The request as read once by handleProxy. Every answer the proxy builds carries `requestId` as `X-Request-Id`. */
+interface Incoming {
+  request: Request;
+  headers: Headers;
+  method: string;
+  requestId: string;
+  nowMs: number;
 }
 
 interface Exchange {
   request: Request;
+  headers: Headers;
   env: ProxyEnv;
   ctx: ProxyRuntime;
   store: CacheStore;
@@ -101,30 +119,25 @@ interface Exchange {
   name: string;
 }
 
-async function serve(
-  request: Request,
-  env: ProxyEnv,
-  ctx: ProxyRuntime,
-  requestId: string,
-  nowMs: number,
-  call: ProxyCall,
-  caller: { keyHash?: string },
-): Promise<Response> {
+async function serve(incoming: Incoming, env: ProxyEnv, ctx: ProxyRuntime, call: ProxyCall, caller: { keyHash?: string }): Promise<Response> {
+  const { request, headers, method, requestId, nowMs } = incoming;
   const url = call.url ?? new URL(request.url);
   // Parsed only when the request is read for the first time (validated, then remembered): never on a HIT.
   const parsedUrl = () => (url instanceof URL ? url : new URL(request.url));
-  if (request.method !== 'GET' && request.method !== 'HEAD') {
+  if (method !== 'GET' && method !== 'HEAD') {
     if (url.pathname !== `${API_BASE}/openapi.json` && !matchOperation(url.pathname)) throw notFound();
-    throw new ApiError('method_not_allowed', `${request.method} is not allowed; every operation is a GET.`);
+    throw new ApiError('method_not_allowed', `${method} is not allowed; every operation is a GET.`);
   }
   if (url.pathname === `${API_BASE}/openapi.json`) {
     openApiJson ??= JSON.stringify(openApiDocument());
-    return new Response(openApiJson, { headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'public, max-age=300', 'cache-status': cacheStatusOf({ detail: 'local' }) } });
+    return new Response(openApiJson, {
+      headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'public, max-age=300', 'cache-status': cacheStatusOf({ detail: 'local' }), 'x-request-id': requestId },
+    });
   }
   const matched = matchOperation(url.pathname);
   if (!matched) throw notFound();
 
-  const apiKey = bearerKey(request);
+  const apiKey = bearerKey(headers);
   if (!apiKey) throw invalidKey();
   const keyHash = knownKeyHash(apiKey) ?? (await hashApiKey(apiKey));
   caller.keyHash = keyHash;
@@ -144,9 +157,9 @@ async function serve(
   }
   const { valid, name } = prep;
   const store = new CacheStore(env.CACHE, (work) => ctx.waitUntil(work));
-  const x: Exchange = { request, env, ctx, store, requestId, nowMs, apiKey, keyHash, valid, name };
+  const x: Exchange = { request, headers, env, ctx, store, requestId, nowMs, apiKey, keyHash, valid, name };
 
-  const directives = requestDirectives(request);
+  const directives = requestDirectives(headers);
   const stored = directives.noStore ? undefined : (store.recall(name, nowMs) ?? (await store.read(name, nowMs)));
   // Past stale-if-error an entry is dead, whatever KV still holds.
   const entry = stored && nowMs < stored.staleUntil ? stored : undefined;
@@ -320,7 +333,7 @@ async function forwardUnchecked(invalid: Invalid, paramError: ApiError): Promise
     .catch(() => undefined)) as GateAnswer | undefined;
   if (answer?.kind === 'response') {
     noteBudget(keyHash, answer.headers, nowMs);
-    return passThrough({ keyHash, nowMs }, answer, 'BYPASS', { fwd: 'request', fwdStatus: answer.status });
+    return passThrough({ keyHash, nowMs, requestId }, answer, 'BYPASS', { fwd: 'request', fwdStatus: answer.status });
   }
   // No answer: the edge's own refusal is still true.
   throw paramError;
@@ -441,7 +454,7 @@ function fromEntry(x: Exchange, entry: Entry, status: CacheStatus, cacheStatus: 
     'ratelimit-policy': budget['ratelimit-policy']!,
     ratelimit: budget.ratelimit!,
   };
-  if (matchesIfNoneMatch(x.request.headers.get('if-none-match'), entry.etag)) {
+  if (matchesIfNoneMatch(x.headers.get('if-none-match'), entry.etag)) {
     count('not_modified');
     return new Response(null, { status: 304, headers: fields });
   }
@@ -455,7 +468,7 @@ function fromEntry(x: Exchange, entry: Entry, status: CacheStatus, cacheStatus: 
  * (a gateway's HTML 504, an HTML 404 from a wrong base path) says nothing a
  * client can parse: it becomes 502 `upstream_error` saying what came back.
  */
-function passThrough(x: Pick<Exchange, 'keyHash' | 'nowMs'>, answer: Extract<GateAnswer, { kind: 'response' }>, status: CacheStatus, cacheStatus: CacheStatusParams): Response {
+function passThrough(x: Pick<Exchange, 'keyHash' | 'nowMs' | 'requestId'>, answer: Extract<GateAnswer, { kind: 'response' }>, status: CacheStatus, cacheStatus: CacheStatusParams): Response {
   count('bypass');
   // The upstream's own limit fields are the budget just noted: said here in the proxy's words, old and new.
   const headers = new Headers(answer.headers.filter(([name]) => !PASSED_OVER.has(name)));
@@ -463,6 +476,7 @@ function passThrough(x: Pick<Exchange, 'keyHash' | 'nowMs'>, answer: Extract<Gat
   headers.set('cache-control', 'no-store');
   headers.set('cache-status', cacheStatusOf(cacheStatus));
   headers.set('x-cache', status);
+  headers.set('x-request-id', x.requestId);
   const apiAnswer = answer.status >= 500 ? isErrorBody(answer.body) : isJsonObject(answer.body);
   if (!apiAnswer) {
     const type = answer.headers.find(([name]) => name === 'content-type')?.[1] ?? 'no content type';
@@ -513,10 +527,10 @@ interface Directives {
  */
 const NO_DIRECTIVES: Directives = { noCache: false, noStore: false };
 
-function requestDirectives(request: Request): Directives {
-  const cacheControl = request.headers.get('cache-control') ?? '';
+function requestDirectives(headers: Headers): Directives {
+  const cacheControl = headers.get('cache-control') ?? '';
   // The common case, a plain poll: nothing to parse.
-  if (cacheControl === '' && !request.headers.has('pragma')) return NO_DIRECTIVES;
+  if (cacheControl === '' && !headers.has('pragma')) return NO_DIRECTIVES;
   const directives = new Map<string, string>();
   for (const part of cacheControl.split(',')) {
     const [name = '', ...argument] = part.split('=');
@@ -524,7 +538,7 @@ function requestDirectives(request: Request): Directives {
   }
   const maxAge = directives.get('max-age');
   const maxAgeS = maxAge !== undefined && /^\d+$/.test(maxAge) ? Number(maxAge) : undefined;
-  const pragmaNoCache = cacheControl.trim() === '' && (request.headers.get('pragma') ?? '').split(',').some((d) => d.trim().toLowerCase() === 'no-cache');
+  const pragmaNoCache = cacheControl.trim() === '' && (headers.get('pragma') ?? '').split(',').some((d) => d.trim().toLowerCase() === 'no-cache');
   const noStore = directives.has('no-store');
   return { noStore, noCache: noStore || directives.has('no-cache') || pragmaNoCache || maxAgeS === 0, ...(maxAgeS !== undefined ? { maxAgeS } : {}) };
 }
