@@ -30,7 +30,7 @@ import { realTimeout, type StartTimeout } from './upstream';
 import { cacheKeyOf, hashApiKey, keyPrefix, knownKeyHash, validate, type ValidRequest } from './cache-key';
 import { acceptedUpstream, checkBeforeUpstream, clientAddressOf, lastAccepted, markVerified, refusedAtEdge, REMEMBERED_MAX, rememberFailedAuth } from './abuse';
 import { count, maybeFlushStats } from './stats';
-import { CacheStore, type Entry } from './store';
+import { CacheStore, type Entry, makeEntry } from './store';
 
 export type CacheStatus = 'HIT' | 'MISS' | 'STALE' | 'REVALIDATED' | 'BYPASS';
 
@@ -90,7 +90,7 @@ export async function handleProxy(request: Request, env: ProxyEnv, ctx: ProxyRun
     });
   }
   withCors(request, response, env.CORS_ORIGINS);
-  maybeFlushStats(env.PROXY_STATS, (work) => ctx.waitUntil(work));
+  maybeFlushStats(env.PROXY_STATS, incoming.nowMs, (work) => ctx.waitUntil(work));
   if (method === 'HEAD') return new Response(null, response);
   return response;
 }
@@ -413,24 +413,18 @@ const entries = new WeakMap<GateAnswer, Entry>();
 function entryOf(x: Exchange, answer: Extract<GateAnswer, { kind: 'response' }>): Entry {
   let entry = entries.get(answer);
   if (!entry) {
-    entry = {
-      status: 200,
-      body: answer.body,
-      etag: answer.etag ?? '',
-      ...entryFreshness(answer.at, freshTtlMs(x.valid.op, x.env), upstreamFreshness(answer.headers)),
-      ...brandOf(answer.body),
-    };
+    entry = makeEntry(answer.body, answer.etag ?? '', entryFreshness(answer.at, freshTtlMs(x.valid.op, x.env), upstreamFreshness(answer.headers)), brandOf(answer.body));
     entries.set(answer, entry);
   }
   return entry;
 }
 
-function brandOf(body: string): { brandId?: number } {
+function brandOf(body: string): number | undefined {
   try {
     const id = (JSON.parse(body) as { brand_id?: unknown }).brand_id;
-    return typeof id === 'number' ? { brandId: id } : {};
+    return typeof id === 'number' ? id : undefined;
   } catch {
-    return {};
+    return undefined;
   }
 }
 

@@ -37,12 +37,12 @@ export class ProxyStats extends DurableObject<Env> {
   }
 }
 
-/** This isolate's counts not yet added to the global object. */
-const pending: Partial<Counts> = {};
+/** This isolate's counts not yet added to the global object: every counter always present (a flush zeroes them, never deletes one), so a count on the HIT path is a plain field update. */
+const pending = Object.fromEntries(COUNTERS.map((c) => [c, 0])) as Counts;
 let lastFlush = 0;
 
 export function count(counter: Counter, by = 1): void {
-  pending[counter] = (pending[counter] ?? 0) + by;
+  pending[counter] += by;
 }
 
 function stub(ns: DurableObjectNamespace<ProxyStats>) {
@@ -51,9 +51,12 @@ function stub(ns: DurableObjectNamespace<ProxyStats>) {
 
 /** Adds the pending counts to the global object. */
 export async function flushStats(ns: DurableObjectNamespace<ProxyStats>): Promise<void> {
-  const delta = { ...pending };
-  for (const key of Object.keys(pending) as Counter[]) delete pending[key];
-  lastFlush = Date.now();
+  const delta: Partial<Counts> = {};
+  for (const key of COUNTERS) {
+    if (pending[key] === 0) continue;
+    delta[key] = pending[key];
+    pending[key] = 0;
+  }
   if (Object.keys(delta).length === 0) return;
   try {
     await stub(ns).add(delta);
@@ -64,11 +67,10 @@ export async function flushStats(ns: DurableObjectNamespace<ProxyStats>): Promis
   }
 }
 
-/** Flushes in the background when the last flush is older than FLUSH_MS. */
-export function maybeFlushStats(ns: DurableObjectNamespace<ProxyStats>, waitUntil: (work: Promise<unknown>) => void): void {
-  const now = Date.now();
-  if (now - lastFlush < FLUSH_MS && now >= lastFlush) return;
-  lastFlush = now;
+/** Flushes in the background when the last flush is older than FLUSH_MS (by the proxy's clock). */
+export function maybeFlushStats(ns: DurableObjectNamespace<ProxyStats>, nowMs: number, waitUntil: (work: Promise<unknown>) => void): void {
+  if (nowMs - lastFlush < FLUSH_MS && nowMs >= lastFlush) return;
+  lastFlush = nowMs;
   waitUntil(flushStats(ns).catch((error) => console.error(JSON.stringify({ msg: 'stats flush failed', error: String(error) }))));
 }
 

@@ -13,8 +13,18 @@ export interface Entry extends Freshness {
   status: 200;
   body: string;
   etag: string;
-  /** The brand the body names, so a purge by brand can find it; absent for account-level reads (`/brands`). */
-  brandId?: number;
+  /** The brand the body names, so a purge by brand can find it; undefined for account-level reads (`/brands`). */
+  brandId: number | undefined;
+}
+
+/**
+ * Every entry is made here, its fields always in this order and all present:
+ * the HIT path then meets one hidden class, whichever tier the entry came
+ * from. An entry of another shape (a memory copy refreshed from KV every few
+ * seconds) made V8 throw away the HIT path's optimized code each time.
+ */
+export function makeEntry(body: string, etag: string, freshness: Freshness, brandId: number | undefined): Entry {
+  return { status: 200, body, etag, storedAt: freshness.storedAt, freshUntil: freshness.freshUntil, revalidateUntil: freshness.revalidateUntil, staleUntil: freshness.staleUntil, brandId };
 }
 
 /** KV value. */
@@ -102,16 +112,12 @@ export class CacheStore {
     const { value, metadata } = await this.kv.getWithMetadata<StoredMeta>(name, 'text');
     if (value === null || !metadata) return undefined;
     const stored = JSON.parse(value) as StoredValue;
-    const entry: Entry = {
-      status: 200,
-      body: stored.body,
-      etag: stored.etag,
-      storedAt: stored.stored_at,
-      freshUntil: metadata.fresh_until,
-      revalidateUntil: metadata.revalidate_until,
-      staleUntil: metadata.stale_until,
-      ...(metadata.brand_id !== undefined ? { brandId: metadata.brand_id } : {}),
-    };
+    const entry = makeEntry(
+      stored.body,
+      stored.etag,
+      { storedAt: stored.stored_at, freshUntil: metadata.fresh_until, revalidateUntil: metadata.revalidate_until, staleUntil: metadata.stale_until },
+      metadata.brand_id,
+    );
     if (nowMs < entry.staleUntil) {
       remember(name, entry, nowMs);
       this.waitUntil(this.putEdgeCopy(name, entry, nowMs).catch(writeFailed));
@@ -180,14 +186,12 @@ export const ALL_ENTRIES = `${CACHE_KEY_VERSION}:`;
 function fromEdgeCopy(response: Response): Promise<Entry> {
   const h = (name: string) => Number(response.headers.get(name));
   const brand = response.headers.get('x-brand-id');
-  return response.text().then((body) => ({
-    status: 200,
-    body,
-    etag: response.headers.get('etag') ?? '',
-    storedAt: h('x-stored-at'),
-    freshUntil: h('x-fresh-until'),
-    revalidateUntil: h('x-revalidate-until'),
-    staleUntil: h('x-stale-until'),
-    ...(brand !== null ? { brandId: Number(brand) } : {}),
-  }));
+  return response.text().then((body) =>
+    makeEntry(
+      body,
+      response.headers.get('etag') ?? '',
+      { storedAt: h('x-stored-at'), freshUntil: h('x-fresh-until'), revalidateUntil: h('x-revalidate-until'), staleUntil: h('x-stale-until') },
+      brand !== null ? Number(brand) : undefined,
+    ),
+  );
 }
