@@ -25,7 +25,7 @@ import { json, plainText } from '../lib/http';
 import type { Route } from '../lib/router';
 import { TOKEN_FAILURE_STATUS } from '../lib/signing';
 import { EXPORT_FORMATS, EXPORT_LINK_BASE, EXPORTS_BASE, type ExportFormat, type ExportProblem, type ExportTarget, HISTORY_KIND, listExportLinks, mintExportLink, openExportLink, revokeExportLink } from '../links/export-links';
-import { expiresInDays, noQuery, readFailure, requireKnownKey, tooManyLinks } from '../links/keyed-routes';
+import { expiresInDays, linkOwnerKey, noQuery, readFailure, tooManyLinks } from '../links/keyed-routes';
 import { MAX_LIVE_LINKS } from '../links/link-store';
 import { clientAddressOf } from '../proxy';
 import { HISTORY_COLUMNS, historyRecord, readHistory } from '../weekly-report';
@@ -72,16 +72,12 @@ async function mint(request: Request, url: URL, deps: ExportDeps): Promise<Respo
 }
 
 async function list(request: Request, url: URL, deps: ExportDeps): Promise<Response> {
-  const key = requireKey(request);
-  noQuery(url);
-  await requireKnownKey(deps.api, request, key);
+  const key = await linkOwnerKey(request, url, deps.api);
   return json({ links: await listExportLinks(deps, key), max_live: MAX_LIVE_LINKS }, 200);
 }
 
 async function revoke(request: Request, url: URL, id: string, deps: ExportDeps): Promise<Response> {
-  const key = requireKey(request);
-  noQuery(url);
-  await requireKnownKey(deps.api, request, key);
+  const key = await linkOwnerKey(request, url, deps.api);
   if (!(await revokeExportLink(deps, key, id))) throw new ApiError('not_found', 'No such live export link for this key.');
   return new Response(null, { status: 204 });
 }

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { type ApiClient, ApiClientError, toApiError } from '../client';
+import { requireKey } from '../contract/access';
 import { ApiError, invalidParameter } from '../contract/errors';
 import { DAY_MS } from '../lib/time';
 import { clientAddressOf } from '../proxy';
@@ -52,14 +53,17 @@ export function readFailure(error: unknown): ApiError {
 }
 
 /**
- * The key listing or revoking its links must be one the API knows (its 401
- * otherwise, as on every keyed route); an account whose plan is inactive may
- * still see and revoke what it shared.
+ * The key of a request that lists or revokes its links: given, with no query
+ * string, and one the API knows (its 401 otherwise, as on every keyed route);
+ * an account whose plan is inactive may still see and revoke what it shared.
  */
-export async function requireKnownKey(api: (apiKey: string, clientAddress: string | null) => ApiClient, request: Request, key: string): Promise<void> {
+export async function linkOwnerKey(request: Request, url: URL, api: (apiKey: string, clientAddress: string | null) => ApiClient): Promise<string> {
+  const key = requireKey(request);
+  noQuery(url);
   try {
     await api(key, clientAddressOf(request)).listBrands();
   } catch (error) {
     if (!(error instanceof ApiClientError && error.code === 'plan_inactive')) throw readFailure(error);
   }
+  return key;
 }

@@ -38,7 +38,7 @@ import { clientAddressOf } from '../proxy';
 import { type DigestKind, readPageExtras, type Report, type ReportSource, readWeek, reportOf, summarizeReads, type WeeklyRead, type WeekTarget } from '../weekly-report';
 import type { ReportDeps } from './deps';
 import { MAX_LIVE_LINKS } from '../links/link-store';
-import { expiresInDays, LINK_DAYS, noQuery, readFailure, requireKnownKey, tooManyLinks } from '../links/keyed-routes';
+import { expiresInDays, LINK_DAYS, linkOwnerKey, noQuery, readFailure, tooManyLinks } from '../links/keyed-routes';
 import { type LinkProblem, listReportLinks, mintReportLink, openReportLink, REPORT_KINDS, revokeReportLink } from './links';
 import { historyRoute, linkHistoryAnswer, pageCsvLinks } from './history';
 import { messagePage, type PageLinks, reportPage } from './page';
@@ -181,17 +181,13 @@ async function mintLink(request: Request, url: URL, deps: ReportDeps): Promise<R
 export const LISTING_NOTE = `A link's URL is shown once, when it is made (POST ${REPORTS_BASE}/links): its token is not stored, so it cannot be listed. Revoke a link with DELETE ${REPORTS_BASE}/links/{id}.`;
 
 async function listLinks(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
-  const key = requireKey(request);
-  noQuery(url);
-  await requireKnownKey(deps.api, request, key);
+  const key = await linkOwnerKey(request, url, deps.api);
   const links = await listReportLinks(deps, key);
   return json({ links, max_live: MAX_LIVE_LINKS, note: LISTING_NOTE }, 200, { 'cache-control': 'no-store' });
 }
 
 async function revokeLink(request: Request, url: URL, id: string, deps: ReportDeps): Promise<Response> {
-  const key = requireKey(request);
-  noQuery(url);
-  await requireKnownKey(deps.api, request, key);
+  const key = await linkOwnerKey(request, url, deps.api);
   // Another key's link is as invisible as a missing one (and an expired one is no longer the key's to revoke).
   if (!(await revokeReportLink(deps, key, id))) throw new ApiError('not_found', 'No such live report link for this key.');
   return new Response(null, { status: 204 });
