@@ -455,7 +455,6 @@ function fromEntry(x: Exchange, entry: Entry, status: CacheStatus, cacheStatus: 
   return new Response(entry.body, { headers: fields });
 }
 
-/** An upstream answer that is not stored: its status, error body and limit headers, as the upstream sent them. */
 /**
  * An upstream answer that is not stored: its status, error body and limit
  * headers, as the upstream sent them, always as JSON. What is not the API's
