@@ -34,7 +34,7 @@ import { canonicalTimeZone } from '../weekly-report/week';
 import type { SubscriptionDeps } from './deps';
 import { confirmUrl, resubscribeUrl, unsubscribeHeaders, unsubscribeUrl } from './links';
 import { describeNextDigest, nextDigest } from './next-digest';
-import { ACCOUNT_PER_DAY, ADDRESS_PER_DAY, claimConfirmation, type ConfirmationVia, confirmationLimited, confirmationVerdict, releaseConfirmation } from './caps';
+import { ACCOUNT_PER_DAY, ADDRESS_PER_DAY, claimConfirmation, type ConfirmationVia, confirmationLimited, confirmationVerdict, recipientKeyOf, releaseConfirmation } from './caps';
 import { accountBrandsOf, kindsOf, newSubscriptionId, publicView, SUBSCRIPTION_SELECT, SubscriptionKind, subscriptionById, type SubscriptionRow, unsubscribeById, wantsAlerts } from './store';
 import { ChannelBody, channelOf, channelOfRow, endpointKeyOf, newSecretFor, QuietHoursBody, quietHoursLabel, sendTestDelivery, storeChannel, storedSecret, type TestDelivery } from './alert-channels';
 
@@ -122,7 +122,7 @@ async function sendConfirmation(deps: SubscriptionDeps, row: SubscriptionRow, vi
   const now = deps.now();
   const at = now.toISOString();
   const after = (sentAt: string) => new Date(Date.parse(sentAt) + CONFIRM_RESEND_WINDOW_MS).toISOString();
-  const scope = { emailKey: row.email_key, accountBrands: accountBrandsOf(row), via };
+  const scope = { recipient: await recipientKeyOf(row), accountBrands: accountBrandsOf(row), via };
   const claim = await claimConfirmation(deps.db, row.id, scope, now, CONFIRM_RESEND_WINDOW_MS);
   if (!claim.claimed) {
     const current = await subscriptionById(deps.db, row.id);
@@ -208,9 +208,10 @@ async function subscribe(request: Request, deps: SubscriptionDeps): Promise<Resp
   let row = await byAddress();
   // A confirmation is due unless the subscription is active or one went within its 10-minute window. Over a
   // cap the answer is 429 and nothing is written: an address that unsubscribed stays unsubscribed. A Slack or
-  // webhook subscription's test delivery counts like a confirmation email, its URL like an address.
+  // webhook subscription's test delivery counts like a confirmation email, its URL's receiver like an address's mailbox.
   if (!row || (row.status !== 'active' && !(row.status === 'pending' && withinResendWindow(row, now)))) {
-    const verdict = await confirmationVerdict(deps.db, { emailKey, accountBrands, via: 'api' }, now);
+    const recipient = await recipientKeyOf({ email: input.email, channel_type: channel?.type ?? null, channel_url: channel?.url ?? null });
+    const verdict = await confirmationVerdict(deps.db, { recipient, accountBrands, via: 'api' }, now);
     if (!verdict.ok) throw confirmationLimited(verdict, endpoint);
   }
 
