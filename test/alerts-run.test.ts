@@ -194,11 +194,11 @@ describe('subscribing with a channel', () => {
     await env.DB.prepare(`UPDATE digest_subscriptions SET status = 'active', confirmed_at = ?, confirm_sent_at = ? WHERE id = ?`).bind(before, before, created.subscription.id).run();
     const stopLink = /<([^|>]+\/digests\/unsubscribe\?token=[^|>]+)\|stop it now>/.exec(endpoints.posts[0]!.body)![1]!.replace(/^https?:\/\/[^/]+/, BASE);
     const stopped = await (await SELF.fetch(stopLink, { method: 'POST' })).text();
-    expect(stopped).toContain('No more change alerts for Brightdesk (US) in the Slack channel of its incoming webhook.');
+    expect(stopped).toContain('No more change alerts for Brightdesk (US) will be sent to the Slack channel of its incoming webhook.');
     const again = /<form method="post" action="([^"]+)"><button type="submit">Subscribe again/.exec(stopped)![1]!.replaceAll('&amp;', '&');
     const page = await (await SELF.fetch(`${BASE}${again}`, { method: 'POST' })).text();
     expect(page).toContain('Check the channel');
-    expect(page).toContain('We sent a confirmation link in the Slack channel of its incoming webhook.');
+    expect(page).toContain('We sent a confirmation link to the Slack channel of its incoming webhook.');
     expect(endpoints.posts).toHaveLength(2);
     expect(endpoints.posts[1]!.body).toContain('Confirm the alerts');
     const outbox = (await (await SELF.fetch(`${BASE}/dev/outbox?format=json`)).json()) as { messages: { kind: string }[] };
