@@ -153,13 +153,12 @@ export interface TestDelivery {
 /** What the test delivery says: what was asked, by whom, and when the alerts come (a Slack or webhook channel takes only alerts). */
 const requested = (row: SubscriptionRow, where: string) => {
   const words = wordsOf(row);
-  return `Change alerts for ${row.brand_name} (${row.market_code.toUpperCase()}) were requested for ${where} by ${row.email}: they come ${words.when}. ${words.contents.join(' ')}`;
+  return `Change alerts for ${words.scope} were requested for ${where} by ${row.email}: they come ${words.when}. ${words.contents.join(' ')}`;
 };
 
 /** Slack's Block Kit for the test delivery: what it is, and the button that confirms. */
 function slackConfirmation(row: SubscriptionRow, confirm: string, unsubscribe: string) {
-  const scope = `${row.brand_name} (${row.market_code.toUpperCase()})`;
-  const text = `Confirm change alerts for ${scope} in this channel: ${confirm}`;
+  const text = `Confirm change alerts for ${wordsOf(row).scope} in this channel: ${confirm}`;
   return {
     text,
     blocks: [

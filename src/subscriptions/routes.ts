@@ -283,8 +283,6 @@ async function remove(request: Request, deps: SubscriptionDeps, id: string): Pro
 /** A page of a subscription's links, in the look of every page; its section names what the subscription brings. */
 const page = (status: number, title: string, paragraphs: string[], extraHtml: string, section: string) => basePage(status, title, paragraphs, extraHtml, { section });
 
-/** `Brightdesk (US)`. */
-const scopeOf = (row: SubscriptionRow) => `${row.brand_name} (${row.market_code.toUpperCase()})`;
 /** `23 Nov 2026, 16:05 UTC`. */
 const utcStamp = (iso: string) => {
   const [year, month, day] = iso.slice(0, 10).split('-');
@@ -421,7 +419,7 @@ async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
       200,
       pending ? 'Waiting for your confirmation' : `Subscribe again to the ${words.name}?`,
       pending
-        ? [`A confirmation link went ${words.to}; nothing is sent for ${scopeOf(row)} until you confirm from it.`, 'Did not get it? Send it again.']
+        ? [`A confirmation link went ${words.to}; nothing is sent for ${words.scope} until you confirm from it.`, 'Did not get it? Send it again.']
         : [`Get ${words.what} again, ${words.when}.`, `We will send a confirmation link ${words.to} first; nothing else is sent until you confirm.`],
       button(action, pending ? 'Send the confirmation again' : 'Subscribe again'),
       words.name,
@@ -459,19 +457,19 @@ async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
         429,
         endpoint ? 'No test delivery for now' : 'No confirmation email for now',
         [
-          `Your subscription for ${scopeOf(row)} is waiting for confirmation, but no more ${what} can go ${to} for now: at most ${ADDRESS_PER_DAY} a day reach one ${where}, and an account sends at most ${ACCOUNT_PER_DAY} a day.`,
+          `Your subscription for ${words.scope} is waiting for confirmation, but no more ${what} can go ${to} for now: at most ${ADDRESS_PER_DAY} a day reach one ${where}, and an account sends at most ${ACCOUNT_PER_DAY} a day.`,
           `Send it from ${utcStamp(from)}, with the button below.`,
         ],
         button(action, 'Send the confirmation again'),
         { section: name, headers: { 'retry-after': String(error.options.retryAfter ?? 1) } },
       );
     }
-    return page(502, 'The confirmation could not be sent', [`Your subscription for ${scopeOf(row)} is waiting for confirmation, but the confirmation did not go out ${to}.`, 'Try again in a few minutes.'], button(action, 'Try again'), name);
+    return page(502, 'The confirmation could not be sent', [`Your subscription for ${words.scope} is waiting for confirmation, but the confirmation did not go out ${to}.`, 'Try again in a few minutes.'], button(action, 'Try again'), name);
   }
   return page(200, endpoint ? 'Check the channel' : 'Check your inbox', [
     confirmation.sent
-      ? `We sent a confirmation link ${to}. Open it and confirm to restart the ${name} for ${scopeOf(row)}; nothing is sent before.`
-      : `A confirmation link went ${to} at ${utcStamp(confirmation.sent_at)}; open it and confirm to restart the ${name} for ${scopeOf(row)}. Another can be sent from ${utcStamp(confirmation.resend_after)}.`,
+      ? `We sent a confirmation link ${to}. Open it and confirm to restart the ${name} for ${words.scope}; nothing is sent before.`
+      : `A confirmation link went ${to} at ${utcStamp(confirmation.sent_at)}; open it and confirm to restart the ${name} for ${words.scope}. Another can be sent from ${utcStamp(confirmation.resend_after)}.`,
     `The link works for ${CONFIRM_TTL / 86_400} days.`,
   ], '', name);
 }

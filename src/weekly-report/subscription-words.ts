@@ -37,6 +37,8 @@ export interface SubscriptionOffer {
 export interface SubscriptionWords {
   /** `weekly digest`, `change alerts`, `weekly digest and change alerts`: in titles, and the pages' section. */
   name: string;
+  /** `Brightdesk (US)`. */
+  scope: string;
   /** `the weekly AI-visibility digest for Brightdesk (US) at ana@example.com`, `change alerts for Brightdesk (US) in the Slack channel of its incoming webhook`. */
   what: string;
   /** When it comes: `every Monday at 08:00 (UTC)`, `the day something moves beyond the noise (checked daily after 07:00, UTC; quiet hours 22:00–07:00)`. */
@@ -64,8 +66,10 @@ export function subscriptionWords(offer: SubscriptionOffer): SubscriptionWords {
   const scope = `${brandName} (${offer.market.toUpperCase()})`;
   const digest = offer.digest.length > 0;
   // Alerts to Slack or a webhook are their own subscription (a channel takes only alerts); the digest goes by email.
-  const at = alerts?.channel === 'slack' ? 'in the Slack channel of its incoming webhook' : alerts?.channel === 'webhook' ? `to the webhook receiver at ${offer.to}` : `at ${offer.to}`;
-  const to = alerts?.channel === 'slack' ? 'to the Slack channel of its incoming webhook' : alerts?.channel === 'webhook' ? `to the webhook receiver at ${offer.to}` : `to ${offer.to}`;
+  const channel = alerts?.channel ?? 'email';
+  const place = { email: offer.to, slack: 'the Slack channel of its incoming webhook', webhook: `the webhook receiver at ${offer.to}` }[channel];
+  const at = `${{ email: 'at', slack: 'in', webhook: 'to' }[channel]} ${place}`;
+  const to = `to ${place}`;
 
   const weekly = `every Monday at ${clock(DUE_HOUR)}`;
   const moves = 'the day something moves beyond the noise';
@@ -83,7 +87,7 @@ export function subscriptionWords(offer: SubscriptionOffer): SubscriptionWords {
       ? ['change alerts', 'change alerts', 'change alerts']
       : ['weekly digest and change alerts', 'the weekly AI-visibility digest and change alerts', 'weekly digests or change alerts'];
 
-  const message = alerts?.channel === 'slack' ? 'A Slack message' : alerts?.channel === 'webhook' ? 'A signed post' : 'An email';
+  const message = { email: 'An email', slack: 'A Slack message', webhook: 'A signed post' }[channel];
   const contents = [
     ...(digest ? [`Each digest shows ${joinNames(offer.digest.map((k) => DIGEST_PARTS[k]))}.`] : []),
     ...(alerts ? [`${message} names what moved: a question won or lost on an engine, the visibility score beyond its noise, or a rival overtaking ${brandName} in a topic.`] : []),
@@ -91,6 +95,7 @@ export function subscriptionWords(offer: SubscriptionOffer): SubscriptionWords {
 
   return {
     name,
+    scope,
     what: `${lead} for ${scope} ${at}`,
     when,
     contents,
