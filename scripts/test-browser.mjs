@@ -10,6 +10,8 @@
 // - the confirm page (opening it confirms nothing; its button does), the unsubscribe, unsubscribed
 //   and subscribe-again pages, and the dev outbox's list and one message, at 375 and 390 px: no
 //   horizontal scrolling, the product's name on each;
+// - the emails at 375 and 600 px: the confirmation, an alerts-only subscription's confirmation (it and its
+//   confirm page speak of alerts, never of a digest) and the digest;
 // - the CSV exports: an export link's CSV in the browser, the report's "Copy CSV link" buttons and the
 //   kept history's page at 600 and 375 px;
 // and saves screenshots under test/artifacts/. Not part of `npm test` (which needs no browser).
@@ -354,9 +356,11 @@ try {
   }
 
   /**
-   * The emails as a mail program shows them, from the dev outbox: the confirmation and the digest (sent
-   * with "send now" to a confirmed subscriber), at 375 and 600 px. Nothing overflows; the digest lists at
-   * most 5 questions lost and 5 won, then links to the full report.
+   * The emails as a mail program shows them, from the dev outbox: the confirmation, the confirmation of an
+   * alerts-only subscription, and the digest (sent with "send now" to a confirmed subscriber), at 375 and
+   * 600 px. Nothing overflows; the alerts' confirmation speaks of alerts, never of a digest; the digest lists
+   * at most 5 questions lost and 5 won, then links to the full report. Then the alerts-only confirm page
+   * and, after its button, the confirmed page, at 375 and 600 px.
    */
   async function checkEmails() {
     const email = `digest-${Date.now()}@example.com`;
@@ -373,7 +377,17 @@ try {
     const digest = (await messagesTo()).find((m) => m.kind === 'digest');
     assert.ok(digest, 'emails: the digest is in the outbox');
 
-    for (const [name, message] of [['confirmation', confirmation], ['digest', digest]]) {
+    const alertsEmail = `alerts+${Date.now()}@example.com`;
+    const alertsSubscribed = await fetch(`${BASE}/digests/subscriptions`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: alertsEmail, market: 'us', kinds: ['alerts'], timezone: 'Europe/Berlin', quiet_hours: { start: '22:30', end: '06:30' } }),
+    });
+    assert.equal(alertsSubscribed.status, 201, 'emails: an alerts-only subscription answers 201');
+    const [alertsConfirmation] = (await (await fetch(`${BASE}/dev/outbox?format=json&to=${encodeURIComponent(alertsEmail)}`)).json()).messages;
+    assert.equal(alertsConfirmation.subject, 'Confirm your AI-visibility change alerts for Brightdesk', 'emails: the alerts confirmation names alerts');
+
+    for (const [name, message] of [['confirmation', confirmation], ['alerts-confirmation', alertsConfirmation], ['digest', digest]]) {
       for (const width of [375, 600]) {
         const context = await browser.newContext({ viewport: { width, height: 900 }, deviceScaleFactor: 1 });
         const page = await context.newPage();
@@ -388,12 +402,45 @@ try {
           assert.equal(await button.count(), 1, 'digest: one button to the full report');
           assert.match(await button.getAttribute('href'), /\/r\/v1\./, 'digest: the button opens the full report by its signed link');
         }
+        if (name === 'alerts-confirmation') {
+          // The written-out confirm link is a /digests/ address: words only.
+          const shown = (await page.textContent('body')).replace(/https?:\/\/\S+/g, '');
+          assert.match(shown, /change alerts for Brightdesk \(US\).*the day something moves beyond the noise.*quiet hours 22:30–06:30/s, 'alerts confirmation: what comes and when');
+          assert.doesNotMatch(shown, /digest/i, 'alerts confirmation: no word of a digest');
+        }
         const height = await page.evaluate(() => document.documentElement.scrollHeight);
         const file = join(ARTIFACTS, `email-${name}-${width}.png`);
         await page.screenshot({ path: file, fullPage: true });
         step(`${name} email at ${width} px: ok, ${height} px tall -> ${file}`);
         await context.close();
       }
+    }
+
+    const alertsConfirmUrl = /https?:\/\/\S+\/digests\/confirm\?token=[\w.-]+/.exec(alertsConfirmation.text)?.[0];
+    assert.ok(alertsConfirmUrl, 'alerts confirmation: its link');
+    // 600 px first: the 375 px pass presses the button.
+    for (const width of [600, 375]) {
+      const context = await browser.newContext({ viewport: { width, height: 900 }, deviceScaleFactor: 1 });
+      const page = await context.newPage();
+      /** The page in view: the product's name, alerts and never a digest, no sideways scroll; then its screenshot. */
+      const shot = async (name, expectText) => {
+        assert.equal(await page.textContent('.masthead .product'), PRODUCT, `${name}: the product's name heads the page`);
+        const shown = await page.textContent('body');
+        assert.match(shown, expectText, `${name}: says what comes`);
+        assert.doesNotMatch(shown, /digest/i, `${name}: no word of a digest`);
+        await assertNoOverflow(page, `${name} at ${width} px`);
+        const file = join(ARTIFACTS, `${name}-${width}.png`);
+        await page.screenshot({ path: file, fullPage: true });
+        step(`${name} at ${width} px: ok -> ${file}`);
+      };
+      assert.equal((await page.goto(alertsConfirmUrl)).status(), 200, 'alerts confirm page: 200');
+      await shot('alerts-confirm-ask', /Confirm your change alerts.*the day something moves beyond the noise.*quiet hours 22:30–06:30/s);
+      if (width === 375) {
+        await page.click('button:has-text("Confirm the alerts")');
+        await page.waitForLoadState('load');
+        await shot('alerts-confirmed', /Alerts confirmed.*alerts start from the day after/s);
+      }
+      await context.close();
     }
   }
 

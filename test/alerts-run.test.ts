@@ -14,7 +14,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AlertJob } from '../src/alerts/deps';
 import { HISTORY_MAX_TRIES } from '../src/exports/history-cron';
 import { utcWeek } from '../src/weekly-report';
-import { AlertQueue, cell, clearAlerts, deliveryRecords, FakeEndpoints, FixtureApi, fixtureDay, seedAlertSubscriptions } from './alerts-helpers';
+import { AlertQueue, cell, clearAlerts, deliveryRecords, FakeEndpoints, FixtureApi, fixtureDay, HOSTS, seedAlertSubscriptions } from './alerts-helpers';
 import { clearDigests, deliver, FakeQueue, runCron, testEnv } from './digests-helpers';
 import { useServicesForTests } from './seams';
 
@@ -149,6 +149,44 @@ describe('subscribing with a channel', () => {
     expect(endpoints.posts).toHaveLength(3);
   });
 
+  it('counts a receiver, not a URL: six webhook URLs on one host, differing in path or query, get 3 test deliveries, then 429', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const t0 = Date.now();
+    // A fully qualified name (final dot) is the same host: the fake resolver answers it as DNS would.
+    endpoints.hosts['receiver.example.com.'] = HOSTS['receiver.example.com']!;
+    const urls = [
+      'https://receiver.example.com/hook?v=0',
+      'https://receiver.example.com/hook?v=1',
+      'https://receiver.example.com/x/y?v=2',
+      'https://RECEIVER.example.com:443/hook?v=3',
+      'https://receiver.example.com./hook?v=4',
+      'https://receiver.example.com/hook?v=5',
+    ];
+    const statuses: number[] = [];
+    for (const [i, url] of urls.entries()) {
+      vi.setSystemTime(t0 + i * 60_000);
+      const response = await subscribe({ email: `ops${i}@example.com`, kinds: ['alerts'], channel: { type: 'webhook', url } });
+      statuses.push(response.status);
+      // Until the first test delivery is 24 hours old.
+      if (response.status === 429) expect(response.headers.get('retry-after')).toBe(String(24 * 3600 - i * 60));
+    }
+    expect(statuses).toEqual([201, 201, 201, 429, 429, 429]);
+    expect(endpoints.posts.map((p) => p.url)).toEqual(urls.slice(0, 3));
+    // Another receiver is not held back.
+    endpoints.hosts['other.example.com'] = ['93.184.216.36'];
+    expect((await subscribe({ email: 'ops@example.com', kinds: ['alerts'], channel: { type: 'webhook', url: 'https://other.example.com/hook' } })).status).toBe(201);
+    expect(endpoints.posts).toHaveLength(4);
+  });
+
+  it('a Slack incoming webhook is a receiver of its own: its URL with a query counts with it, another webhook on Slack\'s host does not', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await subscribe({ email: 'ops@example.com', kinds: ['alerts'], channel: { type: 'slack', url: `${SLACK}?i=${i}` } })).status);
+    expect(statuses).toEqual([201, 201, 201, 429]);
+    expect((await subscribe({ email: 'ops@example.com', kinds: ['alerts'], channel: { type: 'slack', url: 'https://hooks.slack.com/services/T000/B001/YYYY' } })).status).toBe(201);
+    expect(endpoints.posts).toHaveLength(4);
+  });
+
   it('a Slack subscription stopped from its message and subscribed again is confirmed in Slack again, not by email', async () => {
     const created = (await (await subscribe({ email: 'ops@example.com', kinds: ['alerts'], channel: { type: 'slack', url: SLACK } })).json()) as { subscription: { id: string } };
     // Confirmed, and its test delivery out of the 10-minute window.
@@ -156,11 +194,11 @@ describe('subscribing with a channel', () => {
     await env.DB.prepare(`UPDATE digest_subscriptions SET status = 'active', confirmed_at = ?, confirm_sent_at = ? WHERE id = ?`).bind(before, before, created.subscription.id).run();
     const stopLink = /<([^|>]+\/digests\/unsubscribe\?token=[^|>]+)\|stop it now>/.exec(endpoints.posts[0]!.body)![1]!.replace(/^https?:\/\/[^/]+/, BASE);
     const stopped = await (await SELF.fetch(stopLink, { method: 'POST' })).text();
-    expect(stopped).toContain('No more change alerts for Brightdesk (US) in the Slack channel of its incoming webhook.');
+    expect(stopped).toContain('No more change alerts for Brightdesk (US) will be sent to the Slack channel of its incoming webhook.');
     const again = /<form method="post" action="([^"]+)"><button type="submit">Subscribe again/.exec(stopped)![1]!.replaceAll('&amp;', '&');
     const page = await (await SELF.fetch(`${BASE}${again}`, { method: 'POST' })).text();
     expect(page).toContain('Check the channel');
-    expect(page).toContain('We sent a confirmation link in the Slack channel of its incoming webhook.');
+    expect(page).toContain('We sent a confirmation link to the Slack channel of its incoming webhook.');
     expect(endpoints.posts).toHaveLength(2);
     expect(endpoints.posts[1]!.body).toContain('Confirm the alerts');
     const outbox = (await (await SELF.fetch(`${BASE}/dev/outbox?format=json`)).json()) as { messages: { kind: string }[] };

@@ -10,8 +10,9 @@
 import { createExecutionContext, env, SELF } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { signToken } from '../src/lib/signing';
-import { ACCOUNT_PER_DAY, ADDRESS_PER_DAY } from '../src/subscriptions/caps';
-import { clearDigests, FakeQueue, FakeResend, testEnv } from './digests-helpers';
+import { sha256Hex } from '../src/lib/hash';
+import { ACCOUNT_PER_DAY, ADDRESS_PER_DAY, recipientKeyOf } from '../src/subscriptions/caps';
+import { clearDigests, FakeQueue, FakeResend, seedSubscriptions, testEnv } from './digests-helpers';
 import worker from './worker';
 
 const BASE = 'https://edge.test';
@@ -28,9 +29,9 @@ function subscribe(email: string, options: { key?: string; brand_id?: number; ma
   });
 }
 
-async function confirmations(to: string) {
-  const response = await SELF.fetch(`${BASE}/dev/outbox?format=json&to=${encodeURIComponent(to)}`);
-  const { messages } = (await response.json()) as { messages: { kind: string; text: string; headers: Record<string, string> }[] };
+async function confirmations(to?: string) {
+  const response = await SELF.fetch(`${BASE}/dev/outbox?format=json${to ? `&to=${encodeURIComponent(to)}` : ''}`);
+  const { messages } = (await response.json()) as { messages: { kind: string; to: string; text: string; headers: Record<string, string> }[] };
   return messages.filter((m) => m.kind === 'confirm');
 }
 
@@ -94,6 +95,26 @@ describe('per address: at most 3 confirmation emails in 24 hours, across all acc
     // Sends at T0+1h, T0+2h and T0+24h are in the window: the next can go when T0+1h leaves it.
     at(T0 + DAY + 1000);
     await expectLimited(await subscribe(email, { market: 'us' }), 3600 - 1);
+  });
+
+  it('counts the mailbox, not the spelling: nine +tag addresses of one inbox get 3 emails, each to the address as typed, then 429', async () => {
+    // The attack: victim+1@, victim+2@, … victim+9@, one inbox, from one account within minutes.
+    for (let i = 1; i <= 9; i++) {
+      at(T0 + i * 60_000);
+      const response = await subscribe(`Victim+${i}@Example.com`);
+      if (i <= ADDRESS_PER_DAY) {
+        expect([i, response.status]).toEqual([i, 201]);
+      } else {
+        // Until the first send (at 1 minute) is 24 hours old.
+        await expectLimited(response, 24 * 3600 - (i - 1) * 60);
+        expect(await statusOf(`victim+${i}@example.com`, 1)).toBeNull();
+      }
+    }
+    // Mail went to each address as it was typed; the cap counted one mailbox.
+    expect((await confirmations()).map((m) => m.to).sort()).toEqual(['Victim+1@Example.com', 'Victim+2@Example.com', 'Victim+3@Example.com']);
+    expect(await sendsTo('victim@example.com')).toBe(ADDRESS_PER_DAY);
+    // The bare address is the same mailbox, from another account too.
+    await expectLimited(await subscribe('victim@example.com', { key: 'demo_growth_multi', brand_id: 2 }), 24 * 3600 - 8 * 60);
   });
 
   it('concurrent subscribes of one address to five brands and markets send exactly 3 emails; the others are 429', async () => {
@@ -183,6 +204,66 @@ describe('the counts are in D1, not in an isolate\'s memory', () => {
     expect(await sendsTo('fresh@example.com')).toBe(1);
   });
 
+  it('counters stored before migration 0017 count by their recipient once it runs: an address\'s mailbox, a webhook\'s receiver', async () => {
+    const hook = 'https://receiver.example.com/hook?v=1';
+    const slack = 'https://hooks.slack.com/services/T000/B000/XXXX';
+    // Subscriptions and counters as migration 0012 keyed them: the address in lower case, an endpoint by `<type>:<sha-256 of its URL>`.
+    const emails = ['victim+old@example.com', 'gone+a@example.com', 'gone+b@example.com', '+plain@example.com', 'a+b+c@example.com', 'ops@example.com', 'ops2@example.com'];
+    const ids = await seedSubscriptions(emails.map((email) => ({ email, status: 'unsubscribed' as const })));
+    const [hookId, slackId] = ids.slice(-2) as [string, string];
+    const legacy = { hook: `webhook:${await sha256Hex(hook)}`, slack: `slack:${await sha256Hex(slack)}` };
+    await env.DB.batch([
+      env.DB.prepare(`UPDATE digest_subscriptions SET email_key = ?, kinds = 'alerts' WHERE id = ?`).bind(legacy.hook, hookId),
+      env.DB.prepare(`UPDATE digest_subscriptions SET email_key = ?, kinds = 'alerts' WHERE id = ?`).bind(legacy.slack, slackId),
+      ...[[hookId, 'webhook', hook] as const, [slackId, 'slack', slack] as const].map(([id, type, url]) =>
+        env.DB.prepare(`INSERT INTO alert_channels (subscription_id, type, url, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`).bind(id, type, url, new Date(T0).toISOString(), new Date(T0).toISOString()),
+      ),
+    ]);
+    await seedSends({ brandId: 2, count: 3, at: T0 - 3 * HOUR, emailKey: () => 'victim+old@example.com' });
+    await seedSends({ brandId: 3, count: 2, at: T0 - 3 * HOUR, emailKey: () => legacy.hook });
+    const optout = env.DB.prepare('INSERT INTO digest_address_optouts (email_key, unsubscribed_at) VALUES (?, ?)');
+    await env.DB.batch(
+      (
+        [
+          ['gone+a@example.com', T0 - 5 * DAY],
+          ['gone+b@example.com', T0 - 2 * DAY],
+          ['+plain@example.com', T0 - DAY],
+          ['a+b+c@example.com', T0 - DAY],
+          [legacy.hook, T0 - DAY],
+          [legacy.slack, T0 - DAY],
+        ] as const
+      ).map(([key, ms]) => optout.bind(key, new Date(ms).toISOString())),
+    );
+
+    const migration = env.TEST_MIGRATIONS.find((m) => m.name === '0017_mailbox.sql')!;
+    await env.DB.batch(migration.queries.map((query) => env.DB.prepare(query)));
+
+    const { results: sends } = await env.DB.prepare('SELECT email_key, COUNT(*) AS n FROM digest_confirmation_sends GROUP BY email_key ORDER BY email_key').all();
+    expect(sends).toEqual([
+      { email_key: 'https://receiver.example.com', n: 2 },
+      { email_key: 'victim@example.com', n: 3 },
+    ]);
+    const { results: optouts } = await env.DB.prepare('SELECT email_key, unsubscribed_at FROM digest_address_optouts ORDER BY email_key').all();
+    const iso = (ms: number) => new Date(ms).toISOString();
+    expect(optouts).toEqual([
+      { email_key: '+plain@example.com', unsubscribed_at: iso(T0 - DAY) },
+      { email_key: 'a@example.com', unsubscribed_at: iso(T0 - DAY) },
+      // Two spellings of one mailbox: one row, the latest unsubscribe.
+      { email_key: 'gone@example.com', unsubscribed_at: iso(T0 - 2 * DAY) },
+      { email_key: 'https://receiver.example.com', unsubscribed_at: iso(T0 - DAY) },
+      // A Slack URL carries no query: its old hash is already its key.
+      { email_key: legacy.slack, unsubscribed_at: iso(T0 - DAY) },
+    ]);
+    // The keys the migration wrote are the ones the code computes.
+    for (const id of ids) {
+      const row = (await env.DB.prepare('SELECT s.email, c.type AS channel_type, c.url AS channel_url FROM digest_subscriptions s LEFT JOIN alert_channels c ON c.subscription_id = s.id WHERE s.id = ?').bind(id).first<{ email: string; channel_type: 'slack' | 'webhook' | null; channel_url: string | null }>())!;
+      expect([...sends, ...optouts].map((r) => r.email_key)).toContain(await recipientKeyOf(row));
+    }
+    // And they hold through the Worker: the mailbox has had its 3, and the opt-out of 2 days ago holds 28 more.
+    await expectLimited(await subscribe('Victim@example.com'), 21 * 3600);
+    await expectLimited(await subscribe('gone+new@example.com'), 28 * 24 * 3600);
+  });
+
   it('a confirmation that could not be sent is not counted (nor does it hold the 10-minute window)', async () => {
     const resend = new FakeResend().install();
     try {
@@ -249,6 +330,28 @@ describe('an address that unsubscribed: none for 30 days, unless from its own li
     at(T0 + 30 * DAY);
     expect((await subscribe(email)).status).toBe(200);
     expect(await confirmations(email)).toHaveLength(2);
+  });
+
+  it('the 30 days hold for the mailbox: after alice@ unsubscribed, alice+1@ gets nothing from any account until day 30, then mail to alice+1@ as typed', async () => {
+    await subscribeThenUnsubscribe('alice@example.com');
+    at(T0 + 10 * 60_000);
+    await expectLimited(await subscribe('alice+1@example.com'), 30 * 24 * 3600 - 10 * 60);
+    await expectLimited(await subscribe('Alice+Work@Example.com', { key: 'demo_growth_multi', brand_id: 2 }), 30 * 24 * 3600 - 10 * 60);
+    expect(await statusOf('alice+1@example.com', 1)).toBeNull();
+    at(T0 + 29 * DAY);
+    await expectLimited(await subscribe('alice+1@example.com'), 24 * 3600);
+    expect((await confirmations()).map((m) => m.to)).toEqual(['alice@example.com']);
+    // Day 30: the API may ask again, and the mail goes to the address as it was typed.
+    at(T0 + 30 * DAY);
+    expect((await subscribe('Alice+1@example.com')).status).toBe(201);
+    expect((await confirmations()).map((m) => m.to).sort()).toEqual(['Alice+1@example.com', 'alice@example.com']);
+  });
+
+  it('an unsubscribe from a +tag address holds the whole mailbox', async () => {
+    await subscribeThenUnsubscribe('bob+news@example.com');
+    at(T0 + HOUR);
+    await expectLimited(await subscribe('bob@example.com'), 30 * 24 * 3600 - 3600);
+    await expectLimited(await subscribe('BOB+other@example.com'), 30 * 24 * 3600 - 3600);
   });
 
   it('the address\'s own subscribe-again link sends a confirmation within the 30 days, and confirming restores the digest', async () => {

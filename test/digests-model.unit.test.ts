@@ -375,7 +375,7 @@ describe('rendering', () => {
     ]) {
       expect(url).toMatch(/^https:\/\/edge\.example\.com\/.*v1\.[A-Za-z0-9_-]{300,}/);
     }
-    expect(ConfirmSubscriptionEmail.PreviewProps.brandName.length).toBeGreaterThan(40);
+    expect(ConfirmSubscriptionEmail.PreviewProps.offer.brandName.length).toBeGreaterThan(40);
     expect(PausedNoticeEmail.PreviewProps.brandName.length).toBeGreaterThan(40);
     expect((await renderDigest(digest)).html).toContain('Brightdesk Customer Service Cloud for Enterprise Teams');
     expect((await renderConfirmation(ConfirmSubscriptionEmail.PreviewProps)).text).toContain(ConfirmSubscriptionEmail.PreviewProps.confirmUrl);

@@ -24,12 +24,10 @@ import { sha256Hex } from '../lib/hash';
 import { DAY_MS } from '../lib/time';
 import { chunks } from '../mail/send-batches';
 import { groupApiKey, groupKeyOf, type SubscriptionRow, UNREADABLE_KEY } from '../subscriptions';
-import { type AlertChange, type AlertEvent, type AlertSnapshot, alertSnapshotOf, changesBetween, localTime } from '../weekly-report';
+import { ALERT_HOUR, type AlertChange, type AlertEvent, type AlertSnapshot, alertSnapshotOf, changesBetween, localTime } from '../weekly-report';
 import type { AlertDeps, AlertJob } from './deps';
 import { releaseAt } from './quiet';
 
-/** Groups are evaluated from this local hour on, once a day. */
-export const EVALUATE_FROM_HOUR = 7;
 /** The same change, in the same direction, is not raised again within this many days. */
 export const REPEAT_AFTER_DAYS = 7;
 /** Delivery records are kept this long after they are done (the reason of a failure, for the owner's questions). */
@@ -227,7 +225,7 @@ export async function evaluateAlerts(deps: AlertDeps): Promise<EvaluationResult>
     // The group's day is that of its oldest subscription's timezone; the others' quiet hours hold their deliveries.
     const local = localTime(now, members[0]!.timezone);
     const stored = snapshots.get(groupKey);
-    if (local.hour < EVALUATE_FROM_HOUR || (stored && stored.local_day >= local.day)) continue;
+    if (local.hour < ALERT_HOUR || (stored && stored.local_day >= local.day)) continue;
     await evaluateGroup(deps, groupKey, members, local.day, stored ? (JSON.parse(stored.snapshot) as AlertSnapshot) : null, result);
   }
   result.enqueued = await enqueueDue(deps, now);

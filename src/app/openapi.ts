@@ -318,7 +318,7 @@ const ROUTES: Record<string, Described> = {
       '429': {
         ...READS_BRAND['429'],
         description:
-          `\`rate_limited\`, \`quota_exceeded\`: the API's limits, passed through; or \`rate_limited\` with no email sent, over a cap on confirmation mail: one address gets at most ${ADDRESS_PER_DAY} in 24 hours across all accounts, an account (the brands its key reads) sends at most ${ACCOUNT_PER_DAY} in 24 hours, and an address that unsubscribed gets none for ${OPTOUT_DAYS} days (only its own subscribe-again link can). \`Retry-After\`: when the oldest counted send leaves the 24 hours, or the ${OPTOUT_DAYS} days end.`,
+          `\`rate_limited\`, \`quota_exceeded\`: the API's limits, passed through; or \`rate_limited\` with no email sent, over a cap on confirmation mail: one mailbox gets at most ${ADDRESS_PER_DAY} in 24 hours across all accounts (an address counted case-folded and without a \`+tag\`; a Slack or webhook URL by its receiver: scheme, host and port), an account (the brands its key reads) sends at most ${ACCOUNT_PER_DAY} in 24 hours, and a mailbox that unsubscribed gets none for ${OPTOUT_DAYS} days (only its own subscribe-again link can). \`Retry-After\`: when the oldest counted send leaves the 24 hours, or the ${OPTOUT_DAYS} days end.`,
       },
     },
   },
@@ -421,7 +421,7 @@ const ROUTES: Record<string, Described> = {
     responses: {
       '200': pageAnswer('A new confirmation email went out (or one went out in the last 10 minutes).'),
       ...TOKEN_PAGES,
-      '429': { ...pageAnswer(`No email sent: the address has had ${ADDRESS_PER_DAY} confirmation emails in 24 hours, or the account ${ACCOUNT_PER_DAY} (the ${OPTOUT_DAYS} days after an unsubscribe do not hold this link back).`), headers: { ...requestId, 'Retry-After': ref('headers', 'Retry-After') } },
+      '429': { ...pageAnswer(`No email sent: the mailbox (or the endpoint's receiver) has had ${ADDRESS_PER_DAY} confirmations in 24 hours, or the account ${ACCOUNT_PER_DAY} (the ${OPTOUT_DAYS} days after an unsubscribe do not hold this link back).`), headers: { ...requestId, 'Retry-After': ref('headers', 'Retry-After') } },
     },
   },
   [`GET ${REPORTS_BASE}/weekly`]: {

@@ -39,7 +39,7 @@ export function renderDigest(props: DigestEmailProps): Promise<RenderedEmail> {
 }
 
 export function renderConfirmation(props: ConfirmSubscriptionEmailProps): Promise<RenderedEmail> {
-  return renderBoth(createElement(ConfirmSubscriptionEmail, props), confirmationSubject(props.brandName));
+  return renderBoth(createElement(ConfirmSubscriptionEmail, props), confirmationSubject(props.offer));
 }
 
 export function renderPausedNotice(props: PausedNoticeEmailProps): Promise<RenderedEmail> {

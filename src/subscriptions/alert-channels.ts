@@ -21,9 +21,10 @@ import { sha256Hex } from '../lib/hash';
 import { checkPublicUrl } from '../lib/public-address';
 import { seal, unseal } from '../lib/sealing';
 import { newWebhookSecret, postToEndpoint, type EndpointKind } from '../mail/endpoints';
+import { type SubscriptionOffer, type SubscriptionWords, subscriptionWords } from '../weekly-report/subscription-words';
 import type { SubscriptionDeps } from './deps';
 import { confirmUrl, unsubscribeUrl } from './links';
-import { hhmm, type SubscriptionRow } from './store';
+import { hhmm, kindsOf, type SubscriptionRow, wantsAlerts } from './store';
 
 export const CHANNEL_TYPES = ['email', 'slack', 'webhook'] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
@@ -54,8 +55,6 @@ export interface AlertChannel {
 }
 
 const minutesOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3));
-/** `22:00–07:00`, or `none`. */
-export const quietHoursLabel = (quiet: { start: number; end: number }) => (quiet.start === quiet.end ? 'none' : `${hhmm(quiet.start)}–${hhmm(quiet.end)}`);
 
 /**
  * The channel of a subscribe request, checked: a bad URL is a 400 naming
@@ -91,6 +90,24 @@ export function channelOfRow(row: SubscriptionRow): AlertChannel | null {
   if (!row.channel_type) return null;
   return { type: row.channel_type, url: row.channel_url ?? null, quiet: { start: row.quiet_start ?? DEFAULT_QUIET.start, end: row.quiet_end ?? DEFAULT_QUIET.end } };
 }
+
+/** What a stored subscription brings and where, for `subscriptionWords`: the digest's parts, its alerts' channel and quiet hours. */
+export function offerOf(row: SubscriptionRow): SubscriptionOffer {
+  const channel = wantsAlerts(row) ? (channelOfRow(row) ?? { type: 'email' as const, url: null, quiet: { ...DEFAULT_QUIET } }) : null;
+  const quiet = channel && channel.quiet.start !== channel.quiet.end ? { start: hhmm(channel.quiet.start), end: hhmm(channel.quiet.end) } : null;
+  return {
+    brandName: row.brand_name,
+    market: row.market_code,
+    timezone: row.timezone,
+    digest: kindsOf(row),
+    alerts: channel ? { channel: channel.type, quiet } : null,
+    // A webhook is named by its receiver's host (its path may hold a token); a Slack channel is not named at all.
+    to: channel?.type === 'webhook' && channel.url ? new URL(channel.url).host : row.email,
+  };
+}
+
+/** The words of a stored subscription (pages, mail, test deliveries). */
+export const wordsOf = (row: SubscriptionRow): SubscriptionWords => subscriptionWords(offerOf(row));
 
 /** The subscription's recipient key for a Slack or webhook channel: one subscription per URL, brand and market. */
 export const endpointKeyOf = async (channel: AlertChannel) => `${channel.type}:${await sha256Hex(channel.url ?? '')}`;
@@ -133,14 +150,19 @@ export interface TestDelivery {
   sent_at: string;
 }
 
+/** What the test delivery says: what was asked, by whom, and when the alerts come (a Slack or webhook channel takes only alerts). */
+const requested = (row: SubscriptionRow, where: string) => {
+  const words = wordsOf(row);
+  return `Change alerts for ${words.scope} were requested for ${where} by ${row.email}: they come ${words.when}. ${words.contents.join(' ')}`;
+};
+
 /** Slack's Block Kit for the test delivery: what it is, and the button that confirms. */
 function slackConfirmation(row: SubscriptionRow, confirm: string, unsubscribe: string) {
-  const scope = `${row.brand_name} (${row.market_code.toUpperCase()})`;
-  const text = `Confirm change alerts for ${scope} in this channel: ${confirm}`;
+  const text = `Confirm change alerts for ${wordsOf(row).scope} in this channel: ${confirm}`;
   return {
     text,
     blocks: [
-      { type: 'section', text: { type: 'mrkdwn', text: `*Change alerts for ${scope}* were requested for this channel by ${row.email}. Nothing is posted here until someone in this channel confirms.` } },
+      { type: 'section', text: { type: 'mrkdwn', text: `${requested(row, 'this channel')} Nothing is posted here until someone in this channel confirms.` } },
       { type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Confirm the alerts' }, url: confirm, style: 'primary' }] },
       { type: 'context', elements: [{ type: 'mrkdwn', text: `Did not ask for it? Ignore this message, or <${unsubscribe}|stop it now>.` }] },
     ],
@@ -165,7 +187,14 @@ export async function sendTestDelivery(deps: SubscriptionDeps, row: Subscription
       : {
           type: 'subscription.confirm',
           timestamp: at,
-          data: { subscription_id: row.id, brand: { id: row.brand_id, name: row.brand_name }, market: { id: row.market_id, code: row.market_code }, confirm_url: confirm, unsubscribe_url: unsubscribe },
+          data: {
+            subscription_id: row.id,
+            brand: { id: row.brand_id, name: row.brand_name },
+            market: { id: row.market_id, code: row.market_code },
+            text: `${requested(row, 'this receiver')} Nothing is posted until someone opens confirm_url and confirms.`,
+            confirm_url: confirm,
+            unsubscribe_url: unsubscribe,
+          },
         };
   const outcome = await postToEndpoint(
     { fetch: deps.fetch, now: deps.now, ...(deps.dev ? { outbox: deps.db } : {}) },

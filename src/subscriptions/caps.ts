@@ -3,14 +3,17 @@
  * (migrations/0012_confirmation_caps.sql), so every isolate sees the same
  * counts:
  *
- * - one address gets at most `ADDRESS_PER_DAY` confirmation emails in any
- *   24 hours (a rolling window), across all accounts;
+ * - one recipient gets at most `ADDRESS_PER_DAY` confirmation emails in any
+ *   24 hours (a rolling window), across all accounts. A recipient is a
+ *   mailbox, not a spelling of an address (`recipientKeyOf`): `Ana+1@x.com`
+ *   and `ana@x.com` are one; a Slack or webhook subscription's test delivery
+ *   counts against its URL's receiver;
  * - one account sends at most `ACCOUNT_PER_DAY` in any 24 hours. The edge
  *   knows no account ids: an account is the set of brands its key reads
  *   (`GET /brands`; a brand belongs to one account, and every key of the
  *   account reads them all), so a send counts against every account that
  *   reads its brand, and an account's count is the sends of all its brands;
- * - an address that unsubscribed itself (the unsubscribe link, one-click,
+ * - a recipient that unsubscribed itself (the unsubscribe link, one-click,
  *   mailto) gets none for `OPTOUT_DAYS` days through the API; its own
  *   subscribe-again link (`via: 'link'`) still can, within both caps.
  *
@@ -22,7 +25,10 @@
  * which rules, and until when.
  */
 import { ApiError } from '../contract/errors';
+import { sha256Hex } from '../lib/hash';
+import { canonicalMailbox, receiverOf } from '../lib/recipient';
 import { DAY_MS, retryAfterSeconds } from '../lib/time';
+import type { SubscriptionRow } from './store';
 
 export const ADDRESS_PER_DAY = 3;
 export const ACCOUNT_PER_DAY = 50;
@@ -34,9 +40,30 @@ const OPTOUT_MS = OPTOUT_DAYS * DAY_MS;
 /** Who asked for the email: a key through `POST /digests/subscriptions`, or the address through its own subscribe-again link. */
 export type ConfirmationVia = 'api' | 'link';
 
+/** Slack's incoming webhooks of every workspace share this host: there, each webhook is a receiver of its own. */
+const SLACK_WEBHOOK_HOST = 'hooks.slack.com';
+
+/**
+ * Whom a subscription's confirmation reaches, as the caps count it: the
+ * mailbox of its address (`canonicalMailbox`), or for a Slack or webhook
+ * channel the receiver of its URL (`receiverOf`: scheme, host and port). A
+ * Slack incoming webhook is counted by its URL without the query, hashed (its
+ * path is its credential), since counting Slack's one host would let a few
+ * subscriptions hold every workspace's back. Mail still goes to the address
+ * as typed, and posts to the URL as given.
+ */
+export async function recipientKeyOf(to: Pick<SubscriptionRow, 'email' | 'channel_type' | 'channel_url'>): Promise<string> {
+  if ((to.channel_type === 'slack' || to.channel_type === 'webhook') && to.channel_url) {
+    const url = new URL(to.channel_url);
+    // `slack:<sha-256 of the URL>` is also how these were counted before (migration 0017): Slack's URLs carry no query.
+    return url.hostname === SLACK_WEBHOOK_HOST ? `slack:${await sha256Hex(`${url.origin}${url.pathname}`)}` : receiverOf(url);
+  }
+  return canonicalMailbox(to.email);
+}
+
 export interface ConfirmationScope {
-  /** The address, lower case. */
-  emailKey: string;
+  /** Whom the confirmation reaches (`recipientKeyOf`). */
+  recipient: string;
   /** The brand ids of the account the send counts for (the subscribing key's `GET /brands`). */
   accountBrands: readonly number[];
   via: ConfirmationVia;
@@ -58,11 +85,11 @@ export async function confirmationVerdict(db: D1Database, scope: ConfirmationSco
   const nowMs = now.getTime();
   const since = iso(nowMs - CAP_WINDOW_MS);
   const [address, account, optout] = await db.batch<{ sent_at?: string; unsubscribed_at?: string }>([
-    db.prepare('SELECT sent_at FROM digest_confirmation_sends WHERE email_key = ? AND sent_at > ? ORDER BY sent_at').bind(scope.emailKey, since),
+    db.prepare('SELECT sent_at FROM digest_confirmation_sends WHERE email_key = ? AND sent_at > ? ORDER BY sent_at').bind(scope.recipient, since),
     db
       .prepare('SELECT sent_at FROM digest_confirmation_sends WHERE brand_id IN (SELECT value FROM json_each(?)) AND sent_at > ? ORDER BY sent_at')
       .bind(JSON.stringify(scope.accountBrands), since),
-    db.prepare('SELECT unsubscribed_at FROM digest_address_optouts WHERE email_key = ? AND unsubscribed_at > ?').bind(scope.emailKey, iso(nowMs - OPTOUT_MS)),
+    db.prepare('SELECT unsubscribed_at FROM digest_address_optouts WHERE email_key = ? AND unsubscribed_at > ?').bind(scope.recipient, iso(nowMs - OPTOUT_MS)),
   ]);
   const until: Partial<Record<CapRule, number>> = {};
   const addressFreed = freedAt(address!.results.map((r) => r.sent_at!), ADDRESS_PER_DAY);
@@ -102,13 +129,13 @@ export async function claimConfirmation(
     db
       .prepare(
         `INSERT INTO digest_confirmation_sends (id, email_key, brand_id, subscription_id, via, sent_at)
-         SELECT ?1, s.email_key, s.brand_id, s.id, ?2, ?3 FROM digest_subscriptions s
-          WHERE s.id = ?4 AND s.status = 'pending' AND s.email_key = ?5 AND (s.confirm_sent_at IS NULL OR s.confirm_sent_at <= ?6)
+         SELECT ?1, ?5, s.brand_id, s.id, ?2, ?3 FROM digest_subscriptions s
+          WHERE s.id = ?4 AND s.status = 'pending' AND (s.confirm_sent_at IS NULL OR s.confirm_sent_at <= ?6)
             AND (SELECT COUNT(*) FROM digest_confirmation_sends c WHERE c.email_key = ?5 AND c.sent_at > ?7) < ?8
             AND (SELECT COUNT(*) FROM digest_confirmation_sends c WHERE c.brand_id IN (SELECT value FROM json_each(?9)) AND c.sent_at > ?7) < ?10
             AND (?2 = 'link' OR NOT EXISTS (SELECT 1 FROM digest_address_optouts o WHERE o.email_key = ?5 AND o.unsubscribed_at > ?11))`,
       )
-      .bind(sendId, scope.via, at, subscriptionId, scope.emailKey, iso(nowMs - resendWindowMs), since, ADDRESS_PER_DAY, JSON.stringify(scope.accountBrands), ACCOUNT_PER_DAY, iso(nowMs - OPTOUT_MS)),
+      .bind(sendId, scope.via, at, subscriptionId, scope.recipient, iso(nowMs - resendWindowMs), since, ADDRESS_PER_DAY, JSON.stringify(scope.accountBrands), ACCOUNT_PER_DAY, iso(nowMs - OPTOUT_MS)),
     db.prepare('UPDATE digest_subscriptions SET confirm_sent_at = ? WHERE id = ? AND EXISTS (SELECT 1 FROM digest_confirmation_sends WHERE id = ?) RETURNING id').bind(at, subscriptionId, sendId),
   ]);
   return results[3]!.results.length > 0 ? { claimed: true, sendId } : { claimed: false };
@@ -122,14 +149,14 @@ export async function releaseConfirmation(db: D1Database, subscriptionId: string
   ]);
 }
 
-/** Records an unsubscribe the address made itself (a statement for the unsubscribe's own batch). */
-export const recordOptout = (db: D1Database, subscriptionId: string, at: string) =>
+/** Records an unsubscribe the recipient made itself (a statement for the unsubscribe's own batch). */
+export const recordOptout = async (db: D1Database, row: Pick<SubscriptionRow, 'email' | 'channel_type' | 'channel_url'>, at: string) =>
   db
     .prepare(
-      `INSERT INTO digest_address_optouts (email_key, unsubscribed_at) SELECT email_key, ? FROM digest_subscriptions WHERE id = ?
+      `INSERT INTO digest_address_optouts (email_key, unsubscribed_at) VALUES (?, ?)
        ON CONFLICT (email_key) DO UPDATE SET unsubscribed_at = MAX(unsubscribed_at, excluded.unsubscribed_at)`,
     )
-    .bind(at, subscriptionId);
+    .bind(await recipientKeyOf(row), at);
 
 /**
  * The 429 of a refused confirmation, in the API's error shape, with

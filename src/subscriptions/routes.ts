@@ -34,9 +34,9 @@ import { canonicalTimeZone } from '../weekly-report/week';
 import type { SubscriptionDeps } from './deps';
 import { confirmUrl, resubscribeUrl, unsubscribeHeaders, unsubscribeUrl } from './links';
 import { describeNextDigest, nextDigest } from './next-digest';
-import { ACCOUNT_PER_DAY, ADDRESS_PER_DAY, claimConfirmation, type ConfirmationVia, confirmationLimited, confirmationVerdict, releaseConfirmation } from './caps';
+import { ACCOUNT_PER_DAY, ADDRESS_PER_DAY, claimConfirmation, type ConfirmationVia, confirmationLimited, confirmationVerdict, recipientKeyOf, releaseConfirmation } from './caps';
 import { accountBrandsOf, kindsOf, newSubscriptionId, publicView, SUBSCRIPTION_SELECT, SubscriptionKind, subscriptionById, type SubscriptionRow, unsubscribeById, wantsAlerts } from './store';
-import { ChannelBody, channelOf, channelOfRow, endpointKeyOf, newSecretFor, QuietHoursBody, quietHoursLabel, sendTestDelivery, storeChannel, storedSecret, type TestDelivery } from './alert-channels';
+import { ChannelBody, channelOf, channelOfRow, endpointKeyOf, newSecretFor, offerOf, QuietHoursBody, sendTestDelivery, storeChannel, storedSecret, type TestDelivery, wordsOf } from './alert-channels';
 
 export const SUBSCRIPTIONS_BASE = '/digests';
 
@@ -122,7 +122,7 @@ async function sendConfirmation(deps: SubscriptionDeps, row: SubscriptionRow, vi
   const now = deps.now();
   const at = now.toISOString();
   const after = (sentAt: string) => new Date(Date.parse(sentAt) + CONFIRM_RESEND_WINDOW_MS).toISOString();
-  const scope = { emailKey: row.email_key, accountBrands: accountBrandsOf(row), via };
+  const scope = { recipient: await recipientKeyOf(row), accountBrands: accountBrandsOf(row), via };
   const claim = await claimConfirmation(deps.db, row.id, scope, now, CONFIRM_RESEND_WINDOW_MS);
   if (!claim.claimed) {
     const current = await subscriptionById(deps.db, row.id);
@@ -150,10 +150,7 @@ async function sendConfirmation(deps: SubscriptionDeps, row: SubscriptionRow, vi
   const url = await confirmUrl(deps, row.id, now);
   const unsubscribe = await unsubscribeUrl(deps, row.id, now);
   const mail = await renderConfirmation({
-    brandName: row.brand_name,
-    market: row.market_code,
-    kinds: kindsOf(row),
-    timezone: row.timezone,
+    offer: offerOf(row),
     confirmUrl: url,
     unsubscribeUrl: unsubscribe,
     validDays: CONFIRM_TTL / 86_400,
@@ -208,9 +205,10 @@ async function subscribe(request: Request, deps: SubscriptionDeps): Promise<Resp
   let row = await byAddress();
   // A confirmation is due unless the subscription is active or one went within its 10-minute window. Over a
   // cap the answer is 429 and nothing is written: an address that unsubscribed stays unsubscribed. A Slack or
-  // webhook subscription's test delivery counts like a confirmation email, its URL like an address.
+  // webhook subscription's test delivery counts like a confirmation email, its URL's receiver like an address's mailbox.
   if (!row || (row.status !== 'active' && !(row.status === 'pending' && withinResendWindow(row, now)))) {
-    const verdict = await confirmationVerdict(deps.db, { emailKey, accountBrands, via: 'api' }, now);
+    const recipient = await recipientKeyOf({ email: input.email, channel_type: channel?.type ?? null, channel_url: channel?.url ?? null });
+    const verdict = await confirmationVerdict(deps.db, { recipient, accountBrands, via: 'api' }, now);
     if (!verdict.ok) throw confirmationLimited(verdict, endpoint);
   }
 
@@ -282,13 +280,9 @@ async function remove(request: Request, deps: SubscriptionDeps, id: string): Pro
   return new Response(null, { status: 204 });
 }
 
-/** A page of the digest's links, in the look of every page. */
-const page = (status: number, title: string, paragraphs: string[], extraHtml = '') => basePage(status, title, paragraphs, extraHtml, { section: 'weekly digest' });
-/** The same for change alerts. */
-const alertsPage = (status: number, title: string, paragraphs: string[], extraHtml = '') => basePage(status, title, paragraphs, extraHtml, { section: 'change alerts' });
+/** A page of a subscription's links, in the look of every page; its section names what the subscription brings. */
+const page = (status: number, title: string, paragraphs: string[], extraHtml: string, section: string) => basePage(status, title, paragraphs, extraHtml, { section });
 
-/** `Brightdesk (US)`. */
-const scopeOf = (row: SubscriptionRow) => `${row.brand_name} (${row.market_code.toUpperCase()})`;
 /** `23 Nov 2026, 16:05 UTC`. */
 const utcStamp = (iso: string) => {
   const [year, month, day] = iso.slice(0, 10).split('-');
@@ -331,20 +325,19 @@ async function confirm(request: Request, url: URL, deps: SubscriptionDeps): Prom
   const opened = await openLink(deps, url, 'confirm', 'confirmation');
   if (opened instanceof Response) return opened;
   const { token, row } = opened;
-  if (!row) return page(404, 'Subscription not found', ['This subscription no longer exists. Subscribe again to get the weekly digest.']);
-  if (row.status === 'unsubscribed') return page(409, 'This subscription was cancelled', ['It was unsubscribed after this link was sent. Subscribe again to get the weekly digest.']);
-  if (row.status === 'paused') return page(409, 'This subscription is paused', ['Its API key can no longer read the brand. Subscribe again with a current key.']);
-  const alertsOnly = isAlertsOnly(row);
-  // What is confirmed: the weekly digest to the address, or change alerts to their channel.
-  const what = alertsOnly ? `change alerts for ${scopeOf(row)} ${alertsDestination(row)}` : `the weekly AI-visibility digest for ${scopeOf(row)} at ${row.email}`;
-  const schedule = alertsOnly ? alertsSchedule(row) : `every Monday at 08:00 (${row.timezone})`;
-  const show = alertsOnly ? alertsPage : page;
+  if (!row) return page(404, 'Subscription not found', ['This subscription no longer exists. Ask whoever manages the brand to subscribe you again.'], '', 'subscriptions');
+  // What is confirmed: the weekly digest, change alerts, or both, and where they go.
+  const words = wordsOf(row);
+  if (row.status === 'unsubscribed') return page(409, 'This subscription was cancelled', [`It was unsubscribed after this link was sent. Subscribe again to get the ${words.name}.`], '', words.name);
+  if (row.status === 'paused') return page(409, 'This subscription is paused', ['Its API key can no longer read the brand. Subscribe again with a current key.'], '', words.name);
+  const digest = kindsOf(row).length > 0;
   if (request.method !== 'POST' && row.status === 'pending') {
-    return show(
+    return page(
       200,
-      alertsOnly ? 'Confirm your change alerts' : 'Confirm your weekly digest',
-      [`Get ${what}, ${schedule}.`, 'Nothing is sent until you confirm. Did not ask for it? Close this page: nothing more will come.'],
-      button(`${SUBSCRIPTIONS_BASE}/confirm?token=${encodeURIComponent(token)}`, alertsOnly ? 'Confirm the alerts' : 'Confirm the subscription'),
+      `Confirm your ${words.name}`,
+      [`Get ${words.what}, ${words.when}.`, ...words.contents, 'Nothing is sent until you confirm. Did not ask for it? Close this page: nothing more will come.'],
+      button(`${SUBSCRIPTIONS_BASE}/confirm?token=${encodeURIComponent(token)}`, words.confirmLabel),
+      words.name,
     );
   }
   const now = deps.now().toISOString();
@@ -354,62 +347,54 @@ async function confirm(request: Request, url: URL, deps: SubscriptionDeps): Prom
       .prepare(`UPDATE digest_subscriptions SET status = 'active', confirmed_at = ?, updated_at = ? WHERE id = ? AND status = 'pending' RETURNING id`)
       .bind(now, now, row.id)
       .first<{ id: string }>();
-    if (!changed) return show(409, 'This subscription changed', ['Open the link again to see where it stands.']);
+    if (!changed) return page(409, 'This subscription changed', ['Open the link again to see where it stands.'], '', words.name);
     first = true;
   }
-  if (alertsOnly) {
-    return alertsPage(200, first ? 'Alerts confirmed' : 'You are subscribed', [`You will get ${what}, ${schedule}.`, 'The first evaluation only keeps the figures; alerts start from the day after.'], '');
-  }
-  const next = nextDigest(deps.now(), row.timezone, await recentSendWeeks(deps, row.id));
-  return page(200, first ? 'Subscription confirmed' : 'You are subscribed', [
-    `You will get ${what}, ${schedule}.`,
-    ...(next ? [`Your ${first ? 'first' : 'next'} digest arrives ${describeNextDigest(next, row.timezone)}.`] : []),
-    'A week in which nothing was measured sends no digest. Every digest has a one-click unsubscribe link.',
-  ]);
+  const next = digest ? nextDigest(deps.now(), row.timezone, await recentSendWeeks(deps, row.id)) : null;
+  return page(
+    200,
+    !first ? 'You are subscribed' : digest ? 'Subscription confirmed' : 'Alerts confirmed',
+    [
+      `You will get ${words.what}, ${words.when}.`,
+      ...(next ? [`Your ${first ? 'first' : 'next'} digest arrives ${describeNextDigest(next, row.timezone)}.`] : []),
+      ...(wantsAlerts(row) ? ['The first evaluation only keeps the figures; alerts start from the day after.'] : []),
+      ...(digest ? ['A week in which nothing was measured sends no digest. Every digest has a one-click unsubscribe link.'] : []),
+    ],
+    '',
+    words.name,
+  );
 }
-
-/** Change alerts and no digest. */
-const isAlertsOnly = (row: SubscriptionRow) => wantsAlerts(row) && kindsOf(row).length === 0;
-
-/** `in Slack`, `to your webhook receiver at https://…`, `at ana@example.com`. */
-function alertsDestination(row: SubscriptionRow): string {
-  if (row.channel_type === 'slack') return 'in the Slack channel of its incoming webhook';
-  if (row.channel_type === 'webhook') return `to the webhook receiver at ${new URL(row.channel_url ?? 'https://invalid').host}`;
-  return `at ${row.email}`;
-}
-
-/** When alerts come: the day something moves, outside quiet hours. */
-const alertsSchedule = (row: SubscriptionRow) =>
-  `the day something moves beyond the noise (checked daily after 07:00, ${row.timezone}; quiet hours ${quietHoursLabel({ start: row.quiet_start ?? 0, end: row.quiet_end ?? 0 })})`;
 
 async function unsubscribe(request: Request, url: URL, deps: SubscriptionDeps): Promise<Response> {
   const opened = await openLink(deps, url, 'unsubscribe', 'unsubscribe');
   if (opened instanceof Response) return opened;
   const { token, row } = opened;
-  if (!row) return page(200, 'You are unsubscribed', ['This subscription no longer exists; nothing more will be sent for it.']);
+  if (!row) return page(200, 'You are unsubscribed', ['This subscription no longer exists; nothing more will be sent for it.'], '', 'subscriptions');
   const askAgain = `To get it again, ask whoever manages ${row.brand_name} in ${PRODUCT_NAME} to subscribe you.`;
+  const words = wordsOf(row);
   if (request.method === 'POST') {
     // RFC 8058: a POST to the List-Unsubscribe URL unsubscribes with no further step (the body is
     // `List-Unsubscribe=One-Click`; our own button posts the same). Idempotent.
     await unsubscribeById(deps.db, row.id, deps.now(), 'address');
-    const stopped = isAlertsOnly(row) ? `No more change alerts for ${scopeOf(row)} ${alertsDestination(row)}.` : `No more weekly digests for ${scopeOf(row)} will be sent to ${row.email}.`;
     // The key is gone from the database now; the "subscribe again" link carries it, still sealed (links.ts).
-    if (row.status === 'unsubscribed' || !row.key_sealed) return page(200, 'You are unsubscribed', [stopped, askAgain]);
+    if (row.status === 'unsubscribed' || !row.key_sealed) return page(200, 'You are unsubscribed', [words.stopped, askAgain], '', words.name);
     const again = await resubscribeUrl(deps, { id: row.id, key_sealed: row.key_sealed });
     return page(
       200,
       'You are unsubscribed',
-      [stopped, `Changed your mind? Subscribe again below until ${utcStamp(again.expiresAt)}. We will send a confirmation email first; nothing else is sent until you confirm.`],
+      [words.stopped, `Changed your mind? Subscribe again below until ${utcStamp(again.expiresAt)}. We will send a confirmation link ${words.to} first; nothing else is sent until you confirm.`],
       `${button(again.path, 'Subscribe again')}<p class="small">This page is the only place with this button: keep it open or bookmark it if you may want it later.</p>`,
+      words.name,
     );
   }
-  if (row.status === 'unsubscribed') return page(200, 'You are already unsubscribed', [isAlertsOnly(row) ? `No change alerts for ${scopeOf(row)} go ${alertsDestination(row)}.` : `No weekly digests for ${scopeOf(row)} are sent to ${row.email}.`, askAgain]);
+  if (row.status === 'unsubscribed') return page(200, 'You are already unsubscribed', [words.none, askAgain], '', words.name);
   // GET only shows the button: link scanners that prefetch URLs must not unsubscribe anyone.
   return page(
     200,
-    isAlertsOnly(row) ? 'Stop the change alerts?' : 'Unsubscribe from the weekly digest?',
-    [isAlertsOnly(row) ? `Stop change alerts for ${scopeOf(row)} ${alertsDestination(row)}.` : `Stop the weekly AI-visibility digest for ${scopeOf(row)} to ${row.email}.`, 'You can subscribe again from the next page if you change your mind.'],
+    `Stop the ${words.name}?`,
+    [`Stop ${words.what}.`, 'You can subscribe again from the next page if you change your mind.'],
     button(`${SUBSCRIPTIONS_BASE}/unsubscribe?token=${encodeURIComponent(token)}`, 'Unsubscribe', { 'List-Unsubscribe': 'One-Click' }),
+    words.name,
   );
 }
 
@@ -423,19 +408,21 @@ async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
   const opened = await openLink(deps, url, 'resubscribe', 'subscribe-again');
   if (opened instanceof Response) return opened;
   const { token, claims, row } = opened;
-  if (!row) return page(404, 'Subscription not found', ['This subscription no longer exists. Ask whoever manages the brand to subscribe you again.']);
+  if (!row) return page(404, 'Subscription not found', ['This subscription no longer exists. Ask whoever manages the brand to subscribe you again.'], '', 'subscriptions');
   const action = `${SUBSCRIPTIONS_BASE}/resubscribe?token=${encodeURIComponent(token)}`;
-  if (row.status === 'active') return page(200, 'You are subscribed', [`The weekly digest for ${scopeOf(row)} goes to ${row.email}; nothing to do.`]);
-  if (row.status === 'paused') return page(409, 'This subscription is paused', ['Its API key can no longer read the brand. Ask whoever manages it to subscribe you again with a current key.']);
+  const words = wordsOf(row);
+  if (row.status === 'active') return page(200, 'You are subscribed', [`You already get ${words.what}; nothing to do.`], '', words.name);
+  if (row.status === 'paused') return page(409, 'This subscription is paused', ['Its API key can no longer read the brand. Ask whoever manages it to subscribe you again with a current key.'], '', words.name);
   if (request.method !== 'POST') {
     const pending = row.status === 'pending';
     return page(
       200,
-      pending ? 'Waiting for your confirmation' : 'Subscribe again to the weekly digest?',
+      pending ? 'Waiting for your confirmation' : `Subscribe again to the ${words.name}?`,
       pending
-        ? [`A confirmation email went to ${row.email}; the digest for ${scopeOf(row)} starts when you confirm from the link in it.`, 'Did not get it? Send it again.']
-        : [`Get the weekly AI-visibility digest for ${scopeOf(row)} at ${row.email} again, every Monday at 08:00 (${row.timezone}).`, 'We will send a confirmation email first; nothing else is sent until you confirm.'],
+        ? [`A confirmation link went ${words.to}; nothing is sent for ${words.scope} until you confirm from it.`, 'Did not get it? Send it again.']
+        : [`Get ${words.what} again, ${words.when}.`, `We will send a confirmation link ${words.to} first; nothing else is sent until you confirm.`],
       button(action, pending ? 'Send the confirmation again' : 'Subscribe again'),
+      words.name,
     );
   }
   if (row.status === 'unsubscribed') {
@@ -443,7 +430,7 @@ async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
     const sealed = String(claims.k ?? '');
     const key = sealed ? await unseal(deps.encryptionKey, sealed, row.id) : null;
     if (!key || (await sha256Hex(key)) !== row.key_hash) {
-      return page(409, 'This link is out of date', ['The subscription changed after this link was made. Use the link of your latest unsubscribe, or ask whoever manages the brand to subscribe you again.']);
+      return page(409, 'This link is out of date', ['The subscription changed after this link was made. Use the link of your latest unsubscribe, or ask whoever manages the brand to subscribe you again.'], '', words.name);
     }
     const at = deps.now().toISOString();
     await deps.db
@@ -452,11 +439,10 @@ async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
       .run();
   }
   const pending = await subscriptionById(deps.db, row.id);
-  if (!pending || pending.status !== 'pending') return page(409, 'This subscription changed', ['Open the link again to see where it stands.']);
+  if (!pending || pending.status !== 'pending') return page(409, 'This subscription changed', ['Open the link again to see where it stands.'], '', words.name);
   // A Slack or webhook subscription is confirmed again where it posts, by a test delivery.
   const endpoint = pending.channel_type === 'slack' || pending.channel_type === 'webhook';
-  const to = endpoint ? alertsDestination(pending) : `to ${row.email}`;
-  const what = endpoint ? 'the change alerts' : 'the weekly digest';
+  const { to, name } = words;
   const post = endpoint ? async (when: Date) => sendTestDelivery(deps, pending, channelOfRow(pending)!, await storedSecret(deps, pending.id), when) : undefined;
   let confirmation: ConfirmationStatus;
   try {
@@ -466,25 +452,26 @@ async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
     if (!(error instanceof ApiError)) throw error;
     if (error.code === 'rate_limited') {
       const from = new Date(deps.now().getTime() + (error.options.retryAfter ?? 0) * 1000).toISOString();
+      const [what, where] = endpoint ? ['test deliveries', 'receiver'] : ['confirmation emails', 'mailbox'];
       return basePage(
         429,
-        'No confirmation email for now',
+        endpoint ? 'No test delivery for now' : 'No confirmation email for now',
         [
-          `Your subscription for ${scopeOf(row)} is waiting for confirmation, but no more confirmation emails can go to ${row.email} for now: at most ${ADDRESS_PER_DAY} a day reach one address, and an account sends at most ${ACCOUNT_PER_DAY} a day.`,
+          `Your subscription for ${words.scope} is waiting for confirmation, but no more ${what} can go ${to} for now: at most ${ADDRESS_PER_DAY} a day reach one ${where}, and an account sends at most ${ACCOUNT_PER_DAY} a day.`,
           `Send it from ${utcStamp(from)}, with the button below.`,
         ],
         button(action, 'Send the confirmation again'),
-        { section: 'weekly digest', headers: { 'retry-after': String(error.options.retryAfter ?? 1) } },
+        { section: name, headers: { 'retry-after': String(error.options.retryAfter ?? 1) } },
       );
     }
-    return page(502, 'The confirmation could not be sent', [`Your subscription for ${scopeOf(row)} is waiting for confirmation, but the confirmation did not go out ${to}.`, 'Try again in a few minutes.'], button(action, 'Try again'));
+    return page(502, 'The confirmation could not be sent', [`Your subscription for ${words.scope} is waiting for confirmation, but the confirmation did not go out ${to}.`, 'Try again in a few minutes.'], button(action, 'Try again'), name);
   }
   return page(200, endpoint ? 'Check the channel' : 'Check your inbox', [
     confirmation.sent
-      ? `We sent a confirmation link ${to}. Open it and confirm to restart ${what} for ${scopeOf(row)}; nothing is sent before.`
-      : `A confirmation link went ${to} at ${utcStamp(confirmation.sent_at)}; open it and confirm to restart ${what} for ${scopeOf(row)}. Another can be sent from ${utcStamp(confirmation.resend_after)}.`,
+      ? `We sent a confirmation link ${to}. Open it and confirm to restart the ${name} for ${words.scope}; nothing is sent before.`
+      : `A confirmation link went ${to} at ${utcStamp(confirmation.sent_at)}; open it and confirm to restart the ${name} for ${words.scope}. Another can be sent from ${utcStamp(confirmation.resend_after)}.`,
     `The link works for ${CONFIRM_TTL / 86_400} days.`,
-  ]);
+  ], '', name);
 }
 
 export const subscriptionRoutes: Route<SubscriptionDeps>[] = [

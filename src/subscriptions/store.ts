@@ -109,11 +109,13 @@ export function accountBrandsOf(row: Pick<SubscriptionRow, 'brand_id' | 'account
  */
 export async function unsubscribeById(db: D1Database, id: string, now: Date, by: 'address' | 'account'): Promise<void> {
   const at = now.toISOString();
+  // The wish holds for the address's mailbox (or the endpoint's receiver), whatever spelling was subscribed: read the row for it.
+  const own = by === 'address' ? await subscriptionById(db, id) : null;
   await db.batch([
     // The sealed key goes too: an unsubscribed address keeps no credential.
     db.prepare(`UPDATE digest_subscriptions SET status = 'unsubscribed', key_sealed = NULL, unsubscribed_at = ?, updated_at = ? WHERE id = ? AND status != 'unsubscribed'`).bind(at, at, id),
     db.prepare(`UPDATE digest_sends SET status = 'skipped', reason = 'unsubscribed', updated_at = ? WHERE subscription_id = ? AND status = 'planned'`).bind(at, id),
-    ...(by === 'address' ? [recordOptout(db, id, at)] : []),
+    ...(own ? [await recordOptout(db, own, at)] : []),
   ]);
 }
 

@@ -1,6 +1,7 @@
 /**
  * Weeks: ISO weeks, the week of a moment in UTC or in a subscriber's IANA
- * timezone, and when a weekly digest is due (Monday 08:00 local). The hourly
+ * timezone, when a weekly digest is due (Monday 08:00 local) and from when
+ * change alerts are evaluated each day (07:00 local). The hourly
  * cron plans every subscription whose local time is in the due window and
  * that has no send record for that ISO week yet.
  */
@@ -10,6 +11,8 @@ import { DAY_MS } from '../lib/time';
 /** The due moment, local time. */
 export const DUE_WEEKDAY = 1; // ISO: Monday = 1
 export const DUE_HOUR = 8;
+/** Change alerts are evaluated once a day from this local hour on (src/alerts/evaluate.ts). */
+export const ALERT_HOUR = 7;
 /**
  * How long after 08:00 a missed hour is caught up: a cron run skipped by the
  * platform (or a deploy) at 08:00 is planned at 09:00, up to Tuesday 07:59.
