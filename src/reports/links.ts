@@ -5,7 +5,9 @@
  * an API key, so `r` names the stored record whose sealed key reads the data:
  *
  * - `sub:<subscription id>`: the digest's link; reads with that subscription's
- *   key while it is active or paused (an unsubscribed one keeps no key);
+ *   key while it is active or paused, in the cycle the token names (`g`):
+ *   not once it is unsubscribed, removed by the account or subscribed again
+ *   (src/subscriptions/store.ts);
  * - `link:<link id>`: minted by `POST /reports/links`; the row holds the
  *   minting key sealed with AES-GCM (migrations/0004_reports.sql), purpose
  *   `report` in the store of keyed links (src/links/link-store.ts): at most
@@ -16,7 +18,7 @@
  * brand and market, so a link cannot be pointed at another brand.
  */
 import { unseal } from '../lib/sealing';
-import { kindsOf, subscriptionById } from '../subscriptions';
+import { generationOf, kindsOf, linkedSubscription, SUBSCRIPTION_END } from '../subscriptions';
 import { type ReportLinkClaims, signReportToken, verifyReportToken, type TokenFailure } from '../lib/signing';
 import type { ReportDeps } from './deps';
 import type { DigestKind } from '../weekly-report';
@@ -99,8 +101,8 @@ export interface OpenedLink {
 
 export type LinkProblem =
   | { kind: 'token'; reason: TokenFailure }
-  /** The record the token names is gone or no longer holds a key (unsubscribed, revoked, deleted). */
-  | { kind: 'gone' }
+  /** The record the token names is gone or no longer reads for it (revoked; unsubscribed, removed, subscribed again): `why`, a sentence. */
+  | { kind: 'gone'; why: string }
   /** The record exists but no longer matches the token, or its key does not decrypt. */
   | { kind: 'invalid' };
 
@@ -117,8 +119,10 @@ export async function openReportLink(deps: Pick<ReportDeps, 'db' | 'encryptionKe
   if (!ref) return { ok: false, problem: { kind: 'invalid' } };
   const [, type, id] = ref as unknown as [string, 'sub' | 'link', string];
   if (type === 'sub') {
-    const row = await subscriptionById(deps.db, id);
-    if (!row || row.status === 'unsubscribed' || !row.key_sealed) return { ok: false, problem: { kind: 'gone' } };
+    const generation = generationOf(claims);
+    const found = await linkedSubscription(deps.db, id, generation);
+    if (!found.ok) return { ok: false, problem: { kind: 'gone', why: SUBSCRIPTION_END[found.end] } };
+    const { row } = found;
     if (row.brand_id !== claims.b || row.market_code.toLowerCase() !== claims.m) return { ok: false, problem: { kind: 'invalid' } };
     const apiKey = await unseal(deps.encryptionKey, row.key_sealed, row.id);
     if (!apiKey) return { ok: false, problem: { kind: 'invalid' } };
@@ -128,7 +132,7 @@ export async function openReportLink(deps: Pick<ReportDeps, 'db' | 'encryptionKe
   }
   // A revoked link's row is deleted: its token names nothing any more (410).
   const row = await keyLinkById(deps.db, id);
-  if (!row) return { ok: false, problem: { kind: 'gone' } };
+  if (!row) return { ok: false, problem: { kind: 'gone', why: 'The link was revoked.' } };
   if (row.purpose !== 'report' || row.brand_id !== claims.b || row.market_code !== claims.m || row.kind !== claims.k) return { ok: false, problem: { kind: 'invalid' } };
   const apiKey = await unseal(deps.encryptionKey, row.key_sealed, row.id);
   if (!apiKey) return { ok: false, problem: { kind: 'invalid' } };

@@ -194,8 +194,7 @@ async function revokeLink(request: Request, url: URL, id: string, deps: ReportDe
 }
 
 function linkProblemPage(problem: LinkProblem): Response {
-  if (problem.kind === 'gone')
-    return messagePage(410, 'This report link no longer works', ['The link was revoked, or the subscription it belonged to was cancelled.', 'Ask for a new link, or open the report with your API key.']);
+  if (problem.kind === 'gone') return messagePage(410, 'This report link no longer works', [problem.why, 'Ask for a new link, or open the report with your API key.']);
   if (problem.kind === 'invalid') return messagePage(403, 'This report link is not valid', ['It does not match the report it names. Open the link exactly as you received it, or ask for a new one.']);
   const status = TOKEN_FAILURE_STATUS[problem.reason];
   switch (problem.reason) {

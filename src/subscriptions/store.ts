@@ -35,6 +35,10 @@ export interface SubscriptionRow {
   unsubscribed_at: string | null;
   /** JSON array of the brand ids the subscribing key's account reads (migration 0012; NULL before it). */
   account_brands: string | null;
+  /** The cycle (migration 0016): every signed link of the subscription names one, and acts on it only. */
+  generation: number;
+  /** The account's delete (migration 0016): final; the row is kept, out of its address's slot. */
+  removed_at: string | null;
   /** Alerts only, from `alert_channels` (migration 0015; `subscriptionById` joins it): where they go and the quiet hours. */
   channel_type?: 'email' | 'slack' | 'webhook' | null;
   channel_url?: string | null;
@@ -102,19 +106,78 @@ export function accountBrandsOf(row: Pick<SubscriptionRow, 'brand_id' | 'account
 }
 
 /**
- * Unsubscribes one subscription (idempotent): status, the sealed key, and its
- * planned sends. `by: 'address'` (its unsubscribe link, one-click, mailto)
- * also records the address's wish: no confirmation email through the API for
- * 30 days (caps.ts). An account removing its own subscription records nothing.
+ * A subscription's cycles (DESIGN section 12). Its signed links (confirm,
+ * unsubscribe, subscribe again, view in browser) carry the cycle they were
+ * minted for (`g`), and act on that cycle only. A new cycle starts when the
+ * address unsubscribes, when the account subscribes a paused or unsubscribed
+ * address again, and with the account's delete; subscribing again from the
+ * unsubscribe page's own link continues the cycle its unsubscribe started, so
+ * that page's button can send the confirmation again.
+ *
+ * A link minted before cycles were counted (migration 0016) has no `g`: it
+ * names the cycle its row had then, 0.
  */
-export async function unsubscribeById(db: D1Database, id: string, now: Date, by: 'address' | 'account'): Promise<void> {
+export const LEGACY_GENERATION = 0;
+
+/** The cycle a link's claims name. */
+export const generationOf = (claims: { exp: number; g?: unknown }): number => (typeof claims.g === 'number' ? claims.g : LEGACY_GENERATION);
+
+/** Why a subscription's link no longer acts or reads. */
+export type SubscriptionEnd = 'missing' | 'removed' | 'unsubscribed' | 'renewed';
+
+/** The same, in words: a sentence about the link (or the page it came from), for pages and plain text alike. */
+export const SUBSCRIPTION_END: Record<SubscriptionEnd, string> = {
+  missing: 'Its subscription no longer exists.',
+  removed: 'The account that made its subscription removed it, for good.',
+  unsubscribed: 'Its subscription was unsubscribed.',
+  renewed: 'It is from an earlier round of its subscription, which was subscribed again since: the latest email carries the current links.',
+};
+
+/** Whether a link of cycle `generation` still names `row`'s cycle, or why not. An unsubscribed row says so, whichever cycle asked. */
+export function linkEnd(row: Pick<SubscriptionRow, 'status' | 'generation' | 'removed_at'>, generation: number): SubscriptionEnd | null {
+  if (row.removed_at) return 'removed';
+  if (row.generation === generation) return null;
+  return row.status === 'unsubscribed' ? 'unsubscribed' : 'renewed';
+}
+
+/**
+ * The subscription a link of cycle `generation` reads through (a digest's
+ * view in browser, and the CSV links of that page): that cycle, not
+ * unsubscribed, its key kept; or why not.
+ */
+export async function linkedSubscription(db: D1Database, id: string, generation: number): Promise<{ ok: true; row: SubscriptionRow & { key_sealed: string } } | { ok: false; end: SubscriptionEnd }> {
+  const row = await subscriptionById(db, id);
+  if (!row) return { ok: false, end: 'missing' };
+  const end = linkEnd(row, generation) ?? (row.status === 'unsubscribed' || !row.key_sealed ? 'unsubscribed' : null);
+  return end ? { ok: false, end } : { ok: true, row: row as SubscriptionRow & { key_sealed: string } };
+}
+
+/**
+ * Unsubscribes one subscription: status, the sealed key, its planned sends,
+ * and a new cycle, so no link of the old one acts again. Only cycle
+ * `generation` is ended: false when the row had moved on, or was ended already.
+ *
+ * - `address` (its unsubscribe link, one-click, mailto) also records the
+ *   address's wish: no confirmation email through the API for 30 days (caps.ts).
+ * - `account` (`DELETE /digests/subscriptions/{id}`) is final: the row leaves
+ *   its address's slot (`removed_at`), so no link of it works again, and only
+ *   the account subscribes the address again, as a new subscription.
+ */
+export async function unsubscribeById(db: D1Database, id: string, generation: number, now: Date, by: 'address' | 'account'): Promise<boolean> {
   const at = now.toISOString();
-  await db.batch([
+  const [ended] = await db.batch<{ id: string }>([
     // The sealed key goes too: an unsubscribed address keeps no credential.
-    db.prepare(`UPDATE digest_subscriptions SET status = 'unsubscribed', key_sealed = NULL, unsubscribed_at = ?, updated_at = ? WHERE id = ? AND status != 'unsubscribed'`).bind(at, at, id),
-    db.prepare(`UPDATE digest_sends SET status = 'skipped', reason = 'unsubscribed', updated_at = ? WHERE subscription_id = ? AND status = 'planned'`).bind(at, id),
+    db
+      .prepare(
+        `UPDATE digest_subscriptions SET status = 'unsubscribed', key_sealed = NULL, unsubscribed_at = ?1, updated_at = ?1, generation = generation + 1,
+                removed_at = CASE WHEN ?2 = 'account' THEN ?1 END
+          WHERE id = ?3 AND generation = ?4 AND status != 'unsubscribed' RETURNING id`,
+      )
+      .bind(at, by, id, generation),
+    db.prepare(`UPDATE digest_sends SET status = 'skipped', reason = ?, updated_at = ? WHERE subscription_id = ? AND status = 'planned'`).bind(by === 'account' ? 'removed by the account' : 'unsubscribed', at, id),
     ...(by === 'address' ? [recordOptout(db, id, at)] : []),
   ]);
+  return (ended?.results.length ?? 0) > 0;
 }
 
 /** The confirmed digest subscribers of a brand and market (those of alerts only get no digest). */
