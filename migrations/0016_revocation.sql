@@ -11,6 +11,10 @@
 --    address, brand and market holds for rows not removed: a partial unique index instead of the
 --    table's UNIQUE, which SQLite cannot drop in place (the table is rebuilt; its children's
 --    foreign keys are checked when the migration commits).
+-- 3. A link minted from a page or a mail (a report page's CSV links) records its parent, and ends
+--    with it: `parent` is `link:<report link id>` or `sub:<subscription id>` with the cycle in
+--    `parent_generation`. Links from before have none: they live on as their key's own, at most
+--    30 days.
 
 PRAGMA defer_foreign_keys = true;
 
@@ -59,3 +63,7 @@ CREATE UNIQUE INDEX digest_subscriptions_address ON digest_subscriptions (email_
 CREATE INDEX digest_subscriptions_due ON digest_subscriptions (status, timezone);
 CREATE INDEX digest_subscriptions_brand ON digest_subscriptions (brand_id);
 CREATE INDEX digest_subscriptions_notices ON digest_subscriptions (notice_status, paused_at);
+
+ALTER TABLE report_links ADD COLUMN parent TEXT;
+ALTER TABLE report_links ADD COLUMN parent_generation INTEGER;
+CREATE INDEX report_links_parent ON report_links (parent);

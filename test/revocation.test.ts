@@ -4,18 +4,23 @@
  *
  * 1. A subscriber the account removed does not come back: no link minted
  *    before the delete (confirm, subscribe again, unsubscribe, view in
- *    browser, the mailto) acts or reads; only the account subscribes the
- *    address again, as a new subscription. Every link acts on the cycle it
- *    was minted for only.
+ *    browser, its CSV links, the mailto) acts or reads; only the account
+ *    subscribes the address again, as a new subscription. Every link acts on
+ *    the cycle it was minted for only.
+ * 2. The CSV links of a page end with the page's record: the report link
+ *    revoked, the subscription unsubscribed or removed, the key revoked.
  *
  * Mail goes to the dev outbox; every link a test follows is read from a mail
  * or a page, never built by hand. Time moves on a fake clock (the services'
  * `now`), never waited for.
  */
-import { createExecutionContext, env, SELF } from 'cloudflare:test';
+import { createExecutionContext, env, evictDurableObject, SELF } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sha256Hex } from '../src/lib/hash';
+import { CSV_TABLES } from '../src/reports/page';
 import { clearDigests, seedSubscriptions } from './digests-helpers';
-import { clearReports, visibleText } from './reports-helpers';
+import { accountKey, gateOf, readCsv } from './exports-helpers';
+import { clearReports, mintLink, visibleText } from './reports-helpers';
 import { useServicesForTests } from './seams';
 import worker from './worker';
 
@@ -69,6 +74,14 @@ const linkTo = (mail: Mail, path: string) => linksOf(mail).find((url) => new URL
 const viewLinkOf = (mail: Mail) => linksOf(mail).find((url) => new URL(url).pathname.startsWith('/r/'))!;
 /** The "Subscribe again" button's address on the unsubscribed page. */
 const resubscribeAction = (html: string) => /<form method="post" action="(\/digests\/resubscribe\?token=[^"]+)">/.exec(html)?.[1]?.replaceAll('&amp;', '&');
+/** The CSV links a page offers (`/x/…` in a link or a "Copy CSV link" button), each once. */
+const csvLinksOf = (html: string) => [...new Set([...html.matchAll(/(?:href|data-url)="([^"]*\/x\/[^"]+)"/g)].map((m) => m[1]!.replaceAll('&amp;', '&')))];
+/** Every CSV link a report page hands out: one per table of CSV_TABLES (the kept history's among them). */
+async function everyCsvLink(page: string): Promise<string[]> {
+  const links = csvLinksOf(await (await get(page)).text());
+  expect(links).toHaveLength(Object.keys(CSV_TABLES).length);
+  return links;
+}
 
 const row = (id: string) =>
   env.DB.prepare('SELECT status, generation, removed_at, key_sealed FROM digest_subscriptions WHERE id = ?').bind(id).first<{ status: string; generation: number; removed_at: string | null; key_sealed: string | null }>();
@@ -120,12 +133,14 @@ describe('1. an account\'s delete is final', () => {
     expect((await row(id))!.status).toBe('pending');
     expect(visibleText(await (await post(secondConfirm)).text())).toContain('Subscription confirmed');
 
-    // A digest reaches them, with its view-in-browser page.
+    // A digest reaches them, with its view-in-browser page and that page's CSV links.
     expect((await sendNow()).recipients).toBe(2);
     const digest = (await mailTo(email)).at(-1)!;
     expect(digest.kind).toBe('digest');
     const view = viewLinkOf(digest);
     expect((await get(view)).status).toBe(200);
+    const csv = await everyCsvLink(view);
+    for (const url of csv) expect((await readCsv(url)).status).toBe(200);
 
     // The account removes them.
     expect((await keyed(`/digests/subscriptions/${id}`, 'DELETE')).status).toBe(204);
@@ -141,6 +156,11 @@ describe('1. an account\'s delete is final', () => {
         expect([new URL(url).pathname, method, response.status]).toEqual([new URL(url).pathname, method, 410]);
         expect(visibleText(await response.text())).toMatch(/removed it, for good|This subscription was removed/);
       }
+    }
+    for (const url of csv) {
+      const read = await readCsv(url);
+      expect([read.status, read.type]).toEqual([410, 'text/plain; charset=utf-8']);
+      expect(read.text).toContain('The account that made its subscription removed it, for good.');
     }
     // Nor does the mailto unsubscribe of any of its mails do anything (accepted: nothing is sent to them anyway).
     const unsubscribeLinks = links.filter((url) => new URL(url).pathname === '/digests/unsubscribe');
@@ -220,5 +240,86 @@ describe('1. an account\'s delete is final', () => {
     const legacyUnsubscribe = await signToken(env.SIGNING_SECRET, { p: 'unsubscribe', s: id }, { ttlSeconds: 3600 });
     expect(visibleText(await (await post(`/digests/unsubscribe?token=${legacyUnsubscribe}`)).text())).toContain('You are unsubscribed');
     expect((await row(id))!.status).toBe('unsubscribed');
+  });
+});
+
+describe('2. a page\'s CSV links end with the page\'s record', () => {
+  it('revoking a report link ends its CSV links (410, saying why); another link\'s and the key\'s own page links keep working', async () => {
+    const link = await mintLink({ expires_in_days: 7 });
+    const other = await mintLink({ expires_in_days: 7 });
+    const csv = await everyCsvLink(link.path);
+    const otherCsv = await everyCsvLink(other.path);
+    const keyedCsv = csvLinksOf(await (await keyed('/reports/weekly?brand_id=1&market=us')).text());
+    expect(keyedCsv.length).toBeGreaterThan(0);
+    // Each page's links are its own.
+    expect(new Set([...csv, ...otherCsv, ...keyedCsv]).size).toBe(csv.length + otherCsv.length + keyedCsv.length);
+    const reads = await Promise.all(csv.map(readCsv));
+    expect(reads.map((r) => r.status)).toEqual(csv.map(() => 200));
+    // Rows in every table but the kept history, which keeps no week in this test.
+    expect(reads.filter((r) => r.records.length > 0)).toHaveLength(csv.length - 1);
+
+    expect((await keyed(`/reports/links/${link.id}`, 'DELETE')).status).toBe(204);
+    expect((await get(link.path)).status).toBe(410);
+    for (const url of csv) {
+      const read = await readCsv(url);
+      expect([read.status, read.type]).toEqual([410, 'text/plain; charset=utf-8']);
+      expect(read.text).toContain('This CSV link has ended with the report page it came from. Its report link was revoked.');
+    }
+    for (const url of [...otherCsv, ...keyedCsv]) expect((await readCsv(url)).status).toBe(200);
+  });
+
+  it('a signed page\'s CSV links are its link\'s, not the key\'s: neither listed nor counted against the key\'s cap, and handed out again on every view', async () => {
+    const link = await mintLink({ expires_in_days: 1 });
+    const csv = await everyCsvLink(link.path);
+    const listed = (await (await keyed('/exports/links')).json()) as { links: unknown[] };
+    expect(listed.links).toEqual([]);
+    // In the link's last day too (its CSV links cannot live longer): the same links, no new row per view.
+    at(clock + 20 * 60 * MINUTE);
+    expect(await everyCsvLink(link.path)).toEqual(csv);
+    expect(await everyCsvLink(link.path)).toEqual(csv);
+    expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM report_links WHERE parent = ?').bind(`link:${link.id}`).first('n')).toBe(csv.length);
+  });
+
+  it('the digest\'s view page and its CSV links end when the person unsubscribes', async () => {
+    await seedSubscriptions([{ email: 'reader@example.com' }]);
+    expect((await sendNow()).recipients).toBe(1);
+    const digest = (await mailTo('reader@example.com')).at(-1)!;
+    const view = viewLinkOf(digest);
+    const csv = await everyCsvLink(view);
+    for (const url of csv) expect((await readCsv(url)).status).toBe(200);
+
+    expect((await post(linkTo(digest, '/digests/unsubscribe')!)).status).toBe(200);
+    const page = await get(view);
+    expect(page.status).toBe(410);
+    expect(visibleText(await page.text())).toContain('Its subscription was unsubscribed.');
+    for (const url of csv) {
+      const read = await readCsv(url);
+      expect(read.status).toBe(410);
+      expect(read.text).toContain('Its subscription was unsubscribed.');
+    }
+  });
+
+  it('a report page\'s CSV links end when the key behind it is revoked', async () => {
+    const key = await accountKey('revoked-later');
+    const link = await mintLink({}, key);
+    const csv = await everyCsvLink(link.path);
+    for (const url of csv) expect((await readCsv(url)).status).toBe(200);
+    await env.DB.prepare('UPDATE api_keys SET revoked_at = ? WHERE key_hash = ?').bind(new Date(clock).toISOString(), await sha256Hex(key)).run();
+    // The edge checks a key it serves from its cache again 5 minutes after the upstream last accepted it. The key's
+    // gate shares a success for a few seconds of real time with identical reads: evicting it stands in for those.
+    at(clock + 6 * MINUTE);
+    await evictDurableObject(await gateOf(key));
+    for (const url of csv) {
+      const read = await readCsv(url);
+      expect([read.status, read.text]).toEqual([410, expect.stringContaining('The API key it read with was revoked.')]);
+    }
+    expect((await get(link.path)).status).toBe(401);
+  });
+
+  it('report tokens are checked against their stored expiry', async () => {
+    const link = await mintLink({ expires_in_days: 3 });
+    // The row lives shorter than the token says (as if the token were made with a longer life): the row decides.
+    await env.DB.prepare('UPDATE report_links SET expires_at = ? WHERE id = ?').bind(new Date(clock + DAY).toISOString(), link.id).run();
+    expect((await get(link.path)).status).toBe(403);
   });
 });
