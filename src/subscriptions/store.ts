@@ -133,7 +133,7 @@ export const SUBSCRIPTION_END: Record<SubscriptionEnd, string> = {
   renewed: 'It is from an earlier round of its subscription, which was subscribed again since: the latest email carries the current links.',
 };
 
-/** Whether a link of cycle `generation` still names `row`'s cycle, or why not. An unsubscribed row says so, whichever cycle asked. */
+/** Whether a link of cycle `generation` still names `row`'s cycle, or why not: removed first; else, for another cycle, where the row is now. */
 export function linkEnd(row: Pick<SubscriptionRow, 'status' | 'generation' | 'removed_at'>, generation: number): SubscriptionEnd | null {
   if (row.removed_at) return 'removed';
   if (row.generation === generation) return null;
@@ -174,7 +174,9 @@ export async function unsubscribeById(db: D1Database, id: string, generation: nu
           WHERE id = ?3 AND generation = ?4 AND status != 'unsubscribed' RETURNING id`,
       )
       .bind(at, by, id, generation),
-    db.prepare(`UPDATE digest_sends SET status = 'skipped', reason = ?, updated_at = ? WHERE subscription_id = ? AND status = 'planned'`).bind(by === 'account' ? 'removed by the account' : 'unsubscribed', at, id),
+    db
+      .prepare(`UPDATE digest_sends SET status = 'skipped', reason = ?1, updated_at = ?2 WHERE subscription_id = ?3 AND status = 'planned' AND (SELECT status FROM digest_subscriptions WHERE id = ?3) = 'unsubscribed'`)
+      .bind(by === 'account' ? 'removed by the account' : 'unsubscribed', at, id),
     ...(by === 'address' ? [recordOptout(db, id, at)] : []),
   ]);
   return (ended?.results.length ?? 0) > 0;
