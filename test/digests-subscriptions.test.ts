@@ -281,8 +281,8 @@ describe('GET and DELETE /digests/subscriptions', () => {
     expect(foreign.status).toBe(404);
     const own = await SELF.fetch(`${BASE}/digests/subscriptions/${growth.subscription.id}`, { method: 'DELETE', headers: { authorization: 'Bearer demo_growth_multi' } });
     expect(own.status).toBe(204);
-    const row = await env.DB.prepare('SELECT status, key_sealed FROM digest_subscriptions WHERE id = ?').bind(growth.subscription.id).first();
-    expect(row).toEqual({ status: 'unsubscribed', key_sealed: null });
+    // Removed for good: the row is gone, and its sealed key with it.
+    expect(await env.DB.prepare('SELECT id FROM digest_subscriptions WHERE id = ?').bind(growth.subscription.id).first()).toBeNull();
     expect((await SELF.fetch(`${BASE}/digests/subscriptions`)).status).toBe(401);
   });
 });

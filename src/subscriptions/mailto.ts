@@ -17,13 +17,13 @@ export async function unsubscribeByMail(message: Pick<ForwardableEmailMessage, '
     return 'rejected';
   }
   const row = await subscriptionById(deps.db, String(result.claims.s));
-  // Nothing left to stop (unsubscribed, removed by the account, gone): the wish holds already, and nothing is recorded again.
+  // Nothing left to stop (unsubscribed, or removed by the account): the wish holds already, and nothing is recorded again.
   if (!row || row.status === 'unsubscribed') return 'unsubscribed';
   const generation = generationOf(result.claims);
   if (linkEnd(row, generation)) {
     message.setReject('This unsubscribe link is from an earlier round of the subscription, which was subscribed again since. Use the unsubscribe link in the latest email.');
     return 'rejected';
   }
-  await unsubscribeById(deps.db, row.id, generation, deps.now(), 'address');
+  await unsubscribeById(deps.db, row.id, generation, deps.now());
   return 'unsubscribed';
 }

@@ -42,6 +42,7 @@ import {
   linkEnd,
   newSubscriptionId,
   publicView,
+  removeSubscription,
   SUBSCRIPTION_END,
   SUBSCRIPTION_SELECT,
   type SubscriptionEnd,
@@ -217,12 +218,8 @@ async function subscribe(request: Request, deps: SubscriptionDeps): Promise<Resp
   const keyHash = await sha256Hex(key);
   const kinds = input.kinds.join(',');
   const accountBrandsJson = JSON.stringify(accountBrands);
-  // A subscription the account removed is no longer the address's: subscribing again makes a new one.
   const byAddress = () =>
-    deps.db
-      .prepare(`${SUBSCRIPTION_SELECT} WHERE s.email_key = ? AND s.brand_id = ? AND s.market_id = ? AND s.removed_at IS NULL`)
-      .bind(emailKey, brandId, market.id)
-      .first<SubscriptionRow>();
+    deps.db.prepare(`${SUBSCRIPTION_SELECT} WHERE s.email_key = ? AND s.brand_id = ? AND s.market_id = ?`).bind(emailKey, brandId, market.id).first<SubscriptionRow>();
 
   let row = await byAddress();
   // A confirmation is due unless the subscription is active or one went within its 10-minute window. Over a
@@ -242,7 +239,7 @@ async function subscribe(request: Request, deps: SubscriptionDeps): Promise<Resp
       .prepare(
         `INSERT INTO digest_subscriptions (id, email, email_key, brand_id, brand_name, market_id, market_code, kinds, timezone, status, key_hash, key_sealed, account_brands, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)
-         ON CONFLICT (email_key, brand_id, market_id) WHERE removed_at IS NULL DO NOTHING RETURNING id`,
+         ON CONFLICT (email_key, brand_id, market_id) DO NOTHING RETURNING id`,
       )
       .bind(id, input.email, emailKey, brandId, brandName, market.id, market.code, kinds, input.timezone, keyHash, await seal(deps.encryptionKey, key, id), accountBrandsJson, at, at)
       .first<{ id: string }>();
@@ -259,7 +256,7 @@ async function subscribe(request: Request, deps: SubscriptionDeps): Promise<Resp
         `UPDATE digest_subscriptions SET kinds = ?, timezone = ?, key_hash = ?, key_sealed = ?, brand_name = ?, market_code = ?, account_brands = ?,
                 generation = CASE WHEN status IN ('paused', 'unsubscribed') THEN generation + 1 ELSE generation END,
                 status = CASE status WHEN 'active' THEN 'active' ELSE 'pending' END, paused_reason = NULL, unsubscribed_at = NULL, updated_at = ?
-          WHERE id = ? AND removed_at IS NULL`,
+          WHERE id = ?`,
       )
       .bind(kinds, input.timezone, keyHash, await seal(deps.encryptionKey, key, row.id), brandName, market.code, accountBrandsJson, at, row.id)
       .run();
@@ -300,7 +297,7 @@ async function remove(request: Request, deps: SubscriptionDeps, id: string): Pro
   // Another account's subscription is as invisible as a missing one.
   if (!row || !brands.has(row.brand_id) || row.status === 'unsubscribed') throw new ApiError('not_found', 'No such subscription for this account.');
   // Final: no link of the subscription works again (store.ts); only a new subscribe reaches the address.
-  if (!(await unsubscribeById(deps.db, id, row.generation, deps.now(), 'account'))) throw new ApiError('not_found', 'This subscription changed meanwhile (the address unsubscribed, or it was subscribed again); list the subscriptions again.');
+  if (!(await removeSubscription(deps.db, id))) throw new ApiError('not_found', 'No such subscription for this account.');
   return new Response(null, { status: 204 });
 }
 
@@ -348,15 +345,16 @@ async function openLink(
   return { token, claims: result.claims, generation: generationOf(result.claims), row: await subscriptionById(deps.db, String(result.claims.s)) };
 }
 
-/** A link of a cycle that has ended (store.ts, `linkEnd`): 410, saying why; it changes nothing. */
-function endedPage(end: SubscriptionEnd, row: SubscriptionRow): Response {
-  const show = isAlertsOnly(row) ? alertsPage : page;
+/** A link of a cycle that has ended (store.ts, `linkEnd`; no row: removed by the account): 410, saying why; it changes nothing. */
+function endedPage(end: SubscriptionEnd, row: SubscriptionRow | null): Response {
+  const show = row && isAlertsOnly(row) ? alertsPage : page;
+  const manager = `whoever manages ${row?.brand_name ?? 'the brand'} in ${PRODUCT_NAME}`;
   const next =
     end === 'renewed'
       ? 'Nothing was changed.'
       : end === 'removed'
-        ? `Nothing was changed, and nothing more is sent for it. Only whoever manages ${row.brand_name} in ${PRODUCT_NAME} can subscribe you again.`
-        : `Nothing was changed. To subscribe again, use the button of your latest unsubscribe, or ask whoever manages ${row.brand_name} in ${PRODUCT_NAME}.`;
+        ? `Nothing was changed, and nothing more is sent for it. Only ${manager} can subscribe you again.`
+        : `Nothing was changed. To subscribe again, use the button of your latest unsubscribe, or ask ${manager}.`;
   return show(410, end === 'removed' ? 'This subscription was removed' : 'This link no longer works', [SUBSCRIPTION_END[end], next]);
 }
 
@@ -378,10 +376,9 @@ async function confirm(request: Request, url: URL, deps: SubscriptionDeps): Prom
   const opened = await openLink(deps, url, 'confirm', 'confirmation');
   if (opened instanceof Response) return opened;
   const { token, claims, generation, row } = opened;
-  if (!row) return page(404, 'Subscription not found', ['This subscription no longer exists. Subscribe again to get the weekly digest.']);
   // A confirm link confirms only the cycle whose mail carried it.
-  const end = linkEnd(row, generation) ?? (claims.g === undefined && !isLatestConfirmation(row, claims) ? 'renewed' : null);
-  if (end) return endedPage(end, row);
+  const end = linkEnd(row, generation) ?? (claims.g === undefined && !isLatestConfirmation(row!, claims) ? 'renewed' : null);
+  if (end || !row) return endedPage(end ?? 'removed', row);
   if (row.status === 'unsubscribed') return page(409, 'This subscription was cancelled', ['It was unsubscribed after this link was sent. Subscribe again to get the weekly digest.']);
   if (row.status === 'paused') return page(409, 'This subscription is paused', ['Its API key can no longer read the brand. Subscribe again with a current key.']);
   const alertsOnly = isAlertsOnly(row);
@@ -436,18 +433,17 @@ async function unsubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
   const opened = await openLink(deps, url, 'unsubscribe', 'unsubscribe');
   if (opened instanceof Response) return opened;
   const { token, generation, row } = opened;
-  if (!row) return page(200, 'You are unsubscribed', ['This subscription no longer exists; nothing more will be sent for it.']);
-  const askAgain = `To get it again, ask whoever manages ${row.brand_name} in ${PRODUCT_NAME} to subscribe you.`;
   // It acts on its own cycle only: a link of a removed subscription, or of one subscribed again since, changes nothing.
   // Already unsubscribed, any of its links says so.
-  const end = row.status === 'unsubscribed' && !row.removed_at ? null : linkEnd(row, generation);
-  if (end) return endedPage(end, row);
+  const end = row?.status === 'unsubscribed' ? null : linkEnd(row, generation);
+  if (end || !row) return endedPage(end ?? 'removed', row);
+  const askAgain = `To get it again, ask whoever manages ${row.brand_name} in ${PRODUCT_NAME} to subscribe you.`;
   if (request.method === 'POST') {
     // RFC 8058: a POST to the List-Unsubscribe URL unsubscribes with no further step (the body is
     // `List-Unsubscribe=One-Click`; our own button posts the same). Idempotent: a second POST changes nothing.
     const stopped = isAlertsOnly(row) ? `No more change alerts for ${scopeOf(row)} ${alertsDestination(row)}.` : `No more weekly digests for ${scopeOf(row)} will be sent to ${row.email}.`;
     if (row.status === 'unsubscribed') return page(200, 'You are unsubscribed', [stopped, askAgain]);
-    if (!(await unsubscribeById(deps.db, row.id, generation, deps.now(), 'address'))) return page(409, 'This subscription changed', ['Open the link again to see where it stands.']);
+    if (!(await unsubscribeById(deps.db, row.id, generation, deps.now()))) return page(409, 'This subscription changed', ['Open the link again to see where it stands.']);
     // The key is gone from the database now; the "subscribe again" link carries it, still sealed (links.ts),
     // for the cycle this unsubscribe started.
     if (!row.key_sealed) return page(200, 'You are unsubscribed', [stopped, askAgain]);
@@ -479,10 +475,9 @@ async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
   const opened = await openLink(deps, url, 'resubscribe', 'subscribe-again');
   if (opened instanceof Response) return opened;
   const { token, claims, generation, row } = opened;
-  if (!row) return page(404, 'Subscription not found', ['This subscription no longer exists. Ask whoever manages the brand to subscribe you again.']);
   // Only the cycle its unsubscribe started: not after the account's delete, nor once subscribed again another way.
   const end = linkEnd(row, generation);
-  if (end) return endedPage(end, row);
+  if (end || !row) return endedPage(end ?? 'removed', row);
   const action = `${SUBSCRIPTIONS_BASE}/resubscribe?token=${encodeURIComponent(token)}`;
   if (row.status === 'active') return page(200, 'You are subscribed', [`The weekly digest for ${scopeOf(row)} goes to ${row.email}; nothing to do.`]);
   if (row.status === 'paused') return page(409, 'This subscription is paused', ['Its API key can no longer read the brand. Ask whoever manages it to subscribe you again with a current key.']);

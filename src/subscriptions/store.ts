@@ -37,8 +37,6 @@ export interface SubscriptionRow {
   account_brands: string | null;
   /** The cycle (migration 0016): every signed link of the subscription names one, and acts on it only. */
   generation: number;
-  /** The account's delete (migration 0016): final; the row is kept, out of its address's slot. */
-  removed_at: string | null;
   /** Alerts only, from `alert_channels` (migration 0015; `subscriptionById` joins it): where they go and the quiet hours. */
   channel_type?: 'email' | 'slack' | 'webhook' | null;
   channel_url?: string | null;
@@ -109,10 +107,11 @@ export function accountBrandsOf(row: Pick<SubscriptionRow, 'brand_id' | 'account
  * A subscription's cycles (DESIGN section 12). Its signed links (confirm,
  * unsubscribe, subscribe again, view in browser) carry the cycle they were
  * minted for (`g`), and act on that cycle only. A new cycle starts when the
- * address unsubscribes, when the account subscribes a paused or unsubscribed
- * address again, and with the account's delete; subscribing again from the
- * unsubscribe page's own link continues the cycle its unsubscribe started, so
- * that page's button can send the confirmation again.
+ * address unsubscribes and when the account subscribes a paused or
+ * unsubscribed address again; subscribing again from the unsubscribe page's
+ * own link continues the cycle its unsubscribe started, so that page's button
+ * can send the confirmation again. The account's delete ends them all: the
+ * row is deleted (`removeSubscription`).
  *
  * A link minted before cycles were counted (migration 0016) has no `g`: it
  * names the cycle its row had then, 0.
@@ -123,19 +122,22 @@ export const LEGACY_GENERATION = 0;
 export const generationOf = (claims: { exp: number; g?: unknown }): number => (typeof claims.g === 'number' ? claims.g : LEGACY_GENERATION);
 
 /** Why a subscription's link no longer acts or reads. */
-export type SubscriptionEnd = 'missing' | 'removed' | 'unsubscribed' | 'renewed';
+export type SubscriptionEnd = 'removed' | 'unsubscribed' | 'renewed';
 
 /** The same, in words: a sentence about the link (or the page it came from), for pages and plain text alike. */
 export const SUBSCRIPTION_END: Record<SubscriptionEnd, string> = {
-  missing: 'Its subscription no longer exists.',
   removed: 'The account that made its subscription removed it, for good.',
   unsubscribed: 'Its subscription was unsubscribed.',
   renewed: 'It is from an earlier round of its subscription, which was subscribed again since: the latest email carries the current links.',
 };
 
-/** Whether a link of cycle `generation` still names `row`'s cycle, or why not: removed first; else, for another cycle, where the row is now. */
-export function linkEnd(row: Pick<SubscriptionRow, 'status' | 'generation' | 'removed_at'>, generation: number): SubscriptionEnd | null {
-  if (row.removed_at) return 'removed';
+/**
+ * Whether a link of cycle `generation` still names `row`'s cycle, or why not:
+ * a row that is gone was removed by the account (ids are never reused); for
+ * another cycle, where the row is now.
+ */
+export function linkEnd(row: Pick<SubscriptionRow, 'status' | 'generation'> | null, generation: number): SubscriptionEnd | null {
+  if (!row) return 'removed';
   if (row.generation === generation) return null;
   return row.status === 'unsubscribed' ? 'unsubscribed' : 'renewed';
 }
@@ -147,39 +149,51 @@ export function linkEnd(row: Pick<SubscriptionRow, 'status' | 'generation' | 're
  */
 export async function linkedSubscription(db: D1Database, id: string, generation: number): Promise<{ ok: true; row: SubscriptionRow & { key_sealed: string } } | { ok: false; end: SubscriptionEnd }> {
   const row = await subscriptionById(db, id);
-  if (!row) return { ok: false, end: 'missing' };
-  const end = linkEnd(row, generation) ?? (row.status === 'unsubscribed' || !row.key_sealed ? 'unsubscribed' : null);
+  const end = linkEnd(row, generation) ?? (row!.status === 'unsubscribed' || !row!.key_sealed ? 'unsubscribed' : null);
   return end ? { ok: false, end } : { ok: true, row: row as SubscriptionRow & { key_sealed: string } };
 }
 
 /**
- * Unsubscribes one subscription: status, the sealed key, its planned sends,
- * and a new cycle, so no link of the old one acts again. Only cycle
- * `generation` is ended: false when the row had moved on, or was ended already.
- *
- * - `address` (its unsubscribe link, one-click, mailto) also records the
- *   address's wish: no confirmation email through the API for 30 days (caps.ts).
- * - `account` (`DELETE /digests/subscriptions/{id}`) is final: the row leaves
- *   its address's slot (`removed_at`), so no link of it works again, and only
- *   the account subscribes the address again, as a new subscription.
+ * The address unsubscribes (its unsubscribe link, one-click, mailto): status,
+ * the sealed key, its planned sends, and a new cycle, so no link of the old
+ * one acts again; and the address's wish is recorded: no confirmation email
+ * through the API for 30 days (caps.ts). Only cycle `generation` is ended:
+ * false when the row had moved on, or was unsubscribed already.
  */
-export async function unsubscribeById(db: D1Database, id: string, generation: number, now: Date, by: 'address' | 'account'): Promise<boolean> {
+export async function unsubscribeById(db: D1Database, id: string, generation: number, now: Date): Promise<boolean> {
   const at = now.toISOString();
   const [ended] = await db.batch<{ id: string }>([
     // The sealed key goes too: an unsubscribed address keeps no credential.
     db
       .prepare(
-        `UPDATE digest_subscriptions SET status = 'unsubscribed', key_sealed = NULL, unsubscribed_at = ?1, updated_at = ?1, generation = generation + 1,
-                removed_at = CASE WHEN ?2 = 'account' THEN ?1 END
-          WHERE id = ?3 AND generation = ?4 AND status != 'unsubscribed' RETURNING id`,
+        `UPDATE digest_subscriptions SET status = 'unsubscribed', key_sealed = NULL, unsubscribed_at = ?1, updated_at = ?1, generation = generation + 1
+          WHERE id = ?2 AND generation = ?3 AND status != 'unsubscribed' RETURNING id`,
       )
-      .bind(at, by, id, generation),
+      .bind(at, id, generation),
     db
-      .prepare(`UPDATE digest_sends SET status = 'skipped', reason = ?1, updated_at = ?2 WHERE subscription_id = ?3 AND status = 'planned' AND (SELECT status FROM digest_subscriptions WHERE id = ?3) = 'unsubscribed'`)
-      .bind(by === 'account' ? 'removed by the account' : 'unsubscribed', at, id),
-    ...(by === 'address' ? [recordOptout(db, id, at)] : []),
+      .prepare(`UPDATE digest_sends SET status = 'skipped', reason = 'unsubscribed', updated_at = ?1 WHERE subscription_id = ?2 AND status = 'planned' AND (SELECT status FROM digest_subscriptions WHERE id = ?2) = 'unsubscribed'`)
+      .bind(at, id),
+    recordOptout(db, id, at),
   ]);
   return (ended?.results.length ?? 0) > 0;
+}
+
+/**
+ * The account removes a subscription (`DELETE /digests/subscriptions/{id}`):
+ * final. The row is deleted, with the rows that name it (its send records,
+ * alert channel and deliveries), so no link of it acts or reads again, and
+ * only the account reaches the address again, as a new subscription. The
+ * address's confirmation counts (caps.ts) stay. False when it was gone.
+ */
+export async function removeSubscription(db: D1Database, id: string): Promise<boolean> {
+  const results = await db.batch<{ id: string }>([
+    // Foreign keys: what names the subscription goes first.
+    db.prepare('DELETE FROM alert_deliveries WHERE subscription_id = ?').bind(id),
+    db.prepare('DELETE FROM alert_channels WHERE subscription_id = ?').bind(id),
+    db.prepare('DELETE FROM digest_sends WHERE subscription_id = ?').bind(id),
+    db.prepare('DELETE FROM digest_subscriptions WHERE id = ? RETURNING id').bind(id),
+  ]);
+  return (results.at(-1)?.results.length ?? 0) > 0;
 }
 
 /** The confirmed digest subscribers of a brand and market (those of alerts only get no digest). */
