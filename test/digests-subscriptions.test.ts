@@ -14,6 +14,7 @@ import { fromBase64url, signToken } from '../src/lib/signing';
 import { seal } from '../src/lib/sealing';
 import { describeNextDigest, nextDigest } from '../src/subscriptions/next-digest';
 import { clearDigests, deliver, FakeQueue, FakeResend, RecordingApi, runCron, testEnv } from './digests-helpers';
+import { visibleText } from './reports-helpers';
 
 const BASE = 'https://edge.test';
 
@@ -280,8 +281,8 @@ describe('GET and DELETE /digests/subscriptions', () => {
     expect(foreign.status).toBe(404);
     const own = await SELF.fetch(`${BASE}/digests/subscriptions/${growth.subscription.id}`, { method: 'DELETE', headers: { authorization: 'Bearer demo_growth_multi' } });
     expect(own.status).toBe(204);
-    const row = await env.DB.prepare('SELECT status, key_sealed FROM digest_subscriptions WHERE id = ?').bind(growth.subscription.id).first();
-    expect(row).toEqual({ status: 'unsubscribed', key_sealed: null });
+    // Removed for good: the row is gone, and its sealed key with it.
+    expect(await env.DB.prepare('SELECT id FROM digest_subscriptions WHERE id = ?').bind(growth.subscription.id).first()).toBeNull();
     expect((await SELF.fetch(`${BASE}/digests/subscriptions`)).status).toBe(401);
   });
 });
@@ -305,10 +306,13 @@ describe('signed links', () => {
     expect(post.status).toBe(200);
     expect(await post.text()).toContain('You are unsubscribed');
     expect((await env.DB.prepare('SELECT status FROM digest_subscriptions WHERE id = ?').bind(subscription.id).first())?.status).toBe('unsubscribed');
-    // A confirm link that arrives after unsubscribing does not reactivate it, opened or posted.
-    const confirm = await signToken(env.SIGNING_SECRET, { p: 'confirm', s: subscription.id }, { ttlSeconds: 3600 });
-    expect((await SELF.fetch(`${BASE}/digests/confirm?token=${confirm}`)).status).toBe(409);
-    expect((await SELF.fetch(`${BASE}/digests/confirm?token=${confirm}`, { method: 'POST' })).status).toBe(409);
+    // A confirm link of the cycle the unsubscribe ended does not reactivate it, opened or posted: 410, saying why.
+    const confirm = linkIn((await outbox('bye@example.com'))[0]!.text, '/digests/confirm')!.replace(/^https?:\/\/[^/]+/, BASE);
+    for (const method of ['GET', 'POST']) {
+      const stale = await SELF.fetch(confirm, { method });
+      expect(stale.status).toBe(410);
+      expect(visibleText(await stale.text())).toContain('Its subscription was unsubscribed.');
+    }
     expect((await env.DB.prepare('SELECT status FROM digest_subscriptions WHERE id = ?').bind(subscription.id).first())?.status).toBe('unsubscribed');
   });
 
@@ -364,8 +368,8 @@ describe('what happens next: the first digest, and subscribing again', () => {
     const id = subscription.id;
     const row = () => env.DB.prepare('SELECT status, key_sealed, confirmed_at FROM digest_subscriptions WHERE id = ?').bind(id).first<{ status: string; key_sealed: string | null }>();
     const sealedBefore = (await row())!.key_sealed!;
-    const confirm = await signToken(env.SIGNING_SECRET, { p: 'confirm', s: id }, { ttlSeconds: 3600 });
-    expect((await SELF.fetch(`${BASE}/digests/confirm?token=${confirm}`, { method: 'POST' })).status).toBe(200);
+    const confirm = linkIn((await outbox('again@example.com'))[0]!.text, '/digests/confirm')!.replace(/^https?:\/\/[^/]+/, BASE);
+    expect((await SELF.fetch(confirm, { method: 'POST' })).status).toBe(200);
     expect((await row())!.status).toBe('active');
 
     const unsubscribeToken = await signToken(env.SIGNING_SECRET, { p: 'unsubscribe', s: id }, { ttlSeconds: 3600 });
@@ -381,7 +385,8 @@ describe('what happens next: the first digest, and subscribing again', () => {
     // The database holds no key; the link carries it, sealed for this subscription, never in plain text.
     const token = new URL(action!, BASE).searchParams.get('token')!;
     const claims = JSON.parse(new TextDecoder().decode(fromBase64url(token.split('.')[1]!)!)) as Record<string, unknown>;
-    expect(claims).toEqual(expect.objectContaining({ p: 'resubscribe', s: id, k: sealedBefore }));
+    // For the cycle the unsubscribe started: the one after the confirmed one.
+    expect(claims).toEqual(expect.objectContaining({ p: 'resubscribe', s: id, g: 1, k: sealedBefore }));
     expect(token).not.toContain('demo_pro_single');
 
     // GET shows the button and changes nothing (link scanners prefetch GETs).
@@ -405,6 +410,9 @@ describe('what happens next: the first digest, and subscribing again', () => {
     const mails = (await outbox('again@example.com')).filter((m) => m.kind === 'confirm');
     expect(mails).toHaveLength(2);
     const link = linkIn(mails[0]!.text, '/digests/confirm');
+    // The first cycle's confirm link does not confirm this one.
+    expect((await SELF.fetch(confirm, { method: 'POST' })).status).toBe(410);
+    expect((await row())!.status).toBe('pending');
     const reconfirmed = await SELF.fetch(link!.replace(/^https?:\/\/[^/]+/, BASE), { method: 'POST' });
     expect(await reconfirmed.text()).toContain('Your first digest arrives');
     expect((await row())!.status).toBe('active');
@@ -417,7 +425,8 @@ describe('what happens next: the first digest, and subscribing again', () => {
     const { subscription } = (await (await subscribe({ email: 'stale@example.com' })).json()) as { subscription: { id: string } };
     const id = subscription.id;
     await SELF.fetch(`${BASE}/digests/unsubscribe?token=${await signToken(env.SIGNING_SECRET, { p: 'unsubscribe', s: id }, { ttlSeconds: 3600 })}`, { method: 'POST' });
-    const otherKey = await signToken(env.SIGNING_SECRET, { p: 'resubscribe', s: id, k: await seal(env.ENCRYPTION_KEY, 'demo_growth_multi', id) }, { ttlSeconds: 3600 });
+    // Of the right cycle (the one the unsubscribe started), but with another key.
+    const otherKey = await signToken(env.SIGNING_SECRET, { p: 'resubscribe', s: id, g: 1, k: await seal(env.ENCRYPTION_KEY, 'demo_growth_multi', id) }, { ttlSeconds: 3600 });
     const stale = await SELF.fetch(`${BASE}/digests/resubscribe?token=${otherKey}`, { method: 'POST' });
     expect(stale.status).toBe(409);
     expect(await stale.text()).toContain('This link is out of date');

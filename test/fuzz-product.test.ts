@@ -397,7 +397,8 @@ beforeAll(async () => {
     { email: 'fuzz-steady@example.com' },
   ]);
   const token = (url: string) => new URL(url).searchParams.get('token')!;
-  const sealed = await env.DB.prepare('SELECT key_sealed FROM digest_subscriptions WHERE id = ?').bind(active).first<string>('key_sealed');
+  const cycle = (id: string) => env.DB.prepare('SELECT id, generation, key_sealed FROM digest_subscriptions WHERE id = ?').bind(id).first<{ id: string; generation: number; key_sealed: string }>();
+  const [pendingRow, activeRow] = [(await cycle(pending!))!, (await cycle(active!))!];
   const link = await mintReportLink(deps, { apiKey: KEYS.pro, brandId: 1, market: { id: 11, code: 'us' }, kind: 'weekly', days: 30 });
   if (!link.ok) throw new Error('no link');
   await env.DB.prepare(
@@ -407,11 +408,11 @@ beforeAll(async () => {
     .run();
   const outbox = await env.DB.prepare('SELECT MAX(id) AS id FROM digest_outbox').first<number>('id');
   Object.assign(live, {
-    $confirm: token(await confirmUrl(deps, pending!)),
-    $unsubscribe: token(await unsubscribeUrl(deps, active!)),
-    $resubscribe: token((await resubscribeUrl(deps, { id: active!, key_sealed: sealed! })).url),
+    $confirm: token(await confirmUrl(deps, pendingRow)),
+    $unsubscribe: token(await unsubscribeUrl(deps, activeRow)),
+    $resubscribe: token((await resubscribeUrl(deps, activeRow)).url),
     $report: link.link.token,
-    $subreport: new URL(await reportUrl(deps, { id: active!, brand_id: 1, market_code: 'us' })).pathname.slice(3),
+    $subreport: new URL(await reportUrl(deps, { ...activeRow, brand_id: 1, market_code: 'us' })).pathname.slice(3),
     $link: link.link.id,
     $sub: active!,
     $outbox: String(outbox),

@@ -41,7 +41,7 @@ export async function reportJson(path: string, key: string | null = 'demo_pro_si
 export async function mintLink(body: Record<string, unknown> = {}, key = 'demo_pro_single') {
   const response = await call('/reports/links', { key, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ market: 'us', kind: 'weekly', ...body }) });
   if (response.status !== 201) throw new Error(`mint: ${response.status} ${await response.text()}`);
-  const { link } = (await response.json()) as { link: { url: string; expires_at: string } };
+  const { link } = (await response.json()) as { link: { id: string; url: string; expires_at: string } };
   return { ...link, path: new URL(link.url).pathname };
 }
 

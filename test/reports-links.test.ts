@@ -175,7 +175,7 @@ describe('GET /r/<token>', () => {
 
   it('opens the digest\'s own "view in browser" link (a subscription\'s key, its kinds)', async () => {
     const [id] = await seedSubscriptions([{ email: 'view@example.com', kinds: 'won_lost' }]);
-    const url = await reportUrl({ publicUrl: 'https://edge.test', signingSecret: env.SIGNING_SECRET, now: () => new Date() }, { id: id!, brand_id: 1, market_code: 'us' });
+    const url = await reportUrl({ publicUrl: 'https://edge.test', signingSecret: env.SIGNING_SECRET, now: () => new Date() }, { id: id!, generation: 0, brand_id: 1, market_code: 'us' });
     const response = await call(new URL(url).pathname, { key: null });
     expect(response.status).toBe(200);
     const html = await response.text();

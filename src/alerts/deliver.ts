@@ -91,7 +91,7 @@ async function contextOf(deps: AlertDeps, row: DeliveryRow): Promise<BundleConte
     period: bundle.period,
     createdAt: row.delivery_created_at,
     reportUrl: await reportUrl(deps, row, issuedAt),
-    unsubscribeUrl: await unsubscribeUrl(deps, row.id, issuedAt),
+    unsubscribeUrl: await unsubscribeUrl(deps, row, issuedAt),
   };
 }
 

@@ -255,7 +255,7 @@ const READS_ACCOUNT = keyed('401', '403', '405', '429', '502');
 const TOKEN_PAGES = {
   '400': pageAnswer('A malformed link (cut short or changed).'),
   '403': pageAnswer('A link that was not issued here, or was issued for another purpose.'),
-  '410': pageAnswer('An expired link.'),
+  '410': pageAnswer('An expired link, or one of something that has ended: a subscription cycle (unsubscribed, subscribed again, removed by the account) or a revoked report link.'),
 };
 
 const tokenParam = (what: string) => [{ name: 'token', in: 'query', required: true, description: `The signed token of the ${what} link, as the email gave it.`, schema: { type: 'string', minLength: 1 } }];
@@ -333,12 +333,12 @@ const ROUTES: Record<string, Described> = {
   [`DELETE ${SUBSCRIPTIONS_BASE}/subscriptions/{id}`]: {
     operationId: 'unsubscribe',
     tag: 'Subscriptions',
-    summary: 'Unsubscribe one subscription',
-    description: 'Another account\'s subscription is answered like a missing one: 404.',
+    summary: 'Remove one subscription, for good',
+    description: 'Final: no link the address was sent before (confirm, unsubscribe, subscribe again, view in browser, that page\'s CSV links) works again, each answering 410; subscribing the address again makes a new subscription, confirmed anew. Another account\'s subscription is answered like a missing one: 404.',
     security: 'key',
     parameters: SUBSCRIPTION_ID,
     responses: {
-      '204': { description: 'Unsubscribed.', headers: requestId },
+      '204': { description: 'Removed.', headers: requestId },
       '400': error('`invalid_parameter` (`id`): not valid percent-encoding'),
       ...READS_ACCOUNT,
       '404': error('`not_found`: no such subscription for this account'),
@@ -462,7 +462,7 @@ const ROUTES: Record<string, Described> = {
     operationId: 'revokeReportLink',
     tag: 'Report links',
     summary: 'Revoke a report link',
-    description: 'The link stops working at once: its row and the sealed key are deleted, and opening it answers 410. Another key\'s link, an expired one or an unknown id is answered like a missing one: 404.',
+    description: 'The link stops working at once: its row and the sealed key are deleted, and opening it answers 410, as do the CSV links its pages handed out. Another key\'s link, an expired one or an unknown id is answered like a missing one: 404.',
     security: 'key',
     parameters: parametersOf('path', { id: ReportLinkId.meta({ description: 'The link\'s id, from `POST /reports/links` or `GET /reports/links`.' }) }),
     responses: { '204': { description: 'Revoked.', headers: requestId }, ...keyed('400', '401', '405', '429', '502'), '404': error('`not_found`: no such live link for this key') },
@@ -501,7 +501,7 @@ const ROUTES: Record<string, Described> = {
       '401': { description: 'The key behind the link was revoked.', headers: requestId, content: { ...HTML, ...jsonOf('Error') } },
       '403': { description: 'A forged or changed link, or the account cannot read the report.', headers: requestId, content: { ...HTML, ...jsonOf('Error') } },
       '404': { description: 'The brand or market no longer exists for the account.', headers: requestId, content: { ...HTML, ...jsonOf('Error') } },
-      '410': pageAnswer('An expired or revoked link, or one whose subscription was cancelled.'),
+      '410': pageAnswer('An expired or revoked link, or a digest\'s link whose subscription was unsubscribed, removed by the account or subscribed again since.'),
       '429': {
         description: 'The Read API\'s rate limit or quota for the key behind the link (`rate_limited`, `quota_exceeded`), with its `Retry-After`.',
         headers: { ...requestId, 'Retry-After': ref('headers', 'Retry-After') },
@@ -578,7 +578,7 @@ const ROUTES: Record<string, Described> = {
       '400': { description: 'A malformed link.', headers: requestId, content: TEXT },
       '403': { description: 'A forged or changed link, or the key behind it can no longer read the data (the API\'s 401 or 403).', headers: requestId, content: TEXT },
       '404': { description: 'Not `.csv` or `.json`, or the API found nothing for the link\'s parameters.', headers: requestId, content: TEXT },
-      '410': { description: 'An expired or revoked link.', headers: requestId, content: TEXT },
+      '410': { description: 'An expired or revoked link, or a report page\'s link whose report link or subscription ended, or whose key was revoked.', headers: requestId, content: TEXT },
       '429': { description: 'The key behind the link is over the API\'s limit.', headers: { ...requestId, 'Retry-After': ref('headers', 'Retry-After') }, content: TEXT },
       '502': { description: 'The Read API did not answer.', headers: requestId, content: TEXT },
     },

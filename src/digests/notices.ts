@@ -62,7 +62,7 @@ export async function sendOwedNotices(deps: DigestDeps, job: Pick<DigestJob, 'gr
     batches: batchesByKey(rows, (r) => r.notice_key),
     callsBefore,
     emailFor: async (row) => {
-      const unsubscribe = await unsubscribeUrl(deps, row.id, new Date(row.paused_at));
+      const unsubscribe = await unsubscribeUrl(deps, row, new Date(row.paused_at));
       const mail = await renderPausedNotice({
         brandName: row.brand_name,
         market: row.market_code,

@@ -13,7 +13,8 @@
  * answer errors in the API's shape; `/x/` answers plain text, for the sheet or
  * the person who sees it: a bad token by TOKEN_FAILURE_STATUS (garbled 400,
  * forged 403, expired 410), a revoked link 410, a key that no longer reads
- * (the API's 401 or 403) 403, an outage 502.
+ * (the API's 401 or 403) 403, an outage 502. A link from a page ends with
+ * that page's record or its key: 410, saying which (src/links/export-links.ts).
  */
 import { z } from 'zod';
 import { type ApiClient, ApiClientError } from '../client';
@@ -82,8 +83,12 @@ async function revoke(request: Request, url: URL, id: string, deps: ExportDeps):
   return new Response(null, { status: 204 });
 }
 
+/** A link from a page whose record ended, or whose key was revoked: gone for good, and why. */
+const endedText = (why: string) => plainText(410, `This CSV link has ended with the report page it came from. ${why} Ask for a new link.`);
+
 function problemText(problem: ExportProblem): Response {
   if (problem.kind === 'gone') return plainText(410, 'This export link was revoked. Ask for a new link.');
+  if (problem.kind === 'ended') return endedText(problem.why);
   if (problem.kind === 'invalid') return plainText(403, 'This export link is not valid. Use the link exactly as it was given, or ask for a new one.');
   const status = TOKEN_FAILURE_STATUS[problem.reason];
   if (problem.reason === 'expired') return plainText(status, 'This export link has expired. Export links work for 30 days unless chosen otherwise (at most 90); ask for a new one.');
@@ -120,14 +125,14 @@ async function read(request: Request, file: string, deps: ExportDeps): Promise<R
   if (!named || !format || !(EXPORT_FORMATS as readonly string[]).includes(format)) return plainText(404, 'An export link ends in .csv or .json.');
   const opened = await openExportLink(deps, named[1]!);
   if (!opened.ok) return problemText(opened.problem);
-  const { target, apiKey } = opened.link;
+  const { target, apiKey, parent } = opened.link;
   const op = target.kind === HISTORY_KIND ? undefined : tableOperation(target.kind);
   if (!op && target.kind !== HISTORY_KIND) return plainText(410, 'This export link names an operation this service no longer exports. Ask for a new link.');
   let table: Awaited<ReturnType<typeof readTable>>;
   try {
     table = await readTable(deps.api(apiKey, clientAddressOf(request)), deps.db, target, op);
   } catch (error) {
-    if (error instanceof ApiClientError) return readProblemText(error);
+    if (error instanceof ApiClientError) return parent && error.status === 401 ? endedText('The API key it read with was revoked.') : readProblemText(error);
     throw error;
   }
   const filename = `${[target.kind, target.market.code, toDay(deps.now())].filter(Boolean).join('-')}.${format}`;

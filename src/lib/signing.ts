@@ -122,17 +122,20 @@ export interface ReportLinkClaims {
    * `sub:<subscription id>` for a digest's "view in browser" link.
    */
   r?: string;
+  /** With `r: sub:…`: the subscription's cycle the link reads in (src/subscriptions/store.ts). */
+  g?: number;
   exp: number;
 }
 
 /** Mints the token of `/r/<token>`. */
 export function signReportToken(
   secret: string,
-  link: { brandId: number; market: string; kind: string; ref?: string },
+  link: { brandId: number; market: string; kind: string; ref?: string; generation?: number },
   options: { ttlSeconds?: number; now?: Date } = {},
 ): Promise<string> {
   const claims: Record<string, string | number> = { p: 'report', b: link.brandId, m: link.market.toLowerCase(), k: link.kind };
   if (link.ref) claims.r = link.ref;
+  if (link.generation !== undefined) claims.g = link.generation;
   return signToken(secret, claims as { p: 'report' }, { ttlSeconds: options.ttlSeconds ?? REPORT_TTL, ...(options.now ? { now: options.now } : {}) });
 }
 

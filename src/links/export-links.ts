@@ -16,12 +16,18 @@
  * Minting sits in this shared tier because two siblings mint: src/exports
  * (`POST /exports/links`) and src/reports (the report page's "Copy CSV link"
  * buttons and the history page's CSV link). Only src/exports reads them.
+ *
+ * A page's links record their parent (link-store.ts, `LinkParent`): the
+ * report link or the subscription's cycle that page reads through. Opening
+ * one checks the parent first, so it ends with it: the report link revoked or
+ * expired, the subscription unsubscribed, removed by the account or subscribed
+ * again (`parentEnd`). The key's revocation ends it too (src/exports/routes.ts).
  */
 import { unseal } from '../lib/sealing';
 import { signToken, type TokenFailure, verifyToken } from '../lib/signing';
-import type { SubscriptionDeps } from '../subscriptions';
+import { linkedSubscription, SUBSCRIPTION_END, type SubscriptionDeps } from '../subscriptions';
 import { expiryAfter, LINK_DAYS, newLinkId } from './keyed-routes';
-import { keyLinkById, type ListedLink, liveKeyLinks, revokeKeyLink, storeKeyLink, type StoreOutcome } from './link-store';
+import { keyLinkById, type LinkParent, type ListedLink, liveKeyLinks, parentGeneration, parentOf, parentRef, revokeKeyLink, storeKeyLink, type StoreOutcome } from './link-store';
 import { sha256Hex } from '../lib/hash';
 import { DAY_MS } from '../lib/time';
 
@@ -101,15 +107,15 @@ async function linkOf(deps: Deps, row: Pick<ListedLink, 'id' | 'kind' | 'params'
 
 /** Mints a link (the key sealed in its row), unless the key has `MAX_LIVE_LINKS` live export links. */
 export async function mintExportLink(deps: Deps, apiKey: string, target: ExportTarget, days: number): Promise<ExportMintOutcome> {
-  return mintUntil(deps, apiKey, target, expiryAfter(deps.now(), days));
+  return mintUntil(deps, apiKey, target, expiryAfter(deps.now(), days), null);
 }
 
-async function mintUntil(deps: Deps, apiKey: string, target: ExportTarget, expires: Date): Promise<ExportMintOutcome> {
+async function mintUntil(deps: Deps, apiKey: string, target: ExportTarget, expires: Date, parent: LinkParent | null): Promise<ExportMintOutcome> {
   const now = deps.now();
   const id = newLinkId('xl');
   const expiresAt = expires.toISOString();
   const params = canonicalParams(target.params);
-  const stored = await storeKeyLink(deps.db, deps.encryptionKey, { id, purpose: 'export', apiKey, brandId: target.brandId, market: target.market, kind: target.kind, params, now, expiresAt });
+  const stored = await storeKeyLink(deps.db, deps.encryptionKey, { id, purpose: 'export', apiKey, brandId: target.brandId, market: target.market, kind: target.kind, params, now, expiresAt, parent });
   if (!stored.ok) return stored;
   const link = await linkOf(deps, { id, kind: target.kind, params: JSON.stringify(params), brand_id: target.brandId, market_id: target.market.id, market_code: target.market.code.toLowerCase(), created_at: now.toISOString(), expires_at: expiresAt });
   return { ok: true, link, reused: false };
@@ -119,24 +125,41 @@ async function mintUntil(deps: Deps, apiKey: string, target: ExportTarget, expir
 const REUSE_MIN_MS = DAY_MS;
 
 /**
- * The key's live link to the same target, if one lives for at least a day
- * more and not past `notAfter`; otherwise a new one, for `LINK_DAYS.default`
- * days or until `notAfter`, whichever is first. A page that offers CSV links
- * calls this on every view: it mints once, not once per view.
+ * The key's live link to the same target from the same parent (null: the
+ * key's own page), if one lives for at least a day more (or already as long
+ * as it may) and not past `notAfter`; otherwise a new one, for
+ * `LINK_DAYS.default` days or until `notAfter`, whichever is first. A page
+ * that offers CSV links calls this on every view: it mints once, not once per
+ * view, so a parent has at most two links per table at a time (uncapped by
+ * the key's 100). A parent's links are its own, never another page's:
+ * revoking one report link ends its links alone.
  */
-export async function exportLinkFor(deps: Deps, apiKey: string, target: ExportTarget, notAfter: Date): Promise<ExportMintOutcome> {
+export async function exportLinkFor(deps: Deps, apiKey: string, target: ExportTarget, notAfter: Date, parent: LinkParent | null): Promise<ExportMintOutcome> {
   const now = deps.now();
+  const until = new Date(Math.floor(notAfter.getTime() / 1000) * 1000);
+  const reuseFrom = new Date(Math.min(now.getTime() + REUSE_MIN_MS, until.getTime()));
   const row = await deps.db
     .prepare(
       `SELECT id, kind, params, brand_id, market_id, market_code, created_at, expires_at FROM report_links
-        WHERE key_hash = ? AND purpose = 'export' AND kind = ? AND params = ? AND brand_id = ? AND market_id = ? AND expires_at > ? AND expires_at <= ?
+        WHERE key_hash = ? AND purpose = 'export' AND kind = ? AND params = ? AND brand_id = ? AND market_id = ? AND expires_at >= ? AND expires_at <= ?
+          AND parent IS ? AND parent_generation IS ?
         ORDER BY expires_at DESC LIMIT 1`,
     )
-    .bind(await sha256Hex(apiKey), target.kind, JSON.stringify(canonicalParams(target.params)), target.brandId, target.market.id, new Date(now.getTime() + REUSE_MIN_MS).toISOString(), notAfter.toISOString())
+    .bind(
+      await sha256Hex(apiKey),
+      target.kind,
+      JSON.stringify(canonicalParams(target.params)),
+      target.brandId,
+      target.market.id,
+      reuseFrom.toISOString(),
+      until.toISOString(),
+      parentRef(parent),
+      parentGeneration(parent),
+    )
     .first<ListedLink>();
   if (row) return { ok: true, link: await linkOf(deps, row), reused: true };
   const fullTerm = expiryAfter(now, LINK_DAYS.default);
-  return mintUntil(deps, apiKey, target, fullTerm < notAfter ? fullTerm : new Date(Math.floor(notAfter.getTime() / 1000) * 1000));
+  return mintUntil(deps, apiKey, target, fullTerm < until ? fullTerm : until, parent);
 }
 
 /** The key's live export links, oldest first, with their URLs. */
@@ -156,9 +179,24 @@ export interface OpenedExport {
   apiKey: string;
   target: ExportTarget;
   expiresAt: string;
+  /** Minted from a page: what it ends with. */
+  parent: LinkParent | null;
 }
 
-export type ExportProblem = { kind: 'token'; reason: TokenFailure } | { kind: 'gone' } | { kind: 'invalid' };
+/** `ended`: its parent ended; `why` says how, in a sentence. */
+export type ExportProblem = { kind: 'token'; reason: TokenFailure } | { kind: 'gone' } | { kind: 'invalid' } | { kind: 'ended'; why: string };
+
+/** Why a link's parent no longer reads, in a sentence; null while it does. */
+async function parentEnd(db: D1Database, parent: LinkParent, now: Date): Promise<string | null> {
+  if (parent.kind === 'sub') {
+    const subscription = await linkedSubscription(db, parent.id, parent.generation);
+    return subscription.ok ? null : SUBSCRIPTION_END[subscription.end];
+  }
+  // A revoked report link's row is deleted; an expired one is cleared by a later mint.
+  const row = await keyLinkById(db, parent.id);
+  if (!row || row.purpose !== 'report') return 'Its report link was revoked.';
+  return row.expires_at <= now.toISOString() ? 'Its report link has expired.' : null;
+}
 
 /** Verifies the token and opens the link it names. Never throws on bad input. */
 export async function openExportLink(deps: Pick<Deps, 'db' | 'encryptionKey' | 'signingSecret' | 'now'>, token: string): Promise<{ ok: true; link: OpenedExport } | { ok: false; problem: ExportProblem }> {
@@ -170,8 +208,11 @@ export async function openExportLink(deps: Pick<Deps, 'db' | 'encryptionKey' | '
   const row = await keyLinkById(deps.db, id);
   if (!row) return { ok: false, problem: { kind: 'gone' } };
   if (row.purpose !== 'export' || new Date(verified.claims.exp * 1000).toISOString() !== row.expires_at) return { ok: false, problem: { kind: 'invalid' } };
+  const parent = parentOf(row);
+  const why = parent ? await parentEnd(deps.db, parent, deps.now()) : null;
+  if (why) return { ok: false, problem: { kind: 'ended', why } };
   const apiKey = await unseal(deps.encryptionKey, row.key_sealed, row.id);
   if (!apiKey) return { ok: false, problem: { kind: 'invalid' } };
   const params = row.params ? (JSON.parse(row.params) as Record<string, string>) : {};
-  return { ok: true, link: { id: row.id, apiKey, target: { kind: row.kind, params, brandId: row.brand_id, market: { id: row.market_id, code: row.market_code } }, expiresAt: row.expires_at } };
+  return { ok: true, link: { id: row.id, apiKey, target: { kind: row.kind, params, brandId: row.brand_id, market: { id: row.market_id, code: row.market_code } }, expiresAt: row.expires_at, parent } };
 }

@@ -13,7 +13,12 @@
  *   count and the insert are one conditional INSERT, in the same D1 batch
  *   that clears expired rows, so concurrent mints cannot pass the cap;
  * - revoking deletes the row, and with it the sealed key: the token then
- *   names nothing and its link answers 410.
+ *   names nothing and its link answers 410;
+ * - a link minted from a page or a mail (the CSV links of a report page)
+ *   records its parent, the record that page reads through (`parent`), and
+ *   ends with it: its opener checks the parent (export-links.ts). It belongs
+ *   to its parent, not to the key's list: neither listed nor counted against
+ *   the cap, and at most one per table of its page, handed out again.
  *
  * This file knows no report and no export: it imports only src/lib. It sits
  * in src/links, below the feature siblings, so that src/reports and
@@ -27,6 +32,26 @@ export const MAX_LIVE_LINKS = 100;
 
 export const LINK_PURPOSES = ['report', 'export'] as const;
 export type LinkPurpose = (typeof LINK_PURPOSES)[number];
+
+/**
+ * What a link minted from a page or a mail came from (DESIGN section 12): a
+ * report link (`link`), or a subscription in one cycle (`sub`: a digest's
+ * view in browser). Stored as `parent` (`link:<id>`, `sub:<id>`) and
+ * `parent_generation` (migration 0016).
+ */
+export type LinkParent = { kind: 'link'; id: string } | { kind: 'sub'; id: string; generation: number };
+
+/** The columns of a parent. */
+export const parentRef = (parent: LinkParent | null) => (parent ? `${parent.kind}:${parent.id}` : null);
+export const parentGeneration = (parent: LinkParent | null) => (parent?.kind === 'sub' ? parent.generation : null);
+
+/** The parent a stored link records, or null (minted by its key). */
+export function parentOf(row: Pick<KeyLinkRow, 'parent' | 'parent_generation'>): LinkParent | null {
+  const [kind, id] = (row.parent ?? '').split(':');
+  if (kind === 'link' && id) return { kind, id };
+  if (kind === 'sub' && id) return { kind, id, generation: row.parent_generation ?? 0 };
+  return null;
+}
 
 export interface KeyLinkRow {
   id: string;
@@ -42,6 +67,8 @@ export interface KeyLinkRow {
   key_sealed: string;
   created_at: string;
   expires_at: string;
+  parent: string | null;
+  parent_generation: number | null;
 }
 
 /** What a listing shows of a link: never the key (sealed or hashed), and no URL (the token is not stored). */
@@ -57,6 +84,8 @@ export interface NewKeyLink {
   params?: unknown;
   now: Date;
   expiresAt: string;
+  /** Minted from a page or a mail: what it ends with. */
+  parent?: LinkParent | null;
 }
 
 export type StoreOutcome =
@@ -64,11 +93,13 @@ export type StoreOutcome =
   /** The key already has `MAX_LIVE_LINKS` live links of this purpose; `nextExpiry` is when the first of them lapses. */
   | { ok: false; live: number; nextExpiry: string | null };
 
-const LIVE = 'key_hash = ? AND purpose = ? AND expires_at > ?';
+/** The key's own live links of a purpose: those it lists, counts against the cap and revokes (a page's links are their parent's). */
+const LIVE = 'key_hash = ? AND purpose = ? AND expires_at > ? AND parent IS NULL';
 
 /**
  * Stores the link with the key sealed to its id, unless the key is at the
- * cap. Expired rows (of every key) are cleared in the same transaction.
+ * cap (a link with a parent is not counted). Expired rows (of every key) are
+ * cleared in the same transaction.
  */
 export async function storeKeyLink(db: D1Database, encryptionKey: string, link: NewKeyLink): Promise<StoreOutcome> {
   const at = link.now.toISOString();
@@ -78,9 +109,9 @@ export async function storeKeyLink(db: D1Database, encryptionKey: string, link: 
     db.prepare('DELETE FROM report_links WHERE expires_at <= ?').bind(at),
     db
       .prepare(
-        `INSERT INTO report_links (id, purpose, brand_id, market_id, market_code, kind, params, key_hash, key_sealed, created_at, expires_at)
-         SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
-          WHERE (SELECT COUNT(*) FROM report_links WHERE ${LIVE}) < ?
+        `INSERT INTO report_links (id, purpose, brand_id, market_id, market_code, kind, params, key_hash, key_sealed, created_at, expires_at, parent, parent_generation)
+         SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+          WHERE ? IS NOT NULL OR (SELECT COUNT(*) FROM report_links WHERE ${LIVE}) < ?
          RETURNING id`,
       )
       .bind(
@@ -95,6 +126,9 @@ export async function storeKeyLink(db: D1Database, encryptionKey: string, link: 
         sealed,
         at,
         link.expiresAt,
+        parentRef(link.parent ?? null),
+        parentGeneration(link.parent ?? null),
+        parentRef(link.parent ?? null),
         keyHash,
         link.purpose,
         at,

@@ -10,15 +10,19 @@
  * tables the page already shows them (the same brand, market and key), that
  * expire no later than their report link; `exportLinkFor` hands out the same
  * link on every view instead of minting one per view, so a page costs at
- * most one link per table against the key's cap of 100. At the cap, the
- * buttons are left out and the page still renders. The key holder sees these
- * links in `GET /exports/links` and may revoke them.
+ * most one link per table. A keyed page's links are the key's own, against
+ * its cap of 100 (at the cap, the buttons are left out and the page still
+ * renders), listed in `GET /exports/links` and revoked there. A signed page's
+ * links record their parent, the report link or the subscription's cycle the
+ * page reads through, and end with it (src/links/link-store.ts): they are not
+ * the key's to list, and do not count against its cap.
  */
 import { z } from 'zod';
 import { requireKey } from '../contract/access';
 import { brandIdParam, marketParam, parseParams, queryObject } from '../contract/params';
 import { escapeHtml, htmlDocument, newNonce, pageHeaders } from '../lib/html';
 import { exportLinkFor, type ExportTarget, HISTORY_KIND } from '../links/export-links';
+import type { LinkParent } from '../links/link-store';
 import { LINK_DAYS, readFailure } from '../links/keyed-routes';
 import { DAY_MS } from '../lib/time';
 import { clientAddressOf } from '../proxy';
@@ -31,8 +35,8 @@ export const HistoryQuery = z.strictObject({ brand_id: brandIdParam, market: mar
 
 type Deps = Pick<ReportDeps, 'db' | 'encryptionKey' | 'signingSecret' | 'publicUrl' | 'now'>;
 
-/** The CSV links of the report page's tables, read with `apiKey`, none outliving `notAfter`. */
-export async function pageCsvLinks(deps: Deps, apiKey: string, inputs: Pick<WeeklyInputs, 'brand' | 'market'>, notAfter: Date): Promise<Partial<Record<CsvTable, string>>> {
+/** The CSV links of the report page's tables, read with `apiKey`, none outliving `notAfter`, ending with `parent` (a signed page's record). */
+export async function pageCsvLinks(deps: Deps, apiKey: string, inputs: Pick<WeeklyInputs, 'brand' | 'market'>, notAfter: Date, parent: LinkParent | null): Promise<Partial<Record<CsvTable, string>>> {
   const scope = { brandId: inputs.brand.id, market: { id: inputs.market.id, code: inputs.market.code.toLowerCase() } };
   const brandMarket = { brand_id: String(inputs.brand.id), market: inputs.market.code.toLowerCase() };
   const links: Partial<Record<CsvTable, string>> = {};
@@ -41,7 +45,7 @@ export async function pageCsvLinks(deps: Deps, apiKey: string, inputs: Pick<Week
     // The share of voice of the page's week: a relative 7 days, like the page.
     const params = kind === HISTORY_KIND ? {} : kind === 'getOverview' ? { ...brandMarket, days: '7' } : brandMarket;
     const target: ExportTarget = { kind, params, ...scope };
-    const outcome = await exportLinkFor(deps, apiKey, target, notAfter);
+    const outcome = await exportLinkFor(deps, apiKey, target, notAfter, parent);
     if (!outcome.ok) break;
     links[table] = outcome.link.url;
   }
@@ -90,7 +94,7 @@ export function historyPage(o: { brand: string; market: string; weeks: HistoryWe
  * The history page of a brand and market, read with `apiKey`: the key must read them (a cached read), then the page
  * shows what D1 keeps, with a CSV link that expires no later than `notAfter`.
  */
-async function historyAnswer(deps: ReportDeps, request: Request, apiKey: string, target: { brand_id?: number | undefined; market?: string | undefined }, o: { reportUrl: (brandId: number, market: string) => string; notAfter: Date }): Promise<Response> {
+async function historyAnswer(deps: ReportDeps, request: Request, apiKey: string, target: { brand_id?: number | undefined; market?: string | undefined }, o: { reportUrl: (brandId: number, market: string) => string; notAfter: Date; parent: LinkParent | null }): Promise<Response> {
   const client = deps.api(apiKey, clientAddressOf(request));
   let brand: { id: number; name: string };
   let market: { id: number; code: string };
@@ -103,7 +107,7 @@ async function historyAnswer(deps: ReportDeps, request: Request, apiKey: string,
     throw readFailure(error);
   }
   const weeks = await readHistory(deps.db, brand.id, market.id);
-  const csv = await exportLinkFor(deps, apiKey, { kind: HISTORY_KIND, params: {}, brandId: brand.id, market }, o.notAfter);
+  const csv = await exportLinkFor(deps, apiKey, { kind: HISTORY_KIND, params: {}, brandId: brand.id, market }, o.notAfter, o.parent);
   const page = historyPage({ brand: brand.name, market: market.code, weeks, csvUrl: csv.ok ? csv.link.url : undefined, reportUrl: o.reportUrl(brand.id, market.code) });
   return new Response(page.html, { headers: page.headers });
 }
@@ -113,12 +117,12 @@ export async function historyRoute(request: Request, url: URL, deps: ReportDeps,
   const key = requireKey(request);
   const query = parseParams(HistoryQuery, queryObject(url.searchParams));
   const reportUrl = (brandId: number, market: string) => `${reportsBase}/weekly?${new URLSearchParams({ brand_id: String(brandId), market })}`;
-  const response = await historyAnswer(deps, request, key, query, { reportUrl, notAfter: new Date(deps.now().getTime() + LINK_DAYS.max * DAY_MS) });
+  const response = await historyAnswer(deps, request, key, query, { reportUrl, notAfter: new Date(deps.now().getTime() + LINK_DAYS.max * DAY_MS), parent: null });
   response.headers.set('vary', 'Authorization');
   return response;
 }
 
 /** `GET /r/<token>/history`: the same page for a signed report link's holder, read with the link's key, its CSV link expiring with the report link. */
-export function linkHistoryAnswer(deps: ReportDeps, request: Request, link: { apiKey: string; brandId: number; market: string; expiresAt: string }, reportUrl: string): Promise<Response> {
-  return historyAnswer(deps, request, link.apiKey, { brand_id: link.brandId, market: link.market }, { reportUrl: () => reportUrl, notAfter: new Date(link.expiresAt) });
+export function linkHistoryAnswer(deps: ReportDeps, request: Request, link: { apiKey: string; brandId: number; market: string; expiresAt: string; parent: LinkParent }, reportUrl: string): Promise<Response> {
+  return historyAnswer(deps, request, link.apiKey, { brand_id: link.brandId, market: link.market }, { reportUrl: () => reportUrl, notAfter: new Date(link.expiresAt), parent: link.parent });
 }

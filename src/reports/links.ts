@@ -5,23 +5,28 @@
  * an API key, so `r` names the stored record whose sealed key reads the data:
  *
  * - `sub:<subscription id>`: the digest's link; reads with that subscription's
- *   key while it is active or paused (an unsubscribed one keeps no key);
+ *   key while it is active or paused, in the cycle the token names (`g`):
+ *   not once it is unsubscribed, removed by the account or subscribed again
+ *   (src/subscriptions/store.ts);
  * - `link:<link id>`: minted by `POST /reports/links`; the row holds the
  *   minting key sealed with AES-GCM (migrations/0004_reports.sql), purpose
  *   `report` in the store of keyed links (src/links/link-store.ts): at most
  *   `MAX_LIVE_LINKS` live per key, listed and revoked by that key. A revoked
  *   link's row is gone: its token answers 410 like a cancelled subscription's.
+ *   The row's expiry must be the token's, as for export links.
  *
  * The token never carries a key, and the record must agree with the token's
- * brand and market, so a link cannot be pointed at another brand.
+ * brand and market, so a link cannot be pointed at another brand. What a link
+ * opens names its record as the parent of the CSV links its page hands out
+ * (src/links/link-store.ts), which end with it.
  */
 import { unseal } from '../lib/sealing';
-import { kindsOf, subscriptionById } from '../subscriptions';
+import { generationOf, kindsOf, linkedSubscription, SUBSCRIPTION_END } from '../subscriptions';
 import { type ReportLinkClaims, signReportToken, verifyReportToken, type TokenFailure } from '../lib/signing';
 import type { ReportDeps } from './deps';
 import type { DigestKind } from '../weekly-report';
 import { expiryAfter, LINK_DAYS, newLinkId } from '../links/keyed-routes';
-import { keyLinkById, type ListedLink, liveKeyLinks, revokeKeyLink, storeKeyLink } from '../links/link-store';
+import { keyLinkById, type LinkParent, type ListedLink, liveKeyLinks, revokeKeyLink, storeKeyLink } from '../links/link-store';
 
 export const REPORT_KINDS = ['weekly'] as const;
 export type ReportKind = (typeof REPORT_KINDS)[number];
@@ -95,12 +100,14 @@ export interface OpenedLink {
   kind: string;
   kinds: DigestKind[];
   expiresAt: string;
+  /** The record it reads through: the parent of its page's CSV links. */
+  parent: LinkParent;
 }
 
 export type LinkProblem =
   | { kind: 'token'; reason: TokenFailure }
-  /** The record the token names is gone or no longer holds a key (unsubscribed, revoked, deleted). */
-  | { kind: 'gone' }
+  /** The record the token names is gone or no longer reads for it (revoked; unsubscribed, removed, subscribed again): `why`, a sentence. */
+  | { kind: 'gone'; why: string }
   /** The record exists but no longer matches the token, or its key does not decrypt. */
   | { kind: 'invalid' };
 
@@ -117,20 +124,23 @@ export async function openReportLink(deps: Pick<ReportDeps, 'db' | 'encryptionKe
   if (!ref) return { ok: false, problem: { kind: 'invalid' } };
   const [, type, id] = ref as unknown as [string, 'sub' | 'link', string];
   if (type === 'sub') {
-    const row = await subscriptionById(deps.db, id);
-    if (!row || row.status === 'unsubscribed' || !row.key_sealed) return { ok: false, problem: { kind: 'gone' } };
+    const generation = generationOf(claims);
+    const found = await linkedSubscription(deps.db, id, generation);
+    if (!found.ok) return { ok: false, problem: { kind: 'gone', why: SUBSCRIPTION_END[found.end] } };
+    const { row } = found;
     if (row.brand_id !== claims.b || row.market_code.toLowerCase() !== claims.m) return { ok: false, problem: { kind: 'invalid' } };
     const apiKey = await unseal(deps.encryptionKey, row.key_sealed, row.id);
     if (!apiKey) return { ok: false, problem: { kind: 'invalid' } };
     // An alerts-only subscription's link (from an alert) shows the whole report.
     const kinds = kindsOf(row);
-    return { ok: true, link: { apiKey, brandId: row.brand_id, market: row.market_code, kind: claims.k, kinds: kinds.length > 0 ? kinds : ['visibility', 'won_lost'], expiresAt } };
+    const parent: LinkParent = { kind: 'sub', id: row.id, generation };
+    return { ok: true, link: { apiKey, brandId: row.brand_id, market: row.market_code, kind: claims.k, kinds: kinds.length > 0 ? kinds : ['visibility', 'won_lost'], expiresAt, parent } };
   }
   // A revoked link's row is deleted: its token names nothing any more (410).
   const row = await keyLinkById(deps.db, id);
-  if (!row) return { ok: false, problem: { kind: 'gone' } };
-  if (row.purpose !== 'report' || row.brand_id !== claims.b || row.market_code !== claims.m || row.kind !== claims.k) return { ok: false, problem: { kind: 'invalid' } };
+  if (!row) return { ok: false, problem: { kind: 'gone', why: 'The link was revoked.' } };
+  if (row.purpose !== 'report' || row.brand_id !== claims.b || row.market_code !== claims.m || row.kind !== claims.k || row.expires_at !== expiresAt) return { ok: false, problem: { kind: 'invalid' } };
   const apiKey = await unseal(deps.encryptionKey, row.key_sealed, row.id);
   if (!apiKey) return { ok: false, problem: { kind: 'invalid' } };
-  return { ok: true, link: { apiKey, brandId: row.brand_id, market: row.market_code, kind: row.kind, kinds: ['visibility', 'won_lost'], expiresAt } };
+  return { ok: true, link: { apiKey, brandId: row.brand_id, market: row.market_code, kind: row.kind, kinds: ['visibility', 'won_lost'], expiresAt, parent: { kind: 'link', id: row.id } } };
 }

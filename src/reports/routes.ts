@@ -37,7 +37,7 @@ import { renderDigest } from '../mail/render';
 import { clientAddressOf } from '../proxy';
 import { type DigestKind, readPageExtras, type Report, type ReportSource, readWeek, reportOf, summarizeReads, type WeeklyRead, type WeekTarget } from '../weekly-report';
 import type { ReportDeps } from './deps';
-import { MAX_LIVE_LINKS } from '../links/link-store';
+import { type LinkParent, MAX_LIVE_LINKS } from '../links/link-store';
 import { expiresInDays, LINK_DAYS, linkOwnerKey, noQuery, readFailure, tooManyLinks } from '../links/keyed-routes';
 import { type LinkProblem, listReportLinks, mintReportLink, openReportLink, REPORT_KINDS, revokeReportLink } from './links';
 import { historyRoute, linkHistoryAnswer, pageCsvLinks } from './history';
@@ -103,6 +103,8 @@ interface AnswerContext {
   headers?: Record<string, string>;
   /** The page's CSV links expire no later than this (a signed link's own expiry). */
   csvUntil: Date;
+  /** A signed link's record: the page's CSV links end with it. Null for the key's own page. */
+  parent: LinkParent | null;
 }
 
 async function answer(read: WeeklyRead, kinds: readonly DigestKind[], format: Format, o: AnswerContext): Promise<Response> {
@@ -115,7 +117,7 @@ async function answer(read: WeeklyRead, kinds: readonly DigestKind[], format: Fo
   const { extras, reads } = await readPageExtras(client, read.inputs, { visibility: kinds.includes('visibility'), markets: true });
   if (extras.failed.length > 0) console.error(JSON.stringify({ msg: 'report page extra read failed', failed: extras.failed }));
   const source = summarizeReads([...read.source.reads, ...reads]);
-  const csv = await pageCsvLinks(o.deps, o.apiKey, read.inputs, o.csvUntil);
+  const csv = await pageCsvLinks(o.deps, o.apiKey, read.inputs, o.csvUntil, o.parent);
   const rendered = reportPage(report, source, extras, { ...o.pageLinks, csv });
   return new Response(rendered.html, { headers: { ...rendered.headers, ...headers } });
 }
@@ -155,7 +157,7 @@ async function weekly(request: Request, url: URL, deps: ReportDeps): Promise<Res
   };
   // A keyed reader's CSV links get the full term (exportLinkFor caps it at 30 days).
   const csvUntil = new Date(deps.now().getTime() + LINK_DAYS.max * DAY_MS);
-  return answer(week, ['visibility', 'won_lost'], query.format, { deps, request, apiKey: key, viewUrl, pageLinks, headers: { vary: 'Authorization' }, csvUntil });
+  return answer(week, ['visibility', 'won_lost'], query.format, { deps, request, apiKey: key, viewUrl, pageLinks, headers: { vary: 'Authorization' }, csvUntil, parent: null });
 }
 
 async function mintLink(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
@@ -194,8 +196,7 @@ async function revokeLink(request: Request, url: URL, id: string, deps: ReportDe
 }
 
 function linkProblemPage(problem: LinkProblem): Response {
-  if (problem.kind === 'gone')
-    return messagePage(410, 'This report link no longer works', ['The link was revoked, or the subscription it belonged to was cancelled.', 'Ask for a new link, or open the report with your API key.']);
+  if (problem.kind === 'gone') return messagePage(410, 'This report link no longer works', [problem.why, 'Ask for a new link, or open the report with your API key.']);
   if (problem.kind === 'invalid') return messagePage(403, 'This report link is not valid', ['It does not match the report it names. Open the link exactly as you received it, or ask for a new one.']);
   const status = TOKEN_FAILURE_STATUS[problem.reason];
   switch (problem.reason) {
@@ -245,6 +246,7 @@ async function viaLink(request: Request, url: URL, token: string, deps: ReportDe
     viewUrl: self,
     pageLinks: { json: `${self}?format=json`, text: `${self}?format=text`, expiresAt: link.expiresAt, share: self, history: `${self}/history` },
     csvUntil: new Date(link.expiresAt),
+    parent: link.parent,
   });
 }
 

@@ -176,8 +176,8 @@ function slackConfirmation(row: SubscriptionRow, confirm: string, unsubscribe: s
  */
 export async function sendTestDelivery(deps: SubscriptionDeps, row: SubscriptionRow, channel: AlertChannel, secret: string | null, now: Date): Promise<TestDelivery> {
   const at = now.toISOString();
-  const confirm = await confirmUrl(deps, row.id, now);
-  const unsubscribe = await unsubscribeUrl(deps, row.id, now);
+  const confirm = await confirmUrl(deps, row, now);
+  const unsubscribe = await unsubscribeUrl(deps, row, now);
   const messageId = `msg_confirm_${row.id}_${Math.floor(now.getTime() / 1000)}`;
   const kind = channel.type as EndpointKind;
   if (kind === 'webhook' && !secret) throw new ApiError('upstream_error', 'The webhook signing secret of this subscription cannot be read (the encryption key changed); subscribe again with the API to get a new one.');

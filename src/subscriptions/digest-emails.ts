@@ -25,7 +25,7 @@ export function digestEmails(deps: Pick<SubscriptionDeps, 'publicUrl' | 'signing
       mail = await renderDigest({ report: reportFor(kinds), links: { unsubscribe: PLACEHOLDER.unsubscribe, viewInBrowser: PLACEHOLDER.report } });
       rendered.set(variant, mail);
     }
-    const unsubscribe = await unsubscribeUrl(deps, row.id, issuedAt);
+    const unsubscribe = await unsubscribeUrl(deps, row, issuedAt);
     const report = await reportUrl(deps, row, issuedAt);
     const personal = (text: string) => text.replaceAll(PLACEHOLDER.unsubscribe, unsubscribe).replaceAll(PLACEHOLDER.report, report);
     return {

@@ -4,5 +4,21 @@ export { digestEmails } from './digest-emails';
 export { confirmUrl, reportUrl, unsubscribeHeaders, unsubscribeUrl } from './links';
 export { unsubscribeByMail } from './mailto';
 export { SUBSCRIPTIONS_BASE, subscriptionRoutes } from './routes';
-export { confirmedSubscribers, GETS_DIGEST_SQL, groupApiKey, groupKeyOf, hhmm, kindsOf, subscriptionById, type SubscriptionRow, unsubscribeById, UNREADABLE_KEY, wantsAlerts } from './store';
+export {
+  confirmedSubscribers,
+  generationOf,
+  GETS_DIGEST_SQL,
+  groupApiKey,
+  groupKeyOf,
+  hhmm,
+  kindsOf,
+  linkedSubscription,
+  SUBSCRIPTION_END,
+  subscriptionById,
+  type SubscriptionEnd,
+  type SubscriptionRow,
+  unsubscribeById,
+  UNREADABLE_KEY,
+  wantsAlerts,
+} from './store';
 export { webhookSecretBinding } from './alert-channels';

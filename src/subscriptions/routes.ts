@@ -35,7 +35,23 @@ import type { SubscriptionDeps } from './deps';
 import { confirmUrl, resubscribeUrl, unsubscribeHeaders, unsubscribeUrl } from './links';
 import { describeNextDigest, nextDigest } from './next-digest';
 import { ACCOUNT_PER_DAY, ADDRESS_PER_DAY, claimConfirmation, type ConfirmationVia, confirmationLimited, confirmationVerdict, recipientKeyOf, releaseConfirmation } from './caps';
-import { accountBrandsOf, kindsOf, newSubscriptionId, publicView, SUBSCRIPTION_SELECT, SubscriptionKind, subscriptionById, type SubscriptionRow, unsubscribeById, wantsAlerts } from './store';
+import {
+  accountBrandsOf,
+  generationOf,
+  kindsOf,
+  linkEnd,
+  newSubscriptionId,
+  publicView,
+  removeSubscription,
+  SUBSCRIPTION_END,
+  SUBSCRIPTION_SELECT,
+  type SubscriptionEnd,
+  SubscriptionKind,
+  subscriptionById,
+  type SubscriptionRow,
+  unsubscribeById,
+  wantsAlerts,
+} from './store';
 import { ChannelBody, channelOf, channelOfRow, endpointKeyOf, newSecretFor, offerOf, QuietHoursBody, sendTestDelivery, storeChannel, storedSecret, type TestDelivery, wordsOf } from './alert-channels';
 
 export const SUBSCRIPTIONS_BASE = '/digests';
@@ -147,8 +163,8 @@ async function sendConfirmation(deps: SubscriptionDeps, row: SubscriptionRow, vi
     }
     return { sent: true, sent_at: at, resend_after: after(at) };
   }
-  const url = await confirmUrl(deps, row.id, now);
-  const unsubscribe = await unsubscribeUrl(deps, row.id, now);
+  const url = await confirmUrl(deps, row, now);
+  const unsubscribe = await unsubscribeUrl(deps, row, now);
   const mail = await renderConfirmation({
     offer: offerOf(row),
     confirmUrl: url,
@@ -232,9 +248,11 @@ async function subscribe(request: Request, deps: SubscriptionDeps): Promise<Resp
   if (!created) {
     // Re-subscribing never duplicates: the row is updated. An active one stays active (no new email);
     // a pending, paused or unsubscribed one needs the address confirmed. The key is sealed for this row's id.
+    // A paused or unsubscribed one starts a new cycle: no link of the old one confirms or reads this one.
     await deps.db
       .prepare(
         `UPDATE digest_subscriptions SET kinds = ?, timezone = ?, key_hash = ?, key_sealed = ?, brand_name = ?, market_code = ?, account_brands = ?,
+                generation = CASE WHEN status IN ('paused', 'unsubscribed') THEN generation + 1 ELSE generation END,
                 status = CASE status WHEN 'active' THEN 'active' ELSE 'pending' END, paused_reason = NULL, unsubscribed_at = NULL, updated_at = ?
           WHERE id = ?`,
       )
@@ -276,7 +294,8 @@ async function remove(request: Request, deps: SubscriptionDeps, id: string): Pro
   const row = /^sub_[a-z0-9]{1,40}$/.test(id) ? await subscriptionById(deps.db, id) : null;
   // Another account's subscription is as invisible as a missing one.
   if (!row || !brands.has(row.brand_id) || row.status === 'unsubscribed') throw new ApiError('not_found', 'No such subscription for this account.');
-  await unsubscribeById(deps.db, id, deps.now(), 'account');
+  // Final: no link of the subscription works again (store.ts); only a new subscribe reaches the address.
+  if (!(await removeSubscription(deps.db, id))) throw new ApiError('not_found', 'No such subscription for this account.');
   return new Response(null, { status: 204 });
 }
 
@@ -306,14 +325,39 @@ async function recentSendWeeks(deps: SubscriptionDeps, id: string): Promise<Set<
 /**
  * The subscription a link from an email names: its token checked for this
  * purpose (a bad one answers the one token policy's page), then the row,
- * which may be gone.
+ * which may be gone, and the cycle the link was minted for.
  */
-async function openLink(deps: SubscriptionDeps, url: URL, purpose: TokenPurpose, what: string): Promise<Response | { token: string; claims: Claims; row: SubscriptionRow | null }> {
+async function openLink(
+  deps: SubscriptionDeps,
+  url: URL,
+  purpose: TokenPurpose,
+  what: string,
+): Promise<Response | { token: string; claims: Claims; generation: number; row: SubscriptionRow | null }> {
   const token = url.searchParams.get('token') ?? '';
   const result = await verifyToken(deps.signingSecret, token, purpose, deps.now());
   if (!result.ok) return badTokenPage(result.reason, what);
-  return { token, claims: result.claims, row: await subscriptionById(deps.db, String(result.claims.s)) };
+  return { token, claims: result.claims, generation: generationOf(result.claims), row: await subscriptionById(deps.db, String(result.claims.s)) };
 }
+
+/** A link of a cycle that has ended (store.ts, `linkEnd`; no row: removed by the account): 410, saying why; it changes nothing. */
+function endedPage(end: SubscriptionEnd, row: SubscriptionRow | null): Response {
+  const manager = `whoever manages ${row?.brand_name ?? 'the brand'} in ${PRODUCT_NAME}`;
+  const next =
+    end === 'renewed'
+      ? 'Nothing was changed.'
+      : end === 'removed'
+        ? `Nothing was changed, and nothing more is sent for it. Only ${manager} can subscribe you again.`
+        : `Nothing was changed. To subscribe again, use the button of your latest unsubscribe, or ask ${manager}.`;
+  return page(410, end === 'removed' ? 'This subscription was removed' : 'This link no longer works', [SUBSCRIPTION_END[end], next], '', row ? wordsOf(row).name : 'subscriptions');
+}
+
+/**
+ * Whether a confirm link from before cycles were counted (no `g`) is the
+ * subscription's latest confirmation: only that one may confirm, since an
+ * older one may be of an earlier cycle. Its expiry says when it was sent.
+ */
+const isLatestConfirmation = (row: SubscriptionRow, claims: Claims) =>
+  row.confirm_sent_at !== null && Math.floor(Date.parse(row.confirm_sent_at) / 1000) + CONFIRM_TTL === claims.exp;
 
 /**
  * The confirmation link. GET (and HEAD) only shows the page with the button:
@@ -324,8 +368,10 @@ async function openLink(deps: SubscriptionDeps, url: URL, purpose: TokenPurpose,
 async function confirm(request: Request, url: URL, deps: SubscriptionDeps): Promise<Response> {
   const opened = await openLink(deps, url, 'confirm', 'confirmation');
   if (opened instanceof Response) return opened;
-  const { token, row } = opened;
-  if (!row) return page(404, 'Subscription not found', ['This subscription no longer exists. Ask whoever manages the brand to subscribe you again.'], '', 'subscriptions');
+  const { token, claims, generation, row } = opened;
+  // A confirm link confirms only the cycle whose mail carried it.
+  const end = linkEnd(row, generation) ?? (claims.g === undefined && !isLatestConfirmation(row!, claims) ? 'renewed' : null);
+  if (end || !row) return endedPage(end ?? 'removed', row);
   // What is confirmed: the weekly digest, change alerts, or both, and where they go.
   const words = wordsOf(row);
   if (row.status === 'unsubscribed') return page(409, 'This subscription was cancelled', [`It was unsubscribed after this link was sent. Subscribe again to get the ${words.name}.`], '', words.name);
@@ -344,8 +390,8 @@ async function confirm(request: Request, url: URL, deps: SubscriptionDeps): Prom
   let first = false;
   if (row.status === 'pending') {
     const changed = await deps.db
-      .prepare(`UPDATE digest_subscriptions SET status = 'active', confirmed_at = ?, updated_at = ? WHERE id = ? AND status = 'pending' RETURNING id`)
-      .bind(now, now, row.id)
+      .prepare(`UPDATE digest_subscriptions SET status = 'active', confirmed_at = ?, updated_at = ? WHERE id = ? AND status = 'pending' AND generation = ? RETURNING id`)
+      .bind(now, now, row.id, generation)
       .first<{ id: string }>();
     if (!changed) return page(409, 'This subscription changed', ['Open the link again to see where it stands.'], '', words.name);
     first = true;
@@ -368,17 +414,22 @@ async function confirm(request: Request, url: URL, deps: SubscriptionDeps): Prom
 async function unsubscribe(request: Request, url: URL, deps: SubscriptionDeps): Promise<Response> {
   const opened = await openLink(deps, url, 'unsubscribe', 'unsubscribe');
   if (opened instanceof Response) return opened;
-  const { token, row } = opened;
-  if (!row) return page(200, 'You are unsubscribed', ['This subscription no longer exists; nothing more will be sent for it.'], '', 'subscriptions');
+  const { token, generation, row } = opened;
+  // It acts on its own cycle only: a link of a removed subscription, or of one subscribed again since, changes nothing.
+  // Already unsubscribed, any of its links says so.
+  const end = row?.status === 'unsubscribed' ? null : linkEnd(row, generation);
+  if (end || !row) return endedPage(end ?? 'removed', row);
   const askAgain = `To get it again, ask whoever manages ${row.brand_name} in ${PRODUCT_NAME} to subscribe you.`;
   const words = wordsOf(row);
   if (request.method === 'POST') {
     // RFC 8058: a POST to the List-Unsubscribe URL unsubscribes with no further step (the body is
-    // `List-Unsubscribe=One-Click`; our own button posts the same). Idempotent.
-    await unsubscribeById(deps.db, row.id, deps.now(), 'address');
-    // The key is gone from the database now; the "subscribe again" link carries it, still sealed (links.ts).
-    if (row.status === 'unsubscribed' || !row.key_sealed) return page(200, 'You are unsubscribed', [words.stopped, askAgain], '', words.name);
-    const again = await resubscribeUrl(deps, { id: row.id, key_sealed: row.key_sealed });
+    // `List-Unsubscribe=One-Click`; our own button posts the same). Idempotent: a second POST changes nothing.
+    if (row.status === 'unsubscribed') return page(200, 'You are unsubscribed', [words.stopped, askAgain], '', words.name);
+    if (!(await unsubscribeById(deps.db, row.id, generation, deps.now()))) return page(409, 'This subscription changed', ['Open the link again to see where it stands.'], '', words.name);
+    // The key is gone from the database now; the "subscribe again" link carries it, still sealed (links.ts),
+    // for the cycle this unsubscribe started.
+    if (!row.key_sealed) return page(200, 'You are unsubscribed', [words.stopped, askAgain], '', words.name);
+    const again = await resubscribeUrl(deps, { id: row.id, generation: generation + 1, key_sealed: row.key_sealed });
     return page(
       200,
       'You are unsubscribed',
@@ -407,8 +458,10 @@ async function unsubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
 async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): Promise<Response> {
   const opened = await openLink(deps, url, 'resubscribe', 'subscribe-again');
   if (opened instanceof Response) return opened;
-  const { token, claims, row } = opened;
-  if (!row) return page(404, 'Subscription not found', ['This subscription no longer exists. Ask whoever manages the brand to subscribe you again.'], '', 'subscriptions');
+  const { token, claims, generation, row } = opened;
+  // Only the cycle its unsubscribe started: not after the account's delete, nor once subscribed again another way.
+  const end = linkEnd(row, generation);
+  if (end || !row) return endedPage(end ?? 'removed', row);
   const action = `${SUBSCRIPTIONS_BASE}/resubscribe?token=${encodeURIComponent(token)}`;
   const words = wordsOf(row);
   if (row.status === 'active') return page(200, 'You are subscribed', [`You already get ${words.what}; nothing to do.`], '', words.name);
@@ -434,12 +487,12 @@ async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
     }
     const at = deps.now().toISOString();
     await deps.db
-      .prepare(`UPDATE digest_subscriptions SET status = 'pending', key_sealed = ?, paused_reason = NULL, unsubscribed_at = NULL, updated_at = ? WHERE id = ? AND status = 'unsubscribed'`)
-      .bind(sealed, at, row.id)
+      .prepare(`UPDATE digest_subscriptions SET status = 'pending', key_sealed = ?, paused_reason = NULL, unsubscribed_at = NULL, updated_at = ? WHERE id = ? AND status = 'unsubscribed' AND generation = ?`)
+      .bind(sealed, at, row.id, generation)
       .run();
   }
   const pending = await subscriptionById(deps.db, row.id);
-  if (!pending || pending.status !== 'pending') return page(409, 'This subscription changed', ['Open the link again to see where it stands.'], '', words.name);
+  if (!pending || pending.status !== 'pending' || pending.generation !== generation) return page(409, 'This subscription changed', ['Open the link again to see where it stands.'], '', words.name);
   // A Slack or webhook subscription is confirmed again where it posts, by a test delivery.
   const endpoint = pending.channel_type === 'slack' || pending.channel_type === 'webhook';
   const { to, name } = words;

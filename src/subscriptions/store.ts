@@ -35,6 +35,8 @@ export interface SubscriptionRow {
   unsubscribed_at: string | null;
   /** JSON array of the brand ids the subscribing key's account reads (migration 0012; NULL before it). */
   account_brands: string | null;
+  /** The cycle (migration 0016): every signed link of the subscription names one, and acts on it only. */
+  generation: number;
   /** Alerts only, from `alert_channels` (migration 0015; `subscriptionById` joins it): where they go and the quiet hours. */
   channel_type?: 'email' | 'slack' | 'webhook' | null;
   channel_url?: string | null;
@@ -102,21 +104,98 @@ export function accountBrandsOf(row: Pick<SubscriptionRow, 'brand_id' | 'account
 }
 
 /**
- * Unsubscribes one subscription (idempotent): status, the sealed key, and its
- * planned sends. `by: 'address'` (its unsubscribe link, one-click, mailto)
- * also records the address's wish: no confirmation email through the API for
- * 30 days (caps.ts). An account removing its own subscription records nothing.
+ * A subscription's cycles (DESIGN section 12). Its signed links (confirm,
+ * unsubscribe, subscribe again, view in browser) carry the cycle they were
+ * minted for (`g`), and act on that cycle only. A new cycle starts when the
+ * address unsubscribes and when the account subscribes a paused or
+ * unsubscribed address again; subscribing again from the unsubscribe page's
+ * own link continues the cycle its unsubscribe started, so that page's button
+ * can send the confirmation again. The account's delete ends them all: the
+ * row is deleted (`removeSubscription`).
+ *
+ * A link minted before cycles were counted (migration 0016) has no `g`: it
+ * names the cycle its row had then, 0.
  */
-export async function unsubscribeById(db: D1Database, id: string, now: Date, by: 'address' | 'account'): Promise<void> {
+export const LEGACY_GENERATION = 0;
+
+/** The cycle a link's claims name. */
+export const generationOf = (claims: { exp: number; g?: unknown }): number => (typeof claims.g === 'number' ? claims.g : LEGACY_GENERATION);
+
+/** Why a subscription's link no longer acts or reads. */
+export type SubscriptionEnd = 'removed' | 'unsubscribed' | 'renewed';
+
+/** The same, in words: a sentence about the link (or the page it came from), for pages and plain text alike. */
+export const SUBSCRIPTION_END: Record<SubscriptionEnd, string> = {
+  removed: 'The account that made its subscription removed it, for good.',
+  unsubscribed: 'Its subscription was unsubscribed.',
+  renewed: 'It is from an earlier round of its subscription, which was subscribed again since: the latest email carries the current links.',
+};
+
+/**
+ * Whether a link of cycle `generation` still names `row`'s cycle, or why not:
+ * a row that is gone was removed by the account (ids are never reused); for
+ * another cycle, where the row is now.
+ */
+export function linkEnd(row: Pick<SubscriptionRow, 'status' | 'generation'> | null, generation: number): SubscriptionEnd | null {
+  if (!row) return 'removed';
+  if (row.generation === generation) return null;
+  return row.status === 'unsubscribed' ? 'unsubscribed' : 'renewed';
+}
+
+/**
+ * The subscription a link of cycle `generation` reads through (a digest's
+ * view in browser, and the CSV links of that page): that cycle, not
+ * unsubscribed, its key kept; or why not.
+ */
+export async function linkedSubscription(db: D1Database, id: string, generation: number): Promise<{ ok: true; row: SubscriptionRow & { key_sealed: string } } | { ok: false; end: SubscriptionEnd }> {
+  const row = await subscriptionById(db, id);
+  const end = linkEnd(row, generation) ?? (row!.status === 'unsubscribed' || !row!.key_sealed ? 'unsubscribed' : null);
+  return end ? { ok: false, end } : { ok: true, row: row as SubscriptionRow & { key_sealed: string } };
+}
+
+/**
+ * The address unsubscribes (its unsubscribe link, one-click, mailto): status,
+ * the sealed key, its planned sends, and a new cycle, so no link of the old
+ * one acts again; and the address's wish is recorded: no confirmation email
+ * through the API for 30 days (caps.ts). Only cycle `generation` is ended:
+ * false when the row had moved on, or was unsubscribed already.
+ */
+export async function unsubscribeById(db: D1Database, id: string, generation: number, now: Date): Promise<boolean> {
   const at = now.toISOString();
   // The wish holds for the address's mailbox (or the endpoint's receiver), whatever spelling was subscribed: read the row for it.
-  const own = by === 'address' ? await subscriptionById(db, id) : null;
-  await db.batch([
+  const own = await subscriptionById(db, id);
+  const [ended] = await db.batch<{ id: string }>([
     // The sealed key goes too: an unsubscribed address keeps no credential.
-    db.prepare(`UPDATE digest_subscriptions SET status = 'unsubscribed', key_sealed = NULL, unsubscribed_at = ?, updated_at = ? WHERE id = ? AND status != 'unsubscribed'`).bind(at, at, id),
-    db.prepare(`UPDATE digest_sends SET status = 'skipped', reason = 'unsubscribed', updated_at = ? WHERE subscription_id = ? AND status = 'planned'`).bind(at, id),
+    db
+      .prepare(
+        `UPDATE digest_subscriptions SET status = 'unsubscribed', key_sealed = NULL, unsubscribed_at = ?1, updated_at = ?1, generation = generation + 1
+          WHERE id = ?2 AND generation = ?3 AND status != 'unsubscribed' RETURNING id`,
+      )
+      .bind(at, id, generation),
+    db
+      .prepare(`UPDATE digest_sends SET status = 'skipped', reason = 'unsubscribed', updated_at = ?1 WHERE subscription_id = ?2 AND status = 'planned' AND (SELECT status FROM digest_subscriptions WHERE id = ?2) = 'unsubscribed'`)
+      .bind(at, id),
     ...(own ? [await recordOptout(db, own, at)] : []),
   ]);
+  return (ended?.results.length ?? 0) > 0;
+}
+
+/**
+ * The account removes a subscription (`DELETE /digests/subscriptions/{id}`):
+ * final. The row is deleted, with the rows that name it (its send records,
+ * alert channel and deliveries), so no link of it acts or reads again, and
+ * only the account reaches the address again, as a new subscription. The
+ * address's confirmation counts (caps.ts) stay. False when it was gone.
+ */
+export async function removeSubscription(db: D1Database, id: string): Promise<boolean> {
+  const results = await db.batch<{ id: string }>([
+    // Foreign keys: what names the subscription goes first.
+    db.prepare('DELETE FROM alert_deliveries WHERE subscription_id = ?').bind(id),
+    db.prepare('DELETE FROM alert_channels WHERE subscription_id = ?').bind(id),
+    db.prepare('DELETE FROM digest_sends WHERE subscription_id = ?').bind(id),
+    db.prepare('DELETE FROM digest_subscriptions WHERE id = ? RETURNING id').bind(id),
+  ]);
+  return (results.at(-1)?.results.length ?? 0) > 0;
 }
 
 /** The confirmed digest subscribers of a brand and market (those of alerts only get no digest). */
