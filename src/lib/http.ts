@@ -13,35 +13,57 @@ export function plainText(status: number, message: string, headers: Record<strin
 }
 
 /**
- * A request's body as text, when it is at most `maxBytes`: a body that
- * declares more (`Content-Length`) is refused without reading a byte of it,
- * and one that does not declare its length (chunked) is read only until it
- * passes `maxBytes`, then cancelled. Refused: `tooLarge()` is thrown.
+ * A request's or a response's body as text, when it is at most `maxBytes`:
+ * a body that declares more (`Content-Length`) is refused without reading a
+ * byte of it, and one that does not declare its length (chunked, or a
+ * stream that never ends) is read only until it passes `maxBytes`, then
+ * cancelled, so memory holds at most `maxBytes` and one chunk whatever the
+ * sender sends. Refused: `tooLarge()` is thrown. `signal` cancels the read
+ * (a timeout): a stream that stalls is released, not left open.
+ *
+ * ```ts
+ * const text = await readBodyUpTo(response, 4 * 1024 * 1024, () => new Error('too large'), controller.signal);
+ * ```
  */
-export async function readBodyUpTo(request: Request, maxBytes: number, tooLarge: () => Error): Promise<string> {
-  const declared = request.headers.get('content-length');
-  if (declared !== null && !(/^\d+$/.test(declared) && Number(declared) <= maxBytes)) throw tooLarge();
-  if (!request.body) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    chunks.push(value);
+export async function readBodyUpTo(message: Request | Response, maxBytes: number, tooLarge: () => Error, signal?: AbortSignal): Promise<string> {
+  const declared = message.headers.get('content-length');
+  if (declared !== null && !(/^\d+$/.test(declared) && Number(declared) <= maxBytes)) {
+    await message.body?.cancel().catch(() => undefined);
+    throw tooLarge();
   }
+  if (!message.body) return '';
+  const reader = message.body.getReader();
+  const release = () => void reader.cancel().catch(() => undefined);
+  signal?.addEventListener('abort', release);
+  try {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      // Cancelled by `signal`: what came so far is not the whole body.
+      signal?.throwIfAborted();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) {
+        release();
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+    return new TextDecoder().decode(chunks.length === 1 ? chunks[0] : concat(chunks, size));
+  } finally {
+    signal?.removeEventListener('abort', release);
+  }
+}
+
+function concat(chunks: Uint8Array[], size: number): Uint8Array {
   const bytes = new Uint8Array(size);
   let at = 0;
   for (const chunk of chunks) {
     bytes.set(chunk, at);
     at += chunk.byteLength;
   }
-  return new TextDecoder().decode(bytes);
+  return bytes;
 }
 
 /**
