@@ -47,6 +47,16 @@ export const KV_MIN_TTL_S = 60;
 export const COALESCE_AFTER_MS = 2 * SECOND_MS;
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 10 * SECOND_MS;
 /**
+ * The largest upstream answer read, in bytes (configurable: UPSTREAM_MAX_BYTES):
+ * past it the read is abandoned and the answer is an upstream failure (stale,
+ * or 502), never stored. 4 MiB is over 100 times the largest demo answer
+ * (docs/deploy.md), and one read's copies of it (the gate's, the RPC's, the
+ * parsed check, the stored ones) stay well inside an isolate's 128 MB.
+ */
+export const DEFAULT_UPSTREAM_MAX_BYTES = 4 * 1024 * 1024;
+/** What UPSTREAM_MAX_BYTES may say at most: KV takes 25 MiB a value, but a few reads of that size at once would not fit in 128 MB. */
+export const UPSTREAM_MAX_BYTES_CEILING = 16 * 1024 * 1024;
+/**
  * A key served from the cache has its validity read again upstream (its own
  * `GET /brands`, through its gate) once this long has passed since the
  * upstream last accepted it: a revoked key stops being served within it.
