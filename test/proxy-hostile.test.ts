@@ -3,7 +3,10 @@
  * UPSTREAM_MAX_BYTES (declared by `Content-Length`, or chunked without it),
  * a body that never ends. Each is abandoned at the limit, its stream
  * cancelled, and answered 502 `upstream_error` naming the limit; nothing is
- * stored in any tier, so the next read goes upstream again. The upstream is
+ * stored in any tier, so the next read goes upstream again. A stored copy
+ * that is not whole (cut in the Cache API or in KV, written there by the
+ * test) is never served, and a write that fails leaves no copy; the
+ * isolate's memory copies stay within their size budget. The upstream is
  * the tests' fake (test/proxy-upstream.ts): no request leaves the process.
  */
 import { env } from 'cloudflare:test';
@@ -12,7 +15,8 @@ import { API_BASE } from '../src/contract/operations';
 import { matchOperation } from '../src/contract/request';
 import { sha256Hex } from '../src/lib/hash';
 import { cacheKeyOf, validate } from '../src/proxy/cache-key';
-import { CACHE_URL_BASE, DEFAULT_UPSTREAM_MAX_BYTES } from '../src/proxy/policy';
+import { CACHE_URL_BASE, DEFAULT_UPSTREAM_MAX_BYTES, MEMORY_TIER_MAX_CHARS } from '../src/proxy/policy';
+import { CacheStore, makeEntry } from '../src/proxy/store';
 import { FakeUpstream, freshKey, read, restoreUpstream, settled } from './proxy-upstream';
 
 const T0 = Date.parse('2026-11-20T10:00:00Z');
@@ -147,5 +151,92 @@ describe('an upstream answer over UPSTREAM_MAX_BYTES', () => {
     expect(await read(await settled(PATH, freshKey('limit')))).toMatchObject({ status: 200, cache: 'MISS', text: body(limit) });
     up.answerWith = () => new Response(body(limit + 1), { headers: { 'content-type': 'application/json' } });
     expectTooLarge(await read(await settled(PATH, freshKey('limit-and-one'))), limit);
+  });
+});
+
+describe('a stored copy that is not whole', () => {
+  /** Past the isolate's copy (5 s), well within fresh: the next read looks in the Cache API, then KV. */
+  const PAST_MEMORY = 6_000;
+
+  /** Stores the answer of `path` for a new key; returns the key, the entry's name and the whole body. */
+  async function stored(label: string, path = PATH) {
+    const key = freshKey(label);
+    const first = await read(await settled(path, key));
+    expect(first).toMatchObject({ status: 200, cache: 'MISS' });
+    const name = await entryName(key, path);
+    expect(await env.CACHE.get(name)).not.toBeNull();
+    expect(await caches.default.match(CACHE_URL_BASE + name)).toBeDefined();
+    vi.setSystemTime(T0 + PAST_MEMORY);
+    return { key, name, whole: first.text };
+  }
+
+  /** Replaces the Cache API copy's body with its first half, its headers (length included) kept. */
+  async function cutEdgeCopy(name: string): Promise<void> {
+    const copy = (await caches.default.match(CACHE_URL_BASE + name))!;
+    const body = await copy.text();
+    await caches.default.put(CACHE_URL_BASE + name, new Response(body.slice(0, body.length >> 1), { headers: copy.headers }));
+  }
+
+  it('in the Cache API (its body cut): not served, dropped, and KV\'s whole copy answers', async () => {
+    const { key, name, whole } = await stored('cut-edge');
+    await cutEdgeCopy(name);
+    expect(await read(await settled(PATH, key))).toMatchObject({ status: 200, cache: 'HIT', text: whole });
+    expect(up.calls).toBe(1);
+    // The cut copy went; KV's whole one took its place.
+    expect(await (await caches.default.match(CACHE_URL_BASE + name))?.text()).toBe(whole);
+  });
+
+  it.each([
+    ['cut mid-value (not JSON)', (value: string) => value.slice(0, value.length >> 1)],
+    ['with a shorter body (valid JSON)', (value: string) => JSON.stringify({ ...JSON.parse(value), body: '{"brand_id": 1}' })],
+  ])('in KV, %s: not served, dropped, the upstream asked again', async (_, spoil) => {
+    const { key, name } = await stored('cut-kv');
+    await caches.default.delete(CACHE_URL_BASE + name);
+    const { value, metadata } = await env.CACHE.getWithMetadata(name, 'text');
+    await env.CACHE.put(name, spoil(value!), { metadata });
+    // The upstream fails now: with the spoiled copy dropped there is nothing to serve, not even as stale.
+    up.fault = { status: 503 };
+    expect(await read(await settled(PATH, key))).toMatchObject({ status: 503, cache: 'BYPASS' });
+    expect(await env.CACHE.get(name)).toBeNull();
+    up.fault = 'ok';
+    vi.setSystemTime(T0 + 2 * PAST_MEMORY);
+    expect(await read(await settled(PATH, key))).toMatchObject({ status: 200, cache: 'MISS' });
+  });
+
+  it('in both tiers: not served; the answer is the upstream\'s, whole', async () => {
+    const { key, name } = await stored('cut-both');
+    await cutEdgeCopy(name);
+    const { value, metadata } = await env.CACHE.getWithMetadata(name, 'text');
+    await env.CACHE.put(name, value!.slice(0, -10), { metadata });
+    const answer = await read(await settled(PATH, key));
+    expect(answer).toMatchObject({ status: 200, cache: 'MISS' });
+    expect(JSON.parse(answer.text)).toMatchObject({ brand_id: 1, n: 2 });
+  });
+
+  it('a write that fails in one tier leaves no copy in the other', async () => {
+    const failingPut = { ...env.CACHE, put: () => Promise.reject(new Error('KV: value too large')) } as unknown as KVNamespace;
+    // The real namespace's methods, bound: only `put` fails.
+    for (const method of ['get', 'getWithMetadata', 'list', 'delete'] as const) (failingPut as unknown as Record<string, unknown>)[method] = env.CACHE[method].bind(env.CACHE);
+    const testEnv = { ...env, CACHE: failingPut } as unknown as Env;
+    const key = freshKey('failed-write');
+    expect(await read(await settled(PATH, key, {}, { env: testEnv }))).toMatchObject({ status: 200, cache: 'MISS' });
+    await expectNothingStored(key, PATH);
+  });
+});
+
+describe("the isolate's memory copies", () => {
+  it('hold at most MEMORY_TIER_MAX_CHARS of bodies, the oldest going first, however large the answers', async () => {
+    const kv = { put: async () => {}, delete: async () => {} } as unknown as KVNamespace;
+    const work: Promise<unknown>[] = [];
+    const store = new CacheStore(kv, (w) => work.push(w));
+    const now = Date.now();
+    const body = `{"pad": "${'a'.repeat(MEMORY_TIER_MAX_CHARS / 2 - 20)}"}`;
+    // Dead within the second: kept in memory, too short-lived for a Cache API copy.
+    const brief = { storedAt: now, freshUntil: now + 999, revalidateUntil: now + 999, staleUntil: now + 999 };
+    const names = ['first', 'second', 'third'].map((n) => `test-memory:${n}`);
+    for (const name of names) store.write(name, makeEntry(body, '"e"', brief, undefined), now);
+    await Promise.all(work);
+    expect(names.map((name) => store.recall(name, now) !== undefined)).toEqual([false, true, true]);
+    for (const name of names) await store.delete(name);
   });
 });

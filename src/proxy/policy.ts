@@ -40,6 +40,12 @@ export const EDGE_TIER_MAX_AGE_S = 60;
  */
 export const MEMORY_TIER_MAX_AGE_MS = 5 * SECOND_MS;
 export const MEMORY_TIER_MAX_ENTRIES = 2000;
+/**
+ * ... and their bodies hold at most this many characters together (V8 keeps
+ * one or two bytes a character): at most a quarter of an isolate's 128 MB,
+ * however large the upstream's answers (each up to UPSTREAM_MAX_BYTES).
+ */
+export const MEMORY_TIER_MAX_CHARS = 16 * 1024 * 1024;
 /** KV refuses an `expirationTtl` under 60 s. */
 export const KV_MIN_TTL_S = 60;
 
