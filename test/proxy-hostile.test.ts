@@ -1,7 +1,8 @@
 /**
  * A hostile upstream, through the Worker: answers larger than
  * UPSTREAM_MAX_BYTES (declared by `Content-Length`, or chunked without it),
- * a body that never ends. Each is abandoned at the limit, its stream
+ * a body that never ends, a redirect to a private address (refused, and
+ * named only in the operator's log). Each is abandoned at the limit, its stream
  * cancelled, and answered 502 `upstream_error` naming the limit; nothing is
  * stored in any tier, so the next read goes upstream again. A stored copy
  * that is not whole (cut in the Cache API or in KV, written there by the
@@ -151,6 +152,48 @@ describe('an upstream answer over UPSTREAM_MAX_BYTES', () => {
     expect(await read(await settled(PATH, freshKey('limit')))).toMatchObject({ status: 200, cache: 'MISS', text: body(limit) });
     up.answerWith = () => new Response(body(limit + 1), { headers: { 'content-type': 'application/json' } });
     expectTooLarge(await read(await settled(PATH, freshKey('limit-and-one'))), limit);
+  });
+});
+
+describe('a redirect to a private address', () => {
+  const METADATA = 'http://169.254.169.254';
+
+  it.each([
+    ['an absolute URL', `${METADATA}/latest/meta-data/iam/security-credentials/`, METADATA],
+    ['a scheme-relative URL', '//10.0.0.7:8080/internal?token=abc', 'https://10.0.0.7:8080'],
+  ])('given as %s: 502 saying the upstream redirected and nothing was followed, the target in the operator\'s log only', async (_, location, origin) => {
+    const key = freshKey('redirect');
+    up.answerWith = () => new Response(null, { status: 302, headers: { location } });
+    const warned: string[] = [];
+    const spy = vi.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => void warned.push(args.map(String).join(' ')));
+    let response: Response;
+    try {
+      response = await settled(PATH, key);
+    } finally {
+      spy.mockRestore();
+    }
+    const answer = await read(response);
+    expect(answer).toMatchObject({ status: 502, body: { error: { code: 'upstream_error' } } });
+    expect(answer.body?.error?.message).toMatch(/^The upstream redirected elsewhere; nothing was followed/);
+    // Neither the body nor any header names where it pointed.
+    const host = new URL(origin).hostname;
+    expect(answer.text).not.toContain(host);
+    for (const [name, value] of response.headers) expect(`${name}: ${value}`).not.toContain(host);
+    // Only the fake upstream was asked: nothing went to the address (a fake transport: nothing would leave the process anyway).
+    expect(up.requests.map((r) => new URL(r.url).origin)).toEqual(['https://upstream.test']);
+    // The operator's log has the origin it pointed to, never its path, query or the key.
+    const line = warned.find((l) => l.includes('redirected to another origin'));
+    expect(line && JSON.parse(line)).toMatchObject({ target: origin });
+    expect(warned.join('\n')).not.toMatch(/meta-data|token=|internal/);
+    expect(warned.join('\n')).not.toContain(key);
+  });
+
+  it("an upstream error whose Content-Type says more than a media type: the 502 repeats the media type only", async () => {
+    up.fault = { status: 500, body: '<html>down</html>', headers: { 'content-type': `text/html; see=${METADATA}/` } };
+    const answer = await read(await settled(PATH, freshKey('type')));
+    expect(answer).toMatchObject({ status: 502, body: { error: { code: 'upstream_error' } } });
+    expect(answer.body?.error?.message).toContain('HTTP 500 with text/html,');
+    expect(answer.text).not.toContain('169.254');
   });
 });
 

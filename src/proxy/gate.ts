@@ -227,7 +227,9 @@ export class UpstreamGate extends DurableObject<Env> {
       ]);
       if (answer === 'timeout') return { kind: 'failed', reason: 'timeout', message: `The upstream did not answer within ${upstream.timeoutMs} ms.` };
       if ('kind' in answer) {
-        return { kind: 'failed', reason: 'redirect', message: `The upstream redirected to another origin (${answer.location}); the API key is not sent there.` };
+        // Where it pointed is the operator's to see, never the caller's: an upstream may point at an internal address.
+        console.warn(JSON.stringify({ request_id: request.requestId, msg: 'upstream redirected to another origin: not followed', target: answer.location }));
+        return { kind: 'failed', reason: 'redirect', message: 'The upstream redirected elsewhere; nothing was followed, and the API key was sent nowhere else.' };
       }
       const headers: [string, string][] = [];
       for (const name of PASSED_HEADERS) {

@@ -472,13 +472,20 @@ function passThrough(x: Pick<Exchange, 'keyHash' | 'nowMs' | 'requestId'>, answe
   headers.set('x-request-id', x.requestId);
   const apiAnswer = answer.status >= 500 ? isErrorBody(answer.body) : isJsonObject(answer.body);
   if (!apiAnswer) {
-    const type = answer.headers.find(([name]) => name === 'content-type')?.[1] ?? 'no content type';
+    const type = mediaTypeOf(answer.headers.find(([name]) => name === 'content-type')?.[1]);
     const hint = answer.status === 404 ? ' Check UPSTREAM_URL: it must be the base URL ending in /api/v1.' : ' Retry later.';
     headers.delete('content-length');
     return errorResponse(new ApiError('upstream_error', `The upstream answered HTTP ${answer.status} with ${type}, not the API's JSON.${hint}`), Object.fromEntries(headers));
   }
   headers.set('content-type', JSON_CONTENT_TYPE);
   return new Response(answer.body, { status: answer.status, headers });
+}
+
+/** The media type of an upstream `Content-Type`, alone: its parameters, or a value that is not one, are the upstream's words, not repeated to the caller. */
+function mediaTypeOf(contentType: string | undefined): string {
+  if (contentType === undefined) return 'no content type';
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  return /^[\w.+-]{1,64}\/[\w.+-]{1,64}$/.test(type) ? type : 'an unreadable content type';
 }
 
 /** Upstream fields a pass-through does not repeat: the proxy says them itself (the limit's in the draft's current names only). */
