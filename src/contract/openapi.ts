@@ -112,6 +112,10 @@ export const RESPONSE_HEADERS = {
     description: 'Seconds to wait before retrying: until the rate window (or the key\'s upstream budget at the edge proxy) frees a request (`rate_limited`), or until the first day of next month, UTC (`quota_exceeded`).',
     schema: { type: 'integer', minimum: 0 },
   },
+  'X-Content-Type-Options': {
+    description: '`nosniff`, on every JSON answer: a browser reads the body as JSON and nothing else.',
+    schema: { type: 'string', enum: ['nosniff'] },
+  },
   'X-Request-Id': {
     description: 'The request\'s id: the caller\'s own `X-Request-Id` when it is 1 to 128 letters, digits, `_`, `.`, `:` or `-`, else a new UUID. Quote it when reporting a problem.',
     schema: { type: 'string', pattern: '^[\\w.:-]{1,128}$' },
@@ -123,9 +127,9 @@ const headersOf = (names: readonly ResponseHeader[]) => Object.fromEntries(names
 
 const RATE_FIELDS = ['RateLimit', 'RateLimit-Policy'] as const satisfies readonly ResponseHeader[];
 /** On a 200 and on a 304. */
-const ANSWER_HEADERS = ['ETag', 'Age', 'Cache-Control', 'Cache-Status', 'X-Cache', ...RATE_FIELDS, 'X-Request-Id'] as const satisfies readonly ResponseHeader[];
+const ANSWER_HEADERS = ['ETag', 'Age', 'Cache-Control', 'Cache-Status', 'X-Cache', ...RATE_FIELDS, 'X-Content-Type-Options', 'X-Request-Id'] as const satisfies readonly ResponseHeader[];
 /** On every error. */
-const ERROR_HEADERS = ['Cache-Control', 'Cache-Status', 'X-Cache', ...RATE_FIELDS, 'X-Request-Id'] as const satisfies readonly ResponseHeader[];
+const ERROR_HEADERS = ['Cache-Control', 'Cache-Status', 'X-Cache', ...RATE_FIELDS, 'X-Content-Type-Options', 'X-Request-Id'] as const satisfies readonly ResponseHeader[];
 
 /** The request headers every operation reads, as `components.parameters` (listed on each path). */
 const REQUEST_HEADERS = {

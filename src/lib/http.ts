@@ -2,9 +2,16 @@
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
+/**
+ * The headers of every JSON answer of the Worker: its type, and `nosniff`, so
+ * that no browser reads a body (which may quote a caller's input) as HTML or
+ * script whatever it looks like.
+ */
+export const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': JSON_CONTENT_TYPE, 'x-content-type-options': 'nosniff' };
+
 /** A JSON answer that no shared cache keeps: every product route's answer is about one caller. */
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'private, no-store', ...headers } });
+  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, 'cache-control': 'private, no-store', ...headers } });
 }
 
 /** A plain-text answer (a CSV link's errors: what a sheet shows in its cell, or a person in the browser), never cached. */
