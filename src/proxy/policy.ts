@@ -15,6 +15,7 @@
  * revocation find all of a key's entries by prefix. No API key is stored in
  * plain text anywhere.
  */
+import { DEFAULT_MAX_BYTES } from '../client/client';
 import { TTL, type AnyOperation } from '../contract/operations';
 import { HOUR_MS, MINUTE_MS, SECOND_MS } from '../lib/time';
 import type { ProxyEnv } from './env';
@@ -59,7 +60,7 @@ export const DEFAULT_UPSTREAM_TIMEOUT_MS = 10 * SECOND_MS;
  * (docs/deploy.md), and one read's copies of it (the gate's, the RPC's, the
  * parsed check, the stored ones) stay well inside an isolate's 128 MB.
  */
-export const DEFAULT_UPSTREAM_MAX_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_UPSTREAM_MAX_BYTES = DEFAULT_MAX_BYTES;
 /** What UPSTREAM_MAX_BYTES may say at most: KV takes 25 MiB a value, but a few reads of that size at once would not fit in 128 MB. */
 export const UPSTREAM_MAX_BYTES_CEILING = 16 * 1024 * 1024;
 /**
@@ -82,6 +83,7 @@ export const CIRCUIT_FAILURES = 3;
 export const CIRCUIT_OPEN_MS = 30 * SECOND_MS;
 
 export const softDeadlineMs = (env: Pick<ProxyEnv, 'UPSTREAM_SOFT_DEADLINE_MS'>) => env.UPSTREAM_SOFT_DEADLINE_MS ?? DEFAULT_SOFT_DEADLINE_MS;
+export const upstreamMaxBytes = (env: Pick<ProxyEnv, 'UPSTREAM_MAX_BYTES'>) => env.UPSTREAM_MAX_BYTES ?? DEFAULT_UPSTREAM_MAX_BYTES;
 
 export const CACHE_KEY_VERSION = 'v1';
 /** Never resolved: only a key for the Cache API, which wants a URL. */

@@ -7,7 +7,7 @@ import { type Transport } from '../client/client';
 import { networkTransport } from '../client/transport';
 import { EMBEDDED_BASE_URL, originTransport } from '../origin/transport';
 import type { ProxyEnv } from './env';
-import { DEFAULT_UPSTREAM_MAX_BYTES, DEFAULT_UPSTREAM_TIMEOUT_MS } from './policy';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, upstreamMaxBytes } from './policy';
 
 /**
  * Starts the per-request timeout: `expire` runs after `ms` unless the returned
@@ -52,7 +52,7 @@ export function upstreamConfig(env: ProxyEnv, waitUntil?: (work: Promise<unknown
   return {
     ...upstreamFromEnv(env, waitUntil),
     timeoutMs: env.UPSTREAM_TIMEOUT_MS ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
-    maxBytes: env.UPSTREAM_MAX_BYTES ?? DEFAULT_UPSTREAM_MAX_BYTES,
+    maxBytes: upstreamMaxBytes(env),
     startTimeout: realTimeout,
   };
 }
