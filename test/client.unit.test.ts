@@ -102,6 +102,36 @@ describe('a response that fails its schema', () => {
   });
 });
 
+describe('a large answer', () => {
+  const LIMIT = 10_000;
+
+  it('is read up to maxBytes: exactly the limit is read, past it a parse error, not retried, its stream cancelled', async () => {
+    const brands = JSON.stringify(await createClient({ apiKey: KEYS.pro, transport: origin }).listBrands());
+    const padded = brands + ' '.repeat(LIMIT - new TextEncoder().encode(brands).byteLength);
+    const exact = createClient({ apiKey: 'k', transport: scripted(new Response(padded)).transport, maxBytes: LIMIT });
+    expect(await exact.listBrands()).toEqual(JSON.parse(brands));
+
+    const seen = { produced: 0, cancelled: false };
+    const endless: Transport = async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull(controller) {
+            seen.produced += 1024;
+            controller.enqueue(new Uint8Array(1024).fill(0x20));
+          },
+          cancel() {
+            seen.cancelled = true;
+          },
+        }),
+      );
+    const error = await failure(createClient({ apiKey: 'k', transport: endless, maxBytes: LIMIT, sleep: async () => expect.unreachable('no retry') }).listBrands());
+    expect(error).toMatchObject({ kind: 'parse', code: 'invalid_response', attempts: 1 });
+    expect(error.message).toContain(`larger than ${LIMIT} bytes`);
+    expect(seen.cancelled).toBe(true);
+    expect(seen.produced).toBeLessThanOrEqual(LIMIT + 2 * 1024);
+  });
+});
+
 describe('retries', () => {
   const ok = () => json({ brands: [] });
   // listBrands' schema is strict about its body; a scripted "ok" is checked against it too.

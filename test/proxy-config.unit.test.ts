@@ -3,7 +3,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:
 import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidEnvError, MissingSecretError, parseEnv } from '../src/app/env';
 import { featuresOf } from '../src/app/features';
-import { apiFor, handleProxy, type ProxyRuntime } from '../src/proxy';
+import { apiFor, handleProxy, type ProxyRuntime, upstreamConfig } from '../src/proxy';
 import { FakeUpstream, freshKey, restoreUpstream } from './proxy-upstream';
 
 afterEach(() => restoreUpstream());
@@ -24,6 +24,13 @@ describe('env', () => {
     expect(config.TTL_WINDOWED).toBe(60);
     expect(config.UPSTREAM_URL).toBeUndefined();
     expect(() => parseEnv({ ...env, UPSTREAM_URL: 'ftp://x' } as unknown as Env)).toThrow(/UPSTREAM_URL/);
+  });
+
+  it('bounds an upstream answer by UPSTREAM_MAX_BYTES: 4 MiB unset, at least 1 KiB, at most 16 MiB', () => {
+    const limitOf = (value: string) => upstreamConfig(parseEnv({ ...env, UPSTREAM_MAX_BYTES: value } as unknown as Env)).maxBytes;
+    expect(limitOf('')).toBe(4 * 1024 * 1024);
+    expect(limitOf('1048576')).toBe(1024 * 1024);
+    for (const bad of ['1mb', '-1', '1000', String(16 * 1024 * 1024 + 1)]) expect(() => limitOf(bad), bad).toThrow(/UPSTREAM_MAX_BYTES/);
   });
 
   it('takes a deployment without the digest Queue, with the digests off (test/deploy-proxy-only.test.ts has the rest)', () => {

@@ -34,11 +34,13 @@ export class FakeUpstream {
   /** The deadline the gate started last: it starts each request's just before handing it to the transport. */
   private started: Deadline = { pass: () => {} };
 
-  install(timeoutMs = 10_000): this {
+  /** `maxBytes`: the upstream's size bound (the deployment's, UPSTREAM_MAX_BYTES or its default, when not given). */
+  install(timeoutMs = 10_000, maxBytes?: number): this {
     useUpstreamForTests({
       transport: (request) => this.answer(request),
       baseUrl: 'https://upstream.test/api/v1',
       timeoutMs,
+      ...(maxBytes !== undefined ? { maxBytes } : {}),
       startTimeout: (_ms, expire) => {
         let live = true;
         this.started = { pass: () => live && expire() };

@@ -77,7 +77,7 @@ export async function startProductWorker({ name, vars = {}, unverifiedPerMinute 
 }
 
 /** The headers a cache HIT carries: the floor "with the same headers" answers these, with the HIT's values. */
-export const HIT_HEADERS = ['content-type', 'etag', 'age', 'cache-control', 'cache-status', 'vary', 'x-cache', 'x-request-id', 'ratelimit-policy', 'ratelimit'];
+export const HIT_HEADERS = ['content-type', 'x-content-type-options', 'etag', 'age', 'cache-control', 'cache-status', 'vary', 'x-cache', 'x-request-id', 'ratelimit-policy', 'ratelimit'];
 
 /**
  * A trivial Worker on the proxy's runtime and flags, answering `body` with `headers`: the floor the HIT is

@@ -5,7 +5,7 @@
  * One matcher and one error translation give every route the same answers to
  * the same mistakes (src/lib/router.ts).
  */
-import { ApiError, errorResponse, invalidParameter, JSON_CONTENT_TYPE } from '../contract/errors';
+import { ApiError, errorResponse, invalidParameter, JSON_HEADERS } from '../contract/errors';
 import { alertDevRoutes } from '../alerts';
 import { digestDevRoutes } from '../digests';
 import { page } from '../lib/html';
@@ -24,7 +24,7 @@ import type { Services } from './services';
 let openApiJson: string | undefined;
 /** `GET /openapi.json`: served whatever features are on (worker.ts answers it before their gates). */
 export const serveProductDocument = () =>
-  new Response((openApiJson ??= JSON.stringify(productDocument())), { headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'public, max-age=300' } });
+  new Response((openApiJson ??= JSON.stringify(productDocument())), { headers: { ...JSON_HEADERS, 'cache-control': 'public, max-age=300' } });
 const openApiRoute: Route<Services> = { path: PRODUCT_OPENAPI, answers: 'json', methods: { GET: serveProductDocument } };
 
 export const productRoutes: Route<Services>[] = [...subscriptionRoutes, ...reportRoutes, ...exportRoutes, openApiRoute];

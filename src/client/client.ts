@@ -14,6 +14,7 @@ import { checkResponseBody } from '../contract/body';
 import { ErrorBody } from '../contract/errors';
 import { type RateFields, readRateFields } from '../contract/rate-limit';
 import { API_BASE, type AnyOperation, type OperationId, type Operations, operations, OPERATION_IDS, type PathOf, type QueryOf, type ResponseOf } from '../contract/operations';
+import { readBodyUpTo } from '../lib/http';
 import { ApiClientError } from './errors';
 
 /** Anything shaped like `fetch` for one request: the network, or an in-process handler. */
@@ -32,6 +33,8 @@ export interface RetryPolicy {
 /** Bounded on both counts: at most 4 requests and 30 s per call, whatever the API says. */
 export const defaultRetry: RetryPolicy = { attempts: 4, baseDelayMs: 200, maxDelayMs: 5_000, totalMs: 30_000 };
 export const DEFAULT_TIMEOUT_MS = 10_000;
+/** The largest answer read, in bytes: the edge proxy's own default bound on its upstream (UPSTREAM_MAX_BYTES; why 4 MiB: src/proxy/policy.ts). */
+export const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
 /** 502 is the spec's "retry later"; 503 and 504 are what proxies and load balancers say for the same. */
 const RETRYABLE_STATUS = new Set([502, 503, 504]);
 
@@ -42,6 +45,8 @@ export interface ClientOptions {
   baseUrl?: string;
   /** Per request, not per call: each retry gets its own. */
   timeoutMs?: number;
+  /** The largest answer read, in bytes (`DEFAULT_MAX_BYTES`): a longer one is abandoned there, a `parse` error. */
+  maxBytes?: number;
   retry?: Partial<RetryPolicy>;
   /** Seams, so tests never wait: how to wait, the jitter source (0 to 1) and the clock. */
   sleep?: (ms: number) => Promise<void>;
@@ -150,11 +155,13 @@ export function backoffDelay(retry: number, policy: RetryPolicy, random: () => n
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 class Timeout extends Error {}
+class TooLarge extends Error {}
 
 /** Creates a client; see the module comment for an example. */
 export function createClient(options: ClientOptions): ApiClient {
   const baseUrl = options.baseUrl ?? `http://origin.internal${API_BASE}`;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const retry: RetryPolicy = { ...defaultRetry, ...options.retry };
   const sleep = options.sleep ?? realSleep;
   const random = options.random ?? Math.random;
@@ -179,12 +186,15 @@ export function createClient(options: ClientOptions): ApiClient {
     });
     try {
       return await Promise.race([
-        options.transport(request).then(async (response) => ({ response, text: await response.text() })),
+        // Bounded, and cancelled by the timeout's abort: an answer that never ends neither fills memory nor outlives the call.
+        options.transport(request).then(async (response) => ({ response, text: await readBodyUpTo(response, maxBytes, () => new TooLarge(), controller.signal) })),
         expired,
       ]);
     } catch (error) {
       if (error instanceof Timeout)
         throw new ApiClientError({ kind: 'timeout', code: 'timeout', status: 0, operation: id, message: `${id}: no answer within ${limitMs} ms.` });
+      if (error instanceof TooLarge)
+        throw new ApiClientError({ kind: 'parse', code: 'invalid_response', status: 0, operation: id, message: `${id}: the answer is larger than ${maxBytes} bytes; it was not read past that.` });
       throw new ApiClientError({ kind: 'network', code: 'network_error', status: 0, operation: id, message: `${id}: the request failed: ${String(error)}`, cause: error });
     } finally {
       clearTimeout(timer);

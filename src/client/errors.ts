@@ -5,8 +5,9 @@
  * - `http`: the API answered with an error status; `code` is its error code.
  * - `network`: the transport threw (DNS, connection reset, ...).
  * - `timeout`: no answer within the per-request timeout.
- * - `parse`: the body was not JSON, or failed the operation's schema; `field`
- *   names the first field at fault.
+ * - `parse`: the body was not JSON, was larger than the client reads
+ *   (`maxBytes`), or failed the operation's schema; `field` names the first
+ *   field at fault.
  */
 import { ApiError, type ErrorCode, isApiErrorCode } from '../contract/errors';
 

@@ -18,6 +18,7 @@ export {
   type CallOptions,
   type ClientOptions,
   createClient,
+  DEFAULT_MAX_BYTES,
   DEFAULT_TIMEOUT_MS,
   defaultRetry,
   operationUrl,

@@ -3,9 +3,9 @@
  * and the one function that shapes the body (DESIGN section 3).
  */
 import { z } from 'zod';
-import { JSON_CONTENT_TYPE } from '../lib/http';
+import { JSON_CONTENT_TYPE, JSON_HEADERS } from '../lib/http';
 
-export { JSON_CONTENT_TYPE };
+export { JSON_CONTENT_TYPE, JSON_HEADERS };
 
 /** The Read API's error codes and their statuses (spec, Errors; DESIGN section 3). */
 export const API_ERROR_STATUS = {
@@ -88,6 +88,6 @@ export function errorResponse(error: unknown, headers: Record<string, string> = 
   if (apiError.status === 405) extra.allow ??= 'GET, HEAD';
   return new Response(JSON.stringify(apiError.body), {
     status: apiError.status,
-    headers: { 'content-type': JSON_CONTENT_TYPE, ...headers, ...extra },
+    headers: { ...JSON_HEADERS, ...headers, ...extra },
   });
 }

@@ -88,7 +88,7 @@ export const RESPONSE_HEADERS = {
     description: [
       'How the edge proxy answered (RFC 9211): the cache\'s name, `"brand-ai-visibility-edge"`, then parameters.',
       '`hit`: answered from the cache, nothing sent upstream. `fwd=miss|stale|request|bypass`: sent upstream because nothing was stored, the stored answer was stale, the request asked for it (`Cache-Control: no-cache` or `max-age`), or the request said `no-store`; `fwd-status=N`: the upstream\'s status; `stored`: its answer was kept; `collapsed`: answered by another request\'s upstream read of the same URL.',
-      '`ttl=N`: seconds the answer stays fresh (negative when a stale answer is served). `detail=refused`: refused at the edge without an upstream read (no key, invalid parameter, unknown path); `detail=over-budget`: the key\'s upstream budget is spent; `detail=slow-upstream`: the stored answer was served because the upstream was slow (it is refreshed in the background); `detail=timeout|network|invalid_body|redirect|circuit_open`: why the upstream read failed; `detail=local`: answered by the proxy itself (this document, a CORS preflight).',
+      '`ttl=N`: seconds the answer stays fresh (negative when a stale answer is served). `detail=refused`: refused at the edge without an upstream read (no key, invalid parameter, unknown path); `detail=over-budget`: the key\'s upstream budget is spent; `detail=slow-upstream`: the stored answer was served because the upstream was slow (it is refreshed in the background); `detail=timeout|network|invalid_body|too_large|redirect|circuit_open`: why the upstream read failed; `detail=local`: answered by the proxy itself (this document, a CORS preflight).',
       'Examples: `"brand-ai-visibility-edge"; hit; ttl=241`, `"brand-ai-visibility-edge"; fwd=miss; fwd-status=200; stored; ttl=300`, `"brand-ai-visibility-edge"; detail=refused`.',
     ].join('\n\n'),
     schema: { type: 'string' },
@@ -112,6 +112,10 @@ export const RESPONSE_HEADERS = {
     description: 'Seconds to wait before retrying: until the rate window (or the key\'s upstream budget at the edge proxy) frees a request (`rate_limited`), or until the first day of next month, UTC (`quota_exceeded`).',
     schema: { type: 'integer', minimum: 0 },
   },
+  'X-Content-Type-Options': {
+    description: '`nosniff`, on every JSON answer: a browser reads the body as JSON and nothing else.',
+    schema: { type: 'string', enum: ['nosniff'] },
+  },
   'X-Request-Id': {
     description: 'The request\'s id: the caller\'s own `X-Request-Id` when it is 1 to 128 letters, digits, `_`, `.`, `:` or `-`, else a new UUID. Quote it when reporting a problem.',
     schema: { type: 'string', pattern: '^[\\w.:-]{1,128}$' },
@@ -123,9 +127,9 @@ const headersOf = (names: readonly ResponseHeader[]) => Object.fromEntries(names
 
 const RATE_FIELDS = ['RateLimit', 'RateLimit-Policy'] as const satisfies readonly ResponseHeader[];
 /** On a 200 and on a 304. */
-const ANSWER_HEADERS = ['ETag', 'Age', 'Cache-Control', 'Cache-Status', 'X-Cache', ...RATE_FIELDS, 'X-Request-Id'] as const satisfies readonly ResponseHeader[];
+const ANSWER_HEADERS = ['ETag', 'Age', 'Cache-Control', 'Cache-Status', 'X-Cache', ...RATE_FIELDS, 'X-Content-Type-Options', 'X-Request-Id'] as const satisfies readonly ResponseHeader[];
 /** On every error. */
-const ERROR_HEADERS = ['Cache-Control', 'Cache-Status', 'X-Cache', ...RATE_FIELDS, 'X-Request-Id'] as const satisfies readonly ResponseHeader[];
+const ERROR_HEADERS = ['Cache-Control', 'Cache-Status', 'X-Cache', ...RATE_FIELDS, 'X-Content-Type-Options', 'X-Request-Id'] as const satisfies readonly ResponseHeader[];
 
 /** The request headers every operation reads, as `components.parameters` (listed on each path). */
 const REQUEST_HEADERS = {

@@ -2,9 +2,16 @@
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
+/**
+ * The headers of every JSON answer of the Worker: its type, and `nosniff`, so
+ * that no browser reads a body (which may quote a caller's input) as HTML or
+ * script whatever it looks like.
+ */
+export const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': JSON_CONTENT_TYPE, 'x-content-type-options': 'nosniff' };
+
 /** A JSON answer that no shared cache keeps: every product route's answer is about one caller. */
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'private, no-store', ...headers } });
+  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, 'cache-control': 'private, no-store', ...headers } });
 }
 
 /** A plain-text answer (a CSV link's errors: what a sheet shows in its cell, or a person in the browser), never cached. */
@@ -13,35 +20,57 @@ export function plainText(status: number, message: string, headers: Record<strin
 }
 
 /**
- * A request's body as text, when it is at most `maxBytes`: a body that
- * declares more (`Content-Length`) is refused without reading a byte of it,
- * and one that does not declare its length (chunked) is read only until it
- * passes `maxBytes`, then cancelled. Refused: `tooLarge()` is thrown.
+ * A request's or a response's body as text, when it is at most `maxBytes`:
+ * a body that declares more (`Content-Length`) is refused without reading a
+ * byte of it, and one that does not declare its length (chunked, or a
+ * stream that never ends) is read only until it passes `maxBytes`, then
+ * cancelled, so memory holds at most `maxBytes` and one chunk whatever the
+ * sender sends. Refused: `tooLarge()` is thrown. `signal` cancels the read
+ * (a timeout): a stream that stalls is released, not left open.
+ *
+ * ```ts
+ * const text = await readBodyUpTo(response, 4 * 1024 * 1024, () => new Error('too large'), controller.signal);
+ * ```
  */
-export async function readBodyUpTo(request: Request, maxBytes: number, tooLarge: () => Error): Promise<string> {
-  const declared = request.headers.get('content-length');
-  if (declared !== null && !(/^\d+$/.test(declared) && Number(declared) <= maxBytes)) throw tooLarge();
-  if (!request.body) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    chunks.push(value);
+export async function readBodyUpTo(message: Request | Response, maxBytes: number, tooLarge: () => Error, signal?: AbortSignal): Promise<string> {
+  const declared = message.headers.get('content-length');
+  if (declared !== null && !(/^\d+$/.test(declared) && Number(declared) <= maxBytes)) {
+    await message.body?.cancel().catch(() => undefined);
+    throw tooLarge();
   }
+  if (!message.body) return '';
+  const reader = message.body.getReader();
+  const release = () => void reader.cancel().catch(() => undefined);
+  signal?.addEventListener('abort', release);
+  try {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      // Cancelled by `signal`: what came so far is not the whole body.
+      signal?.throwIfAborted();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) {
+        release();
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+    return new TextDecoder().decode(chunks.length === 1 ? chunks[0] : concat(chunks, size));
+  } finally {
+    signal?.removeEventListener('abort', release);
+  }
+}
+
+function concat(chunks: Uint8Array[], size: number): Uint8Array {
   const bytes = new Uint8Array(size);
   let at = 0;
   for (const chunk of chunks) {
     bytes.set(chunk, at);
     at += chunk.byteLength;
   }
-  return new TextDecoder().decode(bytes);
+  return bytes;
 }
 
 /**

@@ -5,6 +5,10 @@
  * some quote their input (`Invalid URL: …`, a fetch error naming what it
  * loaded), and a mail service's refusal may name an address: `errorText`
  * keeps the message and drops what could be such input.
+ *
+ * One address is logged on purpose, and only to the log: the origin (scheme,
+ * host and port, never a path or query) an upstream redirected the proxy to,
+ * which the operator needs to fix `UPSTREAM_URL` and the caller must not see.
  */
 
 /** `String(error)` (or a message), with URLs, signed tokens, credentials, query values and email addresses replaced; at most 500 characters. */

@@ -21,7 +21,7 @@
 import { createMcpHandler, hostHeaderValidationResponse, localhostAllowedHostnames, type McpServerFactory, originValidationResponse } from '@modelcontextprotocol/server';
 import { type ApiClient, ApiClientError } from '../client';
 import { bearerKey, invalidKey } from '../contract/access';
-import { errorResponse } from '../contract/errors';
+import { errorResponse, JSON_HEADERS } from '../contract/errors';
 import { errorText } from '../lib/log';
 import type { Route } from '../lib/router';
 import { apiFor, clientAddressOf, type ProxyEnv, type ProxyRuntime } from '../proxy';
@@ -59,6 +59,13 @@ export const mcpRoutes: Route<McpContext>[] = [{ path: MCP_PATH, answers: 'json'
 
 /** The answer to any request to `/mcp`. */
 export async function handleMcp(request: Request, env: ProxyEnv, runtime: ProxyRuntime, options: McpOptions): Promise<Response> {
+  const response = await answer(request, env, runtime, options);
+  // The SDK builds its own answers (JSON, or an event stream of JSON): they carry what every JSON answer of the Worker does.
+  response.headers.set('x-content-type-options', JSON_HEADERS['x-content-type-options']!);
+  return response;
+}
+
+async function answer(request: Request, env: ProxyEnv, runtime: ProxyRuntime, options: McpOptions): Promise<Response> {
   const refused = foreignHost(request, [...options.allowedHosts]);
   if (refused) return refused;
   const serve = (factory: McpServerFactory) => createMcpHandler(factory, { onerror: (error) => console.warn(JSON.stringify({ msg: 'mcp request refused or failed', error: errorText(error) })) }).fetch(request);

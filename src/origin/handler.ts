@@ -6,7 +6,7 @@
  * then the item lookups of the operation (404).
  */
 import { bearerKey, checkIntegration, checkPlan, resolveBrand } from '../contract/access';
-import { ApiError, errorResponse, JSON_CONTENT_TYPE } from '../contract/errors';
+import { ApiError, errorResponse, JSON_HEADERS } from '../contract/errors';
 import { API_BASE } from '../contract/operations';
 import { openApiDocument } from '../contract/openapi';
 import { rateHeaders, type RateState } from '../contract/rate-limit';
@@ -39,7 +39,7 @@ function route(request: Request, url: URL, deps: OriginDeps, exchange: Exchange)
   const isRead = request.method === 'GET' || request.method === 'HEAD';
   if (url.pathname === OPENAPI_PATH) {
     if (!isRead) throw new ApiError('method_not_allowed', `${request.method} is not allowed; this API is read-only.`);
-    return new Response(JSON.stringify(openApiDocument()), { headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'public, max-age=300' } });
+    return new Response(JSON.stringify(openApiDocument()), { headers: { ...JSON_HEADERS, 'cache-control': 'public, max-age=300' } });
   }
   // The API's paths have no trailing slash: `/visibility/` matches nothing, here as at the edge proxy.
   const match = matchOperation(url.pathname);
@@ -92,7 +92,7 @@ async function serve(match: Match, request: Request, url: URL, deps: OriginDeps,
   else await counting;
   return new Response(JSON.stringify(body), {
     headers: {
-      'content-type': JSON_CONTENT_TYPE,
+      ...JSON_HEADERS,
       // Computed on every read; how long the answer holds is the operation's TTL (the contract table), which
       // the edge proxy honours. `private`: one key's answer is never another's.
       'cache-control': `private, max-age=${op.ttl}`,

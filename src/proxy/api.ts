@@ -23,6 +23,7 @@ import { type ApiClient, type ApiClientError, createClient, type RetryPolicy } f
 import { API_BASE } from '../contract/operations';
 import type { ProxyEnv } from './env';
 import { handleProxy, type ProxyRuntime } from './handler';
+import { upstreamMaxBytes } from './policy';
 
 /** Never resolved: the proxy's router reads only the path. */
 const IN_PROCESS_BASE_URL = `http://proxy.internal${API_BASE}`;
@@ -55,6 +56,8 @@ export function apiFor(env: ProxyEnv, runtime: ProxyRuntime, options: ReadOption
       apiKey,
       transport,
       baseUrl: IN_PROCESS_BASE_URL,
+      // The proxy's answers are the upstream's, bounded by the same setting.
+      maxBytes: upstreamMaxBytes(env),
       now: () => runtime.now().getTime(),
       onContractMismatch: logMismatch,
       ...(options.retry ? { retry: options.retry } : {}),

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { binding, optionalBinding, optionalCount, optionalHttpUrl, optionalList, secret } from '../lib/env-vars';
+import { UPSTREAM_MAX_BYTES_CEILING } from './policy';
 
 export const ProxyEnvSchema = z.object({
   /** D1: the embedded origin reads it, so it is required only while `UPSTREAM_URL` is unset (the features above the proxy need it too: src/app/features.ts). */
@@ -17,6 +18,14 @@ export const ProxyEnvSchema = z.object({
   UPSTREAM_URL: optionalHttpUrl('must be an http(s) URL ending in /api/v1'),
   /** Per upstream request, in ms (default 10 000); past it the proxy serves stale or 502. */
   UPSTREAM_TIMEOUT_MS: optionalCount,
+  /** The largest upstream answer read, in bytes (default 4 MiB); a larger one is a 502 (or stale), never stored. */
+  UPSTREAM_MAX_BYTES: optionalCount.pipe(
+    z
+      .number()
+      .min(1024, { error: 'must be at least 1024' })
+      .max(UPSTREAM_MAX_BYTES_CEILING, { error: `must be at most ${UPSTREAM_MAX_BYTES_CEILING} (16 MiB): a few larger reads at once would not fit in an isolate's 128 MB` })
+      .optional(),
+  ),
   /** With a stored copy, how long to wait for the upstream before answering STALE, in ms (default 1 500). */
   UPSTREAM_SOFT_DEADLINE_MS: optionalCount,
   /** Fresh TTL overrides in seconds: windowed reads (table default 300) and fixed-window and list reads (3600). */

@@ -26,6 +26,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { parseRetryAfter } from '../client/client';
 import { proxyEnvOf } from './env';
 import { sha256Hex } from '../lib/hash';
+import { readBodyUpTo } from '../lib/http';
 import { RATE_LIMIT, RATE_WINDOW_MS } from '../contract/rate-limit';
 import { CIRCUIT_FAILURES, CIRCUIT_OPEN_MS, COALESCE_AFTER_MS, upstreamFreshness } from './policy';
 import { upstreamConfig, type UpstreamConfig } from './upstream';
@@ -52,8 +53,11 @@ export type Outcome =
       /** Strong validator of a 200 body (RFC 9110, section 8.8.3). */
       etag?: string;
     }
-  /** `invalid_body`: a 200 whose body is not a JSON object (checked by the proxy before storing). `redirect`: to another origin. */
-  | { kind: 'failed'; reason: 'timeout' | 'network' | 'invalid_body' | 'redirect' | 'circuit_open'; message: string };
+  /**
+   * `invalid_body`: a 200 whose body is not a JSON object (checked by the proxy before storing). `redirect`: to another
+   * origin. `too_large`: a body over the upstream's `maxBytes`, abandoned there.
+   */
+  | { kind: 'failed'; reason: 'timeout' | 'network' | 'invalid_body' | 'redirect' | 'circuit_open' | 'too_large'; message: string };
 
 export type GateAnswer =
   | (Outcome & {
@@ -212,23 +216,20 @@ export class UpstreamGate extends DurableObject<Env> {
         // Redirects are followed here, not by fetch: fetch would follow one to another origin without the key.
         redirect: 'manual',
       });
-    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
     try {
       const answer = await Promise.race([
         followSameOrigin(upstream.transport, requestTo, upstream.baseUrl + request.path).then(async (followed) => {
           if (followed.kind === 'cross_origin') return followed;
-          reader = followed.response.body?.getReader();
-          return { response: followed.response, body: reader ? await readAll(reader) : '' };
+          // Read up to the limit and no further; the timeout's abort cancels a body still trickling in, whether or not the transport honours the request's signal.
+          return { response: followed.response, body: await readBodyUpTo(followed.response, upstream.maxBytes, () => new TooLarge(), controller.signal) };
         }),
         expired,
       ]);
-      if (answer !== 'timeout' && 'kind' in answer) {
-        return { kind: 'failed', reason: 'redirect', message: `The upstream redirected to another origin (${answer.location}); the API key is not sent there.` };
-      }
-      if (answer === 'timeout') {
-        // A body still trickling in is cancelled, not left open: the abort signal reaches only transports that honour it.
-        reader?.cancel().catch(() => undefined);
-        return { kind: 'failed', reason: 'timeout', message: `The upstream did not answer within ${upstream.timeoutMs} ms.` };
+      if (answer === 'timeout') return { kind: 'failed', reason: 'timeout', message: `The upstream did not answer within ${upstream.timeoutMs} ms.` };
+      if ('kind' in answer) {
+        // Where it pointed is the operator's to see, never the caller's: an upstream may point at an internal address.
+        console.warn(JSON.stringify({ request_id: request.requestId, msg: 'upstream redirected to another origin: not followed', target: answer.location }));
+        return { kind: 'failed', reason: 'redirect', message: 'The upstream redirected elsewhere; nothing was followed, and the API key was sent nowhere else.' };
       }
       const headers: [string, string][] = [];
       for (const name of PASSED_HEADERS) {
@@ -240,6 +241,9 @@ export class UpstreamGate extends DurableObject<Env> {
       if (answer.response.status === 429) this.block(outcome, answer.response.headers.get('retry-after'));
       return outcome;
     } catch (error) {
+      if (error instanceof TooLarge) {
+        return { kind: 'failed', reason: 'too_large', message: `The upstream's answer is larger than UPSTREAM_MAX_BYTES (${upstream.maxBytes} bytes); it was not read past that.` };
+      }
       return { kind: 'failed', reason: 'network', message: `The upstream could not be reached (${(error as Error)?.name ?? 'error'}).` };
     } finally {
       stopTimeout();
@@ -282,13 +286,5 @@ async function followSameOrigin(
 
 export const etagOf = async (body: string) => `"${(await sha256Hex(body)).slice(0, 32)}"`;
 
-/** The whole body as text, through a reader the caller can cancel. */
-async function readAll(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
-  const decoder = new TextDecoder();
-  let text = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return text + decoder.decode();
-    text += decoder.decode(value, { stream: true });
-  }
-}
+/** An upstream body past `maxBytes`. */
+class TooLarge extends Error {}

@@ -11,7 +11,7 @@
  *      MISS / REVALIDATED on 200, stale-if-error on 5xx, timeout or 429,
  *      pass-through (never stored) for every other status.
  */
-import { ApiError, errorResponse, ErrorBody, JSON_CONTENT_TYPE } from '../contract/errors';
+import { ApiError, errorResponse, ErrorBody, JSON_CONTENT_TYPE, JSON_HEADERS } from '../contract/errors';
 import { type AnyOperation, API_BASE } from '../contract/operations';
 import { openApiDocument } from '../contract/openapi';
 import { bearerKey, checkPlan, invalidKey, resolveBrand } from '../contract/access';
@@ -131,7 +131,7 @@ async function serve(incoming: Incoming, env: ProxyEnv, ctx: ProxyRuntime, call:
   if (url.pathname === `${API_BASE}/openapi.json`) {
     openApiJson ??= JSON.stringify(openApiDocument());
     return new Response(openApiJson, {
-      headers: { 'content-type': JSON_CONTENT_TYPE, 'cache-control': 'public, max-age=300', 'cache-status': cacheStatusOf({ detail: 'local' }), 'x-request-id': requestId },
+      headers: { ...JSON_HEADERS, 'cache-control': 'public, max-age=300', 'cache-status': cacheStatusOf({ detail: 'local' }), 'x-request-id': requestId },
     });
   }
   const matched = matchOperation(url.pathname);
@@ -436,8 +436,10 @@ function fromEntry(x: Exchange, entry: Entry, status: CacheStatus, cacheStatus: 
   // The key's upstream budget as the upstream last reported it (just now, on a MISS).
   const budget = budgetHeaders(x.keyHash, x.nowMs);
   // One object literal of fixed shape, given to the Response as is: one native Headers construction on the HIT path.
+  // JSON_HEADERS written out, not spread, to keep that shape.
   const fields: Record<string, string> = {
     'content-type': JSON_CONTENT_TYPE,
+    'x-content-type-options': 'nosniff',
     etag: entry.etag,
     age: String(ageS(entry, x.nowMs)),
     'cache-control': `private, max-age=${Math.max(0, ttlS)}`,
@@ -472,13 +474,20 @@ function passThrough(x: Pick<Exchange, 'keyHash' | 'nowMs' | 'requestId'>, answe
   headers.set('x-request-id', x.requestId);
   const apiAnswer = answer.status >= 500 ? isErrorBody(answer.body) : isJsonObject(answer.body);
   if (!apiAnswer) {
-    const type = answer.headers.find(([name]) => name === 'content-type')?.[1] ?? 'no content type';
+    const type = mediaTypeOf(answer.headers.find(([name]) => name === 'content-type')?.[1]);
     const hint = answer.status === 404 ? ' Check UPSTREAM_URL: it must be the base URL ending in /api/v1.' : ' Retry later.';
     headers.delete('content-length');
     return errorResponse(new ApiError('upstream_error', `The upstream answered HTTP ${answer.status} with ${type}, not the API's JSON.${hint}`), Object.fromEntries(headers));
   }
-  headers.set('content-type', JSON_CONTENT_TYPE);
+  for (const [name, value] of Object.entries(JSON_HEADERS)) headers.set(name, value);
   return new Response(answer.body, { status: answer.status, headers });
+}
+
+/** The media type of an upstream `Content-Type`, alone: its parameters, or a value that is not one, are the upstream's words, not repeated to the caller. */
+function mediaTypeOf(contentType: string | undefined): string {
+  if (contentType === undefined) return 'no content type';
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  return /^[\w.+-]{1,64}\/[\w.+-]{1,64}$/.test(type) ? type : 'an unreadable content type';
 }
 
 /** Upstream fields a pass-through does not repeat: the proxy says them itself (the limit's in the draft's current names only). */

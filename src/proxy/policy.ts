@@ -15,6 +15,7 @@
  * revocation find all of a key's entries by prefix. No API key is stored in
  * plain text anywhere.
  */
+import { DEFAULT_MAX_BYTES } from '../client/client';
 import { TTL, type AnyOperation } from '../contract/operations';
 import { HOUR_MS, MINUTE_MS, SECOND_MS } from '../lib/time';
 import type { ProxyEnv } from './env';
@@ -40,12 +41,28 @@ export const EDGE_TIER_MAX_AGE_S = 60;
  */
 export const MEMORY_TIER_MAX_AGE_MS = 5 * SECOND_MS;
 export const MEMORY_TIER_MAX_ENTRIES = 2000;
+/**
+ * ... and their bodies hold at most this many characters together (V8 keeps
+ * one or two bytes a character): at most a quarter of an isolate's 128 MB,
+ * however large the upstream's answers (each up to UPSTREAM_MAX_BYTES).
+ */
+export const MEMORY_TIER_MAX_CHARS = 16 * 1024 * 1024;
 /** KV refuses an `expirationTtl` under 60 s. */
 export const KV_MIN_TTL_S = 60;
 
 /** A finished upstream 200 is shared with identical requests arriving this soon after it (KV writes need a moment to be read back). */
 export const COALESCE_AFTER_MS = 2 * SECOND_MS;
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 10 * SECOND_MS;
+/**
+ * The largest upstream answer read, in bytes (configurable: UPSTREAM_MAX_BYTES):
+ * past it the read is abandoned and the answer is an upstream failure (stale,
+ * or 502), never stored. 4 MiB is over 100 times the largest demo answer
+ * (docs/deploy.md), and one read's copies of it (the gate's, the RPC's, the
+ * parsed check, the stored ones) stay well inside an isolate's 128 MB.
+ */
+export const DEFAULT_UPSTREAM_MAX_BYTES = DEFAULT_MAX_BYTES;
+/** What UPSTREAM_MAX_BYTES may say at most: KV takes 25 MiB a value, but a few reads of that size at once would not fit in 128 MB. */
+export const UPSTREAM_MAX_BYTES_CEILING = 16 * 1024 * 1024;
 /**
  * A key served from the cache has its validity read again upstream (its own
  * `GET /brands`, through its gate) once this long has passed since the
@@ -66,6 +83,7 @@ export const CIRCUIT_FAILURES = 3;
 export const CIRCUIT_OPEN_MS = 30 * SECOND_MS;
 
 export const softDeadlineMs = (env: Pick<ProxyEnv, 'UPSTREAM_SOFT_DEADLINE_MS'>) => env.UPSTREAM_SOFT_DEADLINE_MS ?? DEFAULT_SOFT_DEADLINE_MS;
+export const upstreamMaxBytes = (env: Pick<ProxyEnv, 'UPSTREAM_MAX_BYTES'>) => env.UPSTREAM_MAX_BYTES ?? DEFAULT_UPSTREAM_MAX_BYTES;
 
 export const CACHE_KEY_VERSION = 'v1';
 /** Never resolved: only a key for the Cache API, which wants a URL. */

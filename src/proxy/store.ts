@@ -6,8 +6,15 @@
  *
  * In front of both, a small copy in the isolate's memory, kept a few seconds:
  * a hot entry (a dashboard polling) is then answered without any I/O.
+ *
+ * A stored copy is served only when it is whole. Each tier keeps the body's
+ * length beside it (KV metadata, a Cache API header) and a copy read back
+ * with another length, or that does not parse, is a miss and is dropped; a
+ * write that fails leaves no copy in either tier. The memory copy is not
+ * checked: it is only ever made from a whole body (the upstream's, read in
+ * full, or a checked copy), and a HIT from it stays free of any work.
  */
-import { CACHE_URL_BASE, CACHE_KEY_VERSION, EDGE_TIER_MAX_AGE_S, type Freshness, KV_MIN_TTL_S, MEMORY_TIER_MAX_AGE_MS, MEMORY_TIER_MAX_ENTRIES } from './policy';
+import { CACHE_URL_BASE, CACHE_KEY_VERSION, EDGE_TIER_MAX_AGE_S, type Freshness, KV_MIN_TTL_S, MEMORY_TIER_MAX_AGE_MS, MEMORY_TIER_MAX_CHARS, MEMORY_TIER_MAX_ENTRIES } from './policy';
 
 export interface Entry extends Freshness {
   status: 200;
@@ -42,19 +49,31 @@ export interface StoredMeta {
   stale_until: number;
   etag: string;
   brand_id?: number;
+  /** The body's `length` as written: a value read back with another is not whole. Absent on a value written before it was kept: not trusted either. */
+  length?: number;
 }
 
 const cacheUrl = (name: string) => CACHE_URL_BASE + name;
 
 /** The isolate's copies: entry and until when the copy may be used. Map order is insertion order: the oldest go first. */
 const memory = new Map<string, { entry: Entry; until: number }>();
+/** The characters of the bodies `memory` holds. */
+let memoryChars = 0;
 
 function remember(name: string, entry: Entry, nowMs: number): void {
   const until = Math.min(nowMs + MEMORY_TIER_MAX_AGE_MS, entry.staleUntil);
-  if (until <= nowMs) return;
-  memory.delete(name);
-  if (memory.size >= MEMORY_TIER_MAX_ENTRIES) memory.delete(memory.keys().next().value!);
+  if (until <= nowMs || entry.body.length > MEMORY_TIER_MAX_CHARS) return;
+  unmemorize(name);
+  while (memory.size >= MEMORY_TIER_MAX_ENTRIES || memoryChars + entry.body.length > MEMORY_TIER_MAX_CHARS) unmemorize(memory.keys().next().value!);
   memory.set(name, { entry, until });
+  memoryChars += entry.body.length;
+}
+
+function unmemorize(name: string): void {
+  const copy = memory.get(name);
+  if (!copy) return;
+  memory.delete(name);
+  memoryChars -= copy.entry.body.length;
 }
 
 function recall(name: string, nowMs: number): Entry | undefined {
@@ -62,13 +81,13 @@ function recall(name: string, nowMs: number): Entry | undefined {
   if (!copy) return undefined;
   // A clock that went backwards (a test's, or a skewed one) also ends the copy.
   if (nowMs < copy.until && nowMs >= copy.until - MEMORY_TIER_MAX_AGE_MS) return copy.entry;
-  memory.delete(name);
+  unmemorize(name);
   return undefined;
 }
 
 /** Forgets this isolate's copies whose names start with `prefix` (a purge, a revocation). */
 function forget(prefix: string, select: (entry: Entry) => boolean = () => true): void {
-  for (const [name, { entry }] of memory) if (name.startsWith(prefix) && select(entry)) memory.delete(name);
+  for (const [name, { entry }] of memory) if (name.startsWith(prefix) && select(entry)) unmemorize(name);
 }
 const edgeCache = () => caches.default;
 
@@ -106,12 +125,19 @@ export class CacheStore {
     const local = await edgeCache().match(cacheUrl(name));
     if (local) {
       const entry = await fromEdgeCopy(local);
-      remember(name, entry, nowMs);
-      return entry;
+      if (entry) {
+        remember(name, entry, nowMs);
+        return entry;
+      }
+      this.dropBroken('cache_api', edgeCache().delete(cacheUrl(name)));
     }
     const { value, metadata } = await this.kv.getWithMetadata<StoredMeta>(name, 'text');
     if (value === null || !metadata) return undefined;
-    const stored = JSON.parse(value) as StoredValue;
+    const stored = wholeValue(value, metadata);
+    if (!stored) {
+      this.dropBroken('kv', this.kv.delete(name));
+      return undefined;
+    }
     const entry = makeEntry(
       stored.body,
       stored.etag,
@@ -125,7 +151,7 @@ export class CacheStore {
     return entry;
   }
 
-  /** Stores in both tiers, in the background. */
+  /** Stores in both tiers, in the background. If either write fails, neither tier keeps a copy. */
   write(name: string, entry: Entry, nowMs: number): void {
     const value: StoredValue = { status: 200, body: entry.body, stored_at: entry.storedAt, etag: entry.etag };
     const metadata: StoredMeta = {
@@ -134,10 +160,26 @@ export class CacheStore {
       stale_until: entry.staleUntil,
       etag: entry.etag,
       ...(entry.brandId !== undefined ? { brand_id: entry.brandId } : {}),
+      length: entry.body.length,
     };
     const expirationTtl = Math.max(KV_MIN_TTL_S, Math.ceil((entry.staleUntil - nowMs) / 1000));
     remember(name, entry, nowMs);
-    this.waitUntil(Promise.all([this.kv.put(name, JSON.stringify(value), { expirationTtl, metadata }), this.putEdgeCopy(name, entry, nowMs)]).catch(writeFailed));
+    const writes = Promise.allSettled([this.kv.put(name, JSON.stringify(value), { expirationTtl, metadata }), this.putEdgeCopy(name, entry, nowMs)]);
+    this.waitUntil(
+      writes.then((outcomes) => {
+        const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+        if (!failed) return;
+        writeFailed(failed.reason);
+        // Once both have settled: a copy still being written would outlive its deletion.
+        return Promise.all([this.kv.delete(name), edgeCache().delete(cacheUrl(name))]).catch(writeFailed);
+      }),
+    );
+  }
+
+  /** A copy that is not whole: a miss now, deleted in the background so the next read does not meet it again. */
+  private dropBroken(tier: 'cache_api' | 'kv', deletion: Promise<unknown>): void {
+    console.error(JSON.stringify({ msg: 'cache copy not whole: dropped', tier }));
+    this.waitUntil(deletion.catch(writeFailed));
   }
 
   private putEdgeCopy(name: string, entry: Entry, nowMs: number): Promise<void> {
@@ -150,6 +192,7 @@ export class CacheStore {
       'x-fresh-until': String(entry.freshUntil),
       'x-revalidate-until': String(entry.revalidateUntil),
       'x-stale-until': String(entry.staleUntil),
+      'x-body-length': String(entry.body.length),
     };
     if (entry.brandId !== undefined) headers['x-brand-id'] = String(entry.brandId);
     return edgeCache().put(cacheUrl(name), new Response(entry.body, { headers }));
@@ -176,22 +219,34 @@ export class CacheStore {
 
   /** Deletes one entry from both tiers of this location. */
   async delete(name: string): Promise<void> {
-    memory.delete(name);
+    unmemorize(name);
     await Promise.all([this.kv.delete(name), edgeCache().delete(cacheUrl(name))]);
   }
 }
 
 export const ALL_ENTRIES = `${CACHE_KEY_VERSION}:`;
 
-function fromEdgeCopy(response: Response): Promise<Entry> {
+/** The Cache API copy as an entry, or undefined when its body is not the length it was stored with. */
+async function fromEdgeCopy(response: Response): Promise<Entry | undefined> {
   const h = (name: string) => Number(response.headers.get(name));
+  const body = await response.text();
+  if (response.headers.get('x-body-length') !== String(body.length)) return undefined;
   const brand = response.headers.get('x-brand-id');
-  return response.text().then((body) =>
-    makeEntry(
-      body,
-      response.headers.get('etag') ?? '',
-      { storedAt: h('x-stored-at'), freshUntil: h('x-fresh-until'), revalidateUntil: h('x-revalidate-until'), staleUntil: h('x-stale-until') },
-      brand !== null ? Number(brand) : undefined,
-    ),
+  return makeEntry(
+    body,
+    response.headers.get('etag') ?? '',
+    { storedAt: h('x-stored-at'), freshUntil: h('x-fresh-until'), revalidateUntil: h('x-revalidate-until'), staleUntil: h('x-stale-until') },
+    brand !== null ? Number(brand) : undefined,
   );
+}
+
+/** The KV value, when it parses and its body is the length the metadata says. */
+function wholeValue(value: string, metadata: StoredMeta): StoredValue | undefined {
+  let stored: Partial<StoredValue>;
+  try {
+    stored = JSON.parse(value) as Partial<StoredValue>;
+  } catch {
+    return undefined;
+  }
+  return typeof stored.body === 'string' && stored.body.length === metadata.length ? (stored as StoredValue) : undefined;
 }

@@ -1,13 +1,13 @@
 /**
  * The proxy's upstream: `UPSTREAM_URL` over the network, or the embedded
  * origin in-process (the client's transport), with the per-request timeout
- * and the timer that runs it.
+ * and the timer that runs it, and the size bound of an answer.
  */
 import { type Transport } from '../client/client';
 import { networkTransport } from '../client/transport';
 import { EMBEDDED_BASE_URL, originTransport } from '../origin/transport';
 import type { ProxyEnv } from './env';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS } from './policy';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, upstreamMaxBytes } from './policy';
 
 /**
  * Starts the per-request timeout: `expire` runs after `ms` unless the returned
@@ -28,6 +28,8 @@ export interface UpstreamConfig {
   /** Base address including `/api/v1`. */
   baseUrl: string;
   timeoutMs: number;
+  /** The largest answer read, in bytes: a longer body is abandoned at this size. */
+  maxBytes: number;
   startTimeout: StartTimeout;
 }
 
@@ -47,5 +49,10 @@ export function upstreamFromEnv(env: Pick<ProxyEnv, 'UPSTREAM_URL' | 'DB'>, wait
 }
 
 export function upstreamConfig(env: ProxyEnv, waitUntil?: (work: Promise<unknown>) => void): UpstreamConfig {
-  return { ...upstreamFromEnv(env, waitUntil), timeoutMs: env.UPSTREAM_TIMEOUT_MS ?? DEFAULT_UPSTREAM_TIMEOUT_MS, startTimeout: realTimeout };
+  return {
+    ...upstreamFromEnv(env, waitUntil),
+    timeoutMs: env.UPSTREAM_TIMEOUT_MS ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+    maxBytes: upstreamMaxBytes(env),
+    startTimeout: realTimeout,
+  };
 }
