@@ -1,4 +1,5 @@
 /** Whether a 200 body is what the contract says the operation returns; used by the client and the proxy alike. */
+import { conformBody } from './conform';
 import { type OperationId, operations, type ResponseOf } from './operations';
 
 export type BodyCheck<Id extends OperationId> =
@@ -6,6 +7,12 @@ export type BodyCheck<Id extends OperationId> =
   /** `field` is the dotted path of the first field at fault; absent when the body is not JSON at all. */
   | { ok: false; field?: string; message: string; cause: unknown };
 
+/**
+ * The body checked against the operation's schema. A body that fails it as
+ * sent is brought onto the contract's field names first (`conformBody`: case
+ * conventions, one envelope) and checked again; the error, if any, names the
+ * contract's field.
+ */
 export function checkResponseBody<Id extends OperationId>(id: Id, text: string): BodyCheck<Id> {
   let json: unknown;
   try {
@@ -13,7 +20,10 @@ export function checkResponseBody<Id extends OperationId>(id: Id, text: string):
   } catch (error) {
     return { ok: false, message: `${id}: the body is not JSON.`, cause: error };
   }
-  const result = operations[id].response.safeParse(json);
+  const schema = operations[id].response;
+  const asSent = schema.safeParse(json);
+  if (asSent.success) return { ok: true, data: asSent.data as ResponseOf<Id> };
+  const result = schema.safeParse(conformBody(schema, json));
   if (result.success) return { ok: true, data: result.data as ResponseOf<Id> };
   const issue = result.error.issues[0];
   const field = issue?.path.map(String).join('.') || '(root)';

@@ -1,0 +1,131 @@
+/**
+ * Bringing another implementation's body onto the contract's model, with no
+ * configuration (DESIGN section 13). The spec fixes meanings, not field
+ * names, so a real service may write `brandId`, `BrandId` or `brand-id` for
+ * the contract's `brand_id`, and may wrap the body once (`{"data": ...}`
+ * beside `meta` or `links`). Guided by the operation's response schema, this
+ * walks the body and renames each field the schema knows to the contract's
+ * name; fields it does not know are dropped, values are left as they are.
+ *
+ * ```ts
+ * conformBody(operations.getVisibility.response, { data: { brandId: 1, score: 52.4 }, meta: { generatedAt: '...' } });
+ * // { brand_id: 1, score: 52.4, generated_at: '...' }
+ * ```
+ *
+ * The client calls it only when a body fails the schema as sent, so our own
+ * origin's bodies never pay for it.
+ */
+import type { z } from 'zod';
+import { defOf, innerSchema, unwrapSchema } from './schema-walk';
+
+type Json = Record<string, unknown>;
+
+/** A field name with case and separators taken out: `brand_id`, `brandId`, `BrandID` and `brand-id` are one name. */
+export const fieldKey = (name: string): string => name.replace(/[-_\s]/g, '').toLowerCase();
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The object shape a schema describes, through its wrappers; undefined when it is not an object. */
+export function objectShape(schema: z.ZodType): Record<string, z.ZodType> | undefined {
+  const def = defOf(unwrapSchema(schema));
+  return def.type === 'object' ? def.shape : undefined;
+}
+
+/** `value` with every field `schema` knows under the contract's name, at any depth. */
+export function conformValue(schema: z.ZodType, value: unknown): unknown {
+  if (value === null || value === undefined) return value;
+  const def = defOf(schema);
+  const inner = innerSchema(def);
+  if (inner) return conformValue(inner, value);
+  switch (def.type) {
+    case 'object':
+      return isObject(value) ? conformObject(def.shape ?? {}, value) : value;
+    case 'array':
+      return Array.isArray(value) && def.element ? value.map((item) => conformValue(def.element as z.ZodType, item)) : value;
+    case 'record':
+      return isObject(value) && def.valueType ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, conformValue(def.valueType as z.ZodType, v)])) : value;
+    case 'union':
+      return conformUnion(def.options ?? [], value);
+    default:
+      return value;
+  }
+}
+
+function conformObject(shape: Record<string, z.ZodType>, value: Json): Json {
+  const names = namesOf(value);
+  const out: Json = {};
+  for (const [name, field] of Object.entries(shape)) {
+    const source = Object.hasOwn(value, name) ? name : names.get(fieldKey(name));
+    if (source !== undefined) out[name] = conformValue(field, value[source]);
+  }
+  return out;
+}
+
+/** The body's own field names by `fieldKey`; the first spelling wins when two collide. */
+function namesOf(value: Json): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const name of Object.keys(value)) if (!names.has(fieldKey(name))) names.set(fieldKey(name), name);
+  return names;
+}
+
+/** The first option the conformed value satisfies; the value unchanged when none does. */
+function conformUnion(options: z.ZodType[], value: unknown): unknown {
+  for (const option of options) {
+    const conformed = conformValue(option, value);
+    if (option.safeParse(conformed).success) return conformed;
+  }
+  return value;
+}
+
+/** How many of `shape`'s fields `value` holds under some spelling. */
+function matches(shape: Record<string, z.ZodType>, value: Json): number {
+  const names = namesOf(value);
+  return Object.keys(shape).filter((name) => names.has(fieldKey(name))).length;
+}
+
+/**
+ * The body with one envelope taken off: when a field of the top object holds
+ * more of the schema's fields than the top object itself (`data`, `result`,
+ * whatever it is called), that field is the body, and what it lacks is looked
+ * for beside it (a `meta` holding `generatedAt`, say).
+ */
+export function unwrapEnvelope(shape: Record<string, z.ZodType>, body: Json): Json {
+  const top = matches(shape, body);
+  let best: { name: string; count: number } | undefined;
+  for (const [name, child] of Object.entries(body)) {
+    if (!isObject(child)) continue;
+    const count = matches(shape, child);
+    if (count > (best?.count ?? top)) best = { name, count };
+  }
+  if (!best) return body;
+  const inner = body[best.name] as Json;
+  const merged: Json = { ...inner };
+  const innerNames = namesOf(inner);
+  for (const name of Object.keys(shape)) {
+    if (innerNames.has(fieldKey(name))) continue;
+    const found = besideEnvelope(body, best.name, name);
+    if (found !== undefined) merged[name] = found;
+  }
+  return merged;
+}
+
+/** A field the envelope lacks, from the top object or one of its other objects (`meta`, `links`). */
+function besideEnvelope(body: Json, envelope: string, name: string): unknown {
+  const key = fieldKey(name);
+  for (const [sibling, value] of Object.entries(body)) {
+    if (sibling === envelope) continue;
+    if (fieldKey(sibling) === key) return value;
+    if (isObject(value)) {
+      const inner = namesOf(value).get(key);
+      if (inner !== undefined) return value[inner];
+    }
+  }
+  return undefined;
+}
+
+/** A whole response body onto the contract's names: one envelope off, then every field renamed. */
+export function conformBody(schema: z.ZodType, body: unknown): unknown {
+  const shape = objectShape(schema);
+  if (!shape || !isObject(body)) return body;
+  return conformObject(shape, unwrapEnvelope(shape, body));
+}
