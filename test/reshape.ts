@@ -63,3 +63,33 @@ export class ReshapingUpstream {
     return new Response(body, { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'private, max-age=300' } });
   }
 }
+
+/** `body` with the field at a contract path (`history[].week_start`) renamed; arrays on the way are followed. */
+export function renameAt(body: unknown, path: string, to: string): unknown {
+  const [head, ...rest] = path.split('.');
+  const array = head!.endsWith('[]');
+  const name = array ? head!.slice(0, -2) : head!;
+  if (Array.isArray(body)) return body.map((item) => renameAt(item, path, to));
+  if (typeof body !== 'object' || body === null) return body;
+  const entries = Object.entries(body).map(([key, value]) => {
+    if (key !== name) return [key, value];
+    if (rest.length === 0) return [to, value];
+    return [key, renameAt(value, rest.join('.'), to)];
+  });
+  return Object.fromEntries(entries);
+}
+
+/** `body` with every value at a contract path changed by `change` (arrays on the way followed, `x[]` for an array's items). */
+export function changeAt(body: unknown, path: string, change: (value: unknown) => unknown): unknown {
+  const [head, ...rest] = path.split('.');
+  const array = head!.endsWith('[]');
+  const name = array ? head!.slice(0, -2) : head!;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  return Object.fromEntries(
+    Object.entries(body).map(([key, value]) => {
+      if (key !== name) return [key, value];
+      const inner = (v: unknown) => (rest.length === 0 ? change(v) : changeAt(v, rest.join('.'), change));
+      return [key, array && Array.isArray(value) ? value.map(inner) : inner(value)];
+    }),
+  );
+}

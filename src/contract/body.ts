@@ -1,5 +1,6 @@
 /** Whether a 200 body is what the contract says the operation returns; used by the client and the proxy alike. */
 import { conformBody } from './conform';
+import type { OperationMap } from './upstream-map';
 import { type OperationId, operations, type ResponseOf } from './operations';
 
 export type BodyCheck<Id extends OperationId> =
@@ -10,10 +11,11 @@ export type BodyCheck<Id extends OperationId> =
 /**
  * The body checked against the operation's schema. A body that fails it as
  * sent is brought onto the contract's field names first (`conformBody`: case
- * conventions, one envelope) and checked again; the error, if any, names the
+ * conventions, one envelope, and the upstream map's entry for the operation
+ * when there is one) and checked again; the error, if any, names the
  * contract's field.
  */
-export function checkResponseBody<Id extends OperationId>(id: Id, text: string): BodyCheck<Id> {
+export function checkResponseBody<Id extends OperationId>(id: Id, text: string, map?: OperationMap): BodyCheck<Id> {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -23,7 +25,7 @@ export function checkResponseBody<Id extends OperationId>(id: Id, text: string):
   const schema = operations[id].response;
   const asSent = schema.safeParse(json);
   if (asSent.success) return { ok: true, data: asSent.data as ResponseOf<Id> };
-  const result = schema.safeParse(conformBody(schema, json));
+  const result = schema.safeParse(conformBody(schema, json, map));
   if (result.success) return { ok: true, data: result.data as ResponseOf<Id> };
   const issue = result.error.issues[0];
   const field = issue?.path.map(String).join('.') || '(root)';

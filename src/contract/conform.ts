@@ -6,6 +6,8 @@
  * beside `meta` or `links`). Guided by the operation's response schema, this
  * walks the body and renames each field the schema knows to the contract's
  * name; fields it does not know are dropped, values are left as they are.
+ * Where a respelling is not enough, the upstream map (`upstream-map.ts`)
+ * names fields, converts values and maps enumerations.
  *
  * ```ts
  * conformBody(operations.getVisibility.response, { data: { brandId: 1, score: 52.4 }, meta: { generatedAt: '...' } });
@@ -17,6 +19,7 @@
  */
 import type { z } from 'zod';
 import { defOf, innerSchema, unwrapSchema } from './schema-walk';
+import { convertValue, type OperationMap } from './upstream-map';
 
 type Json = Record<string, unknown>;
 
@@ -31,34 +34,65 @@ export function objectShape(schema: z.ZodType): Record<string, z.ZodType> | unde
   return def.type === 'object' ? def.shape : undefined;
 }
 
-/** `value` with every field `schema` knows under the contract's name, at any depth. */
-export function conformValue(schema: z.ZodType, value: unknown): unknown {
+/** Where a value sits in the contract's body (`history[].week_start`), and the operation's map, if any. */
+interface At {
+  path: string;
+  map: OperationMap | undefined;
+}
+
+/** `value` with every field `schema` knows under the contract's name, at any depth, converted as the map asks. */
+export function conformValue(schema: z.ZodType, value: unknown, at: At = { path: '', map: undefined }): unknown {
   if (value === null || value === undefined) return value;
   const def = defOf(schema);
   const inner = innerSchema(def);
-  if (inner) return conformValue(inner, value);
+  if (inner) return conformValue(inner, value, at);
   switch (def.type) {
     case 'object':
-      return isObject(value) ? conformObject(def.shape ?? {}, value) : value;
+      return isObject(value) ? conformObject(def.shape ?? {}, value, at) : value;
     case 'array':
-      return Array.isArray(value) && def.element ? value.map((item) => conformValue(def.element as z.ZodType, item)) : value;
+      return Array.isArray(value) && def.element ? value.map((item) => conformValue(def.element as z.ZodType, item, { ...at, path: `${at.path}[]` })) : value;
     case 'record':
-      return isObject(value) && def.valueType ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, conformValue(def.valueType as z.ZodType, v)])) : value;
+      return isObject(value) && def.valueType ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, conformValue(def.valueType as z.ZodType, v, at)])) : value;
     case 'union':
-      return conformUnion(def.options ?? [], value);
+      return conformUnion(def.options ?? [], value, at);
     default:
-      return value;
+      return scalar(value, at);
   }
 }
 
-function conformObject(shape: Record<string, z.ZodType>, value: Json): Json {
+/** A leaf converted and its value mapped as the map says for its path. */
+function scalar(value: unknown, { path, map }: At): unknown {
+  if (!map) return value;
+  const kind = map.convert[path];
+  const converted = kind ? convertValue(kind, value) : value;
+  const values = map.values[path];
+  return values && Object.hasOwn(values, String(converted)) ? values[String(converted)] : converted;
+}
+
+function conformObject(shape: Record<string, z.ZodType>, value: Json, at: At): Json {
   const names = namesOf(value);
   const out: Json = {};
   for (const [name, field] of Object.entries(shape)) {
-    const source = Object.hasOwn(value, name) ? name : names.get(fieldKey(name));
-    if (source !== undefined) out[name] = conformValue(field, value[source]);
+    const path = at.path ? `${at.path}.${name}` : name;
+    const renamed = at.map?.fields[path];
+    const found = renamed !== undefined ? pick(value, renamed) : fieldOf(value, name, names);
+    if (found !== undefined) out[name] = conformValue(field, found, { path, map: at.map });
   }
   return out;
+}
+
+/** The value at a map's path, relative to `value`: `"."` is `value` itself, dotted names reach into it (each under any spelling). */
+function pick(value: Json, path: string): unknown {
+  if (path === '.') return value;
+  let here: unknown = value;
+  for (const name of path.split('.')) here = isObject(here) ? fieldOf(here, name, namesOf(here)) : undefined;
+  return here;
+}
+
+/** A field of `value` by its exact name, or else by any spelling of it. */
+function fieldOf(value: Json, name: string, names: Map<string, string>): unknown {
+  const source = Object.hasOwn(value, name) ? name : names.get(fieldKey(name));
+  return source === undefined ? undefined : value[source];
 }
 
 /** The body's own field names by `fieldKey`; the first spelling wins when two collide. */
@@ -69,9 +103,9 @@ function namesOf(value: Json): Map<string, string> {
 }
 
 /** The first option the conformed value satisfies; the value unchanged when none does. */
-function conformUnion(options: z.ZodType[], value: unknown): unknown {
+function conformUnion(options: z.ZodType[], value: unknown, at: At): unknown {
   for (const option of options) {
-    const conformed = conformValue(option, value);
+    const conformed = conformValue(option, value, at);
     if (option.safeParse(conformed).success) return conformed;
   }
   return value;
@@ -123,9 +157,14 @@ function besideEnvelope(body: Json, envelope: string, name: string): unknown {
   return undefined;
 }
 
-/** A whole response body onto the contract's names: one envelope off, then every field renamed. */
-export function conformBody(schema: z.ZodType, body: unknown): unknown {
+/**
+ * A whole response body onto the contract's names: the map's envelope (or
+ * one found), then every field renamed, converted and mapped as the map
+ * says, and found under any spelling where it says nothing.
+ */
+export function conformBody(schema: z.ZodType, body: unknown, map?: OperationMap): unknown {
   const shape = objectShape(schema);
   if (!shape || !isObject(body)) return body;
-  return conformObject(shape, unwrapEnvelope(shape, body));
+  const inside = map?.envelope !== undefined ? pick(body, map.envelope) : unwrapEnvelope(shape, body);
+  return isObject(inside) ? conformObject(shape, inside, { path: '', map }) : inside;
 }

@@ -3,6 +3,8 @@
  *
  *   POST /admin/cache/purge  {"api_key": "..."} | {"brand_id": 2} | {"all": true}  ->  {"purged": n}
  *   GET  /admin/cache/stats  ->  {"hits": .., "misses": .., "stale": .., "upstream_calls": .., "upstream_errors": .., ...}
+ *   GET  /admin/upstream/map ->  the upstream map (src/contract/upstream-map.ts), version 0 before one is stored
+ *   PUT  /admin/upstream/map  {"version"?: n, "operations": {...}}  ->  the stored map, version n + 1
  *
  * A purge deletes from KV (global) and from this location's Cache API; other
  * locations' Cache API copies expire within EDGE_TIER_MAX_AGE_S.
@@ -18,8 +20,14 @@ import { errorText } from '../lib/log';
 import { hashApiKey, keyPrefix } from './cache-key';
 import { readStats } from './stats';
 import { ALL_ENTRIES, CacheStore } from './store';
+import { MapVersionConflict, readUpstreamMap, storeUpstreamMap } from './upstream-map';
+import { UpstreamMapInput } from '../contract/upstream-map';
+import { systemClock } from '../lib/time';
 
 export const ADMIN_BASE = '/admin/cache';
+export const UPSTREAM_ADMIN_BASE = '/admin/upstream';
+/** A map is a few KiB; 256 KiB is room for every operation with every field renamed, and bounds what a PUT reads. */
+export const MAX_MAP_BODY_BYTES = 256 * 1024;
 /** A purge's body is a few dozen bytes (an API key is at most 256): larger ones are refused unread. */
 export const MAX_PURGE_BODY_BYTES = 1024;
 
@@ -46,12 +54,21 @@ type AdminContext = { env: ProxyEnv; ctx: Pick<ExecutionContext, 'waitUntil'> };
 export const adminRoutes: Route<AdminContext>[] = [
   { path: `${ADMIN_BASE}/stats`, answers: 'json', methods: { GET: async (_, __, { env }) => json(await readStats(env.PROXY_STATS)) } },
   { path: `${ADMIN_BASE}/purge`, answers: 'json', methods: { POST: (request, _, admin) => purge(request, admin) } },
+  {
+    path: `${UPSTREAM_ADMIN_BASE}/map`,
+    answers: 'json',
+    methods: {
+      GET: async (_, __, { env }) => json((await readUpstreamMap(env.CACHE, systemClock)) ?? { version: 0, updated_at: null, operations: {} }),
+      PUT: (request, _, admin) => putMap(request, admin),
+    },
+  },
 ];
+
 
 async function route(request: Request, env: ProxyEnv, ctx: Pick<ExecutionContext, 'waitUntil'>): Promise<Response> {
   const url = new URL(request.url);
   const found = matchRoute(adminRoutes, request.method, url.pathname);
-  if (found.kind === 'not_found') throw new ApiError('not_found', 'No such admin endpoint: POST /admin/cache/purge, GET /admin/cache/stats.');
+  if (found.kind === 'not_found') throw new ApiError('not_found', `No such admin endpoint: ${adminRoutes.map((r) => `${Object.keys(r.methods).join('/')} ${r.path}`).join(', ')}.`);
   // The token first: without it, not even which methods a path takes.
   await requireAdmin(request, env.ADMIN_TOKEN);
   if (found.kind === 'method_not_allowed') throw new ApiError('method_not_allowed', `${url.pathname} takes ${found.allow}.`, { headers: { allow: found.allow } });
@@ -78,6 +95,29 @@ async function purge(request: Request, { env, ctx }: AdminContext): Promise<Resp
         ? await store.purge(ALL_ENTRIES, (meta) => meta?.brand_id === target.brand_id)
         : await store.purge(ALL_ENTRIES);
   return json({ purged });
+}
+
+async function putMap(request: Request, { env }: AdminContext): Promise<Response> {
+  const text = await readBodyUpTo(request, MAX_MAP_BODY_BYTES, () => new ApiError('invalid_parameter', `The map must be at most ${MAX_MAP_BODY_BYTES} bytes.`, { param: 'body' }));
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ApiError('invalid_parameter', 'The body must be JSON: {"operations": {"getVisibility": {"fields": {...}}}} (docs/upstream.md).', { param: 'body' });
+  }
+  const parsed = UpstreamMapInput.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const param = issue.path.map(String).join('.') || 'body';
+    throw new ApiError('invalid_parameter', `\`${param}\`: ${issue.message}`, { param });
+  }
+  try {
+    return json(await storeUpstreamMap(env.CACHE, systemClock, parsed.data));
+  } catch (error) {
+    if (error instanceof MapVersionConflict)
+      throw new ApiError('map_version_conflict', `The map was replaced meanwhile: it is version ${error.current}. GET it, apply your change, and PUT it with "version": ${error.current}.`);
+    throw error;
+  }
 }
 
 /** Compares hashes in constant time, so neither the token nor its length leaks through timing. */
