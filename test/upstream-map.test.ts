@@ -94,6 +94,27 @@ describe('an upstream with its own words, an envelope, shares and engine values'
   });
 });
 
+describe('a body that reads with no configuration', () => {
+  it('is still read through the map, whose values may map an open value: ChatGPT called `openai` is ChatGPT again', async () => {
+    const ours = await reportJson('/reports/weekly?market=us');
+    const openai = (body: Record<string, unknown>) => JSON.parse(JSON.stringify(renameFields(body, CASES.camel)).replaceAll('"chatgpt"', '"openai"'));
+    new ReshapingUpstream(openai).install();
+    const key = freshKey('openai');
+    const carried = await reportJson('/reports/weekly?market=us', key);
+    expect(JSON.stringify(carried.report)).toContain('"engine":"openai"');
+    const values = { openai: 'chatgpt' };
+    const stored = await adminMap('PUT', {
+      operations: {
+        getAnswerHistory: { values: { 'questions[].moved[].engine': values } },
+        getPromptMatrix: { values: { 'engines[]': values, 'prompts[].engines[].engine': values } },
+      },
+    });
+    expect(stored.status).toBe(200);
+    const theirs = await reportJson('/reports/weekly?market=us', key);
+    expect(withoutTimes(theirs.report)).toEqual(withoutTimes(ours.report));
+  });
+});
+
 describe('a value the contract does not list', () => {
   it('is carried under its own name: an engine called grok is in the report as grok, with the figures the engine had', async () => {
     const ours = await reportJson('/reports/weekly?market=us');

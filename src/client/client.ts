@@ -219,11 +219,15 @@ export function createClient(options: ClientOptions): ApiClient {
   }
 
   async function parseBody<Id extends OperationId>(id: Id, text: string): Promise<ResponseOf<Id>> {
-    let checked = checkResponseBody(id, text);
-    if (checked.ok) return checked.data;
+    const plain = checkResponseBody(id, text);
+    if (plain.ok && plain.asSent) return plain.data;
+    // Another implementation's body: its map, when there is one, is read even where no configuration reads the body,
+    // since it may map values the contract leaves open (an engine `openai`). A map that breaks what reads without it is not followed.
     const map = await options.upstreamMap?.(id);
-    if (map) checked = checkResponseBody(id, text, map);
-    if (checked.ok) return checked.data;
+    const mapped = map ? checkResponseBody(id, text, map) : undefined;
+    if (mapped?.ok) return mapped.data;
+    if (plain.ok) return plain.data;
+    const checked = mapped ?? plain;
     const error = new ApiClientError({
       kind: 'parse',
       code: 'invalid_response',

@@ -4,7 +4,8 @@ import type { OperationMap } from './upstream-map';
 import { type OperationId, operations, type ResponseOf } from './operations';
 
 export type BodyCheck<Id extends OperationId> =
-  | { ok: true; data: ResponseOf<Id> }
+  /** `asSent`: the body passed with nothing changed (our own origin's do). */
+  | { ok: true; data: ResponseOf<Id>; asSent: boolean }
   /** `field` is the dotted path of the first field at fault; absent when the body is not JSON at all. */
   | { ok: false; field?: string; message: string; cause: unknown };
 
@@ -24,9 +25,9 @@ export function checkResponseBody<Id extends OperationId>(id: Id, text: string, 
   }
   const schema = operations[id].response;
   const asSent = schema.safeParse(json);
-  if (asSent.success) return { ok: true, data: asSent.data as ResponseOf<Id> };
+  if (asSent.success) return { ok: true, data: asSent.data as ResponseOf<Id>, asSent: true };
   const result = schema.safeParse(conformBody(schema, json, map));
-  if (result.success) return { ok: true, data: result.data as ResponseOf<Id> };
+  if (result.success) return { ok: true, data: result.data as ResponseOf<Id>, asSent: false };
   const issue = result.error.issues[0];
   const field = issue?.path.map(String).join('.') || '(root)';
   return { ok: false, field, message: `${id}: response field \`${field}\` ${issue?.message ?? 'is invalid'}.`, cause: result.error };
