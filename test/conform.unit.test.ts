@@ -87,6 +87,11 @@ describe('the upstream map', () => {
     });
   });
 
+  it('reads what the envelope it names lacks from beside it, as with an envelope found', () => {
+    const out = conformBody(schema, { result: { brandId: 1, visibility: 52.4 }, meta: { generatedAt: 'g' }, brand_id: 2 }, OperationMap.parse({ envelope: 'result', fields: { score: 'visibility' } }));
+    expect(out).toEqual({ brand_id: 1, score: 52.4, generated_at: 'g' });
+  });
+
   it('maps enumeration values and keeps a value it does not list under its own name', () => {
     const engineMap = OperationMap.parse({ values: { 'prompts[].engines[].engine': { openai: 'chatgpt' } } });
     const out = conformBody(operations.getPromptMatrix.response, { prompts: [{ engines: [{ engine: 'openai' }, { engine: 'grok' }] }] }, engineMap);

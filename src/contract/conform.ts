@@ -117,27 +117,37 @@ function matches(shape: Record<string, z.ZodType>, value: Json): number {
   return Object.keys(shape).filter((name) => names.has(fieldKey(name))).length;
 }
 
-/**
- * The body with one envelope taken off: when a field of the top object holds
- * more of the schema's fields than the top object itself (`data`, `result`,
- * whatever it is called), that field is the body, and what it lacks is looked
- * for beside it (a `meta` holding `generatedAt`, say).
- */
-export function unwrapEnvelope(shape: Record<string, z.ZodType>, body: Json): Json {
-  const top = matches(shape, body);
+/** The field of the top object that holds more of the schema's fields than the top object itself, if one does (the first of the best). */
+export function envelopeOf(shape: Record<string, z.ZodType>, body: Json): string | undefined {
   let best: { name: string; count: number } | undefined;
+  const top = matches(shape, body);
   for (const [name, child] of Object.entries(body)) {
     if (!isObject(child)) continue;
     const count = matches(shape, child);
     if (count > (best?.count ?? top)) best = { name, count };
   }
-  if (!best) return body;
-  const inner = body[best.name] as Json;
+  return best?.name;
+}
+
+/**
+ * The body with one envelope taken off: the envelope `at` names (a dotted
+ * path, from the upstream map), or else the field of the top object that
+ * holds more of the schema's fields than the top object itself (`data`,
+ * `result`, whatever it is called). What the envelope lacks is looked for
+ * beside it (a `meta` holding `generatedAt`, say). A value at `at` that is no
+ * object is answered as it is, for the schema to refuse.
+ */
+export function unwrapEnvelope(shape: Record<string, z.ZodType>, body: Json, at?: string): unknown {
+  const envelope = at ?? envelopeOf(shape, body);
+  if (envelope === undefined) return body;
+  const inner = pick(body, envelope);
+  if (!isObject(inner)) return inner;
   const merged: Json = { ...inner };
   const innerNames = namesOf(inner);
+  const outer = envelope.split('.')[0]!;
   for (const name of Object.keys(shape)) {
     if (innerNames.has(fieldKey(name))) continue;
-    const found = besideEnvelope(body, best.name, name);
+    const found = besideEnvelope(body, outer, name);
     if (found !== undefined) merged[name] = found;
   }
   return merged;
@@ -165,6 +175,6 @@ function besideEnvelope(body: Json, envelope: string, name: string): unknown {
 export function conformBody(schema: z.ZodType, body: unknown, map?: OperationMap): unknown {
   const shape = objectShape(schema);
   if (!shape || !isObject(body)) return body;
-  const inside = map?.envelope !== undefined ? pick(body, map.envelope) : unwrapEnvelope(shape, body);
+  const inside = unwrapEnvelope(shape, body, map?.envelope);
   return isObject(inside) ? conformObject(shape, inside, { path: '', map }) : inside;
 }

@@ -14,6 +14,7 @@
  * ```
  *
  * - `envelope`: where the body is inside the answer (a dotted path); without it one envelope is found as `conformBody` finds it.
+ *   Either way, a field the envelope lacks is looked for beside it.
  * - `fields`: the upstream's name for a contract field, relative to the upstream object of the field's parent
  *   (dotted to reach into it); `"."` reads a contract object from its parent itself (an upstream that writes it flat).
  * - `convert`: a value conversion (`CONVERSIONS`).
