@@ -216,6 +216,8 @@ const PRESETS: Record<string, Preset> = {
   'GET /admin/upstream/map': { keys: ADMIN_KEY },
   // Maps that change nothing another test reads (the map is global): converting an ISO date-time to itself.
   'PUT /admin/upstream/map': { keys: ADMIN_KEY, bodies: json({ operations: {} }, { operations: { listBrands: { convert: { generated_at: 'date-time' } } } }) },
+  // Never `apply`: a map it stored would change how every later test reads bodies. Our origin's bodies propose none anyway.
+  'POST /admin/upstream/discover': { keys: ADMIN_KEY, bodies: json({ api_key: KEYS.pro }, { api_key: KEYS.starter, apply: false }, { api_key: KEYS.revoked }) },
 };
 const ANY: Required<Preset> = {
   queries: [...new Set(Object.values(PRESETS).flatMap((p) => p.queries ?? []))],

@@ -21,7 +21,8 @@ import { CONFIRM_TTL, RESUBSCRIBE_TTL, UNSUBSCRIBE_TTL } from '../lib/signing';
 import type { Method, Route } from '../lib/router';
 import { OUTBOX_BASE } from '../mail/outbox';
 import { MCP_PATH } from '../mcp';
-import { ADMIN_BASE, PurgeBody, UPSTREAM_ADMIN_BASE } from '../proxy/admin';
+import { ADMIN_BASE, DiscoverBody, MAX_DISCOVER_BODY_BYTES, PurgeBody, UPSTREAM_ADMIN_BASE } from '../proxy/admin';
+import { DiscoveryReport } from '../client/discovery/report';
 import { UpstreamMap, UpstreamMapInput } from '../contract/upstream-map';
 import { COUNTERS, type Counts } from '../proxy/stats';
 import { LINK_BASE, REPORTS_BASE } from '../reports';
@@ -222,11 +223,13 @@ const SCHEMAS = {
   CacheStats,
   UpstreamMap: StoredUpstreamMap,
   UpstreamMapInput,
+  DiscoverBody,
+  DiscoveryReport,
   DevPlan,
   DevAlerts,
 } as const;
 /** Request bodies are described as the client writes them: defaulted fields optional. */
-const INPUT_SCHEMAS = new Set<keyof typeof SCHEMAS>(['SubscribeBody', 'LinkBody', 'MintBody', 'PurgeBody', 'UpstreamMapInput']);
+const INPUT_SCHEMAS = new Set<keyof typeof SCHEMAS>(['SubscribeBody', 'LinkBody', 'MintBody', 'PurgeBody', 'UpstreamMapInput', 'DiscoverBody']);
 
 // ---------------------------------------------------------------- answers
 
@@ -629,6 +632,21 @@ const ROUTES: Record<string, Described> = {
       '401': error('`invalid_api_key`: no or a wrong admin token'),
       '405': error('`method_not_allowed`'),
       '409': error('`map_version_conflict`: `version` is not the stored version'),
+    },
+  },
+  [`POST ${UPSTREAM_ADMIN_BASE}/discover`]: {
+    operationId: 'discoverUpstreamMap',
+    tag: 'Upstream map',
+    summary: 'Propose the upstream map from one read of each operation',
+    description: `Reads one answer of each operation the key can read (through the edge cache and within the key's budget, like any read: \`calls\` and \`upstream_calls\` say what it cost), the ids and texts some requests need taken from the list operations read first. Proposes the map from the fields' names (case conventions, plurals, synonyms such as \`history\`/\`weeks\`), their types and their values, with a confidence per field: only fields at or above \`threshold\` go into \`map\`; the others are under \`to_confirm\` with their candidates, for a person to add with \`PUT /admin/upstream/map\`. Operations the key cannot read are listed with the API's error. With \`"apply": true\` the proposed map is stored as the next version (docs/upstream.md). Body: JSON, at most ${MAX_DISCOVER_BODY_BYTES} bytes.`,
+    security: 'admin',
+    requestBody: jsonBody('DiscoverBody', '`{"api_key": "...", "apply": false}`'),
+    responses: {
+      '200': ok('The proposed map and, per operation, how each field was placed.', jsonOf('DiscoveryReport')),
+      '400': error('`invalid_parameter`: the field at fault named in `param` (`api_key` when the Read API refuses the key: nothing could be read)'),
+      '401': error('`invalid_api_key`: no or a wrong admin token'),
+      '405': error('`method_not_allowed`'),
+      '409': error('`map_version_conflict`: with `apply`, the map was replaced while discovery ran'),
     },
   },
   [`POST ${MCP_PATH}`]: {

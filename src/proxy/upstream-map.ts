@@ -42,11 +42,15 @@ export class MapVersionConflict extends Error {
   }
 }
 
+/** The map as KV holds it now, not this isolate's memory of it: what a replacement replaces. Null when none (or none valid) is stored. */
+export async function readStoredMap(kv: KVNamespace): Promise<UpstreamMap | null> {
+  const current = UpstreamMap.safeParse(await kv.get(MAP_KEY, 'json'));
+  return current.success ? current.data : null;
+}
+
 /** Replaces the map with the next version; `input.version`, when given, must be the version it replaces. */
 export async function storeUpstreamMap(kv: KVNamespace, now: Clock, input: UpstreamMapInput): Promise<UpstreamMap> {
-  // Read KV itself, not this isolate's memory: the version a person replaces is the stored one.
-  const current = UpstreamMap.safeParse(await kv.get(MAP_KEY, 'json'));
-  const version = current.success ? current.data.version : 0;
+  const version = (await readStoredMap(kv))?.version ?? 0;
   if (input.version !== undefined && input.version !== version) throw new MapVersionConflict(version);
   const map: UpstreamMap = { version: version + 1, updated_at: now().toISOString(), operations: input.operations };
   await kv.put(MAP_KEY, JSON.stringify(map));
