@@ -234,10 +234,12 @@ describe('a discovery run', () => {
     expect(calls.map(([id]) => id)).not.toContain('getTask');
   });
 
-  it('stops at the first read when the key reads nothing', async () => {
+  it('stops at the first read when the key reads nothing, or the service does not answer', async () => {
     const { report, calls } = await run({ listBrands: { status: 401, error: { code: 'invalid_api_key', message: 'listBrands: unknown key' } } });
     expect(calls).toHaveLength(1);
-    expect(report.refused).toEqual({ status: 401, code: 'invalid_api_key', message: 'listBrands: unknown key' });
+    expect(report.stopped).toEqual({ status: 401, code: 'invalid_api_key', message: 'listBrands: unknown key' });
     expect(Object.keys(report.operations)).toEqual(OPERATION_IDS);
+    const down = await run({ listBrands: { status: 0, error: { code: 'network_error', message: 'listBrands: connection refused' } } });
+    expect([down.calls.length, down.report.stopped?.code]).toEqual([1, 'network_error']);
   });
 });

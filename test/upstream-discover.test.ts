@@ -231,14 +231,20 @@ describe('POST /admin/upstream/discover', () => {
     expect(await currentVersion()).toBe(version);
   });
 
-  it('reports the operations a plan cannot read with their error, and the requests left without a value', async () => {
-    const report = await discover({ api_key: KEYS.starter });
+  it('reports the operations a plan cannot read with their error, and the requests left without a value; applied, keeps their stored entries', async () => {
+    const tasks = { fields: { tasks: 'items' }, convert: {}, values: {} };
+    expect((await admin('PUT', '/map', { operations: { listTasks: tasks, getVisibility: { fields: { score: 'visibility' } } } })).status).toBe(200);
+    const report = await discover({ api_key: KEYS.starter, apply: true });
     expect(Object.keys(report.operations)).toEqual(OPERATION_IDS);
     expect(report.operations.listTasks).toMatchObject({ status: 403, error: { code: 'feature_not_in_plan' } });
     expect(report.operations.getTask).toEqual({ status: null, skipped: 'needs `id` from listTasks (`tasks[].id`), which answered 403 feature_not_in_plan' });
     expect(report.operations.getVisibility).toMatchObject({ status: 200, reads: { ok: true } });
     expect(report.map).toEqual({ operations: {} });
     expect(report.calls).toBe(OPERATION_IDS.length - 1);
+    // The operations it read need no entry now; the one it could not read keeps its own.
+    const stored = (await (await admin('GET', '/map')).json()) as { version: number; operations: Record<string, unknown> };
+    expect(stored).toMatchObject({ version: report.applied!.version, operations: { listTasks: tasks } });
+    expect(Object.keys(stored.operations)).toEqual(['listTasks']);
   });
 
   it('reads the first brand of a key with several brands', async () => {

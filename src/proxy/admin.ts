@@ -11,7 +11,7 @@
  * locations' Cache API copies expire within EDGE_TIER_MAX_AGE_S.
  */
 import { z } from 'zod';
-import { clientReader, discoverUpstreamMap } from '../client/discovery/discover';
+import { clientReader, discoverUpstreamMap, KEY_REFUSALS } from '../client/discovery/discover';
 import type { DiscoveryReport } from '../client/discovery/report';
 import { ApiError, errorResponse } from '../contract/errors';
 import { requestIdOf } from '../contract/request-id';
@@ -128,7 +128,9 @@ async function discover(request: Request, { env, runtime }: AdminContext): Promi
   // One try per read: a refusal is reported, not waited out.
   const api = apiFor(env, runtime, { clientAddress: clientAddressOf(request), retry: { attempts: 1 } })(api_key);
   const report = await discoverUpstreamMap(clientReader(api));
-  if (report.refused) throw new ApiError('invalid_parameter', `The Read API refuses this key (${report.refused.status} ${report.refused.code}), so nothing could be read: ${report.refused.message}`, { param: 'api_key' });
+  const { stopped } = report;
+  if (stopped && KEY_REFUSALS.has(stopped.code)) throw new ApiError('invalid_parameter', `The Read API refuses this key (${stopped.status} ${stopped.code}), so nothing could be read: ${stopped.message}`, { param: 'api_key' });
+  if (stopped) throw new ApiError('upstream_error', `The Read API did not answer discovery's first read (${stopped.status} ${stopped.code}): nothing was read. Try again in a few minutes.`);
   if (apply) report.applied = await applyDiscovered(env, runtime, report);
   return json(report);
 }

@@ -50,7 +50,7 @@ export function clientReader(api: ApiClient): DiscoveryReader {
 }
 
 /** Refusals that hold for every operation: when the first read answers one, the key reads nothing and discovery stops. */
-const KEY_REFUSALS = new Set(['invalid_api_key', 'plan_inactive']);
+export const KEY_REFUSALS: ReadonlySet<string> = new Set(['invalid_api_key', 'plan_inactive']);
 /** Answers the edge cache gave without asking the upstream. */
 const FROM_CACHE = new Set(['HIT', 'STALE']);
 
@@ -100,8 +100,9 @@ export async function discoverUpstreamMap(read: DiscoveryReader, threshold: numb
       const error = answer.error ?? { code: 'invalid_response', message: `${id}: the body is not a JSON object.` };
       entries.set(id, { status: answer.status, params, error });
       failed.set(id, `answered ${answer.status} ${error.code}`);
-      if (report.calls === 1 && KEY_REFUSALS.has(error.code)) {
-        report.refused = { status: answer.status, code: error.code, message: error.message };
+      // The first read tells whether anything can be read: not with a refused key, nor from a service that does not answer.
+      if (report.calls === 1 && (KEY_REFUSALS.has(error.code) || answer.status === 0 || answer.status >= 500)) {
+        report.stopped = { status: answer.status, code: error.code, message: error.message };
         break;
       }
       continue;
@@ -117,7 +118,7 @@ export async function discoverUpstreamMap(read: DiscoveryReader, threshold: numb
     }
   }
   for (const id of OPERATION_IDS) {
-    const entry = entries.get(id) ?? { status: null, skipped: 'not read: the key reads nothing (see `refused`)' };
+    const entry = entries.get(id) ?? { status: null, skipped: 'not read: discovery stopped at its first read (see `stopped`)' };
     report.operations[id] = entry;
   }
   return report;

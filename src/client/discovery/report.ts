@@ -72,7 +72,10 @@ export const DiscoveryReport = z.object({
   brand_id: z.number().int().nullable().describe('The brand read, for a key with several brands (the first `GET /brands` lists); null otherwise.'),
   map: UpstreamMapInput.describe('The proposed map: what `PUT /admin/upstream/map` takes, with only the entries at or above the threshold.'),
   operations: z.record(z.string(), z.union([OperationRead, OperationRefused, OperationSkipped])).describe('Every operation of the contract, in its order.'),
-  refused: z.object({ status: z.number().int(), code: z.string(), message: z.string() }).optional().describe('The key reads nothing: its first read was refused, and discovery stopped there.'),
+  stopped: z
+    .object({ status: z.number().int(), code: z.string(), message: z.string() })
+    .optional()
+    .describe('Discovery stopped at its first read: the key reads nothing (`invalid_api_key`, `plan_inactive`), or the service did not answer (status 0 or 5xx).'),
   applied: z.object({ version: z.number().int() }).nullable().optional().describe('With `"apply": true`: the version the proposed map was stored as; null when nothing was read.'),
 });
 export type DiscoveryReport = z.infer<typeof DiscoveryReport>;
