@@ -647,6 +647,7 @@ const ROUTES: Record<string, Described> = {
       '401': error('`invalid_api_key`: no or a wrong admin token'),
       '405': error('`method_not_allowed`'),
       '409': error('`map_version_conflict`: with `apply`, the map was replaced while discovery ran'),
+      '502': error('`upstream_error`: the Read API did not answer discovery\'s first read; nothing was read'),
     },
   },
   [`POST ${MCP_PATH}`]: {
