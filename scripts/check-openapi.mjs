@@ -6,26 +6,11 @@
 // product routes' (src/app/openapi.ts, GET /openapi.json). Fails with the
 // validator's errors. test/openapi.test.ts checks what they say.
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { build } from 'esbuild';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-
-const root = process.cwd();
+import { importTs } from './import-ts.mjs';
 
 // Both generators, bundled as the Worker would be; packages stay imports, resolved from node_modules.
-const { outputFiles } = await build({
-  stdin: {
-    contents: "export { openApiDocument } from './src/contract/openapi.ts'; export { productDocument } from './src/app/routes.ts';",
-    resolveDir: root,
-    loader: 'ts',
-  },
-  bundle: true,
-  write: false,
-  format: 'esm',
-  platform: 'node',
-  packages: 'external',
-  logLevel: 'silent',
+const documents = await importTs("export { openApiDocument } from './src/contract/openapi.ts'; export { productDocument } from './src/app/routes.ts';", {
+  name: 'check-openapi',
   plugins: [
     {
       // The Durable Object base class of workerd: only subclassed at load time, never run here.
@@ -40,17 +25,6 @@ const { outputFiles } = await build({
     },
   ],
 });
-// Inside node_modules, so that the bundle's package imports resolve.
-const dir = path.join(root, 'node_modules', '.cache', 'check-openapi');
-mkdirSync(dir, { recursive: true });
-const file = path.join(dir, `documents-${process.pid}.mjs`);
-writeFileSync(file, outputFiles[0].text);
-let documents;
-try {
-  documents = await import(pathToFileURL(file).href);
-} finally {
-  rmSync(file, { force: true });
-}
 
 /** `$ref` values with more than one `#`: no JSON Pointer of the document, and code generators type such fields wrong. */
 function doubleHashRefs(value, at = '#', found = []) {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { API_ERROR_STATUS, ApiError } from '../src/contract/errors';
 import { openApiDocument } from '../src/contract/openapi';
-import { API_BASE, documentedErrors, examplePath, operationList, operations } from '../src/contract/operations';
+import { API_BASE, BRAND_ID_FROM, documentedErrors, examplePath, operationList, operations, type OperationId, type ParamSource } from '../src/contract/operations';
+import { contractPaths } from '../src/contract/upstream-map';
 import { parseParams, queryObject } from '../src/contract/params';
 import { rateHeaders, readRateFields } from '../src/contract/rate-limit';
 import { matchOperation, parseRequest } from '../src/contract/request';
@@ -45,6 +46,20 @@ describe('the operations table', () => {
     expect(examplePath(operations.getTopic)).toBe('/topics/1101');
     expect(examplePath(operations.getAnswerRuns)).toBe('/answers/runs?prompt=What%20is%20the%20best%20help%20desk%20software%20this%20year%3F');
     expect(examplePath({ path: '/competitors/{name}', example: { path: { name: 'Clearbooks Pro' }, query: { limit: 5, engine: 'a&b' } } })).toBe('/competitors/Clearbooks%20Pro?limit=5&engine=a%26b');
+  });
+  it('says where every required parameter comes from: an operation that needs none, and a path of its body', () => {
+    const sources: [string, ParamSource][] = [['brand_id', BRAND_ID_FROM]];
+    for (const op of operationList) {
+      const required = [...Object.keys(op.pathParams.shape), ...Object.entries(op.query.shape).filter(([, schema]) => !schema.safeParse(undefined).success).map(([name]) => name)];
+      expect(Object.keys(op.paramsFrom ?? {}).sort(), op.id).toEqual(required.sort());
+      sources.push(...Object.entries(op.paramsFrom ?? {}));
+    }
+    for (const [param, source] of sources) {
+      const from = operationList.find((o) => o.id === source.operation);
+      expect(from, `${param}: ${source.operation}`).toBeDefined();
+      expect(from!.paramsFrom, `${source.operation} needs no parameter`).toBeUndefined();
+      expect(contractPaths(source.operation as OperationId).has(source.path), `${source.operation} has ${source.path}`).toBe(true);
+    }
   });
   it('documents the errors every operation shares, and the brand, plan and integration ones where the table says so', () => {
     for (const o of operationList) {

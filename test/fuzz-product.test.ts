@@ -31,7 +31,7 @@ import { API_ERROR_STATUS, PRODUCT_ERROR_STATUS } from '../src/contract/errors';
 import { digestDevRoutes } from '../src/digests';
 import { matchRoute, type Method, type Route } from '../src/lib/router';
 import { OUTBOX_BASE } from '../src/mail/outbox';
-import { ADMIN_BASE, adminRoutes } from '../src/proxy/admin';
+import { ADMIN_BASE, adminRoutes, UPSTREAM_ADMIN_BASE } from '../src/proxy/admin';
 import { reportRoutes } from '../src/reports';
 import { mintReportLink } from '../src/reports/links';
 import { confirmUrl, reportUrl, subscriptionRoutes, unsubscribeUrl } from '../src/subscriptions';
@@ -50,7 +50,7 @@ const CHUNKS = 4;
 // The routes, from the tables
 
 type AnyRoute = Route<never>;
-/** Where the Worker looks them up (src/app/worker.ts): the admin's own table under /admin/cache, the product's (and the dev routes, mounted with the dev outbox) elsewhere. */
+/** Where the Worker looks them up (src/app/worker.ts): the admin's own table under /admin/cache and /admin/upstream, the product's (and the dev routes, mounted with the dev outbox) elsewhere. */
 const PRODUCT: AnyRoute[] = [...productRoutes, ...devRoutes] as unknown as AnyRoute[];
 const ADMIN: AnyRoute[] = adminRoutes as unknown as AnyRoute[];
 const ROUTES: AnyRoute[] = [...PRODUCT, ...ADMIN];
@@ -175,7 +175,7 @@ const anything = fc.record({
   encodeParam: fc.boolean(),
   suffix: fc.oneof({ arbitrary: fc.constant(''), weight: 17 }, { arbitrary: fc.constantFrom('/', '/x', '%2F', '//', '.json', '/..'), weight: 3 }),
   /** Now and then a path under a product prefix that names no route. */
-  stray: seldom(fc.tuple(fc.constantFrom('/digests', '/reports', '/r', '/dev', '/admin/cache', '/x', '/mcp', '/exports'), fc.string({ maxLength: 20 })), 12),
+  stray: seldom(fc.tuple(fc.constantFrom('/digests', '/reports', '/r', '/dev', '/admin/cache', '/admin/upstream', '/x', '/mcp', '/exports'), fc.string({ maxLength: 20 })), 12),
   query,
   authorization,
   contentType,
@@ -213,6 +213,11 @@ const PRESETS: Record<string, Preset> = {
   'GET /dev/outbox/{id}': { params: ['$outbox', '1'], queries: [[], [['format', 'text']], [['format', 'json']], [['format', 'html']]] },
   'POST /admin/cache/purge': { keys: ADMIN_KEY, bodies: json({ brand_id: 1 }, { api_key: 'demo_pro_single' }, { all: true }) },
   'GET /admin/cache/stats': { keys: ADMIN_KEY },
+  'GET /admin/upstream/map': { keys: ADMIN_KEY },
+  // Maps that change nothing another test reads (the map is global): converting an ISO date-time to itself.
+  'PUT /admin/upstream/map': { keys: ADMIN_KEY, bodies: json({ operations: {} }, { operations: { listBrands: { convert: { generated_at: 'date-time' } } } }) },
+  // Never `apply`: a map it stored would change how every later test reads bodies. Our origin's bodies propose none anyway.
+  'POST /admin/upstream/discover': { keys: ADMIN_KEY, bodies: json({ api_key: KEYS.pro }, { api_key: KEYS.starter, apply: false }, { api_key: KEYS.revoked }) },
 };
 const ANY: Required<Preset> = {
   queries: [...new Set(Object.values(PRESETS).flatMap((p) => p.queries ?? []))],
@@ -303,7 +308,7 @@ const under = (pathname: string, base: string) => pathname === base || pathname.
 /** The route the Worker answers a request with (src/app/worker.ts), and whether it answers JSON or pages. */
 function expectedOf(request: Request): { route: string; answers: 'json' | 'page' | 'text' } {
   const { pathname } = new URL(request.url);
-  const found = under(pathname, ADMIN_BASE) ? matchRoute(ADMIN, request.method, pathname) : matchRoute(PRODUCT, request.method, pathname);
+  const found = under(pathname, ADMIN_BASE) || under(pathname, UPSTREAM_ADMIN_BASE) ? matchRoute(ADMIN, request.method, pathname) : matchRoute(PRODUCT, request.method, pathname);
   // A path of no table: the Worker's own 404, JSON (the admin's too).
   const route = found.kind === 'not_found' ? undefined : found.route;
   return { route: route?.path ?? '(no route)', answers: route?.answers ?? 'json' };

@@ -338,20 +338,22 @@ describe('bodies: refused by size before they are read; the key before the body'
     expect((await env.DB.prepare('SELECT COUNT(*) AS n FROM report_sends').first<{ n: number }>())?.n).toBe(0);
   });
 
-  it('the JSON bodies (subscribe, report links) and the admin purge: 400 past their limit, read no further', async () => {
+  it('the JSON bodies (subscribe, report links), the admin purge and discovery: 400 past their limit, read no further', async () => {
     for (const declared of [true, false]) {
       for (const path of ['/digests/subscriptions', '/reports/links']) {
         const answer = await post(path, { key: 'demo_pro_single', declared, fill: '{' });
         expect({ path, declared, status: answer.status, param: answer.error?.param }).toEqual({ path, declared, status: 400, param: 'body' });
         expect(answer.pulled).toBeLessThanOrEqual(2 * CHUNK);
       }
-      const purge = await post('/admin/cache/purge', { key: env.ADMIN_TOKEN, declared });
-      expect({ declared, status: purge.status, param: purge.error?.param }).toEqual({ declared, status: 400, param: 'body' });
-      expect(purge.pulled).toBeLessThanOrEqual(2 * CHUNK);
-      // Without the token: 401, the body unread.
-      const anonymous = await post('/admin/cache/purge', { key: null, declared });
-      expect(anonymous.status).toBe(401);
-      expect(anonymous.pulled).toBeLessThanOrEqual(CHUNK);
+      for (const path of ['/admin/cache/purge', '/admin/upstream/discover']) {
+        const admin = await post(path, { key: env.ADMIN_TOKEN, declared });
+        expect({ path, declared, status: admin.status, param: admin.error?.param }).toEqual({ path, declared, status: 400, param: 'body' });
+        expect(admin.pulled).toBeLessThanOrEqual(2 * CHUNK);
+        // Without the token: 401, the body unread.
+        const anonymous = await post(path, { key: null, declared });
+        expect(anonymous.status).toBe(401);
+        expect(anonymous.pulled).toBeLessThanOrEqual(CHUNK);
+      }
     }
   });
 });

@@ -297,6 +297,9 @@ describe('GET /r/<token>', () => {
     const asJson = await call(`${path}?format=json`, { key: null });
     expect(asJson.status).toBe(429);
     expect(Number(asJson.headers.get('retry-after'))).toBeGreaterThan(0);
+    // The link's history page too.
+    const history = await call(`${path}/history`, { key: null });
+    expect([history.status, Number(history.headers.get('retry-after'))]).toEqual([429, 17]);
   });
 
   it('refuses unknown options and non-GET methods with a page', async () => {

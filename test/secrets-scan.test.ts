@@ -3,7 +3,8 @@
  * key through the proxy, the origin, the digest subscriptions, a digest send
  * through the Worker's cron and queue handlers, a minted report link and its
  * `/r/` page (read with the stored key), the digest's own "view in browser"
- * link (read with the subscriber's stored key) and a send-now, the key
+ * link (read with the subscriber's stored key), a send-now and a discovery
+ * of the upstream map (the key in its body), the key
  * appears in no log line, no KV name, value or metadata, no D1 row, no
  * response body, no email sent and no Queue message. Only its hash and its
  * AES-GCM-sealed form may be stored.
@@ -100,6 +101,15 @@ beforeAll(async () => {
   // Send now, to the confirmed subscriber, through (fake) Resend.
   statuses.sendNow = (await callFaked(digestEnv, '/reports/weekly/send?brand_id=1&market=us', { method: 'POST' })).status;
 
+  // Discovering the upstream map with the key in the body: every operation read with it, through the cache.
+  const discovered = await SELF.fetch('https://edge.test/admin/upstream/discover', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${env.ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ api_key: SECRET_KEY }),
+  });
+  statuses.discover = discovered.status;
+  bodies.push(await discovered.text());
+
   for (const c of resend.calls) sentOut.push(JSON.stringify(c));
   for (const job of queue.sent) sentOut.push(JSON.stringify(job));
   vi.unstubAllGlobals();
@@ -116,7 +126,7 @@ describe('the API key of a caller, stored for a subscriber and a report link', (
     expect(bodies.some((b) => b.includes('"score"'))).toBe(true);
     const subscriptions = await env.DB.prepare("SELECT count(*) AS n FROM digest_subscriptions WHERE email = 'scan@example.com'").first<{ n: number }>();
     expect(subscriptions?.n).toBe(1);
-    expect(statuses).toEqual({ planned: 1, digestsSent: 1, subscriberLink: 200, mint: 201, mintedLink: 200, report: 200, sendNow: 202 });
+    expect(statuses).toEqual({ planned: 1, digestsSent: 1, subscriberLink: 200, mint: 201, mintedLink: 200, report: 200, sendNow: 202, discover: 200 });
     // The send-now reached the subscriber too: two emails to the address whose key is the scanned one.
     expect(resend.delivered.filter((m) => m.to.includes('scan-digest@example.com'))).toHaveLength(2);
     expect((await env.CACHE.list()).keys.length).toBeGreaterThan(0);

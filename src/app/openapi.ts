@@ -21,7 +21,9 @@ import { CONFIRM_TTL, RESUBSCRIBE_TTL, UNSUBSCRIBE_TTL } from '../lib/signing';
 import type { Method, Route } from '../lib/router';
 import { OUTBOX_BASE } from '../mail/outbox';
 import { MCP_PATH } from '../mcp';
-import { ADMIN_BASE, PurgeBody } from '../proxy/admin';
+import { ADMIN_BASE, DiscoverBody, MAX_DISCOVER_BODY_BYTES, PurgeBody, UPSTREAM_ADMIN_BASE } from '../proxy/admin';
+import { DiscoveryReport } from '../client/discovery/report';
+import { UpstreamMap, UpstreamMapInput } from '../contract/upstream-map';
 import { COUNTERS, type Counts } from '../proxy/stats';
 import { LINK_BASE, REPORTS_BASE } from '../reports';
 import { EXPORT_LINK_BASE, EXPORTS_BASE } from '../exports';
@@ -172,6 +174,10 @@ const JsonRpcError = z
   .describe('The MCP SDK\'s answer to a request it refuses.');
 
 const Purged = z.object({ purged: z.number().int().min(0).describe('Entries deleted from KV and this location\'s cache.') });
+const StoredUpstreamMap = UpstreamMap.extend({
+  version: z.number().int().min(0).describe('Numbered by the Worker at each PUT; 0 before any map is stored.'),
+  updated_at: z.iso.datetime().nullable(),
+});
 const CacheStats = z.object({ ...Object.fromEntries(COUNTERS.map((name) => [name, z.number().int().min(0)])), since: z.iso.datetime() });
 const DevPlan = z.object({ at: z.iso.datetime(), planned: z.number().int().min(0), groups: z.number().int().min(0) });
 const count = z.number().int().min(0);
@@ -215,11 +221,15 @@ const SCHEMAS = {
   JsonRpcError,
   Purged,
   CacheStats,
+  UpstreamMap: StoredUpstreamMap,
+  UpstreamMapInput,
+  DiscoverBody,
+  DiscoveryReport,
   DevPlan,
   DevAlerts,
 } as const;
 /** Request bodies are described as the client writes them: defaulted fields optional. */
-const INPUT_SCHEMAS = new Set<keyof typeof SCHEMAS>(['SubscribeBody', 'LinkBody', 'MintBody', 'PurgeBody']);
+const INPUT_SCHEMAS = new Set<keyof typeof SCHEMAS>(['SubscribeBody', 'LinkBody', 'MintBody', 'PurgeBody', 'UpstreamMapInput', 'DiscoverBody']);
 
 // ---------------------------------------------------------------- answers
 
@@ -262,7 +272,7 @@ const tokenParam = (what: string) => [{ name: 'token', in: 'query', required: tr
 
 // ---------------------------------------------------------------- routes
 
-type Tag = 'Subscriptions' | 'Reports' | 'Report links' | 'Export links' | 'Cache admin' | 'MCP' | 'Dev' | 'Documents';
+type Tag = 'Subscriptions' | 'Reports' | 'Report links' | 'Export links' | 'Cache admin' | 'Upstream map' | 'MCP' | 'Dev' | 'Documents';
 
 const TAGS: Record<Tag, string> = {
   Subscriptions: 'Weekly digest subscriptions: subscribe with an API key (double opt-in by email), list, unsubscribe; the confirm and unsubscribe links of the emails.',
@@ -270,6 +280,7 @@ const TAGS: Record<Tag, string> = {
   'Report links': 'Signed, expiring links that open the report without a key.',
   'Export links': 'Signed, expiring, revocable CSV links to an operation\'s rows or to the kept history, for Google Sheets (`=IMPORTDATA(url)`), Excel and BI tools.',
   'Cache admin': 'The edge cache\'s purge and counters, behind `ADMIN_TOKEN`.',
+  'Upstream map': 'How the real service\'s field names map onto the contract\'s, for the features that read fields (docs/upstream.md), behind `ADMIN_TOKEN`.',
   MCP: 'The Model Context Protocol server for AI assistants (docs/mcp.md): every Read API operation as a read-only tool, and `weekly_report`, read with the API key through the same edge cache.',
   Dev: 'Dev only: mounted only with `DEV_ROUTES = "on"` (`npm run dev`, the tests), never in a deployment; 404 otherwise. No authentication.',
   Documents: 'The OpenAPI documents.',
@@ -599,6 +610,45 @@ const ROUTES: Record<string, Described> = {
     description: 'Totals since `since`, over every isolate (each adds its counts every few seconds).',
     security: 'admin',
     responses: { '200': ok('The counters.', jsonOf('CacheStats')), '401': error('`invalid_api_key`: no or a wrong admin token'), '405': error('`method_not_allowed`') },
+  },
+  [`GET ${UPSTREAM_ADMIN_BASE}/map`]: {
+    operationId: 'getUpstreamMap',
+    tag: 'Upstream map',
+    summary: 'Get the upstream map',
+    description: 'How another implementation\'s bodies map onto the contract\'s fields, per operation (docs/upstream.md). Version 0 and no operations before one is stored.',
+    security: 'admin',
+    responses: { '200': ok('The stored map.', jsonOf('UpstreamMap')), '401': error('`invalid_api_key`: no or a wrong admin token'), '405': error('`method_not_allowed`') },
+  },
+  [`PUT ${UPSTREAM_ADMIN_BASE}/map`]: {
+    operationId: 'putUpstreamMap',
+    tag: 'Upstream map',
+    summary: 'Replace the upstream map',
+    description: 'Validated against the contract (every path must be a field of the operation\'s body) and stored as the next version. Send `version` (the one you read) to be told when someone replaced it meanwhile.',
+    security: 'admin',
+    requestBody: jsonBody('UpstreamMapInput', '`{"version": 1, "operations": {"getVisibility": {"fields": {"score": "visibility"}}}}`'),
+    responses: {
+      '200': ok('The stored map, with its new version.', jsonOf('UpstreamMap')),
+      '400': error('`invalid_parameter`: the field at fault named in `param` (`operations.getVisibility.fields.scroe`)'),
+      '401': error('`invalid_api_key`: no or a wrong admin token'),
+      '405': error('`method_not_allowed`'),
+      '409': error('`map_version_conflict`: `version` is not the stored version'),
+    },
+  },
+  [`POST ${UPSTREAM_ADMIN_BASE}/discover`]: {
+    operationId: 'discoverUpstreamMap',
+    tag: 'Upstream map',
+    summary: 'Propose the upstream map from one read of each operation',
+    description: `Reads one answer of each operation the key can read (through the edge cache and within the key's budget, like any read: \`calls\` and \`upstream_calls\` say what it cost), the ids and texts some requests need taken from the list operations read first. Proposes the map from the fields' names (case conventions, plurals, synonyms such as \`history\`/\`weeks\`), their types and their values, with a confidence per field: only fields at or above \`threshold\` go into \`map\`; the others are under \`to_confirm\` with their candidates, for a person to add with \`PUT /admin/upstream/map\`. Operations the key cannot read are listed with the API's error. With \`"apply": true\` the proposed map is stored as the next version (docs/upstream.md). Body: JSON, at most ${MAX_DISCOVER_BODY_BYTES} bytes.`,
+    security: 'admin',
+    requestBody: jsonBody('DiscoverBody', '`{"api_key": "...", "apply": false}`'),
+    responses: {
+      '200': ok('The proposed map and, per operation, how each field was placed.', jsonOf('DiscoveryReport')),
+      '400': error('`invalid_parameter`: the field at fault named in `param` (`api_key` when the Read API refuses the key: nothing could be read)'),
+      '401': error('`invalid_api_key`: no or a wrong admin token'),
+      '405': error('`method_not_allowed`'),
+      '409': error('`map_version_conflict`: with `apply`, the map was replaced while discovery ran'),
+      '502': error('`upstream_error`: the Read API did not answer discovery\'s first read; nothing was read'),
+    },
   },
   [`POST ${MCP_PATH}`]: {
     operationId: 'mcp',

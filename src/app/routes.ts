@@ -78,6 +78,11 @@ function errorPage(error: unknown): Response {
     response.headers.set('allow', error.options.headers?.allow ?? 'GET, HEAD');
     return response;
   }
-  if (error instanceof ApiError && error.status < 500) return page(error.status, 'This link does not work', [error.message]);
+  if (error instanceof ApiError && error.status < 500) {
+    const response = page(error.status, 'This link does not work', [error.message]);
+    // A limit of the API (429): when to come back, as its own answer said.
+    if (error.options.retryAfter !== undefined) response.headers.set('retry-after', String(error.options.retryAfter));
+    return response;
+  }
   return page(500, 'Something went wrong', ['The page could not be shown. Try again in a moment.']);
 }

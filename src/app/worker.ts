@@ -20,7 +20,7 @@ import { consumeAlertBatch, DEV_ALERTS_PATH, isAlertQueue, runAlertEvaluation } 
 import { consumeDigestBatch, DEV_PLAN_PATH, runDigestPlanner } from '../digests';
 import { ensureDemoData } from '../origin/demo/auto';
 import { handleOrigin } from '../origin/handler';
-import { ADMIN_BASE, guardOrigin, handleAdmin, handleProxy, type StartTimeout } from '../proxy';
+import { ADMIN_BASE, guardOrigin, handleAdmin, handleProxy, type StartTimeout, UPSTREAM_ADMIN_BASE } from '../proxy';
 import { allowedHostsOf, handleMcp, MCP_PATH } from '../mcp';
 import { LINK_BASE, REPORTS_BASE } from '../reports';
 import { EXPORT_LINK_BASE, EXPORTS_BASE, keepWeeklyHistory } from '../exports';
@@ -108,7 +108,7 @@ export function createWorker(seams: WorkerSeams = {}) {
       if (under(pathname, API_BASE)) return handleProxy(request, env, proxyRuntime, { url });
       // Needs only the proxy, so it runs on a proxy-only deployment too.
       if (pathname === MCP_PATH) return withRequestId(await handleMcp(request, env, proxyRuntime, { allowedHosts: allowedHostsOf(env.MCP_ALLOWED_HOSTS, features.devRoutes) }), requestIdOf(request.headers));
-      if (under(pathname, ADMIN_BASE)) return handleAdmin(request, env, ctx);
+      if (under(pathname, ADMIN_BASE) || under(pathname, UPSTREAM_ADMIN_BASE)) return handleAdmin(request, env, proxyRuntime);
       if (isOriginEnv(env) && under(pathname, ORIGIN_MOUNT + API_BASE)) {
         url.pathname = pathname.slice(ORIGIN_MOUNT.length);
         const deps = { db: env.DB, now, waitUntil: (work: Promise<unknown>) => ctx.waitUntil(work) };

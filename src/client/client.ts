@@ -12,6 +12,7 @@
 import type { z } from 'zod';
 import { checkResponseBody } from '../contract/body';
 import { ErrorBody } from '../contract/errors';
+import type { OperationMap } from '../contract/upstream-map';
 import { type RateFields, readRateFields } from '../contract/rate-limit';
 import { API_BASE, type AnyOperation, type OperationId, type Operations, operations, OPERATION_IDS, type PathOf, type QueryOf, type ResponseOf } from '../contract/operations';
 import { readBodyUpTo } from '../lib/http';
@@ -52,6 +53,11 @@ export interface ClientOptions {
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
   now?: () => number;
+  /**
+   * The upstream map's entry for an operation (src/contract/upstream-map.ts), asked for only when a body
+   * fails the contract as sent: how another implementation's fields map onto the contract's.
+   */
+  upstreamMap?: (id: OperationId) => Promise<OperationMap | undefined>;
   /** Told of every 200 whose body breaks the contract (before the `parse` error is thrown): where a deployment logs it. */
   onContractMismatch?: (error: ApiClientError) => void;
 }
@@ -222,9 +228,16 @@ export function createClient(options: ClientOptions): ApiClient {
     });
   }
 
-  function parseBody<Id extends OperationId>(id: Id, text: string): ResponseOf<Id> {
-    const checked = checkResponseBody(id, text);
-    if (checked.ok) return checked.data;
+  async function parseBody<Id extends OperationId>(id: Id, text: string): Promise<ResponseOf<Id>> {
+    const plain = checkResponseBody(id, text);
+    if (plain.ok && plain.asSent) return plain.data;
+    // Another implementation's body: its map, when there is one, is read even where no configuration reads the body,
+    // since it may map values the contract leaves open (an engine `openai`). A map that breaks what reads without it is not followed.
+    const map = await options.upstreamMap?.(id);
+    const mapped = map ? checkResponseBody(id, text, map) : undefined;
+    if (mapped?.ok) return mapped.data;
+    if (plain.ok) return plain.data;
+    const checked = mapped ?? plain;
     const error = new ApiClientError({
       kind: 'parse',
       code: 'invalid_response',
@@ -267,7 +280,7 @@ export function createClient(options: ClientOptions): ApiClient {
       let failure: ApiClientError;
       try {
         const { response, text } = await attempt(id, url, callOptions, Math.max(1, Math.min(timeoutMs, left)));
-        if (response.ok) return { data: check ? parseBody(id, text) : (parseObject(id, text) as ResponseOf<Id>), meta: metaOf(response, now(), attempts) };
+        if (response.ok) return { data: check ? await parseBody(id, text) : (parseObject(id, text) as ResponseOf<Id>), meta: metaOf(response, now(), attempts) };
         failure = httpError(id, response, text);
       } catch (error) {
         if (!(error instanceof ApiClientError)) throw error;

@@ -1,20 +1,33 @@
 /** Whether a 200 body is what the contract says the operation returns; used by the client and the proxy alike. */
+import { conformBody } from './conform';
+import type { OperationMap } from './upstream-map';
 import { type OperationId, operations, type ResponseOf } from './operations';
 
 export type BodyCheck<Id extends OperationId> =
-  | { ok: true; data: ResponseOf<Id> }
+  /** `asSent`: the body passed with nothing changed (our own origin's do). */
+  | { ok: true; data: ResponseOf<Id>; asSent: boolean }
   /** `field` is the dotted path of the first field at fault; absent when the body is not JSON at all. */
   | { ok: false; field?: string; message: string; cause: unknown };
 
-export function checkResponseBody<Id extends OperationId>(id: Id, text: string): BodyCheck<Id> {
+/**
+ * The body checked against the operation's schema. A body that fails it as
+ * sent is brought onto the contract's field names first (`conformBody`: case
+ * conventions, one envelope, and the upstream map's entry for the operation
+ * when there is one) and checked again; the error, if any, names the
+ * contract's field.
+ */
+export function checkResponseBody<Id extends OperationId>(id: Id, text: string, map?: OperationMap): BodyCheck<Id> {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
     return { ok: false, message: `${id}: the body is not JSON.`, cause: error };
   }
-  const result = operations[id].response.safeParse(json);
-  if (result.success) return { ok: true, data: result.data as ResponseOf<Id> };
+  const schema = operations[id].response;
+  const asSent = schema.safeParse(json);
+  if (asSent.success) return { ok: true, data: asSent.data as ResponseOf<Id>, asSent: true };
+  const result = schema.safeParse(conformBody(schema, json, map));
+  if (result.success) return { ok: true, data: result.data as ResponseOf<Id>, asSent: false };
   const issue = result.error.issues[0];
   const field = issue?.path.map(String).join('.') || '(root)';
   return { ok: false, field, message: `${id}: response field \`${field}\` ${issue?.message ?? 'is invalid'}.`, cause: result.error };

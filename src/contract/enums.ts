@@ -5,10 +5,21 @@
  */
 import { z } from 'zod';
 
+/**
+ * A value of an enumeration the spec leaves open ("Allowed values of `layer`,
+ * `status`, `category` and `engine`: not shown"), as a response body carries
+ * it: one of ours, or another implementation's own value, carried under its
+ * own name and shown as such, never refused.
+ */
+export const openValue = <T extends readonly [string, ...string[]]>(values: T) =>
+  z.union([z.enum(values), z.string().min(1).max(80)]).meta({ description: `One of ${values.map((v) => `\`${v}\``).join(', ')}, or another implementation's own value.` });
+
 /** AI answer engines tracked for every question. */
 export const ENGINES = ['chatgpt', 'perplexity', 'gemini', 'claude', 'copilot', 'google_ai_overviews'] as const;
 export const Engine = z.enum(ENGINES);
 export type Engine = z.infer<typeof Engine>;
+/** An engine as a body names it: ours, or another implementation's. */
+export const EngineValue = openValue(ENGINES);
 
 /**
  * The state of one answer run, best first (DESIGN section 4). The order is the
@@ -25,14 +36,17 @@ export const NAMING_STATES: readonly AnswerState[] = ['recommended', 'mentioned'
 export const TASK_LAYERS = ['content', 'technical', 'authority', 'brand'] as const;
 export const TaskLayer = z.enum(TASK_LAYERS);
 export type TaskLayer = z.infer<typeof TaskLayer>;
+export const TaskLayerValue = openValue(TASK_LAYERS);
 
 export const TASK_STATUSES = ['open', 'in_progress', 'done', 'dismissed'] as const;
 export const TaskStatus = z.enum(TASK_STATUSES);
 export type TaskStatus = z.infer<typeof TaskStatus>;
+export const TaskStatusValue = openValue(TASK_STATUSES);
 
 export const ACTIVITY_CATEGORIES = ['visibility', 'citation', 'competitor', 'content', 'task', 'integration'] as const;
 export const ActivityCategory = z.enum(ACTIVITY_CATEGORIES);
 export type ActivityCategory = z.infer<typeof ActivityCategory>;
+export const ActivityCategoryValue = openValue(ACTIVITY_CATEGORIES);
 
 /** `/search-performance` rows are keyed by search query or by landing page. */
 export const SEARCH_DIMENSIONS = ['query', 'page'] as const;

@@ -33,6 +33,8 @@ export const PRODUCT_ERROR_STATUS = {
   recently_sent: 409,
   /** `POST /reports/links` by a key that has 100 live links already: a cap, lifted by revoking one or its expiry. */
   too_many_links: 409,
+  /** `PUT /admin/upstream/map` naming a version that is no longer the stored one. */
+  map_version_conflict: 409,
 } as const;
 
 export type ApiErrorCode = keyof typeof API_ERROR_STATUS;

@@ -42,6 +42,22 @@ export interface CsvRows {
 /** Who an operation reads: the account (`GET /brands`), a brand (`GET /markets`), or a brand in a market (everything else). */
 export type Scope = 'account' | 'brand_only' | 'brand';
 
+/**
+ * Where a request's value comes from when all one has is a key: the first
+ * value at `path` (a path of the contract's body, as in the upstream map:
+ * `topics[].id`) in the answer of `operation`. The spec: "The list operations
+ * `GET /brands`, `GET /markets` and `GET /answers` ... supply ids and texts
+ * used above". Discovering the upstream map reads the sources first.
+ */
+export interface ParamSource {
+  /** An operation id of this table (a string here: the table's own ids are its keys); test/contract.unit.test.ts checks it. */
+  operation: string;
+  path: string;
+}
+
+/** `brand_id`, required of a key with several brands: the first brand the account lists. */
+export const BRAND_ID_FROM: ParamSource = { operation: 'listBrands', path: 'brands[].id' };
+
 /** A parameter's value in an example: what the schema parses it to (a number for an id), written into the URL as text. */
 type ExampleValue<F> = Exclude<z.output<F>, undefined>;
 /** Example values for a shape: every parameter it requires, any of the others, none it lacks. */
@@ -83,6 +99,8 @@ interface OperationInput<P extends z.ZodRawShape, Q extends z.ZodRawShape, R ext
   example: NoInfer<ExampleRequest<P, Q>>;
   /** Its rows, for list-shaped answers: see `CsvRows`. */
   csv?: CsvRows;
+  /** Where each required path or query parameter's value comes from: see `ParamSource`. */
+  paramsFrom?: NoInfer<{ [K in keyof P | keyof Q]?: ParamSource }>;
 }
 
 /** Every brand-scoped operation accepts `brand_id` and `market` (spec, Shared request inputs); `/markets` only `brand_id`. */
@@ -191,6 +209,7 @@ export const operations = {
     description: 'One topic in full over the trailing 7 days: score and rivals, every question with each engine\'s latest answer, head-to-heads, top cited sources, 12 weeks of score history and the content analysis.',
     path: '/topics/{id}',
     pathParams: { id: idParam('Topic id, from `GET /topics`.') },
+    paramsFrom: { id: { operation: 'listTopics', path: 'topics[].id' } },
     example: { path: { id: 1101 } },
     response: core.TopicDetail,
     window: fixed7,
@@ -214,6 +233,7 @@ export const operations = {
     description: 'Every run of the question in the rolling window (the trailing 7 days), newest first, with the exact answer text and whether it named the brand. An unknown `prompt` is 404 `not_found`.',
     path: '/answers/runs',
     query: { prompt: textParam({ max: 1000, description: 'Exact question text, as returned by `GET /answers`.' }) },
+    paramsFrom: { prompt: { operation: 'listAnswers', path: 'questions[].text' } },
     example: { query: { prompt: 'What is the best help desk software this year?' } },
     response: core.AnswerRuns,
     window: fixed7,
@@ -275,6 +295,7 @@ export const operations = {
       'One rival. `name` is matched case-insensitively after URL-decoding (`clearbooks%20pro` finds `Clearbooks Pro`); a name that is not one of the brand\'s tracked rivals is 404 `not_found`. Over the trailing 7 days: shares of answered runs naming the rival and the brand; the topics it wins (its share above the brand\'s) with the margin in points, largest first; the questions it wins (more runs name the rival than the brand), largest lead first, with the engines that named it and never the brand and the latest answer naming it but not the brand (what AI said); the rival\'s pages AI cites, most cited first.',
     path: '/competitors/{name}',
     pathParams: { name: textParam({ max: 200, description: 'The competitor\'s name as AI writes it, URL-encoded; matched case-insensitively.' }) },
+    paramsFrom: { name: { operation: 'listTopics', path: 'topics[].rivals[].name' } },
     example: { path: { name: 'Helpwave' } },
     response: insights.CompetitorDetail,
     window: fixed7,
@@ -322,6 +343,7 @@ export const operations = {
       'The full brief of one task: why it matters, the steps, the evidence, the topics it moves (with the brand\'s visibility in each over the trailing 7 days), its layer and status. A task of another brand or another market is 404 `not_found`.',
     path: '/tasks/{id}',
     pathParams: { id: idParam('Task id, from `GET /tasks`.') },
+    paramsFrom: { id: { operation: 'listTasks', path: 'tasks[].id' } },
     example: { path: { id: 1 } },
     response: insights.TaskDetail,
     window: none,
@@ -434,6 +456,7 @@ export interface AnyOperation {
   ttl: number;
   example: OperationExample;
   csv?: CsvRows;
+  paramsFrom?: Readonly<Record<string, ParamSource>>;
 }
 
 /** An example request seen structurally: parameter values by name. */

@@ -18,19 +18,7 @@
 import { stringify } from 'csv-stringify/sync';
 import type { z } from 'zod';
 import type { AnyOperation, CsvRows } from '../contract/operations';
-
-type Def = { type: string; innerType?: z.ZodType; in?: z.ZodType; shape?: Record<string, z.ZodType>; element?: z.ZodType };
-const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def;
-
-/** The schema under nullable, optional, default and pipes. */
-function unwrap(schema: z.ZodType): z.ZodType {
-  for (let s = schema; ; ) {
-    const def = defOf(s);
-    if (def.innerType && ['nullable', 'optional', 'default', 'readonly', 'nonoptional', 'catch'].includes(def.type)) s = def.innerType;
-    else if (def.type === 'pipe' && def.in) s = def.in;
-    else return s;
-  }
-}
+import { defOf, unwrapSchema as unwrap } from '../contract/schema-walk';
 
 /** The dotted paths of an object's columns; `each` (at the top only) is the array whose item fields are inlined under its name. */
 function columnsOf(schema: z.ZodType, prefix: string, each?: string): string[] {

@@ -12,8 +12,11 @@
  *
  * The proxy stores and serves any well-formed JSON object the upstream
  * answers; the contract's schemas are checked here, where a feature reads
- * fields: a body that breaks them is a `parse` error naming the operation and
- * the field (logged once per operation and isolate).
+ * fields. A body that fails them as sent is read in any case convention and
+ * out of one envelope, then through the stored upstream map
+ * (upstream-map.ts, docs/upstream.md); one that still breaks them is a
+ * `parse` error naming the operation and the field (logged once per
+ * operation and isolate).
  *
  * `clientAddress` is the client the reads are made for: a key not yet
  * verified counts against that address, as on /api/v1. Null for work no
@@ -24,6 +27,7 @@ import { API_BASE } from '../contract/operations';
 import type { ProxyEnv } from './env';
 import { handleProxy, type ProxyRuntime } from './handler';
 import { upstreamMaxBytes } from './policy';
+import { operationMapOf } from './upstream-map';
 
 /** Never resolved: the proxy's router reads only the path. */
 const IN_PROCESS_BASE_URL = `http://proxy.internal${API_BASE}`;
@@ -60,6 +64,7 @@ export function apiFor(env: ProxyEnv, runtime: ProxyRuntime, options: ReadOption
       maxBytes: upstreamMaxBytes(env),
       now: () => runtime.now().getTime(),
       onContractMismatch: logMismatch,
+      upstreamMap: (id) => operationMapOf(env.CACHE, runtime.now, id),
       ...(options.retry ? { retry: options.retry } : {}),
       ...(options.sleep ? { sleep: options.sleep } : {}),
     });

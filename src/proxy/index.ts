@@ -4,7 +4,7 @@
  */
 export { apiFor, type ReadApi, type ReadOptions } from './api';
 export { clientAddressOf, guardOrigin } from './abuse';
-export { ADMIN_BASE, handleAdmin } from './admin';
+export { ADMIN_BASE, handleAdmin, UPSTREAM_ADMIN_BASE } from './admin';
 export { type ProxyEnv, ProxyEnvSchema } from './env';
 export { UpstreamGate } from './gate';
 export { handleProxy, type ProxyCall, type ProxyRuntime } from './handler';

@@ -11,13 +11,12 @@
  * a heading per section, the chart as `role="img"` with a description and the
  * same figures as a table, one column that works from 320 px up.
  */
-import { ENGINES } from '../contract/enums';
 import { escapeHtml, htmlDocument, newNonce, page, pageHeaders } from '../lib/html';
 import type { PageExtras, ReportSource } from '../weekly-report/read';
 import {
   type ChartBar,
   changeNoise,
-  ENGINE_LABELS,
+  engineOrder,
   formatChange,
   formatPeriod,
   formatScore,
@@ -146,7 +145,7 @@ function weeksTable(weeks: ChartBar[]): string {
 function engineShares(report: Report) {
   return report.engines
     .flatMap((e) => (e.naming === null || e.answered === null || !e.runs ? [] : [{ ...e, share: e.answered > 0 ? (100 * e.naming) / e.answered : null }]))
-    .sort((a, b) => (b.share ?? -1) - (a.share ?? -1) || ENGINES.indexOf(a.engine) - ENGINES.indexOf(b.engine));
+    .sort((a, b) => (b.share ?? -1) - (a.share ?? -1) || engineOrder(a.engine) - engineOrder(b.engine));
 }
 
 const meter = (share: number | null) => `<span class="meter" aria-hidden="true"><span style="width:${share === null ? 0 : Math.min(100, Math.max(0, share)).toFixed(1)}%"></span></span>`;

@@ -32,8 +32,8 @@
  * 7 days; the opposite direction (a reversal) is raised at once.
  */
 import type { ResponseOf } from '../contract/operations';
-import { type AnswerState, type Engine, ENGINES, NAMING_STATES } from '../contract/enums';
-import { changeNoise, ENGINE_LABELS, formatPercent, formatPoints, possessive, quoted, stateWord, trendOf } from './model';
+import { type AnswerState, NAMING_STATES } from '../contract/enums';
+import { changeNoise, engineLabel, engineOrder, formatPercent, formatPoints, possessive, quoted, stateWord, trendOf } from './model';
 
 /** Runs needed behind each of the two states of a question's change. */
 export const MIN_RUNS = 5;
@@ -46,7 +46,7 @@ export interface AlertSnapshot {
   period: { from: string; to: string };
   visibility: { score: number | null; answered_runs: number };
   /** One per question and engine that ran. */
-  cells: { question_id: number; text: string; topic_id: number; engine: Engine; state: AnswerState | null; runs: number }[];
+  cells: { question_id: number; text: string; topic_id: number; engine: string; state: AnswerState | null; runs: number }[];
   topics: { id: number; name: string; score: number | null; runs: number; rivals: { name: string; share: number }[] }[];
 }
 
@@ -54,7 +54,7 @@ export type AlertEvent =
   | {
       type: 'question_lost' | 'question_won';
       question: { id: number; text: string; topic: string | null };
-      engine: Engine;
+      engine: string;
       engine_label: string;
       before: AnswerState;
       now: AnswerState;
@@ -111,7 +111,7 @@ function questionChanges(before: AlertSnapshot, after: AlertSnapshot): AlertChan
         type: lost ? 'question_lost' : 'question_won',
         question: { id: cell.question_id, text: cell.text, topic: topicNames.get(cell.topic_id) ?? null },
         engine: cell.engine,
-        engine_label: ENGINE_LABELS[cell.engine],
+        engine_label: engineLabel(cell.engine),
         before: was.state,
         now: cell.state,
         runs_before: was.runs,
@@ -166,7 +166,7 @@ function rivalChanges(before: AlertSnapshot, after: AlertSnapshot): AlertChange[
 const RANK: Record<string, number> = { 'visibility_moved:down': 0, question_lost: 1, rival_overtook: 2, 'visibility_moved:up': 3, question_won: 4 };
 const rankOf = (e: AlertEvent) => RANK[e.type === 'visibility_moved' ? `visibility_moved:${e.direction}` : e.type]!;
 const orderWithin = (e: AlertEvent): [number, number] =>
-  e.type === 'question_lost' || e.type === 'question_won' ? [e.question.id, ENGINES.indexOf(e.engine)] : e.type === 'rival_overtook' ? [e.topic.id, -e.rival_share] : [0, 0];
+  e.type === 'question_lost' || e.type === 'question_won' ? [e.question.id, engineOrder(e.engine)] : e.type === 'rival_overtook' ? [e.topic.id, -e.rival_share] : [0, 0];
 
 export function byImportance(a: AlertEvent, b: AlertEvent): number {
   const [a1, a2] = orderWithin(a);

@@ -12,14 +12,15 @@
  * A week's row is written once (`ON CONFLICT DO NOTHING`): a later read never
  * overwrites the figures first kept for a week.
  */
-import { ENGINES, type Engine } from '../contract/enums';
+import { ENGINES } from '../contract/enums';
 import { reportOf, type WeeklyInputs } from './read';
 
 /** How far back the history page and its CSV go: 2 years of weeks. */
 export const HISTORY_WEEKS = 104;
 
 export interface EngineWeek {
-  engine: Engine;
+  /** One of ours, or another implementation's own value (kept in the row, not a CSV column of its own). */
+  engine: string;
   /** Questions whose usual answer on this engine named the brand; null when the engine's figures were not read. */
   naming: number | null;
   answered: number | null;

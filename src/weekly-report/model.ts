@@ -69,6 +69,22 @@ export const ENGINE_LABELS: Record<Engine, string> = {
   google_ai_overviews: 'Google AI Overviews',
 };
 
+/** How an engine is named to a reader: our label, or another implementation's own value as it is. */
+export const engineLabel = (engine: string): string => (Object.hasOwn(ENGINE_LABELS, engine) ? ENGINE_LABELS[engine as Engine] : engine);
+
+/** Where an engine sorts: ours in their order, any other after them. */
+export const engineOrder = (engine: string): number => {
+  const at = (ENGINES as readonly string[]).indexOf(engine);
+  return at === -1 ? ENGINES.length : at;
+};
+
+/** Our engines in their order, then any other an upstream names, in the order first met. */
+export function enginesOf(named: Iterable<string>): string[] {
+  const all: string[] = [...ENGINES];
+  for (const engine of named) if (!all.includes(engine)) all.push(engine);
+  return all;
+}
+
 /** How a reader is told an engine's dominant state, in the email and on the page alike. */
 const STATE_WORDS: Record<AnswerState, string> = {
   recommended: 'recommended',
@@ -119,7 +135,8 @@ export interface TopicMove {
 }
 
 export interface EngineMove {
-  engine: Engine;
+  /** One of ours, or another implementation's own value. */
+  engine: string;
   engine_label: string;
   before: AnswerState | null;
   now: AnswerState | null;
@@ -150,7 +167,8 @@ export interface WonLostSection {
 
 /** One engine's figures for the week (see "Per engine" in the module comment). */
 export interface EngineFigures {
-  engine: Engine;
+  /** One of ours, or another implementation's own value. */
+  engine: string;
   engine_label: string;
   /** Questions whose dominant answer on this engine names the brand this week; null without `/prompts`. */
   naming: number | null;
@@ -198,7 +216,7 @@ export interface Report {
   visibility: VisibilitySection | null;
   topics: TopicMove[];
   won_lost: WonLostSection | null;
-  /** Every engine, in the order of `ENGINE_LABELS`. */
+  /** Every engine, in the order of `ENGINE_LABELS`, then any other the upstream names. */
   engines: EngineFigures[];
   subject: string;
 }
@@ -341,7 +359,7 @@ function questionMoves(h: ResponseOf<'getAnswerHistory'>, topicNames: Map<number
       engines_naming_before: q.engines_naming_before,
       // The engines that moved the outcome's way first: they are the news of this question.
       engines: q.moved
-        .map((m) => ({ engine: m.engine, engine_label: ENGINE_LABELS[m.engine], before: m.before, now: m.now, direction: m.direction, top_rival: m.top_rival }))
+        .map((m) => ({ engine: m.engine, engine_label: engineLabel(m.engine), before: m.before, now: m.now, direction: m.direction, top_rival: m.top_rival }))
         .sort((a, b) => Number(b.direction === way) - Number(a.direction === way)),
     }))
     .sort((a, b) => sizeOf(b) - sizeOf(a) || a.question_id - b.question_id);
@@ -358,7 +376,8 @@ export function topQuestions(lost: readonly QuestionMove[], won: readonly Questi
 
 /** Every engine's figures (see "Per engine" in the module comment). */
 function engineFigures(h: ResponseOf<'getAnswerHistory'>, matrix: ResponseOf<'getPromptMatrix'> | null): EngineFigures[] {
-  return ENGINES.map((engine) => {
+  const named = [...(matrix?.engines ?? []), ...h.questions.flatMap((q) => q.moved.map((m) => m.engine))];
+  return enginesOf(named).map((engine) => {
     let gained = 0;
     let lost = 0;
     for (const q of h.questions) for (const m of q.moved) if (m.engine === engine) m.direction === 'gained' ? gained++ : lost++;
@@ -374,7 +393,7 @@ function engineFigures(h: ResponseOf<'getAnswerHistory'>, matrix: ResponseOf<'ge
       recommended = states.filter((s) => s === 'recommended').length;
       runs = cells.reduce((sum, c) => sum + c.runs, 0);
     }
-    return { engine, engine_label: ENGINE_LABELS[engine], naming, answered, naming_before: naming === null ? null : naming - gained + lost, recommended, runs, gained, lost, change: gained - lost };
+    return { engine, engine_label: engineLabel(engine), naming, answered, naming_before: naming === null ? null : naming - gained + lost, recommended, runs, gained, lost, change: gained - lost };
   });
 }
 

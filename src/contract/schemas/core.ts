@@ -1,6 +1,6 @@
 /** Response bodies of the operations computed from stored runs: brands, markets, questions, visibility, matrix, runs, history, topics. */
 import { z } from 'zod';
-import { AnswerState, Engine, Outcome, Plan, SourceClass } from '../enums';
+import { AnswerState, EngineValue, Outcome, Plan, SourceClass } from '../enums';
 import { brandScope, Day, Delta, MarketRef, MaybePercent, Percent, Period, RivalShare, Timestamp, WeeklyPoint, windowed } from './common';
 
 const Market = MarketRef.extend({
@@ -47,7 +47,7 @@ export const Visibility = z.object({
 });
 
 const EngineCell = z.object({
-  engine: Engine,
+  engine: EngineValue,
   state: AnswerState.nullable().describe('Dominant state over the window; null when the engine was not run.'),
   rate: MaybePercent.describe('Share of runs in the dominant state.'),
   position: z.number().min(1).nullable().describe('Mean 1-based rank of the brand where it was named.'),
@@ -56,7 +56,7 @@ const EngineCell = z.object({
 
 export const PromptMatrix = z.object({
   ...windowed,
-  engines: z.array(Engine),
+  engines: z.array(EngineValue),
   prompts: z.array(
     z.object({ question_id: z.number().int(), text: z.string(), topic_id: z.number().int(), engines: z.array(EngineCell) }),
   ),
@@ -66,7 +66,7 @@ export const Citation = z.object({ url: z.string(), domain: z.string() });
 
 export const AnswerRun = z.object({
   id: z.number().int(),
-  engine: Engine,
+  engine: EngineValue,
   ran_at: Timestamp,
   state: AnswerState,
   brand_named: z.boolean(),
@@ -82,7 +82,7 @@ export const AnswerRuns = z.object({
 });
 
 const EngineMove = z.object({
-  engine: Engine,
+  engine: EngineValue,
   before: AnswerState.nullable(),
   now: AnswerState.nullable(),
   direction: z.enum(['gained', 'lost']),
@@ -127,7 +127,7 @@ export const TopicDetail = z.object({
       text: z.string(),
       engines: z.array(
         z.object({
-          engine: Engine,
+          engine: EngineValue,
           latest: z
             .object({ ran_at: Timestamp, state: AnswerState, position: z.number().int().nullable(), text: z.string(), citations: z.array(Citation) })
             .nullable(),

@@ -5,7 +5,7 @@
  * window where it has one, and when it was computed.
  */
 import { z } from 'zod';
-import { ActivityCategory, ContentAction, Engine, SourceClass, TaskLayer, TaskStatus } from '../enums';
+import { ActivityCategoryValue, ContentAction, EngineValue, SourceClass, TaskLayerValue, TaskStatusValue } from '../enums';
 import { brandScope, Day, Delta, MaybePercent, Percent, Period, Timestamp, windowed } from './common';
 
 const Count = z.number().int().min(0);
@@ -54,7 +54,7 @@ export const SourceList = z.object({
 
 // ---------------------------------------------------------------- /pages
 
-const EngineCitations = z.object({ engine: Engine, citations: Count, previous_citations: Count });
+const EngineCitations = z.object({ engine: EngineValue, citations: Count, previous_citations: Count });
 
 export const PageList = z.object({
   ...windowed,
@@ -112,9 +112,9 @@ export const CompetitorDetail = z.object({
       rival_runs: Count,
       brand_runs: Count,
       answered_runs: Count,
-      engines: z.array(Engine).describe('Engines that named the rival but never the brand for this question.'),
+      engines: z.array(EngineValue).describe('Engines that named the rival but never the brand for this question.'),
       what_ai_said: z
-        .object({ engine: Engine, ran_at: Timestamp, text: z.string() })
+        .object({ engine: EngineValue, ran_at: Timestamp, text: z.string() })
         .nullable()
         .describe('The latest answer naming the rival and not the brand.'),
     }),
@@ -126,7 +126,7 @@ export const CompetitorDetail = z.object({
 
 export const ActivityList = z.object({
   ...brandScope,
-  entries: z.array(z.object({ id: z.number().int(), category: ActivityCategory, title: z.string(), detail: z.string(), occurred_at: Timestamp })),
+  entries: z.array(z.object({ id: z.number().int(), category: ActivityCategoryValue, title: z.string(), detail: z.string(), occurred_at: Timestamp })),
 });
 
 // ---------------------------------------------------------------- /tasks
@@ -135,8 +135,8 @@ const Effort = z.enum(['low', 'medium', 'high']);
 const TaskSummary = z.object({
   id: z.number().int(),
   title: z.string(),
-  layer: TaskLayer,
-  status: TaskStatus,
+  layer: TaskLayerValue,
+  status: TaskStatusValue,
   expected_gain: z.number().min(0).describe('Expected gain in visibility points.'),
   effort: Effort,
   topics: z.array(TopicRef),
@@ -147,7 +147,7 @@ const LayerCounts = z.object({ content: Count, technical: Count, authority: Coun
 
 export const TaskList = z.object({
   ...brandScope,
-  filter: z.object({ layer: TaskLayer.nullable(), status: TaskStatus }),
+  filter: z.object({ layer: TaskLayerValue.nullable(), status: TaskStatusValue }),
   open_counts: LayerCounts.describe('Open tasks per layer, whatever the filter.'),
   matching: Count.describe('Tasks matching the filter, before `limit`.'),
   tasks: z.array(TaskSummary),
@@ -177,7 +177,7 @@ export const BrandPerception = z.object({
   }),
   engines: z.array(
     z.object({
-      engine: Engine,
+      engine: EngineValue,
       as_of: Day.nullable().describe('Start of the latest perception week overlapping the period; null when none was measured.'),
       knows_brand: z.boolean().nullable(),
       recommends: z.boolean().nullable(),
@@ -191,8 +191,8 @@ export const BrandPerception = z.object({
 
 export const PerceptionTranscript = z.object({
   ...brandScope,
-  engine: Engine.nullable().describe('The engine asked for; null for all.'),
-  transcripts: z.array(z.object({ id: z.number().int(), engine: Engine, asked_at: Timestamp, prompt: z.string(), answer: z.string() })).describe('Newest first, untruncated.'),
+  engine: EngineValue.nullable().describe('The engine asked for; null for all.'),
+  transcripts: z.array(z.object({ id: z.number().int(), engine: EngineValue, asked_at: Timestamp, prompt: z.string(), answer: z.string() })).describe('Newest first, untruncated.'),
 });
 
 // ---------------------------------------------------------------- /forum
@@ -289,7 +289,7 @@ export const Overview = z.object({
     engines_knowing: Count,
     engines_recommending: Count,
     recommend_rate: MaybePercent,
-    engines: z.array(z.object({ engine: Engine, knows_brand: z.boolean().nullable(), recommends: z.boolean().nullable() })),
+    engines: z.array(z.object({ engine: EngineValue, knows_brand: z.boolean().nullable(), recommends: z.boolean().nullable() })),
   }),
   cited_pages: z.array(z.object({ url: z.string(), title: z.string().nullable(), citations: Count, previous_citations: Count, change: CountChange })),
   topics: z

@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+// `npm run upstream:discover -- --base URL --key KEY [--out FILE]`: discovering the upstream map from the
+// command line, for a Worker not yet deployed. One answer of each operation is read straight from the service
+// at --base (its address, ending in /api/v1) with the key, the map is proposed by the code behind
+// POST /admin/upstream/discover (src/client/discovery), the report is printed as JSON, and the proposed map
+// (the body of PUT /admin/upstream/map) is written to --out. The key may come from READ_API_KEY instead of
+// --key (kept out of the shell's history); it is never printed. docs/upstream.md says how to read the report.
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { importTs } from './import-ts.mjs';
+
+const USAGE = 'usage: npm run upstream:discover -- --base https://service.example.com/api/v1 --key KEY [--out map.json]   (or READ_API_KEY=KEY instead of --key)';
+
+let options;
+try {
+  ({ values: options } = parseArgs({ options: { base: { type: 'string' }, key: { type: 'string' }, out: { type: 'string' } } }));
+} catch (error) {
+  console.error(`${error.message}\n${USAGE}`);
+  process.exit(2);
+}
+const key = options.key ?? process.env.READ_API_KEY;
+if (!options.base || !key || !/^https?:\/\//.test(options.base)) {
+  console.error(USAGE);
+  process.exit(2);
+}
+/** Whatever is printed, with the key blanked out: a service's error message may quote it (a real key is long enough not to match by chance). */
+const safe = (text) => (key.length >= 8 ? String(text).replaceAll(key, '<key>') : String(text));
+
+const { clientReader, createClient, discoverUpstreamMap, KEY_REFUSALS, networkTransport } = await importTs(
+  "export { clientReader, discoverUpstreamMap, KEY_REFUSALS } from './src/client/discovery/discover.ts'; export { createClient, networkTransport } from './src/client/index.ts';",
+  { name: 'upstream-discover' },
+);
+
+let report;
+try {
+  const api = createClient({ apiKey: key, baseUrl: options.base, transport: networkTransport });
+  report = await discoverUpstreamMap(clientReader(api));
+} catch (error) {
+  console.error(safe(`discovery failed: ${error?.message ?? error}`));
+  process.exit(1);
+}
+console.log(safe(JSON.stringify(report, null, 2)));
+
+if (report.stopped) {
+  const { status, code, message } = report.stopped;
+  console.error(safe(KEY_REFUSALS.has(code) ? `The service refuses this key (${status} ${code}): ${message}` : `The service did not answer the first read (${status} ${code}): ${message}`));
+  process.exit(1);
+}
+const entries = Object.values(report.operations);
+const read = entries.filter((entry) => entry.status === 200);
+const questions = read.reduce((n, entry) => n + entry.to_confirm.length, 0);
+console.error(
+  `${entries.length} operations: ${read.length} read, ${entries.filter((e) => e.error).length} refused, ${entries.filter((e) => e.skipped).length} skipped; ` +
+    `${report.calls} calls; ${Object.keys(report.map.operations).length} operations with map entries; ${questions} to confirm.`,
+);
+if (options.out) {
+  writeFileSync(options.out, `${JSON.stringify(report.map, null, 2)}\n`);
+  console.error(`The proposed map is in ${options.out}: PUT it to /admin/upstream/map once the fields to confirm are settled.`);
+}

@@ -1,0 +1,140 @@
+/**
+ * Discovering the upstream map: one read of each operation the key can read,
+ * and the map proposed from the bodies (`propose.ts`), with a confidence per
+ * field. The Worker (`POST /admin/upstream/discover`, reading through its
+ * cache and the key's budget) and the command line (`npm run
+ * upstream:discover`, reading the service over the network) run this with
+ * their own reader.
+ *
+ * ```ts
+ * const report = await discoverUpstreamMap(clientReader(createClient({ apiKey, baseUrl, transport: networkTransport })));
+ * report.map;        // the PUT body of /admin/upstream/map: the entries at or above report.threshold
+ * report.operations; // per operation: each field's placement, what to confirm, what is unplaced
+ * ```
+ *
+ * Requests that need a value (a topic id, a question's text) take it from an
+ * operation read before, as the contract's table says (`paramsFrom`,
+ * `BRAND_ID_FROM`), read through the map proposed for that operation.
+ */
+import { conformBody } from '../../contract/conform';
+import { type AnyOperation, BRAND_ID_FROM, OPERATION_IDS, type OperationId, operations } from '../../contract/operations';
+import type { OperationMap } from '../../contract/upstream-map';
+import type { ApiClient, WithMeta } from '../client';
+import { ApiClientError } from '../errors';
+import { proposeOperation } from './propose';
+import { CONFIDENCE_THRESHOLD, type DiscoveryReport } from './report';
+
+type Params = Record<string, string | number>;
+
+/** One read: the body as sent (any JSON) on a 200, the API's error otherwise; `cache` is the edge proxy's `X-Cache`. */
+export interface DiscoveryRead {
+  status: number;
+  body?: unknown;
+  cache?: string | null;
+  error?: { code: string; message: string };
+}
+export type DiscoveryReader = (id: OperationId, params: Params) => Promise<DiscoveryRead>;
+
+/** A reader over the typed client's `unchecked` methods: the body as sent, through whatever transport the client has. */
+export function clientReader(api: ApiClient): DiscoveryReader {
+  return async (id, params) => {
+    try {
+      const read = api.unchecked[id] as (params: Params) => Promise<WithMeta<Record<string, unknown>>>;
+      const { data, meta } = await read(params);
+      return { status: meta.status, body: data, cache: meta.cache };
+    } catch (error) {
+      if (!(error instanceof ApiClientError)) throw error;
+      return { status: error.status, error: { code: error.code, message: error.message } };
+    }
+  };
+}
+
+/** Refusals that hold for every operation: when the first read answers one, the key reads nothing and discovery stops. */
+export const KEY_REFUSALS: ReadonlySet<string> = new Set(['invalid_api_key', 'plan_inactive']);
+/** Answers the edge cache gave without asking the upstream. */
+const FROM_CACHE = new Set(['HIT', 'STALE']);
+
+const table = (id: OperationId) => operations[id] as unknown as AnyOperation;
+
+/** The brands' operation first, then those needing no value, then those taking one from another's answer. */
+export function readingOrder(): OperationId[] {
+  const first = BRAND_ID_FROM.operation as OperationId;
+  const rest = OPERATION_IDS.filter((id) => id !== first);
+  return [first, ...rest.filter((id) => !table(id).paramsFrom), ...rest.filter((id) => table(id).paramsFrom)];
+}
+
+/** Every value at a contract path (`topics[].rivals[].name`) of a body on the contract's names, arrays followed. */
+export function valuesAt(body: unknown, path: string): unknown[] {
+  let here: unknown[] = [body];
+  for (const part of path.split('.')) {
+    const name = part.replace(/\[\]$/, '');
+    here = here.flatMap((value) => {
+      const inner = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined;
+      return part.endsWith('[]') ? (Array.isArray(inner) ? inner : []) : [inner];
+    });
+  }
+  return here.filter((value) => value !== null && value !== undefined && value !== '');
+}
+
+export async function discoverUpstreamMap(read: DiscoveryReader, threshold: number = CONFIDENCE_THRESHOLD): Promise<DiscoveryReport> {
+  const report: DiscoveryReport = { threshold, calls: 0, upstream_calls: 0, brand_id: null, map: { operations: {} }, operations: {} };
+  const entries = new Map<OperationId, DiscoveryReport['operations'][string]>();
+  /** Each body read, on the contract's names as discovery best guesses them: where later requests find their values. */
+  const read200 = new Map<OperationId, unknown>();
+  const failed = new Map<OperationId, string>();
+
+  for (const id of readingOrder()) {
+    const op = table(id);
+    const params: Params = {};
+    if (report.brand_id !== null && op.scope !== 'account') params.brand_id = report.brand_id;
+    const lacking = fillParams(op, params, read200, failed);
+    if (lacking) {
+      entries.set(id, { status: null, skipped: lacking });
+      continue;
+    }
+    const answer = await read(id, params);
+    report.calls++;
+    if (!FROM_CACHE.has(answer.cache ?? '')) report.upstream_calls++;
+    const body = answer.body;
+    if (answer.status !== 200 || typeof body !== 'object' || body === null || Array.isArray(body)) {
+      const error = answer.error ?? { code: 'invalid_response', message: `${id}: the body is not a JSON object.` };
+      entries.set(id, { status: answer.status, params, error });
+      failed.set(id, `answered ${answer.status} ${error.code}`);
+      // The first read tells whether anything can be read: not with a refused key, nor from a service that does not answer.
+      if (report.calls === 1 && (KEY_REFUSALS.has(error.code) || answer.status === 0 || answer.status >= 500)) {
+        report.stopped = { status: answer.status, code: error.code, message: error.message };
+        break;
+      }
+      continue;
+    }
+    const proposal = proposeOperation(id, body as Record<string, unknown>, threshold);
+    entries.set(id, { status: 200, params, cache: answer.cache ?? null, ...proposal.report });
+    if (hasEntries(proposal.map)) report.map.operations[id] = proposal.map;
+    read200.set(id, conformBody(op.response, body, proposal.guess));
+    if (id === BRAND_ID_FROM.operation) {
+      // `brand_id` is required of a key with several brands, and optional with one: given only when needed.
+      const brands = valuesAt(read200.get(id), BRAND_ID_FROM.path);
+      if (brands.length > 1 && typeof brands[0] === 'number') report.brand_id = brands[0];
+    }
+  }
+  for (const id of OPERATION_IDS) {
+    const entry = entries.get(id) ?? { status: null, skipped: 'not read: discovery stopped at its first read (see `stopped`)' };
+    report.operations[id] = entry;
+  }
+  return report;
+}
+
+/** The values a request needs, from the answers read before; why not, when one is missing. */
+function fillParams(op: AnyOperation, params: Params, read200: Map<OperationId, unknown>, failed: Map<OperationId, string>): string | undefined {
+  for (const [name, source] of Object.entries(op.paramsFrom ?? {})) {
+    const from = source.operation as OperationId;
+    const why = failed.get(from);
+    if (why) return `needs \`${name}\` from ${from} (\`${source.path}\`), which ${why}`;
+    const value = valuesAt(read200.get(from), source.path)[0];
+    if (typeof value !== 'string' && typeof value !== 'number') return `needs \`${name}\` from ${from} (\`${source.path}\`), which has none`;
+    params[name] = value;
+  }
+  return undefined;
+}
+
+const hasEntries = (map: OperationMap) => map.envelope !== undefined || [map.fields, map.convert, map.values].some((part) => Object.keys(part).length > 0);

@@ -1,0 +1,126 @@
+/**
+ * How discovery compares names: a contract field with an upstream field
+ * (`history` and `weeks`), and a value of a contract enumeration with an
+ * upstream value (`won` and `gain`, `chatgpt` and `openai`). A respelling in
+ * another case convention is the same name (conform.ts reads it with no
+ * map); a plural, a singular or a synonym is a guess with a confidence.
+ */
+import { fieldKey } from '../../contract/conform';
+
+/** How a name was matched, and how sure the match is (0 to 1). */
+export interface NameMatch {
+  by: 'name' | 'plural' | 'synonym';
+  confidence: number;
+}
+
+/** A contract value an upstream value may stand for. */
+export interface ValueMatch {
+  to: string;
+  by: 'name' | 'synonym' | 'similar';
+  confidence: number;
+}
+
+/** The same name in another convention: read with no map. */
+export const SAME_NAME = 1;
+/** A plural for a singular, or a word of the synonyms table for another. */
+export const NAME_GUESS = 0.8;
+/** A value spelled otherwise (`WON`, `No-Answer`). */
+export const VALUE_SPELLING = 0.95;
+/** One value's name begins the other's (`recommend`, `recommended`): a hint, never enough alone. */
+export const VALUE_PREFIX = 0.6;
+
+/**
+ * One small table of words that mean the same, names and values alike: each
+ * row one meaning, its first entry the contract's. Rows for field names, then
+ * for closed enumerations' values, then well-known aliases of open values
+ * (engines), which are carried as they are when nothing here names them.
+ */
+export const SYNONYMS: readonly (readonly string[])[] = [
+  // field names
+  ['history', 'weeks', 'trend', 'series', 'timeline'],
+  ['score', 'visibility', 'value'],
+  ['generated_at', 'created_at', 'as_of', 'computed_at', 'calculated_at', 'timestamp'],
+  ['week_start', 'from', 'start', 'start_date', 'starts_on'],
+  ['week_end', 'to', 'end', 'end_date', 'ends_on'],
+  ['answered_runs', 'answered', 'responses', 'answers'],
+  ['naming_runs', 'mentions', 'named'],
+  ['rivals', 'competitors'],
+  ['change', 'delta', 'diff', 'difference'],
+  ['share', 'percent', 'pct', 'percentage'],
+  ['name', 'title', 'label'],
+  ['text', 'question', 'prompt'],
+  ['engine', 'model', 'platform', 'llm'],
+  ['state', 'status'],
+  ['url', 'link', 'href'],
+  ['domain', 'host', 'hostname'],
+  // closed enumerations' values
+  ['won', 'gain', 'gained', 'win', 'up', 'improved'],
+  ['lost', 'loss', 'lose', 'down', 'declined', 'dropped'],
+  ['held', 'same', 'hold', 'unchanged', 'steady', 'stable', 'flat'],
+  ['own', 'owned', 'first_party', 'self'],
+  ['third_party', 'external', 'other', 'earned'],
+  ['write', 'create', 'new_page'],
+  ['improve', 'update', 'optimize', 'optimise', 'refresh'],
+  ['leave', 'keep', 'ok', 'good'],
+  ['absent', 'not_mentioned', 'not_named', 'missing'],
+  ['no_answer', 'no_response', 'empty', 'failed'],
+  // well-known aliases of open values
+  ['chatgpt', 'openai', 'gpt', 'chat_gpt'],
+  ['google_ai_overviews', 'google_aio', 'aio', 'ai_overviews', 'google_ai_overview', 'sge'],
+  ['copilot', 'bing', 'bing_copilot', 'microsoft_copilot', 'bing_chat'],
+  ['claude', 'anthropic'],
+  ['gemini', 'bard', 'google_gemini'],
+  ['perplexity', 'pplx', 'perplexity_ai'],
+];
+
+/** The words of a name in any convention: `weekStart`, `week_start`, `Week-Start`, `ChatGPT` → `week start`, `chat gpt`. */
+export function wordsOf(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((word) => word.toLowerCase());
+}
+
+/** A word's singular, by the common English endings; short words and `-us`, `-is`, `-ss` endings are left alone. */
+export function singular(word: string): string {
+  if (word.length <= 3) return word;
+  if (word.endsWith('ies')) return `${word.slice(0, -3)}y`;
+  if (/(ss|us|x|ch|sh)es$/.test(word)) return word.slice(0, -2);
+  if (word.endsWith('s') && !/(ss|us|is)$/.test(word)) return word.slice(0, -1);
+  return word;
+}
+
+/** A name as its words in the singular: `Weeks` and `week` are one. */
+const singularName = (name: string) => wordsOf(name).map(singular).join('_');
+
+/** Each entry of the table (singular) to its row's first entry. */
+const MEANING = new Map(SYNONYMS.flatMap((row) => row.map((entry) => [singularName(entry), singularName(row[0]!)] as const)));
+
+/** What a name means: the whole name's row of the table, or else each word's (`competitor_pct` means `rival_share`). */
+function meaningOf(name: string): string {
+  const whole = singularName(name);
+  return MEANING.get(whole) ?? whole.split('_').map((word) => MEANING.get(word) ?? word).join('_');
+}
+
+/** Whether two names are one: the same in another convention, a plural of the other, or synonyms. */
+export function compareNames(contract: string, upstream: string): NameMatch | undefined {
+  if (fieldKey(contract) === fieldKey(upstream)) return { by: 'name', confidence: SAME_NAME };
+  if (singularName(contract) === singularName(upstream)) return { by: 'plural', confidence: NAME_GUESS };
+  if (meaningOf(contract) === meaningOf(upstream)) return { by: 'synonym', confidence: NAME_GUESS };
+  return undefined;
+}
+
+/** The contract's values an upstream value may stand for, best first. */
+export function valueCandidates(contractValues: readonly string[], value: string): ValueMatch[] {
+  const found: ValueMatch[] = [];
+  for (const to of contractValues) {
+    const a = fieldKey(to);
+    const b = fieldKey(value);
+    if (a === b) found.push({ to, by: 'name', confidence: VALUE_SPELLING });
+    else if (meaningOf(to) === meaningOf(value)) found.push({ to, by: 'synonym', confidence: NAME_GUESS });
+    else if (Math.min(a.length, b.length) >= 3 && (a.startsWith(b) || b.startsWith(a))) found.push({ to, by: 'similar', confidence: VALUE_PREFIX });
+  }
+  return found.sort((x, y) => y.confidence - x.confidence);
+}

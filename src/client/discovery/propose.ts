@@ -1,0 +1,372 @@
+/**
+ * One operation's part of the upstream map, proposed from one upstream body:
+ * the operation's response schema is walked beside the body (the body's
+ * envelope first), and at each object every contract field is given the
+ * upstream field that stands for it, in this order:
+ *
+ * 1. the same name in any case convention (confidence 1, read with no map);
+ * 2. a plural or a synonym (`names.ts`, 0.8);
+ * 3. among the fields still unplaced: an object or an array of objects that
+ *    holds most of the contract's fields (`structure`, 0.4 to 0.85: a list is
+ *    often called `rows`, `items` or `results`, and its contents say more
+ *    than its name), or a value of the same type (`type`, at most 0.5: never
+ *    enough alone).
+ *
+ * Each guess is weighed by how its values read (`shapes.ts`: as they are, or
+ * converted), and two guesses as good as each other are a question, not a
+ * choice. Values of enumerations that differ from the contract's are mapped
+ * by spelling and synonyms; open values (engines) are carried as they are
+ * unless a well-known alias names one of ours.
+ */
+import type { z } from 'zod';
+import { checkResponseBody } from '../../contract/body';
+import { envelopeOf, fieldKey, objectShape, unwrapEnvelope } from '../../contract/conform';
+import { type OperationId, operations } from '../../contract/operations';
+import type { Conversion, OperationMap } from '../../contract/upstream-map';
+import { compareNames, valueCandidates } from './names';
+import type { Candidate, OperationRead, Placement, ToConfirm, ValueProposal } from './report';
+import { AMBIGUOUS, type Expected, expectedOf, fitOf, type Reading } from './shapes';
+
+type Json = Record<string, unknown>;
+
+/** Values kept per path: enough to tell shares from percentages and to see an enumeration's values, bounded for long lists. */
+const MAX_SAMPLES = 200;
+/** An envelope holding more than half of the contract's top fields by name is plainly the body. */
+const ENVELOPE_CLEAR = 0.9;
+const ENVELOPE_UNSURE = 0.6;
+/** A value of the same type, the only one on both sides: a hint a person confirms. */
+const TYPE_UNIQUE = 0.5;
+const TYPE_GUESS = 0.3;
+/** `structure`: this plus `STRUCTURE_WEIGHT` times the share of the contract's inner fields found by name. */
+const STRUCTURE_BASE = 0.4;
+const STRUCTURE_WEIGHT = 0.45;
+/** A closed enumeration's value like none of the contract's: the one value left for it, or one of several. */
+const ELIMINATION_ONE = 0.4;
+const ELIMINATION_MANY = 0.2;
+/** A name that matches but whose values do not read as the contract's: a candidate only. */
+const MISFIT_FACTOR = 0.5;
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const present = (values: readonly unknown[]) => values.filter((v) => v !== null && v !== undefined);
+const pathOf = (parent: string, name: string) => (parent ? `${parent}.${name}` : name);
+/** Confidences are shown to a person: two decimals say all there is. */
+const hundredths = (x: number) => Math.round(x * 100) / 100;
+
+export interface OperationProposal {
+  /** What the answer says of the operation (`OperationRead` without the read's own status, params and cache). */
+  report: Omit<OperationRead, 'status' | 'params' | 'cache'>;
+  /** The entries at or above the threshold: the operation's part of the proposed map (empty parts kept, as the stored map has them). */
+  map: OperationMap;
+  /** The map with the best candidate of every question taken too: how discovery reads values for later requests (an id, a text). */
+  guess: OperationMap;
+}
+
+const emptyMap = (): OperationMap => ({ fields: {}, convert: {}, values: {} });
+
+/** What one walk of a body collects. */
+class Walk {
+  readonly fields: Record<string, Placement> = {};
+  readonly values: Record<string, Record<string, ValueProposal>> = {};
+  readonly toConfirm: ToConfirm[] = [];
+  readonly unplaced: string[] = [];
+  readonly unseen: string[] = [];
+  readonly unused: string[] = [];
+  readonly carried: Record<string, string[]> = {};
+  readonly sure = emptyMap();
+  readonly guess = emptyMap();
+
+  constructor(readonly threshold: number) {}
+
+  /** A field's upstream name and conversion: into the map when sure, into the guess always. */
+  mapField(path: string, name: string, from: string, convert: Conversion | undefined, sure: boolean): void {
+    for (const map of this.mapsFor(sure)) if (fieldKey(from) !== fieldKey(name)) map.fields[path] = from;
+    if (convert) this.mapConvert(path, convert, sure);
+  }
+
+  mapConvert(path: string, convert: Conversion, sure: boolean): void {
+    for (const map of this.mapsFor(sure)) map.convert[path] = convert;
+  }
+
+  mapValue(path: string, value: string, to: string, sure: boolean): void {
+    for (const map of this.mapsFor(sure)) (map.values[path] ??= {})[value] = to;
+  }
+
+  private mapsFor(sure: boolean): OperationMap[] {
+    return sure ? [this.sure, this.guess] : [this.guess];
+  }
+}
+
+/** The operation's part of the map, proposed from one upstream body (a JSON object). */
+export function proposeOperation(id: OperationId, body: Json, threshold: number): OperationProposal {
+  const schema = operations[id].response;
+  const shape = objectShape(schema) ?? {};
+  const walk = new Walk(threshold);
+  const envelope = findEnvelope(shape, body);
+  if (envelope?.in_map && envelope.confidence < threshold)
+    walk.toConfirm.push({ path: '', reason: `\`${envelope.at}\` holds a few of the contract's fields: is it the body?`, candidates: [{ from: envelope.at, confidence: envelope.confidence, by: 'structure' }] });
+  const mapsEnvelope = envelope?.in_map === true;
+  if (mapsEnvelope) {
+    walk.guess.envelope = envelope.at;
+    if (envelope.confidence >= threshold) walk.sure.envelope = envelope.at;
+  }
+  // What the envelope lacks is taken from beside it (`meta.generatedAt`), as conformBody does.
+  const inside = unwrapEnvelope(shape, body, mapsEnvelope ? envelope.at : undefined) as Json;
+  walkObject(shape, [inside], '', walk);
+  const check = checkResponseBody(id, JSON.stringify(body), walk.sure);
+  return {
+    report: {
+      envelope,
+      fields: walk.fields,
+      values: walk.values,
+      to_confirm: walk.toConfirm,
+      unplaced: walk.unplaced,
+      unseen: walk.unseen,
+      unused: walk.unused,
+      carried: walk.carried,
+      reads: check.ok ? { ok: true } : { ok: false, problem: check.message },
+    },
+    map: walk.sure,
+    guess: walk.guess,
+  };
+}
+
+/** The child object that is the body, when one holds more of the contract's top fields (by any name) than the top object does. */
+function findEnvelope(shape: Record<string, z.ZodType>, body: Json): OperationRead['envelope'] {
+  const names = Object.keys(shape);
+  const held = (value: Json) => names.filter((name) => Object.keys(value).some((key) => compareNames(name, key))).length;
+  let best: { at: string; count: number } | undefined;
+  const top = held(body);
+  for (const [at, child] of Object.entries(body)) if (isObject(child) && held(child) > (best?.count ?? top)) best = { at, count: held(child) };
+  if (!best) return null;
+  return { at: best.at, confidence: best.count * 2 > names.length ? ENVELOPE_CLEAR : ENVELOPE_UNSURE, in_map: envelopeOf(shape, body) !== best.at };
+}
+
+/** Walks the upstream values found for a contract path (every item's, across arrays) against the contract's schema there. */
+function walkValue(schema: z.ZodType, values: readonly unknown[], path: string, walk: Walk): void {
+  const expected = expectedOf(schema);
+  const seen = present(values);
+  switch (expected.kind) {
+    case 'object': {
+      const objects = seen.filter(isObject);
+      if (objects.length === 0) walk.unseen.push(path);
+      else walkObject(expected.shape, objects, path, walk);
+      return;
+    }
+    case 'array': {
+      const items = seen.filter(Array.isArray).flat().slice(0, MAX_SAMPLES);
+      const itemPath = `${path}[]`;
+      if (items.length === 0) walk.unseen.push(itemPath);
+      else if (isLeaf(expectedOf(expected.element))) walkItems(expected.element, items, itemPath, walk);
+      else walkValue(expected.element, items, itemPath, walk);
+      return;
+    }
+    case 'union':
+      return walkValue(chooseOption(expected.options, seen), seen, path, walk);
+    case 'enum':
+      return proposeValues(expected, seen, path, walk);
+    default:
+      // A leaf of an object: its conversion was decided with its field.
+      return;
+  }
+}
+
+const isLeaf = (expected: Expected) => expected.kind === 'number' || expected.kind === 'scalar' || expected.kind === 'enum';
+
+/** An array's scalar items (`engines[]`, `steps[]`): their conversion, and their values if an enumeration. */
+function walkItems(element: z.ZodType, items: unknown[], path: string, walk: Walk): void {
+  const expected = expectedOf(element);
+  if (expected.kind === 'enum') return proposeValues(expected, items, path, walk);
+  const fit = fitOf(expected, items);
+  const [best, second] = fit.readings;
+  if (!best?.convert) return;
+  if (best.confidence >= walk.threshold && second?.confidence !== best.confidence) walk.mapConvert(path, best.convert, true);
+  else walk.toConfirm.push({ path, reason: fit.reason ?? 'the items read only converted', candidates: fit.readings.map((r) => ({ ...r, by: 'type' as const })) });
+}
+
+/** A contract field and an upstream field that may stand for it. */
+interface Pair {
+  name: string;
+  key: string;
+  by: Placement['by'];
+  /** The ways to read its values, each with the pair's confidence; best first. */
+  readings: Reading[];
+  confidence: number;
+  reason?: string;
+}
+
+function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: string, walk: Walk): void {
+  const samples = objects.slice(0, MAX_SAMPLES);
+  const keys = [...new Set(samples.flatMap((o) => Object.keys(o)))];
+  const valuesOf = (key: string) => samples.map((o) => o[key]);
+  const expected = Object.fromEntries(Object.entries(shape).map(([name, schema]) => [name, expectedOf(schema)]));
+
+  const byName: Pair[] = [];
+  for (const name of Object.keys(shape))
+    for (const key of keys) {
+      const match = compareNames(name, key);
+      if (match) byName.push(pairOf(name, key, match.by, match.confidence, expected[name]!, valuesOf(key)));
+    }
+  const chosen = choose(byName);
+  const keysOf = () => new Set([...chosen.values()].flat().map((p) => p.key));
+  const named = keysOf();
+  const left = Object.keys(shape).filter((name) => !chosen.has(name));
+  for (const [name, pairs] of byShape(left, keys.filter((key) => !named.has(key)), expected, valuesOf)) chosen.set(name, pairs);
+
+  for (const name of Object.keys(shape)) {
+    const fieldPath = pathOf(path, name);
+    const pairs = chosen.get(name);
+    if (!pairs) {
+      walk.unplaced.push(fieldPath);
+      continue;
+    }
+    const best = pairs[0]!;
+    const readings = pairs.flatMap((p) => p.readings.map((r) => ({ pair: p, reading: r })));
+    const tie = readings.length > 1 && readings[1]!.reading.confidence === readings[0]!.reading.confidence;
+    const sure = !tie && best.confidence >= walk.threshold;
+    const reading = best.readings[0]!;
+    walk.mapField(fieldPath, name, best.key, reading.convert, sure);
+    if (sure) walk.fields[fieldPath] = { from: best.key, confidence: best.confidence, by: best.by, ...(reading.convert ? { convert: reading.convert } : {}) };
+    else
+      walk.toConfirm.push({
+        path: fieldPath,
+        reason: tie ? `two readings as likely as each other${best.reason ? `: ${best.reason}` : ''}` : (best.reason ?? `a guess by ${best.by}`),
+        candidates: readings.slice(0, 3).map(({ pair, reading: r }): Candidate => ({ from: pair.key, ...(r.convert ? { convert: r.convert } : {}), confidence: r.confidence, by: pair.by })),
+      });
+    // What lies under a field to confirm is proposed as if it were confirmed: confirming it then needs one entry.
+    walkValue(shape[name]!, valuesOf(best.key), fieldPath, walk);
+  }
+  const used = keysOf();
+  for (const key of keys) if (!used.has(key)) walk.unused.push(pathOf(path, key));
+}
+
+/** A pair weighed by how its values read: a name whose values do not read as the contract's is a candidate only. */
+function pairOf(name: string, key: string, by: Placement['by'], nameConfidence: number, expected: Expected & { nullable: boolean }, values: unknown[]): Pair {
+  const fit = fitOf(expected, values);
+  if (fit.readings.length === 0) {
+    const confidence = nameConfidence * MISFIT_FACTOR;
+    return { name, key, by, readings: [{ confidence }], confidence, ...(fit.reason ? { reason: fit.reason } : {}) };
+  }
+  const readings = fit.readings.map((r) => ({ ...r, confidence: Math.min(nameConfidence, r.confidence) }));
+  return { name, key, by, readings, confidence: readings[0]!.confidence, ...(fit.reason ? { reason: fit.reason } : {}) };
+}
+
+/**
+ * The pairs by names: best first, each contract field and each upstream
+ * field used once. Pairs as good as the best that share its field or its key
+ * make it a question: all of them are kept as that field's candidates.
+ */
+function choose(pairs: Pair[]): Map<string, Pair[]> {
+  const chosen = new Map<string, Pair[]>();
+  const usedKeys = new Set<string>();
+  const sorted = [...pairs].sort((a, b) => b.confidence - a.confidence);
+  for (const pair of sorted) {
+    if (chosen.has(pair.name) || usedKeys.has(pair.key)) continue;
+    const open = (p: Pair) => !chosen.has(p.name) && !usedKeys.has(p.key);
+    const rivals = sorted.filter((p) => p !== pair && open(p) && p.confidence === pair.confidence && (p.name === pair.name || p.key === pair.key));
+    const question = (p: Pair) => (rivals.length > 0 ? capped(p, AMBIGUOUS) : p);
+    const lower = sorted.filter((p) => p.name === pair.name && p.confidence < pair.confidence && open(p));
+    chosen.set(pair.name, [pair, ...rivals.filter((p) => p.name === pair.name), ...lower].map(question));
+    for (const p of [pair, ...rivals]) usedKeys.add(p.key);
+    // A key two fields may read: the other field is a question too, with that key as its candidate.
+    for (const p of rivals) if (p.name !== pair.name && !chosen.has(p.name)) chosen.set(p.name, [question(p)]);
+  }
+  return chosen;
+}
+
+/** A pair no surer than `max`, its readings too. */
+const capped = (pair: Pair, max: number): Pair => ({ ...pair, confidence: Math.min(pair.confidence, max), readings: pair.readings.map((r) => ({ ...r, confidence: Math.min(r.confidence, max) })) });
+
+/** Fields no name placed, by what their values are: an object's contents, or only its type. */
+function byShape(names: string[], keys: string[], expected: Record<string, Expected & { nullable: boolean }>, valuesOf: (key: string) => unknown[]): Map<string, Pair[]> {
+  const found = new Map<string, Pair[]>();
+  const taken = new Set<string>();
+  const fits = (name: string, key: string) => present(valuesOf(key)).length > 0 && fitOf(expected[name]!, valuesOf(key)).readings.length > 0;
+  for (const name of names) {
+    const inner = innerShape(expected[name]!);
+    const options = keys.filter((key) => !taken.has(key) && fits(name, key));
+    if (options.length === 0) continue;
+    let pairs: Pair[];
+    if (inner) {
+      const scored = options.map((key) => ({ key, overlap: overlap(inner, valuesOf(key)) })).filter((o) => o.overlap > 0).sort((a, b) => b.overlap - a.overlap);
+      if (scored.length === 0) continue;
+      const close = scored.length > 1 && scored[0]!.overlap - scored[1]!.overlap < 0.2;
+      pairs = scored.slice(0, 3).map(({ key, overlap: o }) => ({
+        ...pairOf(name, key, 'structure', close ? AMBIGUOUS : hundredths(STRUCTURE_BASE + STRUCTURE_WEIGHT * o), expected[name]!, valuesOf(key)),
+        reason: `no name relates them; \`${key}\` holds ${Math.round(o * 100)}% of its fields by name${close ? ', and another field nearly as many' : ''}`,
+      }));
+    } else {
+      const unique = options.length === 1 && names.filter((other) => fits(other, options[0]!)).length === 1;
+      pairs = options.slice(0, 3).map((key) => ({
+        ...pairOf(name, key, 'type', unique ? TYPE_UNIQUE : TYPE_GUESS, expected[name]!, valuesOf(key)),
+        reason: unique ? `no name relates them; \`${key}\` is the only field left whose values read as its` : 'no name relates them; several fields left have values that read as its',
+      }));
+    }
+    found.set(name, pairs);
+    taken.add(pairs[0]!.key);
+  }
+  return found;
+}
+
+/** The contract object a field holds, itself or as its array's items. */
+function innerShape(expected: Expected): Record<string, z.ZodType> | undefined {
+  if (expected.kind === 'object') return expected.shape;
+  if (expected.kind === 'array') {
+    const element = expectedOf(expected.element);
+    return element.kind === 'object' ? element.shape : undefined;
+  }
+  return undefined;
+}
+
+/** The share of the contract object's fields that upstream objects hold under some name the names table relates. */
+function overlap(shape: Record<string, z.ZodType>, values: unknown[]): number {
+  const objects = present(values).flatMap((v) => (Array.isArray(v) ? v : [v])).filter(isObject).slice(0, MAX_SAMPLES);
+  const keys = new Set(objects.flatMap((o) => Object.keys(o)));
+  const names = Object.keys(shape);
+  return names.filter((name) => [...keys].some((key) => compareNames(name, key))).length / names.length;
+}
+
+/** The option of a union the values fit best: by what parses, then by the fields they hold. */
+function chooseOption(options: z.ZodType[], values: unknown[]): z.ZodType {
+  let best = options[0]!;
+  let bestScore = -1;
+  for (const option of options) {
+    const expected = expectedOf(option);
+    const names = expected.kind === 'object' ? Object.keys(expected.shape) : [];
+    const score = values.reduce<number>(
+      (sum, value) => sum + (option.safeParse(value).success ? 1000 : 0) + (isObject(value) ? names.filter((name) => Object.keys(value).some((key) => fieldKey(key) === fieldKey(name))).length : 0),
+      0,
+    );
+    if (score > bestScore) [best, bestScore] = [option, score];
+  }
+  return best;
+}
+
+/** An enumeration's upstream values that are not the contract's: mapped when sure, carried when open, asked otherwise. */
+function proposeValues(expected: Extract<Expected, { kind: 'enum' }>, values: readonly unknown[], path: string, walk: Walk): void {
+  const distinct = [...new Set(values.filter((v): v is string => typeof v === 'string'))];
+  const foreign = distinct.filter((v) => !expected.values.includes(v));
+  const claimed = new Set(distinct.filter((v) => expected.values.includes(v)));
+  const asked: { value: string; candidates: Candidate[] }[] = [];
+  for (const value of foreign) {
+    const candidates: Candidate[] = valueCandidates(expected.values, value);
+    const [best, second] = candidates;
+    if (best && best.confidence >= walk.threshold && second?.confidence !== best.confidence) {
+      walk.mapValue(path, value, best.to!, true);
+      (walk.values[path] ??= {})[value] = { to: best.to!, confidence: best.confidence, by: best.by as ValueProposal['by'] };
+      claimed.add(best.to!);
+    } else if (expected.open && !best) (walk.carried[path] ??= []).push(value);
+    else asked.push({ value, candidates });
+  }
+  // Nothing alike in a closed enumeration: the contract's values no other upstream value stands for are what it may be.
+  const unclaimed = expected.values.filter((v) => !claimed.has(v));
+  for (const { value, candidates } of asked) {
+    const offered = candidates.length > 0 ? candidates : unclaimed.map((to): Candidate => ({ to, confidence: unclaimed.length === 1 && asked.length === 1 ? ELIMINATION_ONE : ELIMINATION_MANY, by: 'elimination' }));
+    if (offered[0]) walk.mapValue(path, value, offered[0].to!, false);
+    walk.toConfirm.push({
+      path,
+      value,
+      reason: candidates[0] ? `\`${value}\` is only like the contract's \`${candidates[0].to}\`` : `the contract has no value like \`${value}\` (${expected.values.join(', ')})`,
+      candidates: offered.slice(0, 3),
+    });
+  }
+}

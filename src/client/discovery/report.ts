@@ -1,0 +1,81 @@
+/**
+ * What discovering the upstream map answers (`POST /admin/upstream/discover`,
+ * `npm run upstream:discover`): the proposed map, ready to `PUT`, and per
+ * operation how each contract field was placed and how sure that is. Written
+ * as zod schemas so the product's OpenAPI document shows the same shape the
+ * code builds.
+ */
+import { z } from 'zod';
+import { CONVERSIONS, type Conversion, UpstreamMapInput } from '../../contract/upstream-map';
+
+/** Fields placed at or above this confidence go into the proposed map; the others wait for a person. */
+export const CONFIDENCE_THRESHOLD = 0.75;
+
+const Confidence = z.number().min(0).max(1);
+const ConversionName = z.enum(Object.keys(CONVERSIONS) as [Conversion, ...Conversion[]]);
+
+export const Placement = z.object({
+  from: z.string().describe('The upstream\'s name for the field, in the upstream object that holds it.'),
+  confidence: Confidence,
+  by: z
+    .enum(['name', 'plural', 'synonym', 'structure', 'type'])
+    .describe('`name`: the same name in any case convention (read with no map); `plural`, `synonym`: a word of the other; `structure`: an object holding most of the contract\'s fields; `type`: only the type of its values.'),
+  convert: ConversionName.optional(),
+});
+export type Placement = z.infer<typeof Placement>;
+
+export const ValueProposal = z.object({ to: z.string(), confidence: Confidence, by: z.enum(['name', 'synonym', 'similar', 'elimination']) });
+export type ValueProposal = z.infer<typeof ValueProposal>;
+
+export const Candidate = z.object({
+  from: z.string().optional().describe('For a field: the upstream field.'),
+  convert: ConversionName.optional(),
+  to: z.string().optional().describe('For a value: the contract\'s value it may stand for.'),
+  confidence: Confidence,
+  by: z.enum(['name', 'plural', 'synonym', 'structure', 'type', 'similar', 'elimination']),
+});
+export type Candidate = z.infer<typeof Candidate>;
+
+export const ToConfirm = z.object({
+  path: z.string().describe('The contract\'s path of the field (`history[].week_start`); `""` for the body itself (its envelope).'),
+  value: z.string().optional().describe('For an enumeration: the upstream value to map.'),
+  reason: z.string(),
+  candidates: z.array(Candidate).describe('Best first. Confirm one by adding it to the map and `PUT /admin/upstream/map`.'),
+});
+export type ToConfirm = z.infer<typeof ToConfirm>;
+
+const Params = z.record(z.string(), z.union([z.string(), z.number()]));
+
+export const OperationRead = z.object({
+  status: z.literal(200),
+  params: Params,
+  cache: z.string().nullable().describe('`X-Cache` of the read: `HIT` cost the upstream nothing.'),
+  envelope: z.object({ at: z.string(), confidence: Confidence, in_map: z.boolean().describe('False when it is found with no map, as every envelope the contract\'s names identify.') }).nullable(),
+  fields: z.record(z.string(), Placement).describe('Every contract field placed at or above the threshold, by its contract path.'),
+  values: z.record(z.string(), z.record(z.string(), ValueProposal)).describe('Enumeration values mapped onto the contract\'s, by path and upstream value.'),
+  to_confirm: z.array(ToConfirm).describe('Fields and values placed below the threshold, or two ways: left out of the map for a person to choose.'),
+  unplaced: z.array(z.string()).describe('Contract fields nothing in the body may stand for.'),
+  unseen: z.array(z.string()).describe('Contract paths with no value to judge by (an empty array, null everywhere).'),
+  unused: z.array(z.string()).describe('Upstream fields nothing used, at their place in the contract\'s body (`history[].extra`).'),
+  carried: z.record(z.string(), z.array(z.string())).describe('Values of open enumerations the contract does not list, carried as they are (an engine `grok`).'),
+  reads: z.object({ ok: z.boolean(), problem: z.string().optional() }).describe('Whether the body reads as the contract\'s with the proposed map; the first field at fault otherwise.'),
+});
+export type OperationRead = z.infer<typeof OperationRead>;
+
+export const OperationRefused = z.object({ status: z.number().int(), params: Params, error: z.object({ code: z.string(), message: z.string() }) }).describe('The upstream refused the read (403 plan, 409 integration, 404): not a failure of discovery.');
+export const OperationSkipped = z.object({ status: z.null(), skipped: z.string().describe('Which value the request lacked, and why.') });
+
+export const DiscoveryReport = z.object({
+  threshold: z.number(),
+  calls: z.number().int().min(0).describe('Reads made with the key, each counted against its budget like any read.'),
+  upstream_calls: z.number().int().min(0).describe('Reads the edge cache did not answer (not `HIT` or `STALE`): at most this many went upstream.'),
+  brand_id: z.number().int().nullable().describe('The brand read, for a key with several brands (the first `GET /brands` lists); null otherwise.'),
+  map: UpstreamMapInput.describe('The proposed map: what `PUT /admin/upstream/map` takes, with only the entries at or above the threshold.'),
+  operations: z.record(z.string(), z.union([OperationRead, OperationRefused, OperationSkipped])).describe('Every operation of the contract, in its order.'),
+  stopped: z
+    .object({ status: z.number().int(), code: z.string(), message: z.string() })
+    .optional()
+    .describe('Discovery stopped at its first read: the key reads nothing (`invalid_api_key`, `plan_inactive`), or the service did not answer (status 0 or 5xx).'),
+  applied: z.object({ version: z.number().int() }).nullable().optional().describe('With `"apply": true`: the version the proposed map was stored as; null when nothing was read.'),
+});
+export type DiscoveryReport = z.infer<typeof DiscoveryReport>;

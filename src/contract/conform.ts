@@ -1,0 +1,180 @@
+/**
+ * Bringing another implementation's body onto the contract's model, with no
+ * configuration (DESIGN section 13). The spec fixes meanings, not field
+ * names, so a real service may write `brandId`, `BrandId` or `brand-id` for
+ * the contract's `brand_id`, and may wrap the body once (`{"data": ...}`
+ * beside `meta` or `links`). Guided by the operation's response schema, this
+ * walks the body and renames each field the schema knows to the contract's
+ * name; fields it does not know are dropped, values are left as they are.
+ * Where a respelling is not enough, the upstream map (`upstream-map.ts`)
+ * names fields, converts values and maps enumerations.
+ *
+ * ```ts
+ * conformBody(operations.getVisibility.response, { data: { brandId: 1, score: 52.4 }, meta: { generatedAt: '...' } });
+ * // { brand_id: 1, score: 52.4, generated_at: '...' }
+ * ```
+ *
+ * The client calls it only when a body fails the schema as sent, so our own
+ * origin's bodies never pay for it.
+ */
+import type { z } from 'zod';
+import { defOf, innerSchema, unwrapSchema } from './schema-walk';
+import { convertValue, type OperationMap } from './upstream-map';
+
+type Json = Record<string, unknown>;
+
+/** A field name with case and separators taken out: `brand_id`, `brandId`, `BrandID` and `brand-id` are one name. */
+export const fieldKey = (name: string): string => name.replace(/[-_\s]/g, '').toLowerCase();
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The object shape a schema describes, through its wrappers; undefined when it is not an object. */
+export function objectShape(schema: z.ZodType): Record<string, z.ZodType> | undefined {
+  const def = defOf(unwrapSchema(schema));
+  return def.type === 'object' ? def.shape : undefined;
+}
+
+/** Where a value sits in the contract's body (`history[].week_start`), and the operation's map, if any. */
+interface At {
+  path: string;
+  map: OperationMap | undefined;
+}
+
+/** `value` with every field `schema` knows under the contract's name, at any depth, converted as the map asks. */
+export function conformValue(schema: z.ZodType, value: unknown, at: At = { path: '', map: undefined }): unknown {
+  if (value === null || value === undefined) return value;
+  const def = defOf(schema);
+  const inner = innerSchema(def);
+  if (inner) return conformValue(inner, value, at);
+  switch (def.type) {
+    case 'object':
+      return isObject(value) ? conformObject(def.shape ?? {}, value, at) : value;
+    case 'array':
+      return Array.isArray(value) && def.element ? value.map((item) => conformValue(def.element as z.ZodType, item, { ...at, path: `${at.path}[]` })) : value;
+    case 'record':
+      return isObject(value) && def.valueType ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, conformValue(def.valueType as z.ZodType, v, at)])) : value;
+    case 'union':
+      return conformUnion(def.options ?? [], value, at);
+    default:
+      return scalar(value, at);
+  }
+}
+
+/** A leaf converted and its value mapped as the map says for its path. */
+function scalar(value: unknown, { path, map }: At): unknown {
+  if (!map) return value;
+  const kind = map.convert[path];
+  const converted = kind ? convertValue(kind, value) : value;
+  const values = map.values[path];
+  return values && Object.hasOwn(values, String(converted)) ? values[String(converted)] : converted;
+}
+
+function conformObject(shape: Record<string, z.ZodType>, value: Json, at: At): Json {
+  const names = namesOf(value);
+  const out: Json = {};
+  for (const [name, field] of Object.entries(shape)) {
+    const path = at.path ? `${at.path}.${name}` : name;
+    const renamed = at.map?.fields[path];
+    const found = renamed !== undefined ? pick(value, renamed) : fieldOf(value, name, names);
+    if (found !== undefined) out[name] = conformValue(field, found, { path, map: at.map });
+  }
+  return out;
+}
+
+/** The value at a map's path, relative to `value`: `"."` is `value` itself, dotted names reach into it (each under any spelling). */
+function pick(value: Json, path: string): unknown {
+  if (path === '.') return value;
+  let here: unknown = value;
+  for (const name of path.split('.')) here = isObject(here) ? fieldOf(here, name, namesOf(here)) : undefined;
+  return here;
+}
+
+/** A field of `value` by its exact name, or else by any spelling of it. */
+function fieldOf(value: Json, name: string, names: Map<string, string>): unknown {
+  const source = Object.hasOwn(value, name) ? name : names.get(fieldKey(name));
+  return source === undefined ? undefined : value[source];
+}
+
+/** The body's own field names by `fieldKey`; the first spelling wins when two collide. */
+function namesOf(value: Json): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const name of Object.keys(value)) if (!names.has(fieldKey(name))) names.set(fieldKey(name), name);
+  return names;
+}
+
+/** The first option the conformed value satisfies; the value unchanged when none does. */
+function conformUnion(options: z.ZodType[], value: unknown, at: At): unknown {
+  for (const option of options) {
+    const conformed = conformValue(option, value, at);
+    if (option.safeParse(conformed).success) return conformed;
+  }
+  return value;
+}
+
+/** How many of `shape`'s fields `value` holds under some spelling. */
+function matches(shape: Record<string, z.ZodType>, value: Json): number {
+  const names = namesOf(value);
+  return Object.keys(shape).filter((name) => names.has(fieldKey(name))).length;
+}
+
+/** The field of the top object that holds more of the schema's fields than the top object itself, if one does (the first of the best). */
+export function envelopeOf(shape: Record<string, z.ZodType>, body: Json): string | undefined {
+  let best: { name: string; count: number } | undefined;
+  const top = matches(shape, body);
+  for (const [name, child] of Object.entries(body)) {
+    if (!isObject(child)) continue;
+    const count = matches(shape, child);
+    if (count > (best?.count ?? top)) best = { name, count };
+  }
+  return best?.name;
+}
+
+/**
+ * The body with one envelope taken off: the envelope `at` names (a dotted
+ * path, from the upstream map), or else the field of the top object that
+ * holds more of the schema's fields than the top object itself (`data`,
+ * `result`, whatever it is called). What the envelope lacks is looked for
+ * beside it (a `meta` holding `generatedAt`, say). A value at `at` that is no
+ * object is answered as it is, for the schema to refuse.
+ */
+export function unwrapEnvelope(shape: Record<string, z.ZodType>, body: Json, at?: string): unknown {
+  const envelope = at ?? envelopeOf(shape, body);
+  if (envelope === undefined) return body;
+  const inner = pick(body, envelope);
+  if (!isObject(inner)) return inner;
+  const merged: Json = { ...inner };
+  const innerNames = namesOf(inner);
+  const outer = envelope.split('.')[0]!;
+  for (const name of Object.keys(shape)) {
+    if (innerNames.has(fieldKey(name))) continue;
+    const found = besideEnvelope(body, outer, name);
+    if (found !== undefined) merged[name] = found;
+  }
+  return merged;
+}
+
+/** A field the envelope lacks, from the top object or one of its other objects (`meta`, `links`). */
+function besideEnvelope(body: Json, envelope: string, name: string): unknown {
+  const key = fieldKey(name);
+  for (const [sibling, value] of Object.entries(body)) {
+    if (sibling === envelope) continue;
+    if (fieldKey(sibling) === key) return value;
+    if (isObject(value)) {
+      const inner = namesOf(value).get(key);
+      if (inner !== undefined) return value[inner];
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A whole response body onto the contract's names: the map's envelope (or
+ * one found), then every field renamed, converted and mapped as the map
+ * says, and found under any spelling where it says nothing.
+ */
+export function conformBody(schema: z.ZodType, body: unknown, map?: OperationMap): unknown {
+  const shape = objectShape(schema);
+  if (!shape || !isObject(body)) return body;
+  const inside = unwrapEnvelope(shape, body, map?.envelope);
+  return isObject(inside) ? conformObject(shape, inside, { path: '', map }) : inside;
+}

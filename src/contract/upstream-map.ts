@@ -1,0 +1,139 @@
+/**
+ * The upstream map (DESIGN section 13): one declarative, versioned document
+ * that says, per operation, how another implementation's body maps onto the
+ * contract's model where a respelling is not enough. Paths are the
+ * contract's: dotted field names, `[]` after an array (`history[].week_start`).
+ *
+ * ```json
+ * { "version": 2, "updated_at": "2026-11-25T10:00:00Z", "operations": {
+ *     "getVisibility": {
+ *       "envelope": "result",
+ *       "fields": { "score": "visibility", "history": "weeks", "history[].week_start": "from", "market": ".", "market.code": "marketCode" },
+ *       "convert": { "score": "number", "history[].week_start": "date" },
+ *       "values": { "history[].engine": { "openai": "chatgpt" } } } } }
+ * ```
+ *
+ * - `envelope`: where the body is inside the answer (a dotted path); without it one envelope is found as `conformBody` finds it.
+ *   Either way, a field the envelope lacks is looked for beside it.
+ * - `fields`: the upstream's name for a contract field, relative to the upstream object of the field's parent
+ *   (dotted to reach into it); `"."` reads a contract object from its parent itself (an upstream that writes it flat).
+ * - `convert`: a value conversion (`CONVERSIONS`).
+ * - `values`: an enumeration's upstream values onto the contract's. A value listed nowhere is kept as it is.
+ *
+ * Fields the map does not name are still found under any case convention.
+ */
+import { z } from 'zod';
+import { type OperationId, operations, OPERATION_IDS } from './operations';
+import { defOf, innerSchema } from './schema-walk';
+
+/** Value conversions a map may ask for. */
+export const CONVERSIONS = {
+  /** `"52.4"` to `52.4` */
+  number: 'a number written as a string',
+  /** `"12"` or `12.0` to `12` */
+  integer: 'a whole number, maybe written as a string',
+  /** `0.524` to `52.4`: a share from 0 to 1 as the contract's percentage */
+  percent: 'a share from 0 to 1, as a percentage from 0 to 100 (one decimal)',
+  /** `"2026-11-23T00:00:00Z"` to `"2026-11-23"` */
+  date: 'a date-time, as its UTC date',
+  /** `"2026-11-23 08:00:00"` or epoch seconds to ISO 8601 */
+  'date-time': 'a date-time in another spelling (or epoch seconds), as ISO 8601 UTC',
+  /** `"true"`, `1` to `true` */
+  boolean: 'a boolean written as a string or number',
+  /** `42` to `"42"` */
+  string: 'a number or boolean, as text',
+} as const;
+export type Conversion = keyof typeof CONVERSIONS;
+const Conversion = z.enum(Object.keys(CONVERSIONS) as [Conversion, ...Conversion[]]);
+
+const UpstreamPath = z.string().min(1).max(200).regex(/^(\.|[^.\s]+(\.[^.\s]+)*)$/, 'a dotted field path, or "." for the parent itself');
+
+export const OperationMap = z.strictObject({
+  envelope: z.string().min(1).max(200).regex(/^[^.\s]+(\.[^.\s]+)*$/, 'a dotted field path').optional(),
+  fields: z.record(z.string(), UpstreamPath).default({}),
+  convert: z.record(z.string(), Conversion).default({}),
+  values: z.record(z.string(), z.record(z.string(), z.string().min(1).max(80))).default({}),
+});
+export type OperationMap = z.infer<typeof OperationMap>;
+
+const OperationMaps = z.partialRecord(z.enum(OPERATION_IDS as [OperationId, ...OperationId[]]), OperationMap);
+
+/** What a person or discovery sends: the operations' maps; `version`, when given, must be the version it replaces. */
+export const UpstreamMapInput = z
+  .strictObject({ version: z.number().int().min(0).optional(), operations: OperationMaps })
+  .superRefine((input, ctx) => {
+    for (const [id, map] of Object.entries(input.operations) as [OperationId, OperationMap][]) {
+      const known = contractPaths(id);
+      for (const part of ['fields', 'convert', 'values'] as const)
+        for (const path of Object.keys(map[part]))
+          if (!known.has(path)) ctx.addIssue({ code: 'custom', path: ['operations', id, part, path], message: `${id} has no field \`${path}\` in the contract.` });
+    }
+  });
+export type UpstreamMapInput = z.infer<typeof UpstreamMapInput>;
+
+/** The stored document: the Worker numbers each version. */
+export const UpstreamMap = z.strictObject({ version: z.number().int().min(1), updated_at: z.iso.datetime(), operations: OperationMaps });
+export type UpstreamMap = z.infer<typeof UpstreamMap>;
+
+const pathsCache = new Map<OperationId, Set<string>>();
+
+/** Every path of an operation's response body, objects and arrays included: what a map may name. */
+export function contractPaths(id: OperationId): Set<string> {
+  let paths = pathsCache.get(id);
+  if (!paths) {
+    paths = new Set();
+    collectPaths(operations[id].response, '', paths);
+    pathsCache.set(id, paths);
+  }
+  return paths;
+}
+
+function collectPaths(schema: z.ZodType, path: string, into: Set<string>): void {
+  const def = defOf(schema);
+  const inner = innerSchema(def);
+  if (inner) return collectPaths(inner, path, into);
+  if (def.type === 'object')
+    for (const [name, field] of Object.entries(def.shape ?? {})) {
+      const child = path ? `${path}.${name}` : name;
+      into.add(child);
+      collectPaths(field, child, into);
+    }
+  else if (def.type === 'array' && def.element) {
+    into.add(`${path}[]`);
+    collectPaths(def.element, `${path}[]`, into);
+  }
+  else if (def.type === 'union') for (const option of def.options ?? []) collectPaths(option, path, into);
+}
+
+const numeric = (value: unknown) => (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value);
+
+/** A value converted as the map asks; a value that does not convert is left for the schema to refuse, naming the field. */
+export function convertValue(kind: Conversion, value: unknown): unknown {
+  if (value === null || value === undefined) return value;
+  switch (kind) {
+    case 'number':
+      return numeric(value);
+    case 'integer': {
+      const n = numeric(value);
+      return typeof n === 'number' && Number.isInteger(n) ? n : value;
+    }
+    case 'percent': {
+      const n = numeric(value);
+      return typeof n === 'number' ? Math.round(n * 1000) / 10 : value;
+    }
+    case 'date': {
+      const time = typeof value === 'string' ? Date.parse(value) : NaN;
+      return Number.isNaN(time) ? value : new Date(time).toISOString().slice(0, 10);
+    }
+    case 'date-time': {
+      const epoch = typeof value === 'number' ? value : typeof value === 'string' && /^\d{9,11}$/.test(value) ? Number(value) : undefined;
+      // A space for the `T` is a common spelling; without a zone it is read as UTC (the runtime's zone).
+      const time = epoch !== undefined ? epoch * 1000 : typeof value === 'string' ? Date.parse(value.replace(/^(\d{4}-\d\d-\d\d) /, '$1T')) : NaN;
+      return Number.isNaN(time) ? value : new Date(time).toISOString();
+    }
+    case 'boolean':
+      return value === 'true' || value === 1 || value === '1' ? true : value === 'false' || value === 0 || value === '0' ? false : value;
+    case 'string':
+      return typeof value === 'number' || typeof value === 'boolean' ? String(value) : value;
+  }
+}

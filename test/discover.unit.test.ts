@@ -1,0 +1,245 @@
+/**
+ * Proposing the upstream map (src/client/discovery): our origin's bodies need
+ * nothing; plurals and synonyms are placed at 0.8, a guess by type alone is
+ * never placed; a share from 0 to 1 is a percentage only when many values say
+ * so; enumeration values are mapped by spelling and synonyms, open ones
+ * carried; two readings as likely as each other are asked, not chosen. The
+ * run: the order of reads, values for requests from earlier answers, a key
+ * refused at the first read, the calls counted.
+ */
+import { env } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { type DiscoveryRead, discoverUpstreamMap, readingOrder, valuesAt } from '../src/client/discovery/discover';
+import { compareNames, singular, valueCandidates, wordsOf } from '../src/client/discovery/names';
+import { proposeOperation } from '../src/client/discovery/propose';
+import { CONFIDENCE_THRESHOLD } from '../src/client/discovery/report';
+import { API_BASE, examplePath, OPERATION_IDS, type OperationId, operationList, operations } from '../src/contract/operations';
+import { originTransport } from '../src/origin/transport';
+import { KEYS } from './helpers';
+import { renameAt } from './reshape';
+
+const origin = originTransport(env.DB);
+const bodies = new Map<OperationId, Record<string, unknown>>();
+
+/** Our origin's answer to the operation's example request, read once. */
+async function ours(id: OperationId): Promise<Record<string, unknown>> {
+  if (!bodies.has(id)) {
+    const response = await origin(new Request(`http://origin.internal${API_BASE}${examplePath(operations[id])}`, { headers: { authorization: `Bearer ${KEYS.pro}` } }));
+    bodies.set(id, (await response.json()) as Record<string, unknown>);
+  }
+  return structuredClone(bodies.get(id)!);
+}
+
+const propose = (id: OperationId, body: Record<string, unknown>) => proposeOperation(id, body, CONFIDENCE_THRESHOLD);
+const emptyMap = { fields: {}, convert: {}, values: {} };
+
+describe('names', () => {
+  it('are split into words in any convention, and read in the singular', () => {
+    expect(wordsOf('weekStart')).toEqual(['week', 'start']);
+    expect(wordsOf('Google-AI_Overviews')).toEqual(['google', 'ai', 'overviews']);
+    expect(wordsOf('ChatGPT')).toEqual(['chat', 'gpt']);
+    expect(['weeks', 'rivals', 'statuses', 'status', 'analysis', 'entries', 'as'].map(singular)).toEqual(['week', 'rival', 'status', 'status', 'analysis', 'entry', 'as']);
+  });
+
+  it('match as the same name, a plural or a synonym, and nothing else', () => {
+    expect(compareNames('brand_id', 'BrandID')).toEqual({ by: 'name', confidence: 1 });
+    expect(compareNames('rivals', 'rival')).toEqual({ by: 'plural', confidence: 0.8 });
+    expect(compareNames('history', 'weeks')).toEqual({ by: 'synonym', confidence: 0.8 });
+    expect(compareNames('generated_at', 'asOf')).toEqual({ by: 'synonym', confidence: 0.8 });
+    expect(compareNames('rival_share', 'competitorPct')).toEqual({ by: 'synonym', confidence: 0.8 });
+    expect(compareNames('question_id', 'promptId')).toEqual({ by: 'synonym', confidence: 0.8 });
+    expect(compareNames('naming_runs', 'hits')).toBeUndefined();
+    expect(compareNames('score', 'rank')).toBeUndefined();
+  });
+
+  it('map values by spelling, synonyms and well-known aliases, and hint at one that begins another', () => {
+    expect(valueCandidates(['won', 'lost', 'held'], 'WON')).toEqual([{ to: 'won', by: 'name', confidence: 0.95 }]);
+    expect(valueCandidates(['won', 'lost', 'held'], 'gain')).toEqual([{ to: 'won', by: 'synonym', confidence: 0.8 }]);
+    expect(valueCandidates(['gained', 'lost'], 'up')).toEqual([{ to: 'gained', by: 'synonym', confidence: 0.8 }]);
+    expect(valueCandidates(['chatgpt', 'google_ai_overviews'], 'google_aio')).toEqual([{ to: 'google_ai_overviews', by: 'synonym', confidence: 0.8 }]);
+    expect(valueCandidates(['recommended', 'mentioned'], 'recommend')).toEqual([{ to: 'recommended', by: 'similar', confidence: 0.6 }]);
+    expect(valueCandidates(['chatgpt'], 'grok')).toEqual([]);
+  });
+});
+
+describe('our origin\'s bodies', () => {
+  it.each(operationList.map((op) => [op.id] as const))('%s: nothing to map, every field by its name', async (id) => {
+    const { report, map } = propose(id, await ours(id));
+    expect(map).toEqual(emptyMap);
+    expect({ to_confirm: report.to_confirm, unplaced: report.unplaced, unused: report.unused, carried: report.carried, reads: report.reads, envelope: report.envelope }).toEqual({
+      to_confirm: [],
+      unplaced: [],
+      unused: [],
+      carried: {},
+      reads: { ok: true },
+      envelope: null,
+    });
+    expect(Object.values(report.fields).every((f) => f.by === 'name' && f.confidence === 1 && !f.convert)).toBe(true);
+  });
+});
+
+describe('fields', () => {
+  it('place a plural and a synonym at 0.8, in the map', async () => {
+    let body: unknown = await ours('listTopics');
+    body = renameAt(renameAt(body, 'topics[].rivals', 'rival'), 'topics[].score', 'visibility');
+    const { report, map } = propose('listTopics', body as Record<string, unknown>);
+    expect(report.fields['topics[].rivals']).toEqual({ from: 'rival', confidence: 0.8, by: 'plural' });
+    expect(report.fields['topics[].score']).toEqual({ from: 'visibility', confidence: 0.8, by: 'synonym' });
+    expect(map.fields).toEqual({ 'topics[].rivals': 'rival', 'topics[].score': 'visibility' });
+    expect(report.reads).toEqual({ ok: true });
+  });
+
+  it('guessed by type alone stay to confirm, out of the map: one candidate at 0.5, several at 0.3', async () => {
+    const one = propose('getVisibility', renameAt(await ours('getVisibility'), 'naming_runs', 'hits') as Record<string, unknown>);
+    expect(one.report.to_confirm).toEqual([{ path: 'naming_runs', reason: expect.stringContaining('`hits` is the only field left'), candidates: [{ from: 'hits', confidence: 0.5, by: 'type' }] }]);
+    expect(one.map).toEqual(emptyMap);
+    expect(one.report.reads).toEqual({ ok: false, problem: expect.stringContaining('`naming_runs`') });
+
+    let two: unknown = renameAt(renameAt(await ours('getVisibility'), 'naming_runs', 'hits'), 'answered_runs', 'total');
+    two = propose('getVisibility', two as Record<string, unknown>).report.to_confirm;
+    expect(two).toEqual([
+      { path: 'answered_runs', reason: expect.any(String), candidates: [{ from: 'total', confidence: 0.3, by: 'type' }, { from: 'hits', confidence: 0.3, by: 'type' }] },
+      { path: 'naming_runs', reason: expect.any(String), candidates: [{ from: 'hits', confidence: 0.3, by: 'type' }] },
+    ]);
+  });
+
+  it('are a question when two upstream fields are as likely as each other', async () => {
+    const { score, ...body } = await ours('getVisibility');
+    const { report, map } = propose('getVisibility', { ...body, visibility: score, value: score });
+    expect(report.to_confirm).toEqual([
+      {
+        path: 'score',
+        reason: expect.stringContaining('two readings'),
+        candidates: [
+          { from: 'visibility', confidence: 0.5, by: 'synonym' },
+          { from: 'value', confidence: 0.5, by: 'synonym' },
+        ],
+      },
+    ]);
+    expect(map.fields).toEqual({});
+  });
+
+  it('holding a list under another name are placed by what its items hold', async () => {
+    const body = renameAt(await ours('getAnswerHistory'), 'questions', 'items') as Record<string, unknown>;
+    const { report, map } = propose('getAnswerHistory', body);
+    expect(report.fields.questions).toEqual({ from: 'items', confidence: 0.85, by: 'structure' });
+    expect(map.fields).toEqual({ questions: 'items' });
+  });
+
+  it('in an envelope the contract\'s names do not find are read from it through the map, and what it lacks from beside it', async () => {
+    const { brand_id, market, generated_at, ...rest } = await ours('getVisibility');
+    let payload: unknown = rest;
+    for (const [name, to] of [['score', 'visibility'], ['history', 'weeks'], ['change', 'delta'], ['answered_runs', 'answered'], ['naming_runs', 'mentions']]) payload = renameAt(payload, name!, to!);
+    const body = { brand_id, market, generated_at, payload };
+    const { report, map } = propose('getVisibility', body);
+    expect(report.envelope).toEqual({ at: 'payload', confidence: 0.9, in_map: true });
+    expect(map).toMatchObject({ envelope: 'payload', fields: { score: 'visibility', history: 'weeks', change: 'delta', answered_runs: 'answered', naming_runs: 'mentions' } });
+    expect(report.fields.brand_id).toEqual({ from: 'brand_id', confidence: 1, by: 'name' });
+    expect(report.reads).toEqual({ ok: true });
+  });
+});
+
+describe('values', () => {
+  it('convert numbers written as text, date-times where the contract has a date, and other spellings of a date-time', async () => {
+    let body: unknown = await ours('getVisibility');
+    body = { ...(body as object), answered_runs: '1716', generated_at: '2026-11-25 08:00:00' };
+    body = { ...(body as object), history: (body as { history: Record<string, unknown>[] }).history.map((w) => ({ ...w, score: String(w.score), week_start: `${w.week_start}T00:00:00Z` })) };
+    const { report, map } = propose('getVisibility', body as Record<string, unknown>);
+    expect(map.convert).toEqual({ answered_runs: 'integer', generated_at: 'date-time', 'history[].score': 'number', 'history[].week_start': 'date' });
+    expect(report.fields['history[].week_start']).toEqual({ from: 'week_start', confidence: 0.95, by: 'name', convert: 'date' });
+    expect(report.reads).toEqual({ ok: true });
+  });
+
+  it('from 0 to 1 where the contract has a percentage: shares when many say so, a question when one cannot tell, as they are above 1', async () => {
+    const topics = await ours('listTopics');
+    const shares = { ...topics, topics: (topics.topics as { score: number | null }[]).map((t) => ({ ...t, score: t.score === null ? null : t.score / 100 })) };
+    expect(propose('listTopics', shares).report.fields['topics[].score']).toEqual({ from: 'score', confidence: 0.85, by: 'name', convert: 'percent' });
+
+    const one = propose('getVisibility', { ...(await ours('getVisibility')), score: 0.571 });
+    expect(one.report.to_confirm).toEqual([
+      {
+        path: 'score',
+        reason: expect.stringContaining('one value from 0 to 1 (0.571)'),
+        candidates: [
+          { from: 'score', convert: 'percent', confidence: 0.5, by: 'name' },
+          { from: 'score', confidence: 0.5, by: 'name' },
+        ],
+      },
+    ]);
+    expect(one.map.convert).toEqual({});
+    expect(propose('getVisibility', { ...(await ours('getVisibility')), score: 1 }).report.to_confirm).toEqual([]);
+  });
+
+  it('of an enumeration are mapped by spelling and synonyms; a value like none is asked, with the values not seen', async () => {
+    const history = await ours('getAnswerHistory');
+    const outcomes: Record<string, string> = { won: 'gain', lost: 'LOST', held: 'meh' };
+    const body = { ...history, questions: (history.questions as { outcome: string }[]).map((q) => ({ ...q, outcome: outcomes[q.outcome] })) };
+    const { report, map } = propose('getAnswerHistory', body);
+    expect(map.values).toEqual({ 'questions[].outcome': { gain: 'won', LOST: 'lost' } });
+    expect(report.values['questions[].outcome']).toEqual({ gain: { to: 'won', confidence: 0.8, by: 'synonym' }, LOST: { to: 'lost', confidence: 0.95, by: 'name' } });
+    expect(report.to_confirm).toEqual([{ path: 'questions[].outcome', value: 'meh', reason: expect.stringContaining('no value like `meh`'), candidates: [{ to: 'held', confidence: 0.4, by: 'elimination' }] }]);
+  });
+
+  it('of an open enumeration are carried when nothing names them, and mapped when a well-known alias does', async () => {
+    const matrix = JSON.parse(JSON.stringify(await ours('getPromptMatrix')).replaceAll('"copilot"', '"grok"').replaceAll('"chatgpt"', '"openai"'));
+    const { report, map } = propose('getPromptMatrix', matrix);
+    expect(report.carried).toEqual({ 'engines[]': ['grok'], 'prompts[].engines[].engine': ['grok'] });
+    expect(map.values).toEqual({ 'engines[]': { openai: 'chatgpt' }, 'prompts[].engines[].engine': { openai: 'chatgpt' } });
+    expect(report.to_confirm).toEqual([]);
+  });
+});
+
+describe('a discovery run', () => {
+  type Answer = DiscoveryRead | ((params: Record<string, string | number>) => DiscoveryRead);
+  async function run(answers: Partial<Record<OperationId, Answer>>) {
+    const calls: [OperationId, Record<string, string | number>][] = [];
+    const report = await discoverUpstreamMap(async (id, params) => {
+      calls.push([id, params]);
+      const answer = answers[id] ?? { status: 200, body: await ours(id), cache: 'MISS' };
+      return typeof answer === 'function' ? answer(params) : answer;
+    });
+    return { report, calls };
+  }
+
+  it('reads the brands first and the operations that need a value last, each value from an answer read before', async () => {
+    expect(readingOrder().slice(0, 1)).toEqual(['listBrands']);
+    expect(readingOrder().slice(-4).sort()).toEqual(['getAnswerRuns', 'getCompetitor', 'getTask', 'getTopic']);
+    // The topics under another name: the id still comes from them, read through the map proposed for them.
+    const topics = renameAt(await ours('listTopics'), 'topics', 'results');
+    const { report, calls } = await run({ listTopics: { status: 200, body: topics, cache: 'HIT' } });
+    expect(calls.map(([id]) => id).sort()).toEqual([...OPERATION_IDS].sort());
+    expect(Object.fromEntries(calls.filter(([, params]) => Object.keys(params).length > 0))).toEqual({
+      getTopic: { id: 1101 },
+      getAnswerRuns: { prompt: valuesAt(await ours('listAnswers'), 'questions[].text')[0] },
+      getCompetitor: { name: valuesAt(await ours('listTopics'), 'topics[].rivals[].name')[0] },
+      getTask: { id: valuesAt(await ours('listTasks'), 'tasks[].id')[0] },
+    });
+    expect(report).toMatchObject({ calls: OPERATION_IDS.length, upstream_calls: OPERATION_IDS.length - 1, brand_id: null });
+  });
+
+  it('gives `brand_id` to every brand read for a key with several brands', async () => {
+    const brands = await ours('listBrands');
+    const two = { ...brands, brands: [...(brands.brands as object[]), { ...(brands.brands as object[])[0], id: 7 }] };
+    const { calls, report } = await run({ listBrands: { status: 200, body: two } });
+    expect(report.brand_id).toBe(1);
+    expect(calls.find(([id]) => id === 'listMarkets')![1]).toEqual({ brand_id: 1 });
+    expect(calls.find(([id]) => id === 'getTopic')![1]).toEqual({ brand_id: 1, id: 1101 });
+  });
+
+  it('reports an operation the key cannot read, and skips what needs a value from it', async () => {
+    const refused = { status: 403, error: { code: 'feature_not_in_plan', message: 'listTasks: not in your plan' } };
+    const { report, calls } = await run({ listTasks: refused });
+    expect(report.operations.listTasks).toEqual({ status: 403, params: {}, error: refused.error });
+    expect(report.operations.getTask).toEqual({ status: null, skipped: 'needs `id` from listTasks (`tasks[].id`), which answered 403 feature_not_in_plan' });
+    expect(calls.map(([id]) => id)).not.toContain('getTask');
+  });
+
+  it('stops at the first read when the key reads nothing, or the service does not answer', async () => {
+    const { report, calls } = await run({ listBrands: { status: 401, error: { code: 'invalid_api_key', message: 'listBrands: unknown key' } } });
+    expect(calls).toHaveLength(1);
+    expect(report.stopped).toEqual({ status: 401, code: 'invalid_api_key', message: 'listBrands: unknown key' });
+    expect(Object.keys(report.operations)).toEqual(OPERATION_IDS);
+    const down = await run({ listBrands: { status: 0, error: { code: 'network_error', message: 'listBrands: connection refused' } } });
+    expect([down.calls.length, down.report.stopped?.code]).toEqual([1, 'network_error']);
+  });
+});

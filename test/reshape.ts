@@ -1,0 +1,95 @@
+/**
+ * Reshaping our origin's bodies as another implementation of the spec might
+ * write them: the same data under other field-name conventions, or wrapped in
+ * an envelope. The foreign upstreams of the tests are built from these, so
+ * their figures are the demo's own.
+ */
+import { env } from 'cloudflare:test';
+import { originTransport } from '../src/origin/transport';
+import { useUpstreamForTests } from './seams';
+
+type Json = unknown;
+
+const words = (name: string) => name.split('_');
+const cap = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+
+export const CASES = {
+  camel: (name: string) => words(name).map((w, i) => (i === 0 ? w : cap(w))).join(''),
+  pascal: (name: string) => words(name).map(cap).join(''),
+  kebab: (name: string) => words(name).join('-'),
+} as const;
+export type CaseName = keyof typeof CASES;
+
+/** Every field name of `body`, at any depth, spelled by `rename`. */
+export function renameFields(body: Json, rename: (name: string) => string): Json {
+  if (Array.isArray(body)) return body.map((item) => renameFields(item, rename));
+  if (typeof body !== 'object' || body === null) return body;
+  return Object.fromEntries(Object.entries(body).map(([name, value]) => [rename(name), renameFields(value, rename)]));
+}
+
+/** `{ data: <body without generated_at>, meta: { generatedAt, ... }, links: { self } }`, as many JSON:API-minded services answer. */
+export function envelope(body: Record<string, unknown>, self: string): Json {
+  const { generated_at, ...data } = body;
+  return { data, meta: { generatedAt: generated_at, apiVersion: 'v1' }, links: { self } };
+}
+
+/**
+ * An upstream that is our embedded origin with its bodies reshaped: the same
+ * demo data, as another implementation of the spec would send it. Keys are
+ * its own (`foreign-...`); each stands for a demo key (`as`), so its answers
+ * are never the cached answers of the demo key itself.
+ */
+export class ReshapingUpstream {
+  readonly requests: URL[] = [];
+  private readonly origin = originTransport(env.DB);
+
+  constructor(
+    private readonly reshape: (body: Record<string, unknown>, url: URL) => unknown,
+    private readonly as: (key: string) => string = () => 'demo_pro_single',
+  ) {}
+
+  install(): this {
+    useUpstreamForTests({ transport: (request) => this.answer(request), baseUrl: 'https://reshaped.test/api/v1', timeoutMs: 10_000, startTimeout: () => () => {} });
+    return this;
+  }
+
+  private async answer(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    this.requests.push(url);
+    const key = (request.headers.get('authorization') ?? '').replace(/^Bearer /, '');
+    const answer = await this.origin(new Request(`http://origin.internal${url.pathname}${url.search}`, { headers: { authorization: `Bearer ${this.as(key)}` } }));
+    if (answer.status !== 200) return answer;
+    const body = JSON.stringify(this.reshape((await answer.json()) as Record<string, unknown>, url));
+    return new Response(body, { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'private, max-age=300' } });
+  }
+}
+
+/** `body` with the field at a contract path (`history[].week_start`) renamed; arrays on the way are followed. */
+export function renameAt(body: unknown, path: string, to: string): unknown {
+  const [head, ...rest] = path.split('.');
+  const array = head!.endsWith('[]');
+  const name = array ? head!.slice(0, -2) : head!;
+  if (Array.isArray(body)) return body.map((item) => renameAt(item, path, to));
+  if (typeof body !== 'object' || body === null) return body;
+  const entries = Object.entries(body).map(([key, value]) => {
+    if (key !== name) return [key, value];
+    if (rest.length === 0) return [to, value];
+    return [key, renameAt(value, rest.join('.'), to)];
+  });
+  return Object.fromEntries(entries);
+}
+
+/** `body` with every value at a contract path changed by `change` (arrays on the way followed, `x[]` for an array's items). */
+export function changeAt(body: unknown, path: string, change: (value: unknown) => unknown): unknown {
+  const [head, ...rest] = path.split('.');
+  const array = head!.endsWith('[]');
+  const name = array ? head!.slice(0, -2) : head!;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  return Object.fromEntries(
+    Object.entries(body).map(([key, value]) => {
+      if (key !== name) return [key, value];
+      const inner = (v: unknown) => (rest.length === 0 ? change(v) : changeAt(v, rest.join('.'), change));
+      return [key, array && Array.isArray(value) ? value.map(inner) : inner(value)];
+    }),
+  );
+}
