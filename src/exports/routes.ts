@@ -29,7 +29,7 @@ import { EXPORT_FORMATS, EXPORT_LINK_BASE, EXPORTS_BASE, type ExportFormat, type
 import { expiresInDays, linkOwnerKey, noQuery, readFailure, tooManyLinks } from '../links/keyed-routes';
 import { MAX_LIVE_LINKS } from '../links/link-store';
 import { clientAddressOf } from '../proxy';
-import { csvOptionalPaths, HISTORY_COLUMNS, historyRecord, readHistory, readScope } from '../weekly-report';
+import { HISTORY_COLUMNS, historyRecord, readHistory, readScope, readTableBody } from '../weekly-report';
 import type { ExportDeps } from './deps';
 import { CSV_CONTENT_TYPE, csvColumns, tableRows, toCsv } from './table';
 import { checkTarget, ParamsField, type TableOperation, tableOperation } from './target';
@@ -43,15 +43,6 @@ export const MintBody = z.strictObject({
   expires_in_days: expiresInDays,
 });
 
-type Lenient = (params: Record<string, string>, options: { optional: readonly string[] }) => Promise<{ data: unknown }>;
-/**
- * One operation's answer as a table reads it: its rows required, any other field optional (a column the Read API does
- * not provide is empty; the header stays the table's, so sheets keep working).
- */
-export async function readTableBody(client: ApiClient, op: TableOperation, params: Record<string, string>): Promise<unknown> {
-  const read = (client.lenient as unknown as Record<string, Lenient>)[op.id]!;
-  return (await read(params, { optional: csvOptionalPaths(op.id, op.csv) })).data;
-}
 
 /** What a body names of its brand and market (absent for account-wide and brand-wide operations). */
 function scopeOf(body: unknown): Pick<ExportTarget, 'brandId' | 'market'> {
@@ -69,7 +60,7 @@ async function mint(request: Request, url: URL, deps: ExportDeps): Promise<Respo
   try {
     // The read the link will make: the key must be able to make it (plan, integration, brand), and its error is the one to show.
     const client = deps.api(key, clientAddressOf(request));
-    scope = scopeOf(op ? await readTableBody(client, op, params) : await readScope(client, { brand_id: params.brand_id === undefined ? undefined : Number(params.brand_id), market: params.market }));
+    scope = scopeOf(op ? (await readTableBody(client, op.id, op.csv, params)).data : await readScope(client, { brand_id: params.brand_id === undefined ? undefined : Number(params.brand_id), market: params.market }));
   } catch (error) {
     throw readFailure(error);
   }
@@ -121,7 +112,7 @@ async function readTable(client: ApiClient, db: D1Database, target: ExportTarget
     return { columns: HISTORY_COLUMNS, rows: (await readHistory(db, target.brandId, target.market.id)).map(historyRecord) };
   }
   const columns = csvColumns(op);
-  return { columns, rows: tableRows(op.csv, columns, await readTableBody(client, op, target.params)) };
+  return { columns, rows: tableRows(op.csv, columns, (await readTableBody(client, op.id, op.csv, target.params)).data) };
 }
 
 async function read(request: Request, file: string, deps: ExportDeps): Promise<Response> {

@@ -5,3 +5,4 @@ export * from './week';
 export * from './history';
 export * from './changes';
 export * from './parts';
+export * from './compat';

@@ -92,6 +92,9 @@ export interface PartsRead<Id extends OperationId> {
   meta: ResponseMeta | null;
   /** The parts of this operation the service does not provide (required ones never: their absence is thrown). */
   notProvided: PartId[];
+  /** Why: the fields absent from the body, or the answer that says the operation itself is missing. */
+  absent: string[];
+  missing?: ApiClientError;
 }
 
 const partsOf = (id: OperationId) => PART_IDS.filter((part) => PARTS[part].operation === id);
@@ -113,11 +116,21 @@ export async function readParts<Id extends OperationId>(client: ApiClient, needs
     const lenient = client.lenient[id] as (params: ParamsOf<Id>, options: LenientOptions) => Promise<Lenient<ResponseOf<Id>>>;
     const read = await lenient(params, { optional: optional.flatMap((part) => PARTS[part].fields) });
     for (const path of read.absent) emptyAt(read.data, path.split('.'));
-    return { data: read.data, meta: read.meta, notProvided: optional.filter((part) => PARTS[part].fields.some((field) => read.absent.includes(field))) };
+    return { data: read.data, meta: read.meta, notProvided: optional.filter((part) => PARTS[part].fields.some((field) => read.absent.includes(field))), absent: read.absent };
   } catch (error) {
-    if (error instanceof ApiClientError && optional.length === parts.length && operationMissing(error)) return { data: null, meta: null, notProvided: outermost(optional) };
+    if (error instanceof ApiClientError && optional.length === parts.length && operationMissing(error)) return { data: null, meta: null, notProvided: outermost(optional), absent: [], missing: error };
     throw error;
   }
+}
+
+/**
+ * An operation's answer as a CSV table reads it (`csvOptionalPaths`): its
+ * rows required, every other field optional; `absent` names the columns'
+ * fields the service does not provide.
+ */
+export async function readTableBody(client: ApiClient, id: OperationId, csv: CsvRows, params: Record<string, string>): Promise<Lenient<unknown>> {
+  const lenient = client.lenient[id] as unknown as (params: Record<string, string>, options: LenientOptions) => Promise<Lenient<unknown>>;
+  return lenient(params, { optional: csvOptionalPaths(id, csv) });
 }
 
 /** Of `parts`, those not inside another (without topics, their rivals are not said to be missing too). */
