@@ -286,7 +286,7 @@ describe('the report of a Read API without some parts', () => {
     // noise = 100 * sqrt(.568 * .432 / 1719 + .566 * .434 / 1719) = 1.691 points: 0.2 is steady, as with the history.
     expect(report.visibility).toEqual(expect.objectContaining({ score: 56.8, previous: 56.6, change: 0.2, noise: 1.69, trend: 'steady', history: [] }));
     expect(report.not_provided).toEqual([
-      { part: 'history', operation: 'getVisibility', fields: ['history'], words: 'the 12-week history', line: 'Your Read API does not provide the 12-week history, so the trend is left out.' },
+      { part: 'history', operation: 'getVisibility', fields: ['history'], words: 'the 12-week history', line: 'Your Read API does not provide the 12-week history, so the weekly chart is left out.' },
     ]);
     expect(report.empty).toBeNull();
   });
@@ -312,7 +312,7 @@ describe('the report of a Read API without some parts', () => {
     const report = buildReport(input({ visibility: { ...visibility, history: [] }, history: { ...history, questions: history.questions.map((q) => ({ ...q, moved: [] })) }, not_provided: ['history', 'moved'] }));
     const { html, text } = await renderDigest({ report, links: { viewInBrowser: 'https://edge.test/r/x', unsubscribe: 'https://edge.test/u/x' } });
     for (const part of [html, text]) {
-      expect(part).toContain('Your Read API does not provide the 12-week history, so the trend is left out.');
+      expect(part).toContain('Your Read API does not provide the 12-week history, so the weekly chart is left out.');
       expect(part).toContain('Your Read API does not provide the engines that moved each question, so each won or lost question is listed without the engines that moved it.');
       expect(part).not.toContain('Score by week');
     }

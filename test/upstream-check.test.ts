@@ -34,7 +34,7 @@ async function verdicts(body: unknown): Promise<CheckAnswer> {
 }
 
 const byFeature = (answer: CheckAnswer) => Object.fromEntries(answer.features.map((f) => [f.feature, f.status]));
-const missingOf = (answer: CheckAnswer, feature: string) => answer.features.find((f) => f.feature === feature)!.missing.map((m) => [m.part, m.operation, m.field, m.required]);
+const missingOf = (answer: CheckAnswer, feature: string) => answer.features.find((f) => f.feature === feature)!.missing.map((m) => [m.part, m.operation, m.field ?? m.answer, m.required]);
 const operationOf = (answer: CheckAnswer, id: string) => answer.operations.find((op) => op.operation === id)!;
 
 /** The service without the optional parts (as test/upstream-degrade.test.ts). */
@@ -82,7 +82,7 @@ describe('in front of a service without the optional parts', () => {
       ['per_engine', 'getPromptMatrix', '404 not_found', false],
       ['rivals', 'listTopics', 'topics[].rivals', false],
     ]);
-    expect(answer.features.find((f) => f.feature === 'digest')!.missing[0]!.line).toBe('Your Read API does not provide the 12-week history, so the trend is left out.');
+    expect(answer.features.find((f) => f.feature === 'digest')!.missing[0]!.line).toBe('Your Read API does not provide the 12-week history, so the weekly chart is left out.');
     expect(missingOf(answer, 'weekly_report')).toEqual(missingOf(answer, 'digest'));
     expect(missingOf(answer, 'alerts')).toEqual([
       ['per_engine', 'getPromptMatrix', '404 not_found', false],
@@ -104,11 +104,12 @@ describe('in front of a service without the score', () => {
   it('the features that need it cannot run, naming the operation and the field; the others run', async () => {
     new ReshapingUpstream((body, url) => (url.pathname.endsWith('/visibility') ? without(body, 'score') : body)).install();
     const answer = await verdicts({ api_key: freshKey('check-no-score'), market: 'us' });
-    expect(byFeature(answer)).toEqual({ digest: 'cannot_run', report_page: 'cannot_run', alerts: 'cannot_run', csv_exports: 'works_without', history: 'cannot_run', weekly_report: 'cannot_run' });
+    expect(byFeature(answer)).toEqual({ digest: 'cannot_run', report_page: 'cannot_run', alerts: 'cannot_run', csv_exports: 'works', history: 'cannot_run', weekly_report: 'cannot_run' });
     expect(missingOf(answer, 'digest')).toEqual([['score', 'getVisibility', 'score', true]]);
     expect(answer.features.find((f) => f.feature === 'digest')!.missing[0]).toMatchObject({ words: 'the visibility score' });
-    // /visibility's CSV is its 12 weeks: without the body's own score it still exports them.
+    // /visibility's CSV is its 12 weeks: the body's own score is in no column, so every export works.
     expect(operationOf(answer, 'getVisibility')).toMatchObject({ status: 'readable_without', fields: ['score'] });
+    expect(missingOf(answer, 'csv_exports')).toEqual([]);
   });
 });
 
@@ -124,8 +125,10 @@ describe('the page', () => {
     expect(html).not.toContain(key);
     const text = visibleText(html);
     expect(text).toContain('The weekly digest Works without a section');
-    expect(text).toContain('Your Read API does not provide the 12-week history, so the trend is left out. getVisibility: history not provided');
-    expect(text).toContain('Needs the rows of its CSV export. getVisibility: history missing or unreadable');
+    expect(text).toContain('Your Read API does not provide the 12-week history, so the weekly chart is left out. getVisibility: history not provided');
+    expect(text).toContain('Needs the rows of the getVisibility export. getVisibility: history missing or unreadable');
+    expect(text).toContain('The listTopics export leaves its rivals column empty.');
+    expect(text).toContain('getPromptMatrix: answers 404 not_found');
     expect(html).toContain('data-feature="digest" data-status="works_without"');
     // curl's */* and an explicit JSON get JSON.
     for (const accept of ['*/*', 'application/json', 'text/html;q=0.5, application/json']) expect((await check({ api_key: key }, { accept })).headers.get('content-type')).toMatch(/^application\/json/);

@@ -24,7 +24,7 @@ import { CASES, renameFields, ReshapingUpstream } from './reshape';
 
 /** The lines a reader sees where a section is left out (src/weekly-report/parts.ts). */
 const LINES = {
-  history: 'Your Read API does not provide the 12-week history, so the trend is left out.',
+  history: 'Your Read API does not provide the 12-week history, so the weekly chart is left out.',
   per_engine: 'Your Read API does not provide per-engine answers, so each engine’s questions naming the brand are left out.',
   rivals: 'Your Read API does not provide rivals per topic, so the rival named most in each topic is left out.',
 };

@@ -191,7 +191,8 @@ const UpstreamCheck = z.object({
         z.object({
           part: z.string().describe('A part of the weekly report (`history`, `per_engine`, `moved`, `topics`, `rivals`, `score`, `won_lost`), or a CSV export\'s `rows` or `column`, or `body`.'),
           operation: z.string(),
-          field: z.string().describe('The contract\'s field, or the answer (`404 not_found`) when the operation itself is missing.'),
+          field: z.string().nullable().describe('The contract\'s field that is absent or unreadable; null when the operation itself is missing.'),
+          answer: z.string().optional().describe('What the service answered instead of the operation (`404 not_found`).'),
           words: z.string(),
           required: z.boolean().describe('Whether the feature (for CSV, that operation\'s export) cannot run without it.'),
           line: z.string().optional().describe('What the feature says where it leaves the section out.'),

@@ -20,7 +20,7 @@ import { json, prefersHtml } from '../lib/http';
 import type { Route } from '../lib/router';
 import { systemClock } from '../lib/time';
 import { type AdminContext, apiFor, callsLeft, clientAddressOf, UPSTREAM_ADMIN_BASE } from '../proxy';
-import { CheckInterrupted, checkCompatibility, type CompatibilityResult, type FeatureStatus, type OperationStatus } from '../weekly-report';
+import { CheckInterrupted, checkCompatibility, type CompatibilityResult, type FeatureStatus, formatStamp, type OperationStatus } from '../weekly-report';
 
 export const UPSTREAM_CHECK_PATH = `${UPSTREAM_ADMIN_BASE}/check`;
 /** A key and a brand and market: a few hundred bytes at most. */
@@ -89,7 +89,8 @@ td code{overflow-wrap:anywhere}
 /** One thing a feature lacks, in words: the line it says, or what stops it, then where. */
 function missingItem(m: CompatibilityResult['features'][number]['missing'][number]): string {
   const what = m.required ? `Needs ${escapeHtml(m.words)}.` : escapeHtml(m.line ?? `Runs without ${m.words}.`);
-  return `<li>${what}<span class="where">${escapeHtml(m.operation)}: <code>${escapeHtml(m.field)}</code> ${m.required ? 'missing or unreadable' : 'not provided'}</span></li>`;
+  const where = m.field === null ? `answers ${escapeHtml(m.answer ?? 'with no body it can read')}` : `<code>${escapeHtml(m.field)}</code> ${m.required ? 'missing or unreadable' : 'not provided'}`;
+  return `<li>${what}<span class="where">${escapeHtml(m.operation)}: ${where}</span></li>`;
 }
 
 /** The check as a page, in the look of the report page. */
@@ -111,7 +112,7 @@ function checkPage(answer: CheckAnswer, asked: { brand_id?: number | undefined; 
     .join('');
   const body = [
     `<h1>Does this Read API work with every feature?</h1>`,
-    `<p class="meta">Checked ${escapeHtml(answer.checked_at.slice(0, 16).replace('T', ' '))} UTC, with the API key you sent, for ${escapeHtml(scope)}: ${answer.reads} reads through the cache, ${answer.calls} of them upstream.</p>`,
+    `<p class="meta">Checked ${escapeHtml(formatStamp(answer.checked_at))}, with the API key you sent, for ${escapeHtml(scope)}: ${answer.reads} reads through the cache, ${answer.calls} of them upstream.</p>`,
     `<p class="small">Each feature needs only what it cannot do without; without anything else it leaves that section out and says so in one line, as below. Fields are the contract’s; the upstream map (<code>GET /admin/upstream/map</code>) can say where the service keeps one it names otherwise.</p>`,
     `<h2>Features</h2><ul class="features" data-testid="features">${features}</ul>`,
     `<h2>Operations</h2><p class="small">Each operation as its CSV export reads it: everything but its rows may be missing.</p>`,

@@ -27,8 +27,10 @@ export interface Missing {
   /** A part of the table (parts.ts), `rows` of a CSV export, or `column` of one. */
   part: PartId | 'rows' | 'column' | 'body';
   operation: OperationId;
-  /** The contract's field, or what answered instead (`404 not_found`) when the operation itself is missing. */
-  field: string;
+  /** The contract's field that is absent or unreadable; null when the operation itself is missing (`answer` says what answered). */
+  field: string | null;
+  /** What the service answered instead of the operation (`404 not_found`). */
+  answer?: string;
   words: string;
   /** Whether the feature (or, for CSV, that operation's export) cannot run without it. */
   required: boolean;
@@ -88,6 +90,10 @@ export class CheckInterrupted extends Error {
 /** `history.3.score` as the contract writes it: `history[].score`. */
 const contractField = (field: string) => field.replace(/\.\d+(?=\.|$)/g, '[]');
 
+/** The field a read failed on, or, for an operation the service does not have, what it answered instead. */
+const whyMissing = (error: ApiClientError): { field: string | null; answer?: string } =>
+  error.kind === 'parse' ? { field: error.field ? contractField(error.field) : null } : { field: null, answer: `${error.status} ${error.code}` };
+
 /** The part a broken field belongs to: the one whose field holds it (`questions[].outcome` is the won and lost list's). */
 function partOfField(id: OperationId, field: string): PartId | undefined {
   const within = (outer: string) => field === outer || field.startsWith(`${outer}.`) || field.startsWith(`${outer}[]`);
@@ -106,15 +112,16 @@ async function missingFor(client: ApiClient, needs: Needs, params: Record<string
       for (const part of read.notProvided) {
         const need = needs[part];
         if (need === undefined || need === 'required') continue;
-        const fields = read.missing ? [`${read.missing.status} ${read.missing.code}${read.missing.field ? ` (\`${read.missing.field}\`)` : ''}`] : PARTS[part].fields.filter((field) => read.absent.includes(field));
-        for (const field of fields) missing.push({ part, operation: id, field, words: PARTS[part].words, required: false, line: notProvidedLine(part, need) });
+        const about = { part, operation: id, words: PARTS[part].words, required: false, line: notProvidedLine(part, need) };
+        if (read.missing) missing.push({ ...about, ...whyMissing(read.missing) });
+        else for (const field of PARTS[part].fields.filter((f) => read.absent.includes(f))) missing.push({ ...about, field });
       }
     } catch (error) {
       if (!(error instanceof ApiClientError)) throw error;
       if (error.kind !== 'parse' && error.status !== 404) throw new CheckInterrupted(error);
-      const field = error.field ? contractField(error.field) : `${error.status} ${error.code}`;
-      const part = error.field ? partOfField(id, field) : undefined;
-      missing.push({ part: part ?? 'body', operation: id, field, words: part ? PARTS[part].words : error.field ? `the field \`${field}\`` : `the operation ${id}`, required: true });
+      const why = whyMissing(error);
+      const part = why.field === null ? undefined : partOfField(id, why.field);
+      missing.push({ part: part ?? 'body', operation: id, ...why, words: part ? PARTS[part].words : why.field === null ? `the operation ${id}` : `its field ${why.field}`, required: true });
     }
   }
   return missing;
@@ -159,14 +166,24 @@ async function operationVerdicts(client: ApiClient, target: CheckTarget, counter
   return verdicts;
 }
 
-/** CSV exports, from the operations' reads: each export needs its rows; a column the body lacks is an empty column. */
+/**
+ * CSV exports, from the operations' reads: each export needs its rows; a field of a row the body lacks is an empty
+ * column. A field beside the rows (a body's own `score` or `period`) is in no column: its absence changes nothing.
+ */
 function csvVerdict(operations: OperationVerdict[]): FeatureVerdict {
   const missing: Missing[] = operations.flatMap((op): Missing[] => {
-    const csv = operationList.find((o) => o.id === op.operation)!.csv!;
-    if (op.status === 'readable_without') return op.fields.map((field) => ({ part: 'column', operation: op.operation, field, words: `the \`${field}\` column of its CSV export`, required: false, line: `Its CSV export has the \`${field}\` column empty.` }));
-    if (op.status === 'unreadable') return [{ part: 'rows', operation: op.operation, field: op.fields[0] ?? csv.rows, words: 'the rows of its CSV export', required: true }];
-    if (op.status === 'not_provided') return [{ part: 'rows', operation: op.operation, field: op.code ?? '404', words: 'the rows of its CSV export: the service has no such operation', required: true }];
-    return [];
+    const { rows, each } = operationList.find((o) => o.id === op.operation)!.csv!;
+    const rowsOf = { part: 'rows', operation: op.operation, words: `the rows of the ${op.operation} export`, required: true } as const;
+    if (op.status === 'unreadable') return [{ ...rowsOf, field: op.fields[0] ?? rows }];
+    if (op.status === 'not_provided') return [{ ...rowsOf, field: null, ...(op.code ? { answer: op.code } : {}) }];
+    if (op.status !== 'readable_without') return [];
+    return op.fields.flatMap((field) => {
+      if (!field.startsWith(`${rows}[].`)) return [];
+      // The CSV's own column name: `rivals`, or `engines.state` for a field of the items a row is exploded into.
+      const inRow = field.slice(rows.length + 3);
+      const column = each && inRow.startsWith(`${each}[].`) ? `${each}.${inRow.slice(each.length + 3)}` : inRow;
+      return [{ part: 'column', operation: op.operation, field, words: `the ${column} column of the ${op.operation} export`, required: false, line: `The ${op.operation} export leaves its ${column} column empty.` }];
+    });
   });
   // One export that cannot run leaves the others: the feature works without it.
   const readable = operations.some((op) => op.status === 'readable' || op.status === 'readable_without');

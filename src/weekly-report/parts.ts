@@ -6,7 +6,7 @@
  * A part is fields of one operation, named by contract paths. A feature
  * either needs a part (`required`: without it, it cannot run) or says what it
  * leaves out without it: "Your Read API does not provide the 12-week
- * history, so the trend is left out." Every other part of an operation a
+ * history, so the weekly chart is left out." Every other part of an operation a
  * feature reads is optional to it and unsaid. Fields no part names stay as
  * required as the contract says (`period`, `market`: what a body is about).
  *
@@ -46,7 +46,7 @@ export type Needs = Partial<Record<PartId, 'required' | string>>;
 const REPORT: Needs = {
   score: 'required',
   won_lost: 'required',
-  history: 'so the trend is left out',
+  history: 'so the weekly chart is left out',
   per_engine: 'so each engine’s questions naming the brand are left out',
   moved: 'so each won or lost question is listed without the engines that moved it',
   topics: 'so the topics that moved are left out',
