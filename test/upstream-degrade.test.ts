@@ -72,6 +72,22 @@ describe('the report', () => {
     expect(ours.not_provided).toEqual([]);
   });
 
+  it('from a service that leaves out its empty lists: our origin\'s report, and nothing said to be missing', async () => {
+    const ours = (await reportJson('/reports/weekly?market=us')).report;
+    const withoutEmpty = (value: unknown): unknown =>
+      Array.isArray(value)
+        ? value.map(withoutEmpty)
+        : typeof value === 'object' && value !== null
+          ? Object.fromEntries(Object.entries(value).flatMap(([k, v]) => (Array.isArray(v) && v.length === 0 ? [] : [[k, withoutEmpty(v)]])))
+          : value;
+    const upstream = new ReshapingUpstream((body) => withoutEmpty(body)).install();
+    const theirs = (await reportJson('/reports/weekly?market=us', freshKey('degrade-empty'))).report;
+    expect(upstream.requests.length).toBeGreaterThan(0);
+    expect(theirs.not_provided).toEqual([]);
+    const withoutTimes = (report: Report) => JSON.parse(JSON.stringify(report, (name, value) => (name === 'generated_at' ? undefined : value)));
+    expect(withoutTimes(theirs)).toEqual(withoutTimes(ours));
+  });
+
   it('as a page: 200, the lines where the trend chart, the per-engine table and the rivals were, the rest as ours', async () => {
     install();
     const response = await call('/reports/weekly?market=us', { key: freshKey('degrade-page') });

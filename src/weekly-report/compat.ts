@@ -19,6 +19,7 @@
 import { type ApiClient, ApiClientError } from '../client';
 import { type OperationId, operationList } from '../contract/operations';
 import { type Feature, NEEDS, type Needs, notProvidedLine, PARTS, PART_IDS, type PartId, readParts, readTableBody } from './parts';
+import { scopeParams, type WeekTarget } from './read';
 
 export type FeatureStatus = 'works' | 'works_without' | 'cannot_run';
 
@@ -74,10 +75,8 @@ export const FEATURE_LABELS: Record<Feature, string> = {
   weekly_report: 'MCP weekly_report',
 };
 
-export interface CheckTarget {
-  brand_id?: number | undefined;
-  market?: string | undefined;
-}
+/** The brand and market to check, as the Read API takes them (its defaults where not given). */
+export type CheckTarget = Pick<WeekTarget, 'brand_id' | 'market'>;
 
 /** An error that says nothing about the service's bodies (an outage, the key's budget): the check cannot answer, and says so. */
 export class CheckInterrupted extends Error {
@@ -108,7 +107,7 @@ async function missingFor(client: ApiClient, needs: Needs, params: Record<string
   for (const id of OPERATIONS_OF(needs)) {
     counter.reads++;
     try {
-      const read = await readParts(client, needs, id, params as never);
+      const read = await readParts(client, needs, id, params);
       for (const part of read.notProvided) {
         const need = needs[part];
         if (need === undefined || need === 'required') continue;
@@ -193,7 +192,7 @@ function csvVerdict(operations: OperationVerdict[]): FeatureVerdict {
 /** The check; see the module comment. Throws `CheckInterrupted` when a read fails for a reason that says nothing about the bodies. */
 export async function checkCompatibility(client: ApiClient, target: CheckTarget): Promise<CompatibilityResult> {
   const counter = { reads: 0 };
-  const params = { ...(target.brand_id !== undefined ? { brand_id: target.brand_id } : {}), ...(target.market !== undefined ? { market: target.market } : {}) };
+  const params = scopeParams(target);
   const operations = await operationVerdicts(client, target, counter);
   // The digest, the page and weekly_report have one table of needs: checked once.
   const byNeeds = new Map<Needs, Missing[]>();

@@ -15,13 +15,13 @@
  * notProvidedLines(NEEDS.alerts, notProvided); // [{ part: 'rivals', line: 'Your Read API does not provide rivals per topic, so …' }]
  * ```
  */
-import { type ApiClient, ApiClientError, type Lenient, type LenientOptions, type OperationId, type ParamsOf, type ResponseMeta, type ResponseOf } from '../client';
+import { type ApiClient, ApiClientError, type Lenient, type LenientOptions, type OperationId, type ResponseMeta, type ResponseOf } from '../client';
 import type { CsvRows } from '../contract/operations';
 import { contractPaths } from '../contract/upstream-map';
 
 export interface Part {
   operation: OperationId;
-  /** Its fields, as contract paths. Each is a list: absent, it is read as empty. */
+  /** Its fields, as contract paths. A list the service does not provide is read as empty. */
   fields: readonly string[];
   /** What it is, in plain words, as a sentence names it. */
   words: string;
@@ -104,18 +104,21 @@ const operationMissing = (error: ApiClientError) => error.kind === 'parse' || (e
 
 /**
  * Reads operation `id` for a feature: the parts it does not require may be
- * absent (a lenient read, src/client), each absent list read as empty and
- * the part listed. When it requires none of the operation's parts, an
- * operation the service does not have (a 404, a body unreadable even with
- * the map) is all of them not provided. Any other failure is thrown.
+ * absent (a lenient read, src/client), and are listed when no item has them.
+ * A list absent anywhere is read as empty (a service may leave out the empty
+ * ones), so the model never meets a hole. When the feature requires none of
+ * the operation's parts, an operation the service does not have (a 404, a
+ * body unreadable even with the map) is all of them not provided. Any other
+ * failure is thrown.
  */
-export async function readParts<Id extends OperationId>(client: ApiClient, needs: Needs, id: Id, params: ParamsOf<Id>): Promise<PartsRead<Id>> {
+export async function readParts<Id extends OperationId>(client: ApiClient, needs: Needs, id: Id, params: Record<string, unknown>): Promise<PartsRead<Id>> {
   const parts = partsOf(id);
   const optional = parts.filter((part) => needs[part] !== 'required');
   try {
-    const lenient = client.lenient[id] as (params: ParamsOf<Id>, options: LenientOptions) => Promise<Lenient<ResponseOf<Id>>>;
-    const read = await lenient(params, { optional: optional.flatMap((part) => PARTS[part].fields) });
-    for (const path of read.absent) emptyAt(read.data, path.split('.'));
+    const lenient = client.lenient[id] as unknown as (params: Record<string, unknown>, options: LenientOptions) => Promise<Lenient<ResponseOf<Id>>>;
+    const fields = optional.flatMap((part) => PARTS[part].fields);
+    const read = await lenient(params, { optional: fields });
+    for (const path of fields) if (contractPaths(id).has(`${path}[]`)) emptyAt(read.data, path.split('.'));
     return { data: read.data, meta: read.meta, notProvided: optional.filter((part) => PARTS[part].fields.some((field) => read.absent.includes(field))), absent: read.absent };
   } catch (error) {
     if (error instanceof ApiClientError && optional.length === parts.length && operationMissing(error)) return { data: null, meta: null, notProvided: outermost(optional), absent: [], missing: error };

@@ -78,6 +78,12 @@ export interface WeekTarget {
   week?: { isoWeek: string; monday: string };
 }
 
+/** The brand and market of `target` as a read's parameters: the API's defaults where they are not given. */
+export const scopeParams = (target: Pick<WeekTarget, 'brand_id' | 'market'>): { brand_id?: number; market?: string } => ({
+  ...(target.brand_id !== undefined ? { brand_id: target.brand_id } : {}),
+  ...(target.market !== undefined ? { market: target.market } : {}),
+});
+
 /** The two fixed-window reads disagreed on their days twice (each pair straddled midnight UTC): worth a retry. */
 export class WindowMismatch extends Error {
   override readonly name = 'WindowMismatch';
@@ -112,7 +118,7 @@ const samePeriod = (a: { from: string; to: string }, b: { from: string; to: stri
  * windows could not be aligned.
  */
 export async function readWeek(client: ApiClient, target: WeekTarget, now: Date): Promise<WeeklyRead> {
-  const params = { ...(target.brand_id !== undefined ? { brand_id: target.brand_id } : {}), ...(target.market !== undefined ? { market: target.market } : {}) };
+  const params = scopeParams(target);
   const needs = NEEDS.digest;
   const fixed = () => Promise.all([readParts(client, needs, 'getVisibility', params), readParts(client, needs, 'getAnswerHistory', params), readParts(client, needs, 'getPromptMatrix', params)]);
   const brandsRead = target.brandName === undefined ? client.withMeta.listBrands() : undefined;
@@ -162,7 +168,7 @@ export interface Scope {
  * subscribers and links.
  */
 export async function readScope(client: ApiClient, target: Pick<WeekTarget, 'brand_id' | 'market'>): Promise<Scope> {
-  const params = { ...(target.brand_id !== undefined ? { brand_id: target.brand_id } : {}), ...(target.market !== undefined ? { market: target.market } : {}) };
+  const params = scopeParams(target);
   const { data } = await readParts(client, { score: 'required' }, 'getVisibility', params);
   return { brand_id: data!.brand_id, market: data!.market };
 }
