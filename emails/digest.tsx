@@ -119,7 +119,7 @@ export function DigestEmail({ report, links }: DigestEmailProps) {
           ) : engineChanges ? (
             <Small>{`No change on any of the ${report.engines.length} engines: none started or stopped naming ${brand} for a question.`}</Small>
           ) : null}
-          {withoutEngines ? <Small>{withoutEngines}</Small> : null}
+          {withoutEngines ? <Small style={{ margin: '10px 0 0' }}>{withoutEngines}</Small> : null}
         </Section>
       ) : null}
 

@@ -63,7 +63,7 @@ describe('in front of our own origin', () => {
       ['getAnswerRuns', 'not_checked'],
       ['getCompetitor', 'not_checked'],
     ]);
-    expect(operationOf(first, 'getTopic').note).toBe('needs `id`, which only a person can give');
+    expect(operationOf(first, 'getTopic').note).toBe('needs id, which only a person can give');
     expect(first.calls).toBeGreaterThan(0);
     expect(first.calls).toBeLessThanOrEqual(first.reads);
     const second = await verdicts({ api_key: key, market: 'us' });

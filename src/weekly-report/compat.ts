@@ -143,7 +143,7 @@ async function operationVerdicts(client: ApiClient, target: CheckTarget, counter
     if (!op.csv) continue;
     const needed = needsParameter(op);
     if (needed.length > 0) {
-      verdicts.push({ operation: op.id, status: 'not_checked', fields: [], note: `needs ${needed.map((name) => `\`${name}\``).join(', ')}, which only a person can give` });
+      verdicts.push({ operation: op.id, status: 'not_checked', fields: [], note: `needs ${needed.join(' and ')}, which only a person can give` });
       continue;
     }
     const params: Record<string, string> = {};
