@@ -18,7 +18,7 @@
  */
 import { type ApiClient, ApiClientError } from '../client';
 import { type OperationId, operationList } from '../contract/operations';
-import { type Feature, NEEDS, type Needs, notProvidedLine, PARTS, PART_IDS, type PartId, readParts, readTableBody } from './parts';
+import { type Feature, NEEDS, type Needs, notProvidedLine, operationMissing, PARTS, PART_IDS, type PartId, readParts, readTableBody } from './parts';
 import { scopeParams, type WeekTarget } from './read';
 
 export type FeatureStatus = 'works' | 'works_without' | 'cannot_run';
@@ -117,7 +117,7 @@ async function missingFor(client: ApiClient, needs: Needs, params: Record<string
       }
     } catch (error) {
       if (!(error instanceof ApiClientError)) throw error;
-      if (error.kind !== 'parse' && error.status !== 404) throw new CheckInterrupted(error);
+      if (!operationMissing(error)) throw new CheckInterrupted(error);
       const why = whyMissing(error);
       const part = why.field === null ? undefined : partOfField(id, why.field);
       missing.push({ part: part ?? 'body', operation: id, ...why, words: part ? PARTS[part].words : why.field === null ? `the operation ${id}` : `its field ${why.field}`, required: true });
@@ -156,7 +156,7 @@ async function operationVerdicts(client: ApiClient, target: CheckTarget, counter
     } catch (error) {
       if (!(error instanceof ApiClientError)) throw error;
       if (error.kind === 'parse') verdicts.push({ operation: op.id, status: 'unreadable', fields: error.field ? [contractField(error.field)] : [] });
-      else if (error.status === 404 && error.code !== 'brand_not_found') verdicts.push({ operation: op.id, status: 'not_provided', fields: [], code: `${error.status} ${error.code}` });
+      else if (operationMissing(error)) verdicts.push({ operation: op.id, status: 'not_provided', fields: [], code: `${error.status} ${error.code}` });
       // The key's plan or integrations, not the service's bodies: said, and no verdict on the export.
       else if (error.code === 'feature_not_in_plan' || error.code === 'integration_not_connected') verdicts.push({ operation: op.id, status: 'refused', fields: [], code: error.code });
       else throw new CheckInterrupted(error);

@@ -100,7 +100,7 @@ export interface PartsRead<Id extends OperationId> {
 const partsOf = (id: OperationId) => PART_IDS.filter((part) => PARTS[part].operation === id);
 
 /** An answer that says the service has no such operation, or a body it cannot read even with the map. */
-const operationMissing = (error: ApiClientError) => error.kind === 'parse' || (error.status === 404 && error.code !== 'brand_not_found');
+export const operationMissing = (error: ApiClientError) => error.kind === 'parse' || (error.status === 404 && error.code !== 'brand_not_found');
 
 /**
  * Reads operation `id` for a feature: the parts it does not require may be
