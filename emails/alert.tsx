@@ -22,6 +22,8 @@ export interface AlertEmailProps {
   timezone: string;
   reportUrl: string;
   unsubscribeUrl: string;
+  /** What was not watched, one line each, because the Read API does not provide it. */
+  notProvided?: string[];
 }
 
 export const alertEmailSubject = (props: Pick<AlertEmailProps, 'brandName' | 'market' | 'events'>) => alertSubject(props.brandName, props.market, props.events);
@@ -34,7 +36,7 @@ const LABELS: Record<AlertEvent['type'], (e: AlertEvent) => { word: string; good
   rival_overtook: () => ({ word: 'Overtaken', good: false }),
 };
 
-export function AlertEmail({ brandName, market, events, period, quietHours, timezone, reportUrl, unsubscribeUrl }: AlertEmailProps) {
+export function AlertEmail({ brandName, market, events, period, quietHours, timezone, reportUrl, unsubscribeUrl, notProvided = [] }: AlertEmailProps) {
   const subject = alertEmailSubject({ brandName, market, events });
   const count = events.length;
   return (
@@ -61,6 +63,9 @@ export function AlertEmail({ brandName, market, events, period, quietHours, time
             </P>
           );
         })}
+        {notProvided.map((line) => (
+          <Small key={line}>{line}</Small>
+        ))}
       </Section>
       <ActionButton href={reportUrl}>Open the full report</ActionButton>
     </EmailLayout>

@@ -2,13 +2,15 @@
  * The weekly digest, written for a reader who gives it ten seconds: the lead
  * (the one change that matters), the score with its change and a 12-week
  * chart, each engine's figures, the 3 to 5 questions that moved most, and a
- * button to the full report. A quiet week is said once, in the lead. The HTML
- * and the plain-text part are both rendered from this template
- * (src/mail/render.ts); each link appears once in the text part.
+ * button to the full report. A quiet week is said once, in the lead. A part
+ * the Read API does not provide leaves its section out, with one line saying
+ * so in its place (`Report.not_provided`). The HTML and the plain-text part
+ * are both rendered from this template (src/mail/render.ts); each link
+ * appears once in the text part.
  */
 import { Link, Section, Text } from '@react-email/components';
 import type { ResponseOf } from '../src/contract/operations';
-import { buildReport, type Report, type VisibilitySection } from '../src/weekly-report/model';
+import { buildReport, notProvidedIn, type Report, type VisibilitySection } from '../src/weekly-report/model';
 import { countOf, formatCount, formatPercent, formatPoints, formatStamp, formatTrend } from '../src/weekly-report/words';
 import { EngineTable } from './_components/engine-table';
 import { ActionButton, EmailLayout, FooterLink, H2, P, Small } from './_components/layout';
@@ -49,7 +51,11 @@ export function DigestEmail({ report, links }: DigestEmailProps) {
   const changed = measured && wl ? wl.counts.won + wl.counts.lost : 0;
   const shown = measured && wl ? [...wl.top_lost, ...wl.top_won] : [];
   // The table when it says something: counts per engine, or a change on one of them; else one line.
-  const engineFigures = report.engines.some((e) => e.naming !== null || e.gained + e.lost > 0);
+  const engineFigures = report.engines.some((e) => e.naming !== null || (e.change !== null && e.gained! + e.lost! > 0));
+  const engineChanges = report.engines.some((e) => e.change !== null);
+  const withoutHistory = notProvidedIn(report, 'history');
+  const withoutEngines = notProvidedIn(report, 'per_engine');
+  const withoutMoves = notProvidedIn(report, 'moved');
   return (
     <EmailLayout
       title={report.subject}
@@ -92,21 +98,28 @@ export function DigestEmail({ report, links }: DigestEmailProps) {
             </span>
           </Text>
           <Small style={{ margin: '0 0 16px' }}>{scoreNote(vis, brand, report.period_label)}</Small>
-          <Small skipInText style={{ margin: '0 0 6px' }}>
-            Score by week, last 12 weeks
-          </Small>
-          <ScoreChart bars={vis.history} scale={vis.scale} />
+          {withoutHistory ? (
+            <Small>{withoutHistory}</Small>
+          ) : (
+            <>
+              <Small skipInText style={{ margin: '0 0 6px' }}>
+                Score by week, last 12 weeks
+              </Small>
+              <ScoreChart bars={vis.history} scale={vis.scale} />
+            </>
+          )}
         </Section>
       ) : null}
 
-      {measured ? (
+      {measured && (engineFigures || engineChanges || withoutEngines) ? (
         <Section>
           <H2>By engine</H2>
           {engineFigures ? (
             <EngineTable engines={report.engines} brand={brand} />
-          ) : (
+          ) : engineChanges ? (
             <Small>{`No change on any of the ${report.engines.length} engines: none started or stopped naming ${brand} for a question.`}</Small>
-          )}
+          ) : null}
+          {withoutEngines ? <Small style={{ margin: '10px 0 0' }}>{withoutEngines}</Small> : null}
         </Section>
       ) : null}
 
@@ -124,6 +137,7 @@ export function DigestEmail({ report, links }: DigestEmailProps) {
                 {` · ${formatCount(wl.counts.held)} held`}
               </P>
               <Small style={{ margin: '0 0 14px' }}>{`Won: more engines name ${brand} for the question than the week before; lost: fewer; held: as many.`}</Small>
+              {withoutMoves ? <Small style={{ margin: '0 0 14px' }}>{withoutMoves}</Small> : null}
               <QuestionList questions={shown} engineCount={report.engines.length} />
             </>
           )}

@@ -14,19 +14,30 @@
 //   confirm page speak of alerts, never of a digest) and the digest;
 // - the CSV exports: an export link's CSV in the browser, the report's "Copy CSV link" buttons and the
 //   kept history's page at 600 and 375 px;
+// - in front of a Read API without some parts (a second `wrangler dev` on the next port, whose upstream
+//   is a small server here that answers from the first one's embedded origin without the 12-week
+//   history, rivals and /prompts): the report page and the digest email at 375 and 600 px, the lines
+//   where their sections were, and the compatibility check's page (POST /admin/upstream/check);
 // and saves screenshots under test/artifacts/. Not part of `npm test` (which needs no browser).
 //
-// Environment: CHROMIUM (default /usr/bin/chromium), BROWSER_TEST_PORT (default 8792).
+// Environment: CHROMIUM (default /usr/bin/chromium), BROWSER_TEST_PORT (default 8792; the second
+// instance takes the next port, the foreign upstream the one after).
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
 const PORT = Number(process.env.BROWSER_TEST_PORT ?? 8792);
 const BASE = `http://127.0.0.1:${PORT}`;
 const STATE = '.wrangler/browser-test-state';
+/** The Worker in front of a Read API without some parts, and that API. */
+const LACKING_PORT = PORT + 1;
+const LACKING_BASE = `http://127.0.0.1:${LACKING_PORT}`;
+const LACKING_STATE = '.wrangler/browser-test-lacking-state';
+const FOREIGN_PORT = PORT + 2;
 const ARTIFACTS = 'test/artifacts';
 const EXECUTABLE = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const KEY = 'demo_pro_single';
@@ -39,6 +50,7 @@ if (!existsSync(EXECUTABLE)) {
 }
 mkdirSync(ARTIFACTS, { recursive: true });
 rmSync(STATE, { recursive: true, force: true });
+rmSync(LACKING_STATE, { recursive: true, force: true });
 
 const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: 'true' };
 const secrets = {
@@ -49,46 +61,78 @@ const secrets = {
 
 const step = (text) => console.log(`· ${text}`);
 
-step(`applying migrations to ${STATE}`);
-const migrate = spawnSync('npx', ['wrangler', 'd1', 'migrations', 'apply', 'DB', '--local', '--persist-to', STATE], { stdio: ['ignore', 'ignore', 'inherit'], env });
-if (migrate.status !== 0) process.exit(migrate.status ?? 1);
-
-step(`starting wrangler dev on :${PORT}`);
-const vars = { DEMO_DATA: 'on-empty', DEV_ROUTES: 'on', PUBLIC_URL: BASE, RESEND_API_KEY: '', ...secrets };
-const dev = spawn('npx', ['wrangler', 'dev', '--port', String(PORT), '--ip', '127.0.0.1', '--persist-to', STATE, '--test-scheduled', ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`])], {
-  env,
-  stdio: ['ignore', 'pipe', 'pipe'],
-  detached: true,
-});
-let devLog = '';
-dev.stdout.on('data', (d) => (devLog += d));
-dev.stderr.on('data', (d) => (devLog += d));
-const stopDev = () => {
-  try {
-    process.kill(-dev.pid, 'SIGTERM');
-  } catch {
-    // already gone
-  }
-};
-process.on('exit', stopDev);
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
-
-let browser;
-try {
-  // The first request loads the demo data (about 30 s).
+/** A `wrangler dev` of the Worker on `port` with its own migrated state and these vars; ready once `/api/v1/visibility` answers 200. */
+async function startDev(name, port, state, vars) {
+  step(`${name}: applying migrations to ${state}`);
+  const migrate = spawnSync('npx', ['wrangler', 'd1', 'migrations', 'apply', 'DB', '--local', '--persist-to', state], { stdio: ['ignore', 'ignore', 'inherit'], env });
+  if (migrate.status !== 0) throw new Error(`${name}: migrations failed (${migrate.status})`);
+  step(`${name}: starting wrangler dev on :${port}`);
+  const args = ['wrangler', 'dev', '--port', String(port), '--ip', '127.0.0.1', '--inspector-port', String(port + 1000), '--persist-to', state, '--test-scheduled'];
+  const dev = spawn('npx', [...args, ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`])], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let log = '';
+  dev.stdout.on('data', (d) => (log += d));
+  dev.stderr.on('data', (d) => (log += d));
+  const stop = () => {
+    try {
+      process.kill(-dev.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  };
+  process.on('exit', stop);
   const started = Date.now();
   for (;;) {
-    if (dev.exitCode !== null) throw new Error(`wrangler dev exited (${dev.exitCode}):\n${devLog}`);
-    if (Date.now() - started > 240_000) throw new Error(`wrangler dev not ready after 240 s:\n${devLog}`);
+    if (dev.exitCode !== null) throw new Error(`${name}: wrangler dev exited (${dev.exitCode}):\n${log}`);
+    if (Date.now() - started > 240_000) throw new Error(`${name}: wrangler dev not ready after 240 s:\n${log}`);
     try {
-      const r = await fetch(`${BASE}/api/v1/visibility`, { headers: { authorization: `Bearer ${KEY}` } });
+      const r = await fetch(`http://127.0.0.1:${port}/api/v1/visibility`, { headers: { authorization: `Bearer ${KEY}` } });
       if (r.ok) break;
     } catch {
       // not listening yet
     }
     await new Promise((r) => setTimeout(r, 1000));
   }
-  step(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  step(`${name}: ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return { stop };
+}
+
+const camel = (name) => name.replace(/_(\w)/g, (_, c) => c.toUpperCase());
+const respell = (value) =>
+  Array.isArray(value) ? value.map(respell) : value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [camel(k), respell(v)])) : value;
+
+/**
+ * A Read API without some parts, as another implementation of the spec may be: the first Worker's embedded
+ * origin (the demo data), in camelCase, without the 12-week history in /visibility and the rivals in /topics,
+ * and without /prompts at all (404).
+ */
+function startLackingUpstream() {
+  const server = createServer(async (request, response) => {
+    const path = request.url.replace(/^\/api\/v1/, '');
+    const answer = (status, body) => {
+      response.writeHead(status, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(body));
+    };
+    if (path.startsWith('/prompts')) return answer(404, { error: { code: 'not_found', message: 'No such endpoint.' } });
+    const origin = await fetch(`${BASE}/origin/api/v1${path}`, { headers: { authorization: request.headers.authorization ?? '' } });
+    const body = await origin.json();
+    if (origin.status !== 200) return answer(origin.status, body);
+    if (path.startsWith('/visibility')) delete body.history;
+    if (path.startsWith('/topics')) for (const topic of body.topics) delete topic.rivals;
+    answer(200, respell(body));
+  });
+  server.listen(FOREIGN_PORT, '127.0.0.1');
+  process.on('exit', () => server.close());
+  return server;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
+
+let browser;
+const stops = [];
+const stopDev = () => stops.forEach((stop) => stop());
+try {
+  // The first request loads the demo data (about 30 s).
+  stops.push((await startDev('our origin', PORT, STATE, { DEMO_DATA: 'on-empty', DEV_ROUTES: 'on', PUBLIC_URL: BASE, RESEND_API_KEY: '', ...secrets })).stop);
 
   // The same report as JSON: the figures the page must show.
   const jsonResponse = await fetch(`${BASE}/reports/weekly?market=us&format=json`, { headers: { authorization: `Bearer ${KEY}` } });
@@ -284,6 +328,83 @@ try {
   const keyed = `${BASE}/reports/weekly?market=us`;
   const auth = { authorization: `Bearer ${KEY}` };
 
+  /** The lines said where a section is left out (src/weekly-report/parts.ts). */
+  const LINES = [
+    'Your Read API does not provide the 12-week history, so the weekly chart is left out.',
+    'Your Read API does not provide per-engine answers, so each engine’s questions naming the brand are left out.',
+  ];
+
+  /**
+   * In front of a Read API without the 12-week history, rivals and /prompts: the report page and the digest
+   * email (sent now, from the second Worker's dev outbox) leave those sections out and say so, at 600 and 375 px;
+   * and the compatibility check's page, for that API and for our own origin.
+   */
+  async function checkLacking() {
+    const foreign = startLackingUpstream();
+    stops.push(() => foreign.close());
+    const vars = { UPSTREAM_URL: `http://127.0.0.1:${FOREIGN_PORT}/api/v1`, DEV_ROUTES: 'on', PUBLIC_URL: LACKING_BASE, RESEND_API_KEY: '', ...secrets };
+    stops.push((await startDev('a Read API without some parts', LACKING_PORT, LACKING_STATE, vars)).stop);
+
+    const email = `lacking-${Date.now()}@example.com`;
+    const subscribed = await fetch(`${LACKING_BASE}/digests/subscriptions`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ email, market: 'us' }) });
+    assert.equal(subscribed.status, 201, 'lacking: subscribing answers 201 (the score is all it needs)');
+    const messagesTo = async () => (await (await fetch(`${LACKING_BASE}/dev/outbox?format=json&to=${encodeURIComponent(email)}`)).json()).messages;
+    const confirmUrl = /https?:\/\/\S+\/digests\/confirm\?token=[\w.-]+/.exec((await messagesTo())[0].text)?.[0];
+    assert.equal((await fetch(confirmUrl, { method: 'POST' })).status, 200, 'lacking: the address is confirmed');
+    assert.equal((await fetch(`${LACKING_BASE}/reports/weekly/send?market=us`, { method: 'POST', headers: auth })).status, 202, 'lacking: send now answers 202');
+    const digest = (await messagesTo()).find((m) => m.kind === 'digest');
+    assert.ok(digest, 'lacking: the digest is in the outbox');
+    for (const line of LINES) assert.ok(digest.text.includes(line), `lacking digest: its text part says "${line}"`);
+
+    for (const width of [600, 375]) {
+      const context = await browser.newContext({ viewport: { width, height: 900 }, deviceScaleFactor: 1, extraHTTPHeaders: auth });
+      const page = await context.newPage();
+      const errors = [];
+      page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+      assert.equal((await page.goto(`${LACKING_BASE}/reports/weekly?market=us`)).status(), 200, `lacking report ${width}: 200`);
+      const text = await page.textContent('main');
+      for (const line of LINES) assert.ok(text.includes(line), `lacking report ${width}: says "${line}"`);
+      assert.equal(await page.locator('svg[data-testid=chart]').count(), 0, `lacking report ${width}: no trend chart`);
+      assert.ok((await page.locator('[data-testid=lost-list] > li').count()) > 0, `lacking report ${width}: the lost questions are there`);
+      await assertNoOverflow(page, `lacking report ${width}`);
+      assert.deepEqual(errors, [], `lacking report ${width}: no console error`);
+      await page.screenshot({ path: join(ARTIFACTS, `report-lacking-${width}.png`), fullPage: true });
+
+      assert.equal((await page.goto(`${LACKING_BASE}/dev/outbox/${digest.id}?format=html`)).status(), 200, `lacking digest ${width}: 200`);
+      for (const line of LINES) assert.ok((await page.textContent('body')).includes(line), `lacking digest ${width}: says "${line}"`);
+      await assertNoOverflow(page, `lacking digest email at ${width} px`);
+      await page.screenshot({ path: join(ARTIFACTS, `email-digest-lacking-${width}.png`), fullPage: true });
+      step(`lacking at ${width} px: ok -> report-lacking-${width}.png, email-digest-lacking-${width}.png`);
+      await context.close();
+    }
+
+    // The check's page: a POST with the key in the body, asked for as HTML (the route answers the browser's GET with it).
+    // Our origin's with the Growth key: demo_pro_single's minute of budget went on the pages above.
+    const checks = [['lacking', LACKING_BASE, 375, { api_key: KEY, market: 'us' }], ['lacking', LACKING_BASE, 600, { api_key: KEY, market: 'us' }], ['ours', BASE, 600, { api_key: 'demo_growth_multi', brand_id: 2, market: 'us' }]];
+    for (const [name, base, width, body] of checks) {
+      const context = await browser.newContext({ viewport: { width, height: 900 }, deviceScaleFactor: 1 });
+      const page = await context.newPage();
+      await page.route(`${base}/check-page`, async (route) => {
+        const response = await route.fetch({
+          url: `${base}/admin/upstream/check`,
+          method: 'POST',
+          headers: { authorization: `Bearer ${secrets.ADMIN_TOKEN}`, 'content-type': 'application/json', accept: 'text/html' },
+          postData: JSON.stringify(body),
+        });
+        await route.fulfill({ response });
+      });
+      assert.equal((await page.goto(`${base}/check-page`)).status(), 200, `check ${name} ${width}: 200`);
+      const statuses = await page.$$eval('[data-feature]', (items) => Object.fromEntries(items.map((li) => [li.dataset.feature, li.dataset.status])));
+      const expected = name === 'ours' ? 'works' : 'works_without';
+      assert.deepEqual(Object.values(statuses), Array(6).fill(expected), `check ${name} ${width}: every feature ${expected}`);
+      assert.ok(!(await page.content()).includes(body.api_key), `check ${name} ${width}: the key is not shown`);
+      await assertNoOverflow(page, `check ${name} ${width}`);
+      await page.screenshot({ path: join(ARTIFACTS, `upstream-check-${name}-${width}.png`), fullPage: true });
+      step(`compatibility check (${name}) at ${width} px: ok -> upstream-check-${name}-${width}.png`);
+      await context.close();
+    }
+  }
+
   /** The pages people reach from mail, and the dev outbox, at phone widths. */
   async function checkSmallPages() {
     const email = `browser-${Date.now()}@example.com`;
@@ -454,6 +575,7 @@ try {
   await checkSmallPages();
   await checkEmails();
   await checkExports();
+  await checkLacking();
 
   // The dark scheme (the pages follow prefers-color-scheme): the same page, screenshotted for a look.
   {

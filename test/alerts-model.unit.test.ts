@@ -13,6 +13,7 @@ import { checkPublicUrl, dohResolver, isPublicAddress } from '../src/lib/public-
 import { newWebhookSecret, signedHeaders } from '../src/mail/endpoints';
 import { renderAlert } from '../src/mail/render';
 import { alertSnapshotOf, changesBetween, headlineOf, MIN_RUNS } from '../src/weekly-report/changes';
+import { NEEDS, notProvidedLines } from '../src/weekly-report/parts';
 import { cell, fixtureDay, HOSTS } from './alerts-helpers';
 
 /** Day 1: the fixture as read. Day 2: a day later, changed by hand (see each line). */
@@ -81,6 +82,16 @@ describe('the event model', () => {
     expect(changes.find((c) => c.subject === 'rival:1101:Deskpilot')).toEqual({ subject: 'rival:1101:Deskpilot', direction: 'behind', event: null });
     // The others reverse as events: visibility up, Claude won back, ChatGPT lost again.
     expect(changes.filter((c) => c.event).map((c) => `${c.subject} ${c.direction}`)).toEqual(['q:1101001:chatgpt lost', 'visibility up', 'q:1101001:claude won']);
+  });
+
+  it('looks for no question or rival event while either day lacks its part: a rival missing yesterday did not overtake today', () => {
+    const { day1, day2 } = demoWeek();
+    const withoutRivals = (day: typeof day1) => ({ ...day, topics: { ...day.topics, topics: day.topics.topics.map((t) => ({ ...t, rivals: [] })) } });
+    const before = alertSnapshotOf({ ...withoutRivals(day1), matrix: null, not_provided: ['per_engine', 'rivals'] });
+    expect(before).toMatchObject({ cells: [], not_provided: ['per_engine', 'rivals'] });
+    // Day 2 the service gives everything again: only the score is compared with the day before.
+    expect(changesBetween(before, alertSnapshotOf(day2)).map((c) => c.subject)).toEqual(['visibility']);
+    expect(alertSnapshotOf(day1)).not.toHaveProperty('not_provided');
   });
 });
 
@@ -206,5 +217,16 @@ describe('signatures and the alert email', () => {
     expect(mail.text).toContain('never between 22:00–07:00 (Europe/Berlin)');
     // Most important first: the fall of the score before the lost question.
     expect(mail.text.indexOf('fell to 47.9%')).toBeLessThan(mail.text.indexOf('ChatGPT stopped naming'));
+  });
+
+  it('says in one line what it could not watch, when the Read API does not provide it', async () => {
+    const line = notProvidedLines(NEEDS.alerts, ['per_engine', 'topics', 'rivals']).map((l) => l.line);
+    // Topics and rivals leave out the same events: one line for both.
+    expect(line).toEqual(['Your Read API does not provide per-engine answers, so lost and won questions are not alerted.', 'Your Read API does not provide topics, so rivals overtaking the brand in a topic are not alerted.']);
+    const mail = await renderAlert({ ...AlertEmail.PreviewProps, notProvided: line });
+    for (const l of line) {
+      expect(mail.text).toContain(l);
+      expect(mail.html).toContain(l);
+    }
   });
 });

@@ -132,6 +132,25 @@ describe('a large answer', () => {
   });
 });
 
+describe('lenient reads', () => {
+  it('leave out an optional part the body lacks and say so, after asking the upstream map where it is', async () => {
+    const { history, ...good } = await createClient({ apiKey: KEYS.pro, transport: origin }).getVisibility();
+    const asked: string[] = [];
+    const lacking = createClient({ apiKey: 'k', transport: scripted(json(good)).transport, upstreamMap: async (id) => void asked.push(id) });
+    const read = await lacking.lenient.getVisibility({}, { optional: ['history'] });
+    expect(read.absent).toEqual(['history']);
+    expect(read.data).toEqual(good);
+    expect(asked).toEqual(['getVisibility']);
+    // The map names where the service keeps it: read, and not absent.
+    const mapped = createClient({ apiKey: 'k', transport: scripted(json({ ...good, weeks: history })).transport, upstreamMap: async () => ({ fields: { history: 'weeks' }, convert: {}, values: {} }) });
+    expect(await mapped.lenient.getVisibility({}, { optional: ['history'] })).toMatchObject({ absent: [], data: { ...good, history } });
+    // A required field is still required, and named.
+    const { score, ...noScore } = good;
+    const error = await failure(createClient({ apiKey: 'k', transport: scripted(json(noScore)).transport }).lenient.getVisibility({}, { optional: ['history'] }));
+    expect(error).toMatchObject({ kind: 'parse', field: 'score' });
+  });
+});
+
 describe('retries', () => {
   const ok = () => json({ brands: [] });
   // listBrands' schema is strict about its body; a scripted "ok" is checked against it too.

@@ -280,6 +280,46 @@ describe('the report model over the demo bodies', () => {
   });
 });
 
+describe('the report of a Read API without some parts', () => {
+  it('without the 12 weeks: the week before from the change, its runs taken as this week\'s for the noise, no chart', () => {
+    const report = buildReport(input({ visibility: { ...visibility, history: [] }, not_provided: ['history'] }));
+    // noise = 100 * sqrt(.568 * .432 / 1719 + .566 * .434 / 1719) = 1.691 points: 0.2 is steady, as with the history.
+    expect(report.visibility).toEqual(expect.objectContaining({ score: 56.8, previous: 56.6, change: 0.2, noise: 1.69, trend: 'steady', history: [] }));
+    expect(report.not_provided).toEqual([
+      { part: 'history', operation: 'getVisibility', fields: ['history'], words: 'the 12-week history', line: 'Your Read API does not provide the 12-week history, so the weekly chart is left out.' },
+    ]);
+    expect(report.empty).toBeNull();
+  });
+
+  it('without the engines that moved each question: no engine change is guessed, and the lead counts engines instead of naming them', () => {
+    const report = buildReport(input({ history: { ...history, questions: history.questions.map((q) => ({ ...q, moved: [] })) }, matrix, not_provided: ['moved'] }));
+    expect(report.engines.every((e) => e.gained === null && e.lost === null && e.change === null && e.naming_before === null)).toBe(true);
+    expect(report.engines.find((e) => e.engine === 'chatgpt')!.naming).not.toBeNull();
+    expect(report.lead.headline).toMatch(/^Brightdesk is named by (fewer|more) engines for “.+”: \d now, \d the week before\.$/);
+    expect(report.won_lost!.top_lost.every((q) => q.engines.length === 0)).toBe(true);
+  });
+
+  it('without topics: none listed, no question names a topic, and the rest of the report is as with them', () => {
+    const full = buildReport(input());
+    const report = buildReport(input({ topics: null, not_provided: ['topics'] }));
+    expect(report.topics).toEqual([]);
+    expect(report.won_lost!.lost.every((q) => q.topic === null)).toBe(true);
+    expect(report.visibility).toEqual(full.visibility);
+    expect(report.not_provided.map((p) => p.line)).toEqual(['Your Read API does not provide topics, so the topics that moved are left out.']);
+  });
+
+  it('renders the digest with the lines in place of the sections, in both parts', async () => {
+    const report = buildReport(input({ visibility: { ...visibility, history: [] }, history: { ...history, questions: history.questions.map((q) => ({ ...q, moved: [] })) }, not_provided: ['history', 'moved'] }));
+    const { html, text } = await renderDigest({ report, links: { viewInBrowser: 'https://edge.test/r/x', unsubscribe: 'https://edge.test/u/x' } });
+    for (const part of [html, text]) {
+      expect(part).toContain('Your Read API does not provide the 12-week history, so the weekly chart is left out.');
+      expect(part).toContain('Your Read API does not provide the engines that moved each question, so each won or lost question is listed without the engines that moved it.');
+      expect(part).not.toContain('Score by week');
+    }
+    expect(text).toMatch(/Named by \d of 6 engines now, \d the week before\./);
+  });
+});
+
 describe('rendering', () => {
   it('renders HTML and text from the same template, with the figures and an accessible frame in both schemes', async () => {
     const report = buildReport(input({ matrix }));

@@ -2,7 +2,7 @@
  * Property-based fuzzing (fast-check, fixed seeds, bounded runs) of every
  * product route beside /api/v1: the routes are read from the route tables the
  * Worker mounts (src/app/routes.ts `productRoutes` and `devRoutes`, and the
- * cache admin's `adminRoutes`), so a feature's routes join this test when its
+ * admin's `allAdminRoutes`: the proxy's and the compatibility check), so a feature's routes join this test when its
  * table joins them (exports, once it exists). `/mcp` is not one of them: it
  * answers bad input with the MCP SDK's JSON-RPC errors, not the API's error
  * shape; test/mcp.test.ts holds it to never answering a 500.
@@ -26,7 +26,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { productRoutes, devRoutes } from '../src/app/routes';
+import { allAdminRoutes, productRoutes, devRoutes } from '../src/app/routes';
 import { API_ERROR_STATUS, PRODUCT_ERROR_STATUS } from '../src/contract/errors';
 import { digestDevRoutes } from '../src/digests';
 import { matchRoute, type Method, type Route } from '../src/lib/router';
@@ -52,7 +52,7 @@ const CHUNKS = 4;
 type AnyRoute = Route<never>;
 /** Where the Worker looks them up (src/app/worker.ts): the admin's own table under /admin/cache and /admin/upstream, the product's (and the dev routes, mounted with the dev outbox) elsewhere. */
 const PRODUCT: AnyRoute[] = [...productRoutes, ...devRoutes] as unknown as AnyRoute[];
-const ADMIN: AnyRoute[] = adminRoutes as unknown as AnyRoute[];
+const ADMIN: AnyRoute[] = allAdminRoutes as unknown as AnyRoute[];
 const ROUTES: AnyRoute[] = [...PRODUCT, ...ADMIN];
 
 const METHODS: Method[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -218,6 +218,7 @@ const PRESETS: Record<string, Preset> = {
   'PUT /admin/upstream/map': { keys: ADMIN_KEY, bodies: json({ operations: {} }, { operations: { listBrands: { convert: { generated_at: 'date-time' } } } }) },
   // Never `apply`: a map it stored would change how every later test reads bodies. Our origin's bodies propose none anyway.
   'POST /admin/upstream/discover': { keys: ADMIN_KEY, bodies: json({ api_key: KEYS.pro }, { api_key: KEYS.starter, apply: false }, { api_key: KEYS.revoked }) },
+  'POST /admin/upstream/check': { keys: ADMIN_KEY, bodies: json({ api_key: KEYS.pro }, { api_key: KEYS.growth, brand_id: 2, market: 'us' }, { api_key: KEYS.starter }, { api_key: 'demo_revoked' }) },
 };
 const ANY: Required<Preset> = {
   queries: [...new Set(Object.values(PRESETS).flatMap((p) => p.queries ?? []))],

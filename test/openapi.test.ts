@@ -7,7 +7,7 @@
  */
 import { SELF } from 'cloudflare:test';
 import { afterEach, describe, expect, it } from 'vitest';
-import { devRoutes, productRoutes } from '../src/app/routes';
+import { allAdminRoutes, devRoutes, productRoutes } from '../src/app/routes';
 import { API_BASE, operationList } from '../src/contract/operations';
 import { PRODUCT_ERROR_STATUS } from '../src/contract/errors';
 import { digestDevRoutes } from '../src/digests';
@@ -182,7 +182,7 @@ describe('GET /openapi.json', () => {
         METHODS.flatMap((m) => (item[m] ? [path, ...(item[m]['x-also-at'] ?? [])].map((p) => `${m.toUpperCase()} ${p}`) : [])),
       ),
     );
-    const tables = [subscriptionRoutes, reportRoutes, digestDevRoutes, adminRoutes, productRoutes, devRoutes, mcpRoutes];
+    const tables = [subscriptionRoutes, reportRoutes, digestDevRoutes, adminRoutes, allAdminRoutes, productRoutes, devRoutes, mcpRoutes];
     const routes = tables.flatMap((table) => table.flatMap((route) => (Object.keys(route.methods) as Method[]).map((method) => `${method} ${route.path}`)));
     expect(routes.length).toBeGreaterThan(15);
     expect(routes.filter((route) => !documented.has(route))).toEqual([]);

@@ -37,14 +37,15 @@ export function envelope(body: Record<string, unknown>, self: string): Json {
  * An upstream that is our embedded origin with its bodies reshaped: the same
  * demo data, as another implementation of the spec would send it. Keys are
  * its own (`foreign-...`); each stands for a demo key (`as`), so its answers
- * are never the cached answers of the demo key itself.
+ * are never the cached answers of the demo key itself. A reshape that
+ * returns a Response answers with it (a service without an operation: 404).
  */
 export class ReshapingUpstream {
   readonly requests: URL[] = [];
   private readonly origin = originTransport(env.DB);
 
   constructor(
-    private readonly reshape: (body: Record<string, unknown>, url: URL) => unknown,
+    private readonly reshape: (body: Record<string, unknown>, url: URL) => unknown | Response,
     private readonly as: (key: string) => string = () => 'demo_pro_single',
   ) {}
 
@@ -59,7 +60,9 @@ export class ReshapingUpstream {
     const key = (request.headers.get('authorization') ?? '').replace(/^Bearer /, '');
     const answer = await this.origin(new Request(`http://origin.internal${url.pathname}${url.search}`, { headers: { authorization: `Bearer ${this.as(key)}` } }));
     if (answer.status !== 200) return answer;
-    const body = JSON.stringify(this.reshape((await answer.json()) as Record<string, unknown>, url));
+    const reshaped = this.reshape((await answer.json()) as Record<string, unknown>, url);
+    if (reshaped instanceof Response) return reshaped;
+    const body = JSON.stringify(reshaped);
     return new Response(body, { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'private, max-age=300' } });
   }
 }

@@ -1,8 +1,9 @@
 /**
  * Per-engine figures (`Report.engines`): for each of the engines, the
  * questions whose usual answer names the brand (when `/prompts` was read) and
- * the change against the week before, in questions. A real table with header
- * cells in HTML; one line per engine in the text part.
+ * the change against the week before, in questions (when the service says
+ * which engines moved each question). A real table with header cells in
+ * HTML; one line per engine in the text part.
  */
 import { Text } from '@react-email/components';
 import type { EngineFigures } from '../../src/weekly-report/model';
@@ -18,6 +19,7 @@ const changeColor = (n: number) => (n > 0 ? color.good : n < 0 ? color.bad : col
 
 export function EngineTable({ engines, brand }: { engines: EngineFigures[]; brand: string }) {
   const withCounts = engines.some((e) => e.naming !== null);
+  const withChanges = engines.some((e) => e.change !== null);
   return (
     <>
       <table role="presentation" width="100%" cellPadding={0} cellSpacing={0} data-skip-in-text="true" style={{ borderCollapse: 'collapse', width: '100%' }}>
@@ -31,9 +33,11 @@ export function EngineTable({ engines, brand }: { engines: EngineFigures[]; bran
                 Questions
               </th>
             ) : null}
-            <th className={`${cls.muted} ${cls.rule}`} style={{ ...head, textAlign: 'right', width: '84px' }}>
-              Change
-            </th>
+            {withChanges ? (
+              <th className={`${cls.muted} ${cls.rule}`} style={{ ...head, textAlign: 'right', width: '84px' }}>
+                Change
+              </th>
+            ) : null}
           </tr>
         </thead>
         <tbody>
@@ -47,12 +51,14 @@ export function EngineTable({ engines, brand }: { engines: EngineFigures[]; bran
                   {e.naming === null ? '–' : `${formatCount(e.naming)} of ${formatCount(e.answered ?? 0)}`}
                 </td>
               ) : null}
-              <td
-                className={`${changeClass(e.change)} ${cls.rule}`}
-                style={{ ...cell, textAlign: 'right', whiteSpace: 'nowrap', color: changeColor(e.change), fontWeight: e.change === 0 ? 400 : 600 }}
-              >
-                {changeWords(e.change)}
-              </td>
+              {e.change !== null ? (
+                <td
+                  className={`${changeClass(e.change)} ${cls.rule}`}
+                  style={{ ...cell, textAlign: 'right', whiteSpace: 'nowrap', color: changeColor(e.change), fontWeight: e.change === 0 ? 400 : 600 }}
+                >
+                  {changeWords(e.change)}
+                </td>
+              ) : null}
             </tr>
           ))}
         </tbody>
@@ -62,15 +68,17 @@ export function EngineTable({ engines, brand }: { engines: EngineFigures[]; bran
           {engines.map((e, i) => (
             <span key={e.engine}>
               {i > 0 ? <br /> : null}
-              {`${e.engine_label}: ${e.naming === null ? '' : `${formatCount(e.naming)} of ${formatCount(e.answered ?? 0)} questions, `}${changeWords(e.change)}`}
+              {`${e.engine_label}: ${[e.naming === null ? null : `${formatCount(e.naming)} of ${formatCount(e.answered ?? 0)} questions`, e.change === null ? null : changeWords(e.change)].filter(Boolean).join(', ')}`}
             </span>
           ))}
         </Text>
       </div>
       <Text className={cls.muted} style={{ ...text.small, margin: '6px 0 0' }}>
-        {withCounts
+        {withCounts && withChanges
           ? `Questions: those whose usual answer on the engine names ${brand}. Change: against the week before.`
-          : `Change: questions for which the engine started naming ${brand}, less those for which it stopped, against the week before.`}
+          : withCounts
+            ? `Questions: those whose usual answer on the engine names ${brand}.`
+            : `Change: questions for which the engine started naming ${brand}, less those for which it stopped, against the week before.`}
       </Text>
     </>
   );

@@ -22,6 +22,7 @@ import { runInChunks } from '../lib/d1';
 import { postToEndpoint, type PostOutcome } from '../mail/endpoints';
 import { batchesByKey, batchKey, chunks, failureReason, sendInBatches } from '../mail/send-batches';
 import { reportUrl, type SubscriptionRow, unsubscribeUrl, webhookSecretBinding } from '../subscriptions';
+import { NEEDS, notProvidedLines } from '../weekly-report';
 import type { AlertDeps, AlertJob } from './deps';
 import type { Bundle } from './evaluate';
 import { alertEmail, type BundleContext, slackMessage, webhookPayload } from './messages';
@@ -92,6 +93,7 @@ async function contextOf(deps: AlertDeps, row: DeliveryRow): Promise<BundleConte
     createdAt: row.delivery_created_at,
     reportUrl: await reportUrl(deps, row, issuedAt),
     unsubscribeUrl: await unsubscribeUrl(deps, row, issuedAt),
+    notProvided: notProvidedLines(NEEDS.alerts, bundle.not_provided ?? []),
   };
 }
 

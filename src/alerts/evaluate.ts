@@ -5,7 +5,9 @@
  * subscription): three reads through `apiFor` (`/visibility` and `/prompts`,
  * fixed trailing 7 days, then `/topics` for their days), compared with the
  * snapshot kept from the group's last evaluation (src/weekly-report/changes.ts).
- * The first evaluation only stores.
+ * The first evaluation only stores. Only the score is required
+ * (`NEEDS.alerts`): without per-engine answers, topics or rivals, their
+ * events are not looked for, and each delivery says so in one line.
  *
  * A change is raised as an event at most once per direction within 7 days
  * (`alert_changes`); the opposite direction is a reversal and is raised at
@@ -24,7 +26,7 @@ import { sha256Hex } from '../lib/hash';
 import { DAY_MS } from '../lib/time';
 import { chunks } from '../mail/send-batches';
 import { groupApiKey, groupKeyOf, type SubscriptionRow, UNREADABLE_KEY } from '../subscriptions';
-import { ALERT_HOUR, type AlertChange, type AlertEvent, type AlertSnapshot, alertSnapshotOf, changesBetween, localTime } from '../weekly-report';
+import { ALERT_HOUR, type AlertChange, type AlertEvent, type AlertSnapshot, alertSnapshotOf, changesBetween, localTime, NEEDS, type PartId, readParts } from '../weekly-report';
 import type { AlertDeps, AlertJob } from './deps';
 import { releaseAt } from './quiet';
 
@@ -41,6 +43,8 @@ export type IdentifiedEvent = AlertEvent & { id: string };
 export interface Bundle {
   period: { from: string; to: string };
   events: IdentifiedEvent[];
+  /** The parts the Read API does not provide, whose events were not looked for (absent in bundles kept before: none). */
+  not_provided?: PartId[];
 }
 
 export interface EvaluationResult {
@@ -68,19 +72,21 @@ interface AlertRow extends SubscriptionRow {
 /** `evt_` and 24 hex of the group, the local day, the subject and the direction: the same change the same day is the same event. */
 const eventIdOf = async (groupKey: string, day: string, change: AlertChange) => `evt_${(await sha256Hex(`${groupKey}|${day}|${change.subject}|${change.direction}`)).slice(0, 24)}`;
 
-type Bodies = { visibility: ResponseOf<'getVisibility'>; matrix: ResponseOf<'getPromptMatrix'>; topics: ResponseOf<'listTopics'> };
+type Bodies = Parameters<typeof alertSnapshotOf>[0];
 
 /** The group's three reads, the fixed-window pair read again once when it straddled midnight UTC; null when still misaligned. */
 async function readGroup(deps: AlertDeps, apiKey: string, row: AlertRow): Promise<Bodies | null> {
   const client = deps.api(apiKey, null);
   const scope = { brand_id: row.brand_id, market: String(row.market_id) };
-  const fixed = () => Promise.all([client.getVisibility(scope), client.getPromptMatrix(scope)]);
+  const fixed = () => Promise.all([readParts(client, NEEDS.alerts, 'getVisibility', scope), readParts(client, NEEDS.alerts, 'getPromptMatrix', scope)]);
   let [visibility, matrix] = await fixed();
-  const aligned = () => visibility.period.from === matrix.period.from && visibility.period.to === matrix.period.to;
+  // The score is required (never null); a service without /prompts aligns with anything.
+  const aligned = () => !matrix.data || (visibility.data!.period.from === matrix.data.period.from && visibility.data!.period.to === matrix.data.period.to);
   if (!aligned()) [visibility, matrix] = await fixed();
   if (!aligned()) return null;
-  const topics = await client.listTopics({ ...scope, from: visibility.period.from, to: visibility.period.to });
-  return { visibility, matrix, topics };
+  const { period } = visibility.data!;
+  const topics = await readParts(client, NEEDS.alerts, 'listTopics', { ...scope, from: period.from, to: period.to });
+  return { visibility: visibility.data!, matrix: matrix.data, topics: topics.data, not_provided: [matrix, topics].flatMap((read) => read.notProvided) };
 }
 
 /** The changes that are news now: not raised in the same direction within `REPEAT_AFTER_DAYS` (reversals always are). */
@@ -160,7 +166,7 @@ async function evaluateGroup(deps: AlertDeps, groupKey: string, rows: AlertRow[]
        VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?) ON CONFLICT (delivery_key) DO NOTHING`,
     );
     const messageId = events[0]!.id;
-    const bundle: Bundle = { period: after.period, events };
+    const bundle: Bundle = { period: after.period, events, ...(after.not_provided ? { not_provided: after.not_provided } : {}) };
     const json = JSON.stringify(bundle);
     for (const row of rows) {
       const release = releaseAt(now, row.timezone, { start: row.quiet_start, end: row.quiet_end });

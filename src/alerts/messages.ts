@@ -21,6 +21,8 @@ export interface BundleContext {
   createdAt: string;
   reportUrl: string;
   unsubscribeUrl: string;
+  /** What the evaluation could not watch, one line each: the Read API does not provide its part (`NEEDS.alerts`). */
+  notProvided: { part: string; line: string }[];
 }
 
 /** Slack allows 50 blocks per message: past this many events, the rest are counted, and the report has them all. */
@@ -47,6 +49,7 @@ export function slackMessage(context: BundleContext): Record<string, unknown> {
       ...shown.map((event) => ({ type: 'section', text: { type: 'mrkdwn', text: `*${LABEL[event.type]}* · ${slackEscape(headlineOf(event, brand))}` } })),
       ...(more > 0 ? [{ type: 'section', text: { type: 'mrkdwn', text: `… and ${more} more: see the report.` } }] : []),
       { type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Open the full report' }, url: context.reportUrl }] },
+      ...context.notProvided.map(({ line }) => ({ type: 'context', elements: [{ type: 'mrkdwn', text: slackEscape(line) }] })),
       { type: 'context', elements: [{ type: 'mrkdwn', text: `Changes beyond the noise since the day before; ${quietOf(row)}. <${context.unsubscribeUrl}|Stop these alerts>` }] },
     ],
   };
@@ -65,6 +68,7 @@ export function webhookPayload(context: BundleContext): Record<string, unknown> 
       report_url: context.reportUrl,
       unsubscribe_url: context.unsubscribeUrl,
       events: events.map((event) => ({ ...event, summary: headlineOf(event, row.brand_name) })),
+      ...(context.notProvided.length > 0 ? { not_provided: context.notProvided } : {}),
     },
   };
 }
@@ -80,6 +84,7 @@ export async function alertEmail(context: BundleContext, from: string): Promise<
     timezone: row.timezone,
     reportUrl: context.reportUrl,
     unsubscribeUrl: context.unsubscribeUrl,
+    notProvided: context.notProvided.map(({ line }) => line),
   });
   return { kind: 'alert', from, to: row.email, ...mail, headers: unsubscribeHeaders(context.unsubscribeUrl, from) };
 }

@@ -24,6 +24,7 @@ import { MCP_PATH } from '../mcp';
 import { ADMIN_BASE, DiscoverBody, MAX_DISCOVER_BODY_BYTES, PurgeBody, UPSTREAM_ADMIN_BASE } from '../proxy/admin';
 import { DiscoveryReport } from '../client/discovery/report';
 import { UpstreamMap, UpstreamMapInput } from '../contract/upstream-map';
+import { type CheckAnswer, CheckBody, UPSTREAM_CHECK_PATH } from './upstream-check';
 import { COUNTERS, type Counts } from '../proxy/stats';
 import { LINK_BASE, REPORTS_BASE } from '../reports';
 import { EXPORT_LINK_BASE, EXPORTS_BASE } from '../exports';
@@ -178,9 +179,42 @@ const StoredUpstreamMap = UpstreamMap.extend({
   version: z.number().int().min(0).describe('Numbered by the Worker at each PUT; 0 before any map is stored.'),
   updated_at: z.iso.datetime().nullable(),
 });
-const CacheStats = z.object({ ...Object.fromEntries(COUNTERS.map((name) => [name, z.number().int().min(0)])), since: z.iso.datetime() });
-const DevPlan = z.object({ at: z.iso.datetime(), planned: z.number().int().min(0), groups: z.number().int().min(0) });
 const count = z.number().int().min(0);
+const CacheStats = z.object({ ...Object.fromEntries(COUNTERS.map((name) => [name, z.number().int().min(0)])), since: z.iso.datetime() });
+/** `POST /admin/upstream/check`'s answer (src/weekly-report/compat.ts). */
+const UpstreamCheck = z.object({
+  features: z.array(
+    z.object({
+      feature: z.enum(['digest', 'report_page', 'alerts', 'csv_exports', 'history', 'weekly_report']),
+      label: z.string(),
+      status: z.enum(['works', 'works_without', 'cannot_run']),
+      missing: z.array(
+        z.object({
+          part: z.string().describe('A part of the weekly report (`history`, `per_engine`, `moved`, `topics`, `rivals`, `score`, `won_lost`), or a CSV export\'s `rows` or `column`, or `body`.'),
+          operation: z.string(),
+          field: z.string().nullable().describe('The contract\'s field that is absent or unreadable; null when the operation itself is missing.'),
+          answer: z.string().optional().describe('What the service answered instead of the operation (`404 not_found`).'),
+          words: z.string(),
+          required: z.boolean().describe('Whether the feature (for CSV, that operation\'s export) cannot run without it.'),
+          line: z.string().optional().describe('What the feature says where it leaves the section out.'),
+        }),
+      ),
+    }),
+  ),
+  operations: z.array(
+    z.object({
+      operation: z.string(),
+      status: z.enum(['readable', 'readable_without', 'unreadable', 'not_provided', 'refused', 'not_checked']),
+      fields: z.array(z.string()),
+      code: z.string().optional(),
+      note: z.string().optional(),
+    }),
+  ),
+  reads: count,
+  calls: count.describe('Upstream calls the check spent of the key\'s budget; a read served from the cache spends none.'),
+  checked_at: z.iso.datetime(),
+});
+const DevPlan = z.object({ at: z.iso.datetime(), planned: z.number().int().min(0), groups: z.number().int().min(0) });
 const DevAlerts = z.object({ at: z.iso.datetime(), evaluated: count, reads: count, events: count, deliveries: count, held: count, enqueued: count, failed: count, paused: count });
 
 /**
@@ -197,7 +231,8 @@ const _answersFit: [
   Fits<Pick<PlanResult, 'planned' | 'groups'>, Omit<z.output<typeof DevPlan>, 'at'>>,
   Fits<EvaluationResult, Omit<z.output<typeof DevAlerts>, 'at'>>,
   Fits<TestDelivery, z.output<typeof TestDeliverySchema>>,
-] = [true, true, true, true, true, true, true, true];
+  Fits<CheckAnswer, z.output<typeof UpstreamCheck>>,
+] = [true, true, true, true, true, true, true, true, true];
 void _answersFit;
 
 const SCHEMAS = {
@@ -225,11 +260,13 @@ const SCHEMAS = {
   UpstreamMapInput,
   DiscoverBody,
   DiscoveryReport,
+  CheckBody,
+  UpstreamCheck,
   DevPlan,
   DevAlerts,
 } as const;
 /** Request bodies are described as the client writes them: defaulted fields optional. */
-const INPUT_SCHEMAS = new Set<keyof typeof SCHEMAS>(['SubscribeBody', 'LinkBody', 'MintBody', 'PurgeBody', 'UpstreamMapInput', 'DiscoverBody']);
+const INPUT_SCHEMAS = new Set<keyof typeof SCHEMAS>(['SubscribeBody', 'LinkBody', 'MintBody', 'PurgeBody', 'UpstreamMapInput', 'DiscoverBody', 'CheckBody']);
 
 // ---------------------------------------------------------------- answers
 
@@ -648,6 +685,23 @@ const ROUTES: Record<string, Described> = {
       '405': error('`method_not_allowed`'),
       '409': error('`map_version_conflict`: with `apply`, the map was replaced while discovery ran'),
       '502': error('`upstream_error`: the Read API did not answer discovery\'s first read; nothing was read'),
+    },
+  },
+  [`POST ${UPSTREAM_CHECK_PATH}`]: {
+    operationId: 'checkUpstream',
+    tag: 'Upstream map',
+    summary: 'Check which features work with the service',
+    description:
+      'Reads each operation the features read with `api_key` (in the body: keys never go in a URL), through the upstream map and the key\'s cache and budget, and says per feature whether it works, works without a section (which, and which field is missing), or cannot run (which operation and field). Each feature needs only what it cannot do without (docs/upstream.md, "What each feature needs"). Operations that need a parameter only a person can give (a topic id, a question, a rival) are not read. A page instead of JSON when `Accept` prefers `text/html`. The key is neither logged nor shown.',
+    security: 'admin',
+    requestBody: jsonBody('CheckBody', '`{"api_key": "...", "brand_id": 2, "market": "us"}`; `brand_id` and `market` as in the Read API (default: the key\'s only brand, its primary market).'),
+    responses: {
+      '200': ok('The verdicts.', { ...jsonOf('UpstreamCheck'), ...HTML }),
+      '400': error('`invalid_parameter`: a field of the body, or `api_key` when the Read API refuses the key'),
+      '401': error('`invalid_api_key`: no or a wrong admin token'),
+      '405': error('`method_not_allowed`'),
+      '429': error('`rate_limited`, `quota_exceeded`: the key\'s limits, passed through'),
+      '502': error('`upstream_error`: the Read API did not answer'),
     },
   },
   [`POST ${MCP_PATH}`]: {

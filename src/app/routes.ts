@@ -15,6 +15,7 @@ import { matchRoute, type Route } from '../lib/router';
 import { OUTBOX_BASE, showOutbox } from '../mail/outbox';
 import { mcpRoutes } from '../mcp';
 import { adminRoutes } from '../proxy/admin';
+import { upstreamCheckRoutes } from './upstream-check';
 import { exportRoutes } from '../exports';
 import { reportRoutes } from '../reports';
 import { subscriptionRoutes } from '../subscriptions';
@@ -36,8 +37,11 @@ export const outboxRoutes: Route<Services>[] = [
 /** Mounted only with `DEV_ROUTES = "on"` (`npm run dev`, the tests): no authentication. */
 export const devRoutes: Route<Services>[] = [...digestDevRoutes, ...alertDevRoutes, ...outboxRoutes];
 
+/** The admin's routes (`handleAdmin`, behind the admin token): the proxy's own, and the compatibility check, which reads with the features' needs. */
+export const allAdminRoutes = [...adminRoutes, ...upstreamCheckRoutes];
+
 /** Every route the Worker serves beside /api/v1 (the cache admin's and `/mcp` too, mounted by worker.ts): what `GET /openapi.json` describes. */
-export const documentedRoutes: readonly DocumentedRoute[] = [...productRoutes, ...devRoutes, ...adminRoutes, ...mcpRoutes];
+export const documentedRoutes: readonly DocumentedRoute[] = [...productRoutes, ...devRoutes, ...allAdminRoutes, ...mcpRoutes];
 
 /** The OpenAPI document of the product's own routes. */
 export const productDocument = () => productOpenApiDocument(documentedRoutes);

@@ -28,7 +28,7 @@ import { SUBSCRIPTIONS_BASE, unsubscribeByMail } from '../subscriptions';
 import { type AppEnv, parseEnv } from './env';
 import { type Features, featuresLine, featuresOf, isAlertsEnv, isDigestsEnv, isOriginEnv, isReportsEnv, offMessage, type ReportsEnv } from './features';
 import { PRODUCT_OPENAPI } from './openapi';
-import { handleProductRoute, serveProductDocument } from './routes';
+import { allAdminRoutes, handleProductRoute, serveProductDocument } from './routes';
 import { errorText } from '../lib/log';
 import { plainTarget } from '../lib/http';
 import { systemClock } from '../lib/time';
@@ -108,7 +108,7 @@ export function createWorker(seams: WorkerSeams = {}) {
       if (under(pathname, API_BASE)) return handleProxy(request, env, proxyRuntime, { url });
       // Needs only the proxy, so it runs on a proxy-only deployment too.
       if (pathname === MCP_PATH) return withRequestId(await handleMcp(request, env, proxyRuntime, { allowedHosts: allowedHostsOf(env.MCP_ALLOWED_HOSTS, features.devRoutes) }), requestIdOf(request.headers));
-      if (under(pathname, ADMIN_BASE) || under(pathname, UPSTREAM_ADMIN_BASE)) return handleAdmin(request, env, proxyRuntime);
+      if (under(pathname, ADMIN_BASE) || under(pathname, UPSTREAM_ADMIN_BASE)) return handleAdmin(request, env, proxyRuntime, allAdminRoutes);
       if (isOriginEnv(env) && under(pathname, ORIGIN_MOUNT + API_BASE)) {
         url.pathname = pathname.slice(ORIGIN_MOUNT.length);
         const deps = { db: env.DB, now, waitUntil: (work: Promise<unknown>) => ctx.waitUntil(work) };

@@ -106,6 +106,16 @@ export interface WithMeta<T> {
   meta: ResponseMeta;
 }
 
+export interface LenientOptions extends CallOptions {
+  /** Contract paths the caller can do without (`history`, `topics[].rivals`): absent or unreadable, they are left out. */
+  optional: readonly string[];
+}
+
+export interface Lenient<T> extends WithMeta<T> {
+  /** Of `optional`, the paths the body does not provide (after the upstream map): left out of `data`. */
+  absent: string[];
+}
+
 export type ApiClient = { [Id in OperationId]: (...args: ArgsOf<Id>) => Promise<ResponseOf<Id>> } & {
   /** The same methods, resolving to `{ data, meta }`. */
   withMeta: { [Id in OperationId]: (...args: ArgsOf<Id>) => Promise<WithMeta<ResponseOf<Id>>> };
@@ -116,6 +126,13 @@ export type ApiClient = { [Id in OperationId]: (...args: ArgsOf<Id>) => Promise<
    * is served as it is, as the proxy serves it.
    */
   unchecked: { [Id in OperationId]: (...args: ArgsOf<Id>) => Promise<WithMeta<Record<string, unknown>>> };
+  /**
+   * The same methods for a feature that can do without some of a body
+   * (DESIGN section 13): only the `optional` paths may be absent, and
+   * `absent` says which were; a body that breaks any other field still
+   * fails naming it. `data` lacks the absent fields, whatever its type says.
+   */
+  lenient: { [Id in OperationId]: (params: ParamsOf<Id>, options: LenientOptions) => Promise<Lenient<ResponseOf<Id>>> };
 };
 
 const CACHE_STATUSES: readonly string[] = ['HIT', 'MISS', 'STALE', 'REVALIDATED', 'BYPASS'];
@@ -228,15 +245,16 @@ export function createClient(options: ClientOptions): ApiClient {
     });
   }
 
-  async function parseBody<Id extends OperationId>(id: Id, text: string): Promise<ResponseOf<Id>> {
-    const plain = checkResponseBody(id, text);
-    if (plain.ok && plain.asSent) return plain.data;
+  async function parseBody<Id extends OperationId>(id: Id, text: string, optional: readonly string[]): Promise<{ data: ResponseOf<Id>; absent: string[] }> {
+    const plain = checkResponseBody(id, text, undefined, optional);
+    if (plain.ok && plain.asSent) return plain;
     // Another implementation's body: its map, when there is one, is read even where no configuration reads the body,
-    // since it may map values the contract leaves open (an engine `openai`). A map that breaks what reads without it is not followed.
+    // since it may map values the contract leaves open (an engine `openai`) or say where an optional part is.
+    // A map that breaks what reads without it is not followed.
     const map = await options.upstreamMap?.(id);
-    const mapped = map ? checkResponseBody(id, text, map) : undefined;
-    if (mapped?.ok) return mapped.data;
-    if (plain.ok) return plain.data;
+    const mapped = map ? checkResponseBody(id, text, map, optional) : undefined;
+    if (mapped?.ok) return mapped;
+    if (plain.ok) return plain;
     const checked = mapped ?? plain;
     const error = new ApiClientError({
       kind: 'parse',
@@ -272,7 +290,11 @@ export function createClient(options: ClientOptions): ApiClient {
     throw new ApiClientError({ kind: 'parse', code: 'invalid_response', status: 200, operation: id, message: `${id}: the body is not a JSON object.` });
   }
 
-  async function call<Id extends OperationId>(id: Id, params: Record<string, unknown> | undefined, callOptions: CallOptions = {}, check = true): Promise<WithMeta<ResponseOf<Id>>> {
+  /** How a call reads its body: checked against the contract (some paths optional), or any JSON object as sent. */
+  type Reading = { check: true; optional: readonly string[] } | { check: false };
+  const CHECKED: Reading = { check: true, optional: [] };
+
+  async function call<Id extends OperationId>(id: Id, params: Record<string, unknown> | undefined, callOptions: CallOptions = {}, reading: Reading = CHECKED): Promise<Lenient<ResponseOf<Id>>> {
     const url = operationUrl(baseUrl, id, params);
     const started = now();
     for (let attempts = 1; ; attempts++) {
@@ -280,7 +302,10 @@ export function createClient(options: ClientOptions): ApiClient {
       let failure: ApiClientError;
       try {
         const { response, text } = await attempt(id, url, callOptions, Math.max(1, Math.min(timeoutMs, left)));
-        if (response.ok) return { data: check ? await parseBody(id, text) : (parseObject(id, text) as ResponseOf<Id>), meta: metaOf(response, now(), attempts) };
+        if (response.ok) {
+          const body = reading.check ? await parseBody(id, text, reading.optional) : { data: parseObject(id, text) as ResponseOf<Id>, absent: [] };
+          return { ...body, meta: metaOf(response, now(), attempts) };
+        }
         failure = httpError(id, response, text);
       } catch (error) {
         if (!(error instanceof ApiClientError)) throw error;
@@ -295,12 +320,14 @@ export function createClient(options: ClientOptions): ApiClient {
   const plain = {} as Record<string, unknown>;
   const meta = {} as Record<string, unknown>;
   const unchecked = {} as Record<string, unknown>;
+  const lenient = {} as Record<string, unknown>;
   for (const id of OPERATION_IDS) {
     meta[id] = (params?: Record<string, unknown>, callOptions?: CallOptions) => call(id, params, callOptions);
     plain[id] = async (params?: Record<string, unknown>, callOptions?: CallOptions) => (await call(id, params, callOptions)).data;
-    unchecked[id] = (params?: Record<string, unknown>, callOptions?: CallOptions) => call(id, params, callOptions, false);
+    unchecked[id] = (params?: Record<string, unknown>, callOptions?: CallOptions) => call(id, params, callOptions, { check: false });
+    lenient[id] = (params: Record<string, unknown> | undefined, { optional, ...callOptions }: LenientOptions) => call(id, params, callOptions, { check: true, optional });
   }
-  return { ...plain, withMeta: meta, unchecked } as ApiClient;
+  return { ...plain, withMeta: meta, unchecked, lenient } as ApiClient;
 }
 
 function withAttempts(error: ApiClientError, attempts: number): ApiClientError {

@@ -17,6 +17,8 @@ export {
   type CacheStatus,
   type CallOptions,
   type ClientOptions,
+  type Lenient,
+  type LenientOptions,
   createClient,
   DEFAULT_MAX_BYTES,
   DEFAULT_TIMEOUT_MS,

@@ -1,22 +1,35 @@
 /** Whether a 200 body is what the contract says the operation returns; used by the client and the proxy alike. */
+import type { z } from 'zod';
 import { conformBody } from './conform';
+import { absentPaths, withOptionalPaths } from './optional-paths';
 import type { OperationMap } from './upstream-map';
 import { type OperationId, operations, type ResponseOf } from './operations';
 
 export type BodyCheck<Id extends OperationId> =
-  /** `asSent`: the body passed with nothing changed (our own origin's do). */
-  | { ok: true; data: ResponseOf<Id>; asSent: boolean }
+  /** `asSent`: the body passed with nothing changed (our own origin's do); `absent`: of the optional paths asked for, those the body does not provide (none without them). */
+  | { ok: true; data: ResponseOf<Id>; asSent: boolean; absent: string[] }
   /** `field` is the dotted path of the first field at fault; absent when the body is not JSON at all. */
   | { ok: false; field?: string; message: string; cause: unknown };
+
+const lenientSchemas = new Map<string, z.ZodType>();
+
+/** The operation's schema with `optional` optional (optional-paths.ts), built once per operation and paths. */
+function lenientSchema(id: OperationId, optional: readonly string[]): z.ZodType {
+  const key = `${id}:${[...optional].sort().join(',')}`;
+  let schema = lenientSchemas.get(key);
+  if (!schema) lenientSchemas.set(key, (schema = withOptionalPaths(operations[id].response, optional)));
+  return schema;
+}
 
 /**
  * The body checked against the operation's schema. A body that fails it as
  * sent is brought onto the contract's field names first (`conformBody`: case
  * conventions, one envelope, and the upstream map's entry for the operation
  * when there is one) and checked again; the error, if any, names the
- * contract's field.
+ * contract's field. With `optional` (contract paths a feature can do
+ * without), that second check lets those fields be absent and says which are.
  */
-export function checkResponseBody<Id extends OperationId>(id: Id, text: string, map?: OperationMap): BodyCheck<Id> {
+export function checkResponseBody<Id extends OperationId>(id: Id, text: string, map?: OperationMap, optional: readonly string[] = []): BodyCheck<Id> {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -25,9 +38,10 @@ export function checkResponseBody<Id extends OperationId>(id: Id, text: string, 
   }
   const schema = operations[id].response;
   const asSent = schema.safeParse(json);
-  if (asSent.success) return { ok: true, data: asSent.data as ResponseOf<Id>, asSent: true };
-  const result = schema.safeParse(conformBody(schema, json, map));
-  if (result.success) return { ok: true, data: result.data as ResponseOf<Id>, asSent: false };
+  if (asSent.success) return { ok: true, data: asSent.data as ResponseOf<Id>, asSent: true, absent: [] };
+  // Conformed with the contract's own schema: the lenient one has the same fields, only fewer of them required.
+  const result = (optional.length > 0 ? lenientSchema(id, optional) : schema).safeParse(conformBody(schema, json, map));
+  if (result.success) return { ok: true, data: result.data as ResponseOf<Id>, asSent: false, absent: absentPaths(result.data, optional) };
   const issue = result.error.issues[0];
   const field = issue?.path.map(String).join('.') || '(root)';
   return { ok: false, field, message: `${id}: response field \`${field}\` ${issue?.message ?? 'is invalid'}.`, cause: result.error };

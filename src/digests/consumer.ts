@@ -109,7 +109,7 @@ async function snapshotOf(deps: DigestDeps, job: DigestJob, rows: PendingRow[], 
     // No client behind the queue: reads are the key's own, with no address to count against.
     const week = { isoWeek: job.iso_week, monday: job.week_monday };
     const { inputs } = await readWeek(deps.api(apiKey, null), { brand_id: job.brand_id, market: String(job.market_id), brandName: rows[0]!.brand_name, week }, deps.now());
-    const read = { read_at: deps.now().toISOString(), visibility: inputs.visibility, history: inputs.history, topics: inputs.topics, matrix: inputs.matrix };
+    const read = { read_at: deps.now().toISOString(), visibility: inputs.visibility, history: inputs.history, topics: inputs.topics, matrix: inputs.matrix, not_provided: inputs.not_provided };
     // The week's figures kept for the history (DESIGN section 11); a week kept already stays as it was.
     await keepWeek(deps.db, historyWeekOf(inputs, 'digest', deps.now()));
     return { kind: 'read', snapshot: await storeSnapshot(deps.db, job, read) };
@@ -198,13 +198,13 @@ export async function processDigestJob(job: DigestJob, deps: DigestDeps, attempt
     return result;
   }
 
-  const { visibility, history, topics, matrix } = read.snapshot;
+  const { visibility, history, topics, matrix, not_provided } = read.snapshot;
   const reports = new Map<string, Report>();
   const reportFor = (kinds: DigestKind[]) => {
     const id = kinds.join(',');
     let report = reports.get(id);
     if (!report) {
-      report = buildReport({ brand: { id: job.brand_id, name: rows[0]!.brand_name }, week: { isoWeek: job.iso_week, monday: job.week_monday }, kinds, visibility, history, topics, matrix });
+      report = buildReport({ brand: { id: job.brand_id, name: rows[0]!.brand_name }, week: { isoWeek: job.iso_week, monday: job.week_monday }, kinds, visibility, history, topics, matrix, not_provided });
       reports.set(id, report);
     }
     return report;

@@ -5,37 +5,59 @@
  * batch's request is the same bytes on every attempt.
  */
 import type { ResponseOf } from '../contract/operations';
+import type { PartId } from '../weekly-report';
 import type { DigestJob } from './deps';
 
 export interface Snapshot {
   read_at: string;
   visibility: ResponseOf<'getVisibility'>;
   history: ResponseOf<'getAnswerHistory'>;
-  topics: ResponseOf<'listTopics'>;
-  /** Null in snapshots taken before the digest read /prompts (migrations/0011_snapshot_matrix.sql). */
+  /** Null when the service does not provide topics. */
+  topics: ResponseOf<'listTopics'> | null;
+  /** Null in snapshots taken before the digest read /prompts (migrations/0011_snapshot_matrix.sql), and when the service does not provide it. */
   matrix: ResponseOf<'getPromptMatrix'> | null;
+  /** The parts the service does not provide (migrations/0018_snapshot_not_provided.sql). */
+  not_provided: PartId[];
 }
 
 export async function loadSnapshot(db: D1Database, job: Pick<DigestJob, 'group_key' | 'iso_week'>): Promise<Snapshot | null> {
   const row = await db
-    .prepare('SELECT read_at, visibility, history, topics, matrix FROM digest_snapshots WHERE group_key = ? AND iso_week = ?')
+    .prepare('SELECT read_at, visibility, history, topics, matrix, not_provided FROM digest_snapshots WHERE group_key = ? AND iso_week = ?')
     .bind(job.group_key, job.iso_week)
-    .first<{ read_at: string; visibility: string; history: string; topics: string; matrix: string | null }>();
+    .first<{ read_at: string; visibility: string; history: string; topics: string; matrix: string | null; not_provided: string | null }>();
   // Stored by this module from bodies the client checked against the contract.
   return row
-    ? { read_at: row.read_at, visibility: JSON.parse(row.visibility), history: JSON.parse(row.history), topics: JSON.parse(row.topics), matrix: row.matrix === null ? null : JSON.parse(row.matrix) }
+    ? {
+        read_at: row.read_at,
+        visibility: JSON.parse(row.visibility),
+        history: JSON.parse(row.history),
+        topics: JSON.parse(row.topics),
+        matrix: row.matrix === null ? null : JSON.parse(row.matrix),
+        not_provided: row.not_provided === null ? [] : JSON.parse(row.not_provided),
+      }
     : null;
 }
 
 /** Stores the snapshot unless one is there already (a concurrent delivery), and returns the one stored. */
 export async function storeSnapshot(db: D1Database, job: Pick<DigestJob, 'group_key' | 'iso_week'>, snapshot: Snapshot): Promise<Snapshot> {
-  const { visibility, history, topics, matrix } = snapshot;
+  const { visibility, history, topics, matrix, not_provided } = snapshot;
   await db
     .prepare(
-      `INSERT INTO digest_snapshots (group_key, iso_week, read_at, period_from, period_to, visibility, history, topics, matrix) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO digest_snapshots (group_key, iso_week, read_at, period_from, period_to, visibility, history, topics, matrix, not_provided) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (group_key, iso_week) DO NOTHING`,
     )
-    .bind(job.group_key, job.iso_week, snapshot.read_at, visibility.period.from, visibility.period.to, JSON.stringify(visibility), JSON.stringify(history), JSON.stringify(topics), matrix === null ? null : JSON.stringify(matrix))
+    .bind(
+      job.group_key,
+      job.iso_week,
+      snapshot.read_at,
+      visibility.period.from,
+      visibility.period.to,
+      JSON.stringify(visibility),
+      JSON.stringify(history),
+      JSON.stringify(topics),
+      matrix === null ? null : JSON.stringify(matrix),
+      not_provided.length === 0 ? null : JSON.stringify(not_provided),
+    )
     .run();
   return (await loadSnapshot(db, job))!;
 }

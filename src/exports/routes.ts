@@ -13,8 +13,10 @@
  * answer errors in the API's shape; `/x/` answers plain text, for the sheet or
  * the person who sees it: a bad token by TOKEN_FAILURE_STATUS (garbled 400,
  * forged 403, expired 410), a revoked link 410, a key that no longer reads
- * (the API's 401 or 403) 403, an outage 502. A link from a page ends with
- * that page's record or its key: 410, saying which (src/links/export-links.ts).
+ * (the API's 401 or 403) 403, an outage 502, an answer without the table's
+ * rows 502 saying so. A column the Read API does not provide is empty. A
+ * link from a page ends with that page's record or its key: 410, saying
+ * which (src/links/export-links.ts).
  */
 import { z } from 'zod';
 import { type ApiClient, ApiClientError } from '../client';
@@ -29,7 +31,7 @@ import { EXPORT_FORMATS, EXPORT_LINK_BASE, EXPORTS_BASE, type ExportFormat, type
 import { expiresInDays, linkOwnerKey, noQuery, readFailure, tooManyLinks } from '../links/keyed-routes';
 import { MAX_LIVE_LINKS } from '../links/link-store';
 import { clientAddressOf } from '../proxy';
-import { HISTORY_COLUMNS, historyRecord, readHistory } from '../weekly-report';
+import { HISTORY_COLUMNS, historyRecord, readHistory, readScope, readTableBody } from '../weekly-report';
 import type { ExportDeps } from './deps';
 import { CSV_CONTENT_TYPE, csvColumns, tableRows, toCsv } from './table';
 import { checkTarget, ParamsField, type TableOperation, tableOperation } from './target';
@@ -43,9 +45,6 @@ export const MintBody = z.strictObject({
   expires_in_days: expiresInDays,
 });
 
-type Call = (params: Record<string, string>) => Promise<unknown>;
-/** One operation of the typed client, by id. */
-export const callOperation = (client: ApiClient, id: string, params: Record<string, string>): Promise<unknown> => (client as unknown as Record<string, Call>)[id]!(params);
 
 /** What a body names of its brand and market (absent for account-wide and brand-wide operations). */
 function scopeOf(body: unknown): Pick<ExportTarget, 'brandId' | 'market'> {
@@ -63,7 +62,7 @@ async function mint(request: Request, url: URL, deps: ExportDeps): Promise<Respo
   try {
     // The read the link will make: the key must be able to make it (plan, integration, brand), and its error is the one to show.
     const client = deps.api(key, clientAddressOf(request));
-    scope = scopeOf(op ? await callOperation(client, op.id, params) : await client.getVisibility(params));
+    scope = scopeOf(op ? (await readTableBody(client, op.id, op.csv, params)).data : await readScope(client, { brand_id: params.brand_id === undefined ? undefined : Number(params.brand_id), market: params.market }));
   } catch (error) {
     throw readFailure(error);
   }
@@ -102,6 +101,9 @@ function readProblemText(error: ApiClientError): Response {
   if (error.status === 404) return plainText(404, `The API found nothing for this link's parameters (${error.code}): the brand, market or item may be gone.`);
   if (error.status === 429) return plainText(429, `The API key behind this link is over its limit (${error.code}). Try again later.`, error.retryAfter !== undefined ? { 'retry-after': String(error.retryAfter) } : {});
   if (error.status === 400) return plainText(400, `The API refused this link's parameters (${error.code}): ${error.message}`);
+  // Only the rows are required of a table's body (`readTableBody`): without them there is nothing to export, and retrying will not change that.
+  if (error.kind === 'parse')
+    return plainText(502, `The Read API behind this link does not provide the rows of this table: its answer to ${error.operation} has no readable ${error.field ? `\`${error.field}\`` : 'JSON body'}. The upstream map (docs/upstream.md) can say where the service keeps them.`);
   console.error(JSON.stringify({ msg: 'export read failed upstream', operation: error.operation, kind: error.kind, status: error.status, code: error.code }));
   return plainText(502, 'The Read API behind this link did not answer. Try again in a few minutes.');
 }
@@ -116,7 +118,7 @@ async function readTable(client: ApiClient, db: D1Database, target: ExportTarget
     return { columns: HISTORY_COLUMNS, rows: (await readHistory(db, target.brandId, target.market.id)).map(historyRecord) };
   }
   const columns = csvColumns(op);
-  return { columns, rows: tableRows(op.csv, columns, await callOperation(client, op.id, target.params)) };
+  return { columns, rows: tableRows(op.csv, columns, (await readTableBody(client, op.id, op.csv, target.params)).data) };
 }
 
 async function read(request: Request, file: string, deps: ExportDeps): Promise<Response> {

@@ -20,6 +20,27 @@ export function plainText(status: number, message: string, headers: Record<strin
 }
 
 /**
+ * Whether `Accept` prefers HTML to JSON (RFC 9110, section 12.5.1: the
+ * highest `q`, the more specific range on a tie of ranges; JSON when they
+ * tie or nothing is said): a browser's `text/html,…,*\/*;q=0.8` gets a page,
+ * `curl` and `*\/*` get JSON.
+ */
+export function prefersHtml(accept: string | null): boolean {
+  const quality = (type: string) => {
+    let best: { q: number; specificity: number } | undefined;
+    for (const part of (accept ?? '').split(',')) {
+      const [range = '', ...params] = part.split(';').map((p) => p.trim().toLowerCase());
+      const specificity = range === type ? 2 : range === `${type.split('/')[0]}/*` ? 1 : range === '*/*' ? 0 : -1;
+      if (specificity < 0 || (best && best.specificity > specificity)) continue;
+      const q = Number(params.find((p) => p.startsWith('q='))?.slice(2) ?? 1);
+      best = { q: Number.isFinite(q) ? q : 0, specificity };
+    }
+    return best?.q ?? 0;
+  };
+  return quality('text/html') > quality('application/json');
+}
+
+/**
  * A request's or a response's body as text, when it is at most `maxBytes`:
  * a body that declares more (`Content-Length`) is refused without reading a
  * byte of it, and one that does not declare its length (chunked, or a

@@ -9,6 +9,9 @@
  *
  * A purge deletes from KV (global) and from this location's Cache API; other
  * locations' Cache API copies expire within EDGE_TIER_MAX_AGE_S.
+ *
+ * Routes that need more than the proxy (the compatibility check reads with
+ * the features' needs) are added by the caller, behind the same token.
  */
 import { z } from 'zod';
 import { clientReader, discoverUpstreamMap, KEY_REFUSALS } from '../client/discovery/discover';
@@ -49,10 +52,10 @@ export const DiscoverBody = z.strictObject({
   apply: z.boolean().default(false).describe('Store the proposed map as the next version (the entries of operations not read are kept).'),
 });
 
-export async function handleAdmin(request: Request, env: ProxyEnv, runtime: ProxyRuntime): Promise<Response> {
+export async function handleAdmin(request: Request, env: ProxyEnv, runtime: ProxyRuntime, routes: Route<AdminContext>[] = adminRoutes): Promise<Response> {
   let response: Response;
   try {
-    response = await route(request, env, runtime);
+    response = await route(request, env, runtime, routes);
   } catch (error) {
     if (!(error instanceof ApiError)) console.error(JSON.stringify({ msg: 'admin failed', error: errorText(error) }));
     response = errorResponse(error, { 'cache-control': 'no-store' });
@@ -61,7 +64,7 @@ export async function handleAdmin(request: Request, env: ProxyEnv, runtime: Prox
   return response;
 }
 
-type AdminContext = { env: ProxyEnv; runtime: ProxyRuntime };
+export type AdminContext = { env: ProxyEnv; runtime: ProxyRuntime };
 
 export const adminRoutes: Route<AdminContext>[] = [
   { path: `${ADMIN_BASE}/stats`, answers: 'json', methods: { GET: async (_, __, { env }) => json(await readStats(env.PROXY_STATS)) } },
@@ -78,10 +81,10 @@ export const adminRoutes: Route<AdminContext>[] = [
 ];
 
 
-async function route(request: Request, env: ProxyEnv, runtime: ProxyRuntime): Promise<Response> {
+async function route(request: Request, env: ProxyEnv, runtime: ProxyRuntime, routes: Route<AdminContext>[]): Promise<Response> {
   const url = new URL(request.url);
-  const found = matchRoute(adminRoutes, request.method, url.pathname);
-  if (found.kind === 'not_found') throw new ApiError('not_found', `No such admin endpoint: ${adminRoutes.map((r) => `${Object.keys(r.methods).join('/')} ${r.path}`).join(', ')}.`);
+  const found = matchRoute(routes, request.method, url.pathname);
+  if (found.kind === 'not_found') throw new ApiError('not_found', `No such admin endpoint: ${routes.map((r) => `${Object.keys(r.methods).join('/')} ${r.path}`).join(', ')}.`);
   // The token first: without it, not even which methods a path takes.
   await requireAdmin(request, env.ADMIN_TOKEN);
   if (found.kind === 'method_not_allowed') throw new ApiError('method_not_allowed', `${url.pathname} takes ${found.allow}.`, { headers: { allow: found.allow } });

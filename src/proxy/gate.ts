@@ -31,6 +31,11 @@ import { RATE_LIMIT, RATE_WINDOW_MS } from '../contract/rate-limit';
 import { CIRCUIT_FAILURES, CIRCUIT_OPEN_MS, COALESCE_AFTER_MS, upstreamFreshness } from './policy';
 import { upstreamConfig, type UpstreamConfig } from './upstream';
 
+/** Upstream calls `apiKey` has left in its rolling minute, as its gate counts them: what a check spent is the difference. */
+export async function callsLeft(gates: DurableObjectNamespace<UpstreamGate>, apiKey: string): Promise<number> {
+  return gates.get(gates.idFromName(await sha256Hex(apiKey))).remaining();
+}
+
 export interface GateRequest {
   /** Identical requests share one upstream call. */
   cacheKey: string;

@@ -4,9 +4,9 @@
  */
 export { apiFor, type ReadApi, type ReadOptions } from './api';
 export { clientAddressOf, guardOrigin } from './abuse';
-export { ADMIN_BASE, handleAdmin, UPSTREAM_ADMIN_BASE } from './admin';
+export { ADMIN_BASE, type AdminContext, adminRoutes, handleAdmin, UPSTREAM_ADMIN_BASE } from './admin';
 export { type ProxyEnv, ProxyEnvSchema } from './env';
-export { UpstreamGate } from './gate';
+export { callsLeft, UpstreamGate } from './gate';
 export { handleProxy, type ProxyCall, type ProxyRuntime } from './handler';
 export { ProxyStats } from './stats';
 export { type StartTimeout, type UpstreamConfig, upstreamConfig } from './upstream';

@@ -26,22 +26,24 @@ import type { LinkParent } from '../links/link-store';
 import { LINK_DAYS, readFailure } from '../links/keyed-routes';
 import { DAY_MS } from '../lib/time';
 import { clientAddressOf } from '../proxy';
-import { formatDay, formatRange, formatScore, HISTORY_WEEKS, type HistoryWeek, readHistory, shortDay, type WeeklyInputs } from '../weekly-report';
+import { formatDay, formatRange, formatScore, HISTORY_WEEKS, type HistoryWeek, readHistory, readScope, shortDay, type WeeklyInputs } from '../weekly-report';
 import { chartSvg } from './chart';
 import type { ReportDeps } from './deps';
-import { COPY_SCRIPT, CSV_TABLES, type CsvTable, csvRow, STYLE } from './page';
+import { COPY_SCRIPT, CSV_TABLE_PARTS, CSV_TABLES, type CsvTable, csvRow, STYLE } from './page';
 
 export const HistoryQuery = z.strictObject({ brand_id: brandIdParam, market: marketParam });
 
 type Deps = Pick<ReportDeps, 'db' | 'encryptionKey' | 'signingSecret' | 'publicUrl' | 'now'>;
 
-/** The CSV links of the report page's tables, read with `apiKey`, none outliving `notAfter`, ending with `parent` (a signed page's record). */
-export async function pageCsvLinks(deps: Deps, apiKey: string, inputs: Pick<WeeklyInputs, 'brand' | 'market'>, notAfter: Date, parent: LinkParent | null): Promise<Partial<Record<CsvTable, string>>> {
+/** The CSV links of the report page's tables, read with `apiKey`, none outliving `notAfter`, ending with `parent` (a signed page's record); none for a part the Read API does not provide. */
+export async function pageCsvLinks(deps: Deps, apiKey: string, inputs: Pick<WeeklyInputs, 'brand' | 'market' | 'not_provided'>, notAfter: Date, parent: LinkParent | null): Promise<Partial<Record<CsvTable, string>>> {
   const scope = { brandId: inputs.brand.id, market: { id: inputs.market.id, code: inputs.market.code.toLowerCase() } };
   const brandMarket = { brand_id: String(inputs.brand.id), market: inputs.market.code.toLowerCase() };
   const links: Partial<Record<CsvTable, string>> = {};
   // One after another: each may mint, and the cap is counted per mint.
   for (const [table, kind] of Object.entries(CSV_TABLES) as [CsvTable, string][]) {
+    const part = CSV_TABLE_PARTS[table];
+    if (part && inputs.not_provided.includes(part)) continue;
     // The share of voice of the page's week: a relative 7 days, like the page.
     const params = kind === HISTORY_KIND ? {} : kind === 'getOverview' ? { ...brandMarket, days: '7' } : brandMarket;
     const target: ExportTarget = { kind, params, ...scope };
@@ -99,7 +101,7 @@ async function historyAnswer(deps: ReportDeps, request: Request, apiKey: string,
   let brand: { id: number; name: string };
   let market: { id: number; code: string };
   try {
-    const visibility = await client.getVisibility({ ...(target.brand_id !== undefined ? { brand_id: target.brand_id } : {}), ...(target.market !== undefined ? { market: target.market } : {}) });
+    const visibility = await readScope(client, target);
     const { brands } = await client.listBrands();
     brand = { id: visibility.brand_id, name: brands.find((b) => b.id === visibility.brand_id)?.name ?? `Brand ${visibility.brand_id}` };
     market = { id: visibility.market.id, code: visibility.market.code.toLowerCase() };

@@ -3,7 +3,9 @@
  * (src/weekly-report/model.ts), plus what a page can hold and the email
  * cannot: the 12 weeks as a chart (chart.ts) and a table, answers per engine
  * (`/prompts`), share of voice against the top rivals (`/overview`), every
- * won and lost question, the brand's other markets, and a link to share.
+ * won and lost question, the brand's other markets, and a link to share. A
+ * part the Read API does not provide leaves its section out, with one line
+ * saying so in its place (`Report.not_provided`).
  *
  * One HTML document in the look of every page (src/lib/html.ts): inline CSS
  * and SVG, and on a signed link's page one inline script, the copy button's,
@@ -20,6 +22,7 @@ import {
   formatChange,
   formatPeriod,
   formatScore,
+  notProvidedIn,
   type QuestionMove,
   type Report,
   shortDay,
@@ -27,6 +30,7 @@ import {
   type Trend,
   trendOf,
 } from '../weekly-report/model';
+import type { PartId } from '../weekly-report/parts';
 import { CHART_STYLE, chartScale, chartSvg } from './chart';
 
 const SECTION = 'weekly report';
@@ -153,6 +157,8 @@ const meter = (share: number | null) => `<span class="meter" aria-hidden="true">
 function enginesSection(report: Report, extras: PageExtras): string {
   const brand = escapeHtml(report.brand.name);
   const head = `<section aria-labelledby="h-engines" data-testid="engines"><h2 id="h-engines">Per engine</h2>`;
+  const without = notProvidedIn(report, 'per_engine');
+  if (without) return `${head}${notProvidedParagraph(without)}</section>`;
   if (!extras.prompts) return `${head}<p class="small">The answers per engine could not be read just now.</p></section>`;
   const engines = engineShares(report);
   if (engines.length === 0) return `${head}<p class="small">No engine was run in these 7 days.</p></section>`;
@@ -192,6 +198,9 @@ function shareOfVoiceSection(report: Report, extras: PageExtras): string {
   );
 }
 
+/** Where a section is left out: the line that says the Read API does not provide it. */
+const notProvidedParagraph = (line: string) => `<p class="small" data-testid="not-provided">${escapeHtml(line)}</p>`;
+
 function questionList(questions: QuestionMove[], outcome: 'won' | 'lost'): string {
   if (questions.length === 0) return `<p class="small">${outcome === 'won' ? 'No question won this week.' : 'No question lost this week.'}</p>`;
   const items = questions
@@ -207,7 +216,7 @@ function questionList(questions: QuestionMove[], outcome: 'won' | 'lost'): strin
       return (
         `<li data-question-id="${q.question_id}"><p class="q">“${escapeHtml(q.text)}”</p>` +
         `<p class="small">${q.topic ? `${escapeHtml(q.topic)} · ` : ''}named by ${q.engines_naming_now} of the engines, was ${q.engines_naming_before}</p>` +
-        `<ul class="engines">${engines}</ul></li>`
+        `${engines ? `<ul class="engines">${engines}</ul>` : ''}</li>`
       );
     })
     .join('');
@@ -235,6 +244,8 @@ export interface PageLinks {
 /** The page's tables that offer a CSV link, and the operation each one is read from. */
 export const CSV_TABLES = { weeks: 'getVisibility', engines: 'getPromptMatrix', share_of_voice: 'getOverview', won_lost: 'getAnswerHistory', history: 'history' } as const;
 export type CsvTable = keyof typeof CSV_TABLES;
+/** Tables whose rows are a part the Read API may not provide (src/weekly-report/parts.ts): without it, no table and no link. */
+export const CSV_TABLE_PARTS: Partial<Record<CsvTable, PartId>> = { weeks: 'history', engines: 'per_engine' };
 
 /** A table's CSV link: a plain link (works without scripts) and a copy button. */
 export function csvRow(url: string | undefined, what: string): string {
@@ -284,6 +295,9 @@ export function reportPage(report: Report, source: ReportSource, extras: PageExt
 
   if (vis) {
     const scale = chartScale(vis.history.flatMap((w) => (w.score === null ? [] : [w.score])));
+    const withoutHistory = notProvidedIn(report, 'history');
+    const withoutTopics = notProvidedIn(report, 'topics');
+    const withoutRivals = notProvidedIn(report, 'rivals');
     parts.push(`<section aria-labelledby="h-vis"><h2 id="h-vis">Visibility</h2>`);
     parts.push(
       `<p class="score" data-testid="score" data-score="${vis.score === null ? '' : vis.score.toFixed(1)}">${formatScore(vis.score)} <span class="chg ${trendClass(vis.trend)}">(${escapeHtml(formatChange(vis.change, vis.trend))})</span></p>`,
@@ -297,15 +311,19 @@ export function reportPage(report: Report, source: ReportSource, extras: PageExt
             (vis.noise !== null ? ` Changes under ${vis.noise.toFixed(1)} points are within sampling noise and shown as steady.` : '')
       }</p>`,
     );
-    parts.push(
-      `<figure>${chartSvg(vis.history, report.brand.name)}<figcaption>Score by week, oldest first; the larger dot is the latest week. The scale runs from ${scale.lo}% to ${scale.hi}%${scale.lo > 0 ? ', not from zero, so that moves of a few points show' : ''}.</figcaption></figure>`,
-    );
-    parts.push(weeksTable(vis.history));
-    parts.push(csvRow(links.csv?.weeks, 'the 12 weeks'));
+    if (withoutHistory) parts.push(notProvidedParagraph(withoutHistory));
+    else {
+      parts.push(
+        `<figure>${chartSvg(vis.history, report.brand.name)}<figcaption>Score by week, oldest first; the larger dot is the latest week. The scale runs from ${scale.lo}% to ${scale.hi}%${scale.lo > 0 ? ', not from zero, so that moves of a few points show' : ''}.</figcaption></figure>`,
+      );
+      parts.push(weeksTable(vis.history));
+      parts.push(csvRow(links.csv?.weeks, 'the 12 weeks'));
+    }
     if (links.csv?.history || links.history)
       parts.push(`<p class="small" data-testid="history-link">Older weeks: ${links.history ? `<a href="${escapeHtml(links.history)}">the kept history</a> (up to 2 years)` : 'the kept history (up to 2 years)'}${links.csv?.history ? `, <a href="${escapeHtml(links.csv.history)}">as CSV</a>` : ''}.</p>`);
     parts.push(`<h3>Topics that moved most</h3>`);
-    if (report.topics.length === 0) parts.push(`<p class="small">No topic has a comparison this week.</p>`);
+    if (withoutTopics) parts.push(notProvidedParagraph(withoutTopics));
+    else if (report.topics.length === 0) parts.push(`<p class="small">No topic has a comparison this week.</p>`);
     else
       parts.push(
         `<ul class="topics" data-testid="topics">${report.topics
@@ -315,6 +333,7 @@ export function reportPage(report: Report, source: ReportSource, extras: PageExt
           )
           .join('')}</ul>`,
       );
+    if (withoutRivals && !withoutTopics) parts.push(notProvidedParagraph(withoutRivals));
     parts.push(`</section>`);
     parts.push(enginesSection(report, extras));
     parts.push(csvRow(links.csv?.engines, 'each question on each engine'));
@@ -330,6 +349,8 @@ export function reportPage(report: Report, source: ReportSource, extras: PageExt
     parts.push(
       `<p class="small" data-testid="legend">Won: more engines name ${brand} for the question than the week before. Lost: fewer do. Held: as many as before. Engines naming ${brand}, ${escapeHtml(formatPeriod(wl.period))} against ${escapeHtml(formatPeriod(wl.previous_period))}.</p>`,
     );
+    const withoutMoves = notProvidedIn(report, 'moved');
+    if (withoutMoves) parts.push(notProvidedParagraph(withoutMoves));
     parts.push(`<h3 class="down">Lost (${wl.counts.lost})</h3>${questionList(wl.lost, 'lost')}`);
     parts.push(`<h3 class="up">Won (${wl.counts.won})</h3>${questionList(wl.won, 'won')}`);
     parts.push(csvRow(links.csv?.won_lost, 'every question, won, lost or held'));

@@ -35,7 +35,7 @@ import { DAY_MS } from '../lib/time';
 import type { Route } from '../lib/router';
 import { renderDigest } from '../mail/render';
 import { clientAddressOf } from '../proxy';
-import { type DigestKind, readPageExtras, type Report, type ReportSource, readWeek, reportOf, summarizeReads, type WeeklyRead, type WeekTarget } from '../weekly-report';
+import { type DigestKind, readPageExtras, type Report, type ReportSource, readScope, readWeek, reportOf, summarizeReads, type WeeklyRead, type WeekTarget } from '../weekly-report';
 import type { ReportDeps } from './deps';
 import { type LinkParent, MAX_LIVE_LINKS } from '../links/link-store';
 import { expiresInDays, LINK_DAYS, linkOwnerKey, noQuery, readFailure, tooManyLinks } from '../links/keyed-routes';
@@ -168,8 +168,7 @@ async function mintLink(request: Request, url: URL, deps: ReportDeps): Promise<R
   try {
     // The read the link will make: the key must be able to make it, and its error is the one to show.
     const client: ApiClient = deps.api(key, clientAddressOf(request));
-    const visibility = await client.getVisibility({ ...(body.brand_id !== undefined ? { brand_id: body.brand_id } : {}), ...(body.market !== undefined ? { market: String(body.market) } : {}) });
-    target = { brand_id: visibility.brand_id, market: visibility.market };
+    target = await readScope(client, { brand_id: body.brand_id, market: body.market === undefined ? undefined : String(body.market) });
   } catch (error) {
     throw readFailure(error);
   }

@@ -31,6 +31,7 @@ import { renderConfirmation } from '../mail/render';
 import { sendInBatches } from '../mail/send-batches';
 import { clientAddressOf } from '../proxy';
 import { canonicalTimeZone } from '../weekly-report/week';
+import { readScope } from '../weekly-report/read';
 import type { SubscriptionDeps } from './deps';
 import { confirmUrl, resubscribeUrl, unsubscribeHeaders, unsubscribeUrl } from './links';
 import { describeNextDigest, nextDigest } from './next-digest';
@@ -197,7 +198,7 @@ async function subscribe(request: Request, deps: SubscriptionDeps): Promise<Resp
   const endpoint = channel !== null && channel.type !== 'email';
   // The key must read this brand and market: the same read the digest will make, so its error is the one to show.
   const { brandId, market, brandName, accountBrands } = await readAs(deps, request, key, async (client) => {
-    const visibility = await client.getVisibility({ ...(input.brand_id ? { brand_id: input.brand_id } : {}), ...(input.market !== undefined ? { market: String(input.market) } : {}) });
+    const visibility = await readScope(client, { brand_id: input.brand_id || undefined, market: input.market === undefined ? undefined : String(input.market) });
     const { brands } = await client.listBrands();
     return {
       brandId: visibility.brand_id,

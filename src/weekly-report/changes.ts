@@ -30,10 +30,16 @@
  * Every change has a `subject` (what it is about) and a `direction`: the
  * evaluator raises an event for a subject at most once per direction within
  * 7 days; the opposite direction (a reversal) is raised at once.
+ *
+ * A part the Read API does not provide (parts.ts: per-engine answers,
+ * topics, rivals) is kept in the snapshot as not provided, and its events are
+ * not looked for while either day lacks it: a rival missing yesterday is not
+ * one that overtook the brand today.
  */
 import type { ResponseOf } from '../contract/operations';
 import { type AnswerState, NAMING_STATES } from '../contract/enums';
 import { changeNoise, engineLabel, engineOrder, formatPercent, formatPoints, possessive, quoted, stateWord, trendOf } from './model';
+import type { PartId } from './parts';
 
 /** Runs needed behind each of the two states of a question's change. */
 export const MIN_RUNS = 5;
@@ -48,6 +54,8 @@ export interface AlertSnapshot {
   /** One per question and engine that ran. */
   cells: { question_id: number; text: string; topic_id: number; engine: string; state: AnswerState | null; runs: number }[];
   topics: { id: number; name: string; score: number | null; runs: number; rivals: { name: string; share: number }[] }[];
+  /** The parts the Read API did not provide; absent in snapshots kept before it was recorded (every part was read). */
+  not_provided?: PartId[];
 }
 
 export type AlertEvent =
@@ -71,23 +79,33 @@ export interface AlertChange {
   event: AlertEvent | null;
 }
 
-/** The snapshot of one evaluation's bodies (`/visibility`, `/prompts` and `/topics` for the same 7 days). */
-export function alertSnapshotOf(bodies: { visibility: ResponseOf<'getVisibility'>; matrix: ResponseOf<'getPromptMatrix'>; topics: ResponseOf<'listTopics'> }): AlertSnapshot {
+/**
+ * The snapshot of one evaluation's bodies (`/visibility`, `/prompts` and `/topics` for the same 7 days); `/prompts` and
+ * `/topics` null, and `not_provided` naming their parts, when the Read API does not provide them.
+ */
+export function alertSnapshotOf(bodies: {
+  visibility: ResponseOf<'getVisibility'>;
+  matrix: ResponseOf<'getPromptMatrix'> | null;
+  topics: ResponseOf<'listTopics'> | null;
+  not_provided?: PartId[];
+}): AlertSnapshot {
   const { visibility, matrix, topics } = bodies;
-  const totalQuestions = topics.topics.reduce((sum, t) => sum + t.questions, 0);
+  const topicList = topics?.topics ?? [];
+  const totalQuestions = topicList.reduce((sum, t) => sum + t.questions, 0);
   return {
     period: visibility.period,
     visibility: { score: visibility.score, answered_runs: visibility.answered_runs },
-    cells: matrix.prompts.flatMap((p) =>
+    cells: (matrix?.prompts ?? []).flatMap((p) =>
       p.engines.filter((c) => c.runs > 0).map((c) => ({ question_id: p.question_id, text: p.text, topic_id: p.topic_id, engine: c.engine, state: c.state, runs: c.runs })),
     ),
-    topics: topics.topics.map((t) => ({
+    topics: topicList.map((t) => ({
       id: t.id,
       name: t.name,
       score: t.score,
       runs: totalQuestions > 0 ? Math.round((visibility.answered_runs * t.questions) / totalQuestions) : 0,
       rivals: t.rivals.map((r) => ({ name: r.name, share: r.share })),
     })),
+    ...(bodies.not_provided && bodies.not_provided.length > 0 ? { not_provided: bodies.not_provided } : {}),
   };
 }
 
@@ -181,7 +199,12 @@ export function byImportance(a: AlertEvent, b: AlertEvent): number {
  */
 export function changesBetween(before: AlertSnapshot | null, after: AlertSnapshot): AlertChange[] {
   if (!before || (before.period.from === after.period.from && before.period.to === after.period.to)) return [];
-  const changes = [...visibilityChange(before, after), ...questionChanges(before, after), ...rivalChanges(before, after)];
+  const bothHave = (...parts: PartId[]) => parts.every((part) => !before.not_provided?.includes(part) && !after.not_provided?.includes(part));
+  const changes = [
+    ...visibilityChange(before, after),
+    ...(bothHave('per_engine') ? questionChanges(before, after) : []),
+    ...(bothHave('topics', 'rivals') ? rivalChanges(before, after) : []),
+  ];
   return changes.sort((a, b) => (a.event && b.event ? byImportance(a.event, b.event) : a.event ? -1 : b.event ? 1 : 0));
 }
 

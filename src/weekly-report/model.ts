@@ -48,10 +48,19 @@
  * are the engine's questions naming the brand and answered, and
  * `naming_before` is `naming - gained + lost`. Without it they are null, and
  * nothing is guessed.
+ *
+ * Parts the service does not provide (parts.ts: the 12-week history,
+ * per-engine answers, the engines that moved each question, topics, rivals)
+ * are listed in `not_provided`, each with the line a reader sees where its
+ * section is left out; the figures that need them are null, never guessed.
+ * One estimate: without the history, the week before's answered runs are
+ * taken as this week's for the noise (its score is this week's less the
+ * change), as a topic's runs are estimated.
  */
 import { z } from 'zod';
 import type { ResponseOf } from '../contract/operations';
 import { type AnswerState, type Engine, ENGINES, NAMING_STATES } from '../contract/enums';
+import { NEEDS, notProvidedLine, PARTS, type PartId } from './parts';
 import { formatPercent, formatPoints, formatRange, formatTrend, joinNames, possessive, quoted, sentence, type Trend } from './words';
 
 export * from './words';
@@ -180,11 +189,20 @@ export interface EngineFigures {
   recommended: number | null;
   /** Runs of this engine over the week, all questions; null without `/prompts`. */
   runs: number | null;
-  /** Questions this engine started naming the brand for, and stopped. */
-  gained: number;
-  lost: number;
+  /** Questions this engine started naming the brand for, and stopped; null when the service does not say which engines moved. */
+  gained: number | null;
+  lost: number | null;
   /** `gained - lost`. */
-  change: number;
+  change: number | null;
+}
+
+/** A part of the report the service does not provide, and the line said where its section is left out. */
+export interface NotProvided {
+  part: PartId;
+  operation: string;
+  fields: readonly string[];
+  words: string;
+  line: string;
 }
 
 export interface Lead {
@@ -219,6 +237,8 @@ export interface Report {
   /** Every engine, in the order of `ENGINE_LABELS`, then any other the upstream names. */
   engines: EngineFigures[];
   subject: string;
+  /** The parts the service does not provide; empty for one that provides everything. */
+  not_provided: NotProvided[];
 }
 
 export interface ReportInput {
@@ -227,9 +247,12 @@ export interface ReportInput {
   kinds: readonly DigestKind[];
   visibility: ResponseOf<'getVisibility'>;
   history: ResponseOf<'getAnswerHistory'>;
-  topics: ResponseOf<'listTopics'>;
+  /** Null when the service does not provide topics. */
+  topics: ResponseOf<'listTopics'> | null;
   /** `/prompts` for the same 7 days, when read: gives each engine's questions naming the brand. Ignored when its days differ. */
   matrix?: ResponseOf<'getPromptMatrix'> | null;
+  /** The parts the service does not provide (parts.ts); their lists are empty. */
+  not_provided?: readonly PartId[];
 }
 
 /** How many topics the report lists as "moved most". */
@@ -301,11 +324,13 @@ export function chartScale(scores: readonly (number | null)[]): { floor: number;
   return { floor, top };
 }
 
-function visibilitySection(v: ResponseOf<'getVisibility'>): VisibilitySection {
+/** `withoutHistory`: the 12 weeks are not provided, so the week before is known only by the change (see the module comment). */
+function visibilitySection(v: ResponseOf<'getVisibility'>, withoutHistory: boolean): VisibilitySection {
   const before = v.history.at(-2);
-  const previous = before?.score ?? null;
+  const fromChange = withoutHistory && v.score !== null && v.change !== null ? Math.round((v.score - v.change) * 10) / 10 : null;
+  const previous = before?.score ?? fromChange;
   const n1 = v.answered_runs;
-  const n0 = before?.answered_runs ?? 0;
+  const n0 = before?.answered_runs ?? (fromChange === null ? 0 : n1);
   const noise = changeNoise(v.score, n1, previous, n0);
   return {
     score: v.score,
@@ -321,9 +346,10 @@ function visibilitySection(v: ResponseOf<'getVisibility'>): VisibilitySection {
   };
 }
 
-function topicMoves(t: ResponseOf<'listTopics'>, totalRuns: number): TopicMove[] {
-  const totalQuestions = t.topics.reduce((sum, topic) => sum + topic.questions, 0);
-  return t.topics
+function topicMoves(t: ResponseOf<'listTopics'> | null, totalRuns: number): TopicMove[] {
+  const topics = t?.topics ?? [];
+  const totalQuestions = topics.reduce((sum, topic) => sum + topic.questions, 0);
+  return topics
     .map((topic) => {
       const n = totalQuestions > 0 ? (totalRuns * topic.questions) / totalQuestions : 0;
       const previous = topic.score !== null && topic.change !== null ? topic.score - topic.change : null;
@@ -374,8 +400,8 @@ export function topQuestions(lost: readonly QuestionMove[], won: readonly Questi
   return { lost: lost.slice(0, lostShown), won: won.slice(0, DIGEST_QUESTIONS - lostShown) };
 }
 
-/** Every engine's figures (see "Per engine" in the module comment). */
-function engineFigures(h: ResponseOf<'getAnswerHistory'>, matrix: ResponseOf<'getPromptMatrix'> | null): EngineFigures[] {
+/** Every engine's figures (see "Per engine" in the module comment); `moves`: whether the service says which engines moved each question. */
+function engineFigures(h: ResponseOf<'getAnswerHistory'>, matrix: ResponseOf<'getPromptMatrix'> | null, moves: boolean): EngineFigures[] {
   const named = [...(matrix?.engines ?? []), ...h.questions.flatMap((q) => q.moved.map((m) => m.engine))];
   return enginesOf(named).map((engine) => {
     let gained = 0;
@@ -393,6 +419,7 @@ function engineFigures(h: ResponseOf<'getAnswerHistory'>, matrix: ResponseOf<'ge
       recommended = states.filter((s) => s === 'recommended').length;
       runs = cells.reduce((sum, c) => sum + c.runs, 0);
     }
+    if (!moves) return { engine, engine_label: engineLabel(engine), naming, answered, naming_before: null, recommended, runs, gained: null, lost: null, change: null };
     return { engine, engine_label: engineLabel(engine), naming, answered, naming_before: naming === null ? null : naming - gained + lost, recommended, runs, gained, lost, change: gained - lost };
   });
 }
@@ -420,8 +447,12 @@ function questionLead(brand: string, q: QuestionMove): Lead {
   // Every rival the engines that dropped the brand name instead, first seen first.
   const rivals = [...new Set(moved.flatMap((e) => (e.top_rival ? [e.top_rival] : [])))];
   const instead = rivals.length > 0 ? `; ${names.length === 1 ? 'it names' : 'they name'} ${joinNames(rivals)} instead` : '';
+  // Without the engines that moved (a service that does not say), only how many engines name the brand.
+  const counted = `${quoted(q.text)}: ${q.engines_naming_now} now, ${q.engines_naming_before} the week before`;
   const headline =
-    q.outcome === 'lost'
+    names.length === 0
+      ? sentence(`${brand} is named by ${q.outcome === 'lost' ? 'fewer' : 'more'} engines for ${counted}`)
+      : q.outcome === 'lost'
       ? sentence(`${brand} is no longer named by ${joinNames(names)} for ${quoted(q.text)}${instead}`)
       : sentence(`${brand} is now named by ${joinNames(names)} for ${quoted(q.text)}`);
   return { kind: q.outcome === 'lost' ? 'loss' : 'gain', headline, question: q.text, engines: names, rival: mainRival(moved) };
@@ -486,8 +517,10 @@ function subjectOf(brand: string, periodLabel: string, empty: Report['empty'], v
 export function buildReport(input: ReportInput): Report {
   const kinds = DIGEST_KINDS.filter((k) => input.kinds.includes(k));
   const v = input.visibility;
-  const vis = visibilitySection(v);
-  const topicNames = new Map(input.topics.topics.map((t) => [t.id, t.name]));
+  const missing = input.not_provided ?? [];
+  const withoutHistory = missing.includes('history');
+  const vis = visibilitySection(v, withoutHistory);
+  const topicNames = new Map((input.topics?.topics ?? []).map((t) => [t.id, t.name]));
   const topics = topicMoves(input.topics, v.answered_runs);
   const won = questionMoves(input.history, topicNames, 'won');
   const lost = questionMoves(input.history, topicNames, 'lost');
@@ -506,7 +539,8 @@ export function buildReport(input: ReportInput): Report {
   const showWonLost = kinds.includes('won_lost') ? wonLost : null;
   const showTopics = showVis ? topics : [];
   const previousRuns = v.history.at(-2)?.answered_runs ?? 0;
-  const nothingMeasured = v.answered_runs === 0 && previousRuns === 0;
+  // Without the history, a change says the week before was measured.
+  const nothingMeasured = v.answered_runs === 0 && (withoutHistory ? v.change === null : previousRuns === 0);
   const anythingMoved =
     (showWonLost !== null && wonLost.counts.won + wonLost.counts.lost > 0) ||
     (showVis !== null && (vis.trend === 'up' || vis.trend === 'down' || topics.some((t) => t.trend === 'up' || t.trend === 'down')));
@@ -525,7 +559,21 @@ export function buildReport(input: ReportInput): Report {
     visibility: showVis,
     topics: showTopics,
     won_lost: showWonLost,
-    engines: engineFigures(input.history, matrix),
+    engines: engineFigures(input.history, matrix, !missing.includes('moved')),
     subject: subjectOf(input.brand.name, periodLabel, empty, showVis, showWonLost),
+    not_provided: notProvidedOf(missing),
   };
 }
+
+/** The parts not provided, each with its line (one per part: the report's sections are separate). */
+function notProvidedOf(missing: readonly PartId[]): NotProvided[] {
+  return missing.flatMap((part) => {
+    const consequence = NEEDS.digest[part];
+    if (consequence === undefined || consequence === 'required') return [];
+    const { operation, fields, words } = PARTS[part];
+    return [{ part, operation, fields, words, line: notProvidedLine(part, consequence) }];
+  });
+}
+
+/** The line said where the report leaves out `part`'s section, when the service does not provide it. */
+export const notProvidedIn = (report: Pick<Report, 'not_provided'>, part: PartId): string | undefined => report.not_provided.find((p) => p.part === part)?.line;

@@ -19,6 +19,7 @@
 import { type ApiClient, ApiClientError, type CacheStatus, type ResponseMeta, type WithMeta } from '../client';
 import type { ResponseOf } from '../contract/operations';
 import { buildReport, DIGEST_KINDS, type DigestKind, formatPeriod, type Report } from './model';
+import { NEEDS, type PartId, readParts } from './parts';
 import { utcWeek } from './week';
 
 /** One read behind a report. */
@@ -42,16 +43,20 @@ export interface ReportSource {
   reads: ReadInfo[];
 }
 
-/** What a report is built from: the API bodies, the brand and the week. Kept so each kinds variant is built from one read. */
+/**
+ * What a report is built from: the API bodies, the brand and the week. Kept so each kinds variant is built from one read.
+ * A part the service does not provide (parts.ts) is listed in `not_provided`: its list is empty, or its body null.
+ */
 export interface WeeklyInputs {
   brand: { id: number; name: string };
   market: { id: number; code: string };
   week: { isoWeek: string; monday: string };
   visibility: ResponseOf<'getVisibility'>;
   history: ResponseOf<'getAnswerHistory'>;
-  topics: ResponseOf<'listTopics'>;
+  topics: ResponseOf<'listTopics'> | null;
   /** Each question's dominant answer per engine over the same 7 days: the per-engine figures. */
-  matrix: ResponseOf<'getPromptMatrix'>;
+  matrix: ResponseOf<'getPromptMatrix'> | null;
+  not_provided: PartId[];
 }
 
 export interface WeeklyRead {
@@ -61,7 +66,7 @@ export interface WeeklyRead {
 
 /** The report of `inputs` for the given kinds (both by default). */
 export const reportOf = (inputs: WeeklyInputs, kinds: readonly DigestKind[] = DIGEST_KINDS): Report =>
-  buildReport({ brand: inputs.brand, week: inputs.week, kinds, visibility: inputs.visibility, history: inputs.history, topics: inputs.topics, matrix: inputs.matrix });
+  buildReport({ brand: inputs.brand, week: inputs.week, kinds, visibility: inputs.visibility, history: inputs.history, topics: inputs.topics, matrix: inputs.matrix, not_provided: inputs.not_provided });
 
 export interface WeekTarget {
   brand_id?: number | undefined;
@@ -73,6 +78,12 @@ export interface WeekTarget {
   week?: { isoWeek: string; monday: string };
 }
 
+/** The brand and market of `target` as a read's parameters: the API's defaults where they are not given. */
+export const scopeParams = (target: Pick<WeekTarget, 'brand_id' | 'market'>): { brand_id?: number; market?: string } => ({
+  ...(target.brand_id !== undefined ? { brand_id: target.brand_id } : {}),
+  ...(target.market !== undefined ? { market: target.market } : {}),
+});
+
 /** The two fixed-window reads disagreed on their days twice (each pair straddled midnight UTC): worth a retry. */
 export class WindowMismatch extends Error {
   override readonly name = 'WindowMismatch';
@@ -80,9 +91,10 @@ export class WindowMismatch extends Error {
 
 const FROM_CACHE: readonly (CacheStatus | null)[] = ['HIT', 'STALE'];
 
-function readInfo(operation: ReadInfo['operation'], meta: ResponseMeta): ReadInfo {
+function readInfo(operation: ReadInfo['operation'], meta: ResponseMeta | null): ReadInfo[] {
+  if (!meta) return [];
   const cached = FROM_CACHE.includes(meta.cache);
-  return { operation, cache: meta.cache, age_seconds: cached ? (meta.ageSeconds ?? 0) : null, read_at: meta.readAt.toISOString() };
+  return [{ operation, cache: meta.cache, age_seconds: cached ? (meta.ageSeconds ?? 0) : null, read_at: meta.readAt.toISOString() }];
 }
 
 export function summarizeReads(reads: ReadInfo[]): ReportSource {
@@ -106,34 +118,59 @@ const samePeriod = (a: { from: string; to: string }, b: { from: string; to: stri
  * windows could not be aligned.
  */
 export async function readWeek(client: ApiClient, target: WeekTarget, now: Date): Promise<WeeklyRead> {
-  const params = { ...(target.brand_id !== undefined ? { brand_id: target.brand_id } : {}), ...(target.market !== undefined ? { market: target.market } : {}) };
-  const fixed = () => Promise.all([client.withMeta.getVisibility(params), client.withMeta.getAnswerHistory(params), client.withMeta.getPromptMatrix(params)]);
+  const params = scopeParams(target);
+  const needs = NEEDS.digest;
+  const fixed = () => Promise.all([readParts(client, needs, 'getVisibility', params), readParts(client, needs, 'getAnswerHistory', params), readParts(client, needs, 'getPromptMatrix', params)]);
   const brandsRead = target.brandName === undefined ? client.withMeta.listBrands() : undefined;
   // Settled with the first reads, so a failure of both is one error, not an unhandled second one.
   brandsRead?.catch(() => undefined);
   let [visibility, history, matrix] = await fixed();
-  const aligned = () => samePeriod(visibility.data.period, history.data.period) && samePeriod(visibility.data.period, matrix.data.period);
+  // Required parts: never null. Per-engine answers may be (the service has no /prompts), and then align with anything.
+  const aligned = () => samePeriod(visibility.data!.period, history.data!.period) && (!matrix.data || samePeriod(visibility.data!.period, matrix.data.period));
   if (!aligned()) [visibility, history, matrix] = await fixed();
   if (!aligned()) {
-    throw new WindowMismatch(`/visibility covers ${formatPeriod(visibility.data.period)}, /answers/history ${formatPeriod(history.data.period)}, /prompts ${formatPeriod(matrix.data.period)}`);
+    throw new WindowMismatch(`/visibility covers ${formatPeriod(visibility.data!.period)}, /answers/history ${formatPeriod(history.data!.period)}, /prompts ${formatPeriod(matrix.data!.period)}`);
   }
-  const { period } = visibility.data;
-  const topics = await client.withMeta.listTopics({ ...params, from: period.from, to: period.to });
+  const { period, brand_id: brandId, market } = visibility.data!;
+  const topics = await readParts(client, needs, 'listTopics', { ...params, from: period.from, to: period.to });
   const brands = brandsRead ? await brandsRead : undefined;
-  const brandId = visibility.data.brand_id;
   const name = target.brandName ?? brands?.data.brands.find((b) => b.id === brandId)?.name ?? `Brand ${brandId}`;
   const inputs: WeeklyInputs = {
     brand: { id: brandId, name },
-    market: visibility.data.market,
+    market,
     week: target.week ?? utcWeek(now),
-    visibility: visibility.data,
-    history: history.data,
+    visibility: visibility.data!,
+    history: history.data!,
     topics: topics.data,
     matrix: matrix.data,
+    not_provided: [visibility, history, matrix, topics].flatMap((read) => read.notProvided),
   };
-  const reads = [readInfo('getVisibility', visibility.meta), readInfo('getAnswerHistory', history.meta), readInfo('getPromptMatrix', matrix.meta), readInfo('listTopics', topics.meta)];
-  if (brands) reads.push(readInfo('listBrands', brands.meta));
+  const reads = [
+    ...readInfo('getVisibility', visibility.meta),
+    ...readInfo('getAnswerHistory', history.meta),
+    ...readInfo('getPromptMatrix', matrix.meta),
+    ...readInfo('listTopics', topics.meta),
+    ...(brands ? readInfo('listBrands', brands.meta) : []),
+  ];
   return { inputs, source: summarizeReads(reads) };
+}
+
+/** What a key reads, from `/visibility`: asked before a subscription or a link is made. */
+export interface Scope {
+  brand_id: number;
+  market: { id: number; code: string };
+}
+
+/**
+ * The brand and market `/visibility` names for `target` (the same read the
+ * features make, so its error is the one to show). Only the score is
+ * required of the body: a service without the 12-week history still has
+ * subscribers and links.
+ */
+export async function readScope(client: ApiClient, target: Pick<WeekTarget, 'brand_id' | 'market'>): Promise<Scope> {
+  const params = scopeParams(target);
+  const { data } = await readParts(client, { score: 'required' }, 'getVisibility', params);
+  return { brand_id: data!.brand_id, market: data!.market };
 }
 
 // ---------------------------------------------------------------- the page's extra reads
@@ -173,7 +210,7 @@ export async function readPageExtras(client: ApiClient, inputs: WeeklyInputs, wa
   const attempt = async <T>(operation: PageReadOperation, read: () => Promise<WithMeta<T>>): Promise<T | null> => {
     try {
       const { data, meta } = await read();
-      reads.push(readInfo(operation, meta));
+      reads.push(...readInfo(operation, meta));
       return data;
     } catch (error) {
       if (!(error instanceof ApiClientError)) throw error;

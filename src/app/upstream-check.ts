@@ -1,0 +1,121 @@
+/**
+ * `POST /admin/upstream/check` (admin token; body `{"api_key": "...",
+ * "brand_id"?: 2, "market"?: "us"}`: a key never goes in a URL): the
+ * compatibility check of src/weekly-report/compat.ts, per feature, as JSON,
+ * or as a page when the request's `Accept` prefers HTML.
+ *
+ * Here, in the wiring, because it needs both the proxy (`apiFor`, the
+ * admin's token) and the weekly report's parts table, and the proxy may not
+ * import the layers above it: `handleAdmin` serves it with its own routes.
+ * The reads go through `apiFor` with the key from the body, so they spend
+ * its budget (cached reads are free) and `calls` says how many went
+ * upstream. The key is neither logged nor shown.
+ */
+import { z } from 'zod';
+import { toApiError } from '../client';
+import { ApiError } from '../contract/errors';
+import { parseJsonObject, readJsonBody } from '../contract/json-body';
+import { escapeHtml, htmlDocument, pageHeaders } from '../lib/html';
+import { json, prefersHtml } from '../lib/http';
+import type { Route } from '../lib/router';
+import { type AdminContext, apiFor, callsLeft, clientAddressOf, UPSTREAM_ADMIN_BASE } from '../proxy';
+import { CheckInterrupted, checkCompatibility, type CompatibilityResult, type FeatureStatus, formatStamp, type OperationStatus } from '../weekly-report';
+
+export const UPSTREAM_CHECK_PATH = `${UPSTREAM_ADMIN_BASE}/check`;
+/** A key and a brand and market: a few hundred bytes at most. */
+export const MAX_CHECK_BODY_BYTES = 1024;
+
+export const CheckBody = z.strictObject({
+  api_key: z.string({ error: '`api_key` is required: the API key to read the service with.' }).min(1).max(256),
+  brand_id: z.number().int().positive().optional(),
+  market: z.string().regex(/^([A-Za-z]{2}(-[A-Za-z]{2})?|\d{1,12})$/, { error: '`market` must be a market code such as `us`, or a market id.' }).optional(),
+});
+
+export interface CheckAnswer extends CompatibilityResult {
+  /** Upstream calls the check spent of the key's budget (its gate's count, before and after). */
+  calls: number;
+  checked_at: string;
+}
+
+async function check(request: Request, { env, runtime }: AdminContext): Promise<Response> {
+  const body = parseJsonObject(CheckBody, await readJsonBody(request, MAX_CHECK_BODY_BYTES));
+  const client = apiFor(env, runtime, { clientAddress: clientAddressOf(request) })(body.api_key);
+  const before = await callsLeft(env.UPSTREAM_GATE, body.api_key);
+  let result: CompatibilityResult;
+  try {
+    result = await checkCompatibility(client, { brand_id: body.brand_id, market: body.market });
+  } catch (error) {
+    if (!(error instanceof CheckInterrupted)) throw error;
+    const { failure } = error;
+    // The admin's own token is the route's 401: a key the API refuses is a bad field of the body.
+    if (failure.status === 401 || failure.status === 403) throw new ApiError('invalid_parameter', `The Read API refuses this key (${failure.code}), so nothing could be checked.`, { param: 'api_key' });
+    throw toApiError(failure);
+  }
+  const answer: CheckAnswer = { ...result, calls: before - (await callsLeft(env.UPSTREAM_GATE, body.api_key)), checked_at: runtime.now().toISOString() };
+  if (prefersHtml(request.headers.get('accept'))) return new Response(checkPage(answer, body), { headers: pageHeaders() });
+  return json(answer);
+}
+
+export const upstreamCheckRoutes: Route<AdminContext>[] = [{ path: UPSTREAM_CHECK_PATH, answers: 'json', methods: { POST: (request, _, admin) => check(request, admin) } }];
+
+// ---------------------------------------------------------------- the page
+
+const STATUS_WORDS: Record<FeatureStatus, string> = { works: 'Works', works_without: 'Works without a section', cannot_run: 'Cannot run' };
+const OPERATION_WORDS: Record<OperationStatus, string> = {
+  readable: 'read in full',
+  readable_without: 'read without some fields',
+  unreadable: 'unreadable',
+  not_provided: 'not provided',
+  refused: 'not in this key’s plan or integrations',
+  not_checked: 'not checked',
+};
+
+const STYLE = `
+.status{display:inline-block;font-size:14px;font-weight:600;padding:2px 10px;border-radius:999px;border:1px solid currentColor;white-space:nowrap}
+.works{color:var(--good)}.works_without{color:var(--ink)}.cannot_run{color:var(--bad)}
+ul.features{list-style:none;padding:0;margin:0}
+ul.features>li{border-left:4px solid var(--rule);padding:6px 0 6px 12px;margin:0 0 16px}
+ul.features>li.works{border-left-color:var(--good)}
+ul.features>li.cannot_run{border-left-color:var(--bad)}
+ul.features h3{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin:0 0 6px;color:var(--ink)}
+ul.missing{margin:4px 0 0;padding-left:20px}
+ul.missing li{margin:0 0 6px}
+.where{display:block;font-size:14px;color:var(--muted);overflow-wrap:anywhere}
+td code{overflow-wrap:anywhere}
+`;
+
+/** One thing a feature lacks, in words: the line it says, or what stops it, then where. */
+function missingItem(m: CompatibilityResult['features'][number]['missing'][number]): string {
+  const what = m.required ? `Needs ${escapeHtml(m.words)}.` : escapeHtml(m.line ?? `Runs without ${m.words}.`);
+  const where = m.field === null ? `answers ${escapeHtml(m.answer ?? 'with no body it can read')}` : `<code>${escapeHtml(m.field)}</code> ${m.required ? 'missing or unreadable' : 'not provided'}`;
+  return `<li>${what}<span class="where">${escapeHtml(m.operation)}: ${where}</span></li>`;
+}
+
+/** The check as a page, in the look of the report page. */
+function checkPage(answer: CheckAnswer, asked: { brand_id?: number | undefined; market?: string | undefined }): string {
+  const scope = [asked.brand_id !== undefined ? `brand ${asked.brand_id}` : 'the key’s brand', asked.market !== undefined ? `market ${asked.market.toUpperCase()}` : 'its primary market'].join(', ');
+  const features = answer.features
+    .map(
+      (f) =>
+        `<li class="${f.status}" data-feature="${f.feature}" data-status="${f.status}"><h3>${escapeHtml(f.label)} <span class="status ${f.status}">${STATUS_WORDS[f.status]}</span></h3>` +
+        (f.missing.length > 0 ? `<ul class="missing">${f.missing.map(missingItem).join('')}</ul>` : '') +
+        `</li>`,
+    )
+    .join('');
+  const operations = answer.operations
+    .map(
+      (op) =>
+        `<tr data-operation="${op.operation}" data-status="${op.status}"><th scope="row"><code>${op.operation}</code></th><td>${OPERATION_WORDS[op.status]}${op.fields.length > 0 ? `: ${op.fields.map((f) => `<code>${escapeHtml(f)}</code>`).join(', ')}` : ''}${op.code ? ` <span class="small">(${escapeHtml(op.code)})</span>` : ''}${op.note ? ` <span class="small">(${escapeHtml(op.note)})</span>` : ''}</td></tr>`,
+    )
+    .join('');
+  const body = [
+    `<h1>Does this Read API work with every feature?</h1>`,
+    `<p class="meta">Checked ${escapeHtml(formatStamp(answer.checked_at))}, with the API key you sent, for ${escapeHtml(scope)}: ${answer.reads} reads through the cache, ${answer.calls} of them upstream.</p>`,
+    `<p class="small">Each feature needs only what it cannot do without; without anything else it leaves that section out and says so in one line, as below. Fields are the contract’s; the upstream map (<code>GET /admin/upstream/map</code>) can say where the service keeps one it names otherwise.</p>`,
+    `<h2>Features</h2><ul class="features" data-testid="features">${features}</ul>`,
+    `<h2>Operations</h2><p class="small">Each operation as its CSV export reads it: everything but its rows may be missing.</p>`,
+    `<table data-testid="operations"><thead><tr><th scope="col">Operation</th><th scope="col">Read</th></tr></thead><tbody>${operations}</tbody></table>`,
+    `<footer class="page-foot"><p>The same answer as JSON: ask with <code>Accept: application/json</code>.</p></footer>`,
+  ].join('\n');
+  return htmlDocument({ title: 'Compatibility check', section: 'admin', body, style: STYLE });
+}

@@ -1,0 +1,172 @@
+/**
+ * What the features read, part by part, and which parts each cannot do
+ * without (DESIGN section 13: degrade, do not fail). The one table the
+ * degraded renderings and the compatibility check (compat.ts) both read.
+ *
+ * A part is fields of one operation, named by contract paths. A feature
+ * either needs a part (`required`: without it, it cannot run) or says what it
+ * leaves out without it: "Your Read API does not provide the 12-week
+ * history, so the weekly chart is left out." Every other part of an operation a
+ * feature reads is optional to it and unsaid. Fields no part names stay as
+ * required as the contract says (`period`, `market`: what a body is about).
+ *
+ * ```ts
+ * const { data, notProvided } = await readParts(client, NEEDS.alerts, 'listTopics', params);
+ * notProvidedLines(NEEDS.alerts, notProvided); // [{ part: 'rivals', line: 'Your Read API does not provide rivals per topic, so …' }]
+ * ```
+ */
+import { type ApiClient, ApiClientError, type Lenient, type LenientOptions, type OperationId, type ResponseMeta, type ResponseOf } from '../client';
+import type { CsvRows } from '../contract/operations';
+import { contractPaths } from '../contract/upstream-map';
+
+export interface Part {
+  operation: OperationId;
+  /** Its fields, as contract paths. A list the service does not provide is read as empty. */
+  fields: readonly string[];
+  /** What it is, in plain words, as a sentence names it. */
+  words: string;
+}
+
+export const PARTS = {
+  score: { operation: 'getVisibility', fields: ['score', 'change', 'answered_runs', 'naming_runs'], words: 'the visibility score' },
+  won_lost: { operation: 'getAnswerHistory', fields: ['counts', 'questions'], words: 'the won and lost questions' },
+  history: { operation: 'getVisibility', fields: ['history'], words: 'the 12-week history' },
+  per_engine: { operation: 'getPromptMatrix', fields: ['engines', 'prompts'], words: 'per-engine answers' },
+  moved: { operation: 'getAnswerHistory', fields: ['questions[].moved'], words: 'the engines that moved each question' },
+  topics: { operation: 'listTopics', fields: ['topics'], words: 'topics' },
+  rivals: { operation: 'listTopics', fields: ['topics[].rivals'], words: 'rivals per topic' },
+} as const satisfies Record<string, Part>;
+export type PartId = keyof typeof PARTS;
+export const PART_IDS = Object.keys(PARTS) as PartId[];
+
+/** A feature's needs: `required`, or what it leaves out without the part (the end of "…, so …"). */
+export type Needs = Partial<Record<PartId, 'required' | string>>;
+
+/** The weekly report's needs: the digest, the report page and `weekly_report` render it. */
+const REPORT: Needs = {
+  score: 'required',
+  won_lost: 'required',
+  history: 'so the weekly chart is left out',
+  per_engine: 'so each engine’s questions naming the brand are left out',
+  moved: 'so each won or lost question is listed without the engines that moved it',
+  topics: 'so the topics that moved are left out',
+  rivals: 'so the rival named most in each topic is left out',
+};
+
+/** Each feature's needs. CSV exports are per operation instead (`csvOptionalPaths`): each export needs its rows. */
+export const NEEDS = {
+  digest: REPORT,
+  report_page: REPORT,
+  weekly_report: REPORT,
+  // What the events read: the score (and the days it covers) for `visibility_moved`, `/prompts` for lost and won questions, topics and their rivals for `rival_overtook`.
+  alerts: {
+    score: 'required',
+    per_engine: 'so lost and won questions are not alerted',
+    topics: 'so rivals overtaking the brand in a topic are not alerted',
+    rivals: 'so rivals overtaking the brand in a topic are not alerted',
+  },
+  // Kept from the report's own read, so it needs what the report needs; only each engine's columns can stay empty.
+  history: { score: 'required', won_lost: 'required', per_engine: 'so each engine’s columns of the kept history stay empty' },
+} as const satisfies Record<string, Needs>;
+export type Feature = keyof typeof NEEDS | 'csv_exports';
+
+/** The line a reader sees where a part is left out. */
+export function notProvidedLine(part: PartId, consequence: string): string {
+  return `Your Read API does not provide ${PARTS[part].words}, ${consequence}.`;
+}
+
+/** The lines of `parts` a feature says, one per consequence (rivals and topics left out say one line), in the table's order. */
+export function notProvidedLines(needs: Needs, parts: readonly PartId[]): { part: PartId; line: string }[] {
+  const said = new Set<string>();
+  return PART_IDS.flatMap((part) => {
+    const need = needs[part];
+    if (!parts.includes(part) || need === undefined || need === 'required' || said.has(need)) return [];
+    said.add(need);
+    return [{ part, line: notProvidedLine(part, need) }];
+  });
+}
+
+/** One operation as a feature reads it: `data` null when the service does not have the operation at all. */
+export interface PartsRead<Id extends OperationId> {
+  data: ResponseOf<Id> | null;
+  meta: ResponseMeta | null;
+  /** The parts of this operation the service does not provide (required ones never: their absence is thrown). */
+  notProvided: PartId[];
+  /** Why: the fields absent from the body, or the answer that says the operation itself is missing. */
+  absent: string[];
+  missing?: ApiClientError;
+}
+
+const partsOf = (id: OperationId) => PART_IDS.filter((part) => PARTS[part].operation === id);
+
+/** An answer that says the service has no such operation, or a body it cannot read even with the map. */
+export const operationMissing = (error: ApiClientError) => error.kind === 'parse' || (error.status === 404 && error.code !== 'brand_not_found');
+
+/**
+ * Reads operation `id` for a feature: the parts it does not require may be
+ * absent (a lenient read, src/client), and are listed when no item has them.
+ * A list absent anywhere is read as empty (a service may leave out the empty
+ * ones), so the model never meets a hole. When the feature requires none of
+ * the operation's parts, an operation the service does not have (a 404, a
+ * body unreadable even with the map) is all of them not provided. Any other
+ * failure is thrown.
+ */
+export async function readParts<Id extends OperationId>(client: ApiClient, needs: Needs, id: Id, params: Record<string, unknown>): Promise<PartsRead<Id>> {
+  const parts = partsOf(id);
+  const optional = parts.filter((part) => needs[part] !== 'required');
+  try {
+    const lenient = client.lenient[id] as unknown as (params: Record<string, unknown>, options: LenientOptions) => Promise<Lenient<ResponseOf<Id>>>;
+    const fields = optional.flatMap((part) => PARTS[part].fields);
+    const read = await lenient(params, { optional: fields });
+    for (const path of fields) if (contractPaths(id).has(`${path}[]`)) emptyAt(read.data, path.split('.'));
+    return { data: read.data, meta: read.meta, notProvided: optional.filter((part) => PARTS[part].fields.some((field) => read.absent.includes(field))), absent: read.absent };
+  } catch (error) {
+    if (error instanceof ApiClientError && optional.length === parts.length && operationMissing(error)) return { data: null, meta: null, notProvided: outermost(optional), absent: [], missing: error };
+    throw error;
+  }
+}
+
+/**
+ * An operation's answer as a CSV table reads it (`csvOptionalPaths`): its
+ * rows required, every other field optional; `absent` names the columns'
+ * fields the service does not provide.
+ */
+export async function readTableBody(client: ApiClient, id: OperationId, csv: CsvRows, params: Record<string, string>): Promise<Lenient<unknown>> {
+  const lenient = client.lenient[id] as unknown as (params: Record<string, string>, options: LenientOptions) => Promise<Lenient<unknown>>;
+  return lenient(params, { optional: csvOptionalPaths(id, csv) });
+}
+
+/** Of `parts`, those not inside another (without topics, their rivals are not said to be missing too). */
+function outermost(parts: PartId[]): PartId[] {
+  const inside = (field: string, outer: string) => field.startsWith(`${outer}[].`) || field.startsWith(`${outer}.`);
+  return parts.filter((part) => !parts.some((other) => other !== part && PARTS[part].fields.every((field) => PARTS[other].fields.some((outer) => inside(field, outer)))));
+}
+
+/** Sets the absent list at `steps` to `[]` wherever it is missing (arrays on the way followed). */
+function emptyAt(value: unknown, steps: string[]): void {
+  if (typeof value !== 'object' || value === null) return;
+  const [step, ...rest] = steps as [string, ...string[]];
+  const name = step.replace(/\[\]$/, '');
+  const here = value as Record<string, unknown>;
+  if (rest.length === 0) {
+    here[name] ??= [];
+    return;
+  }
+  const next = here[name];
+  for (const item of step.endsWith('[]') && Array.isArray(next) ? next : [next]) emptyAt(item, rest);
+}
+
+/**
+ * The contract paths a CSV export can do without: every field beside its
+ * rows, of each row, and of each item a row is exploded into (`each`); a
+ * missing one is an empty column. The rows themselves are required: without
+ * them there is no table.
+ */
+export function csvOptionalPaths(id: OperationId, csv: CsvRows): string[] {
+  const chain = csv.rows.split('.').map((_, i, names) => names.slice(0, i + 1).join('.'));
+  const holders = new Set(['', ...chain.slice(0, -1), `${csv.rows}[]`, ...(csv.each ? [`${csv.rows}[].${csv.each}[]`] : [])]);
+  return [...contractPaths(id)].filter((path) => !path.endsWith('[]') && !chain.includes(path) && holders.has(parentOf(path)));
+}
+
+/** `a.b[].c` → `a.b[]`; `a` → ``. */
+const parentOf = (path: string) => path.slice(0, Math.max(0, path.lastIndexOf('.')));
