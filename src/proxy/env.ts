@@ -5,7 +5,9 @@
  */
 import { z } from 'zod';
 import { binding, optionalBinding, optionalCount, optionalHttpUrl, optionalList, secret } from '../lib/env-vars';
-import { UPSTREAM_MAX_BYTES_CEILING } from './policy';
+
+/** What UPSTREAM_MAX_BYTES may say at most: KV takes 25 MiB a value, but a few reads of that size at once would not fit in 128 MB. */
+export const UPSTREAM_MAX_BYTES_CEILING = 16 * 1024 * 1024;
 
 export const ProxyEnvSchema = z.object({
   /** D1: the embedded origin reads it, so it is required only while `UPSTREAM_URL` is unset (the features above the proxy need it too: src/app/features.ts). */

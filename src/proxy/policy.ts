@@ -61,8 +61,6 @@ export const DEFAULT_UPSTREAM_TIMEOUT_MS = 10 * SECOND_MS;
  * parsed check, the stored ones) stay well inside an isolate's 128 MB.
  */
 export const DEFAULT_UPSTREAM_MAX_BYTES = DEFAULT_MAX_BYTES;
-/** What UPSTREAM_MAX_BYTES may say at most: KV takes 25 MiB a value, but a few reads of that size at once would not fit in 128 MB. */
-export const UPSTREAM_MAX_BYTES_CEILING = 16 * 1024 * 1024;
 /**
  * A key served from the cache has its validity read again upstream (its own
  * `GET /brands`, through its gate) once this long has passed since the

@@ -28,7 +28,13 @@ import { ApiError } from '../contract/errors';
 import { sha256Hex } from '../lib/hash';
 import { canonicalMailbox, receiverOf } from '../lib/recipient';
 import { DAY_MS, retryAfterSeconds } from '../lib/time';
-import type { SubscriptionRow } from './store';
+
+/** Who a confirmation goes to: an address, or a Slack or webhook URL (a subscription row has these fields). */
+export interface Recipient {
+  email: string;
+  channel_type?: 'email' | 'slack' | 'webhook' | null;
+  channel_url?: string | null;
+}
 
 export const ADDRESS_PER_DAY = 3;
 export const ACCOUNT_PER_DAY = 50;
@@ -52,7 +58,7 @@ const SLACK_WEBHOOK_HOST = 'hooks.slack.com';
  * subscriptions hold every workspace's back. Mail still goes to the address
  * as typed, and posts to the URL as given.
  */
-export async function recipientKeyOf(to: Pick<SubscriptionRow, 'email' | 'channel_type' | 'channel_url'>): Promise<string> {
+export async function recipientKeyOf(to: Recipient): Promise<string> {
   if ((to.channel_type === 'slack' || to.channel_type === 'webhook') && to.channel_url) {
     const url = new URL(to.channel_url);
     // `slack:<sha-256 of the URL>` is also how these were counted before (migration 0017): Slack's URLs carry no query.
@@ -150,7 +156,7 @@ export async function releaseConfirmation(db: D1Database, subscriptionId: string
 }
 
 /** Records an unsubscribe the recipient made itself (a statement for the unsubscribe's own batch). */
-export const recordOptout = async (db: D1Database, row: Pick<SubscriptionRow, 'email' | 'channel_type' | 'channel_url'>, at: string) =>
+export const recordOptout = async (db: D1Database, row: Recipient, at: string) =>
   db
     .prepare(
       `INSERT INTO digest_address_optouts (email_key, unsubscribed_at) VALUES (?, ?)
