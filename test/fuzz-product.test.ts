@@ -307,9 +307,9 @@ const ProductErrorBody = z.object({ error: z.object({ code: z.enum(CODES), messa
 const under = (pathname: string, base: string) => pathname === base || pathname.startsWith(`${base}/`);
 
 /** The route the Worker answers a request with (src/app/worker.ts), and whether it answers JSON or pages. */
-function expectedOf(request: Request): { route: string; answers: 'json' | 'page' | 'text' } {
+async function expectedOf(request: Request): Promise<{ route: string; answers: 'json' | 'page' | 'text' }> {
   const { pathname } = new URL(request.url);
-  const found = under(pathname, ADMIN_BASE) || under(pathname, UPSTREAM_ADMIN_BASE) ? matchRoute(ADMIN, request.method, pathname) : matchRoute(PRODUCT, request.method, pathname);
+  const found = under(pathname, ADMIN_BASE) || under(pathname, UPSTREAM_ADMIN_BASE) ? await matchRoute(ADMIN, request.method, pathname) : await matchRoute(PRODUCT, request.method, pathname);
   // A path of no table: the Worker's own 404, JSON (the admin's too).
   const route = found.kind === 'not_found' ? undefined : found.route;
   return { route: route?.path ?? '(no route)', answers: route?.answers ?? 'json' };
@@ -341,7 +341,7 @@ async function send(request: Request): Promise<Response> {
 }
 
 async function check(request: Request, response: Response, r: Fuzzed): Promise<void> {
-  const { route, answers } = expectedOf(request);
+  const { route, answers } = await expectedOf(request);
   const url = new URL(request.url);
   const where = `${request.method} ${request.url.slice(0, 200)} [auth ${JSON.stringify(r.authorization)?.slice(0, 40)}, type ${JSON.stringify(r.contentType)}, length ${JSON.stringify(r.contentLength)}, body ${typeof r.body === 'string' ? JSON.stringify(r.body.slice(0, 80)) : r.body === null ? 'none' : 'bytes'}]`;
   tally(route, response.status);

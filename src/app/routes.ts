@@ -50,7 +50,7 @@ const withDevRoutes = [...productRoutes, ...devRoutes];
 
 /** A product route's answer, or undefined when the path is none of them. `devRoutes`: `DEV_ROUTES = "on"`. */
 export async function handleProductRoute(request: Request, url: URL, services: Services, options: { devRoutes: boolean }): Promise<Response | undefined> {
-  const found = matchRoute(options.devRoutes ? withDevRoutes : productRoutes, request.method, url.pathname);
+  const found = await matchRoute(options.devRoutes ? withDevRoutes : productRoutes, request.method, url.pathname);
   if (found.kind === 'not_found') return undefined;
   const answers = found.route.answers;
   try {

@@ -1,18 +1,21 @@
 /**
  * A route table for the product's own routes: paths with `{name}` segments,
- * a handler per method. One matcher gives every route the same answers to the
- * same mistakes: an unknown path is `not_found`, a known path with another
- * method is `method_not_allowed` with the path's own `Allow`, a trailing slash
- * is a different path (as in the API), and a path parameter that is not
- * valid percent-encoding (`%ZZ`, `%`, a cut UTF-8 sequence such as
- * `%E0%A4%A`) is `bad_encoding` naming it, which the caller answers 400
- * `invalid_parameter`: never an exception, never a handler given the raw text.
+ * a handler per method, matched by itty-router. One matcher gives every route
+ * the same answers to the same mistakes: an unknown path is `not_found`, a
+ * known path with another method is `method_not_allowed` with the path's own
+ * `Allow`, a trailing slash is a different path (as in the API), and a path
+ * parameter that is not valid percent-encoding (`%ZZ`, `%`, a cut UTF-8
+ * sequence such as `%E0%A4%A`) is `bad_encoding` naming it, which the caller
+ * answers 400 `invalid_parameter`: never an exception, never a handler given
+ * the raw text.
  *
  * ```ts
- * const routes: Route<Deps>[] = [{ path: '/digests/subscriptions/{id}', methods: { DELETE: (request, params, deps) => remove(request, deps, params.id!) } }];
- * const found = matchRoute(routes, request.method, url.pathname);
+ * const routes: Route<Deps>[] = [{ path: '/digests/subscriptions/{id}', answers: 'json', methods: { DELETE: (request, params, deps) => remove(request, deps, params.id!) } }];
+ * const found = await matchRoute(routes, request.method, url.pathname);
  * ```
  */
+import { IttyRouter } from 'itty-router/IttyRouter';
+
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export type Handler<D> = (request: Request, params: Record<string, string>, deps: D, url: URL) => Promise<Response> | Response;
@@ -38,25 +41,46 @@ export type RouteMatch<D> =
   | { kind: 'bad_encoding'; route: Route<D>; param: string }
   | { kind: 'not_found' };
 
-/** A path template as a pattern: `{name}` matches one non-empty segment, everything else itself; `names` in order. */
-export function pathPattern(path: string): { pattern: RegExp; names: string[] } {
-  const names: string[] = [];
-  const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_, name: string) => {
-    names.push(name);
-    return '([^/]+)';
-  });
-  return { pattern: new RegExp(`^${source}$`), names };
+type PathRouter = ReturnType<typeof IttyRouter>;
+/** What the routers are asked with: itty-router writes `params` (as written, still percent-encoded) onto it. */
+type Probe = { method: string; url: string; slashes: number; params?: Record<string, string> };
+
+/** One router per table, built on its first match: the tables are constants. */
+const routers = new WeakMap<readonly Route<unknown>[], PathRouter>();
+
+/**
+ * The table as an itty-router: each route registered for every method (`all`), its
+ * handler answering the route itself, so the first route whose path matches wins and
+ * the method is judged here, against that path's own methods.
+ */
+function routerOf(routes: readonly Route<unknown>[]): PathRouter {
+  let router = routers.get(routes);
+  if (!router) {
+    router = IttyRouter();
+    for (const route of routes) {
+      const slashes = trailingSlashes(route.path);
+      // itty-router lets any trailing slashes match; here `/r/` is another path than `/r` (as in the API), so a
+      // route whose slashes differ passes (undefined) to the next one.
+      router.all(ittyPath(route.path), (probe: Probe) => (probe.slashes === slashes ? route : undefined));
+    }
+    routers.set(routes, router);
+  }
+  return router;
 }
 
-const compiled = new WeakMap<Route<unknown>, { pattern: RegExp; names: string[] }>();
+function trailingSlashes(path: string): number {
+  let n = 0;
+  while (path[path.length - 1 - n] === '/') n++;
+  return n;
+}
 
-function compile<D>(route: Route<D>) {
-  let hit = compiled.get(route as Route<unknown>);
-  if (!hit) {
-    hit = pathPattern(route.path);
-    compiled.set(route as Route<unknown>, hit);
-  }
-  return hit;
+/** Segments of letters, digits, `_`, `-`, `.` and `{name}` parameters, and at most a trailing slash. */
+const PLAIN_PATH = /^(\/([\w.-]|\{\w+\})+)+\/?$/;
+
+/** `/r/{token}` as itty-router writes it, `/r/:token`; itty reads `:`, `*`, `+` and regex syntax in a path, so a product path has none of them. */
+function ittyPath(path: string): string {
+  if (!PLAIN_PATH.test(path)) throw new Error(`A route's path is segments of letters, digits, _ - . and {name}, and at most a trailing slash: ${path}`);
+  return path.replace(/\{(\w+)\}/g, ':$1');
 }
 
 /** The `Allow` of a route: its methods, HEAD with GET. */
@@ -66,23 +90,23 @@ export const allowOf = (route: Route<unknown>): string => {
   return methods.join(', ');
 };
 
-export function matchRoute<D>(routes: readonly Route<D>[], method: string, pathname: string): RouteMatch<D> {
-  for (const route of routes) {
-    const { pattern, names } = compile(route);
-    const match = pattern.exec(pathname);
-    if (!match) continue;
-    // The method first: a path's `Allow` does not depend on what its parameters say.
-    const handler = route.methods[method as Method] ?? (method === 'HEAD' ? route.methods.GET : undefined);
-    if (!handler) return { kind: 'method_not_allowed', route, allow: allowOf(route as Route<unknown>) };
-    const params: Record<string, string> = {};
-    for (const [i, name] of names.entries()) {
-      try {
-        params[name] = decodeURIComponent(match[i + 1]!);
-      } catch {
-        return { kind: 'bad_encoding', route, param: name };
-      }
+/** The route of `routes` that `pathname` (a URL's `pathname`, still percent-encoded) names, and what `method` gets there. */
+export async function matchRoute<D>(routes: readonly Route<D>[], method: string, pathname: string): Promise<RouteMatch<D>> {
+  // A request-like object of our own: itty-router writes `params` and `query` onto what it is given.
+  const probe: Probe = { method, url: `https://route.invalid${pathname}`, slashes: trailingSlashes(pathname) };
+  const route = (await routerOf(routes as readonly Route<unknown>[]).fetch(probe)) as Route<D> | undefined;
+  if (!route) return { kind: 'not_found' };
+  // The method first: a path's `Allow` does not depend on what its parameters say.
+  const handler = route.methods[method as Method] ?? (method === 'HEAD' ? route.methods.GET : undefined);
+  if (!handler) return { kind: 'method_not_allowed', route, allow: allowOf(route as Route<unknown>) };
+  // itty-router gives parameters as written; a malformed escape is the caller's 400, never a URIError.
+  const params: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(probe.params ?? {})) {
+    try {
+      params[name] = decodeURIComponent(raw);
+    } catch {
+      return { kind: 'bad_encoding', route, param: name };
     }
-    return { kind: 'found', route, handler, params };
   }
-  return { kind: 'not_found' };
+  return { kind: 'found', route, handler, params };
 }

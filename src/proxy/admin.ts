@@ -83,7 +83,7 @@ export const adminRoutes: Route<AdminContext>[] = [
 
 async function route(request: Request, env: ProxyEnv, runtime: ProxyRuntime, routes: Route<AdminContext>[]): Promise<Response> {
   const url = new URL(request.url);
-  const found = matchRoute(routes, request.method, url.pathname);
+  const found = await matchRoute(routes, request.method, url.pathname);
   if (found.kind === 'not_found') throw new ApiError('not_found', `No such admin endpoint: ${routes.map((r) => `${Object.keys(r.methods).join('/')} ${r.path}`).join(', ')}.`);
   // The token first: without it, not even which methods a path takes.
   await requireAdmin(request, env.ADMIN_TOKEN);
