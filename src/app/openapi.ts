@@ -709,7 +709,7 @@ const ROUTES: Record<string, Described> = {
     tag: 'MCP',
     summary: 'Send an MCP message (Streamable HTTP, stateless)',
     description:
-      'MCP over Streamable HTTP (revisions 2026-07-28 and 2025), stateless: no session, every request stands alone. The tools: one per Read API operation (its id in snake_case, e.g. `get_visibility`, with the operation\'s parameters as arguments) and `weekly_report`; each result carries the API\'s JSON body as `structuredContent`, and a refusal of the API (401, 403, 404, 409, 429, 502) is a result with `isError: true` and the API\'s `error.code` and `message` (`retry_after` on a 429). Every call reads through the edge cache with the key\'s upstream budget. `Host` and `Origin` must name a host of `MCP_ALLOWED_HOSTS` (localhost too in dev).',
+      'MCP over Streamable HTTP (revisions 2026-07-28 and 2025), stateless: no session, every request stands alone. The tools: one per Read API operation (its id in snake_case, e.g. `get_visibility`, with the operation\'s parameters as arguments) and `weekly_report`; each result carries the API\'s JSON body as `structuredContent` (on the contract\'s field names, valid against the tool\'s `outputSchema`; a list longer than 25 rows in pages, with `page` and an `offset` argument), and a refusal of the API (401, 403, 404, 409, 429, 502) is a result with `isError: true` and the API\'s `error.code` and `message` (`retry_after` on a 429). Every call reads through the edge cache with the key\'s upstream budget. `Host` and `Origin` must name a host of `MCP_ALLOWED_HOSTS` (localhost too in dev).',
     security: 'key',
     requestBody: jsonBody('JsonRpcMessage', 'A JSON-RPC 2.0 message of MCP. Send `Accept: application/json, text/event-stream`.'),
     responses: {
