@@ -298,6 +298,105 @@ describe('tools/call', () => {
   });
 });
 
+describe('prompts', () => {
+  const PROMPT_NAMES = ['weekly_review', 'competitor_radar', 'engine_scorecard', 'content_plan'];
+  const textOf = (result: { messages: { content: unknown }[] }) => result.messages.map((m) => (m.content as { text: string }).text).join('\n');
+
+  it('lists the four prompts with their arguments, none required, and completion as a capability', async () => {
+    const client = await connect(KEYS.pro);
+    expect(client.getServerCapabilities()).toMatchObject({ prompts: expect.any(Object), completions: expect.any(Object) });
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name)).toEqual(PROMPT_NAMES);
+    for (const prompt of prompts) {
+      const names = prompt.name === 'competitor_radar' ? ['brand', 'market', 'competitor'] : ['brand', 'market'];
+      expect([prompt.name, prompt.arguments?.map((a) => [a.name, a.required])]).toEqual([prompt.name, names.map((name) => [name, false])]);
+      expect(prompt.title && prompt.description && prompt.arguments!.every((a) => a.description)).toBeTruthy();
+    }
+    await client.close();
+  });
+
+  it('gets each prompt with its arguments: one message naming the brand\'s id, the market and the tools to call, each a tool of tools/list', async () => {
+    const client = await connect(KEYS.pro);
+    const tools = new Set((await client.listTools()).tools.map((t) => t.name));
+    const expected: Record<string, string[]> = {
+      weekly_review: ['weekly_report', 'get_answer_history'],
+      competitor_radar: ['list_topics', 'get_competitor'],
+      engine_scorecard: ['get_prompt_matrix', 'get_brand_perception'],
+      content_plan: ['get_content_gaps', 'list_tasks'],
+    };
+    for (const name of PROMPT_NAMES) {
+      const args = { brand: 'Brightdesk', market: 'de', ...(name === 'competitor_radar' ? { competitor: 'Helpwave' } : {}) };
+      const result = await client.getPrompt({ name, arguments: args });
+      expect(result.messages).toHaveLength(1);
+      expect(result.messages[0]!.role).toBe('user');
+      const text = textOf(result);
+      expect(text).toContain('Brightdesk (brand_id 1)');
+      expect(text).toContain('{"brand_id":1,"market":"de"');
+      const named = [...text.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!).filter((word) => tools.has(word));
+      expect([name, [...new Set(named)]]).toEqual([name, expected[name]]);
+    }
+    expect(textOf(await client.getPrompt({ name: 'competitor_radar', arguments: { competitor: 'Helpwave' } }))).toContain('"name":"Helpwave"');
+    // The brand by its id, or its name in any case; without it, the key's only brand and its primary market.
+    for (const brand of ['1', 'brightdesk', undefined]) {
+      const text = textOf(await client.getPrompt({ name: 'weekly_review', arguments: brand === undefined ? {} : { brand } }));
+      expect([brand, text]).toEqual([brand, expect.stringContaining('Brightdesk (brand_id 1) in its primary market')]);
+    }
+    await expect(client.getPrompt({ name: 'weekly_review', arguments: { brand: 'Nobrand' } })).rejects.toThrow(/no brand "Nobrand".*Brightdesk/);
+    await client.close();
+
+    // A key with several brands and none named: the message says to ask which one.
+    const growth = await connect(KEYS.growth);
+    expect(textOf(await growth.getPrompt({ name: 'engine_scorecard', arguments: {} }))).toMatch(/several: call `list_brands`/);
+    expect(textOf(await growth.getPrompt({ name: 'engine_scorecard', arguments: { brand: 'Payfold' } }))).toContain('"brand_id":3');
+    await growth.close();
+
+    // A key the API refuses: the request's error says why; its completions offer nothing.
+    const inactive = await connect(KEYS.inactive);
+    await expect(inactive.getPrompt({ name: 'weekly_review', arguments: {} })).rejects.toThrow(/403 plan_inactive/);
+    expect((await inactive.complete({ ref: { type: 'ref/prompt', name: 'weekly_review' }, argument: { name: 'brand', value: '' } })).completion.values).toEqual([]);
+    await inactive.close();
+  });
+
+  it('completes brand, market and competitor from what the key reads, filtered by what was typed', async () => {
+    for (const era of ['legacy', 'auto'] as const) {
+      const client = await connect(KEYS.pro, era);
+      const complete = async (prompt: string, name: string, value: string, chosen: Record<string, string> = {}) =>
+        (await client.complete({ ref: { type: 'ref/prompt', name: prompt }, argument: { name, value }, context: { arguments: chosen } })).completion.values;
+      expect(await complete('weekly_review', 'brand', 'bri')).toEqual(['Brightdesk']);
+      expect(await complete('weekly_review', 'brand', 'x')).toEqual([]);
+      expect(await complete('content_plan', 'market', '')).toEqual(['us', 'de']);
+      expect(await complete('content_plan', 'market', 'D')).toEqual(['de']);
+      const rivals = await complete('competitor_radar', 'competitor', '');
+      expect(rivals).toContain(DEMO.proRival);
+      expect(rivals.length).toBeLessThanOrEqual(100);
+      expect(await complete('competitor_radar', 'competitor', 'help', { brand: 'Brightdesk', market: 'us' })).toEqual([DEMO.proRival]);
+      expect(await complete('competitor_radar', 'competitor', 'help', { market: 'de' })).toContain(DEMO.proRival);
+      await client.close();
+    }
+
+    const growth = await connect(KEYS.growth);
+    const complete = async (name: string, value: string, chosen: Record<string, string> = {}) =>
+      (await growth.complete({ ref: { type: 'ref/prompt', name: 'competitor_radar' }, argument: { name, value }, context: { arguments: chosen } })).completion.values;
+    expect(await complete('brand', '')).toEqual(['Ledgerly', 'Payfold']);
+    expect(await complete('brand', 'p')).toEqual(['Payfold']);
+    // Competitors once the brand is known; none before, since the key has several.
+    expect(await complete('competitor', '')).toEqual([]);
+    expect((await complete('competitor', '', { brand: 'Ledgerly' })).length).toBeGreaterThan(0);
+    await growth.close();
+  });
+
+  it('reads what it completes through the cache: one read of /brands and of /topics for any number of completions', async () => {
+    const upstream = new RecordingApi();
+    useUpstreamForTests(upstream.upstream);
+    const client = await connect(await newDemoKey());
+    for (const typed of ['', 'b', 'br', 'bri']) await client.complete({ ref: { type: 'ref/prompt', name: 'competitor_radar' }, argument: { name: 'brand', value: typed } });
+    for (const typed of ['', 'h', 'he']) await client.complete({ ref: { type: 'ref/prompt', name: 'competitor_radar' }, argument: { name: 'competitor', value: typed } });
+    await client.getPrompt({ name: 'competitor_radar', arguments: { brand: 'Brightdesk' } });
+    expect(upstream.requests).toEqual(['/brands', '/topics?brand_id=1']);
+    await client.close();
+  });
+});
+
 describe('the key', () => {
   it('refuses a revoked key with 401 and WWW-Authenticate: Bearer, before any MCP exchange', async () => {
     await expect(connect(KEYS.revoked)).rejects.toThrow(/invalid_api_key/);

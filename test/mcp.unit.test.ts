@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { ApiClientError } from '../src/client';
 import { operationList } from '../src/contract/operations';
 import { outputSchemaOf, pageOf, ROW_LIMIT, toolName, toolsOfOperations } from '../src/mcp';
+import { brandNamed, COMPLETION_MAX, matching } from '../src/mcp/completions';
 import { failureResult } from '../src/mcp/results';
 import { outline } from '../src/mcp/schemas';
 import { WindowMismatch } from '../src/weekly-report';
@@ -91,6 +92,22 @@ describe('pages', () => {
       const op = operationList.find((o) => o.id === tool.operation)!;
       expect([tool.name, tool.rows, Object.hasOwn(tool.inputJson.properties as object, 'offset')]).toEqual([tool.name, op.csv?.rows, Boolean(op.csv)]);
     }
+  });
+});
+
+describe('completion values', () => {
+  it('are the values that start with what was typed, in any case, each once, at most 100', () => {
+    expect(matching(['Helpwave', 'helpdesk.io', 'Caseflow', 'Helpwave'], ' HEL')).toEqual(['Helpwave', 'helpdesk.io']);
+    expect(matching(['us', 'de'], '')).toEqual(['us', 'de']);
+    expect(matching(Array.from({ length: 150 }, (_, i) => `rival ${i}`), 'r')).toHaveLength(COMPLETION_MAX);
+    expect(COMPLETION_MAX).toBe(100);
+  });
+
+  it('name a brand by its id or its name in any case; none named is the key\'s only brand', () => {
+    const brand = (id: number, name: string) => ({ id, name, domain: `${name}.example`, category: 'x', markets: [] });
+    const two = [brand(2, 'Ledgerly'), brand(3, 'Payfold')];
+    expect([brandNamed(two, '3')?.name, brandNamed(two, ' payFOLD ')?.name, brandNamed(two, 'Pay'), brandNamed(two, undefined), brandNamed(two, '')]).toEqual(['Payfold', 'Payfold', undefined, undefined, undefined]);
+    expect(brandNamed([brand(1, 'Brightdesk')], undefined)?.name).toBe('Brightdesk');
   });
 });
 

@@ -13,7 +13,9 @@
  */
 import { McpServer } from '@modelcontextprotocol/server';
 import type { ApiClient, WithMeta } from '../client';
+import { completers } from './completions';
 import { OFFSET_ARG, pageOf } from './pages';
+import { registerPrompts } from './prompts';
 import { bodyResult, failureResult } from './results';
 import { READ_ONLY, type ToolDefinition, toolsOfOperations } from './tools';
 import { weeklyReport, weeklyReportTool } from './weekly';
@@ -35,7 +37,7 @@ function register(server: McpServer, tool: ToolDefinition, call: Call): void {
   server.registerTool(tool.name, { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: READ_ONLY }, (args) => call(args));
 }
 
-/** A new server with every tool, reading with `client` (the caller's key, through `apiFor()`). */
+/** A new server with every tool and prompt, reading with `client` (the caller's key, through `apiFor()`). */
 export function mcpServer(client: ApiClient, now: () => Date): McpServer {
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
   for (const tool of toolsOfOperations()) {
@@ -50,5 +52,6 @@ export function mcpServer(client: ApiClient, now: () => Date): McpServer {
     });
   }
   register(server, weeklyReportTool, (args) => weeklyReport(client, args, now()));
+  registerPrompts(server, completers(client));
   return server;
 }
