@@ -1,22 +1,26 @@
 /**
  * `/mcp` through the Worker, with the SDK's real client (`Client` and its
  * Streamable HTTP transport, its fetch pointed at the Worker): the tools are
- * the contract table's operations plus `weekly_report`; each result is the
- * /api/v1 body; the API's refusals are tool results with `isError`; the key is
- * checked (401); repeated calls are cache hits; the host is checked (403);
- * bad input gets the SDK's errors, never a 500.
+ * the contract table's operations plus `weekly_report`, `tools/list` within
+ * 20 KB; each result is the /api/v1 body (a long list paged), valid against
+ * the tool's output schema; another implementation's bodies come on the
+ * contract's names; the API's refusals are tool results with `isError`; the
+ * key is checked (401); repeated calls are cache hits; the host is checked
+ * (403); bad input gets the SDK's errors, never a 500.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/validators/cf-worker';
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { API_BASE, examplePath, operationList } from '../src/contract/operations';
 import { sha256Hex } from '../src/lib/hash';
-import { MCP_PATH, toolName } from '../src/mcp';
+import { MCP_PATH, ROW_LIMIT, TOOLS_LIST_MAX_BYTES, toolName } from '../src/mcp';
 import { RecordingApi } from './digests-helpers';
 import { ForeignUpstream } from './foreign-upstream';
 import { DEMO, KEYS } from './helpers';
 import { freshKey } from './proxy-upstream';
+import { CASES, envelope, renameFields, ReshapingUpstream } from './reshape';
 import { useUpstreamForTests } from './seams';
 import worker from './worker';
 
@@ -53,6 +57,51 @@ const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize',
 const exampleArgs = (op: (typeof operationList)[number]) => ({ ...op.example.path, ...op.example.query });
 const proTool = operationList.find((op) => op.plan === 'pro_or_growth')!;
 
+type Body = Record<string, unknown>;
+type Tool = Awaited<ReturnType<Client['listTools']>>['tools'][number];
+
+const validator = new CfWorkerJsonSchemaValidator();
+/** Whether `value` satisfies the tool's output schema, by a JSON Schema validator of its own (the client checks too). */
+function expectValid(tool: Tool, value: unknown): void {
+  const { valid, errorMessage } = validator.getValidator(tool.outputSchema as never)(value);
+  expect([tool.name, valid, errorMessage]).toEqual([tool.name, true, undefined]);
+}
+
+/** The list at a dotted path (`competition.daily`). */
+const listAt = (body: unknown, rows: string) => rows.split('.').reduce<any>((value, name) => value?.[name], body) as unknown[];
+/** `body` with the list at `rows` replaced. */
+const withList = (body: Body, [name, ...rest]: string[], list: unknown[]): Body => ({ ...body, [name!]: rest.length === 0 ? list : withList(body[name!] as Body, rest, list) });
+/** Every field but when the origin computed the body. */
+const withoutTimes = (body: unknown) => JSON.parse(JSON.stringify(body, (name, value) => (name === 'generated_at' ? undefined : value)));
+
+/**
+ * A tool's whole answer, every page of its list read with `offset` and put
+ * back together, each page checked: at most `ROW_LIMIT` rows, `page` saying
+ * where the next starts, and valid against the output schema.
+ */
+async function readAllPages(client: Client, tool: Tool, args: Body, rows: string | undefined): Promise<Body> {
+  const first = (await client.callTool({ name: tool.name, arguments: args })).structuredContent as Body;
+  expectValid(tool, first);
+  if (!rows || !first.page) return first;
+  const { page, ...body } = first as Body & { page: { total: number } };
+  const list = [...listAt(body, rows)];
+  for (let offset = ROW_LIMIT; offset < page.total; offset += ROW_LIMIT) {
+    const next = (await client.callTool({ name: tool.name, arguments: { ...args, offset } })).structuredContent as Body;
+    expectValid(tool, next);
+    expect(next.page).toEqual({ rows, offset, limit: ROW_LIMIT, total: page.total, next_offset: offset + ROW_LIMIT < page.total ? offset + ROW_LIMIT : null });
+    list.push(...listAt(next, rows));
+  }
+  expect(page).toEqual({ rows, offset: 0, limit: ROW_LIMIT, total: list.length, next_offset: ROW_LIMIT });
+  return withList(body, rows.split('.'), list);
+}
+
+/** A key of its own for demo_pro_single's account: nothing of it is cached yet. */
+async function newDemoKey(): Promise<string> {
+  const key = `mcp_${crypto.randomUUID()}`;
+  await env.DB.prepare("INSERT INTO api_keys (account_id, key_hash, label, created_at) VALUES (1, ?, 'mcp test', '2026-01-01T00:00:00Z')").bind(await sha256Hex(key)).run();
+  return key;
+}
+
 afterEach(() => useUpstreamForTests());
 
 describe('tools/list', () => {
@@ -63,13 +112,19 @@ describe('tools/list', () => {
     expect(tools.map((t) => t.name).sort()).toEqual([...operationList.map((op) => toolName(op.id)), 'weekly_report'].sort());
     for (const op of operationList) {
       const tool = tools.find((t) => t.name === toolName(op.id))!;
-      const params = [...Object.keys(op.pathParams.shape), ...Object.keys(op.query.shape)];
+      // A tool whose result is a list takes `offset` for the next page.
+      const params = [...Object.keys(op.pathParams.shape), ...Object.keys(op.query.shape), ...(op.csv ? ['offset'] : [])];
       expect([tool.name, Object.keys(tool.inputSchema.properties ?? {}).sort()]).toEqual([tool.name, params.sort()]);
       expect(tool.inputSchema.additionalProperties).toBe(false);
-      expect(tool.description).toContain(op.summary);
+      expect([tool.name, tool.title]).toEqual([tool.name, op.summary]);
+      expect(tool.description!.length).toBeGreaterThan(20);
       expect(tool.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
       if (op.scope === 'brand') expect(Object.keys(tool.inputSchema.properties!)).toEqual(expect.arrayContaining(['brand_id', 'market']));
       if (op.plan === 'pro_or_growth') expect(tool.description).toContain('Pro and Growth');
+      if (op.integration) expect(tool.description).toContain('integration');
+      // The outline of the response: its top-level fields, and `page` where the result is a list.
+      expect(tool.outputSchema).toMatchObject({ type: 'object', properties: expect.any(Object) });
+      expect([tool.name, Object.hasOwn(tool.outputSchema!.properties ?? {}, 'page')]).toEqual([tool.name, Boolean(op.csv)]);
     }
     // Numbers are JSON integers with their bounds, not the decimal text of a query string.
     const topic = tools.find((t) => t.name === 'get_topic')!;
@@ -78,35 +133,107 @@ describe('tools/list', () => {
     expect(tools.find((t) => t.name === 'weekly_report')!.inputSchema.properties).toHaveProperty('brand_id');
     await client.close();
   });
+
+  it('weighs at most 20 KB in both eras, every tool with an output schema', async () => {
+    for (const era of ['legacy', 'auto'] as const) {
+      const client = await connect(KEYS.pro, era);
+      const listed = await client.listTools();
+      const bytes = new TextEncoder().encode(JSON.stringify(listed)).length;
+      expect([era, bytes <= TOOLS_LIST_MAX_BYTES]).toEqual([era, true]);
+      expect(listed.tools.filter((t) => !t.outputSchema)).toEqual([]);
+      await client.close();
+    }
+    expect(TOOLS_LIST_MAX_BYTES).toBe(20 * 1024);
+  });
 });
 
 describe('tools/call', () => {
   for (const era of ['legacy', 'auto'] as const) {
-    it(`answers every operation with the /api/v1 body as structuredContent and its JSON as text (${era})`, async () => {
+    it(`answers every operation with the /api/v1 body as structuredContent, valid against the output schema, and its JSON as text (${era})`, async () => {
       const client = await connect(KEYS.pro, era);
+      const { tools } = await client.listTools();
       for (const op of operationList) {
-        const result = await client.callTool({ name: toolName(op.id), arguments: exampleArgs(op) });
+        const tool = tools.find((t) => t.name === toolName(op.id))!;
+        const result = await client.callTool({ name: tool.name, arguments: exampleArgs(op) });
         const direct = await SELF.fetch(`https://edge.test${API_BASE}${examplePath(op)}`, { headers: { authorization: `Bearer ${KEYS.pro}` } });
         expect([op.id, direct.status, result.isError ?? false]).toEqual([op.id, 200, false]);
-        expect([op.id, result.structuredContent]).toEqual([op.id, await direct.json()]);
+        expectValid(tool, result.structuredContent);
         expect(JSON.parse((result.content as { text: string }[])[0]!.text)).toEqual(result.structuredContent);
+        const body = (await direct.json()) as Body;
+        // A list of at most ROW_LIMIT rows is the body itself; a longer one, page by page, is the body again.
+        const rows = op.csv?.rows;
+        if (!rows || listAt(body, rows).length <= ROW_LIMIT) expect([op.id, result.structuredContent]).toEqual([op.id, body]);
+        else expect([op.id, await readAllPages(client, tool, exampleArgs(op), rows)]).toEqual([op.id, body]);
       }
       await client.close();
     });
   }
 
-  it('passes on the body of another implementation of the spec as it is: other field names, extra fields, open values', async () => {
+  it('pages a long list: the first rows and `page`, the next with `offset`, nothing past the end, every page from one cached read', async () => {
+    const upstream = new RecordingApi();
+    useUpstreamForTests(upstream.upstream);
+    const client = await connect(await newDemoKey());
+    const call = async (args: Body) => (await client.callTool({ name: 'get_prompt_matrix', arguments: args })).structuredContent as { prompts: { question_id: number }[]; page?: Body };
+    const first = await call({});
+    expect([first.prompts.length, first.page]).toEqual([ROW_LIMIT, { rows: 'prompts', offset: 0, limit: ROW_LIMIT, total: 42, next_offset: ROW_LIMIT }]);
+    const last = await call({ offset: ROW_LIMIT });
+    expect([last.prompts.length, last.page]).toEqual([42 - ROW_LIMIT, { rows: 'prompts', offset: ROW_LIMIT, limit: ROW_LIMIT, total: 42, next_offset: null }]);
+    expect(new Set([...first.prompts, ...last.prompts].map((p) => p.question_id)).size).toBe(42);
+    const past = await call({ offset: 100 });
+    expect([past.prompts, past.page]).toEqual([[], { rows: 'prompts', offset: 100, limit: ROW_LIMIT, total: 42, next_offset: null }]);
+    // A short list asked from an offset is paged too, so the answer says where it starts.
+    const topics = (await client.callTool({ name: 'list_topics', arguments: { offset: 4 } })).structuredContent as { topics: unknown[]; page: Body };
+    expect([topics.topics.length, topics.page]).toEqual([2, { rows: 'topics', offset: 4, limit: ROW_LIMIT, total: 6, next_offset: null }]);
+    const negative = await client.callTool({ name: 'get_prompt_matrix', arguments: { offset: -1 } });
+    expect([negative.isError, JSON.stringify(negative.content)]).toEqual([true, expect.stringContaining('Input validation error')]);
+    // `offset` never reaches the API: the key's check, one read of each list.
+    expect(upstream.requests.map((r) => r.split('?')[0])).toEqual(['/brands', '/prompts', '/topics']);
+    await client.close();
+  });
+
+  it('keeps every result on the demo data within 72 KB, whatever window or limit is asked for', async () => {
+    const client = await connect(KEYS.pro);
+    const { tools } = await client.listTools();
+    for (const op of operationList) {
+      const tool = tools.find((t) => t.name === toolName(op.id))!;
+      // The widest window and the largest `limit` the tool takes.
+      const args: Body = { ...exampleArgs(op) };
+      for (const name of ['days', 'limit']) {
+        const maximum = (tool.inputSchema.properties?.[name] as { maximum?: number } | undefined)?.maximum;
+        if (maximum !== undefined) args[name] = maximum;
+      }
+      const result = await client.callTool({ name: tool.name, arguments: args });
+      const bytes = new TextEncoder().encode(JSON.stringify(result)).length;
+      expect([op.id, result.isError ?? false, bytes <= 72 * 1024]).toEqual([op.id, false, true]);
+    }
+    await client.close();
+  });
+
+  it('reads another implementation\'s bodies onto the contract\'s names: camelCase in an envelope answers our origin\'s bodies', async () => {
+    const client = await connect(KEYS.pro);
+    const { tools } = await client.listTools();
+    const ours = new Map<string, Body>();
+    for (const op of operationList) ours.set(op.id, await readAllPages(client, tools.find((t) => t.name === toolName(op.id))!, exampleArgs(op), op.csv?.rows));
+    await client.close();
+
+    new ReshapingUpstream((body, url) => envelope(renameFields(body, CASES.camel) as Body, url.pathname)).install();
+    const theirs = await connect(freshKey('mcp-reshaped'));
+    for (const op of operationList) {
+      const tool = tools.find((t) => t.name === toolName(op.id))!;
+      const body = await readAllPages(theirs, tool, exampleArgs(op), op.csv?.rows);
+      expect([op.id, withoutTimes(body)]).toEqual([op.id, withoutTimes(ours.get(op.id))]);
+    }
+    await theirs.close();
+  });
+
+  it('answers a body it cannot read onto the contract as a 502 result naming the field, never a body that breaks the output schema', async () => {
     const foreign = new ForeignUpstream().install();
     try {
-      const key = freshKey('mcp-foreign');
-      const client = await connect(key);
+      const client = await connect(freshKey('mcp-foreign'));
       for (const op of operationList) {
         const result = await client.callTool({ name: toolName(op.id), arguments: exampleArgs(op) });
-        expect([op.id, result.isError ?? false]).toEqual([op.id, false]);
-        expect(result.structuredContent).toMatchObject({ brandId: 1, operationName: op.id, vendorExtra: { region: 'eu-west', sampled: true } });
-        // The same bytes a proxy client gets, from the same cache entry.
-        const direct = await SELF.fetch(`https://edge.test${API_BASE}${examplePath(op)}`, { headers: { authorization: `Bearer ${key}` } });
-        expect([op.id, direct.headers.get('x-cache'), result.structuredContent]).toEqual([op.id, 'HIT', await direct.json()]);
+        expect([op.id, result.isError]).toEqual([op.id, true]);
+        expect(result.structuredContent).toMatchObject({ error: { code: 'upstream_error', message: expect.stringMatching(/response field `[\w.]+`/) }, status: 502 });
       }
       await client.close();
     } finally {
@@ -171,6 +298,105 @@ describe('tools/call', () => {
   });
 });
 
+describe('prompts', () => {
+  const PROMPT_NAMES = ['weekly_review', 'competitor_radar', 'engine_scorecard', 'content_plan'];
+  const textOf = (result: { messages: { content: unknown }[] }) => result.messages.map((m) => (m.content as { text: string }).text).join('\n');
+
+  it('lists the four prompts with their arguments, none required, and completion as a capability', async () => {
+    const client = await connect(KEYS.pro);
+    expect(client.getServerCapabilities()).toMatchObject({ prompts: expect.any(Object), completions: expect.any(Object) });
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name)).toEqual(PROMPT_NAMES);
+    for (const prompt of prompts) {
+      const names = prompt.name === 'competitor_radar' ? ['brand', 'market', 'competitor'] : ['brand', 'market'];
+      expect([prompt.name, prompt.arguments?.map((a) => [a.name, a.required])]).toEqual([prompt.name, names.map((name) => [name, false])]);
+      expect(prompt.title && prompt.description && prompt.arguments!.every((a) => a.description)).toBeTruthy();
+    }
+    await client.close();
+  });
+
+  it('gets each prompt with its arguments: one message naming the brand\'s id, the market and the tools to call, each a tool of tools/list', async () => {
+    const client = await connect(KEYS.pro);
+    const tools = new Set((await client.listTools()).tools.map((t) => t.name));
+    const expected: Record<string, string[]> = {
+      weekly_review: ['weekly_report', 'get_answer_history'],
+      competitor_radar: ['list_topics', 'get_competitor'],
+      engine_scorecard: ['get_prompt_matrix', 'get_brand_perception'],
+      content_plan: ['get_content_gaps', 'list_tasks'],
+    };
+    for (const name of PROMPT_NAMES) {
+      const args = { brand: 'Brightdesk', market: 'de', ...(name === 'competitor_radar' ? { competitor: 'Helpwave' } : {}) };
+      const result = await client.getPrompt({ name, arguments: args });
+      expect(result.messages).toHaveLength(1);
+      expect(result.messages[0]!.role).toBe('user');
+      const text = textOf(result);
+      expect(text).toContain('Brightdesk (brand_id 1)');
+      expect(text).toContain('{"brand_id":1,"market":"de"');
+      const named = [...text.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!).filter((word) => tools.has(word));
+      expect([name, [...new Set(named)]]).toEqual([name, expected[name]]);
+    }
+    expect(textOf(await client.getPrompt({ name: 'competitor_radar', arguments: { competitor: 'Helpwave' } }))).toContain('"name":"Helpwave"');
+    // The brand by its id, or its name in any case; without it, the key's only brand and its primary market.
+    for (const brand of ['1', 'brightdesk', undefined]) {
+      const text = textOf(await client.getPrompt({ name: 'weekly_review', arguments: brand === undefined ? {} : { brand } }));
+      expect([brand, text]).toEqual([brand, expect.stringContaining('Brightdesk (brand_id 1) in its primary market')]);
+    }
+    await expect(client.getPrompt({ name: 'weekly_review', arguments: { brand: 'Nobrand' } })).rejects.toThrow(/no brand "Nobrand".*Brightdesk/);
+    await client.close();
+
+    // A key with several brands and none named: the message says to ask which one.
+    const growth = await connect(KEYS.growth);
+    expect(textOf(await growth.getPrompt({ name: 'engine_scorecard', arguments: {} }))).toMatch(/several: call `list_brands`/);
+    expect(textOf(await growth.getPrompt({ name: 'engine_scorecard', arguments: { brand: 'Payfold' } }))).toContain('"brand_id":3');
+    await growth.close();
+
+    // A key the API refuses: the request's error says why; its completions offer nothing.
+    const inactive = await connect(KEYS.inactive);
+    await expect(inactive.getPrompt({ name: 'weekly_review', arguments: {} })).rejects.toThrow(/403 plan_inactive/);
+    expect((await inactive.complete({ ref: { type: 'ref/prompt', name: 'weekly_review' }, argument: { name: 'brand', value: '' } })).completion.values).toEqual([]);
+    await inactive.close();
+  });
+
+  it('completes brand, market and competitor from what the key reads, filtered by what was typed', async () => {
+    for (const era of ['legacy', 'auto'] as const) {
+      const client = await connect(KEYS.pro, era);
+      const complete = async (prompt: string, name: string, value: string, chosen: Record<string, string> = {}) =>
+        (await client.complete({ ref: { type: 'ref/prompt', name: prompt }, argument: { name, value }, context: { arguments: chosen } })).completion.values;
+      expect(await complete('weekly_review', 'brand', 'bri')).toEqual(['Brightdesk']);
+      expect(await complete('weekly_review', 'brand', 'x')).toEqual([]);
+      expect(await complete('content_plan', 'market', '')).toEqual(['us', 'de']);
+      expect(await complete('content_plan', 'market', 'D')).toEqual(['de']);
+      const rivals = await complete('competitor_radar', 'competitor', '');
+      expect(rivals).toContain(DEMO.proRival);
+      expect(rivals.length).toBeLessThanOrEqual(100);
+      expect(await complete('competitor_radar', 'competitor', 'help', { brand: 'Brightdesk', market: 'us' })).toEqual([DEMO.proRival]);
+      expect(await complete('competitor_radar', 'competitor', 'help', { market: 'de' })).toContain(DEMO.proRival);
+      await client.close();
+    }
+
+    const growth = await connect(KEYS.growth);
+    const complete = async (name: string, value: string, chosen: Record<string, string> = {}) =>
+      (await growth.complete({ ref: { type: 'ref/prompt', name: 'competitor_radar' }, argument: { name, value }, context: { arguments: chosen } })).completion.values;
+    expect(await complete('brand', '')).toEqual(['Ledgerly', 'Payfold']);
+    expect(await complete('brand', 'p')).toEqual(['Payfold']);
+    // Competitors once the brand is known; none before, since the key has several.
+    expect(await complete('competitor', '')).toEqual([]);
+    expect((await complete('competitor', '', { brand: 'Ledgerly' })).length).toBeGreaterThan(0);
+    await growth.close();
+  });
+
+  it('reads what it completes through the cache: one read of /brands and of /topics for any number of completions', async () => {
+    const upstream = new RecordingApi();
+    useUpstreamForTests(upstream.upstream);
+    const client = await connect(await newDemoKey());
+    for (const typed of ['', 'b', 'br', 'bri']) await client.complete({ ref: { type: 'ref/prompt', name: 'competitor_radar' }, argument: { name: 'brand', value: typed } });
+    for (const typed of ['', 'h', 'he']) await client.complete({ ref: { type: 'ref/prompt', name: 'competitor_radar' }, argument: { name: 'competitor', value: typed } });
+    await client.getPrompt({ name: 'competitor_radar', arguments: { brand: 'Brightdesk' } });
+    expect(upstream.requests).toEqual(['/brands', '/topics?brand_id=1']);
+    await client.close();
+  });
+});
+
 describe('the key', () => {
   it('refuses a revoked key with 401 and WWW-Authenticate: Bearer, before any MCP exchange', async () => {
     await expect(connect(KEYS.revoked)).rejects.toThrow(/invalid_api_key/);
@@ -199,9 +425,7 @@ describe('the key', () => {
 
 describe('the cache', () => {
   it('answers 100 identical tool calls with one upstream read', async () => {
-    // A key of its own (demo_pro_single's account): nothing of it is cached yet.
-    const key = `mcp_${crypto.randomUUID()}`;
-    await env.DB.prepare("INSERT INTO api_keys (account_id, key_hash, label, created_at) VALUES (1, ?, 'mcp test', '2026-01-01T00:00:00Z')").bind(await sha256Hex(key)).run();
+    const key = await newDemoKey();
     const upstream = new RecordingApi();
     useUpstreamForTests(upstream.upstream);
     const client = await connect(key);

@@ -1,9 +1,13 @@
-/** The MCP tools' names and results, unit by unit (test/mcp.test.ts has them through the Worker). */
+/** The MCP tools' names, output schemas, pages and results, unit by unit (test/mcp.test.ts has them through the Worker). */
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/validators/cf-worker';
 import { describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { ApiClientError } from '../src/client';
 import { operationList } from '../src/contract/operations';
-import { toolName, toolsOfOperations } from '../src/mcp';
+import { outputSchemaOf, pageOf, ROW_LIMIT, toolName, toolsOfOperations } from '../src/mcp';
+import { brandNamed, COMPLETION_MAX, matching } from '../src/mcp/completions';
 import { failureResult } from '../src/mcp/results';
+import { outline } from '../src/mcp/schemas';
 import { WindowMismatch } from '../src/weekly-report';
 
 const httpError = (status: number, code: string, retryAfter?: number) =>
@@ -16,6 +20,94 @@ describe('tool names', () => {
     expect(names).toEqual(operationList.map((op) => toolName(op.id)));
     expect(new Set(names).size).toBe(names.length);
     for (const name of names) expect(name).toMatch(/^[a-z][a-z0-9_]{0,63}$/);
+  });
+});
+
+describe('output schemas', () => {
+  const json = (schema: z.ZodType) => z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output' }) as Record<string, unknown>;
+
+  it('outline a body: each top-level field typed, null and closed values kept, objects and arrays not opened, named schemas followed', () => {
+    const Named = z.object({ id: z.number().int() }).meta({ id: 'Named' });
+    const schema = json(
+      z.object({
+        score: z.number().min(0).max(100).nullable().describe('A share.'),
+        state: z.enum(['won', 'lost']).nullable(),
+        day: z.iso.date(),
+        named: Named,
+        other: Named.nullable(),
+        rows: z.array(z.object({ a: z.string() })),
+        either: z.union([z.object({ a: z.string() }), z.object({ b: z.number() })]),
+      }),
+    );
+    expect(outline(schema, schema, 1)).toEqual({
+      type: 'object',
+      properties: {
+        score: { type: ['number', 'null'] },
+        state: { type: ['string', 'null'], enum: ['won', 'lost', null] },
+        day: { type: 'string' },
+        named: { type: 'object' },
+        other: { type: ['object', 'null'] },
+        rows: { type: 'array' },
+        either: { type: 'object' },
+      },
+    });
+    expect(outline(schema, schema, 2).properties).toMatchObject({ named: { type: 'object', properties: { id: { type: 'integer' } } }, rows: { type: 'array', items: { type: 'object', properties: { a: { type: 'string' } } } } });
+  });
+
+  it('are what every example body of the contract table satisfies, and its listed page too', () => {
+    const validator = new CfWorkerJsonSchemaValidator();
+    for (const op of operationList) {
+      const schema = outputSchemaOf(op);
+      // Every field a body of the contract has is in the outline, but the brand scope every body names.
+      const fields = Object.keys((json(op.response).properties ?? {}) as object).filter((name) => !['brand_id', 'market', 'generated_at'].includes(name));
+      expect([op.id, Object.keys(schema.properties as object)]).toEqual([op.id, [...fields, ...(op.csv ? ['page'] : [])]]);
+      expect(validator.getValidator(schema as never)({ page: { total: 1, next_offset: null } }).valid).toBe(true);
+    }
+    expect(() => outputSchemaOf({ response: z.object({ page: z.number() }), csv: { rows: 'page' } })).toThrow(/page/);
+  });
+});
+
+describe('pages', () => {
+  const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ i }));
+
+  it('leave a list of at most ROW_LIMIT rows as it is, and cut a longer one, saying where the next page starts', () => {
+    const short = { brand_id: 1, prompts: rows(ROW_LIMIT) };
+    expect(pageOf(short, 'prompts')).toBe(short);
+    const long = { brand_id: 1, prompts: rows(ROW_LIMIT * 2 + 1) };
+    expect(pageOf(long, 'prompts')).toEqual({ brand_id: 1, prompts: rows(ROW_LIMIT), page: { rows: 'prompts', offset: 0, limit: ROW_LIMIT, total: ROW_LIMIT * 2 + 1, next_offset: ROW_LIMIT } });
+    const last = pageOf(long, 'prompts', ROW_LIMIT * 2);
+    expect(last).toEqual({ brand_id: 1, prompts: [{ i: ROW_LIMIT * 2 }], page: { rows: 'prompts', offset: ROW_LIMIT * 2, limit: ROW_LIMIT, total: ROW_LIMIT * 2 + 1, next_offset: null } });
+    expect(pageOf(long, 'prompts', 1000)).toMatchObject({ prompts: [], page: { total: ROW_LIMIT * 2 + 1, next_offset: null } });
+    // The body it was given is not changed.
+    expect(long.prompts).toHaveLength(ROW_LIMIT * 2 + 1);
+  });
+
+  it('page a list inside an object (`competition.daily`), keeping its siblings', () => {
+    const body = { competition: { brand: { name: 'B' }, daily: rows(30) } };
+    expect(pageOf(body, 'competition.daily')).toEqual({ competition: { brand: { name: 'B' }, daily: rows(ROW_LIMIT) }, page: { rows: 'competition.daily', offset: 0, limit: ROW_LIMIT, total: 30, next_offset: ROW_LIMIT } });
+  });
+
+  it('offer `offset` exactly on the tools whose operation has rows in the table', () => {
+    for (const tool of toolsOfOperations()) {
+      const op = operationList.find((o) => o.id === tool.operation)!;
+      expect([tool.name, tool.rows, Object.hasOwn(tool.inputJson.properties as object, 'offset')]).toEqual([tool.name, op.csv?.rows, Boolean(op.csv)]);
+    }
+  });
+});
+
+describe('completion values', () => {
+  it('are the values that start with what was typed, in any case, each once, at most 100', () => {
+    expect(matching(['Helpwave', 'helpdesk.io', 'Caseflow', 'Helpwave'], ' HEL')).toEqual(['Helpwave', 'helpdesk.io']);
+    expect(matching(['us', 'de'], '')).toEqual(['us', 'de']);
+    expect(matching(Array.from({ length: 150 }, (_, i) => `rival ${i}`), 'r')).toHaveLength(COMPLETION_MAX);
+    expect(COMPLETION_MAX).toBe(100);
+  });
+
+  it('name a brand by its id or its name in any case; none named is the key\'s only brand', () => {
+    const brand = (id: number, name: string) => ({ id, name, domain: `${name}.example`, category: 'x', markets: [] });
+    const two = [brand(2, 'Ledgerly'), brand(3, 'Payfold')];
+    expect([brandNamed(two, '3')?.name, brandNamed(two, ' payFOLD ')?.name, brandNamed(two, 'Pay'), brandNamed(two, undefined), brandNamed(two, '')]).toEqual(['Payfold', 'Payfold', undefined, undefined, undefined]);
+    expect(brandNamed([brand(1, 'Brightdesk')], undefined)?.name).toBe('Brightdesk');
   });
 });
 

@@ -3,42 +3,55 @@
  * each reading with the caller's key through `apiFor()` (the client it is
  * given), so repeated calls are cache hits and never pass the key's upstream
  * budget. Stateless: nothing outlives the request.
+ *
+ * A tool reads its body as the features do, checked against the contract
+ * (`withMeta`): our origin's bodies pass as sent, another implementation's
+ * are brought onto the contract's field names (case conventions, an
+ * envelope, the upstream map: docs/upstream.md), so `structuredContent` is
+ * always the contract's shape and satisfies the tool's output schema. A body
+ * that cannot be read so is a 502 result naming the field.
  */
 import { McpServer } from '@modelcontextprotocol/server';
 import type { ApiClient, WithMeta } from '../client';
+import { completers } from './completions';
+import { OFFSET_ARG, pageOf } from './pages';
+import { registerPrompts } from './prompts';
 import { bodyResult, failureResult } from './results';
 import { READ_ONLY, type ToolDefinition, toolsOfOperations } from './tools';
 import { weeklyReport, weeklyReportTool } from './weekly';
 
 export const SERVER_INFO = { name: 'brand-ai-visibility-edge', title: 'Brand AI visibility', version: '1.0.0' };
 
-/** Read by clients that pass server instructions to the model. */
+/** Read by clients that pass server instructions to the model: what every tool shares, said once rather than on each. */
 export const INSTRUCTIONS = [
   'Read-only tools over the Brand AI-Visibility Read API: how AI answer engines (ChatGPT, Perplexity, Gemini, Claude, Copilot, Google AI Overviews) name, recommend and cite the brands of this API key, per market.',
-  'Start with `list_brands` when the key has several brands (`brand_id` is then required) and `list_markets` for market codes (default: the primary market). `weekly_report` summarises a week; `get_overview` is the home view; the other tools go into one area each.',
+  'Arguments every tool shares: `brand_id` (from `list_brands`; required when the key has several brands), `market` (a code such as `us` or `de`, or an id, from `list_markets`; default: the primary market); windowed tools take `days` back to today, or `from` and `to` (YYYY-MM-DD, at most 90 days apart).',
+  '`weekly_report` summarises a week; `get_overview` is the home view; the other tools go into one area each. A list longer than 25 rows comes back 25 at a time with `page` (`total`, `next_offset`): call again with `offset` set to `page.next_offset` for more.',
   'A refused call is a result with `isError`: `error.code` says why (`feature_not_in_plan`: the plan lacks it; `integration_not_connected`: connect the integration; `rate_limited`: wait `retry_after` seconds; `brand_required`: pass `brand_id`).',
 ].join('\n');
 
-type Read = (params: Record<string, unknown>) => Promise<WithMeta<object>>;
+type Read = (params: Record<string, unknown>) => Promise<WithMeta<Record<string, unknown>>>;
+type Call = (args: Record<string, unknown>) => Promise<ReturnType<typeof bodyResult>>;
 
-function register(server: McpServer, tool: ToolDefinition, call: (args: Record<string, unknown>) => Promise<ReturnType<typeof bodyResult>>): void {
-  server.registerTool(tool.name, { title: tool.title, description: tool.description, inputSchema: tool.input, annotations: { title: tool.title, ...READ_ONLY } }, (args) => call(args));
+function register(server: McpServer, tool: ToolDefinition, call: Call): void {
+  server.registerTool(tool.name, { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: READ_ONLY }, (args) => call(args));
 }
 
-/** A new server with every tool, reading with `client` (the caller's key, through `apiFor()`). */
+/** A new server with every tool and prompt, reading with `client` (the caller's key, through `apiFor()`). */
 export function mcpServer(client: ApiClient, now: () => Date): McpServer {
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
   for (const tool of toolsOfOperations()) {
-    // The body as the API sent it: an assistant reads any implementation of the spec, as the proxy serves it.
-    const read = client.unchecked[tool.operation] as Read;
-    register(server, tool, async (args) => {
+    const read = client.withMeta[tool.operation] as unknown as Read;
+    register(server, tool, async ({ [OFFSET_ARG]: offset, ...params }) => {
       try {
-        return bodyResult((await read(args)).data);
+        const { data } = await read(params);
+        return bodyResult(tool.rows ? pageOf(data, tool.rows, offset as number | undefined) : data);
       } catch (error) {
         return failureResult(error, tool.name);
       }
     });
   }
   register(server, weeklyReportTool, (args) => weeklyReport(client, args, now()));
+  registerPrompts(server, completers(client));
   return server;
 }

@@ -8,19 +8,47 @@
  * does not provide is left out and said in one line (`report.not_provided`).
  */
 import type { ApiClient } from '../client';
+import type { JsonObject } from '../contract/openapi';
 import { brandIdParam, marketParam } from '../contract/params';
 import { countOf, formatPercent, formatRange, formatSigned, formatTrend, readWeek, type Report, reportOf, type ReportSource } from '../weekly-report';
 import { bodyResult, failureResult } from './results';
 import { inputSchemaOf, toolDefinition } from './tools';
 
+const OBJECT = { type: 'object' };
+const ARRAY = { type: 'array' };
+const STRING = { type: 'string' };
+const orNull = (schema: JsonObject) => ({ ...schema, type: [schema.type, 'null'] });
+
+/**
+ * The outline of `report` (schemas.ts says why an outline): its fields, each
+ * typed; `lead.headline` is the sentence to quote. Typed against `Report`, so
+ * a field added to the model and not here fails the typecheck.
+ */
+const REPORT_FIELDS = {
+  brand: OBJECT,
+  market: OBJECT,
+  kinds: ARRAY,
+  week: OBJECT,
+  period: OBJECT,
+  period_label: STRING,
+  generated_at: STRING,
+  empty: orNull(STRING),
+  lead: { type: 'object', properties: { headline: STRING } },
+  visibility: orNull(OBJECT),
+  topics: ARRAY,
+  won_lost: orNull(OBJECT),
+  engines: ARRAY,
+  subject: STRING,
+  not_provided: ARRAY,
+} satisfies Record<keyof Report, JsonObject>;
+
 export const weeklyReportTool = toolDefinition({
   name: 'weekly_report',
   title: 'Get the weekly report',
-  description: [
-    'The weekly report of one brand in one market over the trailing 7 days, as the weekly digest email says it: `report.lead` (one sentence naming the change to act on), `report.visibility` (the score, its change in points against the 7 days before, and whether that change is beyond the sampling noise: `trend` up, down or steady), `report.engines` (per AI engine: questions whose answers name the brand now and a week ago, gained, lost), `report.topics` (the topics that moved most) and `report.won_lost` (the questions won and lost against the week before, counts and lists).',
-    '`report.not_provided` lists the parts the Read API does not provide (the 12-week history, per-engine answers, topics...), each with the line that says what is left out. `source` says when the figures were read and whether from the edge cache. Every plan. Fixed window: no date parameters.',
-  ].join('\n\n'),
+  description:
+    'The week as the digest email says it: the lead, the score and whether its change is beyond the noise, each engine, topics that moved, questions won and lost. The last 7 days.',
   inputJson: inputSchemaOf({ brand_id: brandIdParam, market: marketParam }),
+  outputJson: { type: 'object', properties: { report: { type: 'object', properties: REPORT_FIELDS }, source: OBJECT } },
 });
 
 /** The report in a few lines: what an assistant quotes. */
