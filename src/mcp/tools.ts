@@ -12,7 +12,7 @@
  */
 import { fromJsonSchema, type StandardSchemaWithJSON, type ToolAnnotations } from '@modelcontextprotocol/server';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/validators/cf-worker';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { type JsonObject, operationNotes, parameterSchema } from '../contract/openapi';
 import { type OperationId, operationList } from '../contract/operations';
 

@@ -10,7 +10,7 @@
  * A purge deletes from KV (global) and from this location's Cache API; other
  * locations' Cache API copies expire within EDGE_TIER_MAX_AGE_S.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { clientReader, discoverUpstreamMap, KEY_REFUSALS } from '../client/discovery/discover';
 import type { DiscoveryReport } from '../client/discovery/report';
 import { ApiError, errorResponse } from '../contract/errors';

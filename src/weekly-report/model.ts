@@ -49,7 +49,7 @@
  * `naming_before` is `naming - gained + lost`. Without it they are null, and
  * nothing is guessed.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ResponseOf } from '../contract/operations';
 import { type AnswerState, type Engine, ENGINES, NAMING_STATES } from '../contract/enums';
 import { formatPercent, formatPoints, formatRange, formatTrend, joinNames, possessive, quoted, sentence, type Trend } from './words';
