@@ -32,6 +32,25 @@ it('Resend gets subjects and headers on one line', async () => {
   expect(Object.values(sent!.headers ?? {}).join('')).not.toMatch(/[\r\n]/);
 });
 
+it("calls Resend's batch endpoint with both keys and a User-Agent, each email's fields in one order", async () => {
+  const resend = new FakeResend().install();
+  const outcome = await resendMailer('re_test', { baseUrl: RESEND_BASE }).sendBatch([{ ...email, subject: 'S', headers: { 'X-Entity-Ref-ID': 'ref' } }, { ...email, subject: 'T', headers: undefined }], 'order/1');
+  expect(outcome).toEqual({ ok: true, ids: ['re_1', 're_2'] });
+  const [call] = resend.calls;
+  expect(call).toMatchObject({ path: '/emails/batch', idempotencyKey: 'order/1', authorization: 'Bearer re_test', userAgent: 'brand-ai-visibility-edge' });
+  // A batch retried under its key must be the same bytes: the order of the fields is part of the contract.
+  const fields = '"html":"<p>hi</p>","subject":"%s","tags":[{"name":"kind","value":"digest"}],"text":"hi","to":["reader@example.com"]';
+  expect(call!.body).toBe(
+    `[{"from":"Digest <digest@mail.example.com>","headers":{"X-Entity-Ref-ID":"ref"},${fields.replace('%s', 'S')}},{"from":"Digest <digest@mail.example.com>",${fields.replace('%s', 'T')}}]`,
+  );
+});
+
+it('a Resend that cannot be reached is a retryable failure', async () => {
+  vi.stubGlobal('fetch', () => Promise.reject(new TypeError('network down')));
+  const outcome = await resendMailer('re_test', { baseUrl: RESEND_BASE }).sendBatch([email], 'down/1');
+  expect(outcome).toMatchObject({ ok: false, retryable: true, status: null, code: 'application_error' });
+});
+
 it('the dev outbox stores them on one line too', async () => {
   const outcome = await outboxMailer(env.DB).sendBatch([email], `crlf/${crypto.randomUUID()}`);
   expect(outcome.ok).toBe(true);
@@ -39,3 +58,4 @@ it('the dev outbox stores them on one line too', async () => {
   expect(row!.subject).not.toMatch(/[\r\n]/);
   expect(Object.values(JSON.parse(row!.headers) as Record<string, string>).join('')).not.toMatch(/[\r\n]/);
 });
+
