@@ -1,7 +1,18 @@
-/** The mailers, the one place mail leaves: header-bound fields never carry a line break, whatever the data. */
+/**
+ * The mailers, the one place mail leaves: header-bound fields never carry a
+ * line break, whatever the data. And the HTML of every template is React
+ * Email's own, though rendered without its `render` (src/mail/render.ts).
+ */
+import { render } from '@react-email/render';
 import { env } from 'cloudflare:test';
+import { createElement } from 'react';
 import { afterEach, expect, it, vi } from 'vitest';
+import { AlertEmail } from '../emails/alert';
+import { ConfirmSubscriptionEmail } from '../emails/confirm-subscription';
+import { DigestEmail } from '../emails/digest';
+import { PausedNoticeEmail } from '../emails/paused-notice';
 import { headerValue, outboxMailer, resendMailer } from '../src/mail/mailer';
+import { renderHtml } from '../src/mail/render';
 import { FakeResend, RESEND_BASE } from './digests-helpers';
 
 afterEach(() => vi.unstubAllGlobals());
@@ -59,3 +70,20 @@ it('the dev outbox stores them on one line too', async () => {
   expect(Object.values(JSON.parse(row!.headers) as Record<string, string>).join('')).not.toMatch(/[\r\n]/);
 });
 
+it("renders each template's HTML exactly as React Email's render does", async () => {
+  const elements = [
+    createElement(DigestEmail, DigestEmail.PreviewProps),
+    createElement(ConfirmSubscriptionEmail, ConfirmSubscriptionEmail.PreviewProps),
+    createElement(PausedNoticeEmail, PausedNoticeEmail.PreviewProps),
+    createElement(AlertEmail, AlertEmail.PreviewProps),
+  ];
+  for (const element of elements) expect(await renderHtml(element)).toBe(await render(element));
+});
+
+it('a template that throws fails the render, as with React Email', async () => {
+  const Broken = () => {
+    throw new Error('no report');
+  };
+  await expect(renderHtml(createElement(Broken))).rejects.toThrow('no report');
+  await expect(render(createElement(Broken))).rejects.toThrow('no report');
+});

@@ -8,8 +8,9 @@
  * (a button and the same address written out, a header link and the button),
  * the repeat is marked `data-skip-in-text`.
  */
-import { render, toPlainText } from '@react-email/render';
-import { createElement } from 'react';
+import { toPlainText } from '@react-email/render';
+import { createElement, type ReactElement, Suspense } from 'react';
+import { prerender } from 'react-dom/static.edge';
 import { AlertEmail, type AlertEmailProps, alertEmailSubject } from '../../emails/alert';
 import { ConfirmSubscriptionEmail, type ConfirmSubscriptionEmailProps, confirmationSubject } from '../../emails/confirm-subscription';
 import { DigestEmail, type DigestEmailProps } from '../../emails/digest';
@@ -24,8 +25,28 @@ export interface RenderedEmail {
 /** Headings keep their case in the text part (html-to-text upper-cases them by default, brand names included). */
 const HEADINGS_AS_WRITTEN = ['h1', 'h2', 'h3'].map((selector) => ({ selector, options: { uppercase: false } }));
 
-async function renderBoth(element: React.ReactElement, subject: string): Promise<RenderedEmail> {
-  const html = await render(element);
+/** The doctype React Email gives every email. */
+const XHTML_DOCTYPE = '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">';
+
+/**
+ * The HTML that React Email's `render` gives on workerd, from React's static
+ * prerender, which waits for the whole tree as an email needs. Not `render`
+ * itself: its module brings prettier (for its `pretty` option) and React's
+ * `server.edge` entry, which carries the legacy string renderer too, 600 KiB
+ * that `react-dom/static.edge` leaves out (test/mail.unit.test.ts compares).
+ */
+export async function renderHtml(element: ReactElement): Promise<string> {
+  // Inside Suspense, as React Email renders it: the same markers, so the same bytes (a retried batch sends what it first sent).
+  // An error inside the boundary does not reject the prerender (React would leave it to a browser): it fails the email here.
+  let failure: { error: unknown } | undefined;
+  const { prelude } = await prerender(createElement(Suspense, null, element), { onError: (error) => void (failure ??= { error }) });
+  if (failure) throw failure.error;
+  const html = await new Response(prelude).text();
+  return XHTML_DOCTYPE + html.replace(/<!DOCTYPE.*?>/, '');
+}
+
+async function renderBoth(element: ReactElement, subject: string): Promise<RenderedEmail> {
+  const html = await renderHtml(element);
   const text = toPlainText(html, { selectors: HEADINGS_AS_WRITTEN })
     .replace(/[\u200c\u200b\u034f\u2060\u00ad\ufeff]/g, '')
     .replace(/^\s+/, '')
