@@ -1,14 +1,13 @@
 #!/usr/bin/env node
-// `npm run size`: the Worker as `wrangler deploy` builds it (`wrangler deploy --dry-run --outdir`, with its
-// metafile; no account needed), measured: raw and gzip size of the upload (wrangler's own figure: every module,
-// gzipped together) and of the main module, which every fresh isolate loads, then the twenty largest inputs by
-// the bytes they put in the output (esbuild's metafile). Exits 1 when the bundle holds what must stay out of
-// production: the email previews' fixtures, prettier, or a development build of a package.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+// `npm run size`: the Worker as `wrangler deploy` builds it (scripts/bench/deployed.mjs), measured: raw and gzip
+// size of the upload (wrangler's own figure: every module, gzipped together) and of the main module, then how much
+// of it a fresh isolate evaluates when it loads (the inputs reached from src/index.ts by static imports) and how
+// much waits for an `import()` (wrangler does not split the bundle: that code is in the main module, compiled with
+// it, and evaluated at its first use), then the twenty largest inputs by the bytes they put in the output
+// (esbuild's metafile). Exits 1 when the bundle holds what must stay out of production: the email previews'
+// fixtures, prettier, or a development build of a package.
 import { gzipSync } from 'node:zlib';
+import { buildAsDeployed } from './bench/deployed.mjs';
 
 /** Inputs that would only be in the bundle by mistake: preview data, a formatter, React's development builds. */
 const KEEP_OUT = [
@@ -19,42 +18,35 @@ const KEEP_OUT = [
 
 const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
 
-const outdir = mkdtempSync(path.join(tmpdir(), 'worker-size-'));
-try {
-  const metafile = path.join(outdir, 'bundle-meta.json');
-  const built = spawnSync('npx', ['wrangler', 'deploy', '--dry-run', '--outdir', outdir, '--metafile', metafile], {
-    encoding: 'utf8',
-    env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
-  });
-  if (built.status !== 0) {
-    console.error(built.stdout, built.stderr);
-    process.exit(built.status ?? 1);
-  }
-  const meta = JSON.parse(readFileSync(metafile, 'utf8'));
+const { modules, main, meta } = buildAsDeployed();
+const all = Buffer.concat(modules.map((m) => m.content));
+const mainModule = modules.find((m) => m.name === main);
+console.log(`Worker (wrangler deploy --dry-run): ${kib(all.length)} raw, ${kib(gzipSync(all).length)} gzip, ${modules.length} module(s)`);
+console.log(`  main module ${main}: ${kib(mainModule.content.length)} raw, ${kib(gzipSync(mainModule.content).length)} gzip`);
 
-  // The modules wrangler uploads: the main module (named after `main`) and any other JavaScript module beside it.
-  const modules = readdirSync(outdir)
-    .filter((name) => /\.m?js$/.test(name))
-    .map((name) => ({ name, content: readFileSync(path.join(outdir, name)) }));
-  const main = modules.find((m) => m.name === 'index.js');
-  const all = Buffer.concat(modules.map((m) => m.content));
-  console.log(`Worker (wrangler deploy --dry-run): ${kib(all.length)} raw, ${kib(gzipSync(all).length)} gzip, ${modules.length} module(s)`);
-  console.log(`  main module ${main.name}: ${kib(main.content.length)} raw, ${kib(gzipSync(main.content).length)} gzip`);
+const inputs = new Map();
+for (const [output, { inputs: used }] of Object.entries(meta.outputs)) {
+  if (output.endsWith('.map')) continue;
+  for (const [input, { bytesInOutput }] of Object.entries(used)) inputs.set(input, (inputs.get(input) ?? 0) + bytesInOutput);
+}
+// Evaluated with the isolate: what src/index.ts reaches without an import(). The rest waits for its first use.
+const eager = new Set();
+const pending = [Object.values(meta.outputs).find((output) => output.entryPoint)?.entryPoint];
+while (pending.length > 0) {
+  const input = pending.pop();
+  if (eager.has(input) || !meta.inputs[input]) continue;
+  eager.add(input);
+  for (const { path, kind } of meta.inputs[input].imports) if (kind !== 'dynamic-import') pending.push(path);
+}
+const sum = (filter) => [...inputs].filter(([input]) => filter(input)).reduce((total, [, bytes]) => total + bytes, 0);
+console.log(`  evaluated when an isolate loads it: ${kib(sum((i) => eager.has(i)))}; on first use (import()): ${kib(sum((i) => !eager.has(i)))} (bytes in the output, before gzip)`);
 
-  const inputs = new Map();
-  for (const [output, { inputs: used }] of Object.entries(meta.outputs)) {
-    if (output.endsWith('.map')) continue;
-    for (const [input, { bytesInOutput }] of Object.entries(used)) inputs.set(input, (inputs.get(input) ?? 0) + bytesInOutput);
-  }
-  const largest = [...inputs].sort((a, b) => b[1] - a[1]).slice(0, 20);
-  console.log('\nLargest inputs (bytes in the output, before gzip):');
-  for (const [input, bytes] of largest) console.log(`  ${kib(bytes).padStart(10)}  ${input}`);
+const largest = [...inputs].sort((a, b) => b[1] - a[1]).slice(0, 20);
+console.log('\nLargest inputs (bytes in the output, before gzip; * = evaluated when an isolate loads):');
+for (const [input, bytes] of largest) console.log(`  ${kib(bytes).padStart(10)} ${eager.has(input) ? '*' : ' '} ${input}`);
 
-  const problems = [...inputs.keys()].flatMap((input) => KEEP_OUT.filter((rule) => rule.pattern.test(input)).map((rule) => `${input}: ${rule.why}`));
-  if (problems.length > 0) {
-    console.error(`\nThe bundle holds what production must not carry:\n  ${problems.join('\n  ')}`);
-    process.exitCode = 1;
-  }
-} finally {
-  rmSync(outdir, { recursive: true, force: true });
+const problems = [...inputs.keys()].flatMap((input) => KEEP_OUT.filter((rule) => rule.pattern.test(input)).map((rule) => `${input}: ${rule.why}`));
+if (problems.length > 0) {
+  console.error(`\nThe bundle holds what production must not carry:\n  ${problems.join('\n  ')}`);
+  process.exitCode = 1;
 }
