@@ -2,7 +2,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ApiClientError } from '../src/client';
 import { operationList } from '../src/contract/operations';
-import { toolName, toolsOfOperations } from '../src/mcp';
+import { toolName, toolsOfOperations } from '../src/mcp/tools';
 import { failureResult } from '../src/mcp/results';
 import { WindowMismatch } from '../src/weekly-report';
 

@@ -21,7 +21,7 @@ import { consumeDigestBatch, DEV_PLAN_PATH, runDigestPlanner } from '../digests'
 import { ensureDemoData } from '../origin/demo/auto';
 import { handleOrigin } from '../origin/handler';
 import { ADMIN_BASE, guardOrigin, handleAdmin, handleProxy, type StartTimeout, UPSTREAM_ADMIN_BASE } from '../proxy';
-import { allowedHostsOf, handleMcp, MCP_PATH } from '../mcp';
+import { handleMcp, MCP_PATH } from '../mcp';
 import { LINK_BASE, REPORTS_BASE } from '../reports';
 import { EXPORT_LINK_BASE, EXPORTS_BASE, keepWeeklyHistory } from '../exports';
 import { SUBSCRIPTIONS_BASE, unsubscribeByMail } from '../subscriptions';
@@ -107,7 +107,7 @@ export function createWorker(seams: WorkerSeams = {}) {
       const { pathname } = url;
       if (under(pathname, API_BASE)) return handleProxy(request, env, proxyRuntime, { url });
       // Needs only the proxy, so it runs on a proxy-only deployment too.
-      if (pathname === MCP_PATH) return withRequestId(await handleMcp(request, env, proxyRuntime, { allowedHosts: allowedHostsOf(env.MCP_ALLOWED_HOSTS, features.devRoutes) }), requestIdOf(request.headers));
+      if (pathname === MCP_PATH) return withRequestId(await handleMcp(request, env, proxyRuntime, { hosts: env.MCP_ALLOWED_HOSTS, dev: features.devRoutes }), requestIdOf(request.headers));
       if (under(pathname, ADMIN_BASE) || under(pathname, UPSTREAM_ADMIN_BASE)) return handleAdmin(request, env, proxyRuntime);
       if (isOriginEnv(env) && under(pathname, ORIGIN_MOUNT + API_BASE)) {
         url.pathname = pathname.slice(ORIGIN_MOUNT.length);
