@@ -6,7 +6,9 @@
  * and the plain-text part are both rendered from this template
  * (src/mail/render.ts); each link appears once in the text part.
  */
-import { Link, Section, Text } from '@react-email/components';
+import { Link } from '@react-email/link';
+import { Section } from '@react-email/section';
+import { Text } from '@react-email/text';
 import type { ResponseOf } from '../src/contract/operations';
 import { buildReport, type Report, type VisibilitySection } from '../src/weekly-report/model';
 import { countOf, formatCount, formatPercent, formatPoints, formatStamp, formatTrend } from '../src/weekly-report/words';

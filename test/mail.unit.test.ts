@@ -12,7 +12,7 @@ import { ConfirmSubscriptionEmail } from '../emails/confirm-subscription';
 import { DigestEmail } from '../emails/digest';
 import { PausedNoticeEmail } from '../emails/paused-notice';
 import { headerValue, outboxMailer, resendMailer } from '../src/mail/mailer';
-import { renderHtml } from '../src/mail/render';
+import { renderHtml } from '../src/mail/templates';
 import { FakeResend, RESEND_BASE } from './digests-helpers';
 
 afterEach(() => vi.unstubAllGlobals());

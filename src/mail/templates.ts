@@ -1,6 +1,7 @@
 /**
- * Renders the emails: HTML with React Email, and the plain-text part converted
- * from that same HTML (`toPlainText`), so the two parts can never disagree.
+ * Renders the emails (loaded by render.ts at the first email): HTML with React
+ * Email, and the plain-text part converted from that same HTML
+ * (`toPlainText`), so the two parts can never disagree.
  * Blocks marked `data-skip-in-text` (the chart's cells, the engine table, a
  * link the text part has elsewhere) are left out of the text part; blocks
  * styled `textOnly` are hidden in HTML and carry the text part's equivalent.
