@@ -8,11 +8,12 @@ import type { AlertEmailProps } from '../../emails/alert';
 import type { ConfirmSubscriptionEmailProps } from '../../emails/confirm-subscription';
 import type { DigestEmailProps } from '../../emails/digest';
 import type { PausedNoticeEmailProps } from '../../emails/paused-notice';
+import { loadOnce } from '../lib/lazy';
 import type { RenderedEmail } from './templates';
 
 export type { RenderedEmail } from './templates';
 
-const templates = () => import('./templates');
+const templates = loadOnce(() => import('./templates'));
 
 export const renderDigest = async (props: DigestEmailProps): Promise<RenderedEmail> => (await templates()).renderDigest(props);
 export const renderConfirmation = async (props: ConfirmSubscriptionEmailProps): Promise<RenderedEmail> => (await templates()).renderConfirmation(props);

@@ -5,6 +5,7 @@
  * weekly.ts), their results (results.ts) and the MCP SDK under them. /api/v1
  * needs none of it, so a fresh isolate does not evaluate it.
  */
+import { loadOnce } from '../lib/lazy';
 import type { Route } from '../lib/router';
 import type { ProxyEnv, ProxyRuntime } from '../proxy';
 import type { McpOptions } from './http';
@@ -13,9 +14,11 @@ export type { McpOptions } from './http';
 
 export const MCP_PATH = '/mcp';
 
+const endpoint = loadOnce(() => import('./http'));
+
 /** The answer to any request to `/mcp` (http.ts: checks, key, a server per request). */
 export async function handleMcp(request: Request, env: ProxyEnv, runtime: ProxyRuntime, options: McpOptions): Promise<Response> {
-  const { serveMcp } = await import('./http');
+  const { serveMcp } = await endpoint();
   return serveMcp(request, env, runtime, options);
 }
 
