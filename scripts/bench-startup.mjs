@@ -67,9 +67,10 @@ const esModules = (modules) => modules.map((m) => ({ type: 'ESModule', path: m.n
  */
 async function start(worker, { inspector = false, vars = {} } = {}) {
   const measured = { name: 'measured', modulesRoot: '/', modules: [{ type: 'ESModule', path: '/__entry.mjs', contents: entry(worker.main) }, ...esModules(worker.modules).map((m) => ({ ...m, path: `/${m.path}` }))] };
+  const bound = productBindings(false);
   const workers = worker.product
     ? [
-        { ...measured, ...productBindings(false), bindings: { ...productBindings(false).bindings, ...vars } },
+        { ...measured, ...bound, bindings: { ...bound.bindings, ...vars } },
         { name: 'objects', modulesRoot: '/', modules: esModules(worker.modules).map((m) => ({ ...m, path: `/${m.path}` })), ...productBindings(true) },
       ]
     : [{ ...measured, compatibilityDate, compatibilityFlags: flags }];
@@ -79,6 +80,13 @@ async function start(worker, { inspector = false, vars = {} } = {}) {
 }
 
 const auth = { authorization: `Bearer ${KEY}` };
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Reads the measured request through to the upstream, so the cache holds it anew; the writes run in waitUntil. */
+async function refresh(url) {
+  await (await fetch(new URL(PATH, url), { headers: { ...auth, 'cache-control': 'no-cache' } })).arrayBuffer();
+  await sleep(500);
+}
 
 /** The first answer of a fresh isolate, in ms; it must be a cache HIT for the product. */
 async function firstAnswer(worker) {
@@ -90,6 +98,8 @@ async function firstAnswer(worker) {
     const ms = performance.now() - started;
     if (response.status !== 200) throw new Error(`${worker.label}: ${PATH} answered ${response.status}`);
     if (worker.product && response.headers.get('x-cache') !== 'HIT') throw new Error(`${worker.label}: the first answer was ${response.headers.get('x-cache')}, not a HIT: ${response.headers.get('cache-status')}`);
+    // Stored anew for the next isolate: a HIT on an entry older than KEY_RECHECK_MS (5 min) would check the key upstream first.
+    if (worker.product) await refresh(url);
     return ms;
   } finally {
     await mf.dispose();
@@ -150,16 +160,15 @@ for (const dir of process.argv.slice(2)) products.push({ label: `product (${dir}
 
 // Warm-up: the demo data into the persisted D1, and the measured read into the persisted cache.
 console.error('Warming up: loading the demo data and caching the read (about a minute)...');
+let body;
 {
   const { mf, url } = await start(products[0], { vars: { DEMO_DATA: 'on-empty' } });
   const db = await mf.getD1Database('DB');
   await db.batch(migrationStatements().map((s) => db.prepare(s)));
-  await (await fetch(new URL(PATH, url), { headers: auth })).arrayBuffer();
+  await refresh(url);
   const again = await fetch(new URL(PATH, url), { headers: auth });
-  var body = await again.text();
+  body = await again.text();
   if (again.headers.get('x-cache') !== 'HIT') throw new Error(`warm-up: the second read was ${again.headers.get('x-cache')}`);
-  // The cache writes run in waitUntil: let them land before the process stops.
-  await new Promise((resolve) => setTimeout(resolve, 1000));
   await mf.dispose();
 }
 const trivialSource = `const BODY = ${JSON.stringify(body)};
