@@ -3,8 +3,9 @@
  * its first use (`import()`), not with the isolate: the cache and upstream
  * admin, the embedded origin's own mount, the product's routes and their
  * OpenAPI document, the cron, the queues and Email Routing, with the features,
- * the mailer and the services under them. A fresh isolate's first /api/v1
- * answer waits for none of it.
+ * the mailer and the services under them, and the demo data's loader (dev's
+ * `DEMO_DATA = "on-empty"`). A fresh isolate's first /api/v1 answer waits for
+ * none of it.
  */
 import { DEV_ALERTS_PATH } from '../alerts';
 import { DEV_PLAN_PATH } from '../digests';
