@@ -4,7 +4,7 @@
  * first (src/weekly-report/changes.ts orders and words them; Slack and the
  * webhook say the same sentences), then one button to the full report.
  */
-import { Section } from '@react-email/components';
+import { Section } from '@react-email/section';
 import { type AlertEvent, alertSubject, headlineOf } from '../src/weekly-report/changes';
 import { formatRange } from '../src/weekly-report/words';
 import { ActionButton, EmailLayout, FooterLink, H2, P, Small } from './_components/layout';

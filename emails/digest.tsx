@@ -8,7 +8,9 @@
  * are both rendered from this template (src/mail/render.ts); each link
  * appears once in the text part.
  */
-import { Link, Section, Text } from '@react-email/components';
+import { Link } from '@react-email/link';
+import { Section } from '@react-email/section';
+import { Text } from '@react-email/text';
 import type { ResponseOf } from '../src/contract/operations';
 import { buildReport, notProvidedIn, type Report, type VisibilitySection } from '../src/weekly-report/model';
 import { countOf, formatCount, formatPercent, formatPoints, formatStamp, formatTrend } from '../src/weekly-report/words';
@@ -153,9 +155,10 @@ export function DigestEmail({ report, links }: DigestEmailProps) {
  * The demo brand's real bodies (demo_pro_single, market us, read from the
  * reference origin on 23 Nov 2026, `/prompts` included), under a long brand
  * name and with links as long as real signed ones, so the preview shows what
- * wraps.
+ * wraps. For the preview server and the tests only: a production build
+ * (`wrangler deploy` sets NODE_ENV) leaves it out, and the fixture with it.
  */
-DigestEmail.PreviewProps = {
+if (process.env.NODE_ENV !== 'production') DigestEmail.PreviewProps = {
   report: buildReport({
     brand: { id: fixture.brand.id, name: 'Brightdesk Customer Service Cloud for Enterprise Teams' },
     week: { isoWeek: '2026-W48', monday: '2026-11-23' },

@@ -1,6 +1,6 @@
 /**
  * Shared by the digest tests: a fake Resend API the test controls and
- * inspects (reached by the real `resend` SDK through a stubbed `fetch`), a
+ * inspects (reached by the mailer's own call through a stubbed `fetch`), a
  * recording Queue producer, a recording API client over the embedded origin,
  * a recording sleep, fake-clock days within the demo data, and direct inserts
  * of subscriptions.
@@ -29,6 +29,7 @@ export interface ResendCall {
   path: string;
   idempotencyKey: string | null;
   authorization: string | null;
+  userAgent: string | null;
   emails: ResendEmail[];
   /** The request body exactly as sent. */
   body: string;
@@ -71,7 +72,7 @@ export class FakeResend {
     const body = await request.text();
     const emails = JSON.parse(body) as ResendEmail[];
     const key = request.headers.get('idempotency-key');
-    const call: ResendCall = { path: url.pathname, idempotencyKey: key, authorization: request.headers.get('authorization'), emails, body, status: 200, replayed: false };
+    const call: ResendCall = { path: url.pathname, idempotencyKey: key, authorization: request.headers.get('authorization'), userAgent: request.headers.get('user-agent'), emails, body, status: 200, replayed: false };
     this.calls.push(call);
     const failure = this.failures.shift();
     if (failure) {

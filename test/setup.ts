@@ -2,16 +2,24 @@
  * Runs before every test file. Files share one Worker and its storage
  * (`isolate: false`), so the demo dataset is loaded once, by the first file.
  */
-import { applyD1Migrations, env, evictDurableObject, runInDurableObject } from 'cloudflare:test';
+import { applyD1Migrations, env, evictDurableObject, runInDurableObject, SELF } from 'cloudflare:test';
 import { beforeEach } from 'vitest';
+import { ConfirmSubscriptionEmail } from '../emails/confirm-subscription';
 import { toDay } from '../src/contract/window';
 import { sha256Hex } from '../src/lib/hash';
+import { renderConfirmation } from '../src/mail/render';
 import { DEMO_ACCOUNTS } from '../src/origin/demo/catalog';
 import { isEmpty, seedDemo } from '../src/origin/demo/load';
 
 // applyD1Migrations only applies what is missing, so running it per file is safe.
 await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
 if (await isEmpty(env.DB)) await seedDemo(env.DB, { today: toDay(new Date()) });
+
+// The parts the Worker loads at their first use (src/lib/lazy.ts), each started once here, one after the other:
+// under the test runner, requests that start the same import() together can hang (workers-sdk issue 5387).
+await (await SELF.fetch('http://localhost/openapi.json')).arrayBuffer(); // src/app/product.ts
+await (await SELF.fetch('http://localhost/mcp')).arrayBuffer(); // src/mcp/http.ts
+await renderConfirmation(ConfirmSubscriptionEmail.PreviewProps); // src/mail/templates.ts
 
 /** The upstream gates of the demo keys, which many tests share (tests that count a gate's calls use keys of their own). */
 const demoGates = await Promise.all(DEMO_ACCOUNTS.map(async (account) => env.UPSTREAM_GATE.idFromName(await sha256Hex(account.key))));

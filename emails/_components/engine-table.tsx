@@ -5,7 +5,7 @@
  * which engines moved each question). A real table with header cells in
  * HTML; one line per engine in the text part.
  */
-import { Text } from '@react-email/components';
+import { Text } from '@react-email/text';
 import type { EngineFigures } from '../../src/weekly-report/model';
 import { formatCount, formatSigned } from '../../src/weekly-report/words';
 import { cls, color, font, text, textOnly } from './theme';

@@ -4,7 +4,16 @@
  * the links a reader needs. At most 600 px wide, and nothing in it is wider
  * than a 375 px phone: long words wrap (`wrapAnywhere`).
  */
-import { Button, Container, Head, Heading, Hr, Html, Link, Preview, Section, Text } from '@react-email/components';
+import { Button } from '@react-email/button';
+import { Container } from '@react-email/container';
+import { Head } from '@react-email/head';
+import { Heading } from '@react-email/heading';
+import { Hr } from '@react-email/hr';
+import { Html } from '@react-email/html';
+import { Link } from '@react-email/link';
+import { Preview } from '@react-email/preview';
+import { Section } from '@react-email/section';
+import { Text } from '@react-email/text';
 import type { ReactNode } from 'react';
 import { cls, color, font, OUTLOOK_STYLE, STYLE, text, wrapAnywhere } from './theme';
 

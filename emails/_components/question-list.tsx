@@ -4,7 +4,7 @@
  * moved, how many engines name the brand now, and, for a loss, the rival
  * named instead. The full lists are in the report behind the button.
  */
-import { Text } from '@react-email/components';
+import { Text } from '@react-email/text';
 import type { QuestionMove } from '../../src/weekly-report/model';
 import { joinNames, quoted } from '../../src/weekly-report/words';
 import { cls, color, text, wrapAnywhere } from './theme';

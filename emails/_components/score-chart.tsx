@@ -11,7 +11,8 @@
  * nothing collides at 375 px. The figures are in the table's `aria-label`
  * for screen readers, and in one line of the text part.
  */
-import { Section, Text } from '@react-email/components';
+import { Section } from '@react-email/section';
+import { Text } from '@react-email/text';
 import type { ChartBar } from '../../src/weekly-report/model';
 import { formatDay, formatPercent, formatRange } from '../../src/weekly-report/words';
 import { cls, color, font, text, textOnly } from './theme';

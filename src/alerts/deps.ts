@@ -1,5 +1,5 @@
 /** What the alert jobs need: the subscriptions' deps and the Queue of deliveries. */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SubscriptionDeps } from '../subscriptions';
 
 /**

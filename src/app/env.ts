@@ -17,7 +17,7 @@
  * `src/env.d.ts` (`npm run types`, generated from wrangler.toml). This file is
  * not `src/env.ts`: TypeScript would take `env.d.ts` for its declaration output.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { optionalBinding, optionalHttpUrl, optionalList, optionalSecret, optionalText } from '../lib/env-vars';
 import { ProxyEnvSchema } from '../proxy/env';
 

@@ -11,7 +11,7 @@
  * table without an entry there, or an entry for no route, throws, so the
  * document cannot miss a route or describe one that is gone.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { API_ERROR_STATUS, PRODUCT_ERROR_STATUS } from '../contract/errors';
 import { componentSchemas, type JsonObject, parametersOf, RESPONSE_HEADERS } from '../contract/openapi';
 import { DEV_ALERTS_PATH, type EvaluationResult } from '../alerts';

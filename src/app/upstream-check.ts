@@ -11,7 +11,7 @@
  * its budget (cached reads are free) and `calls` says how many went
  * upstream. The key is neither logged nor shown.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { toApiError } from '../client';
 import { ApiError } from '../contract/errors';
 import { parseJsonObject, readJsonBody } from '../contract/json-body';

@@ -16,28 +16,29 @@
 import { ApiError, errorResponse } from '../contract/errors';
 import { API_BASE } from '../contract/operations';
 import { requestIdOf } from '../contract/request-id';
-import { consumeAlertBatch, DEV_ALERTS_PATH, isAlertQueue, runAlertEvaluation } from '../alerts';
-import { consumeDigestBatch, DEV_PLAN_PATH, runDigestPlanner } from '../digests';
-import { ensureDemoData } from '../origin/demo/auto';
-import { handleOrigin } from '../origin/handler';
-import { ADMIN_BASE, guardOrigin, handleAdmin, handleProxy, type StartTimeout, UPSTREAM_ADMIN_BASE } from '../proxy';
-import { allowedHostsOf, handleMcp, MCP_PATH } from '../mcp';
-import { LINK_BASE, REPORTS_BASE } from '../reports';
-import { EXPORT_LINK_BASE, EXPORTS_BASE, keepWeeklyHistory } from '../exports';
-import { SUBSCRIPTIONS_BASE, unsubscribeByMail } from '../subscriptions';
+import { guardOrigin } from '../proxy/abuse';
+import { handleProxy } from '../proxy/handler';
+import type { StartTimeout } from '../proxy/upstream';
+import { handleMcp, MCP_PATH } from '../mcp';
 import { type AppEnv, parseEnv } from './env';
 import { type Features, featuresLine, featuresOf, isAlertsEnv, isDigestsEnv, isOriginEnv, isReportsEnv, offMessage, type ReportsEnv } from './features';
-import { PRODUCT_OPENAPI } from './openapi';
-import { allAdminRoutes, handleProductRoute, serveProductDocument } from './routes';
 import { errorText } from '../lib/log';
 import { plainTarget } from '../lib/http';
+import { loadOnce } from '../lib/lazy';
+import { under } from '../lib/router';
 import { systemClock } from '../lib/time';
-import { buildServices, type Services } from './services';
+import type { Services } from './services';
+
+/**
+ * The rest of the Worker (product.ts), loaded at the first request or event
+ * that is not for /api/v1 or /mcp: an isolate that only serves the API never
+ * evaluates the features, the mailer or the product's OpenAPI document.
+ */
+const product = loadOnce(() => import('./product'));
+type Product = Awaited<ReturnType<typeof product>>;
 
 /** Where the embedded origin answers directly, e.g. for its own tests; the proxy calls it in-process. */
 const ORIGIN_MOUNT = '/origin';
-
-const under = (pathname: string, base: string) => pathname === base || pathname.startsWith(`${base}/`);
 
 export interface WorkerSeams {
   /** Replaces some services (clock, mailer, `api`, sleep) in every request and event: the tests' and benchmarks' seam. */
@@ -75,17 +76,8 @@ function featuresFor(env: AppEnv): Features {
   return features;
 }
 
-/** The optional feature that owns a product path, if any: its routes answer 404 while it is off. Without dev routes, `/dev/*` is nobody's. */
-function featureOfPath(pathname: string, features: Features): 'reports' | 'exports' | 'digests' | 'alerts' | undefined {
-  if (features.devRoutes && under(pathname, DEV_ALERTS_PATH)) return 'alerts';
-  if (under(pathname, SUBSCRIPTIONS_BASE) || (features.devRoutes && under(pathname, DEV_PLAN_PATH))) return 'digests';
-  if (under(pathname, REPORTS_BASE) || under(pathname, LINK_BASE)) return 'reports';
-  if (under(pathname, EXPORTS_BASE) || under(pathname, EXPORT_LINK_BASE)) return 'exports';
-  return undefined;
-}
-
 export function createWorker(seams: WorkerSeams = {}) {
-  const servicesFor = (env: ReportsEnv, ctx: Pick<ExecutionContext, 'waitUntil'>, overrides: Partial<Services> = {}) => buildServices(env, ctx, { ...seams.services?.(), ...overrides });
+  const servicesFor = (p: Product, env: ReportsEnv, ctx: Pick<ExecutionContext, 'waitUntil'>, overrides: Partial<Services> = {}) => p.buildServices(env, ctx, { ...seams.services?.(), ...overrides });
   return {
     async fetch(request, rawEnv, ctx) {
       let env: AppEnv;
@@ -95,7 +87,7 @@ export function createWorker(seams: WorkerSeams = {}) {
       } catch {
         return withRequestId(errorResponse(new ApiError('internal_error', 'The service is misconfigured.')), requestIdOf(request.headers));
       }
-      if (env.DEMO_DATA === 'on-empty' && env.DB) await ensureDemoData(env.DB);
+      if (env.DEMO_DATA === 'on-empty' && env.DB) await (await product()).ensureDemoData(env.DB);
       // The proxy's hot path needs only the clock and waitUntil: no Services are built for it.
       const now = seams.services?.().now ?? systemClock;
       const startTimeout = seams.proxyTimeout?.();
@@ -107,22 +99,23 @@ export function createWorker(seams: WorkerSeams = {}) {
       const { pathname } = url;
       if (under(pathname, API_BASE)) return handleProxy(request, env, proxyRuntime, { url });
       // Needs only the proxy, so it runs on a proxy-only deployment too.
-      if (pathname === MCP_PATH) return withRequestId(await handleMcp(request, env, proxyRuntime, { allowedHosts: allowedHostsOf(env.MCP_ALLOWED_HOSTS, features.devRoutes) }), requestIdOf(request.headers));
-      if (under(pathname, ADMIN_BASE) || under(pathname, UPSTREAM_ADMIN_BASE)) return handleAdmin(request, env, proxyRuntime, allAdminRoutes);
+      if (pathname === MCP_PATH) return withRequestId(await handleMcp(request, env, proxyRuntime, { hosts: env.MCP_ALLOWED_HOSTS, dev: features.devRoutes }), requestIdOf(request.headers));
+      const p = await product();
+      if (under(pathname, p.ADMIN_BASE) || under(pathname, p.UPSTREAM_ADMIN_BASE)) return p.handleAdmin(request, env, proxyRuntime, p.allAdminRoutes);
       if (isOriginEnv(env) && under(pathname, ORIGIN_MOUNT + API_BASE)) {
         url.pathname = pathname.slice(ORIGIN_MOUNT.length);
         const deps = { db: env.DB, now, waitUntil: (work: Promise<unknown>) => ctx.waitUntil(work) };
         // Behind the edge's abuse limits, like /api/v1: a flood of random keys costs the origin no more D1 reads.
-        return guardOrigin(new Request(url, request), env, deps, (inner) => handleOrigin(inner, deps));
+        return guardOrigin(new Request(url, request), env, deps, (inner) => p.handleOrigin(inner, deps));
       }
       const requestId = requestIdOf(request.headers);
-      if (pathname === PRODUCT_OPENAPI && (request.method === 'GET' || request.method === 'HEAD')) return withRequestId(serveProductDocument(), requestId);
+      if (pathname === p.PRODUCT_OPENAPI && (request.method === 'GET' || request.method === 'HEAD')) return withRequestId(p.serveProductDocument(), requestId);
       // A feature that is off: its paths say what to configure. 404, not 503: nothing here will come back by
       // waiting, and the API's error codes (API_ERROR_STATUS) have none for "not configured".
-      const owner = featureOfPath(pathname, features);
+      const owner = p.featureOfPath(pathname, features);
       if (owner && !features[owner]) return withRequestId(errorResponse(new ApiError('not_found', offMessage(owner, features))), requestId);
       if (isReportsEnv(env)) {
-        const routed = await handleProductRoute(request, url, servicesFor(env, ctx), { devRoutes: features.devRoutes });
+        const routed = await p.handleProductRoute(request, url, servicesFor(p, env, ctx), { devRoutes: features.devRoutes });
         if (routed) return withRequestId(routed, requestId);
       }
       return withRequestId(errorResponse(new ApiError('not_found', 'Nothing here. The API is at /api/v1 (see /api/v1/openapi.json).')), requestId);
@@ -131,27 +124,29 @@ export function createWorker(seams: WorkerSeams = {}) {
     /** Hourly: plans the weekly digests that are due (src/digests/planner.ts), keeps the week's history (src/exports/history-cron.ts) and evaluates change alerts (src/alerts). */
     async scheduled(controller, rawEnv, ctx) {
       const { env, features } = configured(rawEnv);
+      const p = await product();
       const at = { now: () => new Date(controller.scheduledTime) };
       try {
-        if (isDigestsEnv(env)) await runDigestPlanner(servicesFor(env, ctx, at), controller.cron);
+        if (isDigestsEnv(env)) await p.runDigestPlanner(servicesFor(p, env, ctx, at), controller.cron);
         else console.log(JSON.stringify({ msg: 'digests are off: the cron run planned nothing', cron: controller.cron, needs: features.off.digests }));
         // After the planner: a brand whose digest was just planned is kept by that digest's read.
         if (isReportsEnv(env)) {
-          const kept = await keepWeeklyHistory(servicesFor(env, ctx, at));
+          const kept = await p.keepWeeklyHistory(servicesFor(p, env, ctx, at));
           console.log(JSON.stringify({ msg: 'history kept', cron: controller.cron, ...kept }));
         }
       } finally {
         // Whatever became of the digests' planning and the history: the alerts are evaluated too (and each failure still fails the run).
-        if (isAlertsEnv(env)) await runAlertEvaluation(servicesFor(env, ctx, at), controller.cron);
+        if (isAlertsEnv(env)) await p.runAlertEvaluation(servicesFor(p, env, ctx, at), controller.cron);
       }
     },
 
     /** The digest send queue and its dead-letter queue (src/digests/consumer.ts); the alert deliveries and theirs (src/alerts), by `batch.queue`. */
     async queue(batch, rawEnv, ctx) {
       const { env, features } = configured(rawEnv);
-      const owner = isAlertQueue(batch.queue)
-        ? { feature: 'alerts' as const, on: isAlertsEnv(env), consume: consumeAlertBatch }
-        : { feature: 'digests' as const, on: isDigestsEnv(env), consume: consumeDigestBatch };
+      const p = await product();
+      const owner = p.isAlertQueue(batch.queue)
+        ? { feature: 'alerts' as const, on: isAlertsEnv(env), consume: p.consumeAlertBatch }
+        : { feature: 'digests' as const, on: isDigestsEnv(env), consume: p.consumeDigestBatch };
       // A feature that is on has a reports env; `isReportsEnv` tells the type checker so. A batch of a feature that
       // is off is kept for a later delivery (the Queue's retry delay), as a failed start did before: a secret put
       // back in time sends them; otherwise they end in the dead-letter queue, which gets the same answer.
@@ -160,7 +155,7 @@ export function createWorker(seams: WorkerSeams = {}) {
         batch.retryAll();
         return;
       }
-      await owner.consume(batch, servicesFor(env, ctx));
+      await owner.consume(batch, servicesFor(p, env, ctx));
     },
 
     /** Email Routing: the mailto: unsubscribe address of the digests (src/subscriptions/mailto.ts). */
@@ -171,7 +166,8 @@ export function createWorker(seams: WorkerSeams = {}) {
         message.setReject('This address takes no mail.');
         return;
       }
-      await unsubscribeByMail(message, servicesFor(env, ctx));
+      const p = await product();
+      await p.unsubscribeByMail(message, servicesFor(p, env, ctx));
     },
   } satisfies ExportedHandler<Env>;
 }

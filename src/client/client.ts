@@ -9,7 +9,7 @@
  * const { data, meta } = await api.withMeta.getTopic({ id: 1101 }); // meta.cache, meta.ageSeconds, meta.readAt
  * ```
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { checkResponseBody } from '../contract/body';
 import { ErrorBody } from '../contract/errors';
 import type { OperationMap } from '../contract/upstream-map';

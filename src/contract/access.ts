@@ -4,7 +4,7 @@
  * whether their plan and integrations allow the operation. The origin applies
  * them to its D1 rows; the proxy to the key's own `GET /brands`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiError } from './errors';
 import type { AnyOperation } from './operations';
 import { brandIdParam, parseParams } from './params';

@@ -1,5 +1,5 @@
 /** Whether a 200 body is what the contract says the operation returns; used by the client and the proxy alike. */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { conformBody } from './conform';
 import { absentPaths, withOptionalPaths } from './optional-paths';
 import type { OperationMap } from './upstream-map';

@@ -17,7 +17,7 @@
  * The client calls it only when a body fails the schema as sent, so our own
  * origin's bodies never pay for it.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { defOf, innerSchema, unwrapSchema } from './schema-walk';
 import { convertValue, type OperationMap } from './upstream-map';
 

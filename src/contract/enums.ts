@@ -3,7 +3,7 @@
  * the demo generator and the OpenAPI document take their values from these
  * arrays, so adding a value is a one-line change.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * A value of an enumeration the spec leaves open ("Allowed values of `layer`,

@@ -2,7 +2,7 @@
  * One error model for the whole API: every code the spec names, its status,
  * and the one function that shapes the body (DESIGN section 3).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { JSON_CONTENT_TYPE, JSON_HEADERS } from '../lib/http';
 
 export { JSON_CONTENT_TYPE, JSON_HEADERS };

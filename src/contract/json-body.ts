@@ -3,7 +3,7 @@
  * links): JSON objects with a size bound and strict fields. Every problem is
  * a 400 `invalid_parameter` naming the field, in the API's error shape.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { readBodyUpTo } from '../lib/http';
 import { invalidParameter } from './errors';
 

@@ -6,7 +6,7 @@
  * reference origin (src/origin/handler.ts) send; `npm test` validates the
  * document (scripts/check-openapi.mjs, test/openapi.test.ts).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { API_ERROR_STATUS, type ApiErrorCode, ErrorBody } from './errors';
 import { type AnyOperation, API_BASE, documentedErrors, type OperationId, operations, OPERATION_IDS } from './operations';
 import { RATE_LIMIT, RATE_WINDOW_MS } from './rate-limit';

@@ -4,7 +4,7 @@
  * and the benchmarks all read this table; adding an operation means adding
  * one entry here, with its example request.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ApiErrorCode } from './errors';
 import { ACTIVITY_CATEGORIES, ENGINES, SEARCH_DIMENSIONS, TASK_LAYERS, TASK_STATUSES } from './enums';
 import { brandIdParam, enumParam, idParam, limitParam, marketParam, textParam } from './params';

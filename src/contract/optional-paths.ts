@@ -12,7 +12,7 @@
  * absentPaths(data, ['topics[].rivals']); // ['topics[].rivals'] when no topic has its rivals
  * ```
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { defOf, innerSchema } from './schema-walk';
 
 type Json = Record<string, unknown>;

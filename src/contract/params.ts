@@ -3,7 +3,7 @@
  * bounded and documented. Every parameter of the contract is built here, so a
  * rule such as "a date is a real calendar day" lives in one place.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ACTIVITY_CATEGORIES, ENGINES, TASK_LAYERS, TASK_STATUSES } from './enums';
 import { ApiError, invalidParameter } from './errors';
 

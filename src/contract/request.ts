@@ -6,7 +6,7 @@
  */
 import { API_BASE, type AnyOperation, type OperationId, operationList } from './operations';
 import { atEdge, decodePathParams, parseParams, queryObject } from './params';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type Period, resolvePeriod, windowHint } from './window';
 
 export type Operation = AnyOperation & { id: OperationId };

@@ -3,7 +3,7 @@
  * of foreign bodies and the discovery of the upstream map walk. zod 4 keeps a
  * schema's definition at `_zod.def`; this is the one place that knows it.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 export interface SchemaDef {
   type: string;

@@ -22,7 +22,7 @@
  *
  * Fields the map does not name are still found under any case convention.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { type OperationId, operations, OPERATION_IDS } from './operations';
 import { defOf, innerSchema } from './schema-walk';
 

@@ -2,7 +2,7 @@
  * Time windows. Every date is a UTC calendar day written `YYYY-MM-DD`; a
  * period includes both ends (DESIGN section 3).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { DAY_MS } from '../lib/time';
 import { invalidParameter } from './errors';
 import { dateParam, intParam } from './params';

@@ -1,5 +1,5 @@
 /** What the digest jobs need: the subscriptions' deps and the Queue of planned sends. */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SubscriptionDeps } from '../subscriptions';
 
 /** One Queue message: one brand + market + key group, for one ISO week. */

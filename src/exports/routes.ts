@@ -18,7 +18,7 @@
  * link from a page ends with that page's record or its key: 410, saying
  * which (src/links/export-links.ts).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { type ApiClient, ApiClientError } from '../client';
 import { requireKey } from '../contract/access';
 import { ApiError } from '../contract/errors';

@@ -16,7 +16,7 @@
  * sheet can sum.
  */
 import { stringify } from 'csv-stringify/sync';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { AnyOperation, CsvRows } from '../contract/operations';
 import { defOf, unwrapSchema as unwrap } from '../contract/schema-walk';
 

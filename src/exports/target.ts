@@ -4,7 +4,7 @@
  * query schemas accept (window rules included, against today). Every problem
  * is a 400 naming the field: `operation`, or `params.<name>`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiError, invalidParameter } from '../contract/errors';
 import { type AnyOperation, type CsvRows, type OperationId, operationList } from '../contract/operations';
 import { parseRequest } from '../contract/request';

@@ -2,7 +2,7 @@
  * zod pieces for a Worker's environment: a binding is an object, a secret a
  * non-empty string, and a var declared as "" in wrangler.toml means unset.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A secret the deployment must have: `wrangler secret put NAME`, or `.dev.vars` locally. */
 export const secret = z.string().min(1);

@@ -10,7 +10,7 @@
  *   after that delay; a throw (D1, a bug) is retried after
  *   `retryDelaySeconds(attempts)`: the job's own records say what is left.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { errorText } from './log';
 
 export interface JobRun {

@@ -16,6 +16,9 @@
  */
 import { IttyRouter } from 'itty-router/IttyRouter';
 
+/** Whether `pathname` is `base` or below it: `/reports` and `/reports/weekly`, not `/reportsx`. */
+export const under = (pathname: string, base: string): boolean => pathname === base || pathname.startsWith(`${base}/`);
+
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export type Handler<D> = (request: Request, params: Record<string, string>, deps: D, url: URL) => Promise<Response> | Response;

@@ -4,7 +4,7 @@
  * field that sets it, the cap's answer, the checks of the key that lists or
  * revokes, and how a failed read of the API becomes the API's own error.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { type ApiClient, ApiClientError, toApiError } from '../client';
 import { requireKey } from '../contract/access';
 import { ApiError, invalidParameter } from '../contract/errors';

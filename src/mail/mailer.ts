@@ -5,10 +5,9 @@
  *
  * Resend facts that shape this (DESIGN section 7): at most 100 emails per
  * batch call; about 5 requests per second per team; `Idempotency-Key` kept
- * 24 h, and a key reused with another payload is a 409; the SDK returns
- * `{ data, error }` instead of throwing.
+ * 24 h, and a key reused with another payload is a 409; an error answers
+ * `{ statusCode, name, message }`.
  */
-import { Resend } from 'resend';
 
 /** Resend's batch limit. */
 export const BATCH_LIMIT = 100;
@@ -59,20 +58,53 @@ export interface Mailer {
   sendBatch(emails: OutgoingEmail[], idempotencyKey: string): Promise<SendOutcome>;
 }
 
-/** Resend, through its SDK; `baseUrl` points it at a fake in tests. */
+/** Resend's API. */
+const RESEND_API = 'https://api.resend.com';
+/** Sent with every call: Resend refuses a request without a User-Agent (403). */
+const USER_AGENT = 'brand-ai-visibility-edge';
+
+/** What Resend answers when a call fails: the body of its error. */
+interface ResendError {
+  statusCode?: number | null;
+  name?: string;
+  message?: string;
+}
+
+/**
+ * Resend's batch endpoint (`POST /emails/batch`), called with `fetch`: the one
+ * call this Worker makes, so not through Resend's SDK, whose other resources,
+ * inbound-mail parser (postal-mime) and React renderer (with prettier) were
+ * 800 KiB of the Worker. The body is what the SDK sent, field for field and in
+ * its order, so a batch retried under its key is the same bytes. `baseUrl`
+ * points it at a fake in tests.
+ */
 export function resendMailer(apiKey: string, options: { baseUrl?: string } = {}): Mailer {
-  const resend = new Resend(apiKey, options.baseUrl ? { baseUrl: options.baseUrl } : undefined);
+  const url = `${options.baseUrl ?? RESEND_API}/emails/batch`;
   return {
     name: 'resend',
     async sendBatch(emails, idempotencyKey) {
       if (emails.length === 0) return { ok: true, ids: [] };
       if (emails.length > BATCH_LIMIT) throw new RangeError(`A batch holds at most ${BATCH_LIMIT} emails, got ${emails.length}.`);
-      const { data, error, headers } = await resend.batch.send(
-        emails.map(safeForHeaders).map((e) => ({ from: e.from, to: [e.to], subject: e.subject, html: e.html, text: e.text, headers: e.headers, tags: [{ name: 'kind', value: e.kind }] })),
-        { idempotencyKey },
+      const body = JSON.stringify(
+        emails.map(safeForHeaders).map((e) => ({ from: e.from, headers: e.headers, html: e.html, subject: e.subject, tags: [{ name: 'kind', value: e.kind }], text: e.text, to: [e.to] })),
       );
-      if (!error) return { ok: true, ids: (data?.data ?? []).map((d) => d.id) };
-      const status = (error as { statusCode?: number | null }).statusCode ?? null;
+      const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey, 'user-agent': USER_AGENT, 'x-batch-validation': 'strict' };
+      let response: Response;
+      let answer: string;
+      try {
+        response = await fetch(url, { method: 'POST', headers, body });
+        answer = await response.text();
+      } catch {
+        return { ok: false, retryable: true, status: null, code: 'application_error', message: 'Resend could not be reached.' };
+      }
+      if (response.ok) {
+        const ids = parsed<{ data?: { id: string }[] }>(answer)?.data?.map((d) => d.id);
+        // Accepted, but the answer is unreadable: retried under the same key, Resend answers again and sends nothing twice.
+        if (!ids) return { ok: false, retryable: true, status: response.status, code: 'application_error', message: 'Resend accepted the batch with an answer that is not JSON.' };
+        return { ok: true, ids };
+      }
+      const error = parsed<ResendError>(answer) ?? {};
+      const status = response.status;
       const code = error.name ?? 'application_error';
       // 409 `invalid_idempotent_request`: Resend already processed a request under this key, with
       // another body. Callers send the same bytes on every retry of a key (digests render from their
@@ -81,12 +113,20 @@ export function resendMailer(apiKey: string, options: { baseUrl?: string } = {})
       // request went out then, and sending the batch again under a new key would deliver it twice;
       // so it counts as sent (`replayed`), and the caller records why.
       if (status === 409 && code === 'invalid_idempotent_request') return { ok: true, ids: [], replayed: true };
-      const retryAfterHeader = headers?.['retry-after'];
+      const retryAfterHeader = response.headers.get('retry-after');
       const retryAfter = retryAfterHeader && /^\d+$/.test(retryAfterHeader) ? Number(retryAfterHeader) : undefined;
-      const retryable = status === null || status === 429 || status >= 500 || code === 'concurrent_idempotent_requests';
-      return { ok: false, retryable, status, code, message: error.message, ...(retryAfter !== undefined ? { retryAfter } : {}) };
+      const retryable = status === 429 || status >= 500 || code === 'concurrent_idempotent_requests';
+      return { ok: false, retryable, status, code, message: error.message ?? `Resend answered ${status}.`, ...(retryAfter !== undefined ? { retryAfter } : {}) };
     },
   };
+}
+
+function parsed<T>(text: string): T | undefined {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The dev outbox: the same contract, stored in D1; shown at GET /dev/outbox in dev (`DEV_ROUTES = "on"`) only. */

@@ -1,51 +1,21 @@
 /**
- * Renders the emails: HTML with React Email, and the plain-text part converted
- * from that same HTML (`toPlainText`), so the two parts can never disagree.
- * Blocks marked `data-skip-in-text` (the chart's cells, the engine table, a
- * link the text part has elsewhere) are left out of the text part; blocks
- * styled `textOnly` are hidden in HTML and carry the text part's equivalent.
- * The text part names each link once: where a template writes a link twice
- * (a button and the same address written out, a header link and the button),
- * the repeat is marked `data-skip-in-text`.
+ * The emails, rendered (templates.ts: HTML with React Email, the text part
+ * from that HTML). React, React DOM's renderer, html-to-text and the templates
+ * load with the first email an isolate renders, not with the isolate: most
+ * requests, all of /api/v1, render none.
  */
-import { render, toPlainText } from '@react-email/render';
-import { createElement } from 'react';
-import { AlertEmail, type AlertEmailProps, alertEmailSubject } from '../../emails/alert';
-import { ConfirmSubscriptionEmail, type ConfirmSubscriptionEmailProps, confirmationSubject } from '../../emails/confirm-subscription';
-import { DigestEmail, type DigestEmailProps } from '../../emails/digest';
-import { PausedNoticeEmail, type PausedNoticeEmailProps, pausedSubject } from '../../emails/paused-notice';
+import type { AlertEmailProps } from '../../emails/alert';
+import type { ConfirmSubscriptionEmailProps } from '../../emails/confirm-subscription';
+import type { DigestEmailProps } from '../../emails/digest';
+import type { PausedNoticeEmailProps } from '../../emails/paused-notice';
+import { loadOnce } from '../lib/lazy';
+import type { RenderedEmail } from './templates';
 
-export interface RenderedEmail {
-  subject: string;
-  html: string;
-  text: string;
-}
+export type { RenderedEmail } from './templates';
 
-/** Headings keep their case in the text part (html-to-text upper-cases them by default, brand names included). */
-const HEADINGS_AS_WRITTEN = ['h1', 'h2', 'h3'].map((selector) => ({ selector, options: { uppercase: false } }));
+const templates = loadOnce(() => import('./templates'));
 
-async function renderBoth(element: React.ReactElement, subject: string): Promise<RenderedEmail> {
-  const html = await render(element);
-  const text = toPlainText(html, { selectors: HEADINGS_AS_WRITTEN })
-    .replace(/[\u200c\u200b\u034f\u2060\u00ad\ufeff]/g, '')
-    .replace(/^\s+/, '')
-    .replace(/[ \t]+$/gm, '')
-    .replace(/\n{3,}/g, '\n\n');
-  return { subject, html, text };
-}
-
-export function renderDigest(props: DigestEmailProps): Promise<RenderedEmail> {
-  return renderBoth(createElement(DigestEmail, props), props.report.subject);
-}
-
-export function renderConfirmation(props: ConfirmSubscriptionEmailProps): Promise<RenderedEmail> {
-  return renderBoth(createElement(ConfirmSubscriptionEmail, props), confirmationSubject(props.offer));
-}
-
-export function renderPausedNotice(props: PausedNoticeEmailProps): Promise<RenderedEmail> {
-  return renderBoth(createElement(PausedNoticeEmail, props), pausedSubject(props.brandName));
-}
-
-export function renderAlert(props: AlertEmailProps): Promise<RenderedEmail> {
-  return renderBoth(createElement(AlertEmail, props), alertEmailSubject(props));
-}
+export const renderDigest = async (props: DigestEmailProps): Promise<RenderedEmail> => (await templates()).renderDigest(props);
+export const renderConfirmation = async (props: ConfirmSubscriptionEmailProps): Promise<RenderedEmail> => (await templates()).renderConfirmation(props);
+export const renderPausedNotice = async (props: PausedNoticeEmailProps): Promise<RenderedEmail> => (await templates()).renderPausedNotice(props);
+export const renderAlert = async (props: AlertEmailProps): Promise<RenderedEmail> => (await templates()).renderAlert(props);

@@ -23,11 +23,8 @@ import { type ApiClient, ApiClientError } from '../client';
 import { bearerKey, invalidKey } from '../contract/access';
 import { errorResponse, JSON_HEADERS } from '../contract/errors';
 import { errorText } from '../lib/log';
-import type { Route } from '../lib/router';
 import { apiFor, clientAddressOf, type ProxyEnv, type ProxyRuntime } from '../proxy';
 import { mcpServer } from './server';
-
-export const MCP_PATH = '/mcp';
 
 /** The API's 401, with the challenge RFC 6750 asks of a bearer-protected resource. */
 const unauthorized = () => errorResponse(invalidKey(), { 'www-authenticate': 'Bearer realm="mcp"' });
@@ -36,37 +33,22 @@ const unauthorized = () => errorResponse(invalidKey(), { 'www-authenticate': 'Be
 export const allowedHostsOf = (configured: readonly string[], dev: boolean): string[] => [...configured, ...(dev ? localhostAllowedHostnames() : [])];
 
 export interface McpOptions {
-  /** Host names (no scheme, no port) allowed in `Host` and `Origin`: `allowedHostsOf`. */
-  allowedHosts: readonly string[];
+  /** Host names (no scheme, no port) allowed in `Host` and `Origin`: `MCP_ALLOWED_HOSTS`. */
+  hosts: readonly string[];
+  /** Dev routes on (`npm run dev`, the tests): localhost is allowed too (`allowedHostsOf`). */
+  dev: boolean;
 }
 
-/** What `/mcp` runs with: the proxy's env and runtime (it needs nothing else), and its options. */
-export interface McpContext {
-  env: ProxyEnv;
-  runtime: ProxyRuntime;
-  options: McpOptions;
-}
-
-const serveRoute = (request: Request, _: Record<string, string>, { env, runtime, options }: McpContext) => handleMcp(request, env, runtime, options);
-
-/**
- * `/mcp` as a route table, for the product's OpenAPI document: the methods the
- * MCP spec gives the endpoint (POST, and GET and DELETE, which a stateless
- * server answers 405). The Worker calls `handleMcp` for the path whatever the
- * method, and the SDK answers the others 405 too.
- */
-export const mcpRoutes: Route<McpContext>[] = [{ path: MCP_PATH, answers: 'json', methods: { POST: serveRoute, GET: serveRoute, DELETE: serveRoute } }];
-
-/** The answer to any request to `/mcp`. */
-export async function handleMcp(request: Request, env: ProxyEnv, runtime: ProxyRuntime, options: McpOptions): Promise<Response> {
-  const response = await answer(request, env, runtime, options);
+/** The answer to any request to `/mcp` (`handleMcp` of index.ts loads this file). */
+export async function serveMcp(request: Request, env: ProxyEnv, runtime: ProxyRuntime, options: McpOptions): Promise<Response> {
+  const response = await answer(request, env, runtime, allowedHostsOf(options.hosts, options.dev));
   // The SDK builds its own answers (JSON, or an event stream of JSON): they carry what every JSON answer of the Worker does.
   response.headers.set('x-content-type-options', JSON_HEADERS['x-content-type-options']!);
   return response;
 }
 
-async function answer(request: Request, env: ProxyEnv, runtime: ProxyRuntime, options: McpOptions): Promise<Response> {
-  const refused = foreignHost(request, [...options.allowedHosts]);
+async function answer(request: Request, env: ProxyEnv, runtime: ProxyRuntime, allowedHosts: string[]): Promise<Response> {
+  const refused = foreignHost(request, allowedHosts);
   if (refused) return refused;
   const serve = (factory: McpServerFactory) => createMcpHandler(factory, { onerror: (error) => console.warn(JSON.stringify({ msg: 'mcp request refused or failed', error: errorText(error) })) }).fetch(request);
   // The SDK answers every other method 405 before it asks for a server.

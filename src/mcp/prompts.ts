@@ -9,7 +9,7 @@
  * gives the tools `brand_id` itself.
  */
 import { completable, type GetPromptResult, type McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiClientError, toApiError } from '../client';
 import type { TaskLayer } from '../contract/enums';
 import type { OperationId } from '../contract/operations';

@@ -12,7 +12,7 @@
  * (`GET /api/v1/openapi.json`). Descriptions, bounds and patterns are left
  * out; what the outline keeps, every body the contract accepts satisfies.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { JsonObject } from '../contract/openapi';
 import type { AnyOperation } from '../contract/operations';
 import { brandScope } from '../contract/schemas/common';

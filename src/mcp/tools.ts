@@ -19,7 +19,7 @@
  */
 import { fromJsonSchema, type StandardSchemaWithJSON, type ToolAnnotations } from '@modelcontextprotocol/server';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/validators/cf-worker';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { type JsonObject, parameterSchema } from '../contract/openapi';
 import { type AnyOperation, type OperationId, operationList } from '../contract/operations';
 import { brandIdParam, marketParam } from '../contract/params';

@@ -13,7 +13,7 @@
  * Routes that need more than the proxy (the compatibility check reads with
  * the features' needs) are added by the caller, behind the same token.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { clientReader, discoverUpstreamMap, KEY_REFUSALS } from '../client/discovery/discover';
 import type { DiscoveryReport } from '../client/discovery/report';
 import { ApiError, errorResponse } from '../contract/errors';

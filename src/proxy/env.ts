@@ -3,7 +3,7 @@
  * parsed by this schema (the Worker's own schema, src/app/env.ts, extends it).
  * The upstream gate, a Durable Object, parses its env with it too.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { binding, optionalBinding, optionalCount, optionalHttpUrl, optionalList, secret } from '../lib/env-vars';
 
 /** What UPSTREAM_MAX_BYTES may say at most: KV takes 25 MiB a value, but a few reads of that size at once would not fit in 128 MB. */

@@ -17,7 +17,7 @@
  * page reads through, and end with it (src/links/link-store.ts): they are not
  * the key's to list, and do not count against its cap.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { requireKey } from '../contract/access';
 import { brandIdParam, marketParam, parseParams, queryObject } from '../contract/params';
 import { escapeHtml, htmlDocument, newNonce, pageHeaders } from '../lib/html';

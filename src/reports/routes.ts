@@ -21,7 +21,7 @@
  * minted a link lists or revokes it; another key's link is a 404, like an
  * unknown one.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ApiClient } from '../client';
 import { requireKey } from '../contract/access';
 import { ApiError, type ErrorCode, errorResponse, invalidParameter } from '../contract/errors';

@@ -15,7 +15,7 @@
  * (src/lib/public-address.ts); dev (`DEV_ROUTES = "on"`) also takes
  * `http://localhost`. The delivery re-checks the resolution (DNS rebinding).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiError, invalidParameter } from '../contract/errors';
 import { sha256Hex } from '../lib/hash';
 import { checkPublicUrl } from '../lib/public-address';

@@ -14,7 +14,7 @@
  *
  * Keyed routes answer errors in the API's shape; link routes answer pages.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { type ApiClient, ApiClientError, toApiError } from '../client';
 import { requireKey } from '../contract/access';
 import { ApiError, invalidParameter } from '../contract/errors';

@@ -1,5 +1,5 @@
 /** Subscriptions in D1 (migrations/0003_digests.sql): rows, their public view, and the changes every route makes alike. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { unseal } from '../lib/sealing';
 import { DIGEST_KINDS, type DigestKind } from '../weekly-report/model';
 import { recordOptout } from './caps';

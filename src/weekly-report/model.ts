@@ -57,7 +57,7 @@
  * taken as this week's for the noise (its score is this week's less the
  * change), as a topic's runs are estimated.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ResponseOf } from '../contract/operations';
 import { type AnswerState, type Engine, ENGINES, NAMING_STATES } from '../contract/enums';
 import { NEEDS, notProvidedLine, PARTS, type PartId } from './parts';

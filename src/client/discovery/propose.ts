@@ -18,7 +18,7 @@
  * by spelling and synonyms; open values (engines) are carried as they are
  * unless a well-known alias names one of ours.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { checkResponseBody } from '../../contract/body';
 import { envelopeOf, fieldKey, objectShape, unwrapEnvelope } from '../../contract/conform';
 import { type OperationId, operations } from '../../contract/operations';

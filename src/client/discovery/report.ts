@@ -5,7 +5,7 @@
  * as zod schemas so the product's OpenAPI document shows the same shape the
  * code builds.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { CONVERSIONS, type Conversion, UpstreamMapInput } from '../../contract/upstream-map';
 
 /** Fields placed at or above this confidence go into the proposed map; the others wait for a person. */

@@ -6,7 +6,7 @@
  * own schema and `convertValue`, so discovery proposes only conversions the
  * map then makes.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { defOf, innerSchema, numberRules } from '../../contract/schema-walk';
 import { type Conversion, convertValue } from '../../contract/upstream-map';
 

@@ -1,5 +1,5 @@
 /** Pieces shared by many response bodies (DESIGN section 3: snake_case, percentages 0-100 with one decimal, null when not measured). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { AnswerState, Engine } from '../enums';
 import { Period } from '../window';
 

@@ -1,5 +1,5 @@
 /** Response bodies of the operations computed from stored runs: brands, markets, questions, visibility, matrix, runs, history, topics. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { AnswerState, EngineValue, Outcome, Plan, SourceClass } from '../enums';
 import { brandScope, Day, Delta, MarketRef, MaybePercent, Percent, Period, RivalShare, Timestamp, WeeklyPoint, windowed } from './common';
 

@@ -4,7 +4,7 @@
  * one decimal, null when not measured; every body names its brand, market,
  * window where it has one, and when it was computed.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ActivityCategoryValue, ContentAction, EngineValue, SourceClass, TaskLayerValue, TaskStatusValue } from '../enums';
 import { brandScope, Day, Delta, MaybePercent, Percent, Period, Timestamp, windowed } from './common';
 

@@ -3,7 +3,7 @@
  * verdicts, transcripts and forum summaries are derived upstream by language
  * models and stored as data; the windows, counts and citations are computed here.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENGINES, type Engine } from '../../contract/enums';
 import { addDays, type Period } from '../../contract/window';
 import { percent } from '../metrics';

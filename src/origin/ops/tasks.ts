@@ -1,5 +1,5 @@
 /** Tasks: the stored briefs (derived upstream by language models), listed best first with open counts per layer. */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { TaskLayer, TaskStatus } from '../../contract/enums';
 import { ApiError } from '../../contract/errors';
 import { lastDays, previousPeriod } from '../../contract/window';

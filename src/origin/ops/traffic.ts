@@ -3,7 +3,7 @@
  * Crawler and visitor traffic is recorded per site (brand), not per market:
  * these bodies name the market read, but their figures cover the brand's site.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { type Period, previousPeriod } from '../../contract/window';
 import { percent, round1 } from '../metrics';
 import { ownCitationsByUrl } from '../queries';
