@@ -5,6 +5,10 @@
  * their figures are the demo's own.
  */
 import { env } from 'cloudflare:test';
+import { Webhook } from 'standardwebhooks';
+import { vi } from 'vitest';
+import { AlertQueue, clearAlerts, deliveryRecords, FakeEndpoints, seedAlertSubscriptions } from './alerts-helpers';
+import { clearDigests, deliver, demoMonday, FakeQueue, plusDays, runCron, testEnv } from './digests-helpers';
 import { originTransport } from '../src/origin/transport';
 import { useUpstreamForTests } from './seams';
 
@@ -95,4 +99,36 @@ export function changeAt(body: unknown, path: string, change: (value: unknown) =
       return [key, array && Array.isArray(value) ? value.map(inner) : inner(value)];
     }),
   );
+}
+
+/**
+ * One webhook alert subscription evaluated on two days in front of `shape`
+ * (our origin reshaped), the second day answering a score 10 points lower:
+ * news beyond any noise. What the first evaluation stored, how many
+ * deliveries the second recorded, and the verified webhook payloads.
+ */
+export async function alertRunWithFallingScore(shape: (body: Record<string, unknown>, url: URL) => unknown, key: string) {
+  const monday = demoMonday();
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(monday);
+  await clearDigests();
+  await clearAlerts();
+  const endpoints = new FakeEndpoints().install();
+  let lower = 0;
+  new ReshapingUpstream((body, url) => shape(url.pathname.endsWith('/visibility') ? { ...body, score: (body.score as number) - lower } : body, url)).install();
+  const alertQueue = new AlertQueue();
+  const alertEnv = testEnv(new FakeQueue(), { ALERT_QUEUE: alertQueue, RESEND_API_KEY: '' });
+  const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+  await seedAlertSubscriptions([{ channel: 'webhook', url: 'https://receiver.example.com/hooks/brand', secret, key, quiet: { start: 0, end: 0 } }]);
+  await runCron(monday.toISOString(), alertEnv);
+  const snapshot = JSON.parse((await env.DB.prepare('SELECT snapshot FROM alert_snapshots').first<{ snapshot: string }>())!.snapshot) as { cells: unknown[]; not_provided?: string[] };
+
+  lower = 10;
+  vi.setSystemTime(plusDays(monday, 1));
+  await runCron(plusDays(monday, 1).toISOString(), alertEnv);
+  const deliveries = (await deliveryRecords()).length;
+  await deliver(alertQueue.take(), alertEnv, { queue: 'alert-deliveries' });
+  type Payload = { data: { events: { type: string }[]; not_provided?: { part: string; line: string }[] } };
+  const payloads = endpoints.posts.map((post) => new Webhook(secret).verify(post.body, post.headers) as Payload);
+  return { snapshot, deliveries, payloads };
 }

@@ -10,17 +10,15 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { env, SELF } from 'cloudflare:test';
-import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { API_BASE } from '../src/contract/operations';
 import { mintExportLink } from '../src/links/export-links';
 import type { Report } from '../src/weekly-report/model';
-import { clearAlerts, deliveryRecords, FakeEndpoints, AlertQueue, seedAlertSubscriptions } from './alerts-helpers';
-import { clearDigests, deliver, demoMonday, FakeQueue, plusDays, runCron, seedSubscriptions, sendRecords, testEnv } from './digests-helpers';
+import { clearDigests, deliver, demoMonday, FakeQueue, runCron, seedSubscriptions, sendRecords, testEnv } from './digests-helpers';
 import { mintExport, postExport, readCsv } from './exports-helpers';
 import { freshKey, restoreUpstream } from './proxy-upstream';
 import { call, reportJson, visibleText } from './reports-helpers';
-import { CASES, renameFields, ReshapingUpstream } from './reshape';
+import { alertRunWithFallingScore, CASES, renameFields, ReshapingUpstream } from './reshape';
 
 /** The lines a reader sees where a section is left out (src/weekly-report/parts.ts). */
 const LINES = {
@@ -141,37 +139,12 @@ describe('the digest, sent through the dev outbox', () => {
 
 describe('an alert run', () => {
   it('watches the score it has, delivers the change with a line for what it could not watch, and looks for no question or rival event', async () => {
-    const monday = demoMonday();
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(monday);
-    await clearDigests();
-    await clearAlerts();
-    const endpoints = new FakeEndpoints().install();
-    // Day 2 the service answers a score 10 points lower: news beyond any noise.
-    let lower = 0;
-    new ReshapingUpstream((body, url) => {
-      const shaped = lacking(body, url);
-      return url.pathname.endsWith('/visibility') && !(shaped instanceof Response) ? { ...(shaped as object), score: ((body.score as number) ?? 0) - lower } : shaped;
-    }).install();
-    const alertQueue = new AlertQueue();
-    const alertEnv = testEnv(new FakeQueue(), { ALERT_QUEUE: alertQueue, RESEND_API_KEY: '' });
-    const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
-    const hook = 'https://receiver.example.com/hooks/brand';
-    await seedAlertSubscriptions([{ channel: 'webhook', url: hook, secret, key: freshKey('degrade-alerts'), quiet: { start: 0, end: 0 } }]);
-
-    await runCron(monday.toISOString(), alertEnv);
-    const stored = await env.DB.prepare('SELECT snapshot FROM alert_snapshots').first<{ snapshot: string }>();
-    expect(JSON.parse(stored!.snapshot)).toMatchObject({ cells: [], not_provided: ['per_engine', 'rivals'] });
-
-    lower = 10;
-    vi.setSystemTime(plusDays(monday, 1));
-    await runCron(plusDays(monday, 1).toISOString(), alertEnv);
-    expect(await deliveryRecords()).toHaveLength(1);
-    await deliver(alertQueue.take(), alertEnv, { queue: 'alert-deliveries' });
-    expect(endpoints.posts).toHaveLength(1);
-    const payload = new Webhook(secret).verify(endpoints.posts[0]!.body, endpoints.posts[0]!.headers) as { data: { events: { type: string }[]; not_provided: { part: string; line: string }[] } };
-    expect(payload.data.events.map((e) => e.type)).toEqual(['visibility_moved']);
-    expect(payload.data.not_provided).toEqual([
+    const { snapshot, deliveries, payloads } = await alertRunWithFallingScore(lacking, freshKey('degrade-alerts'));
+    expect(snapshot).toMatchObject({ cells: [], not_provided: ['per_engine', 'rivals'] });
+    expect(deliveries).toBe(1);
+    expect(payloads).toHaveLength(1);
+    expect(payloads[0]!.data.events.map((e) => e.type)).toEqual(['visibility_moved']);
+    expect(payloads[0]!.data.not_provided).toEqual([
       { part: 'per_engine', line: 'Your Read API does not provide per-engine answers, so lost and won questions are not alerted.' },
       { part: 'rivals', line: 'Your Read API does not provide rivals per topic, so rivals overtaking the brand in a topic are not alerted.' },
     ]);

@@ -19,18 +19,16 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { env, SELF } from 'cloudflare:test';
-import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DiscoveryReport } from '../src/client/discovery/report';
 import { matchOperation } from '../src/contract/request';
 import type { OperationId } from '../src/contract/operations';
 import type { Report } from '../src/weekly-report/model';
-import { AlertQueue, clearAlerts, deliveryRecords, FakeEndpoints, seedAlertSubscriptions } from './alerts-helpers';
-import { clearDigests, deliver, demoMonday, FakeQueue, plusDays, runCron, seedSubscriptions, sendRecords, testEnv } from './digests-helpers';
+import { clearDigests, deliver, demoMonday, FakeQueue, runCron, seedSubscriptions, sendRecords, testEnv } from './digests-helpers';
 import { mintExport, readCsv } from './exports-helpers';
 import { freshKey, restoreUpstream } from './proxy-upstream';
 import { call, reportJson, visibleText } from './reports-helpers';
-import { CASES, changeAt, envelope, renameAt, renameFields, ReshapingUpstream } from './reshape';
+import { alertRunWithFallingScore, CASES, changeAt, envelope, renameAt, renameFields, ReshapingUpstream } from './reshape';
 
 type Body = Record<string, unknown>;
 
@@ -136,32 +134,12 @@ describe.each(Object.keys(SHAPES) as (keyof typeof SHAPES)[])('in front of the "
   });
 
   it('an alert run watches every part and delivers a fall of the score', async () => {
-    const monday = demoMonday();
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(monday);
-    await clearDigests();
-    await clearAlerts();
-    const endpoints = new FakeEndpoints().install();
-    let lower = 0;
-    const visibilityPath = (url: URL) => url.pathname.endsWith('/visibility');
-    new ReshapingUpstream((body, url) => SHAPES[shape](visibilityPath(url) ? { ...body, score: (body.score as number) - lower } : body, url)).install();
-    const alertQueue = new AlertQueue();
-    const alertEnv = testEnv(new FakeQueue(), { ALERT_QUEUE: alertQueue, RESEND_API_KEY: '' });
-    const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
-    await seedAlertSubscriptions([{ channel: 'webhook', url: 'https://receiver.example.com/hooks/features', secret, key, quiet: { start: 0, end: 0 } }]);
-    await runCron(monday.toISOString(), alertEnv);
-    const stored = JSON.parse((await env.DB.prepare('SELECT snapshot FROM alert_snapshots').first<{ snapshot: string }>())!.snapshot) as { cells: unknown[]; not_provided?: string[] };
-    expect(stored.cells.length).toBeGreaterThan(0);
-    expect(stored.not_provided ?? []).toEqual([]);
-
-    lower = 10;
-    vi.setSystemTime(plusDays(monday, 1));
-    await runCron(plusDays(monday, 1).toISOString(), alertEnv);
-    expect(await deliveryRecords()).toHaveLength(1);
-    await deliver(alertQueue.take(), alertEnv, { queue: 'alert-deliveries' });
-    const payload = new Webhook(secret).verify(endpoints.posts[0]!.body, endpoints.posts[0]!.headers) as { data: { events: { type: string }[]; not_provided?: unknown[] } };
-    expect(payload.data.events.map((e) => e.type)).toContain('visibility_moved');
-    expect(payload.data.not_provided ?? []).toEqual([]);
+    const { snapshot, deliveries, payloads } = await alertRunWithFallingScore(SHAPES[shape], key);
+    expect(snapshot.cells.length).toBeGreaterThan(0);
+    expect(snapshot.not_provided ?? []).toEqual([]);
+    expect(deliveries).toBe(1);
+    expect(payloads[0]!.data.events.map((e) => e.type)).toContain('visibility_moved');
+    expect(payloads[0]!.data.not_provided ?? []).toEqual([]);
   });
 
   it('a CSV export link gives our origin\'s rows', async () => {
