@@ -2,7 +2,10 @@
  * The MCP server of one request: every tool registered on a new `McpServer`,
  * each reading with the caller's key through `apiFor()` (the client it is
  * given), so repeated calls are cache hits and never pass the key's upstream
- * budget. Stateless: nothing outlives the request.
+ * budget. Stateless: nothing of the request outlives it. What it registers
+ * does not depend on the request and is built once per isolate (`toolsServed`,
+ * the prompts' argument schemas); the client reaches a tool only as an
+ * argument of its call, from the request's own registration.
  *
  * A tool reads its body as the features do, checked against the contract
  * (`withMeta`): our origin's bodies pass as sent, another implementation's
