@@ -387,6 +387,16 @@ describe('prompts', () => {
     await growth.close();
   });
 
+  it('answers a completion it cannot give as the SDK does: nothing for an argument the prompt does not take, an error for an unknown prompt or a resource', async () => {
+    for (const era of ['legacy', 'auto'] as const) {
+      const client = await connect(KEYS.pro, era);
+      expect((await client.complete({ ref: { type: 'ref/prompt', name: 'weekly_review' }, argument: { name: 'competitor', value: '' } })).completion).toEqual({ values: [], hasMore: false });
+      await expect(client.complete({ ref: { type: 'ref/prompt', name: 'no_such_prompt' }, argument: { name: 'brand', value: '' } })).rejects.toThrow('Prompt no_such_prompt not found');
+      await expect(client.complete({ ref: { type: 'ref/resource', uri: 'brand://x' }, argument: { name: 'brand', value: '' } })).rejects.toThrow('Resource template brand://x not found');
+      await client.close();
+    }
+  });
+
   it('reads what it completes through the cache: one read of /brands and of /topics for any number of completions', async () => {
     const upstream = new RecordingApi();
     useUpstreamForTests(upstream.upstream);

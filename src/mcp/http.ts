@@ -14,9 +14,11 @@
  *    Bearer`. The key is checked with `GET /brands` through `apiFor()` (cached
  *    for an hour; an unknown key costs the upstream one read a minute at
  *    most, and counts against the caller's address like /api/v1's).
- * 4. A new server and transport per request (`mcpServer`); the SDK answers
- *    bad input (not JSON, not JSON-RPC, a batch over 100, an unknown tool,
- *    arguments that fail the schema) with its own errors.
+ * 4. A new server and transport per request (`mcpServer`: the SDK serves one
+ *    request per server; what the server registers was built once per
+ *    isolate, and only the calls carrying the key's client are new); the SDK
+ *    answers bad input (not JSON, not JSON-RPC, a batch over 100, an unknown
+ *    tool, arguments that fail the schema) with its own errors.
  */
 import { createMcpHandler, hostHeaderValidationResponse, localhostAllowedHostnames, type McpServerFactory, originValidationResponse } from '@modelcontextprotocol/server';
 import { type ApiClient, ApiClientError } from '../client';

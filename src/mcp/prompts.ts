@@ -8,7 +8,7 @@
  * the prompt is got, with one cached read of `GET /brands`, so the message
  * gives the tools `brand_id` itself.
  */
-import { completable, type GetPromptResult, type McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { type CompleteRequest, type CompleteResult, type GetPromptResult, type McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { ApiClientError, toApiError } from '../client';
 import type { TaskLayer } from '../contract/enums';
@@ -115,15 +115,46 @@ export const PROMPTS: readonly PromptDefinition[] = [
   },
 ];
 
-/** The arguments of a prompt, each completing through `complete`. A new schema per request: `completable` marks the one it is given. */
-function argsOf(prompt: PromptDefinition, complete: Completers) {
-  const chosen = (context?: { arguments?: Record<string, string> }) => context?.arguments ?? {};
-  const shape: Record<string, z.ZodOptional<z.ZodString>> = {
-    brand: completable(z.string().describe('The brand\'s name or id (default: the key\'s only brand).'), (typed) => complete.brand(typed)).optional(),
-    market: completable(z.string().describe('A market code such as `us` or `de` (default: the primary market).'), (typed, context) => complete.market(typed, chosen(context))).optional(),
+/** What each argument says (in `prompts/list`); all optional. */
+const ARGUMENTS = {
+  brand: z.string().describe('The brand\'s name or id (default: the key\'s only brand).').optional(),
+  market: z.string().describe('A market code such as `us` or `de` (default: the primary market).').optional(),
+  competitor: z.string().describe('A rival\'s name as AI writes it (default: the strongest rival).').optional(),
+};
+type ArgumentName = keyof typeof ARGUMENTS;
+
+/** The arguments a prompt takes, by name. */
+const argumentsOf = (prompt: PromptDefinition): ArgumentName[] => (prompt.competitor ? ['brand', 'market', 'competitor'] : ['brand', 'market']);
+
+/** The arguments of each prompt, built once per isolate: they do not depend on the request (their completion does: `completionHandler`). */
+const ARGS_SCHEMAS = new Map(
+  PROMPTS.map((prompt) => [prompt.name, z.object(Object.fromEntries(argumentsOf(prompt).map((name) => [name, ARGUMENTS[name]])) as Record<string, z.ZodOptional<z.ZodString>>)]),
+);
+
+/** The most values one completion result carries, as the SDK cuts them (`total` and `hasMore` say the rest). */
+const COMPLETION_VALUES = 100;
+const NO_COMPLETION = { completion: { values: [], hasMore: false } };
+
+/**
+ * `completion/complete` for the prompts, completing with `complete` (the
+ * request's key). What the SDK does for `completable` arguments, with the
+ * arguments' schemas built once per isolate rather than marked per request:
+ * the same answers, the same errors (an unknown prompt, a reference to a
+ * resource: this server has none).
+ */
+function completionHandler(complete: Completers) {
+  return async (request: CompleteRequest): Promise<CompleteResult> => {
+    const { ref, argument, context } = request.params;
+    if (ref.type === 'ref/resource') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource template ${ref.uri} not found`);
+    if (ref.type !== 'ref/prompt') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid completion reference: ${ref}`);
+    const prompt = PROMPTS.find((p) => p.name === ref.name);
+    if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${ref.name} not found`);
+    const name = argument.name as ArgumentName;
+    if (!argumentsOf(prompt).includes(name)) return NO_COMPLETION;
+    const chosen = context?.arguments ?? {};
+    const values = name === 'brand' ? await complete.brand(argument.value) : await complete[name](argument.value, chosen);
+    return { completion: { values: values.slice(0, COMPLETION_VALUES), total: values.length, hasMore: values.length > COMPLETION_VALUES } };
   };
-  if (prompt.competitor) shape.competitor = completable(z.string().describe('A rival\'s name as AI writes it (default: the strongest rival).'), (typed, context) => complete.competitor(typed, chosen(context))).optional();
-  return z.object(shape);
 }
 
 /**
@@ -151,10 +182,13 @@ async function brandOf(complete: Completers, value: string | undefined): Promise
 /** Every prompt on `server`, resolving and completing with `complete` (the request's key). */
 export function registerPrompts(server: McpServer, complete: Completers): void {
   for (const prompt of PROMPTS) {
-    server.registerPrompt(prompt.name, { title: prompt.title, description: prompt.description, argsSchema: argsOf(prompt, complete) }, async (args: { brand?: string; market?: string; competitor?: string }): Promise<GetPromptResult> => {
+    server.registerPrompt(prompt.name, { title: prompt.title, description: prompt.description, argsSchema: ARGS_SCHEMAS.get(prompt.name)! }, async (args: { brand?: string; market?: string; competitor?: string }): Promise<GetPromptResult> => {
       const brand = await brandOf(complete, args.brand);
       const target: Target = { ...(brand ? { brand } : {}), ...(args.market?.trim() ? { market: args.market.trim().toLowerCase() } : {}), ...(args.competitor?.trim() ? { competitor: args.competitor.trim() } : {}) };
       return { description: prompt.description, messages: [{ role: 'user', content: { type: 'text', text: prompt.text(target) } }] };
     });
   }
+  server.server.assertCanSetRequestHandler('completion/complete');
+  server.server.registerCapabilities({ completions: {} });
+  server.server.setRequestHandler('completion/complete', completionHandler(complete));
 }

@@ -2,7 +2,10 @@
  * The MCP server of one request: every tool registered on a new `McpServer`,
  * each reading with the caller's key through `apiFor()` (the client it is
  * given), so repeated calls are cache hits and never pass the key's upstream
- * budget. Stateless: nothing outlives the request.
+ * budget. Stateless: nothing of the request outlives it. What it registers
+ * does not depend on the request and is built once per isolate (`toolsServed`,
+ * the prompts' argument schemas); the client reaches a tool only as an
+ * argument of its call, from the request's own registration.
  *
  * A tool reads its body as the features do, checked against the contract
  * (`withMeta`): our origin's bodies pass as sent, another implementation's
@@ -17,7 +20,7 @@ import { completers } from './completions';
 import { OFFSET_ARG, pageOf } from './pages';
 import { registerPrompts } from './prompts';
 import { bodyResult, failureResult } from './results';
-import { READ_ONLY, type ToolDefinition, toolsOfOperations } from './tools';
+import { type OperationTool, READ_ONLY, type ToolDefinition, toolsOfOperations } from './tools';
 import { weeklyReport, weeklyReportTool } from './weekly';
 
 export const SERVER_INFO = { name: 'brand-ai-visibility-edge', title: 'Brand AI visibility', version: '1.0.0' };
@@ -31,27 +34,51 @@ export const INSTRUCTIONS = [
 ].join('\n');
 
 type Read = (params: Record<string, unknown>) => Promise<WithMeta<Record<string, unknown>>>;
-type Call = (args: Record<string, unknown>) => Promise<ReturnType<typeof bodyResult>>;
+type Result = ReturnType<typeof bodyResult>;
 
-function register(server: McpServer, tool: ToolDefinition, call: Call): void {
-  server.registerTool(tool.name, { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: READ_ONLY }, (args) => call(args));
+/** A tool as registered: what it says (built once per isolate) and its call, given the request's client. */
+interface ServedTool {
+  name: string;
+  config: { title: string; description: string; inputSchema: ToolDefinition['input']; outputSchema: ToolDefinition['output']; annotations: typeof READ_ONLY };
+  call: (client: ApiClient, args: Record<string, unknown>, now: () => Date) => Promise<Result>;
 }
 
-/** A new server with every tool and prompt, reading with `client` (the caller's key, through `apiFor()`). */
+const served = (tool: ToolDefinition, call: ServedTool['call']): ServedTool => ({
+  name: tool.name,
+  config: { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: READ_ONLY },
+  call,
+});
+
+/** A tool of the contract table: its body read with the request's key, checked against the contract, its list paged. */
+function operationCall(tool: OperationTool): ServedTool['call'] {
+  return async (client, { [OFFSET_ARG]: offset, ...params }) => {
+    try {
+      const { data } = await (client.withMeta[tool.operation] as unknown as Read)(params);
+      return bodyResult(tool.rows ? pageOf(data, tool.rows, offset as number | undefined) : data);
+    } catch (error) {
+      return failureResult(error, tool.name);
+    }
+  };
+}
+
+let servedTools: readonly ServedTool[] | undefined;
+
+/** Every tool, built once per isolate: nothing in it depends on the request (the client is given to each call). */
+function toolsServed(): readonly ServedTool[] {
+  servedTools ??= [...toolsOfOperations().map((tool) => served(tool, operationCall(tool))), served(weeklyReportTool, (client, args, now) => weeklyReport(client, args, now()))];
+  return servedTools;
+}
+
+/**
+ * A new server with every tool and prompt, reading with `client` (the
+ * caller's key, through `apiFor()`). The SDK serves one request per server,
+ * so the server is new; what it registers was built once per isolate
+ * (`toolsServed`, the prompts' definitions), and only the calls that carry
+ * `client` are new.
+ */
 export function mcpServer(client: ApiClient, now: () => Date): McpServer {
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
-  for (const tool of toolsOfOperations()) {
-    const read = client.withMeta[tool.operation] as unknown as Read;
-    register(server, tool, async ({ [OFFSET_ARG]: offset, ...params }) => {
-      try {
-        const { data } = await read(params);
-        return bodyResult(tool.rows ? pageOf(data, tool.rows, offset as number | undefined) : data);
-      } catch (error) {
-        return failureResult(error, tool.name);
-      }
-    });
-  }
-  register(server, weeklyReportTool, (args) => weeklyReport(client, args, now()));
+  for (const tool of toolsServed()) server.registerTool(tool.name, tool.config, (args) => tool.call(client, args, now));
   registerPrompts(server, completers(client));
   return server;
 }
