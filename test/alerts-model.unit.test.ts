@@ -9,7 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import AlertEmail from '../emails/alert';
 import { inQuietHours, releaseAt } from '../src/alerts/quiet';
-import { checkPublicUrl, dohResolver, isPublicAddress } from '../src/lib/public-address';
+import { checkPublicUrl, DOH_MAX_BYTES, dohResolver, isPublicAddress } from '../src/lib/public-address';
 import { newWebhookSecret, signedHeaders } from '../src/mail/endpoints';
 import { renderAlert } from '../src/mail/render';
 import { alertSnapshotOf, changesBetween, headlineOf, MIN_RUNS } from '../src/weekly-report/changes';
@@ -173,6 +173,29 @@ describe('the address check', () => {
     expect(asked).toEqual(['receiver.example.com A application/dns-json', 'receiver.example.com AAAA application/dns-json']);
     const failing = (async () => new Response('no', { status: 503 })) as unknown as typeof fetch;
     expect((await checkPublicUrl('https://receiver.example.com/', { resolve: dohResolver(failing) })).ok).toBe(false);
+  });
+
+  it('reads a DNS-over-HTTPS answer only up to DOH_MAX_BYTES: an endless one is cancelled there and the URL refused, not parsed', async () => {
+    let cancelled = false;
+    let produced = 0;
+    const endless = (async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull(controller) {
+            produced += 4096;
+            controller.enqueue(new Uint8Array(4096).fill(0x20));
+          },
+          cancel() {
+            cancelled = true;
+          },
+        }),
+        { headers: { 'content-type': 'application/dns-json' } },
+      )) as unknown as typeof fetch;
+    const verdict = await checkPublicUrl('https://receiver.example.com/', { resolve: dohResolver(endless) });
+    expect(verdict).toMatchObject({ ok: false, reason: 'could not be resolved (receiver.example.com); try again.' });
+    expect(cancelled).toBe(true);
+    // Two queries (A and AAAA), each stopped at the limit and a chunk or two the stream pulled ahead.
+    expect(produced).toBeLessThanOrEqual(2 * (DOH_MAX_BYTES + 2 * 4096));
   });
 });
 

@@ -17,7 +17,7 @@
  * ```
  */
 import * as ipaddr from 'ipaddr.js';
-import { fetchWithin } from './http';
+import { fetchWithin, readBodyUpTo } from './http';
 
 /** The addresses a host name resolves to (A and AAAA), or none. */
 export type Resolve = (host: string) => Promise<string[]>;
@@ -77,6 +77,9 @@ export async function checkPublicUrl(raw: string, options: { resolve: Resolve; a
   return { ok: true, url, addresses };
 }
 
+/** A DNS-over-HTTPS answer for one name and type is a few hundred bytes; past this it is refused unread, not parsed. */
+export const DOH_MAX_BYTES = 64 * 1024;
+
 interface DohAnswer {
   Status: number;
   Answer?: { type: number; data: string }[];
@@ -87,7 +90,7 @@ export function dohResolver(fetcher: typeof fetch, endpoint = DOH_URL): Resolve 
   const query = async (host: string, type: keyof typeof RECORD_TYPES): Promise<string[]> => {
     const response = await fetchWithin(fetcher, `${endpoint}?name=${encodeURIComponent(host)}&type=${type}`, { headers: { accept: 'application/dns-json' } }, DOH_TIMEOUT_MS);
     if (!response.ok) throw new Error(`DNS-over-HTTPS answered ${response.status}`);
-    const body = (await response.json()) as DohAnswer;
+    const body = JSON.parse(await readBodyUpTo(response, DOH_MAX_BYTES, () => new Error(`DNS-over-HTTPS answered more than ${DOH_MAX_BYTES} bytes`))) as DohAnswer;
     // NXDOMAIN (3) is an answer: no address.
     if (body.Status !== 0 && body.Status !== 3) throw new Error(`DNS-over-HTTPS status ${body.Status}`);
     return (body.Answer ?? []).filter((a) => a.type === RECORD_TYPES[type]).map((a) => a.data);
