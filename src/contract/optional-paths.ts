@@ -56,14 +56,14 @@ function arrayWith(field: z.ZodType, rest: string[]): z.ZodType {
  */
 export function absentPaths(value: unknown, paths: readonly string[]): string[] {
   return paths.filter((path) => {
-    const holders = holdersOf(value, path.split('.').slice(0, -1));
-    const last = path.split('.').at(-1)!.replace(/\[\]$/, '');
+    const holders = holdersOf(value, path);
+    const last = fieldOf(path);
     return holders.length > 0 && holders.every((holder) => holder[last] === undefined);
   });
 }
 
-/** The objects at the end of `steps`, arrays followed. */
-function holdersOf(value: unknown, steps: string[]): Json[] {
+/** What stands at a contract path's `steps` in `value`, arrays (`topics[]`) followed into their items; `undefined` where a field is absent. */
+export function valuesAtPath(value: unknown, steps: readonly string[]): unknown[] {
   let here: unknown[] = [value];
   for (const step of steps) {
     const name = step.replace(/\[\]$/, '');
@@ -72,7 +72,13 @@ function holdersOf(value: unknown, steps: string[]): Json[] {
       return step.endsWith('[]') ? (Array.isArray(next) ? next : []) : [next];
     });
   }
-  return here.filter(isObject);
+  return here;
 }
+
+/** The objects that hold the last field of a contract path (`topics[].rivals`: every topic), where it is read or written. */
+export const holdersOf = (value: unknown, path: string): Json[] => valuesAtPath(value, path.split('.').slice(0, -1)).filter(isObject);
+
+/** The last field of a contract path, without its `[]`. */
+export const fieldOf = (path: string): string => path.split('.').at(-1)!.replace(/\[\]$/, '');
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);

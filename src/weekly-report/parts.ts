@@ -17,6 +17,7 @@
  */
 import { type ApiClient, ApiClientError, type Lenient, type LenientOptions, type OperationId, type ResponseMeta, type ResponseOf } from '../client';
 import type { CsvRows } from '../contract/operations';
+import { fieldOf, holdersOf } from '../contract/optional-paths';
 import { contractPaths } from '../contract/upstream-map';
 
 export interface Part {
@@ -118,7 +119,8 @@ export async function readParts<Id extends OperationId>(client: ApiClient, needs
     const lenient = client.lenient[id] as unknown as (params: Record<string, unknown>, options: LenientOptions) => Promise<Lenient<ResponseOf<Id>>>;
     const fields = optional.flatMap((part) => PARTS[part].fields);
     const read = await lenient(params, { optional: fields });
-    for (const path of fields) if (contractPaths(id).has(`${path}[]`)) emptyAt(read.data, path.split('.'));
+    // A list left out is an empty list wherever it is missing (arrays on the way followed).
+    for (const path of fields) if (contractPaths(id).has(`${path}[]`)) for (const holder of holdersOf(read.data, path)) holder[fieldOf(path)] ??= [];
     return { data: read.data, meta: read.meta, notProvided: optional.filter((part) => PARTS[part].fields.some((field) => read.absent.includes(field))), absent: read.absent };
   } catch (error) {
     if (error instanceof ApiClientError && optional.length === parts.length && operationMissing(error)) return { data: null, meta: null, notProvided: outermost(optional), absent: [], missing: error };
@@ -140,20 +142,6 @@ export async function readTableBody(client: ApiClient, id: OperationId, csv: Csv
 function outermost(parts: PartId[]): PartId[] {
   const inside = (field: string, outer: string) => field.startsWith(`${outer}[].`) || field.startsWith(`${outer}.`);
   return parts.filter((part) => !parts.some((other) => other !== part && PARTS[part].fields.every((field) => PARTS[other].fields.some((outer) => inside(field, outer)))));
-}
-
-/** Sets the absent list at `steps` to `[]` wherever it is missing (arrays on the way followed). */
-function emptyAt(value: unknown, steps: string[]): void {
-  if (typeof value !== 'object' || value === null) return;
-  const [step, ...rest] = steps as [string, ...string[]];
-  const name = step.replace(/\[\]$/, '');
-  const here = value as Record<string, unknown>;
-  if (rest.length === 0) {
-    here[name] ??= [];
-    return;
-  }
-  const next = here[name];
-  for (const item of step.endsWith('[]') && Array.isArray(next) ? next : [next]) emptyAt(item, rest);
 }
 
 /**

@@ -17,6 +17,7 @@
  * `BRAND_ID_FROM`), read through the map proposed for that operation.
  */
 import { conformBody } from '../../contract/conform';
+import { valuesAtPath } from '../../contract/optional-paths';
 import { type AnyOperation, BRAND_ID_FROM, OPERATION_IDS, type OperationId, operations } from '../../contract/operations';
 import type { OperationMap } from '../../contract/upstream-map';
 import type { ApiClient, WithMeta } from '../client';
@@ -63,17 +64,9 @@ export function readingOrder(): OperationId[] {
   return [first, ...rest.filter((id) => !table(id).paramsFrom), ...rest.filter((id) => table(id).paramsFrom)];
 }
 
-/** Every value at a contract path (`topics[].rivals[].name`) of a body on the contract's names, arrays followed. */
+/** Every value at a contract path (`topics[].rivals[].name`) of a body on the contract's names, arrays followed; none that is empty. */
 export function valuesAt(body: unknown, path: string): unknown[] {
-  let here: unknown[] = [body];
-  for (const part of path.split('.')) {
-    const name = part.replace(/\[\]$/, '');
-    here = here.flatMap((value) => {
-      const inner = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined;
-      return part.endsWith('[]') ? (Array.isArray(inner) ? inner : []) : [inner];
-    });
-  }
-  return here.filter((value) => value !== null && value !== undefined && value !== '');
+  return valuesAtPath(body, path.split('.')).filter((value) => value !== null && value !== undefined && value !== '');
 }
 
 export async function discoverUpstreamMap(read: DiscoveryReader, threshold: number = CONFIDENCE_THRESHOLD): Promise<DiscoveryReport> {
