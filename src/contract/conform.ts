@@ -26,7 +26,8 @@ type Json = Record<string, unknown>;
 /** A field name with case and separators taken out: `brand_id`, `brandId`, `BrandID` and `brand-id` are one name. */
 export const fieldKey = (name: string): string => name.replace(/[-_\s]/g, '').toLowerCase();
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A JSON object (not null, not an array): what a body and its fields are walked as. */
+export const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The object shape a schema describes, through its wrappers; undefined when it is not an object. */
 export function objectShape(schema: z.ZodType): Record<string, z.ZodType> | undefined {

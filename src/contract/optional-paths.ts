@@ -13,6 +13,7 @@
  * ```
  */
 import type * as z from 'zod';
+import { isObject } from './conform';
 import { defOf, innerSchema } from './schema-walk';
 
 type Json = Record<string, unknown>;
@@ -81,4 +82,3 @@ export const holdersOf = (value: unknown, path: string): Json[] => valuesAtPath(
 /** The last field of a contract path, without its `[]`. */
 export const fieldOf = (path: string): string => path.split('.').at(-1)!.replace(/\[\]$/, '');
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);

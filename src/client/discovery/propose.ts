@@ -20,7 +20,7 @@
  */
 import type * as z from 'zod';
 import { checkResponseBody } from '../../contract/body';
-import { envelopeOf, fieldKey, objectShape, unwrapEnvelope } from '../../contract/conform';
+import { envelopeOf, fieldKey, isObject, objectShape, unwrapEnvelope } from '../../contract/conform';
 import { type OperationId, operations } from '../../contract/operations';
 import type { Conversion, OperationMap } from '../../contract/upstream-map';
 import { compareNames, valueCandidates } from './names';
@@ -46,7 +46,6 @@ const ELIMINATION_MANY = 0.2;
 /** A name that matches but whose values do not read as the contract's: a candidate only. */
 const MISFIT_FACTOR = 0.5;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const present = (values: readonly unknown[]) => values.filter((v) => v !== null && v !== undefined);
 const pathOf = (parent: string, name: string) => (parent ? `${parent}.${name}` : name);
 /** Confidences are shown to a person: two decimals say all there is. */

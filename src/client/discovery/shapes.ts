@@ -7,6 +7,7 @@
  * map then makes.
  */
 import type * as z from 'zod';
+import { isObject } from '../../contract/conform';
 import { defOf, innerSchema, numberRules } from '../../contract/schema-walk';
 import { type Conversion, convertValue } from '../../contract/upstream-map';
 
@@ -89,7 +90,6 @@ export const SHARE_EVIDENCE = 3;
 export const AMBIGUOUS = 0.5;
 
 const present = (values: readonly unknown[]) => values.filter((v) => v !== null && v !== undefined);
-const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** What a value is, in words, for a reason a person reads. */
 export function kindOf(value: unknown): string {
