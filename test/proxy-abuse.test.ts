@@ -7,11 +7,11 @@
  * the isolate's memory of keys is bounded.
  */
 import { createExecutionContext, env, evictDurableObject, listDurableObjectIds, runDurableObjectAlarm, runInDurableObject, SELF, waitOnExecutionContext } from 'cloudflare:test';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { FAILED_AUTH_TTL_S, PROBE_INTERVAL_MS, refusedAtEdge, REMEMBERED_MAX, rememberedHere, rememberFailedAuth, UNVERIFIED_PER_MINUTE } from '../src/proxy/abuse';
 import { RATE_WINDOW_MS } from '../src/contract/rate-limit';
 import { hashApiKey } from '../src/proxy/cache-key';
-import { FakeUpstream, freshKey, get, restoreUpstream, settled } from './proxy-upstream';
+import { fakeUpstreamEachTest, freshKey, get, settled } from './proxy-upstream';
 import worker from './worker';
 import { ratePolicyOf } from './helpers';
 
@@ -22,16 +22,7 @@ import { ratePolicyOf } from './helpers';
  */
 const T0 = Date.now() + 3_600_000;
 
-let upstream: FakeUpstream;
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(T0);
-  upstream = new FakeUpstream().install();
-});
-afterEach(() => {
-  restoreUpstream();
-  vi.useRealTimers();
-});
+const fake = fakeUpstreamEachTest(T0);
 
 const from = (address: string) => ({ 'cf-connecting-ip': address });
 
@@ -46,7 +37,7 @@ async function inOneLimiterWindow<T>(prefix: string, flood: (address: string) =>
   const minute = () => Math.floor(vi.getRealSystemTime() / 60_000);
   for (let round = 1; ; round++) {
     const window = minute();
-    upstream.requests.length = 0;
+    fake.up.requests.length = 0;
     const result = await flood(`${prefix}.${round}`);
     if (minute() === window || round === 3) return result;
   }
@@ -54,7 +45,7 @@ async function inOneLimiterWindow<T>(prefix: string, flood: (address: string) =>
 
 describe('a flood of random keys from one address', () => {
   it('reaches the upstream at most UNVERIFIED_PER_MINUTE times, then gets 429 at the edge', async () => {
-    upstream.fault = { status: 401, code: 'invalid_api_key' };
+    fake.up.fault = { status: 401, code: 'invalid_api_key' };
     const { statuses, last } = await inOneLimiterWindow('198.51.101', async (address) => {
       const statuses: number[] = [];
       let last: Response | undefined;
@@ -64,7 +55,7 @@ describe('a flood of random keys from one address', () => {
       }
       return { statuses, last };
     });
-    expect(upstream.calls).toBe(UNVERIFIED_PER_MINUTE);
+    expect(fake.up.calls).toBe(UNVERIFIED_PER_MINUTE);
     expect(statuses.filter((s) => s === 401)).toHaveLength(UNVERIFIED_PER_MINUTE);
     expect(statuses.slice(UNVERIFIED_PER_MINUTE).every((s) => s === 429)).toBe(true);
     // The refusal says when to come back, and that the limit that refused is spent.
@@ -76,14 +67,14 @@ describe('a flood of random keys from one address', () => {
   });
 
   it('with invalid parameters too: the reads that learn each key\'s refusal count against the address', async () => {
-    upstream.fault = { status: 401, code: 'invalid_api_key' };
+    fake.up.fault = { status: 401, code: 'invalid_api_key' };
     const statuses = await inOneLimiterWindow('198.51.110', async (address) => {
       const statuses: number[] = [];
       for (let i = 0; i < UNVERIFIED_PER_MINUTE + 30; i++) statuses.push((await get('/topics?days=0', freshKey('flood'), from(address))).status);
       return statuses;
     });
-    expect(upstream.calls).toBe(UNVERIFIED_PER_MINUTE);
-    expect(new Set(upstream.requests.map((r) => new URL(r.url).pathname))).toEqual(new Set(['/api/v1/brands']));
+    expect(fake.up.calls).toBe(UNVERIFIED_PER_MINUTE);
+    expect(new Set(fake.up.requests.map((r) => new URL(r.url).pathname))).toEqual(new Set(['/api/v1/brands']));
     // Each key the upstream was asked about is refused as it would be; past the limit the parameter error stands.
     expect(statuses.slice(0, UNVERIFIED_PER_MINUTE).every((s) => s === 401)).toBe(true);
     expect(statuses.slice(UNVERIFIED_PER_MINUTE).every((s) => s === 400)).toBe(true);
@@ -91,16 +82,16 @@ describe('a flood of random keys from one address', () => {
 
   it('does not stop another address, nor a key already verified at the flooded one', async () => {
     const good = freshKey('good');
-    upstream.fault = 'ok';
+    fake.up.fault = 'ok';
     expect((await get('/visibility', good, from('198.51.100.8'))).status).toBe(200);
-    upstream.fault = { status: 401, code: 'invalid_api_key' };
+    fake.up.fault = { status: 401, code: 'invalid_api_key' };
     for (let i = 0; i < UNVERIFIED_PER_MINUTE + 5; i++) await get('/visibility', freshKey('flood'), from('198.51.100.8'));
-    const callsAfterFlood = upstream.calls;
-    upstream.fault = 'ok';
+    const callsAfterFlood = fake.up.calls;
+    fake.up.fault = 'ok';
     // The verified key still reads, from cache and from the upstream.
     expect((await get('/visibility', good, from('198.51.100.8'))).status).toBe(200);
     expect((await get('/topics', good, from('198.51.100.8'))).status).toBe(200);
-    expect(upstream.calls).toBe(callsAfterFlood + 1);
+    expect(fake.up.calls).toBe(callsAfterFlood + 1);
     expect((await get('/visibility', freshKey('other'), from('198.51.100.9'))).status).toBe(200);
   });
 });
@@ -149,9 +140,9 @@ describe('a flood of random keys to the embedded origin\'s own mount (/origin/ap
     });
     expect(ratePolicyOf(last!)).toBe(`q=${UNVERIFIED_PER_MINUTE};w=60`);
     // One limit per address, whichever mount spends it: /api/v1 from there is held too.
-    upstream.fault = { status: 401, code: 'invalid_api_key' };
+    fake.up.fault = { status: 401, code: 'invalid_api_key' };
     expect((await get('/visibility', freshKey('api'), from(address))).status).toBe(429);
-    expect(upstream.calls).toBe(0);
+    expect(fake.up.calls).toBe(0);
   });
 
   it('a key the origin refused is refused at the edge for a minute, one probe per PROBE_INTERVAL_MS; keyless requests and the document pass as they are', async () => {
@@ -187,7 +178,7 @@ function report(path: string, key: string, address: string, o: { method?: string
 
 describe('a flood of random keys through the reports (in-process reads through the proxy)', () => {
   it('/reports/weekly: the reads count against the caller\'s address, like /api/v1: at most UNVERIFIED_PER_MINUTE upstream calls, then 429', async () => {
-    upstream.fault = { status: 401, code: 'invalid_api_key' };
+    fake.up.fault = { status: 401, code: 'invalid_api_key' };
     const { address, answers } = await inOneLimiterWindow('198.51.102', async (address) => {
       const answers: { status: number; code?: string; retryAfter: string | null }[] = [];
       for (let i = 0; i < 150; i++) {
@@ -197,51 +188,51 @@ describe('a flood of random keys through the reports (in-process reads through t
       return { address, answers };
     });
     // Each report is four reads at once; before this fix 150 reports made 600 upstream calls and no 429.
-    expect(upstream.calls).toBeLessThanOrEqual(UNVERIFIED_PER_MINUTE);
+    expect(fake.up.calls).toBeLessThanOrEqual(UNVERIFIED_PER_MINUTE);
     expect(new Set(answers.map((a) => `${a.status} ${a.code}`))).toEqual(new Set(['401 invalid_api_key', '429 rate_limited']));
     const limited = answers.filter((a) => a.status === 429);
     expect(limited.length).toBeGreaterThanOrEqual(150 - UNVERIFIED_PER_MINUTE);
     expect(limited.every((a) => Number(a.retryAfter) > 0)).toBe(true);
     expect(answers.at(-1)!.status).toBe(429);
     // One limit per address, whichever route spends it: /api/v1 from there is held too.
-    const calls = upstream.calls;
+    const calls = fake.up.calls;
     expect((await get('/visibility', freshKey('api'), from(address))).status).toBe(429);
-    expect(upstream.calls).toBe(calls);
+    expect(fake.up.calls).toBe(calls);
   });
 
   it('/reports/links: the same limit', async () => {
-    upstream.fault = { status: 401, code: 'invalid_api_key' };
+    fake.up.fault = { status: 401, code: 'invalid_api_key' };
     const statuses = await inOneLimiterWindow('198.51.103', async (address) => {
       const statuses: number[] = [];
       for (let i = 0; i < UNVERIFIED_PER_MINUTE + 10; i++) statuses.push((await report('/reports/links', freshKey('link-flood'), address, { method: 'POST', body: { market: 'us' } })).status);
       return statuses;
     });
-    expect(upstream.calls).toBe(UNVERIFIED_PER_MINUTE);
+    expect(fake.up.calls).toBe(UNVERIFIED_PER_MINUTE);
     expect(statuses.slice(0, UNVERIFIED_PER_MINUTE).every((s) => s === 401)).toBe(true);
     expect(statuses.slice(UNVERIFIED_PER_MINUTE).every((s) => s === 429)).toBe(true);
   });
 
   it('a key that failed on /api/v1 is refused by the reports without an upstream call, and the reverse', async () => {
     const [a, b] = [freshKey('failed-api'), freshKey('failed-report')];
-    upstream.fault = { status: 401, code: 'invalid_api_key' };
+    fake.up.fault = { status: 401, code: 'invalid_api_key' };
     expect((await get('/visibility', a, from('192.0.2.30'))).status).toBe(401);
     expect((await report('/reports/weekly?format=json', b, '192.0.2.31')).status).toBe(401);
-    const calls = upstream.calls;
+    const calls = fake.up.calls;
     expect((await report('/reports/weekly?format=json', a, '192.0.2.32')).status).toBe(401);
     expect((await report('/reports/links', a, '192.0.2.32', { method: 'POST', body: {} })).status).toBe(401);
     expect((await get('/topics', b, from('192.0.2.33'))).status).toBe(401);
-    expect(upstream.calls).toBe(calls);
+    expect(fake.up.calls).toBe(calls);
   });
 });
 
 describe('a key that failed authentication', () => {
   it('is refused at the edge for a minute, without another upstream call, and remembered in KV for other isolates', async () => {
     const revoked = freshKey('revoked');
-    upstream.byKey.set(revoked, { status: 401, code: 'invalid_api_key' });
+    fake.up.byKey.set(revoked, { status: 401, code: 'invalid_api_key' });
     expect((await get('/visibility', revoked, from('192.0.2.10'))).status).toBe(401);
-    expect(upstream.calls).toBe(1);
+    expect(fake.up.calls).toBe(1);
     for (const path of ['/visibility', '/topics', '/prompts']) expect((await get(path, revoked, from('192.0.2.10'))).status).toBe(401);
-    expect(upstream.calls).toBe(1);
+    expect(fake.up.calls).toBe(1);
     const hash = await hashApiKey(revoked);
     await expect.poll(() => env.CACHE.getWithMetadata(`authfail:v1:${hash}`).then((r) => r.value)).toBe('1');
     expect(FAILED_AUTH_TTL_S).toBe(60);
@@ -249,31 +240,31 @@ describe('a key that failed authentication', () => {
 
   it('is served again within seconds once the upstream accepts it again: one probe per interval goes upstream', async () => {
     const blip = freshKey('blip');
-    upstream.byKey.set(blip, { status: 401, code: 'invalid_api_key' });
+    fake.up.byKey.set(blip, { status: 401, code: 'invalid_api_key' });
     expect((await get('/visibility', blip, from('192.0.2.11'))).status).toBe(401);
     // The upstream is well again, but within the probe interval the edge still refuses, without asking it.
-    upstream.byKey.delete(blip);
+    fake.up.byKey.delete(blip);
     vi.setSystemTime(T0 + PROBE_INTERVAL_MS - 1);
     expect((await get('/visibility', blip, from('192.0.2.11'))).status).toBe(401);
-    expect(upstream.calls).toBe(1);
+    expect(fake.up.calls).toBe(1);
     // The next request is the probe: it reads, and the key is served from then on; the KV flag is gone.
     vi.setSystemTime(T0 + PROBE_INTERVAL_MS);
     expect((await settled('/visibility', blip, from('192.0.2.11'))).status).toBe(200);
     expect((await get('/topics', blip, from('192.0.2.11'))).status).toBe(200);
-    expect(upstream.calls).toBe(3);
+    expect(fake.up.calls).toBe(3);
     const hash = await hashApiKey(blip);
     await expect.poll(() => env.CACHE.get(`authfail:v1:${hash}`)).toBeNull();
   });
 
   it('a key still revoked costs the upstream one probe per interval, however often it is sent', async () => {
     const revoked = freshKey('still-revoked');
-    upstream.byKey.set(revoked, { status: 401, code: 'invalid_api_key' });
+    fake.up.byKey.set(revoked, { status: 401, code: 'invalid_api_key' });
     for (let second = 0; second < 20; second++) {
       vi.setSystemTime(T0 + second * 1000);
       for (let i = 0; i < 5; i++) expect((await get('/visibility', revoked, from('192.0.2.12'))).status).toBe(401);
     }
     // 100 requests over 20 s: the first, then one probe every 5 s.
-    expect(upstream.calls).toBe(1 + Math.floor(19_000 / PROBE_INTERVAL_MS));
+    expect(fake.up.calls).toBe(1 + Math.floor(19_000 / PROBE_INTERVAL_MS));
   });
 });
 
@@ -292,10 +283,10 @@ const NOTHING = { tables: [], rows: 0, alarm: null, kv: 0 };
 
 describe('the state a flood leaves behind', () => {
   it("a random key's gate object keeps its upstream call one window, then holds no storage", async () => {
-    upstream.fault = { status: 401, code: 'invalid_api_key' };
+    fake.up.fault = { status: 401, code: 'invalid_api_key' };
     const key = freshKey('random');
     expect((await get('/visibility', key, from('198.51.100.20'))).status).toBe(401);
-    expect(upstream.calls).toBe(1);
+    expect(fake.up.calls).toBe(1);
     const gate = await gateOf(key);
     expect(await storageOf(gate)).toEqual({ tables: ['calls'], rows: 1, alarm: T0 + RATE_WINDOW_MS, kv: 0 });
     vi.setSystemTime(T0 + RATE_WINDOW_MS);
@@ -321,7 +312,7 @@ describe('the state a flood leaves behind', () => {
   });
 
   it('a flood of random keys from one address creates at most UNVERIFIED_PER_MINUTE gate objects, all empty one window later', async () => {
-    upstream.fault = { status: 401, code: 'invalid_api_key' };
+    fake.up.fault = { status: 401, code: 'invalid_api_key' };
     const created = await inOneLimiterWindow('198.51.104', async (address) => {
       const before = new Set((await listDurableObjectIds(env.UPSTREAM_GATE)).map(String));
       for (let i = 0; i < UNVERIFIED_PER_MINUTE + 30; i++) await get('/visibility', freshKey('flood'), from(address));

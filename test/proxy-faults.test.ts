@@ -7,21 +7,11 @@
  * served as it is.
  */
 import { env } from 'cloudflare:test';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeUpstream, freshKey, get, read, restoreUpstream, settled } from './proxy-upstream';
+import { describe, expect, it, vi } from 'vitest';
+import { fakeUpstreamEachTest, freshKey, get, read, settled } from './proxy-upstream';
 
 const T0 = Date.parse('2026-11-20T10:00:00Z');
-let up: FakeUpstream;
-
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(T0);
-  up = new FakeUpstream().install();
-});
-afterEach(() => {
-  restoreUpstream();
-  vi.useRealTimers();
-});
+const fake = fakeUpstreamEachTest(T0);
 
 const BROKEN_BODIES = {
   truncated: '{"brand_id": 1, "market": {"id": 11, "code": "us"}, "score": 4',
@@ -40,32 +30,32 @@ const FOREIGN_BODIES = {
 describe.each(Object.entries(FOREIGN_BODIES))('an upstream 200 with %s', (_, body) => {
   it('is stored and served as it is: the proxy does not judge bodies', async () => {
     const key = freshKey('foreign');
-    up.fault = { status: 200, body };
+    fake.up.fault = { status: 200, body };
     const first = await read(await get('/visibility', key));
     expect(first).toMatchObject({ status: 200, cache: 'MISS' });
     expect(first.text).toBe(body);
     const again = await read(await get('/visibility', key));
     expect(again).toMatchObject({ status: 200, cache: 'HIT' });
     expect(again.text).toBe(body);
-    expect(up.calls).toBe(1);
+    expect(fake.up.calls).toBe(1);
   });
 });
 
 describe.each(Object.entries(BROKEN_BODIES))('an upstream 200 with %s', (_, body) => {
   it('is a 502 upstream_error saying what is wrong, never stored, asked again next time', async () => {
     const key = freshKey('broken');
-    up.fault = { status: 200, body };
+    fake.up.fault = { status: 200, body };
     const first = await read(await get('/visibility', key));
     expect(first).toMatchObject({ status: 502, body: { error: { code: 'upstream_error' } } });
     expect(first.body?.error?.message).toMatch(/not a JSON object/);
     // Within 2 s the gate shares its last answer (checked again, refused again); after that it asks again.
     expect((await read(await get('/visibility', key))).status).toBe(502);
-    expect(up.calls).toBe(1);
+    expect(fake.up.calls).toBe(1);
     vi.setSystemTime(T0 + 3_000);
     expect((await read(await get('/visibility', key))).status).toBe(502);
-    expect(up.calls).toBe(2);
+    expect(fake.up.calls).toBe(2);
     // The upstream recovers: the next read is a MISS, then a HIT.
-    up.fault = 'ok';
+    fake.up.fault = 'ok';
     vi.setSystemTime(T0 + 6_000);
     expect((await read(await get('/visibility', key))).cache).toBe('MISS');
     expect((await read(await get('/visibility', key))).cache).toBe('HIT');
@@ -77,7 +67,7 @@ describe.each(Object.entries(BROKEN_BODIES))('an upstream 200 with %s', (_, body
     expect(stored.status).toBe(200);
     // Past fresh (1 h) and stale-while-revalidate (1 h more): the proxy must revalidate first.
     vi.setSystemTime(T0 + 2 * 3_600_000 + 1_000);
-    up.fault = { status: 200, body };
+    fake.up.fault = { status: 200, body };
     const served = await read(await get('/visibility', key));
     expect(served).toMatchObject({ status: 200, cache: 'STALE' });
     expect(served.text).toBe(stored.text);
@@ -86,17 +76,17 @@ describe.each(Object.entries(BROKEN_BODIES))('an upstream 200 with %s', (_, body
 
 describe('a 429 storm', () => {
   it('costs one upstream call per key while the upstream asks to wait, then recovers', async () => {
-    up.fault = { status: 429, code: 'rate_limited', headers: { 'retry-after': '30' } };
+    fake.up.fault = { status: 429, code: 'rate_limited', headers: { 'retry-after': '30' } };
     const keys = Array.from({ length: 20 }, () => freshKey('storm'));
     const statuses = [];
     for (let round = 0; round < 5; round++) for (const key of keys) statuses.push((await read(await get('/prompts', key))).status);
     expect(statuses.every((s) => s === 429)).toBe(true);
-    expect(up.calls).toBe(keys.length);
+    expect(fake.up.calls).toBe(keys.length);
     // After Retry-After, with the upstream well again, every key reads.
     vi.setSystemTime(T0 + 31_000);
-    up.fault = 'ok';
+    fake.up.fault = 'ok';
     for (const key of keys) expect((await read(await get('/prompts', key))).status).toBe(200);
-    expect(up.calls).toBe(2 * keys.length);
+    expect(fake.up.calls).toBe(2 * keys.length);
   });
 });
 
@@ -105,7 +95,7 @@ describe('a slow body', () => {
     let cut = false;
     const key = freshKey('slow');
     // Headers at once, half a body, then nothing until the deadline passes: the timeout must cover reading the body too.
-    up.answerWith = (_, deadline) =>
+    fake.up.answerWith = (_, deadline) =>
       new Response(
         new ReadableStream({
           start(controller) {
@@ -127,9 +117,9 @@ describe('a slow body', () => {
     expect(answer.body?.error?.message).toMatch(/did not answer within 10000 ms/);
     expect(cut).toBe(true);
     // Nothing stored: the next read asks again (after the gate's 2 s of sharing a 200, which this was not).
-    up.answerWith = undefined;
+    fake.up.answerWith = undefined;
     expect((await read(await settled('/visibility', key))).cache).toBe('MISS');
-    expect(up.calls).toBe(2);
+    expect(fake.up.calls).toBe(2);
   });
 });
 
@@ -143,6 +133,6 @@ describe('a KV outage', () => {
       const r = await read(await settled('/visibility', key, {}, { env: brokenEnv }));
       expect(r).toMatchObject({ status: 200 });
     }
-    expect(up.calls).toBeGreaterThanOrEqual(1);
+    expect(fake.up.calls).toBeGreaterThanOrEqual(1);
   });
 });

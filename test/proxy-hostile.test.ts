@@ -11,14 +11,14 @@
  * the tests' fake (test/proxy-upstream.ts): no request leaves the process.
  */
 import { env } from 'cloudflare:test';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { API_BASE } from '../src/contract/operations';
 import { matchOperation } from '../src/contract/request';
 import { sha256Hex } from '../src/lib/hash';
 import { cacheKeyOf, validate } from '../src/proxy/cache-key';
 import { CACHE_URL_BASE, DEFAULT_UPSTREAM_MAX_BYTES, MEMORY_TIER_MAX_CHARS } from '../src/proxy/policy';
 import { CacheStore, makeEntry } from '../src/proxy/store';
-import { FakeUpstream, freshKey, read, restoreUpstream, settled } from './proxy-upstream';
+import { fakeUpstreamEachTest, freshKey, read, settled } from './proxy-upstream';
 
 const T0 = Date.parse('2026-11-20T10:00:00Z');
 const MiB = 1024 * 1024;
@@ -26,17 +26,7 @@ const MiB = 1024 * 1024;
 const CHUNK = 64 * 1024;
 const PATH = '/topics';
 
-let up: FakeUpstream;
-
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(T0);
-  up = new FakeUpstream().install();
-});
-afterEach(() => {
-  restoreUpstream();
-  vi.useRealTimers();
-});
+const fake = fakeUpstreamEachTest(T0);
 
 /**
  * A valid JSON object of `total` bytes (Infinity: a body that never ends),
@@ -91,7 +81,7 @@ describe('an upstream answer over UPSTREAM_MAX_BYTES', () => {
   it('declared by Content-Length (30 MiB of valid JSON): refused unread, 502, nothing stored, the next read a MISS of the whole answer', async () => {
     const key = freshKey('huge-declared');
     const huge = hugeBody(30 * MiB);
-    up.answerWith = () => new Response(huge.stream, { headers: { 'content-type': 'application/json', 'content-length': String(30 * MiB) } });
+    fake.up.answerWith = () => new Response(huge.stream, { headers: { 'content-type': 'application/json', 'content-length': String(30 * MiB) } });
     const answer = await read(await settled(PATH, key));
     expectTooLarge(answer);
     expect(huge.seen.cancelled).toBe(true);
@@ -99,7 +89,7 @@ describe('an upstream answer over UPSTREAM_MAX_BYTES', () => {
     expect(huge.seen.produced).toBeLessThanOrEqual(CHUNK);
     await expectNothingStored(key, PATH);
 
-    up.answerWith = undefined;
+    fake.up.answerWith = undefined;
     vi.setSystemTime(T0 + 3_000);
     const next = await read(await settled(PATH, key));
     expect(next).toMatchObject({ status: 200, cache: 'MISS' });
@@ -110,22 +100,22 @@ describe('an upstream answer over UPSTREAM_MAX_BYTES', () => {
   it('chunked, without Content-Length (30 MiB): read no further than the limit, cancelled, 502, nothing stored', async () => {
     const key = freshKey('huge-chunked');
     const huge = hugeBody(30 * MiB);
-    up.answerWith = () => new Response(huge.stream, { headers: { 'content-type': 'application/json' } });
+    fake.up.answerWith = () => new Response(huge.stream, { headers: { 'content-type': 'application/json' } });
     expectTooLarge(await read(await settled(PATH, key)));
     expect(huge.seen.cancelled).toBe(true);
     expect(huge.seen.produced).toBeLessThanOrEqual(DEFAULT_UPSTREAM_MAX_BYTES + 2 * CHUNK);
     await expectNothingStored(key, PATH);
     // Not a HIT of a cut copy: the next read asks the upstream again.
-    up.answerWith = undefined;
+    fake.up.answerWith = undefined;
     vi.setSystemTime(T0 + 3_000);
     expect(await read(await settled(PATH, key))).toMatchObject({ status: 200, cache: 'MISS' });
-    expect(up.calls).toBe(2);
+    expect(fake.up.calls).toBe(2);
   });
 
   it('a body that never ends: 502 at the limit, not at the timeout (which never passes here)', async () => {
     const key = freshKey('endless');
     const endless = hugeBody(Infinity);
-    up.answerWith = () => new Response(endless.stream, { headers: { 'content-type': 'application/json' } });
+    fake.up.answerWith = () => new Response(endless.stream, { headers: { 'content-type': 'application/json' } });
     expectTooLarge(await read(await settled(PATH, key)));
     expect(endless.seen.cancelled).toBe(true);
     expect(endless.seen.produced).toBeLessThanOrEqual(DEFAULT_UPSTREAM_MAX_BYTES + 2 * CHUNK);
@@ -137,7 +127,7 @@ describe('an upstream answer over UPSTREAM_MAX_BYTES', () => {
     const stored = await read(await settled(PATH, key));
     // Past fresh (5 min) and stale-while-revalidate (5 min more): the proxy must ask the upstream first.
     vi.setSystemTime(T0 + 11 * 60_000);
-    up.answerWith = () => new Response(hugeBody(30 * MiB).stream, { headers: { 'content-type': 'application/json' } });
+    fake.up.answerWith = () => new Response(hugeBody(30 * MiB).stream, { headers: { 'content-type': 'application/json' } });
     const response = await settled(PATH, key);
     expect(response.headers.get('cache-status')).toContain('detail=too_large');
     expect(await read(response)).toMatchObject({ status: 200, cache: 'STALE', text: stored.text });
@@ -145,12 +135,12 @@ describe('an upstream answer over UPSTREAM_MAX_BYTES', () => {
 
   it('follows the setting: an answer of exactly the limit is served, one byte more is not', async () => {
     const limit = 4096;
-    up.install(10_000, limit);
+    fake.up.install(10_000, limit);
     const body = (size: number) => `{"brand_id": 1, "pad": "${'a'.repeat(size - 26)}"}`;
     expect(body(limit)).toHaveLength(limit);
-    up.answerWith = () => new Response(body(limit), { headers: { 'content-type': 'application/json' } });
+    fake.up.answerWith = () => new Response(body(limit), { headers: { 'content-type': 'application/json' } });
     expect(await read(await settled(PATH, freshKey('limit')))).toMatchObject({ status: 200, cache: 'MISS', text: body(limit) });
-    up.answerWith = () => new Response(body(limit + 1), { headers: { 'content-type': 'application/json' } });
+    fake.up.answerWith = () => new Response(body(limit + 1), { headers: { 'content-type': 'application/json' } });
     expectTooLarge(await read(await settled(PATH, freshKey('limit-and-one'))), limit);
   });
 });
@@ -163,7 +153,7 @@ describe('a redirect to a private address', () => {
     ['a scheme-relative URL', '//10.0.0.7:8080/internal?token=abc', 'https://10.0.0.7:8080'],
   ])('given as %s: 502 saying the upstream redirected and nothing was followed, the target in the operator\'s log only', async (_, location, origin) => {
     const key = freshKey('redirect');
-    up.answerWith = () => new Response(null, { status: 302, headers: { location } });
+    fake.up.answerWith = () => new Response(null, { status: 302, headers: { location } });
     const warned: string[] = [];
     const spy = vi.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => void warned.push(args.map(String).join(' ')));
     let response: Response;
@@ -180,7 +170,7 @@ describe('a redirect to a private address', () => {
     expect(answer.text).not.toContain(host);
     for (const [name, value] of response.headers) expect(`${name}: ${value}`).not.toContain(host);
     // Only the fake upstream was asked: nothing went to the address (a fake transport: nothing would leave the process anyway).
-    expect(up.requests.map((r) => new URL(r.url).origin)).toEqual(['https://upstream.test']);
+    expect(fake.up.requests.map((r) => new URL(r.url).origin)).toEqual(['https://upstream.test']);
     // The operator's log has the origin it pointed to, never its path, query or the key.
     const line = warned.find((l) => l.includes('redirected to another origin'));
     expect(line && JSON.parse(line)).toMatchObject({ target: origin });
@@ -189,7 +179,7 @@ describe('a redirect to a private address', () => {
   });
 
   it("an upstream error whose Content-Type says more than a media type: the 502 repeats the media type only", async () => {
-    up.fault = { status: 500, body: '<html>down</html>', headers: { 'content-type': `text/html; see=${METADATA}/` } };
+    fake.up.fault = { status: 500, body: '<html>down</html>', headers: { 'content-type': `text/html; see=${METADATA}/` } };
     const answer = await read(await settled(PATH, freshKey('type')));
     expect(answer).toMatchObject({ status: 502, body: { error: { code: 'upstream_error' } } });
     expect(answer.body?.error?.message).toContain('HTTP 500 with text/html,');
@@ -224,7 +214,7 @@ describe('a stored copy that is not whole', () => {
     const { key, name, whole } = await stored('cut-edge');
     await cutEdgeCopy(name);
     expect(await read(await settled(PATH, key))).toMatchObject({ status: 200, cache: 'HIT', text: whole });
-    expect(up.calls).toBe(1);
+    expect(fake.up.calls).toBe(1);
     // The cut copy went; KV's whole one took its place.
     expect(await (await caches.default.match(CACHE_URL_BASE + name))?.text()).toBe(whole);
   });
@@ -238,10 +228,10 @@ describe('a stored copy that is not whole', () => {
     const { value, metadata } = await env.CACHE.getWithMetadata(name, 'text');
     await env.CACHE.put(name, spoil(value!), { metadata });
     // The upstream fails now: with the spoiled copy dropped there is nothing to serve, not even as stale.
-    up.fault = { status: 503 };
+    fake.up.fault = { status: 503 };
     expect(await read(await settled(PATH, key))).toMatchObject({ status: 503, cache: 'BYPASS' });
     expect(await env.CACHE.get(name)).toBeNull();
-    up.fault = 'ok';
+    fake.up.fault = 'ok';
     vi.setSystemTime(T0 + 2 * PAST_MEMORY);
     expect(await read(await settled(PATH, key))).toMatchObject({ status: 200, cache: 'MISS' });
   });

@@ -7,6 +7,7 @@
  * passed (it hangs, or its body stalls), so no test waits in real time.
  */
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
+import { afterEach, beforeEach, vi } from 'vitest';
 import { handleOrigin } from '../src/origin/handler';
 import { matchOperation } from '../src/contract/request';
 import { validPath } from './helpers';
@@ -148,4 +149,23 @@ export async function read(response: Response) {
     body: text ? (JSON.parse(text) as Record<string, unknown> & { error?: { code: string; message: string } }) : null,
     text,
   };
+}
+
+/**
+ * Every test of the calling file starts with `Date` at `t0` and a new
+ * FakeUpstream installed, and ends with the upstream and the clock restored.
+ * `fake.up` is the running test's upstream.
+ */
+export function fakeUpstreamEachTest(t0: number): { up: FakeUpstream } {
+  const fake = {} as { up: FakeUpstream };
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(t0);
+    fake.up = new FakeUpstream().install();
+  });
+  afterEach(() => {
+    restoreUpstream();
+    vi.useRealTimers();
+  });
+  return fake;
 }
