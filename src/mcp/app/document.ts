@@ -72,7 +72,7 @@ export function viewDocument(): string {
 </head>
 <body>
 <header class="masthead"><b>${PRODUCT_NAME}</b></header>
-<main aria-live="polite"><p class="small">Waiting for the figures…</p></main>
+<main><p class="small">Waiting for the figures…</p></main>
 <script>${inlineScript(VIEW_SCRIPT)}</script>
 </body>
 </html>`;
