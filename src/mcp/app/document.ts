@@ -9,7 +9,7 @@
  *
  * The colours follow the host's theme (`data-theme` on the root, set by the
  * script from `hostContext.theme`), and the system's (`prefers-color-scheme`)
- * until the host says one. One column that reads from 320 px up; the chart
+ * until the host says one. One column (checked at 400 and 700 px); the chart
  * scales to the width.
  */
 import { COLOURS, PRODUCT_NAME } from '../../lib/html';
