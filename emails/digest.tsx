@@ -12,8 +12,8 @@ import { Link } from '@react-email/link';
 import { Section } from '@react-email/section';
 import { Text } from '@react-email/text';
 import type { ResponseOf } from '../src/contract/operations';
-import { buildReport, notProvidedIn, type Report, type VisibilitySection } from '../src/weekly-report/model';
-import { countOf, formatCount, formatPercent, formatPoints, formatStamp, formatTrend } from '../src/weekly-report/words';
+import { buildReport, notProvidedIn, type Report } from '../src/weekly-report/model';
+import { formatCount, formatPercent, formatStamp, formatTrend, scoreNote } from '../src/weekly-report/words';
 import { EngineTable } from './_components/engine-table';
 import { ActionButton, EmailLayout, FooterLink, H2, P, Small } from './_components/layout';
 import { QuestionList } from './_components/question-list';
@@ -33,17 +33,6 @@ export interface DigestEmailProps {
 
 const trendClass = (trend: string) => (trend === 'up' ? cls.good : trend === 'down' ? cls.bad : cls.muted);
 const trendColor = (trend: string) => (trend === 'up' ? color.good : trend === 'down' ? color.bad : color.muted);
-
-/** The line under the score: against the week before, the noise, and the answers behind it. */
-function scoreNote(vis: VisibilitySection, brand: string, periodLabel: string): string {
-  if (vis.score === null) return `No AI answer came back in ${periodLabel}.`;
-  const answers = `${formatCount(vis.naming_runs)} of ${countOf(vis.answered_runs, 'AI answer')} named ${brand}.`;
-  if (vis.previous === null || vis.change === null) return `The week before was not measured. ${answers}`;
-  const noise = vis.noise === null ? null : `±${vis.noise.toFixed(1)} pts`;
-  if (vis.trend === 'steady')
-    return `${formatPoints(vis.change)} on ${formatPercent(vis.previous)} the week before: within sampling noise${noise ? ` (${noise})` : ''}, so steady. ${answers}`;
-  return `${vis.trend === 'up' ? 'Up' : 'Down'} from ${formatPercent(vis.previous)} the week before${noise ? `; sampling noise is ${noise}` : ''}. ${answers}`;
-}
 
 export function DigestEmail({ report, links }: DigestEmailProps) {
   const { visibility: vis, won_lost: wl } = report;

@@ -29,6 +29,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { checkMcpApp } from './browser/mcp-app.mjs';
 
 const PORT = Number(process.env.BROWSER_TEST_PORT ?? 8792);
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -587,6 +588,8 @@ try {
     step(`dark scheme: ok -> ${join(ARTIFACTS, 'report-link-phone-dark-first-screen.png')}`);
     await context.close();
   }
+
+  await checkMcpApp({ browser, base: BASE, key: KEY, artifacts: ARTIFACTS, step }); // the weekly report as an MCP App in a test host: scripts/browser/mcp-app.mjs
 
   // A changed link: a clear 403 page, screenshotted too. The character changed is inside the signature, not its
   // last one: a last character carries unused bits, and one spelled with them set is malformed (400), not forged.

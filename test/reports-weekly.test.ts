@@ -10,7 +10,7 @@ import { useServicesForTests } from './seams';
 import { FakeQueue, FakeResend, testEnv } from './digests-helpers';
 import { FakeUpstream, freshKey, restoreUpstream } from './proxy-upstream';
 import { call, callWith, clearReports, pageFigures, reportJson, visibleText } from './reports-helpers';
-import { chartScale, MIN_SCALE_POINTS } from '../src/reports/chart';
+import { chartScale, MIN_SCALE_POINTS } from '../src/weekly-report/chart';
 import { sha256Hex } from '../src/lib/hash';
 
 beforeAll(clearReports);

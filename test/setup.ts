@@ -20,6 +20,7 @@ if (await isEmpty(env.DB)) await seedDemo(env.DB, { today: toDay(new Date()) });
 await (await SELF.fetch('http://localhost/openapi.json')).arrayBuffer(); // src/app/product.ts
 await (await SELF.fetch('http://localhost/mcp')).arrayBuffer(); // src/mcp/http.ts
 await renderConfirmation(ConfirmSubscriptionEmail.PreviewProps); // src/mail/templates.ts
+await import('../src/mcp/app/document'); // the MCP App's HTML, which the first resources/read of its view loads
 
 /** The upstream gates of the demo keys, which many tests share (tests that count a gate's calls use keys of their own). */
 const demoGates = await Promise.all(DEMO_ACCOUNTS.map(async (account) => env.UPSTREAM_GATE.idFromName(await sha256Hex(account.key))));

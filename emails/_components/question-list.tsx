@@ -6,21 +6,8 @@
  */
 import { Text } from '@react-email/text';
 import type { QuestionMove } from '../../src/weekly-report/model';
-import { joinNames, quoted } from '../../src/weekly-report/words';
+import { movedLine, quoted } from '../../src/weekly-report/words';
 import { cls, color, text, wrapAnywhere } from './theme';
-
-/** How the engines of a question moved, in words: `No longer named by Claude and Gemini (now 2 of 6 engines); Helpwave is named instead.` */
-export function movedLine(q: QuestionMove, engineCount: number): string {
-  const way = q.outcome === 'won' ? 'gained' : 'lost';
-  const main = q.engines.filter((e) => e.direction === way).map((e) => e.engine_label);
-  const other = q.engines.filter((e) => e.direction !== way).map((e) => e.engine_label);
-  const of = `${q.engines_naming_now} of ${engineCount} engines`;
-  // A service that does not say which engines moved: only how many name the brand.
-  if (q.engines.length === 0) return `Named by ${of} now, ${q.engines_naming_before} the week before.`;
-  if (q.outcome === 'won') return `Now named by ${joinNames(main)} (${of})${other.length > 0 ? `; no longer by ${joinNames(other)}` : ''}.`;
-  const rivals = [...new Set(q.engines.filter((e) => e.direction === way && e.top_rival).map((e) => e.top_rival!))];
-  return `No longer named by ${joinNames(main)} (now ${of})${other.length > 0 ? `; now named by ${joinNames(other)}` : ''}${rivals.length > 0 ? `; ${joinNames(rivals)} ${rivals.length === 1 ? 'is' : 'are'} named instead` : ''}.`;
-}
 
 export function QuestionList({ questions, engineCount }: { questions: QuestionMove[]; engineCount: number }) {
   return (

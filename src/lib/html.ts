@@ -15,12 +15,13 @@
  * nonce (CSP Level 3, `script-src 'nonce-…'`). Colours meet WCAG 2.2 AA in
  * both schemes (light: the emails' theme; dark: 6.9:1 or more for text).
  */
+import { escapeHtml } from './escape';
 import { TOKEN_FAILURE_STATUS, type TokenFailure } from './signing';
 
 /** The only product word of this folder: the name every page carries in its header. */
 export const PRODUCT_NAME = 'Brand AI-Visibility';
 
-export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+export { escapeHtml };
 
 /** A fresh CSP nonce (128 random bits, base64) for the one script of one response. */
 export function newNonce(): string {
@@ -28,14 +29,23 @@ export function newNonce(): string {
   return btoa(String.fromCharCode(...bytes));
 }
 
+/** The colours of every page and of the MCP App's view, as custom properties, in the light and the dark scheme. */
+export const COLOURS = {
+  light: '--ink:#111827;--muted:#4b5563;--rule:#e5e7eb;--panel:#f3f4f6;--page:#fff;--link:#1d4ed8;--button:#1d4ed8;--good:#047857;--bad:#b91c1c;--accent:#2563eb;--accent-strong:#1e3a8a;--empty:#d1d5db;--focus:#93c5fd',
+  dark: '--ink:#f3f4f6;--muted:#9ca3af;--rule:#374151;--panel:#030712;--page:#111827;--link:#93c5fd;--button:#2563eb;--good:#34d399;--bad:#f87171;--accent:#60a5fa;--accent-strong:#dbeafe;--empty:#4b5563;--focus:#60a5fa',
+} as const;
+
+/** The colours as the pages declare them: light, and dark where the reader's system prefers it. */
+const COLOUR_STYLE = `:root{color-scheme:light dark;${COLOURS.light}}
+@media (prefers-color-scheme:dark){:root{${COLOURS.dark}}}`;
+
 /**
  * The shared style: colours as custom properties (light, and dark under
  * `prefers-color-scheme`), one column that works from 320 px up, type, links,
  * buttons, tables and code that wrap instead of widening the page.
  */
 export const BASE_STYLE = `
-:root{color-scheme:light dark;--ink:#111827;--muted:#4b5563;--rule:#e5e7eb;--panel:#f3f4f6;--page:#fff;--link:#1d4ed8;--button:#1d4ed8;--good:#047857;--bad:#b91c1c;--accent:#2563eb;--accent-strong:#1e3a8a;--empty:#d1d5db;--focus:#93c5fd}
-@media (prefers-color-scheme:dark){:root{--ink:#f3f4f6;--muted:#9ca3af;--rule:#374151;--panel:#030712;--page:#111827;--link:#93c5fd;--button:#2563eb;--good:#34d399;--bad:#f87171;--accent:#60a5fa;--accent-strong:#dbeafe;--empty:#4b5563;--focus:#60a5fa}}
+${COLOUR_STYLE}
 *{box-sizing:border-box}
 body{margin:0;background:var(--panel);color:var(--ink);font:16px/1.5 -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;-webkit-text-size-adjust:100%}
 .masthead,main{max-width:760px;margin:0 auto}

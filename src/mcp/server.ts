@@ -14,6 +14,7 @@
  * always the contract's shape and satisfies the tool's output schema. A body
  * that cannot be read so is a 502 result naming the field.
  */
+import { registerAppTool } from '@modelcontextprotocol/ext-apps/server';
 import { McpServer } from '@modelcontextprotocol/server';
 import type { ApiClient, WithMeta } from '../client';
 import { completers } from './completions';
@@ -22,6 +23,7 @@ import { registerPrompts } from './prompts';
 import { bodyResult, failureResult } from './results';
 import { type OperationTool, READ_ONLY, type ToolDefinition, toolsOfOperations } from './tools';
 import { weeklyReport, weeklyReportTool } from './weekly';
+import { registerWeeklyView, VIEW_TOOL_META, VIEW_TOOLS } from './weekly-view';
 
 export const SERVER_INFO = { name: 'brand-ai-visibility-edge', title: 'Brand AI visibility', version: '1.0.0' };
 
@@ -39,13 +41,21 @@ type Result = ReturnType<typeof bodyResult>;
 /** A tool as registered: what it says (built once per isolate) and its call, given the request's client. */
 interface ServedTool {
   name: string;
-  config: { title: string; description: string; inputSchema: ToolDefinition['input']; outputSchema: ToolDefinition['output']; annotations: typeof READ_ONLY };
+  config: { title: string; description: string; inputSchema: ToolDefinition['input']; outputSchema: ToolDefinition['output']; annotations: typeof READ_ONLY; _meta?: typeof VIEW_TOOL_META };
   call: (client: ApiClient, args: Record<string, unknown>, now: () => Date) => Promise<Result>;
 }
 
 const served = (tool: ToolDefinition, call: ServedTool['call']): ServedTool => ({
   name: tool.name,
-  config: { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: READ_ONLY },
+  config: {
+    title: tool.title,
+    description: tool.description,
+    inputSchema: tool.input,
+    outputSchema: tool.output,
+    annotations: READ_ONLY,
+    // The MCP App's view of the result (weekly-view.ts), for the hosts that show apps.
+    ...(VIEW_TOOLS.has(tool.name) ? { _meta: VIEW_TOOL_META } : {}),
+  },
   call,
 });
 
@@ -70,7 +80,8 @@ function toolsServed(): readonly ServedTool[] {
 }
 
 /**
- * A new server with every tool and prompt, reading with `client` (the
+ * A new server with every tool and prompt and the weekly report's view (the
+ * resource `weekly_report` and `get_visibility` link), reading with `client` (the
  * caller's key, through `apiFor()`). The SDK serves one request per server,
  * so the server is new; what it registers was built once per isolate
  * (`toolsServed`, the prompts' definitions), and only the calls that carry
@@ -78,7 +89,13 @@ function toolsServed(): readonly ServedTool[] {
  */
 export function mcpServer(client: ApiClient, now: () => Date): McpServer {
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
-  for (const tool of toolsServed()) server.registerTool(tool.name, tool.config, (args) => tool.call(client, args, now));
+  for (const tool of toolsServed()) {
+    const call = (args: Record<string, unknown>) => tool.call(client, args, now);
+    const { _meta, ...config } = tool.config;
+    if (_meta) registerAppTool(server, tool.name, { ...config, _meta }, call);
+    else server.registerTool(tool.name, config, call);
+  }
+  registerWeeklyView(server);
   registerPrompts(server, completers(client));
   return server;
 }

@@ -27,7 +27,7 @@ import { LINK_DAYS, readFailure } from '../links/keyed-routes';
 import { DAY_MS } from '../lib/time';
 import { clientAddressOf } from '../proxy';
 import { formatDay, formatRange, formatScore, HISTORY_WEEKS, type HistoryWeek, readHistory, readScope, shortDay, type WeeklyInputs } from '../weekly-report';
-import { chartSvg } from './chart';
+import { chartSvg } from '../weekly-report/chart';
 import type { ReportDeps } from './deps';
 import { COPY_SCRIPT, CSV_TABLE_PARTS, CSV_TABLES, type CsvTable, csvRow, STYLE } from './page';
 

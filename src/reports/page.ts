@@ -1,7 +1,7 @@
 /**
  * The weekly report as a web page: the same `Report` the digest email renders
  * (src/weekly-report/model.ts), plus what a page can hold and the email
- * cannot: the 12 weeks as a chart (chart.ts) and a table, answers per engine
+ * cannot: the 12 weeks as a chart (src/weekly-report/chart.ts) and a table, answers per engine
  * (`/prompts`), share of voice against the top rivals (`/overview`), every
  * won and lost question, the brand's other markets, and a link to share. A
  * part the Read API does not provide leaves its section out, with one line
@@ -31,7 +31,7 @@ import {
   trendOf,
 } from '../weekly-report/model';
 import type { PartId } from '../weekly-report/parts';
-import { CHART_STYLE, chartScale, chartSvg } from './chart';
+import { CHART_STYLE, chartScale, chartSvg } from '../weekly-report/chart';
 
 const SECTION = 'weekly report';
 

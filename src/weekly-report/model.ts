@@ -61,8 +61,10 @@ import * as z from 'zod';
 import type { ResponseOf } from '../contract/operations';
 import { type AnswerState, type Engine, ENGINES, NAMING_STATES } from '../contract/enums';
 import { NEEDS, notProvidedLine, PARTS, type PartId } from './parts';
-import { formatPercent, formatPoints, formatRange, formatTrend, joinNames, possessive, quoted, sentence, type Trend } from './words';
+import { changeNoise, trendOf } from './noise';
+import { formatPercent, formatPoints, formatRange, formatTrend, joinNames, possessive, quoted, sentence, shortDay, type Trend } from './words';
 
+export * from './noise';
 export * from './words';
 
 export const DIGEST_KINDS = ['visibility', 'won_lost'] as const;
@@ -263,35 +265,10 @@ export const QUESTIONS_SHOWN = 10;
 export const DIGEST_QUESTIONS = 5;
 export const LOST_SHOWN = 3;
 
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** `2026-11-16` as `16 Nov` (the page's short form; the email writes `formatDay`). */
-export function shortDay(day: string): string {
-  const [, month, date] = day.split('-');
-  return `${Number(date)} ${MONTHS[Number(month) - 1]}`;
-}
-
 /** A period as `16–22 Nov`, or `30 Nov–6 Dec` across months (log lines; the email writes `formatRange`). */
 export function formatPeriod(period: { from: string; to: string }): string {
   const sameMonth = period.from.slice(0, 7) === period.to.slice(0, 7);
   return sameMonth ? `${Number(period.from.slice(8))}–${shortDay(period.to)}` : `${shortDay(period.from)}–${shortDay(period.to)}`;
-}
-
-/** One standard error of the difference of two shares (percent), or null when either side is unmeasured. */
-export function changeNoise(p1: number | null, n1: number, p0: number | null, n0: number): number | null {
-  if (p1 === null || p0 === null || n1 <= 0 || n0 <= 0) return null;
-  const a = p1 / 100;
-  const b = p0 / 100;
-  return 100 * Math.sqrt((a * (1 - a)) / n1 + (b * (1 - b)) / n0);
-}
-
-/** Up or down only when the change is at least one standard error. */
-export function trendOf(change: number | null, noise: number | null): Trend {
-  if (change === null) return 'unknown';
-  if (noise !== null && Math.abs(change) < noise) return 'steady';
-  if (change > 0) return 'up';
-  if (change < 0) return 'down';
-  return 'steady';
 }
 
 /** `+3.1`, `-2.0`, or `steady` for a change within the noise (the page's form; the email writes `formatTrend`, with units). */

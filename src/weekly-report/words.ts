@@ -3,9 +3,12 @@
  * lead, the email and the page say them the same way: one date format
  * (`16 Nov 2026`, ranges `16–22 Nov 2026`), numbers with separators
  * (`1,719`), changes with their unit (`+2.1 pts`, `−3.3 pts`), and `steady`
- * for a change within the sampling noise. Pure functions, no product
- * knowledge beyond the words.
+ * for a change within the sampling noise, and how a question's engines moved
+ * (`movedLine`). Pure functions with no import but types, so the MCP App's
+ * browser bundle (src/mcp/app) writes the figures as the email does.
  */
+
+import type { QuestionMove, VisibilitySection } from './model';
 
 export type Trend = 'up' | 'down' | 'steady' | 'unknown';
 
@@ -18,6 +21,12 @@ const parts = (day: string) => {
   const [year, month, date] = day.split('-');
   return { year: Number(year), month: MONTHS[Number(month) - 1]!, date: Number(date) };
 };
+
+/** `2026-11-16` as `16 Nov` (the page's and the chart's short form; the email writes `formatDay`). */
+export function shortDay(day: string): string {
+  const { month, date } = parts(day);
+  return `${date} ${month}`;
+}
 
 /** `2026-11-16` as `16 Nov 2026`: the one date format of the email. */
 export function formatDay(day: string): string {
@@ -81,3 +90,27 @@ export const sentence = (text: string): string => (/[.?!][”"]?$/.test(text) ? 
 
 /** `Brightdesk's`. */
 export const possessive = (name: string): string => `${name}’s`;
+
+/** How the engines of a question moved, in words: `No longer named by Claude and Gemini (now 2 of 6 engines); Helpwave is named instead.` */
+export function movedLine(q: QuestionMove, engineCount: number): string {
+  const way = q.outcome === 'won' ? 'gained' : 'lost';
+  const main = q.engines.filter((e) => e.direction === way).map((e) => e.engine_label);
+  const other = q.engines.filter((e) => e.direction !== way).map((e) => e.engine_label);
+  const of = `${q.engines_naming_now} of ${engineCount} engines`;
+  // A service that does not say which engines moved: only how many name the brand.
+  if (q.engines.length === 0) return `Named by ${of} now, ${q.engines_naming_before} the week before.`;
+  if (q.outcome === 'won') return `Now named by ${joinNames(main)} (${of})${other.length > 0 ? `; no longer by ${joinNames(other)}` : ''}.`;
+  const rivals = [...new Set(q.engines.filter((e) => e.direction === way && e.top_rival).map((e) => e.top_rival!))];
+  return `No longer named by ${joinNames(main)} (now ${of})${other.length > 0 ? `; now named by ${joinNames(other)}` : ''}${rivals.length > 0 ? `; ${joinNames(rivals)} ${rivals.length === 1 ? 'is' : 'are'} named instead` : ''}.`;
+}
+
+/** The line under the score: against the week before, the noise, and the answers behind it. */
+export function scoreNote(vis: VisibilitySection, brand: string, periodLabel: string): string {
+  if (vis.score === null) return `No AI answer came back in ${periodLabel}.`;
+  const answers = `${formatCount(vis.naming_runs)} of ${countOf(vis.answered_runs, 'AI answer')} named ${brand}.`;
+  if (vis.previous === null || vis.change === null) return `The week before was not measured. ${answers}`;
+  const noise = vis.noise === null ? null : `±${vis.noise.toFixed(1)} pts`;
+  if (vis.trend === 'steady')
+    return `${formatPoints(vis.change)} on ${formatPercent(vis.previous)} the week before: within sampling noise${noise ? ` (${noise})` : ''}, so steady. ${answers}`;
+  return `${vis.trend === 'up' ? 'Up' : 'Down'} from ${formatPercent(vis.previous)} the week before${noise ? `; sampling noise is ${noise}` : ''}. ${answers}`;
+}

@@ -1,11 +1,14 @@
 /**
- * The report page's 12-week chart: an inline SVG line with every week's score
- * written beside its point. The scale fits the scores instead of starting at
- * zero, so a move of 3 points is plainly visible; the caption says where the
- * scale starts and ends, and the table under the chart lists every figure.
+ * The weekly score chart of the report page, the kept history's page
+ * (src/reports) and the MCP App's view (src/mcp/app): an inline SVG line with
+ * every week's score written beside its point. The scale fits the scores
+ * instead of starting at zero, so a move of 3 points is plainly visible; the
+ * caption says where the scale starts and ends, and on the pages the table
+ * under the chart lists every figure. A pure function of the weeks with no
+ * import beyond `escapeHtml`, so the view's browser bundle can carry it.
  */
-import { escapeHtml } from '../lib/html';
-import type { ChartBar } from '../weekly-report/model';
+import { escapeHtml } from '../lib/escape';
+import type { ChartBar } from './model';
 
 /** The vertical scale: `lo` to `hi` percent, gridlines every `step`. */
 export interface ChartScale {
@@ -43,8 +46,8 @@ export const CHART = { width: 640, height: 280, left: 56, right: 16, top: 30, bo
 
 const fixed = (n: number) => n.toFixed(1);
 
-/** The chart of `weeks` (oldest first); `brand` names it for screen readers. */
-export function chartSvg(weeks: ChartBar[], brand: string): string {
+/** The chart of `weeks` (oldest first); `brand` names it for screen readers; `tableBelow`: a table under it lists every week. */
+export function chartSvg(weeks: ChartBar[], brand: string, { tableBelow = true } = {}): string {
   const measured = weeks.filter((w): w is ChartBar & { score: number } => w.score !== null);
   const scale = chartScale(measured.map((w) => w.score));
   const plotW = CHART.width - CHART.left - CHART.right;
@@ -101,7 +104,7 @@ export function chartSvg(weeks: ChartBar[], brand: string): string {
   const desc =
     measured.length === 0
       ? 'No week was measured.'
-      : `Weeks of ${first ? escapeHtml(first.label) : ''} to ${latest ? escapeHtml(latest.label) : ''}, on a scale from ${scale.lo}% to ${scale.hi}%: lowest ${Math.min(...measured.map((w) => w.score)).toFixed(1)}%, highest ${Math.max(...measured.map((w) => w.score)).toFixed(1)}%, latest ${latest?.score == null ? 'not measured' : `${latest.score.toFixed(1)}%`}. The table below lists every week.`;
+      : `Weeks of ${first ? escapeHtml(first.label) : ''} to ${latest ? escapeHtml(latest.label) : ''}, on a scale from ${scale.lo}% to ${scale.hi}%: lowest ${Math.min(...measured.map((w) => w.score)).toFixed(1)}%, highest ${Math.max(...measured.map((w) => w.score)).toFixed(1)}%, latest ${latest?.score == null ? 'not measured' : `${latest.score.toFixed(1)}%`}.${tableBelow ? ' The table below lists every week.' : ''}`;
   return `<svg class="chart" viewBox="0 0 ${CHART.width} ${CHART.height}" role="img" aria-labelledby="chart-title chart-desc" data-testid="chart" data-scale-lo="${scale.lo}" data-scale-hi="${scale.hi}">
 <title id="chart-title">${escapeHtml(brand)}: AI visibility by week, last ${weeks.length} weeks</title>
 <desc id="chart-desc">${desc}</desc>
