@@ -24,9 +24,8 @@ import { OAUTH_ENDPOINTS } from './oauth-paths';
 /** The one scope: read, the only thing the API allows. */
 export const READ_SCOPE = 'read';
 
-/** Access tokens last an hour; a grant 30 days from its last refresh, 90 at most (see SECURITY.md). */
+/** Access tokens last an hour; a grant (and its refresh token) 90 days from the consent, however often it is refreshed: then the person consents again (SECURITY.md). */
 const ACCESS_TOKEN_TTL = 3600;
-const GRANT_IDLE_TTL = 30 * 86_400;
 const GRANT_TTL = 90 * 86_400;
 
 /** What the provider reads of the env: its KV namespace. */
@@ -73,7 +72,6 @@ export function oauthServersFor(origin: string): OAuthServers {
         scopesSupported: [READ_SCOPE],
         accessTokenTTL: ACCESS_TOKEN_TTL,
         refreshTokenTTL: GRANT_TTL,
-        refreshTokenIdleTTL: GRANT_IDLE_TTL,
         // The provider logs a warning per OAuth error by default; these carry no secret, but say what failed for the operator.
         onError: ({ code, status, internal }) => {
           console.warn(JSON.stringify({ msg: 'oauth error', code, status, category: internal.category, reason: internal.reason }));
