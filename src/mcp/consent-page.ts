@@ -54,7 +54,7 @@ const WHAT_IT_CAN_DO = `<div class="facts"><strong>What it will be able to do</s
 <ul>
 <li>Read, never change: the same data as your API key reads at <code>/api/v1</code>, for every brand the key reads, within the key's plan and its limit of 60 upstream reads a minute.</li>
 <li>It never sees your key: it gets an access token that stands for it, for an hour at a time, renewed for up to 90 days.</li>
-<li>It stops when you disconnect it in the assistant, when the key is revoked, or when the key's plan no longer allows the data.</li>
+<li>It ends when you disconnect it in the assistant or when the key is revoked; what the key's plan does not include, it cannot read either.</li>
 </ul></div>`;
 
 function keyStep(view: ConsentView, error: string | undefined): string {
