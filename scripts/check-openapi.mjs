@@ -5,6 +5,7 @@
 // the Read API's (src/contract/openapi.ts, GET /api/v1/openapi.json) and the
 // product routes' (src/app/openapi.ts, GET /openapi.json). Fails with the
 // validator's errors. test/openapi.test.ts checks what they say.
+import { fileURLToPath } from 'node:url';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { importTs } from './import-ts.mjs';
 
@@ -17,6 +18,9 @@ const documents = await importTs("export { openApiDocument } from './src/contrac
       name: 'cloudflare-stub',
       setup(b) {
         b.onResolve({ filter: /^cloudflare:/ }, (args) => ({ path: args.path, namespace: 'cloudflare-stub' }));
+        // A package that imports `cloudflare:workers` itself (the OAuth provider of /mcp, which src/mcp loads with
+        // import()) is bundled, so that its import meets the stub instead of Node's loader.
+        b.onResolve({ filter: /^@cloudflare\/workers-oauth-provider$/ }, () => ({ path: fileURLToPath(import.meta.resolve('@cloudflare/workers-oauth-provider')) }));
         b.onLoad({ filter: /.*/, namespace: 'cloudflare-stub' }, () => ({
           contents: 'export class DurableObject { constructor(ctx, env) { this.ctx = ctx; this.env = env; } } export class WorkerEntrypoint {} export const env = {};',
           loader: 'js',

@@ -18,6 +18,7 @@
 //   is a small server here that answers from the first one's embedded origin without the 12-week
 //   history, rivals and /prompts): the report page and the digest email at 375 and 600 px, the lines
 //   where their sections were, and the compatibility check's page (POST /admin/upstream/check);
+// - the consent page of OAuth for /mcp at 375 and 600 px (scripts/browser/consent.mjs);
 // and saves screenshots under test/artifacts/. Not part of `npm test` (which needs no browser).
 //
 // Environment: CHROMIUM (default /usr/bin/chromium), BROWSER_TEST_PORT (default 8792; the second
@@ -30,6 +31,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { checkMcpApp } from './browser/mcp-app.mjs';
+import { checkConsent } from './browser/consent.mjs';
 
 const PORT = Number(process.env.BROWSER_TEST_PORT ?? 8792);
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -577,6 +579,7 @@ try {
   await checkEmails();
   await checkExports();
   await checkLacking();
+  await checkConsent({ browser, base: BASE, artifacts: ARTIFACTS, step, key: KEY });
 
   // The dark scheme (the pages follow prefers-color-scheme): the same page, screenshotted for a look.
   {

@@ -421,7 +421,12 @@ describe('the key', () => {
   it('refuses a request without a key, or with an unknown one, with 401', async () => {
     for (const headers of [{ authorization: '' }, { authorization: 'Basic abc' }, { authorization: `Bearer unknown_${crypto.randomUUID()}` }]) {
       const response = await post(initialize, headers);
-      expect([headers.authorization.slice(0, 8), response.status, response.headers.get('www-authenticate')]).toEqual([headers.authorization.slice(0, 8), 401, 'Bearer realm="mcp"']);
+      // With OAuth on (OAUTH_KV bound, as in wrangler.toml): the challenge names the resource metadata (test/mcp-oauth.test.ts).
+      expect([headers.authorization.slice(0, 8), response.status, response.headers.get('www-authenticate')]).toEqual([
+        headers.authorization.slice(0, 8),
+        401,
+        expect.stringMatching(/^Bearer realm="OAuth", resource_metadata="http:\/\/localhost\/\.well-known\/oauth-protected-resource\/mcp"/),
+      ]);
     }
     await expect(connect(null)).rejects.toThrow();
   });

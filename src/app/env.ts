@@ -51,6 +51,8 @@ export const EnvSchema = ProxyEnvSchema.extend({
   DIGEST_QUEUE: optionalBinding,
   /** Change alerts: the Queue of deliveries. Unbound: alerts are off. */
   ALERT_QUEUE: optionalBinding,
+  /** OAuth 2.1 for /mcp (src/mcp/oauth.ts): its clients, grants and tokens. Unbound: /mcp takes only a pasted API key. */
+  OAUTH_KV: optionalBinding,
   /** Absolute base URL of links in emails (confirm, unsubscribe, view in browser). Unset: http://localhost:8787. */
   PUBLIC_URL: optionalHttpUrl('must be an http(s) URL'),
   /** Resend API base URL; only tests and local fakes change it. */
@@ -88,7 +90,7 @@ export class InvalidEnvError extends Error {
   override readonly name = 'InvalidEnvError';
 }
 
-type Bindings = Pick<Env, 'CACHE' | 'UPSTREAM_GATE' | 'UNVERIFIED_KEYS' | 'PROXY_STATS'> & Partial<Pick<Env, 'DB' | 'DIGEST_QUEUE' | 'ALERT_QUEUE'>>;
+type Bindings = Pick<Env, 'CACHE' | 'UPSTREAM_GATE' | 'UNVERIFIED_KEYS' | 'PROXY_STATS'> & Partial<Pick<Env, 'DB' | 'DIGEST_QUEUE' | 'ALERT_QUEUE' | 'OAUTH_KV'>>;
 /** The bindings as typed by `wrangler types` (`DB` and the Queues only when bound), with the parsed vars and secrets. */
 export type AppEnv = Omit<z.output<typeof EnvSchema>, keyof Bindings> & Bindings;
 

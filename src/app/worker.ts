@@ -4,6 +4,7 @@
  *   /admin/cache/*    purge and stats of that cache (bearer ADMIN_TOKEN)
  *   /origin/api/v1/*  the embedded reference origin itself, when it is the upstream (UPSTREAM_URL unset)
  *   /mcp              the MCP server for AI assistants (src/mcp): the API as tools, read through the same cache
+ *   /oauth/*, /.well-known/oauth-*   OAuth 2.1 for /mcp (src/mcp/oauth-routes.ts), with OAUTH_KV bound
  *   /digests/*, /reports/*, /r/*   the product's own routes (routes.ts)
  *   /exports/*, /x/*  the CSV export links (src/exports)
  *   /dev/*            dev only (DEV_ROUTES = "on"): the outbox of unsent mail, the planner and the alert evaluation at a chosen time
@@ -19,7 +20,7 @@ import { requestIdOf } from '../contract/request-id';
 import { guardOrigin } from '../proxy/abuse';
 import { handleProxy } from '../proxy/handler';
 import type { StartTimeout } from '../proxy/upstream';
-import { handleMcp, MCP_PATH } from '../mcp';
+import { handleMcp, handleOAuth, isOAuthPath, MCP_PATH } from '../mcp';
 import { type AppEnv, parseEnv } from './env';
 import { type Features, featuresLine, featuresOf, isAlertsEnv, isDigestsEnv, isOriginEnv, isReportsEnv, offMessage, type ReportsEnv } from './features';
 import { errorText } from '../lib/log';
@@ -99,7 +100,10 @@ export function createWorker(seams: WorkerSeams = {}) {
       const { pathname } = url;
       if (under(pathname, API_BASE)) return handleProxy(request, env, proxyRuntime, { url });
       // Needs only the proxy, so it runs on a proxy-only deployment too.
-      if (pathname === MCP_PATH) return withRequestId(await handleMcp(request, env, proxyRuntime, { hosts: env.MCP_ALLOWED_HOSTS, dev: features.devRoutes }), requestIdOf(request.headers));
+      const mcpOptions = { hosts: env.MCP_ALLOWED_HOSTS, dev: features.devRoutes, oauthKv: env.OAUTH_KV };
+      if (pathname === MCP_PATH) return withRequestId(await handleMcp(request, env, proxyRuntime, mcpOptions), requestIdOf(request.headers));
+      // OAuth for /mcp (its consent page, the provider's endpoints and metadata): off without OAUTH_KV.
+      if (isOAuthPath(pathname)) return withRequestId(await handleOAuth(request, env, proxyRuntime, mcpOptions), requestIdOf(request.headers));
       const p = await product();
       if (under(pathname, p.ADMIN_BASE) || under(pathname, p.UPSTREAM_ADMIN_BASE)) return p.handleAdmin(request, env, proxyRuntime, p.allAdminRoutes);
       if (isOriginEnv(env) && under(pathname, ORIGIN_MOUNT + API_BASE)) {

@@ -9,11 +9,21 @@
  * 2. `GET` and `DELETE` (2025 session operations) and other methods: 405 with
  *    `Allow: POST`, from the SDK; a stateless server keeps no session or
  *    stream to open or close.
- * 3. A `POST` needs `Authorization: Bearer <API key>`, the keys of /api/v1: no
- *    key, or one the API does not know, is 401 with `WWW-Authenticate:
- *    Bearer`. The key is checked with `GET /brands` through `apiFor()` (cached
- *    for an hour; an unknown key costs the upstream one read a minute at
- *    most, and counts against the caller's address like /api/v1's).
+ * 3. A `POST` needs a bearer credential: an access token of our OAuth
+ *    (oauth.ts, when `OAUTH_KV` is bound), or an API key of /api/v1 pasted
+ *    by a header client. Told apart by shape (`isIssuedToken`): a token is
+ *    checked by the provider, and a token it does not know is never tried as
+ *    a key. Either way the key (the grant's, or the pasted one) is checked
+ *    with `GET /brands` through `apiFor()` (cached; re-checked upstream 5
+ *    minutes after the upstream last accepted it, so a revoked key stops its
+ *    tokens within 5 minutes, and its grants are ended then; an unknown key
+ *    costs the upstream one read a minute at most, and counts against the
+ *    caller's address like /api/v1's). Without one, or with one refused: 401
+ *    in the API's error shape with `WWW-Authenticate: Bearer
+ *    resource_metadata="<origin>/.well-known/oauth-protected-resource/mcp"`
+ *    (`error="invalid_token"` for a refused one), from which an OAuth client
+ *    finds the authorization server; without `OAUTH_KV`, `Bearer
+ *    realm="mcp"`.
  * 4. A new server and transport per request (`mcpServer`: the SDK serves one
  *    request per server; what the server registers was built once per
  *    isolate, and only the calls carrying the key's client are new); the SDK
@@ -21,11 +31,13 @@
  *    tool, arguments that fail the schema) with its own errors.
  */
 import { createMcpHandler, hostHeaderValidationResponse, localhostAllowedHostnames, type McpServerFactory, originValidationResponse } from '@modelcontextprotocol/server';
+import { OAuthError, type OAuthResourceTokenValidation } from '@cloudflare/workers-oauth-provider';
 import { type ApiClient, ApiClientError } from '../client';
 import { bearerKey, invalidKey } from '../contract/access';
-import { errorResponse, JSON_HEADERS } from '../contract/errors';
+import { ApiError, errorResponse, JSON_HEADERS } from '../contract/errors';
 import { errorText } from '../lib/log';
 import { apiFor, clientAddressOf, type ProxyEnv, type ProxyRuntime } from '../proxy';
+import { endGrantsOfUser, type GrantProps, isIssuedToken, type OAuthServers, oauthServersFor } from './oauth';
 import { mcpServer } from './server';
 
 /** The API's 401, with the challenge RFC 6750 asks of a bearer-protected resource. */
@@ -39,28 +51,82 @@ export interface McpOptions {
   hosts: readonly string[];
   /** Dev routes on (`npm run dev`, the tests): localhost is allowed too (`allowedHostsOf`). */
   dev: boolean;
+  /** `OAUTH_KV` when bound: OAuth is on (oauth.ts). Without it `/mcp` takes only a pasted API key. */
+  oauthKv?: KVNamespace | undefined;
 }
 
 /** The answer to any request to `/mcp` (`handleMcp` of index.ts loads this file). */
 export async function serveMcp(request: Request, env: ProxyEnv, runtime: ProxyRuntime, options: McpOptions): Promise<Response> {
-  const response = await answer(request, env, runtime, allowedHostsOf(options.hosts, options.dev));
+  const response = await answer(request, env, runtime, allowedHostsOf(options.hosts, options.dev), options.oauthKv);
   // The SDK builds its own answers (JSON, or an event stream of JSON): they carry what every JSON answer of the Worker does.
   response.headers.set('x-content-type-options', JSON_HEADERS['x-content-type-options']!);
   return response;
 }
 
-async function answer(request: Request, env: ProxyEnv, runtime: ProxyRuntime, allowedHosts: string[]): Promise<Response> {
+async function answer(request: Request, env: ProxyEnv, runtime: ProxyRuntime, allowedHosts: string[], oauthKv: KVNamespace | undefined): Promise<Response> {
   const refused = foreignHost(request, allowedHosts);
   if (refused) return refused;
   const serve = (factory: McpServerFactory) => createMcpHandler(factory, { onerror: (error) => console.warn(JSON.stringify({ msg: 'mcp request refused or failed', error: errorText(error) })) }).fetch(request);
   // The SDK answers every other method 405 before it asks for a server.
   if (request.method !== 'POST') return serve(() => Promise.reject(new Error('a stateless MCP server serves only POST')));
+  // Retries are the assistant's to decide: a refusal comes back at once, with `retry_after` when it has one.
+  const clientOf = apiFor(env, runtime, { clientAddress: clientAddressOf(request), retry: { attempts: 1 } });
+  const serveClient = (client: ApiClient) => serve(() => mcpServer(client, runtime.now));
+  if (oauthKv) return protectedAnswer(request, runtime, oauthServersFor(new URL(request.url).origin), { OAUTH_KV: oauthKv }, clientOf, serveClient);
   const apiKey = bearerKey(request.headers);
   if (!apiKey) return unauthorized();
-  // Retries are the assistant's to decide: a refusal comes back at once, with `retry_after` when it has one.
-  const client = apiFor(env, runtime, { clientAddress: clientAddressOf(request), retry: { attempts: 1 } })(apiKey);
+  const client = clientOf(apiKey);
   if (!(await knownKey(client))) return unauthorized();
-  return serve(() => mcpServer(client, runtime.now));
+  return serveClient(client);
+}
+
+/** The 401 when a token's key is no longer accepted upstream: the client authorizes again. */
+const KEY_REVOKED = 'The API key this authorization stands for is no longer accepted. Connect again with a current key.';
+/** The 401 of the OAuth part, in the API's error shape. */
+const REFUSED = 'Missing, expired, revoked or unknown access token or API key. Connect with OAuth (see WWW-Authenticate), or send the API key as `Authorization: Bearer <key>`.';
+
+/**
+ * `/mcp` as the provider's protected resource: it reads the bearer credential and answers 401 with the
+ * challenge naming its metadata; our validator tells a token from a pasted key and checks the key behind
+ * either upstream. Its 401s get the API's JSON body, with its challenge.
+ */
+async function protectedAnswer(
+  request: Request,
+  runtime: ProxyRuntime,
+  servers: OAuthServers,
+  store: { OAUTH_KV: KVNamespace },
+  clientOf: (apiKey: string) => ApiClient,
+  serveClient: (client: ApiClient) => Promise<Response>,
+): Promise<Response> {
+  const validate = async (resource: string, token: string): Promise<OAuthResourceTokenValidation<ApiClient> | null> => {
+    if (!isIssuedToken(token)) {
+      const client = clientOf(token);
+      return (await knownKey(client)) ? { props: client, audience: resource } : null;
+    }
+    const found = await servers.authorization.validateToken<GrantProps>(resource, token, store);
+    if (!found) return null;
+    const client = clientOf(found.props.apiKey);
+    if (await knownKey(client)) return { ...found, props: client };
+    // The upstream refused the key: every grant made with it ends, so refreshing cannot bring a token back.
+    const ended = await endGrantsOfUser(servers, store, found.userId);
+    console.log(JSON.stringify({ msg: 'oauth grants ended: their API key is refused upstream', grants: ended }));
+    throw new OAuthError('invalid_token', { description: KEY_REVOKED });
+  };
+  const ctx = { waitUntil: runtime.waitUntil, passThroughOnException() {}, props: {} } as unknown as ExecutionContext;
+  const response = await servers.protectedResource.fetch(request, { validate, serve: (client) => serveClient(client as ApiClient) }, ctx);
+  if (response.status !== 401) return response;
+  const refusal = errorResponse(new ApiError('invalid_api_key', (await oauthDescription(response)) === KEY_REVOKED ? KEY_REVOKED : REFUSED));
+  for (const [name, value] of response.headers) if (!/^content-(type|length)$/i.test(name)) refusal.headers.set(name, value);
+  return refusal;
+}
+
+/** The `error_description` of the provider's JSON error, if it sent one. */
+async function oauthDescription(response: Response): Promise<string | undefined> {
+  try {
+    return ((await response.json()) as { error_description?: string }).error_description;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -1,0 +1,452 @@
+/**
+ * OAuth 2.1 for `/mcp` (src/mcp/oauth.ts, consent.ts), through the Worker,
+ * with the official SDK client's OAuth (`auth()`, an `OAuthClientProvider`,
+ * the transport's `authProvider`): discovery from the 401, dynamic
+ * registration, the consent page answered as a browser would (its form, its
+ * cookie), the code exchanged with PKCE, a tool called with the token, refresh,
+ * revocation; the page's refusals (a wrong key, a form that is missing,
+ * forged, used or late, an unknown client or redirect URI); PKCE `plain`
+ * refused; a key revoked upstream ends its token within 5 minutes (fake
+ * clock); the pasted key still works; the token is never the key, and the key
+ * is in no response and no log line.
+ */
+import { auth, Client, type OAuthClientProvider, type OAuthDiscoveryState, type StoredOAuthClientInformation, type StoredOAuthTokens, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { MCP_PATH } from '../src/mcp';
+import { KEY_RECHECK_MS } from '../src/proxy/policy';
+import { KEYS } from './helpers';
+import { FakeUpstream, freshKey, restoreUpstream } from './proxy-upstream';
+import worker from './worker';
+
+const ORIGIN = 'http://localhost';
+const MCP_URL = `${ORIGIN}${MCP_PATH}`;
+const REDIRECT = 'http://127.0.0.1:33418/callback';
+
+/** Every response the Worker gave in a test, its text kept: the key must be in none. */
+let seen: { url: string; status: number; text: string; headers: string }[] = [];
+
+async function workerFetch(url: string | URL, init?: RequestInit): Promise<Response> {
+  const response = await SELF.fetch(new Request(url, init));
+  const text = await response.clone().text();
+  seen.push({ url: String(url), status: response.status, text, headers: JSON.stringify([...response.headers]) });
+  return response;
+}
+
+/** An assistant's OAuth state, in memory: what the SDK asks a client to keep. */
+class MemoryProvider implements OAuthClientProvider {
+  client?: StoredOAuthClientInformation;
+  saved?: StoredOAuthTokens;
+  verifier = '';
+  authorizationUrl?: URL;
+  constructor(readonly name = 'Test Assistant') {}
+  get redirectUrl() {
+    return REDIRECT;
+  }
+  get clientMetadata() {
+    return { client_name: this.name, redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+  }
+  clientInformation() {
+    return this.client;
+  }
+  saveClientInformation(info: StoredOAuthClientInformation) {
+    this.client = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: StoredOAuthTokens) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+  discovery?: OAuthDiscoveryState;
+  saveDiscoveryState(state: OAuthDiscoveryState) {
+    this.discovery = state;
+  }
+  discoveryState() {
+    return this.discovery;
+  }
+}
+
+/** A browser's cookies for the Worker's origin: what the consent page sets, sent back with its form. */
+class CookieJar {
+  private readonly cookies = new Map<string, string>();
+  take(response: Response): void {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair, ...attributes] = line.split(';');
+      const [name, value] = pair!.split('=') as [string, string];
+      if (attributes.some((a) => /max-age=0\b/i.test(a.trim()))) this.cookies.delete(name.trim());
+      else this.cookies.set(name.trim(), value);
+    }
+  }
+  get header(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  }
+}
+
+const handleOf = (html: string) => /name="handle" value="([^"]+)"/.exec(html)?.[1] ?? '';
+
+/** The browser: opens the consent page and answers its form. */
+class Browser {
+  readonly jar = new CookieJar();
+  async open(url: URL | string): Promise<{ response: Response; html: string }> {
+    const response = await workerFetch(url, { headers: { cookie: this.jar.header } });
+    this.jar.take(response);
+    return { response, html: await response.text() };
+  }
+  async submit(fields: Record<string, string>, cookie = this.jar.header): Promise<{ response: Response; html: string }> {
+    const response = await workerFetch(`${ORIGIN}/oauth/authorize`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN },
+      body: new URLSearchParams(fields).toString(),
+    });
+    this.jar.take(response);
+    return { response, html: await response.text() };
+  }
+  /** Pastes the key and approves: the redirect's code, state and issuer. */
+  async consent(url: URL, apiKey: string): Promise<URL> {
+    const first = await this.open(url);
+    expect(first.response.status).toBe(200);
+    const checked = await this.submit({ handle: handleOf(first.html), step: 'key', api_key: apiKey, decision: 'check' });
+    expect(checked.response.status).toBe(200);
+    const approved = await this.submit({ handle: handleOf(checked.html), step: 'approve', decision: 'approve' });
+    expect(approved.response.status).toBe(302);
+    return new URL(approved.response.headers.get('location')!);
+  }
+}
+
+/** The SDK's client with the provider: the first connect fails with UnauthorizedError after sending it to the consent page. */
+async function connectWith(provider: OAuthClientProvider): Promise<Client> {
+  const client = new Client({ name: 'oauth-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(MCP_URL), { fetch: workerFetch, authProvider: provider }));
+  return client;
+}
+
+/** Registration, consent with `apiKey` and the code's exchange, as an assistant does them: a provider with tokens. */
+async function authorized(apiKey: string, browser = new Browser()): Promise<MemoryProvider> {
+  const provider = new MemoryProvider();
+  await expect(connectWith(provider)).rejects.toBeInstanceOf(UnauthorizedError);
+  const callback = await browser.consent(provider.authorizationUrl!, apiKey);
+  const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), { fetch: workerFetch, authProvider: provider });
+  await transport.finishAuth(callback.searchParams);
+  return provider;
+}
+
+const mcpPost = (token: string, body = initialize) =>
+  workerFetch(MCP_URL, { method: 'POST', body, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
+const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+const listBrandsCall = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_brands', arguments: {} } });
+
+beforeEach(() => {
+  seen = [];
+});
+
+describe('discovery', () => {
+  it('answers /mcp without a token 401 in the API error shape, with the challenge naming the resource metadata', async () => {
+    const response = await workerFetch(MCP_URL, { method: 'POST', body: initialize, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe(`Bearer realm="OAuth", resource_metadata="${ORIGIN}/.well-known/oauth-protected-resource/mcp", scope="read"`);
+    expect(await response.json()).toMatchObject({ error: { code: 'invalid_api_key' } });
+  });
+
+  it('publishes the protected resource metadata (path-aware and at the root) and the authorization server metadata', async () => {
+    for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
+      const response = await workerFetch(`${ORIGIN}${path}`);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ resource: MCP_URL, authorization_servers: [ORIGIN], scopes_supported: ['read'], bearer_methods_supported: ['header'] });
+    }
+    const response = await workerFetch(`${ORIGIN}/.well-known/oauth-authorization-server`, { headers: { origin: 'https://claude.ai' } });
+    expect(response.headers.get('access-control-allow-origin')).toBe('https://claude.ai');
+    const metadata = (await response.json()) as Record<string, unknown>;
+    expect(metadata).toMatchObject({
+      issuer: ORIGIN,
+      authorization_endpoint: `${ORIGIN}/oauth/authorize`,
+      token_endpoint: `${ORIGIN}/oauth/token`,
+      registration_endpoint: `${ORIGIN}/oauth/register`,
+      revocation_endpoint: `${ORIGIN}/oauth/token`,
+      code_challenge_methods_supported: ['S256'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      response_types_supported: ['code'],
+    });
+  });
+});
+
+describe('the whole flow with the SDK client', () => {
+  it('registers, consents with the key, exchanges the code with PKCE, calls a tool, refreshes and revokes', async () => {
+    const provider = await authorized(KEYS.pro);
+    const tokens = provider.saved!;
+    expect(tokens.access_token).not.toContain(KEYS.pro);
+    expect(tokens.refresh_token).toBeTruthy();
+
+    const client = await connectWith(provider);
+    const result = await client.callTool({ name: 'list_brands', arguments: {} });
+    expect(result.isError).toBeFalsy();
+    expect((result.structuredContent as { brands: unknown[] }).brands.length).toBeGreaterThan(0);
+    await client.close();
+
+    // Refresh: a new access token, which works; the refresh token rotates.
+    expect(await auth(provider, { serverUrl: MCP_URL, fetchFn: workerFetch })).toBe('AUTHORIZED');
+    const refreshed = provider.saved!;
+    expect(refreshed.access_token).not.toBe(tokens.access_token);
+    expect((await mcpPost(refreshed.access_token)).status).toBe(200);
+
+    // Revocation (RFC 7009) at the token endpoint: the token is refused at once.
+    const revoked = await workerFetch(`${ORIGIN}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: refreshed.access_token, token_type_hint: 'access_token', client_id: provider.client!.client_id }).toString(),
+    });
+    expect(revoked.status).toBe(200);
+    const refused = await mcpPost(refreshed.access_token);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    expect(await refused.json()).toMatchObject({ error: { code: 'invalid_api_key' } });
+  });
+
+  it('never shows the key: not in the token, not in any response, not in a log line', async () => {
+    const key = KEYS.growth;
+    const lines: string[] = [];
+    const spies = (['log', 'warn', 'error', 'info', 'debug'] as const).map((level) => vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(' '))));
+    try {
+      const provider = await authorized(key);
+      expect((await mcpPost(provider.saved!.access_token, listBrandsCall)).status).toBe(200);
+      await auth(provider, { serverUrl: MCP_URL, fetchFn: workerFetch });
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    expect(seen.length).toBeGreaterThan(5);
+    for (const response of seen) expect(`${response.text} ${response.headers}`).not.toContain(key);
+    for (const line of lines) expect(line).not.toContain(key);
+  });
+});
+
+describe('the consent page', () => {
+  async function started(name = 'Test Assistant'): Promise<{ provider: MemoryProvider; browser: Browser; html: string; response: Response }> {
+    const provider = new MemoryProvider(name);
+    await expect(connectWith(provider)).rejects.toBeInstanceOf(UnauthorizedError);
+    const browser = new Browser();
+    const { response, html } = await browser.open(provider.authorizationUrl!);
+    return { provider, browser, html, response };
+  }
+
+  it('says who asks, where the access goes and what it can read; it cannot be framed, and posts only here and to the client', async () => {
+    const { response, html } = await started('Claude <script>');
+    expect(response.headers.get('content-type')).toContain('text/html');
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+    const csp = response.headers.get('content-security-policy')!;
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("form-action 'self' http://127.0.0.1:33418");
+    expect(response.headers.get('cache-control')).toContain('no-store');
+    expect(html).toContain('Claude &lt;script&gt;');
+    expect(html).not.toContain('Claude <script>');
+    expect(html).toContain('127.0.0.1');
+    expect(html).toContain('an app on this computer');
+    expect(html).toMatch(/Read, never change/);
+    expect(html).toMatch(/<label for="api_key">/);
+    expect(html).toMatch(/<input type="password" id="api_key" name="api_key" required/);
+  });
+
+  it('shows a wrong key on the page (400 HTML, the field marked) and lets the person try again', async () => {
+    const { browser, html } = await started();
+    const wrong = await browser.submit({ handle: handleOf(html), step: 'key', api_key: 'not_a_key_at_all', decision: 'check' });
+    expect(wrong.response.status).toBe(400);
+    expect(wrong.response.headers.get('content-type')).toContain('text/html');
+    expect(wrong.html).toContain('role="alert"');
+    expect(wrong.html).toContain('This key was not accepted');
+    expect(wrong.html).toContain('aria-invalid="true"');
+    expect(wrong.html).not.toContain('not_a_key_at_all');
+    // The retry works, on the page's new form.
+    const checked = await browser.submit({ handle: handleOf(wrong.html), step: 'key', api_key: KEYS.pro, decision: 'check' });
+    expect(checked.response.status).toBe(200);
+  });
+
+  it('lists the brands the key reads before the final Approve', async () => {
+    const { browser, html } = await started();
+    const checked = await browser.submit({ handle: handleOf(html), step: 'key', api_key: KEYS.growth, decision: 'check' });
+    expect(checked.html).toContain('Approve');
+    expect(checked.html).toMatch(/class="brands"/);
+    expect(checked.html).not.toContain(KEYS.growth);
+  });
+
+  it('redirects with error=access_denied on Deny, on either step', async () => {
+    for (const onApprove of [false, true]) {
+      const { provider, browser, html } = await started();
+      let handle = handleOf(html);
+      let step = 'key';
+      if (onApprove) {
+        handle = handleOf((await browser.submit({ handle, step, api_key: KEYS.pro, decision: 'check' })).html);
+        step = 'approve';
+      }
+      const denied = await browser.submit({ handle, step, decision: 'deny' });
+      expect(denied.response.status).toBe(302);
+      const location = new URL(denied.response.headers.get('location')!);
+      expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
+      expect(location.searchParams.get('error')).toBe('access_denied');
+      expect(location.searchParams.get('state')).toBe(provider.authorizationUrl!.searchParams.get('state'));
+      expect(location.searchParams.get('iss')).toBe(ORIGIN);
+    }
+  });
+
+  it('refuses a form whose CSRF handle is missing, forged, from another browser, used, or expired (403 page, the key never checked)', async () => {
+    const { browser, html } = await started();
+    const handle = handleOf(html);
+    const refusedWith = async (fields: Record<string, string>, cookie?: string) => {
+      const answer = await browser.submit(fields, cookie);
+      expect([answer.response.status, answer.response.headers.get('content-type')]).toEqual([403, 'text/html; charset=utf-8']);
+      expect(answer.html).toContain('This form has expired');
+    };
+    await refusedWith({ step: 'key', api_key: KEYS.pro, decision: 'check' });
+    await refusedWith({ handle: `${handle.slice(0, -2)}xx`, step: 'key', api_key: KEYS.pro, decision: 'check' });
+    await refusedWith({ handle, step: 'key', api_key: KEYS.pro, decision: 'check' }, '');
+    // Used once (a wrong key), then again.
+    await browser.submit({ handle, step: 'key', api_key: 'wrong', decision: 'check' });
+    await refusedWith({ handle, step: 'key', api_key: KEYS.pro, decision: 'check' });
+    // Expired: the transaction's ten minutes are over (KV drops it; here it is dropped by hand).
+    const again = await started();
+    const late = handleOf(again.html);
+    const { keys } = await env.OAUTH_KV.list({ prefix: 'transaction:' });
+    const hash = [...new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(late)))].map((b) => b.toString(16).padStart(2, '0')).join('');
+    expect(keys.map((k) => k.name)).toContain(`transaction:${hash}`);
+    await env.OAUTH_KV.delete(`transaction:${hash}`);
+    const answer = await again.browser.submit({ handle: late, step: 'key', api_key: KEYS.pro, decision: 'check' });
+    expect(answer.response.status).toBe(403);
+  });
+
+  it('answers an unknown client or an unregistered redirect URI with an HTML page, never a redirect', async () => {
+    const { provider } = await started();
+    const url = new URL(provider.authorizationUrl!);
+    const unknown = new URL(url);
+    unknown.searchParams.set('client_id', 'nobody_registered_this');
+    const elsewhere = new URL(url);
+    elsewhere.searchParams.set('redirect_uri', 'https://attacker.example/steal');
+    for (const bad of [unknown, elsewhere]) {
+      const response = await workerFetch(bad, { redirect: 'manual' });
+      expect(response.status).toBe(400);
+      expect(response.headers.get('location')).toBeNull();
+      expect(response.headers.get('content-type')).toContain('text/html');
+      expect(await response.text()).toContain('This connection cannot start');
+    }
+  });
+});
+
+describe('PKCE', () => {
+  it('refuses code_challenge_method=plain, and a request without PKCE from a public client', async () => {
+    const provider = new MemoryProvider();
+    await expect(connectWith(provider)).rejects.toBeInstanceOf(UnauthorizedError);
+    for (const change of [(u: URL) => u.searchParams.set('code_challenge_method', 'plain'), (u: URL) => (u.searchParams.delete('code_challenge'), u.searchParams.delete('code_challenge_method'))]) {
+      const url = new URL(provider.authorizationUrl!);
+      change(url);
+      const response = await workerFetch(url, { redirect: 'manual' });
+      // The client and its redirect URI are valid, so the error goes back to it (RFC 6749 4.1.2.1).
+      expect(response.status).toBe(302);
+      const location = new URL(response.headers.get('location')!);
+      expect(location.searchParams.get('error')).toBe('invalid_request');
+    }
+  });
+
+  it('refuses the code without the right verifier', async () => {
+    const provider = new MemoryProvider();
+    await expect(connectWith(provider)).rejects.toBeInstanceOf(UnauthorizedError);
+    const callback = await new Browser().consent(provider.authorizationUrl!, KEYS.pro);
+    const response = await workerFetch(`${ORIGIN}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: provider.client!.client_id, code_verifier: 'x'.repeat(64) }).toString(),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: 'invalid_grant' });
+  });
+});
+
+describe('the same rules as the key', () => {
+  const T0 = Date.now();
+  let up: FakeUpstream;
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(T0);
+    up = new FakeUpstream().install();
+  });
+  afterEach(() => {
+    restoreUpstream();
+    vi.useRealTimers();
+  });
+
+  it('a key revoked upstream stops its token within 5 minutes: 401 invalid_token, and the grant ends (no refresh)', async () => {
+    const key = freshKey('oauth-revoked');
+    const provider = await authorized(key);
+    const token = provider.saved!.access_token;
+    expect((await mcpPost(token, listBrandsCall)).status).toBe(200);
+    up.byKey.set(key, { status: 401, code: 'invalid_api_key' });
+    // Within the 5 minutes the cache still answers for the key, as it does on /api/v1.
+    vi.setSystemTime(T0 + KEY_RECHECK_MS - 1000);
+    expect((await mcpPost(token, listBrandsCall)).status).toBe(200);
+    vi.setSystemTime(T0 + KEY_RECHECK_MS + 1000);
+    const refused = await mcpPost(token, listBrandsCall);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('no longer accepted');
+    // The grant is gone: the refresh token no longer works, so the assistant asks the person again.
+    const refresh = await workerFetch(`${ORIGIN}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: provider.saved!.refresh_token!, client_id: provider.client!.client_id }).toString(),
+    });
+    expect(refresh.status).toBe(400);
+    expect(await refresh.json()).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it("reads through the key's gate: the token's calls and the key's own share one cache entry", async () => {
+    const key = freshKey('oauth-cache');
+    const provider = await authorized(key);
+    const before = up.calls;
+    for (let i = 0; i < 3; i++) expect((await mcpPost(provider.saved!.access_token, listBrandsCall)).status).toBe(200);
+    expect((await mcpPost(key, listBrandsCall)).status).toBe(200);
+    expect(up.calls).toBe(before);
+  });
+});
+
+describe('the API key pasted as a header', () => {
+  it('still works beside OAuth, and an unknown key or token is 401 with the challenge', async () => {
+    expect((await mcpPost(KEYS.pro, listBrandsCall)).status).toBe(200);
+    const unknownKey = await mcpPost('demo_nobody');
+    expect(unknownKey.status).toBe(401);
+    expect(unknownKey.headers.get('www-authenticate')).toContain('resource_metadata=');
+    // A token's shape that we never issued: refused as a token, never tried upstream as a key.
+    const forged = await mcpPost(`k_${'0'.repeat(32)}:${'A'.repeat(16)}:${'B'.repeat(32)}`);
+    expect(forged.status).toBe(401);
+    expect(forged.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+});
+
+describe('a deployment without OAUTH_KV', () => {
+  /** The Worker's handler with the test env less OAUTH_KV: a new env object, as a fresh isolate sees it. */
+  async function withoutOAuth(url: string, init?: RequestInit): Promise<Response> {
+    const { OAUTH_KV: _, ...rest } = env as unknown as Record<string, unknown>;
+    const ctx = createExecutionContext();
+    const response = await worker.fetch!(new Request(url, init) as Request<unknown, IncomingRequestCfProperties>, rest as unknown as Env, ctx);
+    await waitOnExecutionContext(ctx);
+    return response;
+  }
+  const post = (key: string | null, body = initialize) =>
+    withoutOAuth(MCP_URL, { method: 'POST', body, headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
+
+  it('serves /mcp with the pasted key, challenges without OAuth metadata, and answers the OAuth paths 404 naming what to bind', async () => {
+    expect((await post(KEYS.pro, listBrandsCall)).status).toBe(200);
+    const refused = await post(null);
+    expect([refused.status, refused.headers.get('www-authenticate')]).toEqual([401, 'Bearer realm="mcp"']);
+    for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource/mcp', '/oauth/authorize', '/oauth/register']) {
+      const response = await withoutOAuth(`${ORIGIN}${path}`);
+      expect(response.status).toBe(404);
+      expect(((await response.json()) as { error: { message: string } }).error.message).toContain('bind OAUTH_KV');
+    }
+  });
+});
