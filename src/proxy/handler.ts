@@ -11,8 +11,8 @@
  *      MISS / REVALIDATED on 200, stale-if-error on 5xx, timeout or 429,
  *      pass-through (never stored) for every other status.
  */
-import { ApiError, errorResponse, ErrorBody, JSON_CONTENT_TYPE, JSON_HEADERS } from '../contract/errors';
-import { type AnyOperation, API_BASE } from '../contract/operations';
+import { ApiError, errorBodySchema, errorResponse, JSON_CONTENT_TYPE, JSON_HEADERS } from '../contract/errors';
+import { type AnyOperation, API_BASE, operations } from '../contract/operations';
 import { openApiDocument } from '../contract/openapi';
 import { bearerKey, checkPlan, invalidKey, resolveBrand } from '../contract/access';
 import { RATE_LIMIT } from '../contract/rate-limit';
@@ -20,7 +20,6 @@ import { matchOperation, type Match } from '../contract/request';
 import { type Clock, DAY_MS } from '../lib/time';
 import type { Target } from '../lib/http';
 import type { ProxyEnv } from './env';
-import { BrandList } from '../contract/schemas/core';
 import { budgetHeaders, noteBudget, noteBudgetSpent } from './budget';
 import { requestIdOf } from '../contract/request-id';
 import { isPreflight, preflight, withCors } from './cors';
@@ -304,10 +303,10 @@ async function refuseInOrder(paramError: unknown, op: AnyOperation, invalid: Inv
   const body: unknown = await answer.json().catch(() => undefined);
   if (answer.status === 401 || answer.status === 403) {
     // The key's own refusal (invalid_api_key, plan_inactive) comes first.
-    const refusal = ErrorBody.safeParse(body);
+    const refusal = errorBodySchema().safeParse(body);
     if (refusal.success) throw new ApiError(refusal.data.error.code, refusal.data.error.message);
   }
-  const account = BrandList.safeParse(body);
+  const account = operations.listBrands.response.safeParse(body);
   // The upstream's /brands does not say brands and plan in these words: only the upstream can tell which refusal comes first.
   if (answer.status === 200 && !account.success) return forwardUnchecked(invalid, paramError);
   // Without the account (the upstream failed, the budget is spent), the parameter error is still true.
@@ -505,7 +504,7 @@ function isJsonObject(body: string): boolean {
 
 function isErrorBody(body: string): boolean {
   try {
-    return ErrorBody.safeParse(JSON.parse(body)).success;
+    return errorBodySchema().safeParse(JSON.parse(body)).success;
   } catch {
     return false;
   }
