@@ -9,7 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { checkResponseBody } from '../src/contract/body';
 import { conformBody } from '../src/contract/conform';
 import { API_BASE, examplePath, operationList, operations } from '../src/contract/operations';
-import { convertValue, OperationMap, UpstreamMapInput } from '../src/contract/upstream-map';
+import { convertValue, upstreamMapSchemas } from '../src/contract/upstream-map';
+
+const { OperationMap, UpstreamMapInput } = upstreamMapSchemas();
 import { originTransport } from '../src/origin/transport';
 import { KEYS } from './helpers';
 import { CASES, type CaseName, envelope, renameFields } from './reshape';

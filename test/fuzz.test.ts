@@ -18,7 +18,7 @@
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
 import fc from 'fast-check';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { API_ERROR_STATUS, ErrorBody } from '../src/contract/errors';
+import { API_ERROR_STATUS, errorBodySchema } from '../src/contract/errors';
 import { type AnyOperation, API_BASE, documentedErrors, type OperationId, operationList } from '../src/contract/operations';
 import { sha256Hex } from '../src/lib/hash';
 import worker from './worker';
@@ -229,7 +229,7 @@ async function expectDocumented(response: Response, request: Request, asked: Ask
   if (response.status >= 400) {
     expect(['HIT', 'STALE'], where).not.toContain(response.headers.get('x-cache'));
     if (request.method !== 'HEAD') {
-      const body = ErrorBody.safeParse(JSON.parse(text));
+      const body = errorBodySchema().safeParse(JSON.parse(text));
       expect(body.success, `${where}: ${text.slice(0, 200)}`).toBe(true);
       const { code, param } = body.data!.error;
       answer = `${response.status} ${code}`;

@@ -20,7 +20,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EXAMPLE_SECRETS } from '../src/app/env';
 import { errorText } from '../src/lib/log';
 import { outboxRoutes, productRoutes } from '../src/app/routes';
-import { ErrorBody } from '../src/contract/errors';
+import { errorBodySchema } from '../src/contract/errors';
 import { API_BASE, examplePath, operationList } from '../src/contract/operations';
 import { digestDevRoutes } from '../src/digests';
 import type { Method } from '../src/lib/router';
@@ -166,7 +166,7 @@ describe('malformed percent-encoding in a path is a 400, on every route with a p
         expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
         expect(response.headers.get('x-request-id')).toBeTruthy();
         const body = await response.json();
-        expect(ErrorBody.parse(body)).toEqual(body);
+        expect(errorBodySchema().parse(body)).toEqual(body);
         expect((body as { error: { code: string; param: string } }).error).toMatchObject({ code: 'invalid_parameter', param: 'id' });
       }
       // Another method on the same path is still 405 with the path's Allow.
@@ -212,7 +212,7 @@ describe('malformed percent-encoding in a path is a 400, on every route with a p
         const response = await SELF.fetch(`${BASE}/admin/cache/${bad}`, { method: 'POST', headers: token ? { authorization: `Bearer ${token}` } : {} });
         expect(response.status).toBe(404);
         expect(response.headers.get('x-request-id')).toBeTruthy();
-        expect(ErrorBody.safeParse(await response.json()).success).toBe(true);
+        expect(errorBodySchema().safeParse(await response.json()).success).toBe(true);
       }
       // A path that names no route is 404, whatever its encoding.
       expect((await SELF.fetch(`${BASE}/digests/${bad}`)).status).toBe(404);

@@ -4,7 +4,7 @@
  */
 import { env } from 'cloudflare:test';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ErrorBody } from '../src/contract/errors';
+import { errorBodySchema } from '../src/contract/errors';
 import { operationList } from '../src/contract/operations';
 import { api, KEYS, ratePolicyOf, rateLimitOf, validPath, withParam } from './helpers';
 
@@ -16,7 +16,7 @@ interface ErrorJson {
 async function expectError(response: Response, status: number, code: string, param?: string): Promise<ErrorJson> {
   const body = (await response.json()) as ErrorJson;
   expect({ status: response.status, code: body.error.code, param: body.error.param }).toEqual({ status, code, param });
-  expect(ErrorBody.parse(body)).toEqual(body);
+  expect(errorBodySchema().parse(body)).toEqual(body);
   expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
   expect(response.headers.get('x-request-id')).toBeTruthy();
   expect(ratePolicyOf(response)).toBe('q=60;w=60');

@@ -40,6 +40,29 @@ describe('env', () => {
     expect(featuresOf(config)).toMatchObject({ reports: true, digests: false, off: { digests: 'set DIGEST_QUEUE (the Queue binding)' } });
   });
 
+  it('says what is wrong with a var, in the words an operator reads', () => {
+    const problem = (vars: Record<string, unknown>) => {
+      try {
+        parseEnv({ ...env, ...vars } as unknown as Env);
+      } catch (error) {
+        return error instanceof InvalidEnvError ? error.message : `not an InvalidEnvError: ${String(error)}`;
+      }
+      return 'accepted';
+    };
+    expect(problem({ TTL_FIXED: '5m' })).toBe('Environment variable or binding TTL_FIXED must be a whole number.');
+    expect(problem({ UPSTREAM_MAX_BYTES: '10' })).toBe('Environment variable or binding UPSTREAM_MAX_BYTES must be at least 1024.');
+    expect(problem({ PUBLIC_URL: 'mailto:a@example.com' })).toBe('Environment variable or binding PUBLIC_URL must be an http(s) URL.');
+    expect(problem({ DEV_ROUTES: 'yes' })).toBe('Environment variable or binding DEV_ROUTES must be "on" (dev only: /dev/* routes without authentication) or empty.');
+    expect(problem({ MCP_ALLOWED_HOSTS: 'https://edge.example.com' })).toMatch(/^Environment variable or binding MCP_ALLOWED_HOSTS must be host names without scheme or port/);
+    expect(problem({ CACHE: undefined })).toBe('Environment variable or binding CACHE binding missing.');
+    expect(problem({ RESEND_API_KEY: 're_x', DIGEST_FROM: '' })).toMatch(/^Environment variable or binding DIGEST_FROM must be set/);
+    expect(problem({ RESEND_API_KEY: 're_x', DIGEST_FROM: 'a@example.com', PUBLIC_URL: 'http://edge.example.com' })).toMatch(/^Environment variable or binding PUBLIC_URL must be the Worker's public https address/);
+    expect(parseEnv({ ...env, MCP_ALLOWED_HOSTS: ' Edge.Example.com ,mcp.example.org', PUBLIC_URL: ' https://edge.example.com ' } as unknown as Env)).toMatchObject({
+      MCP_ALLOWED_HOSTS: ['edge.example.com', 'mcp.example.org'],
+      PUBLIC_URL: 'https://edge.example.com',
+    });
+  });
+
   it('refuses a broken binding rule by name: the embedded origin without D1', () => {
     const { DB: _, ...withoutDb } = env as unknown as Record<string, unknown>;
     expect(() => parseEnv({ ...withoutDb, UPSTREAM_URL: '' } as unknown as Env)).toThrow(InvalidEnvError);

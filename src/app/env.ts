@@ -1,6 +1,6 @@
 /**
- * The Worker's environment, parsed once at the entry by one zod schema
- * (DESIGN section 8): the proxy's part (src/proxy/env.ts) and the rest. A
+ * The Worker's environment, parsed once at the entry (DESIGN section 8) by
+ * one table of readers: the proxy's part (src/proxy/env.ts) and the rest. A
  * missing secret is a `MissingSecretError` naming it, a broken rule an
  * `InvalidEnvError`, at the first request, not an `undefined` deep inside.
  * Only what the proxy needs is required (its bindings, `ADMIN_TOKEN`, and D1
@@ -17,9 +17,8 @@
  * `src/env.d.ts` (`npm run types`, generated from wrangler.toml). This file is
  * not `src/env.ts`: TypeScript would take `env.d.ts` for its declaration output.
  */
-import * as z from 'zod';
-import { optionalBinding, optionalHttpUrl, optionalList, optionalSecret, optionalText } from '../lib/env-vars';
-import { ProxyEnvSchema } from '../proxy/env';
+import { EnvVarError, optionalBinding, optionalHttpUrl, optionalList, optionalSecret, optionalText, readVars, refuse, type Reader } from '../lib/env-vars';
+import { checkProxyVars, PROXY_VARS } from '../proxy/env';
 
 /**
  * The example values of `.dev.vars.example`, which `npm run dev` copies to
@@ -32,13 +31,20 @@ export const EXAMPLE_SECRETS = {
   ENCRYPTION_KEY: 'ZGV2X2VuY3J5cHRpb25fa2V5X2NoYW5nZV9tZV8zMmI=',
 } as const;
 
-export const EnvSchema = ProxyEnvSchema.extend({
+const HOST_NAME = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$|^\[[0-9A-Fa-f:.]+\]$/;
+
+/** The Worker's vars and bindings: the proxy's, then the features'. Each is read by its reader, in this order. */
+export const APP_VARS = {
+  ...PROXY_VARS,
   DEMO_DATA: optionalText,
   /**
    * "on": dev. Mounts the `/dev/*` routes (the outbox of unsent mail, the planner at a chosen time), which have
    * no authentication, and allows the example secrets. `npm run dev` and the tests set it; empty in wrangler.toml.
    */
-  DEV_ROUTES: optionalText.pipe(z.literal('on', { error: 'must be "on" (dev only: /dev/* routes without authentication) or empty' }).optional()),
+  DEV_ROUTES: ((value) => {
+    const text = optionalText(value);
+    return text === undefined || text === 'on' ? text : refuse('must be "on" (dev only: /dev/* routes without authentication) or empty');
+  }) as Reader<'on' | undefined>,
   /** HMAC key of signed links (digests, reports). Unset: digests and reports are off. */
   SIGNING_SECRET: optionalSecret,
   /** AES-GCM key protecting subscribers' API keys at rest. Unset: digests and reports are off. */
@@ -58,22 +64,26 @@ export const EnvSchema = ProxyEnvSchema.extend({
   /** Resend API base URL; only tests and local fakes change it. */
   RESEND_BASE_URL: optionalHttpUrl('must be an http(s) URL'),
   /** Host names `/mcp` answers for, in `Host` and `Origin` (DNS rebinding), comma-separated; localhost too in dev. */
-  MCP_ALLOWED_HOSTS: optionalList.pipe(
-    z.array(z.string().regex(/^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$|^\[[0-9A-Fa-f:.]+\]$/, { error: 'must be host names without scheme or port, comma-separated, e.g. "edge.example.com"' }).transform((host) => host.toLowerCase())),
-  ),
-}).superRefine((env, issues) => {
+  MCP_ALLOWED_HOSTS: ((value) =>
+    optionalList(value).map((host) => (HOST_NAME.test(host) ? host.toLowerCase() : refuse('must be host names without scheme or port, comma-separated, e.g. "edge.example.com"')))) as Reader<string[]>,
+};
+
+type AppVars = { [K in keyof typeof APP_VARS]: ReturnType<(typeof APP_VARS)[K]> };
+
+/** The rules across vars, once each var reads: the proxy's, then the mail's. */
+function checkAppVars(env: AppVars): void {
+  checkProxyVars(env);
   // With Resend, mail goes to real inboxes: it needs a sender on a verified domain, and links that
   // work outside this machine, over https. `http://localhost:8787` is only the dev outbox's default.
   if (!env.RESEND_API_KEY) return;
-  if (!env.DIGEST_FROM) issues.addIssue({ code: 'custom', path: ['DIGEST_FROM'], message: 'must be set (a sender on a domain verified in Resend) when RESEND_API_KEY is set' });
+  if (!env.DIGEST_FROM) throw new EnvVarError('DIGEST_FROM', 'must be set (a sender on a domain verified in Resend) when RESEND_API_KEY is set');
   if (!env.PUBLIC_URL || new URL(env.PUBLIC_URL).protocol !== 'https:') {
-    issues.addIssue({
-      code: 'custom',
-      path: ['PUBLIC_URL'],
-      message: `must be the Worker's public https address (e.g. https://edge.example.com) when RESEND_API_KEY is set: every link in the emails is built from it (now ${env.PUBLIC_URL ? `"${env.PUBLIC_URL}"` : 'unset'})`,
-    });
+    throw new EnvVarError(
+      'PUBLIC_URL',
+      `must be the Worker's public https address (e.g. https://edge.example.com) when RESEND_API_KEY is set: every link in the emails is built from it (now ${env.PUBLIC_URL ? `"${env.PUBLIC_URL}"` : 'unset'})`,
+    );
   }
-});
+}
 
 /** The secrets every deployment needs (the admin routes); the others only turn features on. */
 const SECRETS = ['ADMIN_TOKEN'] as const;
@@ -92,7 +102,7 @@ export class InvalidEnvError extends Error {
 
 type Bindings = Pick<Env, 'CACHE' | 'UPSTREAM_GATE' | 'UNVERIFIED_KEYS' | 'PROXY_STATS'> & Partial<Pick<Env, 'DB' | 'DIGEST_QUEUE' | 'ALERT_QUEUE' | 'OAUTH_KV'>>;
 /** The bindings as typed by `wrangler types` (`DB` and the Queues only when bound), with the parsed vars and secrets. */
-export type AppEnv = Omit<z.output<typeof EnvSchema>, keyof Bindings> & Bindings;
+export type AppEnv = Omit<AppVars, keyof Bindings> & Bindings;
 
 const parsed = new WeakMap<object, AppEnv>();
 
@@ -100,14 +110,16 @@ const parsed = new WeakMap<object, AppEnv>();
 export function parseEnv(env: Env): AppEnv {
   const hit = parsed.get(env);
   if (hit) return hit;
-  const result = EnvSchema.safeParse(env);
-  if (!result.success) {
-    const issue = result.error.issues[0]!;
-    const name = String(issue.path[0] ?? '');
-    if ((SECRETS as readonly string[]).includes(name)) throw new MissingSecretError(name);
-    throw new InvalidEnvError(`Environment variable or binding ${name} ${issue.message}.`);
+  let vars: AppVars;
+  try {
+    vars = readVars(env, APP_VARS);
+    checkAppVars(vars);
+  } catch (error) {
+    if (!(error instanceof EnvVarError)) throw error;
+    if ((SECRETS as readonly string[]).includes(error.varName)) throw new MissingSecretError(error.varName);
+    throw new InvalidEnvError(`Environment variable or binding ${error.message}.`);
   }
-  const config = { ...env, ...result.data } as unknown as AppEnv;
+  const config = { ...env, ...vars } as unknown as AppEnv;
   if (config.DEV_ROUTES !== 'on') {
     for (const [name, example] of Object.entries(EXAMPLE_SECRETS)) {
       const value = config[name as keyof typeof EXAMPLE_SECRETS];

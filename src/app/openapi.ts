@@ -23,7 +23,7 @@ import { OUTBOX_BASE } from '../mail/outbox';
 import { MCP_PATH } from '../mcp';
 import { ADMIN_BASE, DiscoverBody, MAX_DISCOVER_BODY_BYTES, PurgeBody, UPSTREAM_ADMIN_BASE } from '../proxy/admin';
 import { DiscoveryReport } from '../client/discovery/report';
-import { UpstreamMap, UpstreamMapInput } from '../contract/upstream-map';
+import { upstreamMapSchemas } from '../contract/upstream-map';
 import { type CheckAnswer, CheckBody, UPSTREAM_CHECK_PATH } from './upstream-check';
 import { COUNTERS, type Counts } from '../proxy/stats';
 import { LINK_BASE, REPORTS_BASE } from '../reports';
@@ -175,6 +175,7 @@ const JsonRpcError = z
   .describe('The MCP SDK\'s answer to a request it refuses.');
 
 const Purged = z.object({ purged: z.number().int().min(0).describe('Entries deleted from KV and this location\'s cache.') });
+const { UpstreamMap, UpstreamMapInput } = upstreamMapSchemas();
 const StoredUpstreamMap = UpstreamMap.extend({
   version: z.number().int().min(0).describe('Numbered by the Worker at each PUT; 0 before any map is stored.'),
   updated_at: z.iso.datetime().nullable(),

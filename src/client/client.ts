@@ -11,7 +11,7 @@
  */
 import type * as z from 'zod';
 import { checkResponseBody } from '../contract/body';
-import { ErrorBody } from '../contract/errors';
+import { type ErrorBody, errorBodySchema } from '../contract/errors';
 import type { OperationMap } from '../contract/upstream-map';
 import { type RateFields, readRateFields } from '../contract/rate-limit';
 import { API_BASE, type AnyOperation, type OperationId, type Operations, operations, OPERATION_IDS, type PathOf, type QueryOf, type ResponseOf } from '../contract/operations';
@@ -229,7 +229,7 @@ export function createClient(options: ClientOptions): ApiClient {
     const retryAfter = parseRetryAfter(response.headers.get('retry-after'), now());
     let body: ErrorBody | undefined;
     try {
-      const parsed = ErrorBody.safeParse(JSON.parse(text));
+      const parsed = errorBodySchema().safeParse(JSON.parse(text));
       if (parsed.success) body = parsed.data;
     } catch {
       // Not JSON: a proxy's HTML error page, say. The status still tells what happened.

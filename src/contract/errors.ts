@@ -4,6 +4,7 @@
  */
 import * as z from 'zod';
 import { JSON_CONTENT_TYPE, JSON_HEADERS } from '../lib/http';
+import { once } from '../lib/lazy';
 
 export { JSON_CONTENT_TYPE, JSON_HEADERS };
 
@@ -40,20 +41,22 @@ export const PRODUCT_ERROR_STATUS = {
 export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
 export type ErrorCode = ApiErrorCode | keyof typeof PRODUCT_ERROR_STATUS;
 const ERROR_STATUS: Record<ErrorCode, number> = { ...API_ERROR_STATUS, ...PRODUCT_ERROR_STATUS };
-export const ErrorCodeSchema = z.enum(Object.keys(API_ERROR_STATUS) as [ApiErrorCode, ...ApiErrorCode[]]);
 /** Whether a code from elsewhere (an upstream's body) is one of the Read API's. */
 export const isApiErrorCode = (code: string): code is ApiErrorCode => Object.hasOwn(API_ERROR_STATUS, code);
 
-export const ErrorBody = z
-  .object({
-    error: z.object({
-      code: ErrorCodeSchema,
-      message: z.string(),
-      param: z.string().optional().describe('The parameter at fault, only for invalid_parameter.'),
-    }),
-  })
-  .meta({ id: 'Error' });
-export type ErrorBody = z.infer<typeof ErrorBody>;
+/** The error body's schema, built at its first use (a cache HIT reads no error body). */
+export const errorBodySchema = once(() =>
+  z
+    .object({
+      error: z.object({
+        code: z.enum(Object.keys(API_ERROR_STATUS) as [ApiErrorCode, ...ApiErrorCode[]]),
+        message: z.string(),
+        param: z.string().optional().describe('The parameter at fault, only for invalid_parameter.'),
+      }),
+    })
+    .meta({ id: 'Error' }),
+);
+export type ErrorBody = z.infer<ReturnType<typeof errorBodySchema>>;
 
 /** Thrown anywhere in a request; the single error handler turns it into a response. */
 export class ApiError extends Error {

@@ -7,7 +7,7 @@
  * document (scripts/check-openapi.mjs, test/openapi.test.ts).
  */
 import * as z from 'zod';
-import { API_ERROR_STATUS, type ApiErrorCode, ErrorBody } from './errors';
+import { API_ERROR_STATUS, type ApiErrorCode, errorBodySchema } from './errors';
 import { type AnyOperation, API_BASE, documentedErrors, type OperationId, operations, OPERATION_IDS } from './operations';
 import { RATE_LIMIT, RATE_WINDOW_MS } from './rate-limit';
 import { MAX_RANGE_DAYS } from './window';
@@ -281,7 +281,7 @@ export function openApiDocument(): JsonObject {
     paths: Object.fromEntries(OPERATION_IDS.map((id) => [operations[id].path, pathItem(id)])),
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'The API key.' } },
-      schemas: componentSchemas([['Error', ErrorBody], ...OPERATION_IDS.map((id) => [componentName(id), operations[id].response] as const)]),
+      schemas: componentSchemas([['Error', errorBodySchema()], ...OPERATION_IDS.map((id) => [componentName(id), operations[id].response] as const)]),
       headers: RESPONSE_HEADERS,
       parameters: REQUEST_HEADERS,
       responses: {

@@ -2,7 +2,6 @@
  * Time windows. Every date is a UTC calendar day written `YYYY-MM-DD`; a
  * period includes both ends (DESIGN section 3).
  */
-import * as z from 'zod';
 import { DAY_MS } from '../lib/time';
 import { invalidParameter } from './errors';
 import { dateParam, intParam } from './params';
@@ -19,10 +18,11 @@ export type WindowKind =
 
 export const MAX_RANGE_DAYS = 90;
 
-export const Period = z
-  .object({ from: z.iso.date(), to: z.iso.date() })
-  .meta({ id: 'Period', description: 'Inclusive UTC calendar days.' });
-export type Period = z.infer<typeof Period>;
+/** Inclusive UTC calendar days, `YYYY-MM-DD` (its schema: `commonSchemas().Period`). */
+export interface Period {
+  from: string;
+  to: string;
+}
 
 export const toDay = (date: Date): string => date.toISOString().slice(0, 10);
 export const dayNumber = (day: string): number => Date.parse(`${day}T00:00:00Z`) / DAY_MS;

@@ -13,3 +13,13 @@ export function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
   let loaded: Promise<T> | undefined;
   return () => (loaded ??= load());
 }
+
+/**
+ * A value built at its first use, then kept: `once(() => build())`. For what
+ * a module would otherwise build when an isolate loads it though the first
+ * `/api/v1` answer does not need it (the contract's response schemas).
+ */
+export function once<T>(build: () => T): () => T {
+  let built: { value: T } | undefined;
+  return () => (built ??= { value: build() }).value;
+}

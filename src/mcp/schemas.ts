@@ -15,7 +15,7 @@
 import * as z from 'zod';
 import type { JsonObject } from '../contract/openapi';
 import type { AnyOperation } from '../contract/operations';
-import { brandScope } from '../contract/schemas/common';
+import { commonSchemas } from '../contract/schemas/common';
 import { PAGE_FIELD, PAGE_SCHEMA } from './pages';
 
 type Json = JsonObject;
@@ -23,7 +23,7 @@ type Json = JsonObject;
 const SCALARS = new Set(['string', 'number', 'integer', 'boolean']);
 
 /** What every brand-scoped body names (`brand_id`, `market`, `generated_at`): said once, in the server's instructions, not in each outline. */
-const BRAND_SCOPE = new Set(Object.keys(brandScope));
+const BRAND_SCOPE = new Set(Object.keys(commonSchemas().brandScope));
 
 /** The JSON Schema of a tool's result: the outline of the operation's response, and `page` for a tool with a list. */
 export function outputSchemaOf(op: Pick<AnyOperation, 'response' | 'csv'>): Json {

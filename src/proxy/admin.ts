@@ -18,7 +18,7 @@ import { clientReader, discoverUpstreamMap, KEY_REFUSALS } from '../client/disco
 import type { DiscoveryReport } from '../client/discovery/report';
 import { ApiError, errorResponse } from '../contract/errors';
 import { requestIdOf } from '../contract/request-id';
-import { UpstreamMapInput } from '../contract/upstream-map';
+import { type UpstreamMapInput, upstreamMapSchemas } from '../contract/upstream-map';
 import { sha256Hex } from '../lib/hash';
 import { json, readBodyUpTo } from '../lib/http';
 import { errorText } from '../lib/log';
@@ -115,7 +115,7 @@ async function purge(request: Request, { env, runtime }: AdminContext): Promise<
 
 async function putMap(request: Request, { env, runtime }: AdminContext): Promise<Response> {
   const text = await readBodyUpTo(request, MAX_MAP_BODY_BYTES, () => new ApiError('invalid_parameter', `The map must be at most ${MAX_MAP_BODY_BYTES} bytes.`, { param: 'body' }));
-  const input = parseBody(UpstreamMapInput, text, 'The body must be JSON: {"operations": {"getVisibility": {"fields": {...}}}} (docs/upstream.md).');
+  const input = parseBody(upstreamMapSchemas().UpstreamMapInput, text, 'The body must be JSON: {"operations": {"getVisibility": {"fields": {...}}}} (docs/upstream.md).');
   return json(await storeMap(env, runtime, input));
 }
 
@@ -144,7 +144,7 @@ async function applyDiscovered(env: ProxyEnv, runtime: ProxyRuntime, report: Dis
   if (read.size === 0) return null;
   const current = await readStoredMap(env.CACHE);
   const kept = Object.fromEntries(Object.entries(current?.operations ?? {}).filter(([id]) => !read.has(id)));
-  const input = UpstreamMapInput.parse({ version: current?.version ?? 0, operations: { ...kept, ...report.map.operations } });
+  const input = upstreamMapSchemas().UpstreamMapInput.parse({ version: current?.version ?? 0, operations: { ...kept, ...report.map.operations } });
   return { version: (await storeMap(env, runtime, input)).version };
 }
 

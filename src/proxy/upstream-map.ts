@@ -7,7 +7,7 @@
  * fields too, has KV but no D1. An isolate keeps what it read for
  * `MAP_MEMORY_MS`; a new map reaches every location within KV's minute.
  */
-import { type OperationMap, UpstreamMap, type UpstreamMapInput } from '../contract/upstream-map';
+import { type OperationMap, type UpstreamMap, type UpstreamMapInput, upstreamMapSchemas } from '../contract/upstream-map';
 import type { OperationId } from '../contract/operations';
 import type { Clock } from '../lib/time';
 import { ALL_ENTRIES } from './store';
@@ -27,7 +27,7 @@ export async function readUpstreamMap(kv: KVNamespace, now: Clock): Promise<Upst
   if (memory && nowMs - memory.readAtMs < MAP_MEMORY_MS) return memory.map;
   const stored = await kv.get(MAP_KEY, 'json');
   // A value that no longer parses (a hand edit in KV) is no map: logged, and the features read as without one.
-  const parsed = stored === null ? null : UpstreamMap.safeParse(stored);
+  const parsed = stored === null ? null : upstreamMapSchemas().UpstreamMap.safeParse(stored);
   if (parsed && !parsed.success) console.error(JSON.stringify({ msg: 'stored upstream map is invalid', problem: parsed.error.issues[0]?.message ?? 'invalid' }));
   memory = { map: parsed?.success ? parsed.data : null, readAtMs: nowMs };
   return memory.map;
@@ -44,7 +44,7 @@ export class MapVersionConflict extends Error {
 
 /** The map as KV holds it now, not this isolate's memory of it: what a replacement replaces. Null when none (or none valid) is stored. */
 export async function readStoredMap(kv: KVNamespace): Promise<UpstreamMap | null> {
-  const current = UpstreamMap.safeParse(await kv.get(MAP_KEY, 'json'));
+  const current = upstreamMapSchemas().UpstreamMap.safeParse(await kv.get(MAP_KEY, 'json'));
   return current.success ? current.data : null;
 }
 

@@ -6,7 +6,7 @@
  * code builds.
  */
 import * as z from 'zod';
-import { CONVERSIONS, type Conversion, UpstreamMapInput } from '../../contract/upstream-map';
+import { CONVERSIONS, type Conversion, upstreamMapSchemas } from '../../contract/upstream-map';
 
 /** Fields placed at or above this confidence go into the proposed map; the others wait for a person. */
 export const CONFIDENCE_THRESHOLD = 0.75;
@@ -70,7 +70,7 @@ export const DiscoveryReport = z.object({
   calls: z.number().int().min(0).describe('Reads made with the key, each counted against its budget like any read.'),
   upstream_calls: z.number().int().min(0).describe('Reads the edge cache did not answer (not `HIT` or `STALE`): at most this many went upstream.'),
   brand_id: z.number().int().nullable().describe('The brand read, for a key with several brands (the first `GET /brands` lists); null otherwise.'),
-  map: UpstreamMapInput.describe('The proposed map: what `PUT /admin/upstream/map` takes, with only the entries at or above the threshold.'),
+  map: upstreamMapSchemas().UpstreamMapInput.describe('The proposed map: what `PUT /admin/upstream/map` takes, with only the entries at or above the threshold.'),
   operations: z.record(z.string(), z.union([OperationRead, OperationRefused, OperationSkipped])).describe('Every operation of the contract, in its order.'),
   stopped: z
     .object({ status: z.number().int(), code: z.string(), message: z.string() })
