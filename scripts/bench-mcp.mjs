@@ -15,7 +15,7 @@
 // fails unless no call went upstream while it was measured.
 // Env: BENCH_ROUNDS (default 5), BENCH_CALLS (per round and kind, default 100).
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startProductWorker } from './bench/miniflare.mjs';
+import { cpuNs, startProductWorker, workerdPids } from './bench/miniflare.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CALLS = Number(process.env.BENCH_CALLS ?? 100);
@@ -23,6 +23,7 @@ const KEY = 'bench_1';
 
 const { mf, url: base } = await startProductWorker({ name: 'mcp', vars: { MCP_ALLOWED_HOSTS: '127.0.0.1,localhost' } });
 await (await fetch(new URL('/__bench/seed?keys=1', base))).json();
+const [workerdPid] = workerdPids();
 
 const auth = { authorization: `Bearer ${KEY}` };
 const apiUrl = new URL('/api/v1/visibility', base);
@@ -64,14 +65,18 @@ for (const run of Object.values(runs)) for (let i = 0; i < 20; i++) await run();
 const upstreamBefore = await (await fetch(new URL('/__bench/upstream', base))).json();
 
 const times = Object.fromEntries(Object.keys(runs).map((name) => [name, []]));
+/** workerd's CPU time per call, ns, per kind and round: the Worker's own cost, which the machine's other load moves less than wall time. */
+const cpu = Object.fromEntries(Object.keys(runs).map((name) => [name, []]));
 for (let round = 0; round < ROUNDS; round++) {
   const order = round % 2 ? Object.keys(runs).reverse() : Object.keys(runs);
   for (const name of order) {
+    const cpuBefore = cpuNs(workerdPid);
     for (let i = 0; i < CALLS; i++) {
       const started = performance.now();
       await runs[name]();
       times[name].push(performance.now() - started);
     }
+    cpu[name].push((cpuNs(workerdPid) - cpuBefore) / CALLS);
   }
 }
 const upstreamAfter = await (await fetch(new URL('/__bench/upstream', base))).json();
@@ -79,11 +84,13 @@ if (upstreamAfter[KEY]?.calls !== upstreamBefore[KEY]?.calls) throw new Error(`c
 
 const q = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
 const p50api = q(times.api, 0.5);
+const cpuApi = q(cpu.api, 0.5);
 console.log(`\nMCP benchmark: workerd via Miniflare, one request at a time, ${ROUNDS} alternating rounds of ${CALLS} calls each (${ROUNDS * CALLS} per row). Upstream reads while measuring: 0 (the key's ${upstreamAfter[KEY]?.calls ?? 0} reads were all made while warming).\n`);
-console.log('| run | p50 ms | p95 ms | p99 ms | p50 / API HIT p50 |');
-console.log('|---|---|---|---|---|');
+console.log('| run | p50 ms | p95 ms | p99 ms | p50 / API HIT p50 | workerd CPU µs per call (median of rounds) | CPU / API HIT CPU |');
+console.log('|---|---|---|---|---|---|---|');
 for (const [name, label] of Object.entries(LABELS)) {
   const xs = times[name];
-  console.log(`| ${label} | ${q(xs, 0.5).toFixed(2)} | ${q(xs, 0.95).toFixed(2)} | ${q(xs, 0.99).toFixed(2)} | ${(q(xs, 0.5) / p50api).toFixed(1)}x |`);
+  const cpuUs = q(cpu[name], 0.5);
+  console.log(`| ${label} | ${q(xs, 0.5).toFixed(2)} | ${q(xs, 0.95).toFixed(2)} | ${q(xs, 0.99).toFixed(2)} | ${(q(xs, 0.5) / p50api).toFixed(2)}x | ${workerdPid ? (cpuUs / 1000).toFixed(0) : 'n/a'} | ${workerdPid ? (cpuUs / cpuApi).toFixed(2) + 'x' : 'n/a'} |`);
 }
 await mf.dispose();

@@ -9,10 +9,9 @@
 //      per key per rolling minute, 429s and errors seen by the clients.
 // Env: BENCH_SECONDS (per throughput run, default 20), BENCH_ROUNDS (10),
 // BENCH_CONNECTIONS (10), BENCH_DASHBOARD_SECONDS (120).
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { fetchOperations } from './bench/operations.mjs';
-import { HIT_HEADERS, startProductWorker, startTrivialWorker } from './bench/miniflare.mjs';
+import { cpuNs, HIT_HEADERS, startProductWorker, startTrivialWorker, workerdPids } from './bench/miniflare.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
@@ -57,28 +56,6 @@ const floorWithHeaders = await startTrivialWorker(hitBody, hitHeaders);
 const floorUrl = floor.url;
 const [proxyPid, floorPid, floorWithHeadersPid] = workerdPids();
 await fetch(new URL('/__bench/fixed-body', proxyUrl), { method: 'POST', body: hitBody });
-
-/**
- * The workerd processes Miniflare started, oldest first: the proxy's, the floor's, the floor's with headers.
- * Linux only; elsewhere the CPU figures are left out.
- */
-function workerdPids() {
-  if (!existsSync('/proc/self/task')) return [];
-  const children = (pid) => readdirSync(`/proc/${pid}/task`).flatMap((t) => readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
-  return children(process.pid)
-    .filter((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'workerd')
-    .sort((a, b) => a - b);
-}
-
-/**
- * CPU time a process has run, in ns, over all its threads (schedstat). Unlike
- * wall time, it leaves out the time the VM's host took the core away (steal),
- * which moves throughput by tens of percent from one second to the next here.
- */
-function cpuNs(pid) {
-  if (pid === undefined) return 0;
-  return readdirSync(`/proc/${pid}/task`).reduce((sum, t) => sum + Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8').split(' ')[0]), 0);
-}
 
 /** Throughput and latency under load: autocannon, CONNECTIONS connections; and the workerd CPU time the run cost. */
 async function cannon(url, headers, seconds, pid) {

@@ -404,6 +404,21 @@ describe('the same rules as the key', () => {
     expect(await refresh.json()).toMatchObject({ error: 'invalid_grant' });
   });
 
+  it('a pasted key revoked upstream is served no longer than a token: within 5 minutes of its last acceptance, then 401', async () => {
+    const key = freshKey('pasted-revoked');
+    expect((await mcpPost(key, listBrandsCall)).status).toBe(200);
+    const calls = up.calls;
+    up.byKey.set(key, { status: 401, code: 'invalid_api_key' });
+    // Accepted upstream less than 5 minutes ago: the key check reads nothing (its read would be a cache hit).
+    vi.setSystemTime(T0 + KEY_RECHECK_MS - 1000);
+    expect((await mcpPost(key, listBrandsCall)).status).toBe(200);
+    expect(up.calls).toBe(calls);
+    vi.setSystemTime(T0 + KEY_RECHECK_MS + 1000);
+    const refused = await mcpPost(key, listBrandsCall);
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ error: { code: 'invalid_api_key' } });
+  });
+
   it("reads through the key's gate: the token's calls and the key's own share one cache entry", async () => {
     const key = freshKey('oauth-cache');
     const provider = await authorized(key);

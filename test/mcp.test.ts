@@ -171,6 +171,17 @@ describe('tools/call', () => {
     });
   }
 
+  it('answers a call with one JSON body, not an event stream, in the 2025 revision and in 2026-07-28', async () => {
+    const call = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_visibility', arguments: {} } });
+    const legacy = await post(call, { 'mcp-protocol-version': '2025-06-18' });
+    expect([legacy.status, legacy.headers.get('content-type')]).toEqual([200, expect.stringMatching(/^application\/json/)]);
+    expect(await legacy.json()).toMatchObject({ jsonrpc: '2.0', id: 7, result: { structuredContent: { score: expect.any(Number) } } });
+    const client = await connect(KEYS.pro, 'auto');
+    const modern = await client.callTool({ name: 'get_visibility', arguments: {} });
+    expect(modern.structuredContent).toMatchObject({ score: expect.any(Number) });
+    await client.close();
+  });
+
   it('pages a long list: the first rows and `page`, the next with `offset`, nothing past the end, every page from one cached read', async () => {
     const upstream = new RecordingApi();
     useUpstreamForTests(upstream.upstream);

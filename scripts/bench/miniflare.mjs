@@ -2,7 +2,7 @@
 // applied, and either a dataset loaded through /__bench/seed (scripts/bench/origin-worker.ts: `demo`, or `large`,
 // one brand, 500 questions, 6 engines, 2 runs a day, 100 days = 600,000 runs; bench:origin and bench:exports) or
 // the product Worker with every binding it parses (scripts/bench-proxy-worker.ts; bench:proxy and bench:mcp).
-import { readFileSync, readdirSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { build } from 'esbuild';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 
@@ -61,7 +61,8 @@ export async function startProductWorker({ name, vars = {}, unverifiedPerMinute 
       compatibilityDate,
       compatibilityFlags: ['nodejs_compat'],
       d1Databases: { DB: `bench-${name}` },
-      kvNamespaces: ['CACHE'],
+      // OAUTH_KV as deployed: /mcp then answers through the OAuth resource server, a pasted key too.
+      kvNamespaces: ['CACHE', 'OAUTH_KV'],
       ratelimits: { UNVERIFIED_KEYS: { namespace_id: '1001', simple: { limit: unverifiedPerMinute, period: 60 } } },
       durableObjects: { UPSTREAM_GATE: { className: 'UpstreamGate', useSQLite: true }, PROXY_STATS: { className: 'ProxyStats', useSQLite: true } },
       // The Worker's other bindings (digests): present so the env parses, unused here.
@@ -103,4 +104,26 @@ export default { fetch(request) { return request.url.includes('/__bench/') ? mar
     }),
   );
   return { mf, url: new URL(await mf.ready) };
+}
+
+/**
+ * The workerd processes this Node process's Miniflares started, oldest first (bench:proxy: the proxy's, the
+ * floor's, the floor's with headers). Linux only; elsewhere the CPU figures are left out.
+ */
+export function workerdPids() {
+  if (!existsSync('/proc/self/task')) return [];
+  const children = (pid) => readdirSync(`/proc/${pid}/task`).flatMap((t) => readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+  return children(process.pid)
+    .filter((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'workerd')
+    .sort((a, b) => a - b);
+}
+
+/**
+ * CPU time a process has run, in ns, over all its threads (schedstat). Unlike
+ * wall time, it leaves out the time the VM's host took the core away (steal),
+ * which moves throughput by tens of percent from one second to the next here.
+ */
+export function cpuNs(pid) {
+  if (pid === undefined) return 0;
+  return readdirSync(`/proc/${pid}/task`).reduce((sum, t) => sum + Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8').split(' ')[0]), 0);
 }

@@ -18,7 +18,11 @@
  *    minutes after the upstream last accepted it, so a revoked key stops its
  *    tokens within 5 minutes, and its grants are ended then; an unknown key
  *    costs the upstream one read a minute at most, and counts against the
- *    caller's address like /api/v1's). Without one, or with one refused: 401
+ *    caller's address like /api/v1's), unless this isolate saw the upstream
+ *    accept it within those 5 minutes (`acceptedRecently`), when that read
+ *    would be a cache hit. A pasted key from a client that is not a browser
+ *    page is served without the OAuth resource server, which answers the rest
+ *    (tokens, refusals with their challenge, CORS). Without one, or with one refused: 401
  *    in the API's error shape with `WWW-Authenticate: Bearer
  *    resource_metadata="<origin>/.well-known/oauth-protected-resource/mcp"`
  *    (`error="invalid_token"` for a refused one), from which an OAuth client
@@ -26,18 +30,32 @@
  *    realm="mcp"`.
  * 4. A new server and transport per request (`mcpServer`: the SDK serves one
  *    request per server; what the server registers was built once per
- *    isolate, and only the calls carrying the key's client are new); the SDK
- *    answers bad input (not JSON, not JSON-RPC, a batch over 100, an unknown
- *    tool, arguments that fail the schema) with its own errors.
+ *    isolate, and only the calls carrying the key's client are new), under
+ *    the SDK's exchange, built once per isolate (`exchange`); the body is
+ *    read once (`serveReader`), and a 2025-revision request is answered with
+ *    plain JSON, not an event stream. The SDK answers bad input (not JSON,
+ *    not JSON-RPC, a batch over 100, an unknown tool, arguments that fail
+ *    the schema) with its own errors.
  */
-import { createMcpHandler, hostHeaderValidationResponse, localhostAllowedHostnames, type McpServerFactory, originValidationResponse } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  hostHeaderValidationResponse,
+  localhostAllowedHostnames,
+  type AuthInfo,
+  isJsonContentType,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type McpHttpHandler,
+  originValidationResponse,
+  validateHostHeader,
+} from '@modelcontextprotocol/server';
 import { OAuthError, type OAuthResourceTokenValidation } from '@cloudflare/workers-oauth-provider';
 import { type ApiClient, ApiClientError } from '../client';
 import { bearerKey, invalidKey } from '../contract/access';
 import { ApiError, errorResponse, JSON_HEADERS } from '../contract/errors';
 import { errorText } from '../lib/log';
-import { apiFor, clientAddressOf, type ProxyEnv, type ProxyRuntime } from '../proxy';
-import { endGrantsOfUser, type GrantProps, isIssuedToken, type OAuthServers, oauthServersFor } from './oauth';
+import { acceptedRecently, apiFor, clientAddressOf, type ProxyEnv, type ProxyRuntime } from '../proxy';
+import { endGrantsOfUser, type GrantProps, isIssuedToken, type OAuthServers, oauthServersFor, READ_SCOPE } from './oauth';
 import { mcpServer } from './server';
 
 /** The API's 401, with the challenge RFC 6750 asks of a bearer-protected resource. */
@@ -66,18 +84,85 @@ export async function serveMcp(request: Request, env: ProxyEnv, runtime: ProxyRu
 async function answer(request: Request, env: ProxyEnv, runtime: ProxyRuntime, allowedHosts: string[], oauthKv: KVNamespace | undefined): Promise<Response> {
   const refused = foreignHost(request, allowedHosts);
   if (refused) return refused;
-  const serve = (factory: McpServerFactory) => createMcpHandler(factory, { onerror: (error) => console.warn(JSON.stringify({ msg: 'mcp request refused or failed', error: errorText(error) })) }).fetch(request);
   // The SDK answers every other method 405 before it asks for a server.
-  if (request.method !== 'POST') return serve(() => Promise.reject(new Error('a stateless MCP server serves only POST')));
+  if (request.method !== 'POST') return exchange().fetch(request);
   // Retries are the assistant's to decide: a refusal comes back at once, with `retry_after` when it has one.
   const clientOf = apiFor(env, runtime, { clientAddress: clientAddressOf(request), retry: { attempts: 1 } });
-  const serveClient = (client: ApiClient) => serve(() => mcpServer(client, runtime.now));
-  if (oauthKv) return protectedAnswer(request, runtime, oauthServersFor(new URL(request.url).origin), { OAUTH_KV: oauthKv }, clientOf, serveClient);
+  const serveClient = (client: ApiClient) => serveReader(request, { client, now: runtime.now });
+  const known = (apiKey: string, client = clientOf(apiKey)) => knownKey(apiKey, client, runtime.now());
   const apiKey = bearerKey(request.headers);
-  if (!apiKey) return unauthorized();
-  const client = clientOf(apiKey);
-  if (!(await knownKey(client))) return unauthorized();
-  return serveClient(client);
+  // A pasted key, good, from a client that is not a browser page: served as is. The OAuth resource server
+  // would do the same for it, and answers the rest: tokens, refusals with their challenge, browsers' CORS.
+  if (apiKey && !isIssuedToken(apiKey) && !(oauthKv && request.headers.has('origin'))) {
+    const client = clientOf(apiKey);
+    if (await known(apiKey, client)) return serveClient(client);
+  }
+  if (oauthKv) return protectedAnswer(request, runtime, oauthServersFor(new URL(request.url).origin), { OAUTH_KV: oauthKv }, clientOf, known, serveClient);
+  return unauthorized();
+}
+
+/** The largest request body read here: the SDK's own default bound, so that both refuse alike. */
+const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+
+/** What a request's server reads with: the client of the request's key, and the clock. */
+interface Reader {
+  client: ApiClient;
+  now: () => Date;
+}
+
+const READER = 'reader';
+
+/** The reader, as the SDK hands it to the request's server: in `authInfo.extra` (the key itself stays inside the client). */
+const readerAuth = (reader: Reader): AuthInfo => ({ token: '', clientId: '', scopes: [READ_SCOPE], extra: { [READER]: reader } });
+
+let handler: McpHttpHandler | undefined;
+
+/** The SDK's stateless exchange, built once per isolate: its factory makes each request's server for the reader the request carries. */
+function exchange(): McpHttpHandler {
+  handler ??= createMcpHandler(
+    ({ authInfo }) => {
+      const reader = authInfo?.extra?.[READER] as Reader | undefined;
+      return reader ? mcpServer(reader.client, reader.now) : Promise.reject(new Error('a stateless MCP server serves only POST'));
+    },
+    { onerror: (error) => console.warn(JSON.stringify({ msg: 'mcp request refused or failed', error: errorText(error) })) },
+  );
+  return handler;
+}
+
+/**
+ * One exchange for a checked key. The body is read once, here: the SDK takes it parsed, so it neither clones
+ * the request nor reads it again. A 2025-revision request (most clients today) is answered with plain JSON by
+ * the SDK's transport (the revision lets the server choose JSON or an event stream, and a stateless server has
+ * nothing to stream); a 2026 one by the SDK's exchange, which answers JSON unless it has something to stream.
+ */
+async function serveReader(request: Request, reader: Reader): Promise<Response> {
+  const authInfo = readerAuth(reader);
+  const body = await bodyOf(request);
+  if (!body.parsed) return exchange().fetch(body.request, { authInfo });
+  if (!(await isLegacyRequest(request, body.value))) return exchange().fetch(request, { authInfo, parsedBody: body.value });
+  const server = mcpServer(reader.client, reader.now);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, { authInfo, parsedBody: body.value });
+  } finally {
+    void server.close().catch(() => undefined);
+  }
+}
+
+/**
+ * The body parsed, or the request for the SDK to read and answer itself: as it came when it declares no length
+ * within the bound or is not JSON by its type (413, 415), rebuilt around the text read when that is not JSON.
+ */
+async function bodyOf(request: Request): Promise<{ parsed: true; value: unknown } | { parsed: false; request: Request }> {
+  const length = request.headers.get('content-length');
+  if (length === null || !/^[1-9]\d*$/.test(length) || Number(length) > MAX_REQUEST_BYTES || !isJsonContentType(request.headers.get('content-type'))) return { parsed: false, request };
+  const text = await request.text();
+  try {
+    return { parsed: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { parsed: false, request: new Request(request, { body: text }) };
+  }
 }
 
 /** The 401 when a token's key is no longer accepted upstream: the client authorizes again. */
@@ -96,17 +181,14 @@ async function protectedAnswer(
   servers: OAuthServers,
   store: { OAUTH_KV: KVNamespace },
   clientOf: (apiKey: string) => ApiClient,
+  known: (apiKey: string) => Promise<boolean>,
   serveClient: (client: ApiClient) => Promise<Response>,
 ): Promise<Response> {
   const validate = async (resource: string, token: string): Promise<OAuthResourceTokenValidation<ApiClient> | null> => {
-    if (!isIssuedToken(token)) {
-      const client = clientOf(token);
-      return (await knownKey(client)) ? { props: client, audience: resource } : null;
-    }
+    if (!isIssuedToken(token)) return (await known(token)) ? { props: clientOf(token), audience: resource } : null;
     const found = await servers.authorization.validateToken<GrantProps>(resource, token, store);
     if (!found) return null;
-    const client = clientOf(found.props.apiKey);
-    if (await knownKey(client)) return { ...found, props: client };
+    if (await known(found.props.apiKey)) return { ...found, props: clientOf(found.props.apiKey) };
     // The upstream refused the key: every grant made with it ends, so refreshing cannot bring a token back.
     const ended = await endGrantsOfUser(servers, store, found.userId);
     console.log(JSON.stringify({ msg: 'oauth grants ended: their API key is refused upstream', grants: ended }));
@@ -133,12 +215,12 @@ async function oauthDescription(response: Response): Promise<string | undefined>
  * The SDK's 403 when the request names a host that is not allowed: in `Host`,
  * in its URL (the same host on Cloudflare's edge; the only one on requests
  * made in-process, which carry no `Host`), or in `Origin` (a browser's).
+ * Checked with the SDK's own rule; its answer is built only for a refusal.
  */
 function foreignHost(request: Request, hosts: string[]): Response | undefined {
   const url = new URL(request.url);
   for (const host of new Set([request.headers.get('host') ?? url.host, url.host])) {
-    const refused = hostHeaderValidationResponse(new Request(url, { headers: { host } }), hosts);
-    if (refused) return refused;
+    if (!validateHostHeader(host, hosts).ok) return hostHeaderValidationResponse(new Request(url, { headers: { host } }), hosts);
   }
   return originValidationResponse(request, hosts);
 }
@@ -146,9 +228,13 @@ function foreignHost(request: Request, hosts: string[]): Response | undefined {
 /**
  * Whether the API knows the key. Only its 401 says no: a plan that is not
  * active, a limit or an outage lets the request on, and each tool call then
- * answers the API's refusal as its result.
+ * answers the API's refusal as its result. A key the upstream accepted less
+ * than 5 minutes ago, as this isolate saw, is known without a read: its
+ * `GET /brands` would be served from the cache anyway (`acceptedRecently`);
+ * after that the read asks the upstream, so a revoked key stops within 5 minutes.
  */
-async function knownKey(client: ApiClient): Promise<boolean> {
+async function knownKey(apiKey: string, client: ApiClient, now: Date): Promise<boolean> {
+  if (await acceptedRecently(apiKey, now.getTime())) return true;
   try {
     await client.listBrands();
     return true;

@@ -69,8 +69,15 @@ export function acceptedUpstream(env: AbuseEnv, keyHash: string, nowMs: number, 
   if (failedHere.delete(keyHash)) waitUntil(env.CACHE.delete(failedName(keyHash)).catch(() => undefined));
 }
 
-/** When this isolate last saw the upstream accept the key, if it did. */
+/** When this isolate last saw the upstream accept the key, if it did (and refuse it nowhere since: a 401 forgets it). */
 export const lastAccepted = (keyHash: string): number | undefined => acceptedAt.get(keyHash);
+
+/** Whether the upstream accepted the key less than `windowMs` ago, as this isolate saw it, and no refusal of it is remembered here. */
+export function acceptedWithin(keyHash: string, nowMs: number, windowMs: number): boolean {
+  const at = acceptedAt.get(keyHash);
+  const failed = failedHere.get(keyHash);
+  return at !== undefined && nowMs - at < windowMs && (failed === undefined || nowMs >= failed.until);
+}
 
 function rememberFailed(keyHash: string, nowMs: number): void {
   // Re-inserted at the end: the map stays in expiry order, so its first entries are the first to go.
@@ -82,6 +89,7 @@ function rememberFailed(keyHash: string, nowMs: number): void {
 /** An upstream 401: remember it here at once and everywhere within KV's propagation. */
 export function rememberFailedAuth(env: AbuseEnv, keyHash: string, nowMs: number, waitUntil: (work: Promise<unknown>) => void): void {
   verified.delete(keyHash);
+  acceptedAt.delete(keyHash);
   rememberFailed(keyHash, nowMs);
   waitUntil(env.CACHE.put(failedName(keyHash), '1', { expirationTtl: FAILED_AUTH_TTL_S }).catch(() => undefined));
 }

@@ -24,9 +24,11 @@
  */
 import { type ApiClient, type ApiClientError, createClient, type RetryPolicy } from '../client';
 import { API_BASE } from '../contract/operations';
+import { acceptedWithin } from './abuse';
+import { hashApiKey } from './cache-key';
 import type { ProxyEnv } from './env';
 import { handleProxy, type ProxyRuntime } from './handler';
-import { upstreamMaxBytes } from './policy';
+import { KEY_RECHECK_MS, upstreamMaxBytes } from './policy';
 import { operationMapOf } from './upstream-map';
 
 /** Never resolved: the proxy's router reads only the path. */
@@ -68,4 +70,16 @@ export function apiFor(env: ProxyEnv, runtime: ProxyRuntime, options: ReadOption
       ...(options.retry ? { retry: options.retry } : {}),
       ...(options.sleep ? { sleep: options.sleep } : {}),
     });
+}
+
+/**
+ * Whether a read with this key would now be served without asking the
+ * upstream about the key: this isolate saw the upstream accept it less than
+ * KEY_RECHECK_MS ago and no refusal since (handler.ts re-checks a key served
+ * from the cache after that long). A caller that only needs to know the key
+ * is good (/mcp's check) takes this for a yes instead of a read; past it, its
+ * read asks the upstream, so a revoked key is still refused within the bound.
+ */
+export async function acceptedRecently(apiKey: string, nowMs: number): Promise<boolean> {
+  return acceptedWithin(await hashApiKey(apiKey), nowMs, KEY_RECHECK_MS);
 }
