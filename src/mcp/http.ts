@@ -53,17 +53,19 @@ export interface McpOptions {
   dev: boolean;
   /** `OAUTH_KV` when bound: OAuth is on (oauth.ts). Without it `/mcp` takes only a pasted API key. */
   oauthKv?: KVNamespace | undefined;
+  /** `ASSETS` when bound: the static assets holding the MCP App's view (weekly-view.ts). */
+  assets?: Fetcher | undefined;
 }
 
 /** The answer to any request to `/mcp` (`handleMcp` of index.ts loads this file). */
 export async function serveMcp(request: Request, env: ProxyEnv, runtime: ProxyRuntime, options: McpOptions): Promise<Response> {
-  const response = await answer(request, env, runtime, allowedHostsOf(options.hosts, options.dev), options.oauthKv);
+  const response = await answer(request, env, runtime, allowedHostsOf(options.hosts, options.dev), options.oauthKv, options.assets);
   // The SDK builds its own answers (JSON, or an event stream of JSON): they carry what every JSON answer of the Worker does.
   response.headers.set('x-content-type-options', JSON_HEADERS['x-content-type-options']!);
   return response;
 }
 
-async function answer(request: Request, env: ProxyEnv, runtime: ProxyRuntime, allowedHosts: string[], oauthKv: KVNamespace | undefined): Promise<Response> {
+async function answer(request: Request, env: ProxyEnv, runtime: ProxyRuntime, allowedHosts: string[], oauthKv: KVNamespace | undefined, assets: Fetcher | undefined): Promise<Response> {
   const refused = foreignHost(request, allowedHosts);
   if (refused) return refused;
   const serve = (factory: McpServerFactory) => createMcpHandler(factory, { onerror: (error) => console.warn(JSON.stringify({ msg: 'mcp request refused or failed', error: errorText(error) })) }).fetch(request);
@@ -71,7 +73,7 @@ async function answer(request: Request, env: ProxyEnv, runtime: ProxyRuntime, al
   if (request.method !== 'POST') return serve(() => Promise.reject(new Error('a stateless MCP server serves only POST')));
   // Retries are the assistant's to decide: a refusal comes back at once, with `retry_after` when it has one.
   const clientOf = apiFor(env, runtime, { clientAddress: clientAddressOf(request), retry: { attempts: 1 } });
-  const serveClient = (client: ApiClient) => serve(() => mcpServer(client, runtime.now));
+  const serveClient = (client: ApiClient) => serve(() => mcpServer(client, runtime.now, assets));
   if (oauthKv) return protectedAnswer(request, runtime, oauthServersFor(new URL(request.url).origin), { OAUTH_KV: oauthKv }, clientOf, serveClient);
   const apiKey = bearerKey(request.headers);
   if (!apiKey) return unauthorized();
