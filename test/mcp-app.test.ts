@@ -2,21 +2,24 @@
  * The weekly report as an MCP App, through the Worker with the SDK's client:
  * `weekly_report` and `get_visibility` link the view's `ui://` resource,
  * `resources/list` lists it and `resources/read` serves it as
- * `text/html;profile=mcp-app`, a document that loads nothing and can make no
- * request of its own; the text result is the same for a host with apps and
- * one without; and the view, given the real results, shows their figures
+ * `text/html;profile=mcp-app`, the document built into the static assets
+ * (`npm test` builds it first), which loads nothing and can make no request
+ * of its own; without the assets, the read is an MCP error and the tools
+ * still answer; the text result is the same for a host with apps and one
+ * without; and the view, given the real results, shows their figures
  * (src/mcp/app/render.ts, the function the browser runs). The view in a real
  * browser and host is `npm run test:browser` (scripts/browser/mcp-app.mjs).
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { SELF } from 'cloudflare:test';
+import { InMemoryTransport, McpServer } from '@modelcontextprotocol/server';
+import { env, SELF } from 'cloudflare:test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { escapeHtml } from '../src/lib/escape';
 import { MCP_PATH } from '../src/mcp';
+import { VIEW_ASSET_PATH } from '../src/mcp/app/asset';
 import { renderResult } from '../src/mcp/app/render';
-import { VIEW_SCRIPT } from '../src/mcp/app/script.generated';
 import { reportText } from '../src/mcp/weekly';
-import { WEEKLY_VIEW_URI } from '../src/mcp/weekly-view';
+import { registerWeeklyView, WEEKLY_VIEW_URI } from '../src/mcp/weekly-view';
 import type { Report } from '../src/weekly-report';
 import { formatPercent, formatTrend, quoted } from '../src/weekly-report/words';
 import { KEYS } from './helpers';
@@ -71,24 +74,46 @@ describe('the MCP App', () => {
     expect(content.mimeType).toBe(MIME);
     expect(content._meta.ui).toEqual({ prefersBorder: true, csp: { connectDomains: [], resourceDomains: [] } });
     const html = content.text;
+    // The document the build put in the static assets, as they hold it.
+    expect(html).toBe(await (await env.ASSETS.fetch(`https://assets.invalid${VIEW_ASSET_PATH}`)).text());
     expect(html).toMatch(/^<!doctype html>\n<html lang="en"/);
     expect(html).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
-    // Nothing is loaded: no src or href, no URL at all, no stylesheet import, no external script.
-    expect(html).not.toMatch(/\s(src|href|srcset|action|poster|data)\s*=/i);
-    expect(html).not.toMatch(/https?:\/\/|\/\/[a-z0-9.-]+\.[a-z]{2,}\//i);
-    expect(html).not.toMatch(/@import|url\(/i);
     expect(html.match(/<script[\s>]/g)).toHaveLength(1);
     expect(html).toContain('<script>');
-    // The one inline script is the view's bundle: it only posts messages to its host (window.parent) and reads theirs.
-    const script = html.slice(html.indexOf('<script>') + 8, html.lastIndexOf('</script>'));
-    expect(script).toBe(VIEW_SCRIPT);
-    expect(script).not.toMatch(/\bfetch\s*\(|XMLHttpRequest|WebSocket|EventSource|sendBeacon|\bimport\s*\(|importScripts|\.src\s*=|\.href\s*=/);
+    const start = html.indexOf('<script>') + 8;
+    const end = html.lastIndexOf('</script>');
+    const script = html.slice(start, end);
+    const markup = html.slice(0, start) + html.slice(end);
+    // Nothing is loaded: no src or href, no URL at all, no stylesheet import, no external script.
+    expect(markup).not.toMatch(/\s(src|href|srcset|action|poster|data)\s*=/i);
+    expect(markup).not.toMatch(/https?:\/\/|\/\/[a-z0-9.-]+\.[a-z]{2,}\//i);
+    expect(markup).not.toMatch(/@import|url\(/i);
+    // The one inline script is the view's bundle, with the package's App: it only posts messages to its host
+    // (window.parent) and reads theirs. (The package's schema descriptions name fetch and WebSocket in their text;
+    // the build checks that no code refers to them: scripts/build-mcp-app.mjs.)
+    expect(script).not.toMatch(/\bfetch\s*\(|new\s+(XMLHttpRequest|WebSocket|EventSource)\b|sendBeacon\s*\(|\bimport\s*\(|importScripts\s*\(|\.(src|href|action)\s*=(?!=)/);
     expect(script).toMatch(/\.parent\b/);
     expect(script).toContain('postMessage(');
     expect(script).toContain('ui/initialize');
     // Both themes: the host's (data-theme) and, until it says one, the system's.
     expect(html).toContain(':root[data-theme=dark]{color-scheme:dark;');
     expect(html).toContain('@media (prefers-color-scheme:dark)');
+  });
+
+  it('answers an MCP error, not a crash, when the view is not in the static assets or they are not bound', async () => {
+    const missing = { fetch: async () => new Response('Not Found', { status: 404 }) } as unknown as Fetcher;
+    for (const assets of [undefined, missing]) {
+      const server = new McpServer({ name: 'view-only', version: '1.0.0' });
+      registerWeeklyView(server, assets);
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      await server.connect(serverSide);
+      const client = new Client({ name: 'apps-host', version: '1.0.0' });
+      await client.connect(clientSide);
+      clients.push(client);
+      const { resources } = await client.listResources();
+      expect(resources.map((r) => r.uri)).toEqual([WEEKLY_VIEW_URI]);
+      await expect(client.readResource({ uri: WEEKLY_VIEW_URI })).rejects.toThrow('The weekly report view is not available on this server. The tool results carry the same figures as text.');
+    }
   });
 
   it('answers the same text to a host with apps and to one without: the view changes nothing in the result', async () => {

@@ -21,7 +21,6 @@ await (await SELF.fetch('http://localhost/openapi.json')).arrayBuffer(); // src/
 await (await SELF.fetch('http://localhost/mcp')).arrayBuffer(); // src/mcp/http.ts
 await (await SELF.fetch('http://localhost/.well-known/oauth-authorization-server')).arrayBuffer(); // src/mcp/oauth-routes.ts
 await renderConfirmation(ConfirmSubscriptionEmail.PreviewProps); // src/mail/templates.ts
-await import('../src/mcp/app/document'); // the MCP App's HTML, which the first resources/read of its view loads
 
 /** The upstream gates of the demo keys, which many tests share (tests that count a gate's calls use keys of their own). */
 const demoGates = await Promise.all(DEMO_ACCOUNTS.map(async (account) => env.UPSTREAM_GATE.idFromName(await sha256Hex(account.key))));

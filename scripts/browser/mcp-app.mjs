@@ -2,7 +2,7 @@
 // its `wrangler dev`): the SDK's client reads, through /mcp, the view's resource (the `ui://` URI that
 // weekly_report's `_meta.ui.resourceUri` names) and the results of weekly_report and get_visibility on the demo
 // data; a small host page served here loads the view's HTML in a sandboxed iframe (scripts only, an opaque origin)
-// and speaks the MCP Apps protocol to it with the package's own host side, `AppBridge` of
+// and speaks the MCP Apps protocol to the view (the package's `App`) with the package's own host side, `AppBridge` of
 // `@modelcontextprotocol/ext-apps/app-bridge` (bundled for the page with esbuild): the host context (theme, a
 // font), the tool's input, then its result; it sizes the frame from the view's size-changed notifications.
 //

@@ -71,24 +71,26 @@ export interface McpOptions {
   dev: boolean;
   /** `OAUTH_KV` when bound: OAuth is on (oauth.ts). Without it `/mcp` takes only a pasted API key. */
   oauthKv?: KVNamespace | undefined;
+  /** `ASSETS` when bound: the static assets holding the MCP App's view (weekly-view.ts). */
+  assets?: Fetcher | undefined;
 }
 
 /** The answer to any request to `/mcp` (`handleMcp` of index.ts loads this file). */
 export async function serveMcp(request: Request, env: ProxyEnv, runtime: ProxyRuntime, options: McpOptions): Promise<Response> {
-  const response = await answer(request, env, runtime, allowedHostsOf(options.hosts, options.dev), options.oauthKv);
+  const response = await answer(request, env, runtime, allowedHostsOf(options.hosts, options.dev), options.oauthKv, options.assets);
   // The SDK builds its own answers (JSON, or an event stream of JSON): they carry what every JSON answer of the Worker does.
   response.headers.set('x-content-type-options', JSON_HEADERS['x-content-type-options']!);
   return response;
 }
 
-async function answer(request: Request, env: ProxyEnv, runtime: ProxyRuntime, allowedHosts: string[], oauthKv: KVNamespace | undefined): Promise<Response> {
+async function answer(request: Request, env: ProxyEnv, runtime: ProxyRuntime, allowedHosts: string[], oauthKv: KVNamespace | undefined, assets: Fetcher | undefined): Promise<Response> {
   const refused = foreignHost(request, allowedHosts);
   if (refused) return refused;
   // The SDK answers every other method 405 before it asks for a server.
   if (request.method !== 'POST') return exchange().fetch(request);
   // Retries are the assistant's to decide: a refusal comes back at once, with `retry_after` when it has one.
   const clientOf = apiFor(env, runtime, { clientAddress: clientAddressOf(request), retry: { attempts: 1 } });
-  const serveClient = (client: ApiClient) => serveReader(request, { client, now: runtime.now });
+  const serveClient = (client: ApiClient) => serveReader(request, { client, now: runtime.now, assets });
   const known = (apiKey: string, client = clientOf(apiKey)) => knownKey(apiKey, client, runtime.now());
   const apiKey = bearerKey(request.headers);
   // A pasted key, good, from a client that is not a browser page: served as is. The OAuth resource server
@@ -104,10 +106,11 @@ async function answer(request: Request, env: ProxyEnv, runtime: ProxyRuntime, al
 /** The largest request body read here: the SDK's own default bound, so that both refuse alike. */
 const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 
-/** What a request's server reads with: the client of the request's key, and the clock. */
+/** What a request's server reads with: the client of the request's key, the clock, and the static assets (the app's view). */
 interface Reader {
   client: ApiClient;
   now: () => Date;
+  assets: Fetcher | undefined;
 }
 
 const READER = 'reader';
@@ -122,7 +125,7 @@ function exchange(): McpHttpHandler {
   handler ??= createMcpHandler(
     ({ authInfo }) => {
       const reader = authInfo?.extra?.[READER] as Reader | undefined;
-      return reader ? mcpServer(reader.client, reader.now) : Promise.reject(new Error('a stateless MCP server serves only POST'));
+      return reader ? mcpServer(reader.client, reader.now, reader.assets) : Promise.reject(new Error('a stateless MCP server serves only POST'));
     },
     { onerror: (error) => console.warn(JSON.stringify({ msg: 'mcp request refused or failed', error: errorText(error) })) },
   );
@@ -140,7 +143,7 @@ async function serveReader(request: Request, reader: Reader): Promise<Response> 
   const body = await bodyOf(request);
   if (!body.parsed) return exchange().fetch(body.request, { authInfo });
   if (!(await isLegacyRequest(request, body.value))) return exchange().fetch(request, { authInfo, parsedBody: body.value });
-  const server = mcpServer(reader.client, reader.now);
+  const server = mcpServer(reader.client, reader.now, reader.assets);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {

@@ -87,7 +87,7 @@ function toolsServed(): readonly ServedTool[] {
  * (`toolsServed`, the prompts' definitions), and only the calls that carry
  * `client` are new.
  */
-export function mcpServer(client: ApiClient, now: () => Date): McpServer {
+export function mcpServer(client: ApiClient, now: () => Date, assets?: Fetcher): McpServer {
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
   for (const tool of toolsServed()) {
     const call = (args: Record<string, unknown>) => tool.call(client, args, now);
@@ -95,7 +95,7 @@ export function mcpServer(client: ApiClient, now: () => Date): McpServer {
     if (_meta) registerAppTool(server, tool.name, { ...config, _meta }, call);
     else server.registerTool(tool.name, config, call);
   }
-  registerWeeklyView(server);
+  registerWeeklyView(server, assets);
   registerPrompts(server, completers(client));
   return server;
 }

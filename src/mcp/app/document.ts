@@ -1,11 +1,12 @@
 /**
- * The MCP App's HTML document, `text/html;profile=mcp-app`, served by
- * `resources/read` of `ui://brand-ai-visibility/weekly-report.html`
- * (weekly-view.ts loads this module then, never with the isolate). One
- * self-contained document: the style inline (the colours of every page,
- * src/lib/html.ts, and the report's chart), the script inline (the view's
- * bundle, script.generated.ts), no URL anywhere, so the view makes no request
- * of its own and declares no domain in its CSP.
+ * The MCP App's HTML document, `text/html;profile=mcp-app`, around the view's
+ * bundled script: laid out here, built by scripts/build-mcp-app.mjs into the
+ * Worker's static assets (asset.ts), and served by `resources/read` of
+ * `ui://brand-ai-visibility/weekly-report.html` (weekly-view.ts). No Worker
+ * module imports this file. One self-contained document: the style inline
+ * (the colours of every page, src/lib/html.ts, and the report's chart), the
+ * script inline, no URL in its markup or style, so the view loads nothing and
+ * declares no domain in its CSP.
  *
  * The colours follow the host's theme (`data-theme` on the root, set by the
  * script from `hostContext.theme`), and the system's (`prefers-color-scheme`)
@@ -14,7 +15,6 @@
  */
 import { COLOURS, PRODUCT_NAME } from '../../lib/html';
 import { CHART_STYLE } from '../../weekly-report/chart';
-import { VIEW_SCRIPT } from './script.generated';
 
 const STYLE = `
 :root{color-scheme:light dark;${COLOURS.light}}
@@ -54,14 +54,12 @@ footer.small{margin-top:14px}
 @media (max-width:480px){.masthead{padding:12px 14px 0}main{padding:2px 14px 14px}.score{font-size:30px}}
 ${CHART_STYLE}`;
 
-/** Escapes what would end the inline script early (the build refuses a bundle with it; this keeps the document sound regardless). */
+/** Escapes what would end the inline script early or garble it (in the package's strings as much as in ours). */
 const inlineScript = (code: string) => code.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
 
-let html: string | undefined;
-
-/** The document, built once per isolate (at the first `resources/read` of the view). */
-export function viewDocument(): string {
-  html ??= `<!doctype html>
+/** The document, with `script` (the view's bundle, minified) inline. */
+export function viewDocument(script: string): string {
+  return `<!doctype html>
 <html lang="en" dir="ltr">
 <head>
 <meta charset="utf-8">
@@ -73,8 +71,8 @@ export function viewDocument(): string {
 <body>
 <header class="masthead"><b>${PRODUCT_NAME}</b></header>
 <main><p class="small">Waiting for the figures…</p></main>
-<script>${inlineScript(VIEW_SCRIPT)}</script>
+<script>${inlineScript(script)}</script>
 </body>
-</html>`;
-  return html;
+</html>
+`;
 }

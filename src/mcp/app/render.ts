@@ -16,7 +16,7 @@
  *
  * Every text from the result is escaped. It imports only modules without
  * runtime imports of their own (the chart, the words, the noise rule), so the
- * browser bundle stays small (scripts/build-mcp-app.mjs refuses a package).
+ * browser bundle holds none of the Worker's code beyond them.
  */
 import type { ResponseOf } from '../../contract/operations';
 import { escapeHtml } from '../../lib/escape';
