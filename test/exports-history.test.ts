@@ -9,7 +9,7 @@ import { env } from 'cloudflare:test';
 import { afterAll, afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { keepWeek, readHistory } from '../src/weekly-report/history';
 import { isoWeek } from '../src/weekly-report/week';
-import { clearDigests, dayOf, deliver, demoMonday, FakeQueue, plusDays, runCron, seedSubscriptions, testEnv } from './digests-helpers';
+import { clearDigests, dayOf, deliver, demoMonday, FakeQueue, FakeResend, plusDays, runCron, seedSubscriptions, testEnv } from './digests-helpers';
 import { mintExport, readCsv } from './exports-helpers';
 import { call, clearReports } from './reports-helpers';
 import { useServicesForTests } from './seams';
@@ -31,6 +31,7 @@ afterAll(async () => {
 });
 afterEach(() => {
   vi.useRealTimers();
+  vi.unstubAllGlobals();
   useServicesForTests();
 });
 
@@ -88,11 +89,14 @@ it('keeps the week of a brand and market that only an export link names, and the
   await seedSubscriptions([{ email: 'lead@example.com' }]);
   vi.setSystemTime(MONDAY);
   const queue = new FakeQueue();
+  // The digest is sent to a local fake of Resend: no request leaves the test.
+  const resend = new FakeResend().install();
   await runCron(MONDAY.toISOString(), testEnv(queue));
   expect(await readHistory(env.DB, 1, 11)).toEqual([]);
   expect(queue.sent).toHaveLength(1);
   await deliver(queue.sent, testEnv(queue));
   expect((await readHistory(env.DB, 1, 11)).map((w) => [w.iso_week, w.source])).toEqual([[queue.sent[0]!.iso_week, 'digest']]);
+  expect(resend.delivered.map((email) => email.to)).toEqual([['lead@example.com']]);
 });
 
 it('a pair whose reads fail is tried at most 3 times a week', async () => {
