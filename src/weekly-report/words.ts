@@ -4,11 +4,9 @@
  * (`16 Nov 2026`, ranges `16–22 Nov 2026`), numbers with separators
  * (`1,719`), changes with their unit (`+2.1 pts`, `−3.3 pts`), and `steady`
  * for a change within the sampling noise, and how a question's engines moved
- * (`movedLine`). Pure functions with no import but types, so the MCP App's
- * browser bundle (src/mcp/app) writes the figures as the email does.
+ * (`movedLine`). Pure functions with no import, so the MCP App's browser
+ * bundle (src/mcp/app) writes the figures as the email does.
  */
-
-import type { QuestionMove, VisibilitySection } from './model';
 
 export type Trend = 'up' | 'down' | 'steady' | 'unknown';
 
@@ -91,8 +89,16 @@ export const sentence = (text: string): string => (/[.?!][”"]?$/.test(text) ? 
 /** `Brightdesk's`. */
 export const possessive = (name: string): string => `${name}’s`;
 
+/** What `movedLine` reads of a question's move (model.ts's `QuestionMove`): declared here, so this module imports nothing. */
+interface MoveWords {
+  outcome: 'won' | 'lost';
+  engines_naming_now: number;
+  engines_naming_before: number;
+  engines: readonly { engine_label: string; direction: 'gained' | 'lost'; top_rival: string | null }[];
+}
+
 /** How the engines of a question moved, in words: `No longer named by Claude and Gemini (now 2 of 6 engines); Helpwave is named instead.` */
-export function movedLine(q: QuestionMove, engineCount: number): string {
+export function movedLine(q: MoveWords, engineCount: number): string {
   const way = q.outcome === 'won' ? 'gained' : 'lost';
   const main = q.engines.filter((e) => e.direction === way).map((e) => e.engine_label);
   const other = q.engines.filter((e) => e.direction !== way).map((e) => e.engine_label);
@@ -104,8 +110,19 @@ export function movedLine(q: QuestionMove, engineCount: number): string {
   return `No longer named by ${joinNames(main)} (now ${of})${other.length > 0 ? `; now named by ${joinNames(other)}` : ''}${rivals.length > 0 ? `; ${joinNames(rivals)} ${rivals.length === 1 ? 'is' : 'are'} named instead` : ''}.`;
 }
 
+/** What `scoreNote` reads of the visibility section (model.ts's `VisibilitySection`). */
+interface ScoreWords {
+  score: number | null;
+  previous: number | null;
+  change: number | null;
+  noise: number | null;
+  trend: Trend;
+  answered_runs: number;
+  naming_runs: number;
+}
+
 /** The line under the score: against the week before, the noise, and the answers behind it. */
-export function scoreNote(vis: VisibilitySection, brand: string, periodLabel: string): string {
+export function scoreNote(vis: ScoreWords, brand: string, periodLabel: string): string {
   if (vis.score === null) return `No AI answer came back in ${periodLabel}.`;
   const answers = `${formatCount(vis.naming_runs)} of ${countOf(vis.answered_runs, 'AI answer')} named ${brand}.`;
   if (vis.previous === null || vis.change === null) return `The week before was not measured. ${answers}`;
