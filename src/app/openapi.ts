@@ -417,7 +417,8 @@ const OAUTH_ONLY = 'Only when `OAUTH_KV` is bound and on the hosts of `MCP_ALLOW
 const OAUTH_OFF = { '404': error('`not_found`: `OAUTH_KV` is not bound (the message says so: `/mcp` then takes only a key in `Authorization`), or the host is not one of `MCP_ALLOWED_HOSTS`') };
 /** The provider's OAuth errors (RFC 6749 section 5.2), not the API's shape. */
 const oauthError = (codes: string) => ({ description: codes, headers: requestId, content: jsonOf('OAuthError') });
-const oauth405 = (allow: string) => ({ '405': { description: `Another method; \`Allow: ${allow}\`.`, headers: requestId } });
+/** The provider's 405: an empty body on the metadata, an OAuth error on the token and registration endpoints. */
+const oauth405 = (allow: string, body?: 'error') => ({ '405': { description: `Another method; \`Allow: ${allow}\`.`, headers: requestId, ...(body ? { content: jsonOf('OAuthError') } : {}) } });
 const CONSENT_405 = pageAnswer('Another method; `Allow: GET, HEAD, POST`.');
 const MCP_RESOURCE_METADATA = `${WELL_KNOWN.protectedResource}${MCP_PATH}`;
 
@@ -845,7 +846,7 @@ const ROUTES: Record<string, Described> = {
       '201': ok('Registered.', jsonOf('RegisteredClient')),
       '400': oauthError('`invalid_client_metadata` (for example a redirect URI it does not accept), `invalid_request`'),
       ...OAUTH_OFF,
-      ...oauth405('POST, OPTIONS'),
+      ...oauth405('POST, OPTIONS', 'error'),
       '413': oauthError('`invalid_request`: a body over 1 MiB'),
     },
   },
@@ -871,7 +872,7 @@ const ROUTES: Record<string, Described> = {
       '400': oauthError('`invalid_request`, `invalid_grant` (a code or refresh token that is unknown, used, expired or revoked; a wrong `code_verifier`), `unsupported_grant_type`, `invalid_scope`'),
       '401': oauthError('`invalid_client`: unknown client, or a wrong secret'),
       ...OAUTH_OFF,
-      ...oauth405('POST, OPTIONS'),
+      ...oauth405('POST, OPTIONS', 'error'),
     },
   },
   [`GET ${OAUTH_ENDPOINTS.authorize}`]: {
@@ -1030,8 +1031,8 @@ export function productOpenApiDocument(routes: readonly DocumentedRoute[]): Json
       title: 'Brand AI-Visibility Edge: product routes',
       version: '1.0.0',
       description: [
-        'The routes this Worker serves beside the Read API (`/api/v1`, described in `GET /api/v1/openapi.json`): weekly digest subscriptions, reports and signed report links, the edge cache\'s admin, and the dev routes.',
-        'JSON routes answer errors in the Read API\'s shape, `{"error": {"code", "message", "param"?}}`, with codes of their own: `recently_sent` (409) and `too_many_links` (409); a cap on confirmation mail is the API\'s `rate_limited` (429, with `Retry-After`). A route read with an API key reads the Read API through the edge cache with that key, and passes the API\'s refusals through (401, 403, 404, 429). Routes opened from an email (confirm, unsubscribe, report links) answer HTML pages. Every answer carries `X-Request-Id`; a GET route answers HEAD too.',
+        'The routes this Worker serves beside the Read API (`/api/v1`, described in `GET /api/v1/openapi.json`): weekly digest subscriptions, reports and signed report links, the edge cache\'s admin, `/mcp` and its OAuth, and the dev routes.',
+        'JSON routes answer errors in the Read API\'s shape, `{"error": {"code", "message", "param"?}}`, with codes of their own: `recently_sent` (409) and `too_many_links` (409); a cap on confirmation mail is the API\'s `rate_limited` (429, with `Retry-After`). A route read with an API key reads the Read API through the edge cache with that key, and passes the API\'s refusals through (401, 403, 404, 429). Routes opened from an email (confirm, unsubscribe, report links) answer HTML pages. OAuth\'s token and registration endpoints answer OAuth\'s own errors (RFC 6749, `{"error", "error_description"}`). Every answer carries `X-Request-Id`; a GET route answers HEAD too.',
         `Report formats: ${FORMATS.map((f) => `\`${f}\``).join(', ')}.`,
       ].join('\n\n'),
     },
