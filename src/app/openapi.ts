@@ -420,7 +420,6 @@ const oauthError = (codes: string) => ({ description: codes, headers: requestId,
 /** The provider's 405: an empty body on the metadata, an OAuth error on the token and registration endpoints. */
 const oauth405 = (allow: string, body?: 'error') => ({ '405': { description: `Another method; \`Allow: ${allow}\`.`, headers: requestId, ...(body ? { content: jsonOf('OAuthError') } : {}) } });
 const CONSENT_405 = pageAnswer('Another method; `Allow: GET, HEAD, POST`.');
-const MCP_RESOURCE_METADATA = `${WELL_KNOWN.protectedResource}${MCP_PATH}`;
 
 /** Every route of the tables, by `METHOD path`. */
 const ROUTES: Record<string, Described> = {
@@ -788,7 +787,7 @@ const ROUTES: Record<string, Described> = {
       '200': ok('The JSON-RPC response, as JSON or as a Server-Sent Events stream (`text/event-stream`).', { ...jsonOf('JsonRpcMessage'), 'text/event-stream': { schema: { type: 'string' } } }),
       '202': { description: 'A notification, accepted.', headers: requestId },
       '400': { description: 'Not a JSON-RPC message of MCP, or a batch of more than 100 (the SDK\'s error).', headers: requestId, content: jsonOf('JsonRpcError') },
-      '401': { ...error('`invalid_api_key`: no credential, or a key the API does not know, or an OAuth token that is unknown, expired or revoked'), headers: { ...requestId, 'WWW-Authenticate': { description: `With OAuth (\`OAUTH_KV\` bound): \`Bearer realm="OAuth", resource_metadata="https://<host>${WELL_KNOWN.protectedResource}${MCP_PATH}", scope="read"\` (and \`error="invalid_token"\` when a credential was refused); without: \`Bearer realm="mcp"\`.`, schema: { type: 'string' } } } },
+      '401': { ...error('`invalid_api_key`: no credential, or a key the API does not know, or an OAuth token that is unknown, expired or revoked'), headers: { ...requestId, 'WWW-Authenticate': { description: `With OAuth (\`OAUTH_KV\` bound): \`Bearer realm="OAuth", resource_metadata="https://<host>${WELL_KNOWN.mcpResource}", scope="read"\` (and \`error="invalid_token"\` when a credential was refused); without: \`Bearer realm="mcp"\`.`, schema: { type: 'string' } } } },
       '403': { description: '`Host` or `Origin` names a host that is not allowed (DNS rebinding protection).', headers: requestId, content: jsonOf('JsonRpcError') },
       '406': { description: '`Accept` lacks `application/json` or `text/event-stream`.', headers: requestId, content: jsonOf('JsonRpcError') },
       '413': { description: 'A body over 4 MiB.', headers: requestId, content: jsonOf('JsonRpcError') },
@@ -819,7 +818,7 @@ const ROUTES: Record<string, Described> = {
     security: 'none',
     responses: { '200': ok('The metadata.', jsonOf('AuthorizationServerMetadata')), ...OAUTH_OFF, ...oauth405('GET, HEAD, OPTIONS') },
   },
-  [`GET ${MCP_RESOURCE_METADATA}`]: {
+  [`GET ${WELL_KNOWN.mcpResource}`]: {
     operationId: 'getMcpResourceMetadata',
     tag: 'MCP OAuth',
     summary: 'Get `/mcp`\'s protected resource metadata (RFC 9728)',
@@ -831,7 +830,7 @@ const ROUTES: Record<string, Described> = {
     operationId: 'getResourceMetadataAtRoot',
     tag: 'MCP OAuth',
     summary: 'Get `/mcp`\'s protected resource metadata at the root address',
-    description: `The same document as \`GET ${MCP_RESOURCE_METADATA}\`, for clients that look here first. ${OAUTH_ONLY}`,
+    description: `The same document as \`GET ${WELL_KNOWN.mcpResource}\`, for clients that look here first. ${OAUTH_ONLY}`,
     security: 'none',
     responses: { '200': ok('The metadata.', jsonOf('ProtectedResourceMetadata')), ...OAUTH_OFF, ...oauth405('GET, HEAD, OPTIONS') },
   },

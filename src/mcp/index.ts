@@ -64,7 +64,7 @@ const oauthRoute = (path: string, answers: 'json' | 'page', methods: Method[]): 
 export const oauthRoutes: Route<McpContext>[] = [
   oauthRoute(WELL_KNOWN.authorizationServer, 'json', ['GET']),
   oauthRoute(WELL_KNOWN.protectedResource, 'json', ['GET']),
-  oauthRoute(`${WELL_KNOWN.protectedResource}${MCP_PATH}`, 'json', ['GET']),
+  oauthRoute(WELL_KNOWN.mcpResource, 'json', ['GET']),
   oauthRoute(OAUTH_ENDPOINTS.register, 'json', ['POST']),
   oauthRoute(OAUTH_ENDPOINTS.token, 'json', ['POST']),
   oauthRoute(OAUTH_ENDPOINTS.authorize, 'page', ['GET', 'POST']),

@@ -37,7 +37,7 @@ export async function serveOAuth(request: Request, env: ProxyEnv, runtime: Proxy
   }
   if (url.pathname === WELL_KNOWN.protectedResource || url.pathname.startsWith(`${WELL_KNOWN.protectedResource}/`)) {
     // The root address serves the one resource's document too: some clients look there first.
-    const document = new Request(new URL(`${WELL_KNOWN.protectedResource}/mcp`, url.origin), request);
+    const document = new Request(new URL(WELL_KNOWN.mcpResource, url.origin), request);
     const nothing = () => Promise.reject(new Error('metadata requests carry no token'));
     return nosniff(await servers.protectedResource.fetch(document, { validate: nothing, serve: nothing }, ctx));
   }
