@@ -200,7 +200,7 @@ describe('a proxy-only deployment: UPSTREAM_URL and ADMIN_TOKEN', () => {
     });
     const features = lines.filter((line) => line.includes('"msg":"features"'));
     expect(features).toHaveLength(1);
-    const line = JSON.parse(features[0]!) as { on: string[]; off: Record<string, string>; mail: string };
+    const line = JSON.parse(features[0]!) as { on: string[]; off: Record<string, string>; mail: string; mcp: string };
     expect(line.on).toEqual(['proxy', 'admin']);
     expect(Object.keys(line.off).sort()).toEqual(['alerts', 'digests', 'exports', 'origin', 'reports']);
     expect(line.off.origin).toMatch(/UPSTREAM_URL is set/);
@@ -208,6 +208,9 @@ describe('a proxy-only deployment: UPSTREAM_URL and ADMIN_TOKEN', () => {
     expect(line.off.digests).toBe('set DB (the D1 binding), SIGNING_SECRET (the secret), ENCRYPTION_KEY (the secret), DIGEST_QUEUE (the Queue binding)');
     expect(line.off.alerts).toBe('set DB (the D1 binding), SIGNING_SECRET (the secret), ENCRYPTION_KEY (the secret), ALERT_QUEUE (the Queue binding)');
     expect(line.mail).toBe('off');
+    // No OAUTH_KV: /mcp takes only a pasted key, and the line says what turns OAuth on.
+    expect(line.mcp).toMatch(/^the API key in Authorization only: OAuth is off/);
+    expect(line.mcp).toContain('bind OAUTH_KV');
     expect(features[0]).not.toContain(ADMIN_TOKEN);
     expect(features[0]).not.toContain('api.example.com');
   });

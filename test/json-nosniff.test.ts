@@ -5,9 +5,10 @@
  * method it does not take, no key) and at /origin/api/v1, both OpenAPI
  * documents, the proxy's answers to a failing upstream, and each method of
  * every route the product documents (`documentedRoutes`: the product, dev,
- * admin and MCP routes), without and with a key; then 404s, a feature that
- * is off and a misconfigured env. Every route that answers JSON must have
- * been seen doing so, so the check cannot pass by meeting no JSON at all.
+ * admin and MCP routes, and OAuth's for MCP), without and with a key; then
+ * 404s, a feature that is off and a misconfigured env. Every route that
+ * answers JSON must have been seen doing so, so the check cannot pass by
+ * meeting no JSON at all.
  */
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -15,7 +16,7 @@ import { documentedRoutes } from '../src/app/routes';
 import type { Route } from '../src/lib/router';
 import { API_BASE, examplePath, operationList } from '../src/contract/operations';
 import { ADMIN_BASE } from '../src/proxy';
-import { MCP_PATH } from '../src/mcp';
+import { isOAuthPath, MCP_PATH } from '../src/mcp';
 import { clearDigests } from './digests-helpers';
 import { KEYS, ORIGIN_API } from './helpers';
 import { FakeUpstream, type Fault, freshKey, restoreUpstream } from './proxy-upstream';
@@ -88,8 +89,8 @@ describe('X-Content-Type-Options: nosniff on every JSON answer', () => {
       const methods = Object.keys(route.methods);
       // Dev routes that would do work (plan the digests, evaluate alerts now) get a parameter that stops them at validation.
       const path = route.path.replace(/\{\w+\}/g, 'x') + (route.path.startsWith('/dev/') ? '?at=nonsense' : '');
-      // `/mcp` answers only the hosts it is given (in dev, localhost too).
-      const bases = route.path === MCP_PATH ? [BASE, 'http://localhost'] : [BASE];
+      // `/mcp` and its OAuth answer only the hosts they are given (in dev, localhost too).
+      const bases = route.path === MCP_PATH || isOAuthPath(route.path) ? [BASE, 'http://localhost'] : [BASE];
       const keys = [null, KEYS.pro, ...(route.path.startsWith(ADMIN_BASE) ? [env.ADMIN_TOKEN] : [])];
       for (const base of bases) {
         for (const method of [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'PATCH']) {

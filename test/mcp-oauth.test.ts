@@ -446,8 +446,11 @@ describe('a deployment without OAUTH_KV', () => {
   /** The Worker's handler with the test env less OAUTH_KV: a new env object, as a fresh isolate sees it. */
   async function withoutOAuth(url: string, init?: RequestInit): Promise<Response> {
     const { OAUTH_KV: _, ...rest } = env as unknown as Record<string, unknown>;
+    return fetchWith(rest as unknown as Env, url, init);
+  }
+  async function fetchWith(testEnv: Env, url: string, init?: RequestInit): Promise<Response> {
     const ctx = createExecutionContext();
-    const response = await worker.fetch!(new Request(url, init) as Request<unknown, IncomingRequestCfProperties>, rest as unknown as Env, ctx);
+    const response = await worker.fetch!(new Request(url, init) as Request<unknown, IncomingRequestCfProperties>, testEnv, ctx);
     await waitOnExecutionContext(ctx);
     return response;
   }
@@ -463,5 +466,26 @@ describe('a deployment without OAUTH_KV', () => {
       expect(response.status).toBe(404);
       expect(((await response.json()) as { error: { message: string } }).error.message).toContain('bind OAUTH_KV');
     }
+  });
+
+  it("the start-up features line says whether /mcp takes OAuth: on with OAUTH_KV, off (and what to bind) without", async () => {
+    const mcpLineOf = async (testEnv: Env) => {
+      const lines: string[] = [];
+      const spy = vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(' ')));
+      try {
+        await fetchWith(testEnv, `${ORIGIN}/nothing`);
+      } finally {
+        spy.mockRestore();
+      }
+      const features = lines.filter((line) => line.includes('"msg":"features"'));
+      expect(features).toHaveLength(1);
+      return (JSON.parse(features[0]!) as { mcp: string }).mcp;
+    };
+    // Each a new env object: the first request of each logs its line.
+    const { OAUTH_KV: _, ...rest } = env as unknown as Record<string, unknown>;
+    expect(await mcpLineOf({ ...rest, OAUTH_KV: env.OAUTH_KV } as unknown as Env)).toMatch(/^OAuth \(OAUTH_KV bound: assistants connect by URL\) or the API key/);
+    const off = await mcpLineOf(rest as unknown as Env);
+    expect(off).toMatch(/^the API key in Authorization only: OAuth is off/);
+    expect(off).toContain('bind OAUTH_KV');
   });
 });

@@ -171,6 +171,16 @@ describe('tools/call', () => {
     });
   }
 
+  it('get_competitor takes the plain name, as its argument says (the server puts it in the path, encoded)', async () => {
+    const client = await connect(KEYS.growth);
+    const { tools } = await client.listTools();
+    const name = tools.find((t) => t.name === 'get_competitor')!.inputSchema.properties!.name as { description: string };
+    expect(name.description).not.toMatch(/URL-encoded/);
+    const result = await client.callTool({ name: 'get_competitor', arguments: { brand_id: 2, name: 'clearbooks PRO' } });
+    expect([result.isError ?? false, (result.structuredContent as { competitor: { name: string } }).competitor.name]).toEqual([false, 'Clearbooks Pro']);
+    await client.close();
+  });
+
   it('answers a call with one JSON body, not an event stream, in the 2025 revision and in 2026-07-28', async () => {
     const call = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_visibility', arguments: {} } });
     const legacy = await post(call, { 'mcp-protocol-version': '2025-06-18' });

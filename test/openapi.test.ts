@@ -12,7 +12,7 @@ import { API_BASE, operationList } from '../src/contract/operations';
 import { PRODUCT_ERROR_STATUS } from '../src/contract/errors';
 import { digestDevRoutes } from '../src/digests';
 import type { Method } from '../src/lib/router';
-import { mcpRoutes } from '../src/mcp';
+import { mcpRoutes, oauthRoutes } from '../src/mcp';
 import { adminRoutes } from '../src/proxy/admin';
 import { reportRoutes } from '../src/reports';
 import { subscriptionRoutes } from '../src/subscriptions';
@@ -182,12 +182,38 @@ describe('GET /openapi.json', () => {
         METHODS.flatMap((m) => (item[m] ? [path, ...(item[m]['x-also-at'] ?? [])].map((p) => `${m.toUpperCase()} ${p}`) : [])),
       ),
     );
-    const tables = [subscriptionRoutes, reportRoutes, digestDevRoutes, adminRoutes, allAdminRoutes, productRoutes, devRoutes, mcpRoutes];
+    const tables = [subscriptionRoutes, reportRoutes, digestDevRoutes, adminRoutes, allAdminRoutes, productRoutes, devRoutes, mcpRoutes, oauthRoutes];
     const routes = tables.flatMap((table) => table.flatMap((route) => (Object.keys(route.methods) as Method[]).map((method) => `${method} ${route.path}`)));
     expect(routes.length).toBeGreaterThan(15);
     expect(routes.filter((route) => !documented.has(route))).toEqual([]);
     // And nothing else: the document is built from the tables.
     expect([...documented].filter((route) => !routes.includes(route))).toEqual([]);
+  });
+
+  it('lists the OAuth endpoints of /mcp with the methods each answers, saying they need OAUTH_KV', async () => {
+    const { doc } = await fetchDocument('/openapi.json');
+    const oauth = Object.entries(doc.paths).flatMap(([path, item]) => METHODS.filter((m) => (item[m] as { tags?: string[] } | undefined)?.tags?.includes('MCP OAuth')).map((m) => `${m.toUpperCase()} ${path}`));
+    expect(oauth.sort()).toEqual(
+      [
+        'GET /.well-known/oauth-authorization-server',
+        'GET /.well-known/oauth-protected-resource',
+        'GET /.well-known/oauth-protected-resource/mcp',
+        'POST /oauth/register',
+        'POST /oauth/token',
+        'GET /oauth/authorize',
+        'POST /oauth/authorize',
+      ].sort(),
+    );
+    for (const route of oauth) {
+      const [method, path] = route.split(' ') as [string, string];
+      const operation = doc.paths[path]![method.toLowerCase() as 'get'] as unknown as { description: string; responses: Record<string, { content?: Json }> };
+      expect(operation.description, route).toContain('Only when `OAUTH_KV` is bound');
+      expect(operation.responses['404'], route).toBeDefined();
+    }
+    const token = doc.paths['/oauth/token']!.post as unknown as { description: string; requestBody: { content: Json } };
+    expect(Object.keys(token.requestBody.content)).toEqual(['application/x-www-form-urlencoded']);
+    expect(token.description).toMatch(/RFC 7009/);
+    expect(Object.keys(doc.paths['/oauth/authorize']!.get!.responses['200']!.content!)).toEqual(['text/html']);
   });
 
   it('tags each group, with a key, the admin token or no auth per route', async () => {

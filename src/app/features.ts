@@ -53,6 +53,8 @@ export interface Features {
   mail: 'resend' | 'dev outbox' | 'unsent' | 'off';
   /** `/dev/*` is mounted: `DEV_ROUTES = "on"`, dev only. */
   devRoutes: boolean;
+  /** `/mcp` takes OAuth (`OAUTH_KV` bound) beside a pasted key; without it, only the key (`/oauth/*` answers 404). */
+  mcpOAuth: boolean;
   /** For each feature that is off, what turns it on, in words naming settings (never their values). */
   off: Partial<Record<OptionalFeature, string>>;
 }
@@ -84,6 +86,7 @@ export function featuresOf(env: AppEnv): Features {
     alerts,
     mail: !reports && !digests ? 'off' : env.RESEND_API_KEY ? 'resend' : env.DEV_ROUTES === 'on' ? 'dev outbox' : 'unsent',
     devRoutes: env.DEV_ROUTES === 'on',
+    mcpOAuth: Boolean(env.OAUTH_KV),
     off,
   };
   derived.set(env, features);
@@ -98,9 +101,14 @@ export function featuresLine(features: Features): Record<string, unknown> {
     on,
     off: features.off,
     mail: MAIL_LINE[features.mail],
+    mcp: features.mcpOAuth ? MCP_OAUTH_ON : MCP_OAUTH_OFF,
     ...(features.devRoutes ? { dev_routes: 'on: /dev/outbox, /dev/digests/plan and /dev/alerts/run answer anyone, without authentication (DEV_ROUTES = "on": dev only, never in a deployment)' } : {}),
   };
 }
+
+// /mcp itself is always on; what varies is how an assistant authenticates.
+const MCP_OAUTH_ON = 'OAuth (OAUTH_KV bound: assistants connect by URL) or the API key in Authorization';
+const MCP_OAUTH_OFF = 'the API key in Authorization only: OAuth is off, /oauth/* and its metadata answer 404 (bind OAUTH_KV, the KV namespace, for assistants that connect by URL: docs/mcp.md)';
 
 const SEND_REAL_MAIL = 'set RESEND_API_KEY, DIGEST_FROM and an https PUBLIC_URL to send real mail';
 const MAIL_LINE: Record<Features['mail'], string> = {

@@ -13,7 +13,7 @@ import { errorText as logText } from '../lib/log';
 import { plainText } from '../lib/http';
 import { matchRoute, type Route } from '../lib/router';
 import { OUTBOX_BASE, showOutbox } from '../mail/outbox';
-import { mcpRoutes } from '../mcp';
+import { mcpRoutes, oauthRoutes } from '../mcp';
 import { adminRoutes } from '../proxy/admin';
 import { upstreamCheckRoutes } from './upstream-check';
 import { exportRoutes } from '../exports';
@@ -40,8 +40,8 @@ export const devRoutes: Route<Services>[] = [...digestDevRoutes, ...alertDevRout
 /** The admin's routes (`handleAdmin`, behind the admin token): the proxy's own, and the compatibility check, which reads with the features' needs. */
 export const allAdminRoutes = [...adminRoutes, ...upstreamCheckRoutes];
 
-/** Every route the Worker serves beside /api/v1 (the cache admin's and `/mcp` too, mounted by worker.ts): what `GET /openapi.json` describes. */
-export const documentedRoutes: readonly DocumentedRoute[] = [...productRoutes, ...devRoutes, ...allAdminRoutes, ...mcpRoutes];
+/** Every route the Worker serves beside /api/v1 (the cache admin's, `/mcp`'s and its OAuth's too, mounted by worker.ts): what `GET /openapi.json` describes. */
+export const documentedRoutes: readonly DocumentedRoute[] = [...productRoutes, ...devRoutes, ...allAdminRoutes, ...mcpRoutes, ...oauthRoutes];
 
 /** The OpenAPI document of the product's own routes. */
 export const productDocument = () => productOpenApiDocument(documentedRoutes);

@@ -315,7 +315,7 @@ export const operations = {
     description:
       'One rival. `name` is matched case-insensitively after URL-decoding (`clearbooks%20pro` finds `Clearbooks Pro`); a name that is not one of the brand\'s tracked rivals is 404 `not_found`. Over the trailing 7 days: shares of answered runs naming the rival and the brand; the topics it wins (its share above the brand\'s) with the margin in points, largest first; the questions it wins (more runs name the rival than the brand), largest lead first, with the engines that named it and never the brand and the latest answer naming it but not the brand (what AI said); the rival\'s pages AI cites, most cited first.',
     path: '/competitors/{name}',
-    pathParams: () => ({ name: textParam({ max: 200, description: 'The competitor\'s name as AI writes it, URL-encoded; matched case-insensitively.' }) }),
+    pathParams: () => ({ name: textParam({ max: 200, description: 'The competitor\'s name as AI writes it (in a URL path, percent-encoded); matched case-insensitively.' }) }),
     paramsFrom: { name: { operation: 'listTopics', path: 'topics[].rivals[].name' } },
     example: { path: { name: 'Helpwave' } },
     response: () => insightSchemas().CompetitorDetail,

@@ -10,10 +10,10 @@
  * /api/v1 needs none of it, so a fresh isolate does not evaluate it.
  */
 import { loadOnce } from '../lib/lazy';
-import type { Route } from '../lib/router';
+import type { Method, Route } from '../lib/router';
 import type { ProxyEnv, ProxyRuntime } from '../proxy';
 import type { McpOptions } from './http';
-import { OAUTH_PATHS } from './oauth-paths';
+import { OAUTH_ENDPOINTS, WELL_KNOWN } from './oauth-paths';
 
 export type { McpOptions } from './http';
 
@@ -21,9 +21,6 @@ export const MCP_PATH = '/mcp';
 
 const endpoint = loadOnce(() => import('./http'));
 const oauthEndpoints = loadOnce(() => import('./oauth-routes'));
-
-/** Whether the path is one of OAuth's for `/mcp` (oauth-paths.ts): the consent page, the provider's endpoints, the metadata. */
-export const isOAuthPath = (pathname: string) => OAUTH_PATHS.has(pathname);
 
 /** The answer to a request to an OAuth path (oauth-routes.ts: the consent page, metadata, token, registration). */
 export async function handleOAuth(request: Request, env: ProxyEnv, runtime: ProxyRuntime, options: McpOptions): Promise<Response> {
@@ -53,3 +50,27 @@ const serveRoute = (request: Request, _: Record<string, string>, { env, runtime,
  * method, and the SDK answers the others 405 too.
  */
 export const mcpRoutes: Route<McpContext>[] = [{ path: MCP_PATH, answers: 'json', methods: { POST: serveRoute, GET: serveRoute, DELETE: serveRoute } }];
+
+const serveOAuthRoute = (request: Request, _: Record<string, string>, { env, runtime, options }: McpContext) => handleOAuth(request, env, runtime, options);
+const oauthRoute = (path: string, answers: 'json' | 'page', methods: Method[]): Route<McpContext> => ({ path, answers, methods: Object.fromEntries(methods.map((m) => [m, serveOAuthRoute])) });
+
+/**
+ * OAuth's paths for `/mcp` (oauth-paths.ts) with the methods each answers
+ * (the provider's, and the consent page's; OPTIONS aside, the provider's CORS
+ * preflight): what the Worker routes to `handleOAuth`, and what the product's
+ * OpenAPI document lists. As for `/mcp`, the Worker calls `handleOAuth` for
+ * the path whatever the method; the endpoint answers the others 405.
+ */
+export const oauthRoutes: Route<McpContext>[] = [
+  oauthRoute(WELL_KNOWN.authorizationServer, 'json', ['GET']),
+  oauthRoute(WELL_KNOWN.protectedResource, 'json', ['GET']),
+  oauthRoute(WELL_KNOWN.mcpResource, 'json', ['GET']),
+  oauthRoute(OAUTH_ENDPOINTS.register, 'json', ['POST']),
+  oauthRoute(OAUTH_ENDPOINTS.token, 'json', ['POST']),
+  oauthRoute(OAUTH_ENDPOINTS.authorize, 'page', ['GET', 'POST']),
+];
+
+const OAUTH_PATHS: ReadonlySet<string> = new Set(oauthRoutes.map((route) => route.path));
+
+/** Whether the path is one of OAuth's for `/mcp`: the consent page, the provider's endpoints, the metadata. */
+export const isOAuthPath = (pathname: string) => OAUTH_PATHS.has(pathname);

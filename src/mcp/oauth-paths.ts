@@ -6,11 +6,9 @@
 /** The consent page is ours (consent.ts); the token endpoint (with revocation) and registration are the provider's. */
 export const OAUTH_ENDPOINTS = { authorize: '/oauth/authorize', token: '/oauth/token', register: '/oauth/register' } as const;
 
-/** The RFC 8414 and RFC 9728 documents. The resource's is at its path-aware place and, for older clients, at the root. */
+/** The RFC 8414 and RFC 9728 documents. The resource's is at its path-aware place (`mcpResource`: `/mcp` appended) and, for older clients, at the root. */
 export const WELL_KNOWN = {
   authorizationServer: '/.well-known/oauth-authorization-server',
   protectedResource: '/.well-known/oauth-protected-resource',
+  mcpResource: '/.well-known/oauth-protected-resource/mcp',
 } as const;
-
-/** Every path the OAuth part answers, `/mcp` aside. */
-export const OAUTH_PATHS: ReadonlySet<string> = new Set([...Object.values(OAUTH_ENDPOINTS), WELL_KNOWN.authorizationServer, WELL_KNOWN.protectedResource, `${WELL_KNOWN.protectedResource}/mcp`]);

@@ -37,9 +37,17 @@ export async function serveOAuth(request: Request, env: ProxyEnv, runtime: Proxy
   }
   if (url.pathname === WELL_KNOWN.protectedResource || url.pathname.startsWith(`${WELL_KNOWN.protectedResource}/`)) {
     // The root address serves the one resource's document too: some clients look there first.
-    const document = new Request(new URL(`${WELL_KNOWN.protectedResource}/mcp`, url.origin), request);
+    const document = new Request(new URL(WELL_KNOWN.mcpResource, url.origin), request);
     const nothing = () => Promise.reject(new Error('metadata requests carry no token'));
-    return servers.protectedResource.fetch(document, { validate: nothing, serve: nothing }, ctx);
+    return nosniff(await servers.protectedResource.fetch(document, { validate: nothing, serve: nothing }, ctx));
   }
-  return servers.authorization.fetch(request, store, ctx);
+  return nosniff(await servers.authorization.fetch(request, store, ctx));
+}
+
+/** The provider's JSON answers without it get `nosniff`, as every JSON answer of the Worker has (JSON_HEADERS, lib/http.ts). */
+function nosniff(response: Response): Response {
+  if (!/^application\/json\b/i.test(response.headers.get('content-type') ?? '')) return response;
+  const answer = new Response(response.body, response);
+  answer.headers.set('x-content-type-options', 'nosniff');
+  return answer;
 }
