@@ -214,6 +214,12 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(token.requestBody.content)).toEqual(['application/x-www-form-urlencoded']);
     expect(token.description).toMatch(/RFC 7009/);
     expect(Object.keys(doc.paths['/oauth/authorize']!.get!.responses['200']!.content!)).toEqual(['text/html']);
+    // /mcp takes the key or an OAuth token, whose flow names these endpoints and the one scope.
+    expect((doc.paths['/mcp']!.post as unknown as { security: Json[] }).security).toEqual([{ apiKey: [] }, { oauth: ['read'] }]);
+    expect((doc.components.securitySchemes as Json).oauth).toMatchObject({
+      type: 'oauth2',
+      flows: { authorizationCode: { authorizationUrl: '/oauth/authorize', tokenUrl: '/oauth/token', refreshUrl: '/oauth/token', scopes: { read: expect.any(String) } } },
+    });
   });
 
   it('tags each group, with a key, the admin token or no auth per route', async () => {

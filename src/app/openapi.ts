@@ -21,7 +21,7 @@ import { CONFIRM_TTL, RESUBSCRIBE_TTL, UNSUBSCRIBE_TTL } from '../lib/signing';
 import type { Method, Route } from '../lib/router';
 import { OUTBOX_BASE } from '../mail/outbox';
 import { MCP_PATH } from '../mcp';
-import { OAUTH_ENDPOINTS, WELL_KNOWN } from '../mcp/oauth-paths';
+import { OAUTH_ENDPOINTS, READ_SCOPE, WELL_KNOWN } from '../mcp/oauth-paths';
 import { ADMIN_BASE, DiscoverBody, MAX_DISCOVER_BODY_BYTES, PurgeBody, UPSTREAM_ADMIN_BASE } from '../proxy/admin';
 import { DiscoveryReport } from '../client/discovery/report';
 import { upstreamMapSchemas } from '../contract/upstream-map';
@@ -390,8 +390,9 @@ interface Described {
   tag: Tag;
   summary: string;
   description?: string;
-  /** Who may call: the Read API key, the admin token, or anyone holding the link. */
-  security: 'key' | 'admin' | 'none';
+  /** Who may call: the Read API key (at `/mcp` also an OAuth token standing for one), the admin token, or anyone holding the link. */
+  /** `mcp`: the API key, or an OAuth access token that stands for one (with `OAUTH_KV` bound). */
+  security: 'key' | 'mcp' | 'admin' | 'none';
   /** Query and path parameters, as OpenAPI parameter objects. */
   parameters?: JsonObject[];
   requestBody?: JsonObject;
@@ -781,7 +782,7 @@ const ROUTES: Record<string, Described> = {
     summary: 'Send an MCP message (Streamable HTTP, stateless)',
     description:
       'MCP over Streamable HTTP (revisions 2026-07-28 and 2025), stateless: no session, every request stands alone. The tools: one per Read API operation (its id in snake_case, e.g. `get_visibility`, with the operation\'s parameters as arguments) and `weekly_report`; each result carries the API\'s JSON body as `structuredContent` (on the contract\'s field names, valid against the tool\'s `outputSchema`; a list longer than 25 rows in pages, with `page` and an `offset` argument); the prompts (`weekly_review`, `competitor_radar`, `engine_scorecard`, `content_plan`) complete their `brand`, `market` and `competitor` arguments (`completion/complete`); a refusal of the API (401, 403, 404, 409, 429, 502) is a result with `isError: true` and the API\'s `error.code` and `message` (`retry_after` on a 429). Every call reads through the edge cache with the key\'s upstream budget. `Host` and `Origin` must name a host of `MCP_ALLOWED_HOSTS` (localhost too in dev).',
-    security: 'key',
+    security: 'mcp',
     requestBody: jsonBody('JsonRpcMessage', 'A JSON-RPC 2.0 message of MCP. Send `Accept: application/json, text/event-stream`.'),
     responses: {
       '200': ok('The JSON-RPC response, as JSON or as a Server-Sent Events stream (`text/event-stream`).', { ...jsonOf('JsonRpcMessage'), 'text/event-stream': { schema: { type: 'string' } } }),
@@ -974,7 +975,7 @@ const ROUTES: Record<string, Described> = {
 };
 
 const METHODS: readonly Method[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
-const SECURITY: Record<Described['security'], JsonObject[]> = { key: [{ apiKey: [] }], admin: [{ adminToken: [] }], none: [] };
+const SECURITY: Record<Described['security'], JsonObject[]> = { key: [{ apiKey: [] }], mcp: [{ apiKey: [] }, { oauth: [READ_SCOPE] }], admin: [{ adminToken: [] }], none: [] };
 
 function operationOf(d: Described): JsonObject {
   return {
@@ -1041,6 +1042,11 @@ export function productOpenApiDocument(routes: readonly DocumentedRoute[]): Json
     components: {
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'A Read API key, as for `/api/v1`.' },
+        oauth: {
+          type: 'oauth2',
+          description: 'OAuth 2.1 for `/mcp` (docs/mcp.md), when `OAUTH_KV` is bound: the authorization code with PKCE (S256), the person pasting their Read API key on the consent page; the access token stands for that key. Clients register themselves (`' + OAUTH_ENDPOINTS.register + '`, RFC 7591) and find all of it from `' + WELL_KNOWN.authorizationServer + '` (RFC 8414).',
+          flows: { authorizationCode: { authorizationUrl: OAUTH_ENDPOINTS.authorize, tokenUrl: OAUTH_ENDPOINTS.token, refreshUrl: OAUTH_ENDPOINTS.token, scopes: { [READ_SCOPE]: 'Read, never change: what the key reads at `/api/v1`.' } } },
+        },
         adminToken: { type: 'http', scheme: 'bearer', description: 'The deployment\'s `ADMIN_TOKEN`.' },
       },
       schemas: {

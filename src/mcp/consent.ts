@@ -25,7 +25,8 @@ import { AuthorizationError, authorizationErrorRedirect, type AuthRequest, type 
 import { type ApiClient, ApiClientError } from '../client';
 import type { ResponseOf } from '../contract/operations';
 import { consentErrorHtml, consentHeaders, consentHtml, type ConsentStep } from './consent-page';
-import { type GrantProps, grantUserOf, READ_SCOPE } from './oauth';
+import { type GrantProps, grantUserOf } from './oauth';
+import { READ_SCOPE } from './oauth-paths';
 
 /** A consent form is a handful of short fields. */
 const MAX_FORM_BYTES = 8 * 1024;

@@ -55,7 +55,8 @@ import { bearerKey, invalidKey } from '../contract/access';
 import { ApiError, errorResponse, JSON_HEADERS } from '../contract/errors';
 import { errorText } from '../lib/log';
 import { acceptedRecently, apiFor, clientAddressOf, type ProxyEnv, type ProxyRuntime } from '../proxy';
-import { endGrantsOfUser, type GrantProps, isIssuedToken, type OAuthServers, oauthServersFor, READ_SCOPE } from './oauth';
+import { endGrantsOfUser, type GrantProps, isIssuedToken, type OAuthServers, oauthServersFor } from './oauth';
+import { READ_SCOPE } from './oauth-paths';
 import { mcpServer } from './server';
 
 /** The API's 401, with the challenge RFC 6750 asks of a bearer-protected resource. */

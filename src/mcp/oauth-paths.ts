@@ -1,7 +1,11 @@
 /**
- * The paths of OAuth for `/mcp`, apart from the provider (oauth.ts) so that
- * the Worker can route them with the isolate without loading it.
+ * The paths of OAuth for `/mcp`, and its scope, apart from the provider
+ * (oauth.ts) so that the Worker can route them with the isolate, and the
+ * product's OpenAPI document name them, without loading it.
  */
+
+/** The one scope: read, the only thing the API allows. */
+export const READ_SCOPE = 'read';
 
 /** The consent page is ours (consent.ts); the token endpoint (with revocation) and registration are the provider's. */
 export const OAUTH_ENDPOINTS = { authorize: '/oauth/authorize', token: '/oauth/token', register: '/oauth/register' } as const;

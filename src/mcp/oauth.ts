@@ -19,10 +19,8 @@
  */
 import { OAuthAuthorizationServer, OAuthResourceServer, type OAuthResourceTokenValidation } from '@cloudflare/workers-oauth-provider';
 import { sha256Hex } from '../lib/hash';
-import { OAUTH_ENDPOINTS } from './oauth-paths';
+import { OAUTH_ENDPOINTS, READ_SCOPE } from './oauth-paths';
 
-/** The one scope: read, the only thing the API allows. */
-export const READ_SCOPE = 'read';
 
 /** Access tokens last an hour; a grant (and its refresh token) 90 days from the consent, however often it is refreshed: then the person consents again (SECURITY.md). */
 const ACCESS_TOKEN_TTL = 3600;
