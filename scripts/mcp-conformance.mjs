@@ -9,7 +9,8 @@
 // verifier), then runs a local proxy that adds `Authorization: Bearer <access token>` to the suite's requests
 // (Host and Origin kept, for its DNS-rebinding scenario), and runs `npx -y @modelcontextprotocol/conformance
 // server` against it: by default the active suite, then the 2026-07-28 requirements. Set MCP_KEY to use another
-// key; MCP_CONFORMANCE_VERSION to pin the suite (default latest). Needs Node 22 (npm exec puts it on PATH).
+// key; MCP_CONFORMANCE_VERSION for another release of the suite (default 0.2.0-alpha.12: npm's `latest`, 0.1.16,
+// is older and has no --requirements). Needs Node 22 (npm exec puts it on PATH).
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -18,7 +19,7 @@ const args = process.argv.slice(2);
 const base = args[0] && !args[0].startsWith('-') ? args.shift() : 'http://localhost:8787';
 if (args[0] === '--') args.shift();
 const key = process.env.MCP_KEY ?? 'demo_pro_single';
-const version = process.env.MCP_CONFORMANCE_VERSION ?? 'latest';
+const version = process.env.MCP_CONFORMANCE_VERSION ?? '0.2.0-alpha.12';
 
 /** An access token for `key`, through the consent page. */
 async function accessToken() {
