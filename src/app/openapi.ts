@@ -339,6 +339,8 @@ const requestId = { 'X-Request-Id': ref('headers', 'X-Request-Id') };
 const ok = (description: string, content: JsonObject, headers: JsonObject = {}) => ({ description, headers: { ...requestId, ...headers }, content });
 /** A JSON error, the codes it can carry named in its description. */
 const error = (codes: string) => ({ description: codes, headers: requestId, content: jsonOf('Error') });
+/** What every admin route answers a caller without the admin token, and a method it does not take. */
+const ADMIN_REFUSALS = { '401': error('`invalid_api_key`: no or a wrong admin token'), '405': error('`method_not_allowed`') };
 /** An HTML page for a person who followed a link. */
 const pageAnswer = (description: string) => ({ description, headers: requestId, content: HTML });
 
@@ -710,7 +712,7 @@ const ROUTES: Record<string, Described> = {
     description: 'Of one API key, of one brand, or all. Deletes from KV (global) and from this location\'s Cache API; other locations\' copies expire within minutes.',
     security: 'admin',
     requestBody: jsonBody('PurgeBody', 'One of `{"api_key": "..."}`, `{"brand_id": 2}`, `{"all": true}`.'),
-    responses: { '200': ok('Purged.', jsonOf('Purged')), '400': error('`invalid_parameter` (`param`: `body`)'), '401': error('`invalid_api_key`: no or a wrong admin token'), '405': error('`method_not_allowed`') },
+    responses: { '200': ok('Purged.', jsonOf('Purged')), '400': error('`invalid_parameter` (`param`: `body`)'), ...ADMIN_REFUSALS },
   },
   [`GET ${ADMIN_BASE}/stats`]: {
     operationId: 'getCacheStats',
@@ -718,7 +720,7 @@ const ROUTES: Record<string, Described> = {
     summary: 'Get the cache\'s counters',
     description: 'Totals since `since`, over every isolate (each adds its counts every few seconds).',
     security: 'admin',
-    responses: { '200': ok('The counters.', jsonOf('CacheStats')), '401': error('`invalid_api_key`: no or a wrong admin token'), '405': error('`method_not_allowed`') },
+    responses: { '200': ok('The counters.', jsonOf('CacheStats')), ...ADMIN_REFUSALS },
   },
   [`GET ${UPSTREAM_ADMIN_BASE}/map`]: {
     operationId: 'getUpstreamMap',
@@ -726,7 +728,7 @@ const ROUTES: Record<string, Described> = {
     summary: 'Get the upstream map',
     description: 'How another implementation\'s bodies map onto the contract\'s fields, per operation (docs/upstream.md). Version 0 and no operations before one is stored.',
     security: 'admin',
-    responses: { '200': ok('The stored map.', jsonOf('UpstreamMap')), '401': error('`invalid_api_key`: no or a wrong admin token'), '405': error('`method_not_allowed`') },
+    responses: { '200': ok('The stored map.', jsonOf('UpstreamMap')), ...ADMIN_REFUSALS },
   },
   [`PUT ${UPSTREAM_ADMIN_BASE}/map`]: {
     operationId: 'putUpstreamMap',
@@ -738,8 +740,7 @@ const ROUTES: Record<string, Described> = {
     responses: {
       '200': ok('The stored map, with its new version.', jsonOf('UpstreamMap')),
       '400': error('`invalid_parameter`: the field at fault named in `param` (`operations.getVisibility.fields.scroe`)'),
-      '401': error('`invalid_api_key`: no or a wrong admin token'),
-      '405': error('`method_not_allowed`'),
+      ...ADMIN_REFUSALS,
       '409': error('`map_version_conflict`: `version` is not the stored version'),
     },
   },
@@ -753,8 +754,7 @@ const ROUTES: Record<string, Described> = {
     responses: {
       '200': ok('The proposed map and, per operation, how each field was placed.', jsonOf('DiscoveryReport')),
       '400': error('`invalid_parameter`: the field at fault named in `param` (`api_key` when the Read API refuses the key: nothing could be read)'),
-      '401': error('`invalid_api_key`: no or a wrong admin token'),
-      '405': error('`method_not_allowed`'),
+      ...ADMIN_REFUSALS,
       '409': error('`map_version_conflict`: with `apply`, the map was replaced while discovery ran'),
       '502': error('`upstream_error`: the Read API did not answer discovery\'s first read; nothing was read'),
     },
@@ -770,8 +770,7 @@ const ROUTES: Record<string, Described> = {
     responses: {
       '200': ok('The verdicts.', { ...jsonOf('UpstreamCheck'), ...HTML }),
       '400': error('`invalid_parameter`: a field of the body, or `api_key` when the Read API refuses the key'),
-      '401': error('`invalid_api_key`: no or a wrong admin token'),
-      '405': error('`method_not_allowed`'),
+      ...ADMIN_REFUSALS,
       '429': error('`rate_limited`, `quota_exceeded`: the key\'s limits, passed through'),
       '502': error('`upstream_error`: the Read API did not answer'),
     },

@@ -10,12 +10,12 @@
  * isolate, started by test/setup.ts before the tests, keeps them apart.
  */
 export function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
-  let loaded: Promise<T> | undefined;
-  return () => (loaded ??= load());
+  return once(load);
 }
 
 /**
- * A value built at its first use, then kept: `once(() => build())`. For what
+ * A value built at its first use, then kept: `once(() => build())` (a part's
+ * import is one such value: `loadOnce`). For what
  * a module would otherwise build when an isolate loads it though the first
  * `/api/v1` answer does not need it (the contract's response schemas).
  */
