@@ -62,7 +62,7 @@ import type { ResponseOf } from '../contract/operations';
 import { type AnswerState, type Engine, ENGINES, NAMING_STATES } from '../contract/enums';
 import { NEEDS, notProvidedLine, PARTS, type PartId } from './parts';
 import { changeNoise, trendOf } from './noise';
-import { formatPercent, formatPoints, formatRange, formatTrend, joinNames, possessive, quoted, sentence, shortDay, type Trend } from './words';
+import { formatPercent, formatPoints, formatRange, formatTrend, joinNames, type MoveWords, possessive, quoted, type ScoreWords, sentence, shortDay, type Trend } from './words';
 
 export * from './noise';
 export * from './words';
@@ -115,15 +115,8 @@ export interface ChartBar {
   answered_runs: number;
 }
 
-export interface VisibilitySection {
-  score: number | null;
-  previous: number | null;
-  change: number | null;
-  /** One standard error of the change, in points (see the module comment); null when either week is unmeasured. */
-  noise: number | null;
-  trend: Trend;
-  answered_runs: number;
-  naming_runs: number;
+/** The score's figures (`ScoreWords`: what its line says), its week, the chart's bars and scale. */
+export interface VisibilitySection extends ScoreWords {
   period: { from: string; to: string };
   history: ChartBar[];
   /**
@@ -155,13 +148,11 @@ export interface EngineMove {
   top_rival: string | null;
 }
 
-export interface QuestionMove {
+/** A question won or lost: how its engines moved (`MoveWords`: what its line says), and which question. */
+export interface QuestionMove extends MoveWords {
   question_id: number;
   text: string;
   topic: string | null;
-  outcome: 'won' | 'lost';
-  engines_naming_now: number;
-  engines_naming_before: number;
   engines: EngineMove[];
 }
 

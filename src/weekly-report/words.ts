@@ -89,8 +89,8 @@ export const sentence = (text: string): string => (/[.?!][”"]?$/.test(text) ? 
 /** `Brightdesk's`. */
 export const possessive = (name: string): string => `${name}’s`;
 
-/** What `movedLine` reads of a question's move (model.ts's `QuestionMove`): declared here, so this module imports nothing. */
-interface MoveWords {
+/** What `movedLine` reads of a question's move; model.ts's `QuestionMove` extends it (declared here, so this module imports nothing). */
+export interface MoveWords {
   outcome: 'won' | 'lost';
   engines_naming_now: number;
   engines_naming_before: number;
@@ -110,11 +110,12 @@ export function movedLine(q: MoveWords, engineCount: number): string {
   return `No longer named by ${joinNames(main)} (now ${of})${other.length > 0 ? `; now named by ${joinNames(other)}` : ''}${rivals.length > 0 ? `; ${joinNames(rivals)} ${rivals.length === 1 ? 'is' : 'are'} named instead` : ''}.`;
 }
 
-/** What `scoreNote` reads of the visibility section (model.ts's `VisibilitySection`). */
-interface ScoreWords {
+/** What `scoreNote` reads of the visibility section; model.ts's `VisibilitySection` extends it. */
+export interface ScoreWords {
   score: number | null;
   previous: number | null;
   change: number | null;
+  /** One standard error of the change, in points (model.ts's module comment); null when either week is unmeasured. */
   noise: number | null;
   trend: Trend;
   answered_runs: number;
