@@ -6,8 +6,10 @@
 // listens on. One request at a time, in alternating rounds (the machine is
 // shared), each round ROUNDS_CALLS calls of each:
 //   - GET /api/v1/visibility (a HIT);
+//   - POST /mcp `ping` as a 2025 client sends it: what every call costs
+//     before its tool runs (the key check, the SDK's exchange), raw fetch;
 //   - POST /mcp `tools/call get_visibility` as a 2025 client sends it (one
-//     JSON-RPC message; the answer is an SSE event), raw fetch;
+//     JSON-RPC message; the answer is JSON), raw fetch;
 //   - the same through the SDK's Client (@modelcontextprotocol/client), in
 //     the 2025 revision and in the 2026-07-28 one (the client's own work
 //     included: what an assistant's MCP host pays).
@@ -28,6 +30,7 @@ const [workerdPid] = workerdPids();
 const auth = { authorization: `Bearer ${KEY}` };
 const apiUrl = new URL('/api/v1/visibility', base);
 const mcpUrl = new URL('/mcp', base);
+const pingBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
 const callBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_visibility', arguments: {} } });
 const mcpHeaders = { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
 
@@ -41,6 +44,11 @@ async function mcpRaw() {
   const body = await response.text();
   if (response.status !== 200 || !body.includes('"structuredContent"')) throw new Error(`/mcp answered ${response.status}: ${body.slice(0, 300)}`);
 }
+async function mcpPing() {
+  const response = await fetch(mcpUrl, { method: 'POST', headers: mcpHeaders, body: pingBody });
+  const body = await response.text();
+  if (response.status !== 200 || !body.includes('"result":{}')) throw new Error(`/mcp answered ${response.status}: ${body.slice(0, 300)}`);
+}
 async function sdkClient(mode) {
   const client = new Client({ name: 'bench-mcp', version: '1.0.0' }, { versionNegotiation: { mode } });
   await client.connect(new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers: auth } }));
@@ -50,9 +58,10 @@ async function sdkClient(mode) {
   };
 }
 
-const runs = { api: apiHit, mcpRaw, sdkLegacy: await sdkClient('legacy'), sdkModern: await sdkClient('auto') };
+const runs = { api: apiHit, mcpPing, mcpRaw, sdkLegacy: await sdkClient('legacy'), sdkModern: await sdkClient('auto') };
 const LABELS = {
   api: 'GET /api/v1/visibility, cache HIT',
+  mcpPing: 'POST /mcp ping (2025 message, raw fetch): the key check and the SDK\'s exchange, no tool',
   mcpRaw: 'POST /mcp tools/call get_visibility (2025 message, raw fetch)',
   sdkLegacy: 'the same through the SDK Client, 2025 revision',
   sdkModern: 'the same through the SDK Client, 2026-07-28 revision',

@@ -461,6 +461,23 @@ describe('the key', () => {
   });
 });
 
+describe('one server after another', () => {
+  it('answers each call with its own key\'s data, the 2025 servers being reused: in turn, at once, and after an initialize', async () => {
+    const brandsOf = async (key: string) => {
+      const response = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'list_brands', arguments: {} } }), { authorization: `Bearer ${key}`, 'mcp-protocol-version': '2025-06-18' });
+      const body = (await response.json()) as { result: { structuredContent: { brands: { id: number }[] } } };
+      return body.result.structuredContent.brands.map((brand) => brand.id).sort();
+    };
+    const expected: Record<string, number[]> = { [KEYS.pro]: [DEMO.proBrand], [KEYS.growth]: [DEMO.growthBrandA, DEMO.growthBrandB], [KEYS.starter]: [DEMO.starterBrand] };
+    const keys = Object.keys(expected);
+    for (let round = 0; round < 3; round++) for (const key of keys) expect([key, await brandsOf(key)]).toEqual([key, expected[key]]);
+    // An initialize in between, from another client: the server it used learns that client and is not reused.
+    expect((await post(initialize, { authorization: `Bearer ${KEYS.growth}` })).status).toBe(200);
+    const atOnce = keys.flatMap((key) => Array.from({ length: 4 }, () => key));
+    expect(await Promise.all(atOnce.map(async (key) => [key, await brandsOf(key)]))).toEqual(atOnce.map((key) => [key, expected[key]]));
+  });
+});
+
 describe('the cache', () => {
   it('answers 100 identical tool calls with one upstream read', async () => {
     const key = await newDemoKey();

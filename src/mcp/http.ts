@@ -28,12 +28,11 @@
  *    (`error="invalid_token"` for a refused one), from which an OAuth client
  *    finds the authorization server; without `OAUTH_KV`, `Bearer
  *    realm="mcp"`.
- * 4. A new server and transport per request (`mcpServer`: the SDK serves one
- *    request per server; what the server registers was built once per
- *    isolate, and only the calls carrying the key's client are new), under
- *    the SDK's exchange, built once per isolate (`exchange`); the body is
- *    read once (`serveReader`), and a 2025-revision request is answered with
- *    plain JSON, not an event stream. The SDK answers bad input (not JSON,
+ * 4. The body is read once (`serveReader`). A 2025-revision request is
+ *    answered with plain JSON, not an event stream, by a new transport on
+ *    one of this isolate's idle servers (`release`: a server holds nothing
+ *    of a request, reader.ts); a 2026 one by the SDK's exchange, built once
+ *    per isolate (`exchange`), on a new server. The SDK answers bad input (not JSON,
  *    not JSON-RPC, a batch over 100, an unknown tool, arguments that fail
  *    the schema) with its own errors.
  */
@@ -41,11 +40,11 @@ import {
   createMcpHandler,
   hostHeaderValidationResponse,
   localhostAllowedHostnames,
-  type AuthInfo,
   isJsonContentType,
   isLegacyRequest,
   WebStandardStreamableHTTPServerTransport,
   type McpHttpHandler,
+  type McpServer,
   originValidationResponse,
   validateHostHeader,
 } from '@modelcontextprotocol/server';
@@ -56,7 +55,7 @@ import { ApiError, errorResponse, JSON_HEADERS } from '../contract/errors';
 import { errorText } from '../lib/log';
 import { acceptedRecently, apiFor, clientAddressOf, type ProxyEnv, type ProxyRuntime } from '../proxy';
 import { endGrantsOfUser, type GrantProps, isIssuedToken, type OAuthServers, oauthServersFor } from './oauth';
-import { READ_SCOPE } from './oauth-paths';
+import { type Reader, readerAuth } from './reader';
 import { mcpServer } from './server';
 
 /** The API's 401, with the challenge RFC 6750 asks of a bearer-protected resource. */
@@ -107,50 +106,50 @@ async function answer(request: Request, env: ProxyEnv, runtime: ProxyRuntime, al
 /** The largest request body read here: the SDK's own default bound, so that both refuse alike. */
 const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 
-/** What a request's server reads with: the client of the request's key, the clock, and the static assets (the app's view). */
-interface Reader {
-  client: ApiClient;
-  now: () => Date;
-  assets: Fetcher | undefined;
-}
-
-const READER = 'reader';
-
-/** The reader, as the SDK hands it to the request's server: in `authInfo.extra` (the key itself stays inside the client). */
-const readerAuth = (reader: Reader): AuthInfo => ({ token: '', clientId: '', scopes: [READ_SCOPE], extra: { [READER]: reader } });
-
 let handler: McpHttpHandler | undefined;
 
-/** The SDK's stateless exchange, built once per isolate: its factory makes each request's server for the reader the request carries. */
+/** The SDK's stateless exchange, built once per isolate: it takes a new server for each 2026-revision request. */
 function exchange(): McpHttpHandler {
-  handler ??= createMcpHandler(
-    ({ authInfo }) => {
-      const reader = authInfo?.extra?.[READER] as Reader | undefined;
-      return reader ? mcpServer(reader.client, reader.now, reader.assets) : Promise.reject(new Error('a stateless MCP server serves only POST'));
-    },
-    { onerror: (error) => console.warn(JSON.stringify({ msg: 'mcp request refused or failed', error: errorText(error) })) },
-  );
+  handler ??= createMcpHandler(() => mcpServer(), { onerror: (error) => console.warn(JSON.stringify({ msg: 'mcp request refused or failed', error: errorText(error) })) });
   return handler;
+}
+
+/** Servers of this isolate that served a 2025-revision request and are free for the next one. */
+const idle: McpServer[] = [];
+/** Enough for the requests one isolate serves at once; more are built when needed and dropped when done. */
+const MAX_IDLE = 8;
+
+/**
+ * A server back among the idle ones once its exchange is closed, unless it
+ * learned something of a client (an `initialize` sets the client's identity,
+ * capabilities and revision on it): the next request must find the server as
+ * new. Its handlers hold nothing of a request (reader.ts).
+ */
+async function release(server: McpServer): Promise<void> {
+  await server.close();
+  const learned = server.server.getClientVersion() ?? server.server.getClientCapabilities() ?? server.server.getNegotiatedProtocolVersion();
+  if (learned === undefined && idle.length < MAX_IDLE) idle.push(server);
 }
 
 /**
  * One exchange for a checked key. The body is read once, here: the SDK takes it parsed, so it neither clones
  * the request nor reads it again. A 2025-revision request (most clients today) is answered with plain JSON by
  * the SDK's transport (the revision lets the server choose JSON or an event stream, and a stateless server has
- * nothing to stream); a 2026 one by the SDK's exchange, which answers JSON unless it has something to stream.
+ * nothing to stream), on a server of this isolate's idle ones; a 2026 one by the SDK's
+ * exchange, which answers JSON unless it has something to stream.
  */
 async function serveReader(request: Request, reader: Reader): Promise<Response> {
   const authInfo = readerAuth(reader);
   const body = await bodyOf(request);
   if (!body.parsed) return exchange().fetch(body.request, { authInfo });
   if (!(await isLegacyRequest(request, body.value))) return exchange().fetch(request, { authInfo, parsedBody: body.value });
-  const server = mcpServer(reader.client, reader.now, reader.assets);
+  const server = idle.pop() ?? mcpServer();
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {
     return await transport.handleRequest(request, { authInfo, parsedBody: body.value });
   } finally {
-    void server.close().catch(() => undefined);
+    void release(server).catch(() => undefined);
   }
 }
 
@@ -219,14 +218,39 @@ async function oauthDescription(response: Response): Promise<string | undefined>
  * The SDK's 403 when the request names a host that is not allowed: in `Host`,
  * in its URL (the same host on Cloudflare's edge; the only one on requests
  * made in-process, which carry no `Host`), or in `Origin` (a browser's).
- * Checked with the SDK's own rule; its answer is built only for a refusal.
+ * Checked with the SDK's own rule, once per host and isolate (`hostAllowed`);
+ * its answer is built only for a refusal.
  */
 function foreignHost(request: Request, hosts: string[]): Response | undefined {
-  const url = new URL(request.url);
-  for (const host of new Set([request.headers.get('host') ?? url.host, url.host])) {
-    if (!validateHostHeader(host, hosts).ok) return hostHeaderValidationResponse(new Request(url, { headers: { host } }), hosts);
+  const inUrl = authorityOf(request.url);
+  for (const host of new Set([request.headers.get('host') ?? inUrl, inUrl])) {
+    if (!hostAllowed(host, hosts)) return hostHeaderValidationResponse(new Request(request.url, { headers: { host } }), hosts);
   }
-  return originValidationResponse(request, hosts);
+  return request.headers.has('origin') ? originValidationResponse(request, hosts) : undefined;
+}
+
+/** The authority of a URL as the runtime serialises `request.url` (scheme, `//`, authority): its host and port. */
+const authorityOf = (url: string) => {
+  const start = url.indexOf('//') + 2;
+  const end = url.slice(start).search(/[/?#]/);
+  return end < 0 ? url.slice(start) : url.slice(start, start + end);
+};
+
+/** What `validateHostHeader` said of each host this isolate was asked for, per allowed list: it parses a URL each time. */
+const hostsChecked = new Map<string, Map<string, boolean>>();
+/** Enough for the names one deployment answers to; a flood of made-up hosts is checked anew rather than kept. */
+const MAX_HOSTS_CHECKED = 64;
+
+function hostAllowed(host: string, hosts: string[]): boolean {
+  const list = hosts.join(',');
+  let checked = hostsChecked.get(list);
+  if (!checked) hostsChecked.set(list, (checked = new Map()));
+  let ok = checked.get(host);
+  if (ok === undefined) {
+    ok = validateHostHeader(host, hosts).ok;
+    if (checked.size < MAX_HOSTS_CHECKED) checked.set(host, ok);
+  }
+  return ok;
 }
 
 /**

@@ -13,8 +13,9 @@ import * as z from 'zod';
 import { ApiClientError, toApiError } from '../client';
 import type { TaskLayer } from '../contract/enums';
 import type { OperationId } from '../contract/operations';
-import { type Brand, brandNamed, type Completers } from './completions';
+import { type Brand, brandNamed, type Completers, completers } from './completions';
 import { OFFSET_ARG, PAGE_FIELD } from './pages';
+import { readerOf } from './reader';
 import { toolName } from './tools';
 import { weeklyReportTool } from './weekly';
 
@@ -126,7 +127,7 @@ type ArgumentName = keyof typeof ARGUMENTS;
 /** The arguments a prompt takes, by name. */
 const argumentsOf = (prompt: PromptDefinition): ArgumentName[] => (prompt.competitor ? ['brand', 'market', 'competitor'] : ['brand', 'market']);
 
-/** The arguments of each prompt, built once per isolate: they do not depend on the request (their completion does: `completionHandler`). */
+/** The arguments of each prompt, built once per isolate: they do not depend on the request (their completion does: `completion`). */
 const ARGS_SCHEMAS = new Map(
   PROMPTS.map((prompt) => [prompt.name, z.object(Object.fromEntries(argumentsOf(prompt).map((name) => [name, ARGUMENTS[name]])) as Record<string, z.ZodOptional<z.ZodString>>)]),
 );
@@ -136,25 +137,24 @@ const COMPLETION_VALUES = 100;
 const NO_COMPLETION = { completion: { values: [], hasMore: false } };
 
 /**
- * `completion/complete` for the prompts, completing with `complete` (the
- * request's key). What the SDK does for `completable` arguments, with the
- * arguments' schemas built once per isolate rather than marked per request:
- * the same answers, the same errors (an unknown prompt, a reference to a
- * resource: this server has none).
+ * `completion/complete` for the prompts, completing with the request's key
+ * (its reader's client). What the SDK does for `completable` arguments, with
+ * the arguments' schemas built once per isolate rather than marked per
+ * request: the same answers, the same errors (an unknown prompt, a reference
+ * to a resource: this server has none).
  */
-function completionHandler(complete: Completers) {
-  return async (request: CompleteRequest): Promise<CompleteResult> => {
-    const { ref, argument, context } = request.params;
-    if (ref.type === 'ref/resource') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource template ${ref.uri} not found`);
-    if (ref.type !== 'ref/prompt') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid completion reference: ${ref}`);
-    const prompt = PROMPTS.find((p) => p.name === ref.name);
-    if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${ref.name} not found`);
-    const name = argument.name as ArgumentName;
-    if (!argumentsOf(prompt).includes(name)) return NO_COMPLETION;
-    const chosen = context?.arguments ?? {};
-    const values = name === 'brand' ? await complete.brand(argument.value) : await complete[name](argument.value, chosen);
-    return { completion: { values: values.slice(0, COMPLETION_VALUES), total: values.length, hasMore: values.length > COMPLETION_VALUES } };
-  };
+async function completion(request: CompleteRequest, ctx: Parameters<typeof readerOf>[0]): Promise<CompleteResult> {
+  const { ref, argument, context } = request.params;
+  if (ref.type === 'ref/resource') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource template ${ref.uri} not found`);
+  if (ref.type !== 'ref/prompt') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid completion reference: ${ref}`);
+  const prompt = PROMPTS.find((p) => p.name === ref.name);
+  if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${ref.name} not found`);
+  const name = argument.name as ArgumentName;
+  if (!argumentsOf(prompt).includes(name)) return NO_COMPLETION;
+  const chosen = context?.arguments ?? {};
+  const complete = completers(readerOf(ctx).client);
+  const values = name === 'brand' ? await complete.brand(argument.value) : await complete[name](argument.value, chosen);
+  return { completion: { values: values.slice(0, COMPLETION_VALUES), total: values.length, hasMore: values.length > COMPLETION_VALUES } };
 }
 
 /**
@@ -179,16 +179,16 @@ async function brandOf(complete: Completers, value: string | undefined): Promise
   return brand;
 }
 
-/** Every prompt on `server`, resolving and completing with `complete` (the request's key). */
-export function registerPrompts(server: McpServer, complete: Completers): void {
+/** Every prompt on `server`, resolving and completing with the request's key (its reader's client). */
+export function registerPrompts(server: McpServer): void {
   for (const prompt of PROMPTS) {
-    server.registerPrompt(prompt.name, { title: prompt.title, description: prompt.description, argsSchema: ARGS_SCHEMAS.get(prompt.name)! }, async (args: { brand?: string; market?: string; competitor?: string }): Promise<GetPromptResult> => {
-      const brand = await brandOf(complete, args.brand);
+    server.registerPrompt(prompt.name, { title: prompt.title, description: prompt.description, argsSchema: ARGS_SCHEMAS.get(prompt.name)! }, async (args: { brand?: string; market?: string; competitor?: string }, ctx): Promise<GetPromptResult> => {
+      const brand = await brandOf(completers(readerOf(ctx).client), args.brand);
       const target: Target = { ...(brand ? { brand } : {}), ...(args.market?.trim() ? { market: args.market.trim().toLowerCase() } : {}), ...(args.competitor?.trim() ? { competitor: args.competitor.trim() } : {}) };
       return { description: prompt.description, messages: [{ role: 'user', content: { type: 'text', text: prompt.text(target) } }] };
     });
   }
   server.server.assertCanSetRequestHandler('completion/complete');
   server.server.registerCapabilities({ completions: {} });
-  server.server.setRequestHandler('completion/complete', completionHandler(complete));
+  server.server.setRequestHandler('completion/complete', completion);
 }

@@ -1,11 +1,12 @@
 /**
- * The MCP server of one request: every tool registered on a new `McpServer`,
- * each reading with the caller's key through `apiFor()` (the client it is
- * given), so repeated calls are cache hits and never pass the key's upstream
- * budget. Stateless: nothing of the request outlives it. What it registers
- * does not depend on the request and is built once per isolate (`toolsServed`,
- * the prompts' argument schemas); the client reaches a tool only as an
- * argument of its call, from the request's own registration.
+ * The MCP server: every tool, prompt and the app's view registered on an
+ * `McpServer`, each reading with the caller's key through `apiFor()` (the
+ * request's client, from its reader: reader.ts), so repeated calls are cache
+ * hits and never pass the key's upstream budget. Nothing registered depends
+ * on the request: what is registered is built once per isolate
+ * (`toolsServed`, the prompts' argument schemas), and each call finds its
+ * request's client in its own context, so a server can serve one request
+ * after another (http.ts keeps the idle ones).
  *
  * A tool reads its body as the features do, checked against the contract
  * (`withMeta`): our origin's bodies pass as sent, another implementation's
@@ -17,9 +18,9 @@
 import { registerAppTool } from '@modelcontextprotocol/ext-apps/server';
 import { McpServer } from '@modelcontextprotocol/server';
 import type { ApiClient, WithMeta } from '../client';
-import { completers } from './completions';
 import { OFFSET_ARG, pageOf } from './pages';
 import { registerPrompts } from './prompts';
+import { readerOf } from './reader';
 import { bodyResult, failureResult } from './results';
 import { type OperationTool, READ_ONLY, type ToolDefinition, toolsOfOperations } from './tools';
 import { weeklyReport, weeklyReportTool } from './weekly';
@@ -80,22 +81,23 @@ function toolsServed(): readonly ServedTool[] {
 }
 
 /**
- * A new server with every tool and prompt and the weekly report's view (the
- * resource `weekly_report` and `get_visibility` link), reading with `client` (the
- * caller's key, through `apiFor()`). The SDK serves one request per server,
- * so the server is new; what it registers was built once per isolate
- * (`toolsServed`, the prompts' definitions), and only the calls that carry
- * `client` are new.
+ * A server with every tool and prompt and the weekly report's view (the
+ * resource `weekly_report` and `get_visibility` link). Each call reads with
+ * the client of the request it serves (`readerOf` its context), so the
+ * server holds no key and may serve another request once this one is closed.
  */
-export function mcpServer(client: ApiClient, now: () => Date, assets?: Fetcher): McpServer {
+export function mcpServer(): McpServer {
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
   for (const tool of toolsServed()) {
-    const call = (args: Record<string, unknown>) => tool.call(client, args, now);
+    const call = (args: Record<string, unknown>, ctx: Parameters<typeof readerOf>[0]) => {
+      const { client, now } = readerOf(ctx);
+      return tool.call(client, args, now);
+    };
     const { _meta, ...config } = tool.config;
     if (_meta) registerAppTool(server, tool.name, { ...config, _meta }, call);
     else server.registerTool(tool.name, config, call);
   }
-  registerWeeklyView(server, assets);
-  registerPrompts(server, completers(client));
+  registerWeeklyView(server);
+  registerPrompts(server);
   return server;
 }
