@@ -4,8 +4,9 @@
 // of it a fresh isolate evaluates when it loads (the inputs reached from src/index.ts by static imports) and how
 // much waits for an `import()` (wrangler does not split the bundle: that code is in the main module, compiled with
 // it, and evaluated at its first use), then the twenty largest inputs by the bytes they put in the output
-// (esbuild's metafile). Exits 1 over the budget (400 KiB gzip, issue 24), or when the bundle holds what must stay
-// out of production: the email previews' fixtures, prettier, or a development build of a package.
+// (esbuild's metafile). Exits 1 over the budget (400 KiB gzip, issue 24), when the bundle holds what must stay
+// out of production (the email previews' fixtures, prettier, a development build of a package), or when an isolate
+// evaluates at load what /api/v1 does not need (`LOAD_LATER`). `.ci/run` runs it.
 import { gzipSync } from 'node:zlib';
 import { buildAsDeployed } from './bench/deployed.mjs';
 
@@ -14,6 +15,20 @@ const KEEP_OUT = [
   { pattern: /^emails\/_fixtures\//, why: 'preview fixtures (only `npm run email` needs them)' },
   { pattern: /node_modules\/prettier\//, why: 'prettier (the email render formats nothing)' },
   { pattern: /\.development\.js$/, why: 'a development build' },
+];
+
+/**
+ * What `/api/v1` does not need, so a fresh isolate must not evaluate it when it loads (issue 24): it waits for an
+ * `import()` at its first use. MCP beyond its route and paths, the MCP SDK and OAuth, email rendering, HTML
+ * parsing, the OpenAPI documents.
+ */
+const LOAD_LATER = [
+  { pattern: /^src\/mcp\/(?!index\.ts$|oauth-paths\.ts$)/, why: 'MCP (src/mcp/index.ts loads it at the first /mcp request)' },
+  { pattern: /node_modules\/@modelcontextprotocol\//, why: 'the MCP SDK' },
+  { pattern: /node_modules\/@cloudflare\/workers-oauth-provider\//, why: 'the OAuth provider' },
+  { pattern: /^emails\/|^src\/mail\/|node_modules\/(react|react-dom|@react-email\/[^/]+)\//, why: 'email rendering' },
+  { pattern: /node_modules\/(htmlparser2|html-to-text|domhandler|dom-serializer|entities)\//, why: 'HTML parsing' },
+  { pattern: /^src\/(contract|app)\/openapi\.ts$/, why: 'an OpenAPI document' },
 ];
 
 /** The whole upload, gzipped, at most. */
@@ -50,6 +65,7 @@ console.log('\nLargest inputs (bytes in the output, before gzip; * = evaluated w
 for (const [input, bytes] of largest) console.log(`  ${kib(bytes).padStart(10)} ${eager.has(input) ? '*' : ' '} ${input}`);
 
 const problems = [...inputs.keys()].flatMap((input) => KEEP_OUT.filter((rule) => rule.pattern.test(input)).map((rule) => `${input}: ${rule.why}`));
+for (const input of eager) for (const rule of LOAD_LATER) if (rule.pattern.test(input)) problems.push(`${input}: evaluated when an isolate loads, though /api/v1 does not need it (${rule.why}): load it with import() at its first use`);
 if (gzipped > BUDGET_GZIP_BYTES) problems.push(`${kib(gzipped)} gzip: over the budget of ${kib(BUDGET_GZIP_BYTES)}`);
 if (problems.length > 0) {
   console.error(`\nThe bundle fails its checks:\n  ${problems.join('\n  ')}`);

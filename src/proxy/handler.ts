@@ -13,10 +13,10 @@
  */
 import { ApiError, errorBodySchema, errorResponse, JSON_HEADERS } from '../contract/errors';
 import { type AnyOperation, API_BASE, operations } from '../contract/operations';
-import { openApiDocument } from '../contract/openapi';
 import { bearerKey, checkPlan, invalidKey, resolveBrand } from '../contract/access';
 import { RATE_LIMIT } from '../contract/rate-limit';
 import { matchOperation, type Match } from '../contract/request';
+import { loadOnce } from '../lib/lazy';
 import { type Clock, DAY_MS } from '../lib/time';
 import type { Target } from '../lib/http';
 import type { ProxyEnv } from './env';
@@ -34,6 +34,8 @@ import { CacheStore, type Entry, makeEntry } from './store';
 export type CacheStatus = 'HIT' | 'MISS' | 'STALE' | 'REVALIDATED' | 'BYPASS';
 
 let openApiJson: string | undefined;
+/** The API's OpenAPI document's builder, loaded at the first `GET /api/v1/openapi.json`: a read never needs it. */
+const contractDocument = loadOnce(() => import('../contract/openapi'));
 
 /** What the proxy needs of the moment it runs in: the clock, and where background work goes (`ctx.waitUntil`). */
 export interface ProxyRuntime {
@@ -128,7 +130,7 @@ async function serve(incoming: Incoming, env: ProxyEnv, ctx: ProxyRuntime, call:
     throw new ApiError('method_not_allowed', `${method} is not allowed; every operation is a GET.`);
   }
   if (url.pathname === `${API_BASE}/openapi.json`) {
-    openApiJson ??= JSON.stringify(openApiDocument());
+    openApiJson ??= JSON.stringify((await contractDocument()).openApiDocument());
     return new Response(openApiJson, {
       headers: { ...JSON_HEADERS, 'cache-control': 'public, max-age=300', 'cache-status': cacheStatusOf({ detail: 'local' }), 'x-request-id': requestId },
     });
