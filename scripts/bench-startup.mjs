@@ -24,7 +24,7 @@ import path from 'node:path';
 import vm from 'node:vm';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { buildAsDeployed } from './bench/deployed.mjs';
-import { BENCH_VARS, compatibilityDate, migrationStatements } from './bench/miniflare.mjs';
+import { compatibilityDate, deployedBindings, migrationStatements } from './bench/miniflare.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 10);
 const KEY = 'demo_pro_single';
@@ -45,20 +45,8 @@ export default {
 const persist = mkdtempSync(path.join(tmpdir(), 'bench-startup-'));
 const flags = ['nodejs_compat'];
 
-/** The bindings the product parses (wrangler.toml's, locally); the Durable Objects live in a second Worker. */
-function productBindings(objects) {
-  const where = objects ? {} : { scriptName: 'objects' };
-  return {
-    compatibilityDate,
-    compatibilityFlags: flags,
-    d1Databases: { DB: 'bench-startup' },
-    kvNamespaces: ['CACHE'],
-    ratelimits: { UNVERIFIED_KEYS: { namespace_id: '1001', simple: { limit: 120, period: 60 } } },
-    durableObjects: { UPSTREAM_GATE: { className: 'UpstreamGate', useSQLite: true, ...where }, PROXY_STATS: { className: 'ProxyStats', useSQLite: true, ...where } },
-    queueProducers: { DIGEST_QUEUE: { queueName: 'bench-digests' } },
-    bindings: { ...BENCH_VARS, DEMO_DATA: '' },
-  };
-}
+/** The bindings the product parses; its Durable Objects live in a second Worker (`objects`). */
+const productBindings = (objects) => deployedBindings({ database: 'bench-startup', ...(objects ? {} : { objectsIn: 'objects' }), vars: { DEMO_DATA: '' } });
 
 const esModules = (modules) => modules.map((m) => ({ type: 'ESModule', path: m.name, contents: m.content }));
 

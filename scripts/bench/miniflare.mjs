@@ -48,6 +48,25 @@ export async function start(label, profile, scriptPath) {
 export const BENCH_VARS = { UPSTREAM_URL: '', DEMO_DATA: '', ADMIN_TOKEN: 'bench-admin', SIGNING_SECRET: 'bench', ENCRYPTION_KEY: 'YmVuY2hfZW5jcnlwdGlvbl9rZXlfMzJfYnl0ZXNfX18=', DIGEST_FROM: 'bench@example.com' };
 
 /**
+ * The bindings the product parses (wrangler.toml's, locally), for the Worker as `wrangler deploy` builds it
+ * (scripts/bench/deployed.mjs) run in Miniflare: its Durable Objects live in the Worker named `objectsIn` when
+ * given (a second Worker of the process, so that the measured isolate only binds to them), else in this one.
+ */
+export function deployedBindings({ database, objectsIn, kv = ['CACHE'], vars = {} }) {
+  const where = objectsIn ? { scriptName: objectsIn } : {};
+  return {
+    compatibilityDate,
+    compatibilityFlags: ['nodejs_compat'],
+    d1Databases: { DB: database },
+    kvNamespaces: kv,
+    ratelimits: { UNVERIFIED_KEYS: { namespace_id: '1001', simple: { limit: 120, period: 60 } } },
+    durableObjects: { UPSTREAM_GATE: { className: 'UpstreamGate', useSQLite: true, ...where }, PROXY_STATS: { className: 'ProxyStats', useSQLite: true, ...where } },
+    queueProducers: { DIGEST_QUEUE: { queueName: 'bench-digests' } },
+    bindings: { ...BENCH_VARS, ...vars },
+  };
+}
+
+/**
  * Bundles and starts the product Worker; returns Miniflare and its address once D1 is migrated. `name` names the
  * bundle and the database; `vars` are added to `BENCH_VARS`; `unverifiedPerMinute` is the address limit on
  * unverified keys (wrangler.toml's 120 unless a run needs more).
