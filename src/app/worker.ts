@@ -101,7 +101,7 @@ export function createWorker(seams: WorkerSeams = {}) {
       if (under(pathname, API_BASE)) return handleProxy(request, env, proxyRuntime, { url });
       // Needs only the proxy, so it runs on a proxy-only deployment too.
       const mcpOptions = { hosts: env.MCP_ALLOWED_HOSTS, dev: features.devRoutes, oauthKv: env.OAUTH_KV, assets: env.ASSETS };
-      if (pathname === MCP_PATH) return withRequestId(await handleMcp(request, env, proxyRuntime, mcpOptions), requestIdOf(request.headers));
+      if (pathname === MCP_PATH) return withRequestId(await handleMcp(request, url, env, proxyRuntime, mcpOptions), requestIdOf(request.headers));
       // OAuth for /mcp (its consent page, the provider's endpoints and metadata): off without OAUTH_KV.
       if (isOAuthPath(pathname)) return withRequestId(await handleOAuth(request, env, proxyRuntime, mcpOptions), requestIdOf(request.headers));
       const p = await product();

@@ -76,15 +76,15 @@ export interface McpOptions {
 }
 
 /** The answer to any request to `/mcp` (`handleMcp` of index.ts loads this file). */
-export async function serveMcp(request: Request, env: ProxyEnv, runtime: ProxyRuntime, options: McpOptions): Promise<Response> {
-  const response = await answer(request, env, runtime, allowedHostsOf(options.hosts, options.dev), options.oauthKv, options.assets);
+export async function serveMcp(request: Request, url: URL, env: ProxyEnv, runtime: ProxyRuntime, options: McpOptions): Promise<Response> {
+  const response = await answer(request, url, env, runtime, allowedHostsOf(options.hosts, options.dev), options.oauthKv, options.assets);
   // The SDK builds its own answers (JSON, or an event stream of JSON): they carry what every JSON answer of the Worker does.
   response.headers.set('x-content-type-options', JSON_HEADERS['x-content-type-options']!);
   return response;
 }
 
-async function answer(request: Request, env: ProxyEnv, runtime: ProxyRuntime, allowedHosts: string[], oauthKv: KVNamespace | undefined, assets: Fetcher | undefined): Promise<Response> {
-  const refused = foreignHost(request, allowedHosts);
+async function answer(request: Request, url: URL, env: ProxyEnv, runtime: ProxyRuntime, allowedHosts: string[], oauthKv: KVNamespace | undefined, assets: Fetcher | undefined): Promise<Response> {
+  const refused = foreignHost(request, url, allowedHosts);
   if (refused) return refused;
   // The SDK answers every other method 405 before it asks for a server.
   if (request.method !== 'POST') return exchange().fetch(request);
@@ -99,7 +99,7 @@ async function answer(request: Request, env: ProxyEnv, runtime: ProxyRuntime, al
     const client = clientOf(apiKey);
     if (await known(apiKey, client)) return serveClient(client);
   }
-  if (oauthKv) return protectedAnswer(request, runtime, oauthServersFor(new URL(request.url).origin), { OAUTH_KV: oauthKv }, clientOf, known, serveClient);
+  if (oauthKv) return protectedAnswer(request, runtime, oauthServersFor(url.origin), { OAUTH_KV: oauthKv }, clientOf, known, serveClient);
   return unauthorized();
 }
 
@@ -221,20 +221,12 @@ async function oauthDescription(response: Response): Promise<string | undefined>
  * Checked with the SDK's own rule, once per host and isolate (`hostAllowed`);
  * its answer is built only for a refusal.
  */
-function foreignHost(request: Request, hosts: string[]): Response | undefined {
-  const inUrl = authorityOf(request.url);
-  for (const host of new Set([request.headers.get('host') ?? inUrl, inUrl])) {
-    if (!hostAllowed(host, hosts)) return hostHeaderValidationResponse(new Request(request.url, { headers: { host } }), hosts);
+function foreignHost(request: Request, url: URL, hosts: string[]): Response | undefined {
+  for (const host of new Set([request.headers.get('host') ?? url.host, url.host])) {
+    if (!hostAllowed(host, hosts)) return hostHeaderValidationResponse(new Request(url, { headers: { host } }), hosts);
   }
   return request.headers.has('origin') ? originValidationResponse(request, hosts) : undefined;
 }
-
-/** The authority of a URL as the runtime serialises `request.url` (scheme, `//`, authority): its host and port. */
-const authorityOf = (url: string) => {
-  const start = url.indexOf('//') + 2;
-  const end = url.slice(start).search(/[/?#]/);
-  return end < 0 ? url.slice(start) : url.slice(start, start + end);
-};
 
 /** What `validateHostHeader` said of each host this isolate was asked for, per allowed list: it parses a URL each time. */
 const hostsChecked = new Map<string, Map<string, boolean>>();

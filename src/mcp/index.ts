@@ -28,10 +28,10 @@ export async function handleOAuth(request: Request, env: ProxyEnv, runtime: Prox
   return serveOAuth(request, env, runtime, options);
 }
 
-/** The answer to any request to `/mcp` (http.ts: checks, key, a server per request). */
-export async function handleMcp(request: Request, env: ProxyEnv, runtime: ProxyRuntime, options: McpOptions): Promise<Response> {
+/** The answer to any request to `/mcp` (http.ts: checks, key, a server per request); `url` is the request's, as the Worker parsed it. */
+export async function handleMcp(request: Request, url: URL, env: ProxyEnv, runtime: ProxyRuntime, options: McpOptions): Promise<Response> {
   const { serveMcp } = await endpoint();
-  return serveMcp(request, env, runtime, options);
+  return serveMcp(request, url, env, runtime, options);
 }
 
 /** What `/mcp` runs with: the proxy's env and runtime (it needs nothing else), and its options. */
@@ -41,7 +41,7 @@ export interface McpContext {
   options: McpOptions;
 }
 
-const serveRoute = (request: Request, _: Record<string, string>, { env, runtime, options }: McpContext) => handleMcp(request, env, runtime, options);
+const serveRoute = (request: Request, _: Record<string, string>, { env, runtime, options }: McpContext, url: URL) => handleMcp(request, url, env, runtime, options);
 
 /**
  * `/mcp` as a route table, for the product's OpenAPI document: the methods the
