@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import vm from 'node:vm';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
-import { buildAsDeployed } from './bench/deployed.mjs';
+import { buildAsDeployed, miniflareModules } from './bench/deployed.mjs';
 import { compatibilityDate, deployedBindings, migrationStatements } from './bench/miniflare.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 10);
@@ -48,7 +48,6 @@ const flags = ['nodejs_compat'];
 /** The bindings the product parses; its Durable Objects live in a second Worker (`objects`). */
 const productBindings = (objects) => deployedBindings({ database: 'bench-startup', ...(objects ? {} : { objectsIn: 'objects' }), vars: { DEMO_DATA: '' } });
 
-const esModules = (modules) => modules.map((m) => ({ type: 'ESModule', path: m.name, contents: m.content }));
 
 /**
  * A workerd process running `worker` behind the loading entry. The product's Durable Objects run in a second
@@ -56,12 +55,12 @@ const esModules = (modules) => modules.map((m) => ({ type: 'ESModule', path: m.n
  * binds to them. Storage persists across processes, so the cache filled by the warm-up answers fresh isolates.
  */
 async function start(worker, { inspector = false, vars = {} } = {}) {
-  const measured = { name: 'measured', modulesRoot: '/', modules: [{ type: 'ESModule', path: '/__entry.mjs', contents: entry(worker.main) }, ...esModules(worker.modules).map((m) => ({ ...m, path: `/${m.path}` }))] };
+  const measured = { name: 'measured', modulesRoot: '/', modules: [{ type: 'ESModule', path: '/__entry.mjs', contents: entry(worker.main) }, ...miniflareModules(worker.modules)] };
   const bound = productBindings(false);
   const workers = worker.product
     ? [
         { ...measured, ...bound, bindings: { ...bound.bindings, ...vars } },
-        { name: 'objects', modulesRoot: '/', modules: esModules(worker.modules).map((m) => ({ ...m, path: `/${m.path}` })), ...productBindings(true) },
+        { name: 'objects', modulesRoot: '/', modules: miniflareModules(worker.modules), ...productBindings(true) },
       ]
     : [{ ...measured, compatibilityDate, compatibilityFlags: flags }];
   const mf = new Miniflare(convertV4MiniflareOptions({ workers, resourcePersistencePath: persist, port: 0, ...(inspector ? { inspectorPort: 0 } : {}) }));

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
-import { buildAsDeployed } from './bench/deployed.mjs';
+import { buildAsDeployed, miniflareModules } from './bench/deployed.mjs';
 import { deployedBindings, migrationStatements } from './bench/miniflare.mjs';
 
 const KEY = 'demo_pro_single';
@@ -42,9 +42,8 @@ const vars = { ADMIN_TOKEN: ADMIN, MCP_ALLOWED_HOSTS: '127.0.0.1,localhost' };
 
 /** A workerd process running the Worker over the stored data: a fresh isolate. */
 async function start(worker, extraVars = {}) {
-  const modules = worker.modules.map((m) => ({ type: 'ESModule', path: `/${m.name}`, contents: m.content }));
   const bindings = deployedBindings({ database: 'first-requests', kv: ['CACHE', 'OAUTH_KV'], vars: { ...vars, ...extraVars } });
-  const mf = new Miniflare(convertV4MiniflareOptions({ workers: [{ name: 'worker', modulesRoot: '/', modules, ...bindings }], resourcePersistencePath: persist, port: 0 }));
+  const mf = new Miniflare(convertV4MiniflareOptions({ workers: [{ name: 'worker', modulesRoot: '/', modules: miniflareModules(worker.modules), ...bindings }], resourcePersistencePath: persist, port: 0 }));
   return { mf, url: await mf.ready };
 }
 

@@ -28,3 +28,6 @@ export function buildAsDeployed(cwd = process.cwd()) {
     rmSync(outdir, { recursive: true, force: true });
   }
 }
+
+/** The built modules as Miniflare takes them, rooted at `/` (with `modulesRoot: '/'`), the main module among them. */
+export const miniflareModules = (modules) => modules.map((m) => ({ type: 'ESModule', path: `/${m.name}`, contents: m.content }));
