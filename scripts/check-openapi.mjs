@@ -10,7 +10,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { importTs } from './import-ts.mjs';
 
 // Both generators, bundled as the Worker would be; packages stay imports, resolved from node_modules.
-const documents = await importTs("export { openApiDocument } from './src/contract/openapi.ts'; export { productDocument } from './src/app/routes.ts';", {
+const documents = await importTs("export { openApiDocument } from './src/contract/openapi.ts'; export { productDocument } from './src/app/routes.ts'; export { loadSchemas } from './src/contract/zod-side.ts';", {
   name: 'check-openapi',
   plugins: [
     {
@@ -29,6 +29,9 @@ const documents = await importTs("export { openApiDocument } from './src/contrac
     },
   ],
 });
+
+// The contract's zod schemas load at their first use, as in the Worker (src/contract/zod-side.ts).
+await documents.loadSchemas();
 
 /** `$ref` values with more than one `#`: no JSON Pointer of the document, and code generators type such fields wrong. */
 function doubleHashRefs(value, at = '#', found = []) {

@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { checkResponseBody } from '../src/contract/body';
 import { conformBody } from '../src/contract/conform';
 import { API_BASE, examplePath, operationList, operations } from '../src/contract/operations';
-import { convertValue, upstreamMapSchemas } from '../src/contract/upstream-map';
+import { convertValue } from '../src/contract/upstream-map';
+import { upstreamMapSchemas } from '../src/contract/schemas/upstream-map';
 
 const { OperationMap, UpstreamMapInput } = upstreamMapSchemas();
 import { originTransport } from '../src/origin/transport';

@@ -3,7 +3,7 @@ import { API_ERROR_STATUS, ApiError } from '../src/contract/errors';
 import { openApiDocument } from '../src/contract/openapi';
 import { API_BASE, BRAND_ID_FROM, documentedErrors, examplePath, operationList, operations, type OperationId, type ParamSource } from '../src/contract/operations';
 import { contractPaths } from '../src/contract/upstream-map';
-import { parseParams, queryObject } from '../src/contract/params';
+import { queryObject, readParams } from '../src/contract/params';
 import { rateHeaders, readRateFields } from '../src/contract/rate-limit';
 import { matchOperation, parseRequest } from '../src/contract/request';
 import { resolvePeriod } from '../src/contract/window';
@@ -74,32 +74,32 @@ describe('the operations table', () => {
 });
 
 describe('parameters', () => {
-  const sources = operations.listSources.query;
+  const sources = operations.listSources.params.query;
   it('apply defaults and bounds', () => {
-    expect(parseParams(sources, {}).limit).toBe(15);
-    expect(parseParams(sources, { limit: '100' }).limit).toBe(100);
-    expect(paramError(() => parseParams(sources, { limit: '101' }))).toMatchObject({ code: 'invalid_parameter', param: 'limit' });
-    expect(paramError(() => parseParams(sources, { limit: '0' }))).toMatchObject({ param: 'limit' });
-    expect(paramError(() => parseParams(sources, { limit: '-1' }))).toMatchObject({ param: 'limit' });
-    expect(paramError(() => parseParams(sources, { limit: '1.5' }))).toMatchObject({ param: 'limit' });
+    expect(readParams(sources, {}).limit).toBe(15);
+    expect(readParams(sources, { limit: '100' }).limit).toBe(100);
+    expect(paramError(() => readParams(sources, { limit: '101' }))).toMatchObject({ code: 'invalid_parameter', param: 'limit' });
+    expect(paramError(() => readParams(sources, { limit: '0' }))).toMatchObject({ param: 'limit' });
+    expect(paramError(() => readParams(sources, { limit: '-1' }))).toMatchObject({ param: 'limit' });
+    expect(paramError(() => readParams(sources, { limit: '1.5' }))).toMatchObject({ param: 'limit' });
   });
   it('refuse unknown parameters by name', () => {
-    expect(paramError(() => parseParams(sources, { limt: '5' }))).toMatchObject({ param: 'limt' });
+    expect(paramError(() => readParams(sources, { limt: '5' }))).toMatchObject({ param: 'limt' });
   });
   it('refuse a parameter given twice', () => {
     expect(paramError(() => queryObject(new URLSearchParams('limit=1&limit=2')))).toMatchObject({ param: 'limit' });
   });
   it('accept only real calendar dates', () => {
-    const topics = operations.listTopics.query;
-    expect(paramError(() => parseParams(topics, { from: '2026-02-30' }))).toMatchObject({ param: 'from' });
-    expect(paramError(() => parseParams(topics, { to: '2026-13-01' }))).toMatchObject({ param: 'to' });
-    expect(parseParams(topics, { from: '2024-02-29' }).from).toBe('2024-02-29');
+    const topics = operations.listTopics.params.query;
+    expect(paramError(() => readParams(topics, { from: '2026-02-30' }))).toMatchObject({ param: 'from' });
+    expect(paramError(() => readParams(topics, { to: '2026-13-01' }))).toMatchObject({ param: 'to' });
+    expect(readParams(topics, { from: '2024-02-29' }).from).toBe('2024-02-29');
   });
   it('accept market codes case-insensitively and numeric ids', () => {
-    const q = operations.getVisibility.query;
-    expect(parseParams(q, { market: 'CH-FR' }).market).toBe('ch-fr');
-    expect(parseParams(q, { market: '11' }).market).toBe('11');
-    expect(paramError(() => parseParams(q, { market: 'usa!' }))).toMatchObject({ param: 'market' });
+    const q = operations.getVisibility.params.query;
+    expect(readParams(q, { market: 'CH-FR' }).market).toBe('ch-fr');
+    expect(readParams(q, { market: '11' }).market).toBe('11');
+    expect(paramError(() => readParams(q, { market: 'usa!' }))).toMatchObject({ param: 'market' });
   });
 });
 

@@ -18,7 +18,8 @@
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
 import fc from 'fast-check';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { API_ERROR_STATUS, errorBodySchema } from '../src/contract/errors';
+import { API_ERROR_STATUS } from '../src/contract/errors';
+import { errorBodySchema } from '../src/contract/schemas/errors';
 import { type AnyOperation, API_BASE, documentedErrors, type OperationId, operationList } from '../src/contract/operations';
 import { sha256Hex } from '../src/lib/hash';
 import worker from './worker';

@@ -20,7 +20,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EXAMPLE_SECRETS } from '../src/app/env';
 import { errorText } from '../src/lib/log';
 import { outboxRoutes, productRoutes } from '../src/app/routes';
-import { errorBodySchema } from '../src/contract/errors';
+import { errorBodySchema } from '../src/contract/schemas/errors';
 import { API_BASE, examplePath, operationList } from '../src/contract/operations';
 import { digestDevRoutes } from '../src/digests';
 import type { Method } from '../src/lib/router';

@@ -4,7 +4,7 @@
  */
 import { env } from 'cloudflare:test';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { errorBodySchema } from '../src/contract/errors';
+import { errorBodySchema } from '../src/contract/schemas/errors';
 import { operationList } from '../src/contract/operations';
 import { api, KEYS, ratePolicyOf, rateLimitOf, validPath, withParam } from './helpers';
 

@@ -24,7 +24,8 @@ import { MCP_PATH } from '../mcp';
 import { OAUTH_ENDPOINTS, READ_SCOPE, WELL_KNOWN } from '../mcp/oauth-paths';
 import { ADMIN_BASE, DiscoverBody, MAX_DISCOVER_BODY_BYTES, PurgeBody, UPSTREAM_ADMIN_BASE } from '../proxy/admin';
 import { DiscoveryReport } from '../client/discovery/report';
-import { upstreamMapSchemas } from '../contract/upstream-map';
+import { upstreamMapSchemas } from '../contract/schemas/upstream-map';
+import { paramsObject } from '../contract/schemas/params';
 import { type CheckAnswer, CheckBody, UPSTREAM_CHECK_PATH } from './upstream-check';
 import { COUNTERS, type Counts } from '../proxy/stats';
 import { LINK_BASE, REPORTS_BASE } from '../reports';
@@ -32,11 +33,11 @@ import { EXPORT_LINK_BASE, EXPORTS_BASE } from '../exports';
 import { MintBody } from '../exports/routes';
 import { EXPORT_KINDS } from '../exports/target';
 import { EXPORT_LINK_ID, type ExportLink as ExportLinkType } from '../links/export-links';
-import { HistoryQuery } from '../reports/history';
+import { HISTORY_QUERY } from '../reports/history';
 import { HISTORY_WEEKS } from '../weekly-report/history';
 import { MAX_LIVE_LINKS } from '../links/link-store';
 import { LINK_DAYS, LINK_ID, type ListedReportLink, REPORT_KINDS } from '../reports/links';
-import { FORMATS, LinkBody, LinkQuery, SendQuery, WeeklyQuery } from '../reports/routes';
+import { FORMATS, LINK_QUERY, LinkBody, SEND_QUERY, WEEKLY_QUERY } from '../reports/routes';
 import type { SendResult } from '../reports/send';
 import { SUBSCRIPTIONS_BASE } from '../subscriptions';
 import { ACCOUNT_PER_DAY, ADDRESS_PER_DAY, OPTOUT_DAYS } from '../subscriptions/caps';
@@ -552,7 +553,7 @@ const ROUTES: Record<string, Described> = {
     summary: 'Get the weekly report',
     description: 'The report of the last week for one brand and market, read with the key through the edge cache: a page, the report model as JSON, or the plain-text digest. When the Read API does not answer, `format=html` gets a 502 page and the others the JSON error.',
     security: 'key',
-    parameters: query(WeeklyQuery),
+    parameters: query(paramsObject(WEEKLY_QUERY)),
     responses: {
       '200': ok('The report.', { ...HTML, ...jsonOf('WeeklyReport'), ...TEXT }),
       ...READS_BRAND,
@@ -595,7 +596,7 @@ const ROUTES: Record<string, Described> = {
     summary: 'Send the weekly digest now',
     description: 'To the confirmed subscribers of the brand and market, and to no one else: the request takes no body. At most once per 10 minutes per brand and market (409 `recently_sent` otherwise).',
     security: 'key',
-    parameters: query(SendQuery),
+    parameters: query(paramsObject(SEND_QUERY)),
     responses: {
       '202': ok('Sent, or nothing to send (`note` says why).', jsonOf('SendAnswer')),
       ...READS_BRAND,
@@ -615,7 +616,7 @@ const ROUTES: Record<string, Described> = {
     security: 'none',
     parameters: [
       { name: 'token', in: 'path', required: true, description: 'The link\'s signed token.', schema: { type: 'string', minLength: 1 } },
-      ...query(LinkQuery),
+      ...query(paramsObject(LINK_QUERY)),
     ],
     responses: {
       '200': ok('The report.', { ...HTML, ...jsonOf('WeeklyReport'), ...TEXT }),
@@ -646,7 +647,7 @@ const ROUTES: Record<string, Described> = {
     summary: 'Get the kept weekly history',
     description: `Up to ${HISTORY_WEEKS} weeks (2 years) of the brand's weekly figures in the market, as kept in D1 when digests are read and weekly by the cron: a page with a chart and a table, and a CSV link (\`${EXPORT_LINK_BASE}/<token>.csv\`, kind \`history\`). The key must read the brand and market.`,
     security: 'key',
-    parameters: query(HistoryQuery),
+    parameters: query(paramsObject(HISTORY_QUERY)),
     responses: { '200': ok('The page.', HTML), ...READS_BRAND },
   },
   [`GET ${LINK_BASE}/{token}/history`]: {

@@ -16,6 +16,7 @@
  */
 import { ApiError, errorResponse } from '../contract/errors';
 import { API_BASE } from '../contract/operations';
+import { loadSchemas } from '../contract/zod-side';
 import { requestIdOf } from '../contract/request-id';
 import { guardOrigin } from '../proxy/abuse';
 import { handleProxy } from '../proxy/handler';
@@ -33,9 +34,11 @@ import type { Services } from './services';
 /**
  * The rest of the Worker (product.ts), loaded at the first request or event
  * that is not for /api/v1 or /mcp: an isolate that only serves the API never
- * evaluates the features, the mailer or the product's OpenAPI document.
+ * evaluates the features, the mailer or the product's OpenAPI document. With
+ * it, the contract's zod schemas (src/contract/zod-side.ts), which all of it
+ * reads.
  */
-const product = loadOnce(() => import('./product'));
+const product = loadOnce(async () => (await loadSchemas(), import('./product')));
 type Product = Awaited<ReturnType<typeof product>>;
 
 /** Where the embedded origin answers directly, e.g. for its own tests; the proxy calls it in-process. */

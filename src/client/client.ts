@@ -11,7 +11,8 @@
  */
 import type * as z from 'zod';
 import { checkResponseBody } from '../contract/body';
-import { type ErrorBody, errorBodySchema } from '../contract/errors';
+import type { ErrorBody } from '../contract/errors';
+import { loadSchemas, schemas } from '../contract/zod-side';
 import type { OperationMap } from '../contract/upstream-map';
 import { type RateFields, readRateFields } from '../contract/rate-limit';
 import { API_BASE, type AnyOperation, type OperationId, type Operations, operations, OPERATION_IDS, type PathOf, type QueryOf, type ResponseOf } from '../contract/operations';
@@ -143,7 +144,7 @@ const CACHE_STATUSES: readonly string[] = ['HIT', 'MISS', 'STALE', 'REVALIDATED'
  */
 export function operationUrl(baseUrl: string, id: OperationId, params: Record<string, unknown> = {}): string {
   const op = operations[id] as unknown as AnyOperation;
-  const pathNames = new Set(Object.keys(op.pathParams.shape));
+  const pathNames = new Set(Object.keys(op.params.path));
   const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = params[name];
     if (value === undefined || value === null || value === '') throw new TypeError(`${id}: path parameter \`${name}\` is required.`);
@@ -229,7 +230,7 @@ export function createClient(options: ClientOptions): ApiClient {
     const retryAfter = parseRetryAfter(response.headers.get('retry-after'), now());
     let body: ErrorBody | undefined;
     try {
-      const parsed = errorBodySchema().safeParse(JSON.parse(text));
+      const parsed = schemas().errorBodySchema().safeParse(JSON.parse(text));
       if (parsed.success) body = parsed.data;
     } catch {
       // Not JSON: a proxy's HTML error page, say. The status still tells what happened.
@@ -296,6 +297,8 @@ export function createClient(options: ClientOptions): ApiClient {
 
   async function call<Id extends OperationId>(id: Id, params: Record<string, unknown> | undefined, callOptions: CallOptions = {}, reading: Reading = CHECKED): Promise<Lenient<ResponseOf<Id>>> {
     const url = operationUrl(baseUrl, id, params);
+    // The schemas the bodies are checked with, loaded at the first call (src/contract/zod-side.ts).
+    await loadSchemas();
     const started = now();
     for (let attempts = 1; ; attempts++) {
       const left = retry.totalMs - (now() - started);

@@ -4,11 +4,9 @@
  * whether their plan and integrations allow the operation. The origin applies
  * them to its D1 rows; the proxy to the key's own `GET /brands`.
  */
-import * as z from 'zod';
 import { ApiError } from './errors';
 import type { AnyOperation } from './operations';
-import { brandIdParam, parseParams } from './params';
-import { once } from '../lib/lazy';
+import { brandIdParam, readParams } from './params';
 
 /** The key from `Authorization: Bearer <key>`, or null when absent or malformed. */
 export function bearerKey(headers: Headers): string | null {
@@ -26,9 +24,6 @@ export function requireKey(request: Request): string {
   return key;
 }
 
-/** Built at first use: only a request naming `brand_id` that is not yet validated reads it. */
-const brandIdParamObject = once(() => z.object({ brand_id: brandIdParam }));
-
 /** Spec rule 1 and 6: `brand_id` is needed on multi-brand accounts, and must be one of the account's brands. */
 export function resolveBrand<B extends { id: number }>(brands: readonly B[], rawBrandId: string | undefined): B {
   if (rawBrandId === undefined) {
@@ -36,7 +31,7 @@ export function resolveBrand<B extends { id: number }>(brands: readonly B[], raw
     if (brands[0]) return brands[0];
     throw new ApiError('brand_not_found', 'This account has no brand yet.');
   }
-  const { brand_id } = parseParams(brandIdParamObject(), { brand_id: rawBrandId });
+  const { brand_id } = readParams({ brand_id: brandIdParam }, { brand_id: rawBrandId });
   // Another account's brand is "not found" too: existence is not revealed across accounts.
   const brand = brands.find((b) => b.id === brand_id);
   if (!brand) throw new ApiError('brand_not_found', `No brand ${brand_id} in this account.`);

@@ -1,21 +1,9 @@
 /**
  * The enumerations the spec leaves open, decided once here. Every schema,
  * the demo generator and the OpenAPI document take their values from these
- * arrays, so adding a value is a one-line change. Their zod schemas are built
- * at first use (`enumSchemas`): only the response schemas read them.
+ * arrays, so adding a value is a one-line change. Their zod schemas are in
+ * schemas/enums.ts: only the response schemas read them.
  */
-import * as z from 'zod';
-import { once } from '../lib/lazy';
-
-/**
- * A value of an enumeration the spec leaves open ("Allowed values of `layer`,
- * `status`, `category` and `engine`: not shown"), as a response body carries
- * it: one of ours, or another implementation's own value, carried under its
- * own name and shown as such, never refused.
- */
-const openValue = <T extends readonly [string, ...string[]]>(values: T) =>
-  z.union([z.enum(values), z.string().min(1).max(80)]).meta({ description: `One of ${values.map((v) => `\`${v}\``).join(', ')}, or another implementation's own value.` });
-
 /** AI answer engines tracked for every question. */
 export const ENGINES = ['chatgpt', 'perplexity', 'gemini', 'claude', 'copilot', 'google_ai_overviews'] as const;
 export type Engine = (typeof ENGINES)[number];
@@ -62,18 +50,3 @@ export const AI_BOTS = ['GPTBot', 'OAI-SearchBot', 'ChatGPT-User', 'PerplexityBo
 
 /** Assistants that send visitors (from the referrer). */
 export const AI_ASSISTANTS = ['chatgpt', 'perplexity', 'gemini', 'claude', 'copilot'] as const;
-
-/** The enumerations as zod schemas, for the response schemas (src/contract/schemas): built at their first use. */
-export const enumSchemas = once(() => ({
-  Engine: z.enum(ENGINES),
-  /** An engine as a body names it: ours, or another implementation's. */
-  EngineValue: openValue(ENGINES),
-  AnswerState: z.enum(STATES),
-  TaskLayerValue: openValue(TASK_LAYERS),
-  TaskStatusValue: openValue(TASK_STATUSES),
-  ActivityCategoryValue: openValue(ACTIVITY_CATEGORIES),
-  SourceClass: z.enum(SOURCE_CLASSES),
-  ContentAction: z.enum(CONTENT_ACTIONS),
-  Outcome: z.enum(OUTCOMES),
-  Plan: z.enum(PLANS),
-}));

@@ -2,9 +2,7 @@
  * One error model for the whole API: every code the spec names, its status,
  * and the one function that shapes the body (DESIGN section 3).
  */
-import * as z from 'zod';
 import { JSON_CONTENT_TYPE, JSON_HEADERS } from '../lib/http';
-import { once } from '../lib/lazy';
 
 export { JSON_CONTENT_TYPE, JSON_HEADERS };
 
@@ -44,19 +42,10 @@ const ERROR_STATUS: Record<ErrorCode, number> = { ...API_ERROR_STATUS, ...PRODUC
 /** Whether a code from elsewhere (an upstream's body) is one of the Read API's. */
 export const isApiErrorCode = (code: string): code is ApiErrorCode => Object.hasOwn(API_ERROR_STATUS, code);
 
-/** The error body's schema, built at its first use (a cache HIT reads no error body). */
-export const errorBodySchema = once(() =>
-  z
-    .object({
-      error: z.object({
-        code: z.enum(Object.keys(API_ERROR_STATUS) as [ApiErrorCode, ...ApiErrorCode[]]),
-        message: z.string(),
-        param: z.string().optional().describe('The parameter at fault, only for invalid_parameter.'),
-      }),
-    })
-    .meta({ id: 'Error' }),
-);
-export type ErrorBody = z.infer<ReturnType<typeof errorBodySchema>>;
+/** The error body (its schema: schemas/errors.ts). */
+export interface ErrorBody {
+  error: { code: ApiErrorCode; message: string; param?: string };
+}
 
 /** Thrown anywhere in a request; the single error handler turns it into a response. */
 export class ApiError extends Error {

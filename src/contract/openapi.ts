@@ -7,7 +7,8 @@
  * document (scripts/check-openapi.mjs, test/openapi.test.ts).
  */
 import * as z from 'zod';
-import { API_ERROR_STATUS, type ApiErrorCode, errorBodySchema } from './errors';
+import { API_ERROR_STATUS, type ApiErrorCode } from './errors';
+import { errorBodySchema } from './schemas/errors';
 import { type AnyOperation, API_BASE, documentedErrors, type OperationId, operations, OPERATION_IDS } from './operations';
 import { RATE_LIMIT, RATE_WINDOW_MS } from './rate-limit';
 import { MAX_RANGE_DAYS } from './window';

@@ -4,13 +4,13 @@
  * and the benchmarks all read this table; adding an operation means adding
  * one entry here, with its example request.
  */
-import * as z from 'zod';
+import type * as z from 'zod';
 import type { ApiErrorCode } from './errors';
 import { ACTIVITY_CATEGORIES, ENGINES, SEARCH_DIMENSIONS, TASK_LAYERS, TASK_STATUSES } from './enums';
-import { brandIdParam, enumParam, idParam, limitParam, marketParam, textParam } from './params';
+import { BRAND_MARKET_PARAMS, brandIdParam, enumParam, idParam, limitParam, type Param, type Params, textParam } from './params';
 import { once } from '../lib/lazy';
-import { coreSchemas } from './schemas/core';
-import { insightSchemas } from './schemas/insights';
+import type { ParamShape } from './schemas/params';
+import { schemas } from './zod-side';
 import { type WindowKind, type WindowParams, windowParams } from './window';
 
 /** Who may call: every plan, or only Pro and Growth (spec, Endpoints table). */
@@ -59,15 +59,15 @@ export interface ParamSource {
 /** `brand_id`, required of a key with several brands: the first brand the account lists. */
 export const BRAND_ID_FROM: ParamSource = { operation: 'listBrands', path: 'brands[].id' };
 
-/** A parameter's value in an example: what the schema parses it to (a number for an id), written into the URL as text. */
-type ExampleValue<F> = Exclude<z.output<F>, undefined>;
-/** Example values for a shape: every parameter it requires, any of the others, none it lacks. */
-type ExampleParams<S extends z.ZodRawShape> = keyof S extends never
+/** A parameter's value in an example: what it parses to (a number for an id), written into the URL as text. */
+type ExampleValue<P> = P extends Param<infer O> ? O : never;
+/** Example values for a set of parameters: every one it requires, any of the others, none it lacks. */
+type ExampleParams<S extends Params> = keyof S extends never
   ? { [name: string]: never }
   : {
-      [K in keyof S as undefined extends z.input<S[K]> ? never : K]: ExampleValue<S[K]>;
+      [K in keyof S as S[K] extends Param<unknown, unknown, 'required'> ? K : never]: ExampleValue<S[K]>;
     } & {
-      [K in keyof S as undefined extends z.input<S[K]> ? K : never]?: ExampleValue<S[K]>;
+      [K in keyof S as S[K] extends Param<unknown, unknown, 'required'> ? never : K]?: ExampleValue<S[K]>;
     };
 /**
  * An example request of an operation, typed from its own parameters: every
@@ -75,22 +75,26 @@ type ExampleParams<S extends z.ZodRawShape> = keyof S extends never
  * only the operation's own parameters: brand, market and window take their
  * defaults.
  */
-export type ExampleRequest<P extends z.ZodRawShape, Q extends z.ZodRawShape> = ({} extends ExampleParams<P> ? { path?: ExampleParams<P> } : { path: ExampleParams<P> }) &
+export type ExampleRequest<P extends Params, Q extends Params> = ({} extends ExampleParams<P> ? { path?: ExampleParams<P> } : { path: ExampleParams<P> }) &
   ({} extends ExampleParams<Q> ? { query?: ExampleParams<Q> } : { query: ExampleParams<Q> });
 
+/** The contract's zod side, as a response schema's builder receives it (src/contract/schemas). */
+type ZodSide = ReturnType<typeof schemas>;
+
 /**
- * An entry as written in the table. Its schemas are given as functions and
- * built at their first use (`operation`): a fresh isolate answering a cache
- * HIT builds the parameters of the one operation it validates and no
- * response schema; building all of them made most of its start-up.
+ * An entry as written in the table. Its parameters are plain declarations
+ * (src/contract/params.ts), which the request parser reads; its zod schemas
+ * (`op.query`, `op.pathParams`, `op.response`) are built at their first read,
+ * once the zod side is loaded (src/contract/zod-side.ts): a fresh isolate
+ * answering a cache HIT builds none.
  */
-interface OperationInput<P extends z.ZodRawShape, Q extends z.ZodRawShape, R extends z.ZodType, W extends WindowKind, S extends Scope> {
+interface OperationInput<P extends Params, Q extends Params, R extends z.ZodType, W extends WindowKind, S extends Scope> {
   summary: string;
   description?: string;
   path: string;
-  pathParams?: () => P;
-  query?: () => Q;
-  response: () => R;
+  pathParams?: P;
+  query?: Q;
+  response: (zod: ZodSide) => R;
   window: W;
   plan?: PlanNeed;
   integration?: IntegrationNeed;
@@ -111,40 +115,44 @@ interface OperationInput<P extends z.ZodRawShape, Q extends z.ZodRawShape, R ext
 }
 
 /** Every brand-scoped operation accepts `brand_id` and `market` (spec, Shared request inputs); `/markets` only `brand_id`. */
-type SharedParams<S extends Scope> = S extends 'account' ? {} : S extends 'brand_only' ? { brand_id: typeof brandIdParam } : { brand_id: typeof brandIdParam; market: typeof marketParam };
+type SharedParams<S extends Scope> = S extends 'account' ? {} : S extends 'brand_only' ? { brand_id: typeof brandIdParam } : typeof BRAND_MARKET_PARAMS;
 
 function sharedParams<S extends Scope>(scope: S): SharedParams<S> {
-  const shared = scope === 'account' ? {} : scope === 'brand_only' ? { brand_id: brandIdParam } : { brand_id: brandIdParam, market: marketParam };
+  const shared = scope === 'account' ? {} : scope === 'brand_only' ? { brand_id: brandIdParam } : BRAND_MARKET_PARAMS;
   return shared as SharedParams<S>;
 }
 
 function operation<
-  const P extends z.ZodRawShape = {},
-  const Q extends z.ZodRawShape = {},
+  const P extends Params = {},
+  const Q extends Params = {},
   R extends z.ZodType = z.ZodType,
   const W extends WindowKind = WindowKind,
   const S extends Scope = 'brand',
 >(o: OperationInput<P, Q, R, W, S>) {
   const { pathParams, query, response, ...rest } = o;
   const scope = (o.scope ?? 'brand') as S;
+  /** Every parameter of the operation, in the order they are checked: the shared ones, the window's, its own. */
+  const params = {
+    path: (pathParams ?? {}) as P,
+    query: { ...sharedParams(scope), ...windowParams(o.window), ...(query ?? {}) } as SharedParams<S> & WindowParams<W> & Q,
+  };
   // Getters, each schema built once at its first read: readers write `op.query`, `op.response` as for any field.
-  const params = once(() => ({
-    pathParams: z.strictObject((pathParams?.() ?? {}) as P),
-    query: z.strictObject({ ...sharedParams(scope), ...windowParams(o.window), ...((query?.() ?? {}) as Q) } as SharedParams<S> & WindowParams<W> & Q),
-  }));
-  const responseSchema = once(response);
+  const pathSchema = once(() => schemas().paramsObject(params.path));
+  const querySchema = once(() => schemas().paramsObject(params.query));
+  const responseSchema = once(() => response(schemas()));
   return {
     ...rest,
     scope,
     plan: o.plan ?? 'any',
     integration: o.integration,
-    get pathParams() {
-      return params().pathParams;
+    params,
+    get pathParams(): z.ZodObject<ParamShape<P>, z.core.$strict> {
+      return pathSchema();
     },
-    get query() {
-      return params().query;
+    get query(): z.ZodObject<ParamShape<SharedParams<S> & WindowParams<W> & Q>, z.core.$strict> {
+      return querySchema();
     },
-    get response() {
+    get response(): R {
       return responseSchema();
     },
   };
@@ -161,7 +169,7 @@ export const operations = {
     description: 'Every brand the key can read, with its markets. Takes no parameters; use it to find `brand_id` values.',
     path: '/brands',
     example: {},
-    response: () => coreSchemas().BrandList,
+    response: (zod) => zod.coreSchemas().BrandList,
     window: none,
     scope: 'account',
     ttl: TTL.lists,
@@ -172,7 +180,7 @@ export const operations = {
     summary: 'List the markets of a brand',
     path: '/markets',
     example: {},
-    response: () => coreSchemas().MarketList,
+    response: (zod) => zod.coreSchemas().MarketList,
     window: none,
     scope: 'brand_only',
     ttl: TTL.lists,
@@ -183,9 +191,9 @@ export const operations = {
     summary: 'List the tracked buyer questions',
     description: 'The questions tracked in the market; their exact `text` is the `prompt` of `GET /answers/runs`.',
     path: '/answers',
-    query: () => ({ topic_id: idParam('Only the questions of this topic.').optional() }),
+    query: { topic_id: idParam('Only the questions of this topic.').optional() },
     example: {},
-    response: () => coreSchemas().QuestionList,
+    response: (zod) => zod.coreSchemas().QuestionList,
     window: none,
     ttl: TTL.lists,
     csv: { rows: 'questions' },
@@ -197,7 +205,7 @@ export const operations = {
       'Everything on the home view for the period. Visibility (share of answered runs naming the brand) and share of voice (brand mentions / (brand + all rival mentions) x 100), each with the change in points against the preceding period of the same length (`previous_period`). The brand against its 3 most mentioned rivals (visibility, share of voice, mean position, citations of their domains), over the period and per day. Brand perception per engine, the 5 most cited own pages with their change, topics weakest first (lowest score first, unmeasured topics last), AI traffic (assistant visits; crawler hits, null without the edge-network integration or the tracking script), the AI readiness score and open tasks per layer.\n\nAI readiness score = 100 x sum(weight x value) / sum(weight) over the market\'s stored readiness signals (each value 0 to 1, stored with its weight), one decimal; null when no signal is stored. The signals are listed with their values as percentages.\n\nPlans: perception, AI traffic and tasks are Pro and Growth data. On Starter the overview still answers 200, and each of those three parts is `{"included": false, "reason": "not_in_plan", "message": ...}` instead of its figures; every other part is whole.',
     path: '/overview',
     example: {},
-    response: () => insightSchemas().Overview,
+    response: (zod) => zod.insightSchemas().Overview,
     window: dated7,
     ttl: TTL.windowed,
     csv: { rows: 'competition.daily' },
@@ -208,7 +216,7 @@ export const operations = {
     description: 'Share of answers naming the brand across all tracked questions and engines over the trailing 7 days, with 12 weekly points, oldest first. Fixed window: date parameters are refused.',
     path: '/visibility',
     example: {},
-    response: () => coreSchemas().Visibility,
+    response: (zod) => zod.coreSchemas().Visibility,
     window: fixed7,
     ttl: TTL.fixed,
     csv: { rows: 'history' },
@@ -219,7 +227,7 @@ export const operations = {
     description: 'Every tracked topic with the brand\'s visibility in it, the change against the preceding period of the same length, its rank among its rivals, and the rivals AI names.',
     path: '/topics',
     example: {},
-    response: () => coreSchemas().TopicList,
+    response: (zod) => zod.coreSchemas().TopicList,
     window: dated7,
     ttl: TTL.windowed,
     csv: { rows: 'topics' },
@@ -229,10 +237,10 @@ export const operations = {
     summary: 'Get a topic',
     description: 'One topic in full over the trailing 7 days: score and rivals, every question with each engine\'s latest answer, head-to-heads, top cited sources, 12 weeks of score history and the content analysis.',
     path: '/topics/{id}',
-    pathParams: () => ({ id: idParam('Topic id, from `GET /topics`.') }),
+    pathParams: { id: idParam('Topic id, from `GET /topics`.') },
     paramsFrom: { id: { operation: 'listTopics', path: 'topics[].id' } },
     example: { path: { id: 1101 } },
-    response: () => coreSchemas().TopicDetail,
+    response: (zod) => zod.coreSchemas().TopicDetail,
     window: fixed7,
     ttl: TTL.fixed,
     csv: { rows: 'questions', each: 'engines' },
@@ -243,7 +251,7 @@ export const operations = {
     description: 'Per question and engine over the trailing 7 days: the dominant state (ties go to the better state), the share of runs in it, and the brand\'s mean position where named. Fixed window.',
     path: '/prompts',
     example: {},
-    response: () => coreSchemas().PromptMatrix,
+    response: (zod) => zod.coreSchemas().PromptMatrix,
     window: fixed7,
     ttl: TTL.fixed,
     csv: { rows: 'prompts', each: 'engines' },
@@ -253,10 +261,10 @@ export const operations = {
     summary: 'Get answers for one question',
     description: 'Every run of the question in the rolling window (the trailing 7 days), newest first, with the exact answer text and whether it named the brand. An unknown `prompt` is 404 `not_found`.',
     path: '/answers/runs',
-    query: () => ({ prompt: textParam({ max: 1000, description: 'Exact question text, as returned by `GET /answers`.' }) }),
+    query: { prompt: textParam({ max: 1000, description: 'Exact question text, as returned by `GET /answers`.' }) },
     paramsFrom: { prompt: { operation: 'listAnswers', path: 'questions[].text' } },
     example: { query: { prompt: 'What is the best help desk software this year?' } },
-    response: () => coreSchemas().AnswerRuns,
+    response: (zod) => zod.coreSchemas().AnswerRuns,
     window: fixed7,
     ttl: TTL.fixed,
     csv: { rows: 'runs' },
@@ -267,7 +275,7 @@ export const operations = {
     description: 'Per question: won, lost or held, counting the engines whose dominant state names the brand in the latest 7 days against the 7 days before. Fixed window.',
     path: '/answers/history',
     example: {},
-    response: () => coreSchemas().AnswerHistory,
+    response: (zod) => zod.coreSchemas().AnswerHistory,
     window: fixed7,
     ttl: TTL.fixed,
     csv: { rows: 'questions' },
@@ -279,7 +287,7 @@ export const operations = {
       'Per tracked question over the trailing 7 days: the brand\'s own page answering it (if any), how many runs of the question cited that page, the brand\'s visibility on the question, and the recommended action. Rule: no own page: `write`; a page that no run of the question cited in the window: `improve`; a cited page: `leave`. Listed `write`, then `improve`, then `leave`, each by question id.',
     path: '/content-gaps',
     example: {},
-    response: () => insightSchemas().ContentGaps,
+    response: (zod) => zod.insightSchemas().ContentGaps,
     window: fixed7,
     ttl: TTL.fixed,
     csv: { rows: 'questions' },
@@ -290,9 +298,9 @@ export const operations = {
     description:
       'Domains cited by the market\'s answers over the trailing 7 days (every tracked question is in the brand\'s category), most cited first, with counts, share of all citations and a classification: `own` for the brand\'s domain and its subdomains, `competitor` for a tracked rival\'s domain and its subdomains (the rival is named), `third_party` for any other. `total_citations` and `by_class` cover every domain, not only the `limit` listed.',
     path: '/sources',
-    query: () => ({ limit: limitParam(15, 100, 'domains') }),
+    query: { limit: limitParam(15, 100, 'domains') },
     example: {},
-    response: () => insightSchemas().SourceList,
+    response: (zod) => zod.insightSchemas().SourceList,
     window: fixed7,
     ttl: TTL.fixed,
     csv: { rows: 'sources' },
@@ -304,7 +312,7 @@ export const operations = {
       'The brand\'s own URLs (its domain and subdomains) cited in the period or in the previous period of the same length (`previous_period`: as many days, ending the day before `from`), with the citations in each, the change, and both split by engine and by topic (the topic of the question whose answer cited the page); most cited first. `uncited`: the brand\'s topic and question pages that no answer cited in the period, each with the 3 other URLs most cited by answers of its topic in the period: what AI cites instead.',
     path: '/pages',
     example: {},
-    response: () => insightSchemas().PageList,
+    response: (zod) => zod.insightSchemas().PageList,
     window: dated7,
     ttl: TTL.windowed,
     csv: { rows: 'pages' },
@@ -315,10 +323,10 @@ export const operations = {
     description:
       'One rival. `name` is matched case-insensitively after URL-decoding (`clearbooks%20pro` finds `Clearbooks Pro`); a name that is not one of the brand\'s tracked rivals is 404 `not_found`. Over the trailing 7 days: shares of answered runs naming the rival and the brand; the topics it wins (its share above the brand\'s) with the margin in points, largest first; the questions it wins (more runs name the rival than the brand), largest lead first, with the engines that named it and never the brand and the latest answer naming it but not the brand (what AI said); the rival\'s pages AI cites, most cited first.',
     path: '/competitors/{name}',
-    pathParams: () => ({ name: textParam({ max: 200, description: 'The competitor\'s name as AI writes it (in a URL path, percent-encoded); matched case-insensitively.' }) }),
+    pathParams: { name: textParam({ max: 200, description: 'The competitor\'s name as AI writes it (in a URL path, percent-encoded); matched case-insensitively.' }) },
     paramsFrom: { name: { operation: 'listTopics', path: 'topics[].rivals[].name' } },
     example: { path: { name: 'Helpwave' } },
-    response: () => insightSchemas().CompetitorDetail,
+    response: (zod) => zod.insightSchemas().CompetitorDetail,
     window: fixed7,
     ttl: TTL.fixed,
     csv: { rows: 'questions_won' },
@@ -329,12 +337,12 @@ export const operations = {
     description:
       'Recent events on the brand in the market, newest first (by `occurred_at`, then id); `category` keeps one category.',
     path: '/activity',
-    query: () => ({
+    query: {
       limit: limitParam(20, 200, 'entries'),
       category: enumParam(ACTIVITY_CATEGORIES, 'Only entries of this category.').optional(),
-    }),
+    },
     example: {},
-    response: () => insightSchemas().ActivityList,
+    response: (zod) => zod.insightSchemas().ActivityList,
     window: none,
     ttl: TTL.windowed,
     csv: { rows: 'entries' },
@@ -345,13 +353,13 @@ export const operations = {
     description:
       'Tasks of the brand in the market in one status (default `open`) and optionally one layer, best first: the largest expected gain in visibility points first, then the lower effort (low, medium, high), then the older task (lower id). `open_counts` gives the open tasks of every layer whatever the filter; `matching` counts the filtered tasks before `limit`.',
     path: '/tasks',
-    query: () => ({
+    query: {
       layer: enumParam(TASK_LAYERS, 'Only tasks of this layer.').optional(),
       status: enumParam(TASK_STATUSES, 'Only tasks in this status (default `open`).').default('open'),
       limit: limitParam(30, 100, 'tasks'),
-    }),
+    },
     example: {},
-    response: () => insightSchemas().TaskList,
+    response: (zod) => zod.insightSchemas().TaskList,
     window: none,
     plan: 'pro_or_growth',
     ttl: TTL.windowed,
@@ -363,10 +371,10 @@ export const operations = {
     description:
       'The full brief of one task: why it matters, the steps, the evidence, the topics it moves (with the brand\'s visibility in each over the trailing 7 days), its layer and status. A task of another brand or another market is 404 `not_found`.',
     path: '/tasks/{id}',
-    pathParams: () => ({ id: idParam('Task id, from `GET /tasks`.') }),
+    pathParams: { id: idParam('Task id, from `GET /tasks`.') },
     paramsFrom: { id: { operation: 'listTasks', path: 'tasks[].id' } },
     example: { path: { id: 1 } },
-    response: () => insightSchemas().TaskDetail,
+    response: (zod) => zod.insightSchemas().TaskDetail,
     window: none,
     plan: 'pro_or_growth',
     ttl: TTL.windowed,
@@ -378,7 +386,7 @@ export const operations = {
       'Per engine: whether AI knows the brand and would recommend it, its sentiment (-1 to 1) and what it gets right and wrong, from the latest weekly perception verdict overlapping the period; all null or empty when no week overlaps it (not measured). History: up to 12 weekly verdicts starting on or before `to`, oldest first. The summary counts the measured, knowing and recommending engines; `recommend_rate` is recommending / measured.',
     path: '/brand-perception',
     example: {},
-    response: () => insightSchemas().BrandPerception,
+    response: (zod) => zod.insightSchemas().BrandPerception,
     window: dated7,
     plan: 'pro_or_growth',
     ttl: TTL.windowed,
@@ -390,9 +398,9 @@ export const operations = {
     description:
       'The perception prompts put to each engine and its answers, in full and untruncated, newest first; `engine` keeps one engine.',
     path: '/brand-perception/transcript',
-    query: () => ({ engine: enumParam(ENGINES, 'Only this engine; omit for all.').optional() }),
+    query: { engine: enumParam(ENGINES, 'Only this engine; omit for all.').optional() },
     example: {},
-    response: () => insightSchemas().PerceptionTranscript,
+    response: (zod) => zod.insightSchemas().PerceptionTranscript,
     window: none,
     plan: 'pro_or_growth',
     ttl: TTL.windowed,
@@ -404,9 +412,9 @@ export const operations = {
     description:
       'Per topic: the forum threads of the period (posted in it, or posted earlier and cited by answers in it), most cited first then newest, at most `limit` per topic (`threads_total` counts them all), each with how many runs in the period cited it; and the topic\'s latest weekly summary starting on or before `to`.',
     path: '/forum',
-    query: () => ({ limit: limitParam(20, 50, 'threads per topic') }),
+    query: { limit: limitParam(20, 50, 'threads per topic') },
     example: {},
-    response: () => insightSchemas().ForumSignals,
+    response: (zod) => zod.insightSchemas().ForumSignals,
     window: dated7,
     plan: 'pro_or_growth',
     ttl: TTL.windowed,
@@ -418,12 +426,12 @@ export const operations = {
     description:
       'Search-engine performance over the trailing `days` (default 28), by query or by landing page: clicks, impressions, CTR and the impression-weighted mean position, ordered by impressions. Joined to AI citations: `ai_citations` counts the answers of the same window citing the row\'s pages (a query\'s landing pages); `search_only` marks rows that rank in search (impressions > 0) while no answer cited their pages. `totals` cover every row, not only the `limit` listed.',
     path: '/search-performance',
-    query: () => ({
+    query: {
       dimension: enumParam(SEARCH_DIMENSIONS, '`query` for keywords or `page` for URLs (default `query`).').default('query'),
       limit: limitParam(25, 1000, 'rows, ordered by impressions'),
-    }),
+    },
     example: {},
-    response: () => insightSchemas().SearchPerformance,
+    response: (zod) => zod.insightSchemas().SearchPerformance,
     window: { kind: 'trailing', defaultDays: 28 } as const,
     integration: 'search_performance',
     ttl: TTL.windowed,
@@ -436,7 +444,7 @@ export const operations = {
       'Hits of AI crawlers on the brand\'s site in the period: per bot (hits, share, distinct pages, last day seen) and per page (hits by bot), largest first, with the total of the previous period of the same length. Crawler data is recorded per site, so the figures cover the brand\'s whole site whichever market is read.',
     path: '/ai-crawlers',
     example: {},
-    response: () => insightSchemas().AiCrawlers,
+    response: (zod) => zod.insightSchemas().AiCrawlers,
     window: dated7,
     plan: 'pro_or_growth',
     integration: 'crawler_data',
@@ -450,7 +458,7 @@ export const operations = {
       'Visits to the brand\'s site referred by AI assistants in the period, by assistant (visits, share, distinct pages) and by page, largest first, with the previous period\'s total and the change. Visits are recorded per site, so the figures cover the brand\'s whole site whichever market is read.',
     path: '/ai-visitors',
     example: {},
-    response: () => insightSchemas().AiVisitors,
+    response: (zod) => zod.insightSchemas().AiVisitors,
     window: dated7,
     plan: 'pro_or_growth',
     ttl: TTL.windowed,
@@ -467,6 +475,9 @@ export interface AnyOperation {
   summary: string;
   description?: string;
   path: string;
+  /** Its parameters as declared, in the order they are checked: what requests are parsed by (`readParams`). */
+  params: { path: Params; query: Params };
+  /** Their zod schemas and the response's: built at the first read, once the zod side is loaded (zod-side.ts). */
   pathParams: z.ZodObject<Record<string, z.ZodType>>;
   query: z.ZodObject<Record<string, z.ZodType>>;
   response: z.ZodType;

@@ -1,99 +1,188 @@
 /**
  * Query and path parameters: how each kind is written on the wire, parsed,
- * bounded and documented. Every parameter of the contract is built here, so a
- * rule such as "a date is a real calendar day" lives in one place.
+ * bounded and documented. Every parameter of the contract is declared here
+ * as plain data (`Param`), so a rule such as "a date is a real calendar day"
+ * lives in one place. Two things are made of a declaration:
+ * - `readParams`, the parser every request goes through (origin and edge),
+ *   written without zod: a fresh isolate's first `/api/v1` answer never
+ *   loads zod (issue 24);
+ * - its zod schema (`paramSchema`, src/contract/schemas/params.ts), for what
+ *   describes parameters: the OpenAPI documents, the MCP tools, the typed
+ *   client's types.
+ * test/params.unit.test.ts holds the two to the same answers.
  */
-import * as z from 'zod';
 import { ACTIVITY_CATEGORIES, ENGINES, TASK_LAYERS, TASK_STATUSES } from './enums';
-import { ApiError, invalidParameter } from './errors';
+import { invalidParameter } from './errors';
+
+/** What a parameter accepts, as data. */
+export type ParamRule =
+  /** A whole number written in decimal, within [min, max]. `edgeMax`: the bound the edge applies where the spec leaves it open (`limit`). */
+  | { kind: 'int'; min: number; max: number; edgeMax?: number }
+  /** A `YYYY-MM-DD` date that exists in the calendar. */
+  | { kind: 'date' }
+  /** One of `values`; `open`: the spec shows the values only by example, so the edge takes any word (DESIGN section 6). */
+  | { kind: 'enum'; values: readonly [string, ...string[]]; open: boolean }
+  /** Text of 1 to `max` characters. */
+  | { kind: 'text'; max: number }
+  /** A market code (`us`, `ch-fr`, case-insensitive, read lower-cased) or a numeric market id. */
+  | { kind: 'market' };
+
+/** Whether a parameter may be absent: `required`, `optional` (absent: no value), or `default` (absent: `fallback`). */
+export type Presence = 'required' | 'optional' | 'default';
 
 /**
- * What the edge accepts where the spec leaves a value open (DESIGN section 6):
- * the enumerations it shows only by example (`engine`, `layer`, `status`,
- * `category`) and the `limit` maxima. The origin checks its own values
- * strictly; the proxy forwards any well-formed value, and the upstream
- * decides. Keyed by the strict schema, before `.optional()` or `.default()`.
+ * A parameter: its rule, its description, and whether it may be absent.
+ * `Out` is its parsed value, `In` how a caller writes it (the typed client's
+ * and the examples' types); both are types only.
  */
-const atTheEdge = new WeakMap<z.ZodType, z.ZodType>();
-const OPEN_ENUMS: ReadonlySet<readonly string[]> = new Set<readonly string[]>([ENGINES, TASK_LAYERS, TASK_STATUSES, ACTIVITY_CATEGORIES]);
-/** An open value at the edge: a word, as any of the spec's values is written. */
-const openValue = (description: string) => z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: 'must be a word of letters, digits, `_`, `.` or `-`' }).meta({ description });
+export class Param<Out = unknown, In = unknown, P extends Presence = Presence> {
+  declare readonly types?: { out: Out; in: In };
+  constructor(
+    readonly rule: ParamRule,
+    readonly description: string,
+    readonly presence: P,
+    readonly fallback?: Out,
+  ) {}
 
-const WHOLE_NUMBER = /^\d{1,10}$/;
+  optional(): Param<Out, In, 'optional'> {
+    return new Param(this.rule, this.description, 'optional');
+  }
+
+  default(value: Out): Param<Out, In, 'default'> {
+    return new Param(this.rule, this.description, 'default', value);
+  }
+}
+
+/** Parameters by name, in the order they are checked. */
+export type Params = Readonly<Record<string, Param>>;
 
 /** A whole number written in decimal, within [min, max]. */
-export function intParam(o: { min: number; max: number; description: string }) {
-  return z
-    .string()
-    .regex(WHOLE_NUMBER, { error: 'must be a whole number' })
-    .transform(Number)
-    .pipe(
-      z
-        .number()
-        .int()
-        .min(o.min, { error: `must be at least ${o.min}` })
-        .max(o.max, { error: `must be at most ${o.max}` }),
-    )
-    .meta({ description: o.description });
-}
+export const intParam = (o: { min: number; max: number; description: string }) => new Param<number, string, 'required'>({ kind: 'int', min: o.min, max: o.max }, o.description, 'required');
 
-/** `limit`, with the per-operation default and maximum of DESIGN section 3. */
-export function limitParam(defaultLimit: number, max: number, what: string) {
-  const description = `Maximum number of ${what} (1 to ${max}, default ${defaultLimit}).`;
-  const strict = intParam({ min: 1, max, description });
-  atTheEdge.set(strict, intParam({ min: 1, max: 2_147_483_647, description }));
-  return strict.default(defaultLimit);
-}
+/** `limit`, with the per-operation default and maximum of DESIGN section 3; the edge leaves the maximum to the upstream. */
+export const limitParam = (defaultLimit: number, max: number, what: string) =>
+  new Param<number, string, 'required'>({ kind: 'int', min: 1, max, edgeMax: MAX_ID }, `Maximum number of ${what} (1 to ${max}, default ${defaultLimit}).`, 'required').default(defaultLimit);
 
 /** A `YYYY-MM-DD` date that exists in the calendar (2026-02-30 does not). */
-export const dateParam = (description: string) =>
-  z.iso.date({ error: 'must be a real calendar date written YYYY-MM-DD' }).meta({ description });
+export const dateParam = (description: string) => new Param<string, string, 'required'>({ kind: 'date' }, description, 'required');
 
-export function enumParam<const T extends readonly [string, ...string[]]>(values: T, description: string) {
-  const strict = z.enum(values, { error: `must be one of: ${values.join(', ')}` }).meta({ description });
-  if (OPEN_ENUMS.has(values)) atTheEdge.set(strict, openValue(description));
-  return strict;
-}
+/** The enumerations the spec shows only by example (`engine`, `layer`, `status`, `category`): open at the edge. */
+const OPEN_ENUMS: ReadonlySet<readonly string[]> = new Set<readonly string[]>([ENGINES, TASK_LAYERS, TASK_STATUSES, ACTIVITY_CATEGORIES]);
 
-/** A parameter's schema as the edge applies it: the open values of the spec accepted, every other rule kept. */
-export function atEdge(schema: z.ZodType): z.ZodType {
-  if (schema instanceof z.ZodOptional) {
-    const inner = atEdge(schema.unwrap() as z.ZodType);
-    return inner === schema.unwrap() ? schema : inner.optional();
-  }
-  if (schema instanceof z.ZodDefault) {
-    const inner = atEdge(schema.unwrap() as z.ZodType);
-    return inner === schema.unwrap() ? schema : inner.default(schema.def.defaultValue as never);
-  }
-  return atTheEdge.get(schema) ?? schema;
-}
+export const enumParam = <const T extends readonly [string, ...string[]]>(values: T, description: string) =>
+  new Param<T[number], T[number], 'required'>({ kind: 'enum', values, open: OPEN_ENUMS.has(values) }, description, 'required');
 
-export const textParam = (o: { max: number; description: string }) =>
-  z
-    .string()
-    .min(1, { error: 'must not be empty' })
-    .max(o.max, { error: `must be at most ${o.max} characters` })
-    .meta({ description: o.description });
+export const textParam = (o: { max: number; description: string }) => new Param<string, string, 'required'>({ kind: 'text', max: o.max }, o.description, 'required');
 
 /** Integer ids: brands, topics, tasks. Upper bound keeps them inside SQLite's and JSON's safe range. */
-export const idParam = (description: string) => intParam({ min: 1, max: 2_147_483_647, description });
+const MAX_ID = 2_147_483_647;
+export const idParam = (description: string) => intParam({ min: 1, max: MAX_ID, description });
 
 export const brandIdParam = idParam('The brand to read, an id from `GET /brands`. Required when the account has more than one brand.').optional();
 
 /** A market code (`us`, `de`, `ch-fr`, case-insensitive) or a numeric market id. */
-export const marketParam = z
-  .string()
-  .regex(/^(?:[A-Za-z]{2}(?:-[A-Za-z]{2})?|\d{1,10})$/, { error: 'must be a market code such as `us` or `ch-fr`, or a market id' })
-  .transform((s) => s.toLowerCase())
-  .meta({ description: 'Market code (case-insensitive, e.g. `us`, `de`, `ch-fr`) or numeric id from `GET /markets`. Default: the primary market.' })
-  .optional();
+export const marketParam = new Param<string, string, 'optional'>(
+  { kind: 'market' },
+  'Market code (case-insensitive, e.g. `us`, `de`, `ch-fr`) or numeric id from `GET /markets`. Default: the primary market.',
+  'optional',
+);
+
+/** What every brand-scoped read takes (spec, Shared request inputs): the brand, and the market. */
+export const BRAND_MARKET_PARAMS = { brand_id: brandIdParam, market: marketParam } as const;
+
+/** The messages of each rule, written once: the parser and the zod schemas (schemas/params.ts) both say them. */
+export const PARAM_MESSAGES = {
+  wholeNumber: 'must be a whole number',
+  atLeast: (min: number) => `must be at least ${min}`,
+  atMost: (max: number) => `must be at most ${max}`,
+  date: 'must be a real calendar date written YYYY-MM-DD',
+  oneOf: (values: readonly string[]) => `must be one of: ${values.join(', ')}`,
+  word: 'must be a word of letters, digits, `_`, `.` or `-`',
+  notEmpty: 'must not be empty',
+  longest: (max: number) => `must be at most ${max} characters`,
+  market: 'must be a market code such as `us` or `ch-fr`, or a market id',
+} as const;
+
+export const WHOLE_NUMBER = /^\d{1,10}$/;
+export const MARKET = /^(?:[A-Za-z]{2}(?:-[A-Za-z]{2})?|\d{1,10})$/;
+/** An open value at the edge: a word, as any of the spec's values is written. */
+export const WORD = /^[A-Za-z0-9_.-]{1,64}$/;
+const DATE_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A day of the calendar: written `YYYY-MM-DD`, and the day it names is that day (no 2026-02-30). */
+export function isCalendarDate(text: string): boolean {
+  if (!DATE_SHAPE.test(text)) return false;
+  const time = Date.parse(`${text}T00:00:00Z`);
+  // Years before 100 are read as written by the ISO form; toISOString writes them back with four digits.
+  return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 10) === text;
+}
+
+/** Where a request is checked: the origin applies every rule; the edge leaves the values the spec leaves open to the upstream (DESIGN section 6). */
+export type Strictness = 'origin' | 'edge';
+
+/** One value read by its rule: the value, or the rule's message. */
+function readValue(rule: ParamRule, text: string, strictness: Strictness): { value: unknown } | { problem: string } {
+  switch (rule.kind) {
+    case 'int': {
+      if (!WHOLE_NUMBER.test(text)) return { problem: PARAM_MESSAGES.wholeNumber };
+      const n = Number(text);
+      const max = strictness === 'edge' && rule.edgeMax !== undefined ? rule.edgeMax : rule.max;
+      if (n < rule.min) return { problem: PARAM_MESSAGES.atLeast(rule.min) };
+      if (n > max) return { problem: PARAM_MESSAGES.atMost(max) };
+      return { value: n };
+    }
+    case 'date':
+      return isCalendarDate(text) ? { value: text } : { problem: PARAM_MESSAGES.date };
+    case 'enum':
+      if (strictness === 'edge' && rule.open) return WORD.test(text) ? { value: text } : { problem: PARAM_MESSAGES.word };
+      return rule.values.includes(text) ? { value: text } : { problem: PARAM_MESSAGES.oneOf(rule.values) };
+    case 'text':
+      if (text.length < 1) return { problem: PARAM_MESSAGES.notEmpty };
+      return text.length > rule.max ? { problem: PARAM_MESSAGES.longest(rule.max) } : { value: text };
+    case 'market':
+      return MARKET.test(text) ? { value: text.toLowerCase() } : { problem: PARAM_MESSAGES.market };
+  }
+}
+
+/** The parsed values of a set of parameters: each `Param`'s `Out`, absent ones left out unless they have a default. */
+export type ParsedParams<S extends Params> = {
+  [K in keyof S as S[K] extends Param<unknown, unknown, 'optional'> ? never : K]: S[K] extends Param<infer O> ? O : never;
+} & {
+  [K in keyof S as S[K] extends Param<unknown, unknown, 'optional'> ? K : never]?: S[K] extends Param<infer O> ? O : never;
+};
+
+/**
+ * Parses raw parameters (`queryObject`, `decodePathParams`) and turns the
+ * first problem into 400 `invalid_parameter` naming the parameter: each
+ * declared parameter in order, then the first one not declared (`hint` may
+ * say why it is not taken).
+ */
+export function readParams<S extends Params>(params: S, input: Readonly<Record<string, string>>, o: { strictness?: Strictness; hint?: (param: string) => string | undefined } = {}): ParsedParams<S> {
+  const out: Record<string, unknown> = {};
+  for (const name in params) {
+    const param = params[name]!;
+    const text = Object.hasOwn(input, name) ? input[name] : undefined;
+    if (text === undefined) {
+      if (param.presence === 'required') throw invalidParameter(name, `\`${name}\` is required.`);
+      if (param.presence === 'default') out[name] = param.fallback;
+      continue;
+    }
+    const read = readValue(param.rule, text, o.strictness ?? 'origin');
+    if ('problem' in read) throw invalidParameter(name, `\`${name}\` ${read.problem}.`);
+    out[name] = read.value;
+  }
+  for (const name in input)
+    if (!Object.hasOwn(params, name)) throw invalidParameter(name, o.hint?.(name) ?? `\`${name}\` is not a parameter of this operation.`);
+  return out as ParsedParams<S>;
+}
 
 /**
  * Reads the query string into a plain object. A parameter given twice is an
  * error rather than a silent choice between its values.
  */
 export function queryObject(searchParams: URLSearchParams): Record<string, string> {
-  const out: Record<string, string> = {};
+  // No prototype: `__proto__` is a name like any other (and not a parameter of any operation).
+  const out: Record<string, string> = Object.create(null);
   for (const [name, value] of searchParams) {
     if (Object.hasOwn(out, name)) throw invalidParameter(name, `\`${name}\` is given more than once.`);
     out[name] = value;
@@ -112,25 +201,6 @@ export function decodePathParams(raw: Record<string, string>): Record<string, st
     }
   }
   return out;
-}
-
-/** Parses with a strict schema and turns the first problem into 400 `invalid_parameter` naming the parameter. */
-export function parseParams<S extends z.ZodType>(schema: S, input: Record<string, string>, hint?: (param: string) => string | undefined): z.output<S> {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  throw toParamError(result.error, hint);
-}
-
-function toParamError(error: z.ZodError, hint?: (param: string) => string | undefined): ApiError {
-  const issue = error.issues[0];
-  if (!issue) return invalidParameter('', 'Invalid parameters.');
-  if (issue.code === 'unrecognized_keys') {
-    const param = String(issue.keys[0]);
-    return invalidParameter(param, hint?.(param) ?? `\`${param}\` is not a parameter of this operation.`);
-  }
-  const param = String(issue.path[0] ?? '');
-  if (issue.code === 'invalid_type' && issue.input === undefined) return invalidParameter(param, `\`${param}\` is required.`);
-  return invalidParameter(param, `\`${param}\` ${issue.message}.`);
 }
 
 /**

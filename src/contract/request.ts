@@ -5,8 +5,7 @@
  * proxy adds the canonical form its cache key is made of.
  */
 import { API_BASE, type AnyOperation, type OperationId, operationList } from './operations';
-import { atEdge, decodePathParams, parseParams, queryObject } from './params';
-import * as z from 'zod';
+import { decodePathParams, queryObject, readParams, type Strictness } from './params';
 import { type Period, resolvePeriod, windowHint } from './window';
 
 export type Operation = AnyOperation & { id: OperationId };
@@ -67,35 +66,15 @@ export interface ParsedRequest {
 }
 
 /**
- * Where a request is checked: the origin applies every rule of its own; the
- * edge applies the spec's and leaves the values the spec leaves open to the
- * upstream (src/contract/params.ts, `atEdge`).
- */
-export type Strictness = 'origin' | 'edge';
-
-const edgeQueries = new Map<string, z.ZodType>();
-
-/** The operation's query schema at the edge: built once per operation. */
-function edgeQuery(op: Operation): z.ZodType {
-  let schema = edgeQueries.get(op.id);
-  if (!schema) {
-    const shape = op.query.shape as Record<string, z.ZodType>;
-    schema = z.strictObject(Object.fromEntries(Object.entries(shape).map(([name, param]) => [name, atEdge(param)])));
-    edgeQueries.set(op.id, schema);
-  }
-  return schema;
-}
-
-/**
- * Parses the query and path parameters with the operation's schemas and
+ * Parses the query and path parameters as the operation declares them and
  * resolves its window against `today`. Throws 400 `invalid_parameter` naming
- * the parameter.
+ * the parameter. The origin applies every rule; the edge leaves the values
+ * the spec leaves open to the upstream (`Strictness`).
  */
 export function parseRequest(match: Match, searchParams: URLSearchParams, today: string, strictness: Strictness = 'origin'): ParsedRequest {
   const { op } = match;
-  const querySchema = strictness === 'edge' ? edgeQuery(op) : op.query;
-  const query = parseParams(querySchema, queryObject(searchParams), windowHint(op.window)) as Record<string, unknown>;
-  const path = parseParams(op.pathParams, decodePathParams(match.rawPath)) as Record<string, unknown>;
+  const query: Record<string, unknown> = readParams(op.params.query, queryObject(searchParams), { strictness, hint: windowHint(op.window) });
+  const path: Record<string, unknown> = readParams(op.params.path, decodePathParams(match.rawPath), { strictness });
   const period = resolvePeriod(op.window, query as { days?: number; from?: string; to?: string }, today);
   return { op, query, path, ...(period ? { period } : {}) };
 }

@@ -38,17 +38,16 @@ export const previousPeriod = (p: Period): Period => {
   return { from: addDays(p.from, -length), to: addDays(p.from, -1) };
 };
 
-const daysParam = (defaultDays: number) =>
-  intParam({ min: 1, max: MAX_RANGE_DAYS, description: `How many calendar days back, ending today (1 to ${MAX_RANGE_DAYS}, default ${defaultDays}).` }).default(defaultDays);
+/** `days`: 1 to MAX_RANGE_DAYS, the window kind's default when absent. */
+const daysParam = (defaultDays: number, endingOn: string, more = '') =>
+  intParam({ min: 1, max: MAX_RANGE_DAYS, description: `How many calendar days back, ending ${endingOn} (1 to ${MAX_RANGE_DAYS}, default ${defaultDays}).${more}` }).default(defaultDays);
 
 const datedParams = (defaultDays: number) => ({
-  days: daysParam(defaultDays).meta({
-    description: `How many calendar days back, ending on \`to\` (1 to ${MAX_RANGE_DAYS}, default ${defaultDays}). Ignored when \`from\` is given.`,
-  }),
+  days: daysParam(defaultDays, 'on `to`', ' Ignored when `from` is given.'),
   from: dateParam(`Start date, at most ${MAX_RANGE_DAYS} days before \`to\`.`).optional(),
   to: dateParam('End date, not after today. Default: today.').optional(),
 });
-const trailingParams = (defaultDays: number) => ({ days: daysParam(defaultDays) });
+const trailingParams = (defaultDays: number) => ({ days: daysParam(defaultDays, 'today') });
 
 /** The query parameters each window kind adds, as a type. */
 export type WindowParams<W extends WindowKind> = W extends { kind: 'dated' }

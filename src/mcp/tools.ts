@@ -22,7 +22,7 @@ import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/valida
 import type * as z from 'zod';
 import { type JsonObject, parameterSchema } from '../contract/openapi';
 import { type AnyOperation, type OperationId, operationList } from '../contract/operations';
-import { brandIdParam, marketParam } from '../contract/params';
+import { BRAND_MARKET_PARAMS } from '../contract/params';
 import { windowParams } from '../contract/window';
 import { OFFSET_ARG, OFFSET_INPUT } from './pages';
 import { outputSchemaOf } from './schemas';
@@ -103,8 +103,7 @@ function needs(op: Pick<AnyOperation, 'window' | 'plan' | 'integration'>): strin
 }
 
 /** The parameters every operation shares: described once, in the server's instructions (server.ts), not on each tool. */
-const WINDOW_PARAMS = new Set(Object.keys(windowParams({ kind: 'dated', defaultDays: 7 })));
-const sharedParam = (name: string, field: z.ZodType) => field === brandIdParam || field === marketParam || WINDOW_PARAMS.has(name);
+const SHARED_PARAMS: ReadonlySet<string> = new Set([...Object.keys(BRAND_MARKET_PARAMS), ...Object.keys(windowParams({ kind: 'dated', defaultDays: 7 }))]);
 
 /** A bound that only keeps ids in SQLite's range says nothing to an assistant. */
 const ID_MAX = 2_147_483_647;
@@ -123,7 +122,7 @@ export function inputSchemaOf(...shapes: Record<string, z.ZodType>[]): JsonObjec
       const { schema, description } = parameterSchema(field);
       const { pattern: _, ...checked } = schema;
       if (checked.maximum === ID_MAX) delete checked.maximum;
-      properties[name] = description === undefined || sharedParam(name, field) ? checked : { ...checked, description };
+      properties[name] = description === undefined || SHARED_PARAMS.has(name) ? checked : { ...checked, description };
       if (!field.safeParse(undefined).success) required.push(name);
     }
   }

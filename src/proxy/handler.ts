@@ -11,7 +11,8 @@
  *      MISS / REVALIDATED on 200, stale-if-error on 5xx, timeout or 429,
  *      pass-through (never stored) for every other status.
  */
-import { ApiError, errorBodySchema, errorResponse, JSON_HEADERS } from '../contract/errors';
+import { ApiError, errorResponse, JSON_HEADERS } from '../contract/errors';
+import { loadSchemas, schemas } from '../contract/zod-side';
 import { type AnyOperation, API_BASE, operations } from '../contract/operations';
 import { bearerKey, checkPlan, invalidKey, resolveBrand } from '../contract/access';
 import { RATE_LIMIT } from '../contract/rate-limit';
@@ -35,7 +36,7 @@ export type CacheStatus = 'HIT' | 'MISS' | 'STALE' | 'REVALIDATED' | 'BYPASS';
 
 let openApiJson: string | undefined;
 /** The API's OpenAPI document's builder, loaded at the first `GET /api/v1/openapi.json`: a read never needs it. */
-const contractDocument = loadOnce(() => import('../contract/openapi'));
+const contractDocument = loadOnce(async () => (await loadSchemas(), import('../contract/openapi')));
 
 /** What the proxy needs of the moment it runs in: the clock, and where background work goes (`ctx.waitUntil`). */
 export interface ProxyRuntime {
@@ -182,6 +183,8 @@ async function serve(incoming: Incoming, env: ProxyEnv, ctx: ProxyRuntime, call:
       return fromEntry(x, entry, 'STALE', HIT);
     }
   }
+  // Past a HIT the contract's schemas may be read (the upstream's error bodies, the refusals' order): loaded here, once per isolate.
+  await loadSchemas();
   // Why this request goes forward (RFC 9211): the caller asked, the stored answer is stale, or there is none.
   const fwd = directives.noStore ? 'bypass' : directives.noCache || (entry && directives.maxAgeS !== undefined) ? 'request' : entry ? 'stale' : 'miss';
 
@@ -298,6 +301,7 @@ interface Invalid {
 
 async function refuseInOrder(paramError: unknown, op: AnyOperation, invalid: Invalid): Promise<Response> {
   if (!(paramError instanceof ApiError)) throw paramError;
+  await loadSchemas();
   const { request, env, ctx, call } = invalid;
   const brandsRequest = new Request(new URL(`${API_BASE}/brands`, request.url), { headers: { authorization: request.headers.get('authorization') ?? '' } });
   // On behalf of the same client (the inner request carries no address of its own).
@@ -305,7 +309,7 @@ async function refuseInOrder(paramError: unknown, op: AnyOperation, invalid: Inv
   const body: unknown = await answer.json().catch(() => undefined);
   if (answer.status === 401 || answer.status === 403) {
     // The key's own refusal (invalid_api_key, plan_inactive) comes first.
-    const refusal = errorBodySchema().safeParse(body);
+    const refusal = schemas().errorBodySchema().safeParse(body);
     if (refusal.success) throw new ApiError(refusal.data.error.code, refusal.data.error.message);
   }
   const account = operations.listBrands.response.safeParse(body);
@@ -530,7 +534,7 @@ function isJsonObject(body: string): boolean {
 
 function isErrorBody(body: string): boolean {
   try {
-    return errorBodySchema().safeParse(JSON.parse(body)).success;
+    return schemas().errorBodySchema().safeParse(JSON.parse(body)).success;
   } catch {
     return false;
   }

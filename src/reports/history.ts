@@ -17,9 +17,8 @@
  * page reads through, and end with it (src/links/link-store.ts): they are not
  * the key's to list, and do not count against its cap.
  */
-import * as z from 'zod';
 import { requireKey } from '../contract/access';
-import { brandIdParam, marketParam, parseParams, queryObject } from '../contract/params';
+import { BRAND_MARKET_PARAMS, queryObject, readParams } from '../contract/params';
 import { escapeHtml, htmlDocument, newNonce, pageHeaders } from '../lib/html';
 import { exportLinkFor, type ExportTarget, HISTORY_KIND } from '../links/export-links';
 import type { LinkParent } from '../links/link-store';
@@ -31,7 +30,8 @@ import { chartSvg } from '../weekly-report/chart';
 import type { ReportDeps } from './deps';
 import { COPY_SCRIPT, CSV_TABLE_PARTS, CSV_TABLES, type CsvTable, csvRow, STYLE } from './page';
 
-export const HistoryQuery = z.strictObject({ brand_id: brandIdParam, market: marketParam });
+/** The history page's query parameters (their schema: the product's OpenAPI document). */
+export const HISTORY_QUERY = BRAND_MARKET_PARAMS;
 
 type Deps = Pick<ReportDeps, 'db' | 'encryptionKey' | 'signingSecret' | 'publicUrl' | 'now'>;
 
@@ -117,7 +117,7 @@ async function historyAnswer(deps: ReportDeps, request: Request, apiKey: string,
 /** `GET /reports/history` with the API key. */
 export async function historyRoute(request: Request, url: URL, deps: ReportDeps, reportsBase: string): Promise<Response> {
   const key = requireKey(request);
-  const query = parseParams(HistoryQuery, queryObject(url.searchParams));
+  const query = readParams(HISTORY_QUERY, queryObject(url.searchParams));
   const reportUrl = (brandId: number, market: string) => `${reportsBase}/weekly?${new URLSearchParams({ brand_id: String(brandId), market })}`;
   const response = await historyAnswer(deps, request, key, query, { reportUrl, notAfter: new Date(deps.now().getTime() + LINK_DAYS.max * DAY_MS), parent: null });
   response.headers.set('vary', 'Authorization');

@@ -26,7 +26,7 @@ import type { ApiClient } from '../client';
 import { requireKey } from '../contract/access';
 import { ApiError, type ErrorCode, errorResponse, invalidParameter } from '../contract/errors';
 import { parseJsonObject, readJsonBody } from '../contract/json-body';
-import { brandIdParam, enumParam, marketParam, parseParams, queryObject } from '../contract/params';
+import { BRAND_MARKET_PARAMS, enumParam, queryObject, readParams } from '../contract/params';
 import { pageHeaders } from '../lib/html';
 import { json, readBodyUpTo } from '../lib/http';
 import { errorText } from '../lib/log';
@@ -57,9 +57,10 @@ type Format = (typeof FORMATS)[number];
 
 const formatParam = enumParam(FORMATS, 'How to answer: `html` (a page, default), `json` (the report model) or `text` (the plain-text digest).').default('html');
 
-export const WeeklyQuery = z.strictObject({ brand_id: brandIdParam, market: marketParam, format: formatParam });
-export const SendQuery = z.strictObject({ brand_id: brandIdParam, market: marketParam });
-export const LinkQuery = z.strictObject({ format: formatParam });
+/** The query parameters of the weekly report, send-now and an opened link (their schemas: the product's OpenAPI document). */
+export const WEEKLY_QUERY = { ...BRAND_MARKET_PARAMS, format: formatParam };
+export const SEND_QUERY = BRAND_MARKET_PARAMS;
+export const LINK_QUERY = { format: formatParam };
 
 export const LinkBody = z.strictObject({
   brand_id: z.number({ error: '`brand_id` must be an integer brand id.' }).int({ error: '`brand_id` must be an integer brand id.' }).positive({ error: '`brand_id` must be a positive integer.' }).optional(),
@@ -139,7 +140,7 @@ function keyedReportUrl(deps: ReportDeps, brandId: number, market: string): stri
 
 async function weekly(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
   const key = requireKey(request);
-  const query = parseParams(WeeklyQuery, queryObject(url.searchParams));
+  const query = readParams(WEEKLY_QUERY, queryObject(url.searchParams));
   let week: WeeklyRead;
   try {
     week = await read(deps, request, key, { brand_id: query.brand_id, market: query.market });
@@ -212,7 +213,7 @@ function linkProblemPage(problem: LinkProblem): Response {
 async function viaLink(request: Request, url: URL, token: string, deps: ReportDeps): Promise<Response> {
   let format: Format;
   try {
-    format = parseParams(LinkQuery, queryObject(url.searchParams)).format;
+    format = readParams(LINK_QUERY, queryObject(url.searchParams)).format;
   } catch (error) {
     if (error instanceof ApiError) return messagePage(400, 'This report address has an unknown option', [`${error.message} Options: format=html, json or text.`]);
     throw error;
@@ -258,7 +259,7 @@ async function viaLinkHistory(request: Request, token: string, deps: ReportDeps)
 
 async function sendNow(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
   const key = requireKey(request);
-  const query = parseParams(SendQuery, queryObject(url.searchParams));
+  const query = readParams(SEND_QUERY, queryObject(url.searchParams));
   // The key is checked (this read) before the body is looked at.
   const week = await read(deps, request, key, { brand_id: query.brand_id, market: query.market });
   // Recipients are the confirmed subscribers, full stop: a body (a list of addresses, say) is refused, not ignored;

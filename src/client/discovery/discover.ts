@@ -16,6 +16,7 @@
  * operation read before, as the contract's table says (`paramsFrom`,
  * `BRAND_ID_FROM`), read through the map proposed for that operation.
  */
+import { loadSchemas } from '../../contract/zod-side';
 import { conformBody } from '../../contract/conform';
 import { valuesAtPath } from '../../contract/optional-paths';
 import { type AnyOperation, BRAND_ID_FROM, OPERATION_IDS, type OperationId, operations } from '../../contract/operations';
@@ -70,6 +71,7 @@ export function valuesAt(body: unknown, path: string): unknown[] {
 }
 
 export async function discoverUpstreamMap(read: DiscoveryReader, threshold: number = CONFIDENCE_THRESHOLD): Promise<DiscoveryReport> {
+  await loadSchemas();
   const report: DiscoveryReport = { threshold, calls: 0, upstream_calls: 0, brand_id: null, map: { operations: {} }, operations: {} };
   const entries = new Map<OperationId, DiscoveryReport['operations'][string]>();
   /** Each body read, on the contract's names as discovery best guesses them: where later requests find their values. */

@@ -1,7 +1,7 @@
 /** Response bodies of the operations computed from stored runs: brands, markets, questions, visibility, matrix, runs, history, topics. */
 import * as z from 'zod';
 import { once } from '../../lib/lazy';
-import { enumSchemas } from '../enums';
+import { enumSchemas } from './enums';
 import { commonSchemas } from './common';
 
 /** Built at first use: a cache HIT needs none of them (src/contract/operations.ts). */

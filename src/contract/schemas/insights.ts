@@ -6,7 +6,7 @@
  */
 import * as z from 'zod';
 import { once } from '../../lib/lazy';
-import { enumSchemas } from '../enums';
+import { enumSchemas } from './enums';
 import { commonSchemas } from './common';
 
 /** Built at first use: a cache HIT needs none of them (src/contract/operations.ts). */

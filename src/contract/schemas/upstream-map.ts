@@ -1,0 +1,43 @@
+/** The upstream map's schemas (src/contract/upstream-map.ts): what `PUT /admin/upstream/map` takes and what is stored. */
+import * as z from 'zod';
+import { once } from '../../lib/lazy';
+import { type OperationId, OPERATION_IDS } from '../operations';
+import { contractPaths, CONVERSIONS, type Conversion } from '../upstream-map';
+
+/** The map's schemas, built at their first use (an isolate answering `/api/v1` from the cache reads no map). */
+export const upstreamMapSchemas = once(() => {
+  const Conversion = z.enum(Object.keys(CONVERSIONS) as [Conversion, ...Conversion[]]);
+
+  const UpstreamPath = z.string().min(1).max(200).regex(/^(\.|[^.\s]+(\.[^.\s]+)*)$/, 'a dotted field path, or "." for the parent itself');
+
+  const OperationMap = z.strictObject({
+    envelope: z.string().min(1).max(200).regex(/^[^.\s]+(\.[^.\s]+)*$/, 'a dotted field path').optional(),
+    fields: z.record(z.string(), UpstreamPath).default({}),
+    convert: z.record(z.string(), Conversion).default({}),
+    values: z.record(z.string(), z.record(z.string(), z.string().min(1).max(80))).default({}),
+  });
+
+  const OperationMaps = z.partialRecord(z.enum(OPERATION_IDS as [OperationId, ...OperationId[]]), OperationMap);
+
+  /** What a person or discovery sends: the operations' maps; `version`, when given, must be the version it replaces. */
+  const UpstreamMapInput = z
+    .strictObject({ version: z.number().int().min(0).optional(), operations: OperationMaps })
+    .superRefine((input, ctx) => {
+      for (const [id, map] of Object.entries(input.operations) as [OperationId, OperationMap][]) {
+        const known = contractPaths(id);
+        for (const part of ['fields', 'convert', 'values'] as const)
+          for (const path of Object.keys(map[part]))
+            if (!known.has(path)) ctx.addIssue({ code: 'custom', path: ['operations', id, part, path], message: `${id} has no field \`${path}\` in the contract.` });
+      }
+    });
+
+  /** The stored document: the Worker numbers each version. */
+  const UpstreamMap = z.strictObject({ version: z.number().int().min(1), updated_at: z.iso.datetime(), operations: OperationMaps });
+
+  return { OperationMap, UpstreamMapInput, UpstreamMap };
+});
+type Schemas = ReturnType<typeof upstreamMapSchemas>;
+export type OperationMap = z.infer<Schemas['OperationMap']>;
+export type UpstreamMapInput = z.infer<Schemas['UpstreamMapInput']>;
+export type UpstreamMap = z.infer<Schemas['UpstreamMap']>;
+
