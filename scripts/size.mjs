@@ -20,7 +20,7 @@ const KEEP_OUT = [
 /**
  * What `/api/v1` does not need, so a fresh isolate must not evaluate it when it loads (issue 24): it waits for an
  * `import()` at its first use. MCP beyond its route and paths, the MCP SDK and OAuth, email rendering, HTML
- * parsing, the OpenAPI documents, zod (a HIT's request is parsed without it).
+ * parsing, the OpenAPI documents, zod (a HIT's request is parsed without it), the typed client.
  */
 const LOAD_LATER = [
   { pattern: /^src\/mcp\/(?!index\.ts$|oauth-paths\.ts$)/, why: 'MCP (src/mcp/index.ts loads it at the first /mcp request)' },
@@ -30,6 +30,7 @@ const LOAD_LATER = [
   { pattern: /node_modules\/(htmlparser2|html-to-text|domhandler|dom-serializer|entities)\//, why: 'HTML parsing' },
   { pattern: /^src\/(contract|app)\/openapi\.ts$/, why: 'an OpenAPI document' },
   { pattern: /node_modules\/zod\/|^src\/contract\/schemas\//, why: 'zod and the contract\'s schemas (src/contract/zod-side.ts loads them past a HIT)' },
+  { pattern: /^src\/client\/(?!transport\.ts$)|^src\/contract\/(body|conform|optional-paths)\.ts$/, why: 'the typed client and its body checks (a HIT reads no body)' },
 ];
 
 /** The whole upload, gzipped, at most. */

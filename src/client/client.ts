@@ -17,7 +17,9 @@ import type { OperationMap } from '../contract/upstream-map';
 import { type RateFields, readRateFields } from '../contract/rate-limit';
 import { API_BASE, type AnyOperation, type OperationId, type Operations, operations, OPERATION_IDS, type PathOf, type QueryOf, type ResponseOf } from '../contract/operations';
 import { readBodyUpTo } from '../lib/http';
+import { parseRetryAfter } from '../lib/time';
 import { ApiClientError } from './errors';
+import { DEFAULT_MAX_BYTES } from './transport';
 
 /** Anything shaped like `fetch` for one request: the network, or an in-process handler. */
 export type Transport = (request: Request) => Promise<Response>;
@@ -35,8 +37,6 @@ export interface RetryPolicy {
 /** Bounded on both counts: at most 4 requests and 30 s per call, whatever the API says. */
 export const defaultRetry: RetryPolicy = { attempts: 4, baseDelayMs: 200, maxDelayMs: 5_000, totalMs: 30_000 };
 export const DEFAULT_TIMEOUT_MS = 10_000;
-/** The largest answer read, in bytes: the edge proxy's own default bound on its upstream (UPSTREAM_MAX_BYTES; why 4 MiB: src/proxy/policy.ts). */
-export const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
 /** 502 is the spec's "retry later"; 503 and 504 are what proxies and load balancers say for the same. */
 const RETRYABLE_STATUS = new Set([502, 503, 504]);
 
@@ -157,14 +157,6 @@ export function operationUrl(baseUrl: string, id: OperationId, params: Record<st
   }
   const search = query.size > 0 ? `?${query}` : '';
   return `${baseUrl.replace(/\/+$/, '')}${path}${search}`;
-}
-
-/** Seconds from `Retry-After`, written as seconds or as an HTTP date (RFC 9110, section 10.2.3). */
-export function parseRetryAfter(value: string | null, nowMs: number): number | undefined {
-  if (value === null) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim());
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - nowMs) / 1000));
 }
 
 /**

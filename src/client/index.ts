@@ -20,17 +20,16 @@ export {
   type Lenient,
   type LenientOptions,
   createClient,
-  DEFAULT_MAX_BYTES,
   DEFAULT_TIMEOUT_MS,
   defaultRetry,
   operationUrl,
   type ParamsOf,
-  parseRetryAfter,
   type ResponseMeta,
   type RetryPolicy,
   type Transport,
   type WithMeta,
 } from './client';
 export { ApiClientError, type ClientErrorCode, type ClientErrorKind, toApiError } from './errors';
-export { networkTransport } from './transport';
+export { DEFAULT_MAX_BYTES, networkTransport } from './transport';
+export { parseRetryAfter } from '../lib/time';
 export type { OperationId, PathOf, QueryOf, ResponseOf } from '../contract/operations';

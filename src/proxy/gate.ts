@@ -21,9 +21,8 @@
  * verified key's rows forever once it goes quiet, and would still need this
  * cleanup; one rule for every key is simpler to reason about.)
  */
-import { retryAfterSeconds } from '../lib/time';
+import { parseRetryAfter, retryAfterSeconds } from '../lib/time';
 import { DurableObject } from 'cloudflare:workers';
-import { parseRetryAfter } from '../client/client';
 import { proxyEnvOf } from './env';
 import { sha256Hex } from '../lib/hash';
 import { readBodyUpTo } from '../lib/http';

@@ -15,7 +15,7 @@
  * revocation find all of a key's entries by prefix. No API key is stored in
  * plain text anywhere.
  */
-import { DEFAULT_MAX_BYTES } from '../client/client';
+import { DEFAULT_MAX_BYTES } from '../client/transport';
 import { TTL, type AnyOperation } from '../contract/operations';
 import { HOUR_MS, MINUTE_MS, SECOND_MS } from '../lib/time';
 import type { ProxyEnv } from './env';
