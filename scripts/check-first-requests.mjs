@@ -40,10 +40,20 @@ const CASES = [
 const persist = mkdtempSync(path.join(tmpdir(), 'first-requests-'));
 const vars = { ADMIN_TOKEN: ADMIN, MCP_ALLOWED_HOSTS: '127.0.0.1,localhost' };
 
-/** A workerd process running the Worker over the stored data: a fresh isolate. */
+/**
+ * A workerd process running the Worker over the stored data: a fresh isolate. Its Durable Objects (the key's gate,
+ * which calls the embedded origin, and the stats) run in a second Worker of the process, a fresh isolate of their
+ * own: on Cloudflare an object need not share its isolate with the request that calls it, so nothing the request's
+ * isolate loaded is loaded there.
+ */
 async function start(worker, extraVars = {}) {
-  const bindings = deployedBindings({ database: 'first-requests', kv: ['CACHE', 'OAUTH_KV'], vars: { ...vars, ...extraVars } });
-  const mf = new Miniflare(convertV4MiniflareOptions({ workers: [{ name: 'worker', modulesRoot: '/', modules: miniflareModules(worker.modules), ...bindings }], resourcePersistencePath: persist, port: 0 }));
+  const bound = (objectsIn) => deployedBindings({ database: 'first-requests', kv: ['CACHE', 'OAUTH_KV'], ...(objectsIn ? { objectsIn } : {}), vars: { ...vars, ...extraVars } });
+  const modules = miniflareModules(worker.modules);
+  const workers = [
+    { name: 'worker', modulesRoot: '/', modules, ...bound('objects') },
+    { name: 'objects', modulesRoot: '/', modules, ...bound() },
+  ];
+  const mf = new Miniflare(convertV4MiniflareOptions({ workers, resourcePersistencePath: persist, port: 0 }));
   return { mf, url: await mf.ready };
 }
 
