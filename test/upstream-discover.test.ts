@@ -20,7 +20,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { DiscoveryReport, OperationRead, ToConfirm } from '../src/client/discovery/report';
 import { matchOperation } from '../src/contract/request';
 import { OPERATION_IDS, type OperationId } from '../src/contract/operations';
-import type { OperationMap } from '../src/contract/upstream-map';
+import type { OperationMap } from '../src/contract/schemas/upstream-map';
 import { KEYS } from './helpers';
 import { freshKey, restoreUpstream } from './proxy-upstream';
 import { call, reportJson } from './reports-helpers';

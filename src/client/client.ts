@@ -13,16 +13,15 @@ import type * as z from 'zod';
 import { checkResponseBody } from '../contract/body';
 import type { ErrorBody } from '../contract/errors';
 import { loadSchemas, schemas } from '../contract/zod-side';
-import type { OperationMap } from '../contract/upstream-map';
+import type { OperationMap } from '../contract/schemas/upstream-map';
 import { type RateFields, readRateFields } from '../contract/rate-limit';
 import { API_BASE, type AnyOperation, type OperationId, type Operations, operations, OPERATION_IDS, type PathOf, type QueryOf, type ResponseOf } from '../contract/operations';
 import { readBodyUpTo } from '../lib/http';
 import { parseRetryAfter } from '../lib/time';
 import { ApiClientError } from './errors';
-import { DEFAULT_MAX_BYTES } from './transport';
+import { DEFAULT_MAX_BYTES, type Transport } from './transport';
 
-/** Anything shaped like `fetch` for one request: the network, or an in-process handler. */
-export type Transport = (request: Request) => Promise<Response>;
+export type { Transport };
 
 export interface RetryPolicy {
   /** Requests in all, the first included. */

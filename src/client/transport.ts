@@ -1,5 +1,7 @@
-/** The network transport of the typed client. */
-import type { Transport } from './client';
+/** The network transport of the typed client, and what any transport is. */
+
+/** Anything shaped like `fetch` for one request: the network, or an in-process handler. */
+export type Transport = (request: Request) => Promise<Response>;
 
 /**
  * The largest answer read, in bytes: the edge proxy's own default bound on its upstream (UPSTREAM_MAX_BYTES; why

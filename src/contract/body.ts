@@ -2,7 +2,7 @@
 import type * as z from 'zod';
 import { conformBody } from './conform';
 import { absentPaths, withOptionalPaths } from './optional-paths';
-import type { OperationMap } from './upstream-map';
+import type { OperationMap } from './schemas/upstream-map';
 import { type OperationId, operations, type ResponseOf } from './operations';
 
 export type BodyCheck<Id extends OperationId> =

@@ -19,7 +19,8 @@
  */
 import type * as z from 'zod';
 import { defOf, innerSchema, unwrapSchema } from './schema-walk';
-import { convertValue, type OperationMap } from './upstream-map';
+import type { OperationMap } from './schemas/upstream-map';
+import { convertValue } from './upstream-map';
 
 type Json = Record<string, unknown>;
 

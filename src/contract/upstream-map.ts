@@ -44,8 +44,6 @@ export const CONVERSIONS = {
   string: 'a number or boolean, as text',
 } as const;
 export type Conversion = keyof typeof CONVERSIONS;
-export type { OperationMap, UpstreamMap, UpstreamMapInput } from './schemas/upstream-map';
-
 const pathsCache = new Map<OperationId, Set<string>>();
 
 /** Every path of an operation's response body, objects and arrays included: what a map may name. */

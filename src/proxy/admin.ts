@@ -18,8 +18,7 @@ import { clientReader, discoverUpstreamMap, KEY_REFUSALS } from '../client/disco
 import type { DiscoveryReport } from '../client/discovery/report';
 import { ApiError, errorResponse } from '../contract/errors';
 import { requestIdOf } from '../contract/request-id';
-import type { UpstreamMapInput } from '../contract/upstream-map';
-import { upstreamMapSchemas } from '../contract/schemas/upstream-map';
+import { type UpstreamMapInput, upstreamMapSchemas } from '../contract/schemas/upstream-map';
 import { sha256Hex } from '../lib/hash';
 import { json, readBodyUpTo } from '../lib/http';
 import { errorText } from '../lib/log';

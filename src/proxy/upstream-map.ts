@@ -7,8 +7,7 @@
  * fields too, has KV but no D1. An isolate keeps what it read for
  * `MAP_MEMORY_MS`; a new map reaches every location within KV's minute.
  */
-import type { OperationMap, UpstreamMap, UpstreamMapInput } from '../contract/upstream-map';
-import { upstreamMapSchemas } from '../contract/schemas/upstream-map';
+import { type OperationMap, type UpstreamMap, type UpstreamMapInput, upstreamMapSchemas } from '../contract/schemas/upstream-map';
 import type { OperationId } from '../contract/operations';
 import type { Clock } from '../lib/time';
 import { ALL_ENTRIES } from './store';

@@ -3,8 +3,7 @@
  * origin in-process (the client's transport), with the per-request timeout
  * and the timer that runs it, and the size bound of an answer.
  */
-import { type Transport } from '../client/client';
-import { networkTransport } from '../client/transport';
+import { networkTransport, type Transport } from '../client/transport';
 import { EMBEDDED_BASE_URL, originTransport } from '../origin/transport';
 import type { ProxyEnv } from './env';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, upstreamMaxBytes } from './policy';

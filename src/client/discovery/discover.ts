@@ -20,7 +20,7 @@ import { loadSchemas } from '../../contract/zod-side';
 import { conformBody } from '../../contract/conform';
 import { valuesAtPath } from '../../contract/optional-paths';
 import { type AnyOperation, BRAND_ID_FROM, OPERATION_IDS, type OperationId, operations } from '../../contract/operations';
-import type { OperationMap } from '../../contract/upstream-map';
+import type { OperationMap } from '../../contract/schemas/upstream-map';
 import type { ApiClient, WithMeta } from '../client';
 import { ApiClientError } from '../errors';
 import { proposeOperation } from './propose';
