@@ -16,7 +16,7 @@
  */
 import { ApiError, errorResponse } from '../contract/errors';
 import { API_BASE } from '../contract/operations';
-import { loadSchemas } from '../contract/zod-side';
+import { loadWithSchemas } from '../contract/zod-side';
 import { requestIdOf } from '../contract/request-id';
 import { guardOrigin } from '../proxy/abuse';
 import { handleProxy } from '../proxy/handler';
@@ -26,7 +26,6 @@ import { type AppEnv, parseEnv } from './env';
 import { type Features, featuresLine, featuresOf, isAlertsEnv, isDigestsEnv, isOriginEnv, isReportsEnv, offMessage, type ReportsEnv } from './features';
 import { errorText } from '../lib/log';
 import { plainTarget } from '../lib/http';
-import { loadOnce } from '../lib/lazy';
 import { under } from '../lib/router';
 import { systemClock } from '../lib/time';
 import type { Services } from './services';
@@ -38,7 +37,7 @@ import type { Services } from './services';
  * it, the contract's zod schemas (src/contract/zod-side.ts), which all of it
  * reads.
  */
-const product = loadOnce(async () => (await loadSchemas(), import('./product')));
+const product = loadWithSchemas(() => import('./product'));
 type Product = Awaited<ReturnType<typeof product>>;
 
 /** Where the embedded origin answers directly, e.g. for its own tests; the proxy calls it in-process. */

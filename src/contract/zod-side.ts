@@ -15,6 +15,13 @@ let loaded: SchemasModule | undefined;
 
 export const loadSchemas = loadOnce(async () => (loaded = await import('./schemas/index')));
 
+/** `loadOnce` for a lazily loaded part that reads the contract's schemas: they load first. */
+export const loadWithSchemas = <T>(load: () => Promise<T>): (() => Promise<T>) =>
+  loadOnce(async () => {
+    await loadSchemas();
+    return load();
+  });
+
 /** The contract's schemas; throws when no caller awaited `loadSchemas()` first (a missing load point is a bug, named). */
 export function schemas(): SchemasModule {
   if (!loaded) throw new Error('The contract\'s schemas are read before loadSchemas() resolved: await it where this request or event enters (src/contract/zod-side.ts).');

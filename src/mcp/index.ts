@@ -9,8 +9,7 @@
  * consent.ts and the provider) at the first request to one of its paths.
  * /api/v1 needs none of it, so a fresh isolate does not evaluate it.
  */
-import { loadSchemas } from '../contract/zod-side';
-import { loadOnce } from '../lib/lazy';
+import { loadWithSchemas } from '../contract/zod-side';
 import type { Method, Route } from '../lib/router';
 import type { ProxyEnv, ProxyRuntime } from '../proxy';
 import type { McpOptions } from './http';
@@ -21,8 +20,8 @@ export type { McpOptions } from './http';
 export const MCP_PATH = '/mcp';
 
 // Each with the contract's schemas (the tools' input and output schemas, the client's checks), which /api/v1 loads only past a HIT.
-const endpoint = loadOnce(async () => (await loadSchemas(), import('./http')));
-const oauthEndpoints = loadOnce(async () => (await loadSchemas(), import('./oauth-routes')));
+const endpoint = loadWithSchemas(() => import('./http'));
+const oauthEndpoints = loadWithSchemas(() => import('./oauth-routes'));
 
 /** The answer to a request to an OAuth path (oauth-routes.ts: the consent page, metadata, token, registration). */
 export async function handleOAuth(request: Request, env: ProxyEnv, runtime: ProxyRuntime, options: McpOptions): Promise<Response> {

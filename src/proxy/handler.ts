@@ -12,12 +12,11 @@
  *      pass-through (never stored) for every other status.
  */
 import { ApiError, errorResponse, JSON_HEADERS } from '../contract/errors';
-import { loadSchemas, schemas } from '../contract/zod-side';
+import { loadSchemas, loadWithSchemas, schemas } from '../contract/zod-side';
 import { type AnyOperation, API_BASE, operations } from '../contract/operations';
 import { bearerKey, checkPlan, invalidKey, resolveBrand } from '../contract/access';
 import { RATE_LIMIT } from '../contract/rate-limit';
 import { matchOperation, type Match } from '../contract/request';
-import { loadOnce } from '../lib/lazy';
 import { type Clock, DAY_MS } from '../lib/time';
 import type { Target } from '../lib/http';
 import type { ProxyEnv } from './env';
@@ -36,7 +35,7 @@ export type CacheStatus = 'HIT' | 'MISS' | 'STALE' | 'REVALIDATED' | 'BYPASS';
 
 let openApiJson: string | undefined;
 /** The API's OpenAPI document's builder, loaded at the first `GET /api/v1/openapi.json`: a read never needs it. */
-const contractDocument = loadOnce(async () => (await loadSchemas(), import('../contract/openapi')));
+const contractDocument = loadWithSchemas(() => import('../contract/openapi'));
 
 /** What the proxy needs of the moment it runs in: the clock, and where background work goes (`ctx.waitUntil`). */
 export interface ProxyRuntime {

@@ -6,9 +6,8 @@
  * schemas (upstream-map.ts) are not here: they read the operations table,
  * which reads this part, and only lazily loaded parts read them, directly.
  */
-export { commonSchemas } from './common';
+// What the eagerly evaluated modules read through `schemas()`; lazily loaded modules import the rest directly.
 export { coreSchemas } from './core';
 export { insightSchemas } from './insights';
-export { enumSchemas } from './enums';
 export { errorBodySchema } from './errors';
-export { paramSchema, paramsObject } from './params';
+export { paramsObject } from './params';
