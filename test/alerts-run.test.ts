@@ -388,7 +388,8 @@ describe('the daily evaluation and its deliveries', () => {
     const button = (slack.blocks.find((b) => b.type === 'actions') as unknown as { elements: { url: string }[] }).elements[0]!.url;
     expect(button).toMatch(/^https:\/\/edge\.test\/r\/v1\./);
     useServicesForTests();
-    vi.useRealTimers();
+    // Opened the minute after the delivery, while the link lives (DAY1 is fixed: on the real clock, a month on, it has expired).
+    vi.setSystemTime(new Date(Date.parse(at(2, 10, 1))));
     const report = await SELF.fetch(`${button}?format=json`);
     expect(report.status).toBe(200);
     expect(await report.json()).toMatchObject({ report: { brand: { id: 1 }, kinds: ['visibility', 'won_lost'] } });
