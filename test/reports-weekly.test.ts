@@ -52,7 +52,8 @@ describe('GET /reports/weekly', () => {
     expect(html).toContain(`data-engine="${lost.engines[0]!.engine}"`);
     for (const t of report.topics) expect(html).toContain(t.name.replace(/&/g, '&amp;'));
     // The period covered and where the data came from, in plain words: no ISO week, no cache jargon.
-    expect(html).toMatch(/data-testid="period">\d+(?: \w{3})?–\d+ \w{3} \d{4} · United States \(US\)</);
+    // `17–23 Nov 2026`, `30 Nov–6 Dec 2026`, or across a new year `29 Dec 2026–4 Jan 2027`.
+    expect(html).toMatch(/data-testid="period">\d+(?: \w{3}(?: \d{4})?)?–\d+ \w{3} \d{4} · United States \(US\)</);
     expect(html).toMatch(/data-testid="source" data-from-cache="(all|some|none)">Figures from \d+ \w{3} \d{4}, \d\d:\d\d UTC \((cached (less than a minute|\d+ minutes?|\d+ hours?) ago|just read|partly cached, at most (less than a minute|\d+ minutes?|\d+ hours?) old)\)\.</);
     const words = visibleText(html);
     expect(words).toContain('Figures from');
