@@ -144,11 +144,13 @@ describe('POST /reports/weekly/send', () => {
   it('repeated within 10 minutes: 409 with when the last send went, nothing sent; after 10 minutes it sends again', async () => {
     await seedSubscriptions([{ email: 'again@example.com' }]);
     // One clock for the whole Worker, the proxy and the origin behind it included.
-    const t0 = Date.parse('2026-11-20T10:00:00Z');
+    // Last week's Monday, 10:00 UTC: inside the demo data, which ends today (a fixed day leaves it after 100 days).
+    const t0 = plusDays(demoMonday(), 0, 2).getTime();
+    const sentAt = new Date(t0).toISOString();
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(t0);
     const first = (await (await send()).json()) as SendBody;
-    expect(first.send.sent_at).toBe('2026-11-20T10:00:00.000Z');
+    expect(first.send.sent_at).toBe(sentAt);
 
     vi.setSystemTime(t0 + RESEND_WINDOW_MS - 1000);
     const again = await send('market=us');
@@ -156,8 +158,8 @@ describe('POST /reports/weekly/send', () => {
     expect(again.headers.get('retry-after')).toBe('1');
     const body = (await again.json()) as { error: { code: string; message: string }; last_send: { id: string; sent_at: string } };
     expect(body.error.code).toBe('recently_sent');
-    expect(body.error.message).toContain('2026-11-20T10:00:00.000Z');
-    expect(body.last_send).toEqual({ id: first.send.id, sent_at: '2026-11-20T10:00:00.000Z' });
+    expect(body.error.message).toContain(sentAt);
+    expect(body.last_send).toEqual({ id: first.send.id, sent_at: sentAt });
     expect(resend.calls).toHaveLength(1);
 
     vi.setSystemTime(t0 + RESEND_WINDOW_MS);
