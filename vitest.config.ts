@@ -25,10 +25,13 @@ export async function testWorker(bindings: Record<string, string> = {}) {
   });
 }
 
+/** The day the suite runs as, set by `npm run test:days` (scripts/test-days.mjs, test/shifted-day.ts); unset, today. */
+const day = process.env.TEST_DAY;
+
 export default defineConfig(async () => ({
-  plugins: [await testWorker()],
+  plugins: [await testWorker(day ? { TEST_DAY: day } : {})],
   test: {
-    setupFiles: ['./test/setup.ts'],
+    setupFiles: [...(day ? ['./test/shifted-day.ts'] : []), './test/setup.ts'],
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
     // One Worker and one storage for all files: the demo dataset is loaded once (about 15 s), not per file.
     isolate: false,

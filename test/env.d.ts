@@ -1,6 +1,8 @@
 declare namespace Cloudflare {
   interface Env {
     TEST_MIGRATIONS: import('cloudflare:test').D1Migration[];
+    /** Set by `npm run test:days` only: the day the suite runs as (test/shifted-day.ts). */
+    TEST_DAY?: string;
   }
 }
 
