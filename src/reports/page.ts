@@ -20,12 +20,14 @@ import {
   changeNoise,
   engineOrder,
   formatChange,
+  formatDay,
   formatPeriod,
+  formatRange,
   formatScore,
+  formatStamp,
   notProvidedIn,
   type QuestionMove,
   type Report,
-  shortDay,
   stateWord,
   type Trend,
   trendOf,
@@ -35,15 +37,6 @@ import { CHART_STYLE, chartScale, chartSvg } from '../weekly-report/chart';
 
 const SECTION = 'weekly report';
 
-/** `2026-11-22` as `22 Nov 2026`. */
-const longDay = (day: string) => `${shortDay(day)} ${day.slice(0, 4)}`;
-/** An ISO timestamp as `22 Nov 2026, 01:12 UTC`. */
-const stamp = (iso: string) => `${longDay(iso.slice(0, 10))}, ${iso.slice(11, 16)} UTC`;
-/** A period as `16–22 Nov 2026`, `30 Nov–6 Dec 2026`, or `29 Dec 2026 – 4 Jan 2027`. */
-function periodText(period: { from: string; to: string }): string {
-  if (period.from.slice(0, 4) !== period.to.slice(0, 4)) return `${longDay(period.from)} – ${longDay(period.to)}`;
-  return `${formatPeriod(period)} ${period.to.slice(0, 4)}`;
-}
 /** An age in words: `less than a minute`, `4 minutes`, `2 hours`. */
 function ageWords(seconds: number): string {
   const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
@@ -108,7 +101,7 @@ export const COPY_SCRIPT = `(function(){document.querySelectorAll('button.copy-c
 function sourceLine(report: Report, source: ReportSource): string {
   const age = ageWords(source.max_age_seconds ?? 0);
   const when = source.from_cache === 'all' ? `cached ${age} ago` : source.from_cache === 'none' ? 'just read' : `partly cached, at most ${age} old`;
-  return `Figures from ${escapeHtml(stamp(report.generated_at))} (${when}).`;
+  return `Figures from ${escapeHtml(formatStamp(report.generated_at))} (${when}).`;
 }
 
 function marketsNav(report: Report, extras: PageExtras, marketUrl?: (code: string) => string): string {
@@ -138,7 +131,7 @@ function weeksTable(weeks: ChartBar[]): string {
         const trend = trendOf(delta, changeNoise(w.score, w.answered_runs, before.score, before.answered_runs));
         change = `<span class="${trendClass(trend)}">${escapeHtml(formatChange(delta, trend))}</span>`;
       }
-      return `<tr${i === weeks.length - 1 ? ' class="latest"' : ''} data-week="${w.week_start}"><td>${escapeHtml(longDay(w.week_start))}</td><td class="num">${escapeHtml(formatScore(w.score))}</td><td class="num">${change}</td><td class="num">${count(w.answered_runs)}</td></tr>`;
+      return `<tr${i === weeks.length - 1 ? ' class="latest"' : ''} data-week="${w.week_start}"><td>${escapeHtml(formatDay(w.week_start))}</td><td class="num">${escapeHtml(formatScore(w.score))}</td><td class="num">${change}</td><td class="num">${count(w.answered_runs)}</td></tr>`;
     })
     .reverse()
     .join('');
@@ -170,7 +163,7 @@ function enginesSection(report: Report, extras: PageExtras): string {
     )
     .join('');
   return (
-    `${head}<p class="small">Of the questions each engine answered in ${escapeHtml(periodText(report.period))}, the share whose usual answer named ${brand}, and in how many it recommended ${brand}.</p>` +
+    `${head}<p class="small">Of the questions each engine answered in ${escapeHtml(formatRange(report.period))}, the share whose usual answer named ${brand}, and in how many it recommended ${brand}.</p>` +
     `<table class="engines"><thead><tr><th scope="col">Engine</th><th scope="col">Names ${brand}</th></tr></thead><tbody>${rows}</tbody></table></section>`
   );
 }
@@ -182,7 +175,7 @@ function shareOfVoiceSection(report: Report, extras: PageExtras): string {
   if (!overview) return `${head}<p class="small">Share of voice could not be read just now.</p></section>`;
   const sov = overview.share_of_voice;
   const mentions = sov.brand_mentions + sov.rival_mentions;
-  if (sov.share === null || mentions === 0) return `${head}<p class="small">No answer named ${brand} or a rival in ${escapeHtml(periodText(overview.period))}.</p></section>`;
+  if (sov.share === null || mentions === 0) return `${head}<p class="small">No answer named ${brand} or a rival in ${escapeHtml(formatRange(overview.period))}.</p></section>`;
   const previous = sov.change === null ? null : Math.min(100, Math.max(0, sov.share - sov.change));
   const trend = trendOf(sov.change, changeNoise(sov.share, mentions, previous, mentions));
   const standings = [{ ...overview.competition.brand, brand: true }, ...overview.competition.rivals.map((r) => ({ ...r, brand: false }))];
@@ -193,7 +186,7 @@ function shareOfVoiceSection(report: Report, extras: PageExtras): string {
     )
     .join('');
   return (
-    `${head}<p><strong>${pct(sov.share)}</strong> of the brand mentions in AI answers were ${brand}’s <span class="${trendClass(trend)}">(${escapeHtml(formatChange(sov.change, trend))})</span>: ${count(sov.brand_mentions)} of ${count(mentions)}, ${escapeHtml(periodText(overview.period))}.</p>` +
+    `${head}<p><strong>${pct(sov.share)}</strong> of the brand mentions in AI answers were ${brand}’s <span class="${trendClass(trend)}">(${escapeHtml(formatChange(sov.change, trend))})</span>: ${count(sov.brand_mentions)} of ${count(mentions)}, ${escapeHtml(formatRange(overview.period))}.</p>` +
     `<table class="sov"><caption>${brand} against the ${overview.competition.rivals.length === 1 ? 'rival' : `${overview.competition.rivals.length} rivals`} AI named most.</caption><thead><tr><th scope="col">Brand</th><th scope="col">Share of voice</th><th scope="col" class="num">Visibility</th></tr></thead><tbody>${rows}</tbody></table></section>`
   );
 }
@@ -259,7 +252,7 @@ function shareSection(links: PageLinks): string {
   if (links.share) {
     return (
       `<section aria-labelledby="h-share" data-testid="share"><h2 id="h-share">Share this report</h2>` +
-      `<p class="small">Anyone with this link can read this report${links.expiresAt ? ` until ${escapeHtml(stamp(links.expiresAt))}` : ''}, without an API key.</p>` +
+      `<p class="small">Anyone with this link can read this report${links.expiresAt ? ` until ${escapeHtml(formatStamp(links.expiresAt))}` : ''}, without an API key.</p>` +
       `<div class="share-row"><label class="sr" for="share-url">Link to this report</label><input id="share-url" type="text" readonly value="${escapeHtml(links.share)}">` +
       `<button type="button" id="copy-link" hidden>Copy link</button></div><p id="copy-status" class="small" role="status" aria-live="polite"></p></section>`
     );
@@ -285,8 +278,8 @@ export function reportPage(report: Report, source: ReportSource, extras: PageExt
   const market = extras.markets?.markets.find((m) => m.code.toLowerCase() === report.market.code.toLowerCase());
   const marketName = market ? `${escapeHtml(market.name)} (${escapeHtml(report.market.code.toUpperCase())})` : `Market ${escapeHtml(report.market.code.toUpperCase())}`;
   const parts: string[] = [];
-  parts.push(`<h1>${brand} in AI answers, week of ${escapeHtml(longDay(report.period.from))}</h1>`);
-  parts.push(`<p class="period" data-testid="period">${escapeHtml(periodText(report.period))} · ${marketName}</p>`);
+  parts.push(`<h1>${brand} in AI answers, week of ${escapeHtml(formatDay(report.period.from))}</h1>`);
+  parts.push(`<p class="period" data-testid="period">${escapeHtml(formatRange(report.period))} · ${marketName}</p>`);
   parts.push(marketsNav(report, extras, links.marketUrl));
   parts.push(`<p class="meta" data-testid="source" data-from-cache="${source.from_cache}">${sourceLine(report, source)}</p>`);
   parts.push(`<p class="lead" data-testid="lead">${escapeHtml(report.lead.headline)}</p>`);
@@ -306,7 +299,7 @@ export function reportPage(report: Report, source: ReportSource, extras: PageExt
       `<p class="small">${
         vis.score === null
           ? 'No answered run in the last 7 days.'
-          : `${count(vis.naming_runs)} of ${count(vis.answered_runs)} AI answers named ${brand}, ${escapeHtml(periodText(vis.period))}. ` +
+          : `${count(vis.naming_runs)} of ${count(vis.answered_runs)} AI answers named ${brand}, ${escapeHtml(formatRange(vis.period))}. ` +
             (vis.previous === null ? 'The week before was not measured.' : `Week before: ${formatScore(vis.previous)}.`) +
             (vis.noise !== null ? ` Changes under ${vis.noise.toFixed(1)} points are within sampling noise and shown as steady.` : '')
       }</p>`,
