@@ -10,6 +10,7 @@ import { env } from 'cloudflare:test';
 import { parse } from 'csv-parse/sync';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { operationUrl } from '../src/client';
+import { valuesAt } from '../src/client/discovery/discover';
 import { API_BASE, examplePath, type OperationId, operationList, operations } from '../src/contract/operations';
 import { cellText, csvColumns, toCsv } from '../src/exports/table';
 import { TABLE_OPERATIONS } from '../src/exports/target';
@@ -42,15 +43,6 @@ function expectedCell(value: unknown): string {
 }
 
 const at = (value: unknown, path: string) => path.split('.').reduce<unknown>((v, name) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[name] : undefined), value);
-
-/** The values at a table path such as `topics[].rivals[].name` (`[]`: each item of a list). */
-function valuesAt(value: unknown, path: string): unknown[] {
-  return path.split('.').reduce<unknown[]>((values, step) => {
-    const name = step.replace(/\[\]$/, '');
-    const next = values.map((v) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[name] : undefined));
-    return step.endsWith('[]') ? next.flatMap((v) => (Array.isArray(v) ? v : [])) : next;
-  }, [value]);
-}
 
 /** The records a CSV export of `body` has: the items at the table's `rows`, each spread over its `each` list. */
 function rowsOf(op: (typeof TABLE_OPERATIONS)[number], body: Record<string, unknown>): Record<string, unknown>[] {
