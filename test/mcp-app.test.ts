@@ -143,7 +143,7 @@ describe('the MCP App', () => {
     const { report } = result.structuredContent as { report: Report };
     const vis = report.visibility!;
     const wl = report.won_lost!;
-    const html = renderResult(result as never);
+    const html = renderResult(result as never).html;
     expect(html).toContain(`data-score="${vis.score!.toFixed(1)}">${formatPercent(vis.score)} `);
     expect(html).toContain(formatTrend(vis.change, vis.trend));
     expect(html).toContain(escapeHtml(report.lead.headline));
@@ -162,7 +162,7 @@ describe('the MCP App', () => {
     const client = await connect('legacy', true);
     const result = await client.callTool({ name: 'get_visibility', arguments: { market: 'us' } });
     const body = result.structuredContent as { score: number; history: unknown[]; market: { code: string } };
-    const html = renderResult(result as never);
+    const html = renderResult(result as never).html;
     expect(html).toContain(`data-score="${body.score.toFixed(1)}">${formatPercent(body.score)} `);
     expect(html).toMatch(/<span class="chg (up|down|flat)">(steady|[+−]\d+\.\d pts|no comparison)<\/span>/);
     expect(html.match(/<g class="point/g)).toHaveLength(body.history.length);
@@ -170,13 +170,13 @@ describe('the MCP App', () => {
   });
 
   it('says a refusal, escapes what the result says, and never throws on a shape it does not know', async () => {
-    expect(renderResult({ isError: true, structuredContent: { error: { code: 'feature_not_in_plan', message: 'Your plan <b>lacks</b> it.' } } })).toContain('Your plan &lt;b&gt;lacks&lt;/b&gt; it.');
+    expect(renderResult({ isError: true, structuredContent: { error: { code: 'feature_not_in_plan', message: 'Your plan <b>lacks</b> it.' } } }).html).toContain('Your plan &lt;b&gt;lacks&lt;/b&gt; it.');
     const client = await connect('legacy', true);
     const result = await client.callTool({ name: 'weekly_report', arguments: { market: 'us' } });
     const { report, source } = result.structuredContent as { report: Report; source: unknown };
-    const hostile = renderResult({ structuredContent: { report: { ...report, brand: { ...report.brand, name: '<img src=x onerror=alert(1)>' } }, source } });
+    const hostile = renderResult({ structuredContent: { report: { ...report, brand: { ...report.brand, name: '<img src=x onerror=alert(1)>' } }, source } }).html;
     expect(hostile).not.toContain('<img');
     expect(hostile).toContain('&lt;img src=x onerror=alert(1)&gt; in AI answers');
-    for (const odd of [{}, { report: { brand: null } }, { history: 'no', score: 1 }]) expect(renderResult({ structuredContent: odd })).toContain('the assistant has it as text');
+    for (const odd of [{}, { report: { brand: null } }, { history: 'no', score: 1 }]) expect(renderResult({ structuredContent: odd }).html).toContain('the assistant has it as text');
   });
 });

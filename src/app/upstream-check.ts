@@ -15,7 +15,7 @@ import * as z from 'zod';
 import { toApiError } from '../client';
 import { ApiError } from '../contract/errors';
 import { parseJsonObject, readJsonBody } from '../contract/json-body';
-import { escapeHtml, htmlDocument, pageHeaders } from '../lib/html';
+import { html, htmlDocument, joinMarkup, type Markup, pageHeaders, trusted } from '../lib/html';
 import { json, prefersHtml } from '../lib/http';
 import type { Route } from '../lib/router';
 import { type AdminContext, apiFor, callsLeft, clientAddressOf, UPSTREAM_ADMIN_BASE } from '../proxy';
@@ -52,7 +52,7 @@ async function check(request: Request, { env, runtime }: AdminContext): Promise<
     throw toApiError(failure);
   }
   const answer: CheckAnswer = { ...result, calls: before - (await callsLeft(env.UPSTREAM_GATE, body.api_key)), checked_at: runtime.now().toISOString() };
-  if (prefersHtml(request.headers.get('accept'))) return new Response(checkPage(answer, body), { headers: pageHeaders() });
+  if (prefersHtml(request.headers.get('accept'))) return new Response(checkPage(answer, body).html, { headers: pageHeaders() });
   return json(answer);
 }
 
@@ -85,37 +85,31 @@ td code{overflow-wrap:anywhere}
 `;
 
 /** One thing a feature lacks, in words: the line it says, or what stops it, then where. */
-function missingItem(m: CompatibilityResult['features'][number]['missing'][number]): string {
-  const what = m.required ? `Needs ${escapeHtml(m.words)}.` : escapeHtml(m.line ?? `Runs without ${m.words}.`);
-  const where = m.field === null ? `answers ${escapeHtml(m.answer ?? 'with no body it can read')}` : `<code>${escapeHtml(m.field)}</code> ${m.required ? 'missing or unreadable' : 'not provided'}`;
-  return `<li>${what}<span class="where">${escapeHtml(m.operation)}: ${where}</span></li>`;
+function missingItem(m: CompatibilityResult['features'][number]['missing'][number]): Markup {
+  const what = m.required ? `Needs ${m.words}.` : (m.line ?? `Runs without ${m.words}.`);
+  const where = m.field === null ? `answers ${m.answer ?? 'with no body it can read'}` : html`<code>${m.field}</code> ${m.required ? 'missing or unreadable' : 'not provided'}`;
+  return html`<li>${what}<span class="where">${m.operation}: ${where}</span></li>`;
 }
 
 /** The check as a page, in the look of the report page. */
-function checkPage(answer: CheckAnswer, asked: { brand_id?: number | undefined; market?: string | undefined }): string {
+function checkPage(answer: CheckAnswer, asked: { brand_id?: number | undefined; market?: string | undefined }): Markup {
   const scope = [asked.brand_id !== undefined ? `brand ${asked.brand_id}` : 'the key’s brand', asked.market !== undefined ? `market ${asked.market.toUpperCase()}` : 'its primary market'].join(', ');
-  const features = answer.features
-    .map(
-      (f) =>
-        `<li class="${f.status}" data-feature="${f.feature}" data-status="${f.status}"><h3>${escapeHtml(f.label)} <span class="status ${f.status}">${STATUS_WORDS[f.status]}</span></h3>` +
-        (f.missing.length > 0 ? `<ul class="missing">${f.missing.map(missingItem).join('')}</ul>` : '') +
-        `</li>`,
-    )
-    .join('');
-  const operations = answer.operations
-    .map(
-      (op) =>
-        `<tr data-operation="${op.operation}" data-status="${op.status}"><th scope="row"><code>${op.operation}</code></th><td>${OPERATION_WORDS[op.status]}${op.fields.length > 0 ? `: ${op.fields.map((f) => `<code>${escapeHtml(f)}</code>`).join(', ')}` : ''}${op.code ? ` <span class="small">(${escapeHtml(op.code)})</span>` : ''}${op.note ? ` <span class="small">(${escapeHtml(op.note)})</span>` : ''}</td></tr>`,
-    )
-    .join('');
-  const body = [
-    `<h1>Does this Read API work with every feature?</h1>`,
-    `<p class="meta">Checked ${escapeHtml(formatStamp(answer.checked_at))}, with the API key you sent, for ${escapeHtml(scope)}: ${answer.reads} reads through the cache, ${answer.calls} of them upstream.</p>`,
-    `<p class="small">Each feature needs only what it cannot do without; without anything else it leaves that section out and says so in one line, as below. Fields are the contract’s; the upstream map (<code>GET /admin/upstream/map</code>) can say where the service keeps one it names otherwise.</p>`,
-    `<h2>Features</h2><ul class="features" data-testid="features">${features}</ul>`,
-    `<h2>Operations</h2><p class="small">Each operation as its CSV export reads it: everything but its rows may be missing.</p>`,
-    `<table data-testid="operations"><thead><tr><th scope="col">Operation</th><th scope="col">Read</th></tr></thead><tbody>${operations}</tbody></table>`,
-    `<footer class="page-foot"><p>The same answer as JSON: ask with <code>Accept: application/json</code>.</p></footer>`,
-  ].join('\n');
-  return htmlDocument({ title: 'Compatibility check', section: 'admin', body, style: STYLE });
+  const features = answer.features.map(
+    (f) =>
+      html`<li class="${f.status}" data-feature="${f.feature}" data-status="${f.status}"><h3>${f.label} <span class="status ${f.status}">${STATUS_WORDS[f.status]}</span></h3>${f.missing.length > 0 ? html`<ul class="missing">${f.missing.map(missingItem)}</ul>` : null}</li>`,
+  );
+  const operations = answer.operations.map((op) => {
+    const fields = op.fields.length > 0 ? html`: ${joinMarkup(op.fields.map((f) => html`<code>${f}</code>`), ', ')}` : null;
+    const code = op.code ? html` <span class="small">(${op.code})</span>` : null;
+    const note = op.note ? html` <span class="small">(${op.note})</span>` : null;
+    return html`<tr data-operation="${op.operation}" data-status="${op.status}"><th scope="row"><code>${op.operation}</code></th><td>${OPERATION_WORDS[op.status]}${fields}${code}${note}</td></tr>`;
+  });
+  const body = html`<h1>Does this Read API work with every feature?</h1>
+<p class="meta">Checked ${formatStamp(answer.checked_at)}, with the API key you sent, for ${scope}: ${answer.reads} reads through the cache, ${answer.calls} of them upstream.</p>
+<p class="small">Each feature needs only what it cannot do without; without anything else it leaves that section out and says so in one line, as below. Fields are the contract’s; the upstream map (<code>GET /admin/upstream/map</code>) can say where the service keeps one it names otherwise.</p>
+<h2>Features</h2><ul class="features" data-testid="features">${features}</ul>
+<h2>Operations</h2><p class="small">Each operation as its CSV export reads it: everything but its rows may be missing.</p>
+<table data-testid="operations"><thead><tr><th scope="col">Operation</th><th scope="col">Read</th></tr></thead><tbody>${operations}</tbody></table>
+<footer class="page-foot"><p>The same answer as JSON: ask with <code>Accept: application/json</code>.</p></footer>`;
+  return htmlDocument({ title: 'Compatibility check', section: 'admin', body, style: trusted(STYLE) });
 }

@@ -6,8 +6,9 @@
  *
  * ```ts
  * const nonce = newNonce();
- * const html = htmlDocument({ title: 'Weekly report', section: 'weekly report', body, style: EXTRA_CSS, script: { nonce, code } });
- * return new Response(html, { headers: pageHeaders({ scriptNonce: nonce }) });
+ * const body = html`<h1>${title}</h1>`; // every value escaped for its place (markup.ts)
+ * const page = htmlDocument({ title, section: 'weekly report', body, style: trusted(EXTRA_CSS), script: { nonce, code: trusted(SCRIPT) } });
+ * return new Response(page.html, { headers: pageHeaders({ scriptNonce: nonce }) });
  * ```
  *
  * Pages load nothing: CSS is inline, images are `data:` or inline SVG, and
@@ -15,13 +16,13 @@
  * nonce (CSP Level 3, `script-src 'nonce-…'`). Colours meet WCAG 2.2 AA in
  * both schemes (light: the emails' theme; dark: 6.9:1 or more for text).
  */
-import { escapeHtml } from './escape';
+import { EMPTY, html, type Markup, trusted } from './markup';
 import { TOKEN_FAILURE_STATUS, type TokenFailure } from './signing';
 
 /** The only product word of this folder: the name every page carries in its header. */
 export const PRODUCT_NAME = 'Brand AI-Visibility';
 
-export { escapeHtml };
+export { EMPTY, html, joinMarkup, type Markup, trusted } from './markup';
 
 /** A fresh CSP nonce (128 random bits, base64) for the one script of one response. */
 export function newNonce(): string {
@@ -82,35 +83,35 @@ export interface DocumentOptions {
   title: string;
   /** What part of the product this is, shown after its name (`weekly report`). */
   section?: string;
-  /** The inside of `<main>`, HTML. */
-  body: string;
-  /** More CSS after the shared style. */
-  style?: string;
+  /** The inside of `<main>`. */
+  body: Markup;
+  /** More CSS after the shared style: a constant of the code (`trusted(STYLE)`). */
+  style?: Markup;
   /** `narrow`: a 560 px column for a message or a form. */
   width?: 'wide' | 'narrow';
   /** The page's one script, allowed by the response's CSP nonce (`pageHeaders({ scriptNonce })`). */
-  script?: { nonce: string; code: string };
+  script?: { nonce: string; code: Markup };
 }
 
 /** A whole page in the shared look: the product's name, then `<main>`. */
-export function htmlDocument(o: DocumentOptions): string {
-  const section = o.section ? ` <span aria-hidden="true">·</span> ${escapeHtml(o.section)}` : '';
-  return `<!doctype html>
+export function htmlDocument(o: DocumentOptions): Markup {
+  const section = o.section ? html` <span aria-hidden="true">·</span> ${o.section}` : EMPTY;
+  return html`<!doctype html>
 <html lang="en" dir="ltr">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <meta name="color-scheme" content="light dark">
-<title>${escapeHtml(o.title)} · ${PRODUCT_NAME}</title>
-<style>${BASE_STYLE}${o.style ?? ''}</style>
+<title>${o.title} · ${PRODUCT_NAME}</title>
+<style>${trusted(BASE_STYLE)}${o.style}</style>
 </head>
-<body${o.width === 'narrow' ? ' class="narrow"' : ''}>
+<body${o.width === 'narrow' ? html` class="narrow"` : null}>
 <header class="masthead"><span class="product">${PRODUCT_NAME}</span>${section}</header>
 <main>
 ${o.body}
 </main>
-${o.script ? `<script nonce="${escapeHtml(o.script.nonce)}">${o.script.code}</script>\n` : ''}</body>
+${o.script ? html`<script nonce="${o.script.nonce}">${o.script.code}</script>\n` : EMPTY}</body>
 </html>`;
 }
 
@@ -153,14 +154,14 @@ export interface PageOptions {
   /** Headers besides (or instead of) `pageHeaders({ formAction: 'self' })`. */
   headers?: Record<string, string>;
   width?: 'wide' | 'narrow';
-  style?: string;
+  style?: Markup;
 }
 
-/** A page with a title, paragraphs (plain text, escaped) and optional raw HTML after them. */
-export function page(status: number, title: string, paragraphs: string[], extraHtml = '', o: PageOptions = {}): Response {
-  const body = `<h1>${escapeHtml(title)}</h1>\n${paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n')}\n${extraHtml}`;
-  const html = htmlDocument({ title, body, width: o.width ?? 'narrow', ...(o.section ? { section: o.section } : {}), ...(o.style ? { style: o.style } : {}) });
-  return new Response(html, { status, headers: { ...pageHeaders({ formAction: 'self' }), ...o.headers } });
+/** A page with a title, paragraphs (plain text) and optional markup after them. */
+export function page(status: number, title: string, paragraphs: string[], extra: Markup = EMPTY, o: PageOptions = {}): Response {
+  const body = html`<h1>${title}</h1>\n${paragraphs.map((p) => html`<p>${p}</p>\n`)}${extra}`;
+  const document = htmlDocument({ title, body, width: o.width ?? 'narrow', ...(o.section ? { section: o.section } : {}), ...(o.style ? { style: o.style } : {}) });
+  return new Response(document.html, { status, headers: { ...pageHeaders({ formAction: 'self' }), ...o.headers } });
 }
 
 /** A bad link, with the status of the one policy (`TOKEN_FAILURE_STATUS`). Never a 500. */

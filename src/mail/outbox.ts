@@ -8,7 +8,7 @@
  *                                                   or the HTML, the text or JSON alone
  */
 import { ApiError } from '../contract/errors';
-import { escapeHtml, htmlDocument, pageHeaders } from '../lib/html';
+import { html, htmlDocument, pageHeaders, trusted } from '../lib/html';
 import { json } from '../lib/http';
 
 export const OUTBOX_BASE = '/dev/outbox';
@@ -52,37 +52,26 @@ iframe.preview{width:100%;height:640px;border:1px solid var(--rule);background:#
 const when = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
 
 function listPage(rows: OutboxRow[], to: string | null): Response {
-  const items = rows
-    .map(
-      (r) =>
-        `<li data-id="${r.id}"><a class="subject" href="${OUTBOX_BASE}/${r.id}">${escapeHtml(r.subject)}</a>` +
-        `<p class="small">To ${escapeHtml(r.to_addr)} · ${escapeHtml(r.kind)} · ${escapeHtml(when(r.created_at))} · #${r.id}</p></li>`,
-    )
-    .join('\n');
-  const body =
-    `<h1>Dev outbox${to ? `: ${escapeHtml(to)}` : ''}</h1>` +
-    `<p class="small">Mail that would have gone to Resend (RESEND_API_KEY is unset), newest first. ${to ? `<a href="${OUTBOX_BASE}">All addresses</a>. ` : ''}JSON: <code>?format=json</code>; one address: <code>?to=</code>.</p>` +
-    (items ? `<ol class="messages" data-testid="messages">${items}</ol>` : '<p>The outbox is empty.</p>');
-  return new Response(htmlDocument({ title: 'Dev outbox', section: SECTION, body, style: STYLE }), { headers: pageHeaders() });
+  const items = rows.map(
+    (r) =>
+      html`<li data-id="${r.id}"><a class="subject" href="${OUTBOX_BASE}/${r.id}">${r.subject}</a><p class="small">To ${r.to_addr} · ${r.kind} · ${when(r.created_at)} · #${r.id}</p></li>\n`,
+  );
+  const body = html`<h1>Dev outbox${to ? `: ${to}` : ''}</h1><p class="small">Mail that would have gone to Resend (RESEND_API_KEY is unset), newest first. ${to ? html`<a href="${OUTBOX_BASE}">All addresses</a>. ` : null}JSON: <code>?format=json</code>; one address: <code>?to=</code>.</p>${
+    items.length > 0 ? html`<ol class="messages" data-testid="messages">${items}</ol>` : html`<p>The outbox is empty.</p>`
+  }`;
+  return new Response(htmlDocument({ title: 'Dev outbox', section: SECTION, body, style: trusted(STYLE) }).html, { headers: pageHeaders() });
 }
 
 function messagePage(row: OutboxRow): Response {
   const view = outboxView(row);
   const self = `${OUTBOX_BASE}/${row.id}`;
-  const field = (name: string, value: string) => `<dt>${escapeHtml(name)}</dt><dd>${escapeHtml(value)}</dd>`;
+  const field = (name: string, value: string) => html`<dt>${name}</dt><dd>${value}</dd>`;
   const headers = Object.entries(view.headers);
-  const body =
-    `<p class="small"><a href="${OUTBOX_BASE}" data-testid="back">← Back to the list</a></p>` +
-    `<h1>${escapeHtml(row.subject)}</h1>` +
-    `<dl class="envelope" data-testid="envelope">${field('From', row.from_addr)}${field('To', row.to_addr)}${field('Subject', row.subject)}${field('Kind', row.kind)}${field('Stored', when(row.created_at))}${field('Idempotency key', row.idempotency_key)}</dl>` +
-    `<h2>Headers</h2>` +
-    (headers.length > 0 ? `<dl class="envelope" data-testid="headers">${headers.map(([name, value]) => field(name, value)).join('')}</dl>` : '<p class="small">No extra headers.</p>') +
-    `<h2>Text part</h2><pre data-testid="text">${escapeHtml(row.text)}</pre>` +
-    `<h2>HTML part</h2><p class="formats small">As the recipient's mail program shows it, scripts and links off. Alone: <a href="${self}?format=html">HTML</a> · <a href="${self}?format=text">text</a> · <a href="${self}?format=json">JSON</a>.</p>` +
-    // `sandbox` with no permissions: the email's HTML runs no script, submits no form and cannot reach this page.
-    `<iframe class="preview" title="The email's HTML part" sandbox srcdoc="${escapeHtml(row.html)}" data-testid="html"></iframe>` +
-    `<p class="small"><a href="${OUTBOX_BASE}">← Back to the list</a></p>`;
-  return new Response(htmlDocument({ title: `Dev outbox: ${row.subject}`, section: SECTION, body, style: STYLE }), { headers: pageHeaders() });
+  // `sandbox` with no permissions: the email's HTML runs no script, submits no form and cannot reach this page.
+  const body = html`<p class="small"><a href="${OUTBOX_BASE}" data-testid="back">← Back to the list</a></p><h1>${row.subject}</h1><dl class="envelope" data-testid="envelope">${field('From', row.from_addr)}${field('To', row.to_addr)}${field('Subject', row.subject)}${field('Kind', row.kind)}${field('Stored', when(row.created_at))}${field('Idempotency key', row.idempotency_key)}</dl><h2>Headers</h2>${
+    headers.length > 0 ? html`<dl class="envelope" data-testid="headers">${headers.map(([name, value]) => field(name, value))}</dl>` : html`<p class="small">No extra headers.</p>`
+  }<h2>Text part</h2><pre data-testid="text">${row.text}</pre><h2>HTML part</h2><p class="formats small">As the recipient's mail program shows it, scripts and links off. Alone: <a href="${self}?format=html">HTML</a> · <a href="${self}?format=text">text</a> · <a href="${self}?format=json">JSON</a>.</p><iframe class="preview" title="The email's HTML part" sandbox srcdoc="${row.html}" data-testid="html"></iframe><p class="small"><a href="${OUTBOX_BASE}">← Back to the list</a></p>`;
+  return new Response(htmlDocument({ title: `Dev outbox: ${row.subject}`, section: SECTION, body, style: trusted(STYLE) }).html, { headers: pageHeaders() });
 }
 
 /** `rest` is the path after `/dev/outbox`: empty for the list, `/{id}` for one message. */

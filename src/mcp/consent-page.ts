@@ -7,7 +7,7 @@
  * redirect host) is escaped; the key is never written into the page.
  */
 import type { ConsentDescription } from '@cloudflare/workers-oauth-provider';
-import { escapeHtml, htmlDocument, pageHeaders } from '../lib/html';
+import { html, htmlDocument, type Markup, pageHeaders, trusted } from '../lib/html';
 
 const SECTION = 'connect an assistant';
 
@@ -38,36 +38,35 @@ export type ConsentStep =
   | { step: 'approve'; brands: readonly { name: string; domain: string; markets: readonly { code: string }[] }[] };
 
 /** Who asks, and where the access goes: the facts the MCP spec asks a consent page to show. */
-function whoAsks(client: ConsentDescription): string {
-  const name = `<span class="client">${escapeHtml(client.clientName)}</span>`;
+function whoAsks(client: ConsentDescription): Markup {
   const origin = client.clientDomain
-    ? `It is published by <strong>${escapeHtml(client.clientDomain)}</strong>.`
+    ? html`It is published by <strong>${client.clientDomain}</strong>.`
     : 'It named itself when it registered: the name is not verified.';
   const loopback = client.redirectIsLoopback
-    ? `<p class="warn"><strong>The access goes to an app on this computer</strong> (${escapeHtml(client.redirectHost)}). Continue only if you just started connecting from it.</p>`
-    : '';
-  return `<p>${name} asks to read your Brand AI-Visibility data. ${origin} If you approve, the access is sent to <strong>${escapeHtml(client.redirectHost)}</strong>.</p>
+    ? html`<p class="warn"><strong>The access goes to an app on this computer</strong> (${client.redirectHost}). Continue only if you just started connecting from it.</p>`
+    : null;
+  return html`<p><span class="client">${client.clientName}</span> asks to read your Brand AI-Visibility data. ${origin} If you approve, the access is sent to <strong>${client.redirectHost}</strong>.</p>
 ${loopback}`;
 }
 
-const WHAT_IT_CAN_DO = `<div class="facts"><strong>What it will be able to do</strong>
+const WHAT_IT_CAN_DO = html`<div class="facts"><strong>What it will be able to do</strong>
 <ul>
 <li>Read, never change: the same data as your API key reads at <code>/api/v1</code>, for every brand the key reads, within the key's plan and its limit of 60 upstream reads a minute.</li>
 <li>It never sees your key: it gets an access token that stands for it, for an hour at a time, renewed for up to 90 days.</li>
 <li>It ends when you disconnect it in the assistant or when the key is revoked; what the key's plan does not include, it cannot read either.</li>
 </ul></div>`;
 
-function keyStep(view: ConsentView, error: string | undefined): string {
-  const invalid = error ? ' aria-invalid="true" aria-describedby="key-error key-hint"' : ' aria-describedby="key-hint"';
-  return `<h1>Connect ${escapeHtml(view.client.clientName)}</h1>
+function keyStep(view: ConsentView, error: string | undefined): Markup {
+  const invalid = error ? html` aria-invalid="true" aria-describedby="key-error key-hint" autofocus` : html` aria-describedby="key-hint"`;
+  return html`<h1>Connect ${view.client.clientName}</h1>
 ${whoAsks(view.client)}
 ${WHAT_IT_CAN_DO}
 <form method="post">
-<input type="hidden" name="handle" value="${escapeHtml(view.handle)}">
+<input type="hidden" name="handle" value="${view.handle}">
 <input type="hidden" name="step" value="key">
 <label for="api_key">Your Read API key</label>
-<input type="password" id="api_key" name="api_key" required autocomplete="off" spellcheck="false" autocapitalize="off"${invalid}${error ? ' autofocus' : ''}>
-${error ? `<p class="error" id="key-error" role="alert">${escapeHtml(error)}</p>` : ''}
+<input type="password" id="api_key" name="api_key" required autocomplete="off" spellcheck="false" autocapitalize="off"${invalid}>
+${error ? html`<p class="error" id="key-error" role="alert">${error}</p>` : null}
 <p class="hint" id="key-hint">The key is checked with the API, then kept encrypted with this authorization only. Next you see which brands it reads.</p>
 <div class="actions">
 <button type="submit" name="decision" value="check">Continue</button>
@@ -76,18 +75,16 @@ ${error ? `<p class="error" id="key-error" role="alert">${escapeHtml(error)}</p>
 </form>`;
 }
 
-function approveStep(view: ConsentView, brands: Extract<ConsentStep, { step: 'approve' }>['brands']): string {
+function approveStep(view: ConsentView, brands: Extract<ConsentStep, { step: 'approve' }>['brands']): Markup {
   const list = brands.length
-    ? `<ul class="brands">${brands
-        .map((b) => `<li><strong>${escapeHtml(b.name)}</strong> <span class="small">${escapeHtml(b.domain)}${b.markets.length ? ` · ${b.markets.map((m) => escapeHtml(m.code)).join(', ')}` : ''}</span></li>`)
-        .join('')}</ul>`
-    : '<p>The key reads no brand yet.</p>';
-  return `<h1>Approve ${escapeHtml(view.client.clientName)}?</h1>
+    ? html`<ul class="brands">${brands.map((b) => html`<li><strong>${b.name}</strong> <span class="small">${b.domain}${b.markets.length ? ` · ${b.markets.map((m) => m.code).join(', ')}` : ''}</span></li>`)}</ul>`
+    : html`<p>The key reads no brand yet.</p>`;
+  return html`<h1>Approve ${view.client.clientName}?</h1>
 ${whoAsks(view.client)}
-<p>The key is valid. ${escapeHtml(view.client.clientName)} will be able to read, and only read, ${brands.length === 1 ? 'this brand' : `these ${brands.length} brands`}:</p>
+<p>The key is valid. ${view.client.clientName} will be able to read, and only read, ${brands.length === 1 ? 'this brand' : `these ${brands.length} brands`}:</p>
 ${list}
 <form method="post">
-<input type="hidden" name="handle" value="${escapeHtml(view.handle)}">
+<input type="hidden" name="handle" value="${view.handle}">
 <input type="hidden" name="step" value="approve">
 <div class="actions">
 <button type="submit" name="decision" value="approve">Approve</button>
@@ -117,11 +114,11 @@ export function consentHeaders(redirectUri: string): Headers {
 /** One step of the page, as HTML. */
 export function consentHtml(view: ConsentView, state: ConsentStep): string {
   const body = state.step === 'key' ? keyStep(view, state.error) : approveStep(view, state.brands);
-  return htmlDocument({ title: `Connect ${view.client.clientName}`, section: SECTION, body, style: STYLE, width: 'narrow' });
+  return htmlDocument({ title: `Connect ${view.client.clientName}`, section: SECTION, body, style: trusted(STYLE), width: 'narrow' }).html;
 }
 
 /** A page for a request that cannot go on (bad client, expired form): never a redirect to an unchecked address. */
 export function consentErrorHtml(title: string, message: string): string {
-  const body = `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>\n<p>Go back to your assistant and start connecting again.</p>`;
-  return htmlDocument({ title, section: SECTION, body, width: 'narrow' });
+  const body = html`<h1>${title}</h1>\n<p>${message}</p>\n<p>Go back to your assistant and start connecting again.</p>`;
+  return htmlDocument({ title, section: SECTION, body, width: 'narrow' }).html;
 }

@@ -19,7 +19,7 @@
  */
 import { requireKey } from '../contract/access';
 import { BRAND_MARKET_PARAMS, queryObject, readParams } from '../contract/params';
-import { escapeHtml, htmlDocument, newNonce, pageHeaders } from '../lib/html';
+import { html, htmlDocument, joinMarkup, type Markup, newNonce, pageHeaders, trusted } from '../lib/html';
 import { exportLinkFor, type ExportTarget, HISTORY_KIND } from '../links/export-links';
 import type { LinkParent } from '../links/link-store';
 import { LINK_DAYS, readFailure } from '../links/keyed-routes';
@@ -56,40 +56,50 @@ export async function pageCsvLinks(deps: Deps, apiKey: string, inputs: Pick<Week
 
 const count = (n: number) => n.toLocaleString('en-US');
 
-function historyTable(weeks: HistoryWeek[]): string {
+function historyTable(weeks: HistoryWeek[]): Markup {
   const rows = weeks
     .map(
       (w) =>
-        `<tr data-week="${escapeHtml(w.iso_week)}"><td class="nowrap" title="ISO week ${escapeHtml(w.iso_week)}: ${escapeHtml(formatRange({ from: w.period_from, to: w.period_to }))}">${escapeHtml(formatDay(w.week_monday))}</td><td class="num">${escapeHtml(formatScore(w.score))}</td><td class="num">${count(w.answered_runs)}</td><td class="num">${w.won}</td><td class="num">${w.lost}</td><td class="num">${w.held}</td></tr>`,
+        html`<tr data-week="${w.iso_week}"><td class="nowrap" title="ISO week ${w.iso_week}: ${formatRange({ from: w.period_from, to: w.period_to })}">${formatDay(w.week_monday)}</td><td class="num">${formatScore(w.score)}</td><td class="num">${count(w.answered_runs)}</td><td class="num">${w.won}</td><td class="num">${w.lost}</td><td class="num">${w.held}</td></tr>`,
     )
-    .reverse()
-    .join('');
-  return `<p class="small">Every kept week, newest first: the score, the answers it counts, and the questions won, lost and held.</p><div class="table-scroll"><table class="weeks history" data-testid="history-table"><thead><tr><th scope="col">Week of</th><th scope="col" class="num">Score</th><th scope="col" class="num">Answers</th><th scope="col" class="num">Won</th><th scope="col" class="num">Lost</th><th scope="col" class="num">Held</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+    .reverse();
+  return html`<p class="small">Every kept week, newest first: the score, the answers it counts, and the questions won, lost and held.</p><div class="table-scroll"><table class="weeks history" data-testid="history-table"><thead><tr><th scope="col">Week of</th><th scope="col" class="num">Score</th><th scope="col" class="num">Answers</th><th scope="col" class="num">Won</th><th scope="col" class="num">Lost</th><th scope="col" class="num">Held</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
+
+const HISTORY_STYLE = `${STYLE}
+.table-scroll{overflow-x:auto}
+.nowrap{white-space:nowrap}
+table.history{max-width:560px}
+@media (max-width:420px){table.history th,table.history td{padding:6px 3px;font-size:14px}}`;
 
 /** The history page: chart, table, CSV link. */
 export function historyPage(o: { brand: string; market: string; weeks: HistoryWeek[]; csvUrl: string | undefined; reportUrl: string }): { html: string; headers: Record<string, string> } {
-  const parts: string[] = [`<h1>${escapeHtml(o.brand)} in AI answers: the kept history</h1>`, `<p class="period">Market ${escapeHtml(o.market.toUpperCase())} · up to ${HISTORY_WEEKS} weeks (2 years)</p>`];
+  const parts: Markup[] = [html`<h1>${o.brand} in AI answers: the kept history</h1>`, html`<p class="period">Market ${o.market.toUpperCase()} · up to ${HISTORY_WEEKS} weeks (2 years)</p>`];
   if (o.weeks.length === 0) {
-    parts.push(`<p>No week is kept yet. A week is kept when its digest is read, and at least weekly for every brand and market with a subscription or an export link.</p>`);
+    parts.push(html`<p>No week is kept yet. A week is kept when its digest is read, and at least weekly for every brand and market with a subscription or an export link.</p>`);
   } else {
     const bars = o.weeks.map((w) => ({ week_start: w.period_from, week_end: w.period_to, label: shortDay(w.week_monday), score: w.score, answered_runs: w.answered_runs }));
     const first = o.weeks[0]!;
-    parts.push(`<p class="small">${o.weeks.length} ${o.weeks.length === 1 ? 'week' : 'weeks'} kept, from ${escapeHtml(first.iso_week)} to ${escapeHtml(o.weeks.at(-1)!.iso_week)}. Each week's figures are those first read for it, and never change afterwards.</p>`);
-    parts.push(`<figure>${chartSvg(bars, o.brand)}<figcaption>Visibility score by kept week, oldest first.</figcaption></figure>`);
+    parts.push(
+      html`<p class="small">${o.weeks.length} ${o.weeks.length === 1 ? 'week' : 'weeks'} kept, from ${first.iso_week} to ${o.weeks.at(-1)!.iso_week}. Each week's figures are those first read for it, and never change afterwards.</p>`,
+    );
+    parts.push(html`<figure>${chartSvg(bars, o.brand)}<figcaption>Visibility score by kept week, oldest first.</figcaption></figure>`);
     parts.push(csvRow(o.csvUrl, 'the kept history'));
     parts.push(historyTable(o.weeks));
   }
-  parts.push(`<footer class="page-foot"><p><a href="${escapeHtml(o.reportUrl)}">This week's report</a>.</p></footer>`);
+  parts.push(html`<footer class="page-foot"><p><a href="${o.reportUrl}">This week's report</a>.</p></footer>`);
   const nonce = o.csvUrl ? newNonce() : undefined;
-  const html = htmlDocument({
+  const document = htmlDocument({
     title: `${o.brand}: visibility history (${o.market.toUpperCase()})`,
     section: 'history',
-    body: parts.join('\n'),
-    style: `${STYLE}\n.table-scroll{overflow-x:auto}\n.nowrap{white-space:nowrap}\ntable.history{max-width:560px}\n@media (max-width:420px){table.history th,table.history td{padding:6px 3px;font-size:14px}}`,
-    ...(nonce ? { script: { nonce, code: COPY_SCRIPT } } : {}),
+    body: joinMarkup(
+      parts.filter((part) => part.html !== ''),
+      '\n',
+    ),
+    style: trusted(HISTORY_STYLE),
+    ...(nonce ? { script: { nonce, code: trusted(COPY_SCRIPT) } } : {}),
   });
-  return { html, headers: pageHeaders(nonce ? { scriptNonce: nonce } : {}) };
+  return { html: document.html, headers: pageHeaders(nonce ? { scriptNonce: nonce } : {}) };
 }
 
 /**

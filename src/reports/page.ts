@@ -13,7 +13,7 @@
  * a heading per section, the chart as `role="img"` with a description and the
  * same figures as a table, one column that works from 320 px up.
  */
-import { escapeHtml, htmlDocument, newNonce, page, pageHeaders } from '../lib/html';
+import { EMPTY, html, htmlDocument, joinMarkup, type Markup, newNonce, page, pageHeaders, trusted } from '../lib/html';
 import type { PageExtras, ReportSource } from '../weekly-report/read';
 import {
   type ChartBar,
@@ -101,41 +101,38 @@ export const COPY_SCRIPT = `(function(){document.querySelectorAll('button.copy-c
 function sourceLine(report: Report, source: ReportSource): string {
   const age = ageWords(source.max_age_seconds ?? 0);
   const when = source.from_cache === 'all' ? `cached ${age} ago` : source.from_cache === 'none' ? 'just read' : `partly cached, at most ${age} old`;
-  return `Figures from ${escapeHtml(formatStamp(report.generated_at))} (${when}).`;
+  return `Figures from ${formatStamp(report.generated_at)} (${when}).`;
 }
 
-function marketsNav(report: Report, extras: PageExtras, marketUrl?: (code: string) => string): string {
+function marketsNav(report: Report, extras: PageExtras, marketUrl?: (code: string) => string): Markup {
   const here = report.market.code.toLowerCase();
   const markets = extras.markets?.markets ?? [];
-  if (!marketUrl || markets.length < 2) return '';
-  const items = markets
-    .map((m) => {
-      const code = m.code.toLowerCase();
-      const label = `${escapeHtml(m.name)} (${escapeHtml(m.code.toUpperCase())})`;
-      return code === here
-        ? `<li><span class="here" aria-current="page">${label}</span></li>`
-        : `<li><a href="${escapeHtml(marketUrl(code))}" data-market="${escapeHtml(code)}">${label}</a></li>`;
-    })
-    .join('');
-  return `<nav aria-label="Markets"><ul class="markets" data-testid="markets"><li class="small">Markets:</li>${items}</ul></nav>`;
+  if (!marketUrl || markets.length < 2) return EMPTY;
+  const items = markets.map((m) => {
+    const code = m.code.toLowerCase();
+    const label = `${m.name} (${m.code.toUpperCase()})`;
+    return code === here
+      ? html`<li><span class="here" aria-current="page">${label}</span></li>`
+      : html`<li><a href="${marketUrl(code)}" data-market="${code}">${label}</a></li>`;
+  });
+  return html`<nav aria-label="Markets"><ul class="markets" data-testid="markets"><li class="small">Markets:</li>${items}</ul></nav>`;
 }
 
 /** The 12 weeks, newest first, with plain dates and each week's change (steady within its noise). */
-function weeksTable(weeks: ChartBar[]): string {
+function weeksTable(weeks: ChartBar[]): Markup {
   const rows = weeks
     .map((w, i) => {
       const before = weeks[i - 1];
-      let change = '–';
+      let change: Markup | string = '–';
       if (before && w.score !== null && before.score !== null) {
         const delta = w.score - before.score;
         const trend = trendOf(delta, changeNoise(w.score, w.answered_runs, before.score, before.answered_runs));
-        change = `<span class="${trendClass(trend)}">${escapeHtml(formatChange(delta, trend))}</span>`;
+        change = html`<span class="${trendClass(trend)}">${formatChange(delta, trend)}</span>`;
       }
-      return `<tr${i === weeks.length - 1 ? ' class="latest"' : ''} data-week="${w.week_start}"><td>${escapeHtml(formatDay(w.week_start))}</td><td class="num">${escapeHtml(formatScore(w.score))}</td><td class="num">${change}</td><td class="num">${count(w.answered_runs)}</td></tr>`;
+      return html`<tr${i === weeks.length - 1 ? html` class="latest"` : null} data-week="${w.week_start}"><td>${formatDay(w.week_start)}</td><td class="num">${formatScore(w.score)}</td><td class="num">${change}</td><td class="num">${count(w.answered_runs)}</td></tr>`;
     })
-    .reverse()
-    .join('');
-  return `<table class="weeks" data-testid="weeks"><caption>The last ${weeks.length} weeks, newest first. Change in points against the week before.</caption><thead><tr><th scope="col">Week of</th><th scope="col" class="num">Score</th><th scope="col" class="num">Change</th><th scope="col" class="num">Answers</th></tr></thead><tbody>${rows}</tbody></table>`;
+    .reverse();
+  return html`<table class="weeks" data-testid="weeks"><caption>The last ${weeks.length} weeks, newest first. Change in points against the week before.</caption><thead><tr><th scope="col">Week of</th><th scope="col" class="num">Score</th><th scope="col" class="num">Change</th><th scope="col" class="num">Answers</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** Per engine (the report's `engines`, from `/prompts`): of the questions it answered, how many its usual answer named the brand in; engines not run left out, best first. */
@@ -145,75 +142,60 @@ function engineShares(report: Report) {
     .sort((a, b) => (b.share ?? -1) - (a.share ?? -1) || engineOrder(a.engine) - engineOrder(b.engine));
 }
 
-const meter = (share: number | null) => `<span class="meter" aria-hidden="true"><span style="width:${share === null ? 0 : Math.min(100, Math.max(0, share)).toFixed(1)}%"></span></span>`;
+const meter = (share: number | null) => html`<span class="meter" aria-hidden="true"><span style="width:${share === null ? 0 : Number(Math.min(100, Math.max(0, share)).toFixed(1))}%"></span></span>`;
 
-function enginesSection(report: Report, extras: PageExtras): string {
-  const brand = escapeHtml(report.brand.name);
-  const head = `<section aria-labelledby="h-engines" data-testid="engines"><h2 id="h-engines">Per engine</h2>`;
+function enginesSection(report: Report, extras: PageExtras): Markup {
+  const brand = report.brand.name;
+  const section = (inside: Markup) => html`<section aria-labelledby="h-engines" data-testid="engines"><h2 id="h-engines">Per engine</h2>${inside}</section>`;
   const without = notProvidedIn(report, 'per_engine');
-  if (without) return `${head}${notProvidedParagraph(without)}</section>`;
-  if (!extras.prompts) return `${head}<p class="small">The answers per engine could not be read just now.</p></section>`;
+  if (without) return section(notProvidedParagraph(without));
+  if (!extras.prompts) return section(html`<p class="small">The answers per engine could not be read just now.</p>`);
   const engines = engineShares(report);
-  if (engines.length === 0) return `${head}<p class="small">No engine was run in these 7 days.</p></section>`;
-  const rows = engines
-    .map(
-      (e) =>
-        `<tr data-engine="${e.engine}" data-share="${e.share === null ? '' : e.share.toFixed(1)}"><th scope="row">${escapeHtml(e.engine_label)}</th>` +
-        `<td><strong>${pct(e.share)}</strong>${meter(e.share)}<span class="small">${e.naming} of ${e.answered} questions; recommends it in ${e.recommended}</span></td></tr>`,
-    )
-    .join('');
-  return (
-    `${head}<p class="small">Of the questions each engine answered in ${escapeHtml(formatRange(report.period))}, the share whose usual answer named ${brand}, and in how many it recommended ${brand}.</p>` +
-    `<table class="engines"><thead><tr><th scope="col">Engine</th><th scope="col">Names ${brand}</th></tr></thead><tbody>${rows}</tbody></table></section>`
+  if (engines.length === 0) return section(html`<p class="small">No engine was run in these 7 days.</p>`);
+  const rows = engines.map(
+    (e) =>
+      html`<tr data-engine="${e.engine}" data-share="${e.share === null ? '' : e.share.toFixed(1)}"><th scope="row">${e.engine_label}</th><td><strong>${pct(e.share)}</strong>${meter(e.share)}<span class="small">${e.naming} of ${e.answered} questions; recommends it in ${e.recommended}</span></td></tr>`,
+  );
+  return section(
+    html`<p class="small">Of the questions each engine answered in ${formatRange(report.period)}, the share whose usual answer named ${brand}, and in how many it recommended ${brand}.</p><table class="engines"><thead><tr><th scope="col">Engine</th><th scope="col">Names ${brand}</th></tr></thead><tbody>${rows}</tbody></table>`,
   );
 }
 
-function shareOfVoiceSection(report: Report, extras: PageExtras): string {
-  const brand = escapeHtml(report.brand.name);
-  const head = `<section aria-labelledby="h-sov" data-testid="share-of-voice"><h2 id="h-sov">Share of voice</h2>`;
+function shareOfVoiceSection(report: Report, extras: PageExtras): Markup {
+  const brand = report.brand.name;
+  const section = (inside: Markup) => html`<section aria-labelledby="h-sov" data-testid="share-of-voice"><h2 id="h-sov">Share of voice</h2>${inside}</section>`;
   const overview = extras.overview;
-  if (!overview) return `${head}<p class="small">Share of voice could not be read just now.</p></section>`;
+  if (!overview) return section(html`<p class="small">Share of voice could not be read just now.</p>`);
   const sov = overview.share_of_voice;
   const mentions = sov.brand_mentions + sov.rival_mentions;
-  if (sov.share === null || mentions === 0) return `${head}<p class="small">No answer named ${brand} or a rival in ${escapeHtml(formatRange(overview.period))}.</p></section>`;
+  if (sov.share === null || mentions === 0) return section(html`<p class="small">No answer named ${brand} or a rival in ${formatRange(overview.period)}.</p>`);
   const previous = sov.change === null ? null : Math.min(100, Math.max(0, sov.share - sov.change));
   const trend = trendOf(sov.change, changeNoise(sov.share, mentions, previous, mentions));
   const standings = [{ ...overview.competition.brand, brand: true }, ...overview.competition.rivals.map((r) => ({ ...r, brand: false }))];
-  const rows = standings
-    .map(
-      (s) =>
-        `<tr${s.brand ? ' class="brand"' : ''} data-name="${escapeHtml(s.name)}" data-share="${s.share_of_voice === null ? '' : s.share_of_voice.toFixed(1)}"><th scope="row">${escapeHtml(s.name)}</th><td>${pct(s.share_of_voice)}${meter(s.share_of_voice)}</td><td class="num">${pct(s.visibility)}</td></tr>`,
-    )
-    .join('');
-  return (
-    `${head}<p><strong>${pct(sov.share)}</strong> of the brand mentions in AI answers were ${brand}’s <span class="${trendClass(trend)}">(${escapeHtml(formatChange(sov.change, trend))})</span>: ${count(sov.brand_mentions)} of ${count(mentions)}, ${escapeHtml(formatRange(overview.period))}.</p>` +
-    `<table class="sov"><caption>${brand} against the ${overview.competition.rivals.length === 1 ? 'rival' : `${overview.competition.rivals.length} rivals`} AI named most.</caption><thead><tr><th scope="col">Brand</th><th scope="col">Share of voice</th><th scope="col" class="num">Visibility</th></tr></thead><tbody>${rows}</tbody></table></section>`
+  const rows = standings.map(
+    (s) =>
+      html`<tr${s.brand ? html` class="brand"` : null} data-name="${s.name}" data-share="${s.share_of_voice === null ? '' : s.share_of_voice.toFixed(1)}"><th scope="row">${s.name}</th><td>${pct(s.share_of_voice)}${meter(s.share_of_voice)}</td><td class="num">${pct(s.visibility)}</td></tr>`,
+  );
+  const rivals = overview.competition.rivals.length === 1 ? 'rival' : `${overview.competition.rivals.length} rivals`;
+  return section(
+    html`<p><strong>${pct(sov.share)}</strong> of the brand mentions in AI answers were ${brand}’s <span class="${trendClass(trend)}">(${formatChange(sov.change, trend)})</span>: ${count(sov.brand_mentions)} of ${count(mentions)}, ${formatRange(overview.period)}.</p>
+<table class="sov"><caption>${brand} against the ${rivals} AI named most.</caption><thead><tr><th scope="col">Brand</th><th scope="col">Share of voice</th><th scope="col" class="num">Visibility</th></tr></thead><tbody>${rows}</tbody></table>`,
   );
 }
 
 /** Where a section is left out: the line that says the Read API does not provide it. */
-const notProvidedParagraph = (line: string) => `<p class="small" data-testid="not-provided">${escapeHtml(line)}</p>`;
+const notProvidedParagraph = (line: string) => html`<p class="small" data-testid="not-provided">${line}</p>`;
 
-function questionList(questions: QuestionMove[], outcome: 'won' | 'lost'): string {
-  if (questions.length === 0) return `<p class="small">${outcome === 'won' ? 'No question won this week.' : 'No question lost this week.'}</p>`;
-  const items = questions
-    .map((q) => {
-      const engines = q.engines
-        .map(
-          (e) =>
-            `<li data-engine="${e.engine}" data-direction="${e.direction}"><span class="arrow ${e.direction === 'gained' ? 'up' : 'down'}" aria-hidden="true">${e.direction === 'gained' ? '▲' : '▼'}</span> ` +
-            `<span class="sr">${e.direction === 'gained' ? 'Gained on' : 'Lost on'}</span> ${escapeHtml(e.engine_label)}: ${escapeHtml(stateWord(e.before))} → ${escapeHtml(stateWord(e.now))}` +
-            `${e.top_rival ? ` (rival named most: ${escapeHtml(e.top_rival)})` : ''}</li>`,
-        )
-        .join('');
-      return (
-        `<li data-question-id="${q.question_id}"><p class="q">“${escapeHtml(q.text)}”</p>` +
-        `<p class="small">${q.topic ? `${escapeHtml(q.topic)} · ` : ''}named by ${q.engines_naming_now} of the engines, was ${q.engines_naming_before}</p>` +
-        `${engines ? `<ul class="engines">${engines}</ul>` : ''}</li>`
-      );
-    })
-    .join('');
-  return `<ol class="questions ${outcome}" data-testid="${outcome}-list">${items}</ol>`;
+function questionList(questions: QuestionMove[], outcome: 'won' | 'lost'): Markup {
+  if (questions.length === 0) return html`<p class="small">${outcome === 'won' ? 'No question won this week.' : 'No question lost this week.'}</p>`;
+  const items = questions.map((q) => {
+    const engines = q.engines.map((e) => {
+      const gained = e.direction === 'gained';
+      return html`<li data-engine="${e.engine}" data-direction="${e.direction}"><span class="arrow ${gained ? 'up' : 'down'}" aria-hidden="true">${gained ? '▲' : '▼'}</span> <span class="sr">${gained ? 'Gained on' : 'Lost on'}</span> ${e.engine_label}: ${stateWord(e.before)} → ${stateWord(e.now)}${e.top_rival ? ` (rival named most: ${e.top_rival})` : ''}</li>`;
+    });
+    return html`<li data-question-id="${q.question_id}"><p class="q">“${q.text}”</p><p class="small">${q.topic ? `${q.topic} · ` : ''}named by ${q.engines_naming_now} of the engines, was ${q.engines_naming_before}</p>${engines.length > 0 ? html`<ul class="engines">${engines}</ul>` : EMPTY}</li>`;
+  });
+  return html`<ol class="questions ${outcome}" data-testid="${outcome}-list">${items}</ol>`;
 }
 
 export interface PageLinks {
@@ -241,29 +223,24 @@ export type CsvTable = keyof typeof CSV_TABLES;
 export const CSV_TABLE_PARTS: Partial<Record<CsvTable, PartId>> = { weeks: 'history', engines: 'per_engine' };
 
 /** A table's CSV link: a plain link (works without scripts) and a copy button. */
-export function csvRow(url: string | undefined, what: string): string {
-  if (!url) return '';
-  const href = escapeHtml(url);
-  return `<p class="csv-row" data-testid="csv-link"><a href="${href}">CSV of ${escapeHtml(what)}</a> <button type="button" class="copy-csv" data-url="${href}" hidden>Copy CSV link</button></p>`;
+export function csvRow(url: string | undefined, what: string): Markup {
+  if (!url) return EMPTY;
+  return html`<p class="csv-row" data-testid="csv-link"><a href="${url}">CSV of ${what}</a> <button type="button" class="copy-csv" data-url="${url}" hidden>Copy CSV link</button></p>`;
 }
 
-
-function shareSection(links: PageLinks): string {
+function shareSection(links: PageLinks): Markup {
+  const section = (inside: Markup) => html`<section aria-labelledby="h-share" data-testid="share"><h2 id="h-share">Share this report</h2>${inside}</section>`;
   if (links.share) {
-    return (
-      `<section aria-labelledby="h-share" data-testid="share"><h2 id="h-share">Share this report</h2>` +
-      `<p class="small">Anyone with this link can read this report${links.expiresAt ? ` until ${escapeHtml(formatStamp(links.expiresAt))}` : ''}, without an API key.</p>` +
-      `<div class="share-row"><label class="sr" for="share-url">Link to this report</label><input id="share-url" type="text" readonly value="${escapeHtml(links.share)}">` +
-      `<button type="button" id="copy-link" hidden>Copy link</button></div><p id="copy-status" class="small" role="status" aria-live="polite"></p></section>`
+    return section(
+      html`<p class="small">Anyone with this link can read this report${links.expiresAt ? ` until ${formatStamp(links.expiresAt)}` : ''}, without an API key.</p><div class="share-row"><label class="sr" for="share-url">Link to this report</label><input id="share-url" type="text" readonly value="${links.share}"><button type="button" id="copy-link" hidden>Copy link</button></div><p id="copy-status" class="small" role="status" aria-live="polite"></p>`,
     );
   }
   if (links.mint) {
-    return (
-      `<section aria-labelledby="h-share" data-testid="share"><h2 id="h-share">Share this report</h2>` +
-      `<p class="small">This page was opened with your API key. For a link that works without it (30 days unless you choose), POST <code>${escapeHtml(links.mint.body)}</code> to <code>${escapeHtml(links.mint.url)}</code> with your key.</p></section>`
+    return section(
+      html`<p class="small">This page was opened with your API key. For a link that works without it (30 days unless you choose), POST <code>${links.mint.body}</code> to <code>${links.mint.url}</code> with your key.</p>`,
     );
   }
-  return '';
+  return EMPTY;
 }
 
 export interface RenderedPage {
@@ -274,60 +251,60 @@ export interface RenderedPage {
 /** The report page and the headers it must be served with (its CSP allows its one script, if it has one). */
 export function reportPage(report: Report, source: ReportSource, extras: PageExtras, links: PageLinks = {}): RenderedPage {
   const { visibility: vis, won_lost: wl } = report;
-  const brand = escapeHtml(report.brand.name);
+  const brand = report.brand.name;
   const market = extras.markets?.markets.find((m) => m.code.toLowerCase() === report.market.code.toLowerCase());
-  const marketName = market ? `${escapeHtml(market.name)} (${escapeHtml(report.market.code.toUpperCase())})` : `Market ${escapeHtml(report.market.code.toUpperCase())}`;
-  const parts: string[] = [];
-  parts.push(`<h1>${brand} in AI answers, week of ${escapeHtml(formatDay(report.period.from))}</h1>`);
-  parts.push(`<p class="period" data-testid="period">${escapeHtml(formatRange(report.period))} · ${marketName}</p>`);
+  const marketName = market ? `${market.name} (${report.market.code.toUpperCase()})` : `Market ${report.market.code.toUpperCase()}`;
+  const parts: Markup[] = [];
+  parts.push(html`<h1>${brand} in AI answers, week of ${formatDay(report.period.from)}</h1>`);
+  parts.push(html`<p class="period" data-testid="period">${formatRange(report.period)} · ${marketName}</p>`);
   parts.push(marketsNav(report, extras, links.marketUrl));
-  parts.push(`<p class="meta" data-testid="source" data-from-cache="${source.from_cache}">${sourceLine(report, source)}</p>`);
-  parts.push(`<p class="lead" data-testid="lead">${escapeHtml(report.lead.headline)}</p>`);
-  if (report.empty === 'nothing_measured') parts.push(`<p>Nothing was measured for this brand and market in the last two weeks, so there are no figures to report.</p>`);
-  else if (report.empty === 'nothing_changed') parts.push(`<p class="small">A quiet week: every change below is within its sampling noise.</p>`);
+  parts.push(html`<p class="meta" data-testid="source" data-from-cache="${source.from_cache}">${sourceLine(report, source)}</p>`);
+  parts.push(html`<p class="lead" data-testid="lead">${report.lead.headline}</p>`);
+  if (report.empty === 'nothing_measured') parts.push(html`<p>Nothing was measured for this brand and market in the last two weeks, so there are no figures to report.</p>`);
+  else if (report.empty === 'nothing_changed') parts.push(html`<p class="small">A quiet week: every change below is within its sampling noise.</p>`);
 
   if (vis) {
     const scale = chartScale(vis.history.flatMap((w) => (w.score === null ? [] : [w.score])));
     const withoutHistory = notProvidedIn(report, 'history');
     const withoutTopics = notProvidedIn(report, 'topics');
     const withoutRivals = notProvidedIn(report, 'rivals');
-    parts.push(`<section aria-labelledby="h-vis"><h2 id="h-vis">Visibility</h2>`);
+    parts.push(html`<section aria-labelledby="h-vis"><h2 id="h-vis">Visibility</h2>`);
     parts.push(
-      `<p class="score" data-testid="score" data-score="${vis.score === null ? '' : vis.score.toFixed(1)}">${formatScore(vis.score)} <span class="chg ${trendClass(vis.trend)}">(${escapeHtml(formatChange(vis.change, vis.trend))})</span></p>`,
+      html`<p class="score" data-testid="score" data-score="${vis.score === null ? '' : vis.score.toFixed(1)}">${formatScore(vis.score)} <span class="chg ${trendClass(vis.trend)}">(${formatChange(vis.change, vis.trend)})</span></p>`,
     );
-    parts.push(
-      `<p class="small">${
-        vis.score === null
-          ? 'No answered run in the last 7 days.'
-          : `${count(vis.naming_runs)} of ${count(vis.answered_runs)} AI answers named ${brand}, ${escapeHtml(formatRange(vis.period))}. ` +
-            (vis.previous === null ? 'The week before was not measured.' : `Week before: ${formatScore(vis.previous)}.`) +
-            (vis.noise !== null ? ` Changes under ${vis.noise.toFixed(1)} points are within sampling noise and shown as steady.` : '')
-      }</p>`,
-    );
+    const scoreNote =
+      vis.score === null
+        ? 'No answered run in the last 7 days.'
+        : `${count(vis.naming_runs)} of ${count(vis.answered_runs)} AI answers named ${brand}, ${formatRange(vis.period)}. ` +
+          (vis.previous === null ? 'The week before was not measured.' : `Week before: ${formatScore(vis.previous)}.`) +
+          (vis.noise !== null ? ` Changes under ${vis.noise.toFixed(1)} points are within sampling noise and shown as steady.` : '');
+    parts.push(html`<p class="small">${scoreNote}</p>`);
     if (withoutHistory) parts.push(notProvidedParagraph(withoutHistory));
     else {
+      const fromZero = scale.lo > 0 ? ', not from zero, so that moves of a few points show' : '';
       parts.push(
-        `<figure>${chartSvg(vis.history, report.brand.name)}<figcaption>Score by week, oldest first; the larger dot is the latest week. The scale runs from ${scale.lo}% to ${scale.hi}%${scale.lo > 0 ? ', not from zero, so that moves of a few points show' : ''}.</figcaption></figure>`,
+        html`<figure>${chartSvg(vis.history, report.brand.name)}<figcaption>Score by week, oldest first; the larger dot is the latest week. The scale runs from ${scale.lo}% to ${scale.hi}%${fromZero}.</figcaption></figure>`,
       );
       parts.push(weeksTable(vis.history));
       parts.push(csvRow(links.csv?.weeks, 'the 12 weeks'));
     }
-    if (links.csv?.history || links.history)
-      parts.push(`<p class="small" data-testid="history-link">Older weeks: ${links.history ? `<a href="${escapeHtml(links.history)}">the kept history</a> (up to 2 years)` : 'the kept history (up to 2 years)'}${links.csv?.history ? `, <a href="${escapeHtml(links.csv.history)}">as CSV</a>` : ''}.</p>`);
-    parts.push(`<h3>Topics that moved most</h3>`);
+    if (links.csv?.history || links.history) {
+      const kept = links.history ? html`<a href="${links.history}">the kept history</a> (up to 2 years)` : 'the kept history (up to 2 years)';
+      const asCsv = links.csv?.history ? html`, <a href="${links.csv.history}">as CSV</a>` : EMPTY;
+      parts.push(html`<p class="small" data-testid="history-link">Older weeks: ${kept}${asCsv}.</p>`);
+    }
+    parts.push(html`<h3>Topics that moved most</h3>`);
     if (withoutTopics) parts.push(notProvidedParagraph(withoutTopics));
-    else if (report.topics.length === 0) parts.push(`<p class="small">No topic has a comparison this week.</p>`);
+    else if (report.topics.length === 0) parts.push(html`<p class="small">No topic has a comparison this week.</p>`);
     else
       parts.push(
-        `<ul class="topics" data-testid="topics">${report.topics
-          .map(
-            (t) =>
-              `<li>${escapeHtml(t.name)}: ${formatScore(t.score)} <span class="${trendClass(t.trend)}"><strong>(${escapeHtml(formatChange(t.change, t.trend))})</strong></span>${t.top_rival ? ` <span class="small">· rival named most: ${escapeHtml(t.top_rival)}</span>` : ''}</li>`,
-          )
-          .join('')}</ul>`,
+        html`<ul class="topics" data-testid="topics">${report.topics.map(
+          (t) =>
+            html`<li>${t.name}: ${formatScore(t.score)} <span class="${trendClass(t.trend)}"><strong>(${formatChange(t.change, t.trend)})</strong></span>${t.top_rival ? html` <span class="small">· rival named most: ${t.top_rival}</span>` : EMPTY}</li>`,
+        )}</ul>`,
       );
     if (withoutRivals && !withoutTopics) parts.push(notProvidedParagraph(withoutRivals));
-    parts.push(`</section>`);
+    parts.push(html`</section>`);
     parts.push(enginesSection(report, extras));
     parts.push(csvRow(links.csv?.engines, 'each question on each engine'));
     parts.push(shareOfVoiceSection(report, extras));
@@ -335,43 +312,46 @@ export function reportPage(report: Report, source: ReportSource, extras: PageExt
   }
 
   if (wl) {
-    parts.push(`<section aria-labelledby="h-wl"><h2 id="h-wl">Won and lost questions</h2>`);
+    parts.push(html`<section aria-labelledby="h-wl"><h2 id="h-wl">Won and lost questions</h2>`);
     parts.push(
-      `<ul class="counts" data-testid="counts"><li class="up"><strong data-count="won">${wl.counts.won}</strong>won</li><li class="down"><strong data-count="lost">${wl.counts.lost}</strong>lost</li><li><strong data-count="held">${wl.counts.held}</strong>held</li></ul>`,
+      html`<ul class="counts" data-testid="counts"><li class="up"><strong data-count="won">${wl.counts.won}</strong>won</li><li class="down"><strong data-count="lost">${wl.counts.lost}</strong>lost</li><li><strong data-count="held">${wl.counts.held}</strong>held</li></ul>`,
     );
     parts.push(
-      `<p class="small" data-testid="legend">Won: more engines name ${brand} for the question than the week before. Lost: fewer do. Held: as many as before. Engines naming ${brand}, ${escapeHtml(formatPeriod(wl.period))} against ${escapeHtml(formatPeriod(wl.previous_period))}.</p>`,
+      html`<p class="small" data-testid="legend">Won: more engines name ${brand} for the question than the week before. Lost: fewer do. Held: as many as before. Engines naming ${brand}, ${formatPeriod(wl.period)} against ${formatPeriod(wl.previous_period)}.</p>`,
     );
     const withoutMoves = notProvidedIn(report, 'moved');
     if (withoutMoves) parts.push(notProvidedParagraph(withoutMoves));
-    parts.push(`<h3 class="down">Lost (${wl.counts.lost})</h3>${questionList(wl.lost, 'lost')}`);
-    parts.push(`<h3 class="up">Won (${wl.counts.won})</h3>${questionList(wl.won, 'won')}`);
+    parts.push(html`<h3 class="down">Lost (${wl.counts.lost})</h3>${questionList(wl.lost, 'lost')}`);
+    parts.push(html`<h3 class="up">Won (${wl.counts.won})</h3>${questionList(wl.won, 'won')}`);
     parts.push(csvRow(links.csv?.won_lost, 'every question, won, lost or held'));
-    parts.push(`</section>`);
+    parts.push(html`</section>`);
   }
 
   parts.push(shareSection(links));
 
-  const footer: string[] = [];
-  if (links.json || links.text)
-    footer.push(
-      `This report as ${[links.json ? `<a href="${escapeHtml(links.json)}">JSON</a>` : '', links.text ? `<a href="${escapeHtml(links.text)}">plain text</a>` : ''].filter(Boolean).join(' or ')}.`,
-    );
-  footer.push('Scores are the share of AI answers that name the brand; a change smaller than its sampling noise is shown as steady.');
-  parts.push(`<footer class="page-foot">${footer.map((f) => `<p>${f}</p>`).join('')}</footer>`);
+  const footer: Markup[] = [];
+  if (links.json || links.text) {
+    const formats = [links.json ? html`<a href="${links.json}">JSON</a>` : null, links.text ? html`<a href="${links.text}">plain text</a>` : null].filter((f) => f !== null);
+    footer.push(html`This report as ${joinMarkup(formats, ' or ')}.`);
+  }
+  footer.push(html`Scores are the share of AI answers that name the brand; a change smaller than its sampling noise is shown as steady.`);
+  parts.push(html`<footer class="page-foot">${footer.map((f) => html`<p>${f}</p>`)}</footer>`);
 
   const nonce = links.share || Object.keys(links.csv ?? {}).length > 0 ? newNonce() : undefined;
-  const html = htmlDocument({
+  const document = htmlDocument({
     title: report.subject,
     section: SECTION,
-    body: parts.filter(Boolean).join('\n'),
-    style: STYLE,
-    ...(nonce ? { script: { nonce, code: COPY_SCRIPT } } : {}),
+    body: joinMarkup(
+      parts.filter((part) => part.html !== ''),
+      '\n',
+    ),
+    style: trusted(STYLE),
+    ...(nonce ? { script: { nonce, code: trusted(COPY_SCRIPT) } } : {}),
   });
-  return { html, headers: pageHeaders(nonce ? { scriptNonce: nonce } : {}) };
+  return { html: document.html, headers: pageHeaders(nonce ? { scriptNonce: nonce } : {}) };
 }
 
 /** A page for a person who followed a link or opened the report: what went wrong and what to do. */
 export function messagePage(status: number, title: string, paragraphs: string[]): Response {
-  return page(status, title, paragraphs, '', { section: SECTION, headers: pageHeaders() });
+  return page(status, title, paragraphs, EMPTY, { section: SECTION, headers: pageHeaders() });
 }

@@ -20,7 +20,7 @@ import { requireKey } from '../contract/access';
 import { ApiError, invalidParameter } from '../contract/errors';
 import { parseJsonObject, readJsonBody } from '../contract/json-body';
 import { sha256Hex } from '../lib/hash';
-import { badTokenPage, escapeHtml, page as basePage, PRODUCT_NAME } from '../lib/html';
+import { badTokenPage, EMPTY, html, type Markup, page as basePage, PRODUCT_NAME } from '../lib/html';
 import { json } from '../lib/http';
 import type { Route } from '../lib/router';
 import { seal, unseal } from '../lib/sealing';
@@ -301,7 +301,7 @@ async function remove(request: Request, deps: SubscriptionDeps, id: string): Pro
 }
 
 /** A page of a subscription's links, in the look of every page; its section names what the subscription brings. */
-const page = (status: number, title: string, paragraphs: string[], extraHtml: string, section: string) => basePage(status, title, paragraphs, extraHtml, { section });
+const page = (status: number, title: string, paragraphs: string[], extra: Markup | '', section: string) => basePage(status, title, paragraphs, extra || EMPTY, { section });
 
 /** `23 Nov 2026, 16:05 UTC`. */
 const utcStamp = (iso: string) => {
@@ -312,9 +312,7 @@ const utcStamp = (iso: string) => {
 
 /** A page's one button: a form that posts to `action` (a same-origin path). */
 const button = (action: string, label: string, hidden: Record<string, string> = {}) =>
-  `<form method="post" action="${escapeHtml(action)}">${Object.entries(hidden)
-    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
-    .join('')}<button type="submit">${escapeHtml(label)}</button></form>`;
+  html`<form method="post" action="${action}">${Object.entries(hidden).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}<button type="submit">${label}</button></form>`;
 
 /** The ISO weeks this subscription already has a digest record for, recent ones only (a send is unique per week). */
 async function recentSendWeeks(deps: SubscriptionDeps, id: string): Promise<Set<string>> {
@@ -435,7 +433,7 @@ async function unsubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
       200,
       'You are unsubscribed',
       [words.stopped, `Changed your mind? Subscribe again below until ${utcStamp(again.expiresAt)}. We will send a confirmation link ${words.to} first; nothing else is sent until you confirm.`],
-      `${button(again.path, 'Subscribe again')}<p class="small">This page is the only place with this button: keep it open or bookmark it if you may want it later.</p>`,
+      html`${button(again.path, 'Subscribe again')}<p class="small">This page is the only place with this button: keep it open or bookmark it if you may want it later.</p>`,
       words.name,
     );
   }

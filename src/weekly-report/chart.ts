@@ -5,9 +5,9 @@
  * instead of starting at zero, so a move of 3 points is plainly visible; the
  * caption says where the scale starts and ends, and on the pages the table
  * under the chart lists every figure. A pure function of the weeks with no
- * import beyond `escapeHtml`, so the view's browser bundle can carry it.
+ * import beyond the `html` template, so the view's browser bundle can carry it.
  */
-import { escapeHtml } from '../lib/escape';
+import { html, type Markup } from '../lib/markup';
 import type { ChartBar } from './model';
 
 /** The vertical scale: `lo` to `hi` percent, gridlines every `step`. */
@@ -47,7 +47,7 @@ export const CHART = { width: 640, height: 280, left: 56, right: 16, top: 30, bo
 const fixed = (n: number) => n.toFixed(1);
 
 /** The chart of `weeks` (oldest first); `brand` names it for screen readers; `tableBelow`: a table under it lists every week. */
-export function chartSvg(weeks: ChartBar[], brand: string, { tableBelow = true } = {}): string {
+export function chartSvg(weeks: ChartBar[], brand: string, { tableBelow = true } = {}): Markup {
   const measured = weeks.filter((w): w is ChartBar & { score: number } => w.score !== null);
   const scale = chartScale(measured.map((w) => w.score));
   const plotW = CHART.width - CHART.left - CHART.right;
@@ -57,9 +57,9 @@ export function chartSvg(weeks: ChartBar[], brand: string, { tableBelow = true }
   const x = (i: number) => CHART.left + slot * i + slot / 2;
   const y = (v: number) => bottom - ((v - scale.lo) / (scale.hi - scale.lo)) * plotH;
 
-  const grid: string[] = [];
+  const grid: Markup[] = [];
   for (let v = scale.lo; v <= scale.hi + 1e-9; v += scale.step) {
-    grid.push(`<line class="grid" x1="${CHART.left}" x2="${CHART.width - CHART.right}" y1="${fixed(y(v))}" y2="${fixed(y(v))}"/><text class="yl" x="${CHART.left - 8}" y="${fixed(y(v) + 5)}" text-anchor="end">${v}%</text>`);
+    grid.push(html`<line class="grid" x1="${CHART.left}" x2="${CHART.width - CHART.right}" y1="${fixed(y(v))}" y2="${fixed(y(v))}"/><text class="yl" x="${CHART.left - 8}" y="${fixed(y(v) + 5)}" text-anchor="end">${v}%</text>`);
   }
 
   // The line breaks where a week was not measured.
@@ -72,43 +72,36 @@ export function chartSvg(weeks: ChartBar[], brand: string, { tableBelow = true }
     } else run.push(`${fixed(x(i))},${fixed(y(w.score))}`);
   });
   if (run.length > 0) runs.push(run);
-  const lines = runs.map((points) => (points.length > 1 ? `<polyline class="line" points="${points.join(' ')}"/>` : '')).join('');
+  const lines = runs.map((points) => (points.length > 1 ? html`<polyline class="line" points="${points.join(' ')}"/>` : null));
 
   const last = weeks.length - 1;
   // Up to 12 weeks every point is labelled; a longer history (the kept history, up to 2 years) labels every n-th, counted from the latest.
   const every = Math.ceil(weeks.length / 12);
-  const points = weeks
-    .map((w, i) => {
-      const latest = i === last;
-      const labelled = (last - i) % every === 0;
-      const cx = fixed(x(i));
-      const xLabel = labelled ? `<text class="xl${((last - i) / every) % 2 === 1 ? ' odd' : ''}" x="${cx}" y="${CHART.height - 12}" text-anchor="middle">${escapeHtml(w.label)}</text>` : '';
-      if (w.score === null) {
-        return `<g class="point" data-week="${w.week_start}" data-score="">${labelled ? `<text class="val none" x="${cx}" y="${fixed(bottom - 8)}" text-anchor="middle">–</text>` : ''}${xLabel}</g>`;
-      }
-      const cy = y(w.score);
-      // The label sits above its point, or below it when the point is at the top of the scale.
-      const labelY = cy - CHART.top < 20 ? cy + 24 : cy - 12;
-      return (
-        `<g class="point${latest ? ' latest' : ''}" data-week="${w.week_start}" data-score="${w.score.toFixed(1)}">` +
-        `<circle cx="${cx}" cy="${fixed(cy)}" r="${latest ? 7 : every > 1 ? 3 : 5}"/>` +
-        (labelled ? `<text class="val${latest ? ' latest' : ''}" x="${cx}" y="${fixed(labelY)}" text-anchor="middle">${w.score.toFixed(1)}</text>` : '') +
-        xLabel +
-        `</g>`
-      );
-    })
-    .join('');
+  const points = weeks.map((w, i) => {
+    const latest = i === last;
+    const labelled = (last - i) % every === 0;
+    const cx = fixed(x(i));
+    const xLabel = labelled ? html`<text class="${((last - i) / every) % 2 === 1 ? 'xl odd' : 'xl'}" x="${cx}" y="${CHART.height - 12}" text-anchor="middle">${w.label}</text>` : null;
+    if (w.score === null) {
+      return html`<g class="point" data-week="${w.week_start}" data-score="">${labelled ? html`<text class="val none" x="${cx}" y="${fixed(bottom - 8)}" text-anchor="middle">–</text>` : null}${xLabel}</g>`;
+    }
+    const cy = y(w.score);
+    // The label sits above its point, or below it when the point is at the top of the scale.
+    const labelY = cy - CHART.top < 20 ? cy + 24 : cy - 12;
+    const value = labelled ? html`<text class="${latest ? 'val latest' : 'val'}" x="${cx}" y="${fixed(labelY)}" text-anchor="middle">${w.score.toFixed(1)}</text>` : null;
+    return html`<g class="${latest ? 'point latest' : 'point'}" data-week="${w.week_start}" data-score="${w.score.toFixed(1)}"><circle cx="${cx}" cy="${fixed(cy)}" r="${latest ? 7 : every > 1 ? 3 : 5}"/>${value}${xLabel}</g>`;
+  });
 
   const first = weeks[0];
   const latest = weeks[last];
   const desc =
     measured.length === 0
       ? 'No week was measured.'
-      : `Weeks of ${first ? escapeHtml(first.label) : ''} to ${latest ? escapeHtml(latest.label) : ''}, on a scale from ${scale.lo}% to ${scale.hi}%: lowest ${Math.min(...measured.map((w) => w.score)).toFixed(1)}%, highest ${Math.max(...measured.map((w) => w.score)).toFixed(1)}%, latest ${latest?.score == null ? 'not measured' : `${latest.score.toFixed(1)}%`}.${tableBelow ? ' The table below lists every week.' : ''}`;
-  return `<svg class="chart" viewBox="0 0 ${CHART.width} ${CHART.height}" role="img" aria-labelledby="chart-title chart-desc" data-testid="chart" data-scale-lo="${scale.lo}" data-scale-hi="${scale.hi}">
-<title id="chart-title">${escapeHtml(brand)}: AI visibility by week, last ${weeks.length} weeks</title>
+      : `Weeks of ${first ? first.label : ''} to ${latest ? latest.label : ''}, on a scale from ${scale.lo}% to ${scale.hi}%: lowest ${Math.min(...measured.map((w) => w.score)).toFixed(1)}%, highest ${Math.max(...measured.map((w) => w.score)).toFixed(1)}%, latest ${latest?.score == null ? 'not measured' : `${latest.score.toFixed(1)}%`}.${tableBelow ? ' The table below lists every week.' : ''}`;
+  return html`<svg class="chart" viewBox="0 0 ${CHART.width} ${CHART.height}" role="img" aria-labelledby="chart-title chart-desc" data-testid="chart" data-scale-lo="${scale.lo}" data-scale-hi="${scale.hi}">
+<title id="chart-title">${brand}: AI visibility by week, last ${weeks.length} weeks</title>
 <desc id="chart-desc">${desc}</desc>
-${grid.join('')}${lines}${points}
+${grid}${lines}${points}
 </svg>`;
 }
 

@@ -14,6 +14,7 @@
  * scales to the width.
  */
 import { COLOURS, PRODUCT_NAME } from '../../lib/html';
+import { html, inlineScript, trusted } from '../../lib/markup';
 import { CHART_STYLE } from '../../weekly-report/chart';
 
 const STYLE = `
@@ -54,19 +55,16 @@ footer.small{margin-top:14px}
 @media (max-width:480px){.masthead{padding:12px 14px 0}main{padding:2px 14px 14px}.score{font-size:30px}}
 ${CHART_STYLE}`;
 
-/** Escapes what would end the inline script early or garble it (in the package's strings as much as in ours). */
-const inlineScript = (code: string) => code.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
-
-/** The document, with `script` (the view's bundle, minified) inline. */
+/** The document, with `script` (the view's bundle, minified) inline, escaped for that place (in the package's strings as much as in ours). */
 export function viewDocument(script: string): string {
-  return `<!doctype html>
+  return html`<!doctype html>
 <html lang="en" dir="ltr">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>Weekly report · ${PRODUCT_NAME}</title>
-<style>${STYLE}</style>
+<style>${trusted(STYLE)}</style>
 </head>
 <body>
 <header class="masthead"><b>${PRODUCT_NAME}</b></header>
@@ -74,5 +72,5 @@ export function viewDocument(script: string): string {
 <script>${inlineScript(script)}</script>
 </body>
 </html>
-`;
+`.html;
 }

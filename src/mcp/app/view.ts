@@ -24,14 +24,14 @@ function follow(context: McpUiHostContext | undefined): void {
 const app = new App({ name: 'brand-ai-visibility-weekly-report', version: '1.0.0' }, { availableDisplayModes: ['inline'] }, { autoResize: true });
 app.onhostcontextchanged = follow;
 app.ontoolinput = () => {
-  if (!shown) main.innerHTML = WAITING;
+  if (!shown) main.innerHTML = WAITING.html;
 };
 app.ontoolresult = (result) => {
   shown = true;
-  main.innerHTML = renderResult(result);
+  main.innerHTML = renderResult(result).html;
 };
 app.ontoolcancelled = () => {
-  if (!shown) main.innerHTML = CANCELLED;
+  if (!shown) main.innerHTML = CANCELLED.html;
 };
 
 // The host is the parent window, the view's one peer: the transport posts to it and reads only its messages.

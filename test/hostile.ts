@@ -1,0 +1,174 @@
+/**
+ * What an attacker puts in the strings a page shows, and how a test sees
+ * what a browser would build from the page: parse5 parses HTML as browsers
+ * do (the WHATWG algorithm), and a page's shape is the elements and the
+ * attribute names it holds. A page rendered with hostile strings must have
+ * the shape it has with plain ones.
+ *
+ * `HostileUpstream` is our embedded origin behind a service that puts those
+ * strings in every field of its answers that the contract lets it choose
+ * (names, questions, engines and other open values, domains, URLs): each
+ * string field whose schema accepts the replacement, found by walking the
+ * operation's response schema. The same original always gets the same
+ * replacement, and a replacement sent back as a parameter (a question as
+ * `prompt`, a rival's name in a path) is read as its original.
+ */
+import { env } from 'cloudflare:test';
+import { type DefaultTreeAdapterMap, parse } from 'parse5';
+import type * as z from 'zod';
+import { matchOperation } from '../src/contract/request';
+import { originTransport } from '../src/origin/transport';
+import { useUpstreamForTests } from './seams';
+
+/** Each one a way out of text or an attribute, or a link that runs code; all short enough for an open value (80). */
+export const HOSTILE_STRINGS = [
+  'x"><meta http-equiv="refresh" content="0;url=http://evil.test/">',
+  '</p><script>alert(1)</script>',
+  'javascript:alert(1)//',
+  "' onmouseover='alert(1)' x='",
+  '" autofocus onfocus="alert(1)',
+  '&lt;img src=x onerror=alert(1)&gt;&#34;&quot;',
+  '<img src=x onerror=alert(1)>',
+  '</textarea></title><svg onload=alert(1)>',
+  '<!--',
+  ']]><![CDATA[<b>x</b>',
+  '<base href="http://evil.test/"><form action="http://evil.test/">',
+  '\u2028<a href="javascript:alert(1)">x</a>',
+];
+
+/** One element of a parsed page: its tag, attributes and text (its descendants' text, joined). */
+export interface ParsedElement {
+  tag: string;
+  attrs: Record<string, string>;
+  text: string;
+}
+
+type Node = DefaultTreeAdapterMap['node'];
+
+/** Every element of `page`, in document order, as a browser's parser builds them. */
+export function parsePage(page: string): ParsedElement[] {
+  const elements: ParsedElement[] = [];
+  const textOf = (node: Node): string => ('value' in node && node.nodeName === '#text' ? node.value : 'childNodes' in node ? node.childNodes.map(textOf).join('') : '');
+  const visit = (node: Node) => {
+    if ('tagName' in node) elements.push({ tag: node.tagName, attrs: Object.fromEntries(node.attrs.map((a) => [a.name, a.value])), text: textOf(node) });
+    if ('childNodes' in node) node.childNodes.forEach(visit);
+    if ('content' in node && node.content) visit(node.content as Node);
+  };
+  visit(parse(page));
+  return elements;
+}
+
+/** The shape of a page: each element as its tag and attribute names, sorted (order differs when names sort otherwise). */
+export const shapeOf = (elements: ParsedElement[]) => elements.map((e) => `${e.tag}[${Object.keys(e.attrs).sort().join(',')}]`).sort();
+
+/** Attributes that would run code or load something from elsewhere if a value had taken them over. */
+export function dangerousAttributes(elements: ParsedElement[]): string[] {
+  return elements.flatMap((e) =>
+    Object.entries(e.attrs).flatMap(([name, value]) => {
+      const squeezed = value.replace(/[\u0000-\u0020]/g, '').toLowerCase();
+      if (name.startsWith('on')) return [`${e.tag} ${name}`];
+      if (['href', 'src', 'action', 'formaction'].includes(name) && /^(javascript|data|vbscript):/.test(squeezed)) return [`${e.tag} ${name}=${value}`];
+      if (e.tag === 'meta' && name === 'http-equiv') return [`meta http-equiv=${value}`];
+      return [];
+    }),
+  );
+}
+
+/** FNV-1a: a short stable tag per original string, so replacements stay distinct. */
+function tagOf(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return hash.toString(16).padStart(8, '0');
+}
+
+export type Swap = (original: string) => string;
+/** A hostile string for each original, the same each time. */
+export const hostile: Swap = (original) => {
+  const tag = tagOf(original);
+  return `${HOSTILE_STRINGS[parseInt(tag, 16) % HOSTILE_STRINGS.length]}~${tag}`;
+};
+/** A plain replacement of the same kind, for the shape to compare with. */
+export const plain: Swap = (original) => `plain ${tagOf(original)}`;
+
+/** Fields read back as parameters the edge checks by their form: a market's code stays itself. */
+const KEPT_FIELDS = new Set(['code']);
+
+type Schema = z.ZodType & { _zod: { def: Record<string, unknown> & { type: string } } };
+
+/** `value` with each string the schema lets the service choose replaced by `swap` (which records what it did). */
+function rewrite(schema: Schema, value: unknown, swap: Swap): unknown {
+  const def = schema._zod.def;
+  if (value === null || value === undefined) return value;
+  switch (def.type) {
+    case 'object': {
+      if (typeof value !== 'object' || Array.isArray(value)) return value;
+      const shape = def.shape as Record<string, Schema>;
+      return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, shape[key] && !KEPT_FIELDS.has(key) ? rewrite(shape[key], v, swap) : v]));
+    }
+    case 'array':
+      return Array.isArray(value) ? value.map((item) => rewrite(def.element as Schema, item, swap)) : value;
+    case 'nullable':
+    case 'optional':
+    case 'default':
+    case 'readonly':
+    case 'catch':
+      return rewrite(def.innerType as Schema, value, swap);
+    case 'pipe':
+      return rewrite(def.in as Schema, value, swap);
+    case 'lazy':
+      return rewrite((def.getter as () => Schema)(), value, swap);
+    case 'union': {
+      if (typeof value !== 'string') {
+        const option = (def.options as Schema[]).find((o) => o.safeParse(value).success);
+        return option ? rewrite(option, value, swap) : value;
+      }
+      break;
+    }
+  }
+  if (typeof value !== 'string') return value;
+  const replaced = swap(value);
+  return schema.safeParse(replaced).success ? replaced : value;
+}
+
+/** See the module's comment. `as`: the demo key each of its keys reads as. */
+export class HostileUpstream {
+  /** Each replacement this service sent, with its original. */
+  readonly originals = new Map<string, string>();
+  private readonly origin = originTransport(env.DB);
+
+  constructor(
+    private readonly swap: Swap,
+    private readonly as = 'demo_pro_single',
+  ) {}
+
+  install(): this {
+    useUpstreamForTests({ transport: (request) => this.answer(request), baseUrl: 'https://hostile.test/api/v1', timeoutMs: 10_000, startTimeout: () => () => {} });
+    return this;
+  }
+
+  /** Every replacement sent so far. */
+  get sent(): string[] {
+    return [...this.originals.keys()];
+  }
+
+  private readonly record: Swap = (original) => {
+    const replaced = this.swap(original);
+    this.originals.set(replaced, original);
+    return replaced;
+  };
+
+  private async answer(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const back = (value: string) => this.originals.get(value) ?? value;
+    const path = url.pathname
+      .split('/')
+      .map((segment) => encodeURIComponent(back(decodeURIComponent(segment))))
+      .join('/');
+    const query = new URLSearchParams([...url.searchParams].map(([name, value]) => [name, back(value)]));
+    const answer = await this.origin(new Request(`http://origin.internal${path}${query.size ? `?${query}` : ''}`, { headers: { authorization: `Bearer ${this.as}` } }));
+    const match = matchOperation(url.pathname);
+    if (answer.status !== 200 || !match) return answer;
+    const body = rewrite(match.op.response as Schema, await answer.json(), this.record);
+    return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'private, max-age=300' } });
+  }
+}
