@@ -3,8 +3,8 @@
  *
  *   POST   /digests/subscriptions        subscribe (API key; JSON body)  -> 201 pending, a confirmation email goes out
  *                                         (429 over a cap on confirmation mail, caps.ts: nothing sent)
- *   GET    /digests/subscriptions        the subscriptions of the key's account
- *   DELETE /digests/subscriptions/{id}   unsubscribe one of them          -> 204
+ *   GET    /digests/subscriptions        the subscriptions of the key's account, in every state
+ *   DELETE /digests/subscriptions/{id}   remove one of them, in any state, for good -> 204
  *   GET    /digests/confirm?token=       double opt-in link: page with a confirm button (changes nothing)
  *   POST   /digests/confirm?token=       the button: the subscription becomes active -> page
  *   GET    /digests/unsubscribe?token=   page with a confirm button
@@ -283,7 +283,7 @@ async function list(request: Request, deps: SubscriptionDeps): Promise<Response>
   const brands = [...(await accountBrands(deps, request, key))];
   if (brands.length === 0) return json({ subscriptions: [] });
   const { results } = await deps.db
-    .prepare(`${SUBSCRIPTION_SELECT} WHERE s.brand_id IN (${brands.map(() => '?').join(',')}) AND s.status != 'unsubscribed' ORDER BY s.created_at, s.id`)
+    .prepare(`${SUBSCRIPTION_SELECT} WHERE s.brand_id IN (${brands.map(() => '?').join(',')}) ORDER BY s.created_at, s.id`)
     .bind(...brands)
     .all<SubscriptionRow>();
   return json({ subscriptions: results.map(publicView) });
@@ -293,8 +293,9 @@ async function remove(request: Request, deps: SubscriptionDeps, id: string): Pro
   const key = requireKey(request);
   const brands = await accountBrands(deps, request, key);
   const row = /^sub_[a-z0-9]{1,40}$/.test(id) ? await subscriptionById(deps.db, id) : null;
-  // Another account's subscription is as invisible as a missing one.
-  if (!row || !brands.has(row.brand_id) || row.status === 'unsubscribed') throw new ApiError('not_found', 'No such subscription for this account.');
+  // Another account's subscription is as invisible as a missing one. Any state is removed: an unsubscribed
+  // one too, whose own subscribe-again link would otherwise bring it back (it carries the key, sealed).
+  if (!row || !brands.has(row.brand_id)) throw new ApiError('not_found', 'No such subscription for this account.');
   // Final: no link of the subscription works again (store.ts); only a new subscribe reaches the address.
   if (!(await removeSubscription(deps.db, id))) throw new ApiError('not_found', 'No such subscription for this account.');
   return new Response(null, { status: 204 });

@@ -44,7 +44,7 @@ export interface SubscriptionRow {
   quiet_end?: number | null;
 }
 
-/** What the API shows of a subscription: never the key, sealed or not. */
+/** What the API shows of a subscription, in any state (with why it is paused, or when it was unsubscribed): never the key, sealed or not. */
 export function publicView(row: SubscriptionRow) {
   return {
     id: row.id,
@@ -57,7 +57,8 @@ export function publicView(row: SubscriptionRow) {
     ...(row.channel_type && row.quiet_start != null && row.quiet_end != null ? { quiet_hours: { start: hhmm(row.quiet_start), end: hhmm(row.quiet_end) } } : {}),
     timezone: row.timezone,
     status: row.status,
-    ...(row.paused_reason ? { paused_reason: row.paused_reason } : {}),
+    ...(row.status === 'paused' && row.paused_reason ? { paused_reason: row.paused_reason } : {}),
+    ...(row.status === 'unsubscribed' && row.unsubscribed_at ? { unsubscribed_at: row.unsubscribed_at } : {}),
     created_at: row.created_at,
     confirmed_at: row.confirmed_at,
   };
