@@ -93,7 +93,7 @@ const Subscription = z.object({
 
 const Confirmation = z
   .object({ sent: z.boolean(), sent_at: z.iso.datetime(), resend_after: z.iso.datetime() })
-  .describe('The confirmation email: at most one per subscription every 10 minutes (`sent: false` inside that window).');
+  .describe('The confirmation email: at most one per subscription every 10 minutes (`sent: false` inside that window), counted within its cycle: subscribing a paused or unsubscribed address again starts with none sent.');
 
 const TestDeliverySchema = z
   .object({ sent: z.boolean(), message_id: z.string(), sent_at: z.iso.datetime() })
@@ -545,7 +545,7 @@ const ROUTES: Record<string, Described> = {
     security: 'none',
     parameters: tokenParam('subscribe-again'),
     responses: {
-      '200': pageAnswer('A new confirmation email went out (or one went out in the last 10 minutes).'),
+      '200': pageAnswer('A new confirmation email went out; or one of this round went out in the last 10 minutes, and the page says from when its button sends another (unsubscribing starts a new round with none sent, so the first press sends at once).'),
       ...TOKEN_PAGES,
       '429': { ...pageAnswer(`No email sent: the mailbox (or the endpoint's receiver) has had ${ADDRESS_PER_DAY} confirmations in 24 hours, or the account ${ACCOUNT_PER_DAY} (the ${OPTOUT_DAYS} days after an unsubscribe do not hold this link back).`), headers: { ...requestId, 'Retry-After': ref('headers', 'Retry-After') } },
     },

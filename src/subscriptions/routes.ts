@@ -59,7 +59,10 @@ export const SUBSCRIPTIONS_BASE = '/digests';
 
 /** A subscription request is a few hundred bytes; anything past this is refused before parsing. */
 export const MAX_BODY_BYTES = 4096;
-/** At most one confirmation email per subscription in this window; the answer says when the next may go. */
+/**
+ * At most one confirmation email per subscription and cycle in this window; the answer says when the next may go.
+ * A new cycle (store.ts) starts with none sent: the last one's link no longer confirms, so nothing holds the next back.
+ */
 export const CONFIRM_RESEND_WINDOW_MS = 10 * MINUTE_MS;
 
 /** Pragmatic address check (no quoted local parts, no IP literals); the confirmation email proves the rest. */
@@ -254,6 +257,7 @@ async function subscribe(request: Request, deps: SubscriptionDeps): Promise<Resp
       .prepare(
         `UPDATE digest_subscriptions SET kinds = ?, timezone = ?, key_hash = ?, key_sealed = ?, brand_name = ?, market_code = ?, account_brands = ?,
                 generation = CASE WHEN status IN ('paused', 'unsubscribed') THEN generation + 1 ELSE generation END,
+                confirm_sent_at = CASE WHEN status IN ('paused', 'unsubscribed') THEN NULL ELSE confirm_sent_at END,
                 status = CASE status WHEN 'active' THEN 'active' ELSE 'pending' END, paused_reason = NULL, unsubscribed_at = NULL, updated_at = ?
           WHERE id = ?`,
       )
@@ -310,6 +314,9 @@ const utcStamp = (iso: string) => {
   const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
   return `${Number(day)} ${months[Number(month) - 1]} ${year}, ${iso.slice(11, 16)} UTC`;
 };
+
+/** The stamp of a time from which something can be done, rounded up to its minute: `from 16:05` must hold at 16:05:00. */
+const fromStamp = (iso: string) => utcStamp(new Date(Math.ceil(Date.parse(iso) / MINUTE_MS) * MINUTE_MS).toISOString());
 
 /** A page's one button: a form that posts to `action` (a same-origin path). */
 const button = (action: string, label: string, hidden: Record<string, string> = {}) =>
@@ -513,7 +520,7 @@ async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
         endpoint ? 'No test delivery for now' : 'No confirmation email for now',
         [
           `Your subscription for ${words.scope} is waiting for confirmation, but no more ${what} can go ${to} for now: at most ${ADDRESS_PER_DAY} a day reach one ${where}, and an account sends at most ${ACCOUNT_PER_DAY} a day.`,
-          `Send it from ${utcStamp(from)}, with the button below.`,
+          `Send it from ${fromStamp(from)}, with the button below.`,
         ],
         button(action, 'Send the confirmation again'),
         { section: name, headers: { 'retry-after': String(error.options.retryAfter ?? 1) } },
@@ -521,12 +528,13 @@ async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
     }
     return page(502, 'The confirmation could not be sent', [`Your subscription for ${words.scope} is waiting for confirmation, but the confirmation did not go out ${to}.`, 'Try again in a few minutes.'], button(action, 'Try again'), name);
   }
+  // Within the 10 minutes of the last one (of this cycle: its link works), the page says from when its button sends another.
   return page(200, endpoint ? 'Check the channel' : 'Check your inbox', [
     confirmation.sent
       ? `We sent a confirmation link ${to}. Open it and confirm to restart the ${name} for ${words.scope}; nothing is sent before.`
-      : `A confirmation link went ${to} at ${utcStamp(confirmation.sent_at)}; open it and confirm to restart the ${name} for ${words.scope}. Another can be sent from ${utcStamp(confirmation.resend_after)}.`,
+      : `A confirmation link went ${to} at ${utcStamp(confirmation.sent_at)}; open it and confirm to restart the ${name} for ${words.scope}. Did not get it? Another can be sent from ${fromStamp(confirmation.resend_after)}, with the button below.`,
     `The link works for ${CONFIRM_TTL / 86_400} days.`,
-  ], '', name);
+  ], confirmation.sent ? '' : button(action, 'Send the confirmation again'), name);
 }
 
 export const subscriptionRoutes: Route<SubscriptionDeps>[] = [

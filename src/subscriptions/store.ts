@@ -157,7 +157,8 @@ export async function linkedSubscription(db: D1Database, id: string, generation:
 /**
  * The address unsubscribes (its unsubscribe link, one-click, mailto): status,
  * the sealed key, its planned sends, and a new cycle, so no link of the old
- * one acts again; and the address's wish is recorded: no confirmation email
+ * one acts again (nor holds back the new cycle's first confirmation:
+ * `confirm_sent_at` is the cycle's own); and the address's wish is recorded: no confirmation email
  * through the API for 30 days (caps.ts). Only cycle `generation` is ended:
  * false when the row had moved on, or was unsubscribed already.
  */
@@ -169,7 +170,7 @@ export async function unsubscribeById(db: D1Database, id: string, generation: nu
     // The sealed key goes too: an unsubscribed address keeps no credential.
     db
       .prepare(
-        `UPDATE digest_subscriptions SET status = 'unsubscribed', key_sealed = NULL, unsubscribed_at = ?1, updated_at = ?1, generation = generation + 1
+        `UPDATE digest_subscriptions SET status = 'unsubscribed', key_sealed = NULL, unsubscribed_at = ?1, updated_at = ?1, generation = generation + 1, confirm_sent_at = NULL
           WHERE id = ?2 AND generation = ?3 AND status != 'unsubscribed' RETURNING id`,
       )
       .bind(at, id, generation),
