@@ -17,8 +17,8 @@ export interface AlertEmailProps {
   events: AlertEvent[];
   /** The 7 days the figures cover. */
   period: { from: string; to: string };
-  /** Quiet hours as the subscriber set them, `22:00–07:00`, and their timezone. */
-  quietHours: string;
+  /** Quiet hours as the subscriber set them, `22:00–07:00` (null: none), and their timezone. */
+  quietHours: string | null;
   timezone: string;
   reportUrl: string;
   unsubscribeUrl: string;
@@ -39,6 +39,7 @@ const LABELS: Record<AlertEvent['type'], (e: AlertEvent) => { word: string; good
 export function AlertEmail({ brandName, market, events, period, quietHours, timezone, reportUrl, unsubscribeUrl, notProvided = [] }: AlertEmailProps) {
   const subject = alertEmailSubject({ brandName, market, events });
   const count = events.length;
+  const when = quietHours ? `never between ${quietHours} (${timezone})` : 'at any hour (no quiet hours are set)';
   return (
     <EmailLayout
       title={subject}
@@ -47,7 +48,7 @@ export function AlertEmail({ brandName, market, events, period, quietHours, time
       subheading={`${market.toUpperCase()} · AI answers of ${formatRange(period)}, compared with the day before`}
       footer={
         <Small>
-          {`You get an alert the day something moves beyond the noise, never between ${quietHours} (${timezone}), and the same change at most once a week unless it reverses. `}
+          {`You get an alert the day something moves beyond the noise, ${when}, and the same change at most once a week unless it reverses. `}
           <FooterLink href={unsubscribeUrl}>Unsubscribe</FooterLink>
         </Small>
       }

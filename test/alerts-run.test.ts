@@ -395,6 +395,23 @@ describe('the daily evaluation and its deliveries', () => {
     expect(await report.json()).toMatchObject({ report: { brand: { id: 1 }, kinds: ['visibility', 'won_lost'] } });
   });
 
+  it('says the quiet hours right when there are none: the email\'s footer and the Slack message', async () => {
+    const none = { start: 0, end: 0 };
+    await seedAlertSubscriptions([
+      { channel: 'email', email: 'any-hour@example.com', quiet: none },
+      { channel: 'slack', url: SLACK, quiet: none },
+    ]);
+    await cronAt(at(1), fixtureDay(0));
+    await cronAt(at(2), changedDay2());
+    await deliverAlerts(alertQueue.take());
+    const outbox = (await (await SELF.fetch(`${BASE}/dev/outbox?format=json&to=any-hour@example.com`)).json()) as { messages: { kind: string; text: string }[] };
+    expect(outbox.messages.map((m) => m.kind)).toEqual(['alert']);
+    expect(outbox.messages[0]!.text).toContain('You get an alert the day something moves beyond the noise, at any hour (no quiet hours are set), and the same change');
+    expect(outbox.messages[0]!.text).not.toMatch(/never between|quiet hours \(/);
+    const slack = JSON.parse(endpoints.posts[0]!.body) as { blocks: { type: string; elements?: { text: string }[] }[] };
+    expect(slack.blocks.at(-1)!.elements![0]!.text).toMatch(/^Changes beyond the noise since the day before; no quiet hours\. </);
+  });
+
   it('does not repeat a change within 7 days unless it reverses; a wobble inside the band raises nothing', async () => {
     await seedAlertSubscriptions([{ channel: 'email', email: 'lead@example.com' }]);
     const scored = (day: number, score: number) => {

@@ -421,6 +421,53 @@ describe('what happens next: the first digest, and subscribing again', () => {
     expect(await twice.text()).toContain('You are subscribed');
   });
 
+  it('subscribing again minutes after confirming sends the new confirmation at once; pressed again, the page says from when its button sends another, and it does', async () => {
+    const t0 = Date.now();
+    let now = t0;
+    useServicesForTests({ now: () => new Date(now) });
+    const email = 'changed-mind@example.com';
+    const confirms = async () => (await outbox(email)).filter((m) => m.kind === 'confirm');
+    const local = (url: string) => url.replace(/^https?:\/\/[^/]+/, BASE);
+    /** `23 Nov 2026, 16:05 UTC`, written independently of the code under test. */
+    const stamp = (ms: number) => `${new Date(ms).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' })}, ${new Date(ms).toISOString().slice(11, 16)} UTC`;
+    try {
+      // Subscribed and confirmed; two minutes on, the person unsubscribes by one click on the confirmation's link.
+      expect((await subscribe({ email, market: 'us' })).status).toBe(201);
+      const [first] = await confirms();
+      expect((await SELF.fetch(local(linkIn(first!.text, '/digests/confirm')!), { method: 'POST' })).status).toBe(200);
+      now = t0 + 2 * 60_000;
+      const unsubscribed = await SELF.fetch(local(linkIn(first!.text, '/digests/unsubscribe')!), { method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const action = /<form method="post" action="([^"]+)"><button type="submit">Subscribe again<\/button><\/form>/.exec(await unsubscribed.text())![1]!.replaceAll('&amp;', '&');
+
+      // A minute later, within 10 minutes of the first confirmation (whose link no longer works): a new one goes at once.
+      now = t0 + 3 * 60_000;
+      const again = visibleText(await (await SELF.fetch(`${BASE}${action}`, { method: 'POST' })).text());
+      expect(again).toContain(`We sent a confirmation link to ${email}.`);
+      expect(await confirms()).toHaveLength(2);
+
+      // Pressed again a minute later: the page says when the last went, from when another can, and offers the button.
+      now = t0 + 4 * 60_000;
+      const held = await SELF.fetch(`${BASE}${action}`, { method: 'POST' });
+      const heldHtml = await held.text();
+      expect(visibleText(heldHtml)).toContain(`A confirmation link went to ${email} at ${stamp(t0 + 3 * 60_000)};`);
+      // Rounded up to the minute: the button sends at the time the page names.
+      const from = Math.ceil((t0 + 13 * 60_000) / 60_000) * 60_000;
+      expect(visibleText(heldHtml)).toContain(`Another can be sent from ${stamp(from)}, with the button below.`);
+      const button = /<form method="post" action="([^"]+)"><button type="submit">Send the confirmation again<\/button><\/form>/.exec(heldHtml)?.[1]?.replaceAll('&amp;', '&');
+      expect(button).toBe(action);
+      expect(await confirms()).toHaveLength(2);
+
+      // At that time the button sends it, and its link confirms.
+      now = from;
+      expect(visibleText(await (await SELF.fetch(`${BASE}${button}`, { method: 'POST' })).text())).toContain(`We sent a confirmation link to ${email}.`);
+      const latest = await confirms();
+      expect(latest).toHaveLength(3);
+      expect(visibleText(await (await SELF.fetch(local(linkIn(latest[0]!.text, '/digests/confirm')!), { method: 'POST' })).text())).toContain('Subscription confirmed');
+    } finally {
+      useServicesForTests();
+    }
+  });
+
   it('a resubscribe link whose key is not the subscription\'s, or a token of another purpose, restores nothing', async () => {
     const { subscription } = (await (await subscribe({ email: 'stale@example.com' })).json()) as { subscription: { id: string } };
     const id = subscription.id;

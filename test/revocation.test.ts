@@ -15,10 +15,10 @@
  * `now`), never waited for.
  */
 import { createExecutionContext, env, evictDurableObject, SELF } from 'cloudflare:test';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { sha256Hex } from '../src/lib/hash';
 import { CSV_TABLES } from '../src/reports/page';
-import { clearDigests, seedSubscriptions } from './digests-helpers';
+import { clearDigests, deliver, demoMonday, FakeQueue, plusDays, runCron, seedSubscriptions, sendRecords, testEnv } from './digests-helpers';
 import { accountKey, gateOf, readCsv } from './exports-helpers';
 import { clearReports, mintLink, visibleText } from './reports-helpers';
 import { useServicesForTests } from './seams';
@@ -83,8 +83,32 @@ async function everyCsvLink(page: string): Promise<string[]> {
   return links;
 }
 
+/** The kinds of links among `links`: their paths, a report link's as `/r/`. */
+const pathsOf = (links: string[]) => [...new Set(links.map((url) => new URL(url).pathname.replace(/^\/r\/.*/, '/r/')))].sort();
+
+/** Each link, opened (GET) and posted (a report link only opened), answers the 410 page of a removed subscription. */
+async function expectRemoved(links: string[]) {
+  for (const url of links) {
+    const methods = new URL(url).pathname.startsWith('/r/') ? ['GET'] : ['GET', 'POST'];
+    for (const method of methods) {
+      const response = method === 'POST' ? await post(url) : await get(url);
+      expect([new URL(url).pathname, method, response.status]).toEqual([new URL(url).pathname, method, 410]);
+      expect(visibleText(await response.text())).toMatch(/removed it, for good|This subscription was removed/);
+    }
+  }
+}
+
 const row = (id: string) =>
   env.DB.prepare('SELECT status, generation, key_sealed FROM digest_subscriptions WHERE id = ?').bind(id).first<{ status: string; generation: number; key_sealed: string | null }>();
+
+interface Listed {
+  id: string;
+  status: string;
+  paused_reason?: string;
+  unsubscribed_at?: string;
+}
+/** The account's subscriptions, as `GET /digests/subscriptions` lists them. */
+const listed = async () => ((await (await keyed('/digests/subscriptions')).json()) as { subscriptions: Listed[] }).subscriptions;
 
 function subscribe(email: string, key = 'demo_pro_single') {
   return keyed('/digests/subscriptions', 'POST', { email, market: 'us' }, key);
@@ -147,16 +171,8 @@ describe('1. an account\'s delete is final', () => {
 
     // Every link of every mail they got, and the subscribe-again button, answers 410 and changes nothing.
     const links = [...(await mailTo(email)).flatMap(linksOf), local(again)];
-    const kinds = new Set(links.map((url) => new URL(url).pathname.replace(/^\/r\/.*/, '/r/')));
-    expect([...kinds].sort()).toEqual(['/digests/confirm', '/digests/resubscribe', '/digests/unsubscribe', '/r/']);
-    for (const url of links) {
-      const methods = new URL(url).pathname.startsWith('/r/') ? ['GET'] : ['GET', 'POST'];
-      for (const method of methods) {
-        const response = method === 'POST' ? await post(url) : await get(url);
-        expect([new URL(url).pathname, method, response.status]).toEqual([new URL(url).pathname, method, 410]);
-        expect(visibleText(await response.text())).toMatch(/removed it, for good|This subscription was removed/);
-      }
-    }
+    expect(pathsOf(links)).toEqual(['/digests/confirm', '/digests/resubscribe', '/digests/unsubscribe', '/r/']);
+    await expectRemoved(links);
     for (const url of csv) {
       const read = await readCsv(url);
       expect([read.status, read.type]).toEqual([410, 'text/plain; charset=utf-8']);
@@ -169,8 +185,7 @@ describe('1. an account\'s delete is final', () => {
     expect(await row(id)).toBeNull();
 
     // The account's list no longer has it, and a send-now reaches only the control subscriber.
-    const listed = (await (await keyed('/digests/subscriptions')).json()) as { subscriptions: { id: string }[] };
-    expect(listed.subscriptions.map((s) => s.id)).not.toContain(id);
+    expect((await listed()).map((s) => s.id)).not.toContain(id);
     at(t0 + 22 * MINUTE);
     const mailsBefore = (await mailTo(email)).length;
     expect((await sendNow()).recipients).toBe(1);
@@ -189,6 +204,88 @@ describe('1. an account\'s delete is final', () => {
     expect((await row(fresh.id))!.status).toBe('pending');
     expect(visibleText(await (await post(linkTo(thirdConfirmation, '/digests/confirm')!)).text())).toContain('Subscription confirmed');
     expect(await row(id)).toBeNull();
+  });
+
+  it('removes an unsubscribed subscription too: listed as unsubscribed, deleted; ten minutes on, its subscribe-again link and every earlier link act on nothing, and the cron plans nothing for it', async () => {
+    const email = 'left-then-removed@example.com';
+    const t0 = clock;
+    // A control subscriber, whom the cron below does plan: a cron that plans nothing would prove nothing.
+    const [control] = await seedSubscriptions([{ email: 'stays@example.com' }]);
+
+    // Subscribed, confirmed, a digest received; then the person unsubscribes by one click on the digest's link.
+    const { id } = ((await (await subscribe(email)).json()) as { subscription: { id: string } }).subscription;
+    const [confirmation] = await mailTo(email);
+    expect(visibleText(await (await post(linkTo(confirmation!, '/digests/confirm')!)).text())).toContain('Subscription confirmed');
+    expect((await sendNow()).recipients).toBe(2);
+    const digest = (await mailTo(email)).at(-1)!;
+    const again = resubscribeAction(await (await post(linkTo(digest, '/digests/unsubscribe')!)).text())!;
+    expect(again).toBeDefined();
+
+    // The account sees it, with its state, and removes it.
+    expect((await listed()).find((s) => s.id === id)).toMatchObject({ status: 'unsubscribed', unsubscribed_at: new Date(t0).toISOString() });
+    expect((await keyed(`/digests/subscriptions/${id}`, 'DELETE')).status).toBe(204);
+    expect((await listed()).map((s) => s.id)).toEqual([control]);
+    expect(await row(id)).toBeNull();
+
+    // Ten minutes later the person posts the unsubscribe page's "Subscribe again": removed, like every link it was sent.
+    at(t0 + 10 * MINUTE);
+    const mailsBefore = (await mailTo(email)).length;
+    const links = [local(again), ...(await mailTo(email)).flatMap(linksOf)];
+    expect(pathsOf(links)).toEqual(['/digests/confirm', '/digests/resubscribe', '/digests/unsubscribe', '/r/']);
+    await expectRemoved(links);
+    expect(await row(id)).toBeNull();
+    expect(await mailTo(email)).toHaveLength(mailsBefore);
+
+    // Monday's cron plans the control subscriber's digest only, and the queue sends that one.
+    const queue = new FakeQueue();
+    const cronEnv = testEnv(queue, { RESEND_API_KEY: '' });
+    const monday = demoMonday();
+    await runCron(monday.toISOString(), cronEnv);
+    expect(queue.sent).toHaveLength(1);
+    // That week's records (the send-now above has its own, of this week).
+    const planned = async () => (await sendRecords()).filter((r) => r.iso_week === queue.sent[0]!.iso_week);
+    expect((await planned()).map((r) => r.subscription_id)).toEqual([control]);
+    // Delivered within that Monday's hour, as the Queue would: the week's figures are read as of then.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(plusDays(monday, 0, 1));
+      at(Date.now());
+      await deliver(queue.sent, cronEnv);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect((await planned()).map((r) => [r.status, r.reason])).toEqual([['sent', null]]);
+    expect(await mailTo(email)).toHaveLength(mailsBefore);
+  });
+
+  it('lists every subscription with its state (pending, active, paused, unsubscribed; alerts among them), and removes each: then no link of any acts', async () => {
+    const subscribeWith = async (body: Record<string, unknown>) => ((await (await keyed('/digests/subscriptions', 'POST', { market: 'us', ...body })).json()) as { subscription: { id: string } }).subscription.id;
+    const confirm = async (email: string) => expect((await post(linkTo((await mailTo(email))[0]!, '/digests/confirm')!)).status).toBe(200);
+    const pending = await subscribeWith({ email: 'pending-alerts@example.com', kinds: ['alerts'] });
+    const active = await subscribeWith({ email: 'active@example.com' });
+    await confirm('active@example.com');
+    const paused = await subscribeWith({ email: 'paused@example.com' });
+    await confirm('paused@example.com');
+    // As the digest's delivery pauses it when the key can no longer read the brand (test/digests-run.test.ts).
+    await env.DB.prepare(`UPDATE digest_subscriptions SET status = 'paused', paused_reason = 'invalid_api_key', paused_at = ? WHERE id = ?`).bind(new Date(clock).toISOString(), paused).run();
+    const unsubscribed = await subscribeWith({ email: 'unsubscribed@example.com' });
+    const again = resubscribeAction(await (await post(linkTo((await mailTo('unsubscribed@example.com'))[0]!, '/digests/unsubscribe')!)).text())!;
+
+    const expected: Record<string, unknown> = {
+      [pending]: expect.objectContaining({ status: 'pending', kinds: ['alerts'], channel: { type: 'email' } }),
+      [active]: expect.objectContaining({ status: 'active' }),
+      [paused]: expect.objectContaining({ status: 'paused', paused_reason: 'invalid_api_key' }),
+      [unsubscribed]: expect.objectContaining({ status: 'unsubscribed', unsubscribed_at: new Date(clock).toISOString() }),
+    };
+    expect(Object.fromEntries((await listed()).map((s) => [s.id, s]))).toEqual(expected);
+    for (const id of [pending, active, paused, unsubscribed]) expect((await keyed(`/digests/subscriptions/${id}`, 'DELETE')).status).toBe(204);
+    expect(await listed()).toEqual([]);
+
+    const emails = ['pending-alerts@example.com', 'active@example.com', 'paused@example.com', 'unsubscribed@example.com'];
+    const links = [local(again), ...(await Promise.all(emails.map(mailTo))).flat().flatMap(linksOf)];
+    expect(pathsOf(links)).toEqual(['/digests/confirm', '/digests/resubscribe', '/digests/unsubscribe']);
+    await expectRemoved(links);
+    for (const id of [pending, active, paused, unsubscribed]) expect(await row(id)).toBeNull();
   });
 
   it('every link acts on the cycle it was minted for: after the account subscribes the address again, the earlier cycle\'s links act on nothing', async () => {

@@ -31,7 +31,12 @@ export const SLACK_EVENTS_SHOWN = 20;
 const LABEL: Record<IdentifiedEvent['type'], string> = { question_lost: 'Lost', question_won: 'Won', visibility_moved: 'Visibility', rival_overtook: 'Overtaken' };
 
 const scopeOf = (row: SubscriptionRow) => `${row.brand_name} (${row.market_code.toUpperCase()})`;
-const quietOf = (row: BundleContext['row']) => (row.quiet_start === row.quiet_end ? 'no quiet hours' : `quiet hours ${hhmm(row.quiet_start)}–${hhmm(row.quiet_end)} (${row.timezone})`);
+/** The quiet hours as `22:00–07:00`; null when there are none (start equal to end). */
+const quietSpan = (row: BundleContext['row']) => (row.quiet_start === row.quiet_end ? null : `${hhmm(row.quiet_start)}–${hhmm(row.quiet_end)}`);
+const quietOf = (row: BundleContext['row']) => {
+  const span = quietSpan(row);
+  return span ? `quiet hours ${span} (${row.timezone})` : 'no quiet hours';
+};
 /** Slack's mrkdwn treats `&`, `<`, `>` as control characters. */
 const slackEscape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -80,7 +85,7 @@ export async function alertEmail(context: BundleContext, from: string): Promise<
     market: row.market_code,
     events,
     period: context.period,
-    quietHours: row.quiet_start === row.quiet_end ? 'no quiet hours' : `${hhmm(row.quiet_start)}–${hhmm(row.quiet_end)}`,
+    quietHours: quietSpan(row),
     timezone: row.timezone,
     reportUrl: context.reportUrl,
     unsubscribeUrl: context.unsubscribeUrl,

@@ -82,15 +82,18 @@ const Subscription = z.object({
   channel: z.object({ type: z.enum(CHANNEL_TYPES), url: z.string().optional() }).optional().describe('Alerts only: where they go.'),
   quiet_hours: z.object({ start: z.string(), end: z.string() }).optional().describe('Alerts only: local times between which nothing is delivered.'),
   timezone: z.string().describe('IANA timezone: the digest goes on Mondays at 08:00 there; alerts are evaluated daily from 07:00 there.'),
-  status: z.enum(['pending', 'active', 'paused', 'unsubscribed']).describe('`pending` until the address is confirmed; `paused` when the key can no longer read the brand.'),
-  paused_reason: z.string().optional(),
+  status: z
+    .enum(['pending', 'active', 'paused', 'unsubscribed'])
+    .describe('`pending` until the address is confirmed; `paused` when the key can no longer read the brand; `unsubscribed` when the address stopped it from its own link (it may subscribe again from that page\'s link until the account removes the subscription).'),
+  paused_reason: z.string().optional().describe('Only while `paused`: why, as a code: the API\'s refusal of the key (`invalid_api_key`, `plan_inactive`…), or `endpoint_gone` for a Slack or webhook endpoint that is gone.'),
+  unsubscribed_at: z.iso.datetime().optional().describe('Only while `unsubscribed`: when the address unsubscribed.'),
   created_at: z.iso.datetime(),
   confirmed_at: z.iso.datetime().nullable(),
 });
 
 const Confirmation = z
   .object({ sent: z.boolean(), sent_at: z.iso.datetime(), resend_after: z.iso.datetime() })
-  .describe('The confirmation email: at most one per subscription every 10 minutes (`sent: false` inside that window).');
+  .describe('The confirmation email: at most one per subscription every 10 minutes (`sent: false` inside that window), counted within its cycle: subscribing a paused or unsubscribed address again starts with none sent.');
 
 const TestDeliverySchema = z
   .object({ sent: z.boolean(), message_id: z.string(), sent_at: z.iso.datetime() })
@@ -449,7 +452,7 @@ const ROUTES: Record<string, Described> = {
     operationId: 'listSubscriptions',
     tag: 'Subscriptions',
     summary: 'List the subscriptions of the key\'s account',
-    description: 'Every subscription of the brands the key can read, unsubscribed ones left out, oldest first.',
+    description: 'Every subscription of the brands the key can read, whatever its state (`pending`, `active`, `paused`, `unsubscribed`), with that state, oldest first.',
     security: 'key',
     responses: { '200': ok('The subscriptions.', jsonOf('SubscriptionList')), ...READS_ACCOUNT },
   },
@@ -457,7 +460,7 @@ const ROUTES: Record<string, Described> = {
     operationId: 'unsubscribe',
     tag: 'Subscriptions',
     summary: 'Remove one subscription, for good',
-    description: 'Final: no link the address was sent before (confirm, unsubscribe, subscribe again, view in browser, that page\'s CSV links) works again, each answering 410; subscribing the address again makes a new subscription, confirmed anew. Another account\'s subscription is answered like a missing one: 404.',
+    description: 'Final, in every state (`pending`, `active`, `paused`, `unsubscribed`): no link the address was sent before (confirm, unsubscribe, subscribe again, view in browser, that page\'s CSV links, an alert channel\'s confirmation) works again, each answering 410, and nothing more is sent; subscribing the address again makes a new subscription, confirmed anew. Another account\'s subscription is answered like a missing one: 404.',
     security: 'key',
     parameters: SUBSCRIPTION_ID,
     responses: {
@@ -542,7 +545,7 @@ const ROUTES: Record<string, Described> = {
     security: 'none',
     parameters: tokenParam('subscribe-again'),
     responses: {
-      '200': pageAnswer('A new confirmation email went out (or one went out in the last 10 minutes).'),
+      '200': pageAnswer('A new confirmation email went out; or one of this round went out in the last 10 minutes, and the page says from when its button sends another (unsubscribing starts a new round with none sent, so the first press sends at once).'),
       ...TOKEN_PAGES,
       '429': { ...pageAnswer(`No email sent: the mailbox (or the endpoint's receiver) has had ${ADDRESS_PER_DAY} confirmations in 24 hours, or the account ${ACCOUNT_PER_DAY} (the ${OPTOUT_DAYS} days after an unsubscribe do not hold this link back).`), headers: { ...requestId, 'Retry-After': ref('headers', 'Retry-After') } },
     },

@@ -3,8 +3,8 @@
  *
  *   POST   /digests/subscriptions        subscribe (API key; JSON body)  -> 201 pending, a confirmation email goes out
  *                                         (429 over a cap on confirmation mail, caps.ts: nothing sent)
- *   GET    /digests/subscriptions        the subscriptions of the key's account
- *   DELETE /digests/subscriptions/{id}   unsubscribe one of them          -> 204
+ *   GET    /digests/subscriptions        the subscriptions of the key's account, in every state
+ *   DELETE /digests/subscriptions/{id}   remove one of them, in any state, for good -> 204
  *   GET    /digests/confirm?token=       double opt-in link: page with a confirm button (changes nothing)
  *   POST   /digests/confirm?token=       the button: the subscription becomes active -> page
  *   GET    /digests/unsubscribe?token=   page with a confirm button
@@ -59,7 +59,10 @@ export const SUBSCRIPTIONS_BASE = '/digests';
 
 /** A subscription request is a few hundred bytes; anything past this is refused before parsing. */
 export const MAX_BODY_BYTES = 4096;
-/** At most one confirmation email per subscription in this window; the answer says when the next may go. */
+/**
+ * At most one confirmation email per subscription and cycle in this window; the answer says when the next may go.
+ * A new cycle (store.ts) starts with none sent: the last one's link no longer confirms, so nothing holds the next back.
+ */
 export const CONFIRM_RESEND_WINDOW_MS = 10 * MINUTE_MS;
 
 /** Pragmatic address check (no quoted local parts, no IP literals); the confirmation email proves the rest. */
@@ -254,6 +257,7 @@ async function subscribe(request: Request, deps: SubscriptionDeps): Promise<Resp
       .prepare(
         `UPDATE digest_subscriptions SET kinds = ?, timezone = ?, key_hash = ?, key_sealed = ?, brand_name = ?, market_code = ?, account_brands = ?,
                 generation = CASE WHEN status IN ('paused', 'unsubscribed') THEN generation + 1 ELSE generation END,
+                confirm_sent_at = CASE WHEN status IN ('paused', 'unsubscribed') THEN NULL ELSE confirm_sent_at END,
                 status = CASE status WHEN 'active' THEN 'active' ELSE 'pending' END, paused_reason = NULL, unsubscribed_at = NULL, updated_at = ?
           WHERE id = ?`,
       )
@@ -283,7 +287,7 @@ async function list(request: Request, deps: SubscriptionDeps): Promise<Response>
   const brands = [...(await accountBrands(deps, request, key))];
   if (brands.length === 0) return json({ subscriptions: [] });
   const { results } = await deps.db
-    .prepare(`${SUBSCRIPTION_SELECT} WHERE s.brand_id IN (${brands.map(() => '?').join(',')}) AND s.status != 'unsubscribed' ORDER BY s.created_at, s.id`)
+    .prepare(`${SUBSCRIPTION_SELECT} WHERE s.brand_id IN (${brands.map(() => '?').join(',')}) ORDER BY s.created_at, s.id`)
     .bind(...brands)
     .all<SubscriptionRow>();
   return json({ subscriptions: results.map(publicView) });
@@ -293,8 +297,9 @@ async function remove(request: Request, deps: SubscriptionDeps, id: string): Pro
   const key = requireKey(request);
   const brands = await accountBrands(deps, request, key);
   const row = /^sub_[a-z0-9]{1,40}$/.test(id) ? await subscriptionById(deps.db, id) : null;
-  // Another account's subscription is as invisible as a missing one.
-  if (!row || !brands.has(row.brand_id) || row.status === 'unsubscribed') throw new ApiError('not_found', 'No such subscription for this account.');
+  // Another account's subscription is as invisible as a missing one. Any state is removed: an unsubscribed
+  // one too, whose own subscribe-again link would otherwise bring it back (it carries the key, sealed).
+  if (!row || !brands.has(row.brand_id)) throw new ApiError('not_found', 'No such subscription for this account.');
   // Final: no link of the subscription works again (store.ts); only a new subscribe reaches the address.
   if (!(await removeSubscription(deps.db, id))) throw new ApiError('not_found', 'No such subscription for this account.');
   return new Response(null, { status: 204 });
@@ -309,6 +314,9 @@ const utcStamp = (iso: string) => {
   const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
   return `${Number(day)} ${months[Number(month) - 1]} ${year}, ${iso.slice(11, 16)} UTC`;
 };
+
+/** The stamp of a time from which something can be done, rounded up to its minute: `from 16:05` must hold at 16:05:00. */
+const fromStamp = (iso: string) => utcStamp(new Date(Math.ceil(Date.parse(iso) / MINUTE_MS) * MINUTE_MS).toISOString());
 
 /** A page's one button: a form that posts to `action` (a same-origin path). */
 const button = (action: string, label: string, hidden: Record<string, string> = {}) =>
@@ -510,7 +518,7 @@ async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
         endpoint ? 'No test delivery for now' : 'No confirmation email for now',
         [
           `Your subscription for ${words.scope} is waiting for confirmation, but no more ${what} can go ${to} for now: at most ${ADDRESS_PER_DAY} a day reach one ${where}, and an account sends at most ${ACCOUNT_PER_DAY} a day.`,
-          `Send it from ${utcStamp(from)}, with the button below.`,
+          `Send it from ${fromStamp(from)}, with the button below.`,
         ],
         button(action, 'Send the confirmation again'),
         { section: name, headers: { 'retry-after': String(error.options.retryAfter ?? 1) } },
@@ -518,12 +526,13 @@ async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
     }
     return page(502, 'The confirmation could not be sent', [`Your subscription for ${words.scope} is waiting for confirmation, but the confirmation did not go out ${to}.`, 'Try again in a few minutes.'], button(action, 'Try again'), name);
   }
+  // Within the 10 minutes of the last one (of this cycle: its link works), the page says from when its button sends another.
   return page(200, endpoint ? 'Check the channel' : 'Check your inbox', [
     confirmation.sent
       ? `We sent a confirmation link ${to}. Open it and confirm to restart the ${name} for ${words.scope}; nothing is sent before.`
-      : `A confirmation link went ${to} at ${utcStamp(confirmation.sent_at)}; open it and confirm to restart the ${name} for ${words.scope}. Another can be sent from ${utcStamp(confirmation.resend_after)}.`,
+      : `A confirmation link went ${to} at ${utcStamp(confirmation.sent_at)}; open it and confirm to restart the ${name} for ${words.scope}. Did not get it? Another can be sent from ${fromStamp(confirmation.resend_after)}, with the button below.`,
     `The link works for ${CONFIRM_TTL / 86_400} days.`,
-  ], '', name);
+  ], confirmation.sent ? '' : button(action, 'Send the confirmation again'), name);
 }
 
 export const subscriptionRoutes: Route<SubscriptionDeps>[] = [

@@ -44,7 +44,7 @@ export interface SubscriptionRow {
   quiet_end?: number | null;
 }
 
-/** What the API shows of a subscription: never the key, sealed or not. */
+/** What the API shows of a subscription, in any state (with why it is paused, or when it was unsubscribed): never the key, sealed or not. */
 export function publicView(row: SubscriptionRow) {
   return {
     id: row.id,
@@ -57,7 +57,8 @@ export function publicView(row: SubscriptionRow) {
     ...(row.channel_type && row.quiet_start != null && row.quiet_end != null ? { quiet_hours: { start: hhmm(row.quiet_start), end: hhmm(row.quiet_end) } } : {}),
     timezone: row.timezone,
     status: row.status,
-    ...(row.paused_reason ? { paused_reason: row.paused_reason } : {}),
+    ...(row.status === 'paused' && row.paused_reason ? { paused_reason: row.paused_reason } : {}),
+    ...(row.status === 'unsubscribed' && row.unsubscribed_at ? { unsubscribed_at: row.unsubscribed_at } : {}),
     created_at: row.created_at,
     confirmed_at: row.confirmed_at,
   };
@@ -156,7 +157,8 @@ export async function linkedSubscription(db: D1Database, id: string, generation:
 /**
  * The address unsubscribes (its unsubscribe link, one-click, mailto): status,
  * the sealed key, its planned sends, and a new cycle, so no link of the old
- * one acts again; and the address's wish is recorded: no confirmation email
+ * one acts again (nor holds back the new cycle's first confirmation:
+ * `confirm_sent_at` is the cycle's own); and the address's wish is recorded: no confirmation email
  * through the API for 30 days (caps.ts). Only cycle `generation` is ended:
  * false when the row had moved on, or was unsubscribed already.
  */
@@ -168,7 +170,7 @@ export async function unsubscribeById(db: D1Database, id: string, generation: nu
     // The sealed key goes too: an unsubscribed address keeps no credential.
     db
       .prepare(
-        `UPDATE digest_subscriptions SET status = 'unsubscribed', key_sealed = NULL, unsubscribed_at = ?1, updated_at = ?1, generation = generation + 1
+        `UPDATE digest_subscriptions SET status = 'unsubscribed', key_sealed = NULL, unsubscribed_at = ?1, updated_at = ?1, generation = generation + 1, confirm_sent_at = NULL
           WHERE id = ?2 AND generation = ?3 AND status != 'unsubscribed' RETURNING id`,
       )
       .bind(at, id, generation),
