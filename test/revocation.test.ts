@@ -70,6 +70,9 @@ async function mailTo(to: string): Promise<Mail[]> {
 /** Every link of a mail's text part: the product's links are absolute URLs, each on its own. */
 const linksOf = (mail: Mail) => [...mail.text.matchAll(/https?:\/\/\S+/g)].map((m) => m[0]).filter((url) => !url.includes('placeholder.invalid'));
 const linkTo = (mail: Mail, path: string) => linksOf(mail).find((url) => new URL(url).pathname === path);
+/** The sealed keys of the CSV links a subscription's view page handed out. */
+const keysOfLinks = async (id: string) => (await env.DB.prepare('SELECT key_sealed FROM report_links WHERE parent = ?').bind(`sub:${id}`).all<{ key_sealed: string }>()).results.map((r) => r.key_sealed);
+
 /** A digest's "view in browser" link (`/r/<token>`). */
 const viewLinkOf = (mail: Mail) => linksOf(mail).find((url) => new URL(url).pathname.startsWith('/r/'))!;
 /** The "Subscribe again" button's address on the unsubscribed page. */
@@ -183,6 +186,8 @@ describe('1. an account\'s delete is final', () => {
     for (const url of unsubscribeLinks) expect(await mailUnsubscribe(tokenOf(url))).toEqual([]);
     // The row is gone, its sealed key with it: nothing can bring it back.
     expect(await row(id)).toBeNull();
+    // The view page's CSV links keep only their rows (to say why they ended), not the key.
+    expect(await keysOfLinks(id)).toEqual(csv.map(() => ''));
 
     // The account's list no longer has it, and a send-now reaches only the control subscriber.
     expect((await listed()).map((s) => s.id)).not.toContain(id);
@@ -379,7 +384,7 @@ describe('2. a page\'s CSV links end with the page\'s record', () => {
   });
 
   it('the digest\'s view page and its CSV links end when the person unsubscribes', async () => {
-    await seedSubscriptions([{ email: 'reader@example.com' }]);
+    const [id] = await seedSubscriptions([{ email: 'reader@example.com' }]);
     expect((await sendNow()).recipients).toBe(1);
     const digest = (await mailTo('reader@example.com')).at(-1)!;
     const view = viewLinkOf(digest);
@@ -387,6 +392,8 @@ describe('2. a page\'s CSV links end with the page\'s record', () => {
     for (const url of csv) expect((await readCsv(url)).status).toBe(200);
 
     expect((await post(linkTo(digest, '/digests/unsubscribe')!)).status).toBe(200);
+    // An unsubscribed address keeps no credential: the CSV links' rows no longer hold the key either.
+    expect(await keysOfLinks(id!)).toEqual(csv.map(() => ''));
     const page = await get(view);
     expect(page.status).toBe(410);
     expect(visibleText(await page.text())).toContain('Its subscription was unsubscribed.');

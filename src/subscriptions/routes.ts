@@ -306,7 +306,7 @@ async function remove(request: Request, deps: SubscriptionDeps, id: string): Pro
 }
 
 /** A page of a subscription's links, in the look of every page; its section names what the subscription brings. */
-const page = (status: number, title: string, paragraphs: string[], extra: Markup | '', section: string) => basePage(status, title, paragraphs, extra || EMPTY, { section });
+const page = (status: number, title: string, paragraphs: string[], extra: Markup, section: string) => basePage(status, title, paragraphs, extra, { section });
 
 /** `23 Nov 2026, 16:05 UTC`. */
 const utcStamp = (iso: string) => {
@@ -355,7 +355,7 @@ function endedPage(end: SubscriptionEnd, row: SubscriptionRow | null): Response 
       : end === 'removed'
         ? `Nothing was changed, and nothing more is sent for it. Only ${manager} can subscribe you again.`
         : `Nothing was changed. To subscribe again, use the button of your latest unsubscribe, or ask ${manager}.`;
-  return page(410, end === 'removed' ? 'This subscription was removed' : 'This link no longer works', [SUBSCRIPTION_END[end], next], '', row ? wordsOf(row).name : 'subscriptions');
+  return page(410, end === 'removed' ? 'This subscription was removed' : 'This link no longer works', [SUBSCRIPTION_END[end], next], EMPTY, row ? wordsOf(row).name : 'subscriptions');
 }
 
 /**
@@ -381,8 +381,8 @@ async function confirm(request: Request, url: URL, deps: SubscriptionDeps): Prom
   if (end || !row) return endedPage(end ?? 'removed', row);
   // What is confirmed: the weekly digest, change alerts, or both, and where they go.
   const words = wordsOf(row);
-  if (row.status === 'unsubscribed') return page(409, 'This subscription was cancelled', [`It was unsubscribed after this link was sent. Subscribe again to get the ${words.name}.`], '', words.name);
-  if (row.status === 'paused') return page(409, 'This subscription is paused', ['Its API key can no longer read the brand. Subscribe again with a current key.'], '', words.name);
+  if (row.status === 'unsubscribed') return page(409, 'This subscription was cancelled', [`It was unsubscribed after this link was sent. Subscribe again to get the ${words.name}.`], EMPTY, words.name);
+  if (row.status === 'paused') return page(409, 'This subscription is paused', ['Its API key can no longer read the brand. Subscribe again with a current key.'], EMPTY, words.name);
   const digest = kindsOf(row).length > 0;
   if (request.method !== 'POST' && row.status === 'pending') {
     return page(
@@ -400,7 +400,7 @@ async function confirm(request: Request, url: URL, deps: SubscriptionDeps): Prom
       .prepare(`UPDATE digest_subscriptions SET status = 'active', confirmed_at = ?, updated_at = ? WHERE id = ? AND status = 'pending' AND generation = ? RETURNING id`)
       .bind(now, now, row.id, generation)
       .first<{ id: string }>();
-    if (!changed) return page(409, 'This subscription changed', ['Open the link again to see where it stands.'], '', words.name);
+    if (!changed) return page(409, 'This subscription changed', ['Open the link again to see where it stands.'], EMPTY, words.name);
     first = true;
   }
   const next = digest ? nextDigest(deps.now(), row.timezone, await recentSendWeeks(deps, row.id)) : null;
@@ -413,7 +413,7 @@ async function confirm(request: Request, url: URL, deps: SubscriptionDeps): Prom
       ...(wantsAlerts(row) ? ['The first evaluation only keeps the figures; alerts start from the day after.'] : []),
       ...(digest ? ['A week in which nothing was measured sends no digest. Every digest has a one-click unsubscribe link.'] : []),
     ],
-    '',
+    EMPTY,
     words.name,
   );
 }
@@ -431,11 +431,11 @@ async function unsubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
   if (request.method === 'POST') {
     // RFC 8058: a POST to the List-Unsubscribe URL unsubscribes with no further step (the body is
     // `List-Unsubscribe=One-Click`; our own button posts the same). Idempotent: a second POST changes nothing.
-    if (row.status === 'unsubscribed') return page(200, 'You are unsubscribed', [words.stopped, askAgain], '', words.name);
-    if (!(await unsubscribeById(deps.db, row.id, generation, deps.now()))) return page(409, 'This subscription changed', ['Open the link again to see where it stands.'], '', words.name);
+    if (row.status === 'unsubscribed') return page(200, 'You are unsubscribed', [words.stopped, askAgain], EMPTY, words.name);
+    if (!(await unsubscribeById(deps.db, row.id, generation, deps.now()))) return page(409, 'This subscription changed', ['Open the link again to see where it stands.'], EMPTY, words.name);
     // The key is gone from the database now; the "subscribe again" link carries it, still sealed (links.ts),
     // for the cycle this unsubscribe started.
-    if (!row.key_sealed) return page(200, 'You are unsubscribed', [words.stopped, askAgain], '', words.name);
+    if (!row.key_sealed) return page(200, 'You are unsubscribed', [words.stopped, askAgain], EMPTY, words.name);
     const again = await resubscribeUrl(deps, { id: row.id, generation: generation + 1, key_sealed: row.key_sealed });
     return page(
       200,
@@ -445,7 +445,7 @@ async function unsubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
       words.name,
     );
   }
-  if (row.status === 'unsubscribed') return page(200, 'You are already unsubscribed', [words.none, askAgain], '', words.name);
+  if (row.status === 'unsubscribed') return page(200, 'You are already unsubscribed', [words.none, askAgain], EMPTY, words.name);
   // GET only shows the button: link scanners that prefetch URLs must not unsubscribe anyone.
   return page(
     200,
@@ -471,8 +471,8 @@ async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
   if (end || !row) return endedPage(end ?? 'removed', row);
   const action = `${SUBSCRIPTIONS_BASE}/resubscribe?token=${encodeURIComponent(token)}`;
   const words = wordsOf(row);
-  if (row.status === 'active') return page(200, 'You are subscribed', [`You already get ${words.what}; nothing to do.`], '', words.name);
-  if (row.status === 'paused') return page(409, 'This subscription is paused', ['Its API key can no longer read the brand. Ask whoever manages it to subscribe you again with a current key.'], '', words.name);
+  if (row.status === 'active') return page(200, 'You are subscribed', [`You already get ${words.what}; nothing to do.`], EMPTY, words.name);
+  if (row.status === 'paused') return page(409, 'This subscription is paused', ['Its API key can no longer read the brand. Ask whoever manages it to subscribe you again with a current key.'], EMPTY, words.name);
   if (request.method !== 'POST') {
     const pending = row.status === 'pending';
     return page(
@@ -490,7 +490,7 @@ async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
     const sealed = String(claims.k ?? '');
     const key = sealed ? await unseal(deps.encryptionKey, sealed, row.id) : null;
     if (!key || (await sha256Hex(key)) !== row.key_hash) {
-      return page(409, 'This link is out of date', ['The subscription changed after this link was made. Use the link of your latest unsubscribe, or ask whoever manages the brand to subscribe you again.'], '', words.name);
+      return page(409, 'This link is out of date', ['The subscription changed after this link was made. Use the link of your latest unsubscribe, or ask whoever manages the brand to subscribe you again.'], EMPTY, words.name);
     }
     const at = deps.now().toISOString();
     await deps.db
@@ -499,7 +499,7 @@ async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
       .run();
   }
   const pending = await subscriptionById(deps.db, row.id);
-  if (!pending || pending.status !== 'pending' || pending.generation !== generation) return page(409, 'This subscription changed', ['Open the link again to see where it stands.'], '', words.name);
+  if (!pending || pending.status !== 'pending' || pending.generation !== generation) return page(409, 'This subscription changed', ['Open the link again to see where it stands.'], EMPTY, words.name);
   // A Slack or webhook subscription is confirmed again where it posts, by a test delivery.
   const endpoint = pending.channel_type === 'slack' || pending.channel_type === 'webhook';
   const { to, name } = words;
@@ -532,7 +532,7 @@ async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
       ? `We sent a confirmation link ${to}. Open it and confirm to restart the ${name} for ${words.scope}; nothing is sent before.`
       : `A confirmation link went ${to} at ${utcStamp(confirmation.sent_at)}; open it and confirm to restart the ${name} for ${words.scope}. Did not get it? Another can be sent from ${fromStamp(confirmation.resend_after)}, with the button below.`,
     `The link works for ${CONFIRM_TTL / 86_400} days.`,
-  ], confirmation.sent ? '' : button(action, 'Send the confirmation again'), name);
+  ], confirmation.sent ? EMPTY : button(action, 'Send the confirmation again'), name);
 }
 
 export const subscriptionRoutes: Route<SubscriptionDeps>[] = [

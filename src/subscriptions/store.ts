@@ -155,6 +155,17 @@ export async function linkedSubscription(db: D1Database, id: string, generation:
 }
 
 /**
+ * The CSV links a digest's view page handed out in cycle `generation`, or in
+ * any (`report_links.parent` is `sub:<id>`, src/links/link-store.ts): they
+ * keep their rows, which say why they ended when opened, but no longer the
+ * subscriber's key.
+ */
+const forgetLinkedKeys = (db: D1Database, id: string, generation?: number) =>
+  generation === undefined
+    ? db.prepare(`UPDATE report_links SET key_sealed = '' WHERE parent = ?`).bind(`sub:${id}`)
+    : db.prepare(`UPDATE report_links SET key_sealed = '' WHERE parent = ? AND parent_generation = ?`).bind(`sub:${id}`, generation);
+
+/**
  * The address unsubscribes (its unsubscribe link, one-click, mailto): status,
  * the sealed key, its planned sends, and a new cycle, so no link of the old
  * one acts again (nor holds back the new cycle's first confirmation:
@@ -177,6 +188,7 @@ export async function unsubscribeById(db: D1Database, id: string, generation: nu
     db
       .prepare(`UPDATE digest_sends SET status = 'skipped', reason = 'unsubscribed', updated_at = ?1 WHERE subscription_id = ?2 AND status = 'planned' AND (SELECT status FROM digest_subscriptions WHERE id = ?2) = 'unsubscribed'`)
       .bind(at, id),
+    forgetLinkedKeys(db, id, generation),
     ...(own ? [await recordOptout(db, own, at)] : []),
   ]);
   return (ended?.results.length ?? 0) > 0;
@@ -191,6 +203,7 @@ export async function unsubscribeById(db: D1Database, id: string, generation: nu
  */
 export async function removeSubscription(db: D1Database, id: string): Promise<boolean> {
   const results = await db.batch<{ id: string }>([
+    forgetLinkedKeys(db, id),
     // Foreign keys: what names the subscription goes first.
     db.prepare('DELETE FROM alert_deliveries WHERE subscription_id = ?').bind(id),
     db.prepare('DELETE FROM alert_channels WHERE subscription_id = ?').bind(id),
