@@ -14,6 +14,8 @@ import { auth, Client, type OAuthClientProvider, type OAuthDiscoveryState, type 
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MCP_PATH } from '../src/mcp';
+import { OAUTH_WRITES_PER_MINUTE } from '../src/mcp/oauth-routes';
+import { sha256Hex } from '../src/lib/hash';
 import { KEY_RECHECK_MS } from '../src/proxy/policy';
 import { KEYS } from './helpers';
 import { FakeUpstream, freshKey, restoreUpstream } from './proxy-upstream';
@@ -436,7 +438,7 @@ describe('the API key pasted as a header', () => {
     expect(unknownKey.status).toBe(401);
     expect(unknownKey.headers.get('www-authenticate')).toContain('resource_metadata=');
     // A token's shape that we never issued: refused as a token, never tried upstream as a key.
-    const forged = await mcpPost(`k_${'0'.repeat(32)}:${'A'.repeat(16)}:${'B'.repeat(32)}`);
+    const forged = await mcpPost(`bav1_${'0'.repeat(32)}:${'A'.repeat(16)}:${'B'.repeat(32)}`);
     expect(forged.status).toBe(401);
     expect(forged.headers.get('www-authenticate')).toContain('error="invalid_token"');
   });
@@ -487,5 +489,195 @@ describe('a deployment without OAUTH_KV', () => {
     const off = await mcpLineOf(rest as unknown as Env);
     expect(off).toMatch(/^the API key in Authorization only: OAuth is off/);
     expect(off).toContain('bind OAUTH_KV');
+  });
+});
+
+describe('bounds (issue 34 item 3)', () => {
+  let n = 0;
+  /** An address of its own per call: the per-address limits of one test never reach another. */
+  const address = () => `203.0.113.${(n++ % 250) + 1}`;
+  const stamp = Date.now() % 1000;
+  const register = (metadata: Record<string, unknown>, ip?: string) =>
+    workerFetch(`${ORIGIN}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json', ...(ip ? { 'cf-connecting-ip': ip } : {}) }, body: JSON.stringify(metadata) });
+  const client = (extra: Record<string, unknown> = {}) => ({ client_name: 'Bounded', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', ...extra });
+
+  it('refuses a registration over its sizes with 400 naming the field', async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [client({ client_name: 'n'.repeat(1_000_000) }), 'client_name'],
+      [client({ redirect_uris: Array.from({ length: 2000 }, (_, i) => `http://127.0.0.1:${1000 + i}/cb`) }), 'redirect_uris'],
+      [client({ redirect_uris: [`http://127.0.0.1:33418/${'p'.repeat(200 * 1024)}`] }), 'redirect_uris'],
+      [client({ client_uri: `https://example.com/${'u'.repeat(5000)}` }), 'client_uri'],
+    ];
+    for (const [metadata, field] of cases) {
+      const response = await register(metadata);
+      expect(response.status).toBe(400);
+      const body = (await response.json()) as { error: string; error_description: string };
+      expect(body.error).toMatch(/^invalid_(client_metadata|redirect_uri)$/);
+      expect(body.error_description.startsWith(`${field}:`)).toBe(true);
+    }
+    expect((await register(client())).status).toBe(201);
+  });
+
+  it(`lets one address register ${OAUTH_WRITES_PER_MINUTE} times a minute, then 429 with Retry-After`, async () => {
+    const ip = `198.51.100.${stamp % 250}`;
+    for (let i = 0; i < OAUTH_WRITES_PER_MINUTE; i++) expect((await register(client(), ip)).status).toBe(201);
+    const refused = await register(client(), ip);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('60');
+    expect(await refused.json()).toMatchObject({ error: { code: 'rate_limited' } });
+    // Another address is not held back.
+    expect((await register(client(), address())).status).toBe(201);
+  });
+
+  it('keeps a registration that reaches no grant at most a day; one that reaches a grant, as long as the grant', async () => {
+    const response = await register(client());
+    const { client_id } = (await response.json()) as { client_id: string };
+    const expiryOf = async (id: string) => {
+      let cursor: string | undefined;
+      do {
+        const page = await env.OAUTH_KV.list({ prefix: 'client:', ...(cursor ? { cursor } : {}) });
+        const found = page.keys.find((k) => k.name === `client:${id}`);
+        if (found) return found.expiration!;
+        cursor = page.list_complete ? undefined : page.cursor;
+      } while (cursor);
+      throw new Error('client not stored');
+    };
+    const nowS = Math.floor(Date.now() / 1000);
+    expect(await expiryOf(client_id)).toBeLessThanOrEqual(nowS + 86_400 + 5);
+    const provider = await authorized(KEYS.pro);
+    expect(await expiryOf(provider.client!.client_id)).toBeGreaterThan(nowS + 89 * 86_400);
+  });
+
+  async function startedConsent(): Promise<{ provider: MemoryProvider; url: URL }> {
+    const provider = new MemoryProvider();
+    await expect(connectWith(provider)).rejects.toBeInstanceOf(UnauthorizedError);
+    return { provider, url: provider.authorizationUrl! };
+  }
+  const allKeys = async () => (await env.OAUTH_KV.list()).keys.map((k) => k.name).sort();
+
+  it('writes nothing for a consent page looked at with HEAD; GETs count per address like registrations (429 with Retry-After)', async () => {
+    const { url } = await startedConsent();
+    const before = await allKeys();
+    const head = await workerFetch(url, { method: 'HEAD', headers: { 'cf-connecting-ip': address() } });
+    expect(head.status).toBe(200);
+    expect(await allKeys()).toEqual(before);
+    const ip = address();
+    for (let i = 0; i < OAUTH_WRITES_PER_MINUTE; i++) expect((await workerFetch(url, { headers: { 'cf-connecting-ip': ip } })).status).toBe(200);
+    const refused = await workerFetch(url, { headers: { 'cf-connecting-ip': ip } });
+    expect([refused.status, refused.headers.get('retry-after')]).toEqual([429, '60']);
+    expect(refused.headers.get('content-type')).toContain('text/html');
+    expect(await refused.text()).toContain('Too many attempts');
+  });
+
+  it('reads a chunked consent form only up to its limit: 413, the rest never pulled', async () => {
+    const { url } = await startedConsent();
+    const page = await new Browser().open(url);
+    let pulls = 0;
+    const chunk = new TextEncoder().encode(`api_key=${'a'.repeat(1016)}`);
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulls++;
+        // 64 MiB if read whole.
+        if (pulls > 64 * 1024) controller.close();
+        else controller.enqueue(chunk);
+      },
+    });
+    const response = await SELF.fetch(`${ORIGIN}/oauth/authorize`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body, duplex: 'half' } as RequestInit);
+    expect(response.status).toBe(413);
+    expect(await response.text()).toContain('Form too large');
+    // The form's limit is 8 KiB: a few chunks of 1 KiB, with what the runtime buffers ahead.
+    expect(pulls).toBeLessThan(256);
+    expect(handleOf(page.html)).not.toBe('');
+  });
+
+  it('refuses a key with characters a header cannot carry: the key step again (400) saying so, never a 500 or the key in a log line', async () => {
+    const lines: string[] = [];
+    const spies = (['log', 'warn', 'error', 'info', 'debug'] as const).map((level) => vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(' '))));
+    const bad = ['demo_pro\r\nsingle', 'demo\0pro', 'demo\u200bpro_single', '\u201cdemo_pro_single\u201d', 'k'.repeat(300)];
+    try {
+      const { url } = await startedConsent();
+      const browser = new Browser();
+      let html = (await browser.open(url)).html;
+      for (const api_key of bad) {
+        const answer = await browser.submit({ handle: handleOf(html), step: 'key', api_key, decision: 'check' });
+        expect(answer.response.status).toBe(400);
+        expect(answer.html).toContain('role="alert"');
+        expect(answer.html).toMatch(/The API key (has characters|is longer)/);
+        expect(answer.html).not.toContain(api_key);
+        html = answer.html;
+      }
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    for (const api_key of bad) expect(lines.join('\n')).not.toContain(api_key);
+  });
+
+  const refresh = (provider: MemoryProvider, refreshToken: string) =>
+    workerFetch(`${ORIGIN}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: provider.client!.client_id }).toString(),
+    });
+
+  it('a rotated-out refresh token mints nothing and ends the grant: its tokens, the new refresh token included, stop', async () => {
+    const provider = await authorized(KEYS.pro);
+    const old = provider.saved!.refresh_token!;
+    const rotated = await refresh(provider, old);
+    expect(rotated.status).toBe(200);
+    const fresh = (await rotated.json()) as { access_token: string; refresh_token: string };
+    expect(fresh.refresh_token).not.toBe(old);
+    expect((await mcpPost(fresh.access_token)).status).toBe(200);
+    // The old one again: refused, and the grant is over.
+    const reused = await refresh(provider, old);
+    expect(reused.status).toBe(400);
+    expect(await reused.json()).toMatchObject({ error: 'invalid_grant' });
+    expect((await mcpPost(fresh.access_token)).status).toBe(401);
+    const next = await refresh(provider, fresh.refresh_token);
+    expect(next.status).toBe(400);
+    expect(await next.json()).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('carries nothing derived from the key in codes and tokens: our marker and an HMAC, no SHA-256 prefix', async () => {
+    const key = KEYS.growth;
+    const digest = await sha256Hex(key);
+    const provider = new MemoryProvider();
+    await expect(connectWith(provider)).rejects.toBeInstanceOf(UnauthorizedError);
+    const callback = await new Browser().consent(provider.authorizationUrl!, key);
+    const code = callback.searchParams.get('code')!;
+    await new StreamableHTTPClientTransport(new URL(MCP_URL), { fetch: workerFetch, authProvider: provider }).finishAuth(callback.searchParams);
+    for (const credential of [code, provider.saved!.access_token, provider.saved!.refresh_token!]) {
+      expect(credential.startsWith('bav1_')).toBe(true);
+      expect(credential).not.toContain(digest.slice(0, 16));
+    }
+  });
+
+  it('refuses a token of the old k_ users at /mcp and at refresh (the person connects again)', async () => {
+    const legacy = `k_${'0'.repeat(32)}:${'A'.repeat(16)}:${'B'.repeat(32)}`;
+    expect((await mcpPost(legacy)).status).toBe(401);
+    const provider = await authorized(KEYS.pro);
+    const answer = await refresh(provider, legacy);
+    expect(answer.status).toBe(400);
+    expect(await answer.json()).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  describe('at /api/v1', () => {
+    let up: FakeUpstream;
+    beforeEach(() => {
+      up = new FakeUpstream().install();
+    });
+    afterEach(() => restoreUpstream());
+
+    it('an access token of ours is 401 saying tokens are for /mcp, and the upstream is never called', async () => {
+      const provider = await authorized(freshKey('oauth-at-api'));
+      const calls = up.calls;
+      for (const token of [provider.saved!.access_token, provider.saved!.refresh_token!]) {
+        const response = await workerFetch(`${ORIGIN}/api/v1/brands`, { headers: { authorization: `Bearer ${token}` } });
+        expect(response.status).toBe(401);
+        const body = (await response.json()) as { error: { code: string; message: string } };
+        expect(body.error.code).toBe('invalid_api_key');
+        expect(body.error.message).toContain('/mcp');
+      }
+      expect(up.calls).toBe(calls);
+    });
   });
 });

@@ -590,3 +590,21 @@ describe('what a stateless server refuses', () => {
     );
   });
 });
+
+describe('echoed arguments (issue 34 item 4b)', () => {
+  it('cuts what an error quotes of the request to a short prefix: prompts/get and resources/read with a 1 MB argument', async () => {
+    const huge = 'x'.repeat(1024 * 1024);
+    const calls = [
+      { method: 'prompts/get', params: { name: huge, arguments: {} } },
+      { method: 'completion/complete', params: { ref: { type: 'ref/prompt', name: huge }, argument: { name: 'brand_id', value: '' } } },
+      { method: 'resources/read', params: { uri: `ui://weekly/${huge}` } },
+      { method: 'resources/read', params: { uri: huge } },
+    ];
+    for (const [i, call] of calls.entries()) {
+      const response = await post(JSON.stringify({ jsonrpc: '2.0', id: i + 10, ...call }));
+      const text = await response.text();
+      expect(text).toContain('"error"');
+      expect([call.method, text.length]).toEqual([call.method, expect.toSatisfy((length: number) => length < 600)]);
+    }
+  });
+});

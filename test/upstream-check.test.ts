@@ -158,3 +158,25 @@ describe('what it refuses', () => {
     expect(logged.join('\n')).not.toContain('demo_revoked');
   });
 });
+
+describe('a key no header can carry (issue 34 item 3)', () => {
+  it('is a 400 naming api_key at /admin/upstream/check and /admin/upstream/discover, never a 500 and never in a log line', async () => {
+    const logged: string[] = [];
+    for (const method of ['log', 'error', 'warn', 'info', 'debug'] as const) vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(' ')));
+    const bad = ['demo_pro\r\nsingle', 'demo_pro\nx-injected: 1', 'demo\0pro', 'demo\u200bpro_single', '\u201cdemo_pro_single\u201d', 'demo pro'];
+    for (const path of ['check', 'discover']) {
+      for (const api_key of bad) {
+        const response = await SELF.fetch(`https://edge.test/admin/upstream/${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${env.ADMIN_TOKEN}` },
+          body: JSON.stringify({ api_key }),
+        });
+        const text = await response.text();
+        expect([path, api_key, response.status]).toEqual([path, api_key, 400]);
+        expect(JSON.parse(text)).toMatchObject({ error: { code: 'invalid_parameter', param: 'api_key' } });
+        expect(text).toContain('characters an API key never has');
+      }
+    }
+    for (const api_key of bad) expect(logged.join('\n')).not.toContain(api_key);
+  });
+});

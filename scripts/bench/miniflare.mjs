@@ -59,7 +59,7 @@ export function deployedBindings({ database, objectsIn, kv = ['CACHE'], vars = {
     compatibilityFlags: ['nodejs_compat'],
     d1Databases: { DB: database },
     kvNamespaces: kv,
-    ratelimits: { UNVERIFIED_KEYS: { namespace_id: '1001', simple: { limit: 120, period: 60 } } },
+    ratelimits: { UNVERIFIED_KEYS: { namespace_id: '1001', simple: { limit: 120, period: 60 } }, OAUTH_WRITES: { namespace_id: '1002', simple: { limit: 10, period: 60 } } },
     durableObjects: { UPSTREAM_GATE: { className: 'UpstreamGate', useSQLite: true, ...where }, PROXY_STATS: { className: 'ProxyStats', useSQLite: true, ...where } },
     queueProducers: { DIGEST_QUEUE: { queueName: 'bench-digests' } },
     bindings: { ...BENCH_VARS, ...vars },
@@ -82,7 +82,7 @@ export async function startProductWorker({ name, vars = {}, unverifiedPerMinute 
       d1Databases: { DB: `bench-${name}` },
       // OAUTH_KV as deployed: /mcp then answers through the OAuth resource server, a pasted key too.
       kvNamespaces: ['CACHE', 'OAUTH_KV'],
-      ratelimits: { UNVERIFIED_KEYS: { namespace_id: '1001', simple: { limit: unverifiedPerMinute, period: 60 } } },
+      ratelimits: { UNVERIFIED_KEYS: { namespace_id: '1001', simple: { limit: unverifiedPerMinute, period: 60 } }, OAUTH_WRITES: { namespace_id: '1002', simple: { limit: 10, period: 60 } } },
       durableObjects: { UPSTREAM_GATE: { className: 'UpstreamGate', useSQLite: true }, PROXY_STATS: { className: 'ProxyStats', useSQLite: true } },
       // The Worker's other bindings (digests): present so the env parses, unused here.
       queueProducers: { DIGEST_QUEUE: { queueName: 'bench-digests' } },

@@ -59,6 +59,8 @@ export const APP_VARS = {
   ALERT_QUEUE: optionalBinding,
   /** OAuth 2.1 for /mcp (src/mcp/oauth.ts): its clients, grants and tokens. Unbound: /mcp takes only a pasted API key. */
   OAUTH_KV: optionalBinding,
+  /** OAuth's writes per client address (registrations, consent pages): the rate-limiting binding. Unbound: OAuth is off. */
+  OAUTH_WRITES: optionalBinding,
   /** Static assets (wrangler.toml `[assets]`): the MCP App's view (src/mcp/weekly-view.ts). Unbound: its `resources/read` answers an error; the tools still answer as text. */
   ASSETS: optionalBinding,
   /** Absolute base URL of links in emails (confirm, unsubscribe, view in browser). Unset: http://localhost:8787. */
@@ -102,7 +104,7 @@ export class InvalidEnvError extends Error {
   override readonly name = 'InvalidEnvError';
 }
 
-type Bindings = Pick<Env, 'CACHE' | 'UPSTREAM_GATE' | 'UNVERIFIED_KEYS' | 'PROXY_STATS'> & Partial<Pick<Env, 'DB' | 'DIGEST_QUEUE' | 'ALERT_QUEUE' | 'OAUTH_KV' | 'ASSETS'>>;
+type Bindings = Pick<Env, 'CACHE' | 'UPSTREAM_GATE' | 'UNVERIFIED_KEYS' | 'PROXY_STATS'> & Partial<Pick<Env, 'DB' | 'DIGEST_QUEUE' | 'ALERT_QUEUE' | 'OAUTH_KV' | 'OAUTH_WRITES' | 'ASSETS'>>;
 /** The bindings as typed by `wrangler types` (`DB` and the Queues only when bound), with the parsed vars and secrets. */
 export type AppEnv = Omit<AppVars, keyof Bindings> & Bindings;
 

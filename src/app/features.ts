@@ -53,7 +53,7 @@ export interface Features {
   mail: 'resend' | 'dev outbox' | 'unsent' | 'off';
   /** `/dev/*` is mounted: `DEV_ROUTES = "on"`, dev only. */
   devRoutes: boolean;
-  /** `/mcp` takes OAuth (`OAUTH_KV` bound) beside a pasted key; without it, only the key (`/oauth/*` answers 404). */
+  /** `/mcp` takes OAuth (`OAUTH_KV` and `OAUTH_WRITES` bound, `SIGNING_SECRET` set) beside a pasted key; without them, only the key (`/oauth/*` answers 404). */
   mcpOAuth: boolean;
   /** For each feature that is off, what turns it on, in words naming settings (never their values). */
   off: Partial<Record<OptionalFeature, string>>;
@@ -86,7 +86,7 @@ export function featuresOf(env: AppEnv): Features {
     alerts,
     mail: !reports && !digests ? 'off' : env.RESEND_API_KEY ? 'resend' : env.DEV_ROUTES === 'on' ? 'dev outbox' : 'unsent',
     devRoutes: env.DEV_ROUTES === 'on',
-    mcpOAuth: Boolean(env.OAUTH_KV),
+    mcpOAuth: Boolean(env.OAUTH_KV && env.OAUTH_WRITES && env.SIGNING_SECRET),
     off,
   };
   derived.set(env, features);
@@ -108,7 +108,7 @@ export function featuresLine(features: Features): Record<string, unknown> {
 
 // /mcp itself is always on; what varies is how an assistant authenticates.
 const MCP_OAUTH_ON = 'OAuth (OAUTH_KV bound: assistants connect by URL) or the API key in Authorization';
-const MCP_OAUTH_OFF = 'the API key in Authorization only: OAuth is off, /oauth/* and its metadata answer 404 (bind OAUTH_KV, the KV namespace, for assistants that connect by URL: docs/mcp.md)';
+const MCP_OAUTH_OFF = 'the API key in Authorization only: OAuth is off, /oauth/* and its metadata answer 404 (bind OAUTH_KV, the KV namespace, and OAUTH_WRITES, the rate-limiting binding, and set SIGNING_SECRET, for assistants that connect by URL: docs/mcp.md)';
 
 const SEND_REAL_MAIL = 'set RESEND_API_KEY, DIGEST_FROM and an https PUBLIC_URL to send real mail';
 const MAIL_LINE: Record<Features['mail'], string> = {

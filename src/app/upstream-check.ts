@@ -13,6 +13,7 @@
  */
 import * as z from 'zod';
 import { toApiError } from '../client';
+import { API_KEY_CHARACTERS, apiKeyProblem } from '../contract/access';
 import { ApiError } from '../contract/errors';
 import { parseJsonObject, readJsonBody } from '../contract/json-body';
 import { html, htmlDocument, joinMarkup, type Markup, pageHeaders, trusted } from '../lib/html';
@@ -26,7 +27,7 @@ export const UPSTREAM_CHECK_PATH = `${UPSTREAM_ADMIN_BASE}/check`;
 export const MAX_CHECK_BODY_BYTES = 1024;
 
 export const CheckBody = z.strictObject({
-  api_key: z.string({ error: '`api_key` is required: the API key to read the service with.' }).min(1).max(256),
+  api_key: z.string({ error: '`api_key` is required: the API key to read the service with.' }).min(1).max(256).refine((key) => apiKeyProblem(key) === null, { error: API_KEY_CHARACTERS }),
   brand_id: z.number().int().positive().optional(),
   market: z.string().regex(/^([A-Za-z]{2}(-[A-Za-z]{2})?|\d{1,12})$/, { error: '`market` must be a market code such as `us`, or a market id.' }).optional(),
 });

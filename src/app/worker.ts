@@ -102,9 +102,14 @@ export function createWorker(seams: WorkerSeams = {}) {
       const { pathname } = url;
       if (under(pathname, API_BASE)) return handleProxy(request, env, proxyRuntime, { url });
       // Needs only the proxy, so it runs on a proxy-only deployment too.
-      const mcpOptions = { hosts: env.MCP_ALLOWED_HOSTS, dev: features.devRoutes, oauthKv: env.OAUTH_KV, assets: env.ASSETS };
+      const mcpOptions = {
+        hosts: env.MCP_ALLOWED_HOSTS,
+        dev: features.devRoutes,
+        ...(features.mcpOAuth ? { oauthKv: env.OAUTH_KV, oauthSecret: env.SIGNING_SECRET, oauthWrites: env.OAUTH_WRITES } : {}),
+        assets: env.ASSETS,
+      };
       if (pathname === MCP_PATH) return withRequestId(await handleMcp(request, url, env, proxyRuntime, mcpOptions), requestIdOf(request.headers));
-      // OAuth for /mcp (its consent page, the provider's endpoints and metadata): off without OAUTH_KV.
+      // OAuth for /mcp (its consent page, the provider's endpoints and metadata): off without OAUTH_KV, OAUTH_WRITES and SIGNING_SECRET.
       if (isOAuthPath(pathname)) return withRequestId(await handleOAuth(request, env, proxyRuntime, mcpOptions), requestIdOf(request.headers));
       const p = await product();
       if (under(pathname, p.ADMIN_BASE) || under(pathname, p.UPSTREAM_ADMIN_BASE)) return p.handleAdmin(request, env, proxyRuntime, p.allAdminRoutes);

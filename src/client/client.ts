@@ -10,6 +10,7 @@
  * ```
  */
 import type * as z from 'zod';
+import { apiKeyProblem, invalidKey } from '../contract/access';
 import { checkResponseBody } from '../contract/body';
 import type { ErrorBody } from '../contract/errors';
 import { loadSchemas, schemas } from '../contract/zod-side';
@@ -288,6 +289,8 @@ export function createClient(options: ClientOptions): ApiClient {
 
   async function call<Id extends OperationId>(id: Id, params: Record<string, unknown> | undefined, callOptions: CallOptions = {}, reading: Reading = CHECKED): Promise<Lenient<ResponseOf<Id>>> {
     const url = operationUrl(baseUrl, id, params);
+    // A key no header can carry is refused as the API refuses a malformed key, before `new Headers` throws with it in its message.
+    if (apiKeyProblem(options.apiKey)) throw new ApiClientError({ kind: 'http', code: 'invalid_api_key', status: 401, operation: id, message: `${id}: ${invalidKey().message}` });
     // The schemas the bodies are checked with, loaded at the first call (src/contract/zod-side.ts).
     await loadSchemas();
     const started = now();

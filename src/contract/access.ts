@@ -14,6 +14,35 @@ export function bearerKey(headers: Headers): string | null {
   return match?.[1] ?? null;
 }
 
+/** What an API key can be: 1 to 256 printable ASCII characters, no space (what `bearerKey` reads from a header). */
+export const API_KEY_MAX = 256;
+const API_KEY_SHAPE = /^[\x21-\x7e]{1,256}$/;
+export const API_KEY_CHARACTERS = 'has characters an API key never has: only printable ASCII, without spaces. Paste the key again, without quotes or line breaks';
+
+/**
+ * Why a key given in a form or a body (not a header) cannot be an API key, or null when it can. Checked before
+ * any use: a key with a character a header cannot carry (CR, LF, NUL, a zero-width space, a curly quote) would
+ * make `new Headers` throw, with the key in its message. The answer never quotes the key.
+ */
+export function apiKeyProblem(key: string): string | null {
+  if (key.length === 0) return 'is empty: paste the Read API key.';
+  if (key.length > API_KEY_MAX) return `is longer than an API key can be (at most ${API_KEY_MAX} characters).`;
+  if (!API_KEY_SHAPE.test(key)) return API_KEY_CHARACTERS;
+  return null;
+}
+
+/**
+ * OAuth tokens of this Worker's `/mcp` are `<user>:<grant>:<secret>`, where `<user>` is ours: `bav1_` and an
+ * HMAC (src/mcp/oauth.ts, `grantUserOf`). That marker, not the provider's lengths, tells a token from a pasted
+ * API key, here and at `/api/v1`. `k_<32 hex>:` was the marker before: such tokens are ours too, and refused.
+ */
+export const OAUTH_USER_PREFIX = 'bav1_';
+export const isOAuthToken = (credential: string): boolean => credential.startsWith(OAUTH_USER_PREFIX) || /^k_[0-9a-f]{32}:/.test(credential);
+
+/** 401 at `/api/v1` for one of our OAuth tokens: it stands for a key, and is for `/mcp` only; it is never sent upstream. */
+export const oauthTokenNotAKey = () =>
+  new ApiError('invalid_api_key', 'This is an OAuth access token, which works only at /mcp. /api/v1 takes the Read API key itself: `Authorization: Bearer <key>`.');
+
 /** 401: no key, a malformed one, or one the API does not know (or no longer). */
 export const invalidKey = () => new ApiError('invalid_api_key', 'Missing, revoked or unknown API key. Send it as `Authorization: Bearer <key>`.');
 

@@ -23,9 +23,11 @@
  */
 import { AuthorizationError, authorizationErrorRedirect, type AuthRequest, type OAuthHelpers } from '@cloudflare/workers-oauth-provider';
 import { type ApiClient, ApiClientError } from '../client';
+import { apiKeyProblem } from '../contract/access';
 import type { ResponseOf } from '../contract/operations';
+import { readBodyUpTo } from '../lib/http';
 import { consentErrorHtml, consentHeaders, consentHtml, type ConsentStep } from './consent-page';
-import { type GrantProps, grantUserOf } from './oauth';
+import { type GrantProps, grantUserOf, keepClientWhileGranted, type OAuthStore } from './oauth';
 import { READ_SCOPE } from './oauth-paths';
 
 /** A consent form is a handful of short fields. */
@@ -33,15 +35,23 @@ const MAX_FORM_BYTES = 8 * 1024;
 
 type Brands = ResponseOf<'listBrands'>['brands'];
 
-/** What the page needs besides the request: the provider's helpers, and a client for a key (`apiFor()`). */
+/** What the page needs besides the request: the provider's helpers and store, a client for a key (`apiFor()`), the secret of grant user ids, the clock. */
 export interface ConsentDeps {
   oauth: OAuthHelpers;
+  store: OAuthStore;
   clientOf: (apiKey: string) => ApiClient;
+  secret: string;
+  now: () => Date;
 }
 
 export async function serveConsent(request: Request, deps: ConsentDeps): Promise<Response> {
   try {
-    if (request.method === 'GET' || request.method === 'HEAD') return await showKeyStep(request, deps);
+    if (request.method === 'GET') return await showKeyStep(request, deps);
+    // Looked at, not used: the request is checked, and no transaction is written for a page nobody will see.
+    if (request.method === 'HEAD') {
+      await deps.oauth.parseAuthRequest(request);
+      return new Response(null, { headers: consentHeaders('') });
+    }
     if (request.method === 'POST') return await answerForm(request, deps);
     return htmlPage(405, consentErrorHtml('Not allowed', 'This page is opened by your assistant, then answered with its form.'), { allow: 'GET, HEAD, POST' });
   } catch (error) {
@@ -66,11 +76,13 @@ async function keyStep(deps: ConsentDeps, authRequest: AuthRequest, status: numb
 }
 
 async function answerForm(request: Request, deps: ConsentDeps): Promise<Response> {
-  if (Number(request.headers.get('content-length') ?? 0) > MAX_FORM_BYTES) return htmlPage(413, consentErrorHtml('Form too large', 'This form takes a key and a choice, nothing more.'));
   let form: FormData;
   try {
-    form = await request.formData();
-  } catch {
+    // Read up to its limit whether or not it declares its length (a chunked body is cancelled there).
+    const text = await readBodyUpTo(request, MAX_FORM_BYTES, () => new FormTooLarge());
+    form = await new Request(request.url, { method: 'POST', headers: { 'content-type': request.headers.get('content-type') ?? '' }, body: text }).formData();
+  } catch (error) {
+    if (error instanceof FormTooLarge) return htmlPage(413, consentErrorHtml('Form too large', 'This form takes a key and a choice, nothing more.'));
     return htmlPage(400, consentErrorHtml('This form could not be read', 'Send it from the page, as a form.'));
   }
   const field = (name: string) => {
@@ -88,7 +100,9 @@ async function answerForm(request: Request, deps: ConsentDeps): Promise<Response
   // The handle is checked (and used up) before the key is: a forged form costs the upstream nothing.
   const approved = await deps.oauth.approveConsent(request, handle, { scope: [READ_SCOPE] });
   const apiKey = field('api_key').trim();
-  const checked = apiKey ? await checkKey(deps.clientOf(apiKey)) : { refused: 'Paste your Read API key.', status: 400 };
+  // Its characters and length before any use: never a header that throws, never the key in a log line.
+  const problem = apiKeyProblem(apiKey);
+  const checked = problem ? { refused: `The API key ${problem}`, status: 400 } : await checkKey(deps.clientOf(apiKey));
   if ('refused' in checked) return keyStep(deps, approved.request, checked.status, approved.headers, checked.refused);
   const waiting = await deps.oauth.beginUpstream(approved.request, { data: { apiKey } satisfies GrantProps, headers: approved.headers });
   const client = await deps.oauth.describeConsent(approved.request);
@@ -109,14 +123,17 @@ async function approveStep(request: Request, deps: ConsentDeps, handle: string, 
   const { apiKey } = resumed.data as GrantProps;
   const { redirectTo } = await deps.oauth.completeAuthorization({
     request: resumed.request,
-    userId: await grantUserOf(apiKey),
+    userId: await grantUserOf(deps.secret, apiKey),
     metadata: {},
     scope: [READ_SCOPE],
     props: { apiKey } satisfies GrantProps,
   });
+  await keepClientWhileGranted(deps.store, resumed.request.clientId, Math.floor(deps.now().getTime() / 1000));
   headers.set('location', redirectTo);
   return new Response(null, { status: 302, headers });
 }
+
+class FormTooLarge extends Error {}
 
 /** The key's brands, or why it cannot be used: the API's own word for it. */
 async function checkKey(client: ApiClient): Promise<{ brands: Brands } | { refused: string; status: number }> {

@@ -50,7 +50,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { OAuthError, type OAuthResourceTokenValidation } from '@cloudflare/workers-oauth-provider';
 import { type ApiClient, ApiClientError } from '../client';
-import { bearerKey, invalidKey } from '../contract/access';
+import { bearerKey, invalidKey, OAUTH_USER_PREFIX } from '../contract/access';
 import { ApiError, errorResponse, JSON_HEADERS } from '../contract/errors';
 import { errorText } from '../lib/log';
 import { acceptedRecently, apiFor, clientAddressOf, type ProxyEnv, type ProxyRuntime } from '../proxy';
@@ -69,8 +69,12 @@ export interface McpOptions {
   hosts: readonly string[];
   /** Dev routes on (`npm run dev`, the tests): localhost is allowed too (`allowedHostsOf`). */
   dev: boolean;
-  /** `OAUTH_KV` when bound: OAuth is on (oauth.ts). Without it `/mcp` takes only a pasted API key. */
+  /** `OAUTH_KV` when OAuth is on (oauth.ts: with `oauthSecret` and `oauthWrites`). Without it `/mcp` takes only a pasted API key. */
   oauthKv?: KVNamespace | undefined;
+  /** `SIGNING_SECRET`: the key of the HMAC in grant user ids (`grantUserOf`). */
+  oauthSecret?: string | undefined;
+  /** `OAUTH_WRITES`: registrations and consent pages per client address (oauth-routes.ts). */
+  oauthWrites?: RateLimit | undefined;
   /** `ASSETS` when bound: the static assets holding the MCP App's view (weekly-view.ts). */
   assets?: Fetcher | undefined;
 }
@@ -189,6 +193,8 @@ async function protectedAnswer(
 ): Promise<Response> {
   const validate = async (resource: string, token: string): Promise<OAuthResourceTokenValidation<ApiClient> | null> => {
     if (!isIssuedToken(token)) return (await known(token)) ? { props: clientOf(token), audience: resource } : null;
+    // A token of the old `k_` users (a hash of the key, before grant ids were keyed): refused, the person connects again.
+    if (!token.startsWith(OAUTH_USER_PREFIX)) return null;
     const found = await servers.authorization.validateToken<GrantProps>(resource, token, store);
     if (!found) return null;
     if (await known(found.props.apiKey)) return { ...found, props: clientOf(found.props.apiKey) };

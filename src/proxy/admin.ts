@@ -16,6 +16,7 @@
 import * as z from 'zod';
 import { clientReader, discoverUpstreamMap, KEY_REFUSALS } from '../client/discovery/discover';
 import type { DiscoveryReport } from '../client/discovery/report';
+import { API_KEY_CHARACTERS, apiKeyProblem } from '../contract/access';
 import { ApiError, errorResponse } from '../contract/errors';
 import { requestIdOf } from '../contract/request-id';
 import { type UpstreamMapInput, upstreamMapSchemas } from '../contract/schemas/upstream-map';
@@ -48,7 +49,7 @@ export const PurgeBody = z.union([
 ]);
 
 export const DiscoverBody = z.strictObject({
-  api_key: z.string().min(1).max(256).describe('The key whose reads discovery makes, through the edge cache and within its budget. Never stored or logged.'),
+  api_key: z.string().min(1).max(256).refine((key) => apiKeyProblem(key) === null, { error: API_KEY_CHARACTERS }).describe('The key whose reads discovery makes, through the edge cache and within its budget. Never stored or logged.'),
   apply: z.boolean().default(false).describe('Store the proposed map as the next version (the entries of operations not read are kept).'),
 });
 

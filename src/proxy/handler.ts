@@ -14,7 +14,7 @@
 import { ApiError, errorResponse, JSON_HEADERS } from '../contract/errors';
 import { loadSchemas, loadWithSchemas, schemas } from '../contract/zod-side';
 import { type AnyOperation, API_BASE, operations } from '../contract/operations';
-import { bearerKey, checkPlan, invalidKey, resolveBrand } from '../contract/access';
+import { bearerKey, checkPlan, invalidKey, isOAuthToken, oauthTokenNotAKey, resolveBrand } from '../contract/access';
 import { RATE_LIMIT } from '../contract/rate-limit';
 import { matchOperation, type Match } from '../contract/request';
 import { type Clock, DAY_MS } from '../lib/time';
@@ -140,6 +140,8 @@ async function serve(incoming: Incoming, env: ProxyEnv, ctx: ProxyRuntime, call:
 
   const apiKey = bearerKey(headers);
   if (!apiKey) throw invalidKey();
+  // A token of our OAuth stands for a key at /mcp only: never passed to the upstream as a key.
+  if (isOAuthToken(apiKey)) throw oauthTokenNotAKey();
   const keyHash = knownKeyHash(apiKey) ?? (await hashApiKey(apiKey));
   caller.keyHash = keyHash;
   if (refusedAtEdge(keyHash, nowMs)) {
