@@ -32,12 +32,13 @@ export function apiKeyProblem(key: string): string | null {
 }
 
 /**
- * OAuth tokens of this Worker's `/mcp` are `<user>:<grant>:<secret>`, where `<user>` is ours: `bav1_` and an
- * HMAC (src/mcp/oauth.ts, `grantUserOf`). That marker, not the provider's lengths, tells a token from a pasted
+ * OAuth tokens of this Worker's `/mcp` are `<user>:<grant>:<secret>`, where `<user>` is ours: `bav1_` and 32 hex
+ * digits of an HMAC (src/mcp/oauth.ts, `grantUserOf`). That marker, not the provider's lengths, tells a token from a pasted
  * API key, here and at `/api/v1`. `k_<32 hex>:` was the marker before: such tokens are ours too, and refused.
  */
 export const OAUTH_USER_PREFIX = 'bav1_';
-export const isOAuthToken = (credential: string): boolean => credential.startsWith(OAUTH_USER_PREFIX) || /^k_[0-9a-f]{32}:/.test(credential);
+const OAUTH_TOKEN = new RegExp(`^(?:${OAUTH_USER_PREFIX}|k_)[0-9a-f]{32}:`);
+export const isOAuthToken = (credential: string): boolean => OAUTH_TOKEN.test(credential);
 
 /** 401 at `/api/v1` for one of our OAuth tokens: it stands for a key, and is for `/mcp` only; it is never sent upstream. */
 export const oauthTokenNotAKey = () =>
