@@ -1,7 +1,11 @@
 /**
- * The demo world and its answer runs, as rows. Pure and deterministic: the
- * same seed and `today` give the same rows. Runs are produced one market-day
- * at a time so the large benchmark set never sits in memory whole.
+ * The demo world and its answer runs, as rows. Pure and deterministic, and
+ * relative to `today`: a day's runs are drawn from its distance to today, not
+ * its date, so the last 7 days, the last 12 weeks and who won or lost a
+ * question look the same whatever day the data is generated on (the tests,
+ * which seed it for the day they run, see the same figures every day). Runs
+ * are produced one market-day at a time so the large benchmark set never sits
+ * in memory whole.
  */
 import { ENGINES, type AnswerState, type Engine } from '../../contract/enums';
 import { addDays } from '../../contract/window';
@@ -136,9 +140,10 @@ function weightedSample(rng: Random, weights: number[], n: number): number[] {
 
 const domainOf = (url: string) => new URL(url).hostname.replace(/^www\./, '');
 
-/** Every run of one market on one day. `firstRunId` makes run ids deterministic. */
+/** Every run of one market on one day, the `dayIndex`th of the profile's days. `firstRunId` makes run ids deterministic. */
 export function runsOfDay(world: WorldMarket, day: string, dayIndex: number, profile: Profile, firstRunId: number): DayRows {
-  const rng = new Random(`runs/${world.id}/${day}`);
+  // Seeded by the days before today: the same runs for "3 days ago" whatever today is.
+  const rng = new Random(`runs/${world.id}/-${profile.days - 1 - dayIndex}`);
   const out: DayRows = { runs: [], rivals: [], citations: [] };
   const phrases = ANSWER_PHRASES[world.language];
   const pitches = PITCHES[world.language];
