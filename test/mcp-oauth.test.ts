@@ -543,9 +543,12 @@ describe('bounds (issue 34 item 3)', () => {
       throw new Error('client not stored');
     };
     const nowS = Math.floor(Date.now() / 1000);
-    expect(await expiryOf(client_id)).toBeLessThanOrEqual(nowS + 86_400 + 5);
+    const ungranted = await expiryOf(client_id);
+    expect(ungranted).toBeLessThanOrEqual(nowS + 86_400 + 5);
     const provider = await authorized(KEYS.pro);
-    expect(await expiryOf(provider.client!.client_id)).toBeGreaterThan(nowS + 89 * 86_400);
+    // Against the first one's expiry, not the test's clock: KV expires by workerd's own clock, which
+    // `npm run test:days` does not move.
+    expect(await expiryOf(provider.client!.client_id)).toBeGreaterThan(ungranted + 88 * 86_400);
   });
 
   async function startedConsent(): Promise<{ provider: MemoryProvider; url: URL }> {
