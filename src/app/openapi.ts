@@ -41,7 +41,8 @@ import { FORMATS, LINK_QUERY, LinkBody, SEND_QUERY, WEEKLY_QUERY } from '../repo
 import type { SendResult } from '../reports/send';
 import { SUBSCRIPTIONS_BASE } from '../subscriptions';
 import { ACCOUNT_PER_DAY, ADDRESS_PER_DAY, OPTOUT_DAYS } from '../subscriptions/caps';
-import { type ConfirmationStatus, MAX_BODY_BYTES as SUBSCRIBE_MAX_BYTES, SubscribeBody } from '../subscriptions/routes';
+import { MAX_BODY_BYTES as SUBSCRIBE_MAX_BYTES, SubscribeBody } from '../subscriptions/api-routes';
+import type { ConfirmationStatus } from '../subscriptions/confirmation';
 import { CHANNEL_TYPES, type TestDelivery } from '../subscriptions/alert-channels';
 import { type publicView, SubscriptionKind } from '../subscriptions/store';
 import type { ReportSource } from '../weekly-report/read';
