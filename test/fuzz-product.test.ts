@@ -301,7 +301,7 @@ function toRequest(r: Fuzzed): Request {
 }
 
 const CODES = [...Object.keys(API_ERROR_STATUS), ...Object.keys(PRODUCT_ERROR_STATUS)] as [string, ...string[]];
-/** The API's error shape, with the product's codes too (src/app/openapi.ts `Error`). */
+/** The API's error shape, with the product's codes too (src/contract/product-openapi.ts `ProductError`, the `Error` component). */
 const ProductErrorBody = z.object({ error: z.object({ code: z.enum(CODES), message: z.string().min(1), param: z.string().optional() }) });
 
 const under = (pathname: string, base: string) => pathname === base || pathname.startsWith(`${base}/`);

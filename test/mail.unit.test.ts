@@ -6,6 +6,7 @@
 import { render } from '@react-email/render';
 import { env } from 'cloudflare:test';
 import { createElement } from 'react';
+import { Resend } from 'resend';
 import { afterEach, expect, it, vi } from 'vitest';
 import { AlertEmail } from '../emails/alert';
 import { ConfirmSubscriptionEmail } from '../emails/confirm-subscription';
@@ -54,6 +55,26 @@ it("calls Resend's batch endpoint with both keys and a User-Agent, each email's 
   expect(call!.body).toBe(
     `[{"from":"Digest <digest@mail.example.com>","headers":{"X-Entity-Ref-ID":"ref"},${fields.replace('%s', 'S')}},{"from":"Digest <digest@mail.example.com>",${fields.replace('%s', 'T')}}]`,
   );
+});
+
+it("posts the bytes Resend's own SDK posts for the same batch (`batch.send`), with its batch validation", async () => {
+  const emails = [{ ...email, subject: 'S', headers: { 'X-Entity-Ref-ID': 'ref' } }, { ...email, subject: 'T', headers: undefined }];
+  const ours = new FakeResend().install();
+  await resendMailer('re_test', { baseUrl: RESEND_BASE }).sendBatch(emails, 'sdk/1');
+  const sdk = new FakeResend().install();
+  const seen: Request[] = [];
+  const fake = globalThis.fetch;
+  vi.stubGlobal('fetch', (input: RequestInfo | URL, init?: RequestInit) => {
+    seen.push(new Request(input, init));
+    return fake(input, init);
+  });
+  const answer = await new Resend('re_test', { baseUrl: RESEND_BASE }).batch.send(
+    emails.map((e) => ({ from: e.from, to: [e.to], subject: e.subject, html: e.html, text: e.text, headers: e.headers, tags: [{ name: 'kind', value: e.kind }] })),
+    { idempotencyKey: 'sdk/1' },
+  );
+  expect(answer.error).toBeNull();
+  expect(sdk.calls[0]!.body).toBe(ours.calls[0]!.body);
+  expect(seen[0]!.headers.get('x-batch-validation')).toBe('strict');
 });
 
 it('a Resend that cannot be reached is a retryable failure', async () => {

@@ -13,10 +13,8 @@
  * ```
  */
 import type * as z from 'zod';
-import { isObject } from './conform';
+import { fieldOf, holdersOf } from './paths';
 import { defOf, innerSchema } from './schema-walk';
-
-type Json = Record<string, unknown>;
 
 /** `schema` with the field at each path (the contract's: dotted, `[]` after an array) optional: absent, or unreadable, it is left out. */
 export function withOptionalPaths(schema: z.ZodType, paths: readonly string[]): z.ZodType {
@@ -62,23 +60,3 @@ export function absentPaths(value: unknown, paths: readonly string[]): string[] 
     return holders.length > 0 && holders.every((holder) => holder[last] === undefined);
   });
 }
-
-/** What stands at a contract path's `steps` in `value`, arrays (`topics[]`) followed into their items; `undefined` where a field is absent. */
-export function valuesAtPath(value: unknown, steps: readonly string[]): unknown[] {
-  let here: unknown[] = [value];
-  for (const step of steps) {
-    const name = step.replace(/\[\]$/, '');
-    here = here.flatMap((v) => {
-      const next = isObject(v) ? v[name] : undefined;
-      return step.endsWith('[]') ? (Array.isArray(next) ? next : []) : [next];
-    });
-  }
-  return here;
-}
-
-/** The objects that hold the last field of a contract path (`topics[].rivals`: every topic), where it is read or written. */
-export const holdersOf = (value: unknown, path: string): Json[] => valuesAtPath(value, path.split('.').slice(0, -1)).filter(isObject);
-
-/** The last field of a contract path, without its `[]`. */
-export const fieldOf = (path: string): string => path.split('.').at(-1)!.replace(/\[\]$/, '');
-

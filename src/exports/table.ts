@@ -18,6 +18,7 @@
 import { stringify } from 'csv-stringify/sync';
 import type * as z from 'zod';
 import type { AnyOperation, CsvRows } from '../contract/operations';
+import { schemaAtPath, valueAtPath } from '../contract/paths';
 import { defOf, unwrapSchema as unwrap } from '../contract/schema-walk';
 
 /** The dotted paths of an object's columns; `each` (at the top only) is the array whose item fields are inlined under its name. */
@@ -32,40 +33,19 @@ function columnsOf(schema: z.ZodType, prefix: string, each?: string): string[] {
   });
 }
 
-/** The schema of the array at a dotted path of an object schema. */
-function arrayAt(schema: z.ZodType, path: string): z.ZodType {
-  let s = schema;
-  for (const name of path.split('.')) {
-    const def = defOf(unwrap(s));
-    const next = def.type === 'object' ? def.shape?.[name] : undefined;
-    if (!next) throw new Error(`csv.rows: no field ${path}`);
-    s = next;
-  }
-  const def = defOf(unwrap(s));
-  if (def.type !== 'array' || !def.element) throw new Error(`csv.rows: ${path} is not an array`);
-  return def.element;
-}
-
 const memo = new WeakMap<object, string[]>();
 
 /** The operation's CSV columns, in schema order (memoised per operation entry). */
 export function csvColumns(op: Pick<AnyOperation, 'response'> & { csv: CsvRows }): string[] {
   let columns = memo.get(op);
   if (!columns) {
-    columns = columnsOf(arrayAt(op.response, op.csv.rows), '', op.csv.each);
+    columns = columnsOf(schemaAtPath(op.response, `${op.csv.rows}[]`), '', op.csv.each);
     memo.set(op, columns);
   }
   return columns;
 }
 
-const get = (value: unknown, path: string): unknown => {
-  let at = value;
-  for (const name of path.split('.')) {
-    if (at === null || typeof at !== 'object') return null;
-    at = (at as Record<string, unknown>)[name];
-  }
-  return at ?? null;
-};
+const get = (value: unknown, path: string): unknown => valueAtPath(value, path) ?? null;
 
 /** The answer's rows as flat records keyed by column (values as in the JSON). An empty exploded array still gives its parent one row. */
 export function tableRows(csv: CsvRows, columns: readonly string[], body: unknown): Record<string, unknown>[] {

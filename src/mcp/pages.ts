@@ -9,6 +9,7 @@
  * `offset` is never sent to the API.
  */
 import type { JsonObject } from '../contract/openapi';
+import { valueAtPath } from '../contract/paths';
 
 /** Rows per result: a 42-question list is two pages, and the largest page stays a few tens of kilobytes. */
 export const ROW_LIMIT = 25;
@@ -50,8 +51,7 @@ export function pageOf(body: Record<string, unknown>, rows: string, offset = 0):
 }
 
 function listAt(body: unknown, rows: string): unknown[] | undefined {
-  let value = body;
-  for (const name of rows.split('.')) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined;
+  const value = valueAtPath(body, rows);
   return Array.isArray(value) ? value : undefined;
 }
 

@@ -1,7 +1,9 @@
 /**
  * The edge proxy of the Read API v1 at /api/v1: every operation of the
  * contract table, with the upstream's paths, parameters, errors and bodies.
- * The cache rules are in policy.ts; this file applies them:
+ * The cache rules are in policy.ts; this file is the state machine that
+ * applies them (the answers and their headers are responses.ts, the
+ * request's directives directives.ts, the refusals refusals.ts):
  *
  *   validate at the edge (an invalid request never goes upstream; its error
  *   respects the API's check order, see refuseInOrder)
@@ -12,15 +14,16 @@
  *      pass-through (never stored) for every other status.
  */
 import { ApiError, errorResponse, JSON_HEADERS } from '../contract/errors';
-import { loadSchemas, loadWithSchemas, schemas } from '../contract/zod-side';
-import { type AnyOperation, API_BASE, operations } from '../contract/operations';
-import { bearerKey, checkPlan, invalidKey, isOAuthToken, oauthTokenNotAKey, resolveBrand } from '../contract/access';
+import { loadSchemas, loadWithSchemas } from '../contract/zod-side';
+import { API_BASE } from '../contract/operations';
+import { bearerKey, invalidKey, isOAuthToken, oauthTokenNotAKey } from '../contract/access';
 import { RATE_LIMIT } from '../contract/rate-limit';
 import { matchOperation, type Match } from '../contract/request';
 import { type Clock, DAY_MS } from '../lib/time';
 import type { Target } from '../lib/http';
 import type { ProxyEnv } from './env';
 import { budgetHeaders, noteBudget, noteBudgetSpent } from './budget';
+import { requestDirectives } from './directives';
 import { requestIdOf } from '../contract/request-id';
 import { isPreflight, preflight, withCors } from './cors';
 import type { GateAnswer } from './gate';
@@ -30,8 +33,8 @@ import { cacheKeyOf, hashApiKey, keyPrefix, knownKeyHash, validate, type ValidRe
 import { acceptedUpstream, checkBeforeUpstream, clientAddressOf, lastAccepted, markVerified, refusedAtEdge, REMEMBERED_MAX, rememberFailedAuth } from './abuse';
 import { count, maybeFlushStats } from './stats';
 import { CacheStore, type Entry, makeEntry } from './store';
-
-export type CacheStatus = 'HIT' | 'MISS' | 'STALE' | 'REVALIDATED' | 'BYPASS';
+import { ageS, cacheStatusOf, fromEntry, HIT, isJsonObject, passThrough } from './responses';
+import { notFound, refuseInOrder } from './refusals';
 
 let openApiJson: string | undefined;
 /** The API's OpenAPI document's builder, loaded at the first `GET /api/v1/openapi.json`: a read never needs it. */
@@ -155,7 +158,9 @@ async function serve(incoming: Incoming, env: ProxyEnv, ctx: ProxyRuntime, call:
     try {
       prep = await prepare(memoKey, matched, parsedUrl(), apiKey, keyHash, nowMs);
     } catch (error) {
-      return await refuseInOrder(error, matched.op, { request, url, env, ctx, call, apiKey, keyHash, requestId, nowMs });
+      const clientAddress = clientAddressFor(request, call);
+      const readBrands = (brands: Request) => handleProxy(brands, env, ctx, { clientAddress });
+      return await refuseInOrder(error, matched.op, { request, url, env, clientAddress, readBrands, apiKey, keyHash, requestId, nowMs });
     }
   }
   const { valid, name } = prep;
@@ -236,35 +241,6 @@ function withinSoftDeadline(forward: Promise<GateAnswer>, ms: number, startTimeo
   return Promise.race([forward, slow]).finally(stop);
 }
 
-/** What `Cache-Status` says of one answer (RFC 9211). */
-interface CacheStatusParams {
-  /** Answered from the cache, nothing forwarded. */
-  hit?: true;
-  /** Forwarded, and why. */
-  fwd?: 'miss' | 'stale' | 'request' | 'bypass';
-  fwdStatus?: number;
-  /** The forwarded answer was kept. */
-  stored?: boolean;
-  /** Answered by another request's forward (the gate coalesced them). */
-  collapsed?: boolean;
-  detail?: string;
-}
-
-const CACHE_NAME = '"brand-ai-visibility-edge"';
-const HIT: CacheStatusParams = { hit: true };
-
-function cacheStatusOf(p: CacheStatusParams, ttlS?: number): string {
-  let field = CACHE_NAME;
-  if (p.hit) field += '; hit';
-  if (p.fwd) field += `; fwd=${p.fwd}`;
-  if (p.fwdStatus !== undefined) field += `; fwd-status=${p.fwdStatus}`;
-  if (p.stored) field += '; stored';
-  if (p.collapsed) field += '; collapsed';
-  if (ttlS !== undefined) field += `; ttl=${ttlS}`;
-  if (p.detail) field += `; detail=${p.detail}`;
-  return field;
-}
-
 /**
  * Validation and the cache key depend only on the key, the URL and the UTC
  * day, so a polled URL is validated and hashed once a day per isolate.
@@ -278,71 +254,6 @@ async function prepare(memoKey: string, matched: Match, url: URL, apiKey: string
   if (prepared.size >= PREPARED_MEMO) prepared.delete(prepared.keys().next().value!);
   prepared.set(memoKey, result);
   return result;
-}
-
-/**
- * An invalid request gets the error the upstream would give it: the API
- * checks the key, the brand and the plan before the parameters (DESIGN
- * section 3). The edge learns them from the key's `GET /brands`, read through
- * this proxy (cached like any read: at most one upstream call per key and
- * TTL, which later `/brands` reads are served from), and never sends the
- * invalid request itself upstream.
- */
-interface Invalid {
-  request: Request;
-  url: Target;
-  env: ProxyEnv;
-  ctx: ProxyRuntime;
-  call: ProxyCall;
-  apiKey: string;
-  keyHash: string;
-  requestId: string;
-  nowMs: number;
-}
-
-async function refuseInOrder(paramError: unknown, op: AnyOperation, invalid: Invalid): Promise<Response> {
-  if (!(paramError instanceof ApiError)) throw paramError;
-  await loadSchemas();
-  const { request, env, ctx, call } = invalid;
-  const brandsRequest = new Request(new URL(`${API_BASE}/brands`, request.url), { headers: { authorization: request.headers.get('authorization') ?? '' } });
-  // On behalf of the same client (the inner request carries no address of its own).
-  const answer = await handleProxy(brandsRequest, env, ctx, { clientAddress: clientAddressFor(request, call) });
-  const body: unknown = await answer.json().catch(() => undefined);
-  if (answer.status === 401 || answer.status === 403) {
-    // The key's own refusal (invalid_api_key, plan_inactive) comes first.
-    const refusal = schemas().errorBodySchema().safeParse(body);
-    if (refusal.success) throw new ApiError(refusal.data.error.code, refusal.data.error.message);
-  }
-  const account = operations.listBrands.response.safeParse(body);
-  // The upstream's /brands does not say brands and plan in these words: only the upstream can tell which refusal comes first.
-  if (answer.status === 200 && !account.success) return forwardUnchecked(invalid, paramError);
-  // Without the account (the upstream failed, the budget is spent), the parameter error is still true.
-  if (!account.success) throw paramError;
-  if (op.scope !== 'account') resolveBrand(account.data.brands, new URL(request.url).searchParams.get('brand_id') ?? undefined);
-  checkPlan({ planActive: true, includesInsights: account.data.plan.includes_pro_operations }, op);
-  throw paramError;
-}
-
-/**
- * Sends a request the edge finds invalid to the upstream as it is, through
- * the key's gate and its abuse limits, and answers as the upstream does;
- * never stored. Only when the edge cannot tell the API's check order itself.
- */
-async function forwardUnchecked(invalid: Invalid, paramError: ApiError): Promise<Response> {
-  const { request, url, env, call, apiKey, keyHash, requestId, nowMs } = invalid;
-  await checkBeforeUpstream(env, request, keyHash, nowMs, clientAddressFor(request, call));
-  const path = url.pathname.slice(API_BASE.length) + url.search;
-  const gates = env.UPSTREAM_GATE;
-  const answer = (await gates
-    .get(gates.idFromName(keyHash))
-    .call({ cacheKey: `unchecked ${path}`, path, apiKey, requestId })
-    .catch(() => undefined)) as GateAnswer | undefined;
-  if (answer?.kind === 'response') {
-    noteBudget(keyHash, answer.headers, nowMs);
-    return passThrough({ keyHash, nowMs, requestId }, answer, 'BYPASS', { fwd: 'request', fwdStatus: answer.status });
-  }
-  // No answer: the edge's own refusal is still true.
-  throw paramError;
 }
 
 /**
@@ -434,155 +345,3 @@ function brandOf(body: string): number | undefined {
   }
 }
 
-const COUNTER_OF = { HIT: 'hits', MISS: 'misses', STALE: 'stale', REVALIDATED: 'revalidated', BYPASS: 'bypass' } as const;
-
-function fromEntry(x: Exchange, entry: Entry, status: CacheStatus, cacheStatus: CacheStatusParams): Response {
-  count(COUNTER_OF[status]);
-  const headers = entryHeaders(x, entry, status, cacheStatus);
-  const notModified = matchesIfNoneMatch(x.headers.get('if-none-match'), entry.etag);
-  if (notModified) count('not_modified');
-  const response = notModified ? new Response(null, { status: 304, headers }) : new Response(entry.body, { headers });
-  response.headers.set('x-request-id', x.requestId);
-  return response;
-}
-
-/**
- * An answer's headers from a stored entry, all but `X-Request-Id`. A HIT's
- * change only with the second (`Age`, the TTL left) and the key's budget, so
- * the last one built for an entry is kept and given again while they hold:
- * a `Headers` copied natively costs the runtime less than eleven fields
- * converted from a JavaScript object, on the path every poll takes.
- */
-interface KeptHeaders {
-  ageS: number;
-  ttlS: number;
-  ratelimit: string;
-  policy: string;
-  headers: Headers;
-}
-const keptHeaders = new WeakMap<Entry, KeptHeaders>();
-
-function entryHeaders(x: Exchange, entry: Entry, status: CacheStatus, cacheStatus: CacheStatusParams): Headers {
-  const ttlS = Math.floor((entry.freshUntil - x.nowMs) / 1000);
-  const age = ageS(entry, x.nowMs);
-  // The key's upstream budget as the upstream last reported it (just now, on a MISS).
-  const budget = budgetHeaders(x.keyHash, x.nowMs);
-  const ratelimit = budget.ratelimit!;
-  const policy = budget['ratelimit-policy']!;
-  const hit = cacheStatus === HIT && status === 'HIT';
-  const kept = hit ? keptHeaders.get(entry) : undefined;
-  if (kept && kept.ageS === age && kept.ttlS === ttlS && kept.ratelimit === ratelimit && kept.policy === policy) return kept.headers;
-  const headers = new Headers({
-    ...JSON_HEADERS,
-    etag: entry.etag,
-    age: String(age),
-    'cache-control': `private, max-age=${Math.max(0, ttlS)}`,
-    'cache-status': cacheStatusOf(cacheStatus, ttlS),
-    vary: 'Authorization',
-    'x-cache': status,
-    'ratelimit-policy': policy,
-    ratelimit,
-  });
-  if (hit) keptHeaders.set(entry, { ageS: age, ttlS, ratelimit, policy, headers });
-  return headers;
-}
-
-/**
- * An upstream answer that is not stored: its status, error body and limit
- * headers, as the upstream sent them, always as JSON. What is not the API's
- * (a gateway's HTML 504, an HTML 404 from a wrong base path) says nothing a
- * client can parse: it becomes 502 `upstream_error` saying what came back.
- */
-function passThrough(x: Pick<Exchange, 'keyHash' | 'nowMs' | 'requestId'>, answer: Extract<GateAnswer, { kind: 'response' }>, status: CacheStatus, cacheStatus: CacheStatusParams): Response {
-  count('bypass');
-  // The upstream's own limit fields are the budget just noted: said here in the proxy's words, old and new.
-  const headers = new Headers(answer.headers.filter(([name]) => !PASSED_OVER.has(name)));
-  for (const [name, value] of Object.entries(budgetHeaders(x.keyHash, x.nowMs))) headers.set(name, value);
-  headers.set('cache-control', 'no-store');
-  headers.set('cache-status', cacheStatusOf(cacheStatus));
-  headers.set('x-cache', status);
-  headers.set('x-request-id', x.requestId);
-  const apiAnswer = answer.status >= 500 ? isErrorBody(answer.body) : isJsonObject(answer.body);
-  if (!apiAnswer) {
-    const type = mediaTypeOf(answer.headers.find(([name]) => name === 'content-type')?.[1]);
-    const hint = answer.status === 404 ? ' Check UPSTREAM_URL: it must be the base URL ending in /api/v1.' : ' Retry later.';
-    headers.delete('content-length');
-    return errorResponse(new ApiError('upstream_error', `The upstream answered HTTP ${answer.status} with ${type}, not the API's JSON.${hint}`), Object.fromEntries(headers));
-  }
-  for (const [name, value] of Object.entries(JSON_HEADERS)) headers.set(name, value);
-  return new Response(answer.body, { status: answer.status, headers });
-}
-
-/** The media type of an upstream `Content-Type`, alone: its parameters, or a value that is not one, are the upstream's words, not repeated to the caller. */
-function mediaTypeOf(contentType: string | undefined): string {
-  if (contentType === undefined) return 'no content type';
-  const type = contentType.split(';')[0]!.trim().toLowerCase();
-  return /^[\w.+-]{1,64}\/[\w.+-]{1,64}$/.test(type) ? type : 'an unreadable content type';
-}
-
-/** Upstream fields a pass-through does not repeat: the proxy says them itself (the limit's in the draft's current names only). */
-const PASSED_OVER = new Set(['x-request-id', 'content-type', 'age', 'cache-control', 'ratelimit', 'ratelimit-policy', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']);
-
-function isJsonObject(body: string): boolean {
-  if (!body.trimStart().startsWith('{')) return false;
-  try {
-    const value: unknown = JSON.parse(body);
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-  } catch {
-    return false;
-  }
-}
-
-function isErrorBody(body: string): boolean {
-  try {
-    return schemas().errorBodySchema().safeParse(JSON.parse(body)).success;
-  } catch {
-    return false;
-  }
-}
-
-interface Directives {
-  /** Revalidate before answering from the cache. */
-  noCache: boolean;
-  /** Neither read nor write the cache. */
-  noStore: boolean;
-  /** The oldest stored answer the caller accepts, in seconds. */
-  maxAgeS?: number;
-}
-
-/**
- * Request directives (RFC 9111, section 5.2.1; names compared without case,
- * arguments as token or quoted string): `no-cache` revalidates; `max-age=N`
- * revalidates an answer older than N seconds (`max-age=0`: always);
- * `no-store` neither reads nor writes the cache. Without Cache-Control,
- * `Pragma: no-cache` counts as `no-cache` (section 5.4).
- */
-const NO_DIRECTIVES: Directives = { noCache: false, noStore: false };
-
-function requestDirectives(headers: Headers): Directives {
-  const cacheControl = headers.get('cache-control') ?? '';
-  // The common case, a plain poll: nothing to parse.
-  if (cacheControl === '' && !headers.has('pragma')) return NO_DIRECTIVES;
-  const directives = new Map<string, string>();
-  for (const part of cacheControl.split(',')) {
-    const [name = '', ...argument] = part.split('=');
-    if (name.trim()) directives.set(name.trim().toLowerCase(), argument.join('=').trim().replace(/^"(.*)"$/, '$1'));
-  }
-  const maxAge = directives.get('max-age');
-  const maxAgeS = maxAge !== undefined && /^\d+$/.test(maxAge) ? Number(maxAge) : undefined;
-  const pragmaNoCache = cacheControl.trim() === '' && (headers.get('pragma') ?? '').split(',').some((d) => d.trim().toLowerCase() === 'no-cache');
-  const noStore = directives.has('no-store');
-  return { noStore, noCache: noStore || directives.has('no-cache') || pragmaNoCache || maxAgeS === 0, ...(maxAgeS !== undefined ? { maxAgeS } : {}) };
-}
-
-/** Whole seconds since the entry was stored: its `Age`. */
-const ageS = (entry: Entry, nowMs: number) => Math.max(0, Math.floor((nowMs - entry.storedAt) / 1000));
-
-/** Weak comparison (RFC 9110, section 13.1.2): `W/` is ignored, `*` matches any stored answer. */
-export function matchesIfNoneMatch(header: string | null, etag: string): boolean {
-  if (header === null || etag === '') return false;
-  const strip = (tag: string) => tag.trim().replace(/^W\//, '');
-  return header.split(',').some((tag) => tag.trim() === '*' || strip(tag) === strip(etag));
-}
-
-const notFound = () => new ApiError('not_found', 'No such operation. The operations are listed in /api/v1/openapi.json.');

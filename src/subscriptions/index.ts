@@ -1,9 +1,9 @@
-/** Subscriptions: subscribe, confirm, unsubscribe (routes.ts), their rows and links, and the digest as each subscriber gets it. */
+/** Subscriptions: subscribe, confirm, unsubscribe (routes.ts: the key's API, api-routes.ts, and the link pages, link-pages.ts), their rows and links, and the digest as each subscriber gets it. */
 export type { SubscriptionDeps } from './deps';
 export { digestEmails } from './digest-emails';
-export { confirmUrl, reportUrl, unsubscribeHeaders, unsubscribeUrl } from './links';
+export { confirmUrl, reportUrl, SUBSCRIPTIONS_BASE, unsubscribeHeaders, unsubscribeUrl } from './links';
 export { unsubscribeByMail } from './mailto';
-export { SUBSCRIPTIONS_BASE, subscriptionRoutes } from './routes';
+export { subscriptionRoutes } from './routes';
 export {
   confirmedSubscribers,
   generationOf,

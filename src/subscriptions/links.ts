@@ -3,6 +3,9 @@ import { CONFIRM_TTL, RESUBSCRIBE_TTL, signReportToken, signToken, UNSUBSCRIBE_T
 import type { SubscriptionDeps } from './deps';
 import type { SubscriptionRow } from './store';
 
+/** Where the subscriptions' routes live: the API (api-routes.ts) and the pages its links open (link-pages.ts). */
+export const SUBSCRIPTIONS_BASE = '/digests';
+
 type LinkDeps = Pick<SubscriptionDeps, 'publicUrl' | 'signingSecret' | 'now'>;
 
 /** What every link of a subscription names: the row and its cycle (`g`), which the link acts on alone (store.ts). */
@@ -14,11 +17,11 @@ export type Cycle = Pick<SubscriptionRow, 'id' | 'generation'>;
  * the same tokens and sends Resend the same bytes under the same key.
  */
 export function confirmUrl(deps: LinkDeps, row: Cycle, issuedAt: Date = deps.now()): Promise<string> {
-  return signToken(deps.signingSecret, { p: 'confirm', s: row.id, g: row.generation }, { ttlSeconds: CONFIRM_TTL, now: issuedAt }).then((t) => `${deps.publicUrl}/digests/confirm?token=${t}`);
+  return signToken(deps.signingSecret, { p: 'confirm', s: row.id, g: row.generation }, { ttlSeconds: CONFIRM_TTL, now: issuedAt }).then((t) => `${deps.publicUrl}${SUBSCRIPTIONS_BASE}/confirm?token=${t}`);
 }
 
 export function unsubscribeUrl(deps: LinkDeps, row: Cycle, issuedAt: Date = deps.now()): Promise<string> {
-  return signToken(deps.signingSecret, { p: 'unsubscribe', s: row.id, g: row.generation }, { ttlSeconds: UNSUBSCRIBE_TTL, now: issuedAt }).then((t) => `${deps.publicUrl}/digests/unsubscribe?token=${t}`);
+  return signToken(deps.signingSecret, { p: 'unsubscribe', s: row.id, g: row.generation }, { ttlSeconds: UNSUBSCRIBE_TTL, now: issuedAt }).then((t) => `${deps.publicUrl}${SUBSCRIPTIONS_BASE}/unsubscribe?token=${t}`);
 }
 
 /**
@@ -31,7 +34,7 @@ export function unsubscribeUrl(deps: LinkDeps, row: Cycle, issuedAt: Date = deps
  */
 export function resubscribeUrl(deps: LinkDeps, row: Cycle & { key_sealed: string }, issuedAt: Date = deps.now()): Promise<{ url: string; path: string; expiresAt: string }> {
   return signToken(deps.signingSecret, { p: 'resubscribe', s: row.id, g: row.generation, k: row.key_sealed }, { ttlSeconds: RESUBSCRIBE_TTL, now: issuedAt }).then((t) => {
-    const path = `/digests/resubscribe?token=${t}`;
+    const path = `${SUBSCRIPTIONS_BASE}/resubscribe?token=${t}`;
     return { url: `${deps.publicUrl}${path}`, path, expiresAt: new Date(Math.floor(issuedAt.getTime() / 1000) * 1000 + RESUBSCRIBE_TTL * 1000).toISOString() };
   });
 }

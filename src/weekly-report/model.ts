@@ -29,16 +29,8 @@
  * topic's n is estimated as the total answered runs times the topic's share of
  * the questions.
  *
- * What the reader is told first.
- * - The subject: the brand, then the news with units, then the days:
- *   `Brightdesk: AI visibility 47.9% (−3.3 pts) · lost 4 questions, won 3 · 17–23 Nov 2026`;
- *   a week with nothing beyond the noise starts `a quiet week`; a week with no
- *   answered run says `nothing measured in AI answers`.
- * - The lead: one sentence that names the brand and the one change that
- *   matters most, in this order: nothing measured; the score moved beyond
- *   the noise (with the topic that moved most the same way); the question
- *   that moved on the most engines (a loss before a gain of the same size);
- *   a topic that moved beyond the noise; else a quiet week, in one line.
+ * What the reader is told first, the subject and the lead: lead.ts. The
+ * report's shape: report.ts; how engines are named: engines.ts.
  *
  * Per engine. No body gives a score per engine. `/answers/history` gives, per
  * question, the engines whose dominant state started or stopped naming the
@@ -57,196 +49,19 @@
  * taken as this week's for the noise (its score is this week's less the
  * change), as a topic's runs are estimated.
  */
-import * as z from 'zod';
 import type { ResponseOf } from '../contract/operations';
-import { type AnswerState, type Engine, ENGINES, NAMING_STATES } from '../contract/enums';
+import { NAMING_STATES } from '../contract/enums';
 import { NEEDS, notProvidedLine, PARTS, type PartId } from './parts';
 import { changeNoise, trendOf } from './noise';
-import { formatPercent, formatPoints, formatRange, formatTrend, joinNames, type MoveWords, possessive, quoted, type ScoreWords, sentence, shortDay, type Trend } from './words';
+import { engineLabel, enginesOf } from './engines';
+import { leadOf, sizeOf, subjectOf } from './lead';
+import { DIGEST_KINDS, type EngineFigures, type NotProvided, type QuestionMove, type Report, type ReportInput, type TopicMove, type VisibilitySection, type WonLostSection } from './report';
+import { formatPercent, formatRange, shortDay, type Trend } from './words';
 
+export * from './engines';
 export * from './noise';
+export * from './report';
 export * from './words';
-
-export const DIGEST_KINDS = ['visibility', 'won_lost'] as const;
-export const DigestKind = z.enum(DIGEST_KINDS);
-export type DigestKind = z.infer<typeof DigestKind>;
-
-export const ENGINE_LABELS: Record<Engine, string> = {
-  chatgpt: 'ChatGPT',
-  perplexity: 'Perplexity',
-  gemini: 'Gemini',
-  claude: 'Claude',
-  copilot: 'Copilot',
-  google_ai_overviews: 'Google AI Overviews',
-};
-
-/** How an engine is named to a reader: our label, or another implementation's own value as it is. */
-export const engineLabel = (engine: string): string => (Object.hasOwn(ENGINE_LABELS, engine) ? ENGINE_LABELS[engine as Engine] : engine);
-
-/** Where an engine sorts: ours in their order, any other after them. */
-export const engineOrder = (engine: string): number => {
-  const at = (ENGINES as readonly string[]).indexOf(engine);
-  return at === -1 ? ENGINES.length : at;
-};
-
-/** Our engines in their order, then any other an upstream names, in the order first met. */
-export function enginesOf(named: Iterable<string>): string[] {
-  const all: string[] = [...ENGINES];
-  for (const engine of named) if (!all.includes(engine)) all.push(engine);
-  return all;
-}
-
-/** How a reader is told an engine's dominant state, in the email and on the page alike. */
-const STATE_WORDS: Record<AnswerState, string> = {
-  recommended: 'recommended',
-  mentioned: 'mentioned',
-  absent: 'not named',
-  open: 'no brand named',
-  no_answer: 'no answer',
-};
-export const stateWord = (state: AnswerState | null): string => (state === null ? 'not run' : STATE_WORDS[state]);
-
-export interface ChartBar {
-  week_start: string;
-  week_end: string;
-  /** Short label, e.g. `16 Nov`. */
-  label: string;
-  score: number | null;
-  answered_runs: number;
-}
-
-/** The score's figures (`ScoreWords`: what its line says), its week, the chart's bars and scale. */
-export interface VisibilitySection extends ScoreWords {
-  period: { from: string; to: string };
-  history: ChartBar[];
-  /**
-   * The chart's scale in percent (`chartScale`): near the data, at least 10
-   * points tall, so a 3-point move is a third of the chart and a change
-   * within the noise looks flat.
-   */
-  scale: { floor: number; top: number };
-}
-
-export interface TopicMove {
-  id: number;
-  name: string;
-  score: number | null;
-  change: number | null;
-  noise: number | null;
-  trend: Trend;
-  rank: number | null;
-  top_rival: string | null;
-}
-
-export interface EngineMove {
-  /** One of ours, or another implementation's own value. */
-  engine: string;
-  engine_label: string;
-  before: AnswerState | null;
-  now: AnswerState | null;
-  direction: 'gained' | 'lost';
-  top_rival: string | null;
-}
-
-/** A question won or lost: how its engines moved (`MoveWords`: what its line says), and which question. */
-export interface QuestionMove extends MoveWords {
-  question_id: number;
-  text: string;
-  topic: string | null;
-  engines: EngineMove[];
-}
-
-export interface WonLostSection {
-  counts: { won: number; lost: number; held: number };
-  period: { from: string; to: string };
-  previous_period: { from: string; to: string };
-  won: QuestionMove[];
-  lost: QuestionMove[];
-  /** The few the digest lists (`topQuestions`): 3 to 5 in all, losses first. */
-  top_lost: QuestionMove[];
-  top_won: QuestionMove[];
-}
-
-/** One engine's figures for the week (see "Per engine" in the module comment). */
-export interface EngineFigures {
-  /** One of ours, or another implementation's own value. */
-  engine: string;
-  engine_label: string;
-  /** Questions whose dominant answer on this engine names the brand this week; null without `/prompts`. */
-  naming: number | null;
-  /** Questions this engine answered this week (a dominant state other than no answer); null without `/prompts`. */
-  answered: number | null;
-  /** `naming - gained + lost`: the same count for the week before; null without `/prompts`. */
-  naming_before: number | null;
-  /** Of `naming`, the questions whose dominant answer recommends the brand; null without `/prompts`. */
-  recommended: number | null;
-  /** Runs of this engine over the week, all questions; null without `/prompts`. */
-  runs: number | null;
-  /** Questions this engine started naming the brand for, and stopped; null when the service does not say which engines moved. */
-  gained: number | null;
-  lost: number | null;
-  /** `gained - lost`. */
-  change: number | null;
-}
-
-/** A part of the report the service does not provide, and the line said where its section is left out. */
-export interface NotProvided {
-  part: PartId;
-  operation: string;
-  fields: readonly string[];
-  words: string;
-  line: string;
-}
-
-export interface Lead {
-  kind: 'loss' | 'gain' | 'visibility_up' | 'visibility_down' | 'topic' | 'steady' | 'nothing_measured';
-  /** One sentence that names the brand and the change to act on. */
-  headline: string;
-  question?: string;
-  engines?: string[];
-  rival?: string | null;
-}
-
-export interface Report {
-  brand: { id: number; name: string };
-  market: { id: number; code: string };
-  kinds: DigestKind[];
-  /**
-   * The ISO week the report was planned for (`iso`, `monday`), and `label`, the
-   * first day of `period` (`16 Nov`).
-   */
-  week: { iso: string; monday: string; label: string };
-  /** The 7 days every figure covers: the fixed window of the reads (see the module comment). */
-  period: { from: string; to: string };
-  /** `period` as the email writes it: `17–23 Nov 2026`. */
-  period_label: string;
-  generated_at: string;
-  /** `nothing_measured`: no answered run in either week, no digest is sent. `nothing_changed`: a quiet week, said in one line. */
-  empty: 'nothing_measured' | 'nothing_changed' | null;
-  lead: Lead;
-  visibility: VisibilitySection | null;
-  topics: TopicMove[];
-  won_lost: WonLostSection | null;
-  /** Every engine, in the order of `ENGINE_LABELS`, then any other the upstream names. */
-  engines: EngineFigures[];
-  subject: string;
-  /** The parts the service does not provide; empty for one that provides everything. */
-  not_provided: NotProvided[];
-}
-
-export interface ReportInput {
-  brand: { id: number; name: string };
-  week: { isoWeek: string; monday: string };
-  kinds: readonly DigestKind[];
-  visibility: ResponseOf<'getVisibility'>;
-  history: ResponseOf<'getAnswerHistory'>;
-  /** Null when the service does not provide topics. */
-  topics: ResponseOf<'listTopics'> | null;
-  /** `/prompts` for the same 7 days, when read: gives each engine's questions naming the brand. Ignored when its days differ. */
-  matrix?: ResponseOf<'getPromptMatrix'> | null;
-  /** The parts the service does not provide (parts.ts); their lists are empty. */
-  not_provided?: readonly PartId[];
-}
 
 /** How many topics the report lists as "moved most". */
 export const TOPICS_SHOWN = 3;
@@ -338,7 +153,6 @@ function topicMoves(t: ResponseOf<'listTopics'> | null, totalRuns: number): Topi
     .slice(0, TOPICS_SHOWN);
 }
 
-const sizeOf = (q: QuestionMove) => Math.abs(q.engines_naming_now - q.engines_naming_before);
 
 function questionMoves(h: ResponseOf<'getAnswerHistory'>, topicNames: Map<number, string>, outcome: 'won' | 'lost'): QuestionMove[] {
   const way = outcome === 'won' ? 'gained' : 'lost';
@@ -390,95 +204,6 @@ function engineFigures(h: ResponseOf<'getAnswerHistory'>, matrix: ResponseOf<'ge
     if (!moves) return { engine, engine_label: engineLabel(engine), naming, answered, naming_before: null, recommended, runs, gained: null, lost: null, change: null };
     return { engine, engine_label: engineLabel(engine), naming, answered, naming_before: naming === null ? null : naming - gained + lost, recommended, runs, gained, lost, change: gained - lost };
   });
-}
-
-/** The most frequent rival among the engines that moved, first seen on ties. */
-function mainRival(engines: EngineMove[]): string | null {
-  const counts = new Map<string, number>();
-  for (const e of engines) if (e.top_rival) counts.set(e.top_rival, (counts.get(e.top_rival) ?? 0) + 1);
-  let best: string | null = null;
-  for (const [name, count] of counts) if (best === null || count > counts.get(best)!) best = name;
-  return best;
-}
-
-/** The question that moved on the most engines; a loss before a gain of the same size, because a loss is what to act on. */
-function biggestMove(wonLost: WonLostSection | null): QuestionMove | null {
-  const moves = wonLost ? [...wonLost.lost, ...wonLost.won] : [];
-  return moves.reduce<QuestionMove | null>((best, q) => (best === null || sizeOf(q) > sizeOf(best) ? q : best), null);
-}
-
-/** The lead for a question: `Brightdesk is no longer named by Claude and Gemini for “…”; they name Helpwave instead.` */
-function questionLead(brand: string, q: QuestionMove): Lead {
-  const way = q.outcome === 'won' ? 'gained' : 'lost';
-  const moved = q.engines.filter((e) => e.direction === way);
-  const names = moved.map((e) => e.engine_label);
-  // Every rival the engines that dropped the brand name instead, first seen first.
-  const rivals = [...new Set(moved.flatMap((e) => (e.top_rival ? [e.top_rival] : [])))];
-  const instead = rivals.length > 0 ? `; ${names.length === 1 ? 'it names' : 'they name'} ${joinNames(rivals)} instead` : '';
-  // Without the engines that moved (a service that does not say), only how many engines name the brand.
-  const counted = `${quoted(q.text)}: ${q.engines_naming_now} now, ${q.engines_naming_before} the week before`;
-  const headline =
-    names.length === 0
-      ? sentence(`${brand} is named by ${q.outcome === 'lost' ? 'fewer' : 'more'} engines for ${counted}`)
-      : q.outcome === 'lost'
-      ? sentence(`${brand} is no longer named by ${joinNames(names)} for ${quoted(q.text)}${instead}`)
-      : sentence(`${brand} is now named by ${joinNames(names)} for ${quoted(q.text)}`);
-  return { kind: q.outcome === 'lost' ? 'loss' : 'gain', headline, question: q.text, engines: names, rival: mainRival(moved) };
-}
-
-function visibilityWords(vis: VisibilitySection): string {
-  if (vis.score === null) return 'AI visibility was not measured this week';
-  if (vis.trend === 'unknown') return `AI visibility was ${formatPercent(vis.score)}, with no week before to compare`;
-  return `AI visibility held steady at ${formatPercent(vis.score)}`;
-}
-
-function leadOf(brand: string, periodLabel: string, empty: Report['empty'], vis: VisibilitySection | null, wonLost: WonLostSection | null, topics: TopicMove[]): Lead {
-  if (empty === 'nothing_measured') {
-    return { kind: 'nothing_measured', headline: `Nothing was measured for ${brand} in ${periodLabel} or the week before: no AI engine answered its questions.` };
-  }
-  if (vis && (vis.trend === 'up' || vis.trend === 'down')) {
-    const topic = topics.find((t) => t.trend === vis.trend);
-    const verb = vis.trend === 'up' ? 'rose' : 'fell';
-    const where = topic ? `, with the largest ${vis.trend === 'up' ? 'rise' : 'fall'} in ${quoted(topic.name)} (${formatPoints(topic.change!)})` : '';
-    return {
-      kind: vis.trend === 'up' ? 'visibility_up' : 'visibility_down',
-      headline: `${possessive(brand)} AI visibility ${verb} ${Math.abs(vis.change!).toFixed(1)} points to ${formatPercent(vis.score)}${where}.`,
-    };
-  }
-  const top = biggestMove(wonLost);
-  if (top) return questionLead(brand, top);
-  const topic = topics.find((t) => t.trend === 'up' || t.trend === 'down');
-  if (vis && topic) {
-    return {
-      kind: 'topic',
-      headline: `${possessive(brand)} ${visibilityWords(vis)}, but ${quoted(topic.name)} ${topic.trend === 'up' ? 'rose' : 'fell'} ${Math.abs(topic.change!).toFixed(1)} points to ${formatPercent(topic.score)}.`,
-    };
-  }
-  const parts: string[] = [];
-  if (vis) parts.push(visibilityWords(vis));
-  if (wonLost) parts.push('no question was won or lost');
-  return { kind: 'steady', headline: `A quiet week for ${brand}: ${parts.join(' and ')}.` };
-}
-
-/** `lost 11 questions, won 10`, `lost 3 questions`, `won 1 question`; null when nothing moved. */
-function questionNews(counts: { won: number; lost: number }): string | null {
-  const { won, lost } = counts;
-  const noun = (n: number) => (n === 1 ? 'question' : 'questions');
-  if (lost > 0 && won > 0) return `lost ${lost} ${noun(lost)}, won ${won}`;
-  if (lost > 0) return `lost ${lost} ${noun(lost)}`;
-  if (won > 0) return `won ${won} ${noun(won)}`;
-  return null;
-}
-
-function subjectOf(brand: string, periodLabel: string, empty: Report['empty'], vis: VisibilitySection | null, wonLost: WonLostSection | null): string {
-  if (empty === 'nothing_measured') return `${brand}: nothing measured in AI answers · ${periodLabel}`;
-  const pieces: string[] = [];
-  if (empty === 'nothing_changed') pieces.push('a quiet week');
-  if (vis) pieces.push(vis.score === null ? 'AI visibility not measured' : `AI visibility ${formatPercent(vis.score)} (${formatTrend(vis.change, vis.trend)})`);
-  const news = wonLost ? questionNews(wonLost.counts) : null;
-  if (news) pieces.push(news);
-  pieces.push(periodLabel);
-  return `${brand}: ${pieces.join(' · ')}`;
 }
 
 /** The report; see the module comment. Pure: same bodies, same report. */

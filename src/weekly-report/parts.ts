@@ -17,7 +17,7 @@
  */
 import { type ApiClient, ApiClientError, type Lenient, type LenientOptions, type OperationId, type ResponseMeta, type ResponseOf } from '../client';
 import type { CsvRows } from '../contract/operations';
-import { fieldOf, holdersOf } from '../contract/optional-paths';
+import { fieldOf, holdersOf } from '../contract/paths';
 import { contractPaths } from '../contract/upstream-map';
 
 export interface Part {

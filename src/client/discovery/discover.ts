@@ -18,7 +18,7 @@
  */
 import { loadSchemas } from '../../contract/zod-side';
 import { conformBody } from '../../contract/conform';
-import { valuesAtPath } from '../../contract/optional-paths';
+import { valuesAtPath } from '../../contract/paths';
 import { type AnyOperation, BRAND_ID_FROM, OPERATION_IDS, type OperationId, operations } from '../../contract/operations';
 import type { OperationMap } from '../../contract/schemas/upstream-map';
 import type { ApiClient, WithMeta } from '../client';
@@ -67,7 +67,7 @@ export function readingOrder(): OperationId[] {
 
 /** Every value at a contract path (`topics[].rivals[].name`) of a body on the contract's names, arrays followed; none that is empty. */
 export function valuesAt(body: unknown, path: string): unknown[] {
-  return valuesAtPath(body, path.split('.')).filter((value) => value !== null && value !== undefined && value !== '');
+  return valuesAtPath(body, path).filter((value) => value !== null && value !== undefined && value !== '');
 }
 
 export async function discoverUpstreamMap(read: DiscoveryReader, threshold: number = CONFIDENCE_THRESHOLD): Promise<DiscoveryReport> {
