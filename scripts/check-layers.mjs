@@ -1,12 +1,20 @@
 #!/usr/bin/env node
-// Run by `npm test` before the Worker's tests: the layers hold, and the
-// published `./client` bundles no D1 code. Fails with one line per problem.
+// Run by `npm test` before the Worker's tests: the layers hold, no source file
+// is over 500 lines, and the published `./client` bundles no D1 code. Fails
+// with one line per problem.
 import { build } from 'esbuild';
 import { checkLayers, sourceFiles } from './layers.mjs';
 
 const failures = [];
 const files = sourceFiles(process.cwd());
 failures.push(...checkLayers(files));
+
+// A file holds one thing: past 500 lines it holds several, and splits along its seams (issue 35).
+const MAX_LINES = 500;
+for (const file of files) {
+  const lines = file.text.split('\n').length - (file.text.endsWith('\n') ? 1 : 0);
+  if (lines > MAX_LINES) failures.push(`${file.path} has ${lines} lines (at most ${MAX_LINES}): split it along its seams`);
+}
 
 // The check itself must catch what it guards against: a planted back-import and a planted cycle.
 const planted = (edits) => files.map((f) => (edits[f.path] ? { ...f, text: `${edits[f.path]}\n${f.text}` } : f));
