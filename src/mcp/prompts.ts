@@ -125,20 +125,20 @@ const DESCRIPTIONS = {
 };
 type ArgumentName = keyof typeof DESCRIPTIONS;
 
-/** The arguments a prompt takes, by name. */
-const argumentsOf = (prompt: PromptDefinition): ArgumentName[] => (prompt.competitor ? ['brand', 'market', 'competitor'] : ['brand', 'market']);
-
 /**
- * A prompt's arguments, all optional, each completed by `complete` (the request's completers): built for each
- * server, as `completable` marks the schema it is given with its completer.
+ * The prompts' argument schemas for one server, all optional, each argument completed by `complete` (the
+ * request's completers). Built for each server, as `completable` marks the schema it is given with its
+ * completer; each argument's schema once, and each set of arguments once (three prompts share one).
  */
-function argsSchemaOf(prompt: PromptDefinition, complete: Completers) {
-  const completer: Record<ArgumentName, (typed: string, context?: { arguments?: Record<string, string> }) => Promise<string[]>> = {
-    brand: (typed) => complete.brand(typed),
-    market: (typed, context) => complete.market(typed, context?.arguments),
-    competitor: (typed, context) => complete.competitor(typed, context?.arguments),
-  };
-  return z.object(Object.fromEntries(argumentsOf(prompt).map((name) => [name, completable(z.string().describe(DESCRIPTIONS[name]), completer[name]).optional()])) as Record<string, z.ZodOptional<z.ZodString>>);
+function argsSchemasOf(complete: Completers) {
+  const argument = (name: ArgumentName, completer: (typed: string, context?: { arguments?: Record<string, string> }) => Promise<string[]>) =>
+    completable(z.string().describe(DESCRIPTIONS[name]), completer).optional();
+  const brand = argument('brand', (typed) => complete.brand(typed));
+  const market = argument('market', (typed, context) => complete.market(typed, context?.arguments));
+  const competitor = argument('competitor', (typed, context) => complete.competitor(typed, context?.arguments));
+  const withoutCompetitor = z.object({ brand, market });
+  const withCompetitor = z.object({ brand, market, competitor });
+  return (prompt: PromptDefinition) => (prompt.competitor ? withCompetitor : withoutCompetitor);
 }
 
 /**
@@ -169,8 +169,9 @@ async function brandOf(complete: Completers, value: string | undefined): Promise
  */
 export function registerPrompts(server: McpServer, client: ApiClient): void {
   const complete = completers(client);
+  const argsSchemaOf = argsSchemasOf(complete);
   for (const prompt of PROMPTS) {
-    server.registerPrompt(prompt.name, { title: prompt.title, description: prompt.description, argsSchema: argsSchemaOf(prompt, complete) }, async (args: { brand?: string; market?: string; competitor?: string }): Promise<GetPromptResult> => {
+    server.registerPrompt(prompt.name, { title: prompt.title, description: prompt.description, argsSchema: argsSchemaOf(prompt) }, async (args: { brand?: string; market?: string; competitor?: string }): Promise<GetPromptResult> => {
       const brand = await brandOf(complete, args.brand);
       const target: Target = { ...(brand ? { brand } : {}), ...(args.market?.trim() ? { market: args.market.trim().toLowerCase() } : {}), ...(args.competitor?.trim() ? { competitor: args.competitor.trim() } : {}) };
       return { description: prompt.description, messages: [{ role: 'user', content: { type: 'text', text: prompt.text(target) } }] };
