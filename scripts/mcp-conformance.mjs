@@ -70,20 +70,28 @@ async function accessToken() {
   return (await token.json()).access_token;
 }
 
-/** A proxy to the Worker that adds the bearer token; the answer streams back (SSE included), re-encoded by Node. */
+/**
+ * A proxy to the Worker that adds the bearer token; the answer streams back (SSE included), re-encoded by Node.
+ * When the suite goes away from a request (it ends a `subscriptions/listen` stream by closing it, or exits), the
+ * Worker's answer is abandoned too: an event stream never ends by itself (the SDK sends a keep-alive every 15 s),
+ * and a fetch still reading one would keep this process alive after the suite is done.
+ */
 function startProxy(token) {
   const server = createServer(async (request, response) => {
+    const gone = new AbortController();
+    response.on('close', () => gone.abort());
     const chunks = [];
     for await (const chunk of request) chunks.push(chunk);
     const headers = { ...request.headers, authorization: request.headers.authorization ?? `Bearer ${token}` };
     delete headers['content-length'];
     try {
-      const answer = await fetch(new URL(request.url, base), { method: request.method, headers, body: ['GET', 'HEAD'].includes(request.method) ? undefined : Buffer.concat(chunks) });
+      const answer = await fetch(new URL(request.url, base), { method: request.method, headers, body: ['GET', 'HEAD'].includes(request.method) ? undefined : Buffer.concat(chunks), signal: gone.signal });
       response.writeHead(answer.status, Object.fromEntries([...answer.headers].filter(([name]) => !/^(content-encoding|content-length|transfer-encoding|connection)$/i.test(name))));
       if (answer.body) for await (const chunk of answer.body) response.write(chunk);
       response.end();
     } catch (error) {
-      response.writeHead(502);
+      if (gone.signal.aborted) return;
+      if (!response.headersSent) response.writeHead(502);
       response.end(String(error));
     }
   });
@@ -105,6 +113,8 @@ try {
     failed ||= status !== 0;
   }
 } finally {
+  // The suite has exited: end what it left open (keep-alive connections, a stream it never closed), then stop.
+  proxy.closeAllConnections();
   proxy.close();
 }
 // The suite fails its scenarios of the reference server's fixtures (test_simple_text, test_prompt_with_arguments, …)

@@ -18,7 +18,6 @@ import { escapeHtml } from '../src/lib/escape';
 import { MCP_PATH } from '../src/mcp';
 import { VIEW_ASSET_PATH } from '../src/mcp/app/asset';
 import { renderResult } from '../src/mcp/app/render';
-import { readerAuth } from '../src/mcp/reader';
 import { reportText } from '../src/mcp/weekly';
 import { registerWeeklyView, WEEKLY_VIEW_URI } from '../src/mcp/weekly-view';
 import type { Report } from '../src/weekly-report';
@@ -105,12 +104,9 @@ describe('the MCP App', () => {
     const missing = { fetch: async () => new Response('Not Found', { status: 404 }) } as unknown as Fetcher;
     for (const assets of [undefined, missing]) {
       const server = new McpServer({ name: 'view-only', version: '1.0.0' });
-      registerWeeklyView(server);
+      registerWeeklyView(server, assets);
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
       await server.connect(serverSide);
-      // As serveReader hands each request its reader: here, only the assets are read.
-      const deliver = serverSide.onmessage!;
-      serverSide.onmessage = (message, extra) => deliver(message, { ...extra, authInfo: readerAuth({ client: undefined as never, now: () => new Date(), assets }) });
       const client = new Client({ name: 'apps-host', version: '1.0.0' });
       await client.connect(clientSide);
       clients.push(client);

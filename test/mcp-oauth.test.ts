@@ -214,6 +214,17 @@ describe('the whole flow with the SDK client', () => {
     expect(await refused.json()).toMatchObject({ error: { code: 'invalid_api_key' } });
   });
 
+  it('binds a token to the host name it was obtained at: the same Worker by another name refuses it', async () => {
+    const token = (await authorized(KEYS.pro)).saved!.access_token;
+    expect((await mcpPost(token, listBrandsCall)).status).toBe(200);
+    // 127.0.0.1 is allowed in dev like localhost, but it is another issuer and resource.
+    const elsewhere = await workerFetch(`http://127.0.0.1${MCP_PATH}`, { method: 'POST', body: listBrandsCall, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
+    expect(elsewhere.status).toBe(401);
+    expect(elsewhere.headers.get('www-authenticate')).toMatch(/resource_metadata="http:\/\/127\.0\.0\.1\/\.well-known\/oauth-protected-resource\/mcp".*error="invalid_token"/);
+    // Not the message of a key the upstream refused: this token's key is fine.
+    expect(((await elsewhere.json()) as { error: { message: string } }).error.message).not.toContain('no longer accepted');
+  });
+
   it('never shows the key: not in the token, not in any response, not in a log line', async () => {
     const key = KEYS.growth;
     const lines: string[] = [];

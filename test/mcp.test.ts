@@ -338,6 +338,15 @@ describe('prompts', () => {
     await client.close();
   });
 
+  it('declares lists that never change: no listChanged for tools, prompts or resources, in both eras', async () => {
+    for (const era of ['legacy', 'auto'] as const) {
+      const client = await connect(KEYS.pro, era);
+      const { tools, prompts, resources } = client.getServerCapabilities()!;
+      expect([era, tools?.listChanged, prompts?.listChanged, resources?.listChanged]).toEqual([era, false, false, false]);
+      await client.close();
+    }
+  });
+
   it('gets each prompt with its arguments: one message naming the brand\'s id, the market and the tools to call, each a tool of tools/list', async () => {
     const client = await connect(KEYS.pro);
     const tools = new Set((await client.listTools()).tools.map((t) => t.name));
@@ -462,7 +471,7 @@ describe('the key', () => {
 });
 
 describe('one server after another', () => {
-  it('answers each call with its own key\'s data, the 2025 servers being reused: in turn, at once, and after an initialize', async () => {
+  it('answers each call with its own key\'s data: in turn, at once, and after an initialize', async () => {
     const brandsOf = async (key: string) => {
       const response = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'list_brands', arguments: {} } }), { authorization: `Bearer ${key}`, 'mcp-protocol-version': '2025-06-18' });
       const body = (await response.json()) as { result: { structuredContent: { brands: { id: number }[] } } };
@@ -471,7 +480,7 @@ describe('one server after another', () => {
     const expected: Record<string, number[]> = { [KEYS.pro]: [DEMO.proBrand], [KEYS.growth]: [DEMO.growthBrandA, DEMO.growthBrandB], [KEYS.starter]: [DEMO.starterBrand] };
     const keys = Object.keys(expected);
     for (let round = 0; round < 3; round++) for (const key of keys) expect([key, await brandsOf(key)]).toEqual([key, expected[key]]);
-    // An initialize in between, from another client: the server it used learns that client and is not reused.
+    // An initialize in between, from another client: what it set up is not what the next request finds.
     expect((await post(initialize, { authorization: `Bearer ${KEYS.growth}` })).status).toBe(200);
     const atOnce = keys.flatMap((key) => Array.from({ length: 4 }, () => key));
     expect(await Promise.all(atOnce.map(async (key) => [key, await brandsOf(key)]))).toEqual(atOnce.map((key) => [key, expected[key]]));
@@ -515,6 +524,43 @@ describe('Host and Origin', () => {
     const deployed = { ...configured, DEV_ROUTES: '' };
     expect(await call(MCP_URL, deployed)).toBe(403);
     expect(await call(`https://mcp.example.com${MCP_PATH}`, deployed)).toBe(200);
+  });
+});
+
+describe('a page of an allowed origin (CORS)', () => {
+  const PAGE = 'http://localhost:6274';
+  const preflight = (origin: string, url = MCP_URL, fetcher: typeof workerFetch = workerFetch) =>
+    fetcher(url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, mcp-protocol-version' } });
+  const listed = (response: Response, name: string) => (response.headers.get(name) ?? '').toLowerCase().split(/\s*,\s*/);
+
+  it('answers the preflight of an allowed origin with 204 and what it may send, and refuses another origin with 403', async () => {
+    const allowed = await preflight(PAGE);
+    expect(allowed.status).toBe(204);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe(PAGE);
+    expect(listed(allowed, 'access-control-allow-methods')).toContain('post');
+    expect(listed(allowed, 'access-control-allow-headers')).toEqual(expect.arrayContaining(['authorization', 'content-type', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id']));
+    expect(listed(allowed, 'vary')).toContain('origin');
+    const foreign = await preflight('https://attacker.example');
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+    // A deployment's own host, outside dev.
+    const deployed = fetchWith({ ...env, MCP_ALLOWED_HOSTS: 'mcp.example.com', DEV_ROUTES: '' });
+    const own = await preflight('https://mcp.example.com', `https://mcp.example.com${MCP_PATH}`, deployed);
+    expect([own.status, own.headers.get('access-control-allow-origin')]).toEqual([204, 'https://mcp.example.com']);
+    expect((await preflight(PAGE, `https://mcp.example.com${MCP_PATH}`, deployed)).status).toBe(403);
+  });
+
+  it('lets the page read every answer: the 401 with its challenge, and an exchange', async () => {
+    const challenged = await post(initialize, { authorization: '', origin: PAGE });
+    expect(challenged.status).toBe(401);
+    expect(challenged.headers.get('access-control-allow-origin')).toBe(PAGE);
+    expect(listed(challenged, 'access-control-expose-headers')).toContain('www-authenticate');
+    const served = await post(initialize, { origin: PAGE });
+    expect(served.status).toBe(200);
+    expect(served.headers.get('access-control-allow-origin')).toBe(PAGE);
+    expect(listed(served, 'access-control-expose-headers')).toEqual(expect.arrayContaining(['mcp-session-id', 'mcp-protocol-version']));
+    // Without a page (no Origin), no CORS header.
+    expect((await post(initialize)).headers.get('access-control-allow-origin')).toBeNull();
   });
 });
 

@@ -108,9 +108,9 @@ export function createWorker(seams: WorkerSeams = {}) {
         ...(features.mcpOAuth ? { oauthKv: env.OAUTH_KV, oauthSecret: env.SIGNING_SECRET, oauthWrites: env.OAUTH_WRITES } : {}),
         assets: env.ASSETS,
       };
-      if (pathname === MCP_PATH) return withRequestId(await handleMcp(request, url, env, proxyRuntime, mcpOptions), requestIdOf(request.headers));
+      if (pathname === MCP_PATH) return withRequestId(await handleMcp(request, url, env, proxyRuntime, mcpOptions, ctx), requestIdOf(request.headers));
       // OAuth for /mcp (its consent page, the provider's endpoints and metadata): off without OAUTH_KV, OAUTH_WRITES and SIGNING_SECRET.
-      if (isOAuthPath(pathname)) return withRequestId(await handleOAuth(request, env, proxyRuntime, mcpOptions), requestIdOf(request.headers));
+      if (isOAuthPath(pathname)) return withRequestId(await handleOAuth(request, env, proxyRuntime, mcpOptions, ctx), requestIdOf(request.headers));
       const p = await product();
       if (under(pathname, p.ADMIN_BASE) || under(pathname, p.UPSTREAM_ADMIN_BASE)) return p.handleAdmin(request, env, proxyRuntime, p.allAdminRoutes);
       if (isOriginEnv(env) && under(pathname, ORIGIN_MOUNT + API_BASE)) {

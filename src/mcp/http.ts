@@ -6,9 +6,12 @@
  * 1. `Host` and `Origin` are checked against `MCP_ALLOWED_HOSTS` (and, in
  *    dev, localhost): a page on another site that resolves to this server
  *    (DNS rebinding) gets 403 before anything is read.
- * 2. `GET` and `DELETE` (2025 session operations) and other methods: 405 with
- *    `Allow: POST`, from the SDK; a stateless server keeps no session or
- *    stream to open or close.
+ * 2. `OPTIONS`, a browser's CORS preflight from an allowed origin: 204 with
+ *    the methods and headers a page may use (`preflight`); every answer to
+ *    such a page carries `Access-Control-Allow-Origin` and exposes the
+ *    headers a client reads (`withCors`). `GET` and `DELETE` (2025 session
+ *    operations) and other methods: 405 with `Allow: POST`, from the SDK; a
+ *    stateless server keeps no session or stream to open or close.
  * 3. A `POST` needs a bearer credential: an access token of our OAuth
  *    (oauth.ts, when `OAUTH_KV` is bound), or an API key of /api/v1 pasted
  *    by a header client. Told apart by shape (`isIssuedToken`): a token is
@@ -28,13 +31,15 @@
  *    (`error="invalid_token"` for a refused one), from which an OAuth client
  *    finds the authorization server; without `OAUTH_KV`, `Bearer
  *    realm="mcp"`.
- * 4. The body is read once (`serveReader`). A 2025-revision request is
- *    answered with plain JSON, not an event stream, by a new transport on
- *    one of this isolate's idle servers (`release`: a server holds nothing
- *    of a request, reader.ts); a 2026 one by the SDK's exchange, built once
- *    per isolate (`exchange`), on a new server. The SDK answers bad input (not JSON,
- *    not JSON-RPC, a batch over 100, an unknown tool, arguments that fail
- *    the schema) with its own errors.
+ * 4. The body is read once (`serveReader`). Every request gets a server of
+ *    its own, built for its reader (`mcpServer(reader)`), as the SDK asks. A
+ *    2025-revision request is answered with plain JSON, not an event stream,
+ *    by the SDK's transport (the SDK's documented composition: its
+ *    `isLegacyRequest` in front of its exchange); a 2026 one by the SDK's
+ *    exchange, built once per isolate (`exchange`), whose factory builds the
+ *    server. The SDK answers bad input (not JSON, not JSON-RPC, a batch over
+ *    100, an unknown tool, arguments that fail the schema) with its own
+ *    errors.
  */
 import {
   createMcpHandler,
@@ -44,7 +49,6 @@ import {
   isLegacyRequest,
   WebStandardStreamableHTTPServerTransport,
   type McpHttpHandler,
-  type McpServer,
   originValidationResponse,
   validateHostHeader,
 } from '@modelcontextprotocol/server';
@@ -54,8 +58,8 @@ import { bearerKey, invalidKey, OAUTH_USER_PREFIX } from '../contract/access';
 import { ApiError, errorResponse, JSON_HEADERS } from '../contract/errors';
 import { errorText } from '../lib/log';
 import { acceptedRecently, apiFor, clientAddressOf, type ProxyEnv, type ProxyRuntime } from '../proxy';
-import { endGrantsOfUser, type GrantProps, isIssuedToken, type OAuthServers, oauthServersFor } from './oauth';
-import { type Reader, readerAuth } from './reader';
+import { endGrantsOfUser, type GrantProps, isIssuedToken, type OAuthServers, oauthServersFor, protectedResource } from './oauth';
+import { type Reader, readerAuth, readerOf } from './reader';
 import { mcpServer } from './server';
 
 /** The API's 401, with the challenge RFC 6750 asks of a bearer-protected resource. */
@@ -79,17 +83,19 @@ export interface McpOptions {
   assets?: Fetcher | undefined;
 }
 
-/** The answer to any request to `/mcp` (`handleMcp` of index.ts loads this file). */
-export async function serveMcp(request: Request, url: URL, env: ProxyEnv, runtime: ProxyRuntime, options: McpOptions): Promise<Response> {
-  const response = await answer(request, url, env, runtime, allowedHostsOf(options.hosts, options.dev), options.oauthKv, options.assets);
+/** The answer to any request to `/mcp` (`handleMcp` of index.ts loads this file); `ctx` is the Worker's, for the OAuth resource server. */
+export async function serveMcp(request: Request, url: URL, env: ProxyEnv, runtime: ProxyRuntime, options: McpOptions, ctx: ExecutionContext): Promise<Response> {
+  const refused = foreignHost(request, url, allowedHostsOf(options.hosts, options.dev));
+  // The origin is allowed past here: the answer is readable by its pages.
+  const response = refused ?? withCors(request, await answer(request, url, env, runtime, options.oauthKv, options.assets, ctx));
   // The SDK builds its own answers (JSON, or an event stream of JSON): they carry what every JSON answer of the Worker does.
   response.headers.set('x-content-type-options', JSON_HEADERS['x-content-type-options']!);
   return response;
 }
 
-async function answer(request: Request, url: URL, env: ProxyEnv, runtime: ProxyRuntime, allowedHosts: string[], oauthKv: KVNamespace | undefined, assets: Fetcher | undefined): Promise<Response> {
-  const refused = foreignHost(request, url, allowedHosts);
-  if (refused) return refused;
+async function answer(request: Request, url: URL, env: ProxyEnv, runtime: ProxyRuntime, oauthKv: KVNamespace | undefined, assets: Fetcher | undefined, ctx: ExecutionContext): Promise<Response> {
+  // A page of an allowed origin (foreignHost let its Origin through) asks whether it may POST with its headers.
+  if (request.method === 'OPTIONS' && request.headers.has('origin')) return preflight();
   // The SDK answers every other method 405 before it asks for a server.
   if (request.method !== 'POST') return exchange().fetch(request);
   // Retries are the assistant's to decide: a refusal comes back at once, with `retry_after` when it has one.
@@ -98,13 +104,44 @@ async function answer(request: Request, url: URL, env: ProxyEnv, runtime: ProxyR
   const known = (apiKey: string, client = clientOf(apiKey)) => knownKey(apiKey, client, runtime.now());
   const apiKey = bearerKey(request.headers);
   // A pasted key, good, from a client that is not a browser page: served as is. The OAuth resource server
-  // would do the same for it, and answers the rest: tokens, refusals with their challenge, browsers' CORS.
+  // would do the same for it, and answers the rest: tokens, refusals with their challenge.
   if (apiKey && !isIssuedToken(apiKey) && !(oauthKv && request.headers.has('origin'))) {
     const client = clientOf(apiKey);
     if (await known(apiKey, client)) return serveClient(client);
   }
-  if (oauthKv) return protectedAnswer(request, runtime, oauthServersFor(url.origin), { OAUTH_KV: oauthKv }, clientOf, known, serveClient);
+  if (oauthKv) return protectedAnswer(request, oauthServersFor(url.origin), { OAUTH_KV: oauthKv }, ctx, clientOf, known, serveClient);
   return unauthorized();
+}
+
+/** What a page may send to `/mcp` beyond the CORS-safelisted headers (the MCP spec's, and the bearer credential). */
+const CORS_REQUEST_HEADERS = 'authorization, content-type, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name, last-event-id';
+/** What a page's client reads of an answer: the challenge that starts OAuth, a refusal's wait, the SDK's protocol headers. */
+const CORS_EXPOSED_HEADERS = 'WWW-Authenticate, Retry-After, Mcp-Session-Id, Mcp-Protocol-Version, X-Request-Id';
+/** How long a browser may keep a preflight's answer. */
+const CORS_MAX_AGE_S = 86_400;
+
+/** The preflight's 204 (Fetch standard, CORS protocol): the origin is added by `withCors`. */
+function preflight(): Response {
+  return new Response(null, {
+    status: 204,
+    headers: { 'access-control-allow-methods': 'POST, GET, DELETE, OPTIONS', 'access-control-allow-headers': CORS_REQUEST_HEADERS, 'access-control-max-age': String(CORS_MAX_AGE_S) },
+  });
+}
+
+/**
+ * Every answer to a page of an allowed origin, refusals included, names that origin, so the page can read it
+ * (the 401's challenge is how a browser client starts OAuth). An origin not allowed gets the SDK's 403, which
+ * names none.
+ */
+function withCors(request: Request, response: Response): Response {
+  const origin = request.headers.get('origin');
+  if (!origin) return response;
+  const { headers } = response;
+  headers.set('access-control-allow-origin', origin);
+  headers.set('access-control-expose-headers', CORS_EXPOSED_HEADERS);
+  headers.delete('access-control-allow-credentials');
+  if (!/\borigin\b/i.test(headers.get('vary') ?? '')) headers.append('vary', 'Origin');
+  return response;
 }
 
 /** The largest request body read here: the SDK's own default bound, so that both refuse alike. */
@@ -112,48 +149,35 @@ const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 
 let handler: McpHttpHandler | undefined;
 
-/** The SDK's stateless exchange, built once per isolate: it takes a new server for each 2026-revision request. */
+/**
+ * The SDK's stateless exchange, built once per isolate: its factory builds a server for each request it
+ * serves, for the reader `serveReader` hands it in `authInfo`.
+ */
 function exchange(): McpHttpHandler {
-  handler ??= createMcpHandler(() => mcpServer(), { onerror: (error) => console.warn(JSON.stringify({ msg: 'mcp request refused or failed', error: errorText(error) })) });
+  handler ??= createMcpHandler(({ authInfo }) => mcpServer(readerOf(authInfo)), { onerror: (error) => console.warn(JSON.stringify({ msg: 'mcp request refused or failed', error: errorText(error) })) });
   return handler;
 }
 
-/** Servers of this isolate that served a 2025-revision request and are free for the next one. */
-const idle: McpServer[] = [];
-/** Enough for the requests one isolate serves at once; more are built when needed and dropped when done. */
-const MAX_IDLE = 8;
-
 /**
- * A server back among the idle ones once its exchange is closed, unless it
- * learned something of a client (an `initialize` sets the client's identity,
- * capabilities and revision on it): the next request must find the server as
- * new. Its handlers hold nothing of a request (reader.ts).
- */
-async function release(server: McpServer): Promise<void> {
-  await server.close();
-  const learned = server.server.getClientVersion() ?? server.server.getClientCapabilities() ?? server.server.getNegotiatedProtocolVersion();
-  if (learned === undefined && idle.length < MAX_IDLE) idle.push(server);
-}
-
-/**
- * One exchange for a checked key. The body is read once, here: the SDK takes it parsed, so it neither clones
- * the request nor reads it again. A 2025-revision request (most clients today) is answered with plain JSON by
- * the SDK's transport (the revision lets the server choose JSON or an event stream, and a stateless server has
- * nothing to stream), on a server of this isolate's idle ones; a 2026 one by the SDK's
- * exchange, which answers JSON unless it has something to stream.
+ * One exchange for a checked key, on a server of its own. The body is read once, here: the SDK takes it
+ * parsed, so it neither clones the request nor reads it again. A 2025-revision request (most clients today)
+ * is answered with plain JSON by the SDK's transport (the revision lets the server choose JSON or an event
+ * stream, and a stateless server has nothing to stream), routed with the SDK's `isLegacyRequest` as its
+ * documentation shows; a 2026 one by the SDK's exchange, which answers JSON unless it has something to stream.
  */
 async function serveReader(request: Request, reader: Reader): Promise<Response> {
   const authInfo = readerAuth(reader);
   const body = await bodyOf(request);
   if (!body.parsed) return exchange().fetch(body.request, { authInfo });
   if (!(await isLegacyRequest(request, body.value))) return exchange().fetch(request, { authInfo, parsedBody: body.value });
-  const server = idle.pop() ?? mcpServer();
+  const server = mcpServer(reader);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {
     return await transport.handleRequest(request, { authInfo, parsedBody: body.value });
   } finally {
-    void release(server).catch(() => undefined);
+    // The answer is whole (JSON): the server and its transport are done.
+    void server.close().catch(() => undefined);
   }
 }
 
@@ -178,19 +202,21 @@ const KEY_REVOKED = 'The API key this authorization stands for is no longer acce
 const REFUSED = 'Missing, expired, revoked or unknown access token or API key. Connect with OAuth (see WWW-Authenticate), or send the API key as `Authorization: Bearer <key>`.';
 
 /**
- * `/mcp` as the provider's protected resource: it reads the bearer credential and answers 401 with the
- * challenge naming its metadata; our validator tells a token from a pasted key and checks the key behind
- * either upstream. Its 401s get the API's JSON body, with its challenge.
+ * `/mcp` as the provider's protected resource, for this request: it reads the bearer credential and answers
+ * 401 with the challenge naming its metadata; our validator tells a token from a pasted key and checks the key
+ * behind either upstream. Its 401s get the API's JSON body, with its challenge; which one the validator said
+ * (a token whose key the upstream refused, or anything else) is what it found, not read back from the answer.
  */
 async function protectedAnswer(
   request: Request,
-  runtime: ProxyRuntime,
   servers: OAuthServers,
   store: { OAUTH_KV: KVNamespace },
+  ctx: ExecutionContext,
   clientOf: (apiKey: string) => ApiClient,
   known: (apiKey: string) => Promise<boolean>,
   serveClient: (client: ApiClient) => Promise<Response>,
 ): Promise<Response> {
+  let keyRevoked = false;
   const validate = async (resource: string, token: string): Promise<OAuthResourceTokenValidation<ApiClient> | null> => {
     if (!isIssuedToken(token)) return (await known(token)) ? { props: clientOf(token), audience: resource } : null;
     // A token of the old `k_` users (a hash of the key, before grant ids were keyed): refused, the person connects again.
@@ -201,23 +227,15 @@ async function protectedAnswer(
     // The upstream refused the key: every grant made with it ends, so refreshing cannot bring a token back.
     const ended = await endGrantsOfUser(servers, store, found.userId);
     console.log(JSON.stringify({ msg: 'oauth grants ended: their API key is refused upstream', grants: ended }));
+    keyRevoked = true;
     throw new OAuthError('invalid_token', { description: KEY_REVOKED });
   };
-  const ctx = { waitUntil: runtime.waitUntil, passThroughOnException() {}, props: {} } as unknown as ExecutionContext;
-  const response = await servers.protectedResource.fetch(request, { validate, serve: (client) => serveClient(client as ApiClient) }, ctx);
+  const response = await protectedResource(servers, validate, serveClient).fetch(request, store, ctx);
   if (response.status !== 401) return response;
-  const refusal = errorResponse(new ApiError('invalid_api_key', (await oauthDescription(response)) === KEY_REVOKED ? KEY_REVOKED : REFUSED));
+  await response.body?.cancel();
+  const refusal = errorResponse(new ApiError('invalid_api_key', keyRevoked ? KEY_REVOKED : REFUSED));
   for (const [name, value] of response.headers) if (!/^content-(type|length)$/i.test(name)) refusal.headers.set(name, value);
   return refusal;
-}
-
-/** The `error_description` of the provider's JSON error, if it sent one. */
-async function oauthDescription(response: Response): Promise<string | undefined> {
-  try {
-    return ((await response.json()) as { error_description?: string }).error_description;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

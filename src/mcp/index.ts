@@ -23,36 +23,37 @@ export const MCP_PATH = '/mcp';
 const endpoint = loadWithSchemas(() => import('./http'));
 const oauthEndpoints = loadWithSchemas(() => import('./oauth-routes'));
 
-/** The answer to a request to an OAuth path (oauth-routes.ts: the consent page, metadata, token, registration). */
-export async function handleOAuth(request: Request, env: ProxyEnv, runtime: ProxyRuntime, options: McpOptions): Promise<Response> {
+/** The answer to a request to an OAuth path (oauth-routes.ts: the consent page, metadata, token, registration); `ctx` is the Worker's. */
+export async function handleOAuth(request: Request, env: ProxyEnv, runtime: ProxyRuntime, options: McpOptions, ctx: ExecutionContext): Promise<Response> {
   const { serveOAuth } = await oauthEndpoints();
-  return serveOAuth(request, env, runtime, options);
+  return serveOAuth(request, env, runtime, options, ctx);
 }
 
-/** The answer to any request to `/mcp` (http.ts: checks, key, a server per request); `url` is the request's, as the Worker parsed it. */
-export async function handleMcp(request: Request, url: URL, env: ProxyEnv, runtime: ProxyRuntime, options: McpOptions): Promise<Response> {
+/** The answer to any request to `/mcp` (http.ts: checks, key, a server per request); `url` is the request's, as the Worker parsed it; `ctx` the Worker's. */
+export async function handleMcp(request: Request, url: URL, env: ProxyEnv, runtime: ProxyRuntime, options: McpOptions, ctx: ExecutionContext): Promise<Response> {
   const { serveMcp } = await endpoint();
-  return serveMcp(request, url, env, runtime, options);
+  return serveMcp(request, url, env, runtime, options, ctx);
 }
 
-/** What `/mcp` runs with: the proxy's env and runtime (it needs nothing else), and its options. */
+/** What `/mcp` runs with: the proxy's env and runtime (it needs nothing else), its options, and the Worker's execution context. */
 export interface McpContext {
   env: ProxyEnv;
   runtime: ProxyRuntime;
   options: McpOptions;
+  ctx: ExecutionContext;
 }
 
-const serveRoute = (request: Request, _: Record<string, string>, { env, runtime, options }: McpContext, url: URL) => handleMcp(request, url, env, runtime, options);
+const serveRoute = (request: Request, _: Record<string, string>, { env, runtime, options, ctx }: McpContext, url: URL) => handleMcp(request, url, env, runtime, options, ctx);
 
 /**
  * `/mcp` as a route table, for the product's OpenAPI document: the methods the
  * MCP spec gives the endpoint (POST, and GET and DELETE, which a stateless
- * server answers 405). The Worker calls `handleMcp` for the path whatever the
+ * server answers 405; OPTIONS aside, the CORS preflight). The Worker calls `handleMcp` for the path whatever the
  * method, and the SDK answers the others 405 too.
  */
 export const mcpRoutes: Route<McpContext>[] = [{ path: MCP_PATH, answers: 'json', methods: { POST: serveRoute, GET: serveRoute, DELETE: serveRoute } }];
 
-const serveOAuthRoute = (request: Request, _: Record<string, string>, { env, runtime, options }: McpContext) => handleOAuth(request, env, runtime, options);
+const serveOAuthRoute = (request: Request, _: Record<string, string>, { env, runtime, options, ctx }: McpContext) => handleOAuth(request, env, runtime, options, ctx);
 const oauthRoute = (path: string, answers: 'json' | 'page', methods: Method[]): Route<McpContext> => ({ path, answers, methods: Object.fromEntries(methods.map((m) => [m, serveOAuthRoute])) });
 
 /**

@@ -21,12 +21,13 @@ import { apiFor, clientAddressOf, type ProxyEnv, type ProxyRuntime } from '../pr
 import { serveConsent } from './consent';
 import { consentErrorHtml, consentHeaders } from './consent-page';
 import { allowedHostsOf, type McpOptions } from './http';
-import { type OAuthServers, type OAuthStore, oauthServersFor, refusedRefresh } from './oauth';
+import { type OAuthServers, type OAuthStore, oauthServersFor, protectedResource, refusedRefresh } from './oauth';
 import { OAUTH_ENDPOINTS, WELL_KNOWN } from './oauth-paths';
 
 const notHere = (message: string) => errorResponse(new ApiError('not_found', message));
 
-export async function serveOAuth(request: Request, env: ProxyEnv, runtime: ProxyRuntime, options: McpOptions): Promise<Response> {
+/** The answer to a request to an OAuth path; `ctx` is the Worker's, for the provider's servers. */
+export async function serveOAuth(request: Request, env: ProxyEnv, runtime: ProxyRuntime, options: McpOptions, ctx: ExecutionContext): Promise<Response> {
   const { oauthKv, oauthSecret, oauthWrites } = options;
   if (!oauthKv || !oauthSecret || !oauthWrites) return notHere('OAuth is not configured on this deployment: bind OAUTH_KV and OAUTH_WRITES and set SIGNING_SECRET (docs/mcp.md). /mcp takes the API key as `Authorization: Bearer <key>`.');
   const url = new URL(request.url);
@@ -39,7 +40,6 @@ export async function serveOAuth(request: Request, env: ProxyEnv, runtime: Proxy
     return notHere('OAuth answers over https only.');
   }
   const store = { OAUTH_KV: oauthKv };
-  const ctx = { waitUntil: runtime.waitUntil, passThroughOnException() {}, props: {} } as unknown as ExecutionContext;
   const address = clientAddressOf(request);
   // Without an address (local tools, the tests' own requests) there is no one to hold a flood against, as for /api/v1.
   const spent = async (purpose: string) => address !== null && !(await oauthWrites.limit({ key: `${purpose}:${address}` })).success;
@@ -60,7 +60,7 @@ export async function serveOAuth(request: Request, env: ProxyEnv, runtime: Proxy
     // The root address serves the one resource's document too: some clients look there first.
     const document = new Request(new URL(WELL_KNOWN.mcpResource, url.origin), request);
     const nothing = () => Promise.reject(new Error('metadata requests carry no token'));
-    return nosniff(await servers.protectedResource.fetch(document, { validate: nothing, serve: nothing }, ctx));
+    return nosniff(await protectedResource(servers, nothing, nothing).fetch(document, store, ctx));
   }
   return nosniff(await servers.authorization.fetch(request, store, ctx));
 }

@@ -23,10 +23,12 @@
  * one until the new one is used).
  *
  * One issuer per host: the issuer is the origin the request came to (checked
- * against `MCP_ALLOWED_HOSTS` first), the resource `<origin>/mcp`. The
- * provider's servers are built once per origin and isolate.
+ * against `MCP_ALLOWED_HOSTS` first), the resource `<origin>/mcp`, so a token
+ * obtained at one host name is refused at another (its audience is the other
+ * resource). The authorization server is built once per origin and isolate;
+ * `/mcp`'s resource server for each request (`protectedResource`).
  */
-import { type ClientInfo, type Grant, OAuthAuthorizationServer, OAuthResourceServer, type OAuthResourceTokenValidation } from '@cloudflare/workers-oauth-provider';
+import { type ClientInfo, type Grant, OAuthAuthorizationServer, type OAuthResourceMetadata, OAuthResourceServer, type OAuthResourceTokenValidator } from '@cloudflare/workers-oauth-provider';
 import { OAUTH_USER_PREFIX } from '../contract/access';
 import { hmacSha256Hex, sha256Hex } from '../lib/hash';
 import { OAUTH_ENDPOINTS, READ_SCOPE } from './oauth-paths';
@@ -50,18 +52,12 @@ export interface GrantProps {
   apiKey: string;
 }
 
-/** Per request, what the resource server calls: the token check and the MCP answer (http.ts). */
-export interface ResourceRequest<Props> {
-  validate(resource: string, token: string): Promise<OAuthResourceTokenValidation<Props> | null>;
-  serve(props: Props): Promise<Response>;
-}
-
 export interface OAuthServers {
   issuer: string;
   resource: string;
   authorization: OAuthAuthorizationServer<OAuthStore>;
-  /** `/mcp` and its metadata; generic over what the request's validator hands the MCP answer. */
-  protectedResource: OAuthResourceServer<ResourceRequest<unknown>, unknown>;
+  /** `/mcp`'s RFC 9728 metadata, which each request's resource server (`protectedResource`) publishes. */
+  resourceMetadata: OAuthResourceMetadata;
 }
 
 const byOrigin = new Map<string, OAuthServers>();
@@ -91,16 +87,25 @@ export function oauthServersFor(origin: string): OAuthServers {
           console.warn(JSON.stringify({ msg: 'oauth error', code, status, category: internal.category, reason: internal.reason }));
         },
       }),
-      protectedResource: new OAuthResourceServer<ResourceRequest<unknown>, unknown>({
-        resourceMetadata: { resource, authorization_servers: [issuer], bearer_methods_supported: ['header'], resource_name: 'Brand AI-Visibility (read-only)' },
-        requiredScopes: [READ_SCOPE],
-        validateToken: (perRequest) => (resourceId, token) => perRequest.validate(resourceId, token),
-        handler: { fetch: (_request, perRequest, ctx) => perRequest.serve(ctx.props) },
-      }),
+      resourceMetadata: { resource, authorization_servers: [issuer], bearer_methods_supported: ['header'], resource_name: 'Brand AI-Visibility (read-only)' },
     };
     byOrigin.set(origin, servers);
   }
   return servers;
+}
+
+/**
+ * `/mcp` as the provider's protected resource (its metadata, its 401 challenge, CORS for its answers), for one
+ * request: `validate` checks the request's bearer credential, `serve` answers it with what `validate` returned.
+ * Built for each request, as its validator and answer are the request's; its env is the OAuth store.
+ */
+export function protectedResource<Props>(servers: OAuthServers, validate: OAuthResourceTokenValidator<Props>, serve: (props: Props) => Promise<Response>): OAuthResourceServer<OAuthStore, Props> {
+  return new OAuthResourceServer<OAuthStore, Props>({
+    resourceMetadata: servers.resourceMetadata,
+    requiredScopes: [READ_SCOPE],
+    validateToken: () => validate,
+    handler: { fetch: (_request, _store, ctx) => serve(ctx.props) },
+  });
 }
 
 /**

@@ -3,19 +3,20 @@
  * content plan, each a message that tells the assistant which tools to call,
  * with which arguments, and how to present what they answer. Their
  * arguments are strings (MCP prompts take no other): `brand` (a name or an
- * id), `market` (a code) and, for the radar, `competitor`; each completes
- * through `completion/complete` (completions.ts). The brand is resolved when
+ * id), `market` (a code) and, for the radar, `competitor`; each is one of
+ * the SDK's `completable` arguments, so the SDK answers `completion/complete`
+ * (its answers, its errors) with our completers (completions.ts), which read
+ * with the request's key. The brand is resolved when
  * the prompt is got, with one cached read of `GET /brands`, so the message
  * gives the tools `brand_id` itself.
  */
-import { type CompleteRequest, type CompleteResult, type GetPromptResult, type McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { completable, type GetPromptResult, type McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import { ApiClientError, toApiError } from '../client';
+import { type ApiClient, ApiClientError, toApiError } from '../client';
 import type { TaskLayer } from '../contract/enums';
 import type { OperationId } from '../contract/operations';
 import { type Brand, brandNamed, type Completers, completers } from './completions';
 import { OFFSET_ARG, PAGE_FIELD } from './pages';
-import { readerOf } from './reader';
 import { toolName } from './tools';
 import { weeklyReportTool } from './weekly';
 
@@ -116,45 +117,28 @@ export const PROMPTS: readonly PromptDefinition[] = [
   },
 ];
 
-/** What each argument says (in `prompts/list`); all optional. */
-const ARGUMENTS = {
-  brand: z.string().describe('The brand\'s name or id (default: the key\'s only brand).').optional(),
-  market: z.string().describe('A market code such as `us` or `de` (default: the primary market).').optional(),
-  competitor: z.string().describe('A rival\'s name as AI writes it (default: the strongest rival).').optional(),
+/** What each argument says (in `prompts/list`). */
+const DESCRIPTIONS = {
+  brand: 'The brand\'s name or id (default: the key\'s only brand).',
+  market: 'A market code such as `us` or `de` (default: the primary market).',
+  competitor: 'A rival\'s name as AI writes it (default: the strongest rival).',
 };
-type ArgumentName = keyof typeof ARGUMENTS;
-
-/** The arguments a prompt takes, by name. */
-const argumentsOf = (prompt: PromptDefinition): ArgumentName[] => (prompt.competitor ? ['brand', 'market', 'competitor'] : ['brand', 'market']);
-
-/** The arguments of each prompt, built once per isolate: they do not depend on the request (their completion does: `completion`). */
-const ARGS_SCHEMAS = new Map(
-  PROMPTS.map((prompt) => [prompt.name, z.object(Object.fromEntries(argumentsOf(prompt).map((name) => [name, ARGUMENTS[name]])) as Record<string, z.ZodOptional<z.ZodString>>)]),
-);
-
-/** The most values one completion result carries, as the SDK cuts them (`total` and `hasMore` say the rest). */
-const COMPLETION_VALUES = 100;
-const NO_COMPLETION = { completion: { values: [], hasMore: false } };
+type ArgumentName = keyof typeof DESCRIPTIONS;
 
 /**
- * `completion/complete` for the prompts, completing with the request's key
- * (its reader's client). What the SDK does for `completable` arguments, with
- * the arguments' schemas built once per isolate rather than marked per
- * request: the same answers, the same errors (an unknown prompt, a reference
- * to a resource: this server has none).
+ * The prompts' argument schemas for one server, all optional, each argument completed by `complete` (the
+ * request's completers). Built for each server, as `completable` marks the schema it is given with its
+ * completer; each argument's schema once, and each set of arguments once (three prompts share one).
  */
-async function completion(request: CompleteRequest, ctx: Parameters<typeof readerOf>[0]): Promise<CompleteResult> {
-  const { ref, argument, context } = request.params;
-  if (ref.type === 'ref/resource') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource template ${ref.uri} not found`);
-  if (ref.type !== 'ref/prompt') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid completion reference: ${ref}`);
-  const prompt = PROMPTS.find((p) => p.name === ref.name);
-  if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${ref.name} not found`);
-  const name = argument.name as ArgumentName;
-  if (!argumentsOf(prompt).includes(name)) return NO_COMPLETION;
-  const chosen = context?.arguments ?? {};
-  const complete = completers(readerOf(ctx).client);
-  const values = name === 'brand' ? await complete.brand(argument.value) : await complete[name](argument.value, chosen);
-  return { completion: { values: values.slice(0, COMPLETION_VALUES), total: values.length, hasMore: values.length > COMPLETION_VALUES } };
+function argsSchemasOf(complete: Completers) {
+  const argument = (name: ArgumentName, completer: (typed: string, context?: { arguments?: Record<string, string> }) => Promise<string[]>) =>
+    completable(z.string().describe(DESCRIPTIONS[name]), completer).optional();
+  const brand = argument('brand', (typed) => complete.brand(typed));
+  const market = argument('market', (typed, context) => complete.market(typed, context?.arguments));
+  const competitor = argument('competitor', (typed, context) => complete.competitor(typed, context?.arguments));
+  const withoutCompetitor = z.object({ brand, market });
+  const withCompetitor = z.object({ brand, market, competitor });
+  return (prompt: PromptDefinition) => (prompt.competitor ? withCompetitor : withoutCompetitor);
 }
 
 /**
@@ -179,16 +163,18 @@ async function brandOf(complete: Completers, value: string | undefined): Promise
   return brand;
 }
 
-/** Every prompt on `server`, resolving and completing with the request's key (its reader's client). */
-export function registerPrompts(server: McpServer): void {
+/**
+ * Every prompt on a request's server, resolving and completing with the request's key (`client`). The SDK
+ * declares `completions` and answers `completion/complete` from the arguments' completers.
+ */
+export function registerPrompts(server: McpServer, client: ApiClient): void {
+  const complete = completers(client);
+  const argsSchemaOf = argsSchemasOf(complete);
   for (const prompt of PROMPTS) {
-    server.registerPrompt(prompt.name, { title: prompt.title, description: prompt.description, argsSchema: ARGS_SCHEMAS.get(prompt.name)! }, async (args: { brand?: string; market?: string; competitor?: string }, ctx): Promise<GetPromptResult> => {
-      const brand = await brandOf(completers(readerOf(ctx).client), args.brand);
+    server.registerPrompt(prompt.name, { title: prompt.title, description: prompt.description, argsSchema: argsSchemaOf(prompt) }, async (args: { brand?: string; market?: string; competitor?: string }): Promise<GetPromptResult> => {
+      const brand = await brandOf(complete, args.brand);
       const target: Target = { ...(brand ? { brand } : {}), ...(args.market?.trim() ? { market: args.market.trim().toLowerCase() } : {}), ...(args.competitor?.trim() ? { competitor: args.competitor.trim() } : {}) };
       return { description: prompt.description, messages: [{ role: 'user', content: { type: 'text', text: prompt.text(target) } }] };
     });
   }
-  server.server.assertCanSetRequestHandler('completion/complete');
-  server.server.registerCapabilities({ completions: {} });
-  server.server.setRequestHandler('completion/complete', completion);
 }

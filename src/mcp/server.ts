@@ -2,11 +2,11 @@
  * The MCP server: every tool, prompt and the app's view registered on an
  * `McpServer`, each reading with the caller's key through `apiFor()` (the
  * request's client, from its reader: reader.ts), so repeated calls are cache
- * hits and never pass the key's upstream budget. Nothing registered depends
- * on the request: what is registered is built once per isolate
- * (`toolsServed`, the prompts' argument schemas), and each call finds its
- * request's client in its own context, so a server can serve one request
- * after another (http.ts keeps the idle ones).
+ * hits and never pass the key's upstream budget. One server per request, as
+ * the SDK asks (http.ts): `mcpServer(reader)` builds it for the request's
+ * reader, which its tools, prompts, completions and resource read with. What
+ * does not depend on the request is built once per isolate (`toolsServed`,
+ * the tools' schemas and validators), so a server costs little to build.
  *
  * A tool reads its body as the features do, checked against the contract
  * (`withMeta`): our origin's bodies pass as sent, another implementation's
@@ -20,7 +20,7 @@ import { McpServer } from '@modelcontextprotocol/server';
 import type { ApiClient, WithMeta } from '../client';
 import { OFFSET_ARG, pageOf } from './pages';
 import { registerPrompts } from './prompts';
-import { readerOf } from './reader';
+import type { Reader } from './reader';
 import { bodyResult, failureResult } from './results';
 import { type OperationTool, READ_ONLY, type ToolDefinition, toolsOfOperations } from './tools';
 import { weeklyReport, weeklyReportTool } from './weekly';
@@ -81,24 +81,26 @@ function toolsServed(): readonly ServedTool[] {
 }
 
 /**
- * A server with every tool and prompt and the weekly report's view (the
- * resource `weekly_report` and `get_visibility` link). Each call reads with
- * the client of the request it serves (`readerOf` its context), so the
- * server holds no key and may serve another request once this one is closed.
+ * Its lists never change while it serves (one request), so it tells clients none will:
+ * without this the SDK declares `listChanged: true` for tools, prompts and resources.
  */
-export function mcpServer(): McpServer {
-  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
+const CAPABILITIES = { tools: { listChanged: false }, prompts: { listChanged: false }, resources: { listChanged: false } };
+
+/**
+ * The server of one request: every tool and prompt and the weekly report's
+ * view (the resource `weekly_report` and `get_visibility` link), reading with
+ * `reader` (the request's key, clock and static assets).
+ */
+export function mcpServer(reader: Reader): McpServer {
+  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, capabilities: CAPABILITIES });
   for (const tool of toolsServed()) {
-    const call = (args: Record<string, unknown>, ctx: Parameters<typeof readerOf>[0]) => {
-      const { client, now } = readerOf(ctx);
-      return tool.call(client, args, now);
-    };
+    const call = (args: Record<string, unknown>) => tool.call(reader.client, args, reader.now);
     const { _meta, ...config } = tool.config;
     if (_meta) registerAppTool(server, tool.name, { ...config, _meta }, call);
     else server.registerTool(tool.name, config, call);
   }
-  registerWeeklyView(server);
-  registerPrompts(server);
+  registerWeeklyView(server, reader.assets);
+  registerPrompts(server, reader.client);
   cutEchoes(server);
   return server;
 }

@@ -24,7 +24,6 @@ import type { McpUiResourceMeta } from '@modelcontextprotocol/ext-apps';
 import { RESOURCE_MIME_TYPE, registerAppResource } from '@modelcontextprotocol/ext-apps/server';
 import { type McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { VIEW_ASSET_PATH } from './app/asset';
-import { readerOf } from './reader';
 import { toolName } from './tools';
 import { weeklyReportTool } from './weekly';
 
@@ -52,8 +51,8 @@ export async function readViewDocument(assets: Fetcher | undefined): Promise<str
   throw new ProtocolError(ProtocolErrorCode.InternalError, VIEW_UNAVAILABLE);
 }
 
-/** Registers the view's resource on a server; the request's reader holds the assets with its document. */
-export function registerWeeklyView(server: McpServer): void {
+/** Registers the view's resource on a request's server; `assets` (the request's ASSETS binding) hold its document. */
+export function registerWeeklyView(server: McpServer, assets: Fetcher | undefined): void {
   registerAppResource(
     server,
     'weekly_report_view',
@@ -63,6 +62,6 @@ export function registerWeeklyView(server: McpServer): void {
       description: 'The weekly report (or the visibility score) drawn as in the digest: score, 12-week chart, engines, questions lost and won.',
       _meta: { ui: VIEW_RESOURCE_UI },
     },
-    async (_uri, ctx) => ({ contents: [{ uri: WEEKLY_VIEW_URI, mimeType: RESOURCE_MIME_TYPE, text: await readViewDocument(readerOf(ctx).assets), _meta: { ui: VIEW_RESOURCE_UI } }] }),
+    async () => ({ contents: [{ uri: WEEKLY_VIEW_URI, mimeType: RESOURCE_MIME_TYPE, text: await readViewDocument(assets), _meta: { ui: VIEW_RESOURCE_UI } }] }),
   );
 }
