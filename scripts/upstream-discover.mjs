@@ -55,5 +55,5 @@ console.error(
 );
 if (options.out) {
   writeFileSync(options.out, `${JSON.stringify(report.map, null, 2)}\n`);
-  console.error(`The proposed map is in ${options.out}: PUT it to /admin/upstream/map once the fields to confirm are settled.`);
+  console.error(`The proposed map is in ${options.out}: PUT it to /admin/upstream/map once the fields to confirm are settled (with "version": the stored map's, if one is stored already).`);
 }

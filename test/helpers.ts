@@ -1,5 +1,5 @@
 /** Shared by the Worker tests: demo keys, a request helper, and a valid request for every operation (the contract table's example). */
-import { SELF } from 'cloudflare:test';
+import { env, SELF } from 'cloudflare:test';
 import { API_BASE, examplePath, type OperationId, operations } from '../src/contract/operations';
 
 export const KEYS = {
@@ -64,3 +64,10 @@ export function rateLimitOf(response: Response): { r: number; t: number } | unde
 export const ratePolicyOf = (response: Response) => response.headers.get('ratelimit-policy')?.replace(/^"[\w-]+";/, '');
 
 export const withParam = (path: string, name: string, value: string) => `${path}${path.includes('?') ? '&' : '?'}${name}=${encodeURIComponent(value)}`;
+
+/** `PUT /admin/upstream/map` as an operator does it: with the version just read (a stored map is never replaced unread). */
+export async function putUpstreamMap(map: { operations: unknown }): Promise<Response> {
+  const headers = { authorization: `Bearer ${env.ADMIN_TOKEN}`, 'content-type': 'application/json' };
+  const { version } = (await (await SELF.fetch('https://edge.test/admin/upstream/map', { headers })).json()) as { version: number };
+  return SELF.fetch('https://edge.test/admin/upstream/map', { method: 'PUT', headers, body: JSON.stringify({ ...map, version }) });
+}

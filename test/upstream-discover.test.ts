@@ -21,7 +21,7 @@ import type { DiscoveryReport, OperationRead, ToConfirm } from '../src/client/di
 import { matchOperation } from '../src/contract/request';
 import { OPERATION_IDS, type OperationId } from '../src/contract/operations';
 import type { OperationMap } from '../src/contract/schemas/upstream-map';
-import { KEYS } from './helpers';
+import { KEYS, putUpstreamMap } from './helpers';
 import { freshKey, restoreUpstream } from './proxy-upstream';
 import { call, reportJson } from './reports-helpers';
 import { CASES, changeAt, envelope, renameAt, renameFields, ReshapingUpstream } from './reshape';
@@ -44,7 +44,7 @@ const currentVersion = async () => ((await (await admin('GET', '/map')).json()) 
 afterEach(async () => {
   restoreUpstream();
   // The map is global to the tests' Worker: every test leaves none behind.
-  await admin('PUT', '/map', { operations: {} });
+  await putUpstreamMap({ operations: {} });
 });
 
 const withoutTimes = (report: unknown) => JSON.parse(JSON.stringify(report, (name, value) => (name === 'generated_at' ? undefined : value)));
@@ -233,7 +233,7 @@ describe('POST /admin/upstream/discover', () => {
 
   it('reports the operations a plan cannot read with their error, and the requests left without a value; applied, keeps their stored entries', async () => {
     const tasks = { fields: { tasks: 'items' }, convert: {}, values: {} };
-    expect((await admin('PUT', '/map', { operations: { listTasks: tasks, getVisibility: { fields: { score: 'visibility' } } } })).status).toBe(200);
+    expect((await putUpstreamMap({ operations: { listTasks: tasks, getVisibility: { fields: { score: 'visibility' } } } })).status).toBe(200);
     const report = await discover({ api_key: KEYS.starter, apply: true });
     expect(Object.keys(report.operations)).toEqual(OPERATION_IDS);
     expect(report.operations.listTasks).toMatchObject({ status: 403, error: { code: 'feature_not_in_plan' } });

@@ -26,6 +26,7 @@ import type { OperationId } from '../src/contract/operations';
 import type { Report } from '../src/weekly-report/model';
 import { clearDigests, deliver, demoMonday, FakeQueue, runCron, seedSubscriptions, sendRecords, testEnv } from './digests-helpers';
 import { mintExport, readCsv } from './exports-helpers';
+import { putUpstreamMap } from './helpers';
 import { freshKey, restoreUpstream } from './proxy-upstream';
 import { call, reportJson, visibleText } from './reports-helpers';
 import { alertRunWithFallingScore, CASES, changeAt, envelope, renameAt, renameFields, ReshapingUpstream } from './reshape';
@@ -97,7 +98,7 @@ afterEach(async () => {
   vi.useRealTimers();
   vi.unstubAllGlobals();
   // The map is global to the tests' Worker: every test leaves none behind.
-  await admin('PUT', '/map', { operations: {} });
+  await putUpstreamMap({ operations: {} });
 });
 
 describe.each(Object.keys(SHAPES) as (keyof typeof SHAPES)[])('in front of the "%s" upstream, after discovery alone', (shape) => {

@@ -12,6 +12,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { matchOperation } from '../src/contract/request';
 import type { OperationId } from '../src/contract/operations';
 import { freshKey, restoreUpstream } from './proxy-upstream';
+import { MAP_KEY } from '../src/proxy/upstream-map';
+import { putUpstreamMap } from './helpers';
 import { call, reportJson } from './reports-helpers';
 import { CASES, changeAt, renameAt, renameFields, ReshapingUpstream } from './reshape';
 
@@ -29,7 +31,7 @@ async function currentVersion(): Promise<number> {
 afterEach(async () => {
   restoreUpstream();
   // The map is global: every test leaves none behind.
-  await adminMap('PUT', { operations: {} });
+  await putUpstreamMap({ operations: {} });
 });
 
 const withoutTimes = (report: unknown) => JSON.parse(JSON.stringify(report, (name, value) => (name === 'generated_at' ? undefined : value)));
@@ -87,7 +89,7 @@ describe('an upstream with its own words, an envelope, shares and engine values'
     expect(before.status).toBe(502);
     expect(((await before.json()) as { error: { code: string; message: string } }).error.message).toMatch(/response field `\w+`/);
 
-    const stored = await adminMap('PUT', RENAMED_MAP);
+    const stored = await putUpstreamMap(RENAMED_MAP);
     expect(stored.status, await stored.clone().text()).toBe(200);
     const theirs = await reportJson('/reports/weekly?market=us', key);
     expect(withoutTimes(theirs.report)).toEqual(withoutTimes(ours.report));
@@ -103,7 +105,7 @@ describe('a body that reads with no configuration', () => {
     const carried = await reportJson('/reports/weekly?market=us', key);
     expect(JSON.stringify(carried.report)).toContain('"engine":"openai"');
     const values = { openai: 'chatgpt' };
-    const stored = await adminMap('PUT', {
+    const stored = await putUpstreamMap({
       operations: {
         getAnswerHistory: { values: { 'questions[].moved[].engine': values } },
         getPromptMatrix: { values: { 'engines[]': values, 'prompts[].engines[].engine': values } },
@@ -139,7 +141,7 @@ describe('GET and PUT /admin/upstream/map', () => {
 
   it('stores a valid map as the next version and shows it', async () => {
     const version = await currentVersion();
-    const put = await adminMap('PUT', { operations: { getVisibility: { fields: { score: 'visibility' } } } });
+    const put = await putUpstreamMap({ operations: { getVisibility: { fields: { score: 'visibility' } } } });
     expect(put.status).toBe(200);
     const stored = (await put.json()) as { version: number; updated_at: string; operations: Record<string, unknown> };
     expect(stored).toMatchObject({ version: version + 1, operations: { getVisibility: { fields: { score: 'visibility' }, convert: {}, values: {} } } });
@@ -148,7 +150,7 @@ describe('GET and PUT /admin/upstream/map', () => {
 
   it('refuses a map naming a field the contract does not have, naming it, and stores nothing', async () => {
     const version = await currentVersion();
-    const put = await adminMap('PUT', { operations: { getVisibility: { fields: { scroe: 'visibility' } } } });
+    const put = await putUpstreamMap({ operations: { getVisibility: { fields: { scroe: 'visibility' } } } });
     expect(put.status).toBe(400);
     expect(await put.json()).toMatchObject({ error: { code: 'invalid_parameter', param: 'operations.getVisibility.fields.scroe' } });
     for (const bad of ['not json', JSON.stringify({ operations: { getVisibility: { convert: { score: 'float' } } } }), JSON.stringify({ ops: {} })]) {
@@ -164,6 +166,21 @@ describe('GET and PUT /admin/upstream/map', () => {
     const stale = await adminMap('PUT', { version, operations: {} });
     expect(stale.status).toBe(409);
     expect(await stale.json()).toMatchObject({ error: { code: 'map_version_conflict' } });
+  });
+
+  it('refuses a replacement that names no version while a map is stored: no map is replaced unread', async () => {
+    expect((await putUpstreamMap({ operations: { getVisibility: { fields: { score: 'visibility' } } } })).status).toBe(200);
+    const version = await currentVersion();
+    const unnamed = await adminMap('PUT', { operations: {} });
+    expect(unnamed.status).toBe(409);
+    const { error } = (await unnamed.json()) as { error: { code: string; message: string } };
+    expect(error.code).toBe('map_version_conflict');
+    expect(error.message).toContain(`"version": ${version}`);
+    expect(await currentVersion()).toBe(version);
+    // Before any map is stored there is nothing to lose: the first one needs no version.
+    await env.CACHE.delete(MAP_KEY);
+    const first = await adminMap('PUT', { operations: {} });
+    expect([first.status, ((await first.json()) as { version: number }).version]).toEqual([200, 1]);
   });
 
   it('answers other methods 405 with the path\'s Allow', async () => {

@@ -4,7 +4,7 @@
  *   POST /admin/cache/purge  {"api_key": "..."} | {"brand_id": 2} | {"all": true}  ->  {"purged": n}
  *   GET  /admin/cache/stats  ->  {"hits": .., "misses": .., "stale": .., "upstream_calls": .., "upstream_errors": .., ...}
  *   GET  /admin/upstream/map ->  the upstream map (src/contract/upstream-map.ts), version 0 before one is stored
- *   PUT  /admin/upstream/map  {"version"?: n, "operations": {...}}  ->  the stored map, version n + 1
+ *   PUT  /admin/upstream/map  {"version": n, "operations": {...}}  ->  the stored map, version n + 1 (n: the stored one; may be left out only before any is stored)
  *   POST /admin/upstream/discover  {"api_key": "...", "apply"?: true}  ->  the proposed map and how sure each field is
  *
  * A purge deletes from KV (global) and from this location's Cache API; other
@@ -154,7 +154,12 @@ async function storeMap(env: ProxyEnv, runtime: ProxyRuntime, input: UpstreamMap
     return await storeUpstreamMap(env.CACHE, runtime.now, input);
   } catch (error) {
     if (error instanceof MapVersionConflict)
-      throw new ApiError('map_version_conflict', `The map was replaced meanwhile: it is version ${error.current}. GET it, apply your change, and PUT it with "version": ${error.current}.`);
+      throw new ApiError(
+        'map_version_conflict',
+        error.unnamed
+          ? `A map is stored (version ${error.current}) and this one names no version: GET it, apply your change, and PUT it with "version": ${error.current}, so that no change is lost.`
+          : `The map was replaced meanwhile: it is version ${error.current}. GET it, apply your change, and PUT it with "version": ${error.current}.`,
+      );
     throw error;
   }
 }

@@ -37,7 +37,11 @@ export async function readUpstreamMap(kv: KVNamespace, now: Clock): Promise<Upst
 export const operationMapOf = async (kv: KVNamespace, now: Clock, id: OperationId): Promise<OperationMap | undefined> => (await readUpstreamMap(kv, now))?.operations[id];
 
 export class MapVersionConflict extends Error {
-  constructor(readonly current: number) {
+  constructor(
+    readonly current: number,
+    /** The replacement named no version, though a map is stored. */
+    readonly unnamed = false,
+  ) {
     super(`The stored map is version ${current}.`);
   }
 }
@@ -48,10 +52,13 @@ export async function readStoredMap(kv: KVNamespace): Promise<UpstreamMap | null
   return current.success ? current.data : null;
 }
 
-/** Replaces the map with the next version; `input.version`, when given, must be the version it replaces. */
+/**
+ * Replaces the map with the next version. `input.version` must be the version it replaces; without one, it
+ * replaces only the empty map (version 0): a stored map is never replaced by someone who did not read it.
+ */
 export async function storeUpstreamMap(kv: KVNamespace, now: Clock, input: UpstreamMapInput): Promise<UpstreamMap> {
   const version = (await readStoredMap(kv))?.version ?? 0;
-  if (input.version !== undefined && input.version !== version) throw new MapVersionConflict(version);
+  if ((input.version ?? 0) !== version) throw new MapVersionConflict(version, input.version === undefined);
   const map: UpstreamMap = { version: version + 1, updated_at: now().toISOString(), operations: input.operations };
   await kv.put(MAP_KEY, JSON.stringify(map));
   memory = { map, readAtMs: now().getTime() };

@@ -19,7 +19,7 @@ export const upstreamMapSchemas = once(() => {
 
   const OperationMaps = z.partialRecord(z.enum(OPERATION_IDS as [OperationId, ...OperationId[]]), OperationMap);
 
-  /** What a person or discovery sends: the operations' maps; `version`, when given, must be the version it replaces. */
+  /** What a person or discovery sends: the operations' maps; `version` must be the version it replaces (it may be left out only while none is stored). */
   const UpstreamMapInput = z
     .strictObject({ version: z.number().int().min(0).optional(), operations: OperationMaps })
     .superRefine((input, ctx) => {
