@@ -73,16 +73,15 @@ async function discoverAndApply(key: string): Promise<DiscoveryReport> {
 
 const withoutTimes = (value: unknown) => JSON.parse(JSON.stringify(value, (name, v) => (name === 'generated_at' || name === 'read_at' ? undefined : v)));
 /**
- * Our report as the "camel" upstream's reads it: Copilot's figures under the name `grok`, after our six engines, and
- * Copilot, which that service never names, with none. A lead on a question names the engines that moved it by their
- * labels, in the headline's words too (which question leads depends on the day's demo data): Copilot is `grok` there,
- * in the same place.
+ * Our report as the "camel" upstream's reads it: Copilot's figures under the name `grok`, after our five other engines;
+ * Copilot, which that service never names, answered nothing, so it is neither listed nor counted. A lead on a question
+ * names the engines that moved it by their labels, in the headline's words too (which question leads depends on the
+ * day's demo data): Copilot is `grok` there, in the same place.
  */
 function asGrok(report: Report): Report {
   const renamed = JSON.parse(JSON.stringify(report).replaceAll('"engine":"copilot","engine_label":"Copilot"', '"engine":"grok","engine_label":"grok"')) as Report;
   const grok = renamed.engines.find((e) => e.engine === 'grok')!;
-  const none = { engine: 'copilot', engine_label: 'Copilot', naming: 0, answered: 0, naming_before: 0, recommended: 0, runs: 0, gained: 0, lost: 0, change: 0 };
-  return { ...renamed, lead: leadAsGrok(renamed.lead), engines: [...renamed.engines.map((e) => (e.engine === 'grok' ? none : e)), grok] };
+  return { ...renamed, lead: leadAsGrok(renamed.lead), engines: [...renamed.engines.filter((e) => e.engine !== 'grok'), grok] };
 }
 
 function leadAsGrok(lead: Report['lead']): Report['lead'] {
