@@ -173,3 +173,52 @@ describe.each(Object.keys(SHAPES) as (keyof typeof SHAPES)[])('in front of the "
     await client.close();
   });
 });
+
+/** Our origin's bodies, with one more engine on `/prompts`: `grok`, which the service carries and which answered nothing in the period. */
+function withIdleGrok(body: Body, url: URL): unknown {
+  if (!url.pathname.endsWith('/prompts')) return body;
+  const matrix = body as { engines: string[]; prompts: { engines: Body[] }[] };
+  const idle = { engine: 'grok', state: null, rate: null, position: null, runs: 0 };
+  return { ...matrix, engines: [...matrix.engines, 'grok'], prompts: matrix.prompts.map((p) => ({ ...p, engines: [...p.engines, idle] })) };
+}
+
+const enginesOfPage = (html: string) => [...html.matchAll(/<tr data-engine="([^"]+)"/g)].map((m) => m[1]);
+const engineCounts = (text: string) => [...new Set([...text.matchAll(/of (\d+) engines/g)].map((m) => m[1]))];
+
+describe('in front of a service that carries an engine that answered nothing in the period', () => {
+  let key: string;
+  beforeEach(async () => {
+    new ReshapingUpstream(withIdleGrok).install();
+    key = freshKey('features-idle-grok');
+    await discoverAndApply(key);
+  });
+
+  it('the JSON, the page, the text and MCP weekly_report list and count our origin\'s engines, without it', async () => {
+    restoreUpstream();
+    const ours = (await reportJson('/reports/weekly?market=us')).report;
+    const ourPage = await (await call('/reports/weekly?market=us', { key: 'demo_pro_single' })).text();
+    const ourText = await (await call('/reports/weekly?market=us&format=text', { key: 'demo_pro_single' })).text();
+    expect(engineCounts(ourText)).toEqual(['6']);
+    new ReshapingUpstream(withIdleGrok).install();
+
+    const theirs = (await reportJson('/reports/weekly?market=us', key)).report;
+    expect(theirs.engines.map((e) => e.engine)).toEqual(ours.engines.map((e) => e.engine));
+    expect(withoutTimes(theirs)).toEqual(withoutTimes(ours));
+
+    const page = await (await call('/reports/weekly?market=us', { key })).text();
+    expect(enginesOfPage(page)).toEqual(enginesOfPage(ourPage));
+    expect(enginesOfPage(page)).toHaveLength(6);
+
+    const text = await (await call('/reports/weekly?market=us&format=text', { key })).text();
+    expect(text).not.toContain('grok');
+    expect(engineCounts(text)).toEqual(engineCounts(ourText));
+
+    const client = new Client({ name: 'features-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL('http://localhost/mcp'), { fetch: (url, init) => SELF.fetch(new Request(url, init)), requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    const result = await client.callTool({ name: 'weekly_report', arguments: { market: 'us' } });
+    expect(result.isError).toBeFalsy();
+    expect(withoutTimes((result.structuredContent as { report: Report }).report)).toEqual(withoutTimes(ours));
+    expect(JSON.stringify(result.content)).not.toContain('grok');
+    await client.close();
+  });
+});
