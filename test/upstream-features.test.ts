@@ -73,16 +73,15 @@ async function discoverAndApply(key: string): Promise<DiscoveryReport> {
 
 const withoutTimes = (value: unknown) => JSON.parse(JSON.stringify(value, (name, v) => (name === 'generated_at' || name === 'read_at' ? undefined : v)));
 /**
- * Our report as the "camel" upstream's reads it: Copilot's figures under the name `grok`, after our six engines, and
- * Copilot, which that service never names, with none. A lead on a question names the engines that moved it by their
- * labels, in the headline's words too (which question leads depends on the day's demo data): Copilot is `grok` there,
- * in the same place.
+ * Our report as the "camel" upstream's reads it: Copilot's figures under the name `grok`, after our five other engines;
+ * Copilot, which that service never names, answered nothing, so it is neither listed nor counted. A lead on a question
+ * names the engines that moved it by their labels, in the headline's words too (which question leads depends on the
+ * day's demo data): Copilot is `grok` there, in the same place.
  */
 function asGrok(report: Report): Report {
   const renamed = JSON.parse(JSON.stringify(report).replaceAll('"engine":"copilot","engine_label":"Copilot"', '"engine":"grok","engine_label":"grok"')) as Report;
   const grok = renamed.engines.find((e) => e.engine === 'grok')!;
-  const none = { engine: 'copilot', engine_label: 'Copilot', naming: 0, answered: 0, naming_before: 0, recommended: 0, runs: 0, gained: 0, lost: 0, change: 0 };
-  return { ...renamed, lead: leadAsGrok(renamed.lead), engines: [...renamed.engines.map((e) => (e.engine === 'grok' ? none : e)), grok] };
+  return { ...renamed, lead: leadAsGrok(renamed.lead), engines: [...renamed.engines.filter((e) => e.engine !== 'grok'), grok] };
 }
 
 function leadAsGrok(lead: Report['lead']): Report['lead'] {
@@ -171,6 +170,55 @@ describe.each(Object.keys(SHAPES) as (keyof typeof SHAPES)[])('in front of the "
     expect(result.isError).toBeFalsy();
     const { report } = result.structuredContent as { report: Report };
     expect(withoutTimes(report)).toEqual(withoutTimes(expectedOf(shape, ours)));
+    await client.close();
+  });
+});
+
+/** Our origin's bodies, with one more engine on `/prompts`: `grok`, which the service carries and which answered nothing in the period. */
+function withIdleGrok(body: Body, url: URL): unknown {
+  if (!url.pathname.endsWith('/prompts')) return body;
+  const matrix = body as { engines: string[]; prompts: { engines: Body[] }[] };
+  const idle = { engine: 'grok', state: null, rate: null, position: null, runs: 0 };
+  return { ...matrix, engines: [...matrix.engines, 'grok'], prompts: matrix.prompts.map((p) => ({ ...p, engines: [...p.engines, idle] })) };
+}
+
+const enginesOfPage = (html: string) => [...html.matchAll(/<tr data-engine="([^"]+)"/g)].map((m) => m[1]);
+const engineCounts = (text: string) => [...new Set([...text.matchAll(/of (\d+) engines/g)].map((m) => m[1]))];
+
+describe('in front of a service that carries an engine that answered nothing in the period', () => {
+  let key: string;
+  beforeEach(async () => {
+    new ReshapingUpstream(withIdleGrok).install();
+    key = freshKey('features-idle-grok');
+    await discoverAndApply(key);
+  });
+
+  it('the JSON, the page, the text and MCP weekly_report list and count our origin\'s engines, without it', async () => {
+    restoreUpstream();
+    const ours = (await reportJson('/reports/weekly?market=us')).report;
+    const ourPage = await (await call('/reports/weekly?market=us', { key: 'demo_pro_single' })).text();
+    const ourText = await (await call('/reports/weekly?market=us&format=text', { key: 'demo_pro_single' })).text();
+    expect(engineCounts(ourText)).toEqual(['6']);
+    new ReshapingUpstream(withIdleGrok).install();
+
+    const theirs = (await reportJson('/reports/weekly?market=us', key)).report;
+    expect(theirs.engines.map((e) => e.engine)).toEqual(ours.engines.map((e) => e.engine));
+    expect(withoutTimes(theirs)).toEqual(withoutTimes(ours));
+
+    const page = await (await call('/reports/weekly?market=us', { key })).text();
+    expect(enginesOfPage(page)).toEqual(enginesOfPage(ourPage));
+    expect(enginesOfPage(page)).toHaveLength(6);
+
+    const text = await (await call('/reports/weekly?market=us&format=text', { key })).text();
+    expect(text).not.toContain('grok');
+    expect(engineCounts(text)).toEqual(engineCounts(ourText));
+
+    const client = new Client({ name: 'features-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL('http://localhost/mcp'), { fetch: (url, init) => SELF.fetch(new Request(url, init)), requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    const result = await client.callTool({ name: 'weekly_report', arguments: { market: 'us' } });
+    expect(result.isError).toBeFalsy();
+    expect(withoutTimes((result.structuredContent as { report: Report }).report)).toEqual(withoutTimes(ours));
+    expect(JSON.stringify(result.content)).not.toContain('grok');
     await client.close();
   });
 });

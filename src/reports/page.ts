@@ -135,10 +135,10 @@ function weeksTable(weeks: ChartBar[]): Markup {
   return html`<table class="weeks" data-testid="weeks"><caption>The last ${weeks.length} weeks, newest first. Change in points against the week before.</caption><thead><tr><th scope="col">Week of</th><th scope="col" class="num">Score</th><th scope="col" class="num">Change</th><th scope="col" class="num">Answers</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-/** Per engine (the report's `engines`, from `/prompts`): of the questions it answered, how many its usual answer named the brand in; engines not run left out, best first. */
+/** Per engine (the report's `engines`, from `/prompts`, which leaves out those not run): of the questions it answered, how many its usual answer named the brand in, best first. */
 function engineShares(report: Report) {
   return report.engines
-    .flatMap((e) => (e.naming === null || e.answered === null || !e.runs ? [] : [{ ...e, share: e.answered > 0 ? (100 * e.naming) / e.answered : null }]))
+    .flatMap((e) => (e.naming === null || e.answered === null ? [] : [{ ...e, share: e.answered > 0 ? (100 * e.naming) / e.answered : null }]))
     .sort((a, b) => (b.share ?? -1) - (a.share ?? -1) || engineOrder(a.engine) - engineOrder(b.engine));
 }
 

@@ -41,6 +41,16 @@
  * `naming_before` is `naming - gained + lost`. Without it they are null, and
  * nothing is guessed.
  *
+ * Which engines. Ours, then any other the service names. With `/prompts`, an
+ * engine with no run in the period (one the service carries, or one of ours,
+ * that answered nothing) is left out: an engine that answered nothing cannot
+ * name the brand, so it is neither listed nor counted ("of 6 engines"), and
+ * the page, the email, its text, the alerts and MCP `weekly_report` all read
+ * this one list. That holds for an engine that named the brand the week
+ * before and answered nothing this week too: its stop is told where the
+ * question's move is (`won_lost`, "not run"), not as a row of the engines.
+ * Without `/prompts` the runs are unknown and no engine is left out.
+ *
  * Parts the service does not provide (parts.ts: the 12-week history,
  * per-engine answers, the engines that moved each question, topics, rivals)
  * are listed in `not_provided`, each with the line a reader sees where its
@@ -185,7 +195,7 @@ export function topQuestions(lost: readonly QuestionMove[], won: readonly Questi
 /** Every engine's figures (see "Per engine" in the module comment); `moves`: whether the service says which engines moved each question. */
 function engineFigures(h: ResponseOf<'getAnswerHistory'>, matrix: ResponseOf<'getPromptMatrix'> | null, moves: boolean): EngineFigures[] {
   const named = [...(matrix?.engines ?? []), ...h.questions.flatMap((q) => q.moved.map((m) => m.engine))];
-  return enginesOf(named).map((engine) => {
+  const figures = enginesOf(named).map((engine): EngineFigures => {
     let gained = 0;
     let lost = 0;
     for (const q of h.questions) for (const m of q.moved) if (m.engine === engine) m.direction === 'gained' ? gained++ : lost++;
@@ -204,6 +214,8 @@ function engineFigures(h: ResponseOf<'getAnswerHistory'>, matrix: ResponseOf<'ge
     if (!moves) return { engine, engine_label: engineLabel(engine), naming, answered, naming_before: null, recommended, runs, gained: null, lost: null, change: null };
     return { engine, engine_label: engineLabel(engine), naming, answered, naming_before: naming === null ? null : naming - gained + lost, recommended, runs, gained, lost, change: gained - lost };
   });
+  // "Which engines" in the module comment: with /prompts, one that answered nothing in the period is not listed.
+  return matrix ? figures.filter((e) => e.runs! > 0) : figures;
 }
 
 /** The report; see the module comment. Pure: same bodies, same report. */

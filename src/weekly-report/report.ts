@@ -134,7 +134,7 @@ export interface Report {
   visibility: VisibilitySection | null;
   topics: TopicMove[];
   won_lost: WonLostSection | null;
-  /** Every engine, in the order of `ENGINE_LABELS`, then any other the upstream names. */
+  /** Every engine, in the order of `ENGINE_LABELS`, then any other the upstream names; with `/prompts`, only those run in the period (model.ts, "Which engines"). */
   engines: EngineFigures[];
   subject: string;
   /** The parts the service does not provide; empty for one that provides everything. */
