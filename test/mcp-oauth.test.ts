@@ -14,7 +14,7 @@ import { auth, Client, type OAuthClientProvider, type OAuthDiscoveryState, type 
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MCP_PATH } from '../src/mcp';
-import { OAUTH_WRITES_PER_MINUTE } from '../src/mcp/oauth-routes';
+import { OAUTH_WRITES_PER_MINUTE } from '../src/mcp/oauth-paths';
 import { sha256Hex } from '../src/lib/hash';
 import { KEY_RECHECK_MS } from '../src/proxy/policy';
 import { KEYS } from './helpers';

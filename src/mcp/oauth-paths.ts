@@ -1,7 +1,7 @@
 /**
- * The paths of OAuth for `/mcp`, and its scope, apart from the provider
- * (oauth.ts) so that the Worker can route them with the isolate, and the
- * product's OpenAPI document name them, without loading it.
+ * The paths of OAuth for `/mcp`, its scope and its bounds, apart from the
+ * provider (oauth.ts) so that the Worker can route them with the isolate, and
+ * the product's OpenAPI document name them, without loading it.
  */
 
 /** The one scope: read, the only thing the API allows. */
@@ -16,3 +16,9 @@ export const WELL_KNOWN = {
   protectedResource: '/.well-known/oauth-protected-resource',
   mcpResource: '/.well-known/oauth-protected-resource/mcp',
 } as const;
+
+/** What one registration may hold (RFC 7591 metadata): enough for any real client, too little to spend storage on. */
+export const REGISTRATION_LIMITS = { name: 200, uri: 2000, redirectUris: 5, contacts: 5, metadataBytes: 8 * 1024 } as const;
+
+/** Requests an address may make per minute that write to OAUTH_KV, per kind (wrangler.toml [[ratelimits]] OAUTH_WRITES). */
+export const OAUTH_WRITES_PER_MINUTE = 10;

@@ -22,7 +22,7 @@ import { serveConsent } from './consent';
 import { consentErrorHtml, consentHeaders } from './consent-page';
 import { allowedHostsOf, type McpOptions } from './http';
 import { type OAuthServers, type OAuthStore, oauthServersFor, protectedResource, refusedRefresh } from './oauth';
-import { OAUTH_ENDPOINTS, WELL_KNOWN } from './oauth-paths';
+import { OAUTH_ENDPOINTS, OAUTH_WRITES_PER_MINUTE, WELL_KNOWN } from './oauth-paths';
 
 const notHere = (message: string) => errorResponse(new ApiError('not_found', message));
 
@@ -64,9 +64,6 @@ export async function serveOAuth(request: Request, env: ProxyEnv, runtime: Proxy
   }
   return nosniff(await servers.authorization.fetch(request, store, ctx));
 }
-
-/** Requests an address may make per minute that write to OAUTH_KV, per kind (wrangler.toml [[ratelimits]] OAUTH_WRITES). */
-export const OAUTH_WRITES_PER_MINUTE = 10;
 
 function tooManyPages(): Response {
   const headers = consentHeaders('');

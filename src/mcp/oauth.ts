@@ -31,7 +31,7 @@
 import { type ClientInfo, type Grant, OAuthAuthorizationServer, type OAuthResourceMetadata, OAuthResourceServer, type OAuthResourceTokenValidator } from '@cloudflare/workers-oauth-provider';
 import { OAUTH_USER_PREFIX } from '../contract/access';
 import { hmacSha256Hex, sha256Hex } from '../lib/hash';
-import { OAUTH_ENDPOINTS, READ_SCOPE } from './oauth-paths';
+import { OAUTH_ENDPOINTS, READ_SCOPE, REGISTRATION_LIMITS } from './oauth-paths';
 
 /** Access tokens last an hour; a grant (and its refresh token) 90 days from the consent, however often it is refreshed: then the person consents again (SECURITY.md). */
 const ACCESS_TOKEN_TTL = 3600;
@@ -39,8 +39,6 @@ const GRANT_TTL = 90 * 86_400;
 /** A registration that never reaches a grant is gone a day after it was made (KV expiry). */
 export const UNGRANTED_CLIENT_TTL = 86_400;
 
-/** What one registration may hold (RFC 7591 metadata): enough for any real client, too little to spend storage on. */
-export const REGISTRATION_LIMITS = { name: 200, uri: 2000, redirectUris: 5, contacts: 5, metadataBytes: 8 * 1024 } as const;
 
 /** What the provider reads of the env: its KV namespace. */
 export interface OAuthStore {

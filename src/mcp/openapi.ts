@@ -6,9 +6,9 @@
  * evaluated with the isolate, these texts only with the product's routes.
  */
 import * as z from 'zod';
-import { type FeatureDocs, error, jsonBody, jsonOf, ok, pageAnswer, requestId } from '../contract/product-openapi';
+import { type FeatureDocs, error, jsonBody, jsonOf, KEYED_ERRORS, ok, pageAnswer, requestId } from '../contract/product-openapi';
 import { MCP_PATH } from './index';
-import { OAUTH_ENDPOINTS, WELL_KNOWN } from './oauth-paths';
+import { OAUTH_ENDPOINTS, OAUTH_WRITES_PER_MINUTE, REGISTRATION_LIMITS, WELL_KNOWN } from './oauth-paths';
 
 /** `/mcp`: the JSON-RPC 2.0 messages of MCP (their methods and params are the MCP spec's, not this document's). */
 const JsonRpcMessage = z
@@ -157,13 +157,14 @@ export const mcpDocs: FeatureDocs = {
         summary: 'Register an assistant as a client (RFC 7591)',
         description: `Dynamic client registration: an assistant registers itself before sending the person to the consent page. Open to anyone: a registration grants nothing until a person approves on the consent page, which marks the name as not verified. ${OAUTH_ONLY}`,
         security: 'none',
-        requestBody: jsonBody('ClientMetadata', 'The client\'s metadata, as JSON (at most 1 MiB).'),
+        requestBody: jsonBody('ClientMetadata', `The client\'s metadata, as JSON: at most ${REGISTRATION_LIMITS.metadataBytes / 1024} KiB, a name of at most ${REGISTRATION_LIMITS.name} characters, at most ${REGISTRATION_LIMITS.redirectUris} redirect URIs of at most ${REGISTRATION_LIMITS.uri} characters each. Kept a day unless a person approves it on the consent page.`),
         responses: {
           '201': ok('Registered.', jsonOf('RegisteredClient')),
-          '400': oauthError('`invalid_client_metadata` (for example a redirect URI it does not accept), `invalid_request`'),
+          '400': oauthError('`invalid_client_metadata` (for example a redirect URI it does not accept, or metadata over the limits, the field named), `invalid_redirect_uri`, `invalid_request`'),
           ...OAUTH_OFF,
           ...oauth405('POST, OPTIONS', 'error'),
           '413': oauthError('`invalid_request`: a body over 1 MiB'),
+          '429': { ...error(`\`rate_limited\`: more than ${OAUTH_WRITES_PER_MINUTE} registrations a minute from one address`), headers: KEYED_ERRORS['429'].headers },
         },
       },
     },
@@ -207,6 +208,7 @@ export const mcpDocs: FeatureDocs = {
           '400': pageAnswer('A request that cannot start: an unknown client, a redirect URI it did not register, PKCE missing or not S256. Said on the page, never redirected.'),
           ...OAUTH_OFF,
           '405': CONSENT_405,
+          '429': pageAnswer(`Too many views or answers of this page from one address (more than ${OAUTH_WRITES_PER_MINUTE} a minute), with \`Retry-After\`.`),
         },
       },
       POST: {
