@@ -6,7 +6,7 @@
  * evaluated with the isolate, these texts only with the product's routes.
  */
 import * as z from 'zod';
-import { type FeatureDocs, error, jsonBody, jsonOf, KEYED_ERRORS, ok, pageAnswer, requestId } from '../contract/product-openapi';
+import { type FeatureDocs, error, jsonBody, jsonOf, KEYED_ERRORS, ok, pageAnswer, requestId, type RouteDoc } from '../contract/product-openapi';
 import { MCP_PATH } from './index';
 import { OAUTH_ENDPOINTS, OAUTH_WRITES_PER_MINUTE, REGISTRATION_LIMITS, WELL_KNOWN } from './oauth-paths';
 
@@ -73,6 +73,18 @@ const TokenAnswer = z
 /** OAuth for `/mcp` (src/mcp/oauth-routes.ts) exists only with `OAUTH_KV` bound. */
 const OAUTH_ONLY = 'Only when `OAUTH_KV` is bound and on the hosts of `MCP_ALLOWED_HOSTS` (localhost too in dev); 404 otherwise.';
 const OAUTH_OFF = { '404': error('`not_found`: `OAUTH_KV` is not bound (the message says so: `/mcp` then takes only a key in `Authorization`), or the host is not one of `MCP_ALLOWED_HOSTS`') };
+
+/** A metadata document of OAuth (RFC 8414, RFC 9728): public, read with GET, answered only while OAuth is on. */
+const metadataDoc = (operationId: string, summary: string, description: string, schema: string): { GET: RouteDoc } => ({
+  GET: {
+    operationId,
+    tag: 'MCP OAuth',
+    summary,
+    description: `${description} ${OAUTH_ONLY}`,
+    security: 'none',
+    responses: { '200': ok('The metadata.', jsonOf(schema)), ...OAUTH_OFF, ...oauth405('GET, HEAD, OPTIONS') },
+  },
+});
 /** The provider's OAuth errors (RFC 6749 section 5.2), not the API's shape. */
 const oauthError = (codes: string) => ({ description: codes, headers: requestId, content: jsonOf('OAuthError') });
 /** The provider's 405: an empty body on the metadata, an OAuth error on the token and registration endpoints. */
@@ -120,36 +132,24 @@ export const mcpDocs: FeatureDocs = {
         responses: { '405': { description: 'Method not allowed; `Allow: POST`.', headers: requestId, content: jsonOf('JsonRpcError') } },
       },
     },
-    [`${WELL_KNOWN.authorizationServer}`]: {
-      GET: {
-        operationId: 'getOAuthServerMetadata',
-        tag: 'MCP OAuth',
-        summary: 'Get the authorization server\'s metadata (RFC 8414)',
-        description: `Where an assistant finds the endpoints below, the scope (\`read\`), PKCE \`S256\`, and that revocation goes to the token endpoint. The issuer is the Worker's origin. ${OAUTH_ONLY}`,
-        security: 'none',
-        responses: { '200': ok('The metadata.', jsonOf('AuthorizationServerMetadata')), ...OAUTH_OFF, ...oauth405('GET, HEAD, OPTIONS') },
-      },
-    },
-    [`${WELL_KNOWN.mcpResource}`]: {
-      GET: {
-        operationId: 'getMcpResourceMetadata',
-        tag: 'MCP OAuth',
-        summary: 'Get `/mcp`\'s protected resource metadata (RFC 9728)',
-        description: `The document \`/mcp\`'s 401 challenge names (\`resource_metadata\`): the resource \`https://<host>/mcp\` and its authorization server, this Worker. ${OAUTH_ONLY}`,
-        security: 'none',
-        responses: { '200': ok('The metadata.', jsonOf('ProtectedResourceMetadata')), ...OAUTH_OFF, ...oauth405('GET, HEAD, OPTIONS') },
-      },
-    },
-    [`${WELL_KNOWN.protectedResource}`]: {
-      GET: {
-        operationId: 'getResourceMetadataAtRoot',
-        tag: 'MCP OAuth',
-        summary: 'Get `/mcp`\'s protected resource metadata at the root address',
-        description: `The same document as \`GET ${WELL_KNOWN.mcpResource}\`, for clients that look here first. ${OAUTH_ONLY}`,
-        security: 'none',
-        responses: { '200': ok('The metadata.', jsonOf('ProtectedResourceMetadata')), ...OAUTH_OFF, ...oauth405('GET, HEAD, OPTIONS') },
-      },
-    },
+    [`${WELL_KNOWN.authorizationServer}`]: metadataDoc(
+      'getOAuthServerMetadata',
+      'Get the authorization server\'s metadata (RFC 8414)',
+      'Where an assistant finds the endpoints below, the scope (`read`), PKCE `S256`, and that revocation goes to the token endpoint. The issuer is the Worker\'s origin.',
+      'AuthorizationServerMetadata',
+    ),
+    [`${WELL_KNOWN.mcpResource}`]: metadataDoc(
+      'getMcpResourceMetadata',
+      'Get `/mcp`\'s protected resource metadata (RFC 9728)',
+      'The document `/mcp`\'s 401 challenge names (`resource_metadata`): the resource `https://<host>/mcp` and its authorization server, this Worker.',
+      'ProtectedResourceMetadata',
+    ),
+    [`${WELL_KNOWN.protectedResource}`]: metadataDoc(
+      'getResourceMetadataAtRoot',
+      'Get `/mcp`\'s protected resource metadata at the root address',
+      `The same document as \`GET ${WELL_KNOWN.mcpResource}\`, for clients that look here first.`,
+      'ProtectedResourceMetadata',
+    ),
     [`${OAUTH_ENDPOINTS.register}`]: {
       POST: {
         operationId: 'registerOAuthClient',
