@@ -19,7 +19,7 @@
  */
 import { requireKey } from '../contract/access';
 import { BRAND_MARKET_PARAMS, queryObject, readParams } from '../contract/params';
-import { html, htmlDocument, joinMarkup, type Markup, newNonce, pageHeaders, trusted } from '../lib/html';
+import { html, type Markup, trusted } from '../lib/html';
 import { exportLinkFor, type ExportTarget, HISTORY_KIND } from '../links/export-links';
 import type { LinkParent } from '../links/link-store';
 import { LINK_DAYS, readFailure } from '../links/keyed-routes';
@@ -28,7 +28,7 @@ import { clientAddressOf } from '../proxy';
 import { formatDay, formatRange, formatScore, HISTORY_WEEKS, type HistoryWeek, readHistory, readScope, shortDay, type WeeklyInputs } from '../weekly-report';
 import { chartSvg } from '../weekly-report/chart';
 import type { ReportDeps } from './deps';
-import { COPY_SCRIPT, CSV_TABLE_PARTS, CSV_TABLES, type CsvTable, csvRow, STYLE } from './page';
+import { CSV_TABLE_PARTS, CSV_TABLES, type CsvTable, csvRow, reportDocument, STYLE } from './page';
 
 /** The history page's query parameters (their schema: the product's OpenAPI document). */
 export const HISTORY_QUERY = BRAND_MARKET_PARAMS;
@@ -88,18 +88,7 @@ export function historyPage(o: { brand: string; market: string; weeks: HistoryWe
     parts.push(historyTable(o.weeks));
   }
   parts.push(html`<footer class="page-foot"><p><a href="${o.reportUrl}">This week's report</a>.</p></footer>`);
-  const nonce = o.csvUrl ? newNonce() : undefined;
-  const document = htmlDocument({
-    title: `${o.brand}: visibility history (${o.market.toUpperCase()})`,
-    section: 'history',
-    body: joinMarkup(
-      parts.filter((part) => part.html !== ''),
-      '\n',
-    ),
-    style: trusted(HISTORY_STYLE),
-    ...(nonce ? { script: { nonce, code: trusted(COPY_SCRIPT) } } : {}),
-  });
-  return { html: document.html, headers: pageHeaders(nonce ? { scriptNonce: nonce } : {}) };
+  return reportDocument({ title: `${o.brand}: visibility history (${o.market.toUpperCase()})`, section: 'history', parts, style: trusted(HISTORY_STYLE), copyButtons: Boolean(o.csvUrl) });
 }
 
 /**

@@ -337,15 +337,23 @@ export function reportPage(report: Report, source: ReportSource, extras: PageExt
   footer.push(html`Scores are the share of AI answers that name the brand; a change smaller than its sampling noise is shown as steady.`);
   parts.push(html`<footer class="page-foot">${footer.map((f) => html`<p>${f}</p>`)}</footer>`);
 
-  const nonce = links.share || Object.keys(links.csv ?? {}).length > 0 ? newNonce() : undefined;
+  return reportDocument({ title: report.subject, section: SECTION, parts, style: trusted(STYLE), copyButtons: Boolean(links.share) || Object.keys(links.csv ?? {}).length > 0 });
+}
+
+/**
+ * A page of the reports (this one, the kept history's): its parts one per line, and with `copyButtons` the
+ * copy buttons' script, allowed by a nonce of this response alone.
+ */
+export function reportDocument(o: { title: string; section: string; parts: Markup[]; style: Markup; copyButtons: boolean }): RenderedPage {
+  const nonce = o.copyButtons ? newNonce() : undefined;
   const document = htmlDocument({
-    title: report.subject,
-    section: SECTION,
+    title: o.title,
+    section: o.section,
     body: joinMarkup(
-      parts.filter((part) => part.html !== ''),
+      o.parts.filter((part) => part.html !== ''),
       '\n',
     ),
-    style: trusted(STYLE),
+    style: o.style,
     ...(nonce ? { script: { nonce, code: trusted(COPY_SCRIPT) } } : {}),
   });
   return { html: document.html, headers: pageHeaders(nonce ? { scriptNonce: nonce } : {}) };
