@@ -10,7 +10,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { importTs } from './import-ts.mjs';
 
 // Both generators, bundled as the Worker would be; packages stay imports, resolved from node_modules.
-const documents = await importTs("export { openApiDocument } from './src/contract/openapi.ts'; export { productDocument } from './src/app/routes.ts'; export { loadSchemas } from './src/contract/zod-side.ts';", {
+const documents = await importTs("export { openApiDocument } from './src/contract/openapi.ts'; export { productDocument } from './src/app/routes.ts'; export { zodSide } from './src/contract/zod-side.ts';", {
   name: 'check-openapi',
   plugins: [
     {
@@ -31,7 +31,7 @@ const documents = await importTs("export { openApiDocument } from './src/contrac
 });
 
 // The contract's zod schemas load at their first use, as in the Worker (src/contract/zod-side.ts).
-await documents.loadSchemas();
+await documents.zodSide();
 
 /** `$ref` values with more than one `#`: no JSON Pointer of the document, and code generators type such fields wrong. */
 function doubleHashRefs(value, at = '#', found = []) {

@@ -17,10 +17,10 @@ import { renderAlert } from './src/mail/render';
 import AlertEmail from './emails/alert';
 import { subscriptionRoutes } from './src/subscriptions/routes';
 import { signToken } from './src/lib/signing';
-import { loadSchemas } from './src/contract/zod-side';
+import { zodSide } from './src/contract/zod-side';
 
 export async function pages() {
-  await loadSchemas();
+  await zodSide();
   const email = await renderAlert(AlertEmail.PreviewProps);
   const now = new Date();
   const row = { id: 'sub_screenshot', email: 'ops@example.com', brand_id: 1, brand_name: 'Brightdesk', market_id: 11, market_code: 'us', kinds: 'alerts', timezone: 'Europe/Berlin', status: 'pending',

@@ -16,6 +16,10 @@ const { OperationMap, UpstreamMapInput } = upstreamMapSchemas();
 import { originTransport } from '../src/origin/transport';
 import { KEYS } from './helpers';
 import { CASES, type CaseName, envelope, renameFields } from './reshape';
+import { zodSide } from '../src/contract/zod-side';
+
+/** The contract's zod side: the response schemas the bodies are checked with. */
+const zs = await zodSide();
 
 const origin = originTransport(env.DB);
 
@@ -28,12 +32,12 @@ async function exampleBody(path: string): Promise<Record<string, unknown>> {
 describe.each(operationList)('$id', (op) => {
   it('reads its body in every case convention and in an envelope as the body itself', async () => {
     const body = await exampleBody(examplePath(op));
-    const own = checkResponseBody(op.id, JSON.stringify(body));
+    const own = checkResponseBody(zs, op.id, JSON.stringify(body));
     expect(own.ok).toBe(true);
     for (const name of Object.keys(CASES) as CaseName[]) {
       const respelled = renameFields(body, CASES[name]);
       for (const [shape, foreign] of [[name, respelled], [`${name} in an envelope`, envelope(respelled as Record<string, unknown>, '/x')]] as const) {
-        const read = checkResponseBody(op.id, JSON.stringify(foreign));
+        const read = checkResponseBody(zs, op.id, JSON.stringify(foreign));
         expect({ shape, ok: read.ok, ...(read.ok ? {} : { error: read.message }) }).toEqual({ shape, ok: true });
         if (read.ok && own.ok) expect(read.data).toEqual(own.data);
       }
@@ -42,7 +46,7 @@ describe.each(operationList)('$id', (op) => {
 });
 
 describe('conformBody', () => {
-  const schema = operations.getVisibility.response;
+  const schema = zs.response('getVisibility');
   it('takes one envelope off and finds what it lacks beside it', () => {
     const out = conformBody(schema, { result: { brandId: 1, Score: 50 }, meta: { generated_at: 'g' }, links: { next: null } }) as Record<string, unknown>;
     expect(out).toEqual({ brand_id: 1, score: 50, generated_at: 'g' });
@@ -51,7 +55,7 @@ describe('conformBody', () => {
     expect(conformBody(schema, { brand_id: 1, vendor_extra: true })).toEqual({ brand_id: 1 });
   });
   it('keeps the error naming the contract\'s field when a renamed body still lacks one', () => {
-    const read = checkResponseBody('getVisibility', JSON.stringify({ data: { brandId: 1 } }));
+    const read = checkResponseBody(zs, 'getVisibility', JSON.stringify({ data: { brandId: 1 } }));
     expect(read.ok).toBe(false);
     if (!read.ok) expect(read.field).toBe('market');
   });
@@ -62,7 +66,7 @@ describe('conformBody', () => {
 });
 
 describe('the upstream map', () => {
-  const schema = operations.getVisibility.response;
+  const schema = zs.response('getVisibility');
   const map = OperationMap.parse({
     envelope: 'payload.result',
     fields: { score: 'visibility', history: 'weeks', 'history[].week_start': 'span.from', market: '.', 'market.id': 'marketId', 'market.code': 'marketCode' },
@@ -97,7 +101,7 @@ describe('the upstream map', () => {
 
   it('maps enumeration values and keeps a value it does not list under its own name', () => {
     const engineMap = OperationMap.parse({ values: { 'prompts[].engines[].engine': { openai: 'chatgpt' } } });
-    const out = conformBody(operations.getPromptMatrix.response, { prompts: [{ engines: [{ engine: 'openai' }, { engine: 'grok' }] }] }, engineMap);
+    const out = conformBody(zs.response('getPromptMatrix'), { prompts: [{ engines: [{ engine: 'openai' }, { engine: 'grok' }] }] }, engineMap);
     expect(out).toEqual({ prompts: [{ engines: [{ engine: 'chatgpt' }, { engine: 'grok' }] }] });
   });
 

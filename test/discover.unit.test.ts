@@ -17,6 +17,10 @@ import { API_BASE, examplePath, OPERATION_IDS, type OperationId, operationList, 
 import { originTransport } from '../src/origin/transport';
 import { KEYS } from './helpers';
 import { renameAt } from './reshape';
+import { zodSide } from '../src/contract/zod-side';
+
+/** The contract's zod side: the response schemas the bodies are checked with. */
+const zs = await zodSide();
 
 const origin = originTransport(env.DB);
 const bodies = new Map<OperationId, Record<string, unknown>>();
@@ -30,7 +34,7 @@ async function ours(id: OperationId): Promise<Record<string, unknown>> {
   return structuredClone(bodies.get(id)!);
 }
 
-const propose = (id: OperationId, body: Record<string, unknown>) => proposeOperation(id, body, CONFIDENCE_THRESHOLD);
+const propose = (id: OperationId, body: Record<string, unknown>) => proposeOperation(zs, id, body, CONFIDENCE_THRESHOLD);
 const emptyMap = { fields: {}, convert: {}, values: {} };
 
 describe('names', () => {

@@ -37,7 +37,7 @@ type Op = AnyOperation & { id: OperationId };
 type Via = 'origin' | 'proxy';
 
 /** An operation looks something up besides the brand: a market (brand-and-market scope), a path item, or a question by its text. */
-const looksUp = (op: Op) => ({ market: op.scope === 'brand', item: Object.keys(op.pathParams.shape).length > 0 || 'prompt' in op.query.shape });
+const looksUp = (op: Op) => ({ market: op.scope === 'brand', item: Object.keys(op.params.path).length > 0 || 'prompt' in op.params.query });
 
 interface Asked {
   method: string;
@@ -96,7 +96,7 @@ const nasty = fc.oneof(
 );
 
 /** Every query parameter name of the table. */
-const PARAM_NAMES = [...new Set(operationList.flatMap((op) => Object.keys(op.query.shape)))];
+const PARAM_NAMES = [...new Set(operationList.flatMap((op) => Object.keys(op.params.query)))];
 
 const paramNames = fc.oneof(
   fc.constantFrom(...PARAM_NAMES),

@@ -19,6 +19,10 @@ import type * as z from 'zod';
 import { matchOperation } from '../src/contract/request';
 import { originTransport } from '../src/origin/transport';
 import { useUpstreamForTests } from './seams';
+import { zodSide } from '../src/contract/zod-side';
+
+/** The contract's zod side: the response schemas the bodies are checked with. */
+const zs = await zodSide();
 
 /** Each one a way out of text or an attribute, or a link that runs code; all short enough for an open value (80). */
 export const HOSTILE_STRINGS = [
@@ -168,7 +172,7 @@ export class HostileUpstream {
     const answer = await this.origin(new Request(`http://origin.internal${path}${query.size ? `?${query}` : ''}`, { headers: { authorization: `Bearer ${this.as}` } }));
     const match = matchOperation(url.pathname);
     if (answer.status !== 200 || !match) return answer;
-    const body = rewrite(match.op.response as Schema, await answer.json(), this.record);
+    const body = rewrite(zs.response(match.op.id) as unknown as Schema, await answer.json(), this.record);
     return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'private, max-age=300' } });
   }
 }

@@ -115,7 +115,7 @@ describe('tools/list', () => {
     for (const op of operationList) {
       const tool = tools.find((t) => t.name === toolName(op.id))!;
       // A tool whose result is a list takes `offset` for the next page.
-      const params = [...Object.keys(op.pathParams.shape), ...Object.keys(op.query.shape), ...(op.csv ? ['offset'] : [])];
+      const params = [...Object.keys(op.params.path), ...Object.keys(op.params.query), ...(op.csv ? ['offset'] : [])];
       expect([tool.name, Object.keys(tool.inputSchema.properties ?? {}).sort()]).toEqual([tool.name, params.sort()]);
       expect(tool.inputSchema.additionalProperties).toBe(false);
       expect([tool.name, tool.title]).toEqual([tool.name, op.summary]);

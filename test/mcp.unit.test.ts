@@ -6,11 +6,15 @@ import { ApiClientError } from '../src/client';
 import { operationList } from '../src/contract/operations';
 import { toolName, toolsOfOperations } from '../src/mcp/tools';
 import { pageOf, ROW_LIMIT } from '../src/mcp/pages';
-import { outputSchemaOf } from '../src/mcp/schemas';
+import { outputSchemaOf, resultSchemaOf } from '../src/mcp/schemas';
 import { brandNamed, COMPLETION_MAX, matching } from '../src/mcp/completions';
 import { failureResult } from '../src/mcp/results';
 import { outline } from '../src/mcp/schemas';
 import { WindowMismatch } from '../src/weekly-report';
+import { zodSide } from '../src/contract/zod-side';
+
+/** The contract's zod side: the response schemas the bodies are checked with. */
+const zs = await zodSide();
 
 const httpError = (status: number, code: string, retryAfter?: number) =>
   new ApiClientError({ kind: 'http', status, code: code as never, operation: 'getVisibility', message: `getVisibility: the API says ${code}.`, ...(retryAfter !== undefined ? { retryAfter } : {}) });
@@ -61,11 +65,11 @@ describe('output schemas', () => {
     for (const op of operationList) {
       const schema = outputSchemaOf(op);
       // Every field a body of the contract has is in the outline, but the brand scope every body names.
-      const fields = Object.keys((json(op.response).properties ?? {}) as object).filter((name) => !['brand_id', 'market', 'generated_at'].includes(name));
+      const fields = Object.keys((json(zs.response(op.id)).properties ?? {}) as object).filter((name) => !['brand_id', 'market', 'generated_at'].includes(name));
       expect([op.id, Object.keys(schema.properties as object)]).toEqual([op.id, [...fields, ...(op.csv ? ['page'] : [])]]);
       expect(validator.getValidator(schema as never)({ page: { total: 1, next_offset: null } }).valid).toBe(true);
     }
-    expect(() => outputSchemaOf({ response: z.object({ page: z.number() }), csv: { rows: 'page' } })).toThrow(/page/);
+    expect(() => resultSchemaOf(z.object({ page: z.number() }), { rows: 'page' })).toThrow(/page/);
   });
 });
 

@@ -13,6 +13,10 @@ import { absentPaths, withOptionalPaths } from '../src/contract/optional-paths';
 import { originTransport } from '../src/origin/transport';
 import { KEYS } from './helpers';
 import { CASES, renameFields } from './reshape';
+import { zodSide } from '../src/contract/zod-side';
+
+/** The contract's zod side: the response schemas the bodies are checked with. */
+const zs = await zodSide();
 
 const origin = originTransport(env.DB);
 
@@ -26,47 +30,47 @@ const text = (value: unknown) => JSON.stringify(value);
 describe('optional paths', () => {
   it('leave out an absent field and say so; the rest of the body is as the contract says', async () => {
     const { history, ...visibility } = await body('/visibility');
-    const read = checkResponseBody('getVisibility', text(visibility), undefined, ['history']);
+    const read = checkResponseBody(zs, 'getVisibility', text(visibility), undefined, ['history']);
     expect(read).toMatchObject({ ok: true, absent: ['history'] });
     if (read.ok) expect(read.data).toEqual(visibility);
     // Without the path optional, the same body fails naming the field.
-    expect(checkResponseBody('getVisibility', text(visibility))).toMatchObject({ ok: false, field: 'history' });
+    expect(checkResponseBody(zs, 'getVisibility', text(visibility))).toMatchObject({ ok: false, field: 'history' });
   });
 
   it('leave out an unreadable field as absent: 10 weeks where the contract says 12', async () => {
     const visibility = await body('/visibility');
     const short = { ...visibility, history: (visibility.history as unknown[]).slice(2) };
-    expect(checkResponseBody('getVisibility', text(short), undefined, ['history'])).toMatchObject({ ok: true, absent: ['history'] });
+    expect(checkResponseBody(zs, 'getVisibility', text(short), undefined, ['history'])).toMatchObject({ ok: true, absent: ['history'] });
   });
 
   it('reach into arrays: a field absent in every item is absent; in some only, it is not said to be', async () => {
     const topics = await body('/topics');
     const items = topics.topics as Record<string, unknown>[];
     const none = { ...topics, topics: items.map(({ rivals, ...t }) => t) };
-    expect(checkResponseBody('listTopics', text(none), undefined, ['topics[].rivals'])).toMatchObject({ ok: true, absent: ['topics[].rivals'] });
+    expect(checkResponseBody(zs, 'listTopics', text(none), undefined, ['topics[].rivals'])).toMatchObject({ ok: true, absent: ['topics[].rivals'] });
     const some = { ...topics, topics: items.map(({ rivals, ...t }, i) => (i === 0 ? t : { ...t, rivals })) };
-    expect(checkResponseBody('listTopics', text(some), undefined, ['topics[].rivals'])).toMatchObject({ ok: true, absent: [] });
+    expect(checkResponseBody(zs, 'listTopics', text(some), undefined, ['topics[].rivals'])).toMatchObject({ ok: true, absent: [] });
   });
 
   it('keep every other field required, and the error names it', async () => {
     const { score, history, ...visibility } = await body('/visibility');
-    const read = checkResponseBody('getVisibility', text(visibility), undefined, ['history']);
+    const read = checkResponseBody(zs, 'getVisibility', text(visibility), undefined, ['history']);
     expect(read).toMatchObject({ ok: false, field: 'score' });
   });
 
   it('are found under another case convention before they are said to be absent', async () => {
     const visibility = await body('/visibility');
-    const read = checkResponseBody('getVisibility', text(renameFields(visibility, CASES.camel)), undefined, ['history', 'answered_runs']);
+    const read = checkResponseBody(zs, 'getVisibility', text(renameFields(visibility, CASES.camel)), undefined, ['history', 'answered_runs']);
     expect(read).toMatchObject({ ok: true, absent: [] });
     if (read.ok) expect(read.data).toEqual(visibility);
   });
 
   it('keep the schema\'s own wrappers and checks along the path', () => {
-    const schema = withOptionalPaths(operations.getTopic.response, ['questions[].engines[].latest', 'history']);
+    const schema = withOptionalPaths(zs.response('getTopic'), ['questions[].engines[].latest', 'history']);
     expect(schema.safeParse({}).success).toBe(false);
     expect(absentPaths({ questions: [{ engines: [{ latest: null }] }] }, ['questions[].engines[].latest'])).toEqual([]);
     expect(absentPaths({ questions: [{ engines: [{}] }] }, ['questions[].engines[].latest'])).toEqual(['questions[].engines[].latest']);
     expect(absentPaths({ questions: [] }, ['questions[].engines[].latest'])).toEqual([]);
-    expect(() => withOptionalPaths(operations.getVisibility.response, ['scroe'])).toThrow(/scroe/);
+    expect(() => withOptionalPaths(zs.response('getVisibility'), ['scroe'])).toThrow(/scroe/);
   });
 });

@@ -9,6 +9,10 @@ import { operationList, operations } from '../src/contract/operations';
 import { addDays, lastDays, toDay } from '../src/contract/window';
 import { handleOrigin } from '../src/origin/handler';
 import { api, DEMO, json, KEYS, rateLimitOf, validPath } from './helpers';
+import { zodSide } from '../src/contract/zod-side';
+
+/** The contract's zod side: the response schemas the bodies are checked with. */
+const zs = await zodSide();
 
 const today = () => toDay(new Date());
 describe.each(operationList)('$id: its example request on the demo data', (op) => {
@@ -18,7 +22,7 @@ describe.each(operationList)('$id: its example request on the demo data', (op) =
     expect(response.status, JSON.stringify(body)).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(rateLimitOf(response)!.r).toBeLessThan(60);
-    const parsed = op.response.parse(body) as { generated_at: string; brand_id?: number; market?: unknown; period?: unknown };
+    const parsed = zs.response(op.id).parse(body) as { generated_at: string; brand_id?: number; market?: unknown; period?: unknown };
     expect(Date.parse(parsed.generated_at)).toBeGreaterThan(Date.now() - 60_000);
     if (op.scope !== 'account') expect(parsed.brand_id).toBe(DEMO.proBrand);
     if (op.scope === 'brand') expect(parsed.market).toEqual({ id: DEMO.proUsMarket, code: 'us' });
@@ -28,7 +32,7 @@ describe.each(operationList)('$id: its example request on the demo data', (op) =
 
 describe('brands and markets', () => {
   it('lists every brand of the account, brand A first, each with us (primary) and de', async () => {
-    const body = operations.listBrands.response.parse(await json(await api('/brands', { key: KEYS.growth })));
+    const body = zs.response('listBrands').parse(await json(await api('/brands', { key: KEYS.growth })));
     expect(body.brands.map((b) => [b.id, b.name])).toEqual([[2, 'Ledgerly'], [3, 'Payfold']]);
     for (const brand of body.brands) expect(brand.markets.map((m) => [m.code, m.primary])).toEqual([['us', true], ['de', false]]);
   });
@@ -42,10 +46,10 @@ describe('brands and markets', () => {
 
 describe('questions', () => {
   it('lists 42 tracked questions in 6 topics, filterable by topic', async () => {
-    const all = operations.listAnswers.response.parse(await json(await api('/answers')));
+    const all = zs.response('listAnswers').parse(await json(await api('/answers')));
     expect(all.questions).toHaveLength(42);
     expect(new Set(all.questions.map((q) => q.topic.id)).size).toBe(6);
-    const one = operations.listAnswers.response.parse(await json(await api(`/answers?topic_id=${DEMO.proTopic}`)));
+    const one = zs.response('listAnswers').parse(await json(await api(`/answers?topic_id=${DEMO.proTopic}`)));
     expect(one.questions).toHaveLength(7);
     expect(one.questions.every((q) => q.topic.id === DEMO.proTopic)).toBe(true);
     expect((await api('/answers?topic_id=2101')).status).toBe(404);
@@ -54,7 +58,7 @@ describe('questions', () => {
 
 describe('visibility on the demo data', () => {
   it('has a measured score and 12 weeks of history ending today', async () => {
-    const body = operations.getVisibility.response.parse(await json(await api('/visibility')));
+    const body = zs.response('getVisibility').parse(await json(await api('/visibility')));
     expect(body.score).toBeGreaterThan(0);
     expect(body.score).toBe(Math.round((1000 * body.naming_runs) / body.answered_runs) / 10);
     expect(body.history.at(-1)).toMatchObject({ week_end: today(), score: body.score, answered_runs: body.answered_runs });
@@ -64,7 +68,7 @@ describe('visibility on the demo data', () => {
 
 describe('prompt matrix on the demo data', () => {
   it('has every question on all six engines, each measured', async () => {
-    const body = operations.getPromptMatrix.response.parse(await json(await api('/prompts')));
+    const body = zs.response('getPromptMatrix').parse(await json(await api('/prompts')));
     expect(body.prompts).toHaveLength(42);
     for (const prompt of body.prompts) {
       expect(prompt.engines.map((e) => e.engine)).toEqual([...ENGINES]);
@@ -76,7 +80,7 @@ describe('prompt matrix on the demo data', () => {
 
 describe('answer runs on the demo data', () => {
   it('returns the exact texts, which name the brand exactly when the run is counted as naming it', async () => {
-    const body = operations.getAnswerRuns.response.parse(await json(await api(validPath('getAnswerRuns'))));
+    const body = zs.response('getAnswerRuns').parse(await json(await api(validPath('getAnswerRuns'))));
     expect(body.runs).toHaveLength(42);
     for (const run of body.runs) {
       expect(run.ran_at.slice(0, 10) >= body.period.from).toBe(true);
@@ -89,7 +93,7 @@ describe('answer runs on the demo data', () => {
 
 describe('won and lost on the demo data', () => {
   it('counts every question once and names the engines that moved', async () => {
-    const body = operations.getAnswerHistory.response.parse(await json(await api('/answers/history')));
+    const body = zs.response('getAnswerHistory').parse(await json(await api('/answers/history')));
     expect(body.counts.won + body.counts.lost + body.counts.held).toBe(42);
     for (const q of body.questions) {
       const gained = q.moved.filter((m) => m.direction === 'gained').length;
@@ -101,7 +105,7 @@ describe('won and lost on the demo data', () => {
 
 describe('topics on the demo data', () => {
   it('reads a topic of the brand in full and refuses topics of other brands or markets', async () => {
-    const body = operations.getTopic.response.parse(await json(await api(`/topics/${DEMO.proTopic}`)));
+    const body = zs.response('getTopic').parse(await json(await api(`/topics/${DEMO.proTopic}`)));
     expect(body.questions).toHaveLength(7);
     expect(body.head_to_heads.length).toBeGreaterThan(0);
     expect(body.top_sources.some((s) => s.classification === 'own')).toBe(true);

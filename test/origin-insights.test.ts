@@ -10,13 +10,17 @@ import { ENGINES } from '../src/contract/enums';
 import { type OperationId, operations, type ResponseOf } from '../src/contract/operations';
 import { addDays, toDay } from '../src/contract/window';
 import { api, json, KEYS } from './helpers';
+import { zodSide } from '../src/contract/zod-side';
+
+/** The contract's zod side: the response schemas the bodies are checked with. */
+const zs = await zodSide();
 
 /** GETs `path` and returns the body parsed by the operation's response schema; fails on any other status. */
 async function read<Id extends OperationId>(id: Id, path: string, key: string = KEYS.pro): Promise<ResponseOf<Id>> {
   const response = await api(path, { key });
   const body = await json<unknown>(response);
   expect(response.status, JSON.stringify(body)).toBe(200);
-  return operations[id].response.parse(body) as ResponseOf<Id>;
+  return zs.response(id).parse(body) as ResponseOf<Id>;
 }
 
 async function expectError(path: string, status: number, code: string, key: string = KEYS.pro, param?: string) {

@@ -7,6 +7,10 @@ import { operations } from '../src/contract/operations';
 import { addDays } from '../src/contract/window';
 import { FIX, loadMetricsWorld, runId } from './fixtures/metrics-world';
 import { api, json } from './helpers';
+import { zodSide } from '../src/contract/zod-side';
+
+/** The contract's zod side: the response schemas the bodies are checked with. */
+const zs = await zodSide();
 
 let today: string;
 beforeAll(async () => {
@@ -21,7 +25,7 @@ const read = async <T>(path: string): Promise<T> => {
 
 describe('visibility', () => {
   it('is 100 x naming runs / answered runs over the trailing 7 days, with 12 weekly points', async () => {
-    const body = operations.getVisibility.response.parse(await read('/visibility'));
+    const body = zs.response('getVisibility').parse(await read('/visibility'));
     // Current week: 11 runs, 1 no_answer -> 10 answered; naming: runs 1, 2, 6, 10, 11 -> 5 -> 50.0.
     expect(body).toMatchObject({ score: 50, answered_runs: 10, naming_runs: 5, period: { from: addDays(today, -6), to: today } });
     // The week before: 5 answered, naming runs 15 and 16 -> 40.0; change +10.0 points.
@@ -35,7 +39,7 @@ describe('visibility', () => {
 
 describe('prompt-by-engine matrix', () => {
   it('gives the dominant state (ties to the better state), its rate and the mean position', async () => {
-    const body = operations.getPromptMatrix.response.parse(await read('/prompts'));
+    const body = zs.response('getPromptMatrix').parse(await read('/prompts'));
     const cell = (q: number, engine: string) => body.prompts.find((p) => p.question_id === q)!.engines.find((e) => e.engine === engine);
     // Q1 on chatgpt: recommended, mentioned, absent once each -> tie -> recommended, 1/3; positions 1 and 3 -> 2.0.
     expect(cell(FIX.q1, 'chatgpt')).toEqual({ engine: 'chatgpt', state: 'recommended', rate: 33.3, position: 2, runs: 3 });
@@ -51,7 +55,7 @@ describe('prompt-by-engine matrix', () => {
 
 describe('won and lost', () => {
   it('counts engines naming the brand now and a week before, and names the engines that moved', async () => {
-    const body = operations.getAnswerHistory.response.parse(await read('/answers/history'));
+    const body = zs.response('getAnswerHistory').parse(await read('/answers/history'));
     expect(body.counts).toEqual({ won: 1, lost: 1, held: 0 });
     expect(body.previous_period).toEqual({ from: addDays(today, -13), to: addDays(today, -7) });
     expect(body.questions).toEqual([
@@ -82,7 +86,7 @@ describe('won and lost', () => {
 
 describe('topics', () => {
   it('rank the brand among its rivals by share of answered runs naming each', async () => {
-    const body = operations.listTopics.response.parse(await read('/topics'));
+    const body = zs.response('listTopics').parse(await read('/topics'));
     // Of 10 answered runs, Alpha is named in 6 (runs 2-6, 10), Beta in 5 (1, 2, 5, 7, 11), the brand in 5.
     // Only Alpha is named strictly more often than the brand -> rank 2.
     expect(body.topics).toEqual([
@@ -92,12 +96,12 @@ describe('topics', () => {
 
   it('compare a custom window with the period of the same length before it', async () => {
     // Days today-2 .. today: runs 1-6 answered, naming 1, 2, 6 -> 50.0; the 3 days before: 7 (absent), 8 (open), 9 (no_answer) -> 0.0.
-    const body = operations.listTopics.response.parse(await read(`/topics?days=3`));
+    const body = zs.response('listTopics').parse(await read(`/topics?days=3`));
     expect(body.topics[0]).toMatchObject({ score: 50, change: 50 });
   });
 
   it('in full: head-to-heads, sources, each engine\'s latest answer and the history', async () => {
-    const body = operations.getTopic.response.parse(await read(`/topics/${FIX.topic}`));
+    const body = zs.response('getTopic').parse(await read(`/topics/${FIX.topic}`));
     // Alpha is named in 6 runs, 3 of them with the brand (2, 6, 10), each time ahead of it; the brand is named alone in 2 (1, 11).
     // Beta: 5 runs, with the brand in 3 (1: brand first; 2 and 11: Beta first).
     expect(body.head_to_heads).toEqual([
@@ -121,7 +125,7 @@ describe('topics', () => {
 
 describe('answer runs', () => {
   it('lists the runs of the rolling window newest first, with the exact text and whether the brand was named', async () => {
-    const body = operations.getAnswerRuns.response.parse(await read(`/answers/runs?prompt=${encodeURIComponent(FIX.q1Text)}`));
+    const body = zs.response('getAnswerRuns').parse(await read(`/answers/runs?prompt=${encodeURIComponent(FIX.q1Text)}`));
     expect(body.runs.map((r) => [r.id, r.brand_named])).toEqual([
       [runId(4), false],
       [runId(1), true],

@@ -6,15 +6,15 @@ import { applyD1Migrations, env, evictDurableObject, runInDurableObject, SELF } 
 import { beforeEach } from 'vitest';
 import { ConfirmSubscriptionEmail } from '../emails/confirm-subscription';
 import { toDay } from '../src/contract/window';
-import { loadSchemas } from '../src/contract/zod-side';
+import { zodSide } from '../src/contract/zod-side';
 import { sha256Hex } from '../src/lib/hash';
 import { renderConfirmation } from '../src/mail/render';
 import { DEMO_ACCOUNTS } from '../src/origin/demo/catalog';
 import { isEmpty, seedDemo } from '../src/origin/demo/load';
 
 // The contract's zod side (src/contract/zod-side.ts), first of the parts the Worker loads at their first use (below):
-// tests read the table's schemas directly.
-await loadSchemas();
+// tests read its schemas (`await zodSide()`).
+await zodSide();
 
 // applyD1Migrations only applies what is missing, so running it per file is safe.
 await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);

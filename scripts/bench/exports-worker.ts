@@ -6,6 +6,7 @@
  */
 import { csvColumns, tableRows, toCsv } from '../../src/exports/table';
 import { type CsvRows, operationList } from '../../src/contract/operations';
+import { zodSide } from '../../src/contract/zod-side';
 import origin from './origin-worker';
 
 export default {
@@ -17,7 +18,7 @@ export default {
     if (!op) return new Response('unknown op', { status: 400 });
     const read = await origin.fetch(new Request(`http://bench/api/v1${url.searchParams.get('path')}`, { headers: request.headers }), env, ctx);
     if (!read.ok) return read;
-    const columns = csvColumns(op);
+    const columns = csvColumns(await zodSide(), op);
     return new Response(toCsv(columns, tableRows(op.csv, columns, await read.json())), { headers: { 'content-type': 'text/csv; charset=utf-8' } });
   },
 };

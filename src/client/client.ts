@@ -9,14 +9,14 @@
  * const { data, meta } = await api.withMeta.getTopic({ id: 1101 }); // meta.cache, meta.ageSeconds, meta.readAt
  * ```
  */
-import type * as z from 'zod';
 import { apiKeyProblem, invalidKey } from '../contract/access';
 import { checkResponseBody } from '../contract/body';
 import type { ErrorBody } from '../contract/errors';
-import { loadSchemas, schemas } from '../contract/zod-side';
+import { type ZodSide, zodSide } from '../contract/zod-side';
 import type { OperationMap } from '../contract/schemas/upstream-map';
 import { type RateFields, readRateFields } from '../contract/rate-limit';
-import { API_BASE, type AnyOperation, type OperationId, type Operations, operations, OPERATION_IDS, type PathOf, type QueryOf, type ResponseOf } from '../contract/operations';
+import { API_BASE, type AnyOperation, type OperationId, type Operations, operations, OPERATION_IDS, type ResponseOf } from '../contract/operations';
+import type { ParamsInput } from '../contract/params';
 import { readBodyUpTo } from '../lib/http';
 import { parseRetryAfter } from '../lib/time';
 import { ApiClientError } from './errors';
@@ -69,19 +69,10 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-/** Keys that may be left out on input: optional ones and those with a default. */
-type OptionalKeys<T> = { [K in keyof T]-?: undefined extends T[K] ? K : never }[keyof T];
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
-type InputQuery<Id extends OperationId> = z.input<Operations[Id]['query']>;
-/** Drops the `[k: string]: never` index signature that an empty strict object carries. */
-type Known<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
 
-/** What a method takes: path and query parameters by name, numbers as numbers, defaults optional. */
-export type ParamsOf<Id extends OperationId> = Simplify<
-  { [K in Exclude<keyof QueryOf<Id>, OptionalKeys<InputQuery<Id>>>]: QueryOf<Id>[K] } & {
-    [K in Extract<OptionalKeys<InputQuery<Id>>, keyof QueryOf<Id>>]?: Exclude<QueryOf<Id>[K], undefined>;
-  } & Known<PathOf<Id>>
->;
+/** What a method takes: path and query parameters by name, numbers as numbers, defaults optional (their declarations' types). */
+export type ParamsOf<Id extends OperationId> = Simplify<ParamsInput<Operations[Id]['params']['query']> & ParamsInput<Operations[Id]['params']['path']>>;
 
 type ArgsOf<Id extends OperationId> = {} extends ParamsOf<Id> ? [params?: ParamsOf<Id>, options?: CallOptions] : [params: ParamsOf<Id>, options?: CallOptions];
 
@@ -218,11 +209,11 @@ export function createClient(options: ClientOptions): ApiClient {
     }
   }
 
-  function httpError(id: OperationId, response: Response, text: string): ApiClientError {
+  function httpError(zs: ZodSide, id: OperationId, response: Response, text: string): ApiClientError {
     const retryAfter = parseRetryAfter(response.headers.get('retry-after'), now());
     let body: ErrorBody | undefined;
     try {
-      const parsed = schemas().errorBodySchema().safeParse(JSON.parse(text));
+      const parsed = zs.errorBodySchema().safeParse(JSON.parse(text));
       if (parsed.success) body = parsed.data;
     } catch {
       // Not JSON: a proxy's HTML error page, say. The status still tells what happened.
@@ -238,14 +229,14 @@ export function createClient(options: ClientOptions): ApiClient {
     });
   }
 
-  async function parseBody<Id extends OperationId>(id: Id, text: string, optional: readonly string[]): Promise<{ data: ResponseOf<Id>; absent: string[] }> {
-    const plain = checkResponseBody(id, text, undefined, optional);
+  async function parseBody<Id extends OperationId>(zs: ZodSide, id: Id, text: string, optional: readonly string[]): Promise<{ data: ResponseOf<Id>; absent: string[] }> {
+    const plain = checkResponseBody(zs, id, text, undefined, optional);
     if (plain.ok && plain.asSent) return plain;
     // Another implementation's body: its map, when there is one, is read even where no configuration reads the body,
     // since it may map values the contract leaves open (an engine `openai`) or say where an optional part is.
     // A map that breaks what reads without it is not followed.
     const map = await options.upstreamMap?.(id);
-    const mapped = map ? checkResponseBody(id, text, map, optional) : undefined;
+    const mapped = map ? checkResponseBody(zs, id, text, map, optional) : undefined;
     if (mapped?.ok) return mapped;
     if (plain.ok) return plain;
     const checked = mapped ?? plain;
@@ -292,7 +283,7 @@ export function createClient(options: ClientOptions): ApiClient {
     // A key no header can carry is refused as the API refuses a malformed key, before `new Headers` throws with it in its message.
     if (apiKeyProblem(options.apiKey)) throw new ApiClientError({ kind: 'http', code: 'invalid_api_key', status: 401, operation: id, message: `${id}: ${invalidKey().message}` });
     // The schemas the bodies are checked with, loaded at the first call (src/contract/zod-side.ts).
-    await loadSchemas();
+    const zs = await zodSide();
     const started = now();
     for (let attempts = 1; ; attempts++) {
       const left = retry.totalMs - (now() - started);
@@ -300,10 +291,10 @@ export function createClient(options: ClientOptions): ApiClient {
       try {
         const { response, text } = await attempt(id, url, callOptions, Math.max(1, Math.min(timeoutMs, left)));
         if (response.ok) {
-          const body = reading.check ? await parseBody(id, text, reading.optional) : { data: parseObject(id, text) as ResponseOf<Id>, absent: [] };
+          const body = reading.check ? await parseBody(zs, id, text, reading.optional) : { data: parseObject(id, text) as ResponseOf<Id>, absent: [] };
           return { ...body, meta: metaOf(response, now(), attempts) };
         }
-        failure = httpError(id, response, text);
+        failure = httpError(zs, id, response, text);
       } catch (error) {
         if (!(error instanceof ApiClientError)) throw error;
         failure = error;

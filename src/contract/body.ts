@@ -3,7 +3,8 @@ import type * as z from 'zod';
 import { conformBody } from './conform';
 import { absentPaths, withOptionalPaths } from './optional-paths';
 import type { OperationMap } from './schemas/upstream-map';
-import { type OperationId, operations, type ResponseOf } from './operations';
+import type { OperationId, ResponseOf } from './operations';
+import type { ZodSide } from './zod-side';
 
 export type BodyCheck<Id extends OperationId> =
   /** `asSent`: the body passed with nothing changed (our own origin's do); `absent`: of the optional paths asked for, those the body does not provide (none without them). */
@@ -14,10 +15,10 @@ export type BodyCheck<Id extends OperationId> =
 const lenientSchemas = new Map<string, z.ZodType>();
 
 /** The operation's schema with `optional` optional (optional-paths.ts), built once per operation and paths. */
-function lenientSchema(id: OperationId, optional: readonly string[]): z.ZodType {
+function lenientSchema(zs: ZodSide, id: OperationId, optional: readonly string[]): z.ZodType {
   const key = `${id}:${[...optional].sort().join(',')}`;
   let schema = lenientSchemas.get(key);
-  if (!schema) lenientSchemas.set(key, (schema = withOptionalPaths(operations[id].response, optional)));
+  if (!schema) lenientSchemas.set(key, (schema = withOptionalPaths(zs.response(id), optional)));
   return schema;
 }
 
@@ -29,18 +30,18 @@ function lenientSchema(id: OperationId, optional: readonly string[]): z.ZodType 
  * contract's field. With `optional` (contract paths a feature can do
  * without), that second check lets those fields be absent and says which are.
  */
-export function checkResponseBody<Id extends OperationId>(id: Id, text: string, map?: OperationMap, optional: readonly string[] = []): BodyCheck<Id> {
+export function checkResponseBody<Id extends OperationId>(zs: ZodSide, id: Id, text: string, map?: OperationMap, optional: readonly string[] = []): BodyCheck<Id> {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
     return { ok: false, message: `${id}: the body is not JSON.`, cause: error };
   }
-  const schema = operations[id].response;
+  const schema: z.ZodType = zs.response(id);
   const asSent = schema.safeParse(json);
   if (asSent.success) return { ok: true, data: asSent.data as ResponseOf<Id>, asSent: true, absent: [] };
   // Conformed with the contract's own schema: the lenient one has the same fields, only fewer of them required.
-  const result = (optional.length > 0 ? lenientSchema(id, optional) : schema).safeParse(conformBody(schema, json, map));
+  const result = (optional.length > 0 ? lenientSchema(zs, id, optional) : schema).safeParse(conformBody(schema, json, map));
   if (result.success) return { ok: true, data: result.data as ResponseOf<Id>, asSent: false, absent: absentPaths(result.data, optional) };
   const issue = result.error.issues[0];
   const field = issue?.path.map(String).join('.') || '(root)';

@@ -1,16 +1,13 @@
 /**
  * An entry of the operations table (operations.ts): how one is declared
- * (`operation`, which adds the shared parameters and builds its zod schemas
- * at their first read), what its fields mean, how generic code sees one
+ * (`operation`, which adds the shared parameters), what its fields mean, how generic code sees one
  * (`AnyOperation`), and what follows from one alone: its example request as a
  * path (`examplePath`) and the error codes it can answer (`documentedErrors`).
  */
 import type * as z from 'zod';
 import type { ApiErrorCode } from './errors';
 import { BRAND_MARKET_PARAMS, brandIdParam, type Param, type Params } from './params';
-import { once } from '../lib/lazy';
-import type { ParamShape } from './schemas/params';
-import { schemas } from './zod-side';
+import type * as SchemaBuilders from './schemas/builders';
 import { type WindowKind, type WindowParams, windowParams } from './window';
 
 /** Who may call: every plan, or only Pro and Growth (spec, Endpoints table). */
@@ -70,15 +67,11 @@ type ExampleParams<S extends Params> = keyof S extends never
 export type ExampleRequest<P extends Params, Q extends Params> = ({} extends ExampleParams<P> ? { path?: ExampleParams<P> } : { path: ExampleParams<P> }) &
   ({} extends ExampleParams<Q> ? { query?: ExampleParams<Q> } : { query: ExampleParams<Q> });
 
-/** The contract's zod side, as a response schema's builder receives it (src/contract/schemas). */
-type ZodSide = ReturnType<typeof schemas>;
-
 /**
  * An entry as written in the table. Its parameters are plain declarations
- * (src/contract/params.ts), which the request parser reads; its zod schemas
- * (`op.query`, `op.pathParams`, `op.response`) are built at their first read,
- * once the zod side is loaded (src/contract/zod-side.ts): a fresh isolate
- * answering a cache HIT builds none.
+ * (src/contract/params.ts), which the request parser reads; its response is
+ * a builder of a zod schema, which only the zod side calls (`zs.response(id)`,
+ * src/contract/zod-side.ts): a fresh isolate answering a cache HIT builds none.
  */
 interface OperationInput<P extends Params, Q extends Params, R extends z.ZodType, W extends WindowKind, S extends Scope> {
   summary: string;
@@ -86,7 +79,7 @@ interface OperationInput<P extends Params, Q extends Params, R extends z.ZodType
   path: string;
   pathParams?: P;
   query?: Q;
-  response: (zod: ZodSide) => R;
+  response: (zod: typeof SchemaBuilders) => R;
   window: W;
   plan?: PlanNeed;
   integration?: IntegrationNeed;
@@ -128,25 +121,14 @@ export function operation<
     path: (pathParams ?? {}) as P,
     query: { ...sharedParams(scope), ...windowParams(o.window), ...(query ?? {}) } as SharedParams<S> & WindowParams<W> & Q,
   };
-  // Getters, each schema built once at its first read: readers write `op.query`, `op.response` as for any field.
-  const pathSchema = once(() => schemas().paramsObject(params.path));
-  const querySchema = once(() => schemas().paramsObject(params.query));
-  const responseSchema = once(() => response(schemas()));
   return {
     ...rest,
     scope,
     plan: o.plan ?? 'any',
     integration: o.integration,
     params,
-    get pathParams(): z.ZodObject<ParamShape<P>, z.core.$strict> {
-      return pathSchema();
-    },
-    get query(): z.ZodObject<ParamShape<SharedParams<S> & WindowParams<W> & Q>, z.core.$strict> {
-      return querySchema();
-    },
-    get response(): R {
-      return responseSchema();
-    },
+    /** Called once, by the zod side only (src/contract/schemas/responses.ts): readers ask `zs.response(id)`. */
+    buildResponse: response,
   };
 }
 
@@ -158,10 +140,6 @@ export interface AnyOperation {
   path: string;
   /** Its parameters as declared, in the order they are checked: what requests are parsed by (`readParams`). */
   params: { path: Params; query: Params };
-  /** Their zod schemas and the response's: built at the first read, once the zod side is loaded (zod-side.ts). */
-  pathParams: z.ZodObject<Record<string, z.ZodType>>;
-  query: z.ZodObject<Record<string, z.ZodType>>;
-  response: z.ZodType;
   window: WindowKind;
   plan: PlanNeed;
   integration?: IntegrationNeed;

@@ -9,7 +9,10 @@
 import * as z from 'zod';
 import { API_ERROR_STATUS, type ApiErrorCode } from './errors';
 import { errorBodySchema } from './schemas/errors';
+import { response } from './schemas/responses';
 import { type AnyOperation, API_BASE, documentedErrors, type OperationId, operations, OPERATION_IDS } from './operations';
+import type { Params } from './params';
+import { paramJsonSchema } from './param-json-schema';
 import { RATE_LIMIT, RATE_WINDOW_MS } from './rate-limit';
 import { MAX_RANGE_DAYS } from './window';
 
@@ -56,9 +59,21 @@ export function parametersOf(where: 'path' | 'query', shape: Record<string, z.Zo
   }));
 }
 
+/** OpenAPI parameters for declared parameters (src/contract/params.ts), in order: their JSON Schema is written from the declaration. */
+export function declaredParameters(where: 'path' | 'query', params: Params, examples: Readonly<Record<string, string | number>> = {}): JsonObject[] {
+  return Object.entries(params).map(([name, param]) => ({
+    name,
+    in: where,
+    required: where === 'path' || param.presence === 'required',
+    schema: paramJsonSchema(param),
+    description: param.description,
+    ...(examples[name] !== undefined ? { example: examples[name] } : {}),
+  }));
+}
+
 /** The parameters, each with the value the operation's example request gives it (if any) as its `example`. */
 function parameters(op: AnyOperation): JsonObject[] {
-  return [...parametersOf('path', op.pathParams.shape, op.example.path), ...parametersOf('query', op.query.shape, op.example.query)];
+  return [...declaredParameters('path', op.params.path, op.example.path), ...declaredParameters('query', op.params.query, op.example.query)];
 }
 
 const ref = (kind: 'schemas' | 'headers' | 'parameters' | 'responses', name: string) => ({ $ref: `#/components/${kind}/${name}` });
@@ -282,7 +297,7 @@ export function openApiDocument(): JsonObject {
     paths: Object.fromEntries(OPERATION_IDS.map((id) => [operations[id].path, pathItem(id)])),
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'The API key.' } },
-      schemas: componentSchemas([['Error', errorBodySchema()], ...OPERATION_IDS.map((id) => [componentName(id), operations[id].response] as const)]),
+      schemas: componentSchemas([['Error', errorBodySchema()], ...OPERATION_IDS.map((id) => [componentName(id), response(id)] as const)]),
       headers: RESPONSE_HEADERS,
       parameters: REQUEST_HEADERS,
       responses: {

@@ -8,7 +8,7 @@
 import type * as z from 'zod';
 import { ACTIVITY_CATEGORIES, ENGINES, SEARCH_DIMENSIONS, TASK_LAYERS, TASK_STATUSES } from './enums';
 import { type AnyOperation, operation, type ParamSource } from './entry';
-import { enumParam, idParam, limitParam, textParam } from './params';
+import { enumParam, idParam, limitParam, type ParsedParams, textParam } from './params';
 import type { WindowKind } from './window';
 
 export { type AnyOperation, type CsvRows, documentedErrors, examplePath, type ExampleRequest, type IntegrationNeed, type OperationExample, type ParamSource, type PlanNeed, type Scope } from './entry';
@@ -332,18 +332,16 @@ export const operations = {
 export type Operations = typeof operations;
 export type OperationId = keyof Operations;
 
-/** The table, seen structurally. Each entry shares its operation's schema getters (copied as getters, not read). */
-export const operationList: readonly (AnyOperation & { id: OperationId })[] = Object.entries(operations).map(
-  ([id, op]) => Object.defineProperties({ id: id as OperationId }, Object.getOwnPropertyDescriptors(op)) as unknown as AnyOperation & { id: OperationId },
-);
+/** The table, seen structurally: plain data, no schema (the zod side has those: `zs.response(id)`). */
+export const operationList: readonly (AnyOperation & { id: OperationId })[] = Object.entries(operations).map(([id, op]) => ({ id: id as OperationId, ...op }));
 export const OPERATION_IDS = Object.keys(operations) as OperationId[];
 
 /** The response body type of an operation. */
-export type ResponseOf<Id extends OperationId> = z.output<Operations[Id]['response']>;
+export type ResponseOf<Id extends OperationId> = z.output<ReturnType<Operations[Id]['buildResponse']>>;
 /** Parsed query parameters of an operation. */
-export type QueryOf<Id extends OperationId> = z.output<Operations[Id]['query']>;
+export type QueryOf<Id extends OperationId> = ParsedParams<Operations[Id]['params']['query']>;
 /** Parsed path parameters of an operation. */
-export type PathOf<Id extends OperationId> = z.output<Operations[Id]['pathParams']>;
+export type PathOf<Id extends OperationId> = ParsedParams<Operations[Id]['params']['path']>;
 
 export const API_BASE = '/api/v1';
 

@@ -2,14 +2,14 @@
  * Query and path parameters: how each kind is written on the wire, parsed,
  * bounded and documented. Every parameter of the contract is declared here
  * as plain data (`Param`), so a rule such as "a date is a real calendar day"
- * lives in one place. Two things are made of a declaration:
- * - `readParams`, the parser every request goes through (origin and edge),
- *   written without zod: a fresh isolate's first `/api/v1` answer never
- *   loads zod (issue 24);
- * - its zod schema (`paramSchema`, src/contract/schemas/params.ts), for what
- *   describes parameters: the OpenAPI documents, the MCP tools, the typed
- *   client's types.
- * test/params.unit.test.ts holds the two to the same answers.
+ * lives in one place, and is read by one interpreter, `readParams`: the
+ * parser every request goes through (origin and edge), written without zod
+ * (a fresh isolate's first `/api/v1` answer never loads zod, issue 24). What
+ * describes parameters (the OpenAPI documents, the MCP tools' input schemas)
+ * reads their JSON Schema (`paramJsonSchema`, param-json-schema.ts, which
+ * only lazily loaded parts import); the typed client's types read their
+ * declared types (`ParamsInput`, `ParsedParams`).
+ * test/params.unit.test.ts holds the JSON Schema to what `readParams` takes.
  */
 import { ACTIVITY_CATEGORIES, ENGINES, TASK_LAYERS, TASK_STATUSES } from './enums';
 import { invalidParameter } from './errors';
@@ -90,8 +90,8 @@ export const marketParam = new Param<string, string, 'optional'>(
 /** What every brand-scoped read takes (spec, Shared request inputs): the brand, and the market. */
 export const BRAND_MARKET_PARAMS = { brand_id: brandIdParam, market: marketParam } as const;
 
-/** The messages of each rule, written once: the parser and the zod schemas (schemas/params.ts) both say them. */
-export const PARAM_MESSAGES = {
+/** The messages of each rule, written once. */
+const PARAM_MESSAGES = {
   wholeNumber: 'must be a whole number',
   atLeast: (min: number) => `must be at least ${min}`,
   atMost: (max: number) => `must be at most ${max}`,
@@ -149,6 +149,13 @@ export type ParsedParams<S extends Params> = {
   [K in keyof S as S[K] extends Param<unknown, unknown, 'optional'> ? never : K]: S[K] extends Param<infer O> ? O : never;
 } & {
   [K in keyof S as S[K] extends Param<unknown, unknown, 'optional'> ? K : never]?: S[K] extends Param<infer O> ? O : never;
+};
+
+/** What a caller gives for a set of parameters (the typed client): each `Param`'s `Out`, the required ones required. */
+export type ParamsInput<S extends Params> = {
+  -readonly [K in keyof S as S[K] extends Param<unknown, unknown, 'required'> ? K : never]: S[K] extends Param<infer O> ? O : never;
+} & {
+  -readonly [K in keyof S as S[K] extends Param<unknown, unknown, 'required'> ? never : K]?: S[K] extends Param<infer O> ? O : never;
 };
 
 /**

@@ -19,7 +19,8 @@ import * as z from 'zod';
 import { JSON_CONTENT_TYPE } from '../lib/http';
 import type { Method } from '../lib/router';
 import { API_ERROR_STATUS, PRODUCT_ERROR_STATUS } from './errors';
-import { type JsonObject, parametersOf } from './openapi';
+import { declaredParameters, type JsonObject } from './openapi';
+import type { Params } from './params';
 
 // ---------------------------------------------------------------- what a feature documents
 
@@ -137,7 +138,8 @@ export const TOKEN_PAGES = {
 
 export const tokenParam = (what: string) => [{ name: 'token', in: 'query', required: true, description: `The signed token of the ${what} link, as the email gave it.`, schema: { type: 'string', minLength: 1 } }];
 
-export const query = (schema: z.ZodObject) => parametersOf('query', schema.shape as Record<string, z.ZodType>);
+/** The OpenAPI parameters of a route's declared query parameters (src/contract/params.ts). */
+export const query = (params: Params) => declaredParameters('query', params);
 export const jsonBody = (schema: string, description: string) => ({ required: true, description, content: jsonOf(schema) });
 
 /** The dev routes that run a cron job as if it fired at `?at=`. */

@@ -23,7 +23,8 @@
  * Fields the map does not name are still found under any case convention.
  */
 import type * as z from 'zod';
-import { type OperationId, operations } from './operations';
+import type { OperationId } from './operations';
+import type { ZodSide } from './zod-side';
 import { defOf, innerSchema } from './schema-walk';
 
 /** Value conversions a map may ask for. */
@@ -47,11 +48,11 @@ export type Conversion = keyof typeof CONVERSIONS;
 const pathsCache = new Map<OperationId, Set<string>>();
 
 /** Every path of an operation's response body, objects and arrays included: what a map may name. */
-export function contractPaths(id: OperationId): Set<string> {
+export function contractPaths(zs: Pick<ZodSide, 'response'>, id: OperationId): Set<string> {
   let paths = pathsCache.get(id);
   if (!paths) {
     paths = new Set();
-    collectPaths(operations[id].response, '', paths);
+    collectPaths(zs.response(id), '', paths);
     pathsCache.set(id, paths);
   }
   return paths;

@@ -1,29 +1,23 @@
 /**
  * zod, and every schema of the contract (src/contract/schemas), loaded at
  * their first use: a fresh isolate answering `/api/v1` from the cache never
- * evaluates them (issue 24; `npm run size` checks it). Every other request
- * and every event awaits `loadSchemas()` where it enters (src/app/worker.ts;
- * in the proxy, before anything but a HIT), and code beyond that point reads
- * them synchronously with `schemas()`: the table's `op.query` and
- * `op.response` do.
+ * evaluates them (issue 24; `npm run size` checks it). There is no
+ * synchronous way to them from here: a reader holds the value
+ * `await zodSide()` gives (`zs.response(id)`, `zs.errorBodySchema()`), so a
+ * reader that did not await does not compile. A lazily loaded part that
+ * imports zod itself may import src/contract/schemas directly: loading it
+ * loads them.
  */
 import { loadOnce } from '../lib/lazy';
 
-type SchemasModule = typeof import('./schemas/index');
+/** The loaded zod side: the operations' response schemas (`response(id)`, built once each), the error body's, the schema sets. */
+export type ZodSide = typeof import('./schemas/index');
 
-let loaded: SchemasModule | undefined;
-
-export const loadSchemas = loadOnce(async () => (loaded = await import('./schemas/index')));
+export const zodSide: () => Promise<ZodSide> = loadOnce(() => import('./schemas/index'));
 
 /** `loadOnce` for a lazily loaded part that reads the contract's schemas: they load first. */
 export const loadWithSchemas = <T>(load: () => Promise<T>): (() => Promise<T>) =>
   loadOnce(async () => {
-    await loadSchemas();
+    await zodSide();
     return load();
   });
-
-/** The contract's schemas; throws when no caller awaited `loadSchemas()` first (a missing load point is a bug, named). */
-export function schemas(): SchemasModule {
-  if (!loaded) throw new Error('The contract\'s schemas are read before loadSchemas() resolved: await it where this request or event enters (src/contract/zod-side.ts).');
-  return loaded;
-}

@@ -24,6 +24,7 @@ import { requireKey } from '../contract/access';
 import { ApiError } from '../contract/errors';
 import { parseJsonObject, readJsonBody } from '../contract/json-body';
 import { toDay } from '../contract/window';
+import { zodSide } from '../contract/zod-side';
 import { json, plainText } from '../lib/http';
 import type { Route } from '../lib/router';
 import { TOKEN_FAILURE_STATUS } from '../lib/signing';
@@ -117,7 +118,7 @@ async function readTable(client: ApiClient, db: D1Database, target: ExportTarget
     if (!readable) throw new ApiClientError({ kind: 'http', code: 'brand_not_found', status: 404, operation: 'listBrands', message: 'The brand or market is no longer the key\'s.' });
     return { columns: HISTORY_COLUMNS, rows: (await readHistory(db, target.brandId, target.market.id)).map(historyRecord) };
   }
-  const columns = csvColumns(op);
+  const columns = csvColumns(await zodSide(), op);
   return { columns, rows: tableRows(op.csv, columns, (await readTableBody(client, op.id, op.csv, target.params)).data) };
 }
 

@@ -17,9 +17,10 @@
  */
 import { stringify } from 'csv-stringify/sync';
 import type * as z from 'zod';
-import type { AnyOperation, CsvRows } from '../contract/operations';
+import type { CsvRows, OperationId } from '../contract/operations';
 import { schemaAtPath, valueAtPath } from '../contract/paths';
 import { defOf, unwrapSchema as unwrap } from '../contract/schema-walk';
+import type { ZodSide } from '../contract/zod-side';
 
 /** The dotted paths of an object's columns; `each` (at the top only) is the array whose item fields are inlined under its name. */
 function columnsOf(schema: z.ZodType, prefix: string, each?: string): string[] {
@@ -33,14 +34,14 @@ function columnsOf(schema: z.ZodType, prefix: string, each?: string): string[] {
   });
 }
 
-const memo = new WeakMap<object, string[]>();
+const memo = new Map<OperationId, string[]>();
 
-/** The operation's CSV columns, in schema order (memoised per operation entry). */
-export function csvColumns(op: Pick<AnyOperation, 'response'> & { csv: CsvRows }): string[] {
-  let columns = memo.get(op);
+/** The operation's CSV columns, in schema order (memoised per operation). */
+export function csvColumns(zs: ZodSide, op: { id: OperationId; csv: CsvRows }): string[] {
+  let columns = memo.get(op.id);
   if (!columns) {
-    columns = columnsOf(schemaAtPath(op.response, `${op.csv.rows}[]`), '', op.csv.each);
-    memo.set(op, columns);
+    columns = columnsOf(schemaAtPath(zs.response(op.id), `${op.csv.rows}[]`), '', op.csv.each);
+    memo.set(op.id, columns);
   }
   return columns;
 }

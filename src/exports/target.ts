@@ -45,7 +45,7 @@ export function checkTarget(kind: string, params: Record<string, string | number
   }
   const op = tableOperation(kind);
   if (!op) throw invalidParameter('operation', `\`operation\` must be an operation with rows: ${EXPORT_KINDS.join(', ')}.`);
-  const pathNames = Object.keys(op.pathParams.shape);
+  const pathNames = Object.keys(op.params.path);
   const rawPath: Record<string, string> = {};
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(text)) {

@@ -14,8 +14,9 @@
  */
 import * as z from 'zod';
 import type { JsonObject } from '../contract/openapi';
-import type { AnyOperation } from '../contract/operations';
+import type { AnyOperation, CsvRows, OperationId } from '../contract/operations';
 import { commonSchemas } from '../contract/schemas/common';
+import { response } from '../contract/schemas/responses';
 import { PAGE_FIELD, PAGE_SCHEMA } from './pages';
 
 type Json = JsonObject;
@@ -26,11 +27,16 @@ const SCALARS = new Set(['string', 'number', 'integer', 'boolean']);
 const BRAND_SCOPE = new Set(Object.keys(commonSchemas().brandScope));
 
 /** The JSON Schema of a tool's result: the outline of the operation's response, and `page` for a tool with a list. */
-export function outputSchemaOf(op: Pick<AnyOperation, 'response' | 'csv'>): Json {
-  const full = z.toJSONSchema(op.response, { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' }) as Json;
+export function outputSchemaOf(op: Pick<AnyOperation, 'csv'> & { id: OperationId }): Json {
+  return resultSchemaOf(response(op.id), op.csv);
+}
+
+/** The outline of a response schema, and `page` when `csv` says the result is a list. */
+export function resultSchemaOf(body: z.ZodType, csv: CsvRows | undefined): Json {
+  const full = z.toJSONSchema(body, { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' }) as Json;
   const { properties, ...schema } = outline(full, full, 1);
   const fields = Object.fromEntries(Object.entries(properties as Record<string, Json>).filter(([name]) => !BRAND_SCOPE.has(name)));
-  if (!op.csv) return { ...schema, properties: fields };
+  if (!csv) return { ...schema, properties: fields };
   if (fields[PAGE_FIELD]) throw new Error(`a response has a field \`${PAGE_FIELD}\`, which paged results add`);
   return { ...schema, properties: { ...fields, [PAGE_FIELD]: PAGE_SCHEMA } };
 }

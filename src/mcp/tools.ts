@@ -10,7 +10,7 @@
  * - the description says when to use the tool (`USE`, or the first sentence
  *   of the operation's description), then its window and plan needs;
  * - the input schema is the operation's path and query parameters as JSON
- *   Schema (`parameterSchema`, as the OpenAPI document gives them: numbers
+ *   Schema (`paramJsonSchema`, as the OpenAPI document gives them: numbers
  *   are integers with their bounds, not the decimal text they are on the
  *   wire), with `offset` for a tool whose result is a list (pages.ts). The
  *   parameters every operation shares (`brand_id`, `market`, the window's
@@ -19,10 +19,10 @@
  */
 import { fromJsonSchema, type StandardSchemaWithJSON, type ToolAnnotations } from '@modelcontextprotocol/server';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/validators/cf-worker';
-import type * as z from 'zod';
-import { type JsonObject, parameterSchema } from '../contract/openapi';
+import type { JsonObject } from '../contract/openapi';
 import { type AnyOperation, type OperationId, operationList } from '../contract/operations';
-import { BRAND_MARKET_PARAMS } from '../contract/params';
+import { paramJsonSchema } from '../contract/param-json-schema';
+import { BRAND_MARKET_PARAMS, type Params } from '../contract/params';
 import { windowParams } from '../contract/window';
 import { OFFSET_ARG, OFFSET_INPUT } from './pages';
 import { outputSchemaOf } from './schemas';
@@ -114,16 +114,15 @@ const ID_MAX = 2_147_483_647;
  * shared parameters keep their schema and lose their description; a pattern
  * the API checks anyway (`market`, dates) is left to it.
  */
-export function inputSchemaOf(...shapes: Record<string, z.ZodType>[]): JsonObject {
+export function inputSchemaOf(...sets: Params[]): JsonObject {
   const properties: Record<string, JsonObject> = {};
   const required: string[] = [];
-  for (const shape of shapes) {
-    for (const [name, field] of Object.entries(shape)) {
-      const { schema, description } = parameterSchema(field);
-      const { pattern: _, ...checked } = schema;
+  for (const params of sets) {
+    for (const [name, param] of Object.entries(params)) {
+      const { pattern: _, ...checked } = paramJsonSchema(param);
       if (checked.maximum === ID_MAX) delete checked.maximum;
-      properties[name] = description === undefined || SHARED_PARAMS.has(name) ? checked : { ...checked, description };
-      if (!field.safeParse(undefined).success) required.push(name);
+      properties[name] = SHARED_PARAMS.has(name) ? checked : { ...checked, description: param.description };
+      if (param.presence === 'required') required.push(name);
     }
   }
   return { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
@@ -138,7 +137,7 @@ export function toolDefinition(o: { name: string; title: string; description: st
 
 function operationTool(op: AnyOperation & { id: OperationId }): OperationTool {
   const rows = op.csv?.rows;
-  const inputJson = inputSchemaOf(op.pathParams.shape, op.query.shape);
+  const inputJson = inputSchemaOf(op.params.path, op.params.query);
   if (rows) {
     const properties = inputJson.properties as Record<string, JsonObject>;
     if (properties[OFFSET_ARG]) throw new Error(`${op.id} has a parameter \`${OFFSET_ARG}\`, which the MCP tools use for pages`);

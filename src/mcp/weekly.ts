@@ -10,7 +10,6 @@
 import type { ApiClient } from '../client';
 import type { JsonObject } from '../contract/openapi';
 import { BRAND_MARKET_PARAMS } from '../contract/params';
-import { paramsObject } from '../contract/schemas/params';
 import { countOf, formatPercent, formatRange, formatSigned, formatTrend, readWeek, type Report, reportOf, type ReportSource } from '../weekly-report';
 import { bodyResult, failureResult } from './results';
 import { inputSchemaOf, toolDefinition } from './tools';
@@ -48,7 +47,7 @@ export const weeklyReportTool = toolDefinition({
   title: 'Get the weekly report',
   description:
     'The week as the digest email says it: the lead, the score and whether its change is beyond the noise, each engine, topics that moved, questions won and lost. The last 7 days.',
-  inputJson: inputSchemaOf(paramsObject(BRAND_MARKET_PARAMS).shape),
+  inputJson: inputSchemaOf(BRAND_MARKET_PARAMS),
   outputJson: { type: 'object', properties: { report: { type: 'object', properties: REPORT_FIELDS }, source: OBJECT } },
 });
 

@@ -14,7 +14,7 @@
  *      pass-through (never stored) for every other status.
  */
 import { ApiError, errorResponse, JSON_HEADERS } from '../contract/errors';
-import { loadSchemas, loadWithSchemas } from '../contract/zod-side';
+import { loadWithSchemas, zodSide } from '../contract/zod-side';
 import { API_BASE } from '../contract/operations';
 import { bearerKey, invalidKey, isOAuthToken, oauthTokenNotAKey } from '../contract/access';
 import { RATE_LIMIT } from '../contract/rate-limit';
@@ -190,7 +190,7 @@ async function serve(incoming: Incoming, env: ProxyEnv, ctx: ProxyRuntime, call:
     }
   }
   // Past a HIT the contract's schemas may be read (the upstream's error bodies, the refusals' order): loaded here, once per isolate.
-  await loadSchemas();
+  const zs = await zodSide();
   // Why this request goes forward (RFC 9211): the caller asked, the stored answer is stale, or there is none.
   const fwd = directives.noStore ? 'bypass' : directives.noCache || (entry && directives.maxAgeS !== undefined) ? 'request' : entry ? 'stale' : 'miss';
 
@@ -211,7 +211,7 @@ async function serve(incoming: Incoming, env: ProxyEnv, ctx: ProxyRuntime, call:
   }
   if (answer.kind === 'response' && answer.status === 200) {
     const kept = !directives.noStore && !upstreamFreshness(answer.headers).noStore;
-    if (!kept) return passThrough(x, answer, 'BYPASS', { fwd, fwdStatus: 200 });
+    if (!kept) return passThrough(zs, x, answer, 'BYPASS', { fwd, fwdStatus: 200 });
     return fromEntry(x, entryOf(x, answer), entry ? 'REVALIDATED' : 'MISS', { fwd, fwdStatus: 200, stored: answer.upstreamCall, collapsed: !answer.upstreamCall });
   }
   const failed = answer.kind !== 'response' || isUpstreamFailure(answer.status);
@@ -228,7 +228,7 @@ async function serve(incoming: Incoming, env: ProxyEnv, ctx: ProxyRuntime, call:
     case 'failed':
       throw new ApiError('upstream_error', `${answer.message} Retry later.`, { headers: { 'cache-status': cacheStatusOf({ fwd, detail: answer.reason }) } });
     case 'response':
-      return passThrough(x, answer, 'BYPASS', { fwd, fwdStatus: answer.status, collapsed: !answer.upstreamCall });
+      return passThrough(zs, x, answer, 'BYPASS', { fwd, fwdStatus: answer.status, collapsed: !answer.upstreamCall });
   }
 }
 

@@ -5,8 +5,8 @@
  * only the upstream can tell which refusal comes first.
  */
 import { ApiError } from '../contract/errors';
-import { loadSchemas, schemas } from '../contract/zod-side';
-import { type AnyOperation, API_BASE, operations } from '../contract/operations';
+import { type ZodSide, zodSide } from '../contract/zod-side';
+import { type AnyOperation, API_BASE } from '../contract/operations';
 import { checkPlan, resolveBrand } from '../contract/access';
 import type { Target } from '../lib/http';
 import { checkBeforeUpstream } from './abuse';
@@ -39,7 +39,7 @@ export interface Invalid {
 
 export async function refuseInOrder(paramError: unknown, op: AnyOperation, invalid: Invalid): Promise<Response> {
   if (!(paramError instanceof ApiError)) throw paramError;
-  await loadSchemas();
+  const zs = await zodSide();
   const { request } = invalid;
   const brandsRequest = new Request(new URL(`${API_BASE}/brands`, request.url), { headers: { authorization: request.headers.get('authorization') ?? '' } });
   // On behalf of the same client (the inner request carries no address of its own).
@@ -47,12 +47,12 @@ export async function refuseInOrder(paramError: unknown, op: AnyOperation, inval
   const body: unknown = await answer.json().catch(() => undefined);
   if (answer.status === 401 || answer.status === 403) {
     // The key's own refusal (invalid_api_key, plan_inactive) comes first.
-    const refusal = schemas().errorBodySchema().safeParse(body);
+    const refusal = zs.errorBodySchema().safeParse(body);
     if (refusal.success) throw new ApiError(refusal.data.error.code, refusal.data.error.message);
   }
-  const account = operations.listBrands.response.safeParse(body);
+  const account = zs.response('listBrands').safeParse(body);
   // The upstream's /brands does not say brands and plan in these words: only the upstream can tell which refusal comes first.
-  if (answer.status === 200 && !account.success) return forwardUnchecked(invalid, paramError);
+  if (answer.status === 200 && !account.success) return forwardUnchecked(zs, invalid, paramError);
   // Without the account (the upstream failed, the budget is spent), the parameter error is still true.
   if (!account.success) throw paramError;
   if (op.scope !== 'account') resolveBrand(account.data.brands, new URL(request.url).searchParams.get('brand_id') ?? undefined);
@@ -65,7 +65,7 @@ export async function refuseInOrder(paramError: unknown, op: AnyOperation, inval
  * the key's gate and its abuse limits, and answers as the upstream does;
  * never stored. Only when the edge cannot tell the API's check order itself.
  */
-async function forwardUnchecked(invalid: Invalid, paramError: ApiError): Promise<Response> {
+async function forwardUnchecked(zs: ZodSide, invalid: Invalid, paramError: ApiError): Promise<Response> {
   const { request, url, env, clientAddress, apiKey, keyHash, requestId, nowMs } = invalid;
   await checkBeforeUpstream(env, request, keyHash, nowMs, clientAddress);
   const path = url.pathname.slice(API_BASE.length) + url.search;
@@ -76,7 +76,7 @@ async function forwardUnchecked(invalid: Invalid, paramError: ApiError): Promise
     .catch(() => undefined)) as GateAnswer | undefined;
   if (answer?.kind === 'response') {
     noteBudget(keyHash, answer.headers, nowMs);
-    return passThrough({ keyHash, nowMs, requestId }, answer, 'BYPASS', { fwd: 'request', fwdStatus: answer.status });
+    return passThrough(zs, { keyHash, nowMs, requestId }, answer, 'BYPASS', { fwd: 'request', fwdStatus: answer.status });
   }
   // No answer: the edge's own refusal is still true.
   throw paramError;

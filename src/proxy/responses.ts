@@ -6,7 +6,7 @@
  * the API's JSON. `Cache-Status` is written here only (RFC 9211).
  */
 import { ApiError, errorResponse, JSON_HEADERS } from '../contract/errors';
-import { schemas } from '../contract/zod-side';
+import type { ZodSide } from '../contract/zod-side';
 import { budgetHeaders } from './budget';
 import type { GateAnswer } from './gate';
 import { count } from './stats';
@@ -110,7 +110,7 @@ function entryHeaders(x: Answering, entry: Entry, status: CacheStatus, cacheStat
  * (a gateway's HTML 504, an HTML 404 from a wrong base path) says nothing a
  * client can parse: it becomes 502 `upstream_error` saying what came back.
  */
-export function passThrough(x: Pick<Answering, 'keyHash' | 'nowMs' | 'requestId'>, answer: Extract<GateAnswer, { kind: 'response' }>, status: CacheStatus, cacheStatus: CacheStatusParams): Response {
+export function passThrough(zs: ZodSide, x: Pick<Answering, 'keyHash' | 'nowMs' | 'requestId'>, answer: Extract<GateAnswer, { kind: 'response' }>, status: CacheStatus, cacheStatus: CacheStatusParams): Response {
   count('bypass');
   // The upstream's own limit fields are the budget just noted: said here in the proxy's words, old and new.
   const headers = new Headers(answer.headers.filter(([name]) => !PASSED_OVER.has(name)));
@@ -119,7 +119,7 @@ export function passThrough(x: Pick<Answering, 'keyHash' | 'nowMs' | 'requestId'
   headers.set('cache-status', cacheStatusOf(cacheStatus));
   headers.set('x-cache', status);
   headers.set('x-request-id', x.requestId);
-  const apiAnswer = answer.status >= 500 ? isErrorBody(answer.body) : isJsonObject(answer.body);
+  const apiAnswer = answer.status >= 500 ? isErrorBody(zs, answer.body) : isJsonObject(answer.body);
   if (!apiAnswer) {
     const type = mediaTypeOf(answer.headers.find(([name]) => name === 'content-type')?.[1]);
     const hint = answer.status === 404 ? ' Check UPSTREAM_URL: it must be the base URL ending in /api/v1.' : ' Retry later.';
@@ -150,9 +150,9 @@ export function isJsonObject(body: string): boolean {
   }
 }
 
-function isErrorBody(body: string): boolean {
+function isErrorBody(zs: ZodSide, body: string): boolean {
   try {
-    return schemas().errorBodySchema().safeParse(JSON.parse(body)).success;
+    return zs.errorBodySchema().safeParse(JSON.parse(body)).success;
   } catch {
     return false;
   }

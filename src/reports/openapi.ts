@@ -7,7 +7,6 @@
 import * as z from 'zod';
 import { parametersOf } from '../contract/openapi';
 import { type FeatureDocs, type Fits, error, HTML, jsonBody, jsonOf, KEYED_ERRORS, keyed, Market, ok, pageAnswer, query, READS_BRAND, ref, requestId, TEXT, TOKEN_PAGES } from '../contract/product-openapi';
-import { paramsObject } from '../contract/schemas/params';
 import { EXPORT_LINK_BASE } from '../links/export-links';
 import { LINK_DAYS } from '../links/keyed-routes';
 import { MAX_LIVE_LINKS } from '../links/link-store';
@@ -81,7 +80,7 @@ export const reportDocs: FeatureDocs = {
         summary: 'Get the weekly report',
         description: 'The report of the last week for one brand and market, read with the key through the edge cache: a page, the report model as JSON, or the plain-text digest. When the Read API does not answer, `format=html` gets a 502 page and the others the JSON error.',
         security: 'key',
-        parameters: query(paramsObject(WEEKLY_QUERY)),
+        parameters: query(WEEKLY_QUERY),
         responses: {
           '200': ok('The report.', { ...HTML, ...jsonOf('WeeklyReport'), ...TEXT }),
           ...READS_BRAND,
@@ -130,7 +129,7 @@ export const reportDocs: FeatureDocs = {
         summary: 'Send the weekly digest now',
         description: 'To the confirmed subscribers of the brand and market, and to no one else: the request takes no body. At most once per 10 minutes per brand and market (409 `recently_sent` otherwise).',
         security: 'key',
-        parameters: query(paramsObject(SEND_QUERY)),
+        parameters: query(SEND_QUERY),
         responses: {
           '202': ok('Sent, or nothing to send (`note` says why).', jsonOf('SendAnswer')),
           ...READS_BRAND,
@@ -152,7 +151,7 @@ export const reportDocs: FeatureDocs = {
         security: 'none',
         parameters: [
           { name: 'token', in: 'path', required: true, description: 'The link\'s signed token.', schema: { type: 'string', minLength: 1 } },
-          ...query(paramsObject(LINK_QUERY)),
+          ...query(LINK_QUERY),
         ],
         responses: {
           '200': ok('The report.', { ...HTML, ...jsonOf('WeeklyReport'), ...TEXT }),
@@ -187,7 +186,7 @@ export const reportDocs: FeatureDocs = {
         summary: 'Get the kept weekly history',
         description: `Up to ${HISTORY_WEEKS} weeks (2 years) of the brand's weekly figures in the market, as kept in D1 when digests are read and weekly by the cron: a page with a chart and a table, and a CSV link (\`${EXPORT_LINK_BASE}/<token>.csv\`, kind \`history\`). The key must read the brand and market.`,
         security: 'key',
-        parameters: query(paramsObject(HISTORY_QUERY)),
+        parameters: query(HISTORY_QUERY),
         responses: { '200': ok('The page.', HTML), ...READS_BRAND },
       },
     },

@@ -134,7 +134,7 @@ const verdict = (feature: Feature, missing: Missing[], status: FeatureStatus = m
 });
 
 /** Parameters only a person can give: these operations are not read by the check. */
-const needsParameter = (op: (typeof operationList)[number]) => [...Object.keys(op.pathParams.shape), ...Object.entries(op.query.shape).filter(([, schema]) => !schema.safeParse(undefined).success).map(([name]) => name)];
+const needsParameter = (op: (typeof operationList)[number]) => [...Object.keys(op.params.path), ...Object.entries(op.params.query).filter(([, param]) => param.presence === 'required').map(([name]) => name)];
 
 /** Every CSV operation read as its export reads it. */
 async function operationVerdicts(client: ApiClient, target: CheckTarget, counter: { reads: number }): Promise<OperationVerdict[]> {

@@ -19,6 +19,7 @@ import { type ApiClient, ApiClientError, type Lenient, type LenientOptions, type
 import type { CsvRows } from '../contract/operations';
 import { fieldOf, holdersOf } from '../contract/paths';
 import { contractPaths } from '../contract/upstream-map';
+import { type ZodSide, zodSide } from '../contract/zod-side';
 
 export interface Part {
   operation: OperationId;
@@ -120,7 +121,8 @@ export async function readParts<Id extends OperationId>(client: ApiClient, needs
     const fields = optional.flatMap((part) => PARTS[part].fields);
     const read = await lenient(params, { optional: fields });
     // A list left out is an empty list wherever it is missing (arrays on the way followed).
-    for (const path of fields) if (contractPaths(id).has(`${path}[]`)) for (const holder of holdersOf(read.data, path)) holder[fieldOf(path)] ??= [];
+    const zs = await zodSide();
+    for (const path of fields) if (contractPaths(zs, id).has(`${path}[]`)) for (const holder of holdersOf(read.data, path)) holder[fieldOf(path)] ??= [];
     return { data: read.data, meta: read.meta, notProvided: optional.filter((part) => PARTS[part].fields.some((field) => read.absent.includes(field))), absent: read.absent };
   } catch (error) {
     if (error instanceof ApiClientError && optional.length === parts.length && operationMissing(error)) return { data: null, meta: null, notProvided: outermost(optional), absent: [], missing: error };
@@ -135,7 +137,7 @@ export async function readParts<Id extends OperationId>(client: ApiClient, needs
  */
 export async function readTableBody(client: ApiClient, id: OperationId, csv: CsvRows, params: Record<string, string>): Promise<Lenient<unknown>> {
   const lenient = client.lenient[id] as unknown as (params: Record<string, string>, options: LenientOptions) => Promise<Lenient<unknown>>;
-  return lenient(params, { optional: csvOptionalPaths(id, csv) });
+  return lenient(params, { optional: csvOptionalPaths(await zodSide(), id, csv) });
 }
 
 /** Of `parts`, those not inside another (without topics, their rivals are not said to be missing too). */
@@ -150,10 +152,10 @@ function outermost(parts: PartId[]): PartId[] {
  * missing one is an empty column. The rows themselves are required: without
  * them there is no table.
  */
-export function csvOptionalPaths(id: OperationId, csv: CsvRows): string[] {
+export function csvOptionalPaths(zs: ZodSide, id: OperationId, csv: CsvRows): string[] {
   const chain = csv.rows.split('.').map((_, i, names) => names.slice(0, i + 1).join('.'));
   const holders = new Set(['', ...chain.slice(0, -1), `${csv.rows}[]`, ...(csv.each ? [`${csv.rows}[].${csv.each}[]`] : [])]);
-  return [...contractPaths(id)].filter((path) => !path.endsWith('[]') && !chain.includes(path) && holders.has(parentOf(path)));
+  return [...contractPaths(zs, id)].filter((path) => !path.endsWith('[]') && !chain.includes(path) && holders.has(parentOf(path)));
 }
 
 /** `a.b[].c` → `a.b[]`; `a` → ``. */

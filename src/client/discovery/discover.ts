@@ -16,7 +16,7 @@
  * operation read before, as the contract's table says (`paramsFrom`,
  * `BRAND_ID_FROM`), read through the map proposed for that operation.
  */
-import { loadSchemas } from '../../contract/zod-side';
+import { zodSide } from '../../contract/zod-side';
 import { conformBody } from '../../contract/conform';
 import { valuesAtPath } from '../../contract/paths';
 import { type AnyOperation, BRAND_ID_FROM, OPERATION_IDS, type OperationId, operations } from '../../contract/operations';
@@ -71,7 +71,7 @@ export function valuesAt(body: unknown, path: string): unknown[] {
 }
 
 export async function discoverUpstreamMap(read: DiscoveryReader, threshold: number = CONFIDENCE_THRESHOLD): Promise<DiscoveryReport> {
-  await loadSchemas();
+  const zs = await zodSide();
   const report: DiscoveryReport = { threshold, calls: 0, upstream_calls: 0, brand_id: null, map: { operations: {} }, operations: {} };
   const entries = new Map<OperationId, DiscoveryReport['operations'][string]>();
   /** Each body read, on the contract's names as discovery best guesses them: where later requests find their values. */
@@ -102,10 +102,10 @@ export async function discoverUpstreamMap(read: DiscoveryReader, threshold: numb
       }
       continue;
     }
-    const proposal = proposeOperation(id, body as Record<string, unknown>, threshold);
+    const proposal = proposeOperation(zs, id, body as Record<string, unknown>, threshold);
     entries.set(id, { status: 200, params, cache: answer.cache ?? null, ...proposal.report });
     if (hasEntries(proposal.map)) report.map.operations[id] = proposal.map;
-    read200.set(id, conformBody(op.response, body, proposal.guess));
+    read200.set(id, conformBody(zs.response(id), body, proposal.guess));
     if (id === BRAND_ID_FROM.operation) {
       // `brand_id` is required of a key with several brands, and optional with one: given only when needed.
       const brands = valuesAt(read200.get(id), BRAND_ID_FROM.path);

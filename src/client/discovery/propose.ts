@@ -21,7 +21,8 @@
 import type * as z from 'zod';
 import { checkResponseBody } from '../../contract/body';
 import { envelopeOf, fieldKey, isObject, objectShape, unwrapEnvelope } from '../../contract/conform';
-import { type OperationId, operations } from '../../contract/operations';
+import type { OperationId } from '../../contract/operations';
+import type { ZodSide } from '../../contract/zod-side';
 import type { OperationMap } from '../../contract/schemas/upstream-map';
 import type { Conversion } from '../../contract/upstream-map';
 import { compareNames, valueCandidates } from './names';
@@ -97,8 +98,8 @@ class Walk {
 }
 
 /** The operation's part of the map, proposed from one upstream body (a JSON object). */
-export function proposeOperation(id: OperationId, body: Json, threshold: number): OperationProposal {
-  const schema = operations[id].response;
+export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, threshold: number): OperationProposal {
+  const schema = zs.response(id);
   const shape = objectShape(schema) ?? {};
   const walk = new Walk(threshold);
   const envelope = findEnvelope(shape, body);
@@ -112,7 +113,7 @@ export function proposeOperation(id: OperationId, body: Json, threshold: number)
   // What the envelope lacks is taken from beside it (`meta.generatedAt`), as conformBody does.
   const inside = unwrapEnvelope(shape, body, mapsEnvelope ? envelope.at : undefined) as Json;
   walkObject(shape, [inside], '', walk);
-  const check = checkResponseBody(id, JSON.stringify(body), walk.sure);
+  const check = checkResponseBody(zs, id, JSON.stringify(body), walk.sure);
   return {
     report: {
       envelope,

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { once } from '../../lib/lazy';
 import { type OperationId, OPERATION_IDS } from '../operations';
 import { contractPaths, CONVERSIONS, type Conversion } from '../upstream-map';
+import { response } from './responses';
 
 /** The map's schemas, built at their first use (an isolate answering `/api/v1` from the cache reads no map). */
 export const upstreamMapSchemas = once(() => {
@@ -24,7 +25,7 @@ export const upstreamMapSchemas = once(() => {
     .strictObject({ version: z.number().int().min(0).optional(), operations: OperationMaps })
     .superRefine((input, ctx) => {
       for (const [id, map] of Object.entries(input.operations) as [OperationId, OperationMap][]) {
-        const known = contractPaths(id);
+        const known = contractPaths({ response }, id);
         for (const part of ['fields', 'convert', 'values'] as const)
           for (const path of Object.keys(map[part]))
             if (!known.has(path)) ctx.addIssue({ code: 'custom', path: ['operations', id, part, path], message: `${id} has no field \`${path}\` in the contract.` });
