@@ -10,7 +10,7 @@
  * names fields, converts values and maps enumerations.
  *
  * ```ts
- * conformBody(operations.getVisibility.response, { data: { brandId: 1, score: 52.4 }, meta: { generatedAt: '...' } });
+ * conformBody(zs.response('getVisibility'), { data: { brandId: 1, score: 52.4 }, meta: { generatedAt: '...' } });
  * // { brand_id: 1, score: 52.4, generated_at: '...' }
  * ```
  *

@@ -7,7 +7,7 @@
  * before, so a body that breaks one still fails naming it.
  *
  * ```ts
- * const schema = withOptionalPaths(operations.listTopics.response, ['topics[].rivals']);
+ * const schema = withOptionalPaths(zs.response('listTopics'), ['topics[].rivals']);
  * const data = schema.parse(body);
  * absentPaths(data, ['topics[].rivals']); // ['topics[].rivals'] when no topic has its rivals
  * ```

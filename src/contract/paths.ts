@@ -10,7 +10,7 @@
  * ```ts
  * valuesAtPath(body, 'topics[].rivals'); // every topic's rivals, `undefined` where a topic has none
  * valueAtPath(body, 'competition.daily'); // the array, or undefined
- * schemaAtPath(operations.listTopics.response, 'topics[]'); // the schema of one topic
+ * schemaAtPath(zs.response('listTopics'), 'topics[]'); // the schema of one topic
  * ```
  */
 import type * as z from 'zod';
