@@ -45,6 +45,13 @@ describe('the operations table', () => {
       expect(() => parseRequest(match!, url.searchParams, '2026-11-21'), examplePath(o)).not.toThrow();
     }
   });
+  it('holds no schema: an entry is data, and its response schema comes from the awaited zod side, built once', () => {
+    for (const o of operationList) expect([o.id, ['response', 'query', 'pathParams'].filter((field) => field in o)]).toEqual([o.id, []]);
+    // @ts-expect-error a schema is reached through the zod side's value only: `(await zodSide()).response(id)`
+    void operations.getVisibility.response;
+    for (const id of Object.keys(operations) as OperationId[]) expect(zs.response(id), id).toBe(zs.response(id));
+    expect(zs.response('getVisibility').safeParse({}).success).toBe(false);
+  });
   it('writes an example request as a path and query under the API base, percent-encoded', () => {
     expect(examplePath(operations.getVisibility)).toBe('/visibility');
     expect(examplePath(operations.getTopic)).toBe('/topics/1101');
