@@ -1,8 +1,9 @@
 /**
- * An entry of the operations table (operations.ts): how one is declared
- * (`operation`, which adds the shared parameters), what its fields mean, how generic code sees one
- * (`AnyOperation`), and what follows from one alone: its example request as a
- * path (`examplePath`) and the error codes it can answer (`documentedErrors`).
+ * An entry of the operations table (operations.ts), plain data: how one is
+ * declared (`operation`, which adds the shared parameters), what its fields
+ * mean, how generic code sees one (`AnyOperation`), and what follows from one
+ * alone: its example request as a path (`examplePath`) and the error codes it
+ * can answer (`documentedErrors`).
  */
 import type * as z from 'zod';
 import type { ApiErrorCode } from './errors';
