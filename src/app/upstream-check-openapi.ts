@@ -55,7 +55,7 @@ export const upstreamCheckDocs: FeatureDocs = {
         tag: 'Upstream map',
         summary: 'Check which features work with the service',
         description:
-          'Reads each operation the features read with `api_key` (in the body: keys never go in a URL), through the upstream map and the key\'s cache and budget, and says per feature whether it works, works without a section (which, and which field is missing), or cannot run (which operation and field). Each feature needs only what it cannot do without (docs/upstream.md, "What each feature needs"). Operations that need a parameter only a person can give (a topic id, a question, a rival) are not read. A page instead of JSON when `Accept` prefers `text/html`. The key is neither logged nor shown.',
+          'Reads each operation the features read with `api_key` (in the body: keys never go in a URL), through the upstream map and the key\'s cache and budget, and says per feature whether it works, works without a section (which, and which field is missing), or cannot run (which operation and field). Each feature needs only what it cannot do without (docs/upstream.md, "What each feature needs"). Operations that need a value (a topic id, a question, a rival) take it from another answer, as the contract\'s `paramsFrom` says; one whose answer has none is `not_checked`, with a note. A page instead of JSON when `Accept` prefers `text/html`. The key is neither logged nor shown.',
         security: 'admin',
         requestBody: jsonBody('CheckBody', '`{"api_key": "...", "brand_id": 2, "market": "us"}`; `brand_id` and `market` as in the Read API (default: the key\'s only brand, its primary market).'),
         responses: {

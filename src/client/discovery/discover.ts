@@ -26,7 +26,7 @@ import { ApiClientError } from '../errors';
 import { proposeOperation } from './propose';
 import { CONFIDENCE_THRESHOLD, type DiscoveryReport } from './report';
 
-type Params = Record<string, string | number>;
+export type Params = Record<string, string | number>;
 
 /** One read: the body as sent (any JSON) on a 200, the API's error otherwise; `cache` is the edge proxy's `X-Cache`. */
 export interface DiscoveryRead {
@@ -119,8 +119,11 @@ export async function discoverUpstreamMap(read: DiscoveryReader, threshold: numb
   return report;
 }
 
-/** The values a request needs, from the answers read before; why not, when one is missing. */
-function fillParams(op: AnyOperation, params: Params, read200: Map<OperationId, unknown>, failed: Map<OperationId, string>): string | undefined {
+/**
+ * The values a request needs (`paramsFrom`), from the answers read before (on the contract's names), into `params`;
+ * why not, when one is missing. The compatibility check reads the operations that need a value this way too.
+ */
+export function fillParams(op: AnyOperation, params: Params, read200: Map<OperationId, unknown>, failed: Map<OperationId, string>): string | undefined {
   for (const [name, source] of Object.entries(op.paramsFrom ?? {})) {
     const from = source.operation as OperationId;
     const why = failed.get(from);
