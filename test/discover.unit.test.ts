@@ -9,7 +9,8 @@
  */
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { type DiscoveryRead, discoverUpstreamMap, readingOrder, valuesAt } from '../src/client/discovery/discover';
+import { type DiscoveryRead, discoverUpstreamMap, readingOrder } from '../src/client/discovery/discover';
+import { valuesAt } from '../src/contract/params-from';
 import { compareNames, singular, valueCandidates, wordsOf } from '../src/client/discovery/names';
 import { proposeOperation } from '../src/client/discovery/propose';
 import { CONFIDENCE_THRESHOLD } from '../src/client/discovery/report';

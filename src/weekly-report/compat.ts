@@ -17,8 +17,8 @@
  * rival's name) take it from another answer (`paramsFrom`), as discovery does.
  */
 import { type ApiClient, ApiClientError } from '../client';
-import { fillParams, type Params } from '../client/discovery/discover';
 import { type OperationId, operationList } from '../contract/operations';
+import { fillParams, type Params } from '../contract/params-from';
 import { type Feature, NEEDS, type Needs, notProvidedLine, operationMissing, PARTS, PART_IDS, type PartId, readParts, readTableBody } from './parts';
 import { scopeParams, type WeekTarget } from './read';
 

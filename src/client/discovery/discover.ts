@@ -23,7 +23,7 @@
  */
 import { loadSchemas } from '../../contract/zod-side';
 import { conformBody } from '../../contract/conform';
-import { valuesAtPath } from '../../contract/paths';
+import { fillParams, type Params, valuesAt } from '../../contract/params-from';
 import { type AnyOperation, BRAND_ID_FROM, OPERATION_IDS, type OperationId, operations } from '../../contract/operations';
 import type { OperationMap } from '../../contract/schemas/upstream-map';
 import type { RateFields } from '../../contract/rate-limit';
@@ -32,7 +32,6 @@ import { ApiClientError } from '../errors';
 import { proposeOperation } from './propose';
 import { CONFIDENCE_THRESHOLD, type DiscoveryReport } from './report';
 
-export type Params = Record<string, string | number>;
 
 /** One read: the body as sent (any JSON) on a 200, the API's error otherwise; `cache` is the edge proxy's `X-Cache`. */
 export interface DiscoveryRead {
@@ -96,11 +95,6 @@ export function readingOrder(): OperationId[] {
   const first = BRAND_ID_FROM.operation as OperationId;
   const rest = OPERATION_IDS.filter((id) => id !== first);
   return [first, ...rest.filter((id) => !table(id).paramsFrom), ...rest.filter((id) => table(id).paramsFrom)];
-}
-
-/** Every value at a contract path (`topics[].rivals[].name`) of a body on the contract's names, arrays followed; none that is empty. */
-export function valuesAt(body: unknown, path: string): unknown[] {
-  return valuesAtPath(body, path).filter((value) => value !== null && value !== undefined && value !== '');
 }
 
 export async function discoverUpstreamMap(read: DiscoveryReader, options: DiscoveryOptions = {}): Promise<DiscoveryReport> {
@@ -177,22 +171,6 @@ export async function discoverUpstreamMap(read: DiscoveryReader, options: Discov
   }
   if (waited > 0) report.waited_seconds = waited;
   return report;
-}
-
-/**
- * The values a request needs (`paramsFrom`), from the answers read before (on the contract's names), into `params`;
- * why not, when one is missing. The compatibility check reads the operations that need a value this way too.
- */
-export function fillParams(op: AnyOperation, params: Params, read200: Map<OperationId, unknown>, failed: Map<OperationId, string>): string | undefined {
-  for (const [name, source] of Object.entries(op.paramsFrom ?? {})) {
-    const from = source.operation as OperationId;
-    const why = failed.get(from);
-    if (why) return `needs \`${name}\` from ${from} (\`${source.path}\`), which ${why}`;
-    const value = valuesAt(read200.get(from), source.path)[0];
-    if (typeof value !== 'string' && typeof value !== 'number') return `needs \`${name}\` from ${from} (\`${source.path}\`), which has none`;
-    params[name] = value;
-  }
-  return undefined;
 }
 
 const hasEntries = (map: OperationMap) => map.envelope !== undefined || [map.fields, map.convert, map.values].some((part) => Object.keys(part).length > 0);
