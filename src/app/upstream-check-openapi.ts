@@ -4,7 +4,7 @@
  * (upstream-check.ts), with the schema it answers.
  */
 import * as z from 'zod';
-import { type FeatureDocs, type Fits, ADMIN_REFUSALS, error, HTML, jsonBody, jsonOf, ok } from '../contract/product-openapi';
+import { type FeatureDocs, type Fits, ADMIN_REFUSALS, error, HTML, jsonBody, jsonOf, ok, ref, requestId } from '../contract/product-openapi';
 import { type CheckAnswer, CheckBody, UPSTREAM_CHECK_PATH } from './upstream-check';
 
 const count = z.number().int().min(0);
@@ -62,7 +62,10 @@ export const upstreamCheckDocs: FeatureDocs = {
           '200': ok('The verdicts.', { ...jsonOf('UpstreamCheck'), ...HTML }),
           '400': error('`invalid_parameter`: a field of the body, or `api_key` when the Read API refuses the key'),
           ...ADMIN_REFUSALS,
-          '429': error('`rate_limited`, `quota_exceeded`: the key\'s limits, passed through'),
+          '429': {
+            ...error('`rate_limited`, `quota_exceeded`: the key\'s budget refused a read; no verdict, and the message says when to check again (the reads made are cached and free then)'),
+            headers: { ...requestId, 'Retry-After': ref('headers', 'Retry-After') },
+          },
           '502': error('`upstream_error`: the Read API did not answer'),
         },
       },
