@@ -3,9 +3,10 @@
 // service on loopback that answers as another implementation might (an envelope, camelCase, its own words),
 // refuses the Pro operations and checks the key. The CLI must read every operation of the contract (the topic
 // id from the topics it read), print a report that proposes `weeks` for `history`, write the map to --out,
-// exit 1 with a plain message for a refused key, and print the key nowhere. Fails with one line per problem.
+// exit 1 with a plain message for a refused key, stop and say when to go on (proposing nothing) when the key's
+// budget is refused for longer than it waits, and print the key nowhere. Fails with one line per problem.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -33,7 +34,12 @@ const server = createServer((request, response) => {
     response.writeHead(status, { 'content-type': 'application/json' });
     response.end(JSON.stringify(body));
   };
-  if (request.headers.authorization !== `Bearer ${KEY}`) return send(401, { error: { code: 'invalid_api_key', message: 'The API key is missing, revoked or unknown.' } });
+  // A key whose budget is spent for an hour: a 429 longer than the CLI waits.
+  if (request.headers.authorization === `Bearer ${KEY}_spent` && url.pathname.endsWith('/topics')) {
+    response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3600' });
+    return response.end(JSON.stringify({ error: { code: 'rate_limited', message: 'More than 60 requests in a minute.' } }));
+  }
+  if (![`Bearer ${KEY}`, `Bearer ${KEY}_spent`].includes(request.headers.authorization)) return send(401, { error: { code: 'invalid_api_key', message: 'The API key is missing, revoked or unknown.' } });
   const body = ANSWERS[url.pathname.replace(/^\/api\/v1/, '')];
   if (body) return send(200, body);
   return send(403, { error: { code: 'feature_not_in_plan', message: 'Your plan does not include this data.' } });
@@ -80,6 +86,19 @@ try {
   check(refused.code === 1, `a refused key: exit code ${refused.code}`);
   check(/refuses this key \(401 invalid_api_key\)/.test(refused.stderr), `a refused key: ${refused.stderr}`);
   for (const [name, text] of [['stdout', good.stdout], ['stderr', good.stderr], ['stdout (refused)', refused.stdout], ['stderr (refused)', refused.stderr]]) check(!text.includes(KEY), `the key is printed on ${name}`);
+
+  const spentOut = path.join(dir, 'spent.json');
+  const spent = await run(['--base', base, '--key', `${KEY}_spent`, '--out', spentOut]);
+  check(spent.code === 1, `a spent budget: exit code ${spent.code}`);
+  check(/for the key's budget \(429 rate_limited\).*nothing is proposed from refused reads\. Go on at \d{4}-\d\d-\d\dT/.test(spent.stderr), `a spent budget: ${spent.stderr}`);
+  let spentReport;
+  try {
+    spentReport = JSON.parse(spent.stdout);
+  } catch {
+    failures.push(`a spent budget: the report is not JSON: ${spent.stdout.slice(0, 200)}`);
+  }
+  check(spentReport?.stopped?.retry_after === 3600 && Object.keys(spentReport?.map?.operations ?? { x: 1 }).length === 0, `a spent budget: ${JSON.stringify(spentReport?.stopped)}, map ${JSON.stringify(spentReport?.map)}`);
+  check(!existsSync(spentOut), 'a spent budget: --out was written');
 
   const usage = await run(['--key', KEY]);
   check(usage.code === 2 && usage.stderr.includes('usage:'), `no --base: exit code ${usage.code}`);

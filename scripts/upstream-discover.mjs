@@ -5,6 +5,9 @@
 // POST /admin/upstream/discover (src/client/discovery), the report is printed as JSON, and the proposed map
 // (the body of PUT /admin/upstream/map) is written to --out. The key may come from READ_API_KEY instead of
 // --key (kept out of the shell's history); it is never printed. docs/upstream.md says how to read the report.
+// It keeps within the key's budget: when an answer says none is left (RateLimit) or refuses a read (429), it
+// waits for the window (at most MAX_WAIT_S) and goes on; past that it stops, proposes nothing, and says when.
+// Only the report goes to stdout (run it as `npm run -s upstream:discover` so npm prints no banner there).
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { importTs } from './import-ts.mjs';
@@ -31,10 +34,15 @@ const { clientReader, createClient, discoverUpstreamMap, KEY_REFUSALS, networkTr
   { name: 'upstream-discover' },
 );
 
+/** The longest wait for the key's budget between reads: one window of the spec's limit, and a little. */
+const MAX_WAIT_S = 65;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
 let report;
 try {
-  const api = createClient({ apiKey: key, baseUrl: options.base, transport: networkTransport });
-  report = await discoverUpstreamMap(clientReader(api));
+  // One try per read: discovery itself waits for the budget (pace), so the client does not wait out a 429 as well.
+  const api = createClient({ apiKey: key, baseUrl: options.base, transport: networkTransport, retry: { attempts: 1 } });
+  report = await discoverUpstreamMap(clientReader(api), { pace: { sleep, maxWaitSeconds: MAX_WAIT_S }, now: () => new Date() });
 } catch (error) {
   console.error(safe(`discovery failed: ${error?.message ?? error}`));
   process.exit(1);
@@ -42,8 +50,16 @@ try {
 console.log(safe(JSON.stringify(report, null, 2)));
 
 if (report.stopped) {
-  const { status, code, message } = report.stopped;
-  console.error(safe(KEY_REFUSALS.has(code) ? `The service refuses this key (${status} ${code}): ${message}` : `The service did not answer the first read (${status} ${code}): ${message}`));
+  const { status, code, message, operation, resume_at: resumeAt } = report.stopped;
+  console.error(
+    safe(
+      KEY_REFUSALS.has(code)
+        ? `The service refuses this key (${status} ${code}): ${message}`
+        : status === 429
+          ? `The service refused read ${report.calls} (${operation}) for the key's budget (${status} ${code}), longer than ${MAX_WAIT_S} s: nothing is proposed from refused reads. Go on at ${resumeAt}.`
+          : `The service did not answer the first read (${status} ${code}): ${message}`,
+    ),
+  );
   process.exit(1);
 }
 const entries = Object.values(report.operations);
@@ -51,7 +67,7 @@ const read = entries.filter((entry) => entry.status === 200);
 const questions = read.reduce((n, entry) => n + entry.to_confirm.length, 0);
 console.error(
   `${entries.length} operations: ${read.length} read, ${entries.filter((e) => e.error).length} refused, ${entries.filter((e) => e.skipped).length} skipped; ` +
-    `${report.calls} calls; ${Object.keys(report.map.operations).length} operations with map entries; ${questions} to confirm.`,
+    `${report.calls} calls${report.waited_seconds ? ` (waited ${report.waited_seconds} s for the key's budget)` : ''}; ${Object.keys(report.map.operations).length} operations with map entries; ${questions} to confirm.`,
 );
 if (options.out) {
   writeFileSync(options.out, `${JSON.stringify(report.map, null, 2)}\n`);

@@ -9,7 +9,8 @@
  */
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { type DiscoveryRead, discoverUpstreamMap, readingOrder, valuesAt } from '../src/client/discovery/discover';
+import { type DiscoveryRead, discoverUpstreamMap, readingOrder } from '../src/client/discovery/discover';
+import { valuesAt } from '../src/contract/params-from';
 import { compareNames, singular, valueCandidates, wordsOf } from '../src/client/discovery/names';
 import { proposeOperation } from '../src/client/discovery/propose';
 import { CONFIDENCE_THRESHOLD } from '../src/client/discovery/report';
@@ -245,5 +246,56 @@ describe('a discovery run', () => {
     expect(Object.keys(report.operations)).toEqual(OPERATION_IDS);
     const down = await run({ listBrands: { status: 0, error: { code: 'network_error', message: 'listBrands: connection refused' } } });
     expect([down.calls.length, down.report.stopped?.code]).toEqual([1, 'network_error']);
+  });
+});
+
+describe('the key\'s budget', () => {
+  const NOW = new Date('2026-11-25T10:00:00.000Z');
+  const limited = (retryAfter: number): DiscoveryRead => ({ status: 429, error: { code: 'rate_limited', message: 'More than 60 requests in a minute.' }, retryAfter });
+
+  /** A discovery whose reads answer `script(id, nth read of id)`, or our body; the waits it asks for are recorded, never slept. */
+  async function budgeted(script: (id: OperationId, nth: number) => DiscoveryRead | undefined, paced: boolean) {
+    const reads: OperationId[] = [];
+    const waits: number[] = [];
+    const report = await discoverUpstreamMap(
+      async (id) => {
+        reads.push(id);
+        return script(id, reads.filter((r) => r === id).length) ?? { status: 200, body: await ours(id), cache: 'MISS' };
+      },
+      { now: () => NOW, ...(paced ? { pace: { sleep: async (ms: number) => void waits.push(ms), maxWaitSeconds: 65 } } : {}) },
+    );
+    return { report, reads, waits };
+  }
+
+  it('stops at a refused read, proposes nothing, and says when it can go on', async () => {
+    const { report, reads } = await budgeted((id) => (id === 'listTopics' ? limited(42) : undefined), false);
+    expect(report.stopped).toEqual({ status: 429, code: 'rate_limited', message: 'More than 60 requests in a minute.', operation: 'listTopics', retry_after: 42, resume_at: '2026-11-25T10:00:42.000Z' });
+    expect(report.map).toEqual({ operations: {} });
+    expect(reads.at(-1)).toBe('listTopics');
+    expect(reads).not.toContain('getTopic');
+    expect(report.operations.getTopic).toEqual({ status: null, skipped: 'not read: discovery stopped (see `stopped`)' });
+  });
+
+  it('paced: waits for the window a 429 names, reads again, and proposes from real answers only', async () => {
+    const { report, reads, waits } = await budgeted((id, nth) => (id === 'listTopics' && nth === 1 ? limited(30) : undefined), true);
+    expect(waits).toEqual([30_000]);
+    expect(reads.filter((id) => id === 'listTopics')).toHaveLength(2);
+    expect(report.stopped).toBeUndefined();
+    expect(report.waited_seconds).toBe(30);
+    expect(report.operations.listTopics).toMatchObject({ status: 200 });
+    expect(report.calls).toBe(OPERATION_IDS.length + 1);
+  });
+
+  it('paced: waits before a read when the last answer said nothing is left, and stops when the wait is too long', async () => {
+    const spent = (id: OperationId) => (id === 'listMarkets' ? { status: 200, body: undefined, rateLimit: { limit: 60, remaining: 0, resetSeconds: 12 } } : undefined);
+    const { waits } = await budgeted((id) => {
+      const answer = spent(id);
+      return answer ? { ...answer, body: { brand_id: 1, markets: [] } } : undefined;
+    }, true);
+    expect(waits).toEqual([12_000]);
+    const { report, waits: none } = await budgeted((id) => (id === 'getVisibility' ? limited(3600) : undefined), true);
+    expect(none).toEqual([]);
+    expect(report.stopped).toMatchObject({ operation: 'getVisibility', retry_after: 3600, resume_at: '2026-11-25T11:00:00.000Z' });
+    expect(report.map).toEqual({ operations: {} });
   });
 });

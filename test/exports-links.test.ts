@@ -10,7 +10,7 @@ import { env } from 'cloudflare:test';
 import { parse } from 'csv-parse/sync';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { operationUrl } from '../src/client';
-import { valuesAt } from '../src/client/discovery/discover';
+import { valuesAt } from '../src/contract/params-from';
 import { API_BASE, examplePath, type OperationId, operationList, operations } from '../src/contract/operations';
 import { cellText, csvColumns, toCsv } from '../src/exports/table';
 import { TABLE_OPERATIONS } from '../src/exports/target';

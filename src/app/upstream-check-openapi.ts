@@ -4,7 +4,7 @@
  * (upstream-check.ts), with the schema it answers.
  */
 import * as z from 'zod';
-import { type FeatureDocs, type Fits, ADMIN_REFUSALS, error, HTML, jsonBody, jsonOf, ok } from '../contract/product-openapi';
+import { type FeatureDocs, type Fits, ADMIN_REFUSALS, error, HTML, jsonBody, jsonOf, ok, ref, requestId } from '../contract/product-openapi';
 import { type CheckAnswer, CheckBody, UPSTREAM_CHECK_PATH } from './upstream-check';
 
 const count = z.number().int().min(0);
@@ -55,14 +55,17 @@ export const upstreamCheckDocs: FeatureDocs = {
         tag: 'Upstream map',
         summary: 'Check which features work with the service',
         description:
-          'Reads each operation the features read with `api_key` (in the body: keys never go in a URL), through the upstream map and the key\'s cache and budget, and says per feature whether it works, works without a section (which, and which field is missing), or cannot run (which operation and field). Each feature needs only what it cannot do without (docs/upstream.md, "What each feature needs"). Operations that need a parameter only a person can give (a topic id, a question, a rival) are not read. A page instead of JSON when `Accept` prefers `text/html`. The key is neither logged nor shown.',
+          'Reads each operation the features read with `api_key` (in the body: keys never go in a URL), through the upstream map and the key\'s cache and budget, and says per feature whether it works, works without a section (which, and which field is missing), or cannot run (which operation and field). Each feature needs only what it cannot do without (docs/upstream.md, "What each feature needs"). Operations that need a value (a topic id, a question, a rival) take it from another answer, as the contract\'s `paramsFrom` says; one whose answer has none is `not_checked`, with a note. A page instead of JSON when `Accept` prefers `text/html`. The key is neither logged nor shown.',
         security: 'admin',
         requestBody: jsonBody('CheckBody', '`{"api_key": "...", "brand_id": 2, "market": "us"}`; `brand_id` and `market` as in the Read API (default: the key\'s only brand, its primary market).'),
         responses: {
           '200': ok('The verdicts.', { ...jsonOf('UpstreamCheck'), ...HTML }),
           '400': error('`invalid_parameter`: a field of the body, or `api_key` when the Read API refuses the key'),
           ...ADMIN_REFUSALS,
-          '429': error('`rate_limited`, `quota_exceeded`: the key\'s limits, passed through'),
+          '429': {
+            ...error('`rate_limited`, `quota_exceeded`: the key\'s budget refused a read; no verdict, and the message says when to check again (the reads made are cached and free then)'),
+            headers: { ...requestId, 'Retry-After': ref('headers', 'Retry-After') },
+          },
           '502': error('`upstream_error`: the Read API did not answer'),
         },
       },

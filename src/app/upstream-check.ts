@@ -40,7 +40,8 @@ export interface CheckAnswer extends CompatibilityResult {
 
 async function check(request: Request, { env, runtime }: AdminContext): Promise<Response> {
   const body = parseJsonObject(CheckBody, await readJsonBody(request, MAX_CHECK_BODY_BYTES));
-  const client = apiFor(env, runtime, { clientAddress: clientAddressOf(request) })(body.api_key);
+  // One try per read: a refusal for the key's budget is reported with when to go on, not waited out in the request.
+  const client = apiFor(env, runtime, { clientAddress: clientAddressOf(request), retry: { attempts: 1 } })(body.api_key);
   const before = await callsLeft(env.UPSTREAM_GATE, body.api_key);
   let result: CompatibilityResult;
   try {
@@ -50,6 +51,14 @@ async function check(request: Request, { env, runtime }: AdminContext): Promise<
     const { failure } = error;
     // The admin's own token is the route's 401: a key the API refuses is a bad field of the body.
     if (failure.status === 401 || failure.status === 403) throw new ApiError('invalid_parameter', `The Read API refuses this key (${failure.code}), so nothing could be checked.`, { param: 'api_key' });
+    if (failure.status === 429) {
+      // The key's budget (or quota), not the service's bodies: no verdict, and when to go on.
+      const seconds = failure.retryAfter ?? 60;
+      const at = new Date(runtime.now().getTime() + seconds * 1000).toISOString();
+      throw new ApiError(failure.code === 'quota_exceeded' ? 'quota_exceeded' : 'rate_limited', `The key's budget refused a read of the check (${failure.operation}: ${failure.code}), so it gives no verdict. Check again at ${at} (in ${seconds} s): the reads made so far are cached and cost nothing then.`, {
+        retryAfter: seconds,
+      });
+    }
     throw toApiError(failure);
   }
   const answer: CheckAnswer = { ...result, calls: before - (await callsLeft(env.UPSTREAM_GATE, body.api_key)), checked_at: runtime.now().toISOString() };

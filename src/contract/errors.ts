@@ -34,6 +34,8 @@ export const PRODUCT_ERROR_STATUS = {
   too_many_links: 409,
   /** `PUT /admin/upstream/map` naming a version that is no longer the stored one. */
   map_version_conflict: 409,
+  /** A feature needs an operation the service behind the Worker does not have (it answered 404); `operation` names it. */
+  operation_missing: 502,
 } as const;
 
 export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
@@ -53,7 +55,7 @@ export class ApiError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly options: { param?: string; retryAfter?: number; headers?: Record<string, string> } = {},
+    readonly options: { param?: string; retryAfter?: number; headers?: Record<string, string>; operation?: string } = {},
   ) {
     super(message);
     this.name = 'ApiError';
@@ -64,9 +66,10 @@ export class ApiError extends Error {
     return this.options.param;
   }
 
-  /** The API's error shape; a product route's code (`recently_sent`) rides in the same shape. */
-  get body(): { error: { code: ErrorCode; message: string; param?: string } } {
-    return { error: { code: this.code, message: this.message, ...(this.param !== undefined ? { param: this.param } : {}) } };
+  /** The API's error shape; a product route's code (`recently_sent`) rides in the same shape, `operation_missing` with the operation. */
+  get body(): { error: { code: ErrorCode; message: string; param?: string; operation?: string } } {
+    const { operation } = this.options;
+    return { error: { code: this.code, message: this.message, ...(this.param !== undefined ? { param: this.param } : {}), ...(operation !== undefined ? { operation } : {}) } };
   }
 }
 

@@ -90,9 +90,10 @@ const ALL_CODES = [...Object.keys(API_ERROR_STATUS), ...Object.keys(PRODUCT_ERRO
 /** The error shape of every JSON route: the API's (src/contract/errors.ts), with the product's own codes too. */
 export const ProductError = z.object({
   error: z.object({
-    code: z.enum(ALL_CODES).describe('The API\'s codes, and the product\'s own: `recently_sent` (409, `POST /reports/weekly/send`) and `too_many_links` (409, `POST /reports/links`).'),
+    code: z.enum(ALL_CODES).describe('The API\'s codes, and the product\'s own: `recently_sent` (409, `POST /reports/weekly/send`), `too_many_links` (409, `POST /reports/links`), `map_version_conflict` (409, `PUT /admin/upstream/map`) and `operation_missing` (502: the service lacks an operation the route needs).'),
     message: z.string(),
     param: z.string().optional().describe('The parameter or body field at fault, only for invalid_parameter.'),
+    operation: z.string().optional().describe('Only for `operation_missing`: the contract\'s operation the service does not have (`getAnswerHistory`).'),
   }),
 });
 

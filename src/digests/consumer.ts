@@ -18,7 +18,7 @@ import { addDays, toDay } from '../contract/window';
 import { runInChunks } from '../lib/d1';
 import { batchesByKey, batchKey, chunks, failureReason, sendInBatches } from '../mail/send-batches';
 import { digestEmails, groupApiKey, type SubscriptionRow, UNREADABLE_KEY } from '../subscriptions';
-import { buildReport, type DigestKind, formatPeriod, historyWeekOf, keepWeek, readWeek, type Report, WindowMismatch } from '../weekly-report';
+import { buildReport, type DigestKind, formatPeriod, historyWeekOf, keepWeek, OperationMissing, readWeek, type Report, WindowMismatch } from '../weekly-report';
 import type { DigestDeps, DigestJob } from './deps';
 import { sendOwedNotices } from './notices';
 import { loadSnapshot, type Snapshot, storeSnapshot } from './snapshot';
@@ -115,6 +115,13 @@ async function snapshotOf(deps: DigestDeps, job: DigestJob, rows: PendingRow[], 
     return { kind: 'read', snapshot: await storeSnapshot(deps.db, job, read) };
   } catch (error) {
     if (error instanceof WindowMismatch) return { kind: 'retry', reason: `reads straddled midnight: ${error.message}` };
+    if (error instanceof OperationMissing) {
+      // The service lacks it all week: no digest, the reason on each record (the account sees it on its subscription).
+      await logMissingOnce(deps, error);
+      await mark(deps, rows, 'skipped', error.message);
+      result.skipped += rows.length;
+      return { kind: 'done' };
+    }
     if (!(error instanceof ApiClientError)) throw error;
     if (error.kind === 'parse') {
       // The upstream names its fields otherwise than this product reads them: a retry reads the same.
@@ -131,6 +138,12 @@ async function snapshotOf(deps: DigestDeps, job: DigestJob, rows: PendingRow[], 
     }
     return { kind: 'retry', reason: `upstream ${error.status || error.kind} ${error.code}`, ...(error.retryAfter !== undefined ? { retryAfter: error.retryAfter } : {}) };
   }
+}
+
+/** Logged once a day per operation: unless a record was skipped for the same reason today already (before this group's). */
+async function logMissingOnce(deps: DigestDeps, error: OperationMissing): Promise<void> {
+  const said = await deps.db.prepare(`SELECT 1 FROM digest_sends WHERE status = 'skipped' AND reason = ? AND updated_at >= ? LIMIT 1`).bind(error.message, toDay(deps.now())).first();
+  if (!said) console.warn(JSON.stringify({ msg: 'the Read API lacks an operation the digest needs: no digest is sent', operation: error.operation, answer: error.answer }));
 }
 
 /** Fixes a batch key on every record without one, before any call; a concurrent delivery's keys win. */

@@ -11,7 +11,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { ApiClientError, toApiError } from '../client';
 import { ApiError } from '../contract/errors';
 import { errorText } from '../lib/log';
-import { WindowMismatch } from '../weekly-report';
+import { OperationMissing, WindowMismatch } from '../weekly-report';
 
 /** An answer: the body as structured content, and as text. `text` replaces the JSON line where a tool has words of its own. */
 export function bodyResult(body: object, text = JSON.stringify(body)): CallToolResult {
@@ -29,12 +29,14 @@ export function errorResult(error: ApiError): CallToolResult {
 /**
  * A failed read as a tool result: the client's error as the API's (its own
  * 4xx passed through, anything else 502 `upstream_error`, as the product's
- * routes answer it); the weekly reads that straddled midnight twice as a 502
- * to retry; anything else logged and shown as 500 `internal_error`, without
+ * routes answer it); an operation the service lacks as 502
+ * `operation_missing`, naming it; the weekly reads that straddled midnight
+ * twice as a 502 to retry; anything else logged and shown as 500 `internal_error`, without
  * its detail.
  */
 export function failureResult(error: unknown, tool: string): CallToolResult {
   if (error instanceof ApiClientError) return errorResult(toApiError(error));
+  if (error instanceof OperationMissing) return errorResult(error.toApiError());
   if (error instanceof WindowMismatch) return errorResult(new ApiError('upstream_error', 'The week\'s reads fell on both sides of midnight UTC. Call the tool again.'));
   console.error(JSON.stringify({ msg: 'mcp tool failed', tool, error: errorText(error) }));
   return errorResult(new ApiError('internal_error', 'Something went wrong on our side.'));

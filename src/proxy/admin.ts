@@ -131,12 +131,27 @@ async function discover(request: Request, { env, runtime }: AdminContext): Promi
   const { api_key, apply } = parseBody(DiscoverBody, text, 'The body must be JSON: {"api_key": "...", "apply": false}.');
   // One try per read: a refusal is reported, not waited out.
   const api = apiFor(env, runtime, { clientAddress: clientAddressOf(request), retry: { attempts: 1 } })(api_key);
-  const report = await discoverUpstreamMap(clientReader(api));
+  const report = await discoverUpstreamMap(clientReader(api), { now: runtime.now });
   const { stopped } = report;
   if (stopped && KEY_REFUSALS.has(stopped.code)) throw new ApiError('invalid_parameter', `The Read API refuses this key (${stopped.status} ${stopped.code}), so nothing could be read: ${stopped.message}`, { param: 'api_key' });
+  if (stopped?.status === 429) throw budgetStop(stopped, report.calls);
   if (stopped) throw new ApiError('upstream_error', `The Read API did not answer discovery's first read (${stopped.status} ${stopped.code}): nothing was read. Try again in a few minutes.`);
   if (apply) report.applied = await applyDiscovered(env, runtime, report);
   return json(report);
+}
+
+/**
+ * Discovery stopped by a 429 (the key's budget, or its quota): nothing is proposed or stored, and the answer says
+ * when to go on; the reads made so far are cached, so the next run spends the budget only on the rest.
+ */
+function budgetStop(stopped: NonNullable<DiscoveryReport['stopped']>, calls: number): ApiError {
+  const code = stopped.code === 'quota_exceeded' ? 'quota_exceeded' : 'rate_limited';
+  const seconds = stopped.retry_after ?? 60;
+  return new ApiError(
+    code,
+    `Discovery stopped at read ${calls} (${stopped.operation}), which the key's budget refused (${stopped.status} ${stopped.code}): a refused read is no evidence, so nothing was proposed or stored. Go on at ${stopped.resume_at} (in ${seconds} s): the reads made so far are cached and cost nothing then.`,
+    { retryAfter: seconds },
+  );
 }
 
 /** The proposed map stored as the next version; the stored entries of operations discovery could not read are kept. Null when it read none. */

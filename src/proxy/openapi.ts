@@ -6,7 +6,7 @@
  */
 import * as z from 'zod';
 import { DiscoveryReport } from '../client/discovery/report';
-import { type FeatureDocs, type Fits, ADMIN_REFUSALS, error, jsonBody, jsonOf, ok } from '../contract/product-openapi';
+import { type FeatureDocs, type Fits, ADMIN_REFUSALS, error, jsonBody, jsonOf, ok, ref, requestId } from '../contract/product-openapi';
 import { upstreamMapSchemas } from '../contract/schemas/upstream-map';
 import { ADMIN_BASE, DiscoverBody, MAX_DISCOVER_BODY_BYTES, PurgeBody, UPSTREAM_ADMIN_BASE } from './admin';
 import { COUNTERS, type Counts } from './stats';
@@ -84,6 +84,10 @@ export const adminDocs: FeatureDocs = {
           '400': error('`invalid_parameter`: the field at fault named in `param` (`api_key` when the Read API refuses the key: nothing could be read)'),
           ...ADMIN_REFUSALS,
           '409': error('`map_version_conflict`: with `apply`, the map was replaced while discovery ran'),
+          '429': {
+            ...error('`rate_limited`, `quota_exceeded`: the key\'s budget refused a read. A refused read is no evidence: nothing is proposed or stored, and the message says at which read it stopped and when to go on (the reads made are cached and free then)'),
+            headers: { ...requestId, 'Retry-After': ref('headers', 'Retry-After') },
+          },
           '502': error('`upstream_error`: the Read API did not answer discovery\'s first read; nothing was read'),
         },
       },

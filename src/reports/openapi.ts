@@ -78,7 +78,7 @@ export const reportDocs: FeatureDocs = {
         operationId: 'getWeeklyReport',
         tag: 'Reports',
         summary: 'Get the weekly report',
-        description: 'The report of the last week for one brand and market, read with the key through the edge cache: a page, the report model as JSON, or the plain-text digest. When the Read API does not answer, `format=html` gets a 502 page and the others the JSON error.',
+        description: 'The report of the last week for one brand and market, read with the key through the edge cache: a page, the report model as JSON, or the plain-text digest. When the Read API does not answer, `format=html` gets a 502 page and the others the JSON error; so too when it lacks an operation the report needs (it answers 404 while the others answer): a 502 page naming the operation and what the report needs it for, or `operation_missing` with `operation`.',
         security: 'key',
         parameters: query(WEEKLY_QUERY),
         responses: {
@@ -165,7 +165,7 @@ export const reportDocs: FeatureDocs = {
             headers: { ...requestId, 'Retry-After': ref('headers', 'Retry-After') },
             content: { ...HTML, ...jsonOf('Error') },
           },
-          '502': { description: 'The Read API did not answer.', headers: requestId, content: { ...HTML, ...jsonOf('Error') } },
+          '502': { description: 'The Read API did not answer (`upstream_error`), or lacks an operation the report needs (`operation_missing`, naming it in `operation`; the page names it and what it is needed for).', headers: requestId, content: { ...HTML, ...jsonOf('Error') } },
         },
       },
     },

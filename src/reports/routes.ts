@@ -35,7 +35,7 @@ import { DAY_MS } from '../lib/time';
 import type { Route } from '../lib/router';
 import { renderDigest } from '../mail/render';
 import { clientAddressOf } from '../proxy';
-import { type DigestKind, readPageExtras, type Report, type ReportSource, readScope, readWeek, reportOf, summarizeReads, type WeeklyRead, type WeekTarget } from '../weekly-report';
+import { type DigestKind, OperationMissing, readPageExtras, type Report, type ReportSource, readScope, readWeek, reportOf, summarizeReads, type WeeklyRead, type WeekTarget } from '../weekly-report';
 import type { ReportDeps } from './deps';
 import { type LinkParent, MAX_LIVE_LINKS } from '../links/link-store';
 import { expiresInDays, LINK_DAYS, linkOwnerKey, noQuery, readFailure, tooManyLinks } from '../links/keyed-routes';
@@ -73,11 +73,12 @@ export const LinkBody = z.strictObject({
 
 /**
  * Reads the week with `apiKey` through the proxy, for the client that asked:
- * the API's own 4xx pass through; an outage is 502 `upstream_error`, logged.
+ * the API's own 4xx pass through; an outage is 502 `upstream_error`, logged;
+ * an operation the service lacks is 502 `operation_missing`, naming it.
  */
 async function read(deps: ReportDeps, request: Request, apiKey: string, target: WeekTarget): Promise<WeeklyRead> {
   return await readWeek(deps.api(apiKey, clientAddressOf(request)), target, deps.now()).catch((error: unknown) => {
-    throw readFailure(error);
+    throw error instanceof OperationMissing ? error.toApiError() : readFailure(error);
   });
 }
 
@@ -123,6 +124,14 @@ async function answer(read: WeeklyRead, kinds: readonly DigestKind[], format: Fo
   return new Response(rendered.html, { headers: { ...rendered.headers, ...headers } });
 }
 
+/** The page of an operation the service lacks (502): which one, and what the report needs it for (the error's message). */
+function operationMissingPage(error: ApiError): Response {
+  return messagePage(502, `This report needs ${error.options.operation}, which the Read API does not have`, [
+    error.message,
+    'So there is no report to show. Nothing is wrong with your link or key: whoever runs this service can see what its Read API provides with the compatibility check (POST /admin/upstream/check).',
+  ]);
+}
+
 /** The outage page (502), for a reader who asked for a page. */
 function unavailablePage(): Response {
   return messagePage(502, 'The report data is unavailable', [
@@ -146,6 +155,7 @@ async function weekly(request: Request, url: URL, deps: ReportDeps): Promise<Res
     week = await read(deps, request, key, { brand_id: query.brand_id, market: query.market });
   } catch (error) {
     if (error instanceof ApiError && error.code === 'upstream_error' && query.format === 'html') return unavailablePage();
+    if (error instanceof ApiError && error.code === 'operation_missing' && query.format === 'html') return operationMissingPage(error);
     throw error;
   }
   const brandId = week.inputs.brand.id;
@@ -228,6 +238,7 @@ async function viaLink(request: Request, url: URL, token: string, deps: ReportDe
     if (!(error instanceof ApiError)) throw error;
     const apiError = error;
     if (apiError.code === 'upstream_error') return format === 'html' ? unavailablePage() : errorResponse(apiError);
+    if (apiError.code === 'operation_missing') return format === 'html' ? operationMissingPage(apiError) : errorResponse(apiError);
     if (format !== 'html') return errorResponse(apiError);
     if (apiError.status === 401) return messagePage(401, 'The access behind this link was revoked', ['The API key this link reads with is no longer valid. Ask for a new link.']);
     if (apiError.status === 403) return messagePage(403, 'This report is not available', [`The account behind this link cannot read it: ${apiError.message}`]);

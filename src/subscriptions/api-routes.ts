@@ -4,7 +4,7 @@
  *
  *   POST   /digests/subscriptions        subscribe (JSON body)  -> 201 pending, a confirmation email goes out
  *                                         (429 over a cap on confirmation mail, caps.ts: nothing sent)
- *   GET    /digests/subscriptions        the subscriptions of the key's account, in every state
+ *   GET    /digests/subscriptions        the subscriptions of the key's account, in every state, each with its last delivery
  *   DELETE /digests/subscriptions/{id}   remove one of them, in any state, for good -> 204
  */
 import * as z from 'zod';
@@ -23,7 +23,7 @@ import type { SubscriptionDeps } from './deps';
 import { SUBSCRIPTIONS_BASE } from './links';
 import { sendConfirmation, withinResendWindow } from './confirmation';
 import { confirmationLimited, confirmationVerdict, recipientKeyOf } from './caps';
-import { newSubscriptionId, publicView, removeSubscription, SUBSCRIPTION_SELECT, SubscriptionKind, subscriptionById, type SubscriptionRow } from './store';
+import { lastDeliveries, newSubscriptionId, publicView, removeSubscription, SUBSCRIPTION_SELECT, SubscriptionKind, subscriptionById, type SubscriptionRow } from './store';
 import { ChannelBody, channelOf, endpointKeyOf, newSecretFor, QuietHoursBody, sendTestDelivery, storeChannel, storedSecret, type TestDelivery } from './alert-channels';
 
 /** A subscription request is a few hundred bytes; anything past this is refused before parsing. */
@@ -174,7 +174,8 @@ async function list(request: Request, deps: SubscriptionDeps): Promise<Response>
     .prepare(`${SUBSCRIPTION_SELECT} WHERE s.brand_id IN (${brands.map(() => '?').join(',')}) ORDER BY s.created_at, s.id`)
     .bind(...brands)
     .all<SubscriptionRow>();
-  return json({ subscriptions: results.map(publicView) });
+  const last = await lastDeliveries(deps.db, brands);
+  return json({ subscriptions: results.map((row) => ({ ...publicView(row), last_delivery: last.get(row.id) ?? null })) });
 }
 
 async function remove(request: Request, deps: SubscriptionDeps, id: string): Promise<Response> {

@@ -13,7 +13,7 @@ import { CHANNEL_TYPES, type TestDelivery } from './alert-channels';
 import { ACCOUNT_PER_DAY, ADDRESS_PER_DAY, OPTOUT_DAYS } from './caps';
 import type { ConfirmationStatus } from './confirmation';
 import { SUBSCRIPTIONS_BASE } from './links';
-import { type publicView, SubscriptionKind } from './store';
+import { type LastDelivery, type publicView, SubscriptionKind } from './store';
 
 const Subscription = z.object({
   id: z.string().regex(/^sub_[a-z0-9]{1,40}$/),
@@ -34,6 +34,22 @@ const Subscription = z.object({
   confirmed_at: z.iso.datetime().nullable(),
 });
 
+const LastDeliverySchema = z
+  .object({
+    kind: z.enum(['digest', 'alert']),
+    at: z.iso.datetime().describe('When it was sent, or when it was given up.'),
+    result: z.enum(['sent', 'skipped', 'failed']),
+    reason: z
+      .string()
+      .nullable()
+      .describe(
+        'Why it was skipped or failed, in words; null when sent. For example: the Read API lacks an operation the digest needs (`The Read API has no getAnswerHistory operation (GET /answers/history answered 404 not_found), which the weekly report needs for the won and lost questions.`), nothing was measured, the mail service refused it, the key was refused (`paused: invalid_api_key`).',
+      ),
+  })
+  .describe('The last digest or alert of the subscription that was sent, skipped or failed; null before the first.');
+
+const ListedSubscription = Subscription.extend({ last_delivery: LastDeliverySchema.nullable() });
+
 const Confirmation = z
   .object({ sent: z.boolean(), sent_at: z.iso.datetime(), resend_after: z.iso.datetime() })
   .describe('The confirmation email: at most one per subscription every 10 minutes (`sent: false` inside that window), counted within its cycle: subscribing a paused or unsubscribed address again starts with none sent.');
@@ -48,9 +64,9 @@ const SubscribeResult = z.object({
   test_delivery: TestDeliverySchema.optional(),
   webhook_secret: z.string().regex(/^whsec_/).optional().describe('Webhook channels: the Standard Webhooks signing secret, shown only in this answer (a new one when the subscription was not active).'),
 });
-const SubscriptionList = z.object({ subscriptions: z.array(Subscription) });
+const SubscriptionList = z.object({ subscriptions: z.array(ListedSubscription) });
 
-const _answersFit: [Fits<ReturnType<typeof publicView>, z.output<typeof Subscription>>, Fits<ConfirmationStatus, z.output<typeof Confirmation>>, Fits<TestDelivery, z.output<typeof TestDeliverySchema>>] = [true, true, true];
+const _answersFit: [Fits<ReturnType<typeof publicView>, z.output<typeof Subscription>>, Fits<LastDelivery, z.output<typeof LastDeliverySchema>>, Fits<ConfirmationStatus, z.output<typeof Confirmation>>, Fits<TestDelivery, z.output<typeof TestDeliverySchema>>] = [true, true, true, true];
 void _answersFit;
 
 const SUBSCRIPTION_ID = parametersOf('path', { id: z.string().regex(/^sub_[a-z0-9]{1,40}$/).meta({ description: 'The subscription\'s id, from `GET /digests/subscriptions`.' }) });
@@ -82,7 +98,7 @@ export const subscriptionDocs: FeatureDocs = {
         operationId: 'listSubscriptions',
         tag: 'Subscriptions',
         summary: 'List the subscriptions of the key\'s account',
-        description: 'Every subscription of the brands the key can read, whatever its state (`pending`, `active`, `paused`, `unsubscribed`), with that state, oldest first.',
+        description: 'Every subscription of the brands the key can read, whatever its state (`pending`, `active`, `paused`, `unsubscribed`), with that state and its last delivery (`last_delivery`: the last digest or alert sent, skipped or failed, and why), oldest first.',
         security: 'key',
         responses: { '200': ok('The subscriptions.', jsonOf('SubscriptionList')), ...READS_ACCOUNT },
       },

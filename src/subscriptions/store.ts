@@ -64,6 +64,37 @@ export function publicView(row: SubscriptionRow) {
   };
 }
 
+/** The last digest or alert that was sent, skipped or failed for a subscription, from the records the jobs keep. */
+export interface LastDelivery {
+  kind: 'digest' | 'alert';
+  /** When it was sent, or when the job gave up on it. */
+  at: string;
+  result: 'sent' | 'skipped' | 'failed';
+  /** Why it was skipped or failed (an operation the Read API lacks, a mail refusal, a pause); null when sent. */
+  reason: string | null;
+}
+
+/**
+ * Each subscription's last delivery, for the subscriptions of `brands`: the
+ * newest finished record of `digest_sends` or `alert_deliveries` (one still
+ * planned, sending or pending is no result yet).
+ */
+export async function lastDeliveries(db: D1Database, brands: readonly number[]): Promise<Map<string, LastDelivery>> {
+  const { results } = await db
+    .prepare(
+      `SELECT subscription_id, kind, at, result, reason FROM (
+         SELECT x.*, ROW_NUMBER() OVER (PARTITION BY subscription_id ORDER BY at DESC, kind) AS n FROM (
+           SELECT subscription_id, 'digest' AS kind, COALESCE(sent_at, updated_at) AS at, status AS result, reason FROM digest_sends WHERE status IN ('sent', 'skipped', 'failed')
+           UNION ALL
+           SELECT subscription_id, 'alert' AS kind, COALESCE(sent_at, updated_at) AS at, status AS result, reason FROM alert_deliveries WHERE status IN ('sent', 'skipped', 'failed')
+         ) x WHERE x.subscription_id IN (SELECT id FROM digest_subscriptions WHERE brand_id IN (${brands.map(() => '?').join(',')}))
+       ) WHERE n = 1`,
+    )
+    .bind(...brands)
+    .all<LastDelivery & { subscription_id: string }>();
+  return new Map(results.map(({ subscription_id, kind, at, result, reason }) => [subscription_id, { kind, at, result, reason: result === 'sent' ? null : reason }]));
+}
+
 /** `22:00` for 1320 minutes after midnight. */
 export const hhmm = (minutes: number) => `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 

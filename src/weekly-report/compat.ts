@@ -13,11 +13,12 @@
  * Every feature's verdict comes from the parts table (parts.ts) and the same
  * lenient reads the feature makes, so the check cannot say "works" of a read
  * the feature would fail. Reads after the first of an operation are cache
- * hits; operations that need a parameter only a person can give (a topic's
- * id, a question's text, a rival's name) are not read.
+ * hits; operations that need a value (a topic's id, a question's text, a
+ * rival's name) take it from another answer (`paramsFrom`), as discovery does.
  */
 import { type ApiClient, ApiClientError } from '../client';
 import { type OperationId, operationList } from '../contract/operations';
+import { fillParams, type Params } from '../contract/params-from';
 import { type Feature, NEEDS, type Needs, notProvidedLine, operationMissing, PARTS, PART_IDS, type PartId, readParts, readTableBody } from './parts';
 import { scopeParams, type WeekTarget } from './read';
 
@@ -133,36 +134,47 @@ const verdict = (feature: Feature, missing: Missing[], status: FeatureStatus = m
   missing,
 });
 
-/** Parameters only a person can give: these operations are not read by the check. */
-const needsParameter = (op: (typeof operationList)[number]) => [...Object.keys(op.params.path), ...Object.entries(op.params.query).filter(([, param]) => param.presence === 'required').map(([name]) => name)];
+/** Required parameters the request still lacks: these operations are not read by the check. */
+const needsParameter = (op: (typeof operationList)[number], params: Params) =>
+  [...Object.keys(op.params.path), ...Object.entries(op.params.query).filter(([, param]) => param.presence === 'required').map(([name]) => name)].filter((name) => !(name in params));
 
-/** Every CSV operation read as its export reads it. */
+/**
+ * Every CSV operation read as its export reads it. Those that need a value
+ * (a topic's id, a question's text, a rival's name) take it from an answer
+ * read before, as the contract's table says (`paramsFrom`), so they are read last.
+ */
 async function operationVerdicts(client: ApiClient, target: CheckTarget, counter: { reads: number }): Promise<OperationVerdict[]> {
-  const verdicts: OperationVerdict[] = [];
-  for (const op of operationList) {
-    if (!op.csv) continue;
-    const needed = needsParameter(op);
-    if (needed.length > 0) {
-      verdicts.push({ operation: op.id, status: 'not_checked', fields: [], note: `needs ${needed.join(' and ')}, which only a person can give` });
-      continue;
-    }
-    const params: Record<string, string> = {};
+  const verdicts = new Map<OperationId, OperationVerdict>();
+  /** Each answer read, on the contract's names, and why an operation gave none: where the later requests find their values. */
+  const answers = new Map<OperationId, unknown>();
+  const failed = new Map<OperationId, string>();
+  const csvOperations = operationList.filter((op) => op.csv);
+  for (const op of [...csvOperations.filter((o) => !o.paramsFrom), ...csvOperations.filter((o) => o.paramsFrom)]) {
+    const params: Params = {};
     if (op.scope !== 'account' && target.brand_id !== undefined) params.brand_id = String(target.brand_id);
     if (op.scope === 'brand' && target.market !== undefined) params.market = target.market;
+    const lacking = fillParams(op, params, answers, failed);
+    const needed = needsParameter(op, params);
+    if (lacking !== undefined || needed.length > 0) {
+      verdicts.set(op.id, { operation: op.id, status: 'not_checked', fields: [], note: lacking ?? `needs ${needed.join(' and ')}, which only a person can give` });
+      continue;
+    }
     counter.reads++;
     try {
-      const { absent } = await readTableBody(client, op.id, op.csv, params);
-      verdicts.push({ operation: op.id, status: absent.length > 0 ? 'readable_without' : 'readable', fields: absent });
+      const { data, absent } = await readTableBody(client, op.id, op.csv!, Object.fromEntries(Object.entries(params).map(([name, value]) => [name, String(value)])));
+      answers.set(op.id, data);
+      verdicts.set(op.id, { operation: op.id, status: absent.length > 0 ? 'readable_without' : 'readable', fields: absent });
     } catch (error) {
       if (!(error instanceof ApiClientError)) throw error;
-      if (error.kind === 'parse') verdicts.push({ operation: op.id, status: 'unreadable', fields: error.field ? [contractField(error.field)] : [] });
-      else if (operationMissing(error)) verdicts.push({ operation: op.id, status: 'not_provided', fields: [], code: `${error.status} ${error.code}` });
+      failed.set(op.id, `answered ${error.kind === 'parse' ? 'a body it cannot read' : `${error.status} ${error.code}`}`);
+      if (error.kind === 'parse') verdicts.set(op.id, { operation: op.id, status: 'unreadable', fields: error.field ? [contractField(error.field)] : [] });
+      else if (operationMissing(error)) verdicts.set(op.id, { operation: op.id, status: 'not_provided', fields: [], code: `${error.status} ${error.code}` });
       // The key's plan or integrations, not the service's bodies: said, and no verdict on the export.
-      else if (error.code === 'feature_not_in_plan' || error.code === 'integration_not_connected') verdicts.push({ operation: op.id, status: 'refused', fields: [], code: error.code });
+      else if (error.code === 'feature_not_in_plan' || error.code === 'integration_not_connected') verdicts.set(op.id, { operation: op.id, status: 'refused', fields: [], code: error.code });
       else throw new CheckInterrupted(error);
     }
   }
-  return verdicts;
+  return csvOperations.map((op) => verdicts.get(op.id)!);
 }
 
 /**

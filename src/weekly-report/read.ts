@@ -20,7 +20,11 @@ import { type ApiClient, ApiClientError, type CacheStatus, type ResponseMeta, ty
 import type { ResponseOf } from '../contract/operations';
 import { buildReport, DIGEST_KINDS, type DigestKind, formatPeriod, type Report } from './model';
 import { NEEDS, type PartId, readParts } from './parts';
+import { firstFailure } from './missing';
 import { utcWeek } from './week';
+
+/** The fixed-window reads of a week, in the order `readWeek` makes them. */
+const FIXED_READS = ['getVisibility', 'getAnswerHistory', 'getPromptMatrix'] as const;
 
 /** One read behind a report. */
 export interface ReadInfo {
@@ -114,13 +118,21 @@ const samePeriod = (a: { from: string; to: string }, b: { from: string; to: stri
  * Reads the report's bodies for one window (see the module comment). For a
  * brand or market the key cannot read, the first reads fail the same way (the
  * API's check order), and that error is thrown as the client's
- * `ApiClientError` for the caller to pass on; `WindowMismatch` when the
+ * `ApiClientError` for the caller to pass on; `OperationMissing` when the
+ * service lacks an operation the report requires; `WindowMismatch` when the
  * windows could not be aligned.
  */
 export async function readWeek(client: ApiClient, target: WeekTarget, now: Date): Promise<WeeklyRead> {
   const params = scopeParams(target);
   const needs = NEEDS.digest;
-  const fixed = () => Promise.all([readParts(client, needs, 'getVisibility', params), readParts(client, needs, 'getAnswerHistory', params), readParts(client, needs, 'getPromptMatrix', params)]);
+  const fixed = async () => {
+    // Settled together: a 404 of one beside another's 200 says the service lacks that operation (missing.ts).
+    const reads = [readParts(client, needs, 'getVisibility', params), readParts(client, needs, 'getAnswerHistory', params), readParts(client, needs, 'getPromptMatrix', params)] as const;
+    const settled = await Promise.allSettled(reads);
+    const failure = firstFailure(settled.map((result, i) => ({ id: FIXED_READS[i]!, result })), needs);
+    if (failure !== undefined) throw failure;
+    return Promise.all(reads);
+  };
   const brandsRead = target.brandName === undefined ? client.withMeta.listBrands() : undefined;
   // Settled with the first reads, so a failure of both is one error, not an unhandled second one.
   brandsRead?.catch(() => undefined);

@@ -15,18 +15,23 @@
  * Requests that need a value (a topic id, a question's text) take it from an
  * operation read before, as the contract's table says (`paramsFrom`,
  * `BRAND_ID_FROM`), read through the map proposed for that operation.
+ *
+ * A read refused for the key's budget (429) is not evidence: discovery waits
+ * for the window when its caller lets it (`Pacing`), or stops, proposes
+ * nothing, and says when it can go on (`stopped.resume_at`); the reads made
+ * so far are cached by the Worker, so going on costs only the rest.
  */
 import { zodSide } from '../../contract/zod-side';
 import { conformBody } from '../../contract/conform';
-import { valuesAtPath } from '../../contract/paths';
+import { fillParams, type Params, valuesAt } from '../../contract/params-from';
 import { type AnyOperation, BRAND_ID_FROM, OPERATION_IDS, type OperationId, operations } from '../../contract/operations';
 import type { OperationMap } from '../../contract/schemas/upstream-map';
+import type { RateFields } from '../../contract/rate-limit';
 import type { ApiClient, WithMeta } from '../client';
 import { ApiClientError } from '../errors';
 import { proposeOperation } from './propose';
 import { CONFIDENCE_THRESHOLD, type DiscoveryReport } from './report';
 
-type Params = Record<string, string | number>;
 
 /** One read: the body as sent (any JSON) on a 200, the API's error otherwise; `cache` is the edge proxy's `X-Cache`. */
 export interface DiscoveryRead {
@@ -34,6 +39,10 @@ export interface DiscoveryRead {
   body?: unknown;
   cache?: string | null;
   error?: { code: string; message: string };
+  /** Seconds from the answer's `Retry-After` (a 429 says when the key may read again). */
+  retryAfter?: number;
+  /** The key's budget as the answer reports it (`RateLimit`): what is left and when the window frees up. */
+  rateLimit?: RateFields | null;
 }
 export type DiscoveryReader = (id: OperationId, params: Params) => Promise<DiscoveryRead>;
 
@@ -43,13 +52,36 @@ export function clientReader(api: ApiClient): DiscoveryReader {
     try {
       const read = api.unchecked[id] as (params: Params) => Promise<WithMeta<Record<string, unknown>>>;
       const { data, meta } = await read(params);
-      return { status: meta.status, body: data, cache: meta.cache };
+      return { status: meta.status, body: data, cache: meta.cache, rateLimit: meta.rateLimit };
     } catch (error) {
       if (!(error instanceof ApiClientError)) throw error;
-      return { status: error.status, error: { code: error.code, message: error.message } };
+      return { status: error.status, error: { code: error.code, message: error.message }, ...(error.retryAfter !== undefined ? { retryAfter: error.retryAfter } : {}) };
     }
   };
 }
+
+/**
+ * How discovery keeps within the key's budget where it may wait (the command line): before a read, while the last
+ * answer said none is left (`RateLimit`), and after a 429, it waits for the window, as long as that is at most
+ * `maxWaitSeconds`; past that it stops and says when to go on. Without it (the Worker's route) a 429 stops it at once.
+ */
+export interface Pacing {
+  /** A seam, so tests never sleep. */
+  sleep: (ms: number) => Promise<void>;
+  maxWaitSeconds: number;
+}
+
+export interface DiscoveryOptions {
+  threshold?: number;
+  pace?: Pacing;
+  /** When a stop for the budget says discovery can go on: now plus `Retry-After`. */
+  now?: () => Date;
+}
+
+/** A 429: the key's budget (`rate_limited`) or its month's quota (`quota_exceeded`), not evidence about the service. */
+export const budgetRefused = (answer: Pick<DiscoveryRead, 'status'>) => answer.status === 429;
+/** The wait a 429 asks for when it does not say (the spec's window). */
+const WINDOW_SECONDS = 60;
 
 /** Refusals that hold for every operation: when the first read answers one, the key reads nothing and discovery stops. */
 export const KEY_REFUSALS: ReadonlySet<string> = new Set(['invalid_api_key', 'plan_inactive']);
@@ -65,14 +97,19 @@ export function readingOrder(): OperationId[] {
   return [first, ...rest.filter((id) => !table(id).paramsFrom), ...rest.filter((id) => table(id).paramsFrom)];
 }
 
-/** Every value at a contract path (`topics[].rivals[].name`) of a body on the contract's names, arrays followed; none that is empty. */
-export function valuesAt(body: unknown, path: string): unknown[] {
-  return valuesAtPath(body, path).filter((value) => value !== null && value !== undefined && value !== '');
-}
-
-export async function discoverUpstreamMap(read: DiscoveryReader, threshold: number = CONFIDENCE_THRESHOLD): Promise<DiscoveryReport> {
+export async function discoverUpstreamMap(read: DiscoveryReader, options: DiscoveryOptions = {}): Promise<DiscoveryReport> {
   const zs = await zodSide();
+  const { threshold = CONFIDENCE_THRESHOLD, pace, now = () => new Date() } = options;
   const report: DiscoveryReport = { threshold, calls: 0, upstream_calls: 0, brand_id: null, map: { operations: {} }, operations: {} };
+  let waited = 0;
+  /** Waits `seconds` when pacing allows it; false when discovery must stop instead. */
+  const wait = async (seconds: number): Promise<boolean> => {
+    if (!pace || seconds > pace.maxWaitSeconds) return false;
+    await pace.sleep(seconds * 1000);
+    waited += seconds;
+    return true;
+  };
+  let last: DiscoveryRead | undefined;
   const entries = new Map<OperationId, DiscoveryReport['operations'][string]>();
   /** Each body read, on the contract's names as discovery best guesses them: where later requests find their values. */
   const read200 = new Map<OperationId, unknown>();
@@ -87,9 +124,25 @@ export async function discoverUpstreamMap(read: DiscoveryReader, threshold: numb
       entries.set(id, { status: null, skipped: lacking });
       continue;
     }
-    const answer = await read(id, params);
+    // Nothing left in the window: wait for it rather than spend a read on a refusal.
+    if (last?.rateLimit?.remaining === 0 && last.rateLimit.resetSeconds > 0) await wait(last.rateLimit.resetSeconds);
+    let answer = await read(id, params);
     report.calls++;
     if (!FROM_CACHE.has(answer.cache ?? '')) report.upstream_calls++;
+    while (budgetRefused(answer) && answer.error?.code !== 'quota_exceeded' && (await wait(answer.retryAfter ?? WINDOW_SECONDS))) {
+      answer = await read(id, params);
+      report.calls++;
+      if (!FROM_CACHE.has(answer.cache ?? '')) report.upstream_calls++;
+    }
+    last = answer;
+    if (budgetRefused(answer)) {
+      // A refused read says nothing about the service: nothing is proposed from a discovery that could not read everything.
+      const retryAfter = answer.retryAfter ?? WINDOW_SECONDS;
+      const error = answer.error ?? { code: 'rate_limited', message: `${id}: refused for the key's budget.` };
+      report.stopped = { status: answer.status, code: error.code, message: error.message, operation: id, retry_after: retryAfter, resume_at: new Date(now().getTime() + retryAfter * 1000).toISOString() };
+      report.map = { operations: {} };
+      break;
+    }
     const body = answer.body;
     if (answer.status !== 200 || typeof body !== 'object' || body === null || Array.isArray(body)) {
       const error = answer.error ?? { code: 'invalid_response', message: `${id}: the body is not a JSON object.` };
@@ -113,23 +166,11 @@ export async function discoverUpstreamMap(read: DiscoveryReader, threshold: numb
     }
   }
   for (const id of OPERATION_IDS) {
-    const entry = entries.get(id) ?? { status: null, skipped: 'not read: discovery stopped at its first read (see `stopped`)' };
+    const entry = entries.get(id) ?? { status: null, skipped: 'not read: discovery stopped (see `stopped`)' };
     report.operations[id] = entry;
   }
+  if (waited > 0) report.waited_seconds = waited;
   return report;
-}
-
-/** The values a request needs, from the answers read before; why not, when one is missing. */
-function fillParams(op: AnyOperation, params: Params, read200: Map<OperationId, unknown>, failed: Map<OperationId, string>): string | undefined {
-  for (const [name, source] of Object.entries(op.paramsFrom ?? {})) {
-    const from = source.operation as OperationId;
-    const why = failed.get(from);
-    if (why) return `needs \`${name}\` from ${from} (\`${source.path}\`), which ${why}`;
-    const value = valuesAt(read200.get(from), source.path)[0];
-    if (typeof value !== 'string' && typeof value !== 'number') return `needs \`${name}\` from ${from} (\`${source.path}\`), which has none`;
-    params[name] = value;
-  }
-  return undefined;
 }
 
 const hasEntries = (map: OperationMap) => map.envelope !== undefined || [map.fields, map.convert, map.values].some((part) => Object.keys(part).length > 0);

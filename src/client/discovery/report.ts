@@ -74,9 +74,19 @@ export const DiscoveryReport = z.object({
   map: upstreamMapSchemas().UpstreamMapInput.describe('The proposed map: what `PUT /admin/upstream/map` takes, with only the entries at or above the threshold.'),
   operations: z.record(z.string(), z.union([OperationRead, OperationRefused, OperationSkipped])).describe('Every operation of the contract, in its order.'),
   stopped: z
-    .object({ status: z.number().int(), code: z.string(), message: z.string() })
+    .object({
+      status: z.number().int(),
+      code: z.string(),
+      message: z.string(),
+      operation: z.string().optional().describe('For a 429: the read that was refused.'),
+      retry_after: z.number().int().optional().describe('For a 429: seconds until the key may read again.'),
+      resume_at: z.iso.datetime().optional().describe('For a 429: when discovery can go on (now plus `retry_after`).'),
+    })
     .optional()
-    .describe('Discovery stopped at its first read: the key reads nothing (`invalid_api_key`, `plan_inactive`), or the service did not answer (status 0 or 5xx).'),
+    .describe(
+      'Discovery stopped: at its first read, the key reads nothing (`invalid_api_key`, `plan_inactive`) or the service did not answer (status 0 or 5xx); at any read, a 429 (the key\'s budget or quota): then `map` is empty, as nothing is proposed from refused reads.',
+    ),
+  waited_seconds: z.number().optional().describe('The command line only: seconds it waited for the key\'s budget between reads.'),
   applied: z.object({ version: z.number().int() }).nullable().optional().describe('With `"apply": true`: the version the proposed map was stored as; null when nothing was read.'),
 });
 export type DiscoveryReport = z.infer<typeof DiscoveryReport>;
