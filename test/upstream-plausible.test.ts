@@ -1,0 +1,100 @@
+/**
+ * The check judges the figures (issue 36 item 1), through the Worker, in
+ * front of the house-style service (test/house-style.ts): with the right map
+ * every feature works; with a map that reads a field from the wrong place or
+ * in the wrong unit, the features that read it are "implausible", naming the
+ * rule, the fields and the values seen.
+ */
+import { env, SELF } from 'cloudflare:test';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CheckAnswer } from '../src/app/upstream-check';
+import { putUpstreamMap } from './helpers';
+import { houseMap, houseStyle } from './house-style';
+import { freshKey, restoreUpstream } from './proxy-upstream';
+import { visibleText } from './reports-helpers';
+import { ReshapingUpstream } from './reshape';
+
+type HouseMap = ReturnType<typeof houseMap>;
+
+async function check(accept = 'application/json'): Promise<Response> {
+  return SELF.fetch('https://edge.test/admin/upstream/check', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${env.ADMIN_TOKEN}`, accept },
+    body: JSON.stringify({ api_key: freshKey('plausible'), market: 'us' }),
+  });
+}
+
+async function checkWith(map: HouseMap): Promise<CheckAnswer> {
+  const put = await putUpstreamMap(map);
+  expect(put.status, await put.clone().text()).toBe(200);
+  const response = await check();
+  expect(response.status, await response.clone().text()).toBe(200);
+  return (await response.json()) as CheckAnswer;
+}
+
+const byFeature = (answer: CheckAnswer) => Object.fromEntries(answer.features.map((f) => [f.feature, f.status]));
+const rulesOf = (answer: CheckAnswer, feature: string) => answer.features.find((f) => f.feature === feature)!.violations.map((v) => [v.rule, v.operation, v.fields]);
+
+afterEach(async () => {
+  restoreUpstream();
+  await putUpstreamMap({ operations: {} });
+});
+
+describe('in front of the house-style service', () => {
+  it('with the right map every feature works, and no rule is broken', async () => {
+    new ReshapingUpstream(houseStyle).install();
+    const answer = await checkWith(houseMap());
+    expect(byFeature(answer)).toEqual({ digest: 'works', report_page: 'works', alerts: 'works', csv_exports: 'works', history: 'works', weekly_report: 'works' });
+    expect(answer.features.flatMap((f) => f.violations)).toEqual([]);
+  });
+
+  it('the score read from the market id: implausible, with the rule, the fields and the figures that say so', async () => {
+    new ReshapingUpstream(houseStyle).install();
+    const map = houseMap();
+    map.operations.getVisibility!.fields.score = 'MarketId';
+    const answer = await checkWith(map);
+    expect(byFeature(answer)).toEqual({ digest: 'implausible', report_page: 'implausible', alerts: 'implausible', csv_exports: 'works', history: 'implausible', weekly_report: 'implausible' });
+    const [violation] = answer.features.find((f) => f.feature === 'digest')!.violations;
+    expect(violation).toMatchObject({ rule: 'score_is_share_named', operation: 'getVisibility', fields: ['score', 'naming_runs', 'answered_runs'] });
+    const { score, naming_runs, answered_runs } = violation!.values as Record<string, number>;
+    const share = ((100 * naming_runs!) / answered_runs!).toFixed(1);
+    expect(violation!.message).toBe(
+      `score ${score!.toFixed(1)}, but ${naming_runs!.toLocaleString('en-US')} of ${answered_runs!.toLocaleString('en-US')} answers name the brand (${share}%): is \`score\` read from the right field?`,
+    );
+    // The same on the page, for a person.
+    const text = visibleText(await (await check('text/html')).text());
+    expect(text).toContain('The weekly digest Implausible figures');
+    expect(text).toContain(`The weekly digest Implausible figures ${violation!.message} getVisibility: score , naming_runs , answered_runs break score_is_share_named`);
+  });
+
+  it('a topic change written as a 0-1 fraction and read as points: implausible, naming topics[].change', async () => {
+    new ReshapingUpstream(houseStyle).install();
+    const map = houseMap();
+    delete map.operations.listTopics!.convert['topics[].change'];
+    const answer = await checkWith(map);
+    expect(byFeature(answer)).toMatchObject({ digest: 'implausible', alerts: 'implausible', weekly_report: 'implausible', history: 'works' });
+    expect(rulesOf(answer, 'digest')).toEqual([['points_not_fractions', 'listTopics', ['topics[].change']]]);
+    expect(answer.features.find((f) => f.feature === 'digest')!.violations[0]!.message).toMatch(/^topics\[\]\.change -?0\.\d+, .*: every value is below one point .* is `topics\[\]\.change` read without `convert: percent`\?$/);
+    // The CSV of /topics has a change column: its export is implausible too.
+    expect(byFeature(answer).csv_exports).toBe('implausible');
+  });
+
+  it('vendor engine ids left unmapped: implausible, naming the ids and the entries that map them', async () => {
+    new ReshapingUpstream(houseStyle).install();
+    const map = houseMap();
+    for (const op of Object.values(map.operations)) for (const path of Object.keys(op.values)) if (path !== 'questions[].outcome') delete op.values[path];
+    const answer = await checkWith(map);
+    expect(byFeature(answer)).toMatchObject({ digest: 'implausible', report_page: 'implausible', alerts: 'implausible', weekly_report: 'implausible', history: 'implausible' });
+    const violations = answer.features.find((f) => f.feature === 'digest')!.violations;
+    // The moves of /answers/history name engines only where a question moved (the demo's day decides).
+    expect(violations.map((v) => [v.rule, v.operation, v.fields]).filter(([, op]) => op === 'getPromptMatrix')).toEqual([
+      ['engines_by_our_names', 'getPromptMatrix', ['engines[]']],
+      ['engines_by_our_names', 'getPromptMatrix', ['prompts[].engines[].engine']],
+    ]);
+    expect(violations.every((v) => v.rule === 'engines_by_our_names')).toBe(true);
+    const matrix = violations.find((v) => v.fields[0] === 'engines[]')!;
+    expect(matrix.message).toContain('`openai-chatgpt`');
+    expect(matrix.message).toContain('"openai-chatgpt": "chatgpt"');
+    expect(matrix.message).not.toContain('xai-grok');
+  });
+});
