@@ -6,8 +6,10 @@
  * rule, the fields and the values seen.
  */
 import { env, SELF } from 'cloudflare:test';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { CheckAnswer } from '../src/app/upstream-check';
+import { AlertQueue, clearAlerts, deliveryRecords, FakeEndpoints, seedAlertSubscriptions } from './alerts-helpers';
+import { clearDigests, deliver, demoMonday, FakeQueue, plusDays, runCron, seedSubscriptions, sendRecords, testEnv } from './digests-helpers';
 import { putUpstreamMap } from './helpers';
 import { houseMap, houseStyle } from './house-style';
 import { freshKey, restoreUpstream } from './proxy-upstream';
@@ -37,6 +39,8 @@ const rulesOf = (answer: CheckAnswer, feature: string) => answer.features.find((
 
 afterEach(async () => {
   restoreUpstream();
+  vi.useRealTimers();
+  vi.restoreAllMocks();
   await putUpstreamMap({ operations: {} });
 });
 
@@ -96,5 +100,73 @@ describe('in front of the house-style service', () => {
     expect(matrix.message).toContain('`openai-chatgpt`');
     expect(matrix.message).toContain('"openai-chatgpt": "chatgpt"');
     expect(matrix.message).not.toContain('xai-grok');
+  });
+});
+
+/** What was logged, each line joined, while `run` runs. */
+async function logsOf(run: () => Promise<void>): Promise<string[]> {
+  const logged: string[] = [];
+  for (const method of ['log', 'error', 'warn', 'info'] as const) vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(' ')));
+  await run();
+  vi.restoreAllMocks();
+  return logged;
+}
+
+describe('the guard on what is sent', () => {
+  it('a digest whose score is not the share named is not sent: the send record says why, logged once without the key', async () => {
+    const monday = demoMonday();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(monday);
+    new ReshapingUpstream(houseStyle).install();
+    const map = houseMap();
+    map.operations.getVisibility!.fields.score = 'MarketId';
+    await putUpstreamMap(map);
+    await clearDigests();
+    const key = freshKey('guard-digest');
+    const queue = new FakeQueue();
+    const outboxEnv = testEnv(queue, { RESEND_API_KEY: '' });
+    await seedSubscriptions([{ email: 'guard-digest@example.com', key }]);
+    const logged = await logsOf(async () => {
+      await runCron(monday.toISOString(), outboxEnv);
+      await deliver(queue.sent, outboxEnv);
+    });
+    const [record] = await sendRecords();
+    expect(record!.status).toBe('skipped');
+    expect(record!.reason).toMatch(/^not sent: the Read API's figures are implausible: getVisibility score_is_share_named: score 11\.0, but [\d,]+ of [\d,]+ answers name the brand \([\d.]+%\): is `score` read from the right field\?/);
+    const { messages } = (await (await SELF.fetch('https://edge.test/dev/outbox?format=json&to=guard-digest@example.com')).json()) as { messages: unknown[] };
+    expect(messages).toEqual([]);
+    const lines = logged.filter((line) => line.includes('not sent: implausible figures'));
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ msg: 'digest not sent: implausible figures', rules: [{ rule: 'score_is_share_named', operation: 'getVisibility', fields: ['score', 'naming_runs', 'answered_runs'] }] });
+    expect(logged.join('\n')).not.toContain(key);
+  });
+
+  it('an alert whose topic changes are 0-1 fractions read as points is not sent: a skipped record per subscription says why', async () => {
+    const monday = demoMonday();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(monday);
+    await clearDigests();
+    await clearAlerts();
+    const endpoints = new FakeEndpoints().install();
+    new ReshapingUpstream(houseStyle).install();
+    const map = houseMap();
+    delete map.operations.listTopics!.convert['topics[].change'];
+    await putUpstreamMap(map);
+    const alertQueue = new AlertQueue();
+    const alertEnv = testEnv(new FakeQueue(), { ALERT_QUEUE: alertQueue, RESEND_API_KEY: '' });
+    const key = freshKey('guard-alert');
+    await seedAlertSubscriptions([{ channel: 'webhook', url: 'https://receiver.example.com/hooks/brand', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', key, quiet: { start: 0, end: 0 } }]);
+    const logged = await logsOf(async () => {
+      await runCron(monday.toISOString(), alertEnv);
+      // Later the same day: the group was evaluated, so it is neither read nor logged again.
+      await runCron(plusDays(monday, 0, 3).toISOString(), alertEnv);
+      await deliver(alertQueue.take(), alertEnv, { queue: 'alert-deliveries' });
+    });
+    const records = await deliveryRecords();
+    expect(records.map((r) => [r.status, r.enqueued_at])).toEqual([['skipped', null]]);
+    expect(records[0]!.reason).toMatch(/^not sent: the Read API's figures are implausible: listTopics points_not_fractions: topics\[\]\.change /);
+    expect(endpoints.posts).toEqual([]);
+    expect(logged.filter((line) => line.includes('alert not sent: implausible figures'))).toHaveLength(1);
+    expect(logged.join('\n')).not.toContain(key);
   });
 });

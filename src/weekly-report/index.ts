@@ -7,3 +7,4 @@ export * from './changes';
 export * from './subscription-words';
 export * from './parts';
 export * from './compat';
+export * from './guard';
