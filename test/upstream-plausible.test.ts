@@ -13,7 +13,7 @@ import { clearDigests, deliver, demoMonday, FakeQueue, plusDays, runCron, seedSu
 import { putUpstreamMap } from './helpers';
 import { houseMap, houseStyle } from './house-style';
 import { freshKey, restoreUpstream } from './proxy-upstream';
-import { visibleText } from './reports-helpers';
+import { call, visibleText } from './reports-helpers';
 import { ReshapingUpstream } from './reshape';
 
 type HouseMap = ReturnType<typeof houseMap>;
@@ -139,6 +139,24 @@ describe('the guard on what is sent', () => {
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ msg: 'digest not sent: implausible figures', rules: [{ rule: 'score_is_share_named', operation: 'getVisibility', fields: ['score', 'naming_runs', 'answered_runs'] }] });
     expect(logged.join('\n')).not.toContain(key);
+  });
+
+  it('send-now: the digest is not sent either, and the answer says why', async () => {
+    new ReshapingUpstream(houseStyle).install();
+    const map = houseMap();
+    map.operations.getVisibility!.fields.score = 'MarketId';
+    await putUpstreamMap(map);
+    await clearDigests();
+    const key = freshKey('guard-send');
+    await seedSubscriptions([{ email: 'guard-send@example.com', key }]);
+    const response = await call('/reports/weekly/send?market=us', { key, method: 'POST' });
+    expect(response.status).toBe(202);
+    const { send } = (await response.json()) as { send: { sent: number; note: string; violations: { rule: string }[] } };
+    expect(send.sent).toBe(0);
+    expect(send.note).toMatch(/^The Read API's figures are implausible, so no digest is sent, as on the weekly run: score 11\.0, but /);
+    expect(send.violations.map((v) => v.rule)).toEqual(['score_is_share_named']);
+    const { messages } = (await (await SELF.fetch('https://edge.test/dev/outbox?format=json&to=guard-send@example.com')).json()) as { messages: unknown[] };
+    expect(messages).toEqual([]);
   });
 
   it('an alert whose topic changes are 0-1 fractions read as points is not sent: a skipped record per subscription says why', async () => {
