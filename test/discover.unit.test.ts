@@ -89,18 +89,30 @@ describe('fields', () => {
     expect(report.reads).toEqual({ ok: true });
   });
 
-  it('guessed by type alone stay to confirm, out of the map: one candidate at 0.5, several at 0.3', async () => {
-    const one = propose('getVisibility', renameAt(await ours('getVisibility'), 'naming_runs', 'hits') as Record<string, unknown>);
-    expect(one.report.to_confirm).toEqual([{ path: 'naming_runs', reason: expect.stringContaining('`hits` is the only field left'), candidates: [{ from: 'hits', confidence: 0.5, by: 'type' }] }]);
+  it('guessed by type alone stay to confirm, out of the map: one candidate at 0.5, several at 0.3; unless a rule the data keeps settles it', async () => {
+    const one = propose('getAnswerHistory', renameAt(await ours('getAnswerHistory'), 'questions[].topic_id', 'group') as Record<string, unknown>);
+    expect(one.report.to_confirm).toEqual([{ path: 'questions[].topic_id', reason: expect.stringContaining('`group` is the only field left'), candidates: [{ from: 'group', confidence: 0.5, by: 'type' }] }]);
     expect(one.map).toEqual(emptyMap);
-    expect(one.report.reads).toEqual({ ok: false, problem: expect.stringContaining('`naming_runs`') });
+    expect(one.report.reads).toEqual({ ok: false, problem: expect.stringContaining('`questions.0.topic_id`') });
 
-    let two: unknown = renameAt(renameAt(await ours('getVisibility'), 'naming_runs', 'hits'), 'answered_runs', 'total');
-    two = propose('getVisibility', two as Record<string, unknown>).report.to_confirm;
+    // The only candidate for the runs naming the brand keeps score = 100 × naming / answered: evidence, not a guess.
+    const settled = propose('getVisibility', renameAt(await ours('getVisibility'), 'naming_runs', 'hits') as Record<string, unknown>);
+    expect(settled.report.to_confirm).toEqual([]);
+    expect(settled.report.fields.naming_runs).toEqual({ from: 'hits', confidence: 0.9, by: 'evidence' });
+    expect(settled.map.fields).toEqual({ naming_runs: 'hits' });
+
+    let two: unknown = renameAt(renameAt(await ours('getAnswerHistory'), 'questions[].engines_naming_now', 'count_a'), 'questions[].engines_naming_before', 'count_b');
+    two = propose('getAnswerHistory', two as Record<string, unknown>).report.to_confirm;
     expect(two).toEqual([
-      { path: 'answered_runs', reason: expect.any(String), candidates: [{ from: 'total', confidence: 0.3, by: 'type' }, { from: 'hits', confidence: 0.3, by: 'type' }] },
-      { path: 'naming_runs', reason: expect.any(String), candidates: [{ from: 'hits', confidence: 0.3, by: 'type' }] },
+      { path: 'questions[].engines_naming_now', reason: expect.any(String), candidates: [{ from: 'count_a', confidence: 0.3, by: 'type' }, { from: 'count_b', confidence: 0.3, by: 'type' }] },
+      { path: 'questions[].engines_naming_before', reason: expect.any(String), candidates: [{ from: 'count_b', confidence: 0.3, by: 'type' }] },
     ]);
+
+    // Two as likely by type, told apart by the data: only `total` as the answered runs keeps score = 100 × naming / answered.
+    const pair = propose('getVisibility', renameAt(renameAt(await ours('getVisibility'), 'naming_runs', 'hits'), 'answered_runs', 'total') as Record<string, unknown>);
+    expect(pair.report.to_confirm).toEqual([]);
+    expect(pair.map.fields).toEqual({ answered_runs: 'total', naming_runs: 'hits' });
+    expect([pair.report.fields.answered_runs?.by, pair.report.fields.naming_runs?.by]).toEqual(['evidence', 'evidence']);
   });
 
   it('are a question when two upstream fields are as likely as each other', async () => {
@@ -155,7 +167,8 @@ describe('values', () => {
     const shares = { ...topics, topics: (topics.topics as { score: number | null }[]).map((t) => ({ ...t, score: t.score === null ? null : t.score / 100 })) };
     expect(propose('listTopics', shares).report.fields['topics[].score']).toEqual({ from: 'score', confidence: 0.85, by: 'name', convert: 'percent' });
 
-    const one = propose('getVisibility', { ...(await ours('getVisibility')), score: 0.571 });
+    // (A score no run count agrees with: no rule settles it, and the change beside it may share its unit.)
+    const one = propose('getVisibility', { ...(await ours('getVisibility')), score: 0.571, change: 0.4 });
     expect(one.report.to_confirm).toEqual([
       {
         path: 'score',
@@ -165,6 +178,7 @@ describe('values', () => {
           { from: 'score', confidence: 0.5, by: 'name' },
         ],
       },
+      { path: 'change', reason: 'beside `score`, to read from 0 to 1 if it is: its values (0.4) all lie within -1 to 1', candidates: [{ convert: 'percent', confidence: 0.5, by: 'type' }, { confidence: 0.5, by: 'type' }] },
     ]);
     expect(one.map.convert).toEqual({});
     expect(propose('getVisibility', { ...(await ours('getVisibility')), score: 1 }).report.to_confirm).toEqual([]);

@@ -53,6 +53,8 @@ export interface Rule {
   id: RuleId;
   says: string;
   reads: Partial<Record<OperationId, readonly string[]>>;
+  /** Fields whose values it fixes (not only bounds): one candidate for them that keeps it, where others break it, is evidence (discovery). */
+  pins?: readonly string[];
   check: (body: unknown, fields: readonly string[], operation: OperationId) => Finding[];
 }
 
@@ -97,6 +99,7 @@ export const RULES: readonly Rule[] = [
     id: 'score_is_share_named',
     says: 'The score is the share of answered runs that name the brand: 100 × naming_runs / answered_runs (null when none answered).',
     reads: { getVisibility: ['score', 'naming_runs', 'answered_runs'] },
+    pins: ['score', 'naming_runs', 'answered_runs'],
     check: (body, fields) => {
       const [score, naming, answered] = fields.map((f) => at(body, f));
       const values = { score, naming_runs: naming, answered_runs: answered };
@@ -161,6 +164,7 @@ export const RULES: readonly Rule[] = [
     id: 'outcomes_add_up',
     says: 'Won, lost and held add up to the questions compared, each the number of questions with that outcome.',
     reads: { getAnswerHistory: ['counts.won', 'counts.lost', 'counts.held', 'questions[].outcome'] },
+    pins: ['counts.won', 'counts.lost', 'counts.held'],
     check: (body, fields) => {
       const [won, lost, held] = fields.slice(0, 3).map((f) => at(body, f));
       const outcomes = valuesAtPath(body, 'questions[].outcome');
@@ -217,6 +221,7 @@ export const RULES: readonly Rule[] = [
     id: 'change_against_week_before',
     says: 'The change is the score less the score of the 7 days before: with a history whose last week is the period, its week before.',
     reads: { getVisibility: ['change', 'score', 'history[].score', 'history[].week_start', 'history[].week_end', 'naming_runs', 'answered_runs'] },
+    pins: ['change'],
     check: (body) => {
       const history = valuesAtPath(body, 'history[]');
       const [change, score] = [at(body, 'change'), at(body, 'score')];
@@ -256,6 +261,24 @@ export const ENGINES_ANSWERED: Omit<Rule, 'reads' | 'check'> & { fields: readonl
   says: 'An engine that answered nothing in the period is not one of the brand\'s engines: it is neither listed nor counted.',
   fields: ['engines[].runs'],
 };
+
+/**
+ * Whether `body` is evidence for its value at `path` (a field without `[]`): a rule that pins the field holds, and
+ * would break were the value far off (so it did judge it, rather than lack what it needs).
+ */
+export function keepsPinningRules(operation: OperationId, body: unknown, path: string): boolean {
+  const pinning = RULES.filter((rule) => rule.reads[operation] && rule.pins?.includes(path));
+  const broken = (read: unknown) => pinning.filter((rule) => rule.check(read, rule.reads[operation]!, operation).length > 0).length;
+  if (pinning.length === 0 || path.includes('[]') || broken(body) > 0) return false;
+  const value = at(body, path);
+  if (!isNum(value)) return false;
+  const planted = structuredClone(body) as Record<string, unknown>;
+  const steps = path.split('.');
+  let holder: Record<string, unknown> = planted;
+  for (const step of steps.slice(0, -1)) holder = holder[step] as Record<string, unknown>;
+  holder[steps.at(-1)!] = value + 37;
+  return broken(planted) > 0;
+}
 
 /** Every rule that reads `operation`, run on its body (on the contract's names). */
 export function violationsOf(operation: OperationId, body: unknown): Violation[] {

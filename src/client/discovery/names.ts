@@ -6,6 +6,7 @@
  * map); a plural, a singular or a synonym is a guess with a confidence.
  */
 import { fieldKey } from '../../contract/conform';
+import { oursWithin } from '../../contract/plausibility';
 
 /** How a name was matched, and how sure the match is (0 to 1). */
 export interface NameMatch {
@@ -16,7 +17,7 @@ export interface NameMatch {
 /** A contract value an upstream value may stand for. */
 export interface ValueMatch {
   to: string;
-  by: 'name' | 'synonym' | 'similar';
+  by: 'name' | 'synonym' | 'vendor' | 'similar';
   confidence: number;
 }
 
@@ -26,6 +27,8 @@ export const SAME_NAME = 1;
 export const NAME_GUESS = 0.8;
 /** A value spelled otherwise (`WON`, `No-Answer`). */
 export const VALUE_SPELLING = 0.95;
+/** One of ours under a vendor's prefix or suffix (`openai-chatgpt`, `perplexity-sonar`): as sure as a synonym. */
+export const VALUE_VENDOR = NAME_GUESS;
 /** One value's name begins the other's (`recommend`, `recommended`): a hint, never enough alone. */
 export const VALUE_PREFIX = 0.6;
 
@@ -115,7 +118,12 @@ export function compareNames(contract: string, upstream: string): NameMatch | un
 /** The contract's values an upstream value may stand for, best first. */
 export function valueCandidates(contractValues: readonly string[], value: string): ValueMatch[] {
   const found: ValueMatch[] = [];
+  const vendor = oursWithin(value, contractValues);
   for (const to of contractValues) {
+    if (to === vendor && fieldKey(to) !== fieldKey(value)) {
+      found.push({ to, by: 'vendor', confidence: VALUE_VENDOR });
+      continue;
+    }
     const a = fieldKey(to);
     const b = fieldKey(value);
     if (a === b) found.push({ to, by: 'name', confidence: VALUE_SPELLING });
