@@ -201,6 +201,39 @@ describe('values', () => {
     expect(map.values).toEqual({ 'engines[]': { openai: 'chatgpt' }, 'prompts[].engines[].engine': { openai: 'chatgpt' } });
     expect(report.to_confirm).toEqual([]);
   });
+
+  it('of an open enumeration that are ours under a vendor\'s prefix or suffix are mapped to ours; one of its own is carried', async () => {
+    const vendor = JSON.stringify(await ours('getPromptMatrix')).replaceAll('"chatgpt"', '"openai-chatgpt"').replaceAll('"perplexity"', '"perplexity-sonar"').replaceAll('"copilot"', '"xai-grok"');
+    const { report, map } = propose('getPromptMatrix', JSON.parse(vendor));
+    expect(map.values['engines[]']).toEqual({ 'openai-chatgpt': 'chatgpt', 'perplexity-sonar': 'perplexity' });
+    expect(report.values['engines[]']!['openai-chatgpt']).toEqual({ to: 'chatgpt', confidence: 0.8, by: 'vendor' });
+    expect(report.carried['engines[]']).toEqual(['xai-grok']);
+    expect(report.to_confirm).toEqual([]);
+  });
+});
+
+describe('the evidence in the data', () => {
+  it('an object written flat in its parent is "." with its fields; half of them is a question', async () => {
+    const { market, ...rest } = await ours('listTopics');
+    const { id, code } = market as { id: number; code: string };
+    const flat = propose('listTopics', { ...rest, MarketId: id, MarketCode: code });
+    expect(flat.map.fields).toEqual({ market: '.', 'market.id': 'MarketId', 'market.code': 'MarketCode' });
+    expect(flat.report.fields.market).toEqual({ from: '.', confidence: 0.9, by: 'flat' });
+    expect([flat.report.unused, flat.report.reads]).toEqual([[], { ok: true }]);
+    const half = propose('listTopics', { ...rest, MarketId: id });
+    expect(half.report.to_confirm).toEqual([{ path: 'market', reason: expect.stringContaining('`MarketId`'), candidates: [{ from: '.', confidence: 0.5, by: 'flat' }] }]);
+    expect(half.report.unplaced).toEqual(['market.code']);
+  });
+
+  it('beside shares read from 0 to 1, a change within -1 to 1 is read from 0 to 1 too', async () => {
+    const topics = await ours('listTopics');
+    const fractions = (topics.topics as { score: number | null; change: number | null }[]).map((t) => ({ ...t, score: t.score === null ? null : t.score / 100, change: t.change === null ? null : t.change / 100 }));
+    const { report, map } = propose('listTopics', { ...topics, topics: fractions });
+    expect(map.convert).toMatchObject({ 'topics[].score': 'percent', 'topics[].change': 'percent' });
+    expect(report.fields['topics[].change']).toMatchObject({ from: 'change', convert: 'percent' });
+    // As points, the same changes stay as they are.
+    expect(propose('listTopics', topics).map.convert).toEqual({});
+  });
 });
 
 describe('a discovery run', () => {
