@@ -13,7 +13,8 @@ import { clearDigests, deliver, demoMonday, FakeQueue, plusDays, runCron, seedSu
 import { putUpstreamMap } from './helpers';
 import { houseMap, houseStyle } from './house-style';
 import { freshKey, restoreUpstream } from './proxy-upstream';
-import { call, visibleText } from './reports-helpers';
+import { mintExport } from './exports-helpers';
+import { call, clearReports, visibleText } from './reports-helpers';
 import { ReshapingUpstream } from './reshape';
 
 type HouseMap = ReturnType<typeof houseMap>;
@@ -139,6 +140,30 @@ describe('the guard on what is sent', () => {
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ msg: 'digest not sent: implausible figures', rules: [{ rule: 'score_is_share_named', operation: 'getVisibility', fields: ['score', 'naming_runs', 'answered_runs'] }] });
     expect(logged.join('\n')).not.toContain(key);
+    // Nor is the week kept in the history, where a kept week stays as it was.
+    expect((await env.DB.prepare('SELECT count(*) AS n FROM weekly_history').first<{ n: number }>())!.n).toBe(0);
+  });
+
+  it('the kept history keeps no such week: the hourly pass records why, as a miss tried again', async () => {
+    const monday = demoMonday();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    new ReshapingUpstream(houseStyle).install();
+    const map = houseMap();
+    map.operations.getVisibility!.fields.score = 'MarketId';
+    await putUpstreamMap(map);
+    await clearDigests();
+    await clearReports();
+    // An export link names the brand and market: the hourly pass keeps their week.
+    vi.setSystemTime(plusDays(monday, 0, -7));
+    // A key of its own: the reshaped answers are never the demo key's cached ones.
+    await mintExport({ operation: 'listTopics', params: { market: 'us' } }, freshKey('guard-history'));
+    vi.setSystemTime(plusDays(monday, 0, -6));
+    await runCron(plusDays(monday, 0, -6).toISOString(), testEnv(new FakeQueue()));
+    expect((await env.DB.prepare('SELECT count(*) AS n FROM weekly_history').first<{ n: number }>())!.n).toBe(0);
+    const miss = await env.DB.prepare('SELECT tries, last_reason FROM weekly_history_misses').first<{ tries: number; last_reason: string }>();
+    expect(miss?.tries).toBe(1);
+    expect(miss?.last_reason).toMatch(/^not kept: the Read API's figures are implausible: getVisibility score_is_share_named: score 11\.0, but /);
+    await clearReports();
   });
 
   it('send-now: the digest is not sent either, and the answer says why', async () => {

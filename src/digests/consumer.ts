@@ -112,8 +112,8 @@ async function snapshotOf(deps: DigestDeps, job: DigestJob, rows: PendingRow[], 
     const week = { isoWeek: job.iso_week, monday: job.week_monday };
     const { inputs } = await readWeek(deps.api(apiKey, null), { brand_id: job.brand_id, market: String(job.market_id), brandName: rows[0]!.brand_name, week }, deps.now());
     const read = { read_at: deps.now().toISOString(), visibility: inputs.visibility, history: inputs.history, topics: inputs.topics, matrix: inputs.matrix, not_provided: inputs.not_provided };
-    // The week's figures kept for the history (DESIGN section 11); a week kept already stays as it was.
-    await keepWeek(deps.db, historyWeekOf(inputs, 'digest', deps.now()));
+    // The week's figures kept for the history (DESIGN section 11); a week kept already stays as it was, so none that breaks a rule.
+    if (figuresViolations(inputs).length === 0) await keepWeek(deps.db, historyWeekOf(inputs, 'digest', deps.now()));
     return { kind: 'read', snapshot: await storeSnapshot(deps.db, job, read) };
   } catch (error) {
     if (error instanceof WindowMismatch) return { kind: 'retry', reason: `reads straddled midnight: ${error.message}` };

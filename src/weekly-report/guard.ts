@@ -30,10 +30,10 @@ export function figuresViolations(bodies: SentBodies, engines?: readonly { engin
 }
 
 /** The reason kept on the record: the first violation in words, then how many more (a record's reason is at most 500 characters). */
-export function implausibleReason(violations: readonly Violation[]): string {
+export function implausibleReason(violations: readonly Violation[], outcome: 'not sent' | 'not kept' = 'not sent'): string {
   const [first] = violations;
   const more = violations.length > 1 ? ` (and ${violations.length - 1} more)` : '';
-  return `not sent: the Read API's figures are implausible: ${first ? `${first.operation ?? 'the engines'} ${first.rule}: ${first.message}` : ''}${more}`.slice(0, 500);
+  return `${outcome}: the Read API's figures are implausible: ${first ? `${first.operation ?? 'the engines'} ${first.rule}: ${first.message}` : ''}${more}`.slice(0, 500);
 }
 
 /** One log line for a guarded send: what was not sent, for which group, and the rules and fields (no key, no figures of the brand). */
