@@ -59,6 +59,10 @@ describe('names', () => {
     expect(valueCandidates(['chatgpt', 'google_ai_overviews'], 'google_aio')).toEqual([{ to: 'google_ai_overviews', by: 'synonym', confidence: 0.8 }]);
     expect(valueCandidates(['recommended', 'mentioned'], 'recommend')).toEqual([{ to: 'recommended', by: 'similar', confidence: 0.6 }]);
     expect(valueCandidates(['chatgpt'], 'grok')).toEqual([]);
+    // An open value of ours under a vendor's prefix or suffix; never in a closed enumeration, nor where a name says more.
+    expect(valueCandidates(['chatgpt', 'perplexity'], 'perplexity-sonar', true)).toEqual([{ to: 'perplexity', by: 'vendor', confidence: 0.8 }]);
+    expect(valueCandidates(['recommended', 'mentioned', 'absent'], 'not_mentioned')).toEqual([{ to: 'absent', by: 'synonym', confidence: 0.8 }]);
+    expect(valueCandidates(['recommended', 'mentioned', 'absent'], 'not_mentioned', true)).toEqual([{ to: 'absent', by: 'synonym', confidence: 0.8 }]);
   });
 });
 

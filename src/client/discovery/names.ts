@@ -115,20 +115,20 @@ export function compareNames(contract: string, upstream: string): NameMatch | un
   return undefined;
 }
 
-/** The contract's values an upstream value may stand for, best first. */
-export function valueCandidates(contractValues: readonly string[], value: string): ValueMatch[] {
+/**
+ * The contract's values an upstream value may stand for, best first. `open`: the spec leaves the values open (an
+ * engine), and one of ours may carry a vendor's prefix or suffix (`openai-chatgpt`), where no name says more.
+ */
+export function valueCandidates(contractValues: readonly string[], value: string, open = false): ValueMatch[] {
   const found: ValueMatch[] = [];
-  const vendor = oursWithin(value, contractValues);
   for (const to of contractValues) {
-    if (to === vendor && fieldKey(to) !== fieldKey(value)) {
-      found.push({ to, by: 'vendor', confidence: VALUE_VENDOR });
-      continue;
-    }
     const a = fieldKey(to);
     const b = fieldKey(value);
     if (a === b) found.push({ to, by: 'name', confidence: VALUE_SPELLING });
     else if (meaningOf(to) === meaningOf(value)) found.push({ to, by: 'synonym', confidence: NAME_GUESS });
     else if (Math.min(a.length, b.length) >= 3 && (a.startsWith(b) || b.startsWith(a))) found.push({ to, by: 'similar', confidence: VALUE_PREFIX });
   }
+  const vendor = open && !found.some((f) => f.by !== 'similar') ? oursWithin(value, contractValues) : undefined;
+  if (vendor) return [{ to: vendor, by: 'vendor', confidence: VALUE_VENDOR }, ...found.filter((f) => f.to !== vendor)];
   return found.sort((x, y) => y.confidence - x.confidence);
 }

@@ -473,7 +473,7 @@ function proposeValues(expected: Extract<Expected, { kind: 'enum' }>, values: re
   const claimed = new Set(distinct.filter((v) => expected.values.includes(v)));
   const asked: { value: string; candidates: Candidate[] }[] = [];
   for (const value of foreign) {
-    const candidates: Candidate[] = valueCandidates(expected.values, value);
+    const candidates: Candidate[] = valueCandidates(expected.values, value, expected.open);
     const [best, second] = candidates;
     if (best && best.confidence >= walk.threshold && second?.confidence !== best.confidence) {
       walk.mapValue(path, value, best.to!, true);
