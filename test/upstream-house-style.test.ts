@@ -53,10 +53,12 @@ describe('in front of the house-style service, discovery alone', () => {
     expect(reads.getPromptMatrix!.values['engines[]']).toMatchObject({ 'openai-chatgpt': { to: 'chatgpt', by: 'vendor' }, 'anthropic-claude': { to: 'claude', by: 'vendor' }, 'perplexity-sonar': { to: 'perplexity', by: 'vendor' } });
     expect(reads.getPromptMatrix!.carried).toEqual({ 'engines[]': ['xai-grok'], 'prompts[].engines[].engine': ['xai-grok'] });
 
-    // What is left for a person: the one topic of getTopic cannot tell a 0-1 share from a small percentage.
+    // What is left for a person: the one topic of getTopic cannot tell a 0-1 share from a small percentage (nor,
+    // when it moved, its change beside it).
     const left = readsOf(report).flatMap(([id, read]) => [...read.to_confirm.map((item) => `${id}: ${item.path}`), ...read.unplaced.map((path) => `${id}: ${path} (unplaced)`)]);
     expect(left.length).toBeLessThanOrEqual(10);
-    expect(left).toEqual(['getTopic: topic.score', 'getTopic: topic.change']);
+    expect(left[0]).toBe('getTopic: topic.score');
+    expect(left.slice(1)).toEqual(left.length > 1 ? ['getTopic: topic.change'] : []);
     expect(readsOf(report).filter(([, read]) => !read.reads.ok).map(([id]) => id)).toEqual([]);
 
     const theirs = (await reportJson('/reports/weekly?market=us', key)).report;
