@@ -29,7 +29,21 @@ export function fixtureDay(days = 0): DayBodies {
   const bodies = structuredClone({ visibility: fixture.visibility, matrix: fixture.matrix, topics: fixture.topics }) as unknown as DayBodies;
   const period = { from: addDays(fixture.visibility.period.from, days), to: addDays(fixture.visibility.period.to, days) };
   for (const body of Object.values(bodies)) body.period = period;
+  // The history moves with the period: its weeks stay consecutive and the last one ends in it (src/contract/plausibility.ts).
+  for (const week of bodies.visibility.history) Object.assign(week, { week_start: addDays(week.week_start, days), week_end: addDays(week.week_end, days) });
   return bodies;
+}
+
+/**
+ * A visibility body with another score that keeps the rules the spec implies (src/contract/plausibility.ts): the
+ * runs naming the brand follow it, and so do the last week of the history and the change against the week before.
+ */
+export function withScore<Body extends { score: number | null; change: number | null; answered_runs: number; naming_runs: number; history: { score: number | null }[] }>(body: Body, score: number): Body {
+  const naming = Math.round((score / 100) * body.answered_runs);
+  const exact = Math.round((1000 * naming) / body.answered_runs) / 10;
+  const history = body.history.map((week, i, all) => (i === all.length - 1 ? { ...week, score: exact } : week));
+  const before = history.at(-2)?.score;
+  return { ...body, score: exact, naming_runs: naming, history, change: typeof before === 'number' ? Math.round((exact - before) * 10) / 10 : body.change };
 }
 
 /** One engine's cell of a question, to change by hand. */

@@ -14,7 +14,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AlertJob } from '../src/alerts/deps';
 import { HISTORY_MAX_TRIES } from '../src/exports/history-cron';
 import { utcWeek } from '../src/weekly-report';
-import { AlertQueue, cell, clearAlerts, deliveryRecords, FakeEndpoints, FixtureApi, fixtureDay, HOSTS, seedAlertSubscriptions } from './alerts-helpers';
+import { AlertQueue, cell, clearAlerts, deliveryRecords, FakeEndpoints, FixtureApi, fixtureDay, HOSTS, seedAlertSubscriptions, withScore } from './alerts-helpers';
 import { clearDigests, deliver, FakeQueue, runCron, testEnv } from './digests-helpers';
 import { useServicesForTests } from './seams';
 
@@ -51,7 +51,7 @@ afterEach(() => {
 /** The hand-worked changes of day 2 (see test/alerts-model.unit.test.ts): score down, Claude lost, Deskpilot ahead, ChatGPT won. */
 function changedDay2() {
   const day2 = fixtureDay(1);
-  day2.visibility.score = 50;
+  day2.visibility = withScore(day2.visibility, 50);
   Object.assign(cell(day2, 1101001, 'claude'), { state: 'absent', runs: 7 });
   Object.assign(cell(day2, 1101001, 'chatgpt'), { state: 'mentioned', runs: 7 });
   day2.topics.topics[0]!.rivals[0]!.share = 60;
@@ -416,7 +416,7 @@ describe('the daily evaluation and its deliveries', () => {
     await seedAlertSubscriptions([{ channel: 'email', email: 'lead@example.com' }]);
     const scored = (day: number, score: number) => {
       const bodies = fixtureDay(day - 1);
-      bodies.visibility.score = score;
+      bodies.visibility = withScore(bodies.visibility, score);
       return bodies;
     };
     const eventsOf = async () => {

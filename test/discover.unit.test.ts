@@ -64,6 +64,10 @@ describe('names', () => {
     expect(valueCandidates(['chatgpt', 'google_ai_overviews'], 'google_aio')).toEqual([{ to: 'google_ai_overviews', by: 'synonym', confidence: 0.8 }]);
     expect(valueCandidates(['recommended', 'mentioned'], 'recommend')).toEqual([{ to: 'recommended', by: 'similar', confidence: 0.6 }]);
     expect(valueCandidates(['chatgpt'], 'grok')).toEqual([]);
+    // An open value of ours under a vendor's prefix or suffix; never in a closed enumeration, nor where a name says more.
+    expect(valueCandidates(['chatgpt', 'perplexity'], 'perplexity-sonar', true)).toEqual([{ to: 'perplexity', by: 'vendor', confidence: 0.8 }]);
+    expect(valueCandidates(['recommended', 'mentioned', 'absent'], 'not_mentioned')).toEqual([{ to: 'absent', by: 'synonym', confidence: 0.8 }]);
+    expect(valueCandidates(['recommended', 'mentioned', 'absent'], 'not_mentioned', true)).toEqual([{ to: 'absent', by: 'synonym', confidence: 0.8 }]);
   });
 });
 
@@ -94,18 +98,30 @@ describe('fields', () => {
     expect(report.reads).toEqual({ ok: true });
   });
 
-  it('guessed by type alone stay to confirm, out of the map: one candidate at 0.5, several at 0.3', async () => {
-    const one = propose('getVisibility', renameAt(await ours('getVisibility'), 'naming_runs', 'hits') as Record<string, unknown>);
-    expect(one.report.to_confirm).toEqual([{ path: 'naming_runs', reason: expect.stringContaining('`hits` is the only field left'), candidates: [{ from: 'hits', confidence: 0.5, by: 'type' }] }]);
+  it('guessed by type alone stay to confirm, out of the map: one candidate at 0.5, several at 0.3; unless a rule the data keeps settles it', async () => {
+    const one = propose('getAnswerHistory', renameAt(await ours('getAnswerHistory'), 'questions[].topic_id', 'group') as Record<string, unknown>);
+    expect(one.report.to_confirm).toEqual([{ path: 'questions[].topic_id', reason: expect.stringContaining('`group` is the only field left'), candidates: [{ from: 'group', confidence: 0.5, by: 'type' }] }]);
     expect(one.map).toEqual(emptyMap);
-    expect(one.report.reads).toEqual({ ok: false, problem: expect.stringContaining('`naming_runs`') });
+    expect(one.report.reads).toEqual({ ok: false, problem: expect.stringContaining('`questions.0.topic_id`') });
 
-    let two: unknown = renameAt(renameAt(await ours('getVisibility'), 'naming_runs', 'hits'), 'answered_runs', 'total');
-    two = propose('getVisibility', two as Record<string, unknown>).report.to_confirm;
+    // The only candidate for the runs naming the brand keeps score = 100 × naming / answered: evidence, not a guess.
+    const settled = propose('getVisibility', renameAt(await ours('getVisibility'), 'naming_runs', 'hits') as Record<string, unknown>);
+    expect(settled.report.to_confirm).toEqual([]);
+    expect(settled.report.fields.naming_runs).toEqual({ from: 'hits', confidence: 0.9, by: 'evidence' });
+    expect(settled.map.fields).toEqual({ naming_runs: 'hits' });
+
+    let two: unknown = renameAt(renameAt(await ours('getAnswerHistory'), 'questions[].engines_naming_now', 'count_a'), 'questions[].engines_naming_before', 'count_b');
+    two = propose('getAnswerHistory', two as Record<string, unknown>).report.to_confirm;
     expect(two).toEqual([
-      { path: 'answered_runs', reason: expect.any(String), candidates: [{ from: 'total', confidence: 0.3, by: 'type' }, { from: 'hits', confidence: 0.3, by: 'type' }] },
-      { path: 'naming_runs', reason: expect.any(String), candidates: [{ from: 'hits', confidence: 0.3, by: 'type' }] },
+      { path: 'questions[].engines_naming_now', reason: expect.any(String), candidates: [{ from: 'count_a', confidence: 0.3, by: 'type' }, { from: 'count_b', confidence: 0.3, by: 'type' }] },
+      { path: 'questions[].engines_naming_before', reason: expect.any(String), candidates: [{ from: 'count_b', confidence: 0.3, by: 'type' }] },
     ]);
+
+    // Two as likely by type, told apart by the data: only `total` as the answered runs keeps score = 100 × naming / answered.
+    const pair = propose('getVisibility', renameAt(renameAt(await ours('getVisibility'), 'naming_runs', 'hits'), 'answered_runs', 'total') as Record<string, unknown>);
+    expect(pair.report.to_confirm).toEqual([]);
+    expect(pair.map.fields).toEqual({ answered_runs: 'total', naming_runs: 'hits' });
+    expect([pair.report.fields.answered_runs?.by, pair.report.fields.naming_runs?.by]).toEqual(['evidence', 'evidence']);
   });
 
   it('are a question when two upstream fields are as likely as each other', async () => {
@@ -160,7 +176,8 @@ describe('values', () => {
     const shares = { ...topics, topics: (topics.topics as { score: number | null }[]).map((t) => ({ ...t, score: t.score === null ? null : t.score / 100 })) };
     expect(propose('listTopics', shares).report.fields['topics[].score']).toEqual({ from: 'score', confidence: 0.85, by: 'name', convert: 'percent' });
 
-    const one = propose('getVisibility', { ...(await ours('getVisibility')), score: 0.571 });
+    // (A score no run count agrees with: no rule settles it, and the change beside it may share its unit.)
+    const one = propose('getVisibility', { ...(await ours('getVisibility')), score: 0.571, change: 0.4 });
     expect(one.report.to_confirm).toEqual([
       {
         path: 'score',
@@ -170,6 +187,7 @@ describe('values', () => {
           { from: 'score', confidence: 0.5, by: 'name' },
         ],
       },
+      { path: 'change', reason: 'beside `score`, to read from 0 to 1 if it is: its values (0.4) all lie within -1 to 1', candidates: [{ convert: 'percent', confidence: 0.5, by: 'type' }, { confidence: 0.5, by: 'type' }] },
     ]);
     expect(one.map.convert).toEqual({});
     expect(propose('getVisibility', { ...(await ours('getVisibility')), score: 1 }).report.to_confirm).toEqual([]);
@@ -191,6 +209,39 @@ describe('values', () => {
     expect(report.carried).toEqual({ 'engines[]': ['grok'], 'prompts[].engines[].engine': ['grok'] });
     expect(map.values).toEqual({ 'engines[]': { openai: 'chatgpt' }, 'prompts[].engines[].engine': { openai: 'chatgpt' } });
     expect(report.to_confirm).toEqual([]);
+  });
+
+  it('of an open enumeration that are ours under a vendor\'s prefix or suffix are mapped to ours; one of its own is carried', async () => {
+    const vendor = JSON.stringify(await ours('getPromptMatrix')).replaceAll('"chatgpt"', '"openai-chatgpt"').replaceAll('"perplexity"', '"perplexity-sonar"').replaceAll('"copilot"', '"xai-grok"');
+    const { report, map } = propose('getPromptMatrix', JSON.parse(vendor));
+    expect(map.values['engines[]']).toEqual({ 'openai-chatgpt': 'chatgpt', 'perplexity-sonar': 'perplexity' });
+    expect(report.values['engines[]']!['openai-chatgpt']).toEqual({ to: 'chatgpt', confidence: 0.8, by: 'vendor' });
+    expect(report.carried['engines[]']).toEqual(['xai-grok']);
+    expect(report.to_confirm).toEqual([]);
+  });
+});
+
+describe('the evidence in the data', () => {
+  it('an object written flat in its parent is "." with its fields; half of them is a question', async () => {
+    const { market, ...rest } = await ours('listTopics');
+    const { id, code } = market as { id: number; code: string };
+    const flat = propose('listTopics', { ...rest, MarketId: id, MarketCode: code });
+    expect(flat.map.fields).toEqual({ market: '.', 'market.id': 'MarketId', 'market.code': 'MarketCode' });
+    expect(flat.report.fields.market).toEqual({ from: '.', confidence: 0.9, by: 'flat' });
+    expect([flat.report.unused, flat.report.reads]).toEqual([[], { ok: true }]);
+    const half = propose('listTopics', { ...rest, MarketId: id });
+    expect(half.report.to_confirm).toEqual([{ path: 'market', reason: expect.stringContaining('`MarketId`'), candidates: [{ from: '.', confidence: 0.5, by: 'flat' }] }]);
+    expect(half.report.unplaced).toEqual(['market.code']);
+  });
+
+  it('beside shares read from 0 to 1, a change within -1 to 1 is read from 0 to 1 too', async () => {
+    const topics = await ours('listTopics');
+    const fractions = (topics.topics as { score: number | null; change: number | null }[]).map((t) => ({ ...t, score: t.score === null ? null : t.score / 100, change: t.change === null ? null : t.change / 100 }));
+    const { report, map } = propose('listTopics', { ...topics, topics: fractions });
+    expect(map.convert).toMatchObject({ 'topics[].score': 'percent', 'topics[].change': 'percent' });
+    expect(report.fields['topics[].change']).toMatchObject({ from: 'change', convert: 'percent' });
+    // As points, the same changes stay as they are.
+    expect(propose('listTopics', topics).map.convert).toEqual({});
   });
 });
 

@@ -7,7 +7,7 @@
 import { env } from 'cloudflare:test';
 import { Webhook } from 'standardwebhooks';
 import { vi } from 'vitest';
-import { AlertQueue, clearAlerts, deliveryRecords, FakeEndpoints, seedAlertSubscriptions } from './alerts-helpers';
+import { AlertQueue, clearAlerts, deliveryRecords, FakeEndpoints, seedAlertSubscriptions, withScore } from './alerts-helpers';
 import { clearDigests, deliver, demoMonday, FakeQueue, plusDays, runCron, testEnv } from './digests-helpers';
 import { originTransport } from '../src/origin/transport';
 import { useUpstreamForTests } from './seams';
@@ -115,7 +115,7 @@ export async function alertRunWithFallingScore(shape: (body: Record<string, unkn
   await clearAlerts();
   const endpoints = new FakeEndpoints().install();
   let lower = 0;
-  new ReshapingUpstream((body, url) => shape(url.pathname.endsWith('/visibility') ? { ...body, score: (body.score as number) - lower } : body, url)).install();
+  new ReshapingUpstream((body, url) => shape(url.pathname.endsWith('/visibility') && lower !== 0 ? withScore(body as Parameters<typeof withScore>[0], (body.score as number) - lower) : body, url)).install();
   const alertQueue = new AlertQueue();
   const alertEnv = testEnv(new FakeQueue(), { ALERT_QUEUE: alertQueue, RESEND_API_KEY: '' });
   const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';

@@ -151,8 +151,13 @@ describe('an upstream with its own words, numbers as text, dates as date-times a
       'history[].score': { from: 'score', confidence: 0.95, by: 'name', convert: 'number' },
       answered_runs: { from: 'answered', confidence: 0.8, by: 'synonym', convert: 'integer' },
       generated_at: { from: 'asOf', confidence: 0.8, by: 'synonym', convert: 'date-time' },
-      change: { from: 'change', confidence: 1, by: 'name' },
+      // The data settles what names cannot: the score and the runs naming the brand are the pair that keeps score = naming / answered.
+      score: { from: 'visibility', confidence: 0.9, by: 'evidence', convert: 'percent' },
+      naming_runs: { from: 'hits', confidence: 0.9, by: 'evidence' },
+      // In points: by name, or, on a day its value lies within -1 to 1 beside the 0-1 score, by the score less the week before's.
+      change: { from: 'change' },
     });
+    expect(visibility.fields.change!.convert).toBeUndefined();
     expect(readOf(report, 'listTopics').fields).toMatchObject({
       generated_at: { from: 'computed_at', confidence: 0.8, by: 'synonym' },
       'topics[].rivals': { from: 'competitors', confidence: 0.8, by: 'synonym' },
@@ -163,25 +168,16 @@ describe('an upstream with its own words, numbers as text, dates as date-times a
     expect(readOf(report, 'getPromptMatrix').fields['prompts[].engines']).toEqual({ from: 'cells', confidence: 0.85, by: 'structure' });
     expect(report.map.operations.getAnswerHistory!.values).toEqual({ 'questions[].outcome': { gain: 'won', loss: 'lost', same: 'held' } });
 
-    // One share for the score cannot tell a share from a small percentage; a field no name relates is only a guess.
+    // A field no name relates and no rule pins is only a guess.
     const questions = toConfirmOf(report);
     expect(questions.map(({ id, path, candidates }) => ({ id, path, candidates }))).toEqual([
-      {
-        id: 'getVisibility',
-        path: 'score',
-        candidates: [
-          { from: 'visibility', convert: 'percent', confidence: 0.5, by: 'synonym' },
-          { from: 'visibility', confidence: 0.5, by: 'synonym' },
-        ],
-      },
-      { id: 'getVisibility', path: 'naming_runs', candidates: [{ from: 'hits', confidence: 0.5, by: 'type' }] },
       { id: 'getPromptMatrix', path: 'prompts', candidates: [{ from: 'rows', confidence: 0.74, by: 'structure' }] },
       { id: 'getAnswerHistory', path: 'questions[].outcome', candidates: [{ from: 'result', confidence: 0.5, by: 'type' }] },
     ]);
     for (const { path } of questions) expect(Object.keys(report.map.operations.getVisibility!.fields)).not.toContain(path);
-    expect(visibility.reads).toEqual({ ok: false, problem: expect.stringContaining('`score`') });
+    expect(visibility.reads).toEqual({ ok: true });
 
-    // Applied as proposed, the report still cannot read the score: nothing unsure went in.
+    // Applied as proposed, the report still cannot read the won and lost questions: nothing unsure went in.
     expect(report.applied).toEqual({ version: expect.any(Number) });
     const before = await call('/reports/weekly?market=us&format=json', { key });
     expect(before.status).toBe(502);

@@ -26,7 +26,8 @@ import { sha256Hex } from '../lib/hash';
 import { DAY_MS } from '../lib/time';
 import { chunks } from '../mail/send-batches';
 import { groupApiKey, groupKeyOf, type SubscriptionRow, UNREADABLE_KEY } from '../subscriptions';
-import { ALERT_HOUR, type AlertChange, type AlertEvent, type AlertSnapshot, alertSnapshotOf, changesBetween, localTime, NEEDS, type PartId, readParts } from '../weekly-report';
+import type { Violation } from '../contract/plausibility';
+import { ALERT_HOUR, type AlertChange, type AlertEvent, type AlertSnapshot, alertSnapshotOf, changesBetween, figuresViolations, implausibleReason, localTime, logImplausible, NEEDS, type PartId, readParts } from '../weekly-report';
 import type { AlertDeps, AlertJob } from './deps';
 import { releaseAt } from './quiet';
 
@@ -61,6 +62,8 @@ export interface EvaluationResult {
   enqueued: number;
   /** Groups whose read failed (evaluated again next hour) or whose key was refused (their subscriptions paused). */
   failed: number;
+  /** Groups whose figures broke a rule of src/contract/plausibility.ts: nothing sent, each subscription's record says why. */
+  implausible: number;
   paused: number;
 }
 
@@ -125,6 +128,28 @@ async function pauseGroup(deps: AlertDeps, rows: AlertRow[], code: string): Prom
   return moved.flatMap((r) => r.results).length;
 }
 
+/**
+ * Figures that break a rule the spec implies are compared with nothing and sent to no one: each subscription gets a
+ * skipped delivery record saying why, and the group's day is marked evaluated (its last plausible snapshot kept, so
+ * tomorrow compares with it), so it is read and logged once that day.
+ */
+async function skipImplausible(deps: AlertDeps, groupKey: string, rows: AlertRow[], day: string, period: Bundle['period'], broken: Violation[]): Promise<void> {
+  const at = deps.now().toISOString();
+  const messageId = `implausible-${day}`;
+  const bundle = JSON.stringify({ period, events: [] } satisfies Bundle);
+  const skip = deps.db.prepare(
+    `INSERT INTO alert_deliveries (delivery_key, message_id, subscription_id, group_key, events, status, reason, deliver_after, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, 'skipped', ?, ?, ?, ?) ON CONFLICT (delivery_key) DO NOTHING`,
+  );
+  await deps.db.batch([
+    ...rows.map((row) => skip.bind(`${row.id}/${messageId}`, messageId, row.id, groupKey, bundle, implausibleReason(broken), at, at, at)),
+    deps.db
+      .prepare(`INSERT INTO alert_snapshots (group_key, local_day, evaluated_at, snapshot) VALUES (?1, ?2, ?3, 'null') ON CONFLICT (group_key) DO UPDATE SET local_day = ?2, evaluated_at = ?3`)
+      .bind(groupKey, day, at),
+  ]);
+  logImplausible('alert', groupKey, broken);
+}
+
 /** Evaluates one group that is due; see the module comment. */
 async function evaluateGroup(deps: AlertDeps, groupKey: string, rows: AlertRow[], day: string, before: AlertSnapshot | null, result: EvaluationResult): Promise<void> {
   const now = deps.now();
@@ -150,6 +175,12 @@ async function evaluateGroup(deps: AlertDeps, groupKey: string, rows: AlertRow[]
   }
   if (!bodies) {
     result.failed++;
+    return;
+  }
+  const broken = figuresViolations(bodies);
+  if (broken.length > 0) {
+    await skipImplausible(deps, groupKey, rows, day, bodies.visibility.period, broken);
+    result.implausible++;
     return;
   }
   const after = alertSnapshotOf(bodies);
@@ -213,7 +244,7 @@ async function enqueueDue(deps: AlertDeps, now: Date): Promise<number> {
 /** One cron run: evaluates the groups that are due, then enqueues what is due. */
 export async function evaluateAlerts(deps: AlertDeps): Promise<EvaluationResult> {
   const now = deps.now();
-  const result: EvaluationResult = { evaluated: 0, reads: 0, events: 0, deliveries: 0, held: 0, enqueued: 0, failed: 0, paused: 0 };
+  const result: EvaluationResult = { evaluated: 0, reads: 0, events: 0, deliveries: 0, held: 0, enqueued: 0, failed: 0, implausible: 0, paused: 0 };
   const { results: rows } = await deps.db
     .prepare(
       `SELECT s.*, c.quiet_start, c.quiet_end FROM digest_subscriptions s JOIN alert_channels c ON c.subscription_id = s.id

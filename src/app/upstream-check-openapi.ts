@@ -4,17 +4,27 @@
  * (upstream-check.ts), with the schema it answers.
  */
 import * as z from 'zod';
+import { RULE_IDS } from '../contract/plausibility';
 import { type FeatureDocs, type Fits, ADMIN_REFUSALS, error, HTML, jsonBody, jsonOf, ok, ref, requestId } from '../contract/product-openapi';
 import { type CheckAnswer, CheckBody, UPSTREAM_CHECK_PATH } from './upstream-check';
 
 const count = z.number().int().min(0);
+const Violation = z.object({
+  rule: z.enum(RULE_IDS),
+  operation: z.string().nullable().describe('The operation whose answer breaks it; null for a rule of what a view counts.'),
+  fields: z.array(z.string()).describe('The contract\'s fields it reads (`topics[].change`).'),
+  values: z.record(z.string(), z.unknown()).describe('The values seen.'),
+  message: z.string().describe('In words a person can act on: "score 11.0, but 961 of 1,710 answers name the brand (56.2%): is `score` read from the right field?"'),
+});
 /** `POST /admin/upstream/check`'s answer (src/weekly-report/compat.ts). */
 const UpstreamCheck = z.object({
   features: z.array(
     z.object({
       feature: z.enum(['digest', 'report_page', 'alerts', 'csv_exports', 'history', 'weekly_report']),
       label: z.string(),
-      status: z.enum(['works', 'works_without', 'cannot_run']),
+      status: z
+        .enum(['works', 'works_without', 'cannot_run', 'implausible'])
+        .describe('`implausible`: it can run, but its reads break a rule the spec implies between fields (`violations`), so its figures would be wrong: the map most likely reads a field from the wrong place or in the wrong unit.'),
       missing: z.array(
         z.object({
           part: z.string().describe('A part of the weekly report (`history`, `per_engine`, `moved`, `topics`, `rivals`, `score`, `won_lost`), or a CSV export\'s `rows` or `column`, or `body`.'),
@@ -26,6 +36,7 @@ const UpstreamCheck = z.object({
           line: z.string().optional().describe('What the feature says where it leaves the section out.'),
         }),
       ),
+      violations: z.array(Violation).describe('The rules its reads break (src/contract/plausibility.ts); empty unless `implausible` (or `cannot_run` for another reason).'),
     }),
   ),
   operations: z.array(
@@ -35,6 +46,7 @@ const UpstreamCheck = z.object({
       fields: z.array(z.string()),
       code: z.string().optional(),
       note: z.string().optional(),
+      violations: z.array(Violation).optional().describe('The rules the body breaks, read as its export reads it.'),
     }),
   ),
   reads: count,
@@ -55,7 +67,7 @@ export const upstreamCheckDocs: FeatureDocs = {
         tag: 'Upstream map',
         summary: 'Check which features work with the service',
         description:
-          'Reads each operation the features read with `api_key` (in the body: keys never go in a URL), through the upstream map and the key\'s cache and budget, and says per feature whether it works, works without a section (which, and which field is missing), or cannot run (which operation and field). Each feature needs only what it cannot do without (docs/upstream.md, "What each feature needs"). Operations that need a value (a topic id, a question, a rival) take it from another answer, as the contract\'s `paramsFrom` says; one whose answer has none is `not_checked`, with a note. A page instead of JSON when `Accept` prefers `text/html`. The key is neither logged nor shown.',
+          'Reads each operation the features read with `api_key` (in the body: keys never go in a URL), through the upstream map and the key\'s cache and budget, and says per feature whether it works, works without a section (which, and which field is missing), or cannot run (which operation and field), or reads implausible figures: an answer that breaks a rule the spec implies (the score is the share of answered runs naming the brand, shares and scores within 0 to 100, counts whole, won + lost + held the questions compared, a history\'s weeks consecutive and ending in the period, the change the score less the week before\'s, our engines under our names), each violation naming the rule, the fields and the values seen. Each feature needs only what it cannot do without (docs/upstream.md, "What each feature needs"). Operations that need a value (a topic id, a question, a rival) take it from another answer, as the contract\'s `paramsFrom` says; one whose answer has none is `not_checked`, with a note. A page instead of JSON when `Accept` prefers `text/html`. The key is neither logged nor shown.',
         security: 'admin',
         requestBody: jsonBody('CheckBody', '`{"api_key": "...", "brand_id": 2, "market": "us"}`; `brand_id` and `market` as in the Read API (default: the key\'s only brand, its primary market).'),
         responses: {

@@ -14,6 +14,7 @@
 import * as z from 'zod';
 import { toApiError } from '../client';
 import { API_KEY_CHARACTERS, apiKeyProblem } from '../contract/access';
+import type { Violation } from '../contract/plausibility';
 import { ApiError } from '../contract/errors';
 import { parseJsonObject, readJsonBody } from '../contract/json-body';
 import { html, htmlDocument, joinMarkup, type Markup, pageHeaders, trusted } from '../lib/html';
@@ -70,7 +71,7 @@ export const upstreamCheckRoutes: Route<AdminContext>[] = [{ path: UPSTREAM_CHEC
 
 // ---------------------------------------------------------------- the page
 
-const STATUS_WORDS: Record<FeatureStatus, string> = { works: 'Works', works_without: 'Works without a section', cannot_run: 'Cannot run' };
+const STATUS_WORDS: Record<FeatureStatus, string> = { works: 'Works', works_without: 'Works without a section', cannot_run: 'Cannot run', implausible: 'Implausible figures' };
 const OPERATION_WORDS: Record<OperationStatus, string> = {
   readable: 'read in full',
   readable_without: 'read without some fields',
@@ -82,11 +83,11 @@ const OPERATION_WORDS: Record<OperationStatus, string> = {
 
 const STYLE = `
 .status{display:inline-block;font-size:14px;font-weight:600;padding:2px 10px;border-radius:999px;border:1px solid currentColor;white-space:nowrap}
-.works{color:var(--good)}.works_without{color:var(--ink)}.cannot_run{color:var(--bad)}
+.works{color:var(--good)}.works_without{color:var(--ink)}.cannot_run,.implausible{color:var(--bad)}
 ul.features{list-style:none;padding:0;margin:0}
 ul.features>li{border-left:4px solid var(--rule);padding:6px 0 6px 12px;margin:0 0 16px}
 ul.features>li.works{border-left-color:var(--good)}
-ul.features>li.cannot_run{border-left-color:var(--bad)}
+ul.features>li.cannot_run,ul.features>li.implausible{border-left-color:var(--bad)}
 ul.features h3{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin:0 0 6px;color:var(--ink)}
 ul.missing{margin:4px 0 0;padding-left:20px}
 ul.missing li{margin:0 0 6px}
@@ -101,12 +102,18 @@ function missingItem(m: CompatibilityResult['features'][number]['missing'][numbe
   return html`<li>${what}<span class="where">${m.operation}: ${where}</span></li>`;
 }
 
+/** A rule the feature's reads break: its words, then the rule and the fields. */
+function violationItem(v: Violation): Markup {
+  const fields = joinMarkup(v.fields.map((f) => html`<code>${f}</code>`), ', ');
+  return html`<li data-rule="${v.rule}">${v.message}<span class="where">${v.operation ?? 'what it counts'}: ${fields} break <code>${v.rule}</code></span></li>`;
+}
+
 /** The check as a page, in the look of the report page. */
 function checkPage(answer: CheckAnswer, asked: { brand_id?: number | undefined; market?: string | undefined }): Markup {
   const scope = [asked.brand_id !== undefined ? `brand ${asked.brand_id}` : 'the key’s brand', asked.market !== undefined ? `market ${asked.market.toUpperCase()}` : 'its primary market'].join(', ');
   const features = answer.features.map(
     (f) =>
-      html`<li class="${f.status}" data-feature="${f.feature}" data-status="${f.status}"><h3>${f.label} <span class="status ${f.status}">${STATUS_WORDS[f.status]}</span></h3>${f.missing.length > 0 ? html`<ul class="missing">${f.missing.map(missingItem)}</ul>` : null}</li>`,
+      html`<li class="${f.status}" data-feature="${f.feature}" data-status="${f.status}"><h3>${f.label} <span class="status ${f.status}">${STATUS_WORDS[f.status]}</span></h3>${f.missing.length + f.violations.length > 0 ? html`<ul class="missing">${f.violations.map(violationItem)}${f.missing.map(missingItem)}</ul>` : null}</li>`,
   );
   const operations = answer.operations.map((op) => {
     const fields = op.fields.length > 0 ? html`: ${joinMarkup(op.fields.map((f) => html`<code>${f}</code>`), ', ')}` : null;
@@ -116,7 +123,7 @@ function checkPage(answer: CheckAnswer, asked: { brand_id?: number | undefined; 
   });
   const body = html`<h1>Does this Read API work with every feature?</h1>
 <p class="meta">Checked ${formatStamp(answer.checked_at)}, with the API key you sent, for ${scope}: ${answer.reads} reads through the cache, ${answer.calls} of them upstream.</p>
-<p class="small">Each feature needs only what it cannot do without; without anything else it leaves that section out and says so in one line, as below. Fields are the contract’s; the upstream map (<code>GET /admin/upstream/map</code>) can say where the service keeps one it names otherwise.</p>
+<p class="small">A feature with implausible figures reads answers that break a rule the spec implies (the score is the share of answered runs naming the brand, shares lie within 0 to 100, …): the map most likely reads a field from the wrong place or in the wrong unit. Each feature needs only what it cannot do without; without anything else it leaves that section out and says so in one line, as below. Fields are the contract’s; the upstream map (<code>GET /admin/upstream/map</code>) can say where the service keeps one it names otherwise.</p>
 <h2>Features</h2><ul class="features" data-testid="features">${features}</ul>
 <h2>Operations</h2><p class="small">Each operation as its CSV export reads it: everything but its rows may be missing.</p>
 <table data-testid="operations"><thead><tr><th scope="col">Operation</th><th scope="col">Read</th></tr></thead><tbody>${operations}</tbody></table>

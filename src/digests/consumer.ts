@@ -11,14 +11,16 @@
  * request is the same bytes on every attempt (the snapshot's figures, links
  * signed at the record's planned time). A first read after the planned ISO
  * week is over would only repeat the next week's digest, so nothing is sent
- * and the records say `too late: ...`.
+ * and the records say `too late: ...`. Nor is a digest whose figures break a
+ * rule the spec implies (src/contract/plausibility.ts): its records are
+ * `skipped`, saying which rule, fields and values.
  */
 import { ApiClientError } from '../client';
 import { addDays, toDay } from '../contract/window';
 import { runInChunks } from '../lib/d1';
 import { batchesByKey, batchKey, chunks, failureReason, sendInBatches } from '../mail/send-batches';
 import { digestEmails, groupApiKey, type SubscriptionRow, UNREADABLE_KEY } from '../subscriptions';
-import { buildReport, type DigestKind, formatPeriod, historyWeekOf, keepWeek, OperationMissing, readWeek, type Report, WindowMismatch } from '../weekly-report';
+import { buildReport, type DigestKind, figuresViolations, formatPeriod, historyWeekOf, implausibleReason, keepWeek, logImplausible, OperationMissing, readWeek, type Report, WindowMismatch } from '../weekly-report';
 import type { DigestDeps, DigestJob } from './deps';
 import { sendOwedNotices } from './notices';
 import { loadSnapshot, type Snapshot, storeSnapshot } from './snapshot';
@@ -110,8 +112,8 @@ async function snapshotOf(deps: DigestDeps, job: DigestJob, rows: PendingRow[], 
     const week = { isoWeek: job.iso_week, monday: job.week_monday };
     const { inputs } = await readWeek(deps.api(apiKey, null), { brand_id: job.brand_id, market: String(job.market_id), brandName: rows[0]!.brand_name, week }, deps.now());
     const read = { read_at: deps.now().toISOString(), visibility: inputs.visibility, history: inputs.history, topics: inputs.topics, matrix: inputs.matrix, not_provided: inputs.not_provided };
-    // The week's figures kept for the history (DESIGN section 11); a week kept already stays as it was.
-    await keepWeek(deps.db, historyWeekOf(inputs, 'digest', deps.now()));
+    // The week's figures kept for the history (DESIGN section 11); a week kept already stays as it was, so none that breaks a rule.
+    if (figuresViolations(inputs).length === 0) await keepWeek(deps.db, historyWeekOf(inputs, 'digest', deps.now()));
     return { kind: 'read', snapshot: await storeSnapshot(deps.db, job, read) };
   } catch (error) {
     if (error instanceof WindowMismatch) return { kind: 'retry', reason: `reads straddled midnight: ${error.message}` };
@@ -224,6 +226,14 @@ export async function processDigestJob(job: DigestJob, deps: DigestDeps, attempt
   };
   if (reportFor(['visibility', 'won_lost']).empty === 'nothing_measured') {
     await mark(deps, rows, 'skipped', `nothing measured: no answered run in ${formatPeriod(visibility.period)} or the 7 days before`);
+    result.skipped += rows.length;
+    return result;
+  }
+  // Figures that break a rule the spec implies (the map reads a field from the wrong place or unit) are not sent: the record says why.
+  const broken = figuresViolations({ visibility, history, topics, matrix }, reportFor(['visibility', 'won_lost']).engines);
+  if (broken.length > 0) {
+    await mark(deps, rows, 'skipped', implausibleReason(broken));
+    logImplausible('digest', job.group_key, broken);
     result.skipped += rows.length;
     return result;
   }

@@ -13,7 +13,7 @@ import { ApiClientError } from '../client';
 import { errorText } from '../lib/log';
 import { unseal } from '../lib/sealing';
 import { UNREADABLE_KEY } from '../subscriptions';
-import { historyWeekOf, keepWeek, OperationMissing, readWeek, utcWeek, WindowMismatch } from '../weekly-report';
+import { figuresViolations, historyWeekOf, implausibleReason, keepWeek, OperationMissing, readWeek, utcWeek, WindowMismatch } from '../weekly-report';
 import type { ExportDeps } from './deps';
 
 /** Pairs read per cron run: each is 3 or 4 reads of the API. */
@@ -65,7 +65,10 @@ export async function keepWeeklyHistory(deps: ExportDeps): Promise<HistoryRun> {
       try {
         // No brand name needed (the history keeps figures only): no /brands read.
         const { inputs } = await readWeek(deps.api(apiKey, null), { brand_id: pair.brand_id, market: String(pair.market_id), brandName: '', week }, now);
-        if (await keepWeek(deps.db, historyWeekOf(inputs, 'cron', deps.now()))) run.kept += 1;
+        // A week kept stays as it was: figures that break a rule the spec implies are a miss, tried again next hour.
+        const broken = figuresViolations(inputs);
+        if (broken.length > 0) miss = implausibleReason(broken, 'not kept');
+        else if (await keepWeek(deps.db, historyWeekOf(inputs, 'cron', deps.now()))) run.kept += 1;
       } catch (error) {
         // The API's refusals and outages, an operation the service lacks, and windows that straddled midnight twice: tried again next hour. D1 failing is not a miss.
         if (!(error instanceof ApiClientError || error instanceof WindowMismatch || error instanceof OperationMissing)) throw error;

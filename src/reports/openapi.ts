@@ -52,7 +52,11 @@ const SendAnswer = z.object({
     id: z.string().optional(),
     sent_at: z.iso.datetime().optional(),
     subject: z.string().optional(),
-    note: z.string().optional().describe('Why nothing was sent: no confirmed subscriber, or nothing measured in the last two weeks.'),
+    note: z.string().optional().describe('Why nothing was sent: no confirmed subscriber, nothing measured in the last two weeks, or figures that break a rule the spec implies (the first violation in words).'),
+    violations: z
+      .array(z.object({ rule: z.string(), operation: z.string().nullable(), fields: z.array(z.string()), values: z.record(z.string(), z.unknown()), message: z.string() }))
+      .optional()
+      .describe('The rules the figures break (src/contract/plausibility.ts), when that is why nothing was sent.'),
   }),
 });
 

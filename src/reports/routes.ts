@@ -285,6 +285,8 @@ async function sendNow(request: Request, url: URL, deps: ReportDeps): Promise<Re
       return json({ send: { ...scope, recipients: 0, sent: 0, failed: 0, note: 'No confirmed subscriber for this brand and market: nothing was sent.' } }, 202);
     case 'nothing_measured':
       return json({ send: { ...scope, recipients: 0, sent: 0, failed: 0, note: 'Nothing was measured in the last two weeks: no digest is sent, as on the weekly run.' } }, 202);
+    case 'implausible':
+      return json({ send: { ...scope, recipients: 0, sent: 0, failed: 0, note: `The Read API's figures are implausible, so no digest is sent, as on the weekly run: ${outcome.violations[0]!.message}`, violations: outcome.violations } }, 202);
     case 'too_soon':
       return json(
         {

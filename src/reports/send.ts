@@ -25,7 +25,8 @@ import { sha256Hex } from '../lib/hash';
 import { MINUTE_MS, retryAfterSeconds } from '../lib/time';
 import { chunks, failureReason, sendInBatches } from '../mail/send-batches';
 import { confirmedSubscribers, digestEmails, groupKeyOf, kindsOf, type SubscriptionRow } from '../subscriptions';
-import { localWeek, reportOf, type WeeklyInputs } from '../weekly-report';
+import type { Violation } from '../contract/plausibility';
+import { figuresViolations, localWeek, reportOf, type WeeklyInputs } from '../weekly-report';
 import type { ReportDeps } from './deps';
 
 /** A second send of the same brand and market within this window is refused (409). */
@@ -44,6 +45,8 @@ export type SendOutcome =
   | { kind: 'sent'; result: SendResult }
   | { kind: 'no_recipients' }
   | { kind: 'nothing_measured' }
+  /** The figures break a rule the spec implies (src/contract/plausibility.ts): nothing is sent, as on the weekly run. */
+  | { kind: 'implausible'; violations: Violation[] }
   /** Within the window: when the last send went, and seconds until another may. */
   | { kind: 'too_soon'; last: { id: string; sent_at: string }; retryAfter: number }
   /** Every batch failed: nothing went out, the claim is released so the caller can try again. */
@@ -110,6 +113,9 @@ export async function sendDigestNow(deps: ReportDeps, o: { apiKey: string; input
   const { brand, market } = o.inputs;
   const full = reportOf(o.inputs, ['visibility', 'won_lost']);
   if (full.empty === 'nothing_measured') return { kind: 'nothing_measured' };
+  const { visibility, history, topics, matrix } = o.inputs;
+  const violations = figuresViolations({ visibility, history, topics, matrix }, full.engines);
+  if (violations.length > 0) return { kind: 'implausible', violations };
   const rows = await confirmedSubscribers(deps.db, brand.id, market.id);
   if (rows.length === 0) return { kind: 'no_recipients' };
 

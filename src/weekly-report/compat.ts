@@ -3,7 +3,9 @@
  * with one API key, each operation the features read is read through the
  * upstream map, as the features read it (`readParts`, `readTableBody`), and
  * each feature is said to work, to work without a section (which one, and
- * which field is missing), or not to run (which operation and field).
+ * which field is missing), not to run (which operation and field), or to
+ * read implausible figures: a read that breaks a rule of the contract's
+ * table (src/contract/plausibility.ts), named with the fields and values.
  *
  * ```ts
  * const result = await checkCompatibility(api(key, address), { market: 'us' });
@@ -19,10 +21,11 @@
 import { type ApiClient, ApiClientError } from '../client';
 import { type OperationId, operationList } from '../contract/operations';
 import { fillParams, type Params } from '../contract/params-from';
+import { type Violation, violationsOf } from '../contract/plausibility';
 import { type Feature, NEEDS, type Needs, notProvidedLine, operationMissing, PARTS, PART_IDS, type PartId, readParts, readTableBody } from './parts';
 import { scopeParams, type WeekTarget } from './read';
 
-export type FeatureStatus = 'works' | 'works_without' | 'cannot_run';
+export type FeatureStatus = 'works' | 'works_without' | 'cannot_run' | 'implausible';
 
 /** Something a feature reads that the service does not provide. */
 export interface Missing {
@@ -45,6 +48,8 @@ export interface FeatureVerdict {
   label: string;
   status: FeatureStatus;
   missing: Missing[];
+  /** The rules its reads break (`implausible`): the figures would be wrong. */
+  violations: Violation[];
 }
 
 export type OperationStatus = 'readable' | 'readable_without' | 'unreadable' | 'not_provided' | 'refused' | 'not_checked';
@@ -57,6 +62,8 @@ export interface OperationVerdict {
   /** The API's answer when it refused the read (`refused`: the key's plan or integrations), or said there is no such operation. */
   code?: string;
   note?: string;
+  /** The rules the body breaks, read as its export reads it. */
+  violations?: Violation[];
 }
 
 export interface CompatibilityResult {
@@ -102,13 +109,15 @@ function partOfField(id: OperationId, field: string): PartId | undefined {
 
 const OPERATIONS_OF = (needs: Needs) => [...new Set(PART_IDS.filter((part) => needs[part] !== undefined).map((part) => PARTS[part].operation))];
 
-/** What a feature with `needs` lacks, from the same reads it makes. */
-async function missingFor(client: ApiClient, needs: Needs, params: Record<string, unknown>, counter: { reads: number }): Promise<Missing[]> {
+/** What a feature with `needs` lacks, and the rules its reads break, from the same reads it makes. */
+async function missingFor(client: ApiClient, needs: Needs, params: Record<string, unknown>, counter: { reads: number }): Promise<Findings> {
   const missing: Missing[] = [];
+  const violations: Violation[] = [];
   for (const id of OPERATIONS_OF(needs)) {
     counter.reads++;
     try {
       const read = await readParts(client, needs, id, params);
+      violations.push(...violationsOf(id, read.data));
       for (const part of read.notProvided) {
         const need = needs[part];
         if (need === undefined || need === 'required') continue;
@@ -124,14 +133,23 @@ async function missingFor(client: ApiClient, needs: Needs, params: Record<string
       missing.push({ part: part ?? 'body', operation: id, ...why, words: part ? PARTS[part].words : why.field === null ? `the operation ${id}` : `its field ${why.field}`, required: true });
     }
   }
-  return missing;
+  return { missing, violations };
 }
 
-const verdict = (feature: Feature, missing: Missing[], status: FeatureStatus = missing.some((m) => m.required) ? 'cannot_run' : missing.length > 0 ? 'works_without' : 'works'): FeatureVerdict => ({
+interface Findings {
+  missing: Missing[];
+  violations: Violation[];
+}
+
+/** A feature that cannot run says so first; one that runs on figures breaking a rule is implausible, whatever it leaves out. */
+const statusOf = ({ missing, violations }: Findings): FeatureStatus =>
+  missing.some((m) => m.required) ? 'cannot_run' : violations.length > 0 ? 'implausible' : missing.length > 0 ? 'works_without' : 'works';
+
+const verdict = (feature: Feature, findings: Findings, status: FeatureStatus = statusOf(findings)): FeatureVerdict => ({
   feature,
   label: FEATURE_LABELS[feature],
   status,
-  missing,
+  ...findings,
 });
 
 /** Required parameters the request still lacks: these operations are not read by the check. */
@@ -163,7 +181,8 @@ async function operationVerdicts(client: ApiClient, target: CheckTarget, counter
     try {
       const { data, absent } = await readTableBody(client, op.id, op.csv!, Object.fromEntries(Object.entries(params).map(([name, value]) => [name, String(value)])));
       answers.set(op.id, data);
-      verdicts.set(op.id, { operation: op.id, status: absent.length > 0 ? 'readable_without' : 'readable', fields: absent });
+      const violations = violationsOf(op.id, data);
+      verdicts.set(op.id, { operation: op.id, status: absent.length > 0 ? 'readable_without' : 'readable', fields: absent, ...(violations.length > 0 ? { violations } : {}) });
     } catch (error) {
       if (!(error instanceof ApiClientError)) throw error;
       failed.set(op.id, `answered ${error.kind === 'parse' ? 'a body it cannot read' : `${error.status} ${error.code}`}`);
@@ -196,9 +215,14 @@ function csvVerdict(operations: OperationVerdict[]): FeatureVerdict {
       return [{ part: 'column', operation: op.operation, field, words: `the ${column} column of the ${op.operation} export`, required: false, line: `The ${op.operation} export leaves its ${column} column empty.` }];
     });
   });
+  // A rule that blames (its first field) a field of an export's rows makes a column wrong; one beside the rows is in no column.
+  const violations = operations.flatMap((op) => {
+    const { rows } = operationList.find((o) => o.id === op.operation)!.csv!;
+    return (op.violations ?? []).filter((v) => v.fields[0]!.startsWith(`${rows}[]`));
+  });
   // One export that cannot run leaves the others: the feature works without it.
   const readable = operations.some((op) => op.status === 'readable' || op.status === 'readable_without');
-  return verdict('csv_exports', missing, !readable ? 'cannot_run' : missing.length > 0 ? 'works_without' : 'works');
+  return verdict('csv_exports', { missing, violations }, !readable ? 'cannot_run' : violations.length > 0 ? 'implausible' : missing.length > 0 ? 'works_without' : 'works');
 }
 
 /** The check; see the module comment. Throws `CheckInterrupted` when a read fails for a reason that says nothing about the bodies. */
@@ -207,7 +231,7 @@ export async function checkCompatibility(client: ApiClient, target: CheckTarget)
   const params = scopeParams(target);
   const operations = await operationVerdicts(client, target, counter);
   // The digest, the page and weekly_report have one table of needs: checked once.
-  const byNeeds = new Map<Needs, Missing[]>();
+  const byNeeds = new Map<Needs, Findings>();
   const features: FeatureVerdict[] = [];
   for (const feature of ['digest', 'report_page', 'alerts', 'csv_exports', 'history', 'weekly_report'] as const) {
     if (feature === 'csv_exports') {

@@ -8,3 +8,4 @@ export * from './subscription-words';
 export * from './parts';
 export * from './compat';
 export { OperationMissing } from './missing';
+export * from './guard';

@@ -6,6 +6,7 @@
  * map); a plural, a singular or a synonym is a guess with a confidence.
  */
 import { fieldKey } from '../../contract/conform';
+import { oursWithin } from '../../contract/plausibility';
 
 /** How a name was matched, and how sure the match is (0 to 1). */
 export interface NameMatch {
@@ -16,7 +17,7 @@ export interface NameMatch {
 /** A contract value an upstream value may stand for. */
 export interface ValueMatch {
   to: string;
-  by: 'name' | 'synonym' | 'similar';
+  by: 'name' | 'synonym' | 'vendor' | 'similar';
   confidence: number;
 }
 
@@ -26,6 +27,8 @@ export const SAME_NAME = 1;
 export const NAME_GUESS = 0.8;
 /** A value spelled otherwise (`WON`, `No-Answer`). */
 export const VALUE_SPELLING = 0.95;
+/** One of ours under a vendor's prefix or suffix (`openai-chatgpt`, `perplexity-sonar`): as sure as a synonym. */
+export const VALUE_VENDOR = NAME_GUESS;
 /** One value's name begins the other's (`recommend`, `recommended`): a hint, never enough alone. */
 export const VALUE_PREFIX = 0.6;
 
@@ -112,8 +115,11 @@ export function compareNames(contract: string, upstream: string): NameMatch | un
   return undefined;
 }
 
-/** The contract's values an upstream value may stand for, best first. */
-export function valueCandidates(contractValues: readonly string[], value: string): ValueMatch[] {
+/**
+ * The contract's values an upstream value may stand for, best first. `open`: the spec leaves the values open (an
+ * engine), and one of ours may carry a vendor's prefix or suffix (`openai-chatgpt`), where no name says more.
+ */
+export function valueCandidates(contractValues: readonly string[], value: string, open = false): ValueMatch[] {
   const found: ValueMatch[] = [];
   for (const to of contractValues) {
     const a = fieldKey(to);
@@ -122,5 +128,7 @@ export function valueCandidates(contractValues: readonly string[], value: string
     else if (meaningOf(to) === meaningOf(value)) found.push({ to, by: 'synonym', confidence: NAME_GUESS });
     else if (Math.min(a.length, b.length) >= 3 && (a.startsWith(b) || b.startsWith(a))) found.push({ to, by: 'similar', confidence: VALUE_PREFIX });
   }
+  const vendor = open && !found.some((f) => f.by !== 'similar') ? oursWithin(value, contractValues) : undefined;
+  if (vendor) return [{ to: vendor, by: 'vendor', confidence: VALUE_VENDOR }, ...found.filter((f) => f.to !== vendor)];
   return found.sort((x, y) => y.confidence - x.confidence);
 }

@@ -20,7 +20,8 @@
  */
 import type * as z from 'zod';
 import { checkResponseBody } from '../../contract/body';
-import { envelopeOf, fieldKey, isObject, objectShape, unwrapEnvelope } from '../../contract/conform';
+import { conformBody, envelopeOf, fieldKey, isObject, objectShape, unwrapEnvelope } from '../../contract/conform';
+import { keepsPinningRules } from '../../contract/plausibility';
 import type { OperationId } from '../../contract/operations';
 import type { ZodSide } from '../../contract/zod-side';
 import type { OperationMap } from '../../contract/schemas/upstream-map';
@@ -113,6 +114,7 @@ export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, thres
   // What the envelope lacks is taken from beside it (`meta.generatedAt`), as conformBody does.
   const inside = unwrapEnvelope(shape, body, mapsEnvelope ? envelope.at : undefined) as Json;
   walkObject(shape, [inside], '', walk);
+  settleByEvidence(id, schema, body, walk);
   const check = checkResponseBody(zs, id, JSON.stringify(body), walk.sure);
   return {
     report: {
@@ -129,6 +131,35 @@ export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, thres
     map: walk.sure,
     guess: walk.guess,
   };
+}
+
+/** A candidate settled by the data: as sure as a name guess, and surer than any guess by type. */
+const EVIDENCE = 0.9;
+
+/**
+ * Questions the data answers (src/contract/plausibility.ts): of a field's candidates, the one whose reading keeps a
+ * rule that pins the field (the score that is naming over answered) while the others break it, or the only one,
+ * is taken. Never the first of several that keep it: ties are broken by evidence, never by order.
+ */
+function settleByEvidence(id: OperationId, schema: z.ZodType, body: Json, walk: Walk): void {
+  for (const item of [...walk.toConfirm]) {
+    if (item.value !== undefined || item.path === '' || item.path.includes('[]')) continue;
+    // A candidate that is only a reading (`convert`) reads the field the guess reads.
+    const name = item.path.split('.').at(-1)!;
+    const fromOf = (candidate: Candidate) => candidate.from ?? walk.guess.fields[item.path] ?? name;
+    const keeping = item.candidates.filter((candidate) => {
+      const map = { ...walk.guess, fields: { ...walk.guess.fields, [item.path]: fromOf(candidate) }, convert: { ...walk.guess.convert } };
+      if (candidate.convert) map.convert[item.path] = candidate.convert;
+      else delete map.convert[item.path];
+      return keepsPinningRules(id, conformBody(schema, body, map), item.path);
+    });
+    if (keeping.length !== 1) continue;
+    const chosen = keeping[0]!;
+    walk.toConfirm.splice(walk.toConfirm.indexOf(item), 1);
+    walk.mapField(item.path, name, fromOf(chosen), chosen.convert, true);
+    if (!chosen.convert) delete walk.guess.convert[item.path];
+    walk.fields[item.path] = { from: fromOf(chosen), confidence: EVIDENCE, by: 'evidence', ...(chosen.convert ? { convert: chosen.convert } : {}) };
+  }
 }
 
 /** The child object that is the body, when one holds more of the contract's top fields (by any name) than the top object does. */
@@ -208,13 +239,22 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
       if (match) byName.push(pairOf(name, key, match.by, match.confidence, expected[name]!, valuesOf(key)));
     }
   const chosen = choose(byName);
-  const keysOf = () => new Set([...chosen.values()].flat().map((p) => p.key));
-  const named = keysOf();
-  const left = Object.keys(shape).filter((name) => !chosen.has(name));
-  for (const [name, pairs] of byShape(left, keys.filter((key) => !named.has(key)), expected, valuesOf)) chosen.set(name, pairs);
+  const named = new Set([...chosen.values()].flat().map((p) => p.key));
+  // An object written flat in this one (`MarketId`, `MarketCode` for `market`) before any guess by type takes its fields.
+  const flat = flatObjects(Object.keys(shape).filter((name) => !chosen.has(name)), keys.filter((key) => !named.has(key)), expected, valuesOf);
+  const flatKeys = [...flat.values()].flatMap((f) => f.pairs.map((p) => p.key));
+  const left = Object.keys(shape).filter((name) => !chosen.has(name) && !flat.has(name));
+  for (const [name, pairs] of byShape(left, keys.filter((key) => !named.has(key) && !flatKeys.includes(key)), expected, valuesOf)) chosen.set(name, pairs);
+  const keysOf = () => new Set([...[...chosen.values()].flat().map((p) => p.key), ...flatKeys]);
 
+  const units: Unit[] = [];
   for (const name of Object.keys(shape)) {
     const fieldPath = pathOf(path, name);
+    const flatObject = flat.get(name);
+    if (flatObject) {
+      placeFlat(walk, fieldPath, name, flatObject, expected[name]!);
+      continue;
+    }
     const pairs = chosen.get(name);
     if (!pairs) {
       walk.unplaced.push(fieldPath);
@@ -233,11 +273,96 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
         reason: tie ? `two readings as likely as each other${best.reason ? `: ${best.reason}` : ''}` : (best.reason ?? `a guess by ${best.by}`),
         candidates: readings.slice(0, 3).map(({ pair, reading: r }): Candidate => ({ from: pair.key, ...(r.convert ? { convert: r.convert } : {}), confidence: r.confidence, by: pair.by })),
       });
+    const field = expected[name]!;
+    if (field.kind === 'number' && (field.percent || field.change)) units.push({ path: fieldPath, name, convert: reading.convert, sure, values: valuesOf(best.key) });
     // What lies under a field to confirm is proposed as if it were confirmed: confirming it then needs one entry.
     walkValue(shape[name]!, valuesOf(best.key), fieldPath, walk);
   }
+  siblingUnits(units, walk);
   const used = keysOf();
   for (const key of keys) if (!used.has(key)) walk.unused.push(pathOf(path, key));
+}
+
+/** A percentage or a change of one, as placed in an object: the unit its siblings share. */
+interface Unit {
+  path: string;
+  name: string;
+  convert: Conversion | undefined;
+  sure: boolean;
+  values: unknown[];
+}
+
+/**
+ * Fields of one object share a unit: beside a share read from 0 to 1 (`percent`), a change or another percentage
+ * whose values all lie within -1 to 1 is in that unit too (a change of -0.063 is -6.3 points), though alone it
+ * reads as points. As sure as the share and the field both are; otherwise a question, with the share.
+ */
+function siblingUnits(units: Unit[], walk: Walk): void {
+  const share = units.find((u) => u.convert === 'percent');
+  if (!share) return;
+  for (const unit of units) {
+    const numbers = present(unit.values);
+    if (unit.convert || numbers.length === 0 || !numbers.every((v) => typeof v === 'number' && Math.abs(v) <= 1)) continue;
+    const sure = share.sure && unit.sure;
+    walk.mapConvert(unit.path, 'percent', sure);
+    const placed = walk.fields[unit.path];
+    if (sure && placed) placed.convert = 'percent';
+    else if (sure) walk.fields[unit.path] = { from: unit.name, confidence: walk.threshold, by: 'name', convert: 'percent' };
+    else if (!walk.toConfirm.some((item) => item.path === unit.path))
+      walk.toConfirm.push({ path: unit.path, reason: `beside \`${share.path}\`, to read from 0 to 1 if it is: its values (${numbers.slice(0, 3).join(', ')}) all lie within -1 to 1`, candidates: [{ convert: 'percent', confidence: AMBIGUOUS, by: 'type' }, { confidence: AMBIGUOUS, by: 'type' }] });
+  }
+}
+
+/** A contract object found written flat in its parent: its fields' pairs, and how sure that is. */
+interface FlatObject {
+  pairs: Pair[];
+  confidence: number;
+}
+/** Every field of the object found flat, each by name: nearly as sure as the names themselves. */
+const FLAT_ALL = 0.9;
+
+/**
+ * Contract objects (`market`) nothing in this object stands for, whose fields are here under the object's name and
+ * theirs (`MarketId`, `MarketCode`): the map reads them with `"market": "."`. Half of the fields or more, or none.
+ */
+function flatObjects(names: string[], keys: string[], expected: Record<string, Expected & { nullable: boolean }>, valuesOf: (key: string) => unknown[]): Map<string, FlatObject> {
+  const found = new Map<string, FlatObject>();
+  const taken = new Set<string>();
+  for (const name of names) {
+    const object = expected[name]!;
+    if (object.kind !== 'object') continue;
+    const pairs: Pair[] = [];
+    for (const [inner, schema] of Object.entries(object.shape)) {
+      for (const key of keys) {
+        const match = taken.has(key) ? undefined : compareNames(`${name}_${inner}`, key);
+        if (!match) continue;
+        const pair = pairOf(inner, key, match.by, match.confidence, expectedOf(schema), valuesOf(key));
+        if (pair.reason && pair.confidence < match.confidence) continue;
+        pairs.push(pair);
+        break;
+      }
+    }
+    const share = pairs.length / Object.keys(object.shape).length;
+    if (pairs.length === 0 || share < 0.5) continue;
+    for (const p of pairs) taken.add(p.key);
+    found.set(name, { pairs, confidence: hundredths(share === 1 ? Math.min(FLAT_ALL, ...pairs.map((p) => p.confidence)) : AMBIGUOUS) });
+  }
+  return found;
+}
+
+/** A flat object into the walk: `"."` for it, its fields by their flat names; a question when not every field was found. */
+function placeFlat(walk: Walk, path: string, name: string, flat: FlatObject, expected: Expected): void {
+  const sure = flat.confidence >= walk.threshold;
+  walk.mapField(path, name, '.', undefined, sure);
+  if (sure) walk.fields[path] = { from: '.', confidence: flat.confidence, by: 'flat' };
+  else walk.toConfirm.push({ path, reason: `its fields are written flat beside it (${flat.pairs.map((p) => `\`${p.key}\``).join(', ')}), but not all of them`, candidates: [{ from: '.', confidence: flat.confidence, by: 'flat' }] });
+  for (const pair of flat.pairs) {
+    const reading = pair.readings[0]!;
+    walk.mapField(`${path}.${pair.name}`, pair.name, pair.key, reading.convert, sure);
+    if (sure) walk.fields[`${path}.${pair.name}`] = { from: pair.key, confidence: flat.confidence, by: 'flat', ...(reading.convert ? { convert: reading.convert } : {}) };
+  }
+  const inner = expected.kind === 'object' ? Object.keys(expected.shape) : [];
+  for (const field of inner) if (!flat.pairs.some((p) => p.name === field)) walk.unplaced.push(`${path}.${field}`);
 }
 
 /** A pair weighed by how its values read: a name whose values do not read as the contract's is a candidate only. */
@@ -349,7 +474,7 @@ function proposeValues(expected: Extract<Expected, { kind: 'enum' }>, values: re
   const claimed = new Set(distinct.filter((v) => expected.values.includes(v)));
   const asked: { value: string; candidates: Candidate[] }[] = [];
   for (const value of foreign) {
-    const candidates: Candidate[] = valueCandidates(expected.values, value);
+    const candidates: Candidate[] = valueCandidates(expected.values, value, expected.open);
     const [best, second] = candidates;
     if (best && best.confidence >= walk.threshold && second?.confidence !== best.confidence) {
       walk.mapValue(path, value, best.to!, true);

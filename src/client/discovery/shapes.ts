@@ -19,8 +19,8 @@ export type Expected =
   | { kind: 'union'; options: z.ZodType[] }
   /** `open`: the spec leaves the values open, and another implementation's own are carried as they are. */
   | { kind: 'enum'; values: string[]; open: boolean; leaf: z.ZodType }
-  /** `percent`: from 0 to 100, which another implementation may write as a share from 0 to 1. */
-  | { kind: 'number'; integer: boolean; percent: boolean; leaf: z.ZodType }
+  /** `percent`: from 0 to 100, which another implementation may write as a share from 0 to 1; `change`: a change of one, -100 to 100. */
+  | { kind: 'number'; integer: boolean; percent: boolean; change: boolean; leaf: z.ZodType }
   | { kind: 'scalar'; leaf: z.ZodType };
 
 /** The schema under its wrappers, and whether null is one of its values. */
@@ -46,7 +46,7 @@ export function expectedOf(schema: z.ZodType): Expected & { nullable: boolean } 
     }
     case 'number': {
       const { min, max, integer } = numberRules(def);
-      return { kind: 'number', integer, percent: min === 0 && max === 100, leaf: s, nullable };
+      return { kind: 'number', integer, percent: min === 0 && max === 100, change: min === -100 && max === 100, leaf: s, nullable };
     }
     case 'union': {
       // An open value (enums.ts `openValue`): one of ours, or any other text.

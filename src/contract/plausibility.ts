@@ -1,0 +1,303 @@
+/**
+ * Readable is not right (DESIGN section 13). The relations the spec states
+ * or implies between what an answer holds, as one table of rules, each with
+ * the fields it reads: the compatibility check calls a feature whose reads
+ * break one "implausible", the digest and the alerts send nothing whose
+ * figures break one, and discovery prefers the reading of a body that keeps
+ * them. Bodies are read on the contract's names (after the upstream map).
+ *
+ * ```ts
+ * violationsOf('getVisibility', body);
+ * // [{ rule: 'score_is_share_named', operation: 'getVisibility', fields: ['score', 'naming_runs', 'answered_runs'],
+ * //    values: { score: 11, naming_runs: 961, answered_runs: 1710 },
+ * //    message: 'score 11.0, but 961 of 1,710 answers name the brand (56.2%): is `score` read from the right field?' }]
+ * ```
+ *
+ * Plain code over plain values, no schema: a fresh isolate's `/api/v1` never
+ * loads it, and discovery runs it on bodies the contract does not read yet.
+ */
+import { ENGINES } from './enums';
+import type { OperationId } from './operations';
+import { valuesAtPath } from './paths';
+
+/** Every rule's id: the table's, and the one of what a view counts. */
+export const RULE_IDS = [
+  'score_is_share_named',
+  'within_range',
+  'points_not_fractions',
+  'whole_counts',
+  'outcomes_add_up',
+  'outcome_follows_engines',
+  'weeks_consecutive',
+  'change_against_week_before',
+  'engines_by_our_names',
+  'engines_answered',
+] as const;
+export type RuleId = (typeof RULE_IDS)[number];
+
+/** One rule broken: which, where, the values seen, and in words a person can act on. */
+export interface Violation {
+  rule: RuleId;
+  /** The operation whose body broke it; null for a rule of what a view counts (`engines_answered`). */
+  operation: OperationId | null;
+  /** The contract's fields it read (`topics[].change`). */
+  fields: string[];
+  values: Record<string, unknown>;
+  message: string;
+}
+
+type Finding = Omit<Violation, 'rule' | 'operation'>;
+
+/** What a rule says, the fields it reads per operation, and the check of one body. */
+export interface Rule {
+  id: RuleId;
+  says: string;
+  reads: Partial<Record<OperationId, readonly string[]>>;
+  /** Fields whose values it fixes (not only bounds): one candidate for them that keeps it, where others break it, is evidence (discovery). */
+  pins?: readonly string[];
+  check: (body: unknown, fields: readonly string[], operation: OperationId) => Finding[];
+}
+
+/** A share written with two decimals (`0.56`) read as a percentage is off by up to half a point: that much is rounding. */
+export const ROUNDING = 0.5;
+/** Many small values tell 0-1 shares from a few small percentages. */
+const FRACTION_EVIDENCE = 3;
+
+const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const present = (vs: unknown[]) => vs.filter((v) => v !== null && v !== undefined);
+const one = (x: number) => x.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+const whole = (x: number) => x.toLocaleString('en-US', { maximumFractionDigits: 3 });
+const shown = (v: unknown) => (isNum(v) ? whole(v) : JSON.stringify(v));
+const list = (vs: unknown[]) => `${vs.slice(0, 3).map(shown).join(', ')}${vs.length > 3 ? ', …' : ''}`;
+const at = (body: unknown, path: string) => valuesAtPath(body, path)[0];
+/** The first values broken of `path`, and how many there are. */
+const some = (vs: unknown[]) => (vs.length > 3 ? `${list(vs)} (${vs.length} values)` : list(vs));
+
+const DAY = 86_400_000;
+const dayOf = (v: unknown) => (typeof v === 'string' && /^\d{4}-\d\d-\d\d$/.test(v) ? Date.parse(`${v}T00:00:00Z`) : NaN);
+
+/**
+ * One of ours inside an open value, as a vendor writes it: our value's words at the start or the end of the
+ * value's (`openai-chatgpt`, `anthropic-claude`, `perplexity-sonar` → `perplexity`). Undefined for one of ours
+ * itself, or for none. Discovery maps such a value; the rules call one left unmapped a split engine.
+ */
+export function oursWithin(value: string, ours: readonly string[]): string | undefined {
+  const words = value.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  if (ours.includes(value)) return undefined;
+  const found = ours.filter((candidate) => {
+    const mine = candidate.split('_');
+    if (mine.length > words.length) return false;
+    const same = (from: number) => mine.every((w, i) => words[from + i] === w);
+    return same(0) || same(words.length - mine.length);
+  });
+  return found.length === 1 ? found[0] : undefined;
+}
+
+/** The table. Fields are contract paths; each rule reads only those it lists. */
+export const RULES: readonly Rule[] = [
+  {
+    id: 'score_is_share_named',
+    says: 'The score is the share of answered runs that name the brand: 100 × naming_runs / answered_runs (null when none answered).',
+    reads: { getVisibility: ['score', 'naming_runs', 'answered_runs'] },
+    pins: ['score', 'naming_runs', 'answered_runs'],
+    check: (body, fields) => {
+      const [score, naming, answered] = fields.map((f) => at(body, f));
+      const values = { score, naming_runs: naming, answered_runs: answered };
+      if (!isNum(naming) || !isNum(answered)) return [];
+      if (naming > answered)
+        return [{ fields: ['naming_runs', 'answered_runs'], values, message: `${whole(naming)} answers name the brand, but only ${whole(answered)} answered: are \`naming_runs\` and \`answered_runs\` read from the right fields?` }];
+      if (answered === 0) return score === null || score === undefined ? [] : [{ fields: [...fields], values, message: `score ${shown(score)}, but no run answered: is \`score\` read from the right field?` }];
+      const share = (100 * naming) / answered;
+      if (isNum(score) && Math.abs(score - share) <= ROUNDING) return [];
+      const said = isNum(score) ? `score ${one(score)}` : `score ${shown(score)}`;
+      return [{ fields: [...fields], values, message: `${said}, but ${whole(naming)} of ${whole(answered)} answers name the brand (${one(share)}%): is \`score\` read from the right field?` }];
+    },
+  },
+  {
+    id: 'within_range',
+    says: 'Shares and scores lie within 0 to 100 once converted; a change of one lies within -100 to 100.',
+    reads: {
+      getVisibility: ['score', 'history[].score', 'change'],
+      listTopics: ['topics[].score', 'topics[].rivals[].share', 'topics[].change'],
+      getPromptMatrix: ['prompts[].engines[].rate'],
+    },
+    check: (body, fields) =>
+      fields.flatMap((field) => {
+        const low = field.endsWith('change') ? -100 : 0;
+        const out = present(valuesAtPath(body, field)).filter((v) => isNum(v) && (v < low || v > 100));
+        return out.length === 0 ? [] : [{ fields: [field], values: { [field]: out.slice(0, 3) }, message: `${field} ${some(out)}: outside ${low} to 100, so not a percentage: is \`${field}\` read from the right field, or converted twice?` }];
+      }),
+  },
+  {
+    id: 'points_not_fractions',
+    says: 'Percentages are points from 0 to 100: many values all below one point, written with more decimals than a percentage has, are 0-1 shares read without `percent` (a change beside a 0-1 share is a 0-1 change).',
+    reads: {
+      listTopics: ['topics[].score', 'topics[].change', 'topics[].rivals[].share'],
+      getVisibility: ['history[].score'],
+      getPromptMatrix: ['prompts[].engines[].rate'],
+    },
+    check: (body, fields) =>
+      fields.flatMap((field) => {
+        const nums = present(valuesAtPath(body, field)).filter(isNum);
+        const nonzero = [...new Set(nums.filter((v) => v !== 0))];
+        const fine = (v: number) => Math.abs(v * 10 - Math.round(v * 10)) < 1e-6;
+        if (nonzero.length < FRACTION_EVIDENCE || nums.some((v) => Math.abs(v) >= 1) || nonzero.every(fine)) return [];
+        return [{ fields: [field], values: { [field]: nonzero.slice(0, 3) }, message: `${field} ${some(nonzero)}: every value is below one point and written to more decimals than a percentage has, as a 0-1 share is: is \`${field}\` read without \`convert: percent\`?` }];
+      }),
+  },
+  {
+    id: 'whole_counts',
+    says: 'Counts are whole numbers, never negative.',
+    reads: {
+      getVisibility: ['answered_runs', 'naming_runs', 'history[].answered_runs'],
+      getAnswerHistory: ['counts.won', 'counts.lost', 'counts.held', 'questions[].engines_naming_now', 'questions[].engines_naming_before'],
+      getPromptMatrix: ['prompts[].engines[].runs'],
+      listTopics: ['topics[].questions'],
+    },
+    check: (body, fields) =>
+      fields.flatMap((field) => {
+        const bad = present(valuesAtPath(body, field)).filter((v) => !isNum(v) || v < 0 || !Number.isInteger(v));
+        return bad.length === 0 ? [] : [{ fields: [field], values: { [field]: bad.slice(0, 3) }, message: `${field} ${some(bad)}: a count is a whole number, never negative: is \`${field}\` read from the right field?` }];
+      }),
+  },
+  {
+    id: 'outcomes_add_up',
+    says: 'Won, lost and held add up to the questions compared, each the number of questions with that outcome.',
+    reads: { getAnswerHistory: ['counts.won', 'counts.lost', 'counts.held', 'questions[].outcome'] },
+    pins: ['counts.won', 'counts.lost', 'counts.held'],
+    check: (body, fields) => {
+      const [won, lost, held] = fields.slice(0, 3).map((f) => at(body, f));
+      const outcomes = valuesAtPath(body, 'questions[].outcome');
+      if (!isNum(won) || !isNum(lost) || !isNum(held) || !Array.isArray(at(body, 'questions'))) return [];
+      const [w, l, h] = [won, lost, held];
+      const values = { 'counts.won': w, 'counts.lost': l, 'counts.held': h, questions: outcomes.length };
+      if (w + l + h !== outcomes.length)
+        return [{ fields: [...fields], values, message: `won ${whole(w)} + lost ${whole(l)} + held ${whole(h)} = ${whole(w + l + h)}, but ${whole(outcomes.length)} questions are compared: are \`counts\` read from the right fields?` }];
+      const counted = { won: w, lost: l, held: h };
+      const off = (Object.keys(counted) as (keyof typeof counted)[]).find((o) => outcomes.filter((x) => x === o).length !== counted[o]);
+      if (!off) return [];
+      return [{ fields: [...fields], values, message: `counts.${off} is ${whole(counted[off])}, but ${whole(outcomes.filter((x) => x === off).length)} questions are ${off}: are the counts or the outcomes' values mapped the wrong way round?` }];
+    },
+  },
+  {
+    id: 'outcome_follows_engines',
+    says: 'A question is won when more engines name the brand now than before, lost when fewer, held when as many.',
+    reads: { getAnswerHistory: ['questions[].outcome', 'questions[].engines_naming_now', 'questions[].engines_naming_before'] },
+    check: (body, fields) => {
+      const wrong = valuesAtPath(body, 'questions[]').filter((q) => {
+        const [outcome, now, before] = fields.map((f) => at(q, f.replace('questions[].', '')));
+        if (!isNum(now) || !isNum(before) || typeof outcome !== 'string' || !['won', 'lost', 'held'].includes(outcome)) return false;
+        return outcome !== (now > before ? 'won' : now < before ? 'lost' : 'held');
+      });
+      if (wrong.length === 0) return [];
+      const [outcome, now, before] = fields.map((f) => at(wrong[0], f.replace('questions[].', '')));
+      return [{
+        fields: [...fields],
+        values: { outcome, engines_naming_now: now, engines_naming_before: before, questions: wrong.length },
+        message: `${whole(wrong.length)} question${wrong.length === 1 ? ' is' : 's are'} ${shown(outcome)} though ${shown(now)} engines name the brand now and ${shown(before)} before: are the outcomes' values (won, lost, held) mapped the right way round?`,
+      }];
+    },
+  },
+  {
+    id: 'weeks_consecutive',
+    says: 'A history\'s weeks are 7 days each, consecutive, oldest first, and the last ends in the period.',
+    reads: { getVisibility: ['history[].week_start', 'history[].week_end', 'period.from', 'period.to'] },
+    check: (body, fields) => {
+      const weeks = valuesAtPath(body, 'history[]').map((w) => [dayOf(at(w, 'week_start')), dayOf(at(w, 'week_end'))] as const);
+      const [from, to] = [dayOf(at(body, 'period.from')), dayOf(at(body, 'period.to'))];
+      if (weeks.length === 0 || weeks.some(([s, e]) => Number.isNaN(s) || Number.isNaN(e)) || Number.isNaN(from) || Number.isNaN(to)) return [];
+      const day = (t: number) => new Date(t).toISOString().slice(0, 10);
+      const broken = weeks.findIndex(([s, e], i) => e - s !== 6 * DAY || (i > 0 && s - weeks[i - 1]![1] !== DAY));
+      if (broken >= 0) {
+        const [s, e] = weeks[broken]!;
+        return [{ fields: ['history[].week_start', 'history[].week_end'], values: { week: broken + 1, week_start: day(s), week_end: day(e) }, message: `history week ${broken + 1} runs ${day(s)} to ${day(e)}${broken > 0 ? ` after a week ending ${day(weeks[broken - 1]![1])}` : ''}: weeks are 7 days, consecutive, oldest first: are \`week_start\` and \`week_end\` read from the right fields?` }];
+      }
+      const last = weeks.at(-1)![1];
+      if (last >= from && last <= to) return [];
+      return [{ fields: [...fields], values: { week_end: day(last), period: { from: day(from), to: day(to) } }, message: `the history's last week ends ${day(last)}, outside the period ${day(from)} to ${day(to)}: is the history read oldest first, from the right fields?` }];
+    },
+  },
+  {
+    id: 'change_against_week_before',
+    says: 'The change is the score less the score of the 7 days before: with a history whose last week is the period, its week before.',
+    reads: { getVisibility: ['change', 'score', 'history[].score', 'history[].week_start', 'history[].week_end', 'naming_runs', 'answered_runs'] },
+    pins: ['change'],
+    check: (body) => {
+      const history = valuesAtPath(body, 'history[]');
+      const [change, score] = [at(body, 'change'), at(body, 'score')];
+      const [lastWeek, before] = [history.at(-1), history.at(-2)];
+      if (!lastWeek || !before || at(lastWeek, 'week_start') !== at(body, 'period.from') || at(lastWeek, 'week_end') !== at(body, 'period.to')) return [];
+      const previous = at(before, 'score');
+      if (!isNum(change) || !isNum(score) || !isNum(previous)) return [];
+      // A score that is not the share named is that rule's to say: the change is judged against a right score only.
+      const [naming, answered] = [at(body, 'naming_runs'), at(body, 'answered_runs')];
+      if (isNum(naming) && isNum(answered) && answered > 0 && Math.abs(score - (100 * naming) / answered) > ROUNDING) return [];
+      const expected = score - previous;
+      if (Math.abs(change - expected) <= ROUNDING) return [];
+      return [{
+        fields: ['change', 'score', 'history[].score'],
+        values: { change, score, week_before: previous },
+        message: `change ${shown(change)}, but the score went from ${one(previous)} the week before to ${one(score)} (${expected >= 0 ? '+' : ''}${one(expected)} points): is \`change\` read from the right field, in points (a 0-1 change needs \`convert: percent\`)?`,
+      }];
+    },
+  },
+  {
+    id: 'engines_by_our_names',
+    says: 'An engine of ours is named as ours: a vendor\'s spelling of it (`openai-chatgpt`) left unmapped splits its figures in two.',
+    reads: { getPromptMatrix: ['engines[]', 'prompts[].engines[].engine'], getAnswerHistory: ['questions[].moved[].engine'] },
+    check: (body, fields) =>
+      fields.flatMap((field) => {
+        const split = [...new Set(present(valuesAtPath(body, field)))].filter((v): v is string => typeof v === 'string' && oursWithin(v, ENGINES) !== undefined);
+        if (split.length === 0) return [];
+        const pairs = split.map((v) => `"${v}": "${oursWithin(v, ENGINES)}"`);
+        return [{ fields: [field], values: { [field]: split }, message: `${field} ${split.map((v) => `\`${v}\``).join(', ')}: our engine${split.length === 1 ? '' : 's'} under a vendor's name, counted apart from ours: map ${split.length === 1 ? 'it' : 'them'} in \`values\` (${pairs.join(', ')})?` }];
+      }),
+  },
+];
+
+/** Of what a view counts: an engine that answered nothing in the period is not one of the brand's engines. */
+export const ENGINES_ANSWERED: Omit<Rule, 'reads' | 'check'> & { fields: readonly string[] } = {
+  id: 'engines_answered',
+  says: 'An engine that answered nothing in the period is not one of the brand\'s engines: it is neither listed nor counted.',
+  fields: ['engines[].runs'],
+};
+
+/**
+ * Whether `body` is evidence for its value at `path` (a field without `[]`): a rule that pins the field holds, and
+ * would break were the value far off (so it did judge it, rather than lack what it needs).
+ */
+export function keepsPinningRules(operation: OperationId, body: unknown, path: string): boolean {
+  const pinning = RULES.filter((rule) => rule.reads[operation] && rule.pins?.includes(path));
+  const broken = (read: unknown) => pinning.filter((rule) => rule.check(read, rule.reads[operation]!, operation).length > 0).length;
+  if (pinning.length === 0 || path.includes('[]') || broken(body) > 0) return false;
+  const value = at(body, path);
+  if (!isNum(value)) return false;
+  const planted = structuredClone(body) as Record<string, unknown>;
+  const steps = path.split('.');
+  let holder: Record<string, unknown> = planted;
+  for (const step of steps.slice(0, -1)) holder = holder[step] as Record<string, unknown>;
+  holder[steps.at(-1)!] = value + 37;
+  return broken(planted) > 0;
+}
+
+/** Every rule that reads `operation`, run on its body (on the contract's names). */
+export function violationsOf(operation: OperationId, body: unknown): Violation[] {
+  if (body === null || body === undefined) return [];
+  return RULES.flatMap((rule) => {
+    const fields = rule.reads[operation];
+    return fields ? rule.check(body, fields, operation).map((found) => ({ rule: rule.id, operation, ...found })) : [];
+  });
+}
+
+/** The engines a view lists and counts (`runs` null when unknown): one with no run in the period breaks `engines_answered`. */
+export function viewViolations(engines: readonly { engine: string; runs: number | null }[]): Violation[] {
+  const silent = engines.filter((e) => e.runs === 0).map((e) => e.engine);
+  if (silent.length === 0) return [];
+  return [{
+    rule: ENGINES_ANSWERED.id,
+    operation: null,
+    fields: [...ENGINES_ANSWERED.fields],
+    values: { engines: silent },
+    message: `${silent.map((e) => `\`${e}\``).join(', ')} answered nothing in the period, yet ${silent.length === 1 ? 'is' : 'are'} counted among the brand's ${engines.length} engines`,
+  }];
+}

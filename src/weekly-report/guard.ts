@@ -1,0 +1,42 @@
+/**
+ * The guard on what is sent (DESIGN section 13): a digest or an alert whose
+ * figures break a rule of the contract's table (src/contract/plausibility.ts)
+ * is not sent. The digest records why on its send record (`digest_sends.reason`),
+ * an alert on a skipped delivery record (`alert_deliveries.reason`); each is
+ * logged once, with the rules and fields, never a key.
+ *
+ * ```ts
+ * const broken = figuresViolations({ visibility, history, topics, matrix }, report.engines);
+ * if (broken.length > 0) await mark(rows, 'skipped', implausibleReason(broken));
+ * ```
+ */
+import type { OperationId, ResponseOf } from '../contract/operations';
+import { type Violation, violationsOf, viewViolations } from '../contract/plausibility';
+
+/** The bodies a digest or an alert is built from; any may be absent (a part the service does not provide). */
+export interface SentBodies {
+  visibility?: ResponseOf<'getVisibility'> | null;
+  history?: ResponseOf<'getAnswerHistory'> | null;
+  topics?: ResponseOf<'listTopics'> | null;
+  matrix?: ResponseOf<'getPromptMatrix'> | null;
+}
+
+const OPERATION_OF: Record<keyof SentBodies, OperationId> = { visibility: 'getVisibility', history: 'getAnswerHistory', topics: 'listTopics', matrix: 'getPromptMatrix' };
+
+/** Every rule the bodies break, and, given the engines a view lists and counts, `engines_answered`. */
+export function figuresViolations(bodies: SentBodies, engines?: readonly { engine: string; runs: number | null }[]): Violation[] {
+  const found = (Object.keys(OPERATION_OF) as (keyof SentBodies)[]).flatMap((name) => violationsOf(OPERATION_OF[name], bodies[name]));
+  return engines ? [...found, ...viewViolations(engines)] : found;
+}
+
+/** The reason kept on the record: the first violation in words, then how many more (a record's reason is at most 500 characters). */
+export function implausibleReason(violations: readonly Violation[], outcome: 'not sent' | 'not kept' = 'not sent'): string {
+  const [first] = violations;
+  const more = violations.length > 1 ? ` (and ${violations.length - 1} more)` : '';
+  return `${outcome}: the Read API's figures are implausible: ${first ? `${first.operation ?? 'the engines'} ${first.rule}: ${first.message}` : ''}${more}`.slice(0, 500);
+}
+
+/** One log line for a guarded send: what was not sent, for which group, and the rules and fields (no key, no figures of the brand). */
+export function logImplausible(what: 'digest' | 'alert', group: string, violations: readonly Violation[]): void {
+  console.warn(JSON.stringify({ msg: `${what} not sent: implausible figures`, group, rules: violations.map((v) => ({ rule: v.rule, operation: v.operation, fields: v.fields })) }));
+}
