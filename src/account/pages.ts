@@ -100,7 +100,10 @@ export function accountPage(status: number, o: Shell, extraHeaders: Record<strin
     width: o.width ?? 'wide',
     script: { nonce, code: inlineScript(COPY_SCRIPT) },
   });
-  return new Response(document.html, { status, headers: { ...pageHeaders({ scriptNonce: nonce, formAction: 'self' }), ...extraHeaders } });
+  // `same-origin`, not the pages' usual `no-referrer`: under that a browser posts forms with `Origin: null`, and the
+  // forms' check reads the Origin (routes.ts). No URL here carries a token, and no referrer goes to other sites.
+  const headers = { ...pageHeaders({ scriptNonce: nonce, formAction: 'self' }), 'referrer-policy': 'same-origin', ...extraHeaders };
+  return new Response(document.html, { status, headers });
 }
 
 /** What a deployment tells a person at its front door, and developers where the API is. */

@@ -16,7 +16,8 @@
  * again (with the error's status) with the message beside its field.
  *
  * Every POST is checked before anything is read: its `Origin` (or
- * `Sec-Fetch-Site`) must be this site, and a signed-in form must carry the
+ * `Sec-Fetch-Site`) must be this site (the pages send `Referrer-Policy:
+ * same-origin`, so a browser names their origin in their forms' posts), and a signed-in form must carry the
  * session's token (session.ts). Every signed-in page reads the key's brands
  * first: a key the API no longer accepts ends its sessions there.
  */
@@ -44,7 +45,8 @@ const seeOther = (location: string, headers: Record<string, string> = {}) => new
  */
 function fromThisSite(request: Request): boolean {
   const origin = request.headers.get('origin');
-  if (origin !== null) return origin === new URL(request.url).origin;
+  // `null`: a browser that withholds the origin (a page under `no-referrer`); Sec-Fetch-Site, which no page can set, then decides.
+  if (origin !== null && origin !== 'null') return origin === new URL(request.url).origin;
   return request.headers.get('sec-fetch-site') === 'same-origin';
 }
 

@@ -1,0 +1,185 @@
+// The pages for people (src/account) in Chromium, for `npm run test:browser`: a whole flow as a person, without
+// a line of JSON: the front door, sign in with the key, subscribe an address and confirm it from the dev outbox,
+// add a webhook channel to a receiver on this machine (http://localhost: dev takes it; never a private-range
+// address) and confirm it from its test delivery, remove the subscriber, sign out, and a revoked key's sign-in
+// refused. axe-core runs on every page (no serious or critical violation); no horizontal scrolling; no console
+// error; the key in no page. Then every page at 375 and 1280 px, light and dark, into `shots` (the screenshots to
+// look at: ACCOUNT_SHOTS, default test/artifacts).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const REVOKED = 'demo_revoked';
+
+/** `checkAccount({ browser, base, artifacts, step, key })`: `browser` is playwright's, `base` the running Worker (dev routes on). */
+export async function checkAccount({ browser, base, artifacts, step, key }) {
+  const shots = process.env.ACCOUNT_SHOTS ?? artifacts;
+  // The webhook's receiver: a loopback server here, addressed as `localhost` (dev's only allowed private name).
+  const deliveries = [];
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => {
+      deliveries.push({ headers: request.headers, body });
+      response.writeHead(204);
+      response.end();
+    });
+  });
+  const receiverPort = Number(new URL(base).port) + 60;
+  await new Promise((resolve) => server.listen(receiverPort, '127.0.0.1', resolve));
+  try {
+    await flow({ browser, base, step, key, receiver: `http://localhost:${receiverPort}/hook`, deliveries, shots });
+    for (const width of [375, 1280]) for (const scheme of ['light', 'dark']) await tour({ browser, base, step, key, width, scheme, shots });
+  } finally {
+    server.close();
+  }
+}
+
+/** A page of the flow: loaded, no horizontal scrolling, axe without serious or critical violations, the key nowhere. */
+async function checked(page, name, key) {
+  const { scroll, client } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+  assert.ok(scroll <= client, `account ${name}: no horizontal scrolling (${scroll} > ${client})`);
+  assert.ok(!(await page.content()).includes(key), `account ${name}: the key is in no page`);
+  // axe is injected past the page's CSP (the context bypasses it): the page's own script still runs under its nonce.
+  await page.addScriptTag({ content: AXE });
+  const { violations } = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`), [], `account ${name}: axe finds no serious or critical violation`);
+}
+
+function newContext(browser, { width, scheme, address }) {
+  return browser.newContext({ viewport: { width, height: 900 }, colorScheme: scheme, bypassCSP: true, extraHTTPHeaders: { 'cf-connecting-ip': address } });
+}
+
+function consoleErrors(page) {
+  const errors = [];
+  // The sign-in page answers a refused key with 400 and a 429: the browser logs those statuses.
+  page.on('console', (message) => message.type() === 'error' && !/status of (400|403|404|429)/.test(message.text()) && errors.push(message.text()));
+  return errors;
+}
+
+const confirmLinkIn = (text) => /https?:\/\/[^\s"]+\/digests\/confirm\?token=[A-Za-z0-9._-]+/.exec(text)?.[0];
+
+async function signIn(page, base, key) {
+  await page.goto(`${base}/account/sign-in`);
+  await page.fill('#api_key', key);
+  await Promise.all([page.waitForURL(`${base}/account`), page.click('button[type=submit]')]);
+}
+
+async function flow({ browser, base, step, key, receiver, deliveries, shots }) {
+  const context = await newContext(browser, { width: 375, scheme: 'light', address: '198.51.100.71' });
+  const page = await context.newPage();
+  const errors = consoleErrors(page);
+  const email = `person-${Date.now()}@example.com`;
+
+  // The front door, then sign in.
+  await page.goto(`${base}/`);
+  await checked(page, 'front door', key);
+  await Promise.all([page.waitForURL(`${base}/account/sign-in`), page.click('text=Sign in with your API key')]);
+  await checked(page, 'sign-in', key);
+  await page.fill('#api_key', key);
+  await Promise.all([page.waitForURL(`${base}/account`), page.click('button[type=submit]')]);
+  assert.match(await page.textContent('main'), /Brightdesk/, 'account: the overview lists the key\'s brand');
+  await checked(page, 'overview', key);
+  const cookies = await context.cookies();
+  const session = cookies.find((c) => c.name === '__Host-session');
+  assert.ok(session && session.httpOnly && session.secure && session.sameSite === 'Lax', 'account: the session cookie is HttpOnly, Secure, SameSite=Lax');
+
+  // Subscribe an address; confirm it from the dev outbox.
+  await page.click('nav >> text=Digests and alerts');
+  await page.fill('#email', email);
+  await page.fill('#timezone', 'Europe/Berlin');
+  await Promise.all([page.waitForURL(/done=added/), page.click('form[action="/account/subscriptions"] button[type=submit]')]);
+  assert.match(await page.textContent('[role=status]'), /Added\./, 'account: the message after the redirect');
+  const card = page.locator('li', { hasText: email });
+  assert.match(await card.textContent(), /waiting for confirmation/);
+  await checked(page, 'subscriptions', key);
+  const { messages } = await (await fetch(`${base}/dev/outbox?format=json&to=${encodeURIComponent(email)}`)).json();
+  const confirm = confirmLinkIn(messages.find((m) => m.kind === 'confirm')?.text ?? '');
+  assert.ok(confirm, 'account: the confirmation is in the outbox');
+  await page.goto(confirm);
+  await page.click('main form button[type=submit]');
+  await page.goto(`${base}/account/subscriptions`);
+  assert.match(await page.locator('li', { hasText: email }).textContent(), /active/, 'account: confirmed from the outbox, the subscription is active');
+  step('account: signed in, subscribed an address, confirmed it from the outbox');
+
+  // A mistake, said beside its field.
+  await page.fill('#email', 'not-an-address');
+  await page.click('form[action="/account/subscriptions"] button[type=submit]');
+  assert.match(await page.textContent('#email-error'), /not a valid email address/, 'account: the mistake beside its field');
+  assert.equal(await page.getAttribute('#email', 'aria-invalid'), 'true');
+  await checked(page, 'subscriptions with an error', key);
+
+  // A webhook channel for alerts, to the receiver here; confirmed from its test delivery.
+  await page.goto(`${base}/account/subscriptions`);
+  await page.fill('#email', email);
+  await page.uncheck('input[name=kinds][value=visibility]');
+  await page.uncheck('input[name=kinds][value=won_lost]');
+  await page.check('input[name=kinds][value=alerts]');
+  await page.check('input[name=channel][value=webhook]');
+  await page.fill('#channel_url', receiver);
+  await page.click('form[action="/account/subscriptions"] button[type=submit]');
+  assert.match(await page.textContent('#webhook-secret'), /^whsec_/, 'account: the webhook secret, shown once');
+  await checked(page, 'webhook added', key);
+  const test = deliveries.at(-1);
+  assert.ok(test && test.headers['webhook-signature'], 'account: the receiver got the signed test delivery');
+  const hookConfirm = JSON.parse(test.body).data?.confirm_url ?? confirmLinkIn(test.body);
+  assert.ok(hookConfirm, 'account: the test delivery carries the confirm link');
+  await page.goto(hookConfirm);
+  await page.click('main form button[type=submit]');
+  await page.goto(`${base}/account/subscriptions`);
+  assert.match(await page.locator('li', { hasText: 'Webhook to localhost' }).textContent(), /active/, 'account: the webhook channel is active');
+  step('account: a webhook channel to a local receiver, confirmed from its test delivery');
+
+  // Remove the subscriber, sign out.
+  await Promise.all([page.waitForURL(/done=removed/), page.locator('li', { hasText: email }).locator('button', { hasText: 'Remove' }).click()]);
+  assert.equal(await page.locator('li', { hasText: email }).count(), 0, 'account: the address is removed');
+  await Promise.all([page.waitForURL(/note=signed-out/), page.click('nav button:has-text("Sign out")')]);
+  assert.match(await page.textContent('[role=status]'), /You are signed out/);
+  await page.goto(`${base}/account/subscriptions`);
+  assert.ok(page.url().endsWith('/account/sign-in'), 'account: signed out, the screens lead to sign-in');
+
+  // A revoked key is refused, beside the field.
+  await page.fill('#api_key', REVOKED);
+  await page.click('button[type=submit]');
+  assert.match(await page.textContent('#key-error'), /not accepted: it is unknown or revoked/, 'account: a revoked key\'s sign-in is refused');
+  await checked(page, 'sign-in refused', REVOKED);
+  assert.deepEqual(errors, [], 'account: no console error');
+  await context.close();
+  step('account: removed the subscriber, signed out, a revoked key refused; axe clean on every page');
+  void shots;
+}
+
+/** Every page at one width and scheme, into the screenshots. */
+async function tour({ browser, base, step, key, width, scheme, shots }) {
+  const name = `${width}-${scheme}`;
+  const context = await newContext(browser, { width, scheme, address: `198.51.100.${width === 375 ? 81 : 82}` });
+  const page = await context.newPage();
+  const shot = async (stage) => {
+    await checked(page, `${stage} at ${name}`, key);
+    await page.screenshot({ path: join(shots, `account-${stage}-${name}.png`), fullPage: true });
+  };
+  await page.goto(`${base}/`);
+  await shot('front-door');
+  await page.goto(`${base}/account/sign-in`);
+  await page.fill('#api_key', REVOKED);
+  await page.click('button[type=submit]');
+  await shot('sign-in-refused');
+  await signIn(page, base, key);
+  await shot('overview');
+  await page.goto(`${base}/account/subscriptions`);
+  await page.fill('#email', `tour-${name}@example.com`);
+  await page.click('form[action="/account/subscriptions"] button[type=submit]');
+  await shot('subscriptions');
+  await page.fill('#email', 'not-an-address');
+  await page.click('form[action="/account/subscriptions"] button[type=submit]');
+  await shot('subscriptions-error');
+  await page.locator('li', { hasText: `tour-${name}@example.com` }).locator('button', { hasText: 'Remove' }).click();
+  await page.click('nav button:has-text("Sign out")');
+  await shot('signed-out');
+  await context.close();
+  step(`account pages at ${name}: axe clean, no horizontal scrolling`);
+}
