@@ -294,3 +294,59 @@ describe('the subscriptions screen', () => {
     expect(await env.DB.prepare('SELECT id FROM digest_subscriptions WHERE id = ?').bind(mine).first()).toBeNull();
   });
 });
+
+describe('share links, CSV links and send now', () => {
+  it('a share link: made (its URL shown once), opened signed out, listed, revoked; its mistakes beside their fields', async () => {
+    const { cookie, csrf } = await signIn();
+    for (const [days, message] of [['abc', 'expires_in_days must be a whole number of days'], ['500', 'expires_in_days must be at most 90']] as const) {
+      const refused = await post('/account/links', { csrf, scope: '1:us', days }, { cookie });
+      expect(refused.status).toBe(400);
+      expect(errorBeside(await refused.text(), 'days')).toContain(message);
+    }
+    const made = await post('/account/links', { csrf, scope: '1:us', days: '7' }, { cookie });
+    expect(made.status).toBe(200);
+    const url = /<code class="secret" id="made-url">([^<]+)<\/code>/.exec(await made.text())![1]!;
+    expect(url).toMatch(/\/r\/[A-Za-z0-9._-]+$/);
+    const opened = await SELF.fetch(url.replace(/^https?:\/\/[^/]+/, BASE));
+    expect(opened.status).toBe(200);
+    expect(visibleText(await opened.text())).toContain('Brightdesk');
+    const id = (await env.DB.prepare("SELECT id FROM report_links WHERE purpose = 'report' ORDER BY created_at DESC").first<{ id: string }>())!.id;
+    expect(await (await get('/account/links', cookie)).text()).toContain(`data-link="${id}"`);
+    // Another key cannot revoke it.
+    const other = await signIn(KEYS.growth);
+    const refused = await post('/account/links/revoke', { csrf: other.csrf, id }, { cookie: other.cookie });
+    expect([refused.status, errorBeside(await refused.text(), 'form')]).toEqual([404, 'No such live report link for this key.']);
+    const revoked = await post('/account/links/revoke', { csrf, id }, { cookie });
+    expect(revoked.headers.get('location')).toBe('/account/links?done=revoked');
+    expect((await SELF.fetch(url.replace(/^https?:\/\/[^/]+/, BASE))).status).toBe(410);
+  });
+
+  it('a CSV link: made for an export, its address and IMPORTDATA formula listed, read, revoked; a bad parameter beside its field', async () => {
+    const { cookie, csrf } = await signIn();
+    const refused = await post('/account/exports', { csrf, operation: 'history', scope: '1:us', days: '30', params: 'foo=1' }, { cookie });
+    expect(refused.status).toBe(400);
+    expect(errorBeside(await refused.text(), 'params')).toContain('foo is not a parameter of the history');
+    const made = await post('/account/exports', { csrf, operation: 'listTopics', scope: '1:us', days: '30', params: '' }, { cookie });
+    expect(made.status).toBe(200);
+    const html = await made.text();
+    const url = /<code id="url-[^"]+">([^<]+)<\/code>/.exec(html)![1]!;
+    expect(url).toMatch(/\/x\/[A-Za-z0-9._-]+\.csv$/);
+    expect(html).toContain(`=IMPORTDATA(&quot;${url}&quot;)`);
+    const read = await SELF.fetch(url.replace(/^https?:\/\/[^/]+/, BASE));
+    expect([read.status, read.headers.get('content-type')]).toEqual([200, expect.stringMatching(/^text\/csv/)]);
+    const id = /data-link="([^"]+)"/.exec(html)![1]!;
+    const revoked = await post('/account/exports/revoke', { csrf, id }, { cookie });
+    expect(revoked.headers.get('location')).toBe('/account/exports?done=revoked');
+    expect((await SELF.fetch(url.replace(/^https?:\/\/[^/]+/, BASE))).status).toBe(410);
+  });
+
+  it('send now: the route\'s answer in words (no confirmed subscriber: nothing sent)', async () => {
+    const { cookie, csrf } = await signIn();
+    const sent = await post('/account/subscriptions/send', { csrf, scope: '1:us' }, { cookie });
+    expect(sent.status).toBe(200);
+    expect(visibleText(await sent.text())).toContain('No confirmed subscriber for this brand and market: nothing was sent.');
+    const refused = await post('/account/subscriptions/send', { csrf, scope: '1:zz' }, { cookie });
+    expect(refused.status).toBe(404);
+    expect(errorBeside(await refused.text(), 'send')).toBeTruthy();
+  });
+});

@@ -1,8 +1,8 @@
 // The pages for people (src/account) in Chromium, for `npm run test:browser`: a whole flow as a person, without
 // a line of JSON: the front door, sign in with the key, subscribe an address and confirm it from the dev outbox,
 // add a webhook channel to a receiver on this machine (http://localhost: dev takes it; never a private-range
-// address) and confirm it from its test delivery, remove the subscriber, sign out, and a revoked key's sign-in
-// refused. axe-core runs on every page (no serious or critical violation); no horizontal scrolling; no console
+// address) and confirm it from its test delivery, make a share link and open it signed out, make a CSV link and
+// read it, revoke both, remove the subscriber, sign out, and a revoked key's sign-in refused. axe-core runs on every page (no serious or critical violation); no horizontal scrolling; no console
 // error; the key in no page. Then every page at 375 and 1280 px, light and dark, into `shots` (the screenshots to
 // look at: ACCOUNT_SHOTS, default test/artifacts).
 import assert from 'node:assert/strict';
@@ -134,9 +134,40 @@ async function flow({ browser, base, step, key, receiver, deliveries, shots }) {
   assert.match(await page.locator('li', { hasText: 'Webhook to localhost' }).textContent(), /active/, 'account: the webhook channel is active');
   step('account: a webhook channel to a local receiver, confirmed from its test delivery');
 
+  // A share link, opened signed out (another browser, no session); a CSV link, read; both revoked.
+  await page.click('nav >> text=Share links');
+  await page.fill('#days', '7');
+  await page.click('form[action="/account/links"] button[type=submit]');
+  const shareUrl = (await page.textContent('#made-url')).trim();
+  await checked(page, 'share link made', key);
+  const stranger = await browser.newContext({ viewport: { width: 375, height: 900 } });
+  const reader = await stranger.newPage();
+  assert.equal((await reader.goto(shareUrl)).status(), 200, 'account: the share link opens signed out');
+  assert.match(await reader.textContent('main'), /Brightdesk/);
+  await page.click('nav >> text=CSV links');
+  await page.selectOption('#operation', 'listTopics');
+  await page.click('form[action="/account/exports"] button[type=submit]');
+  const fresh = page.locator('ul.cards > li').first();
+  const csvUrl = (await fresh.locator('code[id^=url-]').textContent()).trim();
+  assert.equal((await fresh.locator('code[id^=formula-]').textContent()).trim(), `=IMPORTDATA("${csvUrl}")`, 'account: the Google Sheets formula');
+  await checked(page, 'CSV link made', key);
+  const csv = await fetch(csvUrl);
+  assert.equal(csv.status, 200, 'account: the CSV link reads');
+  assert.match(csv.headers.get('content-type'), /^text\/csv/);
+  await Promise.all([page.waitForURL(/done=revoked/), fresh.locator('button', { hasText: 'Revoke' }).click()]);
+  assert.equal((await fetch(csvUrl)).status, 410, 'account: a revoked CSV link reads nothing');
+  await page.click('nav >> text=Share links');
+  await Promise.all([page.waitForURL(/done=revoked/), page.locator('ul.cards > li').first().locator('button', { hasText: 'Revoke' }).click()]);
+  assert.equal((await reader.goto(shareUrl)).status(), 410, 'account: a revoked share link opens nothing');
+  await stranger.close();
+  step('account: a share link opened signed out, a CSV link read, both revoked');
+
   // Remove the subscriber, sign out.
+  await page.click('nav >> text=Digests and alerts');
   await Promise.all([page.waitForURL(/done=removed/), page.locator('li', { hasText: email }).locator('button', { hasText: 'Remove' }).click()]);
   assert.equal(await page.locator('li', { hasText: email }).count(), 0, 'account: the address is removed');
+  // The webhook channel too: a run against the same state subscribes it anew (one subscription per URL).
+  await Promise.all([page.waitForURL(/done=removed/), page.locator('li', { hasText: 'Webhook to localhost' }).locator('button', { hasText: 'Remove' }).click()]);
   await Promise.all([page.waitForURL(/note=signed-out/), page.click('nav button:has-text("Sign out")')]);
   assert.match(await page.textContent('[role=status]'), /You are signed out/);
   await page.goto(`${base}/account/subscriptions`);
@@ -153,6 +184,9 @@ async function flow({ browser, base, step, key, receiver, deliveries, shots }) {
   void shots;
 }
 
+/** Clicks a submit button and waits for the page it leads to. */
+const submit = (page, selector) => Promise.all([page.waitForNavigation(), page.click(selector)]);
+
 /** Every page at one width and scheme, into the screenshots. */
 async function tour({ browser, base, step, key, width, scheme, shots }) {
   const name = `${width}-${scheme}`;
@@ -166,19 +200,32 @@ async function tour({ browser, base, step, key, width, scheme, shots }) {
   await shot('front-door');
   await page.goto(`${base}/account/sign-in`);
   await page.fill('#api_key', REVOKED);
-  await page.click('button[type=submit]');
+  await submit(page, 'button[type=submit]');
   await shot('sign-in-refused');
   await signIn(page, base, key);
   await shot('overview');
   await page.goto(`${base}/account/subscriptions`);
   await page.fill('#email', `tour-${name}@example.com`);
-  await page.click('form[action="/account/subscriptions"] button[type=submit]');
+  await submit(page, 'form[action="/account/subscriptions"] button[type=submit]');
   await shot('subscriptions');
   await page.fill('#email', 'not-an-address');
-  await page.click('form[action="/account/subscriptions"] button[type=submit]');
+  await submit(page, 'form[action="/account/subscriptions"] button[type=submit]');
   await shot('subscriptions-error');
-  await page.locator('li', { hasText: `tour-${name}@example.com` }).locator('button', { hasText: 'Remove' }).click();
-  await page.click('nav button:has-text("Sign out")');
+  await Promise.all([page.waitForURL(/done=removed/), page.locator('li', { hasText: `tour-${name}@example.com` }).locator('button', { hasText: 'Remove' }).click()]);
+  await page.goto(`${base}/account/links`);
+  await submit(page, 'form[action="/account/links"] button[type=submit]');
+  await shot('share-links');
+  await page.goto(`${base}/account/exports`);
+  await submit(page, 'form[action="/account/exports"] button[type=submit]');
+  await shot('csv-links');
+  await page.fill('#params', 'foo=1');
+  await submit(page, 'form[action="/account/exports"] button[type=submit]');
+  await shot('csv-links-error');
+  for (const path of ['links', 'exports']) {
+    await page.goto(`${base}/account/${path}`);
+    while ((await page.locator('ul.cards > li').count()) > 0) await Promise.all([page.waitForNavigation(), page.locator('ul.cards > li').first().locator('button', { hasText: 'Revoke' }).click()]);
+  }
+  await submit(page, 'nav button:has-text("Sign out")');
   await shot('signed-out');
   await context.close();
   step(`account pages at ${name}: axe clean, no horizontal scrolling`);

@@ -15,6 +15,8 @@ export const ACCOUNT_PATHS = {
   signOut: `${ACCOUNT_BASE}/sign-out`,
   overview: ACCOUNT_BASE,
   subscriptions: `${ACCOUNT_BASE}/subscriptions`,
+  links: `${ACCOUNT_BASE}/links`,
+  exports: `${ACCOUNT_BASE}/exports`,
 } as const;
 
 const SECTION = 'your account';
@@ -89,7 +91,7 @@ export function accountPage(status: number, o: Shell, extraHeaders: Record<strin
   const link = (path: keyof typeof ACCOUNT_PATHS, label: string) =>
     html`<a href="${ACCOUNT_PATHS[path]}"${o.current === path ? html` aria-current="page"` : null}>${label}</a>`;
   const nav = o.csrf
-    ? html`<nav class="nav" aria-label="Your account">${link('overview', 'Overview')} ${link('subscriptions', 'Digests and alerts')}
+    ? html`<nav class="nav" aria-label="Your account">${link('overview', 'Overview')} ${link('subscriptions', 'Digests and alerts')} ${link('links', 'Share links')} ${link('exports', 'CSV links')}
 <form method="post" action="${ACCOUNT_PATHS.signOut}"><input type="hidden" name="csrf" value="${o.csrf}"><button type="submit" class="quiet">Sign out</button></form></nav>\n`
     : EMPTY;
   const document = htmlDocument({
@@ -146,6 +148,18 @@ ${o.error ? html`<p class="error" id="key-error" role="alert">${withCode(o.error
   return accountPage(status, { title: 'Sign in', body, width: 'narrow' }, extraHeaders);
 }
 
+/** The brand and market choices of a form: `<brand id>:<market code>`, as the forms post them. */
+export function scopeOptions(brands: readonly Brand[], selected: string): Markup {
+  const scopes = brands.flatMap((b) => (b.markets.length ? b.markets : [{ code: '' }]).map((m) => ({ value: `${b.id}:${m.code}`, label: m.code ? `${b.name} · ${m.code.toUpperCase()}` : b.name })));
+  return html`${scopes.map((s) => html`<option value="${s.value}"${s.value === selected ? html` selected` : null}>${s.label}</option>`)}`;
+}
+
+/** The brand and market a form's `scope` names, as the JSON bodies take them. */
+export function scopeOf(scope: string): { brand_id?: number; market?: string } {
+  const found = /^(\d+):(.*)$/.exec(scope);
+  return found ? { brand_id: Number(found[1]), ...(found[2] ? { market: found[2] } : {}) } : {};
+}
+
 export interface Brand {
   id: number;
   name: string;
@@ -162,7 +176,9 @@ export function overviewPage(o: { csrf: string; brands: readonly Brand[]; origin
 <p>Signed in until ${o.expiresAt.toISOString().slice(11, 16)} UTC. The key reads ${o.brands.length === 1 ? 'one brand' : `${o.brands.length} brands`}:</p>
 ${brands}
 <ul>
-<li><a href="${ACCOUNT_PATHS.subscriptions}">Digests and alerts</a>: who gets the weekly digest and the change alerts, by email, Slack or webhook; add, confirm again, remove.</li>
+<li><a href="${ACCOUNT_PATHS.subscriptions}">Digests and alerts</a>: who gets the weekly digest and the change alerts, by email, Slack or webhook; add, confirm again, remove; send this week's digest now.</li>
+<li><a href="${ACCOUNT_PATHS.links}">Share links</a>: the weekly report for someone without a key, until the link expires or you revoke it.</li>
+<li><a href="${ACCOUNT_PATHS.exports}">CSV links</a>: any table of the API as a CSV address, for a spreadsheet's <code>IMPORTDATA</code>.</li>
 </ul>
 ${assistantSection(o.origin)}`;
   return accountPage(200, { title: 'Your account', body, current: 'overview', csrf: o.csrf });

@@ -9,6 +9,8 @@
  *   POST /account/subscriptions            add one          -> 303 ?done=added (a webhook: 200, its secret shown once)
  *   POST /account/subscriptions/resend     confirm again    -> 303 ?done=resent
  *   POST /account/subscriptions/remove     remove one       -> 303 ?done=removed
+ *   POST /account/subscriptions/send       send this week's digest now to the confirmed subscribers (200, what went)
+ * and the share and CSV links' screens (link-routes.ts).
  *
  * Each action calls the function its JSON route calls (src/subscriptions:
  * `subscribeAs`, `listAs`, `removeAs`) with the session's key, so the caps,
@@ -21,101 +23,19 @@
  * session's token (session.ts). Every signed-in page reads the key's brands
  * first: a key the API no longer accepts ends its sessions there.
  */
-import { ApiClientError, toApiError } from '../client';
 import { apiKeyProblem } from '../contract/access';
 import { ApiError } from '../contract/errors';
-import { readBodyUpTo } from '../lib/http';
 import type { Route } from '../lib/router';
 import { checkPastedKey } from '../mcp';
+import { sendNowAs } from '../reports';
 import { clientAddressOf } from '../proxy';
 import { type Caller, listAs, removeAs, subscribeAs, type SubscriptionDeps, type SubscriptionRow } from '../subscriptions';
 import { hhmm } from '../subscriptions';
-import { ACCOUNT_PATHS, type Brand, overviewPage, refusedFormPage, type SignInNote, SIGN_IN_NOTES, signInPage } from './pages';
-import { beginSession, clearedSessionCookie, endSession, endSessionsOfKey, type Session, sessionOf } from './session';
+import { answering, field, formOf, seeOther, type SignedIn, signedIn, signedInForm } from './guard';
+import { linkRoutes } from './link-routes';
+import { ACCOUNT_PATHS, overviewPage, refusedFormPage, scopeOf, type SignInNote, SIGN_IN_NOTES, signInPage } from './pages';
+import { beginSession, clearedSessionCookie, endSession, sessionOf } from './session';
 import { DONE, type Done, EMPTY_FORM, FIELD_OF_PARAM, type SubscribeForm, subscriptionsPage, type SubscriptionsView } from './subscriptions-page';
-
-/** A form here is a handful of short fields. */
-const MAX_FORM_BYTES = 8 * 1024;
-
-const seeOther = (location: string, headers: Record<string, string> = {}) => new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store', ...headers } });
-
-/**
- * Whether a POST comes from a page of this site: its `Origin` is ours, or (a browser that sent none)
- * `Sec-Fetch-Site` says same-origin. A request with neither is no browser's form: refused too.
- */
-function fromThisSite(request: Request): boolean {
-  const origin = request.headers.get('origin');
-  // `null`: a browser that withholds the origin (a page under `no-referrer`); Sec-Fetch-Site, which no page can set, then decides.
-  if (origin !== null && origin !== 'null') return origin === new URL(request.url).origin;
-  return request.headers.get('sec-fetch-site') === 'same-origin';
-}
-
-class FormProblem extends Error {
-  constructor(readonly response: Response) {
-    super('form refused');
-  }
-}
-
-/** The posted form, read up to its limit; refused (403) when it does not come from this site. */
-async function formOf(request: Request): Promise<FormData> {
-  if (!fromThisSite(request)) throw new FormProblem(refusedFormPage('It was not sent from a page of this site.'));
-  try {
-    const text = await readBodyUpTo(request, MAX_FORM_BYTES, () => new Error('too large'));
-    return await new Request(request.url, { method: 'POST', headers: { 'content-type': request.headers.get('content-type') ?? '' }, body: text }).formData();
-  } catch {
-    throw new FormProblem(refusedFormPage('It could not be read: send it from its page.'));
-  }
-}
-
-const field = (form: FormData, name: string) => {
-  const value = form.get(name);
-  return typeof value === 'string' ? value : '';
-};
-
-/** A signed-in request: its session, the caller it acts as, and the key's brands (read now: a revoked key ends here). */
-interface SignedIn {
-  session: Session;
-  caller: Caller;
-  brands: Brand[];
-}
-
-async function signedIn(request: Request, deps: SubscriptionDeps): Promise<SignedIn> {
-  const session = await sessionOf(deps, request);
-  if (session === 'none') throw new FormProblem(seeOther(ACCOUNT_PATHS.signIn));
-  if (session === 'ended') throw new FormProblem(seeOther(`${ACCOUNT_PATHS.signIn}?note=ended`, { 'set-cookie': clearedSessionCookie() }));
-  const caller = { key: session.key, clientAddress: clientAddressOf(request) };
-  try {
-    const { brands } = await deps.api(caller.key, caller.clientAddress).listBrands();
-    return { session, caller, brands };
-  } catch (error) {
-    if (error instanceof ApiClientError && error.code === 'invalid_api_key') {
-      await endSessionsOfKey(deps, session.key);
-      throw new FormProblem(seeOther(`${ACCOUNT_PATHS.signIn}?note=revoked`, { 'set-cookie': clearedSessionCookie() }));
-    }
-    if (error instanceof ApiClientError) throw toApiError(error);
-    throw error;
-  }
-}
-
-/** A signed-in form: from this site, with the session's token. */
-async function signedInForm(request: Request, deps: SubscriptionDeps): Promise<SignedIn & { form: FormData }> {
-  const form = await formOf(request);
-  const who = await signedIn(request, deps);
-  if (field(form, 'csrf') !== who.session.csrf) throw new FormProblem(refusedFormPage('It belongs to another session or an older page.'));
-  return { ...who, form };
-}
-
-/** Runs a handler; the answers it decided on early (a redirect to sign in, a refused form) are its answer. */
-const answering =
-  <A extends unknown[]>(handler: (...args: A) => Promise<Response>) =>
-  async (...args: A): Promise<Response> => {
-    try {
-      return await handler(...args);
-    } catch (error) {
-      if (error instanceof FormProblem) return error.response;
-      throw error;
-    }
-  };
 
 const showSignIn = answering(async (request: Request, deps: SubscriptionDeps, url: URL) => {
   if (typeof (await sessionOf(deps, request)) === 'object') return seeOther(ACCOUNT_PATHS.overview);
@@ -181,11 +101,10 @@ function typed(form: FormData): SubscribeForm {
  * API says what is missing.
  */
 export function bodyOf(f: SubscribeForm): Record<string, unknown> {
-  const scope = /^(\d+):(.*)$/.exec(f.scope);
   const alerts = f.kinds.includes('alerts');
   return {
     email: f.email,
-    ...(scope ? { brand_id: Number(scope[1]), ...(scope[2] ? { market: scope[2] } : {}) } : {}),
+    ...scopeOf(f.scope),
     kinds: f.kinds,
     timezone: f.timezone.trim() || 'UTC',
     ...(alerts || f.channel !== 'email' ? { channel: { type: f.channel, ...(f.channel !== 'email' ? { url: f.channel_url.trim() } : {}) } } : {}),
@@ -263,6 +182,25 @@ const remove = answering(async (request: Request, deps: SubscriptionDeps) => {
   });
 });
 
+const sendNow = answering(async (request: Request, deps: SubscriptionDeps) => {
+  const who = await signedInForm(request, deps);
+  const failed = async (status: number, message: string, retryAfter?: string) => {
+    const response = subscriptionsPage(status, await viewOf(deps, who, { error: { field: 'send', message } }));
+    if (retryAfter) response.headers.set('retry-after', retryAfter);
+    return response;
+  };
+  try {
+    const answer = await sendNowAs(deps, who.caller, scopeOf(field(who.form, 'scope')));
+    if (answer.status === 409) return failed(409, (answer.body as { error: { message: string } }).error.message, answer.headers['retry-after']);
+    const { send } = answer.body as { send: { recipients: number; sent: number; failed: number; note?: string } };
+    const words = send.note ?? `Sent to ${send.sent} of ${send.recipients} confirmed subscriber${send.recipients === 1 ? '' : 's'}${send.failed ? `; ${send.failed} failed` : ''}.`;
+    return subscriptionsPage(200, await viewOf(deps, who, { sent: words }));
+  } catch (error) {
+    if (error instanceof ApiError && error.status < 500) return failed(error.status, error.message);
+    throw error;
+  }
+});
+
 export const accountRoutes: Route<SubscriptionDeps>[] = [
   { path: ACCOUNT_PATHS.signIn, answers: 'page', methods: { GET: (request, _, deps, url) => showSignIn(request, deps, url), POST: (request, _, deps) => signIn(request, deps) } },
   { path: ACCOUNT_PATHS.signOut, answers: 'page', methods: { POST: (request, _, deps) => signOut(request, deps) } },
@@ -274,4 +212,6 @@ export const accountRoutes: Route<SubscriptionDeps>[] = [
   },
   { path: `${ACCOUNT_PATHS.subscriptions}/resend`, answers: 'page', methods: { POST: (request, _, deps) => resend(request, deps) } },
   { path: `${ACCOUNT_PATHS.subscriptions}/remove`, answers: 'page', methods: { POST: (request, _, deps) => remove(request, deps) } },
+  { path: `${ACCOUNT_PATHS.subscriptions}/send`, answers: 'page', methods: { POST: (request, _, deps) => sendNow(request, deps) } },
+  ...linkRoutes,
 ];

@@ -7,7 +7,7 @@
  */
 import { EMPTY, html, type Markup } from '../lib/html';
 import type { SubscriptionRow } from '../subscriptions';
-import { ACCOUNT_PATHS, accountPage, type Brand, copyButton, withCode } from './pages';
+import { ACCOUNT_PATHS, accountPage, type Brand, copyButton, scopeOptions, withCode } from './pages';
 
 /** The add form as typed (strings, as a form posts them). */
 export interface SubscribeForm {
@@ -24,7 +24,7 @@ export interface SubscribeForm {
 export const EMPTY_FORM: SubscribeForm = { email: '', scope: '', kinds: ['visibility', 'won_lost'], timezone: 'UTC', channel: 'email', channel_url: '', quiet_start: '22:00', quiet_end: '07:00' };
 
 /** The form's fields, by the id of the element an error is shown beside. */
-export type Field = 'email' | 'scope' | 'kinds' | 'timezone' | 'channel' | 'channel_url' | 'quiet' | 'form';
+export type Field = 'email' | 'scope' | 'kinds' | 'timezone' | 'channel' | 'channel_url' | 'quiet' | 'form' | 'send';
 
 /** Which field an API error's `param` concerns; anything else is said at the top of the form. */
 export const FIELD_OF_PARAM: Record<string, Field> = {
@@ -60,6 +60,8 @@ export interface SubscriptionsView {
   webhookSecret?: string;
   /** Whether change alerts run on this deployment. */
   alerts: boolean;
+  /** What "send now" did, in the API's words. */
+  sent?: string;
 }
 
 const KIND_WORDS: Record<string, string> = { visibility: 'visibility digest', won_lost: 'won and lost questions', alerts: 'change alerts' };
@@ -101,7 +103,6 @@ const errorOf = (view: SubscriptionsView, field: Field) =>
 
 function addForm(view: SubscriptionsView): Markup {
   const f = view.form;
-  const scopes = view.brands.flatMap((b) => (b.markets.length ? b.markets : [{ code: '' }]).map((m) => ({ value: `${b.id}:${m.code}`, label: m.code ? `${b.name} · ${m.code.toUpperCase()}` : b.name })));
   const kind = (value: string, label: string) =>
     html`<label class="choice"><input type="checkbox" name="kinds" value="${value}"${f.kinds.includes(value) ? html` checked` : null}> ${label}</label>`;
   const channel = (value: string, label: string) =>
@@ -114,7 +115,7 @@ ${view.error?.field === 'form' ? html`<p class="problem" id="form-error" role="a
 <input type="email" id="email" name="email" value="${f.email}" autocomplete="email" required${described(view, 'email', 'email-hint')}>
 ${errorOf(view, 'email')}<p class="hint" id="email-hint">Where the digest goes, and the alerts by email. For a Slack or webhook channel: the owner's address, a contact only.</p></div>
 <div class="field"><label class="block" for="scope">Brand and market</label>
-<select id="scope" name="scope"${described(view, 'scope')}>${scopes.map((s) => html`<option value="${s.value}"${s.value === f.scope ? html` selected` : null}>${s.label}</option>`)}</select>
+<select id="scope" name="scope"${described(view, 'scope')}>${scopeOptions(view.brands, f.scope)}</select>
 ${errorOf(view, 'scope')}</div>
 <fieldset id="kinds"${described(view, 'kinds')}><legend>What it gets</legend>
 ${kind('visibility', 'The weekly visibility digest')}${kind('won_lost', 'Won and lost questions in the digest')}${view.alerts ? kind('alerts', 'Change alerts (a big move, a lost question)') : null}
@@ -141,6 +142,19 @@ ${errorOf(view, 'quiet')}<p class="hint" id="quiet-hint">Local time; nothing is 
 </form>`;
 }
 
+/** Send this week's digest now to the confirmed subscribers of a brand and market (`POST /reports/weekly/send`). */
+function sendForm(view: SubscriptionsView): Markup {
+  return html`<h2 id="send">Send this week's digest now</h2>
+<p>To the confirmed subscribers of one brand and market, without waiting for Monday (once in a while: a digest sent recently is not sent again).</p>
+${view.error?.field === 'send' ? html`<p class="problem" id="send-error" role="alert">${withCode(view.error.message)}</p>` : null}
+<form method="post" action="${ACCOUNT_PATHS.subscriptions}/send">
+<input type="hidden" name="csrf" value="${view.csrf}">
+<div class="field"><label class="block" for="send-scope">Brand and market</label>
+<select id="send-scope" name="scope"${view.error?.field === 'send' ? html` aria-describedby="send-error"` : null}>${scopeOptions(view.brands, '')}</select></div>
+<div class="actions"><button type="submit">Send now</button></div>
+</form>`;
+}
+
 export function subscriptionsPage(status: number, view: SubscriptionsView): Response {
   const secret = view.webhookSecret
     ? html`<div class="notice" role="status"><p>Added. The webhook's signing secret, shown this once: keep it with your receiver to check each delivery's signature.</p>
@@ -148,10 +162,11 @@ export function subscriptionsPage(status: number, view: SubscriptionsView): Resp
 <p>The test delivery carrying the confirm link went to the webhook: the subscription starts once it is opened.</p></div>`
     : null;
   const body = html`<h1>Digests and alerts</h1>
-${view.done ? html`<p class="notice" role="status">${DONE[view.done]}</p>` : null}${secret}
+${view.done ? html`<p class="notice" role="status">${DONE[view.done]}</p>` : null}${secret}${view.sent ? html`<p class="notice" role="status">${withCode(view.sent)}</p>` : null}
 <p>Who gets the weekly digest and the change alerts of your brands. Each new address confirms by email first; a Slack or webhook channel by its test delivery.</p>
 <h2>Subscriptions</h2>
 ${view.rows.length ? html`<ul class="cards">${view.rows.map((row) => card(row, view.csrf))}</ul>` : html`<p>None yet.</p>`}
-${addForm(view)}`;
+${addForm(view)}
+${sendForm(view)}`;
   return accountPage(status, { title: 'Digests and alerts', body, current: 'subscriptions', csrf: view.csrf });
 }

@@ -4,4 +4,5 @@
  * Worker (src/app/worker.ts).
  */
 export type { ReportDeps } from './deps';
-export { LINK_BASE, REPORTS_BASE, reportRoutes } from './routes';
+export { LINK_BASE, type MintedReportLink, mintReportLinkAs, REPORTS_BASE, reportRoutes, sendNowAs, type SendNowAnswer } from './routes';
+export { type ListedReportLink, listReportLinks, revokeReportLink } from './links';

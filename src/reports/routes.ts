@@ -37,6 +37,7 @@ import { renderDigest } from '../mail/render';
 import { clientAddressOf } from '../proxy';
 import { type DigestKind, readPageExtras, type Report, type ReportSource, readScope, readWeek, reportOf, summarizeReads, type WeeklyRead, type WeekTarget } from '../weekly-report';
 import type { ReportDeps } from './deps';
+import type { Caller } from '../subscriptions';
 import { type LinkParent, MAX_LIVE_LINKS } from '../links/link-store';
 import { expiresInDays, LINK_DAYS, linkOwnerKey, noQuery, readFailure, tooManyLinks } from '../links/keyed-routes';
 import { type LinkProblem, listReportLinks, mintReportLink, openReportLink, REPORT_KINDS, revokeReportLink } from './links';
@@ -161,22 +162,42 @@ async function weekly(request: Request, url: URL, deps: ReportDeps): Promise<Res
   return answer(week, ['visibility', 'won_lost'], query.format, { deps, request, apiKey: key, viewUrl, pageLinks, headers: { vary: 'Authorization' }, csvUntil, parent: null });
 }
 
-async function mintLink(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
-  const key = requireKey(request);
-  noQuery(url, 'This endpoint takes its fields in the JSON body, not the query string.');
-  const body = parseJsonObject(LinkBody, await readJsonBody(request, MAX_BODY_BYTES));
+/** A report link as minting answers it: its URL is shown this once. */
+export interface MintedReportLink {
+  id: string;
+  url: string;
+  brand_id: number;
+  market: { id: number; code: string };
+  kind: string;
+  created_at: string;
+  expires_at: string;
+}
+
+/**
+ * Mints a report link for the caller's key: `raw` is the body of `POST /reports/links`, checked here; the key
+ * must read the brand and market (its error is the one shown); 409 at the cap. The account pages call it too.
+ */
+export async function mintReportLinkAs(deps: ReportDeps, caller: Caller, raw: unknown): Promise<MintedReportLink> {
+  const body = parseJsonObject(LinkBody, raw);
   let target: { brand_id: number; market: { id: number; code: string } };
   try {
     // The read the link will make: the key must be able to make it, and its error is the one to show.
-    const client: ApiClient = deps.api(key, clientAddressOf(request));
+    const client: ApiClient = deps.api(caller.key, caller.clientAddress);
     target = await readScope(client, { brand_id: body.brand_id, market: body.market === undefined ? undefined : String(body.market) });
   } catch (error) {
     throw readFailure(error);
   }
-  const minted = await mintReportLink(deps, { apiKey: key, brandId: target.brand_id, market: target.market, kind: body.kind, days: body.expires_in_days });
+  const minted = await mintReportLink(deps, { apiKey: caller.key, brandId: target.brand_id, market: target.market, kind: body.kind, days: body.expires_in_days });
   if (!minted.ok) throw tooManyLinks(minted, 'report', REPORTS_BASE);
   const { link } = minted;
-  return json({ link: { id: link.id, url: link.url, brand_id: target.brand_id, market: target.market, kind: body.kind, created_at: link.created_at, expires_at: link.expires_at } }, 201, { location: link.url });
+  return { id: link.id, url: link.url, brand_id: target.brand_id, market: target.market, kind: body.kind, created_at: link.created_at, expires_at: link.expires_at };
+}
+
+async function mintLink(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
+  const key = requireKey(request);
+  noQuery(url, 'This endpoint takes its fields in the JSON body, not the query string.');
+  const link = await mintReportLinkAs(deps, { key, clientAddress: clientAddressOf(request) }, await readJsonBody(request, MAX_BODY_BYTES));
+  return json({ link }, 201, { location: link.url });
 }
 
 /** Said with every listing: what it cannot show. */
@@ -257,38 +278,58 @@ async function viaLinkHistory(request: Request, token: string, deps: ReportDeps)
   return linkHistoryAnswer(deps, request, opened.link, `${deps.publicUrl}${LINK_BASE}/${token}`);
 }
 
-async function sendNow(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
-  const key = requireKey(request);
-  const query = readParams(SEND_QUERY, queryObject(url.searchParams));
-  // The key is checked (this read) before the body is looked at.
-  const week = await read(deps, request, key, { brand_id: query.brand_id, market: query.market });
-  // Recipients are the confirmed subscribers, full stop: a body (a list of addresses, say) is refused, not ignored;
-  // refused by its length unread, or after at most SEND_BODY_BYTES of it.
-  const noBody = () => invalidParameter('body', 'This endpoint takes no body: the digest goes to the confirmed subscribers of the brand and market.');
-  if ((await readBodyUpTo(request, SEND_BODY_BYTES, noBody)).trim() !== '') throw noBody();
+/** What sending now answers: 202 with what went (or why nothing did), or 409 `recently_sent` with when it can go again. */
+export interface SendNowAnswer {
+  status: 202 | 409;
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
+/**
+ * Sends the digest of a brand and market now to its confirmed subscribers, for the caller's key (which must read
+ * them: its error is the one shown). `checkFirst` runs once the key is checked, before anything is sent.
+ */
+export async function sendNowAs(deps: ReportDeps, caller: Caller, target: Pick<WeekTarget, 'brand_id' | 'market'>, checkFirst: () => Promise<void> = async () => {}): Promise<SendNowAnswer> {
+  const week = await readWeek(deps.api(caller.key, caller.clientAddress), target, deps.now()).catch((error: unknown) => {
+    throw readFailure(error);
+  });
+  await checkFirst();
   const { brand, market } = week.inputs;
   const scope = { brand_id: brand.id, market };
-  const outcome = await sendDigestNow(deps, { apiKey: key, inputs: week.inputs });
+  const outcome = await sendDigestNow(deps, { apiKey: caller.key, inputs: week.inputs });
   switch (outcome.kind) {
     case 'no_recipients':
-      return json({ send: { ...scope, recipients: 0, sent: 0, failed: 0, note: 'No confirmed subscriber for this brand and market: nothing was sent.' } }, 202);
+      return { status: 202, body: { send: { ...scope, recipients: 0, sent: 0, failed: 0, note: 'No confirmed subscriber for this brand and market: nothing was sent.' } }, headers: {} };
     case 'nothing_measured':
-      return json({ send: { ...scope, recipients: 0, sent: 0, failed: 0, note: 'Nothing was measured in the last two weeks: no digest is sent, as on the weekly run.' } }, 202);
+      return { status: 202, body: { send: { ...scope, recipients: 0, sent: 0, failed: 0, note: 'Nothing was measured in the last two weeks: no digest is sent, as on the weekly run.' } }, headers: {} };
     case 'too_soon':
-      return json(
-        {
+      return {
+        status: 409,
+        body: {
           error: { code: 'recently_sent' satisfies ErrorCode, message: `The digest for this brand and market was sent at ${outcome.last.sent_at}; it can be sent again ${Math.ceil(outcome.retryAfter / 60)} min from now.` },
           last_send: { id: outcome.last.id, sent_at: outcome.last.sent_at },
         },
-        409,
-        { 'retry-after': String(outcome.retryAfter) },
-      );
+        headers: { 'retry-after': String(outcome.retryAfter) },
+      };
     case 'mail_failed':
       console.error(JSON.stringify({ msg: 'report send failed', send: outcome.result.id, reason: errorText(outcome.message) }));
-      return errorResponse(new ApiError('upstream_error', 'The mail service refused the send; nothing went out. Try again in a few minutes.'));
+      throw new ApiError('upstream_error', 'The mail service refused the send; nothing went out. Try again in a few minutes.');
     case 'sent':
-      return json({ send: { ...scope, ...outcome.result } }, 202);
+      return { status: 202, body: { send: { ...scope, ...outcome.result } }, headers: {} };
   }
+}
+
+async function sendNow(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
+  const key = requireKey(request);
+  const query = readParams(SEND_QUERY, queryObject(url.searchParams));
+  // Recipients are the confirmed subscribers, full stop: a body (a list of addresses, say) is refused, not ignored;
+  // refused by its length unread, or after at most SEND_BODY_BYTES of it. The key is checked before the body is looked at.
+  const noBody = () => invalidParameter('body', 'This endpoint takes no body: the digest goes to the confirmed subscribers of the brand and market.');
+  const checkBody = async () => {
+    if ((await readBodyUpTo(request, SEND_BODY_BYTES, noBody)).trim() !== '') throw noBody();
+  };
+  const answer = await sendNowAs(deps, { key, clientAddress: clientAddressOf(request) }, { brand_id: query.brand_id, market: query.market }, checkBody);
+  return json(answer.body, answer.status, answer.headers);
 }
 
 export const reportRoutes: Route<ReportDeps>[] = [
