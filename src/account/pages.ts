@@ -175,6 +175,7 @@ export function overviewPage(o: { csrf: string; brands: readonly Brand[]; origin
   const body = html`<h1>Your account</h1>
 <p>Signed in until ${o.expiresAt.toISOString().slice(11, 16)} UTC. The key reads ${o.brands.length === 1 ? 'one brand' : `${o.brands.length} brands`}:</p>
 ${brands}
+<h2>What you can do here</h2>
 <ul>
 <li><a href="${ACCOUNT_PATHS.subscriptions}">Digests and alerts</a>: who gets the weekly digest and the change alerts, by email, Slack or webhook; add, confirm again, remove; send this week's digest now.</li>
 <li><a href="${ACCOUNT_PATHS.links}">Share links</a>: the weekly report for someone without a key, until the link expires or you revoke it.</li>
