@@ -340,6 +340,19 @@ describe('share links, CSV links and send now', () => {
     expect((await SELF.fetch(url.replace(/^https?:\/\/[^/]+/, BASE))).status).toBe(410);
   });
 
+  it('the weekly report page, read with the session\'s key; its market switch stays in the account', async () => {
+    const { cookie } = await signIn();
+    const overview = await (await get('/account', cookie)).text();
+    expect(overview).toContain('href="/account/report?brand_id=1&amp;market=us"');
+    const page = await get('/account/report?brand_id=1&market=us', cookie);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(visibleText(html)).toContain('Brightdesk');
+    expect(html).toContain('href="/account/report?brand_id=1&amp;market=de"');
+    expect(html).not.toContain(KEYS.pro);
+    expect((await get('/account/report?brand_id=1&market=us')).headers.get('location')).toBe('/account/sign-in');
+  });
+
   it('send now: the route\'s answer in words (no confirmed subscriber: nothing sent)', async () => {
     const { cookie, csrf } = await signIn();
     const sent = await post('/account/subscriptions/send', { csrf, scope: '1:us' }, { cookie });

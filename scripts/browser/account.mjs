@@ -32,6 +32,7 @@ export async function checkAccount({ browser, base, artifacts, step, key }) {
   await new Promise((resolve) => server.listen(receiverPort, '127.0.0.1', resolve));
   try {
     await flow({ browser, base, step, key, receiver: `http://localhost:${receiverPort}/hook`, deliveries, shots });
+    await underCsp({ browser, base, step, key });
     for (const width of [375, 1280]) for (const scheme of ['light', 'dark']) await tour({ browser, base, step, key, width, scheme, shots });
   } finally {
     server.close();
@@ -56,8 +57,8 @@ function newContext(browser, { width, scheme, address }) {
 
 function consoleErrors(page) {
   const errors = [];
-  // The sign-in page answers a refused key with 400 and a 429: the browser logs those statuses.
-  page.on('console', (message) => message.type() === 'error' && !/status of (400|403|404|429)/.test(message.text()) && errors.push(message.text()));
+  // Refusals shown on their page (400, 403, 404, a 409 "sent recently", 429): the browser logs their statuses.
+  page.on('console', (message) => message.type() === 'error' && !/status of (400|403|404|409|429)/.test(message.text()) && errors.push(message.text()));
   return errors;
 }
 
@@ -197,6 +198,23 @@ async function flow({ browser, base, step, key, receiver, deliveries, shots }) {
   void shots;
 }
 
+/** Under the pages' own CSP (the other contexts bypass it for axe): the copy buttons' script runs by its nonce, and copies. */
+async function underCsp({ browser, base, step, key }) {
+  const context = await browser.newContext({ viewport: { width: 375, height: 900 }, extraHTTPHeaders: { 'cf-connecting-ip': '198.51.100.79' } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  const page = await context.newPage();
+  const errors = consoleErrors(page);
+  await signIn(page, base, key);
+  const copy = page.locator('button.copy[data-for=mcp-url]');
+  assert.ok(await copy.isVisible(), 'account: the copy buttons show (their script runs under the nonce)');
+  await copy.click();
+  assert.equal(await copy.textContent(), 'Copied');
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), `${base}/mcp`, 'account: the MCP address is copied');
+  assert.deepEqual(errors, [], 'account: no console error (no CSP violation) under the pages\' own CSP');
+  await context.close();
+  step('account: under the pages\' CSP, the copy button copies the MCP address');
+}
+
 /** Clicks a submit button and waits for the page it leads to. */
 const submit = (page, selector) => Promise.all([page.waitForNavigation(), page.click(selector)]);
 
@@ -217,6 +235,9 @@ async function tour({ browser, base, step, key, width, scheme, shots }) {
   await shot('sign-in-refused');
   await signIn(page, base, key);
   await shot('overview');
+  await Promise.all([page.waitForNavigation(), page.click('main a[href^="/account/report"]')]);
+  assert.match(await page.textContent('main'), /Brightdesk/, `account report at ${name}: the report page, read with the session's key`);
+  await shot('report');
   await page.goto(`${base}/account/subscriptions`);
   await page.fill('#email', `tour-${name}@example.com`);
   await submit(page, 'form[action="/account/subscriptions"] button[type=submit]');

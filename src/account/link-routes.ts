@@ -1,6 +1,7 @@
 /**
  * The share links and CSV links screens (links-page.ts):
  *
+ *   GET  /account/report            the weekly report page, read with the session's key (`weeklyAs`)
  *   GET  /account/links             the key's live report links, and the form that makes one
  *   POST /account/links             make one (200: its URL, shown this once)
  *   POST /account/links/revoke      revoke one  -> 303 ?done=revoked
@@ -15,7 +16,8 @@ import { ApiError } from '../contract/errors';
 import { EXPORT_KINDS, mintExportLinkAs, tableOperation } from '../exports';
 import { listExportLinks, revokeExportLink } from '../links/export-links';
 import type { Route } from '../lib/router';
-import { listReportLinks, mintReportLinkAs, revokeReportLink } from '../reports';
+import { BRAND_MARKET_PARAMS, queryObject, readParams } from '../contract/params';
+import { listReportLinks, mintReportLinkAs, revokeReportLink, weeklyAs } from '../reports';
 import type { SubscriptionDeps } from '../subscriptions';
 import { answering, field, seeOther, type SignedIn, signedIn, signedInForm } from './guard';
 import { type CsvView, csvPage, EMPTY_LINK_FORM, LINK_DONE, type LinkDone, type LinkField, type LinkForm, sharePage, type ShareView } from './links-page';
@@ -89,6 +91,19 @@ const revokeShare = answering(async (request: Request, deps: Deps) => {
   });
 });
 
+// ---------------------------------------------------------------- the weekly report
+
+/**
+ * The report page of `GET /reports/weekly`, read with the session's key: its market switch stays here; a link
+ * that works without a key is made on the share links screen.
+ */
+const showReport = answering(async (request: Request, deps: Deps, url: URL) => {
+  const who = await signedIn(request, deps);
+  const query = readParams(BRAND_MARKET_PARAMS, queryObject(url.searchParams));
+  const links = (brandId: number) => ({ marketUrl: (code: string) => `${ACCOUNT_PATHS.report}?${new URLSearchParams({ brand_id: String(brandId), market: code })}` });
+  return weeklyAs(deps, who.caller, { ...query, format: 'html' }, links);
+});
+
 // ---------------------------------------------------------------- CSV links
 
 /** The tables a CSV link may read, from the contract's table (and the kept history). */
@@ -139,6 +154,7 @@ const revokeCsv = answering(async (request: Request, deps: Deps) => {
 });
 
 export const linkRoutes: Route<Deps>[] = [
+  { path: ACCOUNT_PATHS.report, answers: 'page', methods: { GET: (request, _, deps, url) => showReport(request, deps, url) } },
   { path: ACCOUNT_PATHS.links, answers: 'page', methods: { GET: (request, _, deps, url) => showShare(request, deps, url), POST: (request, _, deps) => makeShare(request, deps) } },
   { path: `${ACCOUNT_PATHS.links}/revoke`, answers: 'page', methods: { POST: (request, _, deps) => revokeShare(request, deps) } },
   { path: ACCOUNT_PATHS.exports, answers: 'page', methods: { GET: (request, _, deps, url) => showCsv(request, deps, url), POST: (request, _, deps) => makeCsv(request, deps) } },

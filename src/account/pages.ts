@@ -16,6 +16,7 @@ export const ACCOUNT_PATHS = {
   overview: ACCOUNT_BASE,
   subscriptions: `${ACCOUNT_BASE}/subscriptions`,
   links: `${ACCOUNT_BASE}/links`,
+  report: `${ACCOUNT_BASE}/report`,
   exports: `${ACCOUNT_BASE}/exports`,
 } as const;
 
@@ -170,7 +171,10 @@ export interface Brand {
 /** The overview: the key's brands, where each screen is, and how to connect an assistant. */
 export function overviewPage(o: { csrf: string; brands: readonly Brand[]; origin: string; expiresAt: Date }): Response {
   const brands = o.brands.length
-    ? html`<ul>${o.brands.map((b) => html`<li><strong>${b.name}</strong> <span class="small">${b.domain}${b.markets.length ? ` · ${b.markets.map((m) => m.code).join(', ')}` : ''}</span></li>`)}</ul>`
+    ? html`<ul>${o.brands.map(
+        (b) =>
+          html`<li><strong>${b.name}</strong> <span class="small">${b.domain}</span>: the weekly report for ${b.markets.map((m, i) => html`${i ? ', ' : ''}<a href="${ACCOUNT_PATHS.report}?${new URLSearchParams({ brand_id: String(b.id), market: m.code.toLowerCase() }).toString()}">${m.code.toUpperCase()}</a>`)}</li>`,
+      )}</ul>`
     : html`<p>The key reads no brand yet.</p>`;
   const body = html`<h1>Your account</h1>
 <p>Signed in until ${o.expiresAt.toISOString().slice(11, 16)} UTC. The key reads ${o.brands.length === 1 ? 'one brand' : `${o.brands.length} brands`}:</p>

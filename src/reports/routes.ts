@@ -97,7 +97,8 @@ async function digestText(report: Report, viewUrl: string): Promise<string> {
 
 interface AnswerContext {
   deps: ReportDeps;
-  request: Request;
+  /** The client the page's extra reads are made for. */
+  clientAddress: string | null;
   apiKey: string;
   /** The report's address for the text form's "view in browser" line. */
   viewUrl: string;
@@ -115,7 +116,7 @@ async function answer(read: WeeklyRead, kinds: readonly DigestKind[], format: Fo
   if (format === 'json') return json({ report, source: read.source satisfies ReportSource }, 200, headers);
   if (format === 'text') return new Response(await digestText(report, o.viewUrl), { headers: { ...pageHeaders(), 'content-type': 'text/plain; charset=utf-8', ...headers } });
   // The page shows more than the report: its extra reads are the page's alone, and count in its source line.
-  const client = o.deps.api(o.apiKey, clientAddressOf(o.request));
+  const client = o.deps.api(o.apiKey, o.clientAddress);
   const { extras, reads } = await readPageExtras(client, read.inputs, { visibility: kinds.includes('visibility'), markets: true });
   if (extras.failed.length > 0) console.error(JSON.stringify({ msg: 'report page extra read failed', failed: extras.failed }));
   const source = summarizeReads([...read.source.reads, ...reads]);
@@ -139,27 +140,45 @@ function keyedReportUrl(deps: ReportDeps, brandId: number, market: string): stri
   return view.toString();
 }
 
-async function weekly(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
-  const key = requireKey(request);
-  const query = readParams(WEEKLY_QUERY, queryObject(url.searchParams));
+/**
+ * The weekly report of the caller's key, as a page, JSON or text: `links` gives the page's links for the brand
+ * and market it shows (where the market switch and the history go, and how a share link is made). The keyed
+ * route and the account's report page (src/account) both answer with it.
+ */
+export async function weeklyAs(
+  deps: ReportDeps,
+  caller: Caller,
+  query: { brand_id?: number | undefined; market?: string | undefined; format: Format },
+  links: (brandId: number, market: string) => PageLinks,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   let week: WeeklyRead;
   try {
-    week = await read(deps, request, key, { brand_id: query.brand_id, market: query.market });
+    week = await readWeek(deps.api(caller.key, caller.clientAddress), { brand_id: query.brand_id, market: query.market }, deps.now()).catch((error: unknown) => {
+      throw readFailure(error);
+    });
   } catch (error) {
     if (error instanceof ApiError && error.code === 'upstream_error' && query.format === 'html') return unavailablePage();
     throw error;
   }
   const brandId = week.inputs.brand.id;
   const viewUrl = keyedReportUrl(deps, brandId, week.inputs.market.code);
-  const pageLinks: PageLinks = {
-    mint: { url: `${deps.publicUrl}${REPORTS_BASE}/links`, body: JSON.stringify({ brand_id: brandId, market: week.inputs.market.code.toLowerCase() }) },
-    // Relative: the switch keeps the reader on the host they came through.
-    marketUrl: (code) => `${REPORTS_BASE}/weekly?${new URLSearchParams({ brand_id: String(brandId), market: code })}`,
-    history: `${REPORTS_BASE}/history?${new URLSearchParams({ brand_id: String(brandId), market: week.inputs.market.code.toLowerCase() })}`,
-  };
   // A keyed reader's CSV links get the full term (exportLinkFor caps it at 30 days).
   const csvUntil = new Date(deps.now().getTime() + LINK_DAYS.max * DAY_MS);
-  return answer(week, ['visibility', 'won_lost'], query.format, { deps, request, apiKey: key, viewUrl, pageLinks, headers: { vary: 'Authorization' }, csvUntil, parent: null });
+  const pageLinks = links(brandId, week.inputs.market.code.toLowerCase());
+  return answer(week, ['visibility', 'won_lost'], query.format, { deps, clientAddress: caller.clientAddress, apiKey: caller.key, viewUrl, pageLinks, headers, csvUntil, parent: null });
+}
+
+async function weekly(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
+  const key = requireKey(request);
+  const query = readParams(WEEKLY_QUERY, queryObject(url.searchParams));
+  const links = (brandId: number, market: string): PageLinks => ({
+    mint: { url: `${deps.publicUrl}${REPORTS_BASE}/links`, body: JSON.stringify({ brand_id: brandId, market }) },
+    // Relative: the switch keeps the reader on the host they came through.
+    marketUrl: (code) => `${REPORTS_BASE}/weekly?${new URLSearchParams({ brand_id: String(brandId), market: code })}`,
+    history: `${REPORTS_BASE}/history?${new URLSearchParams({ brand_id: String(brandId), market })}`,
+  });
+  return weeklyAs(deps, { key, clientAddress: clientAddressOf(request) }, query, links, { vary: 'Authorization' });
 }
 
 /** A report link as minting answers it: its URL is shown this once. */
@@ -262,7 +281,7 @@ async function viaLink(request: Request, url: URL, token: string, deps: ReportDe
   const self = `${deps.publicUrl}${LINK_BASE}/${token}`;
   return answer(week, link.kinds, format, {
     deps,
-    request,
+    clientAddress: clientAddressOf(request),
     apiKey: link.apiKey,
     viewUrl: self,
     pageLinks: { json: `${self}?format=json`, text: `${self}?format=text`, expiresAt: link.expiresAt, share: self, history: `${self}/history` },
