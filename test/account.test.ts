@@ -10,6 +10,7 @@ import { env, evictDurableObject, SELF } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UNVERIFIED_PER_MINUTE } from '../src/proxy/abuse';
 import { sha256Hex } from '../src/lib/hash';
+import { SESSIONS_PER_KEY } from '../src/account/session';
 import { clearDigests, RecordingApi } from './digests-helpers';
 import { accountKey, gateOf } from './exports-helpers';
 import { KEYS } from './helpers';
@@ -198,6 +199,16 @@ describe('the session ends', () => {
     expect([page.status, page.headers.get('location')]).toEqual([303, '/account/sign-in?note=revoked']);
     expect((await get('/account', second.cookie)).headers.get('location')).toBe('/account/sign-in?note=ended');
     expect(visibleText(await (await get('/account/sign-in?note=revoked')).text())).toContain('the API no longer accepts its key');
+  });
+
+  it('when its key holds too many: the 21st sign-in ends the oldest session, so no key grows the table without bound', async () => {
+    const first = await signIn();
+    for (let i = 0; i < SESSIONS_PER_KEY; i++) {
+      clock += 1000;
+      await post('/account/sign-in', { api_key: KEYS.pro });
+    }
+    expect((await env.DB.prepare('SELECT COUNT(*) AS n FROM account_sessions').first<{ n: number }>())!.n).toBe(SESSIONS_PER_KEY);
+    expect((await get('/account', first.cookie)).headers.get('location')).toBe('/account/sign-in?note=ended');
   });
 
   it('when the operator rotates the secrets: the session\'s tag or seal no longer opens', async () => {

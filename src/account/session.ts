@@ -7,6 +7,8 @@
  * the row carries an HMAC of it under `SIGNING_SECRET`. A session ends:
  * - after a working day (`SESSION_TTL_MS`, 8 hours from signing in, however
  *   active: the key is asked for again each morning);
+ * - when the key signs in a 21st time while 20 of its sessions live
+ *   (`SESSIONS_PER_KEY`): the oldest ends;
  * - on signing out (the row is deleted);
  * - when the key is no longer accepted upstream (every page reads the key's
  *   brands first, pages.ts: a revoked key ends every session of it);
@@ -29,6 +31,8 @@ import { HOUR_MS } from '../lib/time';
 export const SESSION_COOKIE = '__Host-session';
 /** A working day. */
 export const SESSION_TTL_MS = 8 * HOUR_MS;
+/** Live sessions one key may hold (browsers, people); signing in past it ends the oldest, so no key grows the table without bound. */
+export const SESSIONS_PER_KEY = 20;
 
 export interface SessionDeps {
   db: D1Database;
@@ -55,12 +59,16 @@ export async function beginSession(deps: SessionDeps, key: string): Promise<{ se
   const idHash = await sha256Hex(id);
   const now = deps.now();
   const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
-  // Expired rows go as new ones come: the table holds a working day of sign-ins.
+  const keyHash = await sha256Hex(key);
+  // Expired rows go as new ones come: the table holds a working day of sign-ins, at most SESSIONS_PER_KEY a key.
   await deps.db.batch([
     deps.db.prepare('DELETE FROM account_sessions WHERE expires_at <= ?').bind(now.toISOString()),
     deps.db
       .prepare('INSERT INTO account_sessions (id_hash, key_sealed, key_hash, secret_tag, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .bind(idHash, await seal(deps.encryptionKey, key, idHash), await sha256Hex(key), await tagOf(deps.signingSecret, idHash), now.toISOString(), expiresAt.toISOString()),
+      .bind(idHash, await seal(deps.encryptionKey, key, idHash), keyHash, await tagOf(deps.signingSecret, idHash), now.toISOString(), expiresAt.toISOString()),
+    deps.db
+      .prepare('DELETE FROM account_sessions WHERE key_hash = ? AND id_hash NOT IN (SELECT id_hash FROM account_sessions WHERE key_hash = ? ORDER BY created_at DESC, rowid DESC LIMIT ?)')
+      .bind(keyHash, keyHash, SESSIONS_PER_KEY),
   ]);
   const session = { id, key, csrf: await csrfTokenOf(deps.signingSecret, id), expiresAt };
   return { session, cookie: sessionCookie(id, SESSION_TTL_MS / 1000) };
