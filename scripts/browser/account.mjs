@@ -161,7 +161,8 @@ async function flow({ browser, base, step, key, receiver, deliveries, shots }) {
   await page.click('nav >> text=CSV links');
   await page.selectOption('#operation', 'listTopics');
   await page.click('form[action="/account/exports"] button[type=submit]');
-  const fresh = page.locator('ul.cards > li').first();
+  // The link just made (or handed out again: one live link per export and parameters) is marked.
+  const fresh = page.locator('ul.cards > li.fresh');
   const csvUrl = (await fresh.locator('code[id^=url-]').textContent()).trim();
   assert.equal((await fresh.locator('code[id^=formula-]').textContent()).trim(), `=IMPORTDATA("${csvUrl}")`, 'account: the Google Sheets formula');
   await checked(page, 'CSV link made', key);
@@ -208,6 +209,8 @@ async function underCsp({ browser, base, step, key }) {
   const copy = page.locator('button.copy[data-for=mcp-url]');
   assert.ok(await copy.isVisible(), 'account: the copy buttons show (their script runs under the nonce)');
   await copy.click();
+  // The clipboard answers asynchronously: the button says so when it has.
+  await page.waitForFunction(() => document.querySelector('button.copy[data-for=mcp-url]').textContent !== 'Copy the MCP address', null, { timeout: 10_000 });
   assert.equal(await copy.textContent(), 'Copied');
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), `${base}/mcp`, 'account: the MCP address is copied');
   assert.deepEqual(errors, [], 'account: no console error (no CSP violation) under the pages\' own CSP');
@@ -251,13 +254,15 @@ async function tour({ browser, base, step, key, width, scheme, shots }) {
   await shot('share-links');
   await page.goto(`${base}/account/exports`);
   await submit(page, 'form[action="/account/exports"] button[type=submit]');
+  const csvId = await page.locator('ul.cards > li.fresh').getAttribute('data-link');
   await shot('csv-links');
   await page.fill('#params', 'foo=1');
   await submit(page, 'form[action="/account/exports"] button[type=submit]');
   await shot('csv-links-error');
-  for (const path of ['links', 'exports']) {
+  // The two links this tour made (the key's other links are the rest of the run's): the share link is the newest.
+  for (const [path, card] of [['links', 'ul.cards > li >> nth=0'], ['exports', `li[data-link="${csvId}"]`]]) {
     await page.goto(`${base}/account/${path}`);
-    while ((await page.locator('ul.cards > li').count()) > 0) await Promise.all([page.waitForNavigation(), page.locator('ul.cards > li').first().locator('button', { hasText: 'Revoke' }).click()]);
+    await Promise.all([page.waitForNavigation(), page.locator(card).locator('button', { hasText: 'Revoke' }).click()]);
   }
   await submit(page, 'nav button:has-text("Sign out")');
   await shot('signed-out');

@@ -114,6 +114,9 @@ const OPERATIONS = EXPORT_KINDS.map((id) => {
 
 async function csvView(deps: Deps, who: SignedIn, rest: Partial<CsvView> = {}): Promise<CsvView> {
   const links = newestFirst(await listExportLinks(deps, who.caller.key));
+  // The one just made first, also when it was handed out again (one live link per export and parameters).
+  const made = rest.made?.id;
+  if (made) links.sort((a, b) => Number(b.id === made) - Number(a.id === made));
   return { csrf: who.session.csrf, brands: who.brands, form: EMPTY_LINK_FORM, links, operations: OPERATIONS, ...rest };
 }
 
