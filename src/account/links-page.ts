@@ -1,6 +1,6 @@
 /**
- * The "Share links" and "CSV links" screens: the key's live links, each with
- * a Revoke button, and the form that makes one. A share link's URL is shown
+ * The "Share links" and "CSV links" screens: the form that makes a link, then
+ * the key's live links, each with a Revoke button. A share link's URL is shown
  * once, on the answer to the form that made it (its token is not stored); a
  * CSV link's URL and its Google Sheets formula are listed, with copy buttons.
  */
@@ -86,15 +86,15 @@ export function sharePage(status: number, view: ShareView): Response {
   const body = html`<h1>Share links</h1>
 ${notice(view)}${made}
 <p>A share link opens the weekly report of one brand and market without a key: for a client, a colleague, a slide. Revoke it and it stops at once.</p>
-<h2>Live links</h2>
-${list}
 <h2 id="make">Make a share link</h2>
 ${formError(view)}
 <form method="post" action="${ACCOUNT_PATHS.links}" novalidate>
 <input type="hidden" name="csrf" value="${view.csrf}">
 ${scopeAndDays(view)}
 <div class="actions"><button type="submit">Make the link</button></div>
-</form>`;
+</form>
+<h2>Live links</h2>
+${list}`;
   return accountPage(status, { title: 'Share links', body, current: 'links', csrf: view.csrf });
 }
 
@@ -112,10 +112,8 @@ function csvCard(view: CsvView, l: CsvView['links'][number]): Markup {
 export function csvPage(status: number, view: CsvView): Response {
   const list = view.links.length ? html`<ul class="cards">${view.links.map((l) => csvCard(view, l))}</ul>` : html`<p>No live CSV link.</p>`;
   const body = html`<h1>CSV links</h1>
-${notice(view)}${view.made ? html`<p class="notice" role="status">Made: its address and formula are below, first in the list.</p>` : null}
+${notice(view)}${view.made ? html`<p class="notice" role="status">Made: its address and formula are first under <a href="#live">Live links</a>.</p>` : null}
 <p>A CSV link reads one table of the API each time it is opened, with your key's plan and budget: paste its formula into a Google Sheets cell and the sheet refreshes itself. Revoke it and it stops at once.</p>
-<h2>Live links</h2>
-${list}
 <h2 id="make">Make a CSV link</h2>
 ${formError(view)}
 <form method="post" action="${ACCOUNT_PATHS.exports}" novalidate>
@@ -128,7 +126,9 @@ ${scopeAndDays(view)}
 <input type="text" id="params" name="params" value="${view.form.params}" class="wide" autocomplete="off" spellcheck="false"${attrs(view, 'params', 'params-hint')}>
 ${errorOf(view, 'params')}<p class="hint" id="params-hint">As in the API's query string, e.g. <code>days=28&amp;engine=chatgpt</code>. A window in days is read up to the day the sheet opens it.</p></div>
 <div class="actions"><button type="submit">Make the link</button></div>
-</form>`;
+</form>
+<h2 id="live">Live links</h2>
+${list}`;
   return accountPage(status, { title: 'CSV links', body, current: 'exports', csrf: view.csrf });
 }
 
