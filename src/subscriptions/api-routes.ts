@@ -182,6 +182,7 @@ export async function subscribeAs(deps: SubscriptionDeps, caller: Caller, raw: u
   // The claim checks the caps again, atomically: a subscribe that loses the race for an account's or an
   // address's last slot answers 429 too (its subscription stays pending, without a confirmation).
   const confirmation = row.status === 'pending' ? await sendConfirmation(deps, row, 'api', post) : null;
+  // Assigned inside `post`, a closure: TypeScript's narrowing does not see it (it would type it `null` here).
   const delivered = testDelivery as TestDelivery | null;
   return {
     status: created ? 201 : 200,
