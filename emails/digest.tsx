@@ -57,7 +57,7 @@ export function DigestEmail({ report, links }: DigestEmailProps) {
           {`${report.period_label} · market ${market}`}
           <span data-skip-in-text="true">
             {' · '}
-            <Link href={links.viewInBrowser} className={cls.link} style={{ color: color.link }}>
+            <Link href={links.viewInBrowser} className={cls.link} style={{ color: color.link, textDecoration: 'underline' }}>
               View in browser
             </Link>
           </span>

@@ -26,6 +26,7 @@ export const TIERS = [
   ['src/subscriptions'],
   ['src/links'],
   ['src/digests', 'src/reports', 'src/alerts', 'src/exports', 'src/mcp'],
+  ['src/account'],
   ['src/app'],
   ['src/index.ts'],
 ];

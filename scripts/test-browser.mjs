@@ -19,6 +19,9 @@
 //   history, rivals and /prompts): the report page and the digest email at 375 and 600 px, the lines
 //   where their sections were, and the compatibility check's page (POST /admin/upstream/check);
 // - the consent page of OAuth for /mcp at 375 and 600 px (scripts/browser/consent.mjs);
+// - the pages for people (scripts/browser/account.mjs): a whole flow through them (sign in, subscribe and
+//   confirm, a webhook channel to a receiver here, remove, sign out, a revoked key refused), axe-core on every
+//   page, and every page at 375 and 1280 px, light and dark (ACCOUNT_SHOTS: where those screenshots go);
 // and saves screenshots under test/artifacts/. Not part of `npm test` (which needs no browser).
 //
 // Environment: CHROMIUM (default /usr/bin/chromium), BROWSER_TEST_PORT (default 8792; the second
@@ -32,6 +35,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { checkMcpApp } from './browser/mcp-app.mjs';
 import { checkConsent } from './browser/consent.mjs';
+import { checkAccount } from './browser/account.mjs';
 
 const PORT = Number(process.env.BROWSER_TEST_PORT ?? 8792);
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -580,6 +584,7 @@ try {
   await checkExports();
   await checkLacking();
   await checkConsent({ browser, base: BASE, artifacts: ARTIFACTS, step, key: KEY });
+  await checkAccount({ browser, base: BASE, artifacts: ARTIFACTS, step, key: KEY });
 
   // The dark scheme (the pages follow prefers-color-scheme): the same page, screenshotted for a look.
   {

@@ -6,6 +6,7 @@
  * the same mistakes (src/lib/router.ts).
  */
 import { ApiError, errorResponse, invalidParameter, JSON_HEADERS } from '../contract/errors';
+import { accountRoutes } from '../account';
 import { alertDevRoutes } from '../alerts';
 import { digestDevRoutes } from '../digests';
 import { page } from '../lib/html';
@@ -46,11 +47,13 @@ export const documentedRoutes: readonly DocumentedRoute[] = [...productRoutes, .
 /** The OpenAPI document of the product's own routes. */
 export const productDocument = () => productOpenApiDocument(documentedRoutes);
 
-const withDevRoutes = [...productRoutes, ...devRoutes];
+/** The pages for people (src/account): pages, not API, so not in the OpenAPI document. */
+const servedRoutes: Route<Services>[] = [...productRoutes, ...accountRoutes];
+const withDevRoutes = [...servedRoutes, ...devRoutes];
 
 /** A product route's answer, or undefined when the path is none of them. `devRoutes`: `DEV_ROUTES = "on"`. */
 export async function handleProductRoute(request: Request, url: URL, services: Services, options: { devRoutes: boolean }): Promise<Response | undefined> {
-  const found = await matchRoute(options.devRoutes ? withDevRoutes : productRoutes, request.method, url.pathname);
+  const found = await matchRoute(options.devRoutes ? withDevRoutes : servedRoutes, request.method, url.pathname);
   if (found.kind === 'not_found') return undefined;
   const answers = found.route.answers;
   try {

@@ -25,7 +25,7 @@ import { handleMcp, handleOAuth, isOAuthPath, MCP_PATH } from '../mcp';
 import { type AppEnv, parseEnv } from './env';
 import { type Features, featuresLine, featuresOf, isAlertsEnv, isDigestsEnv, isOriginEnv, isReportsEnv, offMessage, type ReportsEnv } from './features';
 import { errorText } from '../lib/log';
-import { plainTarget } from '../lib/http';
+import { plainTarget, prefersHtml } from '../lib/http';
 import { under } from '../lib/router';
 import { systemClock } from '../lib/time';
 import type { Services } from './services';
@@ -128,6 +128,11 @@ export function createWorker(seams: WorkerSeams = {}) {
       if (isReportsEnv(env)) {
         const routed = await p.handleProductRoute(request, url, servicesFor(p, env, ctx), { devRoutes: features.devRoutes });
         if (routed) return withRequestId(routed, requestId);
+      }
+      // The front door, for a browser; a client that asks for JSON (or anything) keeps the JSON answer.
+      if (pathname === '/' && (request.method === 'GET' || request.method === 'HEAD') && prefersHtml(request.headers.get('accept'))) {
+        const door = p.frontDoor(url.origin, (request.headers.get('cookie') ?? '').includes(`${p.SESSION_COOKIE}=`));
+        return withRequestId(request.method === 'HEAD' ? new Response(null, door) : door, requestId);
       }
       return withRequestId(errorResponse(new ApiError('not_found', 'Nothing here. The API is at /api/v1 (see /api/v1/openapi.json).')), requestId);
     },

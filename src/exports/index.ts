@@ -5,5 +5,6 @@
  */
 export type { ExportDeps } from './deps';
 export { keepWeeklyHistory, type HistoryRun } from './history-cron';
-export { exportRoutes } from './routes';
+export { exportRoutes, mintExportLinkAs } from './routes';
+export { EXPORT_KINDS, tableOperation } from './target';
 export { EXPORT_LINK_BASE, EXPORTS_BASE } from '../links/export-links';

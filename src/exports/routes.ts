@@ -28,12 +28,13 @@ import { zodSide } from '../contract/zod-side';
 import { json, plainText } from '../lib/http';
 import type { Route } from '../lib/router';
 import { TOKEN_FAILURE_STATUS } from '../lib/signing';
-import { EXPORT_FORMATS, EXPORT_LINK_BASE, EXPORTS_BASE, type ExportFormat, type ExportProblem, type ExportTarget, HISTORY_KIND, listExportLinks, mintExportLink, openExportLink, revokeExportLink } from '../links/export-links';
+import { EXPORT_FORMATS, EXPORT_LINK_BASE, EXPORTS_BASE, type ExportFormat, type ExportLink, type ExportProblem, type ExportTarget, HISTORY_KIND, listExportLinks, mintExportLink, openExportLink, revokeExportLink } from '../links/export-links';
 import { expiresInDays, linkOwnerKey, noQuery, readFailure, tooManyLinks } from '../links/keyed-routes';
 import { MAX_LIVE_LINKS } from '../links/link-store';
 import { clientAddressOf } from '../proxy';
 import { HISTORY_COLUMNS, historyRecord, readHistory, readScope, readTableBody } from '../weekly-report';
 import type { ExportDeps } from './deps';
+import type { Caller } from '../subscriptions';
 import { CSV_CONTENT_TYPE, csvColumns, tableRows, toCsv } from './table';
 import { checkTarget, ParamsField, type TableOperation, tableOperation } from './target';
 
@@ -54,22 +55,32 @@ function scopeOf(body: unknown): Pick<ExportTarget, 'brandId' | 'market'> {
   return { brandId: typeof b.brand_id === 'number' ? b.brand_id : 0, market };
 }
 
-async function mint(request: Request, url: URL, deps: ExportDeps): Promise<Response> {
-  const key = requireKey(request);
-  noQuery(url, 'This endpoint takes its fields in the JSON body, not the query string.');
-  const body = parseJsonObject(MintBody, await readJsonBody(request, MAX_BODY_BYTES));
+/**
+ * Mints an export link for the caller's key: `raw` is the body of `POST /exports/links`, checked here; the key
+ * must make the read the link will make (plan, integration, brand: its error is the one shown); 409 at the cap.
+ * The account pages call it too.
+ */
+export async function mintExportLinkAs(deps: ExportDeps, caller: Caller, raw: unknown): Promise<ExportLink> {
+  const body = parseJsonObject(MintBody, raw);
   const { op, params } = checkTarget(body.operation, body.params, deps.now());
   let scope: Pick<ExportTarget, 'brandId' | 'market'>;
   try {
     // The read the link will make: the key must be able to make it (plan, integration, brand), and its error is the one to show.
-    const client = deps.api(key, clientAddressOf(request));
+    const client = deps.api(caller.key, caller.clientAddress);
     scope = scopeOf(op ? (await readTableBody(client, op.id, op.csv, params)).data : await readScope(client, { brand_id: params.brand_id === undefined ? undefined : Number(params.brand_id), market: params.market }));
   } catch (error) {
     throw readFailure(error);
   }
-  const minted = await mintExportLink(deps, key, { kind: body.operation, params, ...scope }, body.expires_in_days);
+  const minted = await mintExportLink(deps, caller.key, { kind: body.operation, params, ...scope }, body.expires_in_days);
   if (!minted.ok) throw tooManyLinks(minted, 'export', EXPORTS_BASE);
-  return json({ link: minted.link }, 201, { location: minted.link.url });
+  return minted.link;
+}
+
+async function mint(request: Request, url: URL, deps: ExportDeps): Promise<Response> {
+  const key = requireKey(request);
+  noQuery(url, 'This endpoint takes its fields in the JSON body, not the query string.');
+  const link = await mintExportLinkAs(deps, { key, clientAddress: clientAddressOf(request) }, await readJsonBody(request, MAX_BODY_BYTES));
+  return json({ link }, 201, { location: link.url });
 }
 
 async function list(request: Request, url: URL, deps: ExportDeps): Promise<Response> {

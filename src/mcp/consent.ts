@@ -135,8 +135,11 @@ async function approveStep(request: Request, deps: ConsentDeps, handle: string, 
 
 class FormTooLarge extends Error {}
 
-/** The key's brands, or why it cannot be used: the API's own word for it. */
-async function checkKey(client: ApiClient): Promise<{ brands: Brands } | { refused: string; status: number }> {
+/**
+ * The key's brands, or why it cannot be used: the API's own word for it. The pages for people (src/account)
+ * check a key to sign in with this too: one check, one set of messages.
+ */
+export async function checkKey(client: ApiClient): Promise<{ brands: Brands } | { refused: string; status: number }> {
   try {
     return { brands: (await client.listBrands()).brands };
   } catch (error) {

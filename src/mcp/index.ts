@@ -23,6 +23,9 @@ export const MCP_PATH = '/mcp';
 const endpoint = loadWithSchemas(() => import('./http'));
 const oauthEndpoints = loadWithSchemas(() => import('./oauth-routes'));
 
+/** How a pasted key is checked (consent.ts), for the sign-in of the pages for people; loaded with OAuth's code, at its first use. */
+export const checkPastedKey = async (...args: Parameters<typeof import('./consent').checkKey>) => (await oauthEndpoints()).checkKey(...args);
+
 /** The answer to a request to an OAuth path (oauth-routes.ts: the consent page, metadata, token, registration); `ctx` is the Worker's. */
 export async function handleOAuth(request: Request, env: ProxyEnv, runtime: ProxyRuntime, options: McpOptions, ctx: ExecutionContext): Promise<Response> {
   const { serveOAuth } = await oauthEndpoints();

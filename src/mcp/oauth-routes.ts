@@ -19,6 +19,8 @@ import { ApiError, errorResponse } from '../contract/errors';
 import { readBodyUpTo } from '../lib/http';
 import { apiFor, clientAddressOf, type ProxyEnv, type ProxyRuntime } from '../proxy';
 import { serveConsent } from './consent';
+
+export { checkKey } from './consent';
 import { consentErrorHtml, consentHeaders } from './consent-page';
 import { allowedHostsOf, type McpOptions } from './http';
 import { type OAuthServers, type OAuthStore, oauthServersFor, protectedResource, refusedRefresh } from './oauth';

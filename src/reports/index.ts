@@ -4,4 +4,6 @@
  * Worker (src/app/worker.ts).
  */
 export type { ReportDeps } from './deps';
-export { LINK_BASE, REPORTS_BASE, reportRoutes } from './routes';
+export { LINK_BASE, type MintedReportLink, mintReportLinkAs, REPORTS_BASE, reportRoutes, sendNowAs, type SendNowAnswer, weeklyAs } from './routes';
+export type { PageLinks } from './page';
+export { type ListedReportLink, listReportLinks, revokeReportLink } from './links';

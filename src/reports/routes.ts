@@ -37,6 +37,7 @@ import { renderDigest } from '../mail/render';
 import { clientAddressOf } from '../proxy';
 import { type DigestKind, OperationMissing, readPageExtras, type Report, type ReportSource, readScope, readWeek, reportOf, summarizeReads, type WeeklyRead, type WeekTarget } from '../weekly-report';
 import type { ReportDeps } from './deps';
+import type { Caller } from '../subscriptions';
 import { type LinkParent, MAX_LIVE_LINKS } from '../links/link-store';
 import { expiresInDays, LINK_DAYS, linkOwnerKey, noQuery, readFailure, tooManyLinks } from '../links/keyed-routes';
 import { type LinkProblem, listReportLinks, mintReportLink, openReportLink, REPORT_KINDS, revokeReportLink } from './links';
@@ -97,7 +98,8 @@ async function digestText(report: Report, viewUrl: string): Promise<string> {
 
 interface AnswerContext {
   deps: ReportDeps;
-  request: Request;
+  /** The client the page's extra reads are made for. */
+  clientAddress: string | null;
   apiKey: string;
   /** The report's address for the text form's "view in browser" line. */
   viewUrl: string;
@@ -115,7 +117,7 @@ async function answer(read: WeeklyRead, kinds: readonly DigestKind[], format: Fo
   if (format === 'json') return json({ report, source: read.source satisfies ReportSource }, 200, headers);
   if (format === 'text') return new Response(await digestText(report, o.viewUrl), { headers: { ...pageHeaders(), 'content-type': 'text/plain; charset=utf-8', ...headers } });
   // The page shows more than the report: its extra reads are the page's alone, and count in its source line.
-  const client = o.deps.api(o.apiKey, clientAddressOf(o.request));
+  const client = o.deps.api(o.apiKey, o.clientAddress);
   const { extras, reads } = await readPageExtras(client, read.inputs, { visibility: kinds.includes('visibility'), markets: true });
   if (extras.failed.length > 0) console.error(JSON.stringify({ msg: 'report page extra read failed', failed: extras.failed }));
   const source = summarizeReads([...read.source.reads, ...reads]);
@@ -147,12 +149,23 @@ function keyedReportUrl(deps: ReportDeps, brandId: number, market: string): stri
   return view.toString();
 }
 
-async function weekly(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
-  const key = requireKey(request);
-  const query = readParams(WEEKLY_QUERY, queryObject(url.searchParams));
+/**
+ * The weekly report of the caller's key, as a page, JSON or text: `links` gives the page's links for the brand
+ * and market it shows (where the market switch and the history go, and how a share link is made). The keyed
+ * route and the account's report page (src/account) both answer with it.
+ */
+export async function weeklyAs(
+  deps: ReportDeps,
+  caller: Caller,
+  query: { brand_id?: number | undefined; market?: string | undefined; format: Format },
+  links: (brandId: number, market: string) => PageLinks,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   let week: WeeklyRead;
   try {
-    week = await read(deps, request, key, { brand_id: query.brand_id, market: query.market });
+    week = await readWeek(deps.api(caller.key, caller.clientAddress), { brand_id: query.brand_id, market: query.market }, deps.now()).catch((error: unknown) => {
+      throw readFailure(error);
+    });
   } catch (error) {
     if (error instanceof ApiError && error.code === 'upstream_error' && query.format === 'html') return unavailablePage();
     if (error instanceof ApiError && error.code === 'operation_missing' && query.format === 'html') return operationMissingPage(error);
@@ -160,33 +173,60 @@ async function weekly(request: Request, url: URL, deps: ReportDeps): Promise<Res
   }
   const brandId = week.inputs.brand.id;
   const viewUrl = keyedReportUrl(deps, brandId, week.inputs.market.code);
-  const pageLinks: PageLinks = {
-    mint: { url: `${deps.publicUrl}${REPORTS_BASE}/links`, body: JSON.stringify({ brand_id: brandId, market: week.inputs.market.code.toLowerCase() }) },
-    // Relative: the switch keeps the reader on the host they came through.
-    marketUrl: (code) => `${REPORTS_BASE}/weekly?${new URLSearchParams({ brand_id: String(brandId), market: code })}`,
-    history: `${REPORTS_BASE}/history?${new URLSearchParams({ brand_id: String(brandId), market: week.inputs.market.code.toLowerCase() })}`,
-  };
   // A keyed reader's CSV links get the full term (exportLinkFor caps it at 30 days).
   const csvUntil = new Date(deps.now().getTime() + LINK_DAYS.max * DAY_MS);
-  return answer(week, ['visibility', 'won_lost'], query.format, { deps, request, apiKey: key, viewUrl, pageLinks, headers: { vary: 'Authorization' }, csvUntil, parent: null });
+  const pageLinks = links(brandId, week.inputs.market.code.toLowerCase());
+  return answer(week, ['visibility', 'won_lost'], query.format, { deps, clientAddress: caller.clientAddress, apiKey: caller.key, viewUrl, pageLinks, headers, csvUntil, parent: null });
+}
+
+async function weekly(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
+  const key = requireKey(request);
+  const query = readParams(WEEKLY_QUERY, queryObject(url.searchParams));
+  const links = (brandId: number, market: string): PageLinks => ({
+    mint: { url: `${deps.publicUrl}${REPORTS_BASE}/links`, body: JSON.stringify({ brand_id: brandId, market }) },
+    // Relative: the switch keeps the reader on the host they came through.
+    marketUrl: (code) => `${REPORTS_BASE}/weekly?${new URLSearchParams({ brand_id: String(brandId), market: code })}`,
+    history: `${REPORTS_BASE}/history?${new URLSearchParams({ brand_id: String(brandId), market })}`,
+  });
+  return weeklyAs(deps, { key, clientAddress: clientAddressOf(request) }, query, links, { vary: 'Authorization' });
+}
+
+/** A report link as minting answers it: its URL is shown this once. */
+export interface MintedReportLink {
+  id: string;
+  url: string;
+  brand_id: number;
+  market: { id: number; code: string };
+  kind: string;
+  created_at: string;
+  expires_at: string;
+}
+
+/**
+ * Mints a report link for the caller's key: `raw` is the body of `POST /reports/links`, checked here; the key
+ * must read the brand and market (its error is the one shown); 409 at the cap. The account pages call it too.
+ */
+export async function mintReportLinkAs(deps: ReportDeps, caller: Caller, raw: unknown): Promise<MintedReportLink> {
+  const body = parseJsonObject(LinkBody, raw);
+  let target: { brand_id: number; market: { id: number; code: string } };
+  try {
+    // The read the link will make: the key must be able to make it, and its error is the one to show.
+    const client: ApiClient = deps.api(caller.key, caller.clientAddress);
+    target = await readScope(client, { brand_id: body.brand_id, market: body.market === undefined ? undefined : String(body.market) });
+  } catch (error) {
+    throw readFailure(error);
+  }
+  const minted = await mintReportLink(deps, { apiKey: caller.key, brandId: target.brand_id, market: target.market, kind: body.kind, days: body.expires_in_days });
+  if (!minted.ok) throw tooManyLinks(minted, 'report', REPORTS_BASE);
+  const { link } = minted;
+  return { id: link.id, url: link.url, brand_id: target.brand_id, market: target.market, kind: body.kind, created_at: link.created_at, expires_at: link.expires_at };
 }
 
 async function mintLink(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
   const key = requireKey(request);
   noQuery(url, 'This endpoint takes its fields in the JSON body, not the query string.');
-  const body = parseJsonObject(LinkBody, await readJsonBody(request, MAX_BODY_BYTES));
-  let target: { brand_id: number; market: { id: number; code: string } };
-  try {
-    // The read the link will make: the key must be able to make it, and its error is the one to show.
-    const client: ApiClient = deps.api(key, clientAddressOf(request));
-    target = await readScope(client, { brand_id: body.brand_id, market: body.market === undefined ? undefined : String(body.market) });
-  } catch (error) {
-    throw readFailure(error);
-  }
-  const minted = await mintReportLink(deps, { apiKey: key, brandId: target.brand_id, market: target.market, kind: body.kind, days: body.expires_in_days });
-  if (!minted.ok) throw tooManyLinks(minted, 'report', REPORTS_BASE);
-  const { link } = minted;
-  return json({ link: { id: link.id, url: link.url, brand_id: target.brand_id, market: target.market, kind: body.kind, created_at: link.created_at, expires_at: link.expires_at } }, 201, { location: link.url });
+  const link = await mintReportLinkAs(deps, { key, clientAddress: clientAddressOf(request) }, await readJsonBody(request, MAX_BODY_BYTES));
+  return json({ link }, 201, { location: link.url });
 }
 
 /** Said with every listing: what it cannot show. */
@@ -252,7 +292,7 @@ async function viaLink(request: Request, url: URL, token: string, deps: ReportDe
   const self = `${deps.publicUrl}${LINK_BASE}/${token}`;
   return answer(week, link.kinds, format, {
     deps,
-    request,
+    clientAddress: clientAddressOf(request),
     apiKey: link.apiKey,
     viewUrl: self,
     pageLinks: { json: `${self}?format=json`, text: `${self}?format=text`, expiresAt: link.expiresAt, share: self, history: `${self}/history` },
@@ -268,40 +308,60 @@ async function viaLinkHistory(request: Request, token: string, deps: ReportDeps)
   return linkHistoryAnswer(deps, request, opened.link, `${deps.publicUrl}${LINK_BASE}/${token}`);
 }
 
-async function sendNow(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
-  const key = requireKey(request);
-  const query = readParams(SEND_QUERY, queryObject(url.searchParams));
-  // The key is checked (this read) before the body is looked at.
-  const week = await read(deps, request, key, { brand_id: query.brand_id, market: query.market });
-  // Recipients are the confirmed subscribers, full stop: a body (a list of addresses, say) is refused, not ignored;
-  // refused by its length unread, or after at most SEND_BODY_BYTES of it.
-  const noBody = () => invalidParameter('body', 'This endpoint takes no body: the digest goes to the confirmed subscribers of the brand and market.');
-  if ((await readBodyUpTo(request, SEND_BODY_BYTES, noBody)).trim() !== '') throw noBody();
+/** What sending now answers: 202 with what went (or why nothing did), or 409 `recently_sent` with when it can go again. */
+export interface SendNowAnswer {
+  status: 202 | 409;
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
+/**
+ * Sends the digest of a brand and market now to its confirmed subscribers, for the caller's key (which must read
+ * them: its error is the one shown). `checkFirst` runs once the key is checked, before anything is sent.
+ */
+export async function sendNowAs(deps: ReportDeps, caller: Caller, target: Pick<WeekTarget, 'brand_id' | 'market'>, checkFirst: () => Promise<void> = async () => {}): Promise<SendNowAnswer> {
+  const week = await readWeek(deps.api(caller.key, caller.clientAddress), target, deps.now()).catch((error: unknown) => {
+    throw error instanceof OperationMissing ? error.toApiError() : readFailure(error);
+  });
+  await checkFirst();
   const { brand, market } = week.inputs;
   const scope = { brand_id: brand.id, market };
-  const outcome = await sendDigestNow(deps, { apiKey: key, inputs: week.inputs });
+  const outcome = await sendDigestNow(deps, { apiKey: caller.key, inputs: week.inputs });
   switch (outcome.kind) {
     case 'no_recipients':
-      return json({ send: { ...scope, recipients: 0, sent: 0, failed: 0, note: 'No confirmed subscriber for this brand and market: nothing was sent.' } }, 202);
+      return { status: 202, body: { send: { ...scope, recipients: 0, sent: 0, failed: 0, note: 'No confirmed subscriber for this brand and market: nothing was sent.' } }, headers: {} };
     case 'nothing_measured':
-      return json({ send: { ...scope, recipients: 0, sent: 0, failed: 0, note: 'Nothing was measured in the last two weeks: no digest is sent, as on the weekly run.' } }, 202);
+      return { status: 202, body: { send: { ...scope, recipients: 0, sent: 0, failed: 0, note: 'Nothing was measured in the last two weeks: no digest is sent, as on the weekly run.' } }, headers: {} };
     case 'implausible':
-      return json({ send: { ...scope, recipients: 0, sent: 0, failed: 0, note: `The Read API's figures are implausible, so no digest is sent, as on the weekly run: ${outcome.violations[0]!.message}`, violations: outcome.violations } }, 202);
+      return { status: 202, body: { send: { ...scope, recipients: 0, sent: 0, failed: 0, note: `The Read API's figures are implausible, so no digest is sent, as on the weekly run: ${outcome.violations[0]!.message}`, violations: outcome.violations } }, headers: {} };
     case 'too_soon':
-      return json(
-        {
+      return {
+        status: 409,
+        body: {
           error: { code: 'recently_sent' satisfies ErrorCode, message: `The digest for this brand and market was sent at ${outcome.last.sent_at}; it can be sent again ${Math.ceil(outcome.retryAfter / 60)} min from now.` },
           last_send: { id: outcome.last.id, sent_at: outcome.last.sent_at },
         },
-        409,
-        { 'retry-after': String(outcome.retryAfter) },
-      );
+        headers: { 'retry-after': String(outcome.retryAfter) },
+      };
     case 'mail_failed':
       console.error(JSON.stringify({ msg: 'report send failed', send: outcome.result.id, reason: errorText(outcome.message) }));
-      return errorResponse(new ApiError('upstream_error', 'The mail service refused the send; nothing went out. Try again in a few minutes.'));
+      throw new ApiError('upstream_error', 'The mail service refused the send; nothing went out. Try again in a few minutes.');
     case 'sent':
-      return json({ send: { ...scope, ...outcome.result } }, 202);
+      return { status: 202, body: { send: { ...scope, ...outcome.result } }, headers: {} };
   }
+}
+
+async function sendNow(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
+  const key = requireKey(request);
+  const query = readParams(SEND_QUERY, queryObject(url.searchParams));
+  // Recipients are the confirmed subscribers, full stop: a body (a list of addresses, say) is refused, not ignored;
+  // refused by its length unread, or after at most SEND_BODY_BYTES of it. The key is checked before the body is looked at.
+  const noBody = () => invalidParameter('body', 'This endpoint takes no body: the digest goes to the confirmed subscribers of the brand and market.');
+  const checkBody = async () => {
+    if ((await readBodyUpTo(request, SEND_BODY_BYTES, noBody)).trim() !== '') throw noBody();
+  };
+  const answer = await sendNowAs(deps, { key, clientAddress: clientAddressOf(request) }, { brand_id: query.brand_id, market: query.market }, checkBody);
+  return json(answer.body, answer.status, answer.headers);
 }
 
 export const reportRoutes: Route<ReportDeps>[] = [

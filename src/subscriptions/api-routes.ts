@@ -23,7 +23,7 @@ import type { SubscriptionDeps } from './deps';
 import { SUBSCRIPTIONS_BASE } from './links';
 import { sendConfirmation, withinResendWindow } from './confirmation';
 import { confirmationLimited, confirmationVerdict, recipientKeyOf } from './caps';
-import { lastDeliveries, newSubscriptionId, publicView, removeSubscription, SUBSCRIPTION_SELECT, SubscriptionKind, subscriptionById, type SubscriptionRow } from './store';
+import { type LastDelivery, lastDeliveries, newSubscriptionId, publicView, removeSubscription, SUBSCRIPTION_SELECT, SubscriptionKind, subscriptionById, type SubscriptionRow } from './store';
 import { ChannelBody, channelOf, endpointKeyOf, newSecretFor, QuietHoursBody, sendTestDelivery, storeChannel, storedSecret, type TestDelivery } from './alert-channels';
 
 /** A subscription request is a few hundred bytes; anything past this is refused before parsing. */
@@ -58,13 +58,25 @@ function parseSubscribe(raw: unknown) {
 }
 
 /**
+ * Who acts: the API key (from `Authorization`, or a signed-in person's session, src/account) and the client
+ * address the reads are made for. The JSON routes and the account pages call the same functions with it.
+ */
+export interface Caller {
+  key: string;
+  clientAddress: string | null;
+}
+
+/** The caller of a JSON request: its bearer key (401 without one) and its address. */
+const callerOf = (request: Request): Caller => ({ key: requireKey(request), clientAddress: clientAddressOf(request) });
+
+/**
  * Reads with the caller's key through the proxy, on behalf of the caller's
  * address: a flood of random or revoked keys through these routes spends no
  * more of the upstream than through /api/v1. The API's error passes through.
  */
-async function readAs<T>(deps: SubscriptionDeps, request: Request, key: string, read: (client: ApiClient) => Promise<T>): Promise<T> {
+async function readAs<T>(deps: SubscriptionDeps, caller: Caller, read: (client: ApiClient) => Promise<T>): Promise<T> {
   try {
-    return await read(deps.api(key, clientAddressOf(request)));
+    return await read(deps.api(caller.key, caller.clientAddress));
   } catch (error) {
     if (error instanceof ApiClientError) throw toApiError(error);
     throw error;
@@ -72,19 +84,29 @@ async function readAs<T>(deps: SubscriptionDeps, request: Request, key: string, 
 }
 
 /** The brand ids the key's account can read: a subscription is the account's when its brand is one of them. */
-async function accountBrands(deps: SubscriptionDeps, request: Request, key: string): Promise<Set<number>> {
-  const { brands } = await readAs(deps, request, key, (client) => client.listBrands());
+async function accountBrands(deps: SubscriptionDeps, caller: Caller): Promise<Set<number>> {
+  const { brands } = await readAs(deps, caller, (client) => client.listBrands());
   return new Set(brands.map((b) => b.id));
 }
 
-async function subscribe(request: Request, deps: SubscriptionDeps): Promise<Response> {
-  const key = requireKey(request);
-  const input = parseSubscribe(await readJsonBody(request, MAX_BODY_BYTES));
+/** What subscribing answers: 201 for a new subscription, 200 for one subscribed again. */
+export interface Subscribed {
+  status: 200 | 201;
+  body: { subscription: ReturnType<typeof publicView>; confirmation?: unknown; test_delivery?: TestDelivery; webhook_secret?: string };
+}
+
+/**
+ * Subscribes an address (or a Slack or webhook channel) to a brand and market the caller's key reads: `raw` is
+ * the body of `POST /digests/subscriptions`, checked here. Errors are the API's (`param` names the field).
+ */
+export async function subscribeAs(deps: SubscriptionDeps, caller: Caller, raw: unknown): Promise<Subscribed> {
+  const key = caller.key;
+  const input = parseSubscribe(raw);
   // A bad channel is a 400 before anything is read or stored.
   const channel = await channelOf(deps, input);
   const endpoint = channel !== null && channel.type !== 'email';
   // The key must read this brand and market: the same read the digest will make, so its error is the one to show.
-  const { brandId, market, brandName, accountBrands } = await readAs(deps, request, key, async (client) => {
+  const { brandId, market, brandName, accountBrands } = await readAs(deps, caller, async (client) => {
     const visibility = await readScope(client, { brand_id: input.brand_id || undefined, market: input.market === undefined ? undefined : String(input.market) });
     const { brands } = await client.listBrands();
     return {
@@ -160,33 +182,53 @@ async function subscribe(request: Request, deps: SubscriptionDeps): Promise<Resp
   // The claim checks the caps again, atomically: a subscribe that loses the race for an account's or an
   // address's last slot answers 429 too (its subscription stays pending, without a confirmation).
   const confirmation = row.status === 'pending' ? await sendConfirmation(deps, row, 'api', post) : null;
-  return json(
-    { subscription: publicView(row), ...(confirmation ? { confirmation } : {}), ...(testDelivery ? { test_delivery: testDelivery } : {}), ...(secret ? { webhook_secret: secret.secret } : {}) },
-    created ? 201 : 200,
-  );
+  // Assigned inside `post`, a closure: TypeScript's narrowing does not see it (it would type it `null` here).
+  const delivered = testDelivery as TestDelivery | null;
+  return {
+    status: created ? 201 : 200,
+    body: { subscription: publicView(row), ...(confirmation ? { confirmation } : {}), ...(delivered ? { test_delivery: delivered } : {}), ...(secret ? { webhook_secret: secret.secret } : {}) },
+  };
 }
 
-async function list(request: Request, deps: SubscriptionDeps): Promise<Response> {
-  const key = requireKey(request);
-  const brands = [...(await accountBrands(deps, request, key))];
-  if (brands.length === 0) return json({ subscriptions: [] });
+async function subscribe(request: Request, deps: SubscriptionDeps): Promise<Response> {
+  const caller = callerOf(request);
+  const { status, body } = await subscribeAs(deps, caller, await readJsonBody(request, MAX_BODY_BYTES));
+  return json(body, status);
+}
+
+/** The subscriptions of the caller's account (every brand its key reads), in every state. */
+/** A subscription as the account sees it listed: its row and its last delivery. */
+export type ListedSubscription = SubscriptionRow & { last_delivery: LastDelivery | null };
+
+/** The account's subscriptions in every state, oldest first, each with its last delivery (digest or alert) and its result. */
+export async function listAs(deps: SubscriptionDeps, caller: Caller): Promise<ListedSubscription[]> {
+  const brands = [...(await accountBrands(deps, caller))];
+  if (brands.length === 0) return [];
   const { results } = await deps.db
     .prepare(`${SUBSCRIPTION_SELECT} WHERE s.brand_id IN (${brands.map(() => '?').join(',')}) ORDER BY s.created_at, s.id`)
     .bind(...brands)
     .all<SubscriptionRow>();
   const last = await lastDeliveries(deps.db, brands);
-  return json({ subscriptions: results.map((row) => ({ ...publicView(row), last_delivery: last.get(row.id) ?? null })) });
+  return results.map((row) => ({ ...row, last_delivery: last.get(row.id) ?? null }));
 }
 
-async function remove(request: Request, deps: SubscriptionDeps, id: string): Promise<Response> {
-  const key = requireKey(request);
-  const brands = await accountBrands(deps, request, key);
+async function list(request: Request, deps: SubscriptionDeps): Promise<Response> {
+  return json({ subscriptions: (await listAs(deps, callerOf(request))).map((row) => ({ ...publicView(row), last_delivery: row.last_delivery })) });
+}
+
+/** Removes one subscription of the caller's account, in any state, for good; another account's is `not_found`. */
+export async function removeAs(deps: SubscriptionDeps, caller: Caller, id: string): Promise<void> {
+  const brands = await accountBrands(deps, caller);
   const row = /^sub_[a-z0-9]{1,40}$/.test(id) ? await subscriptionById(deps.db, id) : null;
   // Another account's subscription is as invisible as a missing one. Any state is removed: an unsubscribed
   // one too, whose own subscribe-again link would otherwise bring it back (it carries the key, sealed).
   if (!row || !brands.has(row.brand_id)) throw new ApiError('not_found', 'No such subscription for this account.');
   // Final: no link of the subscription works again (store.ts); only a new subscribe reaches the address.
   if (!(await removeSubscription(deps.db, id))) throw new ApiError('not_found', 'No such subscription for this account.');
+}
+
+async function remove(request: Request, deps: SubscriptionDeps, id: string): Promise<Response> {
+  await removeAs(deps, callerOf(request), id);
   return new Response(null, { status: 204 });
 }
 

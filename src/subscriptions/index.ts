@@ -4,6 +4,7 @@ export { digestEmails } from './digest-emails';
 export { confirmUrl, reportUrl, SUBSCRIPTIONS_BASE, unsubscribeHeaders, unsubscribeUrl } from './links';
 export { unsubscribeByMail } from './mailto';
 export { subscriptionRoutes } from './routes';
+export { type Caller, type ListedSubscription, listAs, removeAs, subscribeAs, type Subscribed } from './api-routes';
 export {
   confirmedSubscribers,
   generationOf,

@@ -1,0 +1,96 @@
+/**
+ * What every page and form of the account goes through (routes.ts, link-routes.ts): the session of the
+ * request (session.ts), the key's brands read first (a key the API no longer accepts ends its sessions
+ * here), and for a POST, the check that it comes from this site with the session's token. What they decide
+ * early (a redirect to sign in, a refused form) is thrown as a `FormProblem` and answered by `answering`.
+ */
+import { ApiClientError, toApiError } from '../client';
+import { readBodyUpTo } from '../lib/http';
+import { clientAddressOf } from '../proxy';
+import type { Caller, SubscriptionDeps } from '../subscriptions';
+import { ACCOUNT_PATHS, type Brand, refusedFormPage } from './pages';
+import { clearedSessionCookie, endSessionsOfKey, type Session, sessionOf } from './session';
+
+/** A form here is a handful of short fields. */
+const MAX_FORM_BYTES = 8 * 1024;
+
+export const seeOther = (location: string, headers: Record<string, string> = {}) => new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store', ...headers } });
+
+/**
+ * Whether a POST comes from a page of this site: its `Origin` is ours, or (a browser that sent none)
+ * `Sec-Fetch-Site` says same-origin. A request with neither is no browser's form: refused too.
+ */
+function fromThisSite(request: Request): boolean {
+  const origin = request.headers.get('origin');
+  // `null`: a browser that withholds the origin (a page under `no-referrer`); Sec-Fetch-Site, which no page can set, then decides.
+  if (origin !== null && origin !== 'null') return origin === new URL(request.url).origin;
+  return request.headers.get('sec-fetch-site') === 'same-origin';
+}
+
+export class FormProblem extends Error {
+  constructor(readonly response: Response) {
+    super('form refused');
+  }
+}
+
+/** The posted form, read up to its limit; refused (403) when it does not come from this site. */
+export async function formOf(request: Request): Promise<FormData> {
+  if (!fromThisSite(request)) throw new FormProblem(refusedFormPage('It was not sent from a page of this site.'));
+  try {
+    const text = await readBodyUpTo(request, MAX_FORM_BYTES, () => new Error('too large'));
+    return await new Request(request.url, { method: 'POST', headers: { 'content-type': request.headers.get('content-type') ?? '' }, body: text }).formData();
+  } catch {
+    throw new FormProblem(refusedFormPage('It could not be read: send it from its page.'));
+  }
+}
+
+export const field = (form: FormData, name: string) => {
+  const value = form.get(name);
+  return typeof value === 'string' ? value : '';
+};
+
+/** A signed-in request: its session, the caller it acts as, and the key's brands (read now: a revoked key ends here). */
+export interface SignedIn {
+  session: Session;
+  caller: Caller;
+  brands: Brand[];
+}
+
+export async function signedIn(request: Request, deps: SubscriptionDeps): Promise<SignedIn> {
+  const session = await sessionOf(deps, request);
+  if (session === 'none') throw new FormProblem(seeOther(ACCOUNT_PATHS.signIn));
+  if (session === 'ended') throw new FormProblem(seeOther(`${ACCOUNT_PATHS.signIn}?note=ended`, { 'set-cookie': clearedSessionCookie() }));
+  const caller = { key: session.key, clientAddress: clientAddressOf(request) };
+  try {
+    const { brands } = await deps.api(caller.key, caller.clientAddress).listBrands();
+    return { session, caller, brands };
+  } catch (error) {
+    if (error instanceof ApiClientError && error.code === 'invalid_api_key') {
+      await endSessionsOfKey(deps, session.key);
+      throw new FormProblem(seeOther(`${ACCOUNT_PATHS.signIn}?note=revoked`, { 'set-cookie': clearedSessionCookie() }));
+    }
+    if (error instanceof ApiClientError) throw toApiError(error);
+    throw error;
+  }
+}
+
+/** A signed-in form: from this site, with the session's token. */
+export async function signedInForm(request: Request, deps: SubscriptionDeps): Promise<SignedIn & { form: FormData }> {
+  const form = await formOf(request);
+  const who = await signedIn(request, deps);
+  if (field(form, 'csrf') !== who.session.csrf) throw new FormProblem(refusedFormPage('It belongs to another session or an older page.'));
+  return { ...who, form };
+}
+
+/** Runs a handler; the answers it decided on early (a redirect to sign in, a refused form) are its answer. */
+export const answering =
+  <A extends unknown[]>(handler: (...args: A) => Promise<Response>) =>
+  async (...args: A): Promise<Response> => {
+    try {
+      return await handler(...args);
+    } catch (error) {
+      if (error instanceof FormProblem) return error.response;
+      throw error;
+    }
+  };
+

@@ -1,0 +1,165 @@
+/**
+ * The share links and CSV links screens (links-page.ts):
+ *
+ *   GET  /account/report            the weekly report page, read with the session's key (`weeklyAs`)
+ *   GET  /account/links             the key's live report links, and the form that makes one
+ *   POST /account/links             make one (200: its URL, shown this once)
+ *   POST /account/links/revoke      revoke one  -> 303 ?done=revoked
+ *   GET  /account/exports           the key's live CSV links (address and IMPORTDATA formula), and the form
+ *   POST /account/exports           make one (200: it, first in the list)
+ *   POST /account/exports/revoke    revoke one  -> 303 ?done=revoked
+ *
+ * Each through the function of its JSON route (`mintReportLinkAs`, `mintExportLinkAs`, and the stores'
+ * list and revoke): the caps, the checks of the read the link will make, and the messages are the API's.
+ */
+import { ApiError } from '../contract/errors';
+import { EXPORT_KINDS, mintExportLinkAs, tableOperation } from '../exports';
+import { listExportLinks, revokeExportLink } from '../links/export-links';
+import type { Route } from '../lib/router';
+import { BRAND_MARKET_PARAMS, queryObject, readParams } from '../contract/params';
+import { listReportLinks, mintReportLinkAs, revokeReportLink, weeklyAs } from '../reports';
+import type { SubscriptionDeps } from '../subscriptions';
+import { answering, field, seeOther, type SignedIn, signedIn, signedInForm } from './guard';
+import { type CsvView, csvPage, EMPTY_LINK_FORM, LINK_DONE, type LinkDone, type LinkField, type LinkForm, sharePage, type ShareView } from './links-page';
+import { ACCOUNT_PATHS, scopeOf } from './pages';
+
+type Deps = SubscriptionDeps;
+
+const FIELD_OF_PARAM: Record<string, LinkField> = {
+  brand_id: 'scope',
+  market: 'scope',
+  'params.brand_id': 'scope',
+  'params.market': 'scope',
+  expires_in_days: 'days',
+  operation: 'operation',
+};
+const fieldOf = (error: ApiError): LinkField =>
+  (error.param && (FIELD_OF_PARAM[error.param] ?? (error.param.startsWith('params.') ? 'params' : undefined))) || (error.code.startsWith('brand_') ? 'scope' : 'form');
+
+const typed = (form: FormData): LinkForm => ({ scope: field(form, 'scope'), days: field(form, 'days').trim(), operation: field(form, 'operation'), params: field(form, 'params').trim() });
+/** `expires_in_days` as the JSON body takes it: a number (a word stays a word, so the API says what is wrong). */
+const daysOf = (days: string) => (days === '' ? {} : { expires_in_days: /^\d+$/.test(days) ? Number(days) : days });
+const doneOf = (url: URL) => {
+  const done = url.searchParams.get('done');
+  return done && done in LINK_DONE ? { done: done as LinkDone } : {};
+};
+
+/** Runs an action; an API error shows the screen again with it, beside its field. */
+async function acting(render: (status: number, error: { field: LinkField; message: string }) => Promise<Response>, action: () => Promise<Response>): Promise<Response> {
+  try {
+    return await action();
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status >= 500) throw error;
+    const response = await render(error.status, { field: fieldOf(error), message: error.message });
+    if (error.options.retryAfter !== undefined) response.headers.set('retry-after', String(error.options.retryAfter));
+    return response;
+  }
+}
+
+// ---------------------------------------------------------------- share links
+
+/** The newest first: the one just made is at the top. */
+const newestFirst = <L extends { created_at: string }>(links: L[]) => links.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
+
+async function shareView(deps: Deps, who: SignedIn, rest: Partial<ShareView> = {}): Promise<ShareView> {
+  return { csrf: who.session.csrf, brands: who.brands, form: EMPTY_LINK_FORM, links: newestFirst(await listReportLinks(deps, who.caller.key)), ...rest };
+}
+
+const showShare = answering(async (request: Request, deps: Deps, url: URL) => {
+  const who = await signedIn(request, deps);
+  return sharePage(200, await shareView(deps, who, doneOf(url)));
+});
+
+const makeShare = answering(async (request: Request, deps: Deps) => {
+  const who = await signedInForm(request, deps);
+  const form = typed(who.form);
+  const render = async (status: number, error: ShareView['error']) => sharePage(status, await shareView(deps, who, { form, ...(error ? { error } : {}) }));
+  return acting(render, async () => {
+    const link = await mintReportLinkAs(deps, who.caller, { ...scopeOf(form.scope), ...daysOf(form.days) });
+    // Its URL is shown this once: never through a redirect.
+    return sharePage(200, await shareView(deps, who, { made: { url: link.url, expires_at: link.expires_at } }));
+  });
+});
+
+const revokeShare = answering(async (request: Request, deps: Deps) => {
+  const who = await signedInForm(request, deps);
+  const render = async (status: number, error: ShareView['error']) => sharePage(status, await shareView(deps, who, error ? { error } : {}));
+  return acting(render, async () => {
+    // Another key's link is as invisible as a missing one, as on DELETE /reports/links/{id}.
+    if (!(await revokeReportLink(deps, who.caller.key, field(who.form, 'id')))) throw new ApiError('not_found', 'No such live report link for this key.');
+    return seeOther(`${ACCOUNT_PATHS.links}?done=revoked`);
+  });
+});
+
+// ---------------------------------------------------------------- the weekly report
+
+/**
+ * The report page of `GET /reports/weekly`, read with the session's key: its market switch stays here; a link
+ * that works without a key is made on the share links screen.
+ */
+const showReport = answering(async (request: Request, deps: Deps, url: URL) => {
+  const who = await signedIn(request, deps);
+  const query = readParams(BRAND_MARKET_PARAMS, queryObject(url.searchParams));
+  const links = (brandId: number) => ({ marketUrl: (code: string) => `${ACCOUNT_PATHS.report}?${new URLSearchParams({ brand_id: String(brandId), market: code })}` });
+  return weeklyAs(deps, who.caller, { ...query, format: 'html' }, links);
+});
+
+// ---------------------------------------------------------------- CSV links
+
+/** The tables a CSV link may read, from the contract's table (and the kept history). */
+const OPERATIONS = EXPORT_KINDS.map((id) => {
+  const op = tableOperation(id);
+  return { id, label: op ? `${op.summary} (${id})` : `The kept weekly history (${id})` };
+});
+
+async function csvView(deps: Deps, who: SignedIn, rest: Partial<CsvView> = {}): Promise<CsvView> {
+  const links = newestFirst(await listExportLinks(deps, who.caller.key));
+  // The one just made first, also when it was handed out again (one live link per export and parameters).
+  const made = rest.made?.id;
+  if (made) links.sort((a, b) => Number(b.id === made) - Number(a.id === made));
+  return { csrf: who.session.csrf, brands: who.brands, form: EMPTY_LINK_FORM, links, operations: OPERATIONS, ...rest };
+}
+
+/**
+ * The body `POST /exports/links` would get for this form: the brand and market go to the tables that take them
+ * (the kept history, and each operation by its declared parameters); the other parameters as typed, a query string.
+ */
+export function exportBodyOf(form: LinkForm): Record<string, unknown> {
+  const op = tableOperation(form.operation);
+  const takes = op ? [...Object.keys(op.params.path), ...Object.keys(op.params.query)] : ['brand_id', 'market'];
+  const scope = Object.entries(scopeOf(form.scope)).filter(([name]) => takes.includes(name));
+  const extra = [...new URLSearchParams(form.params.replace(/^\?/, ''))];
+  return { operation: form.operation, params: Object.fromEntries([...scope, ...extra]), ...daysOf(form.days) };
+}
+
+const showCsv = answering(async (request: Request, deps: Deps, url: URL) => {
+  const who = await signedIn(request, deps);
+  return csvPage(200, await csvView(deps, who, doneOf(url)));
+});
+
+const makeCsv = answering(async (request: Request, deps: Deps) => {
+  const who = await signedInForm(request, deps);
+  const form = typed(who.form);
+  const render = async (status: number, error: CsvView['error']) => csvPage(status, await csvView(deps, who, { form, ...(error ? { error } : {}) }));
+  return acting(render, async () => {
+    const link = await mintExportLinkAs(deps, who.caller, exportBodyOf(form));
+    return csvPage(200, await csvView(deps, who, { made: { id: link.id }, form }));
+  });
+});
+
+const revokeCsv = answering(async (request: Request, deps: Deps) => {
+  const who = await signedInForm(request, deps);
+  const render = async (status: number, error: CsvView['error']) => csvPage(status, await csvView(deps, who, error ? { error } : {}));
+  return acting(render, async () => {
+    if (!(await revokeExportLink(deps, who.caller.key, field(who.form, 'id')))) throw new ApiError('not_found', 'No such live export link for this key.');
+    return seeOther(`${ACCOUNT_PATHS.exports}?done=revoked`);
+  });
+});
+
+export const linkRoutes: Route<Deps>[] = [
+  { path: ACCOUNT_PATHS.report, answers: 'page', methods: { GET: (request, _, deps, url) => showReport(request, deps, url) } },
+  { path: ACCOUNT_PATHS.links, answers: 'page', methods: { GET: (request, _, deps, url) => showShare(request, deps, url), POST: (request, _, deps) => makeShare(request, deps) } },
+  { path: `${ACCOUNT_PATHS.links}/revoke`, answers: 'page', methods: { POST: (request, _, deps) => revokeShare(request, deps) } },
+  { path: ACCOUNT_PATHS.exports, answers: 'page', methods: { GET: (request, _, deps, url) => showCsv(request, deps, url), POST: (request, _, deps) => makeCsv(request, deps) } },
+  { path: `${ACCOUNT_PATHS.exports}/revoke`, answers: 'page', methods: { POST: (request, _, deps) => revokeCsv(request, deps) } },
+];

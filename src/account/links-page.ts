@@ -1,0 +1,134 @@
+/**
+ * The "Share links" and "CSV links" screens: the form that makes a link, then
+ * the key's live links, each with a Revoke button. A share link's URL is shown
+ * once, on the answer to the form that made it (its token is not stored); a
+ * CSV link's URL and its Google Sheets formula are listed, with copy buttons.
+ */
+import { html, type Markup } from '../lib/html';
+import { ACCOUNT_PATHS, accountPage, type Brand, copyButton, scopeOptions, withCode } from './pages';
+
+export type LinkField = 'scope' | 'days' | 'operation' | 'params' | 'form';
+
+/** What happened, said after the redirect (`?done=`): fixed words. */
+export const LINK_DONE = { revoked: 'Revoked. The link no longer opens anything.' } as const;
+export type LinkDone = keyof typeof LINK_DONE;
+
+export interface LinkForm {
+  scope: string;
+  days: string;
+  operation: string;
+  params: string;
+}
+export const EMPTY_LINK_FORM: LinkForm = { scope: '', days: '30', operation: 'history', params: '' };
+
+interface Common {
+  csrf: string;
+  brands: readonly Brand[];
+  form: LinkForm;
+  error?: { field: LinkField; message: string };
+  done?: LinkDone;
+}
+
+export interface ShareView extends Common {
+  links: readonly { id: string; brand_id: number; market: { code: string }; created_at: string; expires_at: string }[];
+  /** The link just made: its URL is shown this once. */
+  made?: { url: string; expires_at: string };
+}
+
+export interface CsvView extends Common {
+  links: readonly { id: string; url: string; operation: string; params: Record<string, string>; created_at: string; expires_at: string }[];
+  /** The operations a CSV link may name: id and words. */
+  operations: readonly { id: string; label: string }[];
+  made?: { id: string };
+}
+
+const day = (iso: string) => iso.slice(0, 10);
+const brandName = (brands: readonly Brand[], id: number) => brands.find((b) => b.id === id)?.name ?? `Brand ${id}`;
+/** `=IMPORTDATA("…")`: what a Google Sheets cell takes to read a CSV link. */
+export const importFormula = (url: string) => `=IMPORTDATA("${url}")`;
+
+function attrs(view: Common, field: LinkField, hint?: string): Markup {
+  const mine = view.error?.field === field;
+  const ids = [mine ? `${field}-error` : '', hint ?? ''].filter(Boolean).join(' ');
+  return html`${mine ? html` aria-invalid="true" autofocus` : null}${ids ? html` aria-describedby="${ids}"` : null}`;
+}
+const errorOf = (view: Common, field: LinkField) =>
+  view.error?.field === field ? html`<p class="error" id="${field}-error" role="alert">${withCode(view.error.message)}</p>` : null;
+const formError = (view: Common) => (view.error?.field === 'form' ? html`<p class="problem" id="form-error" role="alert">${withCode(view.error.message)}</p>` : null);
+const notice = (view: Common) => (view.done ? html`<p class="notice" role="status">${LINK_DONE[view.done]}</p>` : null);
+
+function revokeButton(action: string, csrf: string, id: string, label: string): Markup {
+  return html`<form method="post" action="${action}"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="id" value="${id}"><button type="submit" class="quiet">Revoke<span class="sr"> ${label}</span></button></form>`;
+}
+
+function scopeAndDays(view: Common): Markup {
+  return html`<div class="field"><label class="block" for="scope">Brand and market</label>
+<select id="scope" name="scope"${attrs(view, 'scope')}>${scopeOptions(view.brands, view.form.scope)}</select>
+${errorOf(view, 'scope')}</div>
+<div class="field"><label class="block" for="days">Expires after (days)</label>
+<input type="text" inputmode="numeric" id="days" name="days" value="${view.form.days}" autocomplete="off"${attrs(view, 'days', 'days-hint')}>
+${errorOf(view, 'days')}<p class="hint" id="days-hint">1 to 90 days.</p></div>`;
+}
+
+export function sharePage(status: number, view: ShareView): Response {
+  const made = view.made
+    ? html`<div class="notice" role="status"><p>The share link, shown this once (it is not stored, so it cannot be listed): anyone with it sees the weekly report until ${day(view.made.expires_at)}.</p>
+<p><code class="secret" id="made-url">${view.made.url}</code>${copyButton('made-url', 'the share link')}</p></div>`
+    : null;
+  const list = view.links.length
+    ? html`<ul class="cards">${view.links.map((l) => {
+        const label = `${brandName(view.brands, l.brand_id)} ${l.market.code.toUpperCase()}, until ${day(l.expires_at)}`;
+        return html`<li data-link="${l.id}"><div class="head"><span class="who">${brandName(view.brands, l.brand_id)} · ${l.market.code.toUpperCase()}</span></div>
+<p class="small">Made ${day(l.created_at)}, expires ${day(l.expires_at)}</p>
+<div class="actions">${revokeButton(`${ACCOUNT_PATHS.links}/revoke`, view.csrf, l.id, label)}</div></li>`;
+      })}</ul>`
+    : html`<p>No live share link.</p>`;
+  const body = html`<h1>Share links</h1>
+${notice(view)}${made}
+<p>A share link opens the weekly report of one brand and market without a key: for a client, a colleague, a slide. Revoke it and it stops at once.</p>
+<h2 id="make">Make a share link</h2>
+${formError(view)}
+<form method="post" action="${ACCOUNT_PATHS.links}" novalidate>
+<input type="hidden" name="csrf" value="${view.csrf}">
+${scopeAndDays(view)}
+<div class="actions"><button type="submit">Make the link</button></div>
+</form>
+<h2>Live links</h2>
+${list}`;
+  return accountPage(status, { title: 'Share links', body, current: 'links', csrf: view.csrf });
+}
+
+function csvCard(view: CsvView, l: CsvView['links'][number]): Markup {
+  const params = Object.entries(l.params).map(([k, v]) => `${k}=${v}`).join(', ');
+  const label = `${l.operation}${params ? ` (${params})` : ''}`;
+  const fresh = view.made?.id === l.id;
+  return html`<li data-link="${l.id}"${fresh ? html` class="fresh"` : null}><div class="head"><span class="who">${label}</span></div>
+<p class="small">Made ${day(l.created_at)}, expires ${day(l.expires_at)}</p>
+<p class="label">CSV address</p><p><code id="url-${l.id}">${l.url}</code>${copyButton(`url-${l.id}`, `the CSV address of ${label}`)}</p>
+<p class="label">Google Sheets formula</p><p><code id="formula-${l.id}">${importFormula(l.url)}</code>${copyButton(`formula-${l.id}`, `the formula of ${label}`)}</p>
+<div class="actions">${revokeButton(`${ACCOUNT_PATHS.exports}/revoke`, view.csrf, l.id, label)}</div></li>`;
+}
+
+export function csvPage(status: number, view: CsvView): Response {
+  const list = view.links.length ? html`<ul class="cards">${view.links.map((l) => csvCard(view, l))}</ul>` : html`<p>No live CSV link.</p>`;
+  const body = html`<h1>CSV links</h1>
+${notice(view)}${view.made ? html`<p class="notice" role="status">Made: its address and formula are first under <a href="#live">Live links</a>.</p>` : null}
+<p>A CSV link reads one table of the API each time it is opened, with your key's plan and budget: paste its formula into a Google Sheets cell and the sheet refreshes itself. Revoke it and it stops at once.</p>
+<h2 id="make">Make a CSV link</h2>
+${formError(view)}
+<form method="post" action="${ACCOUNT_PATHS.exports}" novalidate>
+<input type="hidden" name="csrf" value="${view.csrf}">
+<div class="field"><label class="block" for="operation">Table</label>
+<select id="operation" name="operation"${attrs(view, 'operation')}>${view.operations.map((o) => html`<option value="${o.id}"${o.id === view.form.operation ? html` selected` : null}>${o.label}</option>`)}</select>
+${errorOf(view, 'operation')}</div>
+${scopeAndDays(view)}
+<div class="field"><label class="block" for="params">More parameters (optional)</label>
+<input type="text" id="params" name="params" value="${view.form.params}" class="wide" autocomplete="off" spellcheck="false"${attrs(view, 'params', 'params-hint')}>
+${errorOf(view, 'params')}<p class="hint" id="params-hint">As in the API's query string, e.g. <code>days=28&amp;engine=chatgpt</code>. A window in days is read up to the day the sheet opens it.</p></div>
+<div class="actions"><button type="submit">Make the link</button></div>
+</form>
+<h2 id="live">Live links</h2>
+${list}`;
+  return accountPage(status, { title: 'CSV links', body, current: 'exports', csrf: view.csrf });
+}
+

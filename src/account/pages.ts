@@ -1,0 +1,220 @@
+/**
+ * The pages for people, in the product's one look (src/lib/html.ts): the
+ * front door (`GET /` in a browser), the sign-in page, and the shell of the
+ * signed-in pages (a navigation and a sign-out button) with the overview and
+ * "Connect an assistant". The subscriptions screen is subscriptions-page.ts.
+ * Every value is escaped by the `html` template; the key is never written
+ * into a page.
+ */
+import { EMPTY, html, htmlDocument, type Markup, newNonce, pageHeaders, trusted } from '../lib/html';
+import { inlineScript } from '../lib/markup';
+
+export const ACCOUNT_BASE = '/account';
+export const ACCOUNT_PATHS = {
+  signIn: `${ACCOUNT_BASE}/sign-in`,
+  signOut: `${ACCOUNT_BASE}/sign-out`,
+  overview: ACCOUNT_BASE,
+  subscriptions: `${ACCOUNT_BASE}/subscriptions`,
+  links: `${ACCOUNT_BASE}/links`,
+  report: `${ACCOUNT_BASE}/report`,
+  exports: `${ACCOUNT_BASE}/exports`,
+} as const;
+
+const SECTION = 'your account';
+
+/** The forms, their fields and messages: one style for every page here. */
+export const ACCOUNT_STYLE = `
+.nav{display:flex;flex-wrap:wrap;gap:8px 18px;align-items:center;margin:0 0 20px;padding:0 0 12px;border-bottom:1px solid var(--rule)}
+.nav a[aria-current=page]{font-weight:700;color:var(--ink)}
+.nav form{margin:0 0 0 auto}
+.nav button{padding:6px 12px}
+.field{margin:0 0 16px}
+label.block,.label{display:block;font-weight:600;margin:0 0 4px}
+input[type=text],input[type=email],input[type=password],input[type=url],input[type=time],select{font:inherit;padding:8px 10px;border:1px solid var(--muted);border-radius:6px;background:var(--page);color:var(--ink);max-width:100%}
+input[type=email],input[type=password],input[type=url],select,input.wide{width:100%}
+input:focus-visible,select:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
+fieldset{border:1px solid var(--rule);border-radius:6px;margin:0 0 16px;padding:8px 12px 12px;min-width:0}
+legend{font-weight:600;padding:0 4px}
+.choice{display:flex;gap:8px;align-items:center;margin:6px 0}
+.choice input{width:18px;height:18px;margin:0}
+.times{display:flex;flex-wrap:wrap;gap:12px}
+[aria-invalid=true]{border:2px solid var(--bad)!important}
+.error{color:var(--bad);font-weight:600;margin:6px 0 0}
+.hint{font-size:14px;color:var(--muted);margin:4px 0 0}
+.notice,.problem{padding:10px 14px;background:var(--panel);margin:0 0 16px;border-left:4px solid var(--good)}
+.problem{border-left-color:var(--bad)}
+.actions{display:flex;flex-wrap:wrap;gap:12px;margin-top:12px}
+.cards{list-style:none;margin:0 0 16px;padding:0}
+.cards>li{border:1px solid var(--rule);border-radius:6px;padding:12px 14px;margin:0 0 12px}
+.cards .head{display:flex;flex-wrap:wrap;gap:6px 12px;align-items:baseline;justify-content:space-between}
+.cards .who{font-weight:700;overflow-wrap:anywhere}
+.state{display:inline-block;font-size:13px;font-weight:700;padding:0 8px;border-radius:10px;border:1px solid currentColor}
+.state.active{color:var(--good)}
+.state.paused,.state.unsubscribed,.small.bad{color:var(--bad)}
+.state.pending{color:var(--muted)}
+.cards form{display:inline}
+.cards button{padding:6px 12px;font-size:14px}
+.secret{font-weight:700;overflow-wrap:anywhere}
+.door{font-size:18px}
+.cta{display:inline-block;font-weight:600;background:var(--button);color:#fff;border-radius:6px;padding:10px 18px;text-decoration:underline}
+.copy{margin-left:8px;padding:4px 10px;font-size:14px}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 12px;margin:0 0 12px}
+dl.facts dt{font-weight:600}
+dl.facts dd{margin:0;overflow-wrap:anywhere}
+@media (max-width:520px){dl.facts{grid-template-columns:1fr}.nav form{margin:0}}
+`;
+
+/** Shows the copy buttons (hidden without scripts) beside each `[data-copy]` block, and copies its text. */
+const COPY_SCRIPT = `(function(){document.querySelectorAll('button.copy').forEach(function(b){var t=document.getElementById(b.getAttribute('data-for'));if(!t)return;b.hidden=false;b.addEventListener('click',function(){var s=function(x){b.textContent=x;};if(!navigator.clipboard){s('Select and copy');return;}navigator.clipboard.writeText(t.textContent.trim()).then(function(){s('Copied');},function(){s('Select and copy');});});});})();`;
+
+/** A copy button for the text of the element `id` (shown only with scripts). */
+export const copyButton = (id: string, what: string) => html`<button type="button" class="copy quiet" data-for="${id}" hidden>Copy<span class="sr"> ${what}</span></button>`;
+
+/** Text with `code` spans in backticks, as the API's messages write them, shown as code. */
+export function withCode(message: string): Markup {
+  return html`${message.split('`').map((part, i) => (i % 2 ? html`<code>${part}</code>` : part))}`;
+}
+
+export interface Shell {
+  /** The page's `<title>` and `<h1>`. */
+  title: string;
+  body: Markup;
+  /** Where the navigation marks the page as current. */
+  current?: keyof typeof ACCOUNT_PATHS;
+  /** Signed in: the session's form token, for the sign-out button. */
+  csrf?: string;
+  width?: 'wide' | 'narrow';
+}
+
+/** A whole page for people: the navigation when signed in, the body, and the copy script; with its headers. */
+export function accountPage(status: number, o: Shell, extraHeaders: Record<string, string> = {}): Response {
+  const nonce = newNonce();
+  const link = (path: keyof typeof ACCOUNT_PATHS, label: string) =>
+    html`<a href="${ACCOUNT_PATHS[path]}"${o.current === path ? html` aria-current="page"` : null}>${label}</a>`;
+  const nav = o.csrf
+    ? html`<nav class="nav" aria-label="Your account">${link('overview', 'Overview')} ${link('subscriptions', 'Digests and alerts')} ${link('links', 'Share links')} ${link('exports', 'CSV links')}
+<form method="post" action="${ACCOUNT_PATHS.signOut}"><input type="hidden" name="csrf" value="${o.csrf}"><button type="submit" class="quiet">Sign out</button></form></nav>\n`
+    : EMPTY;
+  const document = htmlDocument({
+    title: o.title,
+    section: SECTION,
+    body: html`${nav}${o.body}`,
+    style: trusted(ACCOUNT_STYLE),
+    width: o.width ?? 'wide',
+    script: { nonce, code: inlineScript(COPY_SCRIPT) },
+  });
+  // `same-origin`, not the pages' usual `no-referrer`: under that a browser posts forms with `Origin: null`, and the
+  // forms' check reads the Origin (routes.ts). No URL here carries a token, and no referrer goes to other sites.
+  const headers = { ...pageHeaders({ scriptNonce: nonce, formAction: 'self' }), 'referrer-policy': 'same-origin', ...extraHeaders };
+  return new Response(document.html, { status, headers });
+}
+
+/** What a deployment tells a person at its front door, and developers where the API is. */
+export function frontDoor(origin: string, signedIn: boolean): Response {
+  const body = html`<h1>Brand AI-Visibility</h1>
+<p class="door">How often AI assistants (ChatGPT, Perplexity, Gemini and others) mention your brand, and what changed this week: a weekly report, digests by email, change alerts, share links and CSV exports.</p>
+<p>${signedIn ? html`<a class="cta" href="${ACCOUNT_PATHS.overview}">Go to your account</a>` : html`<a class="cta" href="${ACCOUNT_PATHS.signIn}">Sign in with your API key</a>`}</p>
+<p class="small">Signing in takes the Read API key of your account. It is checked with the API and kept encrypted on this server for a working day; it is never put in a page or a link.</p>
+<h2>For developers</h2>
+<dl class="facts">
+<dt>Read API</dt><dd><code>${origin}/api/v1</code> (OpenAPI: <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>)</dd>
+<dt>Product routes</dt><dd>digests, reports, exports: <a href="/openapi.json">/openapi.json</a></dd>
+<dt>MCP server</dt><dd><code>${origin}/mcp</code> (for AI assistants)</dd>
+</dl>`;
+  return accountPage(200, { title: 'Welcome', body, width: 'narrow' });
+}
+
+/** Why the sign-in page is shown again, said after the redirect that brought the person there. */
+export const SIGN_IN_NOTES = {
+  'signed-out': 'You are signed out.',
+  ended: 'Your session has ended (a working day is its limit). Sign in again.',
+  revoked: 'Your session has ended: the API no longer accepts its key (revoked or unknown). Sign in with a current key.',
+} as const;
+export type SignInNote = keyof typeof SIGN_IN_NOTES;
+
+export function signInPage(status: number, o: { error?: string; note?: SignInNote }, extraHeaders: Record<string, string> = {}): Response {
+  const invalid = o.error ? html` aria-invalid="true" aria-describedby="key-error key-hint" autofocus` : html` aria-describedby="key-hint"`;
+  const body = html`<h1>Sign in</h1>
+${o.note ? html`<p class="notice" role="status">${SIGN_IN_NOTES[o.note]}</p>` : null}
+<p>Sign in with your Read API key to manage your digests and alerts, share links and CSV links, and to connect an assistant.</p>
+<form method="post" action="${ACCOUNT_PATHS.signIn}">
+<div class="field">
+<label class="block" for="api_key">Your Read API key</label>
+<input type="password" id="api_key" name="api_key" required autocomplete="off" spellcheck="false" autocapitalize="off"${invalid}>
+${o.error ? html`<p class="error" id="key-error" role="alert">${withCode(o.error)}</p>` : null}
+<p class="hint" id="key-hint">The key is checked with the API, then kept encrypted on this server for a working day (8 hours) or until you sign out.</p>
+</div>
+<div class="actions"><button type="submit">Sign in</button></div>
+</form>`;
+  return accountPage(status, { title: 'Sign in', body, width: 'narrow' }, extraHeaders);
+}
+
+/** The brand and market choices of a form: `<brand id>:<market code>`, as the forms post them. */
+export function scopeOptions(brands: readonly Brand[], selected: string): Markup {
+  const scopes = brands.flatMap((b) => (b.markets.length ? b.markets : [{ code: '' }]).map((m) => ({ value: `${b.id}:${m.code}`, label: m.code ? `${b.name} · ${m.code.toUpperCase()}` : b.name })));
+  return html`${scopes.map((s) => html`<option value="${s.value}"${s.value === selected ? html` selected` : null}>${s.label}</option>`)}`;
+}
+
+/** The brand and market a form's `scope` names, as the JSON bodies take them. */
+export function scopeOf(scope: string): { brand_id?: number; market?: string } {
+  const found = /^(\d+):(.*)$/.exec(scope);
+  return found ? { brand_id: Number(found[1]), ...(found[2] ? { market: found[2] } : {}) } : {};
+}
+
+export interface Brand {
+  id: number;
+  name: string;
+  domain: string;
+  markets: readonly { code: string }[];
+}
+
+/** The overview: the key's brands, where each screen is, and how to connect an assistant. */
+export function overviewPage(o: { csrf: string; brands: readonly Brand[]; origin: string; expiresAt: Date }): Response {
+  const brands = o.brands.length
+    ? html`<ul>${o.brands.map(
+        (b) =>
+          html`<li><strong>${b.name}</strong> <span class="small">${b.domain}</span>: the weekly report for ${b.markets.map((m, i) => html`${i ? ', ' : ''}<a href="${ACCOUNT_PATHS.report}?${new URLSearchParams({ brand_id: String(b.id), market: m.code.toLowerCase() }).toString()}">${m.code.toUpperCase()}</a>`)}</li>`,
+      )}</ul>`
+    : html`<p>The key reads no brand yet.</p>`;
+  const body = html`<h1>Your account</h1>
+<p>Signed in until ${o.expiresAt.toISOString().slice(11, 16)} UTC. The key reads ${o.brands.length === 1 ? 'one brand' : `${o.brands.length} brands`}:</p>
+${brands}
+<h2>What you can do here</h2>
+<ul>
+<li><a href="${ACCOUNT_PATHS.subscriptions}">Digests and alerts</a>: who gets the weekly digest and the change alerts, by email, Slack or webhook; add, confirm again, remove; send this week's digest now.</li>
+<li><a href="${ACCOUNT_PATHS.links}">Share links</a>: the weekly report for someone without a key, until the link expires or you revoke it.</li>
+<li><a href="${ACCOUNT_PATHS.exports}">CSV links</a>: any table of the API as a CSV address, for a spreadsheet's <code>IMPORTDATA</code>.</li>
+</ul>
+${assistantSection(o.origin)}`;
+  return accountPage(200, { title: 'Your account', body, current: 'overview', csrf: o.csrf });
+}
+
+/** The MCP address and the steps for each client docs/mcp.md covers. */
+function assistantSection(origin: string): Markup {
+  const url = `${origin}/mcp`;
+  const block = (id: string, text: string, what: string) => html`<pre id="${id}">${text}</pre>${copyButton(id, what)}`;
+  return html`<h2 id="assistant">Connect an assistant</h2>
+<p>Assistants read your data through the MCP server at this address (they ask for your key on a consent page of this site, then never see it):</p>
+<p><code id="mcp-url">${url}</code>${copyButton('mcp-url', 'the MCP address')}</p>
+<h3>Claude.ai and Claude Desktop</h3>
+<p>Settings, <strong>Connectors</strong>, <strong>Add custom connector</strong>: a name and the address above, <strong>Add</strong>, then <strong>Connect</strong>. The consent page opens: paste your key, <strong>Continue</strong>, <strong>Approve</strong>.</p>
+<h3>ChatGPT</h3>
+<p>Settings, <strong>Apps &amp; Connectors</strong>, <strong>Advanced settings</strong>, turn on <strong>Developer mode</strong>; then <strong>Create</strong>: a name, the address above, authentication <strong>OAuth</strong>, <strong>Create</strong>.</p>
+<h3>Cursor</h3>
+<p>In <code>~/.cursor/mcp.json</code>, then Settings, MCP, <strong>Needs login</strong>:</p>
+${block('cfg-cursor', JSON.stringify({ mcpServers: { 'brand-visibility': { url } } }), 'the Cursor configuration')}
+<h3>VS Code</h3>
+<p>In <code>.vscode/mcp.json</code>, then <strong>Start</strong> the server:</p>
+${block('cfg-vscode', JSON.stringify({ servers: { 'brand-visibility': { type: 'http', url } } }), 'the VS Code configuration')}
+<h3>Claude Code</h3>
+${block('cfg-claude-code', `claude mcp add --transport http brand-visibility ${url}`, 'the Claude Code command')}
+<p>Then <code>/mcp</code> in a session, <strong>Authenticate</strong>.</p>
+<h3>Other clients (mcp-remote)</h3>
+${block('cfg-remote', `npx -y mcp-remote ${url}`, 'the mcp-remote command')}`;
+}
+
+/** A form that could not be accepted (another site's, an expired page's): said, never acted on. */
+export function refusedFormPage(reason: string): Response {
+  const body = html`<h1>This form was not accepted</h1>\n<p>${reason}</p>\n<p><a href="${ACCOUNT_PATHS.overview}">Open your account</a> and try again from there.</p>`;
+  return accountPage(403, { title: 'Form not accepted', body, width: 'narrow' });
+}

@@ -1,0 +1,392 @@
+/**
+ * The pages for people (src/account) through the Worker: the front door beside
+ * the JSON answer of `/`, signing in with the key (good, revoked, malformed,
+ * the unverified keys' limit), the session's cookie and its ends (a working
+ * day, sign-out, the key revoked upstream, the secrets rotated), the forms'
+ * protection, and the subscriptions screen: each action through the JSON
+ * route's code, its refusals beside their fields, one account's view only.
+ */
+import { env, evictDurableObject, SELF } from 'cloudflare:test';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { UNVERIFIED_PER_MINUTE } from '../src/proxy/abuse';
+import { sha256Hex } from '../src/lib/hash';
+import { SESSIONS_PER_KEY } from '../src/account/session';
+import { clearDigests, RecordingApi } from './digests-helpers';
+import { accountKey, gateOf } from './exports-helpers';
+import { KEYS } from './helpers';
+import { visibleText } from './reports-helpers';
+import { useServicesForTests, useUpstreamForTests } from './seams';
+
+const BASE = 'https://edge.test';
+const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+let clock = Date.now();
+beforeEach(async () => {
+  await clearDigests();
+  await env.DB.prepare('DELETE FROM account_sessions').run();
+  clock = Date.now();
+  useServicesForTests({ now: () => new Date(clock) });
+});
+afterEach(() => {
+  useServicesForTests();
+  useUpstreamForTests();
+});
+
+const get = (path: string, cookie?: string) => SELF.fetch(`${BASE}${path}`, { headers: { accept: BROWSER_ACCEPT, ...(cookie ? { cookie } : {}) }, redirect: 'manual' });
+
+function post(path: string, fields: Record<string, string | string[]>, o: { cookie?: string; origin?: string | null; address?: string } = {}) {
+  const body = new URLSearchParams();
+  for (const [name, value] of Object.entries(fields)) for (const v of [value].flat()) body.append(name, v);
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: BROWSER_ACCEPT };
+  if (o.origin !== null) headers.origin = o.origin ?? BASE;
+  if (o.cookie) headers.cookie = o.cookie;
+  if (o.address) headers['cf-connecting-ip'] = o.address;
+  return SELF.fetch(`${BASE}${path}`, { method: 'POST', headers, body, redirect: 'manual' });
+}
+
+/** Signs in; returns the cookie to send and the session's form token (read from the page, as a browser would). */
+async function signIn(key: string = KEYS.pro): Promise<{ cookie: string; csrf: string; setCookie: string }> {
+  const response = await post('/account/sign-in', { api_key: key });
+  expect(response.status).toBe(303);
+  expect(response.headers.get('location')).toBe('/account');
+  const setCookie = response.headers.get('set-cookie')!;
+  const cookie = setCookie.split(';')[0]!;
+  const page = await get('/account', cookie);
+  expect(page.status).toBe(200);
+  const csrf = /name="csrf" value="([0-9a-f]{64})"/.exec(await page.text())![1]!;
+  return { cookie, csrf, setCookie };
+}
+
+const errorBeside = (html: string, field: string) => {
+  const error = new RegExp(`<p class="(?:error|problem)" id="${field}-error" role="alert">(.*?)</p>`).exec(html)?.[1];
+  return error === undefined ? undefined : visibleText(error);
+};
+
+describe('the front door', () => {
+  it('GET / in a browser is a page offering sign-in, naming the API and the MCP address; noindex and unframeable', async () => {
+    const response = await get('/');
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    expect(visibleText(html)).toContain('Sign in with your API key');
+    expect(html).toContain('href="/account/sign-in"');
+    expect(visibleText(html)).toContain(`${BASE}/api/v1`);
+    expect(visibleText(html)).toContain(`${BASE}/mcp`);
+    expect(html).toContain('<meta name="robots" content="noindex">');
+    expect(response.headers.get('x-robots-tag')).toBe('noindex');
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+    expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  });
+
+  it('a client asking for JSON (or anything) keeps the JSON answer of /', async () => {
+    for (const accept of [null, 'application/json', '*/*']) {
+      const response = await SELF.fetch(`${BASE}/`, accept ? { headers: { accept } } : {});
+      expect([accept, response.status, response.headers.get('content-type')]).toEqual([accept, 404, expect.stringMatching(/^application\/json/)]);
+      expect(await response.json()).toEqual({ error: { code: 'not_found', message: 'Nothing here. The API is at /api/v1 (see /api/v1/openapi.json).' } });
+    }
+    const posted = await SELF.fetch(`${BASE}/`, { method: 'POST', headers: { accept: BROWSER_ACCEPT } });
+    expect(posted.status).toBe(404);
+  });
+});
+
+describe('signing in', () => {
+  it('a good key begins a session: an opaque __Host- cookie (HttpOnly, Secure, SameSite=Lax, a working day); the key only sealed in D1', async () => {
+    const { cookie, setCookie } = await signIn();
+    expect(setCookie).toMatch(/^__Host-session=[A-Za-z0-9_-]{43}; Path=\/; Secure; HttpOnly; SameSite=Lax; Max-Age=28800$/);
+    expect(cookie).not.toContain(KEYS.pro);
+    const rows = await env.DB.prepare('SELECT * FROM account_sessions').all<Record<string, string>>();
+    expect(rows.results).toHaveLength(1);
+    expect(JSON.stringify(rows.results)).not.toContain(KEYS.pro);
+    expect(JSON.stringify(rows.results)).not.toContain(cookie.split('=')[1]);
+    const page = await get('/account', cookie);
+    const text = visibleText(await page.text());
+    expect(text).toContain('Brightdesk');
+    expect(text).not.toContain(KEYS.pro);
+    expect(page.headers.get('cache-control')).toBe('private, no-store');
+    // Signed in, the sign-in page and the front door lead to the account.
+    expect((await get('/account/sign-in', cookie)).headers.get('location')).toBe('/account');
+    expect(visibleText(await (await get('/', cookie)).text())).toContain('Go to your account');
+  });
+
+  it('a revoked key, an unknown one and a malformed one are refused on the page, beside the field; no session begins', async () => {
+    const cases: [string, number, string][] = [
+      [KEYS.revoked, 400, 'This key was not accepted: it is unknown or revoked.'],
+      ['demo_no_such_key', 400, 'This key was not accepted: it is unknown or revoked.'],
+      ['two words', 400, 'The API key has characters an API key never has'],
+      ['', 400, 'The API key is empty: paste the Read API key.'],
+    ];
+    for (const [key, status, message] of cases) {
+      const response = await post('/account/sign-in', { api_key: key });
+      expect([key, response.status]).toEqual([key, status]);
+      expect(response.headers.get('set-cookie')).toBeNull();
+      const html = await response.text();
+      expect(errorBeside(html, 'key')).toContain(message);
+      expect(html).toContain('aria-invalid="true"');
+      expect(html).not.toContain(`value="${key}"`);
+    }
+    expect((await env.DB.prepare('SELECT COUNT(*) AS n FROM account_sessions').first<{ n: number }>())!.n).toBe(0);
+  });
+
+  it('sign-in attempts count as unverified keys of their address: past the limit, 429 on the page without reading upstream', async () => {
+    const api = new RecordingApi();
+    api.fault = { status: 401, code: 'invalid_api_key' };
+    useUpstreamForTests(api.upstream);
+    const minute = () => Math.floor(Date.now() / 60_000);
+    let statuses: number[] = [];
+    let address = '';
+    // The local limiter counts in wall-clock minutes: a flood straddling one is counted in two, so flood again.
+    for (let round = 0; round < 3; round++) {
+      address = `198.51.100.${221 + round}`;
+      api.requests = [];
+      statuses = [];
+      const window = minute();
+      for (let i = 0; i < UNVERIFIED_PER_MINUTE + 3; i++) statuses.push((await post('/account/sign-in', { api_key: `random_${crypto.randomUUID()}` }, { address })).status);
+      if (minute() === window) break;
+    }
+    expect(api.requests).toHaveLength(UNVERIFIED_PER_MINUTE);
+    expect(statuses.slice(UNVERIFIED_PER_MINUTE)).toEqual([429, 429, 429]);
+    const last = await post('/account/sign-in', { api_key: 'random_last' }, { address });
+    expect(last.status).toBe(429);
+    expect(errorBeside(await last.text(), 'key')).toMatch(/^Too many checks just now\. Try again in \d+ seconds\.$/);
+  });
+
+  it('a sign-in posted from another site is refused before the key is read', async () => {
+    for (const origin of ['https://evil.test', null]) {
+      const response = await post('/account/sign-in', { api_key: KEYS.pro }, { origin });
+      expect(response.status).toBe(403);
+      expect(response.headers.get('set-cookie')).toBeNull();
+    }
+  });
+
+  it('signed-out pages lead to sign-in', async () => {
+    for (const path of ['/account', '/account/subscriptions']) expect((await get(path)).headers.get('location')).toBe('/account/sign-in');
+  });
+});
+
+describe('the session ends', () => {
+  it('after a working day (8 hours), whatever happens in it', async () => {
+    const { cookie } = await signIn();
+    clock += 8 * HOUR - MINUTE;
+    expect((await get('/account', cookie)).status).toBe(200);
+    clock += 2 * MINUTE;
+    const late = await get('/account', cookie);
+    expect([late.status, late.headers.get('location')]).toEqual([303, '/account/sign-in?note=ended']);
+    expect(late.headers.get('set-cookie')).toMatch(/^__Host-session=; Path=\/; Secure; HttpOnly; SameSite=Lax; Max-Age=0$/);
+    expect(visibleText(await (await get('/account/sign-in?note=ended')).text())).toContain('Your session has ended');
+    expect((await env.DB.prepare('SELECT COUNT(*) AS n FROM account_sessions').first<{ n: number }>())!.n).toBe(0);
+  });
+
+  it('on signing out (the form needs its token); the old cookie opens nothing', async () => {
+    const { cookie, csrf } = await signIn();
+    expect((await post('/account/sign-out', { csrf: 'f'.repeat(64) }, { cookie })).status).toBe(403);
+    expect((await get('/account', cookie)).status).toBe(200);
+    const out = await post('/account/sign-out', { csrf }, { cookie });
+    expect([out.status, out.headers.get('location')]).toEqual([303, '/account/sign-in?note=signed-out']);
+    expect(out.headers.get('set-cookie')).toContain('Max-Age=0');
+    expect((await get('/account', cookie)).headers.get('location')).toBe('/account/sign-in?note=ended');
+  });
+
+  it('when the API no longer accepts the key: every session of it', async () => {
+    const key = await accountKey('account-revoked');
+    const first = await signIn(key);
+    const second = await signIn(key);
+    await env.DB.prepare('UPDATE api_keys SET revoked_at = ? WHERE key_hash = ?').bind(new Date(clock).toISOString(), await sha256Hex(key)).run();
+    // The edge checks a key it serves from its cache again 5 minutes after the upstream last accepted it.
+    clock += 6 * MINUTE;
+    await evictDurableObject(await gateOf(key));
+    const page = await get('/account', first.cookie);
+    expect([page.status, page.headers.get('location')]).toEqual([303, '/account/sign-in?note=revoked']);
+    expect((await get('/account', second.cookie)).headers.get('location')).toBe('/account/sign-in?note=ended');
+    expect(visibleText(await (await get('/account/sign-in?note=revoked')).text())).toContain('the API no longer accepts its key');
+  });
+
+  it('when its key holds too many: the 21st sign-in ends the oldest session, so no key grows the table without bound', async () => {
+    const first = await signIn();
+    for (let i = 0; i < SESSIONS_PER_KEY; i++) {
+      clock += 1000;
+      await post('/account/sign-in', { api_key: KEYS.pro });
+    }
+    expect((await env.DB.prepare('SELECT COUNT(*) AS n FROM account_sessions').first<{ n: number }>())!.n).toBe(SESSIONS_PER_KEY);
+    expect((await get('/account', first.cookie)).headers.get('location')).toBe('/account/sign-in?note=ended');
+  });
+
+  it('when the operator rotates the secrets: the session\'s tag or seal no longer opens', async () => {
+    const tag = await signIn();
+    await env.DB.prepare("UPDATE account_sessions SET secret_tag = 'rotated'").run();
+    expect((await get('/account', tag.cookie)).headers.get('location')).toBe('/account/sign-in?note=ended');
+    const seal = await signIn();
+    await env.DB.prepare("UPDATE account_sessions SET key_sealed = 'v1.AAAAAAAAAAAAAAAA.AAAA'").run();
+    expect((await get('/account', seal.cookie)).headers.get('location')).toBe('/account/sign-in?note=ended');
+  });
+});
+
+describe('the subscriptions screen', () => {
+  const ADD = { email: 'lead@example.com', scope: '1:us', kinds: ['visibility', 'won_lost'], timezone: 'Europe/Berlin', channel: 'email', channel_url: '', quiet_start: '22:00', quiet_end: '07:00' };
+
+  it('adds an address through the JSON route\'s code: 303, the message after the redirect, its confirmation in the outbox', async () => {
+    const { cookie, csrf } = await signIn();
+    const added = await post('/account/subscriptions', { csrf, ...ADD }, { cookie });
+    expect([added.status, added.headers.get('location')]).toEqual([303, '/account/subscriptions?done=added']);
+    const page = visibleText(await (await get('/account/subscriptions?done=added', cookie)).text());
+    expect(page).toContain('Added. A confirmation went out');
+    expect(page).toContain('lead@example.com');
+    expect(page).toContain('waiting for confirmation');
+    const outbox = (await (await SELF.fetch(`${BASE}/dev/outbox?format=json&to=lead@example.com`)).json()) as { messages: { kind: string }[] };
+    expect(outbox.messages.map((m) => m.kind)).toEqual(['confirm']);
+    // The same subscription as the JSON route lists it.
+    const listed = (await (await SELF.fetch(`${BASE}/digests/subscriptions`, { headers: { authorization: `Bearer ${KEYS.pro}` } })).json()) as { subscriptions: { email: string; timezone: string; status: string }[] };
+    expect(listed.subscriptions).toEqual([expect.objectContaining({ email: 'lead@example.com', timezone: 'Europe/Berlin', status: 'pending' })]);
+    // Sent again within its window: nothing goes, and the page says so.
+    const id = (await env.DB.prepare('SELECT id FROM digest_subscriptions').first<{ id: string }>())!.id;
+    const again = await post('/account/subscriptions/resend', { csrf, id }, { cookie });
+    expect(again.headers.get('location')).toBe('/account/subscriptions?done=recent');
+  });
+
+  it('shows the API\'s message for each mistake beside the field it concerns, with what was typed', async () => {
+    const { cookie, csrf } = await signIn();
+    const cases: [Record<string, string | string[]>, string, string][] = [
+      [{ email: 'not-an-address' }, 'email', '`email` is not a valid email address.'],
+      [{ timezone: 'Mars/Olympus' }, 'timezone', '`timezone` must be an IANA timezone name'],
+      [{ kinds: [] }, 'kinds', '`kinds` must name at least one of'],
+      [{ scope: '1:zz' }, 'scope', 'zz'],
+      [{ scope: '2:us' }, 'scope', ''],
+      [{ kinds: ['alerts'], channel: 'webhook', channel_url: '' }, 'channel_url', '`channel.url` is required for a `webhook` channel'],
+      [{ kinds: ['alerts'], channel: 'webhook', channel_url: 'http://10.0.0.1/hook' }, 'channel_url', '`channel.url`'],
+      [{ kinds: ['visibility', 'alerts'], channel: 'slack', channel_url: 'https://hooks.slack.com/services/T/B/x' }, 'kinds', 'A `slack` channel takes only `alerts`'],
+    ];
+    for (const [change, field, message] of cases) {
+      const response = await post('/account/subscriptions', { csrf, ...ADD, ...change }, { cookie });
+      const html = await response.text();
+      expect([change, response.status]).toEqual([change, expect.any(Number)]);
+      expect(response.status).toBeGreaterThanOrEqual(400);
+      const beside = errorBeside(html, field);
+      expect([change, beside]).toEqual([change, expect.stringContaining(message.replace(/`/g, ''))]);
+      if (change.email) expect(html).toContain(`value="${change.email}"`);
+    }
+    expect((await env.DB.prepare('SELECT COUNT(*) AS n FROM digest_subscriptions').first<{ n: number }>())!.n).toBe(0);
+  });
+
+  it('a form without the session\'s token, or from another site, changes nothing', async () => {
+    const { cookie, csrf } = await signIn();
+    const attempts = [post('/account/subscriptions', { ...ADD }, { cookie }), post('/account/subscriptions', { csrf: 'a'.repeat(64), ...ADD }, { cookie }), post('/account/subscriptions', { csrf, ...ADD }, { cookie, origin: 'https://evil.test' })];
+    for (const response of await Promise.all(attempts)) {
+      expect(response.status).toBe(403);
+      expect(visibleText(await response.text())).toContain('This form was not accepted');
+    }
+    // Another session's token is refused too.
+    const other = await signIn();
+    expect((await post('/account/subscriptions', { csrf: other.csrf, ...ADD }, { cookie })).status).toBe(403);
+    expect((await env.DB.prepare('SELECT COUNT(*) AS n FROM digest_subscriptions').first<{ n: number }>())!.n).toBe(0);
+  });
+
+  it('lists and removes only the signed-in key\'s account\'s subscriptions', async () => {
+    const theirs = await SELF.fetch(`${BASE}/digests/subscriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEYS.growth}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'theirs@example.com', brand_id: 2 }),
+    });
+    expect(theirs.status).toBe(201);
+    const theirId = ((await theirs.json()) as { subscription: { id: string } }).subscription.id;
+    const { cookie, csrf } = await signIn();
+    expect((await post('/account/subscriptions', { csrf, ...ADD }, { cookie })).status).toBe(303);
+    const page = visibleText(await (await get('/account/subscriptions', cookie)).text());
+    expect(page).toContain('lead@example.com');
+    expect(page).not.toContain('theirs@example.com');
+
+    const refused = await post('/account/subscriptions/remove', { csrf, id: theirId }, { cookie });
+    expect(refused.status).toBe(404);
+    expect(visibleText(await refused.text())).toContain('No such subscription for this account.');
+    expect(await env.DB.prepare('SELECT id FROM digest_subscriptions WHERE id = ?').bind(theirId).first()).not.toBeNull();
+
+    const mine = (await env.DB.prepare("SELECT id FROM digest_subscriptions WHERE email = 'lead@example.com'").first<{ id: string }>())!.id;
+    const removed = await post('/account/subscriptions/remove', { csrf, id: mine }, { cookie });
+    expect(removed.headers.get('location')).toBe('/account/subscriptions?done=removed');
+    expect(await env.DB.prepare('SELECT id FROM digest_subscriptions WHERE id = ?').bind(mine).first()).toBeNull();
+  });
+  it('shows each subscription\'s last delivery and, when it did not go out, why (GET /digests/subscriptions\' last_delivery)', async () => {
+    const { cookie, csrf } = await signIn();
+    expect((await post('/account/subscriptions', { csrf, ...ADD }, { cookie })).status).toBe(303);
+    const before = visibleText(await (await get('/account/subscriptions', cookie)).text());
+    expect(before).not.toContain('Last digest');
+    const { id } = (await env.DB.prepare("SELECT id FROM digest_subscriptions WHERE email = 'lead@example.com'").first<{ id: string }>())!;
+    const at = new Date(clock).toISOString();
+    const reason = 'The Read API has no getAnswerHistory operation (GET /answers/history answered 404 not_found)';
+    await env.DB.prepare(
+      "INSERT INTO digest_sends (subscription_id, iso_week, week_monday, group_key, idempotency_key, status, reason, planned_at, updated_at) VALUES (?, '2026-W01', '2026-01-05', 'g', ?, 'skipped', ?, ?, ?)",
+    )
+      .bind(id, `digest/${id}/2026-W01`, reason, at, at)
+      .run();
+    const page = visibleText(await (await get('/account/subscriptions', cookie)).text());
+    expect(page).toContain(`Last digest: not sent ${at.slice(0, 16).replace('T', ' ')} UTC: ${reason}`);
+  });
+});
+
+describe('share links, CSV links and send now', () => {
+  it('a share link: made (its URL shown once), opened signed out, listed, revoked; its mistakes beside their fields', async () => {
+    const { cookie, csrf } = await signIn();
+    for (const [days, message] of [['abc', 'expires_in_days must be a whole number of days'], ['500', 'expires_in_days must be at most 90']] as const) {
+      const refused = await post('/account/links', { csrf, scope: '1:us', days }, { cookie });
+      expect(refused.status).toBe(400);
+      expect(errorBeside(await refused.text(), 'days')).toContain(message);
+    }
+    const made = await post('/account/links', { csrf, scope: '1:us', days: '7' }, { cookie });
+    expect(made.status).toBe(200);
+    const url = /<code class="secret" id="made-url">([^<]+)<\/code>/.exec(await made.text())![1]!;
+    expect(url).toMatch(/\/r\/[A-Za-z0-9._-]+$/);
+    const opened = await SELF.fetch(url.replace(/^https?:\/\/[^/]+/, BASE));
+    expect(opened.status).toBe(200);
+    expect(visibleText(await opened.text())).toContain('Brightdesk');
+    const id = (await env.DB.prepare("SELECT id FROM report_links WHERE purpose = 'report' ORDER BY created_at DESC").first<{ id: string }>())!.id;
+    expect(await (await get('/account/links', cookie)).text()).toContain(`data-link="${id}"`);
+    // Another key cannot revoke it.
+    const other = await signIn(KEYS.growth);
+    const refused = await post('/account/links/revoke', { csrf: other.csrf, id }, { cookie: other.cookie });
+    expect([refused.status, errorBeside(await refused.text(), 'form')]).toEqual([404, 'No such live report link for this key.']);
+    const revoked = await post('/account/links/revoke', { csrf, id }, { cookie });
+    expect(revoked.headers.get('location')).toBe('/account/links?done=revoked');
+    expect((await SELF.fetch(url.replace(/^https?:\/\/[^/]+/, BASE))).status).toBe(410);
+  });
+
+  it('a CSV link: made for an export, its address and IMPORTDATA formula listed, read, revoked; a bad parameter beside its field', async () => {
+    const { cookie, csrf } = await signIn();
+    const refused = await post('/account/exports', { csrf, operation: 'history', scope: '1:us', days: '30', params: 'foo=1' }, { cookie });
+    expect(refused.status).toBe(400);
+    expect(errorBeside(await refused.text(), 'params')).toContain('foo is not a parameter of the history');
+    const made = await post('/account/exports', { csrf, operation: 'listTopics', scope: '1:us', days: '30', params: '' }, { cookie });
+    expect(made.status).toBe(200);
+    const html = await made.text();
+    const url = /<code id="url-[^"]+">([^<]+)<\/code>/.exec(html)![1]!;
+    expect(url).toMatch(/\/x\/[A-Za-z0-9._-]+\.csv$/);
+    expect(html).toContain(`=IMPORTDATA(&quot;${url}&quot;)`);
+    const read = await SELF.fetch(url.replace(/^https?:\/\/[^/]+/, BASE));
+    expect([read.status, read.headers.get('content-type')]).toEqual([200, expect.stringMatching(/^text\/csv/)]);
+    const id = /data-link="([^"]+)"/.exec(html)![1]!;
+    const revoked = await post('/account/exports/revoke', { csrf, id }, { cookie });
+    expect(revoked.headers.get('location')).toBe('/account/exports?done=revoked');
+    expect((await SELF.fetch(url.replace(/^https?:\/\/[^/]+/, BASE))).status).toBe(410);
+  });
+
+  it('the weekly report page, read with the session\'s key; its market switch stays in the account', async () => {
+    const { cookie } = await signIn();
+    const overview = await (await get('/account', cookie)).text();
+    expect(overview).toContain('href="/account/report?brand_id=1&amp;market=us"');
+    const page = await get('/account/report?brand_id=1&market=us', cookie);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(visibleText(html)).toContain('Brightdesk');
+    expect(html).toContain('href="/account/report?brand_id=1&amp;market=de"');
+    expect(html).not.toContain(KEYS.pro);
+    expect((await get('/account/report?brand_id=1&market=us')).headers.get('location')).toBe('/account/sign-in');
+  });
+
+  it('send now: the route\'s answer in words (no confirmed subscriber: nothing sent)', async () => {
+    const { cookie, csrf } = await signIn();
+    const sent = await post('/account/subscriptions/send', { csrf, scope: '1:us' }, { cookie });
+    expect(sent.status).toBe(200);
+    expect(visibleText(await sent.text())).toContain('No confirmed subscriber for this brand and market: nothing was sent.');
+    const refused = await post('/account/subscriptions/send', { csrf, scope: '1:zz' }, { cookie });
+    expect(refused.status).toBe(404);
+    expect(errorBeside(await refused.text(), 'send')).toBeTruthy();
+  });
+});
