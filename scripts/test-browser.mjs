@@ -123,8 +123,9 @@ function startLackingUpstream() {
     const origin = await fetch(`${BASE}/origin/api/v1${path}`, { headers: { authorization: request.headers.authorization ?? '' } });
     const body = await origin.json();
     if (origin.status !== 200) return answer(origin.status, body);
-    if (path.startsWith('/visibility')) delete body.history;
-    if (path.startsWith('/topics')) for (const topic of body.topics) delete topic.rivals;
+    if (/^\/visibility(?:\?|$)/.test(path)) delete body.history;
+    // The list of topics only: `/topics/{id}` (a topic's own answer) keeps its rivals.
+    if (/^\/topics(?:\?|$)/.test(path)) for (const topic of body.topics) delete topic.rivals;
     answer(200, respell(body));
   });
   server.listen(FOREIGN_PORT, '127.0.0.1');

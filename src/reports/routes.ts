@@ -73,12 +73,12 @@ export const LinkBody = z.strictObject({
 });
 
 /**
- * Reads the week with `apiKey` through the proxy, for the client that asked:
+ * Reads the week with the caller's key through the proxy, for the client that asked:
  * the API's own 4xx pass through; an outage is 502 `upstream_error`, logged;
  * an operation the service lacks is 502 `operation_missing`, naming it.
  */
-async function read(deps: ReportDeps, request: Request, apiKey: string, target: WeekTarget): Promise<WeeklyRead> {
-  return await readWeek(deps.api(apiKey, clientAddressOf(request)), target, deps.now()).catch((error: unknown) => {
+async function read(deps: ReportDeps, caller: Caller, target: WeekTarget): Promise<WeeklyRead> {
+  return await readWeek(deps.api(caller.key, caller.clientAddress), target, deps.now()).catch((error: unknown) => {
     throw error instanceof OperationMissing ? error.toApiError() : readFailure(error);
   });
 }
@@ -163,9 +163,7 @@ export async function weeklyAs(
 ): Promise<Response> {
   let week: WeeklyRead;
   try {
-    week = await readWeek(deps.api(caller.key, caller.clientAddress), { brand_id: query.brand_id, market: query.market }, deps.now()).catch((error: unknown) => {
-      throw readFailure(error);
-    });
+    week = await read(deps, caller, { brand_id: query.brand_id, market: query.market });
   } catch (error) {
     if (error instanceof ApiError && error.code === 'upstream_error' && query.format === 'html') return unavailablePage();
     if (error instanceof ApiError && error.code === 'operation_missing' && query.format === 'html') return operationMissingPage(error);
@@ -273,7 +271,7 @@ async function viaLink(request: Request, url: URL, token: string, deps: ReportDe
   const { link } = opened;
   let week: WeeklyRead;
   try {
-    week = await read(deps, request, link.apiKey, { brand_id: link.brandId, market: link.market });
+    week = await read(deps, { key: link.apiKey, clientAddress: clientAddressOf(request) }, { brand_id: link.brandId, market: link.market });
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     const apiError = error;
@@ -320,9 +318,7 @@ export interface SendNowAnswer {
  * them: its error is the one shown). `checkFirst` runs once the key is checked, before anything is sent.
  */
 export async function sendNowAs(deps: ReportDeps, caller: Caller, target: Pick<WeekTarget, 'brand_id' | 'market'>, checkFirst: () => Promise<void> = async () => {}): Promise<SendNowAnswer> {
-  const week = await readWeek(deps.api(caller.key, caller.clientAddress), target, deps.now()).catch((error: unknown) => {
-    throw error instanceof OperationMissing ? error.toApiError() : readFailure(error);
-  });
+  const week = await read(deps, caller, target);
   await checkFirst();
   const { brand, market } = week.inputs;
   const scope = { brand_id: brand.id, market };
