@@ -8,7 +8,8 @@
 //   - a second run, with one migration new since: that migration applied before the upload, nothing created,
 //     no secret generated or sent again, the KV namespaces kept, and the output saying so;
 //   - --proxy-only on another fresh account: no D1, no queue, no cron, only the proxy's secrets.
-//   - settings the Worker would refuse (mail with an http PUBLIC_URL): stopped before anything changes.
+//   - settings the Worker would refuse (mail with an http PUBLIC_URL): stopped before anything changes;
+//   - a bare `wrangler deploy` (the Deploy button's): every resource provisioned, no migration applied.
 // The fresh accounts deploy side by side, then the second run. Fails with one line per problem.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -25,10 +26,13 @@ const failures = [];
 const check = (ok, what) => ok || failures.push(what);
 
 /** `npm run deploy` against `fake`, with `env` as the settings given; no terminal, as in CI. */
-function deploy(fake, args = [], env = {}) {
+const deploy = (fake, args = [], env = {}) => run(fake, ['scripts/deploy.mjs', ...args], env);
+
+/** A node script against `fake`. */
+function run(fake, args, env = {}) {
   fake.calls = [];
   const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SETTINGS.includes(name) && !name.startsWith('CLOUDFLARE_')));
-  const child = spawn(process.execPath, ['scripts/deploy.mjs', ...args], {
+  const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     // WRANGLER_HIDE_BANNER: the banner's update check would ask the npm registry.
     env: { ...clean, ...env, CLOUDFLARE_API_BASE_URL: fake.baseUrl, CLOUDFLARE_API_TOKEN: TOKEN, CLOUDFLARE_ACCOUNT_ID: ACCOUNT_ID, WRANGLER_SEND_METRICS: 'false', WRANGLER_HIDE_BANNER: 'true', NO_COLOR: '1' },
@@ -46,16 +50,24 @@ const upload = (calls) => calls.findIndex((call) => call === `PUT /workers/scrip
 const lastQuery = (calls) => calls.findLastIndex((call) => /^POST \/d1\/database\/[^/]+\/query$/.test(call));
 const secretsSent = (fake) => fake.uploads.at(-1).bindings.filter((binding) => binding.type === 'secret_text').map((binding) => binding.name).sort();
 
-const [full, proxy, other] = await Promise.all([1, 2, 3].map(() => new FakeCloudflare().start()));
-full.token = proxy.token = other.token = TOKEN;
+const [full, proxy, other, button] = await Promise.all([1, 2, 3, 4].map(() => new FakeCloudflare().start()));
+for (const fake of [full, proxy, other, button]) fake.token = TOKEN;
 const started = performance.now();
 try {
   // Settings the Worker would refuse (real mail needs an https PUBLIC_URL) are run beside the two fresh deployments.
-  const [first, proxyRun, refused] = await Promise.all([
+  // And a bare `wrangler deploy`, as the Deploy to Cloudflare button runs it (Workers Builds' default deploy command).
+  const [first, proxyRun, refused, bare] = await Promise.all([
     deploy(full),
     deploy(proxy, ['--proxy-only'], { UPSTREAM_URL: 'https://api.example.com/api/v1' }),
     deploy(other, [], { RESEND_API_KEY: 're_deploy_check_key', DIGEST_FROM: 'Digest <digest@example.com>', PUBLIC_URL: 'http://edge.example.com' }),
+    run(button, ['node_modules/wrangler/bin/wrangler.js', 'deploy']),
   ]);
+
+  // The button's deploy provisions every resource of wrangler.toml on a fresh account, but applies no migration.
+  check(bare.code === 0, `bare wrangler deploy: exit code ${bare.code}\n${bare.output.slice(-2000)}`);
+  check(button.unknown.length === 0, `bare wrangler deploy: calls the fake does not know: ${button.unknown.join(', ')}`);
+  check(button.kv.length === 2 && button.d1.length === 1 && JSON.stringify(button.queues.map((queue) => queue.queue_name).sort()) === JSON.stringify([...QUEUES].sort()), `bare wrangler deploy: provisioned ${button.kv.length} KV, ${button.d1.length} D1, queues ${button.queues.map((queue) => queue.queue_name)}`);
+  check(button.d1[0]?.migrations.length === 0, 'bare wrangler deploy: applied migrations');
 
   // Refused: stopped before anything changes, the key nowhere in the output.
   check(refused.code === 1 && /PUBLIC_URL must be the Worker's public https address/.test(refused.output), `refused: exit ${refused.code}: ${refused.output.slice(-600)}`);
@@ -111,11 +123,11 @@ try {
   check(!readdirSync('.').some((file) => file.startsWith('.wrangler-deploy-')), 'proxy-only: its generated config was left in the repository');
   check(!readFileSync('wrangler.toml', 'utf8').match(/\bid\s*=|database_id/), 'wrangler.toml holds an id after the runs');
 } finally {
-  await Promise.all([full, proxy, other].map((fake) => fake.stop()));
+  await Promise.all([full, proxy, other, button].map((fake) => fake.stop()));
 }
 
 if (failures.length) {
   console.error(`check-deploy: ${failures.length} problem(s):\n- ${failures.join('\n- ')}`);
   process.exit(1);
 }
-console.log(`check-deploy: npm run deploy against the fake Cloudflare API: fresh, again, refused and proxy-only, in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
+console.log(`check-deploy: npm run deploy against the fake Cloudflare API: fresh, again, refused, proxy-only, and a bare wrangler deploy, in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
