@@ -44,7 +44,7 @@ it('outside dev, each example secret is an InvalidEnvError naming it, never its 
       }
       expect(thrown, name).toBeInstanceOf(InvalidEnvError);
       const message = String(thrown);
-      expect(message).toContain(`The secret ${name} is the example value from .dev.vars.example`);
+      expect(message).toContain(`The secret ${name} is the public dev value that npm run dev writes into .dev.vars`);
       expect(message).not.toContain(example);
     }
   }

@@ -131,7 +131,7 @@ export function parseEnv(env: Env): AppEnv {
       // Named, never shown: the message says which secret, not its value.
       if (value !== undefined && value.trim() === example) {
         throw new InvalidEnvError(
-          `The secret ${name} is the example value from .dev.vars.example, which anyone can read. Set your own: \`openssl rand -base64 32 | npx wrangler secret put ${name}\` (example values are allowed only with DEV_ROUTES = "on", in dev).`,
+          `The secret ${name} is the public dev value that npm run dev writes into .dev.vars, which anyone can read. Set your own: \`openssl rand -base64 32 | npx wrangler secret put ${name}\`, or run npm run deploy, which generates it (dev values are allowed only with DEV_ROUTES = "on", in dev).`,
         );
       }
     }
