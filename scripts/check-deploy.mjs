@@ -4,15 +4,18 @@
 // CLOUDFLARE_API_TOKEN with CLOUDFLARE_ACCOUNT_ID spare it the login). No account, no outside traffic.
 //   - a fresh account: the database, the four queues and both KV namespaces created, every migration applied
 //     before the Worker is uploaded, the three random secrets set in the form the Worker reads, the admin token
-//     printed once and no other secret anywhere in the output;
+//     printed once and no other secret anywhere in the output, nor a secrets file left in the temporary directory;
 //   - a second run, with one migration new since: that migration applied before the upload, nothing created,
-//     no secret generated or sent again, the KV namespaces kept, and the output saying so;
+//     no secret generated or sent again, the KV namespaces and a setting given the first time kept, and the output
+//     saying so;
 //   - --proxy-only on another fresh account: no D1, no queue, no cron, only the proxy's secrets.
 //   - settings the Worker would refuse (mail with an http PUBLIC_URL): stopped before anything changes;
 //   - a bare `wrangler deploy` (the Deploy button's): every resource provisioned, no migration applied.
 // The fresh accounts deploy side by side, then the second run. Fails with one line per problem.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { ACCOUNT_ID, FakeCloudflare } from '../test/fakes/cloudflare-api.mjs';
 
 const NAME = 'brand-ai-visibility-edge';
@@ -22,6 +25,8 @@ const MIGRATIONS = readdirSync('migrations').filter((file) => file.endsWith('.sq
 const QUEUES = ['digest-sends', 'digest-sends-dlq', 'alert-deliveries', 'alert-deliveries-dlq'];
 const SETTINGS = ['UPSTREAM_URL', 'PUBLIC_URL', 'MCP_ALLOWED_HOSTS', 'DIGEST_FROM', 'RESEND_API_KEY', 'ADMIN_TOKEN', 'SIGNING_SECRET', 'ENCRYPTION_KEY'];
 
+// The deploys' temporary directory: the secrets file must be gone from it after each run.
+const TMP = mkdtempSync(path.join(tmpdir(), 'check-deploy-'));
 const failures = [];
 const check = (ok, what) => ok || failures.push(what);
 
@@ -35,7 +40,7 @@ function run(fake, args, env = {}) {
   const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     // WRANGLER_HIDE_BANNER: the banner's update check would ask the npm registry.
-    env: { ...clean, ...env, CLOUDFLARE_API_BASE_URL: fake.baseUrl, CLOUDFLARE_API_TOKEN: TOKEN, CLOUDFLARE_ACCOUNT_ID: ACCOUNT_ID, WRANGLER_SEND_METRICS: 'false', WRANGLER_HIDE_BANNER: 'true', NO_COLOR: '1' },
+    env: { ...clean, ...env, CLOUDFLARE_API_BASE_URL: fake.baseUrl, CLOUDFLARE_API_TOKEN: TOKEN, CLOUDFLARE_ACCOUNT_ID: ACCOUNT_ID, TMPDIR: TMP, WRANGLER_SEND_METRICS: 'false', WRANGLER_HIDE_BANNER: 'true', NO_COLOR: '1' },
   });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
@@ -57,7 +62,7 @@ try {
   // Settings the Worker would refuse (real mail needs an https PUBLIC_URL) are run beside the two fresh deployments.
   // And a bare `wrangler deploy`, as the Deploy to Cloudflare button runs it (Workers Builds' default deploy command).
   const [first, proxyRun, refused, bare] = await Promise.all([
-    deploy(full),
+    deploy(full, [], { MCP_ALLOWED_HOSTS: 'edge.example.com' }),
     deploy(proxy, ['--proxy-only'], { UPSTREAM_URL: 'https://api.example.com/api/v1' }),
     deploy(other, [], { RESEND_API_KEY: 're_deploy_check_key', DIGEST_FROM: 'Digest <digest@example.com>', PUBLIC_URL: 'http://edge.example.com' }),
     run(button, ['node_modules/wrangler/bin/wrangler.js', 'deploy']),
@@ -91,7 +96,7 @@ try {
   check(first.output.includes(`address: ${ADDRESS}`), 'fresh: the address is not printed');
   check(/features \(.*\): \{"msg":"features","on":\["proxy","admin","origin","reports","exports","digests","alerts"\]/.test(first.output), 'fresh: the features line is not printed, or not every feature is on');
   const vars = Object.fromEntries(full.uploads.at(-1)?.bindings.filter((binding) => binding.type === 'plain_text').map((binding) => [binding.name, binding.text]) ?? []);
-  check(vars.DEV_ROUTES === '' && vars.DEMO_DATA === '' && vars.UPSTREAM_URL === '', `fresh: vars deployed ${JSON.stringify(vars)}`);
+  check(vars.DEV_ROUTES === '' && vars.DEMO_DATA === '' && vars.UPSTREAM_URL === '' && vars.MCP_ALLOWED_HOSTS === 'edge.example.com', `fresh: vars deployed ${JSON.stringify(vars)}`);
   check(JSON.stringify(full.script?.schedules) === '[{"cron":"0 * * * *"}]', `fresh: cron ${JSON.stringify(full.script?.schedules)}`);
 
   // A second run, with a migration added since the first (the fake forgets the last one applied).
@@ -108,6 +113,8 @@ try {
   check(!second.output.includes(ADMIN_TOKEN), 'second: the admin token printed again');
   check(/generated: none; given: none; kept as deployed: ADMIN_TOKEN, SIGNING_SECRET, ENCRYPTION_KEY/.test(second.output), 'second: does not say the secrets are kept');
   check(/exists: kept/.test(second.output) && /all exist: kept/.test(second.output), 'second: does not say the database and the queues are kept');
+  const kept = full.script.bindings.find((binding) => binding.name === 'MCP_ALLOWED_HOSTS');
+  check(kept?.text === 'edge.example.com' && /MCP_ALLOWED_HOSTS: kept as deployed: "edge.example.com"/.test(second.output), `second: the setting given the first time not kept: ${JSON.stringify(kept)}`);
   const kvIds = (fake) => fake.script.bindings.filter((binding) => binding.type === 'kv_namespace').map((binding) => binding.namespace_id).sort().join();
   check(kvIds(full) === full.kv.map((ns) => ns.id).sort().join(), 'second: the Worker is not bound to the same KV namespaces');
 
@@ -121,9 +128,11 @@ try {
   check(JSON.stringify(Object.keys(proxy.secrets).sort()) === '["ADMIN_TOKEN","SIGNING_SECRET"]', `proxy-only: secrets ${Object.keys(proxy.secrets)}`);
   check(/"on":\["proxy","admin"\]/.test(proxyRun.output) && count(proxyRun.output, proxy.secrets.ADMIN_TOKEN) === 1, 'proxy-only: the features line or the admin token, once');
   check(!readdirSync('.').some((file) => file.startsWith('.wrangler-deploy-')), 'proxy-only: its generated config was left in the repository');
+  check(!readdirSync(TMP).some((file) => file.startsWith('deploy-secrets-')), `a secrets file was left in the temporary directory: ${readdirSync(TMP)}`);
   check(!readFileSync('wrangler.toml', 'utf8').match(/\bid\s*=|database_id/), 'wrangler.toml holds an id after the runs');
 } finally {
   await Promise.all([full, proxy, other, button].map((fake) => fake.stop()));
+  rmSync(TMP, { recursive: true, force: true });
 }
 
 if (failures.length) {
