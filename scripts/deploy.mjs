@@ -57,20 +57,21 @@ function wrangler(args, { show = false, config } = {}) {
   for (const name of SECRET_NAMES) delete env[name];
   const child = spawn(process.execPath, [path.join('node_modules', 'wrangler', 'bin', 'wrangler.js'), ...args, ...(config ? ['--config', config] : [])], { stdio: ['ignore', 'pipe', 'pipe'], env });
   running.add(child);
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (chunk) => {
-    out += chunk;
-    if (show) process.stdout.write(indent(chunk));
-  });
-  child.stderr.on('data', (chunk) => {
-    err += chunk;
-    if (show) process.stderr.write(indent(chunk));
-  });
+  const texts = { stdout: '', stderr: '' };
+  for (const stream of ['stdout', 'stderr']) {
+    let shown = 0;
+    child[stream].on('data', (chunk) => {
+      texts[stream] += chunk;
+      // Shown indented, whole lines at a time.
+      const end = texts[stream].lastIndexOf('\n') + 1;
+      if (show && end > shown) process[stream].write(indent(texts[stream].slice(shown, end)));
+      if (show) shown = Math.max(shown, end);
+    });
+  }
   return new Promise((resolve) =>
     child.on('close', (code) => {
       running.delete(child);
-      resolve({ code, out, err });
+      resolve({ code, out: texts.stdout, err: texts.stderr });
     }),
   );
 }
@@ -238,7 +239,7 @@ async function resolveSettings(deployed) {
         say(`  ${name}: ${isSecret ? 'given (set)' : `given: "${settings[name]}"`}`);
       } else if (deployed && (isSecret ? deployed.secrets.has(name) : name in deployed.vars)) {
         if (!isSecret) settings[name] = deployed.vars[name];
-        say(`  ${name}: kept as deployed${isSecret ? ' (set)' : `: "${settings[name]}"`}`);
+        say(`  ${name}: kept as deployed${isSecret ? ' (set)' : settings[name] ? `: "${settings[name]}"` : ' (empty)'}`);
       } else if (ask && !(isSecret && proxyOnly) && !(name === 'DIGEST_FROM' && proxyOnly)) {
         const answer = (await ask.question(`  ${name}: ${pkg.cloudflare.bindings[name].description}\n  ${name} (Enter: unset) = `)).trim();
         if (answer) settings[name] = answer;
