@@ -32,8 +32,10 @@ const proxyOnly = flags['proxy-only'];
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 /** The settings a person gives: the same words as the Deploy button's prompts (package.json `cloudflare.bindings`). */
 const SETTINGS = ['UPSTREAM_URL', 'PUBLIC_URL', 'MCP_ALLOWED_HOSTS', 'DIGEST_FROM', 'RESEND_API_KEY'];
-/** Of those, the one that is a secret (the rest are vars). */
+/** Of those, the one that is a secret; the rest are vars, unless the deployment holds one as a secret (docs/digests.md once said `wrangler secret put DIGEST_FROM`): then it stays one. */
 const SECRET_SETTINGS = new Set(['RESEND_API_KEY']);
+/** What the env check reads for a setting kept as a secret, whose value is not readable: a value of the right form. */
+const STAND_IN = { UPSTREAM_URL: 'https://deployed.invalid/api/v1', PUBLIC_URL: 'https://deployed.invalid', MCP_ALLOWED_HOSTS: 'deployed.invalid', DIGEST_FROM: 'Deployed <deployed@deployed.invalid>' };
 /** The random secrets, generated when unset, in the form the Worker reads: `ENCRYPTION_KEY` is 32 bytes in base64 (src/lib/sealing.ts). */
 const GENERATED = {
   ADMIN_TOKEN: () => randomBytes(32).toString('base64url'),
@@ -42,7 +44,7 @@ const GENERATED = {
 };
 /** The proxy needs ADMIN_TOKEN; SIGNING_SECRET turns OAuth for /mcp on; the reports and digests need all three. */
 const generatedHere = proxyOnly ? ['ADMIN_TOKEN', 'SIGNING_SECRET'] : Object.keys(GENERATED);
-const SECRET_NAMES = [...Object.keys(GENERATED), ...SECRET_SETTINGS];
+const SECRET_NAMES = [...Object.keys(GENERATED), ...SETTINGS];
 
 // The Worker's name, for the messages printed before wrangler's reading of wrangler.toml is loaded.
 const WORKER_NAME = /^name\s*=\s*"([^"]+)"/m.exec(readFileSync('wrangler.toml', 'utf8'))?.[1];
@@ -118,13 +120,14 @@ async function main() {
 
   step('Settings');
   const settings = await resolveSettings(deployed);
+  const isSecret = (name) => SECRET_SETTINGS.has(name) || Boolean(deployed?.secrets.has(name));
   const secrets = {};
   for (const name of generatedHere) {
     if (process.env[name]?.trim()) secrets[name] = process.env[name].trim();
     else if (!deployed?.secrets.has(name)) secrets[name] = GENERATED[name]();
   }
-  if (settings.RESEND_API_KEY !== undefined) secrets.RESEND_API_KEY = settings.RESEND_API_KEY;
-  const { featuresLine } = checkEnv(await rules, raw, settings, deployed, secrets);
+  for (const name of SETTINGS) if (isSecret(name) && settings[name] !== undefined) secrets[name] = settings[name];
+  const { featuresLine } = checkEnv(await rules, raw, settings, deployed, secrets, isSecret);
 
   if (!proxyOnly) {
     const [list, queues] = await lists;
@@ -152,7 +155,7 @@ async function main() {
   say(`  generated: ${generated.join(', ') || 'none'}; given: ${Object.keys(secrets).filter((name) => !generated.includes(name)).join(', ') || 'none'}; kept as deployed: ${kept.join(', ') || 'none'}`);
 
   step('Deploy');
-  const vars = SETTINGS.filter((name) => !SECRET_SETTINGS.has(name)).flatMap((name) => ['--var', `${name}:${settings[name] ?? ''}`]);
+  const vars = SETTINGS.filter((name) => !isSecret(name)).flatMap((name) => ['--var', `${name}:${settings[name] ?? ''}`]);
   const dir = mkdtempSync(path.join(tmpdir(), 'deploy-secrets-'));
   const secretsFile = path.join(dir, 'secrets.json');
   let result;
@@ -233,7 +236,7 @@ async function resolveSettings(deployed) {
   try {
     for (const name of SETTINGS) {
       const given = process.env[name];
-      const isSecret = SECRET_SETTINGS.has(name);
+      const isSecret = SECRET_SETTINGS.has(name) || Boolean(deployed?.secrets.has(name));
       if (given !== undefined && (given.trim() || !isSecret)) {
         settings[name] = given.trim();
         say(`  ${name}: ${isSecret ? 'given (set)' : `given: "${settings[name]}"`}`);
@@ -259,13 +262,13 @@ async function resolveSettings(deployed) {
  * setting it would refuse (PUBLIC_URL not https with Resend, host names with a scheme, ...) stops here, not
  * as a 500 after the deploy. Bindings and secrets stand in by name; their values are not read.
  */
-function checkEnv({ parseEnv, featuresOf, featuresLine }, raw, settings, deployed, secrets) {
+function checkEnv({ parseEnv, featuresOf, featuresLine }, raw, settings, deployed, secrets, isSecret) {
   const binding = {};
   if (proxyOnly) raw = withoutFullBlocks(raw);
   const bindings = [...(raw.kv_namespaces ?? []), ...(raw.d1_databases ?? []), ...(raw.queues?.producers ?? []), ...(raw.durable_objects?.bindings ?? []).map((b) => ({ binding: b.name })), ...(raw.ratelimits ?? []).map((b) => ({ binding: b.name })), raw.assets ?? []];
   for (const { binding: name } of bindings.flat()) if (name) binding[name] = {};
-  const present = Object.fromEntries(SECRET_NAMES.filter((name) => name in secrets || deployed?.secrets.has(name)).map((name) => [name, `deployed-${name}`]));
-  const env = { ...raw.vars, ...Object.fromEntries(Object.entries(settings).filter(([name]) => !SECRET_SETTINGS.has(name))), ...binding, ...present };
+  const present = Object.fromEntries(SECRET_NAMES.filter((name) => name in secrets || deployed?.secrets.has(name)).map((name) => [name, secrets[name] ?? STAND_IN[name] ?? `deployed-${name}`]));
+  const env = { ...raw.vars, ...Object.fromEntries(Object.entries(settings).filter(([name]) => !isSecret(name))), ...binding, ...present };
   try {
     const features = featuresOf(parseEnv(env));
     return { featuresLine: featuresLine(features) };
