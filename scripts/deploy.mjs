@@ -19,6 +19,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
+import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { importTs } from './import-ts.mjs';
 
@@ -51,6 +52,15 @@ const WORKER_NAME = /^name\s*=\s*"([^"]+)"/m.exec(readFileSync('wrangler.toml', 
 
 const say = (line = '') => console.log(line);
 const step = (line) => console.log(`\n▸ ${line}`);
+
+/** The terminal as readline writes to it: muted while a secret is typed, so that it is not echoed. */
+let muted = false;
+const terminal = new Writable({
+  write(chunk, encoding, done) {
+    if (!muted) process.stdout.write(chunk, encoding);
+    done();
+  },
+});
 
 /** wrangler in a child process with no terminal on stdin: it never prompts, and writes no ids into a config file. */
 function wrangler(args, { show = false, config } = {}) {
@@ -232,7 +242,7 @@ async function readDeployment() {
 /** Each setting: the environment's, else the deployed one, else asked on a terminal, else unset. */
 async function resolveSettings(deployed) {
   const settings = {};
-  const ask = process.stdin.isTTY ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
+  const ask = process.stdin.isTTY ? createInterface({ input: process.stdin, output: terminal, terminal: true }) : undefined;
   try {
     for (const name of SETTINGS) {
       const given = process.env[name];
@@ -244,7 +254,8 @@ async function resolveSettings(deployed) {
         if (!isSecret) settings[name] = deployed.vars[name];
         say(`  ${name}: kept as deployed${isSecret ? ' (set)' : settings[name] ? `: "${settings[name]}"` : ' (empty)'}`);
       } else if (ask && !(isSecret && proxyOnly) && !(name === 'DIGEST_FROM' && proxyOnly)) {
-        const answer = (await ask.question(`  ${name}: ${pkg.cloudflare.bindings[name].description}\n  ${name} (Enter: unset) = `)).trim();
+        const question = `  ${name}: ${pkg.cloudflare.bindings[name].description}\n  ${name} (Enter: unset) = `;
+        const answer = (isSecret ? await askHidden(ask, question) : await ask.question(question)).trim();
         if (answer) settings[name] = answer;
       } else {
         say(`  ${name}: unset`);
@@ -255,6 +266,17 @@ async function resolveSettings(deployed) {
   }
   if (proxyOnly && !settings.UPSTREAM_URL) fail('--proxy-only needs UPSTREAM_URL: the real service\'s base URL, ending in /api/v1 (without it the upstream is the embedded origin, which needs D1).');
   return settings;
+}
+
+async function askHidden(ask, question) {
+  process.stdout.write(question);
+  muted = true;
+  try {
+    return await ask.question('');
+  } finally {
+    muted = false;
+    process.stdout.write('\n');
+  }
 }
 
 /**
