@@ -6,8 +6,8 @@
 //     before the Worker is uploaded, the three random secrets set in the form the Worker reads, the admin token
 //     printed once and no other secret anywhere in the output, nor a secrets file left in the temporary directory;
 //   - a second run, with one migration new since: that migration applied before the upload, nothing created,
-//     no secret generated or sent again, the KV namespaces and a setting given the first time kept, DIGEST_FROM
-//     held as a secret left one, and the output saying so;
+//     no secret generated or sent again, the KV namespaces, a setting given the first time and a var set on the
+//     Worker kept, DIGEST_FROM held as a secret left one, and the output saying so;
 //   - --proxy-only on another fresh account: no D1, no queue, no cron, only the proxy's secrets.
 //   - settings the Worker would refuse (mail with an http PUBLIC_URL): stopped before anything changes;
 //   - a bare `wrangler deploy` (the Deploy button's): every resource provisioned, no migration applied.
@@ -105,6 +105,9 @@ try {
   const newMigration = full.d1[0]?.migrations.pop();
   // And DIGEST_FROM held as a secret, as `wrangler secret put DIGEST_FROM` leaves it: it must stay one.
   full.script?.bindings.push({ type: 'secret_text', name: 'DIGEST_FROM', text: 'Digest <digest@example.com>' });
+  // And CORS_ORIGINS set on the Worker (the button asks for every var): kept, not reset to wrangler.toml's empty one.
+  const cors = full.script?.bindings.find((binding) => binding.name === 'CORS_ORIGINS');
+  if (cors) cors.text = 'https://dash.example.com';
   const second = await deploy(full);
   check(second.code === 0, `second: exit code ${second.code}\n${second.output.slice(-3000)}`);
   for (const path of ['/d1/database', '/queues', '/storage/kv/namespaces']) check(created(second.calls, path) === 0, `second: created again: POST ${path}`);
@@ -114,6 +117,7 @@ try {
   check(secretsSent(full).length === 0 && JSON.stringify(full.secrets) === secretsBefore, `second: secrets sent again: ${secretsSent(full)}`);
   check(!second.output.includes(ADMIN_TOKEN), 'second: the admin token printed again');
   check(/generated: none; given: none; kept as deployed: ADMIN_TOKEN, SIGNING_SECRET, ENCRYPTION_KEY, DIGEST_FROM\n/.test(second.output), 'second: does not say the secrets are kept');
+  check(full.script.bindings.find((binding) => binding.name === 'CORS_ORIGINS')?.text === 'https://dash.example.com', 'second: CORS_ORIGINS, set on the Worker, reset');
   const digestFrom = full.script.bindings.filter((binding) => binding.name === 'DIGEST_FROM').map((binding) => binding.type);
   check(JSON.stringify(digestFrom) === '["secret_text"]' && /DIGEST_FROM: kept as deployed \(set\)/.test(second.output), `second: DIGEST_FROM, a secret, deployed as ${digestFrom}`);
   check(/exists: kept/.test(second.output) && /all exist: kept/.test(second.output), 'second: does not say the database and the queues are kept');

@@ -130,6 +130,14 @@ async function main() {
 
   step('Settings');
   const settings = await resolveSettings(deployed);
+  // The other vars of [vars] (CORS_ORIGINS, the tuning ones; the button asks for them too): the environment's, else
+  // the deployed value, else wrangler.toml's. DEV_ROUTES and DEMO_DATA always wrangler.toml's: empty in a deployment.
+  for (const name of Object.keys(raw.vars ?? {}).filter((name) => !SETTINGS.includes(name) && !['DEV_ROUTES', 'DEMO_DATA'].includes(name))) {
+    const given = process.env[name];
+    if (given !== undefined) settings[name] = given.trim();
+    else if (deployed?.vars[name] && deployed.vars[name] !== raw.vars[name]) settings[name] = deployed.vars[name];
+    if (settings[name] !== undefined) say(`  ${name}: ${given !== undefined ? 'given' : 'kept as deployed'}: "${settings[name]}"`);
+  }
   const isSecret = (name) => SECRET_SETTINGS.has(name) || Boolean(deployed?.secrets.has(name));
   const secrets = {};
   for (const name of generatedHere) {
@@ -165,7 +173,7 @@ async function main() {
   say(`  generated: ${generated.join(', ') || 'none'}; given: ${Object.keys(secrets).filter((name) => !generated.includes(name)).join(', ') || 'none'}; kept as deployed: ${kept.join(', ') || 'none'}`);
 
   step('Deploy');
-  const vars = SETTINGS.filter((name) => !isSecret(name)).flatMap((name) => ['--var', `${name}:${settings[name] ?? ''}`]);
+  const vars = [...new Set([...SETTINGS, ...Object.keys(settings)])].filter((name) => !isSecret(name)).flatMap((name) => ['--var', `${name}:${settings[name] ?? ''}`]);
   const dir = mkdtempSync(path.join(tmpdir(), 'deploy-secrets-'));
   const secretsFile = path.join(dir, 'secrets.json');
   let result;
