@@ -3,14 +3,19 @@
 // `wrangler dev` with the demo dataset loaded when the database is empty, and
 // makes the first request so the load happens now, not on your first curl.
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { importTs } from './import-ts.mjs';
 
 const port = process.env.PORT ?? '8787';
 const env = { ...process.env, WRANGLER_SEND_METRICS: 'false' };
 
+// .dev.vars.example leaves the secrets empty (the Deploy button prompts for them from it); here each empty one gets
+// its public dev value, which the Worker accepts only with DEV_ROUTES=on (src/app/env.ts EXAMPLE_SECRETS).
 if (!existsSync('.dev.vars') && existsSync('.dev.vars.example')) {
-  copyFileSync('.dev.vars.example', '.dev.vars');
-  console.log('Created .dev.vars from .dev.vars.example (local secrets).');
+  const { EXAMPLE_SECRETS } = await importTs("export { EXAMPLE_SECRETS } from './src/app/env';", { name: 'dev-secrets' });
+  const text = readFileSync('.dev.vars.example', 'utf8').replace(/^([A-Z][A-Z0-9_]*)=[ \t]*$/gm, (line, name) => (name in EXAMPLE_SECRETS ? `${name}=${EXAMPLE_SECRETS[name]}` : line));
+  writeFileSync('.dev.vars', text);
+  console.log('Created .dev.vars from .dev.vars.example, with the public dev secrets (local only).');
 }
 
 const migrate = spawnSync('npx', ['wrangler', 'd1', 'migrations', 'apply', 'DB', '--local'], { stdio: 'inherit', env: { ...env, CI: 'true' } });

@@ -5,7 +5,7 @@
  * - `/dev/*` exists only with `DEV_ROUTES = "on"`, never because a secret is
  *   missing; without Resend and without dev routes, mail is recorded in D1,
  *   readable by no route, and each send says so in the logs.
- * - An example secret of `.dev.vars.example` outside dev is a start-up error.
+ * - A public dev secret (`npm run dev`'s `.dev.vars`) outside dev is a start-up error.
  * - Every malformed percent-encoding in a path parameter is a 400, never a 500.
  * - `X-Request-Id` on every response of every route table entry (and 404s,
  *   405s, preflights, a feature that is off, a misconfigured env).
@@ -147,7 +147,7 @@ describe('example secrets outside dev', () => {
       expect(response.headers.get('x-request-id')).toBe('req-example-secret');
       expect(((await response.json()) as { error: { code: string } }).error.code).toBe('internal_error');
       const logged = lines.map((l) => l.text).join('\n');
-      expect(logged).toContain(`InvalidEnvError: The secret ${name} is the example value from .dev.vars.example`);
+      expect(logged).toContain(`InvalidEnvError: The secret ${name} is the public dev value that npm run dev writes into .dev.vars`);
       expect(logged).not.toContain(example);
     }
     // In dev they are fine.

@@ -9,9 +9,9 @@
  * and `featuresOf` (features.ts) says which features this env turns on.
  *
  * `DEV_ROUTES = "on"` is dev (`npm run dev`, the tests): it mounts `/dev/*`.
- * Outside dev, a secret equal to its example value in `.dev.vars.example`
- * (public, in the repository) is an `InvalidEnvError` naming it (DESIGN
- * section 8).
+ * Outside dev, a secret equal to its public dev value (`EXAMPLE_SECRETS`,
+ * which `npm run dev` writes into `.dev.vars`) is an `InvalidEnvError`
+ * naming it (DESIGN section 8).
  *
  * Bindings are checked for presence only; their types come from
  * `src/env.d.ts` (`npm run types`, generated from wrangler.toml). This file is
@@ -21,9 +21,10 @@ import { EnvVarError, optionalBinding, optionalHttpUrl, optionalList, optionalSe
 import { checkProxyVars, PROXY_VARS } from '../proxy/env';
 
 /**
- * The example values of `.dev.vars.example`, which `npm run dev` copies to
- * `.dev.vars`. They are public, so outside dev they are refused. A test holds
- * this list to the file (test/env-examples.unit.test.ts).
+ * The dev values of the secrets `.dev.vars.example` lists empty, which `npm
+ * run dev` writes into `.dev.vars` (scripts/dev.mjs). They are public, so
+ * outside dev they are refused. A test holds this list to the file's names
+ * (test/env-examples.unit.test.ts).
  */
 export const EXAMPLE_SECRETS = {
   ADMIN_TOKEN: 'dev_admin_token_change_me',
@@ -130,7 +131,7 @@ export function parseEnv(env: Env): AppEnv {
       // Named, never shown: the message says which secret, not its value.
       if (value !== undefined && value.trim() === example) {
         throw new InvalidEnvError(
-          `The secret ${name} is the example value from .dev.vars.example, which anyone can read. Set your own: \`openssl rand -base64 32 | npx wrangler secret put ${name}\` (example values are allowed only with DEV_ROUTES = "on", in dev).`,
+          `The secret ${name} is the public dev value that npm run dev writes into .dev.vars, which anyone can read. Set your own: \`openssl rand -base64 32 | npx wrangler secret put ${name}\`, or run npm run deploy, which generates it (dev values are allowed only with DEV_ROUTES = "on", in dev).`,
         );
       }
     }
