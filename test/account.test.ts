@@ -13,7 +13,7 @@ import { sha256Hex } from '../src/lib/hash';
 import { SESSIONS_PER_KEY } from '../src/account/session';
 import { clearDigests, RecordingApi } from './digests-helpers';
 import { accountKey, gateOf } from './exports-helpers';
-import { KEYS } from './helpers';
+import { inOneLimiterWindow, KEYS } from './helpers';
 import { visibleText } from './reports-helpers';
 import { useServicesForTests, useUpstreamForTests } from './seams';
 
@@ -132,21 +132,18 @@ describe('signing in', () => {
     const api = new RecordingApi();
     api.fault = { status: 401, code: 'invalid_api_key' };
     useUpstreamForTests(api.upstream);
-    const minute = () => Math.floor(Date.now() / 60_000);
-    let statuses: number[] = [];
-    let address = '';
-    // The local limiter counts in wall-clock minutes: a flood straddling one is counted in two, so flood again.
-    for (let round = 0; round < 3; round++) {
-      address = `198.51.100.${221 + round}`;
-      api.requests = [];
-      statuses = [];
-      const window = minute();
-      for (let i = 0; i < UNVERIFIED_PER_MINUTE + 3; i++) statuses.push((await post('/account/sign-in', { api_key: `random_${crypto.randomUUID()}` }, { address })).status);
-      if (minute() === window) break;
-    }
+    let round = 0;
+    const { statuses, last } = await inOneLimiterWindow(
+      () => `198.51.100.${221 + round++}`,
+      async (address) => {
+        const statuses: number[] = [];
+        for (let i = 0; i < UNVERIFIED_PER_MINUTE + 3; i++) statuses.push((await post('/account/sign-in', { api_key: `random_${crypto.randomUUID()}` }, { address })).status);
+        return { statuses, last: await post('/account/sign-in', { api_key: 'random_last' }, { address }) };
+      },
+      () => void (api.requests = []),
+    );
     expect(api.requests).toHaveLength(UNVERIFIED_PER_MINUTE);
     expect(statuses.slice(UNVERIFIED_PER_MINUTE)).toEqual([429, 429, 429]);
-    const last = await post('/account/sign-in', { api_key: 'random_last' }, { address });
     expect(last.status).toBe(429);
     expect(errorBeside(await last.text(), 'key')).toMatch(/^Too many checks just now\. Try again in \d+ seconds\.$/);
   });

@@ -15,6 +15,7 @@ import { seal } from '../src/lib/sealing';
 import { describeNextDigest, nextDigest } from '../src/subscriptions/next-digest';
 import { clearDigests, deliver, FakeQueue, FakeResend, RecordingApi, runCron, testEnv } from './digests-helpers';
 import { visibleText } from './reports-helpers';
+import { inOneLimiterWindow } from './helpers';
 
 const BASE = 'https://edge.test';
 
@@ -234,22 +235,19 @@ describe('abuse limits (the proxy\'s, before any upstream read)', () => {
 
   it('a flood of random keys from one address reaches the upstream at most UNVERIFIED_PER_MINUTE times, then gets 429', async () => {
     api.fault = { status: 401, code: 'invalid_api_key' };
-    // The local rate limiter counts in windows aligned to the wall-clock minute: a flood that happens to
-    // straddle one is counted in two. Then it floods again, from a fresh address, within one window.
-    const minute = () => Math.floor(Date.now() / 60_000);
-    let statuses: number[] = [];
-    let address = '';
-    for (let round = 0; round < 3; round++) {
-      address = `198.51.100.${201 + round}`;
-      api.requests = [];
-      statuses = [];
-      const window = minute();
-      for (let i = 0; i < UNVERIFIED_PER_MINUTE + 10; i++) statuses.push((await from(address, `random_${crypto.randomUUID()}`)).status);
-      if (minute() === window) break;
-    }
+    // Within one window of the local limiter (helpers.ts: it counts by the wall-clock minute).
+    let round = 0;
+    const { statuses, last } = await inOneLimiterWindow(
+      () => `198.51.100.${201 + round++}`,
+      async (address) => {
+        const statuses: number[] = [];
+        for (let i = 0; i < UNVERIFIED_PER_MINUTE + 10; i++) statuses.push((await from(address, `random_${crypto.randomUUID()}`)).status);
+        return { statuses, last: await from(address, 'random_last') };
+      },
+      () => void (api.requests = []),
+    );
     expect(api.requests).toHaveLength(UNVERIFIED_PER_MINUTE);
     expect(statuses.slice(0, UNVERIFIED_PER_MINUTE).every((s) => s === 401)).toBe(true);
-    const last = await from(address, 'random_last');
     expect(last.status).toBe(429);
     expect(last.headers.get('retry-after')).toBe('60');
     expect(((await last.json()) as { error: { code: string } }).error.code).toBe('rate_limited');

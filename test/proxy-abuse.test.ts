@@ -13,7 +13,7 @@ import { RATE_WINDOW_MS } from '../src/contract/rate-limit';
 import { hashApiKey } from '../src/proxy/cache-key';
 import { fakeUpstreamEachTest, freshKey, get, settled } from './proxy-upstream';
 import worker from './worker';
-import { ratePolicyOf } from './helpers';
+import { inOneLimiterWindow as inLimiterWindow, ratePolicyOf } from './helpers';
 
 /**
  * An hour ahead of the real clock: the alarms the gates set from this clock
@@ -26,22 +26,8 @@ const fake = fakeUpstreamEachTest(T0);
 
 const from = (address: string) => ({ 'cf-connecting-ip': address });
 
-/**
- * Runs `flood` from a fresh address (`<prefix>.<round>`) until one run fits in
- * one wall-clock minute, with the fake upstream's record cleared before each.
- * The local rate-limiting binding counts in windows aligned to the real
- * clock's minute (the tests' fake Date does not move them), so a flood that
- * straddles a minute boundary is counted in two windows.
- */
-async function inOneLimiterWindow<T>(prefix: string, flood: (address: string) => Promise<T>): Promise<T> {
-  const minute = () => Math.floor(vi.getRealSystemTime() / 60_000);
-  for (let round = 1; ; round++) {
-    const window = minute();
-    fake.up.requests.length = 0;
-    const result = await flood(`${prefix}.${round}`);
-    if (minute() === window || round === 3) return result;
-  }
-}
+/** `inOneLimiterWindow` (helpers.ts), with the fake upstream's record cleared before each run. */
+const inOneLimiterWindow = <T>(prefix: string, flood: (address: string) => Promise<T>) => inLimiterWindow(prefix, flood, () => void (fake.up.requests.length = 0));
 
 describe('a flood of random keys from one address', () => {
   it('reaches the upstream at most UNVERIFIED_PER_MINUTE times, then gets 429 at the edge', async () => {

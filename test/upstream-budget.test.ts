@@ -59,7 +59,11 @@ function admin(path: string, body: unknown): Promise<Response> {
 
 const storedVersion = async () => ((await (await SELF.fetch('https://edge.test/admin/upstream/map', { headers: { authorization: `Bearer ${env.ADMIN_TOKEN}` } })).json()) as { version: number }).version;
 
-const T0 = Date.parse('2026-11-25T10:00:00.000Z');
+/** 10:00 UTC of the day the suite runs as (the demo data ends that day; `npm run test:days` moves it), never a fixed date. */
+const T0 = (() => {
+  const today = new Date();
+  return Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate(), 10);
+})();
 const at = (seconds: number) => new Date(T0 + seconds * 1000).toISOString();
 
 afterEach(() => {
