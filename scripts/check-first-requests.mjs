@@ -23,9 +23,9 @@ const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize',
 /** Each case: what the first request is, the part of the Worker it loads first, and the status it must answer. */
 const CASES = [
   { name: 'an /api/v1 read, a MISS answered by the embedded origin', path: '/api/v1/visibility', init: { headers: auth }, status: 200 },
-  { name: 'the API\'s OpenAPI document (src/contract/openapi.ts)', path: '/api/v1/openapi.json', status: 200 },
+  { name: 'the API\'s OpenAPI document (built into the static assets; src/contract/documents.ts)', path: '/api/v1/openapi.json', status: 200 },
   { name: 'an /api/v1 refusal: a parameter the operation does not take', path: '/api/v1/visibility?nope=1', init: { headers: auth }, status: 400 },
-  { name: 'the product\'s OpenAPI document (src/app/product.ts)', path: '/openapi.json', status: 200 },
+  { name: 'the product\'s OpenAPI document (built into the static assets; src/app/product.ts)', path: '/openapi.json', status: 200 },
   { name: 'the admin\'s cache stats', path: '/admin/cache/stats', init: { headers: { authorization: `Bearer ${ADMIN}` } }, status: 200 },
   { name: 'the embedded origin itself', path: '/origin/api/v1/brands', init: { headers: auth }, status: 200 },
   { name: 'a digest subscription: its confirmation email rendered (src/mail/templates.ts)', path: '/digests/subscriptions', init: { method: 'POST', headers: { ...auth, ...json }, body: JSON.stringify({ email: 'first-request@example.com' }) }, status: 201 },

@@ -1,37 +1,17 @@
 #!/usr/bin/env node
-// Run by `npm test` before the Worker's tests: both OpenAPI documents are
-// valid OpenAPI 3.1 as @apidevtools/swagger-parser reads them (the schema of
-// the document, every $ref resolved, parameters and operation ids checked):
-// the Read API's (src/contract/openapi.ts, GET /api/v1/openapi.json) and the
-// product routes' (src/app/openapi.ts, GET /openapi.json). Fails with the
-// validator's errors. test/openapi.test.ts checks what they say.
-import { fileURLToPath } from 'node:url';
+// Run by `npm test` before the Worker's tests, after the build (scripts/build-assets.mjs): both OpenAPI
+// documents, as built into the static assets and served byte for byte (scripts/build-openapi.mjs), are valid
+// OpenAPI 3.1 as @apidevtools/swagger-parser reads them (the schema of the document, every $ref resolved,
+// parameters and operation ids checked): the Read API's (src/contract/openapi.ts, GET /api/v1/openapi.json) and
+// the product routes' (src/app/openapi.ts, GET /openapi.json). Fails with the validator's errors.
+// test/openapi.test.ts checks what they say, through the Worker.
+import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { importTs } from './import-ts.mjs';
 
-// Both generators, bundled as the Worker would be; packages stay imports, resolved from node_modules.
-const documents = await importTs("export { openApiDocument } from './src/contract/openapi.ts'; export { productDocument } from './src/app/routes.ts'; export { zodSide } from './src/contract/zod-side.ts';", {
-  name: 'check-openapi',
-  plugins: [
-    {
-      // The Durable Object base class of workerd: only subclassed at load time, never run here.
-      name: 'cloudflare-stub',
-      setup(b) {
-        b.onResolve({ filter: /^cloudflare:/ }, (args) => ({ path: args.path, namespace: 'cloudflare-stub' }));
-        // A package that imports `cloudflare:workers` itself (the OAuth provider of /mcp, which src/mcp loads with
-        // import()) is bundled, so that its import meets the stub instead of Node's loader.
-        b.onResolve({ filter: /^@cloudflare\/workers-oauth-provider$/ }, () => ({ path: fileURLToPath(import.meta.resolve('@cloudflare/workers-oauth-provider')) }));
-        b.onLoad({ filter: /.*/, namespace: 'cloudflare-stub' }, () => ({
-          contents: 'export class DurableObject { constructor(ctx, env) { this.ctx = ctx; this.env = env; } } export class WorkerEntrypoint {} export const env = {};',
-          loader: 'js',
-        }));
-      },
-    },
-  ],
-});
-
-// The contract's zod schemas load at their first use, as in the Worker (src/contract/zod-side.ts).
-await documents.zodSide();
+const ASSETS_DIRECTORY = /^\[assets\]\s*\n(?:(?!\[).*\n)*?directory\s*=\s*"([^"]+)"/m.exec(readFileSync('wrangler.toml', 'utf8'))?.[1];
+if (!ASSETS_DIRECTORY) throw new Error('wrangler.toml has no [assets] directory');
+/** The built document at `asset` (src/contract/documents.ts), parsed. */
+const built = (asset) => () => JSON.parse(readFileSync(`${ASSETS_DIRECTORY.replace(/\/$/, '')}${asset}`, 'utf8'));
 
 /** `$ref` values with more than one `#`: no JSON Pointer of the document, and code generators type such fields wrong. */
 function doubleHashRefs(value, at = '#', found = []) {
@@ -47,14 +27,14 @@ function doubleHashRefs(value, at = '#', found = []) {
 const failures = [];
 const summary = [];
 for (const [name, make] of [
-  ['GET /api/v1/openapi.json (src/contract/openapi.ts)', documents.openApiDocument],
-  ['GET /openapi.json (src/app/openapi.ts)', documents.productDocument],
+  ['GET /api/v1/openapi.json (src/contract/openapi.ts)', built('/openapi/api-v1.json')],
+  ['GET /openapi.json (src/app/openapi.ts)', built('/openapi/product.json')],
 ]) {
   let doc;
   try {
     doc = make();
   } catch (error) {
-    failures.push(`${name}: not built: ${error.message}`);
+    failures.push(`${name}: not built (node scripts/build-assets.mjs): ${error.message}`);
     continue;
   }
   const refs = doubleHashRefs(doc);

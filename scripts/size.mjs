@@ -5,7 +5,7 @@
 // much waits for an `import()` (wrangler does not split the bundle: that code is in the main module, compiled with
 // it, and evaluated at its first use), then the twenty largest inputs by the bytes they put in the output
 // (esbuild's metafile). Exits 1 over the budget (400 KiB gzip, issue 24), when the bundle holds what must stay
-// out of production (the email previews' fixtures, prettier, a development build of a package), or when an isolate
+// out of production (the email previews' fixtures, prettier, a development build of a package, the OpenAPI documents' sources), or when an isolate
 // evaluates at load what /api/v1 does not need (`LOAD_LATER`). `.ci/run` runs it.
 import { gzipSync } from 'node:zlib';
 import { buildAsDeployed } from './bench/deployed.mjs';
@@ -15,12 +15,13 @@ const KEEP_OUT = [
   { pattern: /^emails\/_fixtures\//, why: 'preview fixtures (only `npm run email` needs them)' },
   { pattern: /node_modules\/prettier\//, why: 'prettier (the email render formats nothing)' },
   { pattern: /\.development\.js$/, why: 'a development build' },
+  { pattern: /^src\/(.+\/)?(openapi|product-openapi|upstream-check-openapi)\.ts$/, why: 'an OpenAPI document\'s source (built into the static assets at build time: scripts/build-openapi.mjs)' },
 ];
 
 /**
  * What `/api/v1` does not need, so a fresh isolate must not evaluate it when it loads (issue 24): it waits for an
  * `import()` at its first use. MCP beyond its route and paths, the MCP SDK and OAuth, email rendering, HTML
- * parsing, the OpenAPI documents, zod (a HIT's request is parsed without it), the typed client.
+ * parsing, zod (a HIT's request is parsed without it), the typed client.
  */
 const LOAD_LATER = [
   { pattern: /^src\/mcp\/(?!index\.ts$|oauth-paths\.ts$)/, why: 'MCP (src/mcp/index.ts loads it at the first /mcp request)' },
@@ -28,7 +29,6 @@ const LOAD_LATER = [
   { pattern: /node_modules\/@cloudflare\/workers-oauth-provider\//, why: 'the OAuth provider' },
   { pattern: /^emails\/|^src\/mail\/|node_modules\/(react|react-dom|@react-email\/[^/]+)\//, why: 'email rendering' },
   { pattern: /node_modules\/(htmlparser2|html-to-text|domhandler|dom-serializer|entities)\//, why: 'HTML parsing' },
-  { pattern: /^src\/(contract|app)\/openapi\.ts$/, why: 'an OpenAPI document' },
   { pattern: /node_modules\/zod\/|^src\/contract\/schemas\//, why: 'zod and the contract\'s schemas (src/contract/zod-side.ts loads them past a HIT)' },
   { pattern: /^src\/client\/(?!transport\.ts$)|^src\/contract\/(body|conform|optional-paths)\.ts$/, why: 'the typed client and its body checks (a HIT reads no body)' },
 ];

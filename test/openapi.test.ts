@@ -1,15 +1,17 @@
 /**
  * The two OpenAPI documents, fetched through the Worker: the Read API's
  * (`GET /api/v1/openapi.json`) and the product routes' (`GET /openapi.json`).
- * scripts/check-openapi.mjs validates both with swagger-parser before the
- * tests; this file holds what they say to the tables they are generated from
- * and to what the proxy sends.
+ * Both are built at build time into the static assets (scripts/build-openapi.mjs)
+ * and answered from them; scripts/check-openapi.mjs validates both with
+ * swagger-parser before the tests; this file holds what they say to the tables
+ * they are generated from and to what the proxy sends.
  */
-import { SELF } from 'cloudflare:test';
+import { env, SELF } from 'cloudflare:test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { allAdminRoutes, devRoutes, productRoutes } from '../src/app/routes';
 import { API_BASE, operationList } from '../src/contract/operations';
-import { PRODUCT_ERROR_STATUS } from '../src/contract/errors';
+import { API_DOCUMENT_ASSET, documentResponse, PRODUCT_DOCUMENT_ASSET } from '../src/contract/documents';
+import { ApiError, PRODUCT_ERROR_STATUS } from '../src/contract/errors';
 import { digestDevRoutes } from '../src/digests';
 import type { Method } from '../src/lib/router';
 import { mcpRoutes, oauthRoutes } from '../src/mcp';
@@ -240,5 +242,33 @@ describe('GET /openapi.json', () => {
     expect(text).toContain('recently_sent');
     const send = doc.paths['/reports/weekly/send']!.post!;
     expect(send.responses['409']!.headers).toHaveProperty('Retry-After');
+  });
+});
+
+describe('both documents, from the build', () => {
+  it('are the built assets byte for byte, JSON, cached 5 minutes, with the request id; HEAD answers too', async () => {
+    for (const [path, asset] of [[`${API_BASE}/openapi.json`, API_DOCUMENT_ASSET], ['/openapi.json', PRODUCT_DOCUMENT_ASSET]] as const) {
+      const built = await (await env.ASSETS.fetch(`https://assets.invalid${asset}`)).text();
+      const response = await SELF.fetch(`https://edge.test${path}`, { headers: { 'x-request-id': 'req-openapi' } });
+      expect([path, response.status]).toEqual([path, 200]);
+      expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(response.headers.get('cache-control')).toBe('public, max-age=300');
+      expect(response.headers.get('x-request-id')).toBe('req-openapi');
+      expect(await response.text()).toBe(built);
+      const head = await SELF.fetch(`https://edge.test${path}`, { method: 'HEAD' });
+      expect([path, head.status, head.headers.get('content-type')]).toEqual([path, 200, 'application/json; charset=utf-8']);
+      await head.body?.cancel();
+    }
+    // The API's, answered by the edge itself, says so as its reads do.
+    expect((await SELF.fetch(`https://edge.test${API_BASE}/openapi.json`)).headers.get('cache-status')).toContain('detail=local');
+  });
+
+  it('without the built document or the binding: the API\'s error, 500, never a stack', async () => {
+    const missing = { fetch: async () => new Response('not found', { status: 404 }) } as unknown as Fetcher;
+    for (const assets of [missing, undefined]) {
+      const error = await documentResponse(assets, '/openapi/not-built.json').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ApiError);
+      expect(error).toMatchObject({ code: 'internal_error', status: 500 });
+    }
   });
 });

@@ -22,9 +22,9 @@ if (await isEmpty(env.DB)) await seedDemo(env.DB, { today: toDay(new Date()) });
 
 // The parts the Worker loads at their first use (src/lib/lazy.ts), each started once here, one after the other:
 // under the test runner, requests that start the same import() together can hang (workers-sdk issue 5387).
-await (await SELF.fetch('http://localhost/openapi.json')).arrayBuffer(); // src/app/product.ts
+await (await SELF.fetch('http://localhost/openapi.json')).arrayBuffer(); // src/app/product.ts (the document itself: a static asset)
 await (await SELF.fetch('http://localhost/mcp')).arrayBuffer(); // src/mcp/http.ts
-await (await SELF.fetch('http://localhost/api/v1/openapi.json')).arrayBuffer(); // src/contract/openapi.ts, the proxy's document
+await (await SELF.fetch('http://localhost/api/v1/openapi.json')).arrayBuffer(); // the proxy's document, a static asset (src/contract/documents.ts)
 await (await SELF.fetch('http://localhost/.well-known/oauth-authorization-server')).arrayBuffer(); // src/mcp/oauth-routes.ts
 await renderConfirmation(ConfirmSubscriptionEmail.PreviewProps); // src/mail/templates.ts
 

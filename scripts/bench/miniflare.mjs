@@ -34,7 +34,7 @@ export function migrationStatements() {
 /** A Miniflare running `scriptPath` over a fresh D1 holding the `profile` dataset. */
 export async function start(label, profile, scriptPath) {
   const mf = new Miniflare(
-    convertV4MiniflareOptions({ modules: true, scriptPath, compatibilityDate, compatibilityFlags: ['nodejs_compat'], d1Databases: { DB: `bench-${label}` } }),
+    convertV4MiniflareOptions({ modules: true, scriptPath, compatibilityDate, compatibilityFlags: ['nodejs_compat'], d1Databases: { DB: `bench-${label}` }, assets: STATIC_ASSETS }),
   );
   await mf.ready;
   const db = await mf.getD1Database('DB');
@@ -43,6 +43,16 @@ export async function start(label, profile, scriptPath) {
   console.error(`${label}: loaded ${seeded.runs.toLocaleString('en')} runs (${seeded.rows.toLocaleString('en')} rows) in ${seeded.seconds.toFixed(1)} s`);
   return mf;
 }
+
+/**
+ * The static assets as wrangler.toml binds them (`[assets]`, `run_worker_first`): the MCP App's view and the OpenAPI
+ * documents, built by scripts/build-assets.mjs (which wrangler's dry run runs first), read through `ASSETS`.
+ */
+export const STATIC_ASSETS = {
+  directory: /^\[assets\]\s*\n(?:(?!\[).*\n)*?directory\s*=\s*"([^"]+)"/m.exec(readFileSync('wrangler.toml', 'utf8'))[1],
+  binding: 'ASSETS',
+  routerConfig: { has_user_worker: true, invoke_user_worker_ahead_of_assets: true },
+};
 
 /** The vars and secrets every bench run gives the product Worker (its env parses with them; mail is never sent). */
 export const BENCH_VARS = { UPSTREAM_URL: '', DEMO_DATA: '', ADMIN_TOKEN: 'bench-admin', SIGNING_SECRET: 'bench', ENCRYPTION_KEY: 'YmVuY2hfZW5jcnlwdGlvbl9rZXlfMzJfYnl0ZXNfX18=', DIGEST_FROM: 'bench@example.com' };
@@ -63,6 +73,7 @@ export function deployedBindings({ database, objectsIn, kv = ['CACHE'], vars = {
     durableObjects: { UPSTREAM_GATE: { className: 'UpstreamGate', useSQLite: true, ...where }, PROXY_STATS: { className: 'ProxyStats', useSQLite: true, ...where } },
     queueProducers: { DIGEST_QUEUE: { queueName: 'bench-digests' } },
     bindings: { ...BENCH_VARS, ...vars },
+    assets: STATIC_ASSETS,
   };
 }
 
@@ -80,6 +91,7 @@ export async function startProductWorker({ name, vars = {}, unverifiedPerMinute 
       compatibilityDate,
       compatibilityFlags: ['nodejs_compat'],
       d1Databases: { DB: `bench-${name}` },
+      assets: STATIC_ASSETS,
       // OAUTH_KV as deployed: /mcp then answers through the OAuth resource server, a pasted key too.
       kvNamespaces: ['CACHE', 'OAUTH_KV'],
       ratelimits: { UNVERIFIED_KEYS: { namespace_id: '1001', simple: { limit: unverifiedPerMinute, period: 60 } }, OAUTH_WRITES: { namespace_id: '1002', simple: { limit: 10, period: 60 } } },

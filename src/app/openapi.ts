@@ -26,10 +26,8 @@ import { adminDocs } from '../proxy/openapi';
 import { reportDocs } from '../reports/openapi';
 import { FORMATS } from '../reports/routes';
 import { subscriptionDocs } from '../subscriptions/openapi';
+import { PRODUCT_OPENAPI } from './routes';
 import { upstreamCheckDocs } from './upstream-check-openapi';
-
-/** Where this document is served (routes.ts). */
-export const PRODUCT_OPENAPI = '/openapi.json';
 
 /** A route as the document reads it: its path and methods (its handlers are not called). */
 export type DocumentedRoute = Pick<Route<never>, 'path' | 'methods'>;

@@ -5,7 +5,7 @@
  * One matcher and one error translation give every route the same answers to
  * the same mistakes (src/lib/router.ts).
  */
-import { ApiError, errorResponse, invalidParameter, JSON_HEADERS } from '../contract/errors';
+import { ApiError, errorResponse, invalidParameter } from '../contract/errors';
 import { accountRoutes } from '../account';
 import { alertDevRoutes } from '../alerts';
 import { digestDevRoutes } from '../digests';
@@ -20,14 +20,18 @@ import { upstreamCheckRoutes } from './upstream-check';
 import { exportRoutes } from '../exports';
 import { reportRoutes } from '../reports';
 import { subscriptionRoutes } from '../subscriptions';
-import { type DocumentedRoute, PRODUCT_OPENAPI, productOpenApiDocument } from './openapi';
+import { documentResponse, PRODUCT_DOCUMENT_ASSET } from '../contract/documents';
+import type { DocumentedRoute } from './openapi';
 import type { Services } from './services';
 
-let openApiJson: string | undefined;
-/** `GET /openapi.json`: served whatever features are on (worker.ts answers it before their gates). */
-export const serveProductDocument = () =>
-  new Response((openApiJson ??= JSON.stringify(productDocument())), { headers: { ...JSON_HEADERS, 'cache-control': 'public, max-age=300' } });
-const openApiRoute: Route<Services> = { path: PRODUCT_OPENAPI, answers: 'json', methods: { GET: serveProductDocument } };
+/** Where the OpenAPI document of these routes is served. */
+export const PRODUCT_OPENAPI = '/openapi.json';
+/**
+ * `GET /openapi.json`: served whatever features are on (worker.ts answers it before their gates), from the static
+ * assets (`assets`: the ASSETS binding), where scripts/build-openapi.mjs writes it at build time (openapi.ts).
+ */
+export const serveProductDocument = (assets: Fetcher | undefined) => documentResponse(assets, PRODUCT_DOCUMENT_ASSET);
+const openApiRoute: Route<Services> = { path: PRODUCT_OPENAPI, answers: 'json', methods: { GET: (_, __, services) => serveProductDocument(services.assets) } };
 
 export const productRoutes: Route<Services>[] = [...subscriptionRoutes, ...reportRoutes, ...exportRoutes, openApiRoute];
 /** The outbox's pages: every recipient with working confirm and unsubscribe links. Never without `DEV_ROUTES = "on"`. */
@@ -41,11 +45,8 @@ export const devRoutes: Route<Services>[] = [...digestDevRoutes, ...alertDevRout
 /** The admin's routes (`handleAdmin`, behind the admin token): the proxy's own, and the compatibility check, which reads with the features' needs. */
 export const allAdminRoutes = [...adminRoutes, ...upstreamCheckRoutes];
 
-/** Every route the Worker serves beside /api/v1 (the cache admin's, `/mcp`'s and its OAuth's too, mounted by worker.ts): what `GET /openapi.json` describes. */
+/** Every route the Worker serves beside /api/v1 (the cache admin's, `/mcp`'s and its OAuth's too, mounted by worker.ts): what `GET /openapi.json` describes (openapi.ts, at build time). */
 export const documentedRoutes: readonly DocumentedRoute[] = [...productRoutes, ...devRoutes, ...allAdminRoutes, ...mcpRoutes, ...oauthRoutes];
-
-/** The OpenAPI document of the product's own routes. */
-export const productDocument = () => productOpenApiDocument(documentedRoutes);
 
 /** The pages for people (src/account): pages, not API, so not in the OpenAPI document. */
 const servedRoutes: Route<Services>[] = [...productRoutes, ...accountRoutes];

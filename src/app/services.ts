@@ -15,6 +15,8 @@ import type { ReportsEnv } from './features';
 export interface Services extends DigestDeps, AlertDeps {
   /** Work that must not delay the answer (`ctx.waitUntil`). */
   waitUntil(work: Promise<unknown>): void;
+  /** The static assets (ASSETS), holding the OpenAPI document built at build time (routes.ts). */
+  assets?: Fetcher;
 }
 
 /** Used when `DIGEST_FROM` is unset and mail goes to the dev outbox. */
@@ -88,6 +90,7 @@ export function buildServices(env: ReportsEnv, ctx: Pick<ExecutionContext, 'wait
     resolveHost: dohResolver(outboundFetch),
     dev: env.DEV_ROUTES === 'on',
     alerts: Boolean(env.ALERT_QUEUE),
+    ...(env.ASSETS ? { assets: env.ASSETS } : {}),
     api: (apiKey, clientAddress) => apiFor(env, runtime, { clientAddress, retry: READ_RETRY, sleep: (ms) => services.sleep(ms) })(apiKey),
     ...overrides,
   };

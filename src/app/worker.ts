@@ -115,12 +115,12 @@ export function createWorker(seams: WorkerSeams = {}) {
       if (under(pathname, p.ADMIN_BASE) || under(pathname, p.UPSTREAM_ADMIN_BASE)) return p.handleAdmin(request, env, proxyRuntime, p.allAdminRoutes);
       if (isOriginEnv(env) && under(pathname, ORIGIN_MOUNT + API_BASE)) {
         url.pathname = pathname.slice(ORIGIN_MOUNT.length);
-        const deps = { db: env.DB, now, waitUntil: (work: Promise<unknown>) => ctx.waitUntil(work) };
+        const deps = { db: env.DB, now, waitUntil: (work: Promise<unknown>) => ctx.waitUntil(work), assets: env.ASSETS };
         // Behind the edge's abuse limits, like /api/v1: a flood of random keys costs the origin no more D1 reads.
         return guardOrigin(new Request(url, request), env, deps, (inner) => p.handleOrigin(inner, deps));
       }
       const requestId = requestIdOf(request.headers);
-      if (pathname === p.PRODUCT_OPENAPI && (request.method === 'GET' || request.method === 'HEAD')) return withRequestId(p.serveProductDocument(), requestId);
+      if (pathname === p.PRODUCT_OPENAPI && (request.method === 'GET' || request.method === 'HEAD')) return withRequestId(await p.serveProductDocument(env.ASSETS).catch(errorResponse), requestId);
       // A feature that is off: its paths say what to configure. 404, not 503: nothing here will come back by
       // waiting, and the API's error codes (API_ERROR_STATUS) have none for "not configured".
       const owner = p.featureOfPath(pathname, features);

@@ -8,7 +8,7 @@
 import { bearerKey, checkIntegration, checkPlan, resolveBrand } from '../contract/access';
 import { ApiError, errorResponse, JSON_HEADERS } from '../contract/errors';
 import { API_BASE } from '../contract/operations';
-import { openApiDocument } from '../contract/openapi';
+import { API_DOCUMENT_ASSET, documentResponse } from '../contract/documents';
 import { rateHeaders, type RateState } from '../contract/rate-limit';
 import { type Match, matchOperation, parseRequest } from '../contract/request';
 import { requestIdOf } from '../contract/request-id';
@@ -23,6 +23,8 @@ export interface OriginDeps {
   now?: () => Date;
   /** Where to run work that must not delay the response (`ctx.waitUntil`). */
   waitUntil?: (work: Promise<unknown>) => void;
+  /** The static assets (ASSETS), holding the OpenAPI document built at build time; without them it answers 500. */
+  assets?: Fetcher;
 }
 
 interface Exchange {
@@ -39,7 +41,7 @@ function route(request: Request, url: URL, deps: OriginDeps, exchange: Exchange)
   const isRead = request.method === 'GET' || request.method === 'HEAD';
   if (url.pathname === OPENAPI_PATH) {
     if (!isRead) throw new ApiError('method_not_allowed', `${request.method} is not allowed; this API is read-only.`);
-    return new Response(JSON.stringify(openApiDocument()), { headers: { ...JSON_HEADERS, 'cache-control': 'public, max-age=300' } });
+    return documentResponse(deps.assets, API_DOCUMENT_ASSET);
   }
   // The API's paths have no trailing slash: `/visibility/` matches nothing, here as at the edge proxy.
   const match = matchOperation(url.pathname);

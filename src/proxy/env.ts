@@ -51,7 +51,7 @@ export function checkProxyVars(vars: Pick<ProxyVars, 'UPSTREAM_URL' | 'DB'>): vo
   }
 }
 
-type Bindings = Pick<Env, 'CACHE' | 'UPSTREAM_GATE' | 'UNVERIFIED_KEYS' | 'PROXY_STATS'> & Partial<Pick<Env, 'DB'>>;
+type Bindings = Pick<Env, 'CACHE' | 'UPSTREAM_GATE' | 'UNVERIFIED_KEYS' | 'PROXY_STATS'> & Partial<Pick<Env, 'DB' | 'ASSETS'>>;
 /** The proxy's bindings as typed by `wrangler types` (`DB` only when bound), with its vars read. */
 export type ProxyEnv = Omit<ProxyVars, keyof Bindings> & Bindings;
 

@@ -13,9 +13,10 @@
  *      MISS / REVALIDATED on 200, stale-if-error on 5xx, timeout or 429,
  *      pass-through (never stored) for every other status.
  */
-import { ApiError, errorResponse, JSON_HEADERS } from '../contract/errors';
-import { loadWithSchemas, zodSide } from '../contract/zod-side';
+import { ApiError, errorResponse } from '../contract/errors';
+import { zodSide } from '../contract/zod-side';
 import { API_BASE } from '../contract/operations';
+import { API_DOCUMENT_ASSET, documentResponse } from '../contract/documents';
 import { bearerKey, invalidKey, isOAuthToken, oauthTokenNotAKey } from '../contract/access';
 import { RATE_LIMIT } from '../contract/rate-limit';
 import { matchOperation, type Match } from '../contract/request';
@@ -35,10 +36,6 @@ import { count, maybeFlushStats } from './stats';
 import { CacheStore, type Entry, makeEntry } from './store';
 import { ageS, cacheStatusOf, fromEntry, HIT, isJsonObject, passThrough } from './responses';
 import { notFound, refuseInOrder } from './refusals';
-
-let openApiJson: string | undefined;
-/** The API's OpenAPI document's builder, loaded at the first `GET /api/v1/openapi.json`: a read never needs it. */
-const contractDocument = loadWithSchemas(() => import('../contract/openapi'));
 
 /** What the proxy needs of the moment it runs in: the clock, and where background work goes (`ctx.waitUntil`). */
 export interface ProxyRuntime {
@@ -133,10 +130,8 @@ async function serve(incoming: Incoming, env: ProxyEnv, ctx: ProxyRuntime, call:
     throw new ApiError('method_not_allowed', `${method} is not allowed; every operation is a GET.`);
   }
   if (url.pathname === `${API_BASE}/openapi.json`) {
-    openApiJson ??= JSON.stringify((await contractDocument()).openApiDocument());
-    return new Response(openApiJson, {
-      headers: { ...JSON_HEADERS, 'cache-control': 'public, max-age=300', 'cache-status': cacheStatusOf({ detail: 'local' }), 'x-request-id': requestId },
-    });
+    // Built at build time into the static assets (src/contract/documents.ts).
+    return documentResponse(env.ASSETS, API_DOCUMENT_ASSET, { 'cache-status': cacheStatusOf({ detail: 'local' }), 'x-request-id': requestId });
   }
   const matched = matchOperation(url.pathname);
   if (!matched) throw notFound();
