@@ -390,3 +390,53 @@ describe('share links, CSV links and send now', () => {
     expect(errorBeside(await refused.text(), 'send')).toBeTruthy();
   });
 });
+
+describe('a key whose plan is inactive', () => {
+  it('signs in, and lists and removes its subscriptions and lists and revokes its links as the JSON routes let it; the plan\'s message where a read is refused', async () => {
+    // Set up while its plan was active: made with a readable key, then handed to the inactive key (its hash).
+    const pro = await signIn();
+    const ADD = { email: 'lapsed@example.com', scope: '1:us', kinds: ['visibility'], timezone: 'UTC', channel: 'email', channel_url: '', quiet_start: '22:00', quiet_end: '07:00' };
+    expect((await post('/account/subscriptions', { csrf: pro.csrf, ...ADD }, { cookie: pro.cookie })).status).toBe(303);
+    expect((await post('/account/links', { csrf: pro.csrf, scope: '1:us', days: '7' }, { cookie: pro.cookie })).status).toBe(200);
+    expect((await post('/account/exports', { csrf: pro.csrf, operation: 'listTopics', scope: '1:us', days: '30', params: '' }, { cookie: pro.cookie })).status).toBe(200);
+    const hash = await sha256Hex(KEYS.inactive);
+    await env.DB.batch([env.DB.prepare('UPDATE digest_subscriptions SET key_hash = ?').bind(hash), env.DB.prepare('UPDATE report_links SET key_hash = ?').bind(hash)]);
+    const sub = (await env.DB.prepare('SELECT id FROM digest_subscriptions').first<{ id: string }>())!.id;
+    const share = (await env.DB.prepare("SELECT id FROM report_links WHERE purpose = 'report'").first<{ id: string }>())!.id;
+    const csv = (await env.DB.prepare("SELECT id FROM report_links WHERE purpose = 'export'").first<{ id: string }>())!.id;
+
+    const { cookie, csrf } = await signIn(KEYS.inactive);
+    const message = 'The plan of this account is not active.';
+    const inactiveNote = (html: string) => visibleText(/<p class="problem" id="inactive" role="status">(.*?)<\/p>/.exec(html)?.[1] ?? '');
+    const overview = await (await get('/account', cookie)).text();
+    expect(inactiveNote(overview)).toBe(`The API reads nothing for this key: ${message} Until the plan is active again, you can still see and remove your subscriptions and see and revoke your share links and CSV links.`);
+    expect(overview).not.toContain('/account/report?');
+
+    // The JSON route lists the same subscription for this key.
+    const listed = (await (await SELF.fetch(`${BASE}/digests/subscriptions`, { headers: { authorization: `Bearer ${KEYS.inactive}` } })).json()) as { subscriptions: { id: string }[] };
+    expect(listed.subscriptions.map((s) => s.id)).toEqual([sub]);
+    const subscriptions = await (await get('/account/subscriptions', cookie)).text();
+    expect(subscriptions).toContain(`data-subscription="${sub}"`);
+    expect(visibleText(subscriptions)).toContain('lapsed@example.com');
+    expect(inactiveNote(subscriptions)).toContain(message);
+    expect(subscriptions).not.toContain('action="/account/subscriptions/send"');
+    // Adding still goes through the API's read, and is refused with its message.
+    const added = await post('/account/subscriptions', { csrf, ...ADD, email: 'new@example.com', scope: '5:us' }, { cookie });
+    expect([added.status, errorBeside(await added.text(), 'form')]).toEqual([403, message]);
+    expect((await post('/account/subscriptions/remove', { csrf, id: sub }, { cookie })).headers.get('location')).toBe('/account/subscriptions?done=removed');
+    expect(await env.DB.prepare('SELECT id FROM digest_subscriptions WHERE id = ?').bind(sub).first()).toBeNull();
+
+    for (const [path, id] of [['/account/links', share], ['/account/exports', csv]] as const) {
+      const html = await (await get(path, cookie)).text();
+      expect(html, path).toContain(`data-link="${id}"`);
+      expect(inactiveNote(html), path).toContain(message);
+      expect((await post(`${path}/revoke`, { csrf, id }, { cookie })).headers.get('location'), path).toBe(`${path}?done=revoked`);
+      expect(await (await get(path, cookie)).text(), path).not.toContain(`data-link="${id}"`);
+    }
+    // The report page is a read: the plan's message, in the API's status.
+    const report = await get('/account/report?brand_id=5&market=us', cookie);
+    expect([report.status, visibleText(await report.text())]).toEqual([403, expect.stringContaining(message)]);
+    // Another key's subscriptions stay invisible to it: none are listed once its own is gone.
+    expect(((await (await SELF.fetch(`${BASE}/digests/subscriptions`, { headers: { authorization: `Bearer ${KEYS.inactive}` } })).json()) as { subscriptions: unknown[] }).subscriptions).toEqual([]);
+  });
+});

@@ -62,7 +62,7 @@ async function acting(render: (status: number, error: { field: LinkField; messag
 const newestFirst = <L extends { created_at: string }>(links: L[]) => links.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
 
 async function shareView(deps: Deps, who: SignedIn, rest: Partial<ShareView> = {}): Promise<ShareView> {
-  return { csrf: who.session.csrf, brands: who.brands, form: EMPTY_LINK_FORM, links: newestFirst(await listReportLinks(deps, who.caller.key)), ...rest };
+  return { csrf: who.session.csrf, brands: who.brands, form: EMPTY_LINK_FORM, links: newestFirst(await listReportLinks(deps, who.caller.key)), ...(who.inactive ? { inactive: who.inactive } : {}), ...rest };
 }
 
 const showShare = answering(async (request: Request, deps: Deps, url: URL) => {
@@ -117,7 +117,7 @@ async function csvView(deps: Deps, who: SignedIn, rest: Partial<CsvView> = {}): 
   // The one just made first, also when it was handed out again (one live link per export and parameters).
   const made = rest.made?.id;
   if (made) links.sort((a, b) => Number(b.id === made) - Number(a.id === made));
-  return { csrf: who.session.csrf, brands: who.brands, form: EMPTY_LINK_FORM, links, operations: OPERATIONS, ...rest };
+  return { csrf: who.session.csrf, brands: who.brands, form: EMPTY_LINK_FORM, links, operations: OPERATIONS, ...(who.inactive ? { inactive: who.inactive } : {}), ...rest };
 }
 
 /**
