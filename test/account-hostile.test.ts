@@ -8,8 +8,8 @@
  * attribute names, nothing that runs code or loads from elsewhere, and the
  * hostile strings are on the page as text: the overview (brands and markets),
  * the subscriptions screen (with a last delivery), the share links and CSV
- * links screens (a link just made and listed), the send-now answer and the
- * report page.
+ * links screens (a link just made and listed), the send-now answer, the
+ * report page and the kept history.
  */
 import { env, SELF } from 'cloudflare:test';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -84,6 +84,7 @@ async function accountPagesWith(swap: Swap): Promise<{ pages: Record<string, str
   pages.csvList = await get('/account/exports');
 
   pages.report = await get('/account/report?brand_id=1&market=us');
+  pages.history = await get('/account/history?brand_id=1&market=us');
   return { pages, upstream };
 }
 
@@ -120,7 +121,9 @@ describe('the pages for people write what the upstream sends as text', () => {
     expect(cards(hostileRun.pages.subscriptions!).some((c) => shownIn([c], sent).length > 0)).toBe(true);
     expect(cards(hostileRun.pages.shareList!).some((c) => shownIn([c], sent).length > 0)).toBe(true);
     expect(cards(hostileRun.pages.csvList!).some((c) => shownIn([c], sent).length > 0)).toBe(true);
-    const report = parsePage(hostileRun.pages.report!);
-    expect(sent.some((s) => report.find((e) => e.tag === 'h1')!.text.startsWith(s))).toBe(true);
+    for (const name of ['report', 'history'] as const) {
+      const heading = parsePage(hostileRun.pages[name]!).find((e) => e.tag === 'h1')!.text;
+      expect(sent.some((s) => heading.startsWith(s)), name).toBe(true);
+    }
   });
 });

@@ -7,10 +7,11 @@
  * route's code, its refusals beside their fields, one account's view only.
  */
 import { env, evictDurableObject, SELF } from 'cloudflare:test';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { UNVERIFIED_PER_MINUTE } from '../src/proxy/abuse';
 import { sha256Hex } from '../src/lib/hash';
 import { SESSIONS_PER_KEY } from '../src/account/session';
+import { keepWeek } from '../src/weekly-report/history';
 import { clearDigests, RecordingApi } from './digests-helpers';
 import { accountKey, gateOf } from './exports-helpers';
 import { KEYS } from './helpers';
@@ -378,6 +379,31 @@ describe('share links, CSV links and send now', () => {
     expect(html).toContain('href="/account/report?brand_id=1&amp;market=de"');
     expect(html).not.toContain(KEYS.pro);
     expect((await get('/account/report?brand_id=1&market=us')).headers.get('location')).toBe('/account/sign-in');
+  });
+
+  it('the kept history of each brand and market, linked from the overview and the report page: the page of GET /reports/history', async () => {
+    const { cookie } = await signIn();
+    const overview = await (await get('/account', cookie)).text();
+    for (const market of ['us', 'de']) expect(overview).toContain(`href="/account/history?brand_id=1&amp;market=${market}"`);
+    // A week kept long ago, beyond the API's 12 weeks (brand 1's market us is market 11).
+    const old = { brand_id: 1, market_id: 11, iso_week: '2025-W10', week_monday: '2025-03-03', period_from: '2025-02-24', period_to: '2025-03-02', score: 42.5, answered_runs: 321, naming_runs: 136, won: 4, lost: 2, held: 30, engines: [], recorded_at: '2025-03-03T01:00:00.000Z', source: 'cron' } as const;
+    await keepWeek(env.DB, { ...old, engines: [] });
+    onTestFinished(async () => void (await env.DB.prepare("DELETE FROM weekly_history WHERE iso_week = '2025-W10'").run()));
+    const report = await (await get('/account/report?brand_id=1&market=us', cookie)).text();
+    expect(report).toContain('href="/account/history?brand_id=1&amp;market=us"');
+    const mine = await get('/account/history?brand_id=1&market=us', cookie);
+    expect(mine.status).toBe(200);
+    const html = await mine.text();
+    const keyed = await (await SELF.fetch(`${BASE}/reports/history?brand_id=1&market=us`, { headers: { authorization: `Bearer ${KEYS.pro}` } })).text();
+    const rows = (page: string) => [...page.matchAll(/<tr data-week="[^"]+">.*?<\/tr>/g)].map((m) => m[0]);
+    expect(rows(html).find((row) => row.includes('data-week="2025-W10"'))).toContain('42.5');
+    expect(rows(html)).toEqual(rows(keyed));
+    expect(visibleText(html)).toContain('Brightdesk in AI answers: the kept history');
+    expect(html).toContain('href="/account/report?brand_id=1&amp;market=us"');
+    expect(html).not.toContain(KEYS.pro);
+    expect((await get('/account/history?brand_id=1&market=us')).headers.get('location')).toBe('/account/sign-in');
+    const refused = await get('/account/history?brand_id=1&market=zz', cookie);
+    expect([refused.status, visibleText(await refused.text())]).toEqual([404, expect.stringContaining('zz')]);
   });
 
   it('send now: the route\'s answer in words (no confirmed subscriber: nothing sent)', async () => {

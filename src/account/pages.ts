@@ -17,6 +17,7 @@ export const ACCOUNT_PATHS = {
   subscriptions: `${ACCOUNT_BASE}/subscriptions`,
   links: `${ACCOUNT_BASE}/links`,
   report: `${ACCOUNT_BASE}/report`,
+  history: `${ACCOUNT_BASE}/history`,
   exports: `${ACCOUNT_BASE}/exports`,
 } as const;
 
@@ -181,7 +182,11 @@ export function overviewPage(o: { csrf: string; brands: readonly Brand[]; origin
     : o.brands.length
     ? html`<ul>${o.brands.map(
         (b) =>
-          html`<li><strong>${b.name}</strong> <span class="small">${b.domain}</span>: the weekly report for ${b.markets.map((m, i) => html`${i ? ', ' : ''}<a href="${ACCOUNT_PATHS.report}?${new URLSearchParams({ brand_id: String(b.id), market: m.code.toLowerCase() }).toString()}">${m.code.toUpperCase()}</a>`)}</li>`,
+          html`<li><strong>${b.name}</strong> <span class="small">${b.domain}</span>: ${b.markets.map((m, i) => {
+            const scope = new URLSearchParams({ brand_id: String(b.id), market: m.code.toLowerCase() }).toString();
+            const market = m.code.toUpperCase();
+            return html`${i ? '; ' : ''}${market}: <a href="${ACCOUNT_PATHS.report}?${scope}">the weekly report<span class="sr"> for ${b.name} ${market}</span></a>, <a href="${ACCOUNT_PATHS.history}?${scope}">the kept history<span class="sr"> of ${b.name} ${market}</span></a>`;
+          })}</li>`,
       )}</ul>`
     : html`<p>The key reads no brand yet.</p>`;
   const body = html`<h1>Your account</h1>
