@@ -124,7 +124,8 @@ function startLackingUpstream() {
     const body = await origin.json();
     if (origin.status !== 200) return answer(origin.status, body);
     if (path.startsWith('/visibility')) delete body.history;
-    if (path.startsWith('/topics')) for (const topic of body.topics) delete topic.rivals;
+    // The list only: one topic (/topics/{id}) keeps its rivals.
+    if (/^\/topics(\?|$)/.test(path)) for (const topic of body.topics) delete topic.rivals;
     answer(200, respell(body));
   });
   server.listen(FOREIGN_PORT, '127.0.0.1');
@@ -584,7 +585,12 @@ try {
   await checkExports();
   await checkLacking();
   await checkConsent({ browser, base: BASE, artifacts: ARTIFACTS, step, key: KEY });
-  await checkAccount({ browser, base: BASE, artifacts: ARTIFACTS, step, key: KEY });
+  // The account's tour writes a last delivery of each kind straight into the running Worker's local D1.
+  const sql = (command) => {
+    const run = spawnSync('npx', ['wrangler', 'd1', 'execute', 'DB', '--local', '--persist-to', STATE, '--command', command], { stdio: ['ignore', 'ignore', 'inherit'], env });
+    if (run.status !== 0) throw new Error(`d1 execute failed (${run.status})`);
+  };
+  await checkAccount({ browser, base: BASE, artifacts: ARTIFACTS, step, key: KEY, sql });
 
   // The dark scheme (the pages follow prefers-color-scheme): the same page, screenshotted for a look.
   {

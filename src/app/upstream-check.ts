@@ -92,7 +92,7 @@ ul.features h3{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin:0 0
 ul.missing{margin:4px 0 0;padding-left:20px}
 ul.missing li{margin:0 0 6px}
 .where{display:block;font-size:14px;color:var(--muted);overflow-wrap:anywhere}
-td code{overflow-wrap:anywhere}
+td,td code{overflow-wrap:anywhere}
 `;
 
 /** One thing a feature lacks, in words: the line it says, or what stops it, then where. */

@@ -92,11 +92,10 @@ type Account = { brands: Set<number> } | { keyHash: string };
 
 async function accountOf(deps: SubscriptionDeps, caller: Caller): Promise<Account> {
   try {
-    const { brands } = await deps.api(caller.key, caller.clientAddress).listBrands();
+    const { brands } = await readAs(deps, caller, (client) => client.listBrands());
     return { brands: new Set(brands.map((b) => b.id)) };
   } catch (error) {
-    if (error instanceof ApiClientError && error.code === 'plan_inactive') return { keyHash: await sha256Hex(caller.key) };
-    if (error instanceof ApiClientError) throw toApiError(error);
+    if (error instanceof ApiError && error.code === 'plan_inactive') return { keyHash: await sha256Hex(caller.key) };
     throw error;
   }
 }
@@ -216,13 +215,14 @@ export type ListedSubscription = SubscriptionRow & { last_delivery: LastDelivery
 /** The account's subscriptions in every state, oldest first, each with its last delivery (digest or alert) and its result. */
 export async function listAs(deps: SubscriptionDeps, caller: Caller): Promise<ListedSubscription[]> {
   const account = await accountOf(deps, caller);
+  if ('brands' in account && account.brands.size === 0) return [];
   const query =
     'brands' in account
       ? deps.db.prepare(`${SUBSCRIPTION_SELECT} WHERE s.brand_id IN (${[...account.brands].map(() => '?').join(',')}) ORDER BY s.created_at, s.id`).bind(...account.brands)
       : deps.db.prepare(`${SUBSCRIPTION_SELECT} WHERE s.key_hash = ? ORDER BY s.created_at, s.id`).bind(account.keyHash);
-  if ('brands' in account && account.brands.size === 0) return [];
   const { results } = await query.all<SubscriptionRow>();
   if (results.length === 0) return [];
+  // The deliveries of the listed rows' brands: every row listed finds its own there.
   const last = await lastDeliveries(deps.db, [...new Set(results.map((r) => r.brand_id))]);
   return results.map((row) => ({ ...row, last_delivery: last.get(row.id) ?? null }));
 }
