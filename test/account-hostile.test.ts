@@ -12,12 +12,16 @@
  * report page and the kept history.
  */
 import { env, SELF } from 'cloudflare:test';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { clearDigests } from './digests-helpers';
 import { dangerousAttributes, hostile, HostileUpstream, type ParsedElement, parsePage, plain, shapeOf, type Swap } from './hostile';
 import { restoreUpstream } from './proxy-upstream';
 import { BASE, clearReports } from './reports-helpers';
 
+beforeEach(async () => {
+  await clearDigests();
+  await clearReports();
+});
 afterEach(async () => {
   restoreUpstream();
   await clearDigests();

@@ -435,7 +435,7 @@ describe('a key whose plan is inactive', () => {
     const message = 'The plan of this account is not active.';
     const inactiveNote = (html: string) => visibleText(/<p class="problem" id="inactive" role="status">(.*?)<\/p>/.exec(html)?.[1] ?? '');
     const overview = await (await get('/account', cookie)).text();
-    expect(inactiveNote(overview)).toBe(`The API reads nothing for this key: ${message} Until the plan is active again, you can still see and remove your subscriptions and see and revoke your share links and CSV links.`);
+    expect(inactiveNote(overview)).toBe(`The API reads nothing for this key. ${message} Until the plan is active again, you can still see and remove your subscriptions and see and revoke your share links and CSV links.`);
     expect(overview).not.toContain('/account/report?');
 
     // The JSON route lists the same subscription for this key.

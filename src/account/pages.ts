@@ -173,7 +173,7 @@ export interface Brand {
  * Where a key whose plan is inactive is refused a read: the API's message (the upstream's words, escaped), and
  * what it may still do there.
  */
-export const inactiveNotice = (message: string, still: string) => html`<p class="problem" id="inactive" role="status">The API reads nothing for this key: ${withCode(message)} ${still}</p>`;
+export const inactiveNotice = (message: string, still: string) => html`<p class="problem" id="inactive" role="status">The API reads nothing for this key. ${withCode(message)} ${still}</p>`;
 
 /** The overview: the key's brands, where each screen is, and how to connect an assistant. */
 export function overviewPage(o: { csrf: string; brands: readonly Brand[]; origin: string; expiresAt: Date; inactive?: string }): Response {
@@ -182,11 +182,11 @@ export function overviewPage(o: { csrf: string; brands: readonly Brand[]; origin
     : o.brands.length
     ? html`<ul>${o.brands.map(
         (b) =>
-          html`<li><strong>${b.name}</strong> <span class="small">${b.domain}</span>: ${b.markets.map((m, i) => {
+          html`<li><strong>${b.name}</strong> <span class="small">${b.domain}</span><ul>${b.markets.map((m) => {
             const scope = new URLSearchParams({ brand_id: String(b.id), market: m.code.toLowerCase() }).toString();
             const market = m.code.toUpperCase();
-            return html`${i ? '; ' : ''}${market}: <a href="${ACCOUNT_PATHS.report}?${scope}">the weekly report<span class="sr"> for ${b.name} ${market}</span></a>, <a href="${ACCOUNT_PATHS.history}?${scope}">the kept history<span class="sr"> of ${b.name} ${market}</span></a>`;
-          })}</li>`,
+            return html`<li>${market}: <a href="${ACCOUNT_PATHS.report}?${scope}">the weekly report<span class="sr"> for ${b.name} ${market}</span></a> · <a href="${ACCOUNT_PATHS.history}?${scope}">the kept history<span class="sr"> of ${b.name} ${market}</span></a></li>`;
+          })}</ul></li>`,
       )}</ul>`
     : html`<p>The key reads no brand yet.</p>`;
   const body = html`<h1>Your account</h1>

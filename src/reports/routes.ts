@@ -164,7 +164,8 @@ export async function weeklyAs(
   let week: WeeklyRead;
   try {
     week = await readWeek(deps.api(caller.key, caller.clientAddress), { brand_id: query.brand_id, market: query.market }, deps.now()).catch((error: unknown) => {
-      throw readFailure(error);
+      // As sendNowAs: an operation the upstream lacks is its own 502, named (readFailure passes it through raw).
+      throw error instanceof OperationMissing ? error.toApiError() : readFailure(error);
     });
   } catch (error) {
     if (error instanceof ApiError && error.code === 'upstream_error' && query.format === 'html') return unavailablePage();
