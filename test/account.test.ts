@@ -7,14 +7,15 @@
  * route's code, its refusals beside their fields, one account's view only.
  */
 import { env, evictDurableObject, SELF } from 'cloudflare:test';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { UNVERIFIED_PER_MINUTE } from '../src/proxy/abuse';
 import { sha256Hex } from '../src/lib/hash';
 import { SESSIONS_PER_KEY } from '../src/account/session';
+import { keepWeek } from '../src/weekly-report/history';
 import { clearDigests, RecordingApi } from './digests-helpers';
 import { accountKey, gateOf } from './exports-helpers';
 import { inOneLimiterWindow, KEYS } from './helpers';
-import { visibleText } from './reports-helpers';
+import { clearReports, visibleText } from './reports-helpers';
 import { useServicesForTests, useUpstreamForTests } from './seams';
 
 const BASE = 'https://edge.test';
@@ -25,6 +26,8 @@ const HOUR = 60 * MINUTE;
 let clock = Date.now();
 beforeEach(async () => {
   await clearDigests();
+  // Every file mints links with the demo keys: none left from another, so no test meets the cap of live links.
+  await clearReports();
   await env.DB.prepare('DELETE FROM account_sessions').run();
   clock = Date.now();
   useServicesForTests({ now: () => new Date(clock) });
@@ -377,6 +380,31 @@ describe('share links, CSV links and send now', () => {
     expect((await get('/account/report?brand_id=1&market=us')).headers.get('location')).toBe('/account/sign-in');
   });
 
+  it('the kept history of each brand and market, linked from the overview and the report page: the page of GET /reports/history', async () => {
+    const { cookie } = await signIn();
+    const overview = await (await get('/account', cookie)).text();
+    for (const market of ['us', 'de']) expect(overview).toContain(`href="/account/history?brand_id=1&amp;market=${market}"`);
+    // A week kept long ago, beyond the API's 12 weeks (brand 1's market us is market 11).
+    const old = { brand_id: 1, market_id: 11, iso_week: '2025-W10', week_monday: '2025-03-03', period_from: '2025-02-24', period_to: '2025-03-02', score: 42.5, answered_runs: 321, naming_runs: 136, won: 4, lost: 2, held: 30, engines: [], recorded_at: '2025-03-03T01:00:00.000Z', source: 'cron' } as const;
+    await keepWeek(env.DB, { ...old, engines: [] });
+    onTestFinished(async () => void (await env.DB.prepare("DELETE FROM weekly_history WHERE iso_week = '2025-W10'").run()));
+    const report = await (await get('/account/report?brand_id=1&market=us', cookie)).text();
+    expect(report).toContain('href="/account/history?brand_id=1&amp;market=us"');
+    const mine = await get('/account/history?brand_id=1&market=us', cookie);
+    expect(mine.status).toBe(200);
+    const html = await mine.text();
+    const keyed = await (await SELF.fetch(`${BASE}/reports/history?brand_id=1&market=us`, { headers: { authorization: `Bearer ${KEYS.pro}` } })).text();
+    const rows = (page: string) => [...page.matchAll(/<tr data-week="[^"]+">.*?<\/tr>/g)].map((m) => m[0]);
+    expect(rows(html).find((row) => row.includes('data-week="2025-W10"'))).toContain('42.5');
+    expect(rows(html)).toEqual(rows(keyed));
+    expect(visibleText(html)).toContain('Brightdesk in AI answers: the kept history');
+    expect(html).toContain('href="/account/report?brand_id=1&amp;market=us"');
+    expect(html).not.toContain(KEYS.pro);
+    expect((await get('/account/history?brand_id=1&market=us')).headers.get('location')).toBe('/account/sign-in');
+    const refused = await get('/account/history?brand_id=1&market=zz', cookie);
+    expect([refused.status, visibleText(await refused.text())]).toEqual([404, expect.stringContaining('zz')]);
+  });
+
   it('send now: the route\'s answer in words (no confirmed subscriber: nothing sent)', async () => {
     const { cookie, csrf } = await signIn();
     const sent = await post('/account/subscriptions/send', { csrf, scope: '1:us' }, { cookie });
@@ -385,5 +413,55 @@ describe('share links, CSV links and send now', () => {
     const refused = await post('/account/subscriptions/send', { csrf, scope: '1:zz' }, { cookie });
     expect(refused.status).toBe(404);
     expect(errorBeside(await refused.text(), 'send')).toBeTruthy();
+  });
+});
+
+describe('a key whose plan is inactive', () => {
+  it('signs in, and lists and removes its subscriptions and lists and revokes its links as the JSON routes let it; the plan\'s message where a read is refused', async () => {
+    // Set up while its plan was active: made with a readable key, then handed to the inactive key (its hash).
+    const pro = await signIn();
+    const ADD = { email: 'lapsed@example.com', scope: '1:us', kinds: ['visibility'], timezone: 'UTC', channel: 'email', channel_url: '', quiet_start: '22:00', quiet_end: '07:00' };
+    expect((await post('/account/subscriptions', { csrf: pro.csrf, ...ADD }, { cookie: pro.cookie })).status).toBe(303);
+    expect((await post('/account/links', { csrf: pro.csrf, scope: '1:us', days: '7' }, { cookie: pro.cookie })).status).toBe(200);
+    expect((await post('/account/exports', { csrf: pro.csrf, operation: 'listTopics', scope: '1:us', days: '30', params: '' }, { cookie: pro.cookie })).status).toBe(200);
+    const hash = await sha256Hex(KEYS.inactive);
+    await env.DB.batch([env.DB.prepare('UPDATE digest_subscriptions SET key_hash = ?').bind(hash), env.DB.prepare('UPDATE report_links SET key_hash = ?').bind(hash)]);
+    const sub = (await env.DB.prepare('SELECT id FROM digest_subscriptions').first<{ id: string }>())!.id;
+    const share = (await env.DB.prepare("SELECT id FROM report_links WHERE purpose = 'report'").first<{ id: string }>())!.id;
+    const csv = (await env.DB.prepare("SELECT id FROM report_links WHERE purpose = 'export'").first<{ id: string }>())!.id;
+
+    const { cookie, csrf } = await signIn(KEYS.inactive);
+    const message = 'The plan of this account is not active.';
+    const inactiveNote = (html: string) => visibleText(/<p class="problem" id="inactive" role="status">(.*?)<\/p>/.exec(html)?.[1] ?? '');
+    const overview = await (await get('/account', cookie)).text();
+    expect(inactiveNote(overview)).toBe(`The API reads nothing for this key. ${message} Until the plan is active again, you can still see and remove your subscriptions and see and revoke your share links and CSV links.`);
+    expect(overview).not.toContain('/account/report?');
+
+    // The JSON route lists the same subscription for this key.
+    const listed = (await (await SELF.fetch(`${BASE}/digests/subscriptions`, { headers: { authorization: `Bearer ${KEYS.inactive}` } })).json()) as { subscriptions: { id: string }[] };
+    expect(listed.subscriptions.map((s) => s.id)).toEqual([sub]);
+    const subscriptions = await (await get('/account/subscriptions', cookie)).text();
+    expect(subscriptions).toContain(`data-subscription="${sub}"`);
+    expect(visibleText(subscriptions)).toContain('lapsed@example.com');
+    expect(inactiveNote(subscriptions)).toContain(message);
+    expect(subscriptions).not.toContain('action="/account/subscriptions/send"');
+    // Adding still goes through the API's read, and is refused with its message.
+    const added = await post('/account/subscriptions', { csrf, ...ADD, email: 'new@example.com', scope: '5:us' }, { cookie });
+    expect([added.status, errorBeside(await added.text(), 'form')]).toEqual([403, message]);
+    expect((await post('/account/subscriptions/remove', { csrf, id: sub }, { cookie })).headers.get('location')).toBe('/account/subscriptions?done=removed');
+    expect(await env.DB.prepare('SELECT id FROM digest_subscriptions WHERE id = ?').bind(sub).first()).toBeNull();
+
+    for (const [path, id] of [['/account/links', share], ['/account/exports', csv]] as const) {
+      const html = await (await get(path, cookie)).text();
+      expect(html, path).toContain(`data-link="${id}"`);
+      expect(inactiveNote(html), path).toContain(message);
+      expect((await post(`${path}/revoke`, { csrf, id }, { cookie })).headers.get('location'), path).toBe(`${path}?done=revoked`);
+      expect(await (await get(path, cookie)).text(), path).not.toContain(`data-link="${id}"`);
+    }
+    // The report page is a read: the plan's message, in the API's status.
+    const report = await get('/account/report?brand_id=5&market=us', cookie);
+    expect([report.status, visibleText(await report.text())]).toEqual([403, expect.stringContaining(message)]);
+    // Another key's subscriptions stay invisible to it: none are listed once its own is gone.
+    expect(((await (await SELF.fetch(`${BASE}/digests/subscriptions`, { headers: { authorization: `Bearer ${KEYS.inactive}` } })).json()) as { subscriptions: unknown[] }).subscriptions).toEqual([]);
   });
 });

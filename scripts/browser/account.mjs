@@ -13,9 +13,13 @@ import { join } from 'node:path';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const REVOKED = 'demo_revoked';
+const INACTIVE = 'demo_inactive';
 
-/** `checkAccount({ browser, base, artifacts, step, key })`: `browser` is playwright's, `base` the running Worker (dev routes on). */
-export async function checkAccount({ browser, base, artifacts, step, key }) {
+/**
+ * `checkAccount({ browser, base, artifacts, step, key, sql })`: `browser` is playwright's, `base` the running Worker
+ * (dev routes on), `sql` runs a statement on its local D1 (the tour's last deliveries, sent and not sent).
+ */
+export async function checkAccount({ browser, base, artifacts, step, key, sql }) {
   const shots = process.env.ACCOUNT_SHOTS ?? artifacts;
   // The webhook's receiver: a loopback server here, addressed as `localhost` (dev's only allowed private name).
   const deliveries = [];
@@ -33,7 +37,7 @@ export async function checkAccount({ browser, base, artifacts, step, key }) {
   try {
     await flow({ browser, base, step, key, receiver: `http://localhost:${receiverPort}/hook`, deliveries, shots });
     await underCsp({ browser, base, step, key });
-    for (const width of [375, 1280]) for (const scheme of ['light', 'dark']) await tour({ browser, base, step, key, width, scheme, shots });
+    for (const width of [375, 1280]) for (const scheme of ['light', 'dark']) await tour({ browser, base, step, key, width, scheme, shots, sql });
   } finally {
     server.close();
   }
@@ -222,7 +226,7 @@ async function underCsp({ browser, base, step, key }) {
 const submit = (page, selector) => Promise.all([page.waitForNavigation(), page.click(selector)]);
 
 /** Every page at one width and scheme, into the screenshots. */
-async function tour({ browser, base, step, key, width, scheme, shots }) {
+async function tour({ browser, base, step, key, width, scheme, shots, sql }) {
   const name = `${width}-${scheme}`;
   const context = await newContext(browser, { width, scheme, address: `198.51.100.${width === 375 ? 81 : 82}` });
   const page = await context.newPage();
@@ -241,14 +245,30 @@ async function tour({ browser, base, step, key, width, scheme, shots }) {
   await Promise.all([page.waitForNavigation(), page.click('main a[href^="/account/report"]')]);
   assert.match(await page.textContent('main'), /Brightdesk/, `account report at ${name}: the report page, read with the session's key`);
   await shot('report');
+  await Promise.all([page.waitForNavigation(), page.click('main a[href^="/account/history"]')]);
+  assert.match(await page.textContent('h1'), /Brightdesk in AI answers: the kept history/, `account history at ${name}: the kept history, read with the session's key`);
+  await shot('history');
+  // Two addresses, one whose last digest went out and one whose last digest did not, with its reason.
+  const sent = `tour-${name}@example.com`;
+  const skipped = `tour-skipped-${name}@example.com`;
   await page.goto(`${base}/account/subscriptions`);
-  await page.fill('#email', `tour-${name}@example.com`);
-  await submit(page, 'form[action="/account/subscriptions"] button[type=submit]');
+  for (const email of [sent, skipped]) {
+    await page.fill('#email', email);
+    await submit(page, 'form[action="/account/subscriptions"] button[type=submit]');
+  }
+  const idOf = async (email) => page.locator('li', { hasText: email }).getAttribute('data-subscription');
+  const at = new Date().toISOString();
+  const reason = 'The Read API answered 503 three times: the digest goes out with the next weekly run.';
+  const row = (id, status, why) => `('${id}', '2026-W01', '2026-01-05', 'tour', 'digest/${id}/tour', '${status}', ${why ? `'${why}'` : 'NULL'}, '${at}', '${at}', ${status === 'sent' ? `'${at}'` : 'NULL'})`;
+  sql(`INSERT INTO digest_sends (subscription_id, iso_week, week_monday, group_key, idempotency_key, status, reason, planned_at, updated_at, sent_at) VALUES ${row(await idOf(sent), 'sent')}, ${row(await idOf(skipped), 'skipped', reason)}`);
+  await page.goto(`${base}/account/subscriptions`);
+  assert.match(await page.locator('li', { hasText: sent }).textContent(), /Last digest: sent/, `account subscriptions at ${name}: a last delivery that went out`);
+  assert.match(await page.locator('li', { hasText: skipped }).textContent(), /Last digest: not sent .* UTC: The Read API answered 503/, `account subscriptions at ${name}: one that did not, and why`);
   await shot('subscriptions');
   await page.fill('#email', 'not-an-address');
   await submit(page, 'form[action="/account/subscriptions"] button[type=submit]');
   await shot('subscriptions-error');
-  await Promise.all([page.waitForURL(/done=removed/), page.locator('li', { hasText: `tour-${name}@example.com` }).locator('button', { hasText: 'Remove' }).click()]);
+  for (const email of [sent, skipped]) await Promise.all([page.waitForURL(/done=removed/), page.locator('li', { hasText: email }).locator('button', { hasText: 'Remove' }).click()]);
   await page.goto(`${base}/account/links`);
   await submit(page, 'form[action="/account/links"] button[type=submit]');
   await shot('share-links');
@@ -266,6 +286,16 @@ async function tour({ browser, base, step, key, width, scheme, shots }) {
   }
   await submit(page, 'nav button:has-text("Sign out")');
   await shot('signed-out');
+  // A key whose plan is inactive: signed in, it sees what it may still do, and the plan's message where a read is refused.
+  await signIn(page, base, INACTIVE);
+  assert.match(await page.textContent('#inactive'), /not active/, `account inactive at ${name}: the plan's message`);
+  await shot('inactive-overview');
+  for (const [path, stage] of [['subscriptions', 'inactive-subscriptions'], ['links', 'inactive-share-links']]) {
+    await page.goto(`${base}/account/${path}`);
+    assert.match(await page.textContent('#inactive'), /not active/, `account ${stage} at ${name}: the plan's message`);
+    await shot(stage);
+  }
+  await submit(page, 'nav button:has-text("Sign out")');
   await context.close();
   step(`account pages at ${name}: axe clean, no horizontal scrolling`);
 }

@@ -49,11 +49,16 @@ export const field = (form: FormData, name: string) => {
   return typeof value === 'string' ? value : '';
 };
 
-/** A signed-in request: its session, the caller it acts as, and the key's brands (read now: a revoked key ends here). */
+/**
+ * A signed-in request: its session, the caller it acts as, and the key's brands (read now: a revoked key ends
+ * here). `inactive`: the API's message when the key's plan is inactive: it reads no brand, but may still list
+ * and revoke its links and list and remove its subscriptions, as the JSON routes let it.
+ */
 export interface SignedIn {
   session: Session;
   caller: Caller;
   brands: Brand[];
+  inactive?: string;
 }
 
 export async function signedIn(request: Request, deps: SubscriptionDeps): Promise<SignedIn> {
@@ -65,6 +70,7 @@ export async function signedIn(request: Request, deps: SubscriptionDeps): Promis
     const { brands } = await deps.api(caller.key, caller.clientAddress).listBrands();
     return { session, caller, brands };
   } catch (error) {
+    if (error instanceof ApiClientError && error.code === 'plan_inactive') return { session, caller, brands: [], inactive: toApiError(error).message };
     if (error instanceof ApiClientError && error.code === 'invalid_api_key') {
       await endSessionsOfKey(deps, session.key);
       throw new FormProblem(seeOther(`${ACCOUNT_PATHS.signIn}?note=revoked`, { 'set-cookie': clearedSessionCookie() }));

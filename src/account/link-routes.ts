@@ -2,6 +2,7 @@
  * The share links and CSV links screens (links-page.ts):
  *
  *   GET  /account/report            the weekly report page, read with the session's key (`weeklyAs`)
+ *   GET  /account/history           the kept history of a brand and market, read with it (`historyAs`)
  *   GET  /account/links             the key's live report links, and the form that makes one
  *   POST /account/links             make one (200: its URL, shown this once)
  *   POST /account/links/revoke      revoke one  -> 303 ?done=revoked
@@ -17,7 +18,7 @@ import { EXPORT_KINDS, mintExportLinkAs, tableOperation } from '../exports';
 import { listExportLinks, revokeExportLink } from '../links/export-links';
 import type { Route } from '../lib/router';
 import { BRAND_MARKET_PARAMS, queryObject, readParams } from '../contract/params';
-import { listReportLinks, mintReportLinkAs, revokeReportLink, weeklyAs } from '../reports';
+import { historyAs, listReportLinks, mintReportLinkAs, revokeReportLink, weeklyAs } from '../reports';
 import type { SubscriptionDeps } from '../subscriptions';
 import { answering, field, seeOther, type SignedIn, signedIn, signedInForm } from './guard';
 import { type CsvView, csvPage, EMPTY_LINK_FORM, LINK_DONE, type LinkDone, type LinkField, type LinkForm, sharePage, type ShareView } from './links-page';
@@ -62,7 +63,7 @@ async function acting(render: (status: number, error: { field: LinkField; messag
 const newestFirst = <L extends { created_at: string }>(links: L[]) => links.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
 
 async function shareView(deps: Deps, who: SignedIn, rest: Partial<ShareView> = {}): Promise<ShareView> {
-  return { csrf: who.session.csrf, brands: who.brands, form: EMPTY_LINK_FORM, links: newestFirst(await listReportLinks(deps, who.caller.key)), ...rest };
+  return { csrf: who.session.csrf, brands: who.brands, form: EMPTY_LINK_FORM, links: newestFirst(await listReportLinks(deps, who.caller.key)), ...(who.inactive ? { inactive: who.inactive } : {}), ...rest };
 }
 
 const showShare = answering(async (request: Request, deps: Deps, url: URL) => {
@@ -100,8 +101,16 @@ const revokeShare = answering(async (request: Request, deps: Deps) => {
 const showReport = answering(async (request: Request, deps: Deps, url: URL) => {
   const who = await signedIn(request, deps);
   const query = readParams(BRAND_MARKET_PARAMS, queryObject(url.searchParams));
-  const links = (brandId: number) => ({ marketUrl: (code: string) => `${ACCOUNT_PATHS.report}?${new URLSearchParams({ brand_id: String(brandId), market: code })}` });
+  const links = (brandId: number, market: string) => ({ marketUrl: (code: string) => scopeUrl(ACCOUNT_PATHS.report, brandId, code), history: scopeUrl(ACCOUNT_PATHS.history, brandId, market) });
   return weeklyAs(deps, who.caller, { ...query, format: 'html' }, links);
+});
+
+const scopeUrl = (path: string, brandId: number, market: string) => `${path}?${new URLSearchParams({ brand_id: String(brandId), market })}`;
+
+/** The kept history of `GET /reports/history`, read with the session's key; its "this week's report" stays here. */
+const showHistory = answering(async (request: Request, deps: Deps, url: URL) => {
+  const who = await signedIn(request, deps);
+  return historyAs(deps, who.caller, url.searchParams, (brandId, market) => scopeUrl(ACCOUNT_PATHS.report, brandId, market));
 });
 
 // ---------------------------------------------------------------- CSV links
@@ -117,7 +126,7 @@ async function csvView(deps: Deps, who: SignedIn, rest: Partial<CsvView> = {}): 
   // The one just made first, also when it was handed out again (one live link per export and parameters).
   const made = rest.made?.id;
   if (made) links.sort((a, b) => Number(b.id === made) - Number(a.id === made));
-  return { csrf: who.session.csrf, brands: who.brands, form: EMPTY_LINK_FORM, links, operations: OPERATIONS, ...rest };
+  return { csrf: who.session.csrf, brands: who.brands, form: EMPTY_LINK_FORM, links, operations: OPERATIONS, ...(who.inactive ? { inactive: who.inactive } : {}), ...rest };
 }
 
 /**
@@ -158,6 +167,7 @@ const revokeCsv = answering(async (request: Request, deps: Deps) => {
 
 export const linkRoutes: Route<Deps>[] = [
   { path: ACCOUNT_PATHS.report, answers: 'page', methods: { GET: (request, _, deps, url) => showReport(request, deps, url) } },
+  { path: ACCOUNT_PATHS.history, answers: 'page', methods: { GET: (request, _, deps, url) => showHistory(request, deps, url) } },
   { path: ACCOUNT_PATHS.links, answers: 'page', methods: { GET: (request, _, deps, url) => showShare(request, deps, url), POST: (request, _, deps) => makeShare(request, deps) } },
   { path: `${ACCOUNT_PATHS.links}/revoke`, answers: 'page', methods: { POST: (request, _, deps) => revokeShare(request, deps) } },
   { path: ACCOUNT_PATHS.exports, answers: 'page', methods: { GET: (request, _, deps, url) => showCsv(request, deps, url), POST: (request, _, deps) => makeCsv(request, deps) } },

@@ -5,7 +5,7 @@
  * CSV link's URL and its Google Sheets formula are listed, with copy buttons.
  */
 import { html, type Markup } from '../lib/html';
-import { ACCOUNT_PATHS, accountPage, type Brand, copyButton, scopeOptions, withCode } from './pages';
+import { ACCOUNT_PATHS, accountPage, type Brand, copyButton, inactiveNotice, scopeOptions, withCode } from './pages';
 
 export type LinkField = 'scope' | 'days' | 'operation' | 'params' | 'form';
 
@@ -27,7 +27,11 @@ interface Common {
   form: LinkForm;
   error?: { field: LinkField; message: string };
   done?: LinkDone;
+  /** The API's message when the key's plan is inactive: the live links and Revoke stay; making one needs a read. */
+  inactive?: string;
 }
+
+const INACTIVE_MAKE = 'Making a link reads your brands: it comes back with an active plan. The live links below can still be revoked.';
 
 export interface ShareView extends Common {
   links: readonly { id: string; brand_id: number; market: { code: string }; created_at: string; expires_at: string }[];
@@ -88,11 +92,15 @@ ${notice(view)}${made}
 <p>A share link opens the weekly report of one brand and market without a key: for a client, a colleague, a slide. Revoke it and it stops at once.</p>
 <h2 id="make">Make a share link</h2>
 ${formError(view)}
-<form method="post" action="${ACCOUNT_PATHS.links}" novalidate>
+${
+  view.inactive
+    ? inactiveNotice(view.inactive, INACTIVE_MAKE)
+    : html`<form method="post" action="${ACCOUNT_PATHS.links}" novalidate>
 <input type="hidden" name="csrf" value="${view.csrf}">
 ${scopeAndDays(view)}
 <div class="actions"><button type="submit">Make the link</button></div>
-</form>
+</form>`
+}
 <h2>Live links</h2>
 ${list}`;
   return accountPage(status, { title: 'Share links', body, current: 'links', csrf: view.csrf });
@@ -116,7 +124,14 @@ ${notice(view)}${view.made ? html`<p class="notice" role="status">Made: its addr
 <p>A CSV link reads one table of the API each time it is opened, with your key's plan and budget: paste its formula into a Google Sheets cell and the sheet refreshes itself. Revoke it and it stops at once.</p>
 <h2 id="make">Make a CSV link</h2>
 ${formError(view)}
-<form method="post" action="${ACCOUNT_PATHS.exports}" novalidate>
+${view.inactive ? inactiveNotice(view.inactive, INACTIVE_MAKE) : csvForm(view)}
+<h2 id="live">Live links</h2>
+${list}`;
+  return accountPage(status, { title: 'CSV links', body, current: 'exports', csrf: view.csrf });
+}
+
+function csvForm(view: CsvView): Markup {
+  return html`<form method="post" action="${ACCOUNT_PATHS.exports}" novalidate>
 <input type="hidden" name="csrf" value="${view.csrf}">
 <div class="field"><label class="block" for="operation">Table</label>
 <select id="operation" name="operation"${attrs(view, 'operation')}>${view.operations.map((o) => html`<option value="${o.id}"${o.id === view.form.operation ? html` selected` : null}>${o.label}</option>`)}</select>
@@ -126,9 +141,6 @@ ${scopeAndDays(view)}
 <input type="text" id="params" name="params" value="${view.form.params}" class="wide" autocomplete="off" spellcheck="false"${attrs(view, 'params', 'params-hint')}>
 ${errorOf(view, 'params')}<p class="hint" id="params-hint">As in the API's query string, e.g. <code>days=28&amp;engine=chatgpt</code>. A window in days is read up to the day the sheet opens it.</p></div>
 <div class="actions"><button type="submit">Make the link</button></div>
-</form>
-<h2 id="live">Live links</h2>
-${list}`;
-  return accountPage(status, { title: 'CSV links', body, current: 'exports', csrf: view.csrf });
+</form>`;
 }
 

@@ -17,6 +17,7 @@ export const ACCOUNT_PATHS = {
   subscriptions: `${ACCOUNT_BASE}/subscriptions`,
   links: `${ACCOUNT_BASE}/links`,
   report: `${ACCOUNT_BASE}/report`,
+  history: `${ACCOUNT_BASE}/history`,
   exports: `${ACCOUNT_BASE}/exports`,
 } as const;
 
@@ -168,16 +169,28 @@ export interface Brand {
   markets: readonly { code: string }[];
 }
 
+/**
+ * Where a key whose plan is inactive is refused a read: the API's message (the upstream's words, escaped), and
+ * what it may still do there.
+ */
+export const inactiveNotice = (message: string, still: string) => html`<p class="problem" id="inactive" role="status">The API reads nothing for this key. ${withCode(message)} ${still}</p>`;
+
 /** The overview: the key's brands, where each screen is, and how to connect an assistant. */
-export function overviewPage(o: { csrf: string; brands: readonly Brand[]; origin: string; expiresAt: Date }): Response {
-  const brands = o.brands.length
+export function overviewPage(o: { csrf: string; brands: readonly Brand[]; origin: string; expiresAt: Date; inactive?: string }): Response {
+  const brands = o.inactive
+    ? inactiveNotice(o.inactive, 'Until the plan is active again, you can still see and remove your subscriptions and see and revoke your share links and CSV links.')
+    : o.brands.length
     ? html`<ul>${o.brands.map(
         (b) =>
-          html`<li><strong>${b.name}</strong> <span class="small">${b.domain}</span>: the weekly report for ${b.markets.map((m, i) => html`${i ? ', ' : ''}<a href="${ACCOUNT_PATHS.report}?${new URLSearchParams({ brand_id: String(b.id), market: m.code.toLowerCase() }).toString()}">${m.code.toUpperCase()}</a>`)}</li>`,
+          html`<li><strong>${b.name}</strong> <span class="small">${b.domain}</span><ul>${b.markets.map((m) => {
+            const scope = new URLSearchParams({ brand_id: String(b.id), market: m.code.toLowerCase() }).toString();
+            const market = m.code.toUpperCase();
+            return html`<li>${market}: <a href="${ACCOUNT_PATHS.report}?${scope}">the weekly report<span class="sr"> for ${b.name} ${market}</span></a> · <a href="${ACCOUNT_PATHS.history}?${scope}">the kept history<span class="sr"> of ${b.name} ${market}</span></a></li>`;
+          })}</ul></li>`,
       )}</ul>`
     : html`<p>The key reads no brand yet.</p>`;
   const body = html`<h1>Your account</h1>
-<p>Signed in until ${o.expiresAt.toISOString().slice(11, 16)} UTC. The key reads ${o.brands.length === 1 ? 'one brand' : `${o.brands.length} brands`}:</p>
+<p>Signed in until ${o.expiresAt.toISOString().slice(11, 16)} UTC.${o.inactive ? null : ` The key reads ${o.brands.length === 1 ? 'one brand' : `${o.brands.length} brands`}:`}</p>
 ${brands}
 <h2>What you can do here</h2>
 <ul>

@@ -49,7 +49,7 @@ const signIn = answering(async (request: Request, deps: SubscriptionDeps) => {
   // Its characters and length before any use (never a header that throws, never the key in a log line), then
   // the consent page's own check: the key's `GET /brands` through the gate, as an unverified key of this address.
   const problem = apiKeyProblem(key);
-  const checked = problem ? { refused: `The API key ${problem}`, status: 400 } : await checkPastedKey(deps.api(key, clientAddressOf(request)));
+  const checked = problem ? { refused: `The API key ${problem}`, status: 400 } : await checkPastedKey(deps.api(key, clientAddressOf(request)), { acceptInactive: true });
   if ('refused' in checked) return signInPage(checked.status, { error: checked.refused }, checked.status === 429 ? { 'retry-after': '60' } : {});
   const { cookie } = await beginSession(deps, key);
   return seeOther(ACCOUNT_PATHS.overview, { 'set-cookie': cookie });
@@ -67,12 +67,12 @@ const signOut = answering(async (request: Request, deps: SubscriptionDeps) => {
 });
 
 const overview = answering(async (request: Request, deps: SubscriptionDeps, url: URL) => {
-  const { session, brands } = await signedIn(request, deps);
-  return overviewPage({ csrf: session.csrf, brands, origin: url.origin, expiresAt: session.expiresAt });
+  const { session, brands, inactive } = await signedIn(request, deps);
+  return overviewPage({ csrf: session.csrf, brands, origin: url.origin, expiresAt: session.expiresAt, ...(inactive ? { inactive } : {}) });
 });
 
 async function viewOf(deps: SubscriptionDeps, who: SignedIn, rest: Partial<SubscriptionsView> = {}): Promise<SubscriptionsView> {
-  return { csrf: who.session.csrf, brands: who.brands, rows: await listAs(deps, who.caller), form: EMPTY_FORM, alerts: deps.alerts, ...rest };
+  return { csrf: who.session.csrf, brands: who.brands, rows: await listAs(deps, who.caller), form: EMPTY_FORM, alerts: deps.alerts, ...(who.inactive ? { inactive: who.inactive } : {}), ...rest };
 }
 
 const showSubscriptions = answering(async (request: Request, deps: SubscriptionDeps, url: URL) => {

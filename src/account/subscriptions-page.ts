@@ -7,7 +7,7 @@
  */
 import { EMPTY, html, type Markup } from '../lib/html';
 import type { ListedSubscription, SubscriptionRow } from '../subscriptions';
-import { ACCOUNT_PATHS, accountPage, type Brand, copyButton, scopeOptions, withCode } from './pages';
+import { ACCOUNT_PATHS, accountPage, type Brand, copyButton, inactiveNotice, scopeOptions, withCode } from './pages';
 
 /** The add form as typed (strings, as a form posts them). */
 export interface SubscribeForm {
@@ -62,6 +62,8 @@ export interface SubscriptionsView {
   alerts: boolean;
   /** What "send now" did, in the API's words. */
   sent?: string;
+  /** The API's message when the key's plan is inactive: the list and Remove stay; adding and sending need a read. */
+  inactive?: string;
 }
 
 const KIND_WORDS: Record<string, string> = { visibility: 'visibility digest', won_lost: 'won and lost questions', alerts: 'change alerts' };
@@ -176,7 +178,8 @@ ${view.done ? html`<p class="notice" role="status">${DONE[view.done]}</p>` : nul
 <p>Who gets the weekly digest and the change alerts of your brands. Each new address confirms by email first; a Slack or webhook channel by its test delivery.</p>
 <h2>Subscriptions</h2>
 ${view.rows.length ? html`<ul class="cards">${view.rows.map((row) => card(row, view.csrf))}</ul>` : html`<p>None yet.</p>`}
-${addForm(view)}
-${sendForm(view)}`;
+${view.inactive ? html`<h2 id="add">Add a subscription, send now</h2>
+${view.error ? html`<p class="problem" id="form-error" role="alert">${withCode(view.error.message)}</p>` : null}${inactiveNotice(view.inactive, 'Adding a subscription and sending the digest now read your brands: they come back with an active plan.')}` : html`${addForm(view)}
+${sendForm(view)}`}`;
   return accountPage(status, { title: 'Digests and alerts', body, current: 'subscriptions', csrf: view.csrf });
 }

@@ -139,11 +139,13 @@ class FormTooLarge extends Error {}
  * The key's brands, or why it cannot be used: the API's own word for it. The pages for people (src/account)
  * check a key to sign in with this too: one check, one set of messages.
  */
-export async function checkKey(client: ApiClient): Promise<{ brands: Brands } | { refused: string; status: number }> {
+export async function checkKey(client: ApiClient, o: { acceptInactive?: boolean } = {}): Promise<{ brands: Brands } | { refused: string; status: number }> {
   try {
     return { brands: (await client.listBrands()).brands };
   } catch (error) {
     if (!(error instanceof ApiClientError)) throw error;
+    // The pages for people let such a key in: it may still list and revoke what it set up.
+    if (o.acceptInactive && error.code === 'plan_inactive') return { brands: [] };
     if (error.code === 'invalid_api_key') return { refused: 'This key was not accepted: it is unknown or revoked. Check that you pasted the whole Read API key.', status: 400 };
     if (error.code === 'rate_limited') return { refused: `Too many checks just now. Try again in ${error.retryAfter ?? 60} seconds.`, status: 429 };
     if (error.status >= 400 && error.status < 500) return { refused: `The API refused this key: ${error.message}`, status: 400 };

@@ -27,6 +27,7 @@ import { DAY_MS } from '../lib/time';
 import { clientAddressOf } from '../proxy';
 import { formatDay, formatRange, formatScore, HISTORY_WEEKS, type HistoryWeek, readHistory, readScope, shortDay, type WeeklyInputs } from '../weekly-report';
 import { chartSvg } from '../weekly-report/chart';
+import type { Caller } from '../subscriptions';
 import type { ReportDeps } from './deps';
 import { CSV_TABLE_PARTS, CSV_TABLES, type CsvTable, csvRow, reportDocument, STYLE } from './page';
 
@@ -95,8 +96,9 @@ export function historyPage(o: { brand: string; market: string; weeks: HistoryWe
  * The history page of a brand and market, read with `apiKey`: the key must read them (a cached read), then the page
  * shows what D1 keeps, with a CSV link that expires no later than `notAfter`.
  */
-async function historyAnswer(deps: ReportDeps, request: Request, apiKey: string, target: { brand_id?: number | undefined; market?: string | undefined }, o: { reportUrl: (brandId: number, market: string) => string; notAfter: Date; parent: LinkParent | null }): Promise<Response> {
-  const client = deps.api(apiKey, clientAddressOf(request));
+async function historyAnswer(deps: ReportDeps, caller: Caller, target: { brand_id?: number | undefined; market?: string | undefined }, o: { reportUrl: (brandId: number, market: string) => string; notAfter: Date; parent: LinkParent | null }): Promise<Response> {
+  const apiKey = caller.key;
+  const client = deps.api(apiKey, caller.clientAddress);
   let brand: { id: number; name: string };
   let market: { id: number; code: string };
   try {
@@ -113,17 +115,25 @@ async function historyAnswer(deps: ReportDeps, request: Request, apiKey: string,
   return new Response(page.html, { headers: page.headers });
 }
 
+/**
+ * The history page of `GET /reports/history?<query>` for the caller's key; `reportUrl` is where its "this week's
+ * report" goes. The pages for people (src/account) show it through this too.
+ */
+export function historyAs(deps: ReportDeps, caller: Caller, searchParams: URLSearchParams, reportUrl: (brandId: number, market: string) => string): Promise<Response> {
+  const query = readParams(HISTORY_QUERY, queryObject(searchParams));
+  return historyAnswer(deps, caller, query, { reportUrl, notAfter: new Date(deps.now().getTime() + LINK_DAYS.max * DAY_MS), parent: null });
+}
+
 /** `GET /reports/history` with the API key. */
 export async function historyRoute(request: Request, url: URL, deps: ReportDeps, reportsBase: string): Promise<Response> {
   const key = requireKey(request);
-  const query = readParams(HISTORY_QUERY, queryObject(url.searchParams));
   const reportUrl = (brandId: number, market: string) => `${reportsBase}/weekly?${new URLSearchParams({ brand_id: String(brandId), market })}`;
-  const response = await historyAnswer(deps, request, key, query, { reportUrl, notAfter: new Date(deps.now().getTime() + LINK_DAYS.max * DAY_MS), parent: null });
+  const response = await historyAs(deps, { key, clientAddress: clientAddressOf(request) }, url.searchParams, reportUrl);
   response.headers.set('vary', 'Authorization');
   return response;
 }
 
 /** `GET /r/<token>/history`: the same page for a signed report link's holder, read with the link's key, its CSV link expiring with the report link. */
 export function linkHistoryAnswer(deps: ReportDeps, request: Request, link: { apiKey: string; brandId: number; market: string; expiresAt: string; parent: LinkParent }, reportUrl: string): Promise<Response> {
-  return historyAnswer(deps, request, link.apiKey, { brand_id: link.brandId, market: link.market }, { reportUrl: () => reportUrl, notAfter: new Date(link.expiresAt), parent: link.parent });
+  return historyAnswer(deps, { key: link.apiKey, clientAddress: clientAddressOf(request) }, { brand_id: link.brandId, market: link.market }, { reportUrl: () => reportUrl, notAfter: new Date(link.expiresAt), parent: link.parent });
 }

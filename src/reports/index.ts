@@ -5,5 +5,6 @@
  */
 export type { ReportDeps } from './deps';
 export { LINK_BASE, type MintedReportLink, mintReportLinkAs, REPORTS_BASE, reportRoutes, sendNowAs, type SendNowAnswer, weeklyAs } from './routes';
+export { historyAs } from './history';
 export type { PageLinks } from './page';
 export { type ListedReportLink, listReportLinks, revokeReportLink } from './links';

@@ -83,11 +83,24 @@ async function readAs<T>(deps: SubscriptionDeps, caller: Caller, read: (client: 
   }
 }
 
-/** The brand ids the key's account can read: a subscription is the account's when its brand is one of them. */
-async function accountBrands(deps: SubscriptionDeps, caller: Caller): Promise<Set<number>> {
-  const { brands } = await readAs(deps, caller, (client) => client.listBrands());
-  return new Set(brands.map((b) => b.id));
+/**
+ * Which subscriptions are the key's account's: those of the brands it reads. A key whose plan is inactive reads
+ * no brand, yet may still see and remove what it set up (as it may its links, links/keyed-routes.ts): for it,
+ * the subscriptions last subscribed with this very key.
+ */
+type Account = { brands: Set<number> } | { keyHash: string };
+
+async function accountOf(deps: SubscriptionDeps, caller: Caller): Promise<Account> {
+  try {
+    const { brands } = await readAs(deps, caller, (client) => client.listBrands());
+    return { brands: new Set(brands.map((b) => b.id)) };
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'plan_inactive') return { keyHash: await sha256Hex(caller.key) };
+    throw error;
+  }
 }
+
+const holds = (account: Account, row: SubscriptionRow) => ('brands' in account ? account.brands.has(row.brand_id) : row.key_hash === account.keyHash);
 
 /** What subscribing answers: 201 for a new subscription, 200 for one subscribed again. */
 export interface Subscribed {
@@ -196,19 +209,21 @@ async function subscribe(request: Request, deps: SubscriptionDeps): Promise<Resp
   return json(body, status);
 }
 
-/** The subscriptions of the caller's account (every brand its key reads), in every state. */
 /** A subscription as the account sees it listed: its row and its last delivery. */
 export type ListedSubscription = SubscriptionRow & { last_delivery: LastDelivery | null };
 
 /** The account's subscriptions in every state, oldest first, each with its last delivery (digest or alert) and its result. */
 export async function listAs(deps: SubscriptionDeps, caller: Caller): Promise<ListedSubscription[]> {
-  const brands = [...(await accountBrands(deps, caller))];
-  if (brands.length === 0) return [];
-  const { results } = await deps.db
-    .prepare(`${SUBSCRIPTION_SELECT} WHERE s.brand_id IN (${brands.map(() => '?').join(',')}) ORDER BY s.created_at, s.id`)
-    .bind(...brands)
-    .all<SubscriptionRow>();
-  const last = await lastDeliveries(deps.db, brands);
+  const account = await accountOf(deps, caller);
+  if ('brands' in account && account.brands.size === 0) return [];
+  const query =
+    'brands' in account
+      ? deps.db.prepare(`${SUBSCRIPTION_SELECT} WHERE s.brand_id IN (${[...account.brands].map(() => '?').join(',')}) ORDER BY s.created_at, s.id`).bind(...account.brands)
+      : deps.db.prepare(`${SUBSCRIPTION_SELECT} WHERE s.key_hash = ? ORDER BY s.created_at, s.id`).bind(account.keyHash);
+  const { results } = await query.all<SubscriptionRow>();
+  if (results.length === 0) return [];
+  // The deliveries of the listed rows' brands: every row listed finds its own there.
+  const last = await lastDeliveries(deps.db, [...new Set(results.map((r) => r.brand_id))]);
   return results.map((row) => ({ ...row, last_delivery: last.get(row.id) ?? null }));
 }
 
@@ -218,11 +233,11 @@ async function list(request: Request, deps: SubscriptionDeps): Promise<Response>
 
 /** Removes one subscription of the caller's account, in any state, for good; another account's is `not_found`. */
 export async function removeAs(deps: SubscriptionDeps, caller: Caller, id: string): Promise<void> {
-  const brands = await accountBrands(deps, caller);
+  const account = await accountOf(deps, caller);
   const row = /^sub_[a-z0-9]{1,40}$/.test(id) ? await subscriptionById(deps.db, id) : null;
   // Another account's subscription is as invisible as a missing one. Any state is removed: an unsubscribed
   // one too, whose own subscribe-again link would otherwise bring it back (it carries the key, sealed).
-  if (!row || !brands.has(row.brand_id)) throw new ApiError('not_found', 'No such subscription for this account.');
+  if (!row || !holds(account, row)) throw new ApiError('not_found', 'No such subscription for this account.');
   // Final: no link of the subscription works again (store.ts); only a new subscribe reaches the address.
   if (!(await removeSubscription(deps.db, id))) throw new ApiError('not_found', 'No such subscription for this account.');
 }

@@ -98,7 +98,7 @@ export const subscriptionDocs: FeatureDocs = {
         operationId: 'listSubscriptions',
         tag: 'Subscriptions',
         summary: 'List the subscriptions of the key\'s account',
-        description: 'Every subscription of the brands the key can read, whatever its state (`pending`, `active`, `paused`, `unsubscribed`), with that state and its last delivery (`last_delivery`: the last digest or alert sent, skipped or failed, and why), oldest first.',
+        description: 'Every subscription of the brands the key can read, whatever its state (`pending`, `active`, `paused`, `unsubscribed`), with that state and its last delivery (`last_delivery`: the last digest or alert sent, skipped or failed, and why), oldest first. A key whose plan is inactive reads no brand: it gets the subscriptions last subscribed with that very key (and may remove them), as it may still list and revoke its links.',
         security: 'key',
         responses: { '200': ok('The subscriptions.', jsonOf('SubscriptionList')), ...READS_ACCOUNT },
       },
