@@ -141,7 +141,7 @@ describe('signing in', () => {
       async (address) => {
         const statuses: number[] = [];
         for (let i = 0; i < UNVERIFIED_PER_MINUTE + 3; i++) statuses.push((await post('/account/sign-in', { api_key: `random_${crypto.randomUUID()}` }, { address })).status);
-        return { statuses, last: await post('/account/sign-in', { api_key: 'random_last' }, { address }) };
+        return { statuses, last: await post('/account/sign-in', { api_key: `random_last_${crypto.randomUUID()}` }, { address }) };
       },
       () => void (api.requests = []),
     );

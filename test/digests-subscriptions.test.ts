@@ -242,7 +242,7 @@ describe('abuse limits (the proxy\'s, before any upstream read)', () => {
       async (address) => {
         const statuses: number[] = [];
         for (let i = 0; i < UNVERIFIED_PER_MINUTE + 10; i++) statuses.push((await from(address, `random_${crypto.randomUUID()}`)).status);
-        return { statuses, last: await from(address, 'random_last') };
+        return { statuses, last: await from(address, `random_last_${crypto.randomUUID()}`) };
       },
       () => void (api.requests = []),
     );

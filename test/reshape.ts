@@ -109,6 +109,27 @@ export function changeAt(body: unknown, path: string, change: (value: unknown) =
   );
 }
 
+/** The webhook an alert test delivers to, and its signing secret. */
+export const ALERT_WEBHOOK = { url: 'https://receiver.example.com/hooks/brand', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' } as const;
+
+/**
+ * An alert test's day: the clock faked to this week's Monday, no subscription
+ * or alert left from another test, webhook posts recorded, `shape` (our
+ * origin reshaped) as the upstream, and the queue and env the cron runs with.
+ */
+export async function alertDay(shape: (body: Record<string, unknown>, url: URL) => unknown) {
+  const monday = demoMonday();
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(monday);
+  await clearDigests();
+  await clearAlerts();
+  const endpoints = new FakeEndpoints().install();
+  new ReshapingUpstream(shape).install();
+  const alertQueue = new AlertQueue();
+  const alertEnv = testEnv(new FakeQueue(), { ALERT_QUEUE: alertQueue, RESEND_API_KEY: '' });
+  return { monday, endpoints, alertQueue, alertEnv };
+}
+
 /**
  * One webhook alert subscription evaluated on two days in front of `shape`
  * (our origin reshaped), the second day answering a score 10 points lower:
@@ -116,18 +137,10 @@ export function changeAt(body: unknown, path: string, change: (value: unknown) =
  * deliveries the second recorded, and the verified webhook payloads.
  */
 export async function alertRunWithFallingScore(shape: (body: Record<string, unknown>, url: URL) => unknown, key: string) {
-  const monday = demoMonday();
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(monday);
-  await clearDigests();
-  await clearAlerts();
-  const endpoints = new FakeEndpoints().install();
   let lower = 0;
-  new ReshapingUpstream((body, url) => shape(url.pathname.endsWith('/visibility') && lower !== 0 ? withScore(body as Parameters<typeof withScore>[0], (body.score as number) - lower) : body, url)).install();
-  const alertQueue = new AlertQueue();
-  const alertEnv = testEnv(new FakeQueue(), { ALERT_QUEUE: alertQueue, RESEND_API_KEY: '' });
-  const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
-  await seedAlertSubscriptions([{ channel: 'webhook', url: 'https://receiver.example.com/hooks/brand', secret, key, quiet: { start: 0, end: 0 } }]);
+  const { monday, endpoints, alertQueue, alertEnv } = await alertDay((body, url) => shape(url.pathname.endsWith('/visibility') && lower !== 0 ? withScore(body as Parameters<typeof withScore>[0], (body.score as number) - lower) : body, url));
+  const { secret } = ALERT_WEBHOOK;
+  await seedAlertSubscriptions([{ channel: 'webhook', ...ALERT_WEBHOOK, key, quiet: { start: 0, end: 0 } }]);
   await runCron(monday.toISOString(), alertEnv);
   const snapshot = JSON.parse((await env.DB.prepare('SELECT snapshot FROM alert_snapshots').first<{ snapshot: string }>())!.snapshot) as { cells: unknown[]; not_provided?: string[] };
 

@@ -8,14 +8,14 @@
 import { env, SELF } from 'cloudflare:test';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { CheckAnswer } from '../src/app/upstream-check';
-import { AlertQueue, clearAlerts, deliveryRecords, FakeEndpoints, seedAlertSubscriptions } from './alerts-helpers';
+import { deliveryRecords, seedAlertSubscriptions } from './alerts-helpers';
 import { clearDigests, deliver, demoMonday, FakeQueue, plusDays, runCron, seedSubscriptions, sendRecords, testEnv } from './digests-helpers';
 import { putUpstreamMap } from './helpers';
 import { houseMap, houseStyle } from './house-style';
 import { freshKey, restoreUpstream } from './proxy-upstream';
 import { mintExport } from './exports-helpers';
 import { call, clearReports, visibleText } from './reports-helpers';
-import { ReshapingUpstream } from './reshape';
+import { ALERT_WEBHOOK, alertDay, ReshapingUpstream } from './reshape';
 
 type HouseMap = ReturnType<typeof houseMap>;
 
@@ -185,20 +185,12 @@ describe('the guard on what is sent', () => {
   });
 
   it('an alert whose topic changes are 0-1 fractions read as points is not sent: a skipped record per subscription says why', async () => {
-    const monday = demoMonday();
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(monday);
-    await clearDigests();
-    await clearAlerts();
-    const endpoints = new FakeEndpoints().install();
-    new ReshapingUpstream(houseStyle).install();
+    const { monday, endpoints, alertQueue, alertEnv } = await alertDay(houseStyle);
     const map = houseMap();
     delete map.operations.listTopics!.convert['topics[].change'];
     await putUpstreamMap(map);
-    const alertQueue = new AlertQueue();
-    const alertEnv = testEnv(new FakeQueue(), { ALERT_QUEUE: alertQueue, RESEND_API_KEY: '' });
     const key = freshKey('guard-alert');
-    await seedAlertSubscriptions([{ channel: 'webhook', url: 'https://receiver.example.com/hooks/brand', secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', key, quiet: { start: 0, end: 0 } }]);
+    await seedAlertSubscriptions([{ channel: 'webhook', ...ALERT_WEBHOOK, key, quiet: { start: 0, end: 0 } }]);
     const logged = await logsOf(async () => {
       await runCron(monday.toISOString(), alertEnv);
       // Later the same day: the group was evaluated, so it is neither read nor logged again.
