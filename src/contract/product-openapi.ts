@@ -143,5 +143,11 @@ export const tokenParam = (what: string) => [{ name: 'token', in: 'query', requi
 export const query = (params: Params) => declaredParameters('query', params);
 export const jsonBody = (schema: string, description: string) => ({ required: true, description, content: jsonOf(schema) });
 
+/** A form-encoded request body (`application/x-www-form-urlencoded`): its fields, and those it must have. */
+export const formBody = (o: { required: boolean; properties: Record<string, unknown>; requiredFields?: readonly string[] }) => ({
+  required: o.required,
+  content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: o.properties, ...(o.requiredFields ? { required: o.requiredFields } : {}) } } },
+});
+
 /** The dev routes that run a cron job as if it fired at `?at=`. */
 export const asIfAt = { parameters: [{ name: 'at', in: 'query' as const, required: false, description: 'An ISO 8601 time; default now.', schema: { type: 'string', format: 'date-time' } }] };

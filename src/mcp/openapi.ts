@@ -6,7 +6,7 @@
  * evaluated with the isolate, these texts only with the product's routes.
  */
 import * as z from 'zod';
-import { type FeatureDocs, error, jsonBody, jsonOf, KEYED_ERRORS, ok, pageAnswer, requestId, type RouteDoc } from '../contract/product-openapi';
+import { type FeatureDocs, error, formBody, jsonBody, jsonOf, KEYED_ERRORS, ok, pageAnswer, requestId, type RouteDoc } from '../contract/product-openapi';
 import { MCP_PATH } from './index';
 import { OAUTH_ENDPOINTS, OAUTH_WRITES_PER_MINUTE, REGISTRATION_LIMITS, WELL_KNOWN } from './oauth-paths';
 
@@ -175,17 +175,10 @@ export const mcpDocs: FeatureDocs = {
         summary: 'Get, refresh or revoke tokens (RFC 6749, RFC 7009)',
         description: `Form-encoded. \`grant_type=authorization_code\` with \`code\`, \`redirect_uri\` and the PKCE \`code_verifier\` (S256 only) exchanges the consent page's code for an access token (an hour) and a refresh token; \`grant_type=refresh_token\` with \`refresh_token\` renews both (the grant ends 90 days after consent). Without \`grant_type\`, \`token\` (and optionally \`token_type_hint\`) is a revocation (RFC 7009): the metadata's \`revocation_endpoint\` is this one; revoking a refresh token ends the grant. A client with a secret authenticates with HTTP Basic or \`client_secret\`; a public one sends \`client_id\`. ${OAUTH_ONLY}`,
         security: 'none',
-        requestBody: {
+        requestBody: formBody({
           required: true,
-          content: {
-            'application/x-www-form-urlencoded': {
-              schema: {
-                type: 'object',
-                properties: Object.fromEntries(['grant_type', 'code', 'redirect_uri', 'code_verifier', 'refresh_token', 'token', 'token_type_hint', 'client_id', 'client_secret', 'resource'].map((name) => [name, { type: 'string' }])),
-              },
-            },
-          },
-        },
+          properties: Object.fromEntries(['grant_type', 'code', 'redirect_uri', 'code_verifier', 'refresh_token', 'token', 'token_type_hint', 'client_id', 'client_secret', 'resource'].map((name) => [name, { type: 'string' }])),
+        }),
         responses: {
           '200': ok('The tokens; for a revocation, an empty body.', jsonOf('TokenAnswer')),
           '400': oauthError('`invalid_request`, `invalid_grant` (a code or refresh token that is unknown, used, expired or revoked; a wrong `code_verifier`), `unsupported_grant_type`, `invalid_scope`'),
@@ -217,18 +210,11 @@ export const mcpDocs: FeatureDocs = {
         summary: 'Answer the consent page\'s form',
         description: `The page's own form (\`application/x-www-form-urlencoded\`, with its single-use, 10-minute handle, bound to the browser by a cookie). \`step=key\`: the key is checked with the Read API (\`GET /brands\`, through the edge cache); accepted, the page lists the key's brands to approve. \`step=approve\`: the browser is sent back to the client with a one-time code (the key kept only in the grant, encrypted). \`decision=deny\` at either step: back with \`error=access_denied\`. ${OAUTH_ONLY}`,
         security: 'none',
-        requestBody: {
+        requestBody: formBody({
           required: true,
-          content: {
-            'application/x-www-form-urlencoded': {
-              schema: {
-                type: 'object',
-                properties: { step: { type: 'string', enum: ['key', 'approve'] }, handle: { type: 'string' }, api_key: { type: 'string' }, decision: { type: 'string', enum: ['deny'] } },
-                required: ['step', 'handle'],
-              },
-            },
-          },
-        },
+          properties: { step: { type: 'string', enum: ['key', 'approve'] }, handle: { type: 'string' }, api_key: { type: 'string' }, decision: { type: 'string', enum: ['deny'] } },
+          requiredFields: ['step', 'handle'],
+        }),
         responses: {
           '200': pageAnswer('The approve step: the brands the key reads.'),
           '302': { description: 'Back to the client: with the code (Approve), or `error=access_denied` (Deny).', headers: { ...requestId, Location: { schema: { type: 'string', format: 'uri' } } } },

@@ -6,7 +6,7 @@
  */
 import * as z from 'zod';
 import { parametersOf } from '../contract/openapi';
-import { type FeatureDocs, type Fits, error, jsonBody, jsonOf, Market, ok, pageAnswer, READS_ACCOUNT, READS_BRAND, ref, requestId, TOKEN_PAGES, tokenParam } from '../contract/product-openapi';
+import { type FeatureDocs, type Fits, error, formBody, jsonBody, jsonOf, Market, ok, pageAnswer, READS_ACCOUNT, READS_BRAND, ref, requestId, TOKEN_PAGES, tokenParam } from '../contract/product-openapi';
 import { CONFIRM_TTL, RESUBSCRIBE_TTL, UNSUBSCRIBE_TTL } from '../lib/signing';
 import { MAX_BODY_BYTES as SUBSCRIBE_MAX_BYTES, SubscribeBody } from './api-routes';
 import { CHANNEL_TYPES, type TestDelivery } from './alert-channels';
@@ -174,10 +174,7 @@ export const subscriptionDocs: FeatureDocs = {
         description: 'The `List-Unsubscribe-Post` target of every email, and the page\'s button. Idempotent.',
         security: 'none',
         parameters: tokenParam('unsubscribe'),
-        requestBody: {
-          required: false,
-          content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { 'List-Unsubscribe': { type: 'string', const: 'One-Click' } } } } },
-        },
+        requestBody: formBody({ required: false, properties: { 'List-Unsubscribe': { type: 'string', const: 'One-Click' } } }),
         responses: { '200': pageAnswer('Unsubscribed.'), ...TOKEN_PAGES },
       },
     },
