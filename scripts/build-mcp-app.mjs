@@ -25,11 +25,9 @@ import { build } from 'esbuild';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { ASSETS_DIRECTORY } from './assets-dir.mjs';
 
 const ENTRY = 'src/mcp/app/view.ts';
-/** The Worker's static assets (wrangler.toml `[assets] directory`), where the document goes, at `VIEW_ASSET_PATH`. */
-const ASSETS_DIRECTORY = /^\[assets\]\s*\n(?:(?!\[).*\n)*?directory\s*=\s*"([^"]+)"/m.exec(readFileSync('wrangler.toml', 'utf8'))?.[1];
-if (!ASSETS_DIRECTORY) throw new Error('wrangler.toml has no [assets] directory');
 
 /** The browser's ways to make a request, as globals the bundle could name. */
 const REQUEST_GLOBALS = ['fetch', 'XMLHttpRequest', 'WebSocket', 'EventSource', 'importScripts', 'navigator.sendBeacon'];

@@ -6,13 +6,11 @@
 // the openapi.ts beside its routes). Both are fixed for a build (neither reads a request or the env), so their
 // generators (about 65 KiB) need not be in the Worker's bundle. Run by scripts/build-assets.mjs (wrangler.toml's
 // `[build]`, `npm test`, `npm run test:browser`); scripts/check-openapi.mjs validates what it writes.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { importTs } from './import-ts.mjs';
-
-const ASSETS_DIRECTORY = /^\[assets\]\s*\n(?:(?!\[).*\n)*?directory\s*=\s*"([^"]+)"/m.exec(readFileSync('wrangler.toml', 'utf8'))?.[1];
-if (!ASSETS_DIRECTORY) throw new Error('wrangler.toml has no [assets] directory');
+import { ASSETS_DIRECTORY } from './assets-dir.mjs';
 
 // The generators, bundled as the Worker would bundle them; packages stay imports, resolved from node_modules.
 const generators = await importTs(

@@ -7,9 +7,8 @@
 // test/openapi.test.ts checks what they say, through the Worker.
 import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
+import { ASSETS_DIRECTORY } from './assets-dir.mjs';
 
-const ASSETS_DIRECTORY = /^\[assets\]\s*\n(?:(?!\[).*\n)*?directory\s*=\s*"([^"]+)"/m.exec(readFileSync('wrangler.toml', 'utf8'))?.[1];
-if (!ASSETS_DIRECTORY) throw new Error('wrangler.toml has no [assets] directory');
 /** The built document at `asset` (src/contract/documents.ts), parsed. */
 const built = (asset) => () => JSON.parse(readFileSync(`${ASSETS_DIRECTORY.replace(/\/$/, '')}${asset}`, 'utf8'));
 

@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { build } from 'esbuild';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
+import { ASSETS_DIRECTORY } from '../assets-dir.mjs';
 
 export const compatibilityDate = /compatibility_date\s*=\s*"([^"]+)"/.exec(readFileSync('wrangler.toml', 'utf8'))[1];
 
@@ -49,7 +50,7 @@ export async function start(label, profile, scriptPath) {
  * documents, built by scripts/build-assets.mjs (which wrangler's dry run runs first), read through `ASSETS`.
  */
 export const STATIC_ASSETS = {
-  directory: /^\[assets\]\s*\n(?:(?!\[).*\n)*?directory\s*=\s*"([^"]+)"/m.exec(readFileSync('wrangler.toml', 'utf8'))[1],
+  directory: ASSETS_DIRECTORY,
   binding: 'ASSETS',
   routerConfig: { has_user_worker: true, invoke_user_worker_ahead_of_assets: true },
 };
