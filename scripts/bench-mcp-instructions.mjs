@@ -14,9 +14,9 @@
 //     check, the key check, the SDK's exchange, a server of its own);
 //   - POST /mcp `tools/call get_visibility`: the same, and the tool's read
 //     through `apiFor()`, the SDK's checks of its input and result, the answer.
-// Windows of the two alternate, so the garbage collections fall on both
-// alike; each window's figure moves with those that fall in it, the mean of
-// WINDOWS far less.
+// Windows of the two alternate, and each starts from the same heap: a full
+// garbage collection, not counted, comes before it; the collections its own
+// calls cause are counted (a call allocates far more than a ping).
 // Env: BENCH_N (calls per window, default 100), BENCH_WINDOWS (per kind, 8), BENCH_WARM (of each kind, 800).
 import { startProductWorker } from './bench/miniflare.mjs';
 import { bodyUpstream, counted, demoBodies, inFlight, k, outDir, requireValgrind, SLOWDOWN, startWorkersUnderCallgrind, summary } from './bench/callgrind.mjs';
@@ -28,7 +28,7 @@ const TARGET = 1.3;
 
 requireValgrind('bench:mcp:instructions');
 const upstream = await bodyUpstream(await demoBodies(['/brands', '/visibility']));
-startWorkersUnderCallgrind();
+startWorkersUnderCallgrind({ collectFirst: true });
 
 console.error('starting the product Worker under callgrind (about a minute)');
 const { mf, url: base } = await startProductWorker({

@@ -83,8 +83,11 @@ export default {
       fixedBody = await request.text();
       return new Response(null, { status: 204 });
     }
-    // Markers for `npm run bench:proxy -- --instructions`: callgrind zeroes its counters before timingSafeEqual and dumps them before structuredClone.
+    // Markers for the instruction benches (scripts/bench/callgrind.mjs): callgrind zeroes its counters before
+    // timingSafeEqual and dumps them before structuredClone. With V8's `gc` exposed (bench:mcp:instructions), a
+    // full collection first, uncounted: every window starts from the same heap.
     if (url.pathname === '/__bench/zero') {
+      (globalThis as { gc?: () => void }).gc?.();
       crypto.subtle.timingSafeEqual(new Uint8Array(1), new Uint8Array(1));
       return new Response(null, { status: 204 });
     }

@@ -69,8 +69,13 @@ export async function bodyUpstream(bodies) {
  * counters zeroed before `SubtleCrypto::timingSafeEqual` and dumped before `structuredClone`: the one runtime
  * function each of the /__bench/zero and /__bench/dump markers calls (scripts/bench-proxy-worker.ts, and the
  * trivial Worker of miniflare.mjs).
+ *
+ * `collectFirst`: the product Worker's zero marker runs a full garbage collection first (V8's `gc`, exposed), so
+ * that every counted window starts from the same heap and pays for the collections its own calls cause. Without
+ * it a window's figure moves by ±25% with the collections of the calls before it (bench:mcp:instructions, where a
+ * call allocates far more than a HIT).
  */
-export function startWorkersUnderCallgrind() {
+export function startWorkersUnderCallgrind({ collectFirst = false } = {}) {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   const wrapper = `${outDir}/workerd.sh`;
@@ -92,7 +97,7 @@ exec valgrind --tool=callgrind --smc-check=all-non-file \\
   // steady state they reach natively.
   // (workerd then says "per-isolate bootstrap compile cache failed its compatibility check": flags other than its
   // build's; it compiles its own scripts at start-up instead, before anything is counted.)
-  process.env.MINIFLARE_WORKERD_V8_FLAGS = '--no-concurrent-recompilation --no-concurrent-sparkplug --no-concurrent-osr';
+  process.env.MINIFLARE_WORKERD_V8_FLAGS = `--no-concurrent-recompilation --no-concurrent-sparkplug --no-concurrent-osr${collectFirst ? ' --expose-gc' : ''}`;
 }
 
 const dumps = () => new Set(readdirSync(outDir).filter((f) => /^callgrind\.out\.\d+\.\d+$/.test(f)));
