@@ -17,9 +17,13 @@
 // Windows of the two alternate, and each starts from the same heap: a full
 // garbage collection, not counted, comes before it; the collections its own
 // calls cause are counted (a call allocates far more than a ping).
+// Last, the floor: a trivial Worker answering the same POSTs with the ping's
+// answer, which is what any request costs here (HTTP, Miniflare's entry
+// Worker, the runtime) before a Worker does anything; what each MCP call
+// costs beyond it is the Worker's own work.
 // Env: BENCH_N (calls per window, default 100), BENCH_WINDOWS (per kind, 8), BENCH_WARM (of each kind, 800).
-import { startProductWorker } from './bench/miniflare.mjs';
-import { bodyUpstream, counted, demoBodies, inFlight, k, outDir, requireValgrind, SLOWDOWN, startWorkersUnderCallgrind, summary } from './bench/callgrind.mjs';
+import { startProductWorker, startTrivialWorker } from './bench/miniflare.mjs';
+import { bodyUpstream, counted, demoBodies, inFlight, k, outDir, perCall, requireValgrind, SLOWDOWN, startWorkersUnderCallgrind, summary } from './bench/callgrind.mjs';
 
 const N = Number(process.env.BENCH_N ?? 100);
 const WINDOWS = Number(process.env.BENCH_WINDOWS ?? 8);
@@ -46,8 +50,8 @@ const kinds = {
 const calls = Object.fromEntries(
   Object.entries(kinds).map(([kind, { body, answered }]) => [
     kind,
-    async () => {
-      const response = await fetch(mcpUrl, { method: 'POST', headers, body });
+    async (url = mcpUrl) => {
+      const response = await fetch(url, { method: 'POST', headers, body });
       const text = await response.text();
       if (response.status !== 200 || !text.includes(answered) || text.includes('"isError":true')) throw new Error(`/mcp ${kind} answered ${response.status}: ${text.slice(0, 300)}`);
     },
@@ -65,6 +69,12 @@ for (let w = 0; w < WINDOWS; w++) {
 const after = await (await fetch(new URL('/__bench/upstream', base))).json();
 if (JSON.stringify(after) !== JSON.stringify(upstreamReads)) throw new Error(`calls went upstream while counting: ${JSON.stringify(upstreamReads)} -> ${JSON.stringify(after)}`);
 
+const pingAnswer = await (await fetch(mcpUrl, { method: 'POST', headers, body: kinds.ping.body })).text();
+await mf.dispose();
+const floorWorker = await startTrivialWorker(pingAnswer, { 'content-type': 'application/json' });
+const floor = await perCall(floorWorker.url, () => calls.ping(new URL('/mcp', floorWorker.url)), { warm: WARM, windows: Math.ceil(WINDOWS / 2), n: N });
+await floorWorker.mf.dispose();
+
 const ping = summary(figures.ping);
 const call = summary(figures.call);
 const ratio = call.mean / ping.mean;
@@ -73,7 +83,8 @@ console.log('| call | instructions per call (mean) | range of the windows |');
 console.log('|---|---|---|');
 console.log(`| \`ping\` | ${k(ping.mean)} | ${k(ping.min)} to ${k(ping.max)} |`);
 console.log(`| \`tools/call get_visibility\` (a cache HIT) | ${k(call.mean)} | ${k(call.min)} to ${k(call.max)} |`);
+console.log(`| floor: a trivial Worker answering the ping's answer | ${k(floor.mean)} | ${k(floor.min)} to ${k(floor.max)} |`);
 console.log(`\ntools/call / ping: ${ratio.toFixed(3)}x (target: within ${TARGET}x): ${ratio <= TARGET ? 'met' : 'NOT met'}. What the tool adds: ${k(call.mean - ping.mean)} instructions per call.`);
+console.log(`The Worker's own work (each less the floor): ping ${k(ping.mean - floor.mean)}, tools/call ${k(call.mean - floor.mean)}: ${((call.mean - floor.mean) / (ping.mean - floor.mean)).toFixed(3)}x.`);
 console.log(`Per-function counts: callgrind_annotate ${outDir}/callgrind.out.<pid>.<n> (dump 1 is the markers, then the windows, ping first in odd ones).`);
-await mf.dispose();
 upstream.close();

@@ -14,6 +14,17 @@ export type BodyCheck<Id extends OperationId> =
 
 const lenientSchemas = new Map<string, z.ZodType>();
 
+/**
+ * Per operation, the last body that passed as sent and its checked data, as
+ * JSON: the same text read again (a cache HIT read by every MCP tool call, by
+ * each subscriber's digest) is not checked again. The data is a function of
+ * the text alone, whoever's key read it, and each reader gets its own copy
+ * (`JSON.parse`). A body over `REMEMBERED_MAX_CHARS` is not kept: the memo
+ * holds at most two copies of that much per operation.
+ */
+const passedAsSent = new Map<OperationId, { text: string; data: string }>();
+export const REMEMBERED_MAX_CHARS = 64 * 1024;
+
 /** The operation's schema with `optional` optional (optional-paths.ts), built once per operation and paths. */
 function lenientSchema(zs: ZodSide, id: OperationId, optional: readonly string[]): z.ZodType {
   const key = `${id}:${[...optional].sort().join(',')}`;
@@ -31,6 +42,8 @@ function lenientSchema(zs: ZodSide, id: OperationId, optional: readonly string[]
  * without), that second check lets those fields be absent and says which are.
  */
 export function checkResponseBody<Id extends OperationId>(zs: ZodSide, id: Id, text: string, map?: OperationMap, optional: readonly string[] = []): BodyCheck<Id> {
+  const passed = passedAsSent.get(id);
+  if (passed?.text === text) return { ok: true, data: JSON.parse(passed.data) as ResponseOf<Id>, asSent: true, absent: [] };
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -39,7 +52,10 @@ export function checkResponseBody<Id extends OperationId>(zs: ZodSide, id: Id, t
   }
   const schema: z.ZodType = zs.response(id);
   const asSent = schema.safeParse(json);
-  if (asSent.success) return { ok: true, data: asSent.data as ResponseOf<Id>, asSent: true, absent: [] };
+  if (asSent.success) {
+    if (text.length <= REMEMBERED_MAX_CHARS) passedAsSent.set(id, { text, data: JSON.stringify(asSent.data) });
+    return { ok: true, data: asSent.data as ResponseOf<Id>, asSent: true, absent: [] };
+  }
   // Conformed with the contract's own schema: the lenient one has the same fields, only fewer of them required.
   const result = (optional.length > 0 ? lenientSchema(zs, id, optional) : schema).safeParse(conformBody(schema, json, map));
   if (result.success) return { ok: true, data: result.data as ResponseOf<Id>, asSent: false, absent: absentPaths(result.data, optional) };
