@@ -130,7 +130,6 @@ export const subscriptionDocs: FeatureDocs = {
         responses: {
           '200': pageAnswer('The page with the button (or: already confirmed).'),
           ...TOKEN_PAGES,
-          '404': pageAnswer('The subscription no longer exists.'),
           '409': pageAnswer('The subscription was cancelled or paused after the link was sent.'),
         },
       },
@@ -144,7 +143,6 @@ export const subscriptionDocs: FeatureDocs = {
         responses: {
           '200': pageAnswer('Confirmed (or: already confirmed).'),
           ...TOKEN_PAGES,
-          '404': pageAnswer('The subscription no longer exists.'),
           '409': pageAnswer('The subscription was cancelled or paused after the link was sent.'),
         },
       },
