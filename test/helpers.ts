@@ -2,6 +2,7 @@
 import { env, SELF } from 'cloudflare:test';
 import { vi } from 'vitest';
 import { API_BASE, examplePath, type OperationId, operations } from '../src/contract/operations';
+import { DEMO_ACCOUNTS } from '../src/origin/demo/catalog';
 
 export const KEYS = {
   pro: 'demo_pro_single',
@@ -10,6 +11,9 @@ export const KEYS = {
   inactive: 'demo_inactive',
   revoked: 'demo_revoked',
 } as const;
+
+/** Every demo account's key: the fake upstreams answer them from the embedded origin (proxy-upstream.ts, reshape.ts). */
+export const DEMO_KEYS: ReadonlySet<string> = new Set(DEMO_ACCOUNTS.map((account) => account.key));
 
 /** Demo ids (see src/origin/demo): brand 1 is demo_pro_single's, market 11 its `us`, topics 1101.., questions 1101001... */
 export const DEMO = {

@@ -378,3 +378,17 @@ describe('stale entries', () => {
     expect(await read(await get('/visibility', key))).toMatchObject({ status: 429, retryAfter: '86400', body: { error: { code: 'quota_exceeded' } } });
   });
 });
+
+describe('the fake upstream of these tests', () => {
+  it("answers a demo key from the embedded origin, uncounted: a demo key's read (a refresh begun before it was installed) never stores its body", async () => {
+    // On the real clock, as every other file reads the demo keys: the entry this stores is theirs.
+    vi.useRealTimers();
+    const revalidated = await read(await settled('/visibility', 'demo_pro_single', { 'cache-control': 'no-cache' }));
+    expect(revalidated.status).toBe(200);
+    const hit = await read(await settled('/visibility', 'demo_pro_single'));
+    for (const answer of [revalidated, hit]) expect(answer.body).toMatchObject({ brand_id: 1, score: expect.any(Number) });
+    // The fake's bodies carry its call number.
+    expect(hit.body).not.toHaveProperty('n');
+    expect(up.calls).toBe(0);
+  });
+});

@@ -10,7 +10,8 @@ import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloud
 import { afterEach, beforeEach, vi } from 'vitest';
 import { handleOrigin } from '../src/origin/handler';
 import { matchOperation } from '../src/contract/request';
-import { validPath } from './helpers';
+import { originTransport } from '../src/origin/transport';
+import { DEMO_KEYS, validPath } from './helpers';
 import { useUpstreamForTests } from './seams';
 import { API_BASE } from '../src/contract/operations';
 import worker from './worker';
@@ -32,6 +33,16 @@ export class FakeUpstream {
   /** Answers wait for this before being sent (to hold many misses in flight). */
   hold?: Promise<void>;
   brandId = 1;
+  /**
+   * Whether demo keys' reads are this fake's like any key's. By default they
+   * are the embedded origin's, not recorded and never faulted: the upstream
+   * seam is global, and a demo key's background refresh started before
+   * `install` (a stale entry read in an earlier test or file) may reach the
+   * gate after it, and would otherwise count here and store this fake's body
+   * as the demo key's for the files after. Tests use fresh keys (`freshKey`).
+   */
+  servesDemoKeys = false;
+  private readonly origin = originTransport(env.DB);
   /** The deadline the gate started last: it starts each request's just before handing it to the transport. */
   private started: Deadline = { pass: () => {} };
 
@@ -63,9 +74,13 @@ export class FakeUpstream {
   private async answer(request: Request): Promise<Response> {
     // Taken before any await: the deadline the gate started for this very request.
     const deadline = this.started;
+    const key = request.headers.get('authorization')?.replace(/^Bearer /, '') ?? '';
+    if (!this.servesDemoKeys && DEMO_KEYS.has(key)) {
+      const url = new URL(request.url);
+      return this.origin(new Request(`http://origin.internal${url.pathname}${url.search}`, { headers: { authorization: `Bearer ${key}` } }));
+    }
     this.requests.push(request);
     if (this.answerWith) return this.answerWith(request, deadline);
-    const key = request.headers.get('authorization')?.replace(/^Bearer /, '') ?? '';
     const fault = this.byKey.get(key) ?? this.fault;
     if (this.hold) await this.hold;
     if (fault === 'hang') {

@@ -9,13 +9,11 @@ import { Webhook } from 'standardwebhooks';
 import { vi } from 'vitest';
 import { AlertQueue, clearAlerts, deliveryRecords, FakeEndpoints, seedAlertSubscriptions, withScore } from './alerts-helpers';
 import { clearDigests, deliver, demoMonday, FakeQueue, plusDays, runCron, testEnv } from './digests-helpers';
-import { DEMO_ACCOUNTS } from '../src/origin/demo/catalog';
 import { originTransport } from '../src/origin/transport';
+import { DEMO_KEYS } from './helpers';
 import { useUpstreamForTests } from './seams';
 
 type Json = unknown;
-
-const DEMO_KEYS = new Set(DEMO_ACCOUNTS.map((account) => account.key));
 
 const words = (name: string) => name.split('_');
 const cap = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
