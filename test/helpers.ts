@@ -3,6 +3,7 @@ import { env, SELF } from 'cloudflare:test';
 import { vi } from 'vitest';
 import { API_BASE, examplePath, type OperationId, operations } from '../src/contract/operations';
 import { DEMO_ACCOUNTS } from '../src/origin/demo/catalog';
+import { originTransport } from '../src/origin/transport';
 
 export const KEYS = {
   pro: 'demo_pro_single',
@@ -14,6 +15,11 @@ export const KEYS = {
 
 /** Every demo account's key: the fake upstreams answer them from the embedded origin (proxy-upstream.ts, reshape.ts). */
 export const DEMO_KEYS: ReadonlySet<string> = new Set(DEMO_ACCOUNTS.map((account) => account.key));
+
+/** The embedded origin's answer to the path and query of `url`, read with `key`: what the fake upstreams read the demo data with. */
+export function readOrigin(url: URL, key: string): Promise<Response> {
+  return originTransport(env.DB)(new Request(`http://origin.internal${url.pathname}${url.search}`, { headers: { authorization: `Bearer ${key}` } }));
+}
 
 /** Demo ids (see src/origin/demo): brand 1 is demo_pro_single's, market 11 its `us`, topics 1101.., questions 1101001... */
 export const DEMO = {

@@ -10,8 +10,7 @@ import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloud
 import { afterEach, beforeEach, vi } from 'vitest';
 import { handleOrigin } from '../src/origin/handler';
 import { matchOperation } from '../src/contract/request';
-import { originTransport } from '../src/origin/transport';
-import { DEMO_KEYS, validPath } from './helpers';
+import { DEMO_KEYS, readOrigin, validPath } from './helpers';
 import { useUpstreamForTests } from './seams';
 import { API_BASE } from '../src/contract/operations';
 import worker from './worker';
@@ -42,7 +41,6 @@ export class FakeUpstream {
    * as the demo key's for the files after. Tests use fresh keys (`freshKey`).
    */
   servesDemoKeys = false;
-  private readonly origin = originTransport(env.DB);
   /** The deadline the gate started last: it starts each request's just before handing it to the transport. */
   private started: Deadline = { pass: () => {} };
 
@@ -75,10 +73,7 @@ export class FakeUpstream {
     // Taken before any await: the deadline the gate started for this very request.
     const deadline = this.started;
     const key = request.headers.get('authorization')?.replace(/^Bearer /, '') ?? '';
-    if (!this.servesDemoKeys && DEMO_KEYS.has(key)) {
-      const url = new URL(request.url);
-      return this.origin(new Request(`http://origin.internal${url.pathname}${url.search}`, { headers: { authorization: `Bearer ${key}` } }));
-    }
+    if (!this.servesDemoKeys && DEMO_KEYS.has(key)) return readOrigin(new URL(request.url), key);
     this.requests.push(request);
     if (this.answerWith) return this.answerWith(request, deadline);
     const fault = this.byKey.get(key) ?? this.fault;

@@ -9,8 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import { vi } from 'vitest';
 import { AlertQueue, clearAlerts, deliveryRecords, FakeEndpoints, seedAlertSubscriptions, withScore } from './alerts-helpers';
 import { clearDigests, deliver, demoMonday, FakeQueue, plusDays, runCron, testEnv } from './digests-helpers';
-import { originTransport } from '../src/origin/transport';
-import { DEMO_KEYS } from './helpers';
+import { DEMO_KEYS, readOrigin } from './helpers';
 import { useUpstreamForTests } from './seams';
 
 type Json = unknown;
@@ -51,7 +50,6 @@ export function envelope(body: Record<string, unknown>, self: string): Json {
  */
 export class ReshapingUpstream {
   readonly requests: URL[] = [];
-  private readonly origin = originTransport(env.DB);
 
   constructor(
     private readonly reshape: (body: Record<string, unknown>, url: URL) => unknown | Response,
@@ -66,9 +64,9 @@ export class ReshapingUpstream {
   private async answer(request: Request): Promise<Response> {
     const url = new URL(request.url);
     const key = (request.headers.get('authorization') ?? '').replace(/^Bearer /, '');
-    if (DEMO_KEYS.has(key)) return this.origin(new Request(`http://origin.internal${url.pathname}${url.search}`, { headers: { authorization: `Bearer ${key}` } }));
+    if (DEMO_KEYS.has(key)) return readOrigin(url, key);
     this.requests.push(url);
-    const answer = await this.origin(new Request(`http://origin.internal${url.pathname}${url.search}`, { headers: { authorization: `Bearer ${this.as(key)}` } }));
+    const answer = await readOrigin(url, this.as(key));
     if (answer.status !== 200) return answer;
     const reshaped = this.reshape((await answer.json()) as Record<string, unknown>, url);
     if (reshaped instanceof Response) return reshaped;
