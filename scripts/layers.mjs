@@ -19,6 +19,7 @@ export const TIERS = [
   ['src/contract'],
   ['src/origin'],
   ['src/client'],
+  ['src/discovery'],
   ['src/proxy'],
   ['src/weekly-report'],
   ['emails'],

@@ -2,7 +2,7 @@
 // `npm run upstream:discover -- --base URL --key KEY [--out FILE]`: discovering the upstream map from the
 // command line, for a Worker not yet deployed. One answer of each operation is read straight from the service
 // at --base (its address, ending in /api/v1) with the key, the map is proposed by the code behind
-// POST /admin/upstream/discover (src/client/discovery), the report is printed as JSON, and the proposed map
+// POST /admin/upstream/discover (src/discovery), the report is printed as JSON, and the proposed map
 // (the body of PUT /admin/upstream/map) is written to --out. The key may come from READ_API_KEY instead of
 // --key (kept out of the shell's history); it is never printed. docs/upstream.md says how to read the report.
 // It keeps within the key's budget: when an answer says none is left (RateLimit) or refuses a read (429), it
@@ -30,7 +30,7 @@ if (!options.base || !key || !/^https?:\/\//.test(options.base)) {
 const safe = (text) => (key.length >= 8 ? String(text).replaceAll(key, '<key>') : String(text));
 
 const { clientReader, createClient, discoverUpstreamMap, KEY_REFUSALS, networkTransport } = await importTs(
-  "export { clientReader, discoverUpstreamMap, KEY_REFUSALS } from './src/client/discovery/discover.ts'; export { createClient, networkTransport } from './src/client/index.ts';",
+  "export { clientReader, discoverUpstreamMap, KEY_REFUSALS } from './src/discovery/discover.ts'; export { createClient, networkTransport } from './src/client/index.ts';",
   { name: 'upstream-discover' },
 );
 

@@ -1,5 +1,5 @@
 /**
- * Proposing the upstream map (src/client/discovery): our origin's bodies need
+ * Proposing the upstream map (src/discovery): our origin's bodies need
  * nothing; plurals and synonyms are placed at 0.8, a guess by type alone is
  * never placed; a share from 0 to 1 is a percentage only when many values say
  * so; enumeration values are mapped by spelling and synonyms, open ones
@@ -9,11 +9,11 @@
  */
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { type DiscoveryRead, discoverUpstreamMap, readingOrder } from '../src/client/discovery/discover';
+import { type DiscoveryRead, discoverUpstreamMap, readingOrder } from '../src/discovery/discover';
 import { valuesAt } from '../src/contract/params-from';
-import { compareNames, singular, valueCandidates, wordsOf } from '../src/client/discovery/names';
-import { proposeOperation } from '../src/client/discovery/propose';
-import { CONFIDENCE_THRESHOLD } from '../src/client/discovery/report';
+import { compareNames, singular, valueCandidates, wordsOf } from '../src/discovery/names';
+import { proposeOperation } from '../src/discovery/propose';
+import { CONFIDENCE_THRESHOLD } from '../src/discovery/report';
 import { API_BASE, examplePath, OPERATION_IDS, type OperationId, operationList, operations } from '../src/contract/operations';
 import { originTransport } from '../src/origin/transport';
 import { KEYS } from './helpers';

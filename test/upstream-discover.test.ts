@@ -17,7 +17,7 @@
  */
 import { env, SELF } from 'cloudflare:test';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DiscoveryReport, OperationRead, ToConfirm } from '../src/client/discovery/report';
+import type { DiscoveryReport, OperationRead, ToConfirm } from '../src/discovery/report';
 import { matchOperation } from '../src/contract/request';
 import { OPERATION_IDS, type OperationId } from '../src/contract/operations';
 import type { OperationMap } from '../src/contract/schemas/upstream-map';

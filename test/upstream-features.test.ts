@@ -20,7 +20,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { env, SELF } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { DiscoveryReport } from '../src/client/discovery/report';
+import type { DiscoveryReport } from '../src/discovery/report';
 import { matchOperation } from '../src/contract/request';
 import type { OperationId } from '../src/contract/operations';
 import type { Report } from '../src/weekly-report/model';

@@ -10,7 +10,7 @@
 import { env, SELF } from 'cloudflare:test';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CheckAnswer } from '../src/app/upstream-check';
-import type { DiscoveryReport } from '../src/client/discovery/report';
+import type { DiscoveryReport } from '../src/discovery/report';
 import { putUpstreamMap } from './helpers';
 import { houseStyle } from './house-style';
 import { freshKey, restoreUpstream } from './proxy-upstream';

@@ -14,8 +14,8 @@
  * the features' needs) are added by the caller, behind the same token.
  */
 import * as z from 'zod';
-import { clientReader, discoverUpstreamMap, KEY_REFUSALS } from '../client/discovery/discover';
-import type { DiscoveryReport } from '../client/discovery/report';
+import { clientReader, discoverUpstreamMap, KEY_REFUSALS } from '../discovery/discover';
+import type { DiscoveryReport } from '../discovery/report';
 import { API_KEY_CHARACTERS, apiKeyProblem } from '../contract/access';
 import { ApiError, errorResponse } from '../contract/errors';
 import { requestIdOf } from '../contract/request-id';
@@ -123,7 +123,7 @@ async function putMap(request: Request, { env, runtime }: AdminContext): Promise
 /**
  * Reads one answer of each operation with the key given, through the cache
  * and the key's gate (it spends the key's budget like any read), and answers
- * the map proposed from them (src/client/discovery). The key is only read
+ * the map proposed from them (src/discovery). The key is only read
  * from the body, and never logged.
  */
 async function discover(request: Request, { env, runtime }: AdminContext): Promise<Response> {

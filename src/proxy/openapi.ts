@@ -5,7 +5,7 @@
  * they answer.
  */
 import * as z from 'zod';
-import { DiscoveryReport } from '../client/discovery/report';
+import { DiscoveryReport } from '../discovery/report';
 import { type FeatureDocs, type Fits, ADMIN_REFUSALS, error, jsonBody, jsonOf, ok, ref, requestId } from '../contract/product-openapi';
 import { upstreamMapSchemas } from '../contract/schemas/upstream-map';
 import { ADMIN_BASE, DiscoverBody, MAX_DISCOVER_BODY_BYTES, PurgeBody, UPSTREAM_ADMIN_BASE } from './admin';

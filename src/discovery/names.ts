@@ -5,8 +5,8 @@
  * another case convention is the same name (conform.ts reads it with no
  * map); a plural, a singular or a synonym is a guess with a confidence.
  */
-import { fieldKey } from '../../contract/conform';
-import { oursWithin } from '../../contract/plausibility';
+import { fieldKey } from '../contract/conform';
+import { oursWithin } from '../contract/plausibility';
 
 /** How a name was matched, and how sure the match is (0 to 1). */
 export interface NameMatch {

@@ -6,8 +6,8 @@
  * code builds.
  */
 import * as z from 'zod';
-import { CONVERSIONS, type Conversion } from '../../contract/upstream-map';
-import { upstreamMapSchemas } from '../../contract/schemas/upstream-map';
+import { CONVERSIONS, type Conversion } from '../contract/upstream-map';
+import { upstreamMapSchemas } from '../contract/schemas/upstream-map';
 
 /** Fields placed at or above this confidence go into the proposed map; the others wait for a person. */
 export const CONFIDENCE_THRESHOLD = 0.75;

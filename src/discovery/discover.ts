@@ -21,14 +21,14 @@
  * nothing, and says when it can go on (`stopped.resume_at`); the reads made
  * so far are cached by the Worker, so going on costs only the rest.
  */
-import { zodSide } from '../../contract/zod-side';
-import { conformBody } from '../../contract/conform';
-import { fillParams, type Params, valuesAt } from '../../contract/params-from';
-import { type AnyOperation, BRAND_ID_FROM, OPERATION_IDS, type OperationId, operations } from '../../contract/operations';
-import type { OperationMap } from '../../contract/schemas/upstream-map';
-import type { RateFields } from '../../contract/rate-limit';
-import type { ApiClient, WithMeta } from '../client';
-import { ApiClientError } from '../errors';
+import { zodSide } from '../contract/zod-side';
+import { conformBody } from '../contract/conform';
+import { fillParams, type Params, valuesAt } from '../contract/params-from';
+import { type AnyOperation, BRAND_ID_FROM, OPERATION_IDS, type OperationId, operations } from '../contract/operations';
+import type { OperationMap } from '../contract/schemas/upstream-map';
+import type { RateFields } from '../contract/rate-limit';
+import type { ApiClient, WithMeta } from '../client/client';
+import { ApiClientError } from '../client/errors';
 import { proposeOperation } from './propose';
 import { CONFIDENCE_THRESHOLD, type DiscoveryReport } from './report';
 

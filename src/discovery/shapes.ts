@@ -7,9 +7,9 @@
  * map then makes.
  */
 import type * as z from 'zod';
-import { isObject } from '../../contract/conform';
-import { defOf, innerSchema, numberRules } from '../../contract/schema-walk';
-import { type Conversion, convertValue } from '../../contract/upstream-map';
+import { isObject } from '../contract/conform';
+import { defOf, innerSchema, numberRules } from '../contract/schema-walk';
+import { type Conversion, convertValue } from '../contract/upstream-map';
 
 /** What a contract field is, under its wrappers. */
 export type Expected =

@@ -19,13 +19,13 @@
  * unless a well-known alias names one of ours.
  */
 import type * as z from 'zod';
-import { checkResponseBody } from '../../contract/body';
-import { conformBody, envelopeOf, fieldKey, isObject, objectShape, unwrapEnvelope } from '../../contract/conform';
-import { keepsPinningRules } from '../../contract/plausibility';
-import type { OperationId } from '../../contract/operations';
-import type { ZodSide } from '../../contract/zod-side';
-import type { OperationMap } from '../../contract/schemas/upstream-map';
-import type { Conversion } from '../../contract/upstream-map';
+import { checkResponseBody } from '../contract/body';
+import { conformBody, envelopeOf, fieldKey, isObject, objectShape, unwrapEnvelope } from '../contract/conform';
+import { keepsPinningRules } from '../contract/plausibility';
+import type { OperationId } from '../contract/operations';
+import type { ZodSide } from '../contract/zod-side';
+import type { OperationMap } from '../contract/schemas/upstream-map';
+import type { Conversion } from '../contract/upstream-map';
 import { compareNames, valueCandidates } from './names';
 import type { Candidate, OperationRead, Placement, ToConfirm, ValueProposal } from './report';
 import { AMBIGUOUS, type Expected, expectedOf, fitOf, type Reading } from './shapes';
