@@ -20,6 +20,7 @@
 import type * as z from 'zod';
 import { defOf, innerSchema, unwrapSchema } from './schema-walk';
 import type { OperationMap } from './schemas/upstream-map';
+import { spelledValue } from './enum-spelling';
 import { convertValue } from './upstream-map';
 
 type Json = Record<string, unknown>;
@@ -40,6 +41,10 @@ export function objectShape(schema: z.ZodType): Record<string, z.ZodType> | unde
 interface At {
   path: string;
   map: OperationMap | undefined;
+  /** The whole answer, envelope and all: where a top-level field the map names beside the envelope is read (`meta.asOf`). */
+  root?: Json;
+  /** For an item of a list keyed as an object: the contract field its key fills, and the key. */
+  key?: { field: string; value: string };
 }
 
 /** `value` with every field `schema` knows under the contract's name, at any depth, converted as the map asks. */
@@ -48,11 +53,22 @@ export function conformValue(schema: z.ZodType, value: unknown, at: At = { path:
   const def = defOf(schema);
   const inner = innerSchema(def);
   if (inner) return conformValue(inner, value, at);
+  const values = enumValues(def);
+  // Aliases of an open value (an engine `openai-chatgpt`) are ours only once a map is kept: with none they are carried, and the rules name them.
+  if (values) return spelled(scalar(value, at), values, !values.open || at.map !== undefined);
   switch (def.type) {
     case 'object':
       return isObject(value) ? conformObject(def.shape ?? {}, value, at) : value;
-    case 'array':
-      return Array.isArray(value) && def.element ? value.map((item) => conformValue(def.element as z.ZodType, item, { ...at, path: `${at.path}[]` })) : value;
+    case 'array': {
+      if (!def.element) return value;
+      const element = def.element as z.ZodType;
+      const path = `${at.path}[]`;
+      const keyField = at.map?.keyed?.[at.path];
+      if (Array.isArray(value)) return value.map((item) => conformValue(element, item, { path, map: at.map }));
+      // A list written as an object keyed by one of its items' fields (`{"Acme": {...}}`): in the object's order.
+      if (keyField !== undefined && isObject(value)) return Object.entries(value).map(([key, item]) => conformValue(element, item, { path, map: at.map, key: { field: keyField, value: key } }));
+      return value;
+    }
     case 'record':
       return isObject(value) && def.valueType ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, conformValue(def.valueType as z.ZodType, v, at)])) : value;
     case 'union':
@@ -77,10 +93,35 @@ function conformObject(shape: Record<string, z.ZodType>, value: Json, at: At): J
   for (const [name, field] of Object.entries(shape)) {
     const path = at.path ? `${at.path}.${name}` : name;
     const renamed = at.map?.fields[path];
-    const found = renamed !== undefined ? pick(value, renamed) : fieldOf(value, name, names);
+    let found = at.key?.field === name ? keyValue(field, at.key.value) : renamed !== undefined ? pick(value, renamed) : fieldOf(value, name, names);
+    // A top-level field the map names beside the envelope: read from the whole answer.
+    if (found === undefined && renamed !== undefined && at.path === '' && at.root) found = pick(at.root, renamed);
     if (found !== undefined) out[name] = conformValue(field, found, { path, map: at.map });
   }
   return out;
+}
+
+/** An object's key as the value of the item field it fills: a number where the contract has one. */
+function keyValue(field: z.ZodType, key: string): unknown {
+  const number = defOf(unwrapSchema(field)).type === 'number';
+  return number && key.trim() !== '' && Number.isFinite(Number(key)) ? Number(key) : key;
+}
+
+/** An enumeration's values, and whether the spec leaves it open (one of ours or any text: `enums.ts` `openValue`). */
+function enumValues(def: ReturnType<typeof defOf>): { values: string[]; open: boolean } | undefined {
+  if (def.type === 'enum') return { values: Object.values(def.entries ?? {}).map(String), open: false };
+  if (def.type !== 'union') return undefined;
+  const options = def.options ?? [];
+  const closed = options.find((o) => defOf(o).type === 'enum');
+  if (!closed || options.length !== 2 || !options.some((o) => defOf(o).type === 'string')) return undefined;
+  return { values: Object.values(defOf(closed).entries ?? {}).map(String), open: true };
+}
+
+/** A value of an enumeration onto ours by the spelling rules (`enum-spelling.ts`), or as it is. */
+function spelled(value: unknown, { values, open }: { values: string[]; open: boolean }, aliases: boolean): unknown {
+  if (typeof value !== 'string') return value;
+  const ours = aliases ? spelledValue(value, values, open) : values.find((v) => fieldKey(v) === fieldKey(value) && v !== value);
+  return ours ?? value;
 }
 
 /** The value at a map's path, relative to `value`: `"."` is `value` itself, dotted names reach into it (each under any spelling). */
@@ -178,5 +219,5 @@ export function conformBody(schema: z.ZodType, body: unknown, map?: OperationMap
   const shape = objectShape(schema);
   if (!shape || !isObject(body)) return body;
   const inside = unwrapEnvelope(shape, body, map?.envelope);
-  return isObject(inside) ? conformObject(shape, inside, { path: '', map }) : inside;
+  return isObject(inside) ? conformObject(shape, inside, { path: '', map, root: body }) : inside;
 }

@@ -27,7 +27,7 @@ import type { OperationId } from './operations';
 import type { ZodSide } from './zod-side';
 import { defOf, innerSchema } from './schema-walk';
 
-/** Value conversions a map may ask for. */
+/** Value conversions a map may ask for: every form a real service was seen to write a value the contract holds. */
 export const CONVERSIONS = {
   /** `"52.4"` to `52.4` */
   number: 'a number written as a string',
@@ -35,10 +35,14 @@ export const CONVERSIONS = {
   integer: 'a whole number, maybe written as a string',
   /** `0.524` to `52.4`: a share from 0 to 1 as the contract's percentage */
   percent: 'a share from 0 to 1, as a percentage from 0 to 100 (one decimal)',
-  /** `"2026-11-23T00:00:00Z"` to `"2026-11-23"` */
-  date: 'a date-time, as its UTC date',
-  /** `"2026-11-23 08:00:00"` or epoch seconds to ISO 8601 */
-  'date-time': 'a date-time in another spelling (or epoch seconds), as ISO 8601 UTC',
+  /** `"52.4%"` to `52.4` */
+  'percent-text': 'a percentage written as text with a % sign, as a number',
+  /** `5240` to `52.4`: hundredths of a percent */
+  'basis-points': 'basis points (hundredths of a percent), as a percentage (one decimal)',
+  /** `"2026-11-23T00:00:00Z"`, `1795392000` or `1795392000000` to `"2026-11-23"` */
+  date: 'a date-time, or epoch seconds or milliseconds, as its UTC date',
+  /** `"2026-11-23 08:00:00"`, epoch seconds or milliseconds to ISO 8601 */
+  'date-time': 'a date-time in another spelling (or epoch seconds or milliseconds), as ISO 8601 UTC',
   /** `"true"`, `1` to `true` */
   boolean: 'a boolean written as a string or number',
   /** `42` to `"42"` */
@@ -76,6 +80,23 @@ function collectPaths(schema: z.ZodType, path: string, into: Set<string>): void 
 }
 
 const numeric = (value: unknown) => (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value);
+/** One decimal, as the contract writes percentages. */
+const tenths = (x: number) => Math.round(x * 10) / 10;
+/** Epoch milliseconds from 1973 on; seconds below: a date in seconds would have to be after the year 5000 to read as milliseconds. */
+const MILLISECONDS_FROM = 1e11;
+const MAX_TIME = 8.64e15;
+
+/** A time in ms from a date-time string, epoch seconds or epoch milliseconds (a number or its digits); NaN when it is none. */
+export function timeOf(value: unknown): number {
+  const epoch = typeof value === 'number' ? value : typeof value === 'string' && /^\d{9,13}$/.test(value) ? Number(value) : undefined;
+  const time = epoch !== undefined ? (epoch >= MILLISECONDS_FROM ? epoch : epoch * 1000) : typeof value === 'string' ? Date.parse(value.replace(/^(\d{4}-\d\d-\d\d) /, '$1T')) : NaN;
+  // A space for the `T` is a common spelling (above); without a zone it is read as UTC (the runtime's zone).
+  // Past ECMAScript's range (±100,000,000 days) a Date is invalid: no time.
+  return Math.abs(time) <= MAX_TIME ? time : NaN;
+}
+
+/** A converted value, or the value as it was when it does not convert: the schema then refuses it, naming the field. */
+const orAsIs = (converted: number | string | undefined, value: unknown) => (converted === undefined || (typeof converted === 'number' && Number.isNaN(converted)) ? value : converted);
 
 /** A value converted as the map asks; a value that does not convert is left for the schema to refuse, naming the field. */
 export function convertValue(kind: Conversion, value: unknown): unknown {
@@ -89,17 +110,23 @@ export function convertValue(kind: Conversion, value: unknown): unknown {
     }
     case 'percent': {
       const n = numeric(value);
-      return typeof n === 'number' ? Math.round(n * 1000) / 10 : value;
+      return typeof n === 'number' ? tenths(n * 100) : value;
+    }
+    case 'percent-text': {
+      const match = typeof value === 'string' ? /^\s*(-?\d+(?:\.\d+)?)\s*%\s*$/.exec(value) : null;
+      return match ? Number(match[1]) : value;
+    }
+    case 'basis-points': {
+      const n = numeric(value);
+      return typeof n === 'number' ? tenths(n / 100) : value;
     }
     case 'date': {
-      const time = typeof value === 'string' ? Date.parse(value) : NaN;
-      return Number.isNaN(time) ? value : new Date(time).toISOString().slice(0, 10);
+      const time = timeOf(value);
+      return orAsIs(Number.isNaN(time) ? undefined : new Date(time).toISOString().slice(0, 10), value);
     }
     case 'date-time': {
-      const epoch = typeof value === 'number' ? value : typeof value === 'string' && /^\d{9,11}$/.test(value) ? Number(value) : undefined;
-      // A space for the `T` is a common spelling; without a zone it is read as UTC (the runtime's zone).
-      const time = epoch !== undefined ? epoch * 1000 : typeof value === 'string' ? Date.parse(value.replace(/^(\d{4}-\d\d-\d\d) /, '$1T')) : NaN;
-      return Number.isNaN(time) ? value : new Date(time).toISOString();
+      const time = timeOf(value);
+      return orAsIs(Number.isNaN(time) ? undefined : new Date(time).toISOString(), value);
     }
     case 'boolean':
       return value === 'true' || value === 1 || value === '1' ? true : value === 'false' || value === 0 || value === '0' ? false : value;

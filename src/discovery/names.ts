@@ -6,7 +6,10 @@
  * map); a plural, a singular or a synonym is a guess with a confidence.
  */
 import { fieldKey } from '../contract/conform';
+import { VALUE_SYNONYMS, wordsOf } from '../contract/enum-spelling';
 import { oursWithin } from '../contract/plausibility';
+
+export { wordsOf };
 
 /** How a name was matched, and how sure the match is (0 to 1). */
 export interface NameMatch {
@@ -34,11 +37,11 @@ export const VALUE_PREFIX = 0.6;
 
 /**
  * One small table of words that mean the same, names and values alike: each
- * row one meaning, its first entry the contract's. Rows for field names, then
- * for closed enumerations' values, then well-known aliases of open values
- * (engines), which are carried as they are when nothing here names them.
+ * row one meaning, its first entry the contract's. Rows for field names here;
+ * those for values are the contract's spelling rules (enum-spelling.ts), which
+ * the map applies to values no read has shown.
  */
-export const SYNONYMS: readonly (readonly string[])[] = [
+const FIELD_SYNONYMS: readonly (readonly string[])[] = [
   // field names
   ['history', 'weeks', 'trend', 'series', 'timeline'],
   ['score', 'visibility', 'value'],
@@ -56,35 +59,9 @@ export const SYNONYMS: readonly (readonly string[])[] = [
   ['state', 'status'],
   ['url', 'link', 'href'],
   ['domain', 'host', 'hostname'],
-  // closed enumerations' values
-  ['won', 'gain', 'gained', 'win', 'up', 'improved'],
-  ['lost', 'loss', 'lose', 'down', 'declined', 'dropped'],
-  ['held', 'same', 'hold', 'unchanged', 'steady', 'stable', 'flat'],
-  ['own', 'owned', 'first_party', 'self'],
-  ['third_party', 'external', 'other', 'earned'],
-  ['write', 'create', 'new_page'],
-  ['improve', 'update', 'optimize', 'optimise', 'refresh'],
-  ['leave', 'keep', 'ok', 'good'],
-  ['absent', 'not_mentioned', 'not_named', 'missing'],
-  ['no_answer', 'no_response', 'empty', 'failed'],
-  // well-known aliases of open values
-  ['chatgpt', 'openai', 'gpt', 'chat_gpt'],
-  ['google_ai_overviews', 'google_aio', 'aio', 'ai_overviews', 'google_ai_overview', 'sge'],
-  ['copilot', 'bing', 'bing_copilot', 'microsoft_copilot', 'bing_chat'],
-  ['claude', 'anthropic'],
-  ['gemini', 'bard', 'google_gemini'],
-  ['perplexity', 'pplx', 'perplexity_ai'],
 ];
 
-/** The words of a name in any convention: `weekStart`, `week_start`, `Week-Start`, `ChatGPT` → `week start`, `chat gpt`. */
-export function wordsOf(name: string): string[] {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean)
-    .map((word) => word.toLowerCase());
-}
+export const SYNONYMS: readonly (readonly string[])[] = [...FIELD_SYNONYMS, ...VALUE_SYNONYMS];
 
 /** A word's singular, by the common English endings; short words and `-us`, `-is`, `-ss` endings are left alone. */
 export function singular(word: string): string {

@@ -83,6 +83,8 @@ const CONVERSION_CONFIDENCE: Record<Conversion, number> = {
   string: 0.85,
   /** Many different values, all from 0 to 1 (`SHARE_EVIDENCE`). */
   percent: 0.85,
+  'percent-text': 0.95,
+  'basis-points': 0.5,
 };
 /** A share from 0 to 1 is told from a small percentage only by many values: this many different ones, none above 1. */
 export const SHARE_EVIDENCE = 3;

@@ -16,6 +16,7 @@ export const upstreamMapSchemas = once(() => {
     fields: z.record(z.string(), UpstreamPath).default({}),
     convert: z.record(z.string(), Conversion).default({}),
     values: z.record(z.string(), z.record(z.string(), z.string().min(1).max(80))).default({}),
+    keyed: z.record(z.string(), z.string().min(1).max(80)).optional(),
   });
 
   const OperationMaps = z.partialRecord(z.enum(OPERATION_IDS as [OperationId, ...OperationId[]]), OperationMap);
@@ -29,6 +30,9 @@ export const upstreamMapSchemas = once(() => {
         for (const part of ['fields', 'convert', 'values'] as const)
           for (const path of Object.keys(map[part]))
             if (!known.has(path)) ctx.addIssue({ code: 'custom', path: ['operations', id, part, path], message: `${id} has no field \`${path}\` in the contract.` });
+        for (const [path, field] of Object.entries(map.keyed ?? {}))
+          if (!known.has(`${path}[]`) || !known.has(`${path}[].${field}`))
+            ctx.addIssue({ code: 'custom', path: ['operations', id, 'keyed', path], message: `${id} has no list \`${path}\` whose items have a field \`${field}\` in the contract.` });
       }
     });
 

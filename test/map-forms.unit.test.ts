@@ -1,0 +1,166 @@
+/**
+ * Every form a real service writes a value the contract holds, said by the
+ * upstream map (src/contract/upstream-map.ts, conform.ts) and by the
+ * enumeration spelling rules (src/contract/enum-spelling.ts), tried on
+ * seeded generators of values rather than on examples: a percentage as a
+ * share, as text with a % sign, in basis points; a date or a time as a
+ * date-time, epoch seconds or milliseconds; a list keyed as an object; a
+ * field beside the envelope; an enumeration's value in any case, with
+ * other separators, under a vendor's name or a synonym, never seen before.
+ *
+ * Left out by the generators: percentages with more than one decimal (the
+ * contract writes one), dates before 1973 in epoch milliseconds (read as
+ * seconds), and keys of a keyed list that are whole numbers out of order (a
+ * JSON object puts those first, in order, whatever the service wrote).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { conformBody } from '../src/contract/conform';
+import { oursUnderVendor, spelledValue, VALUE_SYNONYMS } from '../src/contract/enum-spelling';
+import { ENGINES, OUTCOMES, STATES } from '../src/contract/enums';
+import { convertValue } from '../src/contract/upstream-map';
+import { upstreamMapSchemas } from '../src/contract/schemas/upstream-map';
+import { zodSide } from '../src/contract/zod-side';
+
+const zs = await zodSide();
+const SEED = 4301;
+const runs = { seed: SEED, numRuns: 300 };
+
+/** A percentage as the contract writes it: 0 to 100, one decimal. */
+const percentage = fc.integer({ min: 0, max: 1000 }).map((tenths) => tenths / 10);
+/** A UTC day from 1990 to 2100. */
+const day = fc.integer({ min: Date.UTC(1990, 0, 1) / 86_400_000, max: Date.UTC(2100, 0, 1) / 86_400_000 }).map((d) => new Date(d * 86_400_000).toISOString().slice(0, 10));
+const instant = fc.integer({ min: Date.UTC(1990, 0, 1) / 1000, max: Date.UTC(2100, 0, 1) / 1000 }).map((s) => new Date(s * 1000).toISOString());
+
+describe('a percentage', () => {
+  it('reads back from a share, text with a % sign, and basis points', () => {
+    fc.assert(
+      fc.property(percentage, (p) => {
+        expect(convertValue('percent', Number((p / 100).toFixed(4)))).toBe(p);
+        expect(convertValue('percent', String(p / 100))).toBe(p);
+        expect(convertValue('percent-text', `${p}%`)).toBe(p);
+        expect(convertValue('percent-text', ` ${p.toFixed(1)} %`)).toBe(p);
+        expect(convertValue('basis-points', Math.round(p * 100))).toBe(p);
+      }),
+      runs,
+    );
+  });
+
+  it('is left as it is, for the contract to refuse, when it is not in the form the map says', () => {
+    expect(convertValue('percent-text', '55.9')).toBe('55.9');
+    expect(convertValue('percent-text', 'n/a')).toBe('n/a');
+    expect(convertValue('basis-points', 'lots')).toBe('lots');
+    expect(convertValue('percent', null)).toBeNull();
+  });
+});
+
+describe('a date and a time', () => {
+  it('read back from a date-time at midnight, epoch seconds and epoch milliseconds, as numbers or digits', () => {
+    fc.assert(
+      fc.property(day, (d) => {
+        const ms = Date.parse(`${d}T00:00:00Z`);
+        for (const form of [`${d}T00:00:00Z`, `${d}T00:00:00.000Z`, ms, ms / 1000, String(ms), String(ms / 1000)]) expect(convertValue('date', form), String(form)).toBe(d);
+      }),
+      runs,
+    );
+    fc.assert(
+      fc.property(instant, (t) => {
+        const ms = Date.parse(t);
+        for (const form of [t, t.replace('T', ' ').replace('.000Z', ''), ms, ms / 1000, String(ms)]) expect(convertValue('date-time', form), String(form)).toBe(t);
+      }),
+      runs,
+    );
+  });
+
+  it('is left as it is past what a date can be, never a thrown error', () => {
+    for (const v of [9e20, -9e20, 'tomorrow', '', true]) {
+      expect(convertValue('date', v)).toBe(v);
+      expect(convertValue('date-time', v)).toBe(v);
+    }
+  });
+});
+
+describe('an enumeration value', () => {
+  const spellings: fc.Arbitrary<(words: string[]) => string> = fc.constantFrom(
+    (w) => w.join('_'),
+    (w) => w.join('-').toUpperCase(),
+    (w) => w.map((x) => x[0]!.toUpperCase() + x.slice(1)).join(''),
+    (w) => w[0]! + w.slice(1).map((x) => x[0]!.toUpperCase() + x.slice(1)).join(''),
+    (w) => w.join(' '),
+    (w) => w.join('_').toUpperCase(),
+  );
+
+  it('in any case and with any separators is ours, closed or open', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...STATES, ...OUTCOMES), spellings, (value, spell) => {
+        const ours = (STATES as readonly string[]).includes(value) ? STATES : OUTCOMES;
+        const written = spell(value.split('_'));
+        expect(spelledValue(written, ours) ?? written).toBe(value);
+      }),
+      runs,
+    );
+  });
+
+  it('under a vendor\'s prefix or suffix is one of our engines, in any spelling; another vendor\'s engine is carried', () => {
+    const vendors = fc.constantFrom('openai', 'anthropic', 'google', 'microsoft', 'perplexity', 'acme', 'ai');
+    fc.assert(
+      fc.property(fc.constantFrom(...ENGINES), vendors, fc.boolean(), spellings, (engine, vendor, before, spell) => {
+        const words = before ? [vendor, ...engine.split('_')] : [...engine.split('_'), vendor];
+        // A vendor word that is itself one of our engines makes the value two of ours: not guessed.
+        if (words.join('') !== engine.replaceAll('_', '') && !ENGINES.some((e) => e !== engine && words.join('').includes(e.replaceAll('_', '')))) expect(spelledValue(spell(words), ENGINES, true)).toBe(engine);
+      }),
+      runs,
+    );
+    expect(spelledValue('xai-grok', ENGINES, true)).toBeUndefined();
+    expect(oursUnderVendor('GROK_4', ENGINES)).toBeUndefined();
+    expect(spelledValue('OPENAI_CHATGPT', ENGINES, true)).toBe('chatgpt');
+  });
+
+  it('of a synonym is ours in any spelling; a value like none is left for the contract to name', () => {
+    for (const row of VALUE_SYNONYMS) for (const word of row.slice(1)) expect(spelledValue(word.toUpperCase(), [row[0]!]), word).toBe(row[0]);
+    expect(spelledValue('meh', OUTCOMES)).toBeUndefined();
+  });
+});
+
+describe('a map', () => {
+  const { OperationMap, UpstreamMapInput } = upstreamMapSchemas();
+
+  it('reads a list keyed as an object, in the object\'s order, the key into the field the map names', () => {
+    const map = OperationMap.parse({ keyed: { topics: 'name', 'topics[].rivals': 'name' }, fields: { 'topics[].id': 'ref' } });
+    const body = {
+      brand_id: 1,
+      topics: {
+        Zeta: { ref: 7, rivals: { Acme: { share: 40 }, Bolt: { share: 10 } } },
+        Alpha: { ref: 3, rivals: {} },
+      },
+    };
+    const read = conformBody(zs.response('listTopics'), body, map) as { topics: { id: number; name: string; rivals: { name: string; share: number }[] }[] };
+    expect(read.topics.map((t) => [t.id, t.name])).toEqual([
+      [7, 'Zeta'],
+      [3, 'Alpha'],
+    ]);
+    expect(read.topics[0]!.rivals).toEqual([
+      { name: 'Acme', share: 40 },
+      { name: 'Bolt', share: 10 },
+    ]);
+  });
+
+  it('puts a whole-number key into a number field as a number', () => {
+    const map = OperationMap.parse({ keyed: { topics: 'id' } });
+    const read = conformBody(zs.response('listTopics'), { topics: { '3': { name: 'a' }, '7': { name: 'b' } } }, map) as { topics: { id: number }[] };
+    expect(read.topics.map((t) => t.id)).toEqual([3, 7]);
+  });
+
+  it('reads a renamed field beside the envelope by its path in the whole answer', () => {
+    const map = OperationMap.parse({ envelope: 'payload', fields: { generated_at: 'meta.asOf' }, convert: { generated_at: 'date-time' } });
+    const read = conformBody(zs.response('getVisibility'), { payload: { brand_id: 1, score: 50 }, meta: { asOf: 1795392000 } }, map) as Record<string, unknown>;
+    expect(read.generated_at).toBe(new Date(1795392000 * 1000).toISOString());
+    expect(read.brand_id).toBe(1);
+  });
+
+  it('is refused when it keys a list the contract does not have, naming it', () => {
+    const parsed = UpstreamMapInput.safeParse({ operations: { listTopics: { keyed: { topicz: 'name' } } } });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]?.path).toEqual(['operations', 'listTopics', 'keyed', 'topicz']);
+  });
+});
