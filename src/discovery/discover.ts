@@ -21,7 +21,9 @@
  * nothing, and says when it can go on (`stopped.resume_at`); the reads made
  * so far are cached by the Worker, so going on costs only the rest.
  */
-import { zodSide } from '../contract/zod-side';
+import { type ZodSide, zodSide } from '../contract/zod-side';
+import { contractPaths } from '../contract/upstream-map';
+import { knownValues } from './joins';
 import { conformBody } from '../contract/conform';
 import { fillParams, type Params, valuesAt } from '../contract/params-from';
 import { type AnyOperation, BRAND_ID_FROM, OPERATION_IDS, type OperationId, operations } from '../contract/operations';
@@ -114,6 +116,8 @@ export async function discoverUpstreamMap(read: DiscoveryReader, options: Discov
   /** Each body read, on the contract's names as discovery best guesses them: where later requests find their values. */
   const read200 = new Map<OperationId, unknown>();
   const failed = new Map<OperationId, string>();
+  /** Each body read as sent, with the request it answered: proposed again once every operation is read. */
+  const bodies = new Map<OperationId, { body: Record<string, unknown>; params: Params }>();
 
   for (const id of readingOrder()) {
     const op = table(id);
@@ -159,12 +163,14 @@ export async function discoverUpstreamMap(read: DiscoveryReader, options: Discov
     entries.set(id, { status: 200, params, cache: answer.cache ?? null, ...proposal.report });
     if (hasEntries(proposal.map)) report.map.operations[id] = proposal.map;
     read200.set(id, conformBody(zs.response(id), body, proposal.guess));
+    bodies.set(id, { body: body as Record<string, unknown>, params });
     if (id === BRAND_ID_FROM.operation) {
       // `brand_id` is required of a key with several brands, and optional with one: given only when needed.
       const brands = valuesAt(read200.get(id), BRAND_ID_FROM.path);
       if (brands.length > 1 && typeof brands[0] === 'number') report.brand_id = brands[0];
     }
   }
+  if (!report.stopped) joinAcross(zs, bodies, threshold, report, entries);
   for (const id of OPERATION_IDS) {
     const entry = entries.get(id) ?? { status: null, skipped: 'not read: discovery stopped (see `stopped`)' };
     report.operations[id] = entry;
@@ -173,4 +179,26 @@ export async function discoverUpstreamMap(read: DiscoveryReader, options: Discov
   return report;
 }
 
-const hasEntries = (map: OperationMap) => map.envelope !== undefined || [map.fields, map.convert, map.values].some((part) => Object.keys(part).length > 0);
+/** Rounds of proposing again with what the other operations settled: a join settled in one may settle another in the next. */
+const JOIN_ROUNDS = 2;
+
+/**
+ * Every body proposed again, now that every operation is read: the values each holds for the resources the spec
+ * joins (`joins.ts`), as placed surely so far, and the values its requests were answered for, settle fields no name
+ * placed.
+ */
+function joinAcross(zs: ZodSide, bodies: ReadonlyMap<OperationId, { body: Record<string, unknown>; params: Params }>, threshold: number, report: DiscoveryReport, entries: Map<OperationId, DiscoveryReport['operations'][string]>): void {
+  for (let round = 0; round < JOIN_ROUNDS; round++) {
+    const placed = new Map([...bodies].map(([id, { body }]) => [id, conformBody(zs.response(id), body, report.map.operations[id])] as const));
+    const known = knownValues(placed, (id) => contractPaths(zs, id), new Map([...bodies].map(([id, { params }]) => [id, params] as const)));
+    for (const [id, { body, params }] of bodies) {
+      const proposal = proposeOperation(zs, id, body, threshold, known);
+      const entry = entries.get(id);
+      entries.set(id, { status: 200, params, cache: entry && 'cache' in entry ? (entry.cache ?? null) : null, ...proposal.report });
+      if (hasEntries(proposal.map)) report.map.operations[id] = proposal.map;
+      else delete report.map.operations[id];
+    }
+  }
+}
+
+const hasEntries = (map: OperationMap) => map.envelope !== undefined || [map.fields, map.convert, map.values, map.keyed ?? {}].some((part) => Object.keys(part).length > 0);

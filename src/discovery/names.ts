@@ -13,7 +13,7 @@ export { wordsOf };
 
 /** How a name was matched, and how sure the match is (0 to 1). */
 export interface NameMatch {
-  by: 'name' | 'plural' | 'synonym';
+  by: 'name' | 'plural' | 'synonym' | 'entity' | 'abbreviation';
   confidence: number;
 }
 
@@ -84,12 +84,80 @@ function meaningOf(name: string): string {
   return MEANING.get(whole) ?? whole.split('_').map((word) => MEANING.get(word) ?? word).join('_');
 }
 
-/** Whether two names are one: the same in another convention, a plural of the other, or synonyms. */
-export function compareNames(contract: string, upstream: string): NameMatch | undefined {
+/**
+ * Whether two names are one: the same in another convention, a plural of the other, or synonyms; written after
+ * the name of the entity that holds it (`BrandId` in a brand, `PromptText` in a prompt: `entity`, the holder's
+ * name in the singular); or abbreviated word by word (`DeltaPts`, `ans_cnt`, `prev_per`).
+ */
+export function compareNames(contract: string, upstream: string, entity?: string): NameMatch | undefined {
   if (fieldKey(contract) === fieldKey(upstream)) return { by: 'name', confidence: SAME_NAME };
   if (singularName(contract) === singularName(upstream)) return { by: 'plural', confidence: NAME_GUESS };
   if (meaningOf(contract) === meaningOf(upstream)) return { by: 'synonym', confidence: NAME_GUESS };
+  const rest = entity ? withoutEntity(upstream, entity) : undefined;
+  if (rest) {
+    const inner = compareNames(contract, rest);
+    if (inner) return { by: 'entity', confidence: Math.min(inner.confidence, ENTITY_PREFIX) };
+  }
+  if (abbreviated(wordsOf(contract).map(singular), wordsOf(upstream).map(singular))) return { by: 'abbreviation', confidence: ABBREVIATION };
   return undefined;
+}
+
+/** A name after its entity's (`brand_id` in a brand is `id`; `PromptText` in a prompt is `Text`): what is left, or undefined. */
+export function withoutEntity(upstream: string, entity: string): string | undefined {
+  const words = wordsOf(upstream);
+  const mine = wordsOf(entity).map(singular);
+  if (words.length <= mine.length || !mine.every((w, i) => singular(words[i]!) === w)) return undefined;
+  return words.slice(mine.length).join('_');
+}
+
+/** The name of the entity an object at `path` is (`prompts[]` → `prompt`, `topic.rivals[]` → `rival`), for `compareNames`. */
+export const entityOf = (path: string): string | undefined => {
+  const last = path.split('.').at(-1)?.replace(/\[\]$/, '');
+  return last ? wordsOf(last).map(singular).at(-1) : undefined;
+};
+
+/** The entity prefix a field is found under: nearly as sure as the name itself. */
+export const ENTITY_PREFIX = 0.9;
+/** Every word abbreviated or the same: a guess that other evidence confirms. */
+export const ABBREVIATION = 0.75;
+/** Words a builder adds for the unit, which say nothing of the meaning (`DeltaPts`, `share_pct`). */
+const UNIT_WORDS = new Set(['pt', 'pts', 'pct', 'val', 'value', 'bp', 'bps']);
+/** Words that count, in any abbreviation: `runs`, `count`, `cnt`, `qty`, `num`, `n`. */
+const COUNT_WORDS = new Set(['run', 'count', 'cnt', 'qty', 'num', 'n', 'total', 'tot']);
+
+/** Each word of the table to every word of its row: where an abbreviation of a synonym is looked for (`ts` for `generated_at`). */
+const ROW_WORDS = new Map<string, string[]>();
+for (const row of SYNONYMS) for (const entry of row) ROW_WORDS.set(singularName(entry), row.flatMap((e) => singularName(e).split('_')));
+
+/** `short` abbreviates `word`: its start (`pos`, `impr`, `prev`), or its first letter and consonants in order (`cnt`, `qty`, `pct`, `ts`). */
+function abbreviates(short: string, word: string): boolean {
+  if (short.length < 2 || short.length >= word.length || short[0] !== word[0]) return false;
+  if (word.startsWith(short)) return true;
+  if (/[aeiou]/.test(short.slice(1))) return false;
+  let i = 1;
+  for (const ch of word.slice(1)) if (ch === short[i]) i++;
+  return i === short.length;
+}
+
+/** One contract word and one upstream word: the same, a synonym, an abbreviation of either, or one stem of four letters or more. */
+function wordMatch(mine: string, theirs: string): boolean {
+  if (mine === theirs || MEANING.get(mine) === MEANING.get(theirs) && MEANING.has(mine)) return true;
+  if (COUNT_WORDS.has(mine) && COUNT_WORDS.has(theirs)) return true;
+  if (abbreviates(theirs, mine) || (ROW_WORDS.get(mine) ?? []).some((w) => abbreviates(theirs, w) || w === theirs)) return true;
+  let stem = 0;
+  while (stem < Math.min(mine.length, theirs.length) && mine[stem] === theirs[stem]) stem++;
+  return stem >= 4;
+}
+
+/** Every contract word matched in order by an upstream word, and every upstream word used or a unit word. */
+function abbreviated(mine: string[], theirs: string[]): boolean {
+  let j = 0;
+  for (const word of mine) {
+    while (j < theirs.length && UNIT_WORDS.has(theirs[j]!) && !wordMatch(word, theirs[j]!)) j++;
+    if (j >= theirs.length || !wordMatch(word, theirs[j]!)) return false;
+    j++;
+  }
+  return theirs.slice(j).every((w) => UNIT_WORDS.has(w));
 }
 
 /**

@@ -26,7 +26,8 @@ import type { OperationId } from '../contract/operations';
 import type { ZodSide } from '../contract/zod-side';
 import type { OperationMap } from '../contract/schemas/upstream-map';
 import type { Conversion } from '../contract/upstream-map';
-import { compareNames, valueCandidates } from './names';
+import { domainOf, joins, type Known } from './joins';
+import { compareNames, entityOf, valueCandidates } from './names';
 import type { Candidate, OperationRead, Placement, ToConfirm, ValueProposal } from './report';
 import { AMBIGUOUS, type Expected, expectedOf, fitOf, type Reading } from './shapes';
 
@@ -77,7 +78,11 @@ class Walk {
   readonly sure = emptyMap();
   readonly guess = emptyMap();
 
-  constructor(readonly threshold: number) {}
+  constructor(
+    readonly threshold: number,
+    /** Values other operations hold for the resources the spec joins (`joins.ts`); empty on the first reading. */
+    readonly known: Known = new Map(),
+  ) {}
 
   /** A field's upstream name and conversion: into the map when sure, into the guess always. */
   mapField(path: string, name: string, from: string, convert: Conversion | undefined, sure: boolean): void {
@@ -99,10 +104,10 @@ class Walk {
 }
 
 /** The operation's part of the map, proposed from one upstream body (a JSON object). */
-export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, threshold: number): OperationProposal {
+export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, threshold: number, known?: Known): OperationProposal {
   const schema = zs.response(id);
   const shape = objectShape(schema) ?? {};
-  const walk = new Walk(threshold);
+  const walk = new Walk(threshold, known);
   const envelope = findEnvelope(shape, body);
   if (envelope?.in_map && envelope.confidence < threshold)
     walk.toConfirm.push({ path: '', reason: `\`${envelope.at}\` holds a few of the contract's fields: is it the body?`, candidates: [{ from: envelope.at, confidence: envelope.confidence, by: 'structure' }] });
@@ -235,10 +240,17 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
   const byName: Pair[] = [];
   for (const name of Object.keys(shape))
     for (const key of keys) {
-      const match = compareNames(name, key);
+      const match = compareNames(name, key, entityOf(path));
       if (match) byName.push(pairOf(name, key, match.by, match.confidence, expected[name]!, valuesOf(key)));
     }
-  const chosen = choose(byName);
+  // A name whose values name another resource than the field's (a topic's id under a question's name) is no candidate.
+  const chosen = choose(byName.filter((pair) => joinOf(walk, pathOf(path, pair.name), valuesOf(pair.key)) !== false));
+  // Values joined across operations: the one free field whose values are all that resource's.
+  for (const [name, pair] of byJoin(Object.keys(shape).filter((name) => !chosen.has(name) || chosen.get(name)![0]!.confidence < walk.threshold), keys, path, expected, valuesOf, walk, chosen)) {
+    // A weaker name that read the same field gives it up.
+    for (const [other, pairs] of chosen) if (other !== name && pairs[0]?.key === pair.key) chosen.delete(other);
+    chosen.set(name, [pair]);
+  }
   const named = new Set([...chosen.values()].flat().map((p) => p.key));
   // An object written flat in this one (`MarketId`, `MarketCode` for `market`) before any guess by type takes its fields.
   const flat = flatObjects(Object.keys(shape).filter((name) => !chosen.has(name)), keys.filter((key) => !named.has(key)), expected, valuesOf);
@@ -364,6 +376,33 @@ function placeFlat(walk: Walk, path: string, name: string, flat: FlatObject, exp
   const inner = expected.kind === 'object' ? Object.keys(expected.shape) : [];
   for (const field of inner) if (!flat.pairs.some((p) => p.name === field)) walk.unplaced.push(`${path}.${field}`);
 }
+
+/** Whether a field's values join the resource its contract path names (`joins.ts`); undefined when nothing tells. */
+function joinOf(walk: Walk, path: string, values: unknown[]): boolean | undefined {
+  const domain = domainOf(path);
+  return domain ? joins(walk.known, domain, values) : undefined;
+}
+
+/** A field placed by the values it shares with another operation: as sure as a name, and read before any guess by type. */
+const JOIN = 0.9;
+
+/** Of the fields no name placed surely, those whose values join their resource through exactly one free field. */
+function byJoin(names: string[], keys: string[], path: string, expected: Record<string, Expected & { nullable: boolean }>, valuesOf: (key: string) => unknown[], walk: Walk, chosen: Map<string, Pair[]>): Map<string, Pair> {
+  const found = new Map<string, Pair>();
+  const taken = new Set([...chosen.entries()].filter(([name, pairs]) => !names.includes(name) && pairs[0]).map(([, pairs]) => pairs[0]!.key));
+  for (const name of names) {
+    const fieldPath = pathOf(path, name);
+    if (!domainOf(fieldPath)) continue;
+    const joined = keys.filter((key) => !taken.has(key) && joinOf(walk, fieldPath, valuesOf(key)) === true && fitOf(expected[name]!, valuesOf(key)).readings.length > 0);
+    if (joined.length !== 1) continue;
+    const key = joined[0]!;
+    found.set(name, { ...pairOf(name, key, 'join', JOIN, expected[name]!, valuesOf(key)), reason: `its values are those other operations hold for ${domainWords(fieldPath)}` });
+    taken.add(key);
+  }
+  return found;
+}
+
+const domainWords = (path: string) => `the ${domainOf(path)!.replace('_', ' ')}`;
 
 /** A pair weighed by how its values read: a name whose values do not read as the contract's is a candidate only. */
 function pairOf(name: string, key: string, by: Placement['by'], nameConfidence: number, expected: Expected & { nullable: boolean }, values: unknown[]): Pair {

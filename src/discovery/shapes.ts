@@ -84,7 +84,8 @@ const CONVERSION_CONFIDENCE: Record<Conversion, number> = {
   /** Many different values, all from 0 to 1 (`SHARE_EVIDENCE`). */
   percent: 0.85,
   'percent-text': 0.95,
-  'basis-points': 0.5,
+  /** Whole numbers up to 10,000 where the contract has a percentage, some past 100. */
+  'basis-points': 0.85,
 };
 /** A share from 0 to 1 is told from a small percentage only by many values: this many different ones, none above 1. */
 export const SHARE_EVIDENCE = 3;
@@ -121,20 +122,80 @@ export function fitOf(expected: Expected & { nullable: boolean }, values: readon
 
 function leafFit(expected: Extract<Expected, { leaf: z.ZodType }>, seen: unknown[]): Fit {
   const fits = (convert?: Conversion) => seen.every((v) => expected.leaf.safeParse(convert ? convertValue(convert, v) : v).success);
-  const percent = expected.kind === 'number' && expected.percent;
-  if (fits()) return percent ? percentFit(seen as number[], { confidence: 1 }) : { readings: [{ confidence: 1 }] };
-  const tried: Conversion[] = expected.kind === 'number' ? [expected.integer ? 'integer' : 'number'] : ['date', 'date-time', 'boolean', 'string'];
-  const readings = tried.filter((convert) => fits(convert)).map((convert) => ({ convert, confidence: conversionConfidence(convert, seen) }));
+  const percent = expected.kind === 'number' && (expected.percent || expected.change);
+  const form = formOf(seen);
+  if (fits()) {
+    if (percent) return percentFit(seen as number[], { confidence: 1 }, expected.change);
+    // Plain text where the values are dates, times or numbers written as text is a reading, not a likely one.
+    if (expected.kind === 'scalar' && textFormat(expected.leaf) === undefined && form !== 'text' && defOf(expected.leaf).type === 'string') return { readings: [{ confidence: UNLIKE_TEXT }], reason: `its values are ${FORM_WORDS[form]}, the contract's plain text` };
+    return { readings: [{ confidence: 1 }] };
+  }
+  const tried: Conversion[] =
+    expected.kind === 'number' ? [expected.integer ? 'integer' : 'number', ...(percent ? (['percent-text', 'basis-points'] as const) : [])] : (['date', 'date-time', 'boolean'] as const).filter((c) => c !== 'boolean' || defOf(expected.leaf).type === 'boolean');
+  const readings = tried.filter((convert) => fits(convert) && formAllows(convert, form, seen)).map((convert) => ({ convert, confidence: conversionConfidence(convert, seen) }));
   if (readings.length === 0) return { readings, reason: `its values (${kindOf(seen[0])}) do not read as the contract's, even converted` };
   readings.sort((a, b) => b.confidence - a.confidence);
   // Numbers written as text where the contract has a percentage may still be shares.
-  return percent ? percentFit(seen.map(Number), readings[0]!) : { readings: readings.slice(0, 1) };
+  return percent && readings[0]!.convert === 'number' ? percentFit(seen.map(Number), readings[0]!, expected.change) : { readings: readings.slice(0, 1) };
 }
 
 function conversionConfidence(convert: Conversion, seen: unknown[]): number {
   // A date-time at midnight UTC is plainly a date; another hour may be a local date shifted.
-  if (convert === 'date') return seen.every((v) => typeof v === 'string' && Date.parse(v) % 86_400_000 === 0) ? 0.95 : 0.8;
+  if (convert === 'date') return seen.every((v) => Date.parse(String(convertValue('date-time', v))) % 86_400_000 === 0) ? 0.95 : 0.8;
   return CONVERSION_CONFIDENCE[convert];
+}
+
+/** How a field's values are written, taken together. */
+export type Form = 'date' | 'date-time' | 'epoch' | 'percent-text' | 'number' | 'numeric-text' | 'boolean' | 'text' | 'mixed';
+const FORM_WORDS: Record<Form, string> = {
+  date: 'dates',
+  'date-time': 'date-times',
+  epoch: 'epoch times',
+  'percent-text': 'percentages written with %',
+  number: 'numbers',
+  'numeric-text': 'numbers written as text',
+  boolean: 'booleans',
+  text: 'text',
+  mixed: 'of several kinds',
+};
+/** Epoch seconds or milliseconds from 2000 to 2100: a count or an amount is far from either range. */
+const EPOCH_SECONDS = [946_684_800, 4_102_444_800] as const;
+const isEpoch = (v: unknown) => {
+  const n = typeof v === 'string' && /^\d{9,13}$/.test(v) ? Number(v) : v;
+  return typeof n === 'number' && Number.isInteger(n) && ((n >= EPOCH_SECONDS[0] && n <= EPOCH_SECONDS[1]) || (n >= EPOCH_SECONDS[0] * 1000 && n <= EPOCH_SECONDS[1] * 1000));
+};
+function formOfOne(v: unknown): Form {
+  if (typeof v === 'boolean') return 'boolean';
+  if (isEpoch(v)) return 'epoch';
+  if (typeof v === 'number') return 'number';
+  if (typeof v !== 'string') return 'mixed';
+  if (/^\d{4}-\d\d-\d\d$/.test(v)) return 'date';
+  if (/^\d{4}-\d\d-\d\d[T ]\d\d:\d\d/.test(v)) return 'date-time';
+  if (/^\s*-?\d+(\.\d+)?\s*%\s*$/.test(v)) return 'percent-text';
+  if (v.trim() !== '' && Number.isFinite(Number(v))) return 'numeric-text';
+  return 'text';
+}
+/** The one form every value has, or `mixed`. */
+export function formOf(seen: readonly unknown[]): Form {
+  const forms = new Set(seen.map(formOfOne));
+  return forms.size === 1 ? [...forms][0]! : forms.size === 2 && forms.has('number') && forms.has('epoch') ? 'number' : 'mixed';
+}
+const textFormat = (leaf: z.ZodType) => defOf(leaf).format ?? defOf(leaf).checks?.map((c) => c._zod.def.format).find(Boolean);
+/** A plain-text field's reading of values that are not text. */
+const UNLIKE_TEXT = 0.3;
+
+/** Whether the values' form is one the conversion is for: a date from dates or epochs, never from a count. */
+function formAllows(convert: Conversion, form: Form, seen: readonly unknown[]): boolean {
+  switch (convert) {
+    case 'date':
+    case 'date-time':
+      return form === 'date' || form === 'date-time' || form === 'epoch';
+    case 'basis-points':
+      // Whole numbers, some past 100: hundredths of a percent.
+      return seen.every((v) => typeof v === 'number' && Number.isInteger(v)) && seen.some((v) => Math.abs(v as number) > 100);
+    default:
+      return true;
+  }
 }
 
 /**
@@ -142,9 +203,11 @@ function conversionConfidence(convert: Conversion, seen: unknown[]): number {
  * to 1 with a fraction among them: shares, or a small percentage? Many
  * different values say shares; one or two cannot tell, and a person chooses.
  */
-function percentFit(values: number[], plain: Reading): Fit {
-  const fractions = values.some((v) => v > 0 && v < 1);
-  if (!fractions || values.some((v) => v > 1)) return { readings: [plain] };
+function percentFit(values: number[], plain: Reading, change = false): Fit {
+  const fractions = values.some((v) => v !== 0 && Math.abs(v) < 1);
+  if (!fractions || values.some((v) => Math.abs(v) > 1)) return { readings: [plain] };
+  // A change within -1 to 1 is as likely points as a share: its unit is its siblings' (propose.ts `siblingUnits`).
+  if (change) return { readings: [plain] };
   if (new Set(values).size >= SHARE_EVIDENCE) return { readings: [{ convert: 'percent', confidence: CONVERSION_CONFIDENCE.percent }], reason: 'every value is from 0 to 1: shares, read as percentages' };
   return {
     readings: [
