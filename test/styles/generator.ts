@@ -334,8 +334,8 @@ export function houseStyle(): fc.Arbitrary<HouseStyle> {
   });
 }
 
-/** The style fast-check draws for `seed`: what the tests and `npm run test:styles` name a style by. */
-export const styleOf = (seed: number): HouseStyle => fc.sample(houseStyle(), { seed, numRuns: 1 })[0]!;
+/** The style fast-check draws for `seed`, its per-path decisions drawn from `seed` too: what the tests and `npm run test:styles` name a style by. */
+export const styleOf = (seed: number): HouseStyle => ({ ...fc.sample(houseStyle(), { seed, numRuns: 1 })[0]!, seed });
 
 export const styleOmits = (style: HouseStyle, id: OperationId): boolean => style.omitted.includes(id);
 
@@ -725,7 +725,8 @@ function decode(ctx: Ctx, node: Node, path: string, value: Json, unit: Unit): Js
   for (const [name, child] of Object.entries(node.fields)) {
     const fieldPlan = plan.fields[name]!;
     const childPath = path ? `${path}.${name}` : name;
-    if (fieldPlan.how === 'flat' && child.kind === 'object') {
+    if (fieldPlan.how === 'flat') {
+      if (child.kind !== 'object') continue;
       const inner = planOf(ctx.style, ctx.id, childPath, child);
       if (!Object.values(fieldPlan.names).some((n) => Object.hasOwn(value, n))) continue;
       out[name] = Object.fromEntries(
