@@ -296,10 +296,12 @@ export interface HouseStyle {
   omitted: OperationId[];
 }
 
-const unitArb = fc.constantFrom<Unit>('points', 'fraction', 'string', 'bps');
+/** One of `options`, the first (the contract's own form) as likely as all the others together: each habit drawn on its own. */
+const mostly = <T>(first: T, ...others: T[]): fc.Arbitrary<T> => fc.oneof({ weight: others.length, arbitrary: fc.constant(first) }, { weight: others.length, arbitrary: fc.constantFrom(...others) });
+const unitArb = mostly<Unit>('points', 'fraction', 'string', 'bps');
 const enumArb = (kind: EnumKind) =>
   fc.record({
-    spelling: fc.constantFrom<Spelling>('as_is', 'upper', 'upper_kebab', 'pascal', 'camel', 'kebab'),
+    spelling: mostly<Spelling>('as_is', 'upper', 'upper_kebab', 'pascal', 'camel', 'kebab'),
     synonyms: fc.record(Object.fromEntries(CLOSED[kind].map((v) => [v, fc.oneof({ weight: 2, arbitrary: fc.constant(-1) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 2 }) })]))) as fc.Arbitrary<Record<string, number>>,
   });
 
@@ -311,8 +313,8 @@ export function houseStyle(): fc.Arbitrary<HouseStyle> {
     caseName: fc.constantFrom(...CASE_NAMES),
     caseDeviation: fc.constantFrom(0, 0, 0.1, 0.25),
     envelope: fc.oneof(
-      fc.constant({ kind: 'none' as const }),
-      fc.record({ kind: fc.constant('wrap' as const), data: fc.constantFrom('data' as const, 'result' as const, 'payload' as const), status: fc.boolean(), movedTimestamp: fc.boolean() }),
+      { weight: 2, arbitrary: fc.constant({ kind: 'none' as const }) },
+      { weight: 3, arbitrary: fc.record({ kind: fc.constant('wrap' as const), data: fc.constantFrom('data' as const, 'result' as const, 'payload' as const), status: fc.boolean(), movedTimestamp: fc.boolean() }) },
     ),
     rename: fc.record({ prefix: fc.constantFrom(0, 0.1, 0.3), abbreviate: fc.constantFrom(0, 0.1, 0.3), synonym: fc.constantFrom(0, 0.15, 0.3) }),
     flat: fc.constantFrom(0, 0.3, 0.7),
@@ -320,11 +322,11 @@ export function houseStyle(): fc.Arbitrary<HouseStyle> {
     extra: fc.constantFrom(0, 0.2, 0.5),
     unit: unitArb,
     unitDeviation: fc.constantFrom(0, 0.2, 0.5),
-    dayForm: fc.constantFrom<DayForm>('date', 'midnight', 'epoch_s', 'epoch_ms'),
-    timeForm: fc.constantFrom<TimeForm>('iso', 'epoch_s', 'epoch_ms'),
+    dayForm: mostly<DayForm>('date', 'midnight', 'epoch_s', 'epoch_ms'),
+    timeForm: mostly<TimeForm>('iso', 'epoch_s', 'epoch_ms'),
     dateDeviation: fc.constantFrom(0, 0.2),
     enums: fc.record({ state: enumArb('state'), outcome: enumArb('outcome'), action: enumArb('action'), class: enumArb('class'), direction: enumArb('direction') }),
-    engines: fc.record({ form: fc.constantFrom<EngineForm>('as_is', 'prefix', 'suffix', 'upper_prefix', 'upper'), separator: fc.constantFrom('-' as const, '_' as const) }),
+    engines: fc.record({ form: mostly<EngineForm>('as_is', 'prefix', 'suffix', 'upper_prefix', 'upper'), separator: fc.constantFrom('-' as const, '_' as const) }),
     extraEngines: fc.subarray([...EXTRA_ENGINES], { maxLength: 2 }),
     omitted: fc.subarray(OPTIONAL_OPERATIONS, { maxLength: 4 }).map((ids) => {
       const all = new Set(ids);
