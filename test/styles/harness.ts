@@ -1,0 +1,286 @@
+/**
+ * The measuring instrument of issue 43 item 4: discovery alone in front of a
+ * service in a house style (generator.ts), scored.
+ *
+ * `runStyle(style, env)`:
+ *
+ * 1. The service: our embedded origin (`originTransport(env.DB)`, the demo
+ *    key `demo_pro_single`), in process, with the style applied to every 200
+ *    body; an operation the style omits answers 404 `not_found`. The origin's
+ *    answers are kept by URL for the whole run, so a style costs only its
+ *    transformation (and the service answers the same bytes every time).
+ * 2. Discovery alone (`discoverUpstreamMap` over `clientReader`), no hand
+ *    edit. **Entries left for a person**: the total of `to_confirm.length +
+ *    unplaced.length` over the operations the style provides (not omitted,
+ *    and answered 200 by the origin). An operation provided but not read by
+ *    discovery (skipped for a value it could not find, or failed) is listed in
+ *    `unread`, apart from the count.
+ * 3. The weekly report twice, with `readWeek` + `reportOf` and the same
+ *    `now`: once straight from the origin (with the style's omitted
+ *    operations answering 404 there too, so both sides have the same parts),
+ *    once through the styled service with the discovered map. Both are
+ *    flattened to path → value and compared: equal, different, missing,
+ *    extra. A read that fails counts every field of the origin's report as
+ *    different. Timestamps compare as instants (`…:00Z` and `…:00.000Z` are
+ *    one).
+ * 4. Per operation provided, its example request: whether `checkResponseBody`
+ *    passes with the discovered map, and whether the conformed body equals
+ *    the origin's field by field. One that passes with other figures is a
+ *    "wrong figure called right".
+ */
+import { type DiscoveryReport } from '../../src/discovery/report';
+import { clientReader, discoverUpstreamMap } from '../../src/discovery/discover';
+import { createClient } from '../../src/client/client';
+import { checkResponseBody } from '../../src/contract/body';
+import type { OperationMap } from '../../src/contract/schemas/upstream-map';
+import { API_BASE, examplePath, OPERATION_IDS, type OperationId, operations } from '../../src/contract/operations';
+import { matchOperation } from '../../src/contract/request';
+import { zodSide } from '../../src/contract/zod-side';
+import { originTransport } from '../../src/origin/transport';
+import { readWeek, reportOf } from '../../src/weekly-report/read';
+import { applyStyle, describeStyle, type HouseStyle, styleOmits } from './generator';
+
+const zs = await zodSide();
+
+/** The demo key the styled service answers for (its brand, its primary market). */
+export const STYLE_KEY = 'demo_pro_single';
+const BASE = `http://styled.internal${API_BASE}`;
+
+export interface FieldCounts {
+  total: number;
+  equal: number;
+  different: number;
+  missing: number;
+  extra: number;
+}
+
+export interface OperationScore {
+  /** `checkResponseBody` with the discovered map passes. */
+  passes: boolean;
+  /** And the conformed body has the origin's figures, field by field. */
+  equal: boolean;
+  fields: FieldCounts;
+  problem?: string;
+  /** A few of the fields that differ: `path: got vs origin`. */
+  examples?: string[];
+}
+
+export interface StyleResult {
+  seed: number;
+  description: string;
+  tokenNamed: boolean;
+  provided: OperationId[];
+  omitted: OperationId[];
+  /** Σ to_confirm + unplaced over the operations the style provides. */
+  entriesLeft: number;
+  entriesByOperation: Partial<Record<OperationId, number>>;
+  /** Provided operations discovery did not read (skipped or failed). */
+  unread: OperationId[];
+  reportEqual: boolean;
+  reportFields: FieldCounts;
+  /** Why the report through the styled service failed, when it did. */
+  reportError?: string;
+  reportExamples: string[];
+  operations: Partial<Record<OperationId, OperationScore>>;
+  /** Operations whose body passed the check with the map while its figures differ from the origin's. */
+  wrongCalledRight: { operation: OperationId; different: number; examples: string[] }[];
+  ms: number;
+}
+
+// ---------------------------------------------------------------- the origin, read once per URL
+
+interface Answer {
+  status: number;
+  text: string;
+  contentType: string;
+}
+const originAnswers = new Map<string, Promise<Answer>>();
+
+/** The origin's answer to the path and query of `url`, read once per run. */
+export function originAnswer(db: D1Database, url: URL): Promise<Answer> {
+  const key = `${url.pathname}${url.search}`;
+  let answer = originAnswers.get(key);
+  if (!answer) {
+    answer = (async () => {
+      const response = await originTransport(db)(new Request(`http://origin.internal${key}`, { headers: { authorization: `Bearer ${STYLE_KEY}` } }));
+      return { status: response.status, text: await response.text(), contentType: response.headers.get('content-type') ?? 'application/json' };
+    })();
+    originAnswers.set(key, answer);
+  }
+  return answer;
+}
+
+const notFound = (id: OperationId) =>
+  new Response(JSON.stringify({ error: { code: 'not_found', message: `${id}: this service has no such operation.` } }), { status: 404, headers: { 'content-type': 'application/json' } });
+
+/**
+ * The service in a style, as a transport: the origin's answers, each 200 body in the style; a style's omitted
+ * operation answers 404. With `styled: false`, the origin's bodies as they are (the omissions kept).
+ */
+export function styledTransport(db: D1Database, style: HouseStyle, styled = true): (request: Request) => Promise<Response> {
+  const bodies = new Map<string, string>();
+  return async (request) => {
+    const url = new URL(request.url);
+    const match = matchOperation(url.pathname);
+    if (!match) return notFound('listBrands');
+    const id = match.op.id;
+    if (styleOmits(style, id)) return notFound(id);
+    const answer = await originAnswer(db, url);
+    if (answer.status !== 200 || !styled) return new Response(answer.text, { status: answer.status, headers: { 'content-type': answer.contentType } });
+    const key = `${url.pathname}${url.search}`;
+    let text = bodies.get(key);
+    if (text === undefined) bodies.set(key, (text = JSON.stringify(applyStyle(style, id, JSON.parse(answer.text)))));
+    return new Response(text, { status: 200, headers: { 'content-type': 'application/json' } });
+  };
+}
+
+// ---------------------------------------------------------------- comparing
+
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d/;
+
+/** Every leaf of `value` by its path (`a.b[2].c`); timestamps as instants, so two spellings of one are equal. */
+export function flatten(value: unknown, path = '', into: Map<string, unknown> = new Map()): Map<string, unknown> {
+  if (Array.isArray(value)) {
+    if (value.length === 0) into.set(path, '[]');
+    value.forEach((item, i) => flatten(item, `${path}[${i}]`, into));
+  } else if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value);
+    if (entries.length === 0) into.set(path, '{}');
+    for (const [name, item] of entries) flatten(item, path ? `${path}.${name}` : name, into);
+  } else into.set(path, typeof value === 'string' && ISO_TIME.test(value) && !Number.isNaN(Date.parse(value)) ? `@${Date.parse(value)}` : value);
+  return into;
+}
+
+/** `got` against `want`, field by field. */
+export function compareFields(want: unknown, got: unknown): { counts: FieldCounts; examples: string[] } {
+  const a = flatten(want);
+  const b = flatten(got);
+  const counts: FieldCounts = { total: a.size, equal: 0, different: 0, missing: 0, extra: 0 };
+  const examples: string[] = [];
+  for (const [path, value] of a) {
+    if (!b.has(path)) {
+      counts.missing++;
+      if (examples.length < 4) examples.push(`${path}: missing (origin ${JSON.stringify(value)})`);
+    } else if (b.get(path) === value) counts.equal++;
+    else {
+      counts.different++;
+      if (examples.length < 4) examples.push(`${path}: ${JSON.stringify(b.get(path))} vs origin ${JSON.stringify(value)}`);
+    }
+  }
+  for (const path of b.keys()) if (!a.has(path)) counts.extra++;
+  return { counts, examples };
+}
+
+const allDifferent = (total: number): FieldCounts => ({ total, equal: 0, different: total, missing: 0, extra: 0 });
+
+// ---------------------------------------------------------------- one style
+
+/** The origin's report for a set of omitted operations, by the day of `now`: read once per run. */
+const originReports = new Map<string, Promise<unknown>>();
+
+function originReport(db: D1Database, style: HouseStyle, now: Date): Promise<unknown> {
+  const key = `${now.toISOString().slice(0, 10)} ${style.omitted.join(',')}`;
+  let report = originReports.get(key);
+  if (!report) {
+    const client = createClient({ apiKey: STYLE_KEY, baseUrl: BASE, transport: styledTransport(db, style, false), sleep: async () => {} });
+    report = readWeek(client, {}, now).then(({ inputs }) => reportOf(inputs));
+    originReports.set(key, report);
+  }
+  return report;
+}
+
+const entriesOf = (entry: DiscoveryReport['operations'][string] | undefined): number | undefined =>
+  entry && entry.status === 200 && 'to_confirm' in entry ? entry.to_confirm.length + entry.unplaced.length : undefined;
+
+/** Runs discovery in front of the style's service and scores it (see the module comment). */
+export async function runStyle(style: HouseStyle, env: { DB: D1Database }, now: Date = new Date()): Promise<StyleResult> {
+  const started = Date.now();
+  const transport = styledTransport(env.DB, style);
+  const client = (upstreamMap?: Parameters<typeof createClient>[0]['upstreamMap']) =>
+    createClient({ apiKey: STYLE_KEY, baseUrl: BASE, transport, sleep: async () => {}, ...(upstreamMap ? { upstreamMap } : {}) });
+
+  const discovery = await discoverUpstreamMap(clientReader(client()), { now: () => now });
+
+  // What the style provides: not omitted, and answered by the origin.
+  const provided: OperationId[] = [];
+  for (const id of OPERATION_IDS) {
+    if (styleOmits(style, id)) continue;
+    const answer = await originAnswer(env.DB, new URL(`${BASE}${examplePath(operations[id])}`));
+    if (answer.status === 200) provided.push(id);
+  }
+  const entriesByOperation: StyleResult['entriesByOperation'] = {};
+  const unread: OperationId[] = [];
+  for (const id of provided) {
+    const n = entriesOf(discovery.operations[id]);
+    if (n === undefined) unread.push(id);
+    else entriesByOperation[id] = n;
+  }
+  const entriesLeft = Object.values(entriesByOperation).reduce((sum, n) => sum + n, 0);
+
+  // The weekly report: the origin's, and through the styled service with the discovered map.
+  const want = await originReport(env.DB, style, now);
+  const mapped = client(async (id) => discovery.map.operations[id]);
+  let reportFields: FieldCounts;
+  let reportExamples: string[] = [];
+  let reportError: string | undefined;
+  try {
+    const { inputs } = await readWeek(mapped, {}, now);
+    const compared = compareFields(want, reportOf(inputs));
+    reportFields = compared.counts;
+    reportExamples = compared.examples;
+  } catch (error) {
+    reportError = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    reportFields = allDifferent(flatten(want).size);
+  }
+
+  const { scores, wrongCalledRight } = await scoreOperations(env.DB, style, provided, (id) => discovery.map.operations[id]);
+
+  return {
+    seed: style.seed,
+    description: describeStyle(style),
+    tokenNamed: style.tokenNamed,
+    provided,
+    omitted: style.omitted,
+    entriesLeft,
+    entriesByOperation,
+    unread,
+    reportEqual: reportError === undefined && reportFields.equal === reportFields.total && reportFields.extra === 0,
+    reportFields,
+    ...(reportError !== undefined ? { reportError } : {}),
+    reportExamples,
+    operations: scores,
+    wrongCalledRight,
+    ms: Date.now() - started,
+  };
+}
+
+/**
+ * Each operation's example body through the styled service, checked with `map` (`checkResponseBody`) and, when it
+ * passes, compared with the origin's body field by field: one that passes with other figures is a wrong figure called right.
+ */
+export async function scoreOperations(db: D1Database, style: HouseStyle, ids: readonly OperationId[], map: (id: OperationId) => OperationMap | undefined) {
+  const transport = styledTransport(db, style);
+  const scores: StyleResult['operations'] = {};
+  const wrongCalledRight: StyleResult['wrongCalledRight'] = [];
+  for (const id of ids) {
+    const url = new URL(`${BASE}${examplePath(operations[id])}`);
+    const origin = await originAnswer(db, url);
+    const styled = await (await transport(new Request(url))).text();
+    const checked = checkResponseBody(zs, id, styled, map(id));
+    if (!checked.ok) {
+      scores[id] = { passes: false, equal: false, fields: allDifferent(flatten(JSON.parse(origin.text)).size), problem: checked.message };
+      continue;
+    }
+    const { counts, examples } = compareFields(JSON.parse(origin.text), checked.data);
+    const equal = counts.different === 0 && counts.missing === 0 && counts.extra === 0;
+    scores[id] = { passes: true, equal, fields: counts, ...(equal ? {} : { examples }) };
+    if (!equal) wrongCalledRight.push({ operation: id, different: counts.different + counts.missing + counts.extra, examples });
+  }
+  return { scores, wrongCalledRight };
+}
+
+/** The one line `npm run test:styles` prints per style. */
+export function styleLine(seed: number, r: StyleResult): string {
+  const report = `${r.reportFields.equal}/${r.reportFields.total}`;
+  return `seed ${seed} · left ${r.entriesLeft}${r.unread.length ? ` (+${r.unread.length} unread)` : ''} · report ${report}${r.reportError ? ' (failed)' : ''} · wrong-called-right ${r.wrongCalledRight.length} · ${r.description}`;
+}
