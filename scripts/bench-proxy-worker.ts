@@ -33,8 +33,8 @@ const upstreamCalls = new Map<string, number[]>();
 
 /** The product's gate, counting the upstream calls it makes. */
 export class UpstreamGate extends ProductGate {
-  protected override upstream(): UpstreamConfig {
-    const configured = super.upstream();
+  protected override upstream(upstreamUrl?: string): UpstreamConfig {
+    const configured = super.upstream(upstreamUrl);
     return {
       ...configured,
       transport: (request) => {

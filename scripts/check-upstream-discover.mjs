@@ -4,7 +4,9 @@
 // refuses the Pro operations and checks the key. The CLI must read every operation of the contract (the topic
 // id from the topics it read), print a report that proposes `weeks` for `history`, write the map to --out,
 // exit 1 with a plain message for a refused key, stop and say when to go on (proposing nothing) when the key's
-// budget is refused for longer than it waits, and print the key nowhere. Fails with one line per problem.
+// budget is refused for longer than it waits, and print the key nowhere. Its summary on stderr must count what it
+// leaves to a person (fields and values to confirm, unplaced fields, unseen paths) as the report's fields list them.
+// Fails with one line per problem.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -24,6 +26,18 @@ const ANSWERS = {
   '/visibility': { data: { brandId: 1, market, period, score: 57.1, change: 0.9, answeredRuns: 1716, namingRuns: 980, weeks: Array.from({ length: 12 }, (_, i) => week(i)) }, meta: { generatedAt: at } },
   '/topics': { data: { brandId: 1, market, period, topics: [{ id: 1101, name: 'Best help desk software', score: 55.6, change: 2.2, rank: 1, questions: 7, rivals: [{ name: 'Helpwave', share: 37.8 }] }] }, meta: { generatedAt: at } },
   '/topics/1101': { data: { brandId: 1, market, period } },
+  // The questions' outcomes in the service's own words, one of them no rule can read ("meh"), and no engine moved.
+  '/answers/history': {
+    data: {
+      brandId: 1, market, period, previousPeriod: { from: '2026-11-12', to: '2026-11-18' }, counts: { won: 1, lost: 1, held: 1 },
+      questions: [
+        { questionId: 1, text: 'Best help desk software?', topicId: 1101, outcome: 'WON', enginesNamingNow: 3, enginesNamingBefore: 3, moved: [] },
+        { questionId: 2, text: 'Cheapest help desk?', topicId: 1101, outcome: 'LOST', enginesNamingNow: 3, enginesNamingBefore: 3, moved: [] },
+        { questionId: 3, text: 'Help desk for startups?', topicId: 1101, outcome: 'meh', enginesNamingNow: 3, enginesNamingBefore: 3, moved: [] },
+      ],
+    },
+    meta: { generatedAt: at },
+  },
 };
 
 const requests = [];
@@ -56,6 +70,7 @@ const run = (args) =>
   );
 
 const failures = [];
+let leftLine = '';
 const check = (ok, what) => ok || failures.push(what);
 try {
   const started = performance.now();
@@ -72,6 +87,25 @@ try {
     check(report.operations.getVisibility?.fields?.history?.from === 'weeks', `history placed as ${JSON.stringify(report.operations.getVisibility?.fields?.history)}`);
     check(report.operations.listTasks?.error?.code === 'feature_not_in_plan', `listTasks: ${JSON.stringify(report.operations.listTasks)}`);
     check(report.calls === requests.length, `${report.calls} calls reported, ${requests.length} made`);
+    // The summary on stderr counts everything the report leaves to a person, by the report's own fields.
+    const read = Object.values(report.operations).filter((entry) => entry.status === 200);
+    const sum = (count) => read.reduce((n, entry) => n + count(entry), 0);
+    const expected = {
+      fields: sum((e) => e.to_confirm.filter((item) => item.value === undefined).length),
+      values: sum((e) => e.to_confirm.filter((item) => item.value !== undefined).length),
+      unplaced: sum((e) => e.unplaced.length),
+      unseen: sum((e) => e.unseen.length),
+    };
+    const said = /left for a person: (\d+) fields? to confirm, (\d+) values? to confirm, (\d+) unplaced fields?, (\d+) unseen paths?/.exec(good.stderr);
+    check(said !== null, `the summary does not count what is left: ${good.stderr}`);
+    if (said) {
+      leftLine = said[0];
+      const counts = { fields: Number(said[1]), values: Number(said[2]), unplaced: Number(said[3]), unseen: Number(said[4]) };
+      check(JSON.stringify(counts) === JSON.stringify(expected), `the summary counts ${JSON.stringify(counts)}, the report ${JSON.stringify(expected)}`);
+    }
+    // The topic's answer lacks most of its fields and the questions' outcome is a word of the service's own: each count has something to count.
+    check(expected.unplaced > 0, `no unplaced field in the report: ${JSON.stringify(report.operations.getTopic)}`);
+    check(expected.values > 0, `no value to confirm in the report: ${JSON.stringify(report.operations.getAnswerHistory?.to_confirm)}`);
   }
   check(requests.includes('/api/v1/topics/1101'), `the topic id from the topics read: ${requests.join(' ')}`);
   let map;
@@ -102,7 +136,7 @@ try {
 
   const usage = await run(['--key', KEY]);
   check(usage.code === 2 && usage.stderr.includes('usage:'), `no --base: exit code ${usage.code}`);
-  if (failures.length === 0) console.log(`upstream:discover works end to end against a service on loopback (${requests.length} requests, ${((performance.now() - started) / 1000).toFixed(1)} s).`);
+  if (failures.length === 0) console.log(`upstream:discover works end to end against a service on loopback (${requests.length} requests, ${((performance.now() - started) / 1000).toFixed(1)} s; ${leftLine}).`);
 } finally {
   server.close();
   rmSync(dir, { recursive: true, force: true });

@@ -64,10 +64,20 @@ if (report.stopped) {
 }
 const entries = Object.values(report.operations);
 const read = entries.filter((entry) => entry.status === 200);
-const questions = read.reduce((n, entry) => n + entry.to_confirm.length, 0);
+// Everything the map leaves to a person, as the report lists it per operation: a summary that left out the unplaced
+// fields said a map was nearly done when a feature could not run with it.
+const sum = (count) => read.reduce((n, entry) => n + count(entry), 0);
+const left = {
+  fields: sum((e) => e.to_confirm.filter((item) => item.value === undefined).length),
+  values: sum((e) => e.to_confirm.filter((item) => item.value !== undefined).length),
+  unplaced: sum((e) => e.unplaced.length),
+  unseen: sum((e) => e.unseen.length),
+};
+const counted = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 console.error(
   `${entries.length} operations: ${read.length} read, ${entries.filter((e) => e.error).length} refused, ${entries.filter((e) => e.skipped).length} skipped; ` +
-    `${report.calls} calls${report.waited_seconds ? ` (waited ${report.waited_seconds} s for the key's budget)` : ''}; ${Object.keys(report.map.operations).length} operations with map entries; ${questions} to confirm.`,
+    `${report.calls} calls${report.waited_seconds ? ` (waited ${report.waited_seconds} s for the key's budget)` : ''}; ${Object.keys(report.map.operations).length} operations with map entries; ` +
+    `left for a person: ${counted(left.fields, 'field')} to confirm, ${counted(left.values, 'value')} to confirm, ${counted(left.unplaced, 'unplaced field')}, ${counted(left.unseen, 'unseen path')} (read again when it has data).`,
 );
 if (options.out) {
   writeFileSync(options.out, `${JSON.stringify(report.map, null, 2)}\n`);

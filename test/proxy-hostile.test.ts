@@ -15,7 +15,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { API_BASE } from '../src/contract/operations';
 import { matchOperation } from '../src/contract/request';
 import { sha256Hex } from '../src/lib/hash';
-import { cacheKeyOf, validate } from '../src/proxy/cache-key';
+import { cacheKeyOf, upstreamTagOf, validate } from '../src/proxy/cache-key';
 import { CACHE_URL_BASE, DEFAULT_UPSTREAM_MAX_BYTES, MEMORY_TIER_MAX_CHARS } from '../src/proxy/policy';
 import { CacheStore, makeEntry } from '../src/proxy/store';
 import { fakeUpstreamEachTest, freshKey, read, settled } from './proxy-upstream';
@@ -57,7 +57,7 @@ function hugeBody(total: number) {
 /** The entry name of `path` for `key` (policy.ts's layout), to look in KV and the Cache API. */
 async function entryName(key: string, path: string): Promise<string> {
   const url = new URL(`https://edge.test${API_BASE}${path}`);
-  return cacheKeyOf(key, await sha256Hex(key), validate(matchOperation(url.pathname)!, url, Date.now()).canonical);
+  return cacheKeyOf(key, await sha256Hex(key), await upstreamTagOf(env), validate(matchOperation(url.pathname)!, url, Date.now()).canonical);
 }
 
 /** Nothing of `path` for `key` in KV or this location's Cache API. */

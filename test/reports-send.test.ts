@@ -75,7 +75,7 @@ describe('a send-now is the week\'s digest for its recipients', () => {
     expect(resend.delivered).toHaveLength(2);
   });
 
-  it('a digest planned for the week and not yet sent is skipped by a send-now', async () => {
+  it('a digest planned for the week and not yet sent is not sent after a send-now: its record is the send-now\'s', async () => {
     await seedSubscriptions([{ email: 'planned@example.com' }]);
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(monday);
@@ -85,7 +85,7 @@ describe('a send-now is the week\'s digest for its recipients', () => {
     expect((await send()).status).toBe(202);
     await deliver(queue.sent, testEnvironment);
     expect(resend.delivered.map((e) => e.to[0])).toEqual(['planned@example.com']);
-    expect((await sendRecords()).map((r) => [r.status, r.reason?.startsWith('sent now (rs_')])).toEqual([['skipped', true]]);
+    expect((await sendRecords()).map((r) => [r.status, r.reason?.startsWith('sent now (rs_')])).toEqual([['sent', true]]);
   });
 });
 

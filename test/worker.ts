@@ -9,8 +9,8 @@ import { seams } from './seams';
 export { ProxyStats } from '../src/proxy';
 
 export class UpstreamGate extends ProductGate {
-  protected override upstream(): UpstreamConfig {
-    const configured = super.upstream();
+  protected override upstream(upstreamUrl?: string): UpstreamConfig {
+    const configured = super.upstream(upstreamUrl);
     const override = seams.upstream;
     if (!override) return configured;
     return { ...configured, ...(typeof override === 'function' ? override(configured) : override) };

@@ -232,6 +232,9 @@ export async function processDigestJob(job: DigestJob, deps: DigestDeps, attempt
   // Figures that break a rule the spec implies (the map reads a field from the wrong place or unit) are not sent: the record says why.
   const broken = figuresViolations({ visibility, history, topics, matrix }, reportFor(['visibility', 'won_lost']).engines);
   if (broken.length > 0) {
+    // Nothing was ever sent from these figures (every render of the snapshot breaks the same rule), so it goes: the
+    // planner plans the held records again while the week is due, and that delivery reads afresh through the map.
+    await deps.db.prepare('DELETE FROM digest_snapshots WHERE group_key = ? AND iso_week = ?').bind(job.group_key, job.iso_week).run();
     await mark(deps, rows, 'skipped', implausibleReason(broken));
     logImplausible('digest', job.group_key, broken);
     result.skipped += rows.length;

@@ -7,6 +7,10 @@
  * The send record is unique per subscription and week, so a second cron run
  * (a retried or duplicated trigger) inserts nothing and enqueues nothing.
  *
+ * Within the due window, a run also plans again the records of the week that
+ * were held for implausible figures (src/contract/plausibility.ts): fixed by
+ * then, the digest goes out that week, once.
+ *
  * Each run also enqueues the groups that still owe a pause notice (a send that
  * failed), so the one notice of a pause is sent once, late rather than never.
  *
@@ -20,7 +24,7 @@
 import { runInChunks } from '../lib/d1';
 import { DAY_MS, MINUTE_MS } from '../lib/time';
 import { GETS_DIGEST_SQL } from '../subscriptions';
-import { dueWeek, utcWeek } from '../weekly-report';
+import { dueWeek, HELD_PREFIX, utcWeek } from '../weekly-report';
 import type { DigestDeps, DigestJob } from './deps';
 
 /** Queues' sendBatch takes at most 100 messages. */
@@ -45,6 +49,8 @@ export interface PlanResult {
   groups: number;
   /** Queue messages sent again for planned records that never reached the Queue. */
   requeued: number;
+  /** Send records held for implausible figures this week, planned again (the week still due). */
+  replanned: number;
   /** Queue messages sent for groups that still owe a pause notice. */
   notices: number;
   jobs: DigestJob[];
@@ -75,12 +81,26 @@ export async function planDigests(deps: Pick<DigestDeps, 'db' | 'queue' | 'now'>
            RETURNING id, group_key, iso_week, week_monday`,
         )
         .bind(due.isoWeek, due.monday, at, timezone),
+      // A digest held this week for implausible figures (consumer.ts) is planned again while the week is still due:
+      // once the map (or the service) is fixed, the next hourly run sends it. Only a record still `skipped` so: one
+      // sent since (a send-now) is never sent again. Each run re-reads at most once per held group, through the cache.
+      deps.db
+        .prepare(
+          `UPDATE digest_sends SET status = 'planned', reason = 'retrying: ' || reason, enqueued_at = NULL, batch_key = NULL, planned_at = ?2, updated_at = ?2
+            WHERE iso_week = ?1 AND status = 'skipped' AND reason LIKE ?4
+              AND subscription_id IN (SELECT id FROM digest_subscriptions WHERE status = 'active' AND timezone = ?3 AND ${GETS_DIGEST_SQL})
+           RETURNING id, group_key, iso_week, week_monday`,
+        )
+        .bind(due.isoWeek, at, timezone, `${HELD_PREFIX}%`),
     );
   }
-  const inserted = statements.length === 0 ? [] : (await deps.db.batch<{ id: number; group_key: string; iso_week: string; week_monday: string }>(statements)).flatMap((r) => r.results);
+  const planned_ = statements.length === 0 ? [] : await deps.db.batch<{ id: number; group_key: string; iso_week: string; week_monday: string }>(statements);
+  // Even statements insert, odd ones plan held records again.
+  const inserted = planned_.filter((_, i) => i % 2 === 0).flatMap((r) => r.results);
+  const replanned = planned_.filter((_, i) => i % 2 === 1).flatMap((r) => r.results);
 
   const sends = new Map<string, DigestJob>();
-  for (const row of inserted) {
+  for (const row of [...inserted, ...replanned]) {
     const id = `${row.group_key}|${row.iso_week}`;
     if (!sends.has(id)) sends.set(id, jobOf(row.group_key, { isoWeek: row.iso_week, monday: row.week_monday }));
   }
@@ -125,5 +145,5 @@ export async function planDigests(deps: Pick<DigestDeps, 'db' | 'queue' | 'now'>
     const updates = [...sends.values()].map((job) => mark.bind(at, job.group_key, job.iso_week));
     await runInChunks(deps.db, updates);
   }
-  return { planned: inserted.length, groups: planned, requeued, notices: list.length - sends.size, jobs: list };
+  return { planned: inserted.length, replanned: replanned.length, groups: planned, requeued, notices: list.length - sends.size, jobs: list };
 }

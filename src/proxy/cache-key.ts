@@ -7,6 +7,8 @@ import { toDay } from '../contract/window';
 import { sha256Hex } from '../lib/hash';
 import { API_BASE } from '../contract/operations';
 import { CACHE_KEY_VERSION } from './policy';
+import { upstreamIdentity } from './upstream';
+import type { ProxyEnv } from './env';
 
 export interface ValidRequest extends ParsedRequest {
   /** The upstream path and query, as the caller wrote them (validated). */
@@ -37,9 +39,43 @@ export async function hashApiKey(apiKey: string): Promise<string> {
   return hash;
 }
 
-/** The entry name: see the key layout in policy.ts. */
-export async function cacheKeyOf(apiKey: string, keyHash: string, canonical: string): Promise<string> {
-  return `${CACHE_KEY_VERSION}:${keyHash}:${await sha256Hex(`${apiKey}\n${canonical}`)}`;
+/**
+ * The upstream a body comes from, as a short tag in every entry's name: after
+ * `UPSTREAM_URL` changes, the entries of the service before are never read
+ * again (a switch back finds its own). Hashed once per env object, i.e. once
+ * per isolate in a deployment; the last env is kept beside the map so a HIT
+ * pays one comparison, not a lookup. 12 hex digits (48 bits): two services an
+ * operator switches between do not share one.
+ */
+const upstreamTags = new WeakMap<object, string>();
+let lastEnv: object | undefined;
+let lastTag = '';
+
+/** The tag when this isolate has computed it for `env` already, without a promise. */
+export function knownUpstreamTag(env: Pick<ProxyEnv, 'UPSTREAM_URL'>): string | undefined {
+  if (env === lastEnv) return lastTag;
+  const tag = upstreamTags.get(env);
+  if (tag !== undefined) {
+    lastEnv = env;
+    lastTag = tag;
+  }
+  return tag;
 }
 
+export async function upstreamTagOf(env: Pick<ProxyEnv, 'UPSTREAM_URL'>): Promise<string> {
+  const known = knownUpstreamTag(env);
+  if (known !== undefined) return known;
+  const tag = (await sha256Hex(upstreamIdentity(env))).slice(0, 12);
+  upstreamTags.set(env, tag);
+  lastEnv = env;
+  lastTag = tag;
+  return tag;
+}
+
+/** The entry name: see the key layout in policy.ts. */
+export async function cacheKeyOf(apiKey: string, keyHash: string, upstreamTag: string, canonical: string): Promise<string> {
+  return `${CACHE_KEY_VERSION}:${keyHash}:${upstreamTag}:${await sha256Hex(`${apiKey}\n${canonical}`)}`;
+}
+
+/** All of a key's entries, whichever upstream they came from (a purge, a revocation). */
 export const keyPrefix = (keyHash: string) => `${CACHE_KEY_VERSION}:${keyHash}:`;

@@ -43,6 +43,12 @@ export interface GateRequest {
   /** Forwarded as the bearer token; held only for the call, never stored. */
   apiKey: string;
   requestId: string;
+  /**
+   * The upstream the Worker's cache names this read's entry after (`UPSTREAM_URL` as read, '' for the embedded
+   * origin): the gate reads that one, not its own env's, so a body is never stored under another service's name
+   * while a deployment that changes `UPSTREAM_URL` rolls out (a Worker and its gate may run different versions).
+   */
+  upstream: string;
 }
 
 /** What the upstream said, or why it said nothing. */
@@ -195,16 +201,19 @@ export class UpstreamGate extends DurableObject<Env> {
   }
 
   /**
-   * Where this key's reads go: the deployment's upstream. The seam of the
-   * tests and the benchmark, whose Worker entries subclass the gate to put a
-   * counting, fault-injecting or hanging upstream here.
+   * Where this key's reads go: the upstream the calling Worker names (its
+   * `UPSTREAM_URL`), with this deployment's timeout and size bound; without
+   * one, this deployment's own. The seam of the tests and the benchmark,
+   * whose Worker entries subclass the gate to put a counting,
+   * fault-injecting or hanging upstream here.
    */
-  protected upstream(): UpstreamConfig {
-    return upstreamConfig(proxyEnvOf(this.env), (work) => this.ctx.waitUntil(work));
+  protected upstream(upstreamUrl?: string): UpstreamConfig {
+    const env = proxyEnvOf(this.env);
+    return upstreamConfig(upstreamUrl === undefined ? env : { ...env, UPSTREAM_URL: upstreamUrl || undefined }, (work) => this.ctx.waitUntil(work));
   }
 
   private async fetchUpstream(request: GateRequest): Promise<Outcome> {
-    const upstream = this.upstream();
+    const upstream = this.upstream(request.upstream);
     const controller = new AbortController();
     let stopTimeout = () => {};
     const expired = new Promise<'timeout'>((resolve) => {

@@ -30,7 +30,8 @@ import { isPreflight, preflight, withCors } from './cors';
 import type { GateAnswer } from './gate';
 import { entryFreshness, freshTtlMs, isUpstreamFailure, KEY_RECHECK_MS, KEY_RECHECK_RETRY_MS, softDeadlineMs, upstreamFreshness } from './policy';
 import { realTimeout, type StartTimeout } from './upstream';
-import { cacheKeyOf, hashApiKey, keyPrefix, knownKeyHash, validate, type ValidRequest } from './cache-key';
+import { cacheKeyOf, hashApiKey, keyPrefix, knownKeyHash, knownUpstreamTag, upstreamTagOf, validate, type ValidRequest } from './cache-key';
+import { upstreamUrlOf } from './upstream';
 import { acceptedUpstream, checkBeforeUpstream, clientAddressOf, lastAccepted, markVerified, refusedAtEdge, REMEMBERED_MAX, rememberFailedAuth } from './abuse';
 import { count, maybeFlushStats } from './stats';
 import { CacheStore, type Entry, makeEntry } from './store';
@@ -147,11 +148,12 @@ async function serve(incoming: Incoming, env: ProxyEnv, ctx: ProxyRuntime, call:
     throw invalidKey();
   }
   // The HIT path avoids awaits where the answer is already in memory.
-  const memoKey = `${keyHash} ${Math.floor(nowMs / DAY_MS)} ${url.pathname}${url.search}`;
+  const upstreamTag = knownUpstreamTag(env) ?? (await upstreamTagOf(env));
+  const memoKey = `${keyHash} ${upstreamTag} ${Math.floor(nowMs / DAY_MS)} ${url.pathname}${url.search}`;
   let prep = prepared.get(memoKey);
   if (!prep) {
     try {
-      prep = await prepare(memoKey, matched, parsedUrl(), apiKey, keyHash, nowMs);
+      prep = await prepare(memoKey, matched, parsedUrl(), apiKey, keyHash, upstreamTag, nowMs);
     } catch (error) {
       const clientAddress = clientAddressFor(request, call);
       const readBrands = (brands: Request) => handleProxy(brands, env, ctx, { clientAddress });
@@ -237,15 +239,15 @@ function withinSoftDeadline(forward: Promise<GateAnswer>, ms: number, startTimeo
 }
 
 /**
- * Validation and the cache key depend only on the key, the URL and the UTC
- * day, so a polled URL is validated and hashed once a day per isolate.
+ * Validation and the cache key depend only on the key, the upstream, the URL
+ * and the UTC day, so a polled URL is validated and hashed once a day per isolate.
  */
 const prepared = new Map<string, { valid: ValidRequest; name: string }>();
 const PREPARED_MEMO = 2000;
 
-async function prepare(memoKey: string, matched: Match, url: URL, apiKey: string, keyHash: string, nowMs: number) {
+async function prepare(memoKey: string, matched: Match, url: URL, apiKey: string, keyHash: string, upstreamTag: string, nowMs: number) {
   const valid = validate(matched, url, nowMs);
-  const result = { valid, name: await cacheKeyOf(apiKey, keyHash, valid.canonical) };
+  const result = { valid, name: await cacheKeyOf(apiKey, keyHash, upstreamTag, valid.canonical) };
   if (prepared.size >= PREPARED_MEMO) prepared.delete(prepared.keys().next().value!);
   prepared.set(memoKey, result);
   return result;
@@ -261,7 +263,9 @@ async function throughGate(x: Exchange, o: { store: boolean }): Promise<GateAnsw
   let answer: GateAnswer;
   try {
     // RPC widens tuples (`[string, string][]` arrives as `string[][]`); the shape is the gate's own.
-    answer = (await gates.get(gates.idFromName(x.keyHash)).call({ cacheKey: x.name, path: x.valid.upstreamPath, apiKey: x.apiKey, requestId: x.requestId })) as GateAnswer;
+    // The gate reads the upstream this Worker names its entry after: the body stored under x.name is that service's.
+    const request = { cacheKey: x.name, path: x.valid.upstreamPath, apiKey: x.apiKey, requestId: x.requestId, upstream: upstreamUrlOf(x.env) };
+    answer = (await gates.get(gates.idFromName(x.keyHash)).call(request)) as GateAnswer;
   } catch (error) {
     console.error(JSON.stringify({ request_id: x.requestId, msg: 'upstream gate failed', error: String(error) }));
     answer = { kind: 'failed', reason: 'network', message: 'The upstream gate is unavailable.', upstreamCall: false };

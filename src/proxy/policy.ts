@@ -8,12 +8,15 @@
  *                                                                             upstream fails (5xx, timeout, 429)
  *
  * Key layout (KV key names; the Cache API uses the same name under CACHE_URL_BASE):
- *   v1:<sha256(api key)>:<sha256(api key \n path \n canonical query)>
+ *   v1:<sha256(api key)>:<upstream>:<sha256(api key \n path \n canonical query)>
  * The first hash partitions by credential, so one key can never read another's
  * entry (RFC 9111 section 3.5: a shared cache must not reuse a response to an
  * authenticated request for another credential), and lets a purge or a
- * revocation find all of a key's entries by prefix. No API key is stored in
- * plain text anywhere.
+ * revocation find all of a key's entries by prefix, whichever upstream they
+ * came from. `<upstream>` is the first 12 hex digits of the SHA-256 of the
+ * service read (`UPSTREAM_URL`, or "embedded origin"): after a switch the
+ * previous service's bodies are never served (cache-key.ts, upstreamTagOf).
+ * No API key is stored in plain text anywhere.
  */
 import { DEFAULT_MAX_BYTES } from '../client/transport';
 import { TTL, type AnyOperation } from '../contract/operations';

@@ -14,6 +14,7 @@ import { noteBudget } from './budget';
 import type { ProxyEnv } from './env';
 import type { GateAnswer } from './gate';
 import { passThrough } from './responses';
+import { upstreamUrlOf } from './upstream';
 
 /**
  * An invalid request gets the error the upstream would give it: the API
@@ -70,9 +71,10 @@ async function forwardUnchecked(zs: ZodSide, invalid: Invalid, paramError: ApiEr
   await checkBeforeUpstream(env, request, keyHash, nowMs, clientAddress);
   const path = url.pathname.slice(API_BASE.length) + url.search;
   const gates = env.UPSTREAM_GATE;
+  const upstream = upstreamUrlOf(env);
   const answer = (await gates
     .get(gates.idFromName(keyHash))
-    .call({ cacheKey: `unchecked ${path}`, path, apiKey, requestId })
+    .call({ cacheKey: `unchecked ${upstream} ${path}`, path, apiKey, requestId, upstream })
     .catch(() => undefined)) as GateAnswer | undefined;
   if (answer?.kind === 'response') {
     noteBudget(keyHash, answer.headers, nowMs);

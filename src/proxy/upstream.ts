@@ -38,10 +38,16 @@ export interface Upstream {
   baseUrl: string;
 }
 
+/** `UPSTREAM_URL` as read: trimmed, without a trailing slash; '' for the embedded origin. */
+export const upstreamUrlOf = (env: Pick<ProxyEnv, 'UPSTREAM_URL'>): string => env.UPSTREAM_URL?.trim().replace(/\/+$/, '') ?? '';
+
+/** Which service the proxy reads, in words that differ when it does: what the cache's entry names are partitioned by. */
+export const upstreamIdentity = (env: Pick<ProxyEnv, 'UPSTREAM_URL'>): string => upstreamUrlOf(env) || 'embedded origin';
+
 /** The upstream of this deployment: `UPSTREAM_URL` over the network, else the embedded origin in-process. */
 export function upstreamFromEnv(env: Pick<ProxyEnv, 'UPSTREAM_URL' | 'DB'>, waitUntil?: (work: Promise<unknown>) => void): Upstream {
-  const url = env.UPSTREAM_URL?.trim();
-  if (url) return { transport: networkTransport, baseUrl: url.replace(/\/+$/, '') };
+  const url = upstreamUrlOf(env);
+  if (url) return { transport: networkTransport, baseUrl: url };
   // The env schema refuses this pair (src/proxy/env.ts); a caller with a hand-made env gets the same words.
   if (!env.DB) throw new Error('UPSTREAM_URL is unset and DB is not bound: the embedded origin needs D1.');
   return { transport: originTransport(env.DB, waitUntil), baseUrl: EMBEDDED_BASE_URL };

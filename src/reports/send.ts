@@ -18,7 +18,8 @@
  * A send-now counts as that week's digest for each recipient it reached (the
  * week in the subscriber's timezone): it is recorded as the week's digest
  * send, so the weekly run does not send the same week again, and a digest
- * already planned for the week and not yet sending is skipped.
+ * already planned (or held) for the week and not yet sending is not sent:
+ * its record becomes this send.
  */
 import { runInChunks } from '../lib/d1';
 import { sha256Hex } from '../lib/hash';
@@ -94,17 +95,20 @@ function countAsWeeklyDigest(
   const now = deps.now();
   const at = now.toISOString();
   const reason = `sent now (${sendId})`;
-  const insert = deps.db.prepare(
+  // The week's record becomes this send, whatever it said before (planned, held for implausible figures, skipped,
+  // sent earlier): the weekly run and the planner's second try leave a `sent` record alone, and the account's
+  // `last_delivery` shows this delivery, not an older skip. Only a record `sending` (the weekly run's batch in
+  // flight) is left to that run.
+  const record = deps.db.prepare(
     `INSERT INTO digest_sends (subscription_id, iso_week, week_monday, group_key, idempotency_key, status, provider_id, reason, planned_at, updated_at, sent_at)
-     VALUES (?, ?, ?, ?, ?, 'sent', ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+     VALUES (?, ?, ?, ?, ?, 'sent', ?, ?, ?, ?, ?)
+     ON CONFLICT (subscription_id, iso_week) DO UPDATE
+       SET status = 'sent', provider_id = excluded.provider_id, reason = excluded.reason, updated_at = excluded.updated_at, sent_at = excluded.sent_at
+       WHERE digest_sends.status <> 'sending'`,
   );
-  const skip = deps.db.prepare(`UPDATE digest_sends SET status = 'skipped', reason = ?, updated_at = ? WHERE subscription_id = ? AND iso_week = ? AND status = 'planned'`);
-  return sent.flatMap(({ row, providerId }) => {
+  return sent.map(({ row, providerId }) => {
     const week = localWeek(now, row.timezone);
-    return [
-      insert.bind(row.id, week.isoWeek, week.monday, groupKeyOf({ brand_id: brandId, market_id: marketId, key_hash: row.key_hash }), `digest/${row.id}/${week.isoWeek}`, providerId, reason, at, at, at),
-      skip.bind(reason, at, row.id, week.isoWeek),
-    ];
+    return record.bind(row.id, week.isoWeek, week.monday, groupKeyOf({ brand_id: brandId, market_id: marketId, key_hash: row.key_hash }), `digest/${row.id}/${week.isoWeek}`, providerId, reason, at, at, at);
   });
 }
 

@@ -30,6 +30,9 @@ export function figuresViolations(bodies: SentBodies, engines?: readonly { engin
 }
 
 /** The reason kept on the record: the first violation in words, then how many more (a record's reason is at most 500 characters). */
+/** How a digest record held for implausible figures begins: the planner plans such a record again while its week is due. */
+export const HELD_PREFIX = "not sent: the Read API's figures are implausible";
+
 export function implausibleReason(violations: readonly Violation[], outcome: 'not sent' | 'not kept' = 'not sent'): string {
   const [first] = violations;
   const more = violations.length > 1 ? ` (and ${violations.length - 1} more)` : '';
