@@ -98,11 +98,12 @@ describe('fields', () => {
     expect(report.reads).toEqual({ ok: true });
   });
 
-  it('guessed by type alone stay to confirm, out of the map: one candidate at 0.5, several at 0.3; unless a rule the data keeps settles it', async () => {
+  it('the only value of its form left on both sides is placed by form; several are a question at 0.3; a rule the data keeps settles them', async () => {
     const one = propose('getAnswerHistory', renameAt(await ours('getAnswerHistory'), 'questions[].topic_id', 'group') as Record<string, unknown>);
-    expect(one.report.to_confirm).toEqual([{ path: 'questions[].topic_id', reason: expect.stringContaining('`group` is the only field left'), candidates: [{ from: 'group', confidence: 0.5, by: 'type' }] }]);
-    expect(one.map).toEqual(emptyMap);
-    expect(one.report.reads).toEqual({ ok: false, problem: expect.stringContaining('`questions.0.topic_id`') });
+    expect(one.report.to_confirm).toEqual([]);
+    expect(one.report.fields['questions[].topic_id']).toEqual({ from: 'group', confidence: 0.8, by: 'form' });
+    expect(one.map.fields).toEqual({ 'questions[].topic_id': 'group' });
+    expect(one.report.reads).toEqual({ ok: true });
 
     // The only candidate for the runs naming the brand keeps score = 100 × naming / answered: evidence, not a guess.
     const settled = propose('getVisibility', renameAt(await ours('getVisibility'), 'naming_runs', 'hits') as Record<string, unknown>);
@@ -187,7 +188,7 @@ describe('values', () => {
           { from: 'score', confidence: 0.5, by: 'name' },
         ],
       },
-      { path: 'change', reason: 'beside `score`, to read from 0 to 1 if it is: its values (0.4) all lie within -1 to 1', candidates: [{ convert: 'percent', confidence: 0.5, by: 'type' }, { confidence: 0.5, by: 'type' }] },
+      { path: 'change', reason: expect.stringContaining('its siblings are read a share from 0 to 1'), candidates: [{ convert: 'percent', confidence: 0.5, by: 'type' }, { confidence: 0.5, by: 'type' }] },
     ]);
     expect(one.map.convert).toEqual({});
     expect(propose('getVisibility', { ...(await ours('getVisibility')), score: 1 }).report.to_confirm).toEqual([]);

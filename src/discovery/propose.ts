@@ -21,15 +21,15 @@
 import type * as z from 'zod';
 import { checkResponseBody } from '../contract/body';
 import { conformBody, envelopeOf, fieldKey, isObject, objectShape, unwrapEnvelope } from '../contract/conform';
-import { keepsPinningRules } from '../contract/plausibility';
+import { keepsPinningRules, RULES, violationsOf } from '../contract/plausibility';
 import type { OperationId } from '../contract/operations';
 import type { ZodSide } from '../contract/zod-side';
 import type { OperationMap } from '../contract/schemas/upstream-map';
-import type { Conversion } from '../contract/upstream-map';
+import { CONVERSIONS, type Conversion } from '../contract/upstream-map';
 import { domainOf, joins, type Known } from './joins';
-import { compareNames, entityOf, valueCandidates } from './names';
+import { compareNames, entityOf, NAME_GUESS, valueCandidates } from './names';
 import type { Candidate, OperationRead, Placement, ToConfirm, ValueProposal } from './report';
-import { AMBIGUOUS, type Expected, expectedOf, fitOf, type Reading } from './shapes';
+import { AMBIGUOUS, type Expected, expectedOf, fitOf, formOf, type Reading, SHARE_EVIDENCE } from './shapes';
 
 type Json = Record<string, unknown>;
 
@@ -38,8 +38,11 @@ const MAX_SAMPLES = 200;
 /** An envelope holding more than half of the contract's top fields by name is plainly the body. */
 const ENVELOPE_CLEAR = 0.9;
 const ENVELOPE_UNSURE = 0.6;
-/** A value of the same type, the only one on both sides: a hint a person confirms. */
-const TYPE_UNIQUE = 0.5;
+/**
+ * A value of the field's form, the only one left on both sides (the only date-time where one timestamp is left): placed,
+ * since a service writes every field the contract holds; a second field of that form left makes it a question.
+ */
+const FORM_UNIQUE = 0.8;
 const TYPE_GUESS = 0.3;
 /** `structure`: this plus `STRUCTURE_WEIGHT` times the share of the contract's inner fields found by name. */
 const STRUCTURE_BASE = 0.4;
@@ -77,6 +80,8 @@ class Walk {
   readonly carried: Record<string, string[]> = {};
   readonly sure = emptyMap();
   readonly guess = emptyMap();
+  /** The percentages and changes placed, by object: their unit is settled with their siblings' (`alignUnits`). */
+  readonly units: Unit[] = [];
 
   constructor(
     readonly threshold: number,
@@ -119,7 +124,11 @@ export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, thres
   // What the envelope lacks is taken from beside it (`meta.generatedAt`), as conformBody does.
   const inside = unwrapEnvelope(shape, body, mapsEnvelope ? envelope.at : undefined) as Json;
   walkObject(shape, [inside], '', walk);
+  const at = mapsEnvelope ? envelope.at : envelopeOf(shape, body);
+  if (at !== undefined) besideEnvelope(shape, body, at.split('.')[0]!, walk);
   settleByEvidence(id, schema, body, walk);
+  alignUnits(walk, (path, convert) => rulesKept(id, schema, body, walk, path, convert));
+  confirmByRules(id, schema, body, walk);
   const check = checkResponseBody(zs, id, JSON.stringify(body), walk.sure);
   return {
     report: {
@@ -137,6 +146,36 @@ export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, thres
     guess: walk.guess,
   };
 }
+
+/**
+ * Top-level fields still unplaced, looked for beside the envelope (`{"data": {...}, "meta": {"asOf": ...}}`): in the
+ * answer's other objects and its own fields. By name first; else the only value there that reads as the field's
+ * form (a date-time or an epoch where the contract has a timestamp). The map names it by its path in the answer.
+ */
+function besideEnvelope(shape: Record<string, z.ZodType>, body: Json, envelope: string, walk: Walk): void {
+  const places: [string, unknown][] = [];
+  for (const [name, value] of Object.entries(body)) {
+    if (name === envelope) continue;
+    if (isObject(value)) for (const [inner, v] of Object.entries(value)) places.push([`${name}.${inner}`, v]);
+    else places.push([name, value]);
+  }
+  for (const path of [...walk.unplaced]) {
+    if (path.includes('.') || path.includes('[')) continue;
+    const expected = expectedOf(shape[path]!);
+    if (expected.kind === 'object' || expected.kind === 'array' || expected.kind === 'union') continue;
+    const fitting = places.map(([from, v]) => ({ from, fit: fitOf(expected, [v]) })).filter((c) => c.fit.readings.length > 0 && c.fit.readings[0]!.confidence >= walk.threshold && formOf([pick(body, c.from)]) !== 'text');
+    const named = fitting.filter((c) => compareNames(path, c.from.split('.').at(-1)!));
+    const chosen = named.length === 1 ? { ...named[0]!, by: 'name' as const, confidence: NAME_GUESS } : fitting.length === 1 ? { ...fitting[0]!, by: 'form' as const, confidence: FORM_UNIQUE } : undefined;
+    if (!chosen) continue;
+    const convert = chosen.fit.readings[0]!.convert;
+    walk.unplaced.splice(walk.unplaced.indexOf(path), 1);
+    walk.mapField(path, path, chosen.from, convert, true);
+    walk.fields[path] = { from: chosen.from, confidence: chosen.confidence, by: chosen.by, ...(convert ? { convert } : {}) };
+  }
+}
+
+/** The value at a dotted path of the answer. */
+const pick = (body: Json, path: string): unknown => path.split('.').reduce<unknown>((here, name) => (isObject(here) ? here[name] : undefined), body);
 
 /** A candidate settled by the data: as sure as a name guess, and surer than any guess by type. */
 const EVIDENCE = 0.9;
@@ -164,6 +203,45 @@ function settleByEvidence(id: OperationId, schema: z.ZodType, body: Json, walk: 
     walk.mapField(item.path, name, fromOf(chosen), chosen.convert, true);
     if (!chosen.convert) delete walk.guess.convert[item.path];
     walk.fields[item.path] = { from: fromOf(chosen), confidence: EVIDENCE, by: 'evidence', ...(chosen.convert ? { convert: chosen.convert } : {}) };
+  }
+}
+
+/**
+ * What the rules that fix `path` say of it read so (its guess, converted or not): `true` when they hold and would
+ * break were it far off (evidence), `false` when one breaks, undefined when none fixes it or none can tell.
+ */
+function rulesKept(id: OperationId, schema: z.ZodType, body: Json, walk: Walk, path: string, convert: Conversion | undefined): boolean | undefined {
+  const rules = RULES.filter((rule) => rule.reads[id] && rule.pins?.includes(path));
+  if (rules.length === 0) return undefined;
+  const map = { ...walk.guess, convert: { ...walk.guess.convert } };
+  if (convert) map.convert[path] = convert;
+  else delete map.convert[path];
+  const read = conformBody(schema, body, map);
+  if (violationsOf(id, read).some((v) => rules.some((rule) => rule.id === v.rule) && v.fields.includes(path))) return false;
+  return keepsPinningRules(id, read, path) ? true : undefined;
+}
+
+/** Ways of placing a field that the rules may confirm or overturn: every way but a name. */
+const CONFIRMABLE: ReadonlySet<Placement['by']> = new Set(['form', 'type', 'structure', 'abbreviation', 'join']);
+
+/**
+ * A field placed by its form (or another guess) that a rule fixes: kept by the rule, it is placed by evidence; broken,
+ * it leaves the map for a person, with the rule's words. A guess never stands against the spec's relations.
+ */
+function confirmByRules(id: OperationId, schema: z.ZodType, body: Json, walk: Walk): void {
+  const read = conformBody(schema, body, walk.sure);
+  const broken = violationsOf(id, read);
+  for (const [path, placed] of Object.entries(walk.fields)) {
+    if (!CONFIRMABLE.has(placed.by)) continue;
+    const rules = RULES.filter((rule) => rule.reads[id] && rule.pins?.includes(path));
+    if (rules.length === 0) continue;
+    const against = broken.find((v) => rules.some((rule) => rule.id === v.rule) && v.fields.includes(path));
+    if (against) {
+      delete walk.fields[path];
+      delete walk.sure.fields[path];
+      delete walk.sure.convert[path];
+      walk.toConfirm.push({ path, reason: `read from \`${placed.from}\` it breaks a rule: ${against.message}`, candidates: [{ from: placed.from, ...(placed.convert ? { convert: placed.convert } : {}), confidence: AMBIGUOUS, by: placed.by }] });
+    } else if (keepsPinningRules(id, read, path)) walk.fields[path] = { ...placed, confidence: EVIDENCE, by: 'evidence' };
   }
 }
 
@@ -259,7 +337,7 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
   for (const [name, pairs] of byShape(left, keys.filter((key) => !named.has(key) && !flatKeys.includes(key)), expected, valuesOf)) chosen.set(name, pairs);
   const keysOf = () => new Set([...[...chosen.values()].flat().map((p) => p.key), ...flatKeys]);
 
-  const units: Unit[] = [];
+  const units = walk.units;
   for (const name of Object.keys(shape)) {
     const fieldPath = pathOf(path, name);
     const flatObject = flat.get(name);
@@ -286,42 +364,67 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
         candidates: readings.slice(0, 3).map(({ pair, reading: r }): Candidate => ({ from: pair.key, ...(r.convert ? { convert: r.convert } : {}), confidence: r.confidence, by: pair.by })),
       });
     const field = expected[name]!;
-    if (field.kind === 'number' && (field.percent || field.change)) units.push({ path: fieldPath, name, convert: reading.convert, sure, values: valuesOf(best.key) });
+    if (field.kind === 'number' && (field.percent || field.change)) units.push({ parent: path, path: fieldPath, name, change: field.change, convert: reading.convert, sure, values: valuesOf(best.key) });
     // What lies under a field to confirm is proposed as if it were confirmed: confirming it then needs one entry.
     walkValue(shape[name]!, valuesOf(best.key), fieldPath, walk);
   }
-  siblingUnits(units, walk);
   const used = keysOf();
   for (const key of keys) if (!used.has(key)) walk.unused.push(pathOf(path, key));
 }
 
 /** A percentage or a change of one, as placed in an object: the unit its siblings share. */
 interface Unit {
+  /** The object's path: the siblings share it. */
+  parent: string;
   path: string;
   name: string;
+  change: boolean;
   convert: Conversion | undefined;
   sure: boolean;
   values: unknown[];
 }
 
+/** Conversions that say a unit: a share from 0 to 1, basis points, text with a % sign. */
+const UNIT_CONVERSIONS: readonly Conversion[] = ['percent', 'basis-points', 'percent-text'];
+
 /**
- * Fields of one object share a unit: beside a share read from 0 to 1 (`percent`), a change or another percentage
- * whose values all lie within -1 to 1 is in that unit too (a change of -0.063 is -6.3 points), though alone it
- * reads as points. As sure as the share and the field both are; otherwise a question, with the share.
+ * Fields of one object share a unit (a builder writes a topic's score and its change alike): once the rules have
+ * settled what they can, a percentage or change read as points beside siblings read in one other unit is read in
+ * that unit too, when its values convert (a change of 40 beside a score in basis points is 0.4 points; -0.063 beside
+ * a share from 0 to 1 is -6.3). Where no sibling says a unit, the percentages together may: many different values
+ * across them, all from 0 to 1, are shares. As sure as the siblings and the field are; a question otherwise.
  */
-function siblingUnits(units: Unit[], walk: Walk): void {
-  const share = units.find((u) => u.convert === 'percent');
-  if (!share) return;
-  for (const unit of units) {
-    const numbers = present(unit.values);
-    if (unit.convert || numbers.length === 0 || !numbers.every((v) => typeof v === 'number' && Math.abs(v) <= 1)) continue;
-    const sure = share.sure && unit.sure;
-    walk.mapConvert(unit.path, 'percent', sure);
-    const placed = walk.fields[unit.path];
-    if (sure && placed) placed.convert = 'percent';
-    else if (sure) walk.fields[unit.path] = { from: unit.name, confidence: walk.threshold, by: 'name', convert: 'percent' };
-    else if (!walk.toConfirm.some((item) => item.path === unit.path))
-      walk.toConfirm.push({ path: unit.path, reason: `beside \`${share.path}\`, to read from 0 to 1 if it is: its values (${numbers.slice(0, 3).join(', ')}) all lie within -1 to 1`, candidates: [{ convert: 'percent', confidence: AMBIGUOUS, by: 'type' }, { confidence: AMBIGUOUS, by: 'type' }] });
+function alignUnits(walk: Walk, kept: (path: string, convert: Conversion | undefined) => boolean | undefined): void {
+  const byParent = new Map<string, Unit[]>();
+  for (const unit of walk.units) byParent.set(unit.parent, [...(byParent.get(unit.parent) ?? []), unit]);
+  for (const units of byParent.values()) {
+    const convertOf = (u: Unit) => walk.fields[u.path]?.convert ?? walk.guess.convert[u.path];
+    const sayers = units.filter((u) => UNIT_CONVERSIONS.includes(convertOf(u)!));
+    const said = [...new Set(sayers.map(convertOf))];
+    const numbers = (u: Unit) => present(u.values).filter((v): v is number => typeof v === 'number');
+    const placed = (u: Unit) => u.sure || walk.fields[u.path] !== undefined;
+    let unit = said.length === 1 ? said[0]! : undefined;
+    let sure = sayers.length > 0 && sayers.every(placed);
+    if (said.length === 0) {
+      const all = units.flatMap(numbers);
+      if (all.length > 0 && all.every((v) => Math.abs(v) <= 1) && new Set(all.filter((v) => v !== 0)).size >= SHARE_EVIDENCE) [unit, sure] = ['percent', units.every(placed)];
+    }
+    if (!unit) continue;
+    for (const u of units) {
+      if (convertOf(u) !== undefined || numbers(u).length === 0 || numbers(u).length !== present(u.values).length) continue;
+      const fits = numbers(u).every((v) => (unit === 'percent' ? Math.abs(v) <= 1 : unit === 'basis-points' ? Number.isInteger(v) && Math.abs(v) <= 10_000 : false));
+      if (!fits) continue;
+      // A rule that fixes the field decides between the siblings' unit and its own.
+      const withUnit = kept(u.path, unit);
+      if (withUnit === false) continue;
+      const isSure = withUnit === true || (sure && placed(u));
+      walk.mapConvert(u.path, unit, isSure);
+      walk.toConfirm.splice(0, walk.toConfirm.length, ...walk.toConfirm.filter((item) => item.path !== u.path || item.value !== undefined));
+      const field = walk.fields[u.path];
+      if (isSure && field) field.convert = unit;
+      else if (isSure) walk.fields[u.path] = { from: u.name, confidence: walk.threshold, by: 'name', convert: unit };
+      else walk.toConfirm.push({ path: u.path, reason: `its siblings are read ${CONVERSIONS[unit]}: read it so too if it is (${numbers(u).slice(0, 3).join(', ')})`, candidates: [{ convert: unit, confidence: AMBIGUOUS, by: 'type' }, { confidence: AMBIGUOUS, by: 'type' }] });
+    }
   }
 }
 
@@ -462,7 +565,7 @@ function byShape(names: string[], keys: string[], expected: Record<string, Expec
     } else {
       const unique = options.length === 1 && names.filter((other) => fits(other, options[0]!)).length === 1;
       pairs = options.slice(0, 3).map((key) => ({
-        ...pairOf(name, key, 'type', unique ? TYPE_UNIQUE : TYPE_GUESS, expected[name]!, valuesOf(key)),
+        ...pairOf(name, key, unique ? 'form' : 'type', unique ? FORM_UNIQUE : TYPE_GUESS, expected[name]!, valuesOf(key)),
         reason: unique ? `no name relates them; \`${key}\` is the only field left whose values read as its` : 'no name relates them; several fields left have values that read as its',
       }));
     }

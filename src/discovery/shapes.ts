@@ -162,7 +162,8 @@ const FORM_WORDS: Record<Form, string> = {
 const EPOCH_SECONDS = [946_684_800, 4_102_444_800] as const;
 const isEpoch = (v: unknown) => {
   const n = typeof v === 'string' && /^\d{9,13}$/.test(v) ? Number(v) : v;
-  return typeof n === 'number' && Number.isInteger(n) && ((n >= EPOCH_SECONDS[0] && n <= EPOCH_SECONDS[1]) || (n >= EPOCH_SECONDS[0] * 1000 && n <= EPOCH_SECONDS[1] * 1000));
+  // Seconds may carry a fraction (`1795792238.38`); milliseconds are whole.
+  return typeof n === 'number' && ((n >= EPOCH_SECONDS[0] && n <= EPOCH_SECONDS[1]) || (Number.isInteger(n) && n >= EPOCH_SECONDS[0] * 1000 && n <= EPOCH_SECONDS[1] * 1000));
 };
 function formOfOne(v: unknown): Form {
   if (typeof v === 'boolean') return 'boolean';
