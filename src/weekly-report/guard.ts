@@ -19,13 +19,15 @@ export interface SentBodies {
   history?: ResponseOf<'getAnswerHistory'> | null;
   topics?: ResponseOf<'listTopics'> | null;
   matrix?: ResponseOf<'getPromptMatrix'> | null;
+  /** The day they were read for (`YYYY-MM-DD`, from the clock seam): the fixed windows end on it. Without it they are judged by length alone. */
+  today?: string | undefined;
 }
 
-const OPERATION_OF: Record<keyof SentBodies, OperationId> = { visibility: 'getVisibility', history: 'getAnswerHistory', topics: 'listTopics', matrix: 'getPromptMatrix' };
+const OPERATION_OF: Record<Exclude<keyof SentBodies, 'today'>, OperationId> = { visibility: 'getVisibility', history: 'getAnswerHistory', topics: 'listTopics', matrix: 'getPromptMatrix' };
 
 /** Every rule the bodies break, and, given the engines a view lists and counts, `engines_answered`. */
 export function figuresViolations(bodies: SentBodies, engines?: readonly { engine: string; runs: number | null }[]): Violation[] {
-  const found = (Object.keys(OPERATION_OF) as (keyof SentBodies)[]).flatMap((name) => violationsOf(OPERATION_OF[name], bodies[name]));
+  const found = (Object.keys(OPERATION_OF) as (keyof typeof OPERATION_OF)[]).flatMap((name) => violationsOf(OPERATION_OF[name], bodies[name], { today: bodies.today }));
   return engines ? [...found, ...viewViolations(engines)] : found;
 }
 

@@ -61,6 +61,8 @@ export interface WeeklyInputs {
   /** Each question's dominant answer per engine over the same 7 days: the per-engine figures. */
   matrix: ResponseOf<'getPromptMatrix'> | null;
   not_provided: PartId[];
+  /** The day the week was read on (`YYYY-MM-DD`, UTC, from the caller's clock): the fixed windows end on it. */
+  today?: string;
 }
 
 export interface WeeklyRead {
@@ -156,6 +158,7 @@ export async function readWeek(client: ApiClient, target: WeekTarget, now: Date)
     topics: topics.data,
     matrix: matrix.data,
     not_provided: [visibility, history, matrix, topics].flatMap((read) => read.notProvided),
+    today: now.toISOString().slice(0, 10),
   };
   const reads = [
     ...readInfo('getVisibility', visibility.meta),
