@@ -19,7 +19,7 @@
  * rival's name) take it from another answer (`paramsFrom`), as discovery does.
  */
 import { type ApiClient, ApiClientError } from '../client';
-import { type OperationId, operationList } from '../contract/operations';
+import { type OperationId, operationList, operations } from '../contract/operations';
 import { fillParams, type Params } from '../contract/params-from';
 import { type RuleContext, type Violation, violationsOf } from '../contract/plausibility';
 import { type Feature, NEEDS, type Needs, notProvidedLine, operationMissing, PARTS, PART_IDS, type PartId, readParts, readTableBody } from './parts';
@@ -116,7 +116,8 @@ async function missingFor(client: ApiClient, needs: Needs, params: Record<string
   for (const id of OPERATIONS_OF(needs)) {
     counter.reads++;
     try {
-      const read = await readParts(client, needs, id, params);
+      // An operation of the account (`/brands`) is read as the features read it: without the brand and market.
+      const read = await readParts(client, needs, id, operations[id].scope === 'account' ? {} : params);
       violations.push(...violationsOf(id, read.data, context));
       for (const part of read.notProvided) {
         const need = needs[part];

@@ -27,6 +27,8 @@ export interface Part {
   fields: readonly string[];
   /** What it is, in plain words, as a sentence names it. */
   words: string;
+  /** Other fields of the operation the part does without even where it is required (the brand's name needs no plan). */
+  without?: readonly string[];
 }
 
 export const PARTS = {
@@ -37,6 +39,7 @@ export const PARTS = {
   moved: { operation: 'getAnswerHistory', fields: ['questions[].moved'], words: 'the engines that moved each question' },
   topics: { operation: 'listTopics', fields: ['topics'], words: 'topics' },
   rivals: { operation: 'listTopics', fields: ['topics[].rivals'], words: 'rivals per topic' },
+  brand_name: { operation: 'listBrands', fields: ['brands'], words: 'the brand’s name', without: ['plan', 'generated_at', 'brands[].domain', 'brands[].category', 'brands[].markets'] },
 } as const satisfies Record<string, Part>;
 export type PartId = keyof typeof PARTS;
 export const PART_IDS = Object.keys(PARTS) as PartId[];
@@ -55,11 +58,14 @@ const REPORT: Needs = {
   rivals: 'so the rival named most in each topic is left out',
 };
 
+/** The report as a page and `weekly_report` read it: with the brand's name from `/brands` (a digest's subscription keeps it). */
+const REPORT_READ: Needs = { ...REPORT, brand_name: 'required' };
+
 /** Each feature's needs. CSV exports are per operation instead (`csvOptionalPaths`): each export needs its rows. */
 export const NEEDS = {
   digest: REPORT,
-  report_page: REPORT,
-  weekly_report: REPORT,
+  report_page: REPORT_READ,
+  weekly_report: REPORT_READ,
   // What the events read: the score (and the days it covers) for `visibility_moved`, `/prompts` for lost and won questions, topics and their rivals for `rival_overtook`.
   alerts: {
     score: 'required',
@@ -119,7 +125,8 @@ export async function readParts<Id extends OperationId>(client: ApiClient, needs
   try {
     const lenient = client.lenient[id] as unknown as (params: Record<string, unknown>, options: LenientOptions) => Promise<Lenient<ResponseOf<Id>>>;
     const fields = optional.flatMap((part) => PARTS[part].fields);
-    const read = await lenient(params, { optional: fields });
+    const without = parts.filter((part) => needs[part] !== undefined).flatMap((part): readonly string[] => (PARTS[part] as Part).without ?? []);
+    const read = await lenient(params, { optional: [...fields, ...without] });
     // A list left out is an empty list wherever it is missing (arrays on the way followed).
     const zs = await zodSide();
     for (const path of fields) if (contractPaths(zs, id).has(`${path}[]`)) for (const holder of holdersOf(read.data, path)) holder[fieldOf(path)] ??= [];
