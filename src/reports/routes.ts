@@ -35,7 +35,7 @@ import { DAY_MS } from '../lib/time';
 import type { Route } from '../lib/router';
 import { renderDigest } from '../mail/render';
 import { clientAddressOf } from '../proxy';
-import { type DigestKind, OperationMissing, WindowMismatch, readPageExtras, type Report, type ReportSource, readScope, readWeek, reportOf, summarizeReads, type WeeklyRead, type WeekTarget } from '../weekly-report';
+import { type DigestKind, implausibleWarning, OperationMissing, WindowMismatch, readPageExtras, type Report, type ReportSource, readScope, readWeek, reportOf, summarizeReads, type WeeklyRead, type WeekTarget } from '../weekly-report';
 import type { ReportDeps } from './deps';
 import type { Caller } from '../subscriptions';
 import { type LinkParent, MAX_LIVE_LINKS } from '../links/link-store';
@@ -104,22 +104,25 @@ function unreadableProblem(error: ApiClientError): ReadProblem {
   const field = error.field ? ` (its field \`${error.field}\`)` : '';
   const message = `The Read API answered ${error.operation} with a body this product cannot read${field}, so there is no report: ${error.message.replace(/^\w+: /, '')}`;
   console.error(JSON.stringify({ msg: 'report read unreadable', operation: error.operation, field: error.field ?? null }));
-  return new ReadProblem(message, `The Read API's answer to ${error.operation} cannot be read`, [message, FIX_WITH_CHECK]);
+  return new ReadProblem(message, `The Read API’s answer to ${error.operation} cannot be read`, [message, FIX_WITH_CHECK]);
 }
 
 /** The fixed windows disagreed twice alike: not a read across midnight, but a `period` read from the wrong field. */
 function windowsProblem(error: WindowMismatch): ReadProblem {
   if (!error.persistent) return new ReadProblem('The week\'s reads fell on both sides of midnight UTC. Try again.', 'The report data is unavailable', ['The week\'s reads fell on both sides of midnight UTC, so their days differ.', 'Try again in a minute.']);
   const message = `The Read API's fixed windows do not cover the same 7 days (${error.message}), so there is no report: a \`period\` is most likely read from the wrong field (the comparison window?).`;
-  return new ReadProblem(message, 'The report\'s figures do not cover the same week', [message, FIX_WITH_CHECK]);
+  return new ReadProblem(message, 'The report’s figures do not cover the same week', [message, FIX_WITH_CHECK]);
 }
 
 /** The plain-text digest of this report: the email's own text part, without the subscription footer it does not have here. */
 async function digestText(report: Report, viewUrl: string): Promise<string> {
   const UNSUBSCRIBE = 'https://placeholder.invalid/unsubscribe';
   const { text } = await renderDigest({ report, links: { viewInBrowser: viewUrl, unsubscribe: UNSUBSCRIBE } });
+  // Figures that break a rule are said first: no digest of them is sent, and this form must not read as one.
+  const warning = implausibleWarning(report.implausible);
+  const warned = warning ? `${[warning.headline, ...warning.lines.map((line) => `- ${line}`)].join('\n')}\n\n${text}` : text;
   // The email's footer paragraphs name the unsubscribe link; an on-demand read has no subscription to leave.
-  return text
+  return warned
     .split(/\n{2,}/)
     .filter((paragraph) => !paragraph.includes(UNSUBSCRIBE))
     .join('\n\n')

@@ -42,3 +42,16 @@ export function implausibleReason(violations: readonly Violation[], outcome: 'no
 export function logImplausible(what: 'digest' | 'alert', group: string, violations: readonly Violation[]): void {
   console.warn(JSON.stringify({ msg: `${what} not sent: implausible figures`, group, rules: violations.map((v) => ({ rule: v.rule, operation: v.operation, fields: v.fields })) }));
 }
+
+/**
+ * What a report whose figures break a rule says where it shows (the page, its JSON and text forms, MCP
+ * `weekly_report`): one sentence, then each rule's message. Undefined when they keep every rule.
+ */
+export function implausibleWarning(violations: readonly Violation[]): { headline: string; lines: string[] } | undefined {
+  if (violations.length === 0) return undefined;
+  const rules = violations.length === 1 ? 'a rule' : `${violations.length} rules`;
+  return {
+    headline: `Warning: these figures break ${rules} the Read API’s answers keep, so some of them are wrong (the upstream map most likely reads a field from the wrong place or in the wrong unit). The digest is not sent while they do; the compatibility check (POST /admin/upstream/check) names the fields.`,
+    lines: violations.map((v) => `${v.operation ?? 'the engines'} ${v.rule}: ${v.message}`),
+  };
+}

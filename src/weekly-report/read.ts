@@ -75,7 +75,7 @@ export interface WeeklyRead {
 
 /** The report of `inputs` for the given kinds (both by default). */
 export const reportOf = (inputs: WeeklyInputs, kinds: readonly DigestKind[] = DIGEST_KINDS): Report =>
-  buildReport({ brand: inputs.brand, week: inputs.week, kinds, visibility: inputs.visibility, history: inputs.history, topics: inputs.topics, matrix: inputs.matrix, not_provided: inputs.not_provided });
+  buildReport({ brand: inputs.brand, week: inputs.week, kinds, visibility: inputs.visibility, history: inputs.history, topics: inputs.topics, matrix: inputs.matrix, not_provided: inputs.not_provided, today: inputs.today });
 
 export interface WeekTarget {
   brand_id?: number | undefined;
