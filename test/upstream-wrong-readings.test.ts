@@ -124,7 +124,7 @@ describe('wrong readings are implausible, naming the fields', () => {
     expect(matrix.message).toMatch(/^prompts\[\]\.engines\[\]\.engine `OPENAI`: an engine that answered, under a name neither ours nor declared, .*\("OPENAI": "openai"\)\?$/);
     // Mapped in `values`, it is ours again and every feature works.
     const mapped = await inFront((map) => {
-      for (const op of Object.values(map.operations)) for (const values of Object.values(op.values)) if (values[VENDOR_ENGINES.chatgpt]) values.OPENAI = 'chatgpt';
+      for (const op of Object.values(map.operations)) for (const values of Object.values(op.values)) if (values[VENDOR_ENGINES.chatgpt!]) values.OPENAI = 'chatgpt';
     }, upper);
     expect(Object.values(byFeature(await check(mapped)))).toEqual(['works', 'works', 'works', 'works', 'works', 'works']);
   });
@@ -155,7 +155,7 @@ describe('a report whose figures break a rule says so wherever it shows', () => 
   });
 });
 
-describe('/brands, as the report reads it', () => {
+describe('/brands and the other reads, as the report makes them', () => {
   const withBrands = (answer: (body: Body) => unknown) => (body: Body, url: URL) => (url.pathname.endsWith('/brands') ? answer(body) : houseStyle(body, url));
 
   it('a /brands without the plan the report does not need: the report and the check both work', async () => {
@@ -174,6 +174,21 @@ describe('/brands, as the report reads it', () => {
     expect(visibleText(await page.text())).toContain('The Read API has no listBrands operation (GET /brands answered 404 not_found), which the weekly report needs for the brand’s name.');
     const json = await call('/reports/weekly?market=us&format=json', { key });
     expect([json.status, ((await json.json()) as { error: { code: string } }).error.code]).toEqual([502, 'operation_missing']);
+  });
+
+  it('per-engine answers under a name the map misses: the map does not place them, it is not said that the service lacks them', async () => {
+    const key = await inFront(() => {}, (body, url) => {
+      const styled = houseStyle(body, url) as { Result: Body };
+      if (!url.pathname.endsWith('/prompts')) return styled;
+      const { Prompts, ...rest } = styled.Result;
+      return { ...styled, Result: { ...rest, Matrix: Prompts } };
+    });
+    const line = 'The upstream map does not place per-engine answers in the Read API’s answer to getPromptMatrix, which holds `Matrix` under a name the map does not name, so each engine’s questions naming the brand are left out.';
+    const answer = await check(key);
+    expect(answer.features.find((f) => f.feature === 'digest')!.missing.map((m) => m.line)).toEqual([line]);
+    const { report } = (await (await call('/reports/weekly?market=us&format=json', { key })).json()) as ReportJson;
+    expect(report.not_provided.map((p) => p.line)).toEqual([line]);
+    expect(JSON.stringify(report)).not.toContain('does not provide per-engine answers');
   });
 
   it('a body that cannot be read is said as such, not as "did not answer, try again"', async () => {

@@ -122,7 +122,7 @@ async function missingFor(client: ApiClient, needs: Needs, params: Record<string
       for (const part of read.notProvided) {
         const need = needs[part];
         if (need === undefined || need === 'required') continue;
-        const about = { part, operation: id, words: PARTS[part].words, required: false, line: notProvidedLine(part, need) };
+        const about = { part, operation: id, words: PARTS[part].words, required: false, line: notProvidedLine(part, need, read.unplaced) };
         if (read.missing) missing.push({ ...about, ...whyMissing(read.missing) });
         else for (const field of PARTS[part].fields.filter((f) => read.absent.includes(f))) missing.push({ ...about, field });
       }

@@ -268,18 +268,18 @@ export function buildReport(input: ReportInput): Report {
     won_lost: showWonLost,
     engines,
     subject: subjectOf(input.brand.name, periodLabel, empty, showVis, showWonLost),
-    not_provided: notProvidedOf(missing),
+    not_provided: notProvidedOf(missing, input.unplaced ?? {}),
     implausible: figuresViolations({ visibility: v, history: input.history, topics: input.topics, matrix: input.matrix ?? null, today: input.today }, engines),
   };
 }
 
 /** The parts not provided, each with its line (one per part: the report's sections are separate). */
-function notProvidedOf(missing: readonly PartId[]): NotProvided[] {
+function notProvidedOf(missing: readonly PartId[], unplaced: Partial<Record<PartId, string[]>>): NotProvided[] {
   return missing.flatMap((part) => {
     const consequence = NEEDS.digest[part];
     if (consequence === undefined || consequence === 'required') return [];
     const { operation, fields, words } = PARTS[part];
-    return [{ part, operation, fields, words, line: notProvidedLine(part, consequence) }];
+    return [{ part, operation, fields, words, line: notProvidedLine(part, consequence, unplaced[part]) }];
   });
 }
 

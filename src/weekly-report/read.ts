@@ -64,6 +64,8 @@ export interface WeeklyInputs {
   /** Each question's dominant answer per engine over the same 7 days: the per-engine figures. */
   matrix: ResponseOf<'getPromptMatrix'> | null;
   not_provided: PartId[];
+  /** Of `not_provided`, those whose operation answered with lists under names the map does not place: by part, those names. */
+  unplaced?: Partial<Record<PartId, string[]>>;
   /** The day the week was read on (`YYYY-MM-DD`, UTC, from the caller's clock): the fixed windows end on it. */
   today?: string;
 }
@@ -75,7 +77,7 @@ export interface WeeklyRead {
 
 /** The report of `inputs` for the given kinds (both by default). */
 export const reportOf = (inputs: WeeklyInputs, kinds: readonly DigestKind[] = DIGEST_KINDS): Report =>
-  buildReport({ brand: inputs.brand, week: inputs.week, kinds, visibility: inputs.visibility, history: inputs.history, topics: inputs.topics, matrix: inputs.matrix, not_provided: inputs.not_provided, today: inputs.today });
+  buildReport({ brand: inputs.brand, week: inputs.week, kinds, visibility: inputs.visibility, history: inputs.history, topics: inputs.topics, matrix: inputs.matrix, not_provided: inputs.not_provided, unplaced: inputs.unplaced, today: inputs.today });
 
 export interface WeekTarget {
   brand_id?: number | undefined;
@@ -174,6 +176,7 @@ export async function readWeek(client: ApiClient, target: WeekTarget, now: Date)
     topics: topics.data,
     matrix: matrix.data,
     not_provided: [visibility, history, matrix, topics].flatMap((read) => read.notProvided),
+    unplaced: Object.fromEntries([visibility, history, matrix, topics].flatMap((read) => (read.unplaced.length > 0 ? read.notProvided.map((part) => [part, read.unplaced]) : []))),
     today: now.toISOString().slice(0, 10),
   };
   const reads = [

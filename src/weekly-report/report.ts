@@ -160,6 +160,8 @@ export interface ReportInput {
   matrix?: ResponseOf<'getPromptMatrix'> | null;
   /** The parts the service does not provide (parts.ts); their lists are empty. */
   not_provided?: readonly PartId[];
+  /** Of those, the ones whose operation holds lists under names the map does not place (the line says so): by part, the names. */
+  unplaced?: Partial<Record<PartId, string[]>> | undefined;
   /** The day the bodies were read on (`YYYY-MM-DD`, from the clock seam): the fixed windows end on it. */
   today?: string | undefined;
 }
