@@ -207,6 +207,8 @@ describe('each rule fails on a planted bad value', () => {
       'prompts[].engines[].engine `OPENAI`, `ANTHROPIC`: 2 engines that answered, under names neither ours nor declared, each counted as an engine of its own: map each onto ours in `values`, or declare each as another engine in our form ("OPENAI": "openai", "ANTHROPIC": "anthropic")?',
     );
     expect(rules(planted('getAnswerHistory', (b) => void ((b.questions as { moved: Body[] }[])[1]!.moved[0]!.engine = 'Google AIO')))).toEqual([['engines_ours_or_declared', 'questions[].moved[].engine']]);
+    // An engine of the service's own, in a form of its own, is carried under its name (DESIGN section 13).
+    expect(planted('getPromptMatrix', (b) => void ((b.prompts as { engines: Body[] }[])[0]!.engines[3]!.engine = 'Grok-2'))).toEqual([]);
   });
 
   it('weeks_consecutive: a gap between weeks, and a history that ends before the period', () => {

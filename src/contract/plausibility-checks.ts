@@ -214,13 +214,22 @@ export function checkFixedWindows(body: unknown, _fields: readonly string[], ope
 
 /** Our form for an engine's name: lower case, `_` between words (`google_ai_overviews`). */
 const OUR_FORM = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
+/** A vendor's upper-case alias (`OPENAI`, `GOOGLE_AIO`), as enumeration values are written by many services. */
+const UPPER_ALIAS = /^[A-Z][A-Z0-9]*([_\- .][A-Z0-9]+)*$/;
+/** The vendors of our engines: a value naming one is an alias of ours left unmapped, not an engine of the service's own. */
+const VENDORS = ['openai', 'anthropic', 'google', 'microsoft', 'bing'];
+/**
+ * A value the map should have mapped or declared: an upper-case alias, or one naming a vendor of ours. Any other
+ * value of the service's own (`Grok-2`) is carried under its own name (DESIGN section 13), as before.
+ */
+const looksLikeAlias = (value: string) => UPPER_ALIAS.test(value) || value.toLowerCase().split(/[^a-z0-9]+/).some((word) => VENDORS.includes(word));
 const inOurForm = (value: string) => value.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '') || 'engine';
 
 /** `engines_ours_or_declared`: see the table. An engine that answered nothing is not counted, so not judged. */
 export function checkEnginesDeclared(body: unknown, fields: readonly string[]): Finding[] {
   const field = fields[0]!;
   const answered = field === 'prompts[].engines[].engine' ? valuesAtPath(body, 'prompts[].engines[]').filter((c) => isNum(at(c, 'runs')) && (at(c, 'runs') as number) > 0).map((c) => at(c, 'engine')) : valuesAtPath(body, field);
-  const strays = [...new Set(answered)].filter((v): v is string => typeof v === 'string' && !(ENGINES as readonly string[]).includes(v) && oursWithin(v, ENGINES) === undefined && !OUR_FORM.test(v));
+  const strays = [...new Set(answered)].filter((v): v is string => typeof v === 'string' && !(ENGINES as readonly string[]).includes(v) && oursWithin(v, ENGINES) === undefined && !OUR_FORM.test(v) && looksLikeAlias(v));
   if (strays.length === 0) return [];
   const shown = strays.slice(0, 5);
   const pairs = shown.map((v) => `"${v}": "${inOurForm(v)}"`).join(', ');

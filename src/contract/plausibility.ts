@@ -262,7 +262,7 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: 'engines_ours_or_declared',
-    says: 'An engine that answered is ours, mapped onto ours by the map, or declared as another engine by a name in our form (lower case, `_` between words, as `google_ai_overviews`): a vendor\'s alias left unmapped (`OPENAI`, `GOOGLE_AIO`) is counted as an engine of its own.',
+    says: 'An engine that answered is ours, mapped onto ours by the map, or declared as another engine by a name in our form (lower case, `_` between words, as `google_ai_overviews`): a vendor\'s alias left unmapped (upper case, `OPENAI`, `GOOGLE_AIO`, or naming a vendor of ours) is counted as an engine of its own. A value of the service\'s own in another form (`Grok-2`) is carried under its name.',
     reads: { getPromptMatrix: ['prompts[].engines[].engine', 'prompts[].engines[].runs'], getAnswerHistory: ['questions[].moved[].engine'] },
     check: checkEnginesDeclared,
   },

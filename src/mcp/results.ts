@@ -47,7 +47,7 @@ export function failureResult(error: unknown, tool: string): CallToolResult {
       ),
     );
   if (error instanceof ApiClientError && error.kind === 'parse')
-    return errorResult(new ApiError('upstream_error', `The Read API answered ${error.operation} with a body this product cannot read${error.field ? ` (its field \`${error.field}\`)` : ''}: ${error.message.replace(/^\w+: /, '')}`));
+    return errorResult(new ApiError('upstream_error', `The Read API answered ${error.operation} with a body this product cannot read${error.field ? ` (its field \`${error.field}\`)` : ''}: ${error.message}`));
   console.error(JSON.stringify({ msg: 'mcp tool failed', tool, error: errorText(error) }));
   return errorResult(new ApiError('internal_error', 'Something went wrong on our side.'));
 }

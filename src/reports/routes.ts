@@ -102,7 +102,7 @@ const FIX_WITH_CHECK = 'Nothing is wrong with your link or key: whoever runs thi
 /** The Read API answered, but with a body this product cannot read (a field missing or of another type, even through the upstream map). */
 function unreadableProblem(error: ApiClientError): ReadProblem {
   const field = error.field ? ` (its field \`${error.field}\`)` : '';
-  const message = `The Read API answered ${error.operation} with a body this product cannot read${field}, so there is no report: ${error.message.replace(/^\w+: /, '')}`;
+  const message = `The Read API answered ${error.operation} with a body this product cannot read${field}, so there is no report: ${error.message}`;
   console.error(JSON.stringify({ msg: 'report read unreadable', operation: error.operation, field: error.field ?? null }));
   return new ReadProblem(message, `The Read API’s answer to ${error.operation} cannot be read`, [message, FIX_WITH_CHECK]);
 }
