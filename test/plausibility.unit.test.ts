@@ -26,6 +26,8 @@ const visibility = (): Body => ({
   history: Array.from({ length: 12 }, (_, i) => week(i, i === 10 ? 55 : i === 11 ? 56.2 : 50 + i / 2)),
 });
 const answerHistory = (): Body => ({
+  period: { from: '2026-11-19', to: '2026-11-25' },
+  previous_period: { from: '2026-11-12', to: '2026-11-18' },
   counts: { won: 1, lost: 1, held: 1 },
   questions: [
     { outcome: 'won', engines_naming_now: 3, engines_naming_before: 2, moved: [{ engine: 'chatgpt' }] },
@@ -33,6 +35,17 @@ const answerHistory = (): Body => ({
     { outcome: 'held', engines_naming_now: 2, engines_naming_before: 2, moved: [] },
   ],
 });
+/** /answers/history as the service sends it: each moved engine with its state before and now. */
+const moves = (): Body => ({
+  counts: { won: 2, lost: 1, held: 1 },
+  questions: [
+    { question_id: 1, outcome: 'won', engines_naming_now: 3, engines_naming_before: 1, moved: [{ engine: 'chatgpt', before: 'absent', now: 'recommended', direction: 'gained' }, { engine: 'claude', before: 'open', now: 'mentioned', direction: 'gained' }] },
+    { question_id: 2, outcome: 'won', engines_naming_now: 2, engines_naming_before: 1, moved: [{ engine: 'gemini', before: null, now: 'mentioned', direction: 'gained' }] },
+    { question_id: 3, outcome: 'lost', engines_naming_now: 0, engines_naming_before: 1, moved: [{ engine: 'copilot', before: 'mentioned', now: 'absent', direction: 'lost' }] },
+    { question_id: 4, outcome: 'held', engines_naming_now: 1, engines_naming_before: 1, moved: [{ engine: 'chatgpt', before: 'mentioned', now: 'open', direction: 'lost' }, { engine: 'claude', before: 'absent', now: 'recommended', direction: 'gained' }] },
+  ],
+});
+const TODAY = '2026-11-25';
 const topics = (): Body => ({
   topics: [
     { score: 45.2, change: -6.3, questions: 7, rivals: [{ name: 'A', share: 30.1 }, { name: 'B', share: 12 }] },
@@ -42,16 +55,21 @@ const topics = (): Body => ({
   ],
 });
 const matrix = (): Body => ({
-  engines: ['chatgpt', 'claude', 'grok'],
-  prompts: [{ engines: [{ engine: 'chatgpt', rate: 71.4, runs: 7 }, { engine: 'claude', rate: 100, runs: 7 }, { engine: 'grok', rate: null, runs: 0 }] }],
+  period: { from: '2026-11-19', to: '2026-11-25' },
+  engines: ['chatgpt', 'claude', 'grok', 'meta_ai'],
+  prompts: [
+    { engines: [{ engine: 'chatgpt', rate: 71.4, runs: 7 }, { engine: 'claude', rate: 100, runs: 7 }, { engine: 'grok', rate: null, runs: 0 }, { engine: 'meta_ai', rate: 42.9, runs: 14 }] },
+    { engines: [{ engine: 'chatgpt', rate: 28.6, runs: 7 }, { engine: 'claude', rate: 50, runs: 8 }, { engine: 'grok', rate: null, runs: 0 }, { engine: 'meta_ai', rate: 35.7, runs: 14 }] },
+  ],
 });
-const RIGHT: Partial<Record<OperationId, () => Body>> = { getVisibility: visibility, getAnswerHistory: answerHistory, listTopics: topics, getPromptMatrix: matrix };
+type Planted = OperationId | 'moves';
+const RIGHT: Partial<Record<Planted, () => Body>> = { getVisibility: visibility, getAnswerHistory: answerHistory, listTopics: topics, getPromptMatrix: matrix, moves };
 
-/** The violations of `id`'s right body with one change planted. */
-function planted(id: OperationId, change: (body: Body) => void): Violation[] {
+/** The violations of `id`'s right body with one change planted, read on `TODAY`. */
+function planted(id: Planted, change: (body: Body) => void): Violation[] {
   const body = RIGHT[id]!();
   change(body);
-  const found = violationsOf(id, body);
+  const found = violationsOf(id === 'moves' ? 'getAnswerHistory' : id, body, { today: TODAY });
   for (const v of found) failed.add(v.rule);
   return found;
 }
@@ -59,7 +77,9 @@ const rules = (found: Violation[]) => found.map((v) => [v.rule, v.fields[0]]);
 
 describe('on right bodies', () => {
   it('no rule is broken', () => {
-    for (const [id, body] of Object.entries(RIGHT)) expect([id, violationsOf(id as OperationId, body())]).toEqual([id, []]);
+    for (const [id, body] of Object.entries(RIGHT)) expect([id, violationsOf(id === 'moves' ? 'getAnswerHistory' : (id as OperationId), body(), { today: TODAY })]).toEqual([id, []]);
+    // A day either side of the windows' last day: a time zone, or a body cached before midnight.
+    for (const today of ['2026-11-24', '2026-11-26']) expect(violationsOf('getAnswerHistory', answerHistory(), { today })).toEqual([]);
   });
 });
 
@@ -111,19 +131,90 @@ describe('each rule fails on a planted bad value', () => {
     expect(rules(planted('getAnswerHistory', (b) => void (b.counts = { won: 2, lost: 0, held: 1 })))).toEqual([['outcomes_add_up', 'counts.won']]);
   });
 
-  it('outcome_follows_engines: won and lost mapped the wrong way round', () => {
+  it('outcome_follows_engines: won and lost mapped the wrong way round, counted per outcome', () => {
     const found = planted('getAnswerHistory', (b) => {
       const [won, lost] = b.questions as Body[];
       [won!.outcome, lost!.outcome] = ['lost', 'won'];
     });
     expect(rules(found)).toEqual([['outcome_follows_engines', 'questions[].outcome']]);
-    expect(found[0]!.message).toBe('2 questions are "lost" though 3 engines name the brand now and 2 before: are the outcomes\' values (won, lost, held) mapped the right way round?');
+    expect(found[0]!.message).toBe(
+      '1 question is lost though more engines name the brand now than before (a question: 3 now, 2 before), 1 won though fewer engines name the brand now than before (a question: 1 now, 2 before): are the outcomes\' values (won, lost, held) mapped the right way round, or `engines_naming_now` and `engines_naming_before` read from the wrong fields?',
+    );
+  });
+
+  it('outcome_follows_engines: the counts swapped blame the counts, as the moved engines say, and count each outcome apart', () => {
+    const found = planted('moves', (b) => {
+      for (const q of b.questions as Body[]) [q.engines_naming_now, q.engines_naming_before] = [q.engines_naming_before, q.engines_naming_now];
+    });
+    expect(found.map((v) => [v.rule, v.fields, v.values])).toEqual([
+      ['outcome_follows_engines', ['questions[].engines_naming_now', 'questions[].engines_naming_before'], { questions: 3, won: 2, lost: 1 }],
+    ]);
+    expect(found[0]!.message).toBe(
+      '2 questions are won though fewer engines name the brand now than before (question 1: 1 now, 3 before), 1 lost though more engines name the brand now than before (question 3: 1 now, 0 before), while the engines that moved each go its way: are `engines_naming_now` and `engines_naming_before` read from the right fields (each from the other’s)?',
+    );
+    // The outcomes' values the wrong way round: the moves agree with the counts, so the outcome is blamed.
+    const outcome = planted('moves', (b) => {
+      for (const q of b.questions as Body[]) q.outcome = q.outcome === 'won' ? 'lost' : q.outcome === 'lost' ? 'won' : q.outcome;
+    });
+    expect(outcome.filter((v) => v.rule !== 'outcomes_add_up').map((v) => [v.rule, v.fields, v.values])).toEqual([['outcome_follows_engines', ['questions[].outcome'], { questions: 3, won: 1, lost: 2 }]]);
+  });
+
+  it('moves_follow_outcome: the moved engines\' before and now swapped, counted per outcome, blaming them', () => {
+    const found = planted('moves', (b) => {
+      for (const q of b.questions as { moved: Body[] }[]) for (const m of q.moved) [m.before, m.now] = [m.now, m.before];
+    });
+    expect(found.map((v) => [v.rule, v.fields, v.values])).toEqual([['moves_follow_outcome', ['questions[].moved[].before', 'questions[].moved[].now'], { questions: 3, won: 2, lost: 1 }]]);
+    expect(found[0]!.message).toBe(
+      '2 questions are won though their moved engines name the brand less now than before (question 1: chatgpt recommended → absent), 1 lost though their moved engines name the brand more now than before (question 3: copilot absent → mentioned): are `moved[].before` and `moved[].now` read from the right fields (each from the other’s)?',
+    );
+    // A body without the states says nothing of them.
+    expect(planted('getAnswerHistory', () => {})).toEqual([]);
+  });
+
+  it('rate_is_share_of_runs: a rate read from its runs, and one that no whole number of runs makes', () => {
+    const found = planted('getPromptMatrix', (b) => {
+      for (const p of b.prompts as { engines: Body[] }[]) for (const c of p.engines) if (c.runs !== 0) c.rate = c.runs;
+    });
+    expect(found.map((v) => [v.rule, v.fields, v.values])).toEqual([['rate_is_share_of_runs', ['prompts[].engines[].rate'], { cells: 6, wrong: 6, equal_to_runs: 6, example: { rate: 7, runs: 7 } }]]);
+    expect(found[0]!.message).toBe(
+      "prompts[].engines[].rate is not the share of its cell's runs in 6 of 6 cells (rate 7 of 7 runs is 0.49 runs, and a dominant state holds at least 20%), and equals its cell's runs in all 6: is `rate` read from the right field (it reads `runs`)?",
+    );
+    const one = planted('getPromptMatrix', (b) => void ((b.prompts as { engines: Body[] }[])[0]!.engines[0]!.rate = 65));
+    expect(one.map((v) => [v.rule, v.values.wrong])).toEqual([['rate_is_share_of_runs', 1]]);
+  });
+
+  it('fixed_windows: the period read from the comparison window, a window not 7 days long, a comparison window that is not the week before', () => {
+    const late = planted('getAnswerHistory', (b) => void (b.period = b.previous_period));
+    expect(late.map((v) => [v.rule, v.fields])).toEqual([['fixed_windows', ['period.from', 'period.to']]]);
+    expect(late[0]!.message).toBe('/answers/history period 2026-11-12 to 2026-11-18 ends 7 days before today (2026-11-25), but its window is the last 7 days ending today: is `period` read from the comparison window (`previous_period`)?');
+    // Without the clock, the comparison window the same as the period still says it.
+    const same = violationsOf('getAnswerHistory', { ...answerHistory(), period: { from: '2026-11-12', to: '2026-11-18' } });
+    expect(same.map((v) => [v.rule, v.fields.length, v.message])).toEqual([
+      ['fixed_windows', 4, '/answers/history compares 2026-11-12 to 2026-11-18 with 2026-11-12 to 2026-11-18, but its comparison window is the 7 days before: are `period` and `previous_period` read from the same field?'],
+    ]);
+    expect(rules(planted('getVisibility', (b) => void (b.period = { from: '2026-11-01', to: '2026-11-25' })))).toEqual([['fixed_windows', 'period.from']]);
+    expect(planted('getPromptMatrix', (b) => void (b.period = { from: '2026-11-05', to: '2026-11-11' })).map((v) => v.message)).toEqual([
+      '/prompts period 2026-11-05 to 2026-11-11 ends 14 days before today (2026-11-25), but its window is the last 7 days ending today: is `period` read from the right fields?',
+    ]);
+  });
+
+  it('engines_ours_or_declared: a vendor alias that answered, left unmapped; one that answered nothing is not judged', () => {
+    const found = planted('getPromptMatrix', (b) => {
+      for (const p of b.prompts as { engines: Body[] }[]) for (const c of p.engines) c.engine = ({ chatgpt: 'OPENAI', claude: 'ANTHROPIC', grok: 'XAI_GROK' } as Record<string, string>)[c.engine as string] ?? c.engine;
+    });
+    expect(found.map((v) => [v.rule, v.fields, v.values])).toEqual([['engines_ours_or_declared', ['prompts[].engines[].engine'], { 'prompts[].engines[].engine': ['OPENAI', 'ANTHROPIC'] }]]);
+    expect(found[0]!.message).toBe(
+      'prompts[].engines[].engine `OPENAI`, `ANTHROPIC`: 2 engines that answered, under names neither ours nor declared, each counted as an engine of its own: map each onto ours in `values`, or declare each as another engine in our form ("OPENAI": "openai", "ANTHROPIC": "anthropic")?',
+    );
+    expect(rules(planted('getAnswerHistory', (b) => void ((b.questions as { moved: Body[] }[])[1]!.moved[0]!.engine = 'Google AIO')))).toEqual([['engines_ours_or_declared', 'questions[].moved[].engine']]);
+    // An engine of the service's own, in a form of its own, is carried under its name (DESIGN section 13).
+    expect(planted('getPromptMatrix', (b) => void ((b.prompts as { engines: Body[] }[])[0]!.engines[3]!.engine = 'Grok-2'))).toEqual([]);
   });
 
   it('weeks_consecutive: a gap between weeks, and a history that ends before the period', () => {
     expect(rules(planted('getVisibility', (b) => void ((b.history as Body[])[5] = week(6, 50))))).toEqual([['weeks_consecutive', 'history[].week_start']]);
     const late = planted('getVisibility', (b) => void (b.period = { from: '2026-12-03', to: '2026-12-09' }));
-    expect(late.map((v) => v.message)).toEqual(["the history's last week ends 2026-11-25, outside the period 2026-12-03 to 2026-12-09: is the history read oldest first, from the right fields?"]);
+    expect(late.filter((v) => v.rule === 'weeks_consecutive').map((v) => v.message)).toEqual(["the history's last week ends 2026-11-25, outside the period 2026-12-03 to 2026-12-09: is the history read oldest first, from the right fields?"]);
   });
 
   it('change_against_week_before: a 0-1 change read as points', () => {

@@ -46,7 +46,7 @@ async function check(request: Request, { env, runtime }: AdminContext): Promise<
   const before = await callsLeft(env.UPSTREAM_GATE, body.api_key);
   let result: CompatibilityResult;
   try {
-    result = await checkCompatibility(client, { brand_id: body.brand_id, market: body.market });
+    result = await checkCompatibility(client, { brand_id: body.brand_id, market: body.market }, { today: runtime.now().toISOString().slice(0, 10) });
   } catch (error) {
     if (!(error instanceof CheckInterrupted)) throw error;
     const { failure } = error;

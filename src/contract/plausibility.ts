@@ -19,6 +19,9 @@
 import { ENGINES } from './enums';
 import type { OperationId } from './operations';
 import { valuesAtPath } from './paths';
+import { checkEnginesDeclared, checkFixedWindows, checkMovesFollowOutcome, checkOutcomeFollowsEngines, checkRateIsShare, oursWithin } from './plausibility-checks';
+
+export { oursWithin };
 
 /** Every rule's id: the table's, and the one of what a view counts. */
 export const RULE_IDS = [
@@ -31,6 +34,10 @@ export const RULE_IDS = [
   'weeks_consecutive',
   'change_against_week_before',
   'engines_by_our_names',
+  'moves_follow_outcome',
+  'rate_is_share_of_runs',
+  'fixed_windows',
+  'engines_ours_or_declared',
   'engines_answered',
 ] as const;
 export type RuleId = (typeof RULE_IDS)[number];
@@ -48,6 +55,14 @@ export interface Violation {
 
 type Finding = Omit<Violation, 'rule' | 'operation'>;
 
+/**
+ * What a rule may know besides the body: `today` (`YYYY-MM-DD`, UTC), from the caller's clock seam, never the wall
+ * clock. A rule that needs it says nothing without it.
+ */
+export interface RuleContext {
+  today?: string | undefined;
+}
+
 /** What a rule says, the fields it reads per operation, and the check of one body. */
 export interface Rule {
   id: RuleId;
@@ -55,7 +70,7 @@ export interface Rule {
   reads: Partial<Record<OperationId, readonly string[]>>;
   /** Fields whose values it fixes (not only bounds): one candidate for them that keeps it, where others break it, is evidence (discovery). */
   pins?: readonly string[];
-  check: (body: unknown, fields: readonly string[], operation: OperationId) => Finding[];
+  check: (body: unknown, fields: readonly string[], operation: OperationId, context: RuleContext) => Finding[];
 }
 
 /** A share written with two decimals (`0.56`) read as a percentage is off by up to half a point: that much is rounding. */
@@ -75,23 +90,6 @@ const some = (vs: unknown[]) => (vs.length > 3 ? `${list(vs)} (${vs.length} valu
 
 const DAY = 86_400_000;
 const dayOf = (v: unknown) => (typeof v === 'string' && /^\d{4}-\d\d-\d\d$/.test(v) ? Date.parse(`${v}T00:00:00Z`) : NaN);
-
-/**
- * One of ours inside an open value, as a vendor writes it: our value's words at the start or the end of the
- * value's (`openai-chatgpt`, `anthropic-claude`, `perplexity-sonar` → `perplexity`). Undefined for one of ours
- * itself, or for none. Discovery maps such a value; the rules call one left unmapped a split engine.
- */
-export function oursWithin(value: string, ours: readonly string[]): string | undefined {
-  const words = value.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
-  if (ours.includes(value)) return undefined;
-  const found = ours.filter((candidate) => {
-    const mine = candidate.split('_');
-    if (mine.length > words.length) return false;
-    const same = (from: number) => mine.every((w, i) => words[from + i] === w);
-    return same(0) || same(words.length - mine.length);
-  });
-  return found.length === 1 ? found[0] : undefined;
-}
 
 /** The table. Fields are contract paths; each rule reads only those it lists. */
 export const RULES: readonly Rule[] = [
@@ -183,20 +181,7 @@ export const RULES: readonly Rule[] = [
     id: 'outcome_follows_engines',
     says: 'A question is won when more engines name the brand now than before, lost when fewer, held when as many.',
     reads: { getAnswerHistory: ['questions[].outcome', 'questions[].engines_naming_now', 'questions[].engines_naming_before'] },
-    check: (body, fields) => {
-      const wrong = valuesAtPath(body, 'questions[]').filter((q) => {
-        const [outcome, now, before] = fields.map((f) => at(q, f.replace('questions[].', '')));
-        if (!isNum(now) || !isNum(before) || typeof outcome !== 'string' || !['won', 'lost', 'held'].includes(outcome)) return false;
-        return outcome !== (now > before ? 'won' : now < before ? 'lost' : 'held');
-      });
-      if (wrong.length === 0) return [];
-      const [outcome, now, before] = fields.map((f) => at(wrong[0], f.replace('questions[].', '')));
-      return [{
-        fields: [...fields],
-        values: { outcome, engines_naming_now: now, engines_naming_before: before, questions: wrong.length },
-        message: `${whole(wrong.length)} question${wrong.length === 1 ? ' is' : 's are'} ${shown(outcome)} though ${shown(now)} engines name the brand now and ${shown(before)} before: are the outcomes' values (won, lost, held) mapped the right way round?`,
-      }];
-    },
+    check: checkOutcomeFollowsEngines,
   },
   {
     id: 'weeks_consecutive',
@@ -253,6 +238,34 @@ export const RULES: readonly Rule[] = [
         return [{ fields: [field], values: { [field]: split }, message: `${field} ${split.map((v) => `\`${v}\``).join(', ')}: our engine${split.length === 1 ? '' : 's'} under a vendor's name, counted apart from ours: map ${split.length === 1 ? 'it' : 'them'} in \`values\` (${pairs.join(', ')})?` }];
       }),
   },
+  {
+    id: 'moves_follow_outcome',
+    says: 'The engines that moved a question go its way: a won question\'s moved engines name the brand more now than before (their `before` and `now` states), a lost one\'s less, a held one\'s as much; and a move `gained` goes from not naming the brand to naming it.',
+    reads: { getAnswerHistory: ['questions[].moved[].before', 'questions[].moved[].now', 'questions[].outcome', 'questions[].engines_naming_now', 'questions[].engines_naming_before'] },
+    check: checkMovesFollowOutcome,
+  },
+  {
+    id: 'rate_is_share_of_runs',
+    says: 'A dominant state\'s rate is the share of the cell\'s runs in that state: rate × runs / 100 is a whole number of runs, and, the most frequent of 5 states, at least 20.',
+    reads: { getPromptMatrix: ['prompts[].engines[].rate', 'prompts[].engines[].runs', 'prompts[].engines[].state'] },
+    check: checkRateIsShare,
+  },
+  {
+    id: 'fixed_windows',
+    says: 'The fixed windows (`/visibility`, `/prompts`, `/answers/history`) are the last 7 days ending today (a day either side for time zones and the cache); `/answers/history` compares them with the 7 days before.',
+    reads: {
+      getVisibility: ['period.from', 'period.to'],
+      getPromptMatrix: ['period.from', 'period.to'],
+      getAnswerHistory: ['period.from', 'period.to', 'previous_period.from', 'previous_period.to'],
+    },
+    check: checkFixedWindows,
+  },
+  {
+    id: 'engines_ours_or_declared',
+    says: 'An engine that answered is ours, mapped onto ours by the map, or declared as another engine by a name in our form (lower case, `_` between words, as `google_ai_overviews`): a vendor\'s alias left unmapped (upper case, `OPENAI`, `GOOGLE_AIO`, or naming a vendor of ours) is counted as an engine of its own. A value of the service\'s own in another form (`Grok-2`) is carried under its name.',
+    reads: { getPromptMatrix: ['prompts[].engines[].engine', 'prompts[].engines[].runs'], getAnswerHistory: ['questions[].moved[].engine'] },
+    check: checkEnginesDeclared,
+  },
 ];
 
 /** Of what a view counts: an engine that answered nothing in the period is not one of the brand's engines. */
@@ -268,7 +281,7 @@ export const ENGINES_ANSWERED: Omit<Rule, 'reads' | 'check'> & { fields: readonl
  */
 export function keepsPinningRules(operation: OperationId, body: unknown, path: string): boolean {
   const pinning = RULES.filter((rule) => rule.reads[operation] && rule.pins?.includes(path));
-  const broken = (read: unknown) => pinning.filter((rule) => rule.check(read, rule.reads[operation]!, operation).length > 0).length;
+  const broken = (read: unknown) => pinning.filter((rule) => rule.check(read, rule.reads[operation]!, operation, {}).length > 0).length;
   if (pinning.length === 0 || path.includes('[]') || broken(body) > 0) return false;
   const value = at(body, path);
   if (!isNum(value)) return false;
@@ -280,12 +293,12 @@ export function keepsPinningRules(operation: OperationId, body: unknown, path: s
   return broken(planted) > 0;
 }
 
-/** Every rule that reads `operation`, run on its body (on the contract's names). */
-export function violationsOf(operation: OperationId, body: unknown): Violation[] {
+/** Every rule that reads `operation`, run on its body (on the contract's names); `context.today` for the rules of the clock. */
+export function violationsOf(operation: OperationId, body: unknown, context: RuleContext = {}): Violation[] {
   if (body === null || body === undefined) return [];
   return RULES.flatMap((rule) => {
     const fields = rule.reads[operation];
-    return fields ? rule.check(body, fields, operation).map((found) => ({ rule: rule.id, operation, ...found })) : [];
+    return fields ? rule.check(body, fields, operation, context).map((found) => ({ rule: rule.id, operation, ...found })) : [];
   });
 }
 

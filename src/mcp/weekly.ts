@@ -10,7 +10,7 @@
 import type { ApiClient } from '../client';
 import type { JsonObject } from '../contract/openapi';
 import { BRAND_MARKET_PARAMS } from '../contract/params';
-import { countOf, formatPercent, formatRange, formatSigned, formatTrend, readWeek, type Report, reportOf, type ReportSource } from '../weekly-report';
+import { countOf, formatPercent, formatRange, formatSigned, formatTrend, implausibleWarning, readWeek, type Report, reportOf, type ReportSource } from '../weekly-report';
 import { bodyResult, failureResult } from './results';
 import { inputSchemaOf, toolDefinition } from './tools';
 
@@ -40,20 +40,22 @@ const REPORT_FIELDS = {
   engines: ARRAY,
   subject: STRING,
   not_provided: ARRAY,
+  implausible: ARRAY,
 } satisfies Record<keyof Report, JsonObject>;
 
 export const weeklyReportTool = toolDefinition({
   name: 'weekly_report',
   title: 'Get the weekly report',
   description:
-    'The week as the digest email says it: the lead, the score and whether its change is beyond the noise, each engine, topics that moved, questions won and lost. The last 7 days.',
+    'The week as the digest email says it: the lead, the score and whether its change is beyond the noise, each engine, topics that moved, questions won and lost. The last 7 days. When `report.implausible` is not empty the figures break a rule the Read API keeps and some are wrong: say so before quoting any.',
   inputJson: inputSchemaOf(BRAND_MARKET_PARAMS),
   outputJson: { type: 'object', properties: { report: { type: 'object', properties: REPORT_FIELDS }, source: OBJECT } },
 });
 
 /** The report in a few lines: what an assistant quotes. */
 export function reportText(report: Report): string {
-  const lines = [`${report.brand.name}, market ${report.market.code}, ${formatRange(report.period)}.`, report.lead.headline];
+  const warning = implausibleWarning(report.implausible);
+  const lines = [...(warning ? [warning.headline, ...warning.lines.map((line) => `- ${line}`)] : []), `${report.brand.name}, market ${report.market.code}, ${formatRange(report.period)}.`, report.lead.headline];
   const { visibility, won_lost: wonLost } = report;
   if (visibility) lines.push(`Visibility ${formatPercent(visibility.score)} (${formatTrend(visibility.change, visibility.trend)} against the week before, ${countOf(visibility.answered_runs, 'answered run')}).`);
   const engines = report.engines.filter((e) => e.naming !== null && e.answered !== null);

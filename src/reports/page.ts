@@ -34,6 +34,7 @@ import {
 } from '../weekly-report/model';
 import type { PartId } from '../weekly-report/parts';
 import { CHART_STYLE, chartScale, chartSvg } from '../weekly-report/chart';
+import { implausibleWarning } from '../weekly-report/guard';
 
 const SECTION = 'weekly report';
 
@@ -54,6 +55,8 @@ export const STYLE = `
 .markets{display:flex;flex-wrap:wrap;gap:6px;align-items:center;list-style:none;padding:0;margin:4px 0 10px;font-size:14px}
 .markets a,.markets span.here{display:inline-block;padding:3px 10px;border:1px solid var(--rule);border-radius:999px;text-decoration:none}
 .markets span.here{background:var(--ink);color:var(--page);border-color:var(--ink);font-weight:600}
+.warning{border:2px solid var(--bad);border-radius:6px;padding:10px 14px;margin:16px 0}
+.warning ul{margin:6px 0 0;padding-left:20px}
 .lead{background:var(--panel);border-left:4px solid var(--accent-strong);padding:12px 16px;font-weight:600;margin:16px 0}
 .score{font-size:40px;font-weight:700;line-height:1.1;margin:4px 0 8px}
 .score .chg{font-size:20px;font-weight:600}
@@ -259,6 +262,9 @@ export function reportPage(report: Report, source: ReportSource, extras: PageExt
   parts.push(html`<p class="period" data-testid="period">${formatRange(report.period)} · ${marketName}</p>`);
   parts.push(marketsNav(report, extras, links.marketUrl));
   parts.push(html`<p class="meta" data-testid="source" data-from-cache="${source.from_cache}">${sourceLine(report, source)}</p>`);
+  const warning = implausibleWarning(report.implausible);
+  if (warning)
+    parts.push(html`<section class="warning" role="alert" data-testid="implausible"><p><strong>${warning.headline}</strong></p><ul>${warning.lines.map((line, i) => html`<li data-rule="${report.implausible[i]!.rule}">${line}</li>`)}</ul></section>`);
   parts.push(html`<p class="lead" data-testid="lead">${report.lead.headline}</p>`);
   if (report.empty === 'nothing_measured') parts.push(html`<p>Nothing was measured for this brand and market in the last two weeks, so there are no figures to report.</p>`);
   else if (report.empty === 'nothing_changed') parts.push(html`<p class="small">A quiet week: every change below is within its sampling noise.</p>`);

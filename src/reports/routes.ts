@@ -22,7 +22,7 @@
  * unknown one.
  */
 import * as z from 'zod';
-import type { ApiClient } from '../client';
+import { type ApiClient, ApiClientError } from '../client';
 import { requireKey } from '../contract/access';
 import { ApiError, type ErrorCode, errorResponse, invalidParameter } from '../contract/errors';
 import { parseJsonObject, readJsonBody } from '../contract/json-body';
@@ -35,7 +35,7 @@ import { DAY_MS } from '../lib/time';
 import type { Route } from '../lib/router';
 import { renderDigest } from '../mail/render';
 import { clientAddressOf } from '../proxy';
-import { type DigestKind, OperationMissing, readPageExtras, type Report, type ReportSource, readScope, readWeek, reportOf, summarizeReads, type WeeklyRead, type WeekTarget } from '../weekly-report';
+import { type DigestKind, implausibleWarning, OperationMissing, WindowMismatch, readPageExtras, type Report, type ReportSource, readScope, readWeek, reportOf, summarizeReads, type WeeklyRead, type WeekTarget } from '../weekly-report';
 import type { ReportDeps } from './deps';
 import type { Caller } from '../subscriptions';
 import { type LinkParent, MAX_LIVE_LINKS } from '../links/link-store';
@@ -79,16 +79,50 @@ export const LinkBody = z.strictObject({
  */
 async function read(deps: ReportDeps, caller: Caller, target: WeekTarget): Promise<WeeklyRead> {
   return await readWeek(deps.api(caller.key, caller.clientAddress), target, deps.now()).catch((error: unknown) => {
-    throw error instanceof OperationMissing ? error.toApiError() : readFailure(error);
+    if (error instanceof OperationMissing) throw error.toApiError();
+    if (error instanceof WindowMismatch) throw windowsProblem(error);
+    if (error instanceof ApiClientError && error.kind === 'parse') throw unreadableProblem(error);
+    throw readFailure(error);
   });
+}
+
+/** A read failure that is no outage: said on a page for a reader who asked for one, as the API's error otherwise. */
+class ReadProblem extends ApiError {
+  constructor(
+    message: string,
+    readonly title: string,
+    readonly paragraphs: string[],
+  ) {
+    super('upstream_error', message);
+  }
+}
+
+const FIX_WITH_CHECK = 'Nothing is wrong with your link or key: whoever runs this service can see which field is read from where with the compatibility check (POST /admin/upstream/check), and fix it in the upstream map.';
+
+/** The Read API answered, but with a body this product cannot read (a field missing or of another type, even through the upstream map). */
+function unreadableProblem(error: ApiClientError): ReadProblem {
+  const field = error.field ? ` (its field \`${error.field}\`)` : '';
+  const message = `The Read API answered ${error.operation} with a body this product cannot read${field}, so there is no report: ${error.message}`;
+  console.error(JSON.stringify({ msg: 'report read unreadable', operation: error.operation, field: error.field ?? null }));
+  return new ReadProblem(message, `The Read API’s answer to ${error.operation} cannot be read`, [message, FIX_WITH_CHECK]);
+}
+
+/** The fixed windows disagreed twice alike: not a read across midnight, but a `period` read from the wrong field. */
+function windowsProblem(error: WindowMismatch): ReadProblem {
+  if (!error.persistent) return new ReadProblem('The week\'s reads fell on both sides of midnight UTC. Try again.', 'The report data is unavailable', ['The week\'s reads fell on both sides of midnight UTC, so their days differ.', 'Try again in a minute.']);
+  const message = `The Read API's fixed windows do not cover the same 7 days (${error.message}), so there is no report: a \`period\` is most likely read from the wrong field (the comparison window?).`;
+  return new ReadProblem(message, 'The report’s figures do not cover the same week', [message, FIX_WITH_CHECK]);
 }
 
 /** The plain-text digest of this report: the email's own text part, without the subscription footer it does not have here. */
 async function digestText(report: Report, viewUrl: string): Promise<string> {
   const UNSUBSCRIBE = 'https://placeholder.invalid/unsubscribe';
   const { text } = await renderDigest({ report, links: { viewInBrowser: viewUrl, unsubscribe: UNSUBSCRIBE } });
+  // Figures that break a rule are said first: no digest of them is sent, and this form must not read as one.
+  const warning = implausibleWarning(report.implausible);
+  const warned = warning ? `${[warning.headline, ...warning.lines.map((line) => `- ${line}`)].join('\n')}\n\n${text}` : text;
   // The email's footer paragraphs name the unsubscribe link; an on-demand read has no subscription to leave.
-  return text
+  return warned
     .split(/\n{2,}/)
     .filter((paragraph) => !paragraph.includes(UNSUBSCRIBE))
     .join('\n\n')
@@ -165,6 +199,7 @@ export async function weeklyAs(
   try {
     week = await read(deps, caller, { brand_id: query.brand_id, market: query.market });
   } catch (error) {
+    if (error instanceof ReadProblem && query.format === 'html') return messagePage(error.status, error.title, error.paragraphs);
     if (error instanceof ApiError && error.code === 'upstream_error' && query.format === 'html') return unavailablePage();
     if (error instanceof ApiError && error.code === 'operation_missing' && query.format === 'html') return operationMissingPage(error);
     throw error;
@@ -275,6 +310,7 @@ async function viaLink(request: Request, url: URL, token: string, deps: ReportDe
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     const apiError = error;
+    if (apiError instanceof ReadProblem) return format === 'html' ? messagePage(apiError.status, apiError.title, apiError.paragraphs) : errorResponse(apiError);
     if (apiError.code === 'upstream_error') return format === 'html' ? unavailablePage() : errorResponse(apiError);
     if (apiError.code === 'operation_missing') return format === 'html' ? operationMissingPage(apiError) : errorResponse(apiError);
     if (format !== 'html') return errorResponse(apiError);

@@ -19,9 +19,9 @@
  * rival's name) take it from another answer (`paramsFrom`), as discovery does.
  */
 import { type ApiClient, ApiClientError } from '../client';
-import { type OperationId, operationList } from '../contract/operations';
+import { type OperationId, operationList, operations } from '../contract/operations';
 import { fillParams, type Params } from '../contract/params-from';
-import { type Violation, violationsOf } from '../contract/plausibility';
+import { type RuleContext, type Violation, violationsOf } from '../contract/plausibility';
 import { type Feature, NEEDS, type Needs, notProvidedLine, operationMissing, PARTS, PART_IDS, type PartId, readParts, readTableBody } from './parts';
 import { scopeParams, type WeekTarget } from './read';
 
@@ -110,18 +110,19 @@ function partOfField(id: OperationId, field: string): PartId | undefined {
 const OPERATIONS_OF = (needs: Needs) => [...new Set(PART_IDS.filter((part) => needs[part] !== undefined).map((part) => PARTS[part].operation))];
 
 /** What a feature with `needs` lacks, and the rules its reads break, from the same reads it makes. */
-async function missingFor(client: ApiClient, needs: Needs, params: Record<string, unknown>, counter: { reads: number }): Promise<Findings> {
+async function missingFor(client: ApiClient, needs: Needs, params: Record<string, unknown>, counter: { reads: number }, context: RuleContext): Promise<Findings> {
   const missing: Missing[] = [];
   const violations: Violation[] = [];
   for (const id of OPERATIONS_OF(needs)) {
     counter.reads++;
     try {
-      const read = await readParts(client, needs, id, params);
-      violations.push(...violationsOf(id, read.data));
+      // An operation of the account (`/brands`) is read as the features read it: without the brand and market.
+      const read = await readParts(client, needs, id, operations[id].scope === 'account' ? {} : params);
+      violations.push(...violationsOf(id, read.data, context));
       for (const part of read.notProvided) {
         const need = needs[part];
         if (need === undefined || need === 'required') continue;
-        const about = { part, operation: id, words: PARTS[part].words, required: false, line: notProvidedLine(part, need) };
+        const about = { part, operation: id, words: PARTS[part].words, required: false, line: notProvidedLine(part, need, read.unplaced) };
         if (read.missing) missing.push({ ...about, ...whyMissing(read.missing) });
         else for (const field of PARTS[part].fields.filter((f) => read.absent.includes(f))) missing.push({ ...about, field });
       }
@@ -161,7 +162,7 @@ const needsParameter = (op: (typeof operationList)[number], params: Params) =>
  * (a topic's id, a question's text, a rival's name) take it from an answer
  * read before, as the contract's table says (`paramsFrom`), so they are read last.
  */
-async function operationVerdicts(client: ApiClient, target: CheckTarget, counter: { reads: number }): Promise<OperationVerdict[]> {
+async function operationVerdicts(client: ApiClient, target: CheckTarget, counter: { reads: number }, context: RuleContext): Promise<OperationVerdict[]> {
   const verdicts = new Map<OperationId, OperationVerdict>();
   /** Each answer read, on the contract's names, and why an operation gave none: where the later requests find their values. */
   const answers = new Map<OperationId, unknown>();
@@ -181,7 +182,7 @@ async function operationVerdicts(client: ApiClient, target: CheckTarget, counter
     try {
       const { data, absent } = await readTableBody(client, op.id, op.csv!, Object.fromEntries(Object.entries(params).map(([name, value]) => [name, String(value)])));
       answers.set(op.id, data);
-      const violations = violationsOf(op.id, data);
+      const violations = violationsOf(op.id, data, context);
       verdicts.set(op.id, { operation: op.id, status: absent.length > 0 ? 'readable_without' : 'readable', fields: absent, ...(violations.length > 0 ? { violations } : {}) });
     } catch (error) {
       if (!(error instanceof ApiClientError)) throw error;
@@ -225,11 +226,11 @@ function csvVerdict(operations: OperationVerdict[]): FeatureVerdict {
   return verdict('csv_exports', { missing, violations }, !readable ? 'cannot_run' : violations.length > 0 ? 'implausible' : missing.length > 0 ? 'works_without' : 'works');
 }
 
-/** The check; see the module comment. Throws `CheckInterrupted` when a read fails for a reason that says nothing about the bodies. */
-export async function checkCompatibility(client: ApiClient, target: CheckTarget): Promise<CompatibilityResult> {
+/** The check; see the module comment. `context.today`, from the caller's clock, is the day the fixed windows end on. Throws `CheckInterrupted` when a read fails for a reason that says nothing about the bodies. */
+export async function checkCompatibility(client: ApiClient, target: CheckTarget, context: RuleContext = {}): Promise<CompatibilityResult> {
   const counter = { reads: 0 };
   const params = scopeParams(target);
-  const operations = await operationVerdicts(client, target, counter);
+  const operations = await operationVerdicts(client, target, counter, context);
   // The digest, the page and weekly_report have one table of needs: checked once.
   const byNeeds = new Map<Needs, Findings>();
   const features: FeatureVerdict[] = [];
@@ -239,7 +240,7 @@ export async function checkCompatibility(client: ApiClient, target: CheckTarget)
       continue;
     }
     const needs = NEEDS[feature];
-    if (!byNeeds.has(needs)) byNeeds.set(needs, await missingFor(client, needs, params, counter));
+    if (!byNeeds.has(needs)) byNeeds.set(needs, await missingFor(client, needs, params, counter, context));
     features.push(verdict(feature, byNeeds.get(needs)!));
   }
   return { features, operations, reads: counter.reads };

@@ -19,13 +19,15 @@ export interface SentBodies {
   history?: ResponseOf<'getAnswerHistory'> | null;
   topics?: ResponseOf<'listTopics'> | null;
   matrix?: ResponseOf<'getPromptMatrix'> | null;
+  /** The day they were read for (`YYYY-MM-DD`, from the clock seam): the fixed windows end on it. Without it they are judged by length alone. */
+  today?: string | undefined;
 }
 
-const OPERATION_OF: Record<keyof SentBodies, OperationId> = { visibility: 'getVisibility', history: 'getAnswerHistory', topics: 'listTopics', matrix: 'getPromptMatrix' };
+const OPERATION_OF: Record<Exclude<keyof SentBodies, 'today'>, OperationId> = { visibility: 'getVisibility', history: 'getAnswerHistory', topics: 'listTopics', matrix: 'getPromptMatrix' };
 
 /** Every rule the bodies break, and, given the engines a view lists and counts, `engines_answered`. */
 export function figuresViolations(bodies: SentBodies, engines?: readonly { engine: string; runs: number | null }[]): Violation[] {
-  const found = (Object.keys(OPERATION_OF) as (keyof SentBodies)[]).flatMap((name) => violationsOf(OPERATION_OF[name], bodies[name]));
+  const found = (Object.keys(OPERATION_OF) as (keyof typeof OPERATION_OF)[]).flatMap((name) => violationsOf(OPERATION_OF[name], bodies[name], { today: bodies.today }));
   return engines ? [...found, ...viewViolations(engines)] : found;
 }
 
@@ -42,4 +44,17 @@ export function implausibleReason(violations: readonly Violation[], outcome: 'no
 /** One log line for a guarded send: what was not sent, for which group, and the rules and fields (no key, no figures of the brand). */
 export function logImplausible(what: 'digest' | 'alert', group: string, violations: readonly Violation[]): void {
   console.warn(JSON.stringify({ msg: `${what} not sent: implausible figures`, group, rules: violations.map((v) => ({ rule: v.rule, operation: v.operation, fields: v.fields })) }));
+}
+
+/**
+ * What a report whose figures break a rule says where it shows (the page, its JSON and text forms, MCP
+ * `weekly_report`): one sentence, then each rule's message. Undefined when they keep every rule.
+ */
+export function implausibleWarning(violations: readonly Violation[]): { headline: string; lines: string[] } | undefined {
+  if (violations.length === 0) return undefined;
+  const rules = violations.length === 1 ? 'a rule' : `${violations.length} rules`;
+  return {
+    headline: `Warning: these figures break ${rules} the Read API’s answers keep, so some of them are wrong (the upstream map most likely reads a field from the wrong place or in the wrong unit). The digest is not sent while they do; the compatibility check (POST /admin/upstream/check) names the fields.`,
+    lines: violations.map((v) => `${v.operation ?? 'the engines'} ${v.rule}: ${v.message}`),
+  };
 }

@@ -65,6 +65,7 @@ import { NEEDS, notProvidedLine, PARTS, type PartId } from './parts';
 import { changeNoise, trendOf } from './noise';
 import { engineLabel, enginesOf } from './engines';
 import { leadOf, sizeOf, subjectOf } from './lead';
+import { figuresViolations } from './guard';
 import { DIGEST_KINDS, type EngineFigures, type NotProvided, type QuestionMove, type Report, type ReportInput, type TopicMove, type VisibilitySection, type WonLostSection } from './report';
 import { formatPercent, formatRange, shortDay, type Trend } from './words';
 
@@ -251,6 +252,7 @@ export function buildReport(input: ReportInput): Report {
     (showVis !== null && (vis.trend === 'up' || vis.trend === 'down' || topics.some((t) => t.trend === 'up' || t.trend === 'down')));
   const empty = nothingMeasured ? 'nothing_measured' : anythingMoved ? null : 'nothing_changed';
   const periodLabel = formatRange(v.period);
+  const engines = engineFigures(input.history, matrix, !missing.includes('moved'));
   return {
     brand: input.brand,
     market: v.market,
@@ -264,19 +266,20 @@ export function buildReport(input: ReportInput): Report {
     visibility: showVis,
     topics: showTopics,
     won_lost: showWonLost,
-    engines: engineFigures(input.history, matrix, !missing.includes('moved')),
+    engines,
     subject: subjectOf(input.brand.name, periodLabel, empty, showVis, showWonLost),
-    not_provided: notProvidedOf(missing),
+    not_provided: notProvidedOf(missing, input.unplaced ?? {}),
+    implausible: figuresViolations({ visibility: v, history: input.history, topics: input.topics, matrix: input.matrix ?? null, today: input.today }, engines),
   };
 }
 
 /** The parts not provided, each with its line (one per part: the report's sections are separate). */
-function notProvidedOf(missing: readonly PartId[]): NotProvided[] {
+function notProvidedOf(missing: readonly PartId[], unplaced: Partial<Record<PartId, string[]>>): NotProvided[] {
   return missing.flatMap((part) => {
     const consequence = NEEDS.digest[part];
     if (consequence === undefined || consequence === 'required') return [];
     const { operation, fields, words } = PARTS[part];
-    return [{ part, operation, fields, words, line: notProvidedLine(part, consequence) }];
+    return [{ part, operation, fields, words, line: notProvidedLine(part, consequence, unplaced[part]) }];
   });
 }
 

@@ -27,6 +27,8 @@ export interface Part {
   fields: readonly string[];
   /** What it is, in plain words, as a sentence names it. */
   words: string;
+  /** Other fields of the operation the part does without even where it is required (the brand's name needs no plan). */
+  without?: readonly string[];
 }
 
 export const PARTS = {
@@ -37,6 +39,7 @@ export const PARTS = {
   moved: { operation: 'getAnswerHistory', fields: ['questions[].moved'], words: 'the engines that moved each question' },
   topics: { operation: 'listTopics', fields: ['topics'], words: 'topics' },
   rivals: { operation: 'listTopics', fields: ['topics[].rivals'], words: 'rivals per topic' },
+  brand_name: { operation: 'listBrands', fields: ['brands'], words: 'the brand’s name', without: ['plan', 'generated_at', 'brands[].domain', 'brands[].category', 'brands[].markets'] },
 } as const satisfies Record<string, Part>;
 export type PartId = keyof typeof PARTS;
 export const PART_IDS = Object.keys(PARTS) as PartId[];
@@ -55,11 +58,14 @@ const REPORT: Needs = {
   rivals: 'so the rival named most in each topic is left out',
 };
 
+/** The report as a page and `weekly_report` read it: with the brand's name from `/brands` (a digest's subscription keeps it). */
+const REPORT_READ: Needs = { ...REPORT, brand_name: 'required' };
+
 /** Each feature's needs. CSV exports are per operation instead (`csvOptionalPaths`): each export needs its rows. */
 export const NEEDS = {
   digest: REPORT,
-  report_page: REPORT,
-  weekly_report: REPORT,
+  report_page: REPORT_READ,
+  weekly_report: REPORT_READ,
   // What the events read: the score (and the days it covers) for `visibility_moved`, `/prompts` for lost and won questions, topics and their rivals for `rival_overtook`.
   alerts: {
     score: 'required',
@@ -72,8 +78,15 @@ export const NEEDS = {
 } as const satisfies Record<string, Needs>;
 export type Feature = keyof typeof NEEDS | 'csv_exports';
 
-/** The line a reader sees where a part is left out. */
-export function notProvidedLine(part: PartId, consequence: string): string {
+/**
+ * The line a reader sees where a part is left out. With `unplaced` (lists the operation's answer holds under names
+ * no field of the contract or the map has), the service may well provide the part: the map does not place it.
+ */
+export function notProvidedLine(part: PartId, consequence: string, unplaced: readonly string[] = []): string {
+  if (unplaced.length > 0) {
+    const names = unplaced.slice(0, 3).map((name) => `\`${name}\``).join(', ');
+    return `The upstream map does not place ${PARTS[part].words} in the Read API’s answer to ${PARTS[part].operation}, which holds ${names} under ${unplaced.length === 1 ? 'a name' : 'names'} the map does not name, ${consequence}.`;
+  }
   return `Your Read API does not provide ${PARTS[part].words}, ${consequence}.`;
 }
 
@@ -97,6 +110,8 @@ export interface PartsRead<Id extends OperationId> {
   /** Why: the fields absent from the body, or the answer that says the operation itself is missing. */
   absent: string[];
   missing?: ApiClientError;
+  /** With parts not provided by a body that answered: the lists it holds under names neither the contract nor the map has (`unplacedLists`). */
+  unplaced: string[];
 }
 
 const partsOf = (id: OperationId) => PART_IDS.filter((part) => PARTS[part].operation === id);
@@ -119,15 +134,46 @@ export async function readParts<Id extends OperationId>(client: ApiClient, needs
   try {
     const lenient = client.lenient[id] as unknown as (params: Record<string, unknown>, options: LenientOptions) => Promise<Lenient<ResponseOf<Id>>>;
     const fields = optional.flatMap((part) => PARTS[part].fields);
-    const read = await lenient(params, { optional: fields });
+    const without = parts.filter((part) => needs[part] !== undefined).flatMap((part): readonly string[] => (PARTS[part] as Part).without ?? []);
+    const read = await lenient(params, { optional: [...fields, ...without] });
     // A list left out is an empty list wherever it is missing (arrays on the way followed).
     const zs = await zodSide();
     for (const path of fields) if (contractPaths(zs, id).has(`${path}[]`)) for (const holder of holdersOf(read.data, path)) holder[fieldOf(path)] ??= [];
-    return { data: read.data, meta: read.meta, notProvided: optional.filter((part) => PARTS[part].fields.some((field) => read.absent.includes(field))), absent: read.absent };
+    const notProvided = optional.filter((part) => PARTS[part].fields.some((field) => read.absent.includes(field)));
+    const unplaced = notProvided.length > 0 ? await unplacedLists(client, zs, id, params) : [];
+    return { data: read.data, meta: read.meta, notProvided, absent: read.absent, unplaced };
   } catch (error) {
-    if (error instanceof ApiClientError && optional.length === parts.length && operationMissing(error)) return { data: null, meta: null, notProvided: outermost(optional), absent: [], missing: error };
+    if (error instanceof ApiClientError && optional.length === parts.length && operationMissing(error)) return { data: null, meta: null, notProvided: outermost(optional), absent: [], missing: error, unplaced: [] };
     throw error;
   }
+}
+
+/** A name with case and separators taken out, as bodies are matched to the contract (`brand_id`, `BrandId`). */
+const nameKey = (name: string) => name.replace(/[-_\s]/g, '').toLowerCase();
+
+/**
+ * The lists (arrays, at any depth) of the operation's answer as sent under a name no field of the contract has:
+ * what a part the map did not find may be (per-engine answers under `Matrix`). The same read again, as sent: a
+ * cache hit. Empty when it cannot be read.
+ */
+async function unplacedLists(client: ApiClient, zs: ZodSide, id: OperationId, params: Record<string, unknown>): Promise<string[]> {
+  const known = new Set([...contractPaths(zs, id)].map((path) => nameKey(path.split('.').at(-1)!.replace('[]', ''))));
+  const found = new Set<string>();
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) return value.slice(0, 3).forEach(walk);
+    if (typeof value !== 'object' || value === null) return;
+    for (const [name, inner] of Object.entries(value)) {
+      if (Array.isArray(inner) && inner.length > 0 && !known.has(nameKey(name))) found.add(name);
+      walk(inner);
+    }
+  };
+  try {
+    const unchecked = client.unchecked[id] as unknown as (params: Record<string, unknown>) => Promise<{ data: unknown }>;
+    walk((await unchecked(params)).data);
+  } catch (error) {
+    if (!(error instanceof ApiClientError)) throw error;
+  }
+  return [...found].sort();
 }
 
 /**

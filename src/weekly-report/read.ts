@@ -19,8 +19,11 @@
 import { type ApiClient, ApiClientError, type CacheStatus, type ResponseMeta, type WithMeta } from '../client';
 import type { ResponseOf } from '../contract/operations';
 import { buildReport, DIGEST_KINDS, type DigestKind, formatPeriod, type Report } from './model';
-import { NEEDS, type PartId, readParts } from './parts';
-import { firstFailure } from './missing';
+import { type Needs, NEEDS, type PartId, readParts } from './parts';
+
+/** What the report reads of `/brands`. */
+const BRAND_NAME: Needs = { brand_name: 'required' };
+import { firstFailure, OperationMissing } from './missing';
 import { utcWeek } from './week';
 
 /** The fixed-window reads of a week, in the order `readWeek` makes them. */
@@ -61,6 +64,10 @@ export interface WeeklyInputs {
   /** Each question's dominant answer per engine over the same 7 days: the per-engine figures. */
   matrix: ResponseOf<'getPromptMatrix'> | null;
   not_provided: PartId[];
+  /** Of `not_provided`, those whose operation answered with lists under names the map does not place: by part, those names. */
+  unplaced?: Partial<Record<PartId, string[]>>;
+  /** The day the week was read on (`YYYY-MM-DD`, UTC, from the caller's clock): the fixed windows end on it. */
+  today?: string;
 }
 
 export interface WeeklyRead {
@@ -70,7 +77,7 @@ export interface WeeklyRead {
 
 /** The report of `inputs` for the given kinds (both by default). */
 export const reportOf = (inputs: WeeklyInputs, kinds: readonly DigestKind[] = DIGEST_KINDS): Report =>
-  buildReport({ brand: inputs.brand, week: inputs.week, kinds, visibility: inputs.visibility, history: inputs.history, topics: inputs.topics, matrix: inputs.matrix, not_provided: inputs.not_provided });
+  buildReport({ brand: inputs.brand, week: inputs.week, kinds, visibility: inputs.visibility, history: inputs.history, topics: inputs.topics, matrix: inputs.matrix, not_provided: inputs.not_provided, unplaced: inputs.unplaced, today: inputs.today });
 
 export interface WeekTarget {
   brand_id?: number | undefined;
@@ -88,9 +95,18 @@ export const scopeParams = (target: Pick<WeekTarget, 'brand_id' | 'market'>): { 
   ...(target.market !== undefined ? { market: target.market } : {}),
 });
 
-/** The two fixed-window reads disagreed on their days twice (each pair straddled midnight UTC): worth a retry. */
+/**
+ * The fixed-window reads disagreed on their days twice. `persistent` when they disagreed alike both times: no read
+ * across midnight UTC, but a body whose `period` is not its window (read from the wrong field); worth a retry otherwise.
+ */
 export class WindowMismatch extends Error {
   override readonly name = 'WindowMismatch';
+  constructor(
+    message: string,
+    readonly persistent = false,
+  ) {
+    super(message);
+  }
 }
 
 const FROM_CACHE: readonly (CacheStatus | null)[] = ['HIT', 'STALE'];
@@ -133,20 +149,24 @@ export async function readWeek(client: ApiClient, target: WeekTarget, now: Date)
     if (failure !== undefined) throw failure;
     return Promise.all(reads);
   };
-  const brandsRead = target.brandName === undefined ? client.withMeta.listBrands() : undefined;
+  // The brand's name, as the check reads it (parts.ts: `brand_name`): only the brands' ids and names are needed.
+  const brandsRead = target.brandName === undefined ? readParts(client, BRAND_NAME, 'listBrands', {}) : undefined;
   // Settled with the first reads, so a failure of both is one error, not an unhandled second one.
   brandsRead?.catch(() => undefined);
   let [visibility, history, matrix] = await fixed();
   // Required parts: never null. Per-engine answers may be (the service has no /prompts), and then align with anything.
   const aligned = () => samePeriod(visibility.data!.period, history.data!.period) && (!matrix.data || samePeriod(visibility.data!.period, matrix.data.period));
-  if (!aligned()) [visibility, history, matrix] = await fixed();
-  if (!aligned()) {
-    throw new WindowMismatch(`/visibility covers ${formatPeriod(visibility.data!.period)}, /answers/history ${formatPeriod(history.data!.period)}, /prompts ${formatPeriod(matrix.data!.period)}`);
-  }
+  const windows = () => [`/visibility covers ${formatPeriod(visibility.data!.period)}`, `/answers/history ${formatPeriod(history.data!.period)}`, ...(matrix.data ? [`/prompts ${formatPeriod(matrix.data.period)}`] : [])].join(', ');
+  const first = aligned() ? undefined : windows();
+  if (first !== undefined) [visibility, history, matrix] = await fixed();
+  if (!aligned()) throw new WindowMismatch(windows(), windows() === first);
   const { period, brand_id: brandId, market } = visibility.data!;
   const topics = await readParts(client, needs, 'listTopics', { ...params, from: period.from, to: period.to });
-  const brands = brandsRead ? await brandsRead : undefined;
-  const name = target.brandName ?? brands?.data.brands.find((b) => b.id === brandId)?.name ?? `Brand ${brandId}`;
+  const brands = brandsRead ? await brandsRead.catch((error: unknown) => {
+    // The others answered: a 404 of /brands says the service lacks it.
+    throw error instanceof ApiClientError && error.kind === 'http' && error.status === 404 && error.code !== 'brand_not_found' ? new OperationMissing('listBrands', `${error.status} ${error.code}`, BRAND_NAME) : error;
+  }) : undefined;
+  const name = target.brandName ?? brands?.data?.brands.find((b) => b.id === brandId)?.name ?? `Brand ${brandId}`;
   const inputs: WeeklyInputs = {
     brand: { id: brandId, name },
     market,
@@ -156,6 +176,8 @@ export async function readWeek(client: ApiClient, target: WeekTarget, now: Date)
     topics: topics.data,
     matrix: matrix.data,
     not_provided: [visibility, history, matrix, topics].flatMap((read) => read.notProvided),
+    unplaced: Object.fromEntries([visibility, history, matrix, topics].flatMap((read) => (read.unplaced.length > 0 ? read.notProvided.map((part) => [part, read.unplaced]) : []))),
+    today: now.toISOString().slice(0, 10),
   };
   const reads = [
     ...readInfo('getVisibility', visibility.meta),

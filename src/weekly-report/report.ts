@@ -7,6 +7,7 @@ import * as z from 'zod';
 import type { ResponseOf } from '../contract/operations';
 import type { AnswerState } from '../contract/enums';
 import type { PartId } from './parts';
+import type { Violation } from '../contract/plausibility';
 import type { MoveWords, ScoreWords, Trend } from './words';
 
 export const DIGEST_KINDS = ['visibility', 'won_lost'] as const;
@@ -139,6 +140,12 @@ export interface Report {
   subject: string;
   /** The parts the service does not provide; empty for one that provides everything. */
   not_provided: NotProvided[];
+  /**
+   * The rules of src/contract/plausibility.ts its figures break (the upstream map most likely reads a field from
+   * the wrong place or in the wrong unit): empty when they keep them. Said wherever the report shows; a digest of
+   * such figures is not sent.
+   */
+  implausible: Violation[];
 }
 
 export interface ReportInput {
@@ -153,4 +160,8 @@ export interface ReportInput {
   matrix?: ResponseOf<'getPromptMatrix'> | null;
   /** The parts the service does not provide (parts.ts); their lists are empty. */
   not_provided?: readonly PartId[];
+  /** Of those, the ones whose operation holds lists under names the map does not place (the line says so): by part, the names. */
+  unplaced?: Partial<Record<PartId, string[]>> | undefined;
+  /** The day the bodies were read on (`YYYY-MM-DD`, from the clock seam): the fixed windows end on it. */
+  today?: string | undefined;
 }
