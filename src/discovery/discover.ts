@@ -24,6 +24,7 @@
 import { type ZodSide, zodSide } from '../contract/zod-side';
 import { contractPaths } from '../contract/upstream-map';
 import { knownValues } from './joins';
+import { settleValues } from './values';
 import { conformBody } from '../contract/conform';
 import { fillParams, type Params, valuesAt } from '../contract/params-from';
 import { type AnyOperation, BRAND_ID_FROM, OPERATION_IDS, type OperationId, operations } from '../contract/operations';
@@ -191,8 +192,9 @@ function joinAcross(zs: ZodSide, bodies: ReadonlyMap<OperationId, { body: Record
   for (let round = 0; round < JOIN_ROUNDS; round++) {
     const placed = new Map([...bodies].map(([id, { body }]) => [id, conformBody(zs.response(id), body, report.map.operations[id])] as const));
     const known = knownValues(placed, (id) => contractPaths(zs, id), new Map([...bodies].map(([id, { params }]) => [id, params] as const)));
+    const hints = settleValues(placed, (id) => zs.response(id));
     for (const [id, { body, params }] of bodies) {
-      const proposal = proposeOperation(zs, id, body, threshold, known);
+      const proposal = proposeOperation(zs, id, body, threshold, known, hints);
       const entry = entries.get(id);
       entries.set(id, { status: 200, params, cache: entry && 'cache' in entry ? (entry.cache ?? null) : null, ...proposal.report });
       if (hasEntries(proposal.map)) report.map.operations[id] = proposal.map;

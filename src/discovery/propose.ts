@@ -2,39 +2,42 @@
  * One operation's part of the upstream map, proposed from one upstream body:
  * the operation's response schema is walked beside the body (the body's
  * envelope first), and at each object every contract field is given the
- * upstream field that stands for it, in this order:
+ * upstream field that stands for it. Evidence first, names to break ties
+ * (the table of evidence is in README.md):
  *
- * 1. the same name in any case convention (confidence 1, read with no map);
- * 2. a plural or a synonym (`names.ts`, 0.8);
- * 3. among the fields still unplaced: an object or an array of objects that
- *    holds most of the contract's fields (`structure`, 0.4 to 0.85: a list is
- *    often called `rows`, `items` or `results`, and its contents say more
- *    than its name), or a value of the same type (`type`, at most 0.5: never
- *    enough alone).
+ * 1. the same name in any case convention (read with no map);
+ * 2. a name whose values name another resource than the field's is vetoed,
+ *    and values joined across operations place what names did not
+ *    (`joins.ts`, once every operation is read);
+ * 3. a plural, a synonym, an entity prefix or an abbreviation (`names.ts`);
+ * 4. an object written flat in its parent (`flat.ts`);
+ * 5. among the fields still unplaced: an object or list holding most of the
+ *    contract's fields (`structure`), or the only value of the field's form
+ *    left on both sides (`form`, 0.8); several are a question (`type`, 0.3);
+ * 6. the spec's relations settle questions, confirm or overturn guesses, and
+ *    decide a unit (`rules.ts`, `units.ts`).
  *
  * Each guess is weighed by how its values read (`shapes.ts`: as they are, or
  * converted), and two guesses as good as each other are a question, not a
- * choice. Values of enumerations that differ from the contract's are mapped
- * by spelling and synonyms; open values (engines) are carried as they are
- * unless a well-known alias names one of ours.
+ * choice. Enumeration values are mapped by the spelling rules, by evidence
+ * pooled over every operation (`values.ts`), and only then by names.
  */
 import type * as z from 'zod';
 import { checkResponseBody } from '../contract/body';
-import { conformBody, envelopeOf, fieldKey, isObject, objectShape, unwrapEnvelope } from '../contract/conform';
-import { keepsPinningRules, RULES, violationsOf } from '../contract/plausibility';
+import { envelopeOf, fieldKey, isObject, objectShape, unwrapEnvelope } from '../contract/conform';
 import type { OperationId } from '../contract/operations';
 import type { ZodSide } from '../contract/zod-side';
 import type { OperationMap } from '../contract/schemas/upstream-map';
-import { CONVERSIONS, type Conversion } from '../contract/upstream-map';
 import { domainOf, joins, type Known } from './joins';
 import { compareNames, entityOf, NAME_GUESS, valueCandidates } from './names';
-import type { Candidate, OperationRead, Placement, ToConfirm, ValueProposal } from './report';
-import { AMBIGUOUS, type Expected, expectedOf, fitOf, formOf, type Reading, SHARE_EVIDENCE } from './shapes';
+import { enumKey, type ValueHints } from './values';
+import type { Candidate, OperationRead, ValueProposal } from './report';
+import { AMBIGUOUS, type Expected, expectedOf, fitOf, formOf } from './shapes';
+import { flatObjects, placeFlat } from './flat';
+import { confirmByRules, rulesKept, settleByEvidence } from './rules';
+import { alignUnits } from './units';
+import { capped, hundredths, type Json, MAX_SAMPLES, type Pair, pairOf, pathOf, present, Walk } from './walk';
 
-type Json = Record<string, unknown>;
-
-/** Values kept per path: enough to tell shares from percentages and to see an enumeration's values, bounded for long lists. */
-const MAX_SAMPLES = 200;
 /** An envelope holding more than half of the contract's top fields by name is plainly the body. */
 const ENVELOPE_CLEAR = 0.9;
 const ENVELOPE_UNSURE = 0.6;
@@ -50,13 +53,6 @@ const STRUCTURE_WEIGHT = 0.45;
 /** A closed enumeration's value like none of the contract's: the one value left for it, or one of several. */
 const ELIMINATION_ONE = 0.4;
 const ELIMINATION_MANY = 0.2;
-/** A name that matches but whose values do not read as the contract's: a candidate only. */
-const MISFIT_FACTOR = 0.5;
-
-const present = (values: readonly unknown[]) => values.filter((v) => v !== null && v !== undefined);
-const pathOf = (parent: string, name: string) => (parent ? `${parent}.${name}` : name);
-/** Confidences are shown to a person: two decimals say all there is. */
-const hundredths = (x: number) => Math.round(x * 100) / 100;
 
 export interface OperationProposal {
   /** What the answer says of the operation (`OperationRead` without the read's own status, params and cache). */
@@ -67,52 +63,11 @@ export interface OperationProposal {
   guess: OperationMap;
 }
 
-const emptyMap = (): OperationMap => ({ fields: {}, convert: {}, values: {} });
-
-/** What one walk of a body collects. */
-class Walk {
-  readonly fields: Record<string, Placement> = {};
-  readonly values: Record<string, Record<string, ValueProposal>> = {};
-  readonly toConfirm: ToConfirm[] = [];
-  readonly unplaced: string[] = [];
-  readonly unseen: string[] = [];
-  readonly unused: string[] = [];
-  readonly carried: Record<string, string[]> = {};
-  readonly sure = emptyMap();
-  readonly guess = emptyMap();
-  /** The percentages and changes placed, by object: their unit is settled with their siblings' (`alignUnits`). */
-  readonly units: Unit[] = [];
-
-  constructor(
-    readonly threshold: number,
-    /** Values other operations hold for the resources the spec joins (`joins.ts`); empty on the first reading. */
-    readonly known: Known = new Map(),
-  ) {}
-
-  /** A field's upstream name and conversion: into the map when sure, into the guess always. */
-  mapField(path: string, name: string, from: string, convert: Conversion | undefined, sure: boolean): void {
-    for (const map of this.mapsFor(sure)) if (fieldKey(from) !== fieldKey(name)) map.fields[path] = from;
-    if (convert) this.mapConvert(path, convert, sure);
-  }
-
-  mapConvert(path: string, convert: Conversion, sure: boolean): void {
-    for (const map of this.mapsFor(sure)) map.convert[path] = convert;
-  }
-
-  mapValue(path: string, value: string, to: string, sure: boolean): void {
-    for (const map of this.mapsFor(sure)) (map.values[path] ??= {})[value] = to;
-  }
-
-  private mapsFor(sure: boolean): OperationMap[] {
-    return sure ? [this.sure, this.guess] : [this.guess];
-  }
-}
-
 /** The operation's part of the map, proposed from one upstream body (a JSON object). */
-export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, threshold: number, known?: Known): OperationProposal {
+export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, threshold: number, known?: Known, hints?: ValueHints): OperationProposal {
   const schema = zs.response(id);
   const shape = objectShape(schema) ?? {};
-  const walk = new Walk(threshold, known);
+  const walk = new Walk(threshold, known, hints);
   const envelope = findEnvelope(shape, body);
   if (envelope?.in_map && envelope.confidence < threshold)
     walk.toConfirm.push({ path: '', reason: `\`${envelope.at}\` holds a few of the contract's fields: is it the body?`, candidates: [{ from: envelope.at, confidence: envelope.confidence, by: 'structure' }] });
@@ -177,74 +132,6 @@ function besideEnvelope(shape: Record<string, z.ZodType>, body: Json, envelope: 
 /** The value at a dotted path of the answer. */
 const pick = (body: Json, path: string): unknown => path.split('.').reduce<unknown>((here, name) => (isObject(here) ? here[name] : undefined), body);
 
-/** A candidate settled by the data: as sure as a name guess, and surer than any guess by type. */
-const EVIDENCE = 0.9;
-
-/**
- * Questions the data answers (src/contract/plausibility.ts): of a field's candidates, the one whose reading keeps a
- * rule that pins the field (the score that is naming over answered) while the others break it, or the only one,
- * is taken. Never the first of several that keep it: ties are broken by evidence, never by order.
- */
-function settleByEvidence(id: OperationId, schema: z.ZodType, body: Json, walk: Walk): void {
-  for (const item of [...walk.toConfirm]) {
-    if (item.value !== undefined || item.path === '' || item.path.includes('[]')) continue;
-    // A candidate that is only a reading (`convert`) reads the field the guess reads.
-    const name = item.path.split('.').at(-1)!;
-    const fromOf = (candidate: Candidate) => candidate.from ?? walk.guess.fields[item.path] ?? name;
-    const keeping = item.candidates.filter((candidate) => {
-      const map = { ...walk.guess, fields: { ...walk.guess.fields, [item.path]: fromOf(candidate) }, convert: { ...walk.guess.convert } };
-      if (candidate.convert) map.convert[item.path] = candidate.convert;
-      else delete map.convert[item.path];
-      return keepsPinningRules(id, conformBody(schema, body, map), item.path);
-    });
-    if (keeping.length !== 1) continue;
-    const chosen = keeping[0]!;
-    walk.toConfirm.splice(walk.toConfirm.indexOf(item), 1);
-    walk.mapField(item.path, name, fromOf(chosen), chosen.convert, true);
-    if (!chosen.convert) delete walk.guess.convert[item.path];
-    walk.fields[item.path] = { from: fromOf(chosen), confidence: EVIDENCE, by: 'evidence', ...(chosen.convert ? { convert: chosen.convert } : {}) };
-  }
-}
-
-/**
- * What the rules that fix `path` say of it read so (its guess, converted or not): `true` when they hold and would
- * break were it far off (evidence), `false` when one breaks, undefined when none fixes it or none can tell.
- */
-function rulesKept(id: OperationId, schema: z.ZodType, body: Json, walk: Walk, path: string, convert: Conversion | undefined): boolean | undefined {
-  const rules = RULES.filter((rule) => rule.reads[id] && rule.pins?.includes(path));
-  if (rules.length === 0) return undefined;
-  const map = { ...walk.guess, convert: { ...walk.guess.convert } };
-  if (convert) map.convert[path] = convert;
-  else delete map.convert[path];
-  const read = conformBody(schema, body, map);
-  if (violationsOf(id, read).some((v) => rules.some((rule) => rule.id === v.rule) && v.fields.includes(path))) return false;
-  return keepsPinningRules(id, read, path) ? true : undefined;
-}
-
-/** Ways of placing a field that the rules may confirm or overturn: every way but a name. */
-const CONFIRMABLE: ReadonlySet<Placement['by']> = new Set(['form', 'type', 'structure', 'abbreviation', 'join']);
-
-/**
- * A field placed by its form (or another guess) that a rule fixes: kept by the rule, it is placed by evidence; broken,
- * it leaves the map for a person, with the rule's words. A guess never stands against the spec's relations.
- */
-function confirmByRules(id: OperationId, schema: z.ZodType, body: Json, walk: Walk): void {
-  const read = conformBody(schema, body, walk.sure);
-  const broken = violationsOf(id, read);
-  for (const [path, placed] of Object.entries(walk.fields)) {
-    if (!CONFIRMABLE.has(placed.by)) continue;
-    const rules = RULES.filter((rule) => rule.reads[id] && rule.pins?.includes(path));
-    if (rules.length === 0) continue;
-    const against = broken.find((v) => rules.some((rule) => rule.id === v.rule) && v.fields.includes(path));
-    if (against) {
-      delete walk.fields[path];
-      delete walk.sure.fields[path];
-      delete walk.sure.convert[path];
-      walk.toConfirm.push({ path, reason: `read from \`${placed.from}\` it breaks a rule: ${against.message}`, candidates: [{ from: placed.from, ...(placed.convert ? { convert: placed.convert } : {}), confidence: AMBIGUOUS, by: placed.by }] });
-    } else if (keepsPinningRules(id, read, path)) walk.fields[path] = { ...placed, confidence: EVIDENCE, by: 'evidence' };
-  }
-}
-
 /** The child object that is the body, when one holds more of the contract's top fields (by any name) than the top object does. */
 function findEnvelope(shape: Record<string, z.ZodType>, body: Json): OperationRead['envelope'] {
   const names = Object.keys(shape);
@@ -296,17 +183,6 @@ function walkItems(element: z.ZodType, items: unknown[], path: string, walk: Wal
   if (!best?.convert) return;
   if (best.confidence >= walk.threshold && second?.confidence !== best.confidence) walk.mapConvert(path, best.convert, true);
   else walk.toConfirm.push({ path, reason: fit.reason ?? 'the items read only converted', candidates: fit.readings.map((r) => ({ ...r, by: 'type' as const })) });
-}
-
-/** A contract field and an upstream field that may stand for it. */
-interface Pair {
-  name: string;
-  key: string;
-  by: Placement['by'];
-  /** The ways to read its values, each with the pair's confidence; best first. */
-  readings: Reading[];
-  confidence: number;
-  reason?: string;
 }
 
 function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: string, walk: Walk): void {
@@ -372,114 +248,6 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
   for (const key of keys) if (!used.has(key)) walk.unused.push(pathOf(path, key));
 }
 
-/** A percentage or a change of one, as placed in an object: the unit its siblings share. */
-interface Unit {
-  /** The object's path: the siblings share it. */
-  parent: string;
-  path: string;
-  name: string;
-  change: boolean;
-  convert: Conversion | undefined;
-  sure: boolean;
-  values: unknown[];
-}
-
-/** Conversions that say a unit: a share from 0 to 1, basis points, text with a % sign. */
-const UNIT_CONVERSIONS: readonly Conversion[] = ['percent', 'basis-points', 'percent-text'];
-
-/**
- * Fields of one object share a unit (a builder writes a topic's score and its change alike): once the rules have
- * settled what they can, a percentage or change read as points beside siblings read in one other unit is read in
- * that unit too, when its values convert (a change of 40 beside a score in basis points is 0.4 points; -0.063 beside
- * a share from 0 to 1 is -6.3). Where no sibling says a unit, the percentages together may: many different values
- * across them, all from 0 to 1, are shares. As sure as the siblings and the field are; a question otherwise.
- */
-function alignUnits(walk: Walk, kept: (path: string, convert: Conversion | undefined) => boolean | undefined): void {
-  const byParent = new Map<string, Unit[]>();
-  for (const unit of walk.units) byParent.set(unit.parent, [...(byParent.get(unit.parent) ?? []), unit]);
-  for (const units of byParent.values()) {
-    const convertOf = (u: Unit) => walk.fields[u.path]?.convert ?? walk.guess.convert[u.path];
-    const sayers = units.filter((u) => UNIT_CONVERSIONS.includes(convertOf(u)!));
-    const said = [...new Set(sayers.map(convertOf))];
-    const numbers = (u: Unit) => present(u.values).filter((v): v is number => typeof v === 'number');
-    const placed = (u: Unit) => u.sure || walk.fields[u.path] !== undefined;
-    let unit = said.length === 1 ? said[0]! : undefined;
-    let sure = sayers.length > 0 && sayers.every(placed);
-    if (said.length === 0) {
-      const all = units.flatMap(numbers);
-      if (all.length > 0 && all.every((v) => Math.abs(v) <= 1) && new Set(all.filter((v) => v !== 0)).size >= SHARE_EVIDENCE) [unit, sure] = ['percent', units.every(placed)];
-    }
-    if (!unit) continue;
-    for (const u of units) {
-      if (convertOf(u) !== undefined || numbers(u).length === 0 || numbers(u).length !== present(u.values).length) continue;
-      const fits = numbers(u).every((v) => (unit === 'percent' ? Math.abs(v) <= 1 : unit === 'basis-points' ? Number.isInteger(v) && Math.abs(v) <= 10_000 : false));
-      if (!fits) continue;
-      // A rule that fixes the field decides between the siblings' unit and its own.
-      const withUnit = kept(u.path, unit);
-      if (withUnit === false) continue;
-      const isSure = withUnit === true || (sure && placed(u));
-      walk.mapConvert(u.path, unit, isSure);
-      walk.toConfirm.splice(0, walk.toConfirm.length, ...walk.toConfirm.filter((item) => item.path !== u.path || item.value !== undefined));
-      const field = walk.fields[u.path];
-      if (isSure && field) field.convert = unit;
-      else if (isSure) walk.fields[u.path] = { from: u.name, confidence: walk.threshold, by: 'name', convert: unit };
-      else walk.toConfirm.push({ path: u.path, reason: `its siblings are read ${CONVERSIONS[unit]}: read it so too if it is (${numbers(u).slice(0, 3).join(', ')})`, candidates: [{ convert: unit, confidence: AMBIGUOUS, by: 'type' }, { confidence: AMBIGUOUS, by: 'type' }] });
-    }
-  }
-}
-
-/** A contract object found written flat in its parent: its fields' pairs, and how sure that is. */
-interface FlatObject {
-  pairs: Pair[];
-  confidence: number;
-}
-/** Every field of the object found flat, each by name: nearly as sure as the names themselves. */
-const FLAT_ALL = 0.9;
-
-/**
- * Contract objects (`market`) nothing in this object stands for, whose fields are here under the object's name and
- * theirs (`MarketId`, `MarketCode`): the map reads them with `"market": "."`. Half of the fields or more, or none.
- */
-function flatObjects(names: string[], keys: string[], expected: Record<string, Expected & { nullable: boolean }>, valuesOf: (key: string) => unknown[]): Map<string, FlatObject> {
-  const found = new Map<string, FlatObject>();
-  const taken = new Set<string>();
-  for (const name of names) {
-    const object = expected[name]!;
-    if (object.kind !== 'object') continue;
-    const pairs: Pair[] = [];
-    for (const [inner, schema] of Object.entries(object.shape)) {
-      for (const key of keys) {
-        const match = taken.has(key) ? undefined : compareNames(`${name}_${inner}`, key);
-        if (!match) continue;
-        const pair = pairOf(inner, key, match.by, match.confidence, expectedOf(schema), valuesOf(key));
-        if (pair.reason && pair.confidence < match.confidence) continue;
-        pairs.push(pair);
-        break;
-      }
-    }
-    const share = pairs.length / Object.keys(object.shape).length;
-    if (pairs.length === 0 || share < 0.5) continue;
-    for (const p of pairs) taken.add(p.key);
-    found.set(name, { pairs, confidence: hundredths(share === 1 ? Math.min(FLAT_ALL, ...pairs.map((p) => p.confidence)) : AMBIGUOUS) });
-  }
-  return found;
-}
-
-/** A flat object into the walk: `"."` for it, its fields by their flat names; a question when not every field was found. */
-function placeFlat(walk: Walk, path: string, name: string, flat: FlatObject, expected: Expected): void {
-  const sure = flat.confidence >= walk.threshold;
-  walk.mapField(path, name, '.', undefined, sure);
-  if (sure) walk.fields[path] = { from: '.', confidence: flat.confidence, by: 'flat' };
-  else walk.toConfirm.push({ path, reason: `its fields are written flat beside it (${flat.pairs.map((p) => `\`${p.key}\``).join(', ')}), but not all of them`, candidates: [{ from: '.', confidence: flat.confidence, by: 'flat' }] });
-  for (const pair of flat.pairs) {
-    const reading = pair.readings[0]!;
-    walk.mapField(`${path}.${pair.name}`, pair.name, pair.key, reading.convert, sure);
-    if (sure) walk.fields[`${path}.${pair.name}`] = { from: pair.key, confidence: flat.confidence, by: 'flat', ...(reading.convert ? { convert: reading.convert } : {}) };
-  }
-  const inner = expected.kind === 'object' ? Object.keys(expected.shape) : [];
-  for (const field of inner) if (!flat.pairs.some((p) => p.name === field)) walk.unplaced.push(`${path}.${field}`);
-}
-
 /** Whether a field's values join the resource its contract path names (`joins.ts`); undefined when nothing tells. */
 function joinOf(walk: Walk, path: string, values: unknown[]): boolean | undefined {
   const domain = domainOf(path);
@@ -507,17 +275,6 @@ function byJoin(names: string[], keys: string[], path: string, expected: Record<
 
 const domainWords = (path: string) => `the ${domainOf(path)!.replace('_', ' ')}`;
 
-/** A pair weighed by how its values read: a name whose values do not read as the contract's is a candidate only. */
-function pairOf(name: string, key: string, by: Placement['by'], nameConfidence: number, expected: Expected & { nullable: boolean }, values: unknown[]): Pair {
-  const fit = fitOf(expected, values);
-  if (fit.readings.length === 0) {
-    const confidence = nameConfidence * MISFIT_FACTOR;
-    return { name, key, by, readings: [{ confidence }], confidence, ...(fit.reason ? { reason: fit.reason } : {}) };
-  }
-  const readings = fit.readings.map((r) => ({ ...r, confidence: Math.min(nameConfidence, r.confidence) }));
-  return { name, key, by, readings, confidence: readings[0]!.confidence, ...(fit.reason ? { reason: fit.reason } : {}) };
-}
-
 /**
  * The pairs by names: best first, each contract field and each upstream
  * field used once. Pairs as good as the best that share its field or its key
@@ -540,9 +297,6 @@ function choose(pairs: Pair[]): Map<string, Pair[]> {
   }
   return chosen;
 }
-
-/** A pair no surer than `max`, its readings too. */
-const capped = (pair: Pair, max: number): Pair => ({ ...pair, confidence: Math.min(pair.confidence, max), readings: pair.readings.map((r) => ({ ...r, confidence: Math.min(r.confidence, max) })) });
 
 /** Fields no name placed, by what their values are: an object's contents, or only its type. */
 function byShape(names: string[], keys: string[], expected: Record<string, Expected & { nullable: boolean }>, valuesOf: (key: string) => unknown[]): Map<string, Pair[]> {
@@ -615,10 +369,16 @@ function proposeValues(expected: Extract<Expected, { kind: 'enum' }>, values: re
   const foreign = distinct.filter((v) => !expected.values.includes(v));
   const claimed = new Set(distinct.filter((v) => expected.values.includes(v)));
   const asked: { value: string; candidates: Candidate[] }[] = [];
+  const hints = walk.hints.get(enumKey(expected.values));
   for (const value of foreign) {
     const candidates: Candidate[] = valueCandidates(expected.values, value, expected.open);
     const [best, second] = candidates;
-    if (best && best.confidence >= walk.threshold && second?.confidence !== best.confidence) {
+    const hint = expected.open ? undefined : hints?.get(value);
+    if (hint && !(best && best.confidence >= walk.threshold && best.to !== hint.to)) {
+      walk.mapValue(path, value, hint.to, true);
+      (walk.values[path] ??= {})[value] = { to: hint.to, confidence: hint.confidence, by: hint.by };
+      claimed.add(hint.to);
+    } else if (best && best.confidence >= walk.threshold && second?.confidence !== best.confidence) {
       walk.mapValue(path, value, best.to!, true);
       (walk.values[path] ??= {})[value] = { to: best.to!, confidence: best.confidence, by: best.by as ValueProposal['by'] };
       claimed.add(best.to!);

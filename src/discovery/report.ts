@@ -25,7 +25,7 @@ export const Placement = z.object({
 });
 export type Placement = z.infer<typeof Placement>;
 
-export const ValueProposal = z.object({ to: z.string(), confidence: Confidence, by: z.enum(['name', 'synonym', 'vendor', 'similar', 'elimination']) });
+export const ValueProposal = z.object({ to: z.string(), confidence: Confidence, by: z.enum(['name', 'synonym', 'vendor', 'similar', 'evidence', 'elimination']) });
 export type ValueProposal = z.infer<typeof ValueProposal>;
 
 export const Candidate = z.object({

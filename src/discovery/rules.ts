@@ -1,0 +1,83 @@
+/**
+ * The spec's relations as evidence (src/contract/plausibility.ts): of a
+ * field's candidates, the one whose reading keeps a rule that fixes the field
+ * is taken (`settleByEvidence`); a reading a rule fixes decides a unit
+ * (`rulesKept`); a field placed by a guess is confirmed by the rule or, breaking
+ * it, left for a person (`confirmByRules`).
+ */
+import type * as z from 'zod';
+import { conformBody } from '../contract/conform';
+import type { OperationId } from '../contract/operations';
+import { keepsPinningRules, RULES, violationsOf } from '../contract/plausibility';
+import type { Conversion } from '../contract/upstream-map';
+import type { Candidate, Placement } from './report';
+import { AMBIGUOUS } from './shapes';
+import type { Json, Walk } from './walk';
+
+/** A candidate settled by the data: as sure as a name guess, and surer than any guess by type. */
+export const EVIDENCE = 0.9;
+
+/**
+ * Questions the data answers (src/contract/plausibility.ts): of a field's candidates, the one whose reading keeps a
+ * rule that pins the field (the score that is naming over answered) while the others break it, or the only one,
+ * is taken. Never the first of several that keep it: ties are broken by evidence, never by order.
+ */
+export function settleByEvidence(id: OperationId, schema: z.ZodType, body: Json, walk: Walk): void {
+  for (const item of [...walk.toConfirm]) {
+    if (item.value !== undefined || item.path === '' || item.path.includes('[]')) continue;
+    // A candidate that is only a reading (`convert`) reads the field the guess reads.
+    const name = item.path.split('.').at(-1)!;
+    const fromOf = (candidate: Candidate) => candidate.from ?? walk.guess.fields[item.path] ?? name;
+    const keeping = item.candidates.filter((candidate) => {
+      const map = { ...walk.guess, fields: { ...walk.guess.fields, [item.path]: fromOf(candidate) }, convert: { ...walk.guess.convert } };
+      if (candidate.convert) map.convert[item.path] = candidate.convert;
+      else delete map.convert[item.path];
+      return keepsPinningRules(id, conformBody(schema, body, map), item.path);
+    });
+    if (keeping.length !== 1) continue;
+    const chosen = keeping[0]!;
+    walk.toConfirm.splice(walk.toConfirm.indexOf(item), 1);
+    walk.mapField(item.path, name, fromOf(chosen), chosen.convert, true);
+    if (!chosen.convert) delete walk.guess.convert[item.path];
+    walk.fields[item.path] = { from: fromOf(chosen), confidence: EVIDENCE, by: 'evidence', ...(chosen.convert ? { convert: chosen.convert } : {}) };
+  }
+}
+
+/**
+ * What the rules that fix `path` say of it read so (its guess, converted or not): `true` when they hold and would
+ * break were it far off (evidence), `false` when one breaks, undefined when none fixes it or none can tell.
+ */
+export function rulesKept(id: OperationId, schema: z.ZodType, body: Json, walk: Walk, path: string, convert: Conversion | undefined): boolean | undefined {
+  const rules = RULES.filter((rule) => rule.reads[id] && rule.pins?.includes(path));
+  if (rules.length === 0) return undefined;
+  const map = { ...walk.guess, convert: { ...walk.guess.convert } };
+  if (convert) map.convert[path] = convert;
+  else delete map.convert[path];
+  const read = conformBody(schema, body, map);
+  if (violationsOf(id, read).some((v) => rules.some((rule) => rule.id === v.rule) && v.fields.includes(path))) return false;
+  return keepsPinningRules(id, read, path) ? true : undefined;
+}
+
+/** Ways of placing a field that the rules may confirm or overturn: every way but a name. */
+export const CONFIRMABLE: ReadonlySet<Placement['by']> = new Set(['form', 'type', 'structure', 'abbreviation', 'join']);
+
+/**
+ * A field placed by its form (or another guess) that a rule fixes: kept by the rule, it is placed by evidence; broken,
+ * it leaves the map for a person, with the rule's words. A guess never stands against the spec's relations.
+ */
+export function confirmByRules(id: OperationId, schema: z.ZodType, body: Json, walk: Walk): void {
+  const read = conformBody(schema, body, walk.sure);
+  const broken = violationsOf(id, read);
+  for (const [path, placed] of Object.entries(walk.fields)) {
+    if (!CONFIRMABLE.has(placed.by)) continue;
+    const rules = RULES.filter((rule) => rule.reads[id] && rule.pins?.includes(path));
+    if (rules.length === 0) continue;
+    const against = broken.find((v) => rules.some((rule) => rule.id === v.rule) && v.fields.includes(path));
+    if (against) {
+      delete walk.fields[path];
+      delete walk.sure.fields[path];
+      delete walk.sure.convert[path];
+      walk.toConfirm.push({ path, reason: `read from \`${placed.from}\` it breaks a rule: ${against.message}`, candidates: [{ from: placed.from, ...(placed.convert ? { convert: placed.convert } : {}), confidence: AMBIGUOUS, by: placed.by }] });
+    } else if (keepsPinningRules(id, read, path)) walk.fields[path] = { ...placed, confidence: EVIDENCE, by: 'evidence' };
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * What one walk of a body collects (`Walk`): each field's placement, the
+ * questions for a person, the map proposed surely and the best guess; and
+ * the pairs of a contract field and an upstream field that may stand for
+ * it, weighed by how its values read. Shared by the passes of `propose.ts`.
+ */
+import { fieldKey } from '../contract/conform';
+import type { OperationMap } from '../contract/schemas/upstream-map';
+import type { Conversion } from '../contract/upstream-map';
+import type { Known } from './joins';
+import type { Placement, ToConfirm, ValueProposal } from './report';
+import { type Expected, fitOf, type Reading } from './shapes';
+import type { ValueHints } from './values';
+
+export type Json = Record<string, unknown>;
+
+/** Values kept per path: enough to tell shares from percentages and to see an enumeration's values, bounded for long lists. */
+export const MAX_SAMPLES = 200;
+
+/** A name that matches but whose values do not read as the contract's: a candidate only. */
+export const MISFIT_FACTOR = 0.5;
+
+export const present = (values: readonly unknown[]) => values.filter((v) => v !== null && v !== undefined);
+
+export const pathOf = (parent: string, name: string) => (parent ? `${parent}.${name}` : name);
+
+/** Confidences are shown to a person: two decimals say all there is. */
+export const hundredths = (x: number) => Math.round(x * 100) / 100;
+
+export const emptyMap = (): OperationMap => ({ fields: {}, convert: {}, values: {} });
+
+/** What one walk of a body collects. */
+export class Walk {
+  readonly fields: Record<string, Placement> = {};
+  readonly values: Record<string, Record<string, ValueProposal>> = {};
+  readonly toConfirm: ToConfirm[] = [];
+  readonly unplaced: string[] = [];
+  readonly unseen: string[] = [];
+  readonly unused: string[] = [];
+  readonly carried: Record<string, string[]> = {};
+  readonly sure = emptyMap();
+  readonly guess = emptyMap();
+  /** The percentages and changes placed, by object: their unit is settled with their siblings' (`alignUnits`). */
+  readonly units: Unit[] = [];
+
+  constructor(
+    readonly threshold: number,
+    /** Values other operations hold for the resources the spec joins (`joins.ts`); empty on the first reading. */
+    readonly known: Known = new Map(),
+    /** Enumeration values the evidence of every operation settled (`values.ts`); none on the first reading. */
+    readonly hints: ValueHints = new Map(),
+  ) {}
+
+  /** A field's upstream name and conversion: into the map when sure, into the guess always. */
+  mapField(path: string, name: string, from: string, convert: Conversion | undefined, sure: boolean): void {
+    for (const map of this.mapsFor(sure)) if (fieldKey(from) !== fieldKey(name)) map.fields[path] = from;
+    if (convert) this.mapConvert(path, convert, sure);
+  }
+
+  mapConvert(path: string, convert: Conversion, sure: boolean): void {
+    for (const map of this.mapsFor(sure)) map.convert[path] = convert;
+  }
+
+  mapValue(path: string, value: string, to: string, sure: boolean): void {
+    for (const map of this.mapsFor(sure)) (map.values[path] ??= {})[value] = to;
+  }
+
+  private mapsFor(sure: boolean): OperationMap[] {
+    return sure ? [this.sure, this.guess] : [this.guess];
+  }
+}
+
+/** A contract field and an upstream field that may stand for it. */
+export interface Pair {
+  name: string;
+  key: string;
+  by: Placement['by'];
+  /** The ways to read its values, each with the pair's confidence; best first. */
+  readings: Reading[];
+  confidence: number;
+  reason?: string;
+}
+
+/** A percentage or a change of one, as placed in an object: the unit its siblings share. */
+export interface Unit {
+  /** The object's path: the siblings share it. */
+  parent: string;
+  path: string;
+  name: string;
+  change: boolean;
+  convert: Conversion | undefined;
+  sure: boolean;
+  values: unknown[];
+}
+
+/** A pair weighed by how its values read: a name whose values do not read as the contract's is a candidate only. */
+export function pairOf(name: string, key: string, by: Placement['by'], nameConfidence: number, expected: Expected & { nullable: boolean }, values: unknown[]): Pair {
+  const fit = fitOf(expected, values);
+  if (fit.readings.length === 0) {
+    const confidence = nameConfidence * MISFIT_FACTOR;
+    return { name, key, by, readings: [{ confidence }], confidence, ...(fit.reason ? { reason: fit.reason } : {}) };
+  }
+  const readings = fit.readings.map((r) => ({ ...r, confidence: Math.min(nameConfidence, r.confidence) }));
+  return { name, key, by, readings, confidence: readings[0]!.confidence, ...(fit.reason ? { reason: fit.reason } : {}) };
+}
+
+/** A pair no surer than `max`, its readings too. */
+export const capped = (pair: Pair, max: number): Pair => ({ ...pair, confidence: Math.min(pair.confidence, max), readings: pair.readings.map((r) => ({ ...r, confidence: Math.min(r.confidence, max) })) });
