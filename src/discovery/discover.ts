@@ -24,7 +24,7 @@
 import { type ZodSide, zodSide } from '../contract/zod-side';
 import { contractPaths } from '../contract/upstream-map';
 import { knownValues } from './joins';
-import { settleValues } from './values';
+import { settleValues, type ValueHint } from './values';
 import { conformBody } from '../contract/conform';
 import { fillParams, type Params, valuesAt } from '../contract/params-from';
 import { type AnyOperation, BRAND_ID_FROM, OPERATION_IDS, type OperationId, operations } from '../contract/operations';
@@ -189,10 +189,14 @@ const JOIN_ROUNDS = 2;
  * placed.
  */
 function joinAcross(zs: ZodSide, bodies: ReadonlyMap<OperationId, { body: Record<string, unknown>; params: Params }>, threshold: number, report: DiscoveryReport, entries: Map<OperationId, DiscoveryReport['operations'][string]>): void {
+  /** Values settled in a round read as ours in the next: what each round settles is kept for the rounds after. */
+  const settled = new Map<string, Map<string, ValueHint>>();
   for (let round = 0; round < JOIN_ROUNDS; round++) {
     const placed = new Map([...bodies].map(([id, { body }]) => [id, conformBody(zs.response(id), body, report.map.operations[id])] as const));
     const known = knownValues(placed, (id) => contractPaths(zs, id), new Map([...bodies].map(([id, { params }]) => [id, params] as const)));
-    const hints = settleValues(placed, (id) => zs.response(id));
+    const rivals = new Set([...(known.get('rival') ?? [])].filter((v): v is string => typeof v === 'string' && v.length >= 3));
+    for (const [key, values] of settleValues(placed, (id) => zs.response(id), rivals)) for (const [value, hint] of values) (settled.get(key) ?? settled.set(key, new Map()).get(key)!).set(value, hint);
+    const hints = settled;
     for (const [id, { body, params }] of bodies) {
       const proposal = proposeOperation(zs, id, body, threshold, known, hints);
       const entry = entries.get(id);

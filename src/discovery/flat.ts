@@ -1,6 +1,6 @@
 /** A contract object written flat in its parent (`MarketId`, `MarketCode` for `market`): found, and placed with `"."`. */
-import { compareNames } from './names';
-import { type Expected, expectedOf, AMBIGUOUS } from './shapes';
+import { compareNames, wordsOf } from './names';
+import { AMBIGUOUS, type Expected, expectedOf, fitOf } from './shapes';
 import { hundredths, type Pair, pairOf, type Walk } from './walk';
 
 /** A contract object found written flat in its parent: its fields' pairs, and how sure that is. */
@@ -13,8 +13,11 @@ export interface FlatObject {
 export const FLAT_ALL = 0.9;
 
 /**
- * Contract objects (`market`) nothing in this object stands for, whose fields are here under the object's name and
- * theirs (`MarketId`, `MarketCode`): the map reads them with `"market": "."`. Half of the fields or more, or none.
+ * Contract objects (`market`, `period`) nothing in this object stands for, whose fields are here under the object's
+ * name and theirs (`MarketId`, `MarketCode`; `PeriodFrom`, `PrevPerTo`): the map reads them with `"market": "."`.
+ * A key is the object's if its first words are the object's name (in any of the ways `compareNames` relates names);
+ * its other words then name the field, or, for the one field no name places, its form does when one key alone fits.
+ * Every field so found: sure; half of them or more: a question; fewer: none.
  */
 export function flatObjects(names: string[], keys: string[], expected: Record<string, Expected & { nullable: boolean }>, valuesOf: (key: string) => unknown[]): Map<string, FlatObject> {
   const found = new Map<string, FlatObject>();
@@ -22,23 +25,43 @@ export function flatObjects(names: string[], keys: string[], expected: Record<st
   for (const name of names) {
     const object = expected[name]!;
     if (object.kind !== 'object') continue;
+    const prefixed = keys.filter((key) => !taken.has(key)).flatMap((key) => restAfter(name, key).map((rest) => ({ key, rest })));
+    if (prefixed.length === 0) continue;
     const pairs: Pair[] = [];
-    for (const [inner, schema] of Object.entries(object.shape)) {
-      for (const key of keys) {
-        const match = taken.has(key) ? undefined : compareNames(`${name}_${inner}`, key);
+    const used = new Set<string>();
+    const fields = Object.entries(object.shape);
+    for (const [inner, schema] of fields)
+      for (const { key, rest } of prefixed) {
+        const match = used.has(key) ? undefined : compareNames(inner, rest, name);
         if (!match) continue;
         const pair = pairOf(inner, key, match.by, match.confidence, expectedOf(schema), valuesOf(key));
         if (pair.reason && pair.confidence < match.confidence) continue;
         pairs.push(pair);
+        used.add(key);
         break;
       }
+    // The one field left, and the one key of the object's left that reads as it: placed by its form.
+    const leftFields = fields.filter(([inner]) => !pairs.some((p) => p.name === inner));
+    const leftKeys = [...new Set(prefixed.map((p) => p.key))].filter((key) => !used.has(key));
+    if (leftFields.length === 1 && pairs.length > 0) {
+      const [inner, schema] = leftFields[0]!;
+      const fitting = leftKeys.filter((key) => fitOf(expectedOf(schema), valuesOf(key)).readings.length > 0);
+      if (fitting.length === 1) pairs.push(pairOf(inner, fitting[0]!, 'form', FLAT_ALL, expectedOf(schema), valuesOf(fitting[0]!)));
     }
-    const share = pairs.length / Object.keys(object.shape).length;
+    const share = pairs.length / fields.length;
     if (pairs.length === 0 || share < 0.5) continue;
     for (const p of pairs) taken.add(p.key);
     found.set(name, { pairs, confidence: hundredths(share === 1 ? Math.min(FLAT_ALL, ...pairs.map((p) => p.confidence)) : AMBIGUOUS) });
   }
   return found;
+}
+
+/** What a key says after the object's name (`MarketCode` after `market`: `Code`; `PrevPerTo` after `previous_period`: `To`), each way it may. */
+function restAfter(object: string, key: string): string[] {
+  const words = wordsOf(key);
+  const rests: string[] = [];
+  for (let n = 1; n < words.length; n++) if (compareNames(object, words.slice(0, n).join('_'))) rests.push(words.slice(n).join('_'));
+  return rests;
 }
 
 /** A flat object into the walk: `"."` for it, its fields by their flat names; a question when not every field was found. */

@@ -32,7 +32,7 @@ import { domainOf, joins, type Known } from './joins';
 import { compareNames, entityOf, NAME_GUESS, valueCandidates } from './names';
 import { enumKey, type ValueHints } from './values';
 import type { Candidate, OperationRead, ValueProposal } from './report';
-import { AMBIGUOUS, type Expected, expectedOf, fitOf, formOf } from './shapes';
+import { AMBIGUOUS, type Expected, expectedOf, fitOf, formOf, isKeyedList } from './shapes';
 import { flatObjects, placeFlat } from './flat';
 import { confirmByRules, rulesKept, settleByEvidence } from './rules';
 import { alignUnits } from './units';
@@ -155,11 +155,14 @@ function walkValue(schema: z.ZodType, values: readonly unknown[], path: string, 
       return;
     }
     case 'array': {
-      const items = seen.filter(Array.isArray).flat().slice(0, MAX_SAMPLES);
+      const keyed = seen.length > 0 && !seen.some(Array.isArray) && seen.every(isKeyedList);
+      // Each keyed item with its key beside its fields, so the key is placed like any field, by the same evidence.
+      const items = (keyed ? seen.flatMap((list) => Object.entries(list as Json).map(([key, item]) => ({ ...(item as Json), [KEY_FIELD]: key }))) : seen.filter(Array.isArray).flat()).slice(0, MAX_SAMPLES);
       const itemPath = `${path}[]`;
       if (items.length === 0) walk.unseen.push(itemPath);
       else if (isLeaf(expectedOf(expected.element))) walkItems(expected.element, items, itemPath, walk);
       else walkValue(expected.element, items, itemPath, walk);
+      if (keyed) placeKey(path, itemPath, walk);
       return;
     }
     case 'union':
@@ -170,6 +173,26 @@ function walkValue(schema: z.ZodType, values: readonly unknown[], path: string, 
       // A leaf of an object: its conversion was decided with its field.
       return;
   }
+}
+
+/** Where a keyed list's key sits in its items while they are walked: no service names a field so. */
+const KEY_FIELD = '\u0000key';
+
+/** The item field the keys of a list written as an object fill: `keyed` in the map, as sure as that field's placement. */
+function placeKey(path: string, itemPath: string, walk: Walk): void {
+  const prefix = `${itemPath}.`;
+  const field = Object.entries(walk.guess.fields).find(([at, from]) => at.startsWith(prefix) && !at.slice(prefix.length).includes('.') && from === KEY_FIELD)?.[0];
+  walk.unused.splice(0, walk.unused.length, ...walk.unused.filter((at) => at !== `${itemPath}.${KEY_FIELD}`));
+  if (!field) {
+    walk.toConfirm.push({ path, reason: 'a list written as an object: which field of its items do its keys hold?', candidates: [] });
+    return;
+  }
+  const name = field.slice(prefix.length);
+  const placed = walk.fields[field];
+  for (const map of [walk.sure, walk.guess]) delete map.fields[field];
+  walk.mapKeyed(path, name, placed !== undefined);
+  if (placed) walk.fields[field] = { ...placed, from: '(its key)' };
+  for (const item of walk.toConfirm) for (const candidate of item.candidates) if (candidate.from === KEY_FIELD) candidate.from = '(its key)';
 }
 
 const isLeaf = (expected: Expected) => expected.kind === 'number' || expected.kind === 'scalar' || expected.kind === 'enum';

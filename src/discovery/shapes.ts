@@ -89,6 +89,11 @@ const CONVERSION_CONFIDENCE: Record<Conversion, number> = {
 };
 /** A share from 0 to 1 is told from a small percentage only by many values: this many different ones, none above 1. */
 export const SHARE_EVIDENCE = 3;
+/** A list written as an object keyed by its items: as sure as its items' fields say it is (`keyed`, propose.ts). */
+export const KEYED = 0.9;
+/** An object whose every value is an object: a list keyed by one of its items' fields. */
+export const isKeyedList = (value: unknown): value is Record<string, Record<string, unknown>> => isObject(value) && Object.values(value).every(isObject);
+
 /** Two readings a person must choose between. */
 export const AMBIGUOUS = 0.5;
 
@@ -111,7 +116,10 @@ export function fitOf(expected: Expected & { nullable: boolean }, values: readon
     case 'union':
       return seen.every(isObject) ? { readings: [{ confidence: 1 }] } : { readings: [], reason: `its values are ${kindOf(seen[0])}, the contract's an object` };
     case 'array':
-      return seen.every(Array.isArray) ? { readings: [{ confidence: 1 }] } : { readings: [], reason: `its values are ${kindOf(seen[0])}, the contract's an array` };
+      if (seen.every(Array.isArray)) return { readings: [{ confidence: 1 }] };
+      // A list written as an object keyed by one of its items' fields (`{"Acme": {...}, "Bolt": {...}}`).
+      if (seen.every(isKeyedList) && expectedOf(expected.element).kind === 'object') return { readings: [{ confidence: KEYED }], reason: 'a list written as an object keyed by its items' };
+      return { readings: [], reason: `its values are ${kindOf(seen[0])}, the contract's an array` };
     case 'enum':
       // The values themselves are compared later (`values` of the map); here only that they are text.
       return seen.every((v) => typeof v === 'string') ? { readings: [{ confidence: 1 }] } : { readings: [], reason: `its values are ${kindOf(seen[0])}, the contract's text` };

@@ -48,7 +48,14 @@ interface Evidence {
   list: string;
   field: string;
   says: string;
-  of: (item: Item) => readonly string[] | undefined;
+  of: (item: Item, rivals: ReadonlySet<string>) => readonly string[] | undefined;
+}
+
+/** An answer not naming the brand: no text is no answer, a rival named in it is absent, neither is open. */
+function unnamed(text: unknown, rivals: ReadonlySet<string>): readonly string[] {
+  if (text === '') return ['no_answer'];
+  if (typeof text !== 'string' || rivals.size === 0) return ['absent', 'open'];
+  return [...rivals].some((rival) => text.includes(rival)) ? ['absent'] : ['open'];
 }
 
 const naming = (state: unknown) => typeof state === 'string' && (NAMING_STATES as readonly string[]).includes(state);
@@ -71,9 +78,10 @@ const EVIDENCE_TABLE: readonly Evidence[] = [
     says: 'its states before and now',
     of: (m) => (known(m.now) && (known(m.before) || m.before === null) && naming(m.now) !== naming(m.before) ? [naming(m.now) ? 'gained' : 'lost'] : undefined),
   },
-  { operation: 'getAnswerRuns', list: 'runs[]', field: 'state', says: 'whether the answer named the brand, and its text', of: (r) => (typeof r.brand_named !== 'boolean' ? undefined : r.brand_named ? NAMED : r.text === '' ? ['no_answer'] : ['absent', 'open']) },
-  { operation: 'getPromptMatrix', list: 'prompts[].engines[]', field: 'state', says: 'a position where the brand was named', of: (c) => (c.state === null || c.state === undefined ? undefined : c.position === null ? UNNAMED : typeof c.position === 'number' ? NAMED : undefined) },
-  { operation: 'getTopic', list: 'questions[].engines[].latest', field: 'state', says: 'a position where the brand was named', of: (l) => (l.position === null ? UNNAMED : typeof l.position === 'number' ? NAMED : undefined) },
+  { operation: 'getAnswerRuns', list: 'runs[]', field: 'state', says: 'whether the answer named the brand, and the rivals its text names', of: (r, rivals) => (typeof r.brand_named !== 'boolean' ? undefined : r.brand_named ? NAMED : unnamed(r.text, rivals)) },
+  // A dominant state over a week: no position means the brand was never named; a position says nothing of the dominant state.
+  { operation: 'getPromptMatrix', list: 'prompts[].engines[]', field: 'state', says: 'no position where the brand was named', of: (c) => (c.state !== null && c.state !== undefined && c.position === null ? UNNAMED : undefined) },
+  { operation: 'getTopic', list: 'questions[].engines[].latest', field: 'state', says: 'a position where the brand was named, and the rivals its text names', of: (l, rivals) => (l.position === null ? unnamed(l.text, rivals) : typeof l.position === 'number' ? NAMED : undefined) },
   { operation: 'getContentGaps', list: 'questions[]', field: 'action', says: 'whether the brand has a page', of: (q) => (q.has_page === false ? ['write'] : q.has_page === true ? ['improve', 'leave'] : undefined) },
 ];
 
@@ -97,7 +105,7 @@ export function enumPaths(schema: z.ZodType, path = '', into = new Map<string, s
  * The values of every closed enumeration no spelling rule maps, settled by the evidence of every operation's body
  * (on the contract's names as placed so far; a value no rule maps is still the service's own there).
  */
-export function settleValues(bodies: ReadonlyMap<OperationId, unknown>, schemas: (id: OperationId) => z.ZodType): ValueHints {
+export function settleValues(bodies: ReadonlyMap<OperationId, unknown>, schemas: (id: OperationId) => z.ZodType, rivals: ReadonlySet<string> = new Set()): ValueHints {
   /** Per enumeration: its contract values, the foreign values seen, and per foreign value what the evidence leaves. */
   const pools = new Map<string, { ours: readonly string[]; foreign: Set<string>; claimed: Set<string>; may: Map<string, Set<string>>; why: Map<string, string> }>();
   const poolOf = (ours: readonly string[]) => {
@@ -128,7 +136,7 @@ export function settleValues(bodies: ReadonlyMap<OperationId, unknown>, schemas:
     if (!ours) continue;
     for (const item of valuesAtPath(body, evidence.list).filter(isObject)) {
       const value = item[evidence.field];
-      const to = evidence.of(item);
+      const to = evidence.of(item, rivals);
       if (typeof value === 'string' && to) narrow(ours, value, to, evidence.says);
     }
   }

@@ -61,6 +61,11 @@ export class Walk {
     for (const map of this.mapsFor(sure)) map.convert[path] = convert;
   }
 
+  /** A list written as an object: the contract field of its items the object's keys fill. */
+  mapKeyed(path: string, field: string, sure: boolean): void {
+    for (const map of this.mapsFor(sure)) (map.keyed ??= {})[path] = field;
+  }
+
   mapValue(path: string, value: string, to: string, sure: boolean): void {
     for (const map of this.mapsFor(sure)) (map.values[path] ??= {})[value] = to;
   }
