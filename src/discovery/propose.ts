@@ -325,13 +325,19 @@ function choose(pairs: Pair[]): Map<string, Pair[]> {
 function byShape(names: string[], keys: string[], expected: Record<string, Expected & { nullable: boolean }>, valuesOf: (key: string) => unknown[]): Map<string, Pair[]> {
   const found = new Map<string, Pair[]>();
   const taken = new Set<string>();
-  const fits = (name: string, key: string) => present(valuesOf(key)).length > 0 && fitOf(expected[name]!, valuesOf(key)).readings.length > 0;
+  // An object (or list of objects) fits when each of the contract's fields inside has a field whose values read as its.
+  const fits = (name: string, key: string) => present(valuesOf(key)).length > 0 && fitOf(expected[name]!, valuesOf(key)).readings.length > 0 && (!innerShape(expected[name]!) || holdsForms(innerShape(expected[name]!)!, valuesOf(key), expected[name]!.kind === 'array'));
   for (const name of names) {
     const inner = innerShape(expected[name]!);
     const options = keys.filter((key) => !taken.has(key) && fits(name, key));
     if (options.length === 0) continue;
     let pairs: Pair[];
-    if (inner) {
+    const unique = options.length === 1 && names.filter((other) => fits(other, options[0]!)).length === 1;
+    if (inner && unique) {
+      const key = options[0]!;
+      const byNames = hundredths(STRUCTURE_BASE + STRUCTURE_WEIGHT * overlap(inner, valuesOf(key)));
+      pairs = [{ ...pairOf(name, key, byNames >= FORM_UNIQUE ? 'structure' : 'form', Math.max(byNames, FORM_UNIQUE), expected[name]!, valuesOf(key)), reason: `\`${key}\` is the only one left whose contents read as its fields` }];
+    } else if (inner) {
       const scored = options.map((key) => ({ key, overlap: overlap(inner, valuesOf(key)) })).filter((o) => o.overlap > 0).sort((a, b) => b.overlap - a.overlap);
       if (scored.length === 0) continue;
       const close = scored.length > 1 && scored[0]!.overlap - scored[1]!.overlap < 0.2;
@@ -340,7 +346,6 @@ function byShape(names: string[], keys: string[], expected: Record<string, Expec
         reason: `no name relates them; \`${key}\` holds ${Math.round(o * 100)}% of its fields by name${close ? ', and another field nearly as many' : ''}`,
       }));
     } else {
-      const unique = options.length === 1 && names.filter((other) => fits(other, options[0]!)).length === 1;
       pairs = options.slice(0, 3).map((key) => ({
         ...pairOf(name, key, unique ? 'form' : 'type', unique ? FORM_UNIQUE : TYPE_GUESS, expected[name]!, valuesOf(key)),
         reason: unique ? `no name relates them; \`${key}\` is the only field left whose values read as its` : 'no name relates them; several fields left have values that read as its',
@@ -350,6 +355,23 @@ function byShape(names: string[], keys: string[], expected: Record<string, Expec
     taken.add(pairs[0]!.key);
   }
   return found;
+}
+
+/** Whether upstream objects (or lists of them, or lists keyed as objects) have, for each of the contract's fields, a field whose values read as its. */
+function holdsForms(shape: Record<string, z.ZodType>, values: unknown[], list: boolean): boolean {
+  const objects = present(values)
+    .flatMap((v) => (Array.isArray(v) ? v : list && isKeyedList(v) ? Object.values(v) : [v]))
+    .filter(isObject)
+    .slice(0, MAX_SAMPLES);
+  if (objects.length === 0) return false;
+  const keys = [...new Set(objects.flatMap((o) => Object.keys(o)))];
+  // A keyed list's items lack the field their key holds: one field may go without.
+  let missing = 0;
+  for (const [name, schema] of Object.entries(shape)) {
+    const expected = expectedOf(schema);
+    if (!keys.some((key) => fitOf(expected, objects.map((o) => o[key])).readings.length > 0 && objects.some((o) => o[key] !== undefined))) missing++;
+  }
+  return missing <= (list && !values.some(Array.isArray) ? 1 : 0);
 }
 
 /** The contract object a field holds, itself or as its array's items. */
