@@ -122,7 +122,8 @@ export function fitOf(expected: Expected & { nullable: boolean }, values: readon
       return { readings: [], reason: `its values are ${kindOf(seen[0])}, the contract's an array` };
     case 'enum':
       // The values themselves are compared later (`values` of the map); here only that they are text.
-      return seen.every((v) => typeof v === 'string') ? { readings: [{ confidence: 1 }] } : { readings: [], reason: `its values are ${kindOf(seen[0])}, the contract's text` };
+      // Words, never dates, times or numbers written as text.
+      return seen.every((v) => typeof v === 'string') && formOf(seen) === 'text' ? { readings: [{ confidence: 1 }] } : { readings: [], reason: `its values are ${kindOf(seen[0])}, the contract's words` };
     default:
       return leafFit(expected, seen);
   }
