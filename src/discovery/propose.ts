@@ -25,6 +25,7 @@
 import type * as z from 'zod';
 import { checkResponseBody } from '../contract/body';
 import { envelopeOf, fieldKey, isObject, objectShape, unwrapEnvelope } from '../contract/conform';
+import { spelledValue } from '../contract/enum-spelling';
 import type { OperationId } from '../contract/operations';
 import type { ZodSide } from '../contract/zod-side';
 import type { OperationMap } from '../contract/schemas/upstream-map';
@@ -326,13 +327,22 @@ function byShape(names: string[], keys: string[], expected: Record<string, Expec
   const found = new Map<string, Pair[]>();
   const taken = new Set<string>();
   // An object (or list of objects) fits when each of the contract's fields inside has a field whose values read as its.
-  const fits = (name: string, key: string) => present(valuesOf(key)).length > 0 && fitOf(expected[name]!, valuesOf(key)).readings.length > 0 && (!innerShape(expected[name]!) || holdsForms(innerShape(expected[name]!)!, valuesOf(key), expected[name]!.kind === 'array'));
+  const fits = (name: string, key: string) =>
+    present(valuesOf(key)).length > 0 &&
+    fitOf(expected[name]!, valuesOf(key), name).readings.length > 0 &&
+    (!innerShape(expected[name]!) || holdsForms(innerShape(expected[name]!)!, valuesOf(key), expected[name]!.kind === 'array'));
+  // Of an enumeration's candidates, those whose values spell as ours, when some do: a state is never a vendor's version tag.
+  const ofOurs = (name: string, keys: string[]) => {
+    const spelled = keys.filter((key) => spellsAsOurs(expected[name]!, valuesOf(key)));
+    return spelled.length > 0 ? spelled : keys;
+  };
   for (const name of names) {
     const inner = innerShape(expected[name]!);
-    const options = keys.filter((key) => !taken.has(key) && fits(name, key));
+    const optionsOf = (field: string) => ofOurs(field, keys.filter((key) => !taken.has(key) && fits(field, key)));
+    const options = optionsOf(name);
     if (options.length === 0) continue;
     let pairs: Pair[];
-    const unique = options.length === 1 && names.filter((other) => fits(other, options[0]!)).length === 1;
+    const unique = options.length === 1 && names.filter((other) => optionsOf(other).includes(options[0]!)).length === 1;
     if (inner && unique) {
       const key = options[0]!;
       const byNames = hundredths(STRUCTURE_BASE + STRUCTURE_WEIGHT * overlap(inner, valuesOf(key)));
@@ -355,6 +365,19 @@ function byShape(names: string[], keys: string[], expected: Record<string, Expec
     taken.add(pairs[0]!.key);
   }
   return found;
+}
+
+/**
+ * For an enumeration: whether the values spell as the contract's (the spelling rules, or a value the evidence settled):
+ * true when most do, false when none does though some would have to, undefined when it cannot tell (not an
+ * enumeration, or a service whose every value is its own word).
+ */
+function spellsAsOurs(expected: Expected, values: unknown[]): boolean | undefined {
+  if (expected.kind !== 'enum') return undefined;
+  const distinct = [...new Set(present(values).filter((v): v is string => typeof v === 'string'))];
+  if (distinct.length === 0) return undefined;
+  const ours = distinct.filter((v) => expected.values.includes(v) || spelledValue(v, expected.values, expected.open) !== undefined).length;
+  return ours * 2 >= distinct.length ? true : ours === 0 ? false : undefined;
 }
 
 /** Whether upstream objects (or lists of them, or lists keyed as objects) have, for each of the contract's fields, a field whose values read as its. */

@@ -108,8 +108,9 @@ export function kindOf(value: unknown): string {
 }
 
 /** Whether `values` (an upstream field's, across every item seen) fit the contract field `expected`. */
-export function fitOf(expected: Expected & { nullable: boolean }, values: readonly unknown[]): Fit {
+export function fitOf(expected: Expected & { nullable: boolean }, values: readonly unknown[], name?: string): Fit {
   const seen = present(values);
+  if (name !== undefined && expected.kind === 'scalar' && !textKindFits(name, seen)) return { readings: [], reason: `its values are ${textKindOf(seen)}, which \`${name}\` is not` };
   if (seen.length === 0) return { readings: [{ confidence: 1 }] };
   switch (expected.kind) {
     case 'object':
@@ -152,6 +153,25 @@ function conversionConfidence(convert: Conversion, seen: unknown[]): number {
   // A date-time at midnight UTC is plainly a date; another hour may be a local date shifted.
   if (convert === 'date') return seen.every((v) => Date.parse(String(convertValue('date-time', v))) % 86_400_000 === 0) ? 0.95 : 0.8;
   return CONVERSION_CONFIDENCE[convert];
+}
+
+/** Text that is an address, a host name, or words. */
+type TextKind = 'url' | 'domain' | 'words';
+const kindOfText = (v: string): TextKind => (/^https?:\/\//i.test(v) ? 'url' : /^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(v) && /[a-z]/i.test(v) ? 'domain' : 'words');
+function textKindOf(seen: readonly unknown[]): TextKind | 'mixed' {
+  const kinds = new Set(seen.filter((v): v is string => typeof v === 'string').map(kindOfText));
+  return kinds.size === 1 ? [...kinds][0]! : 'mixed';
+}
+/**
+ * The contract's own field names say what its text is: a `url` holds addresses, a `domain` host names, any other
+ * text field words. Values all of another kind do not stand for it (a domain is never a brand's name).
+ */
+function textKindFits(name: string, seen: readonly unknown[]): boolean {
+  const words = name.split('_');
+  const want: TextKind = words.includes('url') ? 'url' : words.includes('domain') ? 'domain' : 'words';
+  const have = textKindOf(seen);
+  if (have === 'mixed' || seen.some((v) => typeof v !== 'string')) return true;
+  return want === 'words' ? have === 'words' : have === want;
 }
 
 /** How a field's values are written, taken together. */
@@ -201,8 +221,8 @@ function formAllows(convert: Conversion, form: Form, seen: readonly unknown[]): 
     case 'date-time':
       return form === 'date' || form === 'date-time' || form === 'epoch';
     case 'basis-points':
-      // Whole numbers, some past 100: hundredths of a percent.
-      return seen.every((v) => typeof v === 'number' && Number.isInteger(v)) && seen.some((v) => Math.abs(v as number) > 100);
+      // Whole numbers, some past 100, each a tenth of a point (the contract's one decimal) in hundredths: a count is rarely all tens.
+      return seen.every((v) => typeof v === 'number' && Number.isInteger(v) && v % 10 === 0) && seen.some((v) => Math.abs(v as number) > 100);
     default:
       return true;
   }

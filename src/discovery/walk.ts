@@ -100,7 +100,7 @@ export interface Unit {
 
 /** A pair weighed by how its values read: a name whose values do not read as the contract's is a candidate only. */
 export function pairOf(name: string, key: string, by: Placement['by'], nameConfidence: number, expected: Expected & { nullable: boolean }, values: unknown[]): Pair {
-  const fit = fitOf(expected, values);
+  const fit = fitOf(expected, values, name);
   if (fit.readings.length === 0) {
     const confidence = nameConfidence * MISFIT_FACTOR;
     return { name, key, by, readings: [{ confidence }], confidence, ...(fit.reason ? { reason: fit.reason } : {}) };
