@@ -111,9 +111,16 @@ describe('fields', () => {
     expect(settled.report.fields.naming_runs).toEqual({ from: 'hits', confidence: 0.9, by: 'evidence' });
     expect(settled.map.fields).toEqual({ naming_runs: 'hits' });
 
-    let two: unknown = renameAt(renameAt(await ours('getAnswerHistory'), 'questions[].engines_naming_now', 'count_a'), 'questions[].engines_naming_before', 'count_b');
-    two = propose('getAnswerHistory', two as Record<string, unknown>).report.to_confirm;
-    expect(two).toEqual([
+    // Two counts as likely by type, told apart by the outcomes: only one way round keeps won = more engines naming the brand now.
+    const two = propose('getAnswerHistory', renameAt(renameAt(await ours('getAnswerHistory'), 'questions[].engines_naming_now', 'count_a'), 'questions[].engines_naming_before', 'count_b') as Record<string, unknown>);
+    expect(two.report.to_confirm).toEqual([]);
+    expect(two.map.fields).toMatchObject({ 'questions[].engines_naming_now': 'count_a', 'questions[].engines_naming_before': 'count_b' });
+    expect(two.report.fields['questions[].engines_naming_now']).toEqual({ from: 'count_a', confidence: 0.9, by: 'evidence' });
+
+    // With nothing to tell them apart (no outcome beside them), they stay a question, candidates at 0.3.
+    const bare = renameAt(renameAt(await ours('getAnswerHistory'), 'questions[].engines_naming_now', 'count_a'), 'questions[].engines_naming_before', 'count_b') as { questions: Record<string, unknown>[] };
+    for (const q of bare.questions) delete q.outcome;
+    expect(propose('getAnswerHistory', bare as unknown as Record<string, unknown>).report.to_confirm.filter((item) => item.path.includes('engines_naming'))).toEqual([
       { path: 'questions[].engines_naming_now', reason: expect.any(String), candidates: [{ from: 'count_a', confidence: 0.3, by: 'type' }, { from: 'count_b', confidence: 0.3, by: 'type' }] },
       { path: 'questions[].engines_naming_before', reason: expect.any(String), candidates: [{ from: 'count_b', confidence: 0.3, by: 'type' }] },
     ]);

@@ -35,7 +35,7 @@ import { enumKey, type ValueHints } from './values';
 import type { Candidate, OperationRead, ValueProposal } from './report';
 import { AMBIGUOUS, type Expected, expectedOf, fitOf, formOf, isKeyedList } from './shapes';
 import { flatObjects, placeFlat } from './flat';
-import { confirmByRules, rulesKept, settleByEvidence } from './rules';
+import { confirmByRules, rulesKept, settleByEvidence, settleGroups } from './rules';
 import { alignUnits } from './units';
 import { capped, hundredths, type Json, MAX_SAMPLES, type Pair, pairOf, pathOf, present, Walk } from './walk';
 
@@ -83,6 +83,7 @@ export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, thres
   const at = mapsEnvelope ? envelope.at : envelopeOf(shape, body);
   if (at !== undefined) besideEnvelope(shape, body, at.split('.')[0]!, walk);
   settleByEvidence(id, schema, body, walk);
+  settleGroups(id, schema, body, walk);
   alignUnits(walk, (path, convert) => rulesKept(id, schema, body, walk, path, convert));
   confirmByRules(id, schema, body, walk);
   const check = checkResponseBody(zs, id, JSON.stringify(body), walk.sure);

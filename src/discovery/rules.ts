@@ -43,6 +43,52 @@ export function settleByEvidence(id: OperationId, schema: z.ZodType, body: Json,
   }
 }
 
+/** Assignments tried per group of questions: a group of more fields or candidates is left to a person. */
+const MAX_ASSIGNMENTS = 120;
+
+/**
+ * Questions of one object that share their candidates (two counts, each of which may be either field): every way to
+ * give each field a different candidate is read, and the one way that breaks no rule reading those fields, where
+ * every other way breaks one, is taken (a question's engines naming the brand now and before, told apart by its
+ * outcome). Within lists too, where a rule reads every item.
+ */
+export function settleGroups(id: OperationId, schema: z.ZodType, body: Json, walk: Walk): void {
+  const open = walk.toConfirm.filter((item) => item.value === undefined && item.path !== '' && item.candidates.length > 0 && item.candidates.every((c) => c.from !== undefined && !c.convert));
+  const parentOf = (path: string) => path.slice(0, path.lastIndexOf('.') + 1);
+  for (const parent of new Set(open.map((item) => parentOf(item.path)))) {
+    const group = open.filter((item) => parentOf(item.path) === parent);
+    const froms = [...new Set(group.flatMap((item) => item.candidates.map((c) => c.from!)))];
+    if (group.length < 2 || froms.length < group.length) continue;
+    const rules = RULES.filter((rule) => group.some((item) => rule.reads[id]?.includes(item.path)));
+    if (rules.length === 0) continue;
+    // Each field may be any of the group's candidates: they were offered for their form, which they share.
+    const ways = assignments(group.map(() => froms));
+    if (ways.length === 0 || ways.length > MAX_ASSIGNMENTS) continue;
+    const keeping = ways.filter((way) => {
+      const fields = { ...walk.guess.fields };
+      group.forEach((item, i) => (fields[item.path] = way[i]!));
+      const read = conformBody(schema, body, { ...walk.guess, fields });
+      return !violationsOf(id, read).some((v) => rules.some((rule) => rule.id === v.rule));
+    });
+    if (keeping.length !== 1 || keeping.length === ways.length) continue;
+    group.forEach((item, i) => {
+      const from = keeping[0]![i]!;
+      const name = item.path.split('.').at(-1)!;
+      walk.toConfirm.splice(walk.toConfirm.indexOf(item), 1);
+      walk.mapField(item.path, name, from, undefined, true);
+      walk.fields[item.path] = { from, confidence: EVIDENCE, by: 'evidence' };
+    });
+  }
+}
+
+/** Every way to pick one option per slot, no option twice. */
+function assignments(slots: string[][], taken: string[] = []): string[][] {
+  if (taken.length === slots.length) return [taken];
+  const ways: string[][] = [];
+  for (const option of slots[taken.length]!) if (!taken.includes(option)) for (const way of assignments(slots, [...taken, option])) if (ways.push(way) > MAX_ASSIGNMENTS) return ways;
+  return ways;
+}
+
 /**
  * What the rules that fix `path` say of it read so (its guess, converted or not): `true` when they hold and would
  * break were it far off (evidence), `false` when one breaks, undefined when none fixes it or none can tell.
