@@ -1,6 +1,7 @@
 /** Shared by the Worker tests: demo keys, a request helper, and a valid request for every operation (the contract table's example). */
 import { env, SELF } from 'cloudflare:test';
-import { vi } from 'vitest';
+import { expect, vi } from 'vitest';
+import type { CheckAnswer } from '../src/app/upstream-check';
 import { API_BASE, examplePath, type OperationId, operations } from '../src/contract/operations';
 import { DEMO_ACCOUNTS } from '../src/origin/demo/catalog';
 import { originTransport } from '../src/origin/transport';
@@ -81,6 +82,17 @@ export async function putUpstreamMap(map: { operations: unknown }): Promise<Resp
   const headers = { authorization: `Bearer ${env.ADMIN_TOKEN}`, 'content-type': 'application/json' };
   const { version } = (await (await SELF.fetch('https://edge.test/admin/upstream/map', { headers })).json()) as { version: number };
   return SELF.fetch('https://edge.test/admin/upstream/map', { method: 'PUT', headers, body: JSON.stringify({ ...map, version }) });
+}
+
+/** `POST /admin/upstream/check` with `key` for the market `us`: the verdicts, after asserting the check answered 200. */
+export async function checkVerdicts(key: string): Promise<CheckAnswer> {
+  const response = await SELF.fetch('https://edge.test/admin/upstream/check', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${env.ADMIN_TOKEN}` },
+    body: JSON.stringify({ api_key: key, market: 'us' }),
+  });
+  expect(response.status, await response.clone().text()).toBe(200);
+  return (await response.json()) as CheckAnswer;
 }
 
 /**

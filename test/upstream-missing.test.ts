@@ -11,7 +11,7 @@
  * each one the service lacks.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { env, SELF } from 'cloudflare:test';
+import { SELF } from 'cloudflare:test';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { CheckAnswer } from '../src/app/upstream-check';
 import { API_BASE } from '../src/contract/operations';
@@ -19,6 +19,7 @@ import { clearDigests, deliver, demoMonday, FakeQueue, runCron, seedSubscription
 import { freshKey, restoreUpstream } from './proxy-upstream';
 import { call, mintLink, visibleText } from './reports-helpers';
 import { ReshapingUpstream } from './reshape';
+import { checkVerdicts } from './helpers';
 
 const NO_SUCH_OPERATION = () => Response.json({ error: { code: 'not_found', message: 'This service has no such operation.' } }, { status: 404 });
 
@@ -143,15 +144,7 @@ describe('the digest, without /answers/history', () => {
 });
 
 describe('the compatibility check', () => {
-  async function check(key: string): Promise<CheckAnswer> {
-    const response = await SELF.fetch('https://edge.test/admin/upstream/check', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${env.ADMIN_TOKEN}` },
-      body: JSON.stringify({ api_key: key, market: 'us' }),
-    });
-    expect(response.status, await response.clone().text()).toBe(200);
-    return (await response.json()) as CheckAnswer;
-  }
+  const check = checkVerdicts;
   const statusOf = (answer: CheckAnswer, id: string) => answer.operations.find((op) => op.operation === id)!;
 
   it('reads getTopic, getAnswerRuns and getCompetitor with values from other answers, and names each one the service lacks', async () => {

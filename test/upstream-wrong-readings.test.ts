@@ -9,12 +9,12 @@
  * The check reads `/brands` as the report does.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { env, SELF } from 'cloudflare:test';
+import { SELF } from 'cloudflare:test';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { CheckAnswer } from '../src/app/upstream-check';
 import { MCP_PATH } from '../src/mcp';
 import type { Violation } from '../src/contract/plausibility';
-import { putUpstreamMap } from './helpers';
+import { checkVerdicts, putUpstreamMap } from './helpers';
 import { houseMap, houseStyle, VENDOR_ENGINES } from './house-style';
 import { freshKey, restoreUpstream } from './proxy-upstream';
 import { call, type ReportJson, visibleText } from './reports-helpers';
@@ -23,15 +23,7 @@ import { ReshapingUpstream } from './reshape';
 type HouseMap = ReturnType<typeof houseMap>;
 type Body = Record<string, unknown>;
 
-async function check(key: string): Promise<CheckAnswer> {
-  const response = await SELF.fetch('https://edge.test/admin/upstream/check', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${env.ADMIN_TOKEN}` },
-    body: JSON.stringify({ api_key: key, market: 'us' }),
-  });
-  expect(response.status, await response.clone().text()).toBe(200);
-  return (await response.json()) as CheckAnswer;
-}
+const check = checkVerdicts;
 
 const byFeature = (answer: CheckAnswer) => Object.fromEntries(answer.features.map((f) => [f.feature, f.status]));
 const violationsOf = (answer: CheckAnswer, feature = 'report_page') => answer.features.find((f) => f.feature === feature)!.violations;
