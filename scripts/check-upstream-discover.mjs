@@ -26,14 +26,15 @@ const ANSWERS = {
   '/visibility': { data: { brandId: 1, market, period, score: 57.1, change: 0.9, answeredRuns: 1716, namingRuns: 980, weeks: Array.from({ length: 12 }, (_, i) => week(i)) }, meta: { generatedAt: at } },
   '/topics': { data: { brandId: 1, market, period, topics: [{ id: 1101, name: 'Best help desk software', score: 55.6, change: 2.2, rank: 1, questions: 7, rivals: [{ name: 'Helpwave', share: 37.8 }] }] }, meta: { generatedAt: at } },
   '/topics/1101': { data: { brandId: 1, market, period } },
-  // The questions' outcomes in the service's own words, one of them no rule can read ("meh"), and no engine moved.
+  // The questions' outcomes in the service's own words, one of them no rule or evidence can read ("meh": its engines say
+  // won, which `WON` already stands for), and no engine moved.
   '/answers/history': {
     data: {
       brandId: 1, market, period, previousPeriod: { from: '2026-11-12', to: '2026-11-18' }, counts: { won: 1, lost: 1, held: 1 },
       questions: [
         { questionId: 1, text: 'Best help desk software?', topicId: 1101, outcome: 'WON', enginesNamingNow: 3, enginesNamingBefore: 3, moved: [] },
         { questionId: 2, text: 'Cheapest help desk?', topicId: 1101, outcome: 'LOST', enginesNamingNow: 3, enginesNamingBefore: 3, moved: [] },
-        { questionId: 3, text: 'Help desk for startups?', topicId: 1101, outcome: 'meh', enginesNamingNow: 3, enginesNamingBefore: 3, moved: [] },
+        { questionId: 3, text: 'Help desk for startups?', topicId: 1101, outcome: 'meh', enginesNamingNow: 4, enginesNamingBefore: 3, moved: [] },
       ],
     },
     meta: { generatedAt: at },

@@ -290,6 +290,23 @@ describe('a discovery run', () => {
     expect(calls.find(([id]) => id === 'getTopic')![1]).toEqual({ brand_id: 1, id: 1101 });
   });
 
+  it('reads the answers holding enumeration values for a key\'s other brands too, and maps a value only another brand shows', async () => {
+    const brands = await ours('listBrands');
+    const two = { ...brands, brands: [...(brands.brands as object[]), { ...(brands.brands as object[])[0], id: 7 }] };
+    const history = (await ours('getAnswerHistory')) as { questions: { outcome: string }[] };
+    // The first brand has no question of one outcome; the other brand's are written in the service's own word.
+    const outcome = history.questions[0]!.outcome;
+    const first = { ...history, questions: history.questions.filter((q) => q.outcome !== outcome) };
+    const other = { ...history, brand_id: 7, questions: history.questions.map((q) => (q.outcome === outcome ? { ...q, outcome: 'this-week-x' } : q)) };
+    const { calls, report } = await run({ listBrands: { status: 200, body: two }, getAnswerHistory: (params) => ({ status: 200, body: params.brand_id === 7 ? other : first }) });
+    expect(report.other_brands_read).toEqual([7]);
+    const extra = calls.filter(([, params]) => params.brand_id === 7).map(([id]) => id);
+    expect(extra).toContain('getAnswerHistory');
+    expect(extra).not.toContain('getTopic');
+    expect(report.calls).toBe(OPERATION_IDS.length + extra.length);
+    expect(report.map.operations.getAnswerHistory?.values['questions[].outcome']).toEqual({ 'this-week-x': outcome });
+  });
+
   it('reports an operation the key cannot read, and skips what needs a value from it', async () => {
     const refused = { status: 403, error: { code: 'feature_not_in_plan', message: 'listTasks: not in your plan' } };
     const { report, calls } = await run({ listTasks: refused });

@@ -22,9 +22,11 @@
  * so far are cached by the Worker, so going on costs only the rest.
  */
 import { type ZodSide, zodSide } from '../contract/zod-side';
+import { response as responseSchema } from '../contract/schemas/responses';
+import { once } from '../lib/lazy';
 import { contractPaths } from '../contract/upstream-map';
 import { knownValues } from './joins';
-import { settleValues, type ValueHint } from './values';
+import { enumPaths, settleValues, type ValueHint } from './values';
 import { conformBody } from '../contract/conform';
 import { fillParams, type Params, valuesAt } from '../contract/params-from';
 import { type AnyOperation, BRAND_ID_FROM, OPERATION_IDS, type OperationId, operations } from '../contract/operations';
@@ -113,6 +115,28 @@ export async function discoverUpstreamMap(read: DiscoveryReader, options: Discov
     return true;
   };
   let last: DiscoveryRead | undefined;
+  /** One read within the key's budget, counted; undefined when the budget refused it and discovery stops (`stopped`). */
+  const paced = async (id: OperationId, params: Params): Promise<DiscoveryRead | undefined> => {
+    // Nothing left in the window: wait for it rather than spend a read on a refusal.
+    if (last?.rateLimit?.remaining === 0 && last.rateLimit.resetSeconds > 0) await wait(last.rateLimit.resetSeconds);
+    let answer = await read(id, params);
+    report.calls++;
+    if (!FROM_CACHE.has(answer.cache ?? '')) report.upstream_calls++;
+    while (budgetRefused(answer) && answer.error?.code !== 'quota_exceeded' && (await wait(answer.retryAfter ?? WINDOW_SECONDS))) {
+      answer = await read(id, params);
+      report.calls++;
+      if (!FROM_CACHE.has(answer.cache ?? '')) report.upstream_calls++;
+    }
+    last = answer;
+    if (!budgetRefused(answer)) return answer;
+    // A refused read says nothing about the service: nothing is proposed from a discovery that could not read everything.
+    const retryAfter = answer.retryAfter ?? WINDOW_SECONDS;
+    const error = answer.error ?? { code: 'rate_limited', message: `${id}: refused for the key's budget.` };
+    report.stopped = { status: answer.status, code: error.code, message: error.message, operation: id, retry_after: retryAfter, resume_at: new Date(now().getTime() + retryAfter * 1000).toISOString() };
+    report.map = { operations: {} };
+    return undefined;
+  };
+  let brandIds: number[] = [];
   const entries = new Map<OperationId, DiscoveryReport['operations'][string]>();
   /** Each body read, on the contract's names as discovery best guesses them: where later requests find their values. */
   const read200 = new Map<OperationId, unknown>();
@@ -129,25 +153,8 @@ export async function discoverUpstreamMap(read: DiscoveryReader, options: Discov
       entries.set(id, { status: null, skipped: lacking });
       continue;
     }
-    // Nothing left in the window: wait for it rather than spend a read on a refusal.
-    if (last?.rateLimit?.remaining === 0 && last.rateLimit.resetSeconds > 0) await wait(last.rateLimit.resetSeconds);
-    let answer = await read(id, params);
-    report.calls++;
-    if (!FROM_CACHE.has(answer.cache ?? '')) report.upstream_calls++;
-    while (budgetRefused(answer) && answer.error?.code !== 'quota_exceeded' && (await wait(answer.retryAfter ?? WINDOW_SECONDS))) {
-      answer = await read(id, params);
-      report.calls++;
-      if (!FROM_CACHE.has(answer.cache ?? '')) report.upstream_calls++;
-    }
-    last = answer;
-    if (budgetRefused(answer)) {
-      // A refused read says nothing about the service: nothing is proposed from a discovery that could not read everything.
-      const retryAfter = answer.retryAfter ?? WINDOW_SECONDS;
-      const error = answer.error ?? { code: 'rate_limited', message: `${id}: refused for the key's budget.` };
-      report.stopped = { status: answer.status, code: error.code, message: error.message, operation: id, retry_after: retryAfter, resume_at: new Date(now().getTime() + retryAfter * 1000).toISOString() };
-      report.map = { operations: {} };
-      break;
-    }
+    const answer = await paced(id, params);
+    if (!answer) break;
     const body = answer.body;
     if (answer.status !== 200 || typeof body !== 'object' || body === null || Array.isArray(body)) {
       const error = answer.error ?? { code: 'invalid_response', message: `${id}: the body is not a JSON object.` };
@@ -167,11 +174,23 @@ export async function discoverUpstreamMap(read: DiscoveryReader, options: Discov
     bodies.set(id, { body: body as Record<string, unknown>, params });
     if (id === BRAND_ID_FROM.operation) {
       // `brand_id` is required of a key with several brands, and optional with one: given only when needed.
-      const brands = valuesAt(read200.get(id), BRAND_ID_FROM.path);
-      if (brands.length > 1 && typeof brands[0] === 'number') report.brand_id = brands[0];
+      brandIds = valuesAt(read200.get(id), BRAND_ID_FROM.path).filter((b): b is number => typeof b === 'number');
+      if (brandIds.length > 1) report.brand_id = brandIds[0]!;
     }
   }
-  if (!report.stopped) joinAcross(zs, bodies, threshold, report, entries);
+  // Another brand's answers may hold enumeration values the first brand's never showed: read those that carry them.
+  const others: [OperationId, Record<string, unknown>][] = [];
+  for (const brand of report.stopped ? [] : brandIds.slice(1, 1 + OTHER_BRANDS)) {
+    for (const [id, { params }] of bodies) {
+      if (!valueOperations().has(id) || table(id).paramsFrom) continue;
+      const answer = await paced(id, { ...params, brand_id: brand });
+      if (!answer) break;
+      if (answer.status === 200 && typeof answer.body === 'object' && answer.body !== null && !Array.isArray(answer.body)) others.push([id, answer.body as Record<string, unknown>]);
+    }
+    if (report.stopped) break;
+    report.other_brands_read = [...(report.other_brands_read ?? []), brand];
+  }
+  if (!report.stopped) joinAcross(zs, bodies, others, threshold, report, entries);
   for (const id of OPERATION_IDS) {
     const entry = entries.get(id) ?? { status: null, skipped: 'not read: discovery stopped (see `stopped`)' };
     report.operations[id] = entry;
@@ -179,6 +198,11 @@ export async function discoverUpstreamMap(read: DiscoveryReader, options: Discov
   if (waited > 0) report.waited_seconds = waited;
   return report;
 }
+
+/** Brands besides the first whose answers are read for enumeration values: each costs a read of every operation that holds one. */
+const OTHER_BRANDS = 2;
+/** The operations whose answers hold a closed enumeration (an answer state, an outcome, an action, a source's class). */
+const valueOperations = once((): ReadonlySet<OperationId> => new Set(OPERATION_IDS.filter((id) => enumPaths(responseSchema(id)).size > 0)));
 
 /** Rounds of proposing again with what the other operations settled: a join settled in one may settle another in the next. */
 const JOIN_ROUNDS = 2;
@@ -188,14 +212,15 @@ const JOIN_ROUNDS = 2;
  * joins (`joins.ts`), as placed surely so far, and the values its requests were answered for, settle fields no name
  * placed.
  */
-function joinAcross(zs: ZodSide, bodies: ReadonlyMap<OperationId, { body: Record<string, unknown>; params: Params }>, threshold: number, report: DiscoveryReport, entries: Map<OperationId, DiscoveryReport['operations'][string]>): void {
+function joinAcross(zs: ZodSide, bodies: ReadonlyMap<OperationId, { body: Record<string, unknown>; params: Params }>, others: readonly [OperationId, Record<string, unknown>][], threshold: number, report: DiscoveryReport, entries: Map<OperationId, DiscoveryReport['operations'][string]>): void {
   /** Values settled in a round read as ours in the next: what each round settles is kept for the rounds after. */
   const settled = new Map<string, Map<string, ValueHint>>();
   for (let round = 0; round < JOIN_ROUNDS; round++) {
     const placed = new Map([...bodies].map(([id, { body }]) => [id, conformBody(zs.response(id), body, report.map.operations[id])] as const));
     const known = knownValues(placed, (id) => contractPaths(zs, id), new Map([...bodies].map(([id, { params }]) => [id, params] as const)));
     const rivals = new Set([...(known.get('rival') ?? [])].filter((v): v is string => typeof v === 'string' && v.length >= 3));
-    for (const [key, values] of settleValues(placed, (id) => zs.response(id), rivals)) for (const [value, hint] of values) (settled.get(key) ?? settled.set(key, new Map()).get(key)!).set(value, hint);
+    const pooled = [...placed, ...others.map(([id, body]) => [id, conformBody(zs.response(id), body, report.map.operations[id])] as const)];
+    for (const [key, values] of settleValues(pooled, (id) => zs.response(id), rivals)) for (const [value, hint] of values) (settled.get(key) ?? settled.set(key, new Map()).get(key)!).set(value, hint);
     const hints = settled;
     for (const [id, { body, params }] of bodies) {
       const proposal = proposeOperation(zs, id, body, threshold, known, hints);

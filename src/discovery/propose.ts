@@ -31,7 +31,7 @@ import type { ZodSide } from '../contract/zod-side';
 import type { OperationMap } from '../contract/schemas/upstream-map';
 import { domainOf, joins, type Known } from './joins';
 import { compareNames, entityOf, NAME_GUESS, valueCandidates } from './names';
-import { enumKey, type ValueHints } from './values';
+import { enumKey, enumPaths, type ValueHints } from './values';
 import type { Candidate, OperationRead, ValueProposal } from './report';
 import { AMBIGUOUS, type Expected, expectedOf, fitOf, formOf, isKeyedList } from './shapes';
 import { flatObjects, placeFlat } from './flat';
@@ -86,6 +86,8 @@ export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, thres
   settleGroups(id, schema, body, walk);
   alignUnits(walk, (path, convert) => rulesKept(id, schema, body, walk, path, convert));
   confirmByRules(id, schema, body, walk);
+  // Values the evidence settled anywhere (another operation, another brand) are this operation's too: one vocabulary per service.
+  for (const [path, ours] of enumPaths(schema)) for (const [value, hint] of walk.hints.get(enumKey(ours)) ?? []) if (walk.sure.values[path]?.[value] === undefined) walk.mapValue(path, value, hint.to, true);
   const check = checkResponseBody(zs, id, JSON.stringify(body), walk.sure);
   return {
     report: {

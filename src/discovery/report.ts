@@ -86,6 +86,7 @@ export const DiscoveryReport = z.object({
     .describe(
       'Discovery stopped: at its first read, the key reads nothing (`invalid_api_key`, `plan_inactive`) or the service did not answer (status 0 or 5xx); at any read, a 429 (the key\'s budget or quota): then `map` is empty, as nothing is proposed from refused reads.',
     ),
+  other_brands_read: z.array(z.number().int()).optional().describe('A key with several brands: the brands besides `brand_id` whose answers holding enumeration values (answer states, outcomes, actions, classes) were read too, so values only another brand shows are mapped.'),
   waited_seconds: z.number().optional().describe('The command line only: seconds it waited for the key\'s budget between reads.'),
   applied: z.object({ version: z.number().int() }).nullable().optional().describe('With `"apply": true`: the version the proposed map was stored as; null when nothing was read.'),
 });

@@ -105,7 +105,8 @@ export function enumPaths(schema: z.ZodType, path = '', into = new Map<string, s
  * The values of every closed enumeration no spelling rule maps, settled by the evidence of every operation's body
  * (on the contract's names as placed so far; a value no rule maps is still the service's own there).
  */
-export function settleValues(bodies: ReadonlyMap<OperationId, unknown>, schemas: (id: OperationId) => z.ZodType, rivals: ReadonlySet<string> = new Set()): ValueHints {
+export function settleValues(bodies: Iterable<readonly [OperationId, unknown]>, schemas: (id: OperationId) => z.ZodType, rivals: ReadonlySet<string> = new Set()): ValueHints {
+  const read = [...bodies];
   /** Per enumeration: its contract values, the foreign values seen, and per foreign value what the evidence leaves. */
   const pools = new Map<string, { ours: readonly string[]; foreign: Set<string>; claimed: Set<string>; may: Map<string, Set<string>>; why: Map<string, string> }>();
   const poolOf = (ours: readonly string[]) => {
@@ -113,7 +114,7 @@ export function settleValues(bodies: ReadonlyMap<OperationId, unknown>, schemas:
     if (!pools.has(key)) pools.set(key, { ours, foreign: new Set(), claimed: new Set(), may: new Map(), why: new Map() });
     return pools.get(key)!;
   };
-  for (const [id, body] of bodies)
+  for (const [id, body] of read)
     for (const [path, ours] of enumPaths(schemas(id))) {
       const pool = poolOf(ours);
       for (const value of valuesAtPath(body, path)) {
@@ -131,26 +132,30 @@ export function settleValues(bodies: ReadonlyMap<OperationId, unknown>, schemas:
     pool.why.set(value, why);
   };
   for (const evidence of EVIDENCE_TABLE) {
-    const body = bodies.get(evidence.operation);
-    const ours = body === undefined ? undefined : enumPaths(schemas(evidence.operation)).get(`${evidence.list}.${evidence.field}`);
+    const ours = enumPaths(schemas(evidence.operation)).get(`${evidence.list}.${evidence.field}`);
     if (!ours) continue;
-    for (const item of valuesAtPath(body, evidence.list).filter(isObject)) {
+    for (const item of read.filter(([id]) => id === evidence.operation).flatMap(([, body]) => valuesAtPath(body, evidence.list)).filter(isObject)) {
       const value = item[evidence.field];
       const to = evidence.of(item, rivals);
       if (typeof value === 'string' && to) narrow(ours, value, to, evidence.says);
     }
   }
-  for (const tally of TALLIES) {
-    const body = bodies.get(tally.operation);
-    const ours = body === undefined ? undefined : enumPaths(schemas(tally.operation)).get(`${tally.list}.${tally.field}`);
-    const counts = valuesAtPath(body, tally.counts)[0];
-    // Counts not yet placed under our names say nothing.
-    if (!ours || !isObject(counts) || !ours.every((v) => typeof counts[v] === 'number')) continue;
-    const tallied = new Map<string, number>();
-    for (const item of valuesAtPath(body, tally.list).filter(isObject)) if (typeof item[tally.field] === 'string') tallied.set(item[tally.field] as string, (tallied.get(item[tally.field] as string) ?? 0) + 1);
-    for (const [value, count] of tallied) narrow(ours, value, ours.filter((v) => counts[v] === count), `the count under each value's name (\`${tally.counts}\`)`);
-  }
+  for (const tally of TALLIES)
+    for (const [id, body] of read) {
+      if (id !== tally.operation) continue;
+      tallyValues(tally, body, enumPaths(schemas(id)).get(`${tally.list}.${tally.field}`), narrow);
+    }
   return resolve(pools);
+}
+
+/** Counts by value against the list beside them: the count of items with a value is the count under its contract value's name. */
+function tallyValues(tally: (typeof TALLIES)[number], body: unknown, ours: readonly string[] | undefined, narrow: (ours: readonly string[], value: string, to: readonly string[], why: string) => void): void {
+  const counts = valuesAtPath(body, tally.counts)[0];
+  // Counts not yet placed under our names say nothing.
+  if (!ours || !isObject(counts) || !ours.every((v) => typeof counts[v] === 'number')) return;
+  const tallied = new Map<string, number>();
+  for (const item of valuesAtPath(body, tally.list).filter(isObject)) if (typeof item[tally.field] === 'string') tallied.set(item[tally.field] as string, (tallied.get(item[tally.field] as string) ?? 0) + 1);
+  for (const [value, count] of tallied) narrow(ours, value, ours.filter((v) => counts[v] === count), `the count under each value's name (\`${tally.counts}\`)`);
 }
 
 function resolve(pools: Map<string, { ours: readonly string[]; foreign: Set<string>; claimed: Set<string>; may: Map<string, Set<string>>; why: Map<string, string> }>): ValueHints {
