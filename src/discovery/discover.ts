@@ -22,6 +22,7 @@
  * so far are cached by the Worker, so going on costs only the rest.
  */
 import { type ZodSide, zodSide } from '../contract/zod-side';
+import type { RuleContext } from '../contract/plausibility';
 import { response as responseSchema } from '../contract/schemas/responses';
 import { once } from '../lib/lazy';
 import { contractPaths } from '../contract/upstream-map';
@@ -106,6 +107,8 @@ export async function discoverUpstreamMap(read: DiscoveryReader, options: Discov
   const zs = await zodSide();
   const { threshold = CONFIDENCE_THRESHOLD, pace, now = () => new Date() } = options;
   const report: DiscoveryReport = { threshold, calls: 0, upstream_calls: 0, brand_id: null, map: { operations: {} }, operations: {} };
+  // The fixed windows end today: a rule discovery reads windows by.
+  const context: RuleContext = { today: now().toISOString().slice(0, 10) };
   let waited = 0;
   /** Waits `seconds` when pacing allows it; false when discovery must stop instead. */
   const wait = async (seconds: number): Promise<boolean> => {
@@ -167,7 +170,7 @@ export async function discoverUpstreamMap(read: DiscoveryReader, options: Discov
       }
       continue;
     }
-    const proposal = proposeOperation(zs, id, body as Record<string, unknown>, threshold);
+    const proposal = proposeOperation(zs, id, body as Record<string, unknown>, threshold, { context });
     entries.set(id, { status: 200, params, cache: answer.cache ?? null, ...proposal.report });
     if (hasEntries(proposal.map)) report.map.operations[id] = proposal.map;
     read200.set(id, conformBody(zs.response(id), body, proposal.guess));
@@ -190,7 +193,7 @@ export async function discoverUpstreamMap(read: DiscoveryReader, options: Discov
     if (report.stopped) break;
     report.other_brands_read = [...(report.other_brands_read ?? []), brand];
   }
-  if (!report.stopped) joinAcross(zs, bodies, others, threshold, report, entries);
+  if (!report.stopped) joinAcross(zs, bodies, others, threshold, report, entries, context);
   for (const id of OPERATION_IDS) {
     const entry = entries.get(id) ?? { status: null, skipped: 'not read: discovery stopped (see `stopped`)' };
     report.operations[id] = entry;
@@ -212,7 +215,15 @@ const JOIN_ROUNDS = 2;
  * joins (`joins.ts`), as placed surely so far, and the values its requests were answered for, settle fields no name
  * placed.
  */
-function joinAcross(zs: ZodSide, bodies: ReadonlyMap<OperationId, { body: Record<string, unknown>; params: Params }>, others: readonly [OperationId, Record<string, unknown>][], threshold: number, report: DiscoveryReport, entries: Map<OperationId, DiscoveryReport['operations'][string]>): void {
+function joinAcross(
+  zs: ZodSide,
+  bodies: ReadonlyMap<OperationId, { body: Record<string, unknown>; params: Params }>,
+  others: readonly [OperationId, Record<string, unknown>][],
+  threshold: number,
+  report: DiscoveryReport,
+  entries: Map<OperationId, DiscoveryReport['operations'][string]>,
+  context: RuleContext,
+): void {
   /** Values settled in a round read as ours in the next: what each round settles is kept for the rounds after. */
   const settled = new Map<string, Map<string, ValueHint>>();
   for (let round = 0; round < JOIN_ROUNDS; round++) {
@@ -223,7 +234,7 @@ function joinAcross(zs: ZodSide, bodies: ReadonlyMap<OperationId, { body: Record
     for (const [key, values] of settleValues(pooled, (id) => zs.response(id), rivals)) for (const [value, hint] of values) (settled.get(key) ?? settled.set(key, new Map()).get(key)!).set(value, hint);
     const hints = settled;
     for (const [id, { body, params }] of bodies) {
-      const proposal = proposeOperation(zs, id, body, threshold, known, hints);
+      const proposal = proposeOperation(zs, id, body, threshold, { known, hints, context });
       const entry = entries.get(id);
       entries.set(id, { status: 200, params, cache: entry && 'cache' in entry ? (entry.cache ?? null) : null, ...proposal.report });
       if (hasEntries(proposal.map)) report.map.operations[id] = proposal.map;

@@ -28,6 +28,7 @@ import { envelopeOf, fieldKey, isObject, objectShape, unwrapEnvelope } from '../
 import { spelledValue } from '../contract/enum-spelling';
 import type { OperationId } from '../contract/operations';
 import type { ZodSide } from '../contract/zod-side';
+import type { RuleContext } from '../contract/plausibility';
 import type { OperationMap } from '../contract/schemas/upstream-map';
 import { domainOf, joins, type Known } from './joins';
 import { compareNames, entityOf, NAME_GUESS, valueCandidates } from './names';
@@ -65,10 +66,17 @@ export interface OperationProposal {
 }
 
 /** The operation's part of the map, proposed from one upstream body (a JSON object). */
-export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, threshold: number, known?: Known, hints?: ValueHints): OperationProposal {
+/** What discovery knows beyond one body: the values other operations hold, the enumeration values settled, and today. */
+export interface Evidence {
+  known?: Known;
+  hints?: ValueHints;
+  context?: RuleContext;
+}
+
+export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, threshold: number, { known, hints, context }: Evidence = {}): OperationProposal {
   const schema = zs.response(id);
   const shape = objectShape(schema) ?? {};
-  const walk = new Walk(threshold, known, hints);
+  const walk = new Walk(threshold, known, hints, context);
   const envelope = findEnvelope(shape, body);
   if (envelope?.in_map && envelope.confidence < threshold)
     walk.toConfirm.push({ path: '', reason: `\`${envelope.at}\` holds a few of the contract's fields: is it the body?`, candidates: [{ from: envelope.at, confidence: envelope.confidence, by: 'structure' }] });
@@ -86,6 +94,9 @@ export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, thres
   settleGroups(id, schema, body, walk);
   alignUnits(walk, (path, convert) => rulesKept(id, schema, body, walk, path, convert));
   confirmByRules(id, schema, body, walk);
+  // What the rules put in doubt may be settled together again.
+  settleGroups(id, schema, body, walk);
+  rewalkSettled(shape, inside, walk);
   // Values the evidence settled anywhere (another operation, another brand) are this operation's too: one vocabulary per service.
   for (const [path, ours] of enumPaths(schema)) for (const [value, hint] of walk.hints.get(enumKey(ours)) ?? []) if (walk.sure.values[path]?.[value] === undefined) walk.mapValue(path, value, hint.to, true);
   const check = checkResponseBody(zs, id, JSON.stringify(body), walk.sure);
@@ -104,6 +115,27 @@ export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, thres
     map: walk.sure,
     guess: walk.guess,
   };
+}
+
+/**
+ * A top-level object or list the rules settled on another upstream field than the one it was walked under (two
+ * windows told apart by the dates): what was proposed below it is dropped and proposed again under the field chosen.
+ */
+function rewalkSettled(shape: Record<string, z.ZodType>, inside: Json, walk: Walk): void {
+  for (const [path, walkedKey] of walk.walked) {
+    if (path.includes('.') || path.includes('[')) continue;
+    const key = walk.guess.fields[path] ?? path;
+    if (key === walkedKey || key === '.' || !(key in inside)) continue;
+    const below = (at: string) => at.startsWith(`${path}.`) || at.startsWith(`${path}[]`);
+    for (const map of [walk.sure, walk.guess]) for (const part of [map.fields, map.convert, map.values, map.keyed ?? {}]) for (const at of Object.keys(part)) if (below(at)) delete part[at];
+    for (const at of Object.keys(walk.fields)) if (below(at)) delete walk.fields[at];
+    for (const list of [walk.toConfirm, walk.unplaced, walk.unseen, walk.unused] as unknown[][]) {
+      const kept = list.filter((item) => !below(typeof item === 'string' ? item : (item as { path: string }).path));
+      list.splice(0, list.length, ...kept);
+    }
+    walk.walked.set(path, key);
+    walkValue(shape[path]!, [inside[key]], path, walk);
+  }
 }
 
 /**
@@ -269,6 +301,7 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
     const field = expected[name]!;
     if (field.kind === 'number' && (field.percent || field.change)) units.push({ parent: path, path: fieldPath, name, change: field.change, convert: reading.convert, sure, values: valuesOf(best.key) });
     // What lies under a field to confirm is proposed as if it were confirmed: confirming it then needs one entry.
+    walk.walked.set(fieldPath, best.key);
     walkValue(shape[name]!, valuesOf(best.key), fieldPath, walk);
   }
   const used = keysOf();

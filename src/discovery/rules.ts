@@ -17,6 +17,11 @@ import type { Json, Walk } from './walk';
 /** A candidate settled by the data: as sure as a name guess, and surer than any guess by type. */
 export const EVIDENCE = 0.9;
 
+/** Whether a rule's field is `path` or lies under it (`period.to` under `period`): a rule reading it reads the field. */
+const touches = (field: string, path: string) => field === path || field.startsWith(`${path}.`) || field.startsWith(`${path}[]`);
+/** The rules that read `path` of `id`'s body. */
+const reading = (id: OperationId, path: string) => RULES.filter((rule) => rule.reads[id]?.some((field) => touches(field, path)));
+
 /**
  * Questions the data answers (src/contract/plausibility.ts): of a field's candidates, the one whose reading keeps a
  * rule that pins the field (the score that is naming over answered) while the others break it, or the only one,
@@ -59,7 +64,7 @@ export function settleGroups(id: OperationId, schema: z.ZodType, body: Json, wal
     const group = open.filter((item) => parentOf(item.path) === parent);
     const froms = [...new Set(group.flatMap((item) => item.candidates.map((c) => c.from!)))];
     if (group.length < 2 || froms.length < group.length) continue;
-    const rules = RULES.filter((rule) => group.some((item) => rule.reads[id]?.includes(item.path)));
+    const rules = RULES.filter((rule) => group.some((item) => reading(id, item.path).includes(rule)));
     if (rules.length === 0) continue;
     // Each field may be any of the group's candidates: they were offered for their form, which they share.
     const ways = assignments(group.map(() => froms));
@@ -68,7 +73,7 @@ export function settleGroups(id: OperationId, schema: z.ZodType, body: Json, wal
       const fields = { ...walk.guess.fields };
       group.forEach((item, i) => (fields[item.path] = way[i]!));
       const read = conformBody(schema, body, { ...walk.guess, fields });
-      return !violationsOf(id, read).some((v) => rules.some((rule) => rule.id === v.rule));
+      return !violationsOf(id, read, walk.context).some((v) => rules.some((rule) => rule.id === v.rule));
     });
     if (keeping.length !== 1 || keeping.length === ways.length) continue;
     group.forEach((item, i) => {
@@ -100,7 +105,7 @@ export function rulesKept(id: OperationId, schema: z.ZodType, body: Json, walk: 
   if (convert) map.convert[path] = convert;
   else delete map.convert[path];
   const read = conformBody(schema, body, map);
-  if (violationsOf(id, read).some((v) => rules.some((rule) => rule.id === v.rule) && v.fields.includes(path))) return false;
+  if (violationsOf(id, read, walk.context).some((v) => rules.some((rule) => rule.id === v.rule) && v.fields.includes(path))) return false;
   return keepsPinningRules(id, read, path) ? true : undefined;
 }
 
@@ -112,18 +117,21 @@ export const CONFIRMABLE: ReadonlySet<Placement['by']> = new Set(['form', 'type'
  * it leaves the map for a person, with the rule's words. A guess never stands against the spec's relations.
  */
 export function confirmByRules(id: OperationId, schema: z.ZodType, body: Json, walk: Walk): void {
-  const read = conformBody(schema, body, walk.sure);
-  const broken = violationsOf(id, read);
+  // Read with every guess: a guess that breaks a rule with a field placed by form puts both in doubt.
+  const read = conformBody(schema, body, walk.guess);
+  const broken = violationsOf(id, read, walk.context);
   for (const [path, placed] of Object.entries(walk.fields)) {
     if (!CONFIRMABLE.has(placed.by)) continue;
-    const rules = RULES.filter((rule) => rule.reads[id] && rule.pins?.includes(path));
+    const rules = reading(id, path);
     if (rules.length === 0) continue;
-    const against = broken.find((v) => rules.some((rule) => rule.id === v.rule) && v.fields.includes(path));
+    // A rule broken by a field still in question (or one of its values) blames that question, not the field that holds it.
+    const doubted = (field: string) => walk.toConfirm.some((item) => (item.value !== undefined || item.path !== path) && touches(field, item.path));
+    const against = broken.find((v) => rules.some((rule) => rule.id === v.rule) && v.fields.some((field) => touches(field, path) && !doubted(field)));
     if (against) {
       delete walk.fields[path];
       delete walk.sure.fields[path];
       delete walk.sure.convert[path];
       walk.toConfirm.push({ path, reason: `read from \`${placed.from}\` it breaks a rule: ${against.message}`, candidates: [{ from: placed.from, ...(placed.convert ? { convert: placed.convert } : {}), confidence: AMBIGUOUS, by: placed.by }] });
-    } else if (keepsPinningRules(id, read, path)) walk.fields[path] = { ...placed, confidence: EVIDENCE, by: 'evidence' };
+    } else if (rules.some((rule) => rule.pins?.includes(path)) && keepsPinningRules(id, read, path)) walk.fields[path] = { ...placed, confidence: EVIDENCE, by: 'evidence' };
   }
 }

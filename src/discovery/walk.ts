@@ -11,6 +11,7 @@ import type { Known } from './joins';
 import type { Placement, ToConfirm, ValueProposal } from './report';
 import { type Expected, fitOf, type Reading } from './shapes';
 import type { ValueHints } from './values';
+import type { RuleContext } from '../contract/plausibility';
 
 export type Json = Record<string, unknown>;
 
@@ -42,6 +43,8 @@ export class Walk {
   readonly guess = emptyMap();
   /** The percentages and changes placed, by object: their unit is settled with their siblings' (`alignUnits`). */
   readonly units: Unit[] = [];
+  /** The upstream field each contract object or list was walked under: what lies below it is relative to it. */
+  readonly walked = new Map<string, string>();
 
   constructor(
     readonly threshold: number,
@@ -49,6 +52,8 @@ export class Walk {
     readonly known: Known = new Map(),
     /** Enumeration values the evidence of every operation settled (`values.ts`); none on the first reading. */
     readonly hints: ValueHints = new Map(),
+    /** What the rules read beyond the body: today's date, for the fixed windows. */
+    readonly context: RuleContext = {},
   ) {}
 
   /** A field's upstream name and conversion: into the map when sure, into the guess always. */
