@@ -31,9 +31,10 @@ import type { ZodSide } from '../contract/zod-side';
 import type { RuleContext } from '../contract/plausibility';
 import type { OperationMap } from '../contract/schemas/upstream-map';
 import { domainOf, joins, type Known } from './joins';
-import { compareNames, entityOf, NAME_GUESS, valueCandidates } from './names';
+import { compareNames, entityOf, NAME_GUESS } from './names';
 import { enumKey, enumPaths, type ValueHints } from './values';
-import type { Candidate, OperationRead, ValueProposal } from './report';
+import { proposeValues } from './propose-values';
+import type { Candidate, OperationRead } from './report';
 import { AMBIGUOUS, type Expected, expectedOf, fitOf, formOf, isKeyedList } from './shapes';
 import { flatObjects, placeFlat } from './flat';
 import { confirmByRules, rulesKept, settleByEvidence, settleGroups } from './rules';
@@ -52,9 +53,6 @@ const TYPE_GUESS = 0.3;
 /** `structure`: this plus `STRUCTURE_WEIGHT` times the share of the contract's inner fields found by name. */
 const STRUCTURE_BASE = 0.4;
 const STRUCTURE_WEIGHT = 0.45;
-/** A closed enumeration's value like none of the contract's: the one value left for it, or one of several. */
-const ELIMINATION_ONE = 0.4;
-const ELIMINATION_MANY = 0.2;
 
 export interface OperationProposal {
   /** What the answer says of the operation (`OperationRead` without the read's own status, params and cache). */
@@ -426,7 +424,7 @@ function holdsForms(shape: Record<string, z.ZodType>, values: unknown[], list: b
   const keys = [...new Set(objects.flatMap((o) => Object.keys(o)))];
   // A keyed list's items lack the field their key holds: one field may go without.
   let missing = 0;
-  for (const [name, schema] of Object.entries(shape)) {
+  for (const schema of Object.values(shape)) {
     const expected = expectedOf(schema);
     if (!keys.some((key) => fitOf(expected, objects.map((o) => o[key])).readings.length > 0 && objects.some((o) => o[key] !== undefined))) missing++;
   }
@@ -465,40 +463,4 @@ function chooseOption(options: z.ZodType[], values: unknown[]): z.ZodType {
     if (score > bestScore) [best, bestScore] = [option, score];
   }
   return best;
-}
-
-/** An enumeration's upstream values that are not the contract's: mapped when sure, carried when open, asked otherwise. */
-function proposeValues(expected: Extract<Expected, { kind: 'enum' }>, values: readonly unknown[], path: string, walk: Walk): void {
-  const distinct = [...new Set(values.filter((v): v is string => typeof v === 'string'))];
-  const foreign = distinct.filter((v) => !expected.values.includes(v));
-  const claimed = new Set(distinct.filter((v) => expected.values.includes(v)));
-  const asked: { value: string; candidates: Candidate[] }[] = [];
-  const hints = walk.hints.get(enumKey(expected.values));
-  for (const value of foreign) {
-    const candidates: Candidate[] = valueCandidates(expected.values, value, expected.open);
-    const [best, second] = candidates;
-    const hint = expected.open ? undefined : hints?.get(value);
-    if (hint && !(best && best.confidence >= walk.threshold && best.to !== hint.to)) {
-      walk.mapValue(path, value, hint.to, true);
-      (walk.values[path] ??= {})[value] = { to: hint.to, confidence: hint.confidence, by: hint.by };
-      claimed.add(hint.to);
-    } else if (best && best.confidence >= walk.threshold && second?.confidence !== best.confidence) {
-      walk.mapValue(path, value, best.to!, true);
-      (walk.values[path] ??= {})[value] = { to: best.to!, confidence: best.confidence, by: best.by as ValueProposal['by'] };
-      claimed.add(best.to!);
-    } else if (expected.open && !best) (walk.carried[path] ??= []).push(value);
-    else asked.push({ value, candidates });
-  }
-  // Nothing alike in a closed enumeration: the contract's values no other upstream value stands for are what it may be.
-  const unclaimed = expected.values.filter((v) => !claimed.has(v));
-  for (const { value, candidates } of asked) {
-    const offered = candidates.length > 0 ? candidates : unclaimed.map((to): Candidate => ({ to, confidence: unclaimed.length === 1 && asked.length === 1 ? ELIMINATION_ONE : ELIMINATION_MANY, by: 'elimination' }));
-    if (offered[0]) walk.mapValue(path, value, offered[0].to!, false);
-    walk.toConfirm.push({
-      path,
-      value,
-      reason: candidates[0] ? `\`${value}\` is only like the contract's \`${candidates[0].to}\`` : `the contract has no value like \`${value}\` (${expected.values.join(', ')})`,
-      candidates: offered.slice(0, 3),
-    });
-  }
 }
