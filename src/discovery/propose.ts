@@ -402,16 +402,15 @@ function byShape(names: string[], keys: string[], expected: Record<string, Expec
 }
 
 /**
- * For an enumeration: whether the values spell as the contract's (the spelling rules, or a value the evidence settled):
- * true when most do, false when none does though some would have to, undefined when it cannot tell (not an
- * enumeration, or a service whose every value is its own word).
+ * For an enumeration: whether some of the values spell as the contract's (the spelling rules); undefined when it is
+ * not an enumeration.
  */
 function spellsAsOurs(expected: Expected, values: unknown[]): boolean | undefined {
   if (expected.kind !== 'enum') return undefined;
   const distinct = [...new Set(present(values).filter((v): v is string => typeof v === 'string'))];
   if (distinct.length === 0) return undefined;
   const ours = distinct.filter((v) => expected.values.includes(v) || spelledValue(v, expected.values, expected.open) !== undefined).length;
-  return ours * 2 >= distinct.length ? true : ours === 0 ? false : undefined;
+  return ours > 0;
 }
 
 /** Whether upstream objects (or lists of them, or lists keyed as objects) have, for each of the contract's fields, a field whose values read as its. */

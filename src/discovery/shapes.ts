@@ -94,6 +94,9 @@ export const KEYED = 0.9;
 /** An object whose every value is an object: a list keyed by one of its items' fields. */
 export const isKeyedList = (value: unknown): value is Record<string, Record<string, unknown>> => isObject(value) && Object.values(value).every(isObject);
 
+/** The most different values an open enumeration (engines, layers, categories) is read from. */
+const OPEN_VALUES = 30;
+
 /** Two readings a person must choose between. */
 export const AMBIGUOUS = 0.5;
 
@@ -123,8 +126,10 @@ export function fitOf(expected: Expected & { nullable: boolean }, values: readon
       return { readings: [], reason: `its values are ${kindOf(seen[0])}, the contract's an array` };
     case 'enum':
       // The values themselves are compared later (`values` of the map); here only that they are text.
-      // Words, never dates, times or numbers written as text.
-      return seen.every((v) => typeof v === 'string') && formOf(seen) === 'text' ? { readings: [{ confidence: 1 }] } : { readings: [], reason: `its values are ${kindOf(seen[0])}, the contract's words` };
+      // Words, never dates, times or numbers written as text; and few of them: an identifier has a value per item.
+      if (!seen.every((v) => typeof v === 'string') || formOf(seen) !== 'text') return { readings: [], reason: `its values are ${kindOf(seen[0])}, the contract's words` };
+      if (new Set(seen).size > (expected.open ? OPEN_VALUES : expected.values.length * 2)) return { readings: [], reason: `its values are ${new Set(seen).size} different words, more than an enumeration of ${expected.values.length} holds` };
+      return { readings: [{ confidence: 1 }] };
     default:
       return leafFit(expected, seen);
   }
