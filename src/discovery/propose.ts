@@ -370,9 +370,27 @@ function byShape(names: string[], keys: string[], expected: Record<string, Expec
     const spelled = keys.filter((key) => spellsAsOurs(expected[name]!, valuesOf(key)));
     return spelled.length > 0 ? spelled : keys;
   };
+  const optionsOf = (field: string) => ofOurs(field, keys.filter((key) => !taken.has(key) && fits(field, key)));
+  // A field with one field of its form left, which no other field needs as its only one, takes it; what it frees may
+  // leave another field one (a count that is no position leaves the position one field): until nothing changes.
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const name of names) {
+      if (found.has(name)) continue;
+      const [only, ...more] = optionsOf(name);
+      if (!only || more.length > 0 || names.some((other) => other !== name && !found.has(other) && optionsOf(other).length === 1 && optionsOf(other)[0] === only)) continue;
+      const inner = innerShape(expected[name]!);
+      // An object or list is as sure as its contents say by name, when they say more than its form alone.
+      const byNames = inner ? hundredths(STRUCTURE_BASE + STRUCTURE_WEIGHT * overlap(inner, valuesOf(only))) : 0;
+      const by = byNames >= FORM_UNIQUE ? 'structure' : 'form';
+      found.set(name, [{ ...pairOf(name, only, by, Math.max(byNames, FORM_UNIQUE), expected[name]!, valuesOf(only)), reason: `\`${only}\` is the only field left whose values read as its, once the others took theirs` }]);
+      taken.add(only);
+      changed = true;
+    }
+  }
   for (const name of names) {
+    if (found.has(name)) continue;
     const inner = innerShape(expected[name]!);
-    const optionsOf = (field: string) => ofOurs(field, keys.filter((key) => !taken.has(key) && fits(field, key)));
     const options = optionsOf(name);
     if (options.length === 0) continue;
     let pairs: Pair[];
