@@ -7,6 +7,7 @@
 // budget is refused for longer than it waits, and print the key nowhere. Its summary on stderr must count what it
 // leaves to a person (fields and values to confirm, unplaced fields, unseen paths) as the report's fields list them.
 // Fails with one line per problem.
+import { leftForAPerson } from './discovery-left.mjs';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -89,14 +90,7 @@ try {
     check(report.operations.listTasks?.error?.code === 'feature_not_in_plan', `listTasks: ${JSON.stringify(report.operations.listTasks)}`);
     check(report.calls === requests.length, `${report.calls} calls reported, ${requests.length} made`);
     // The summary on stderr counts everything the report leaves to a person, by the report's own fields.
-    const read = Object.values(report.operations).filter((entry) => entry.status === 200);
-    const sum = (count) => read.reduce((n, entry) => n + count(entry), 0);
-    const expected = {
-      fields: sum((e) => e.to_confirm.filter((item) => item.value === undefined).length),
-      values: sum((e) => e.to_confirm.filter((item) => item.value !== undefined).length),
-      unplaced: sum((e) => e.unplaced.length),
-      unseen: sum((e) => e.unseen.length),
-    };
+    const expected = leftForAPerson(report);
     const said = /left for a person: (\d+) fields? to confirm, (\d+) values? to confirm, (\d+) unplaced fields?, (\d+) unseen paths?/.exec(good.stderr);
     check(said !== null, `the summary does not count what is left: ${good.stderr}`);
     if (said) {

@@ -8,6 +8,7 @@
 // It keeps within the key's budget: when an answer says none is left (RateLimit) or refuses a read (429), it
 // waits for the window (at most MAX_WAIT_S) and goes on; past that it stops, proposes nothing, and says when.
 // Only the report goes to stdout (run it as `npm run -s upstream:discover` so npm prints no banner there).
+import { leftForAPerson } from './discovery-left.mjs';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { importTs } from './import-ts.mjs';
@@ -66,13 +67,7 @@ const entries = Object.values(report.operations);
 const read = entries.filter((entry) => entry.status === 200);
 // Everything the map leaves to a person, as the report lists it per operation: a summary that left out the unplaced
 // fields said a map was nearly done when a feature could not run with it.
-const sum = (count) => read.reduce((n, entry) => n + count(entry), 0);
-const left = {
-  fields: sum((e) => e.to_confirm.filter((item) => item.value === undefined).length),
-  values: sum((e) => e.to_confirm.filter((item) => item.value !== undefined).length),
-  unplaced: sum((e) => e.unplaced.length),
-  unseen: sum((e) => e.unseen.length),
-};
+const left = leftForAPerson(report);
 const counted = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 console.error(
   `${entries.length} operations: ${read.length} read, ${entries.filter((e) => e.error).length} refused, ${entries.filter((e) => e.skipped).length} skipped; ` +
