@@ -164,3 +164,11 @@ describe('a map', () => {
     expect(parsed.error?.issues[0]?.path).toEqual(['operations', 'listTopics', 'keyed', 'topicz']);
   });
 });
+
+describe('one of our engines under a vendor\'s name (oursUnderVendor)', () => {
+  it('finds one of ours under a vendor prefix or suffix, or respelled; never in another word', () => {
+    expect(['openai-chatgpt', 'anthropic-claude', 'perplexity-sonar', 'google-ai-overviews', 'Microsoft_Copilot', 'chatgpt', 'grok', 'chatgpt4', 'xai-grok'].map((v) => oursUnderVendor(v, ENGINES))).toEqual([
+      'chatgpt', 'claude', 'perplexity', 'google_ai_overviews', 'copilot', undefined, undefined, undefined, undefined,
+    ]);
+  });
+});

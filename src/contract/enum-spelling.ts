@@ -54,15 +54,17 @@ const SYNONYM_OF = new Map(VALUE_SYNONYMS.flatMap((row) => row.map((entry) => [s
 
 /**
  * One of ours inside a vendor's value: our value's words at its start or its end, the rest the vendor's
- * (`openai-chatgpt`, `anthropic-claude`, `perplexity-sonar`, `GoogleGemini`). Undefined for one of ours itself,
- * for none, and for two (a value that could be either is not guessed).
+ * (`openai-chatgpt`, `anthropic-claude`, `perplexity-sonar`, `GoogleGemini`), or ours respelled
+ * (`google-ai-overviews`). Undefined for one of ours itself, for none, for ours inside another word (`chatgpt4`),
+ * and for two (a value that could be either is not guessed).
  */
 export function oursUnderVendor(value: string, ours: readonly string[]): string | undefined {
+  if (ours.includes(value)) return undefined;
   const words = wordsOf(value);
   const joined = words.join('');
   const found = ours.filter((candidate) => {
     const mine = candidate.split('_').join('');
-    return joined !== mine && (joined.startsWith(mine) || joined.endsWith(mine)) && wordEdge(words, mine);
+    return (joined.startsWith(mine) || joined.endsWith(mine)) && wordEdge(words, mine);
   });
   return found.length === 1 ? found[0] : undefined;
 }

@@ -6,6 +6,7 @@
  * table (`RULES`) is there; these are its `check`s, each returning what it
  * finds with the fields it blames and a message that counts right.
  */
+import { oursUnderVendor } from './enum-spelling';
 import { ENGINES, NAMING_STATES, OUTCOMES } from './enums';
 import type { OperationId } from './operations';
 import { valuesAtPath } from './paths';
@@ -35,17 +36,6 @@ const questionName = (q: unknown) => (isNum(at(q, 'question_id')) ? `question ${
  * value's (`openai-chatgpt`, `anthropic-claude`, `perplexity-sonar` → `perplexity`). Undefined for one of ours
  * itself, or for none. Discovery maps such a value; the rules call one left unmapped a split engine.
  */
-export function oursWithin(value: string, ours: readonly string[]): string | undefined {
-  const words = value.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
-  if (ours.includes(value)) return undefined;
-  const found = ours.filter((candidate) => {
-    const mine = candidate.split('_');
-    if (mine.length > words.length) return false;
-    const same = (from: number) => mine.every((w, i) => words[from + i] === w);
-    return same(0) || same(words.length - mine.length);
-  });
-  return found.length === 1 ? found[0] : undefined;
-}
 
 /**
  * What a question's moved engines say: how many more of them name the brand now than before (their `before` and
@@ -229,7 +219,7 @@ const inOurForm = (value: string) => value.toLowerCase().replace(/[^a-z0-9]+/g, 
 export function checkEnginesDeclared(body: unknown, fields: readonly string[]): Finding[] {
   const field = fields[0]!;
   const answered = field === 'prompts[].engines[].engine' ? valuesAtPath(body, 'prompts[].engines[]').filter((c) => isNum(at(c, 'runs')) && (at(c, 'runs') as number) > 0).map((c) => at(c, 'engine')) : valuesAtPath(body, field);
-  const strays = [...new Set(answered)].filter((v): v is string => typeof v === 'string' && !(ENGINES as readonly string[]).includes(v) && oursWithin(v, ENGINES) === undefined && !OUR_FORM.test(v) && looksLikeAlias(v));
+  const strays = [...new Set(answered)].filter((v): v is string => typeof v === 'string' && !(ENGINES as readonly string[]).includes(v) && oursUnderVendor(v, ENGINES) === undefined && !OUR_FORM.test(v) && looksLikeAlias(v));
   if (strays.length === 0) return [];
   const shown = strays.slice(0, 5);
   const pairs = shown.map((v) => `"${v}": "${inOurForm(v)}"`).join(', ');

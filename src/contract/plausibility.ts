@@ -19,9 +19,9 @@
 import { ENGINES } from './enums';
 import type { OperationId } from './operations';
 import { valuesAtPath } from './paths';
-import { checkEnginesDeclared, checkFixedWindows, checkMovesFollowOutcome, checkOutcomeFollowsEngines, checkRateIsShare, oursWithin } from './plausibility-checks';
+import { checkEnginesDeclared, checkFixedWindows, checkMovesFollowOutcome, checkOutcomeFollowsEngines, checkRateIsShare } from './plausibility-checks';
+import { oursUnderVendor } from './enum-spelling';
 
-export { oursWithin };
 
 /** Every rule's id: the table's, and the one of what a view counts. */
 export const RULE_IDS = [
@@ -232,9 +232,9 @@ export const RULES: readonly Rule[] = [
     reads: { getPromptMatrix: ['engines[]', 'prompts[].engines[].engine'], getAnswerHistory: ['questions[].moved[].engine'] },
     check: (body, fields) =>
       fields.flatMap((field) => {
-        const split = [...new Set(present(valuesAtPath(body, field)))].filter((v): v is string => typeof v === 'string' && oursWithin(v, ENGINES) !== undefined);
+        const split = [...new Set(present(valuesAtPath(body, field)))].filter((v): v is string => typeof v === 'string' && oursUnderVendor(v, ENGINES) !== undefined);
         if (split.length === 0) return [];
-        const pairs = split.map((v) => `"${v}": "${oursWithin(v, ENGINES)}"`);
+        const pairs = split.map((v) => `"${v}": "${oursUnderVendor(v, ENGINES)}"`);
         return [{ fields: [field], values: { [field]: split }, message: `${field} ${split.map((v) => `\`${v}\``).join(', ')}: our engine${split.length === 1 ? '' : 's'} under a vendor's name, counted apart from ours: map ${split.length === 1 ? 'it' : 'them'} in \`values\` (${pairs.join(', ')})?` }];
       }),
   },

@@ -6,8 +6,8 @@
  * map); a plural, a singular or a synonym is a guess with a confidence.
  */
 import { fieldKey } from '../contract/conform';
-import { VALUE_SYNONYMS, wordsOf } from '../contract/enum-spelling';
-import { oursWithin } from '../contract/plausibility';
+import { oursUnderVendor, VALUE_SYNONYMS, wordsOf } from '../contract/enum-spelling';
+
 
 export { wordsOf };
 
@@ -173,7 +173,7 @@ export function valueCandidates(contractValues: readonly string[], value: string
     else if (meaningOf(to) === meaningOf(value)) found.push({ to, by: 'synonym', confidence: NAME_GUESS });
     else if (Math.min(a.length, b.length) >= 3 && (a.startsWith(b) || b.startsWith(a))) found.push({ to, by: 'similar', confidence: VALUE_PREFIX });
   }
-  const vendor = open && !found.some((f) => f.by !== 'similar') ? oursWithin(value, contractValues) : undefined;
+  const vendor = open && !found.some((f) => f.by !== 'similar') ? oursUnderVendor(value, contractValues) : undefined;
   if (vendor) return [{ to: vendor, by: 'vendor', confidence: VALUE_VENDOR }, ...found.filter((f) => f.to !== vendor)];
   return found.sort((x, y) => y.confidence - x.confidence);
 }
