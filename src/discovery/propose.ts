@@ -262,7 +262,9 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
     for (const [other, pairs] of chosen) if (other !== name && pairs[0]?.key === pair.key) chosen.delete(other);
     chosen.set(name, [pair]);
   }
-  const named = new Set([...chosen.values()].flat().map((p) => p.key));
+  // The keys names took: each field's best, and those as good as it (a question between them); a weaker name's key
+  // (`TrendPts`, a word of `history`'s, where `History` is) stays free for the evidence to place.
+  const named = new Set([...chosen.values()].flatMap((pairs) => pairs.filter((p) => p.confidence >= pairs[0]!.confidence)).map((p) => p.key));
   // An object written flat in this one (`MarketId`, `MarketCode` for `market`) before any guess by type takes its fields.
   const flat = flatObjects(Object.keys(shape).filter((name) => !chosen.has(name)), keys.filter((key) => !named.has(key)), expected, valuesOf);
   const flatKeys = [...flat.values()].flatMap((f) => f.pairs.map((p) => p.key));

@@ -18,12 +18,14 @@ export function alignUnits(walk: Walk, kept: (path: string, convert: Conversion 
   for (const unit of walk.units) byParent.set(unit.parent, [...(byParent.get(unit.parent) ?? []), unit]);
   for (const units of byParent.values()) {
     const convertOf = (u: Unit) => walk.fields[u.path]?.convert ?? walk.guess.convert[u.path];
+    const placed = (u: Unit) => u.sure || walk.fields[u.path] !== undefined;
     const sayers = units.filter((u) => UNIT_CONVERSIONS.includes(convertOf(u)!));
     const said = [...new Set(sayers.map(convertOf))];
     const numbers = (u: Unit) => present(u.values).filter((v): v is number => typeof v === 'number');
-    const placed = (u: Unit) => u.sure || walk.fields[u.path] !== undefined;
     let unit = said.length === 1 ? said[0]! : undefined;
     let sure = sayers.length > 0 && sayers.every(placed);
+    // What the placed siblings say alone, a question's guess aside: it settles a question between fields (below).
+    const placedSaid = [...new Set(sayers.filter(placed).map(convertOf))];
     if (said.length === 0) {
       const all = units.flatMap(numbers);
       if (all.length > 0 && all.every((v) => Math.abs(v) <= 1) && new Set(all.filter((v) => v !== 0)).size >= SHARE_EVIDENCE) [unit, sure] = ['percent', units.every(placed)];
@@ -44,5 +46,20 @@ export function alignUnits(walk: Walk, kept: (path: string, convert: Conversion 
       else if (isSure) walk.fields[u.path] = { from: u.name, confidence: walk.threshold, by: 'name', convert: unit };
       else walk.toConfirm.push({ path: u.path, reason: `its siblings are read ${CONVERSIONS[unit]}: read it so too if it is (${numbers(u).slice(0, 3).join(', ')})`, candidates: [{ convert: unit, confidence: AMBIGUOUS, by: 'type' }, { confidence: AMBIGUOUS, by: 'type' }] });
     }
+    if (placedSaid.length === 1 && placedSaid[0] === unit) placeInUnit(walk, units[0]!.parent, unit);
+  }
+}
+
+/** A question of the object between fields, of which one alone reads in the unit its placed siblings say: that one. */
+function placeInUnit(walk: Walk, parent: string, unit: Conversion): void {
+  const parentOf = (path: string) => (path.includes('.') ? path.slice(0, path.lastIndexOf('.')) : '');
+  for (const item of [...walk.toConfirm]) {
+    if (item.value !== undefined || parentOf(item.path) !== parent) continue;
+    const inUnit = item.candidates.filter((c) => c.from !== undefined && c.convert === unit);
+    if (inUnit.length !== 1) continue;
+    const from = inUnit[0]!.from!;
+    walk.toConfirm.splice(walk.toConfirm.indexOf(item), 1);
+    walk.mapField(item.path, item.path.split('.').at(-1)!, from, unit, true);
+    walk.fields[item.path] = { from, confidence: walk.threshold, by: 'form', convert: unit };
   }
 }
