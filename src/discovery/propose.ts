@@ -299,7 +299,7 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
         candidates: readings.slice(0, 3).map(({ pair, reading: r }): Candidate => ({ from: pair.key, ...(r.convert ? { convert: r.convert } : {}), confidence: r.confidence, by: pair.by })),
       });
     const field = expected[name]!;
-    if (field.kind === 'number' && (field.percent || field.change)) units.push({ parent: path, path: fieldPath, name, change: field.change, convert: reading.convert, sure, values: valuesOf(best.key) });
+    if (field.kind === 'number' && (field.percent || field.change)) units.push({ parent: path, path: fieldPath, name, key: best.key, change: field.change, convert: reading.convert, sure, values: valuesOf(best.key) });
     // What lies under a field to confirm is proposed as if it were confirmed: confirming it then needs one entry.
     walk.walked.set(fieldPath, best.key);
     walkValue(shape[name]!, valuesOf(best.key), fieldPath, walk);

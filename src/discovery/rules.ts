@@ -52,36 +52,44 @@ export function settleByEvidence(id: OperationId, schema: z.ZodType, body: Json,
 const MAX_ASSIGNMENTS = 120;
 
 /**
- * Questions of one object that share their candidates (two counts, each of which may be either field): every way to
- * give each field a different candidate is read, and the one way that breaks no rule reading those fields, where
- * every other way breaks one, is taken (a question's engines naming the brand now and before, told apart by its
- * outcome). Within lists too, where a rule reads every item.
+ * Questions of one object that share their candidates (two counts, each of which may be either field; or one field
+ * and two candidates): every way to give each field a different candidate, read as it offered, is read, and the one
+ * way that breaks no rule reading those fields, where every other way breaks one, is taken (a question's engines
+ * naming the brand now and before, told apart by its outcome; a rate, by its runs). Within lists too, where a rule
+ * reads every item.
  */
 export function settleGroups(id: OperationId, schema: z.ZodType, body: Json, walk: Walk): void {
-  const open = walk.toConfirm.filter((item) => item.value === undefined && item.path !== '' && item.candidates.length > 0 && item.candidates.every((c) => c.from !== undefined && !c.convert));
+  const open = walk.toConfirm.filter((item) => item.value === undefined && item.path !== '' && item.candidates.length > 0 && item.candidates.every((c) => c.from !== undefined));
   const parentOf = (path: string) => path.slice(0, path.lastIndexOf('.') + 1);
   for (const parent of new Set(open.map((item) => parentOf(item.path)))) {
     const group = open.filter((item) => parentOf(item.path) === parent);
     const froms = [...new Set(group.flatMap((item) => item.candidates.map((c) => c.from!)))];
-    if (group.length < 2 || froms.length < group.length) continue;
+    if (froms.length < group.length) continue;
     const rules = RULES.filter((rule) => group.some((item) => reading(id, item.path).includes(rule)));
     if (rules.length === 0) continue;
+    // A candidate's reading (`date`, `basis-points`) is the field's where it offered it, else the group's for it.
+    const convertOf = (i: number, from: string) => (group[i]!.candidates.find((c) => c.from === from) ?? group.flatMap((item) => item.candidates).find((c) => c.from === from))?.convert;
     // Each field may be any of the group's candidates: they were offered for their form, which they share.
     const ways = assignments(group.map(() => froms));
-    if (ways.length === 0 || ways.length > MAX_ASSIGNMENTS) continue;
+    if (ways.length < 2 || ways.length > MAX_ASSIGNMENTS) continue;
     const keeping = ways.filter((way) => {
-      const fields = { ...walk.guess.fields };
-      group.forEach((item, i) => (fields[item.path] = way[i]!));
-      const read = conformBody(schema, body, { ...walk.guess, fields });
-      return !violationsOf(id, read, walk.context).some((v) => rules.some((rule) => rule.id === v.rule));
+      const map = { ...walk.guess, fields: { ...walk.guess.fields }, convert: { ...walk.guess.convert } };
+      group.forEach((item, i) => {
+        map.fields[item.path] = way[i]!;
+        const convert = convertOf(i, way[i]!);
+        if (convert) map.convert[item.path] = convert;
+        else delete map.convert[item.path];
+      });
+      return !violationsOf(id, conformBody(schema, body, map), walk.context).some((v) => rules.some((rule) => rule.id === v.rule));
     });
-    if (keeping.length !== 1 || keeping.length === ways.length) continue;
+    if (keeping.length !== 1) continue;
     group.forEach((item, i) => {
       const from = keeping[0]![i]!;
-      const name = item.path.split('.').at(-1)!;
+      const convert = convertOf(i, from);
       walk.toConfirm.splice(walk.toConfirm.indexOf(item), 1);
-      walk.mapField(item.path, name, from, undefined, true);
-      walk.fields[item.path] = { from, confidence: EVIDENCE, by: 'evidence' };
+      if (!convert) delete walk.guess.convert[item.path];
+      walk.mapField(item.path, item.path.split('.').at(-1)!, from, convert, true);
+      walk.fields[item.path] = { from, confidence: EVIDENCE, by: 'evidence', ...(convert ? { convert } : {}) };
     });
   }
 }

@@ -43,7 +43,11 @@ export function alignUnits(walk: Walk, kept: (path: string, convert: Conversion 
       walk.toConfirm.splice(0, walk.toConfirm.length, ...walk.toConfirm.filter((item) => item.path !== u.path || item.value !== undefined));
       const field = walk.fields[u.path];
       if (isSure && field) field.convert = unit;
-      else if (isSure) walk.fields[u.path] = { from: u.name, confidence: walk.threshold, by: 'name', convert: unit };
+      else if (isSure) {
+        // A question of its upstream field too, settled with its unit: the field is the one it was read from.
+        walk.mapField(u.path, u.name, u.key, unit, true);
+        walk.fields[u.path] = { from: u.key, confidence: walk.threshold, by: 'form', convert: unit };
+      }
       else walk.toConfirm.push({ path: u.path, reason: `its siblings are read ${CONVERSIONS[unit]}: read it so too if it is (${numbers(u).slice(0, 3).join(', ')})`, candidates: [{ convert: unit, confidence: AMBIGUOUS, by: 'type' }, { confidence: AMBIGUOUS, by: 'type' }] });
     }
     if (placedSaid.length === 1 && placedSaid[0] === unit) placeInUnit(walk, units[0]!.parent, unit);

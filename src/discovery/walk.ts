@@ -97,6 +97,8 @@ export interface Unit {
   parent: string;
   path: string;
   name: string;
+  /** The upstream field it was read from. */
+  key: string;
   change: boolean;
   convert: Conversion | undefined;
   sure: boolean;
