@@ -229,9 +229,10 @@ function joinAcross(
   for (let round = 0; round < JOIN_ROUNDS; round++) {
     const placed = new Map([...bodies].map(([id, { body }]) => [id, conformBody(zs.response(id), body, report.map.operations[id])] as const));
     const known = knownValues(placed, (id) => contractPaths(zs, id), new Map([...bodies].map(([id, { params }]) => [id, params] as const)));
-    const rivals = new Set([...(known.get('rival') ?? [])].filter((v): v is string => typeof v === 'string' && v.length >= 3));
+    const words = (values: Iterable<unknown>) => new Set([...values].filter((v): v is string => typeof v === 'string' && v.length >= 3));
+    const names = { brands: words(valuesAt(placed.get('listBrands'), 'brands[].name')), rivals: words(known.get('rival') ?? []) };
     const pooled = [...placed, ...others.map(([id, body]) => [id, conformBody(zs.response(id), body, report.map.operations[id])] as const)];
-    for (const [key, values] of settleValues(pooled, (id) => zs.response(id), rivals)) for (const [value, hint] of values) (settled.get(key) ?? settled.set(key, new Map()).get(key)!).set(value, hint);
+    for (const [key, values] of settleValues(pooled, (id) => zs.response(id), names)) for (const [value, hint] of values) (settled.get(key) ?? settled.set(key, new Map()).get(key)!).set(value, hint);
     const hints = settled;
     for (const [id, { body, params }] of bodies) {
       const proposal = proposeOperation(zs, id, body, threshold, { known, hints, context });

@@ -9,7 +9,7 @@
  * |---|---|
  * | an outcome (won, lost, held) | the engines naming the brand now against before: more, fewer, as many |
  * | a move's direction (gained, lost) | its states before and now: naming the brand now and not before, or the reverse |
- * | an answer state | the brand named or not (`brand_named`, a position where named), no text for no answer |
+ * | an answer state | the brand named or not (`brand_named`, a position where named), recommended where a sentence naming it recommends, a rival named for absent, no text for no answer |
  * | a content action | no page is a page to write; a page is one to improve or leave |
  * | any, in a list beside counts by value | the count of items with the value is the count under the contract value's name |
  *
@@ -48,11 +48,28 @@ interface Evidence {
   list: string;
   field: string;
   says: string;
-  of: (item: Item, rivals: ReadonlySet<string>) => readonly string[] | undefined;
+  of: (item: Item, names: Names) => readonly string[] | undefined;
+}
+
+/** The names an answer's text is read for: the brand's, and its rivals'. */
+export interface Names {
+  brands: ReadonlySet<string>;
+  rivals: ReadonlySet<string>;
+}
+
+/** Words that recommend, in the languages of the markets: an answer recommends the brand in a sentence that names it with one. */
+const RECOMMENDS = /recommend|empfehl|recomend|recommand|raccomand|aanbevel|polec/i;
+
+/** An answer naming the brand: recommended where a sentence names it with a word that recommends, else mentioned. */
+function named(text: unknown, { brands }: Names): readonly string[] {
+  if (typeof text !== 'string' || brands.size === 0) return NAMED;
+  const sentences = text.split(/[.!?\n]+/).filter((sentence) => [...brands].some((brand) => sentence.includes(brand)));
+  if (sentences.length === 0) return NAMED;
+  return sentences.some((sentence) => RECOMMENDS.test(sentence)) ? ['recommended'] : ['mentioned'];
 }
 
 /** An answer not naming the brand: no text is no answer, a rival named in it is absent, neither is open. */
-function unnamed(text: unknown, rivals: ReadonlySet<string>): readonly string[] {
+function unnamed(text: unknown, { rivals }: Names): readonly string[] {
   if (text === '') return ['no_answer'];
   if (typeof text !== 'string' || rivals.size === 0) return ['absent', 'open'];
   return [...rivals].some((rival) => text.includes(rival)) ? ['absent'] : ['open'];
@@ -78,10 +95,10 @@ const EVIDENCE_TABLE: readonly Evidence[] = [
     says: 'its states before and now',
     of: (m) => (known(m.now) && (known(m.before) || m.before === null) && naming(m.now) !== naming(m.before) ? [naming(m.now) ? 'gained' : 'lost'] : undefined),
   },
-  { operation: 'getAnswerRuns', list: 'runs[]', field: 'state', says: 'whether the answer named the brand, and the rivals its text names', of: (r, rivals) => (typeof r.brand_named !== 'boolean' ? undefined : r.brand_named ? NAMED : unnamed(r.text, rivals)) },
+  { operation: 'getAnswerRuns', list: 'runs[]', field: 'state', says: 'whether the answer named the brand, recommending it, and the rivals its text names', of: (r, names) => (typeof r.brand_named !== 'boolean' ? undefined : r.brand_named ? named(r.text, names) : unnamed(r.text, names)) },
   // A dominant state over a week: no position means the brand was never named; a position says nothing of the dominant state.
   { operation: 'getPromptMatrix', list: 'prompts[].engines[]', field: 'state', says: 'no position where the brand was named', of: (c) => (c.state !== null && c.state !== undefined && c.position === null ? UNNAMED : undefined) },
-  { operation: 'getTopic', list: 'questions[].engines[].latest', field: 'state', says: 'a position where the brand was named, and the rivals its text names', of: (l, rivals) => (l.position === null ? unnamed(l.text, rivals) : typeof l.position === 'number' ? NAMED : undefined) },
+  { operation: 'getTopic', list: 'questions[].engines[].latest', field: 'state', says: 'a position where the brand was named, recommending it, and the rivals its text names', of: (l, names) => (l.position === null ? unnamed(l.text, names) : typeof l.position === 'number' ? named(l.text, names) : undefined) },
   { operation: 'getContentGaps', list: 'questions[]', field: 'action', says: 'whether the brand has a page', of: (q) => (q.has_page === false ? ['write'] : q.has_page === true ? ['improve', 'leave'] : undefined) },
 ];
 
@@ -105,7 +122,7 @@ export function enumPaths(schema: z.ZodType, path = '', into = new Map<string, s
  * The values of every closed enumeration no spelling rule maps, settled by the evidence of every operation's body
  * (on the contract's names as placed so far; a value no rule maps is still the service's own there).
  */
-export function settleValues(bodies: Iterable<readonly [OperationId, unknown]>, schemas: (id: OperationId) => z.ZodType, rivals: ReadonlySet<string> = new Set()): ValueHints {
+export function settleValues(bodies: Iterable<readonly [OperationId, unknown]>, schemas: (id: OperationId) => z.ZodType, names: Names = { brands: new Set(), rivals: new Set() }): ValueHints {
   const read = [...bodies];
   /** Per enumeration: its contract values, the foreign values seen, and per foreign value what the evidence leaves. */
   const pools = new Map<string, { ours: readonly string[]; foreign: Set<string>; claimed: Set<string>; may: Map<string, Set<string>>; why: Map<string, string> }>();
@@ -136,7 +153,7 @@ export function settleValues(bodies: Iterable<readonly [OperationId, unknown]>, 
     if (!ours) continue;
     for (const item of read.filter(([id]) => id === evidence.operation).flatMap(([, body]) => valuesAtPath(body, evidence.list)).filter(isObject)) {
       const value = item[evidence.field];
-      const to = evidence.of(item, rivals);
+      const to = evidence.of(item, names);
       if (typeof value === 'string' && to) narrow(ours, value, to, evidence.says);
     }
   }
