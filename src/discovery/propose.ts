@@ -254,8 +254,12 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
       const match = compareNames(name, key, entityOf(path));
       if (match) byName.push(pairOf(name, key, match.by, match.confidence, expected[name]!, valuesOf(key)));
     }
-  // A name whose values name another resource than the field's (a topic's id under a question's name) is no candidate.
-  const chosen = choose(byName.filter((pair) => joinOf(walk, pathOf(path, pair.name), valuesOf(pair.key)) !== false));
+  // A name whose values name another resource than the field's (a topic's id under a question's name) is no candidate;
+  // nor, for an enumeration, one whose values spell as none of ours where another's do (`MODE` beside `ENG` for engines).
+  const spelledFor = (name: string) => byName.some((p) => p.name === name && spellsAsOurs(expected[name]!, valuesOf(p.key)));
+  const chosen = choose(
+    byName.filter((pair) => joinOf(walk, pathOf(path, pair.name), valuesOf(pair.key)) !== false && (spellsAsOurs(expected[pair.name]!, valuesOf(pair.key)) !== false || !spelledFor(pair.name))),
+  );
   // Values joined across operations: the one free field whose values are all that resource's.
   for (const [name, pair] of byJoin(Object.keys(shape).filter((name) => !chosen.has(name) || chosen.get(name)![0]!.confidence < walk.threshold), keys, path, expected, valuesOf, walk, chosen)) {
     // A weaker name that read the same field gives it up.

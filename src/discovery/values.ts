@@ -9,6 +9,7 @@
  * |---|---|
  * | an outcome (won, lost, held) | the engines naming the brand now against before: more, fewer, as many |
  * | a move's direction (gained, lost) | its states before and now: naming the brand now and not before, or the reverse |
+ * | a move's states before and now | its direction, the other way round |
  * | an answer state | the brand named or not (`brand_named`, a position where named), recommended where a sentence naming it recommends, a rival named for absent, no text for no answer |
  * | a content action | no page is a page to write; a page is one to improve or leave |
  * | any, in a list beside counts by value | the count of items with the value is the count under the contract value's name |
@@ -95,6 +96,9 @@ const EVIDENCE_TABLE: readonly Evidence[] = [
     says: 'its states before and now',
     of: (m) => (known(m.now) && (known(m.before) || m.before === null) && naming(m.now) !== naming(m.before) ? [naming(m.now) ? 'gained' : 'lost'] : undefined),
   },
+  // A move gained names the brand now and not before; one lost, the reverse.
+  { operation: 'getAnswerHistory', list: 'questions[].moved[]', field: 'now', says: 'the move\'s direction', of: (m) => (m.direction === 'gained' ? NAMED : m.direction === 'lost' ? UNNAMED : undefined) },
+  { operation: 'getAnswerHistory', list: 'questions[].moved[]', field: 'before', says: 'the move\'s direction', of: (m) => (m.direction === 'gained' ? UNNAMED : m.direction === 'lost' ? NAMED : undefined) },
   { operation: 'getAnswerRuns', list: 'runs[]', field: 'state', says: 'whether the answer named the brand, recommending it, and the rivals its text names', of: (r, names) => (typeof r.brand_named !== 'boolean' ? undefined : r.brand_named ? named(r.text, names) : unnamed(r.text, names)) },
   // A dominant state over a week: no position means the brand was never named; a position says nothing of the dominant state.
   { operation: 'getPromptMatrix', list: 'prompts[].engines[]', field: 'state', says: 'no position where the brand was named', of: (c) => (c.state !== null && c.state !== undefined && c.position === null ? UNNAMED : undefined) },
