@@ -1,7 +1,7 @@
 /**
  * `npm run test:styles`: test/styles.test.ts inside workerd with the real D1
  * and the demo data, like the tests (same Worker and setup file), with
- * `STYLES_COUNT` and `STYLES_SEED` as bindings: only its run over that many
+ * `STYLES_COUNT`, `STYLES_SEED` and `STYLES_DETAIL` (`--detail`: the entries left and the report's differences) as bindings: only its run over that many
  * house styles, one `STYLE {json}` line each (scripts/test-styles.mjs prints
  * them and the summary).
  */
@@ -9,7 +9,7 @@ import { defineConfig } from 'vitest/config';
 import { testWorker } from '../vitest.config';
 
 export default defineConfig(async () => ({
-  plugins: [await testWorker({ STYLES_COUNT: process.env.STYLES_COUNT ?? '50', STYLES_SEED: process.env.STYLES_SEED ?? '1' })],
+  plugins: [await testWorker({ STYLES_COUNT: process.env.STYLES_COUNT ?? '50', STYLES_SEED: process.env.STYLES_SEED ?? '1', STYLES_DETAIL: process.env.STYLES_DETAIL ?? 'off' })],
   test: {
     setupFiles: ['./test/setup.ts'],
     include: ['test/styles.test.ts'],

@@ -3,7 +3,8 @@
 // issue 43 item 4), the styles of seeds S to S+N-1 (by default 50 from 1: the fixed sample of `npm test`). Runs
 // test/styles.test.ts inside workerd (scripts/test-styles.config.ts, STYLES_COUNT and STYLES_SEED as bindings), and
 // prints one line per style (seed, entries left for a person, the weekly report's fields equal to the origin's, the
-// operations whose wrong figures the check called right, the style) and then a summary. `--json FILE` keeps every line.
+// operations whose wrong figures the check called right, the style) and then a summary. `--json FILE` keeps every line;
+// `--detail` adds to each kept line the entries left, the report's first differences and the wrong figures called right.
 // Exit 0 when the run completed, whatever the figures; 1 when it did not.
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -16,6 +17,7 @@ const option = (name, fallback) => {
 const count = Number(option('count', '50'));
 const seed = Number(option('seed', '1'));
 const jsonOut = option('json', undefined);
+const detail = args.includes('--detail');
 if (!Number.isInteger(count) || count < 1 || !Number.isInteger(seed) || seed < 1) {
   console.error('Usage: npm run test:styles -- [--count N] [--seed S] [--json FILE]   (N >= 1, S >= 1)');
   process.exit(2);
@@ -24,7 +26,7 @@ if (!Number.isInteger(count) || count < 1 || !Number.isInteger(seed) || seed < 1
 const results = [];
 const started = Date.now();
 const child = spawn('npx', ['vitest', 'run', '--config', 'scripts/test-styles.config.ts'], {
-  env: { ...process.env, STYLES_COUNT: String(count), STYLES_SEED: String(seed), WRANGLER_SEND_METRICS: 'false' },
+  env: { ...process.env, STYLES_COUNT: String(count), STYLES_SEED: String(seed), STYLES_DETAIL: detail ? 'on' : 'off', WRANGLER_SEND_METRICS: 'false' },
   stdio: ['ignore', 'pipe', 'pipe'],
 });
 let output = '';

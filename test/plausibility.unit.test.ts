@@ -61,8 +61,17 @@ const matrix = (): Body => ({
     { engines: [{ engine: 'chatgpt', rate: 28.6, runs: 7 }, { engine: 'claude', rate: 50, runs: 8 }, { engine: 'grok', rate: null, runs: 0 }, { engine: 'meta_ai', rate: 35.7, runs: 14 }] },
   ],
 });
+/** The overview's figures that are made of counts beside them, and the brand's own row among its rivals. */
+const overview = (): Body => ({
+  visibility: { score: 56.2, change: 1.2, answered_runs: 1710, naming_runs: 961 },
+  share_of_voice: { share: 29.6, change: 0.1, brand_mentions: 957, rival_mentions: 2272 },
+  competition: { brand: { name: 'Brightdesk', visibility: 56.2, share_of_voice: 29.6 }, rivals: [] },
+  perception: { engines_measured: 6, engines_knowing: 5, engines_recommending: 1, recommend_rate: 16.7 },
+  readiness: { score: 30, signals: [{ value: 40, weight: 2 }, { value: 10, weight: 1 }] },
+});
+const perception = (): Body => ({ summary: { engines_measured: 6, engines_knowing: 5, engines_recommending: 1, recommend_rate: 16.7 } });
 type Planted = OperationId | 'moves';
-const RIGHT: Partial<Record<Planted, () => Body>> = { getVisibility: visibility, getAnswerHistory: answerHistory, listTopics: topics, getPromptMatrix: matrix, moves };
+const RIGHT: Partial<Record<Planted, () => Body>> = { getVisibility: visibility, getAnswerHistory: answerHistory, listTopics: topics, getPromptMatrix: matrix, moves, getOverview: overview, getBrandPerception: perception };
 
 /** The violations of `id`'s right body with one change planted, read on `TODAY`. */
 function planted(id: Planted, change: (body: Body) => void): Violation[] {
@@ -237,6 +246,39 @@ describe('each rule fails on a planted bad value', () => {
       { rule: 'engines_answered', operation: null, fields: ['engines[].runs'], values: { engines: ['grok'] }, message: "`grok` answered nothing in the period, yet is counted among the brand's 2 engines" },
     ]);
     expect(viewViolations([{ engine: 'chatgpt', runs: 42 }, { engine: 'grok', runs: null }])).toEqual([]);
+  });
+
+  it('score_is_share_named: the overview\'s visibility read from a 0-1 share without `percent`', () => {
+    const found = planted('getOverview', (b) => void ((b.visibility as Body).score = 0.562));
+    expect(found.map((v) => [v.rule, v.fields[0], v.message])).toEqual([
+      ['score_is_share_named', 'visibility.score', 'score 0.562, but 961 of 1,710 answers name the brand (56.2%): is `visibility.score` read from the right field?'],
+      ['brand_standing_is_its_figures', 'competition.brand.visibility', 'competition.brand.visibility 56.2, but visibility.score is 0.562: is `competition.brand.visibility` read from the right field, as a percentage?'],
+    ]);
+  });
+
+  it('share_of_voice_is_share_of_mentions: a share that is not the brand\'s part of the mentions', () => {
+    const found = planted('getOverview', (b) => void ((b.share_of_voice as Body).rival_mentions = 957));
+    expect(found.map((v) => [v.rule, v.fields[0], v.message])).toEqual([
+      ['share_of_voice_is_share_of_mentions', 'share_of_voice.share', 'share 29.6, but 957 of 1,914 mentions are of the brand (50.0%): is `share_of_voice.share` read from the right field?'],
+    ]);
+  });
+
+  it('recommend_rate_is_share_of_engines: in the perception summary and the overview', () => {
+    expect(rules(planted('getBrandPerception', (b) => void ((b.summary as Body).recommend_rate = 0.167)))).toEqual([['recommend_rate_is_share_of_engines', 'summary.recommend_rate']]);
+    expect(planted('getOverview', (b) => void ((b.perception as Body).engines_recommending = 5))[0]!.message).toBe(
+      'recommend_rate 16.7, but 5 of 6 measured engines would recommend the brand (83.3%): is `perception.recommend_rate` read from the right field?',
+    );
+  });
+
+  it('readiness_is_weighted_signals: a score that is not its signals\' weighted mean', () => {
+    const found = planted('getOverview', (b) => void ((b.readiness as Body).score = 0.3));
+    expect(found.map((v) => [v.rule, v.fields, v.message])).toEqual([
+      ['readiness_is_weighted_signals', ['readiness.score'], 'readiness.score 0.3, but its 2 signals weigh in at 30.0: is `readiness.score` read from the right field, as a percentage?'],
+    ]);
+  });
+
+  it('brand_standing_is_its_figures: the brand\'s row read from another field', () => {
+    expect(rules(planted('getOverview', (b) => void ((b.competition as { brand: Body }).brand.share_of_voice = 56.2)))).toEqual([['brand_standing_is_its_figures', 'competition.brand.share_of_voice']]);
   });
 
   it('every rule of the table was failed above', () => {

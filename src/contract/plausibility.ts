@@ -38,6 +38,10 @@ export const RULE_IDS = [
   'rate_is_share_of_runs',
   'fixed_windows',
   'engines_ours_or_declared',
+  'share_of_voice_is_share_of_mentions',
+  'recommend_rate_is_share_of_engines',
+  'readiness_is_weighted_signals',
+  'brand_standing_is_its_figures',
   'engines_answered',
 ] as const;
 export type RuleId = (typeof RULE_IDS)[number];
@@ -83,6 +87,8 @@ const present = (vs: unknown[]) => vs.filter((v) => v !== null && v !== undefine
 const one = (x: number) => x.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 const whole = (x: number) => x.toLocaleString('en-US', { maximumFractionDigits: 3 });
 const shown = (v: unknown) => (isNum(v) ? whole(v) : JSON.stringify(v));
+/** A percentage as the contract writes it (one decimal), a value below one point as it is (a 0-1 share read as points). */
+const figure = (v: unknown) => (isNum(v) && (Math.abs(v) >= 1 || v === 0) ? one(v) : shown(v));
 const list = (vs: unknown[]) => `${vs.slice(0, 3).map(shown).join(', ')}${vs.length > 3 ? ', …' : ''}`;
 const at = (body: unknown, path: string) => valuesAtPath(body, path)[0];
 /** The first values broken of `path`, and how many there are. */
@@ -91,24 +97,35 @@ const some = (vs: unknown[]) => (vs.length > 3 ? `${list(vs)} (${vs.length} valu
 const DAY = 86_400_000;
 const dayOf = (v: unknown) => (typeof v === 'string' && /^\d{4}-\d\d-\d\d$/.test(v) ? Date.parse(`${v}T00:00:00Z`) : NaN);
 
+/**
+ * A share stated beside the counts it is made of (`fields`: the share, the part's, the whole's): 100 × part / whole,
+ * to half a point of rounding; null when the whole is 0. Nothing to say without both counts.
+ */
+function shareOfCounts(fields: readonly string[], share: unknown, part: unknown, total: unknown, words: string): Finding[] {
+  if (!isNum(part) || !isNum(total)) return [];
+  const values = { [fields[0]!]: share, [fields[1]!]: part, [fields[2]!]: total };
+  const name = fields[0]!.split('.').at(-1);
+  if (total === 0) return share === null || share === undefined ? [] : [{ fields: [...fields], values, message: `${name} ${shown(share)}, but there is nothing to share: is \`${fields[0]}\` read from the right field?` }];
+  const expected = (100 * part) / total;
+  if (isNum(share) && Math.abs(share - expected) <= ROUNDING) return [];
+  const said = `${name} ${figure(share)}`;
+  return [{ fields: [...fields], values, message: `${said}, but ${whole(part)} of ${whole(total)} ${words} (${one(expected)}%): is \`${fields[0]}\` read from the right field?` }];
+}
+
 /** The table. Fields are contract paths; each rule reads only those it lists. */
 export const RULES: readonly Rule[] = [
   {
     id: 'score_is_share_named',
     says: 'The score is the share of answered runs that name the brand: 100 × naming_runs / answered_runs (null when none answered).',
-    reads: { getVisibility: ['score', 'naming_runs', 'answered_runs'] },
-    pins: ['score', 'naming_runs', 'answered_runs'],
+    reads: { getVisibility: ['score', 'naming_runs', 'answered_runs'], getOverview: ['visibility.score', 'visibility.naming_runs', 'visibility.answered_runs'] },
+    pins: ['score', 'naming_runs', 'answered_runs', 'visibility.score', 'visibility.naming_runs', 'visibility.answered_runs'],
     check: (body, fields) => {
       const [score, naming, answered] = fields.map((f) => at(body, f));
-      const values = { score, naming_runs: naming, answered_runs: answered };
-      if (!isNum(naming) || !isNum(answered)) return [];
-      if (naming > answered)
-        return [{ fields: ['naming_runs', 'answered_runs'], values, message: `${whole(naming)} answers name the brand, but only ${whole(answered)} answered: are \`naming_runs\` and \`answered_runs\` read from the right fields?` }];
-      if (answered === 0) return score === null || score === undefined ? [] : [{ fields: [...fields], values, message: `score ${shown(score)}, but no run answered: is \`score\` read from the right field?` }];
-      const share = (100 * naming) / answered;
-      if (isNum(score) && Math.abs(score - share) <= ROUNDING) return [];
-      const said = isNum(score) ? `score ${one(score)}` : `score ${shown(score)}`;
-      return [{ fields: [...fields], values, message: `${said}, but ${whole(naming)} of ${whole(answered)} answers name the brand (${one(share)}%): is \`score\` read from the right field?` }];
+      if (isNum(naming) && isNum(answered) && naming > answered) {
+        const values = { [fields[0]!]: score, [fields[1]!]: naming, [fields[2]!]: answered };
+        return [{ fields: fields.slice(1), values, message: `${whole(naming)} answers name the brand, but only ${whole(answered)} answered: are \`${fields[1]}\` and \`${fields[2]}\` read from the right fields?` }];
+      }
+      return shareOfCounts(fields, score, naming, answered, 'answers name the brand');
     },
   },
   {
@@ -266,6 +283,57 @@ export const RULES: readonly Rule[] = [
     reads: { getPromptMatrix: ['prompts[].engines[].engine', 'prompts[].engines[].runs'], getAnswerHistory: ['questions[].moved[].engine'] },
     check: checkEnginesDeclared,
   },
+  {
+    id: 'share_of_voice_is_share_of_mentions',
+    says: 'Share of voice is the brand\'s share of the mentions of it and its rivals: 100 × brand_mentions / (brand_mentions + rival_mentions).',
+    reads: { getOverview: ['share_of_voice.share', 'share_of_voice.brand_mentions', 'share_of_voice.rival_mentions'] },
+    pins: ['share_of_voice.share'],
+    check: (body, fields) => {
+      const [share, brand, rivals] = fields.map((f) => at(body, f));
+      return shareOfCounts(fields, share, brand, isNum(brand) && isNum(rivals) ? brand + rivals : undefined, 'mentions are of the brand');
+    },
+  },
+  {
+    id: 'recommend_rate_is_share_of_engines',
+    says: 'The recommend rate is the share of measured engines that would recommend the brand: 100 × engines_recommending / engines_measured.',
+    reads: {
+      getBrandPerception: ['summary.recommend_rate', 'summary.engines_recommending', 'summary.engines_measured'],
+      getOverview: ['perception.recommend_rate', 'perception.engines_recommending', 'perception.engines_measured'],
+    },
+    pins: ['summary.recommend_rate', 'perception.recommend_rate'],
+    check: (body, fields) => {
+      const [rate, recommending, measured] = fields.map((f) => at(body, f));
+      return shareOfCounts(fields, rate, recommending, measured, 'measured engines would recommend the brand');
+    },
+  },
+  {
+    id: 'readiness_is_weighted_signals',
+    says: 'The readiness score is the mean of its signals\' values weighed by their weights (null with no signal).',
+    reads: { getOverview: ['readiness.score', 'readiness.signals[].value', 'readiness.signals[].weight'] },
+    pins: ['readiness.score'],
+    check: (body, fields) => {
+      const score = at(body, fields[0]!);
+      const [values, weights] = [valuesAtPath(body, fields[1]!), valuesAtPath(body, fields[2]!)];
+      if (values.length === 0 || values.length !== weights.length || ![...values, ...weights].every(isNum)) return [];
+      const total = (weights as number[]).reduce((s, w) => s + w, 0);
+      if (total === 0) return [];
+      const mean = (values as number[]).reduce((s, v, i) => s + v * (weights[i] as number), 0) / total;
+      if (isNum(score) && Math.abs(score - mean) <= ROUNDING) return [];
+      return [{ fields: [fields[0]!], values: { [fields[0]!]: score, signals: values.length }, message: `${fields[0]} ${figure(score)}, but its ${values.length} signals weigh in at ${one(mean)}: is \`${fields[0]}\` read from the right field, as a percentage?` }];
+    },
+  },
+  {
+    id: 'brand_standing_is_its_figures',
+    says: 'The brand\'s own row among its rivals holds its visibility and share of voice of the period.',
+    reads: { getOverview: ['competition.brand.visibility', 'visibility.score', 'competition.brand.share_of_voice', 'share_of_voice.share'] },
+    pins: ['competition.brand.visibility', 'competition.brand.share_of_voice'],
+    check: (body, fields) =>
+      [0, 2].flatMap((i) => {
+        const [row, value] = [at(body, fields[i]!), at(body, fields[i + 1]!)];
+        if (!isNum(value) || (isNum(row) && Math.abs(row - value) <= ROUNDING)) return [];
+        return [{ fields: [fields[i]!], values: { [fields[i]!]: row, [fields[i + 1]!]: value }, message: `${fields[i]} ${figure(row)}, but ${fields[i + 1]} is ${figure(value)}: is \`${fields[i]}\` read from the right field, as a percentage?` }];
+      }),
+  },
 ];
 
 /** Of what a view counts: an engine that answered nothing in the period is not one of the brand's engines. */
@@ -277,10 +345,11 @@ export const ENGINES_ANSWERED: Omit<Rule, 'reads' | 'check'> & { fields: readonl
 
 /**
  * Whether `body` is evidence for its value at `path` (a field without `[]`): a rule that pins the field holds, and
- * would break were the value far off (so it did judge it, rather than lack what it needs).
+ * would break were the value far off (so it did judge it, rather than lack what it needs). A rule that also reads a
+ * field still `open` (in question itself) is no evidence: it would judge one guess by another.
  */
-export function keepsPinningRules(operation: OperationId, body: unknown, path: string): boolean {
-  const pinning = RULES.filter((rule) => rule.reads[operation] && rule.pins?.includes(path));
+export function keepsPinningRules(operation: OperationId, body: unknown, path: string, open: (field: string) => boolean = () => false): boolean {
+  const pinning = RULES.filter((rule) => rule.reads[operation] && rule.pins?.includes(path) && !rule.reads[operation]!.some((field) => field !== path && open(field)));
   const broken = (read: unknown) => pinning.filter((rule) => rule.check(read, rule.reads[operation]!, operation, {}).length > 0).length;
   if (pinning.length === 0 || path.includes('[]') || broken(body) > 0) return false;
   const value = at(body, path);

@@ -35,6 +35,7 @@ import type { OperationMap } from '../contract/schemas/upstream-map';
 import type { RateFields } from '../contract/rate-limit';
 import type { ApiClient, WithMeta } from '../client/client';
 import { ApiClientError } from '../client/errors';
+import { figuresFor, settledIn } from './figures';
 import { proposeOperation } from './propose';
 import { CONFIDENCE_THRESHOLD, type DiscoveryReport } from './report';
 
@@ -234,8 +235,11 @@ function joinAcross(
     const pooled = [...placed, ...others.map(([id, body]) => [id, conformBody(zs.response(id), body, report.map.operations[id])] as const)];
     for (const [key, values] of settleValues(pooled, (id) => zs.response(id), names)) for (const [value, hint] of values) (settled.get(key) ?? settled.set(key, new Map()).get(key)!).set(value, hint);
     const hints = settled;
+    // What the round starts from: `placed` reads each answer with the map of the entries as they were then.
+    const before = new Map(entries);
+    const trusted = (id: OperationId, path: string) => settledIn(before.get(id), path);
     for (const [id, { body, params }] of bodies) {
-      const proposal = proposeOperation(zs, id, body, threshold, { known, hints, context });
+      const proposal = proposeOperation(zs, id, body, threshold, { known, hints, context, figures: figuresFor(id, placed, trusted) });
       const entry = entries.get(id);
       entries.set(id, { status: 200, params, cache: entry && 'cache' in entry ? (entry.cache ?? null) : null, ...proposal.report });
       if (hasEntries(proposal.map)) report.map.operations[id] = proposal.map;

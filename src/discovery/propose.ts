@@ -36,6 +36,7 @@ import { enumKey, enumPaths, type ValueHints } from './values';
 import { proposeValues } from './propose-values';
 import type { Candidate, OperationRead } from './report';
 import { AMBIGUOUS, type Expected, expectedOf, fitOf, formOf, isKeyedList } from './shapes';
+import { type FigureEvidence, settleByFigures } from './figures';
 import { flatObjects, placeFlat } from './flat';
 import { confirmByRules, rulesKept, settleByEvidence, settleGroups } from './rules';
 import { alignUnits } from './units';
@@ -69,9 +70,11 @@ export interface Evidence {
   known?: Known;
   hints?: ValueHints;
   context?: RuleContext;
+  /** The figures other answers settled for this one's fields (`figures.ts`). */
+  figures?: readonly FigureEvidence[];
 }
 
-export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, threshold: number, { known, hints, context }: Evidence = {}): OperationProposal {
+export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, threshold: number, { known, hints, context, figures = [] }: Evidence = {}): OperationProposal {
   const schema = zs.response(id);
   const shape = objectShape(schema) ?? {};
   const walk = new Walk(threshold, known, hints, context);
@@ -89,6 +92,7 @@ export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, thres
   const at = mapsEnvelope ? envelope.at : envelopeOf(shape, body);
   if (at !== undefined) besideEnvelope(shape, body, at.split('.')[0]!, walk);
   settleByEvidence(id, schema, body, walk);
+  settleByFigures(schema, body, walk, figures);
   settleGroups(id, schema, body, walk);
   alignUnits(walk, (path, convert) => rulesKept(id, schema, body, walk, path, convert));
   confirmByRules(id, schema, body, walk);

@@ -10,7 +10,7 @@ import { conformBody } from '../contract/conform';
 import type { OperationId } from '../contract/operations';
 import { keepsPinningRules, RULES, violationsOf } from '../contract/plausibility';
 import type { Conversion } from '../contract/upstream-map';
-import type { Candidate, Placement } from './report';
+import type { Candidate, Placement, ToConfirm } from './report';
 import { AMBIGUOUS } from './shapes';
 import type { Json, Walk } from './walk';
 
@@ -28,8 +28,18 @@ const reading = (id: OperationId, path: string) => RULES.filter((rule) => rule.r
  * is taken. Never the first of several that keep it: ties are broken by evidence, never by order.
  */
 export function settleByEvidence(id: OperationId, schema: z.ZodType, body: Json, walk: Walk): void {
+  settleQuestions(schema, body, walk, (item, read) =>
+    !item.path.includes('[]') && keepsPinningRules(id, read, item.path, (field) => walk.toConfirm.some((other) => other !== item && other.value === undefined && touches(field, other.path))),
+  );
+}
+
+/**
+ * Of each open question of a field (not of a value, not the envelope), the one candidate whose reading of the body
+ * `keeps` (judged on the contract's names, with every other guess) is taken, as evidence; none or several, it stays.
+ */
+export function settleQuestions(schema: z.ZodType, body: Json, walk: Walk, keeps: (item: ToConfirm, read: unknown) => boolean): void {
   for (const item of [...walk.toConfirm]) {
-    if (item.value !== undefined || item.path === '' || item.path.includes('[]')) continue;
+    if (item.value !== undefined || item.path === '' || !walk.toConfirm.includes(item)) continue;
     // A candidate that is only a reading (`convert`) reads the field the guess reads.
     const name = item.path.split('.').at(-1)!;
     const fromOf = (candidate: Candidate) => candidate.from ?? walk.guess.fields[item.path] ?? name;
@@ -37,7 +47,7 @@ export function settleByEvidence(id: OperationId, schema: z.ZodType, body: Json,
       const map = { ...walk.guess, fields: { ...walk.guess.fields, [item.path]: fromOf(candidate) }, convert: { ...walk.guess.convert } };
       if (candidate.convert) map.convert[item.path] = candidate.convert;
       else delete map.convert[item.path];
-      return keepsPinningRules(id, conformBody(schema, body, map), item.path);
+      return keeps(item, conformBody(schema, body, map));
     });
     if (keeping.length !== 1) continue;
     const chosen = keeping[0]!;

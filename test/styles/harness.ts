@@ -76,6 +76,8 @@ export interface StyleResult {
   /** Σ to_confirm + unplaced over the operations the style provides. */
   entriesLeft: number;
   entriesByOperation: Partial<Record<OperationId, number>>;
+  /** Each entry left, `operation path[=value]` (to confirm) or `operation !path` (unplaced). */
+  leftEntries: string[];
   /** Provided operations discovery did not read (skipped or failed). */
   unread: OperationId[];
   reportEqual: boolean;
@@ -218,6 +220,11 @@ export async function runStyle(style: HouseStyle, env: { DB: D1Database }, now: 
     else entriesByOperation[id] = n;
   }
   const entriesLeft = Object.values(entriesByOperation).reduce((sum, n) => sum + n, 0);
+  const leftEntries = provided.flatMap((id) => {
+    const entry = discovery.operations[id];
+    if (!entry || entry.status !== 200 || !('to_confirm' in entry)) return [];
+    return [...entry.to_confirm.map((c) => `${id} ${c.path}${c.value !== undefined ? `=${c.value}` : ''}`), ...entry.unplaced.map((u) => `${id} !${u}`)];
+  });
 
   // The weekly report: the origin's, and through the styled service with the discovered map.
   const want = await originReport(env.DB, style, now);
@@ -245,6 +252,7 @@ export async function runStyle(style: HouseStyle, env: { DB: D1Database }, now: 
     omitted: style.omitted,
     entriesLeft,
     entriesByOperation,
+    leftEntries,
     unread,
     reportEqual: reportError === undefined && reportFields.equal === reportFields.total && reportFields.extra === 0,
     reportFields,

@@ -1,0 +1,72 @@
+/**
+ * The same figure in two answers (src/contract/same-figures.ts) as evidence:
+ * a field one answer leaves in question (a lone share from 0 to 1, two counts
+ * either way round) is read the way that gives, for every thing both answers
+ * name, the figure the other answer settled. A topic's score of `0.528` in
+ * `/topics/{id}` is a share of 52.8 where `/topics` settled 52.8 for that
+ * topic from its many values.
+ */
+import type * as z from 'zod';
+import type { OperationId } from '../contract/operations';
+import { figurePairs, SAME_FIGURES, SAME_WITHIN } from '../contract/same-figures';
+import type { DiscoveryReport, ToConfirm } from './report';
+import { settleQuestions } from './rules';
+import type { Json, Walk } from './walk';
+
+/** A figure another answer settled, for one field of this one: by thing (`key`'s value), on the contract's scale. */
+export interface FigureEvidence {
+  path: string;
+  key?: string;
+  expected: ReadonlyMap<string, unknown>;
+}
+
+/** Whether `path` of the operation's answer is placed surely and under no open question (its own, or its object's). */
+export function settledIn(entry: DiscoveryReport['operations'][string] | undefined, path: string): boolean {
+  if (!entry || entry.status !== 200 || !('fields' in entry) || !entry.fields[path]) return false;
+  const under = (at: string) => at === '' || path === at || path.startsWith(`${at}.`) || path.startsWith(`${at}[]`);
+  return !entry.to_confirm.some((item) => item.value === undefined && under(item.path));
+}
+
+/**
+ * The figures the other answers settled for `id`'s fields: `placed` holds each answer on the contract's names as
+ * the sure map reads it, and `settled` says which of its fields to trust (a key too, so things are matched right).
+ */
+export function figuresFor(id: OperationId, placed: ReadonlyMap<OperationId, unknown>, settled: (operation: OperationId, path: string) => boolean): FigureEvidence[] {
+  const found: FigureEvidence[] = [];
+  for (const relation of SAME_FIGURES)
+    for (const [mine, theirs] of [[0, 1], [1, 0]] as const) {
+      const [side, other] = [relation.sides[mine], relation.sides[theirs]];
+      if (side.operation !== id || !placed.has(other.operation) || (other.key !== undefined && !settled(other.operation, other.key))) continue;
+      for (const pair of relation.fields) {
+        if (!settled(other.operation, pair[theirs])) continue;
+        const expected = new Map(figurePairs(placed.get(other.operation), pair[theirs], other.key));
+        if (expected.size > 0) found.push({ path: pair[mine], ...(side.key !== undefined ? { key: side.key } : {}), expected });
+      }
+    }
+  return found;
+}
+
+const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** Whether `read` gives the figures `evidence` expects for every thing both name, and at least one figure is compared. */
+function agrees(read: unknown, evidence: FigureEvidence): boolean {
+  let compared = 0;
+  for (const [key, value] of figurePairs(read, evidence.path, evidence.key)) {
+    if (!evidence.expected.has(key)) continue;
+    const expected = evidence.expected.get(key);
+    if ((value === null || value === undefined) && (expected === null || expected === undefined)) continue;
+    if (!isNum(value) || !isNum(expected) || Math.abs(value - expected) > SAME_WITHIN) return false;
+    compared++;
+  }
+  return compared > 0;
+}
+
+/** Questions of `walk` the figures settle: the one candidate whose reading gives the other answers' figures. */
+export function settleByFigures(schema: z.ZodType, body: Json, walk: Walk, figures: readonly FigureEvidence[]): void {
+  if (figures.length === 0) return;
+  const about = (item: ToConfirm) => figures.filter((f) => f.path === item.path);
+  settleQuestions(schema, body, walk, (item, read) => {
+    const evidence = about(item);
+    return evidence.length > 0 && evidence.every((f) => agrees(read, f));
+  });
+}

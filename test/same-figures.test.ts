@@ -1,0 +1,76 @@
+/**
+ * The figures the contract states in two answers (src/contract/same-figures.ts)
+ * are the same on the origin's answers, read as discovery reads them (the
+ * default window; a topic, a task and a rival from the lists): each pair of
+ * fields agrees for every thing both answers name, and each pair is compared
+ * at least once, so a relation that never holds, or never applies, fails here.
+ */
+import { env } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { API_BASE, type OperationId, operations } from '../src/contract/operations';
+import { valuesAtPath } from '../src/contract/paths';
+import { figurePairs, SAME_FIGURES, SAME_WITHIN } from '../src/contract/same-figures';
+import { originTransport } from '../src/origin/transport';
+
+async function read(key: string, id: OperationId, params: Record<string, string | number> = {}, brand?: number): Promise<unknown> {
+  let path: string = operations[id].path;
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries({ ...params, ...(brand !== undefined ? { brand_id: brand } : {}) }))
+    if (path.includes(`{${name}}`)) path = path.replace(`{${name}}`, encodeURIComponent(String(value)));
+    else query.set(name, String(value));
+  const response = await originTransport(env.DB)(new Request(`http://origin.internal${API_BASE}${path}?${query}`, { headers: { authorization: `Bearer ${key}` } }));
+  expect([id, response.status]).toEqual([id, 200]);
+  return response.json();
+}
+
+/** Every answer each relation reads, for one key and brand: the lists first, then a few things they name. */
+async function answersOf(key: string, brand?: number): Promise<Map<OperationId, unknown[]>> {
+  const answers = new Map<OperationId, unknown[]>();
+  const add = (id: OperationId, body: unknown) => answers.set(id, [...(answers.get(id) ?? []), body]);
+  for (const id of ['listTopics', 'getOverview', 'getVisibility', 'getBrandPerception', 'listPages', 'listTasks'] as const) add(id, await read(key, id, {}, brand));
+  for (const topic of valuesAtPath(answers.get('listTopics')![0], 'topics[].id').slice(0, 3)) add('getTopic', await read(key, 'getTopic', { id: topic as number }, brand));
+  for (const task of valuesAtPath(answers.get('listTasks')![0], 'tasks[].id').slice(0, 3)) add('getTask', await read(key, 'getTask', { id: task as number }, brand));
+  for (const rival of valuesAtPath(answers.get('getOverview')![0], 'competition.rivals[].name')) add('getCompetitor', await read(key, 'getCompetitor', { name: rival as string }, brand));
+  return answers;
+}
+
+describe('same figures in two answers', () => {
+  it('agree on the origin\'s answers for every thing both name, each pair compared', async () => {
+    const compared = new Map<string, number>();
+    const differ: string[] = [];
+    for (const key of ['demo_pro_single', 'demo_growth_multi']) {
+      const ids = valuesAtPath(await read(key, 'listBrands'), 'brands[].id') as number[];
+      for (const brand of ids.length > 1 ? ids : [undefined]) {
+        const answers = await answersOf(key, brand);
+        for (const relation of SAME_FIGURES) {
+          const [a, b] = relation.sides;
+          for (const [pathA, pathB] of relation.fields) {
+            const label = `${a.operation} ${pathA} = ${b.operation} ${pathB}`;
+            for (const bodyA of answers.get(a.operation) ?? [])
+              for (const bodyB of answers.get(b.operation) ?? []) {
+                const expected = new Map(figurePairs(bodyB, pathB, b.key));
+                for (const [thing, value] of figurePairs(bodyA, pathA, a.key)) {
+                  if (!expected.has(thing)) continue;
+                  const other = expected.get(thing);
+                  if (typeof value === 'number' && typeof other === 'number' ? Math.abs(value - other) > SAME_WITHIN : value !== other) differ.push(`${label} (${key} ${thing}): ${value} vs ${other}`);
+                  else compared.set(label, (compared.get(label) ?? 0) + 1);
+                }
+              }
+          }
+        }
+      }
+    }
+    expect(differ).toEqual([]);
+    const pairs = SAME_FIGURES.flatMap((r) => r.fields.map(([pathA, pathB]) => `${r.sides[0].operation} ${pathA} = ${r.sides[1].operation} ${pathB}`));
+    expect(pairs.filter((label) => !compared.has(label))).toEqual([]);
+  });
+
+  it('pairs figures by the thing they are of, and leaves out items without a key', () => {
+    const list = { topics: [{ id: 1, score: 50 }, { id: 2, score: null }, { score: 3 }] };
+    expect(figurePairs(list, 'topics[].score', 'topics[].id')).toEqual([['1', 50], ['2', null]]);
+    expect(figurePairs({ topic: { id: 1, score: 52.8 } }, 'topic.score', 'topic.id')).toEqual([['1', 52.8]]);
+    expect(figurePairs({ score: 55.9 }, 'score')).toEqual([['', 55.9]]);
+    // A key outside the figure's list names nothing in it.
+    expect(figurePairs(list, 'topics[].score', 'brand_id')).toEqual([]);
+  });
+});
