@@ -18,6 +18,7 @@ import { API_BASE, examplePath, OPERATION_IDS, type OperationId, operationList, 
 import { originTransport } from '../src/origin/transport';
 import { KEYS } from './helpers';
 import { renameAt } from './reshape';
+import { checkResponseBody } from '../src/contract/body';
 import { zodSide } from '../src/contract/zod-side';
 
 /** The contract's zod side: the response schemas the bodies are checked with. */
@@ -250,6 +251,27 @@ describe('the evidence in the data', () => {
     expect(report.fields['topics[].change']).toMatchObject({ from: 'change', convert: 'percent' });
     // As points, the same changes stay as they are.
     expect(propose('listTopics', topics).map.convert).toEqual({});
+  });
+
+  it('an empty list written as an empty object is nothing to judge by, and reads as an empty list', async () => {
+    const competitor = { ...(await ours('getCompetitor')), topics_won: {} };
+    const { report, map } = propose('getCompetitor', competitor);
+    expect(report.to_confirm.map((item) => item.path)).not.toContain('topics_won');
+    expect(report.unseen).toContain('topics_won[]');
+    expect(checkResponseBody(zs, 'getCompetitor', JSON.stringify(competitor), map)).toMatchObject({ ok: true });
+  });
+
+  it('a change written as a share, under a name nothing relates, is not taken for another number beside it that breaks no rule as it is', async () => {
+    const topics = await ours('listTopics');
+    const items = (topics.topics as { score: number | null; change: number | null }[]).map((t, i) => {
+      const { change, ...rest } = t;
+      return { ...rest, score: t.score === null ? null : t.score / 100, trend: change === null ? null : change / 100, weight: 4.3 + 7 * i };
+    });
+    const { report, map } = propose('listTopics', { ...topics, topics: items });
+    // Read as they are the trend's values are shares (points_not_fractions), read as shares they break nothing: as likely as `weight`.
+    expect(map.fields['topics[].change']).toBeUndefined();
+    expect(report.fields['topics[].change']).toBeUndefined();
+    expect(report.to_confirm.map((item) => item.path)).toContain('topics[].change');
   });
 });
 

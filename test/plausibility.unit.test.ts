@@ -69,9 +69,19 @@ const overview = (): Body => ({
   perception: { engines_measured: 6, engines_knowing: 5, engines_recommending: 1, recommend_rate: 16.7 },
   readiness: { score: 30, signals: [{ value: 40, weight: 2 }, { value: 10, weight: 1 }] },
 });
+/** /pages: totals divided by engine, by topic and by page, each page by engine and topic, with their changes. */
+const pages = (): Body => ({
+  totals: { citations: 30, previous_citations: 25, change: 5 },
+  by_engine: [{ engine: 'chatgpt', citations: 20, previous_citations: 10 }, { engine: 'claude', citations: 10, previous_citations: 15 }],
+  by_topic: [{ id: 1, citations: 30, previous_citations: 25, change: 5 }],
+  pages: [
+    { url: 'a', citations: 18, previous_citations: 5, change: 13, by_engine: [{ citations: 12, previous_citations: 2 }, { citations: 6, previous_citations: 3 }], by_topic: [{ citations: 18, previous_citations: 5 }] },
+    { url: 'b', citations: 12, previous_citations: 20, change: -8, by_engine: [{ citations: 8, previous_citations: 8 }, { citations: 4, previous_citations: 12 }], by_topic: [{ citations: 12, previous_citations: 20 }] },
+  ],
+});
 const perception = (): Body => ({ summary: { engines_measured: 6, engines_knowing: 5, engines_recommending: 1, recommend_rate: 16.7 } });
 type Planted = OperationId | 'moves';
-const RIGHT: Partial<Record<Planted, () => Body>> = { getVisibility: visibility, getAnswerHistory: answerHistory, listTopics: topics, getPromptMatrix: matrix, moves, getOverview: overview, getBrandPerception: perception };
+const RIGHT: Partial<Record<Planted, () => Body>> = { getVisibility: visibility, getAnswerHistory: answerHistory, listTopics: topics, getPromptMatrix: matrix, moves, getOverview: overview, getBrandPerception: perception, listPages: pages };
 
 /** The violations of `id`'s right body with one change planted, read on `TODAY`. */
 function planted(id: Planted, change: (body: Body) => void): Violation[] {
@@ -279,6 +289,23 @@ describe('each rule fails on a planted bad value', () => {
 
   it('brand_standing_is_its_figures: the brand\'s row read from another field', () => {
     expect(rules(planted('getOverview', (b) => void ((b.competition as { brand: Body }).brand.share_of_voice = 56.2)))).toEqual([['brand_standing_is_its_figures', 'competition.brand.share_of_voice']]);
+  });
+
+  it('citations_add_up: a page\'s citations by engine read the wrong way round', () => {
+    const found = planted('listPages', (b) => {
+      for (const page of b.pages as { by_engine: Body[] }[]) for (const e of page.by_engine) [e.citations, e.previous_citations] = [e.previous_citations, e.citations];
+    });
+    expect(found.map((v) => [v.rule, v.fields, v.message])).toEqual([
+      ['citations_add_up', ['pages[].by_engine[].citations', 'pages[].citations'], 'pages[].by_engine[].citations add up to 5, but pages[].citations is 18 (item 1 of `pages[]`, and 1 more): are they read from the right fields?'],
+      ['citations_add_up', ['pages[].by_engine[].previous_citations', 'pages[].previous_citations'], 'pages[].by_engine[].previous_citations add up to 18, but pages[].previous_citations is 5 (item 1 of `pages[]`, and 1 more): are they read from the right fields?'],
+    ]);
+  });
+
+  it('change_of_counts: citations now and before swapped against their change', () => {
+    const found = planted('listPages', (b) => void ((b.totals as Body).citations = 25, ((b.totals as Body).previous_citations = 30)));
+    expect(found.filter((v) => v.rule === 'change_of_counts').map((v) => [v.fields[0], v.message])).toEqual([
+      ['totals.change', 'totals.change 5, but 25 now against 30 before is -5: are `totals.citations` and `totals.previous_citations` read the right way round?'],
+    ]);
   });
 
   it('every rule of the table was failed above', () => {

@@ -65,6 +65,8 @@ export function conformValue(schema: z.ZodType, value: unknown, at: At = { path:
       const path = `${at.path}[]`;
       const keyField = at.map?.keyed?.[at.path];
       if (Array.isArray(value)) return value.map((item) => conformValue(element, item, { path, map: at.map }));
+      // An empty object where the contract has a list is an empty list, whatever its items would be keyed by.
+      if (isObject(value) && Object.keys(value).length === 0) return [];
       // A list written as an object keyed by one of its items' fields (`{"Acme": {...}}`): in the object's order.
       if (keyField !== undefined && isObject(value)) return Object.entries(value).map(([key, item]) => conformValue(element, item, { path, map: at.map, key: { field: keyField, value: key } }));
       return value;

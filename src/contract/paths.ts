@@ -45,15 +45,17 @@ export const fieldOf = (path: string): string => path.split('.').at(-1)!.replace
 
 /**
  * The schema at a contract path of a response schema, through wrappers
- * (nullable, optional, ...): `topics[]` is one topic's, `competition.daily`
- * the array's. Throws naming the path when it is no field of the schema.
+ * (nullable, optional, ...) and into the option of a union that has the
+ * field: `topics[]` is one topic's, `competition.daily` the array's. Throws naming the path when it is no field of the schema.
  */
 export function schemaAtPath(schema: z.ZodType, path: string): z.ZodType {
   let here = schema;
   for (const step of path.split('.')) {
     const name = step.replace(/\[\]$/, '');
     const def = defOf(unwrapSchema(here));
-    const field = def.type === 'object' ? def.shape?.[name] : undefined;
+    // A union of objects (a part the plan may leave out): the field of the option that has it.
+    const objects = def.type === 'union' ? (def.options ?? []).map((o) => defOf(unwrapSchema(o as z.ZodType))) : [def];
+    const field = objects.map((d) => (d.type === 'object' ? d.shape?.[name] : undefined)).find(Boolean);
     if (!field) throw new Error(`contract path ${path}: no field \`${name}\``);
     here = field;
     if (step.endsWith('[]')) {

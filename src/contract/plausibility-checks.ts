@@ -230,3 +230,50 @@ export function checkEnginesDeclared(body: unknown, fields: readonly string[]): 
     message: `${field} ${shown.map((v) => `\`${v}\``).join(', ')}${more}: ${strays.length === 1 ? 'an engine that answered, under a name' : `${whole(strays.length)} engines that answered, under names`} neither ours nor declared, each counted as an engine of its own: map ${strays.length === 1 ? 'it' : 'each'} onto ours in \`values\`, or declare ${strays.length === 1 ? 'it' : 'each'} as another engine in our form (${pairs})?`,
   }];
 }
+
+/**
+ * Wholes and the parts that divide them (`[whole, parts]`, the parts below the whole's holder): for each holder (the
+ * body, or each item of the whole's list) the parts' values add up to the whole's.
+ */
+export function checkPartsAddUp(pairs: readonly (readonly [string, string])[]) {
+  return (body: unknown): Finding[] =>
+    pairs.flatMap(([wholePath, partsPath]) => {
+      const holder = wholePath.includes('[]') ? wholePath.slice(0, wholePath.lastIndexOf('[]') + 2) : '';
+      const holders = holder ? valuesAtPath(body, holder) : [body];
+      const rest = (path: string) => (holder ? path.slice(holder.length + 1) : path);
+      const broken = holders.flatMap((item, i) => {
+        const [total, parts] = [at(item, rest(wholePath)), valuesAtPath(item, rest(partsPath))];
+        if (!isNum(total) || parts.length === 0 || !parts.every(isNum)) return [];
+        const sum = (parts as number[]).reduce((s, n) => s + n, 0);
+        return sum === total ? [] : [{ i, total, sum }];
+      });
+      if (broken.length === 0) return [];
+      const first = broken[0]!;
+      const where = holder ? ` (item ${first.i + 1} of \`${holder}\`${broken.length > 1 ? `, and ${broken.length - 1} more` : ''})` : '';
+      return [{
+        fields: [partsPath, wholePath],
+        values: { [wholePath]: first.total, [partsPath]: first.sum, broken: broken.length },
+        message: `${partsPath} add up to ${whole(first.sum)}, but ${wholePath} is ${whole(first.total)}${where}: are they read from the right fields?`,
+      }];
+    });
+}
+
+/** Each `[now, before, change]` of counts: the change is now less before, in every holder. */
+export function checkChangeOfCounts(triples: readonly (readonly [string, string, string])[]) {
+  return (body: unknown): Finding[] =>
+    triples.flatMap(([nowPath, beforePath, changePath]) => {
+      const holder = nowPath.includes('[]') ? nowPath.slice(0, nowPath.lastIndexOf('[]') + 2) : '';
+      const rest = (path: string) => (holder ? path.slice(holder.length + 1) : path);
+      const broken = (holder ? valuesAtPath(body, holder) : [body]).filter((item) => {
+        const [now, before, change] = [rest(nowPath), rest(beforePath), rest(changePath)].map((p) => at(item, p));
+        return isNum(now) && isNum(before) && isNum(change) && now - before !== change;
+      });
+      if (broken.length === 0) return [];
+      const [now, before, change] = [rest(nowPath), rest(beforePath), rest(changePath)].map((p) => at(broken[0], p)) as number[];
+      return [{
+        fields: [changePath, nowPath, beforePath],
+        values: { [nowPath]: now, [beforePath]: before, [changePath]: change, broken: broken.length },
+        message: `${changePath} ${whole(change!)}, but ${whole(now!)} now against ${whole(before!)} before is ${whole(now! - before!)}${broken.length > 1 ? ` (and ${broken.length - 1} more)` : ''}: are \`${nowPath}\` and \`${beforePath}\` read the right way round?`,
+      }];
+    });
+}

@@ -19,7 +19,7 @@
 import { ENGINES } from './enums';
 import type { OperationId } from './operations';
 import { valuesAtPath } from './paths';
-import { checkEnginesDeclared, checkFixedWindows, checkMovesFollowOutcome, checkOutcomeFollowsEngines, checkRateIsShare } from './plausibility-checks';
+import { checkChangeOfCounts, checkEnginesDeclared, checkFixedWindows, checkMovesFollowOutcome, checkOutcomeFollowsEngines, checkPartsAddUp, checkRateIsShare } from './plausibility-checks';
 import { oursUnderVendor } from './enum-spelling';
 
 
@@ -42,6 +42,8 @@ export const RULE_IDS = [
   'recommend_rate_is_share_of_engines',
   'readiness_is_weighted_signals',
   'brand_standing_is_its_figures',
+  'citations_add_up',
+  'change_of_counts',
   'engines_answered',
 ] as const;
 export type RuleId = (typeof RULE_IDS)[number];
@@ -111,6 +113,17 @@ function shareOfCounts(fields: readonly string[], share: unknown, part: unknown,
   const said = `${name} ${figure(share)}`;
   return [{ fields: [...fields], values, message: `${said}, but ${whole(part)} of ${whole(total)} ${words} (${one(expected)}%): is \`${fields[0]}\` read from the right field?` }];
 }
+
+/** The cited pages' counts and what divides them: by engine, by topic, by page, now and in the previous period. */
+const CITATION_PARTS = (['citations', 'previous_citations'] as const).flatMap((n) => [
+  [`totals.${n}`, `by_engine[].${n}`],
+  [`totals.${n}`, `by_topic[].${n}`],
+  [`totals.${n}`, `pages[].${n}`],
+  [`pages[].${n}`, `pages[].by_engine[].${n}`],
+  [`pages[].${n}`, `pages[].by_topic[].${n}`],
+] as const);
+/** Counts with their change against the previous period. */
+const COUNT_CHANGES = (holders: readonly string[]) => holders.map((h) => [`${h}citations`, `${h}previous_citations`, `${h}change`] as const);
 
 /** The table. Fields are contract paths; each rule reads only those it lists. */
 export const RULES: readonly Rule[] = [
@@ -333,6 +346,18 @@ export const RULES: readonly Rule[] = [
         if (!isNum(value) || (isNum(row) && Math.abs(row - value) <= ROUNDING)) return [];
         return [{ fields: [fields[i]!], values: { [fields[i]!]: row, [fields[i + 1]!]: value }, message: `${fields[i]} ${figure(row)}, but ${fields[i + 1]} is ${figure(value)}: is \`${fields[i]}\` read from the right field, as a percentage?` }];
       }),
+  },
+  {
+    id: 'citations_add_up',
+    says: 'Citations counted by engine, by topic or by page add up to the whole they divide (the totals, a page), now and in the previous period.',
+    reads: { listPages: [...new Set(CITATION_PARTS.flat())] },
+    check: checkPartsAddUp(CITATION_PARTS),
+  },
+  {
+    id: 'change_of_counts',
+    says: 'A count\'s change is the count now less the count before.',
+    reads: { listPages: COUNT_CHANGES(['totals.', 'pages[].', 'by_topic[].']).flat(), getOverview: COUNT_CHANGES(['cited_pages[].']).flat() },
+    check: (body, fields) => checkChangeOfCounts(Array.from({ length: fields.length / 3 }, (_, i) => [fields[3 * i]!, fields[3 * i + 1]!, fields[3 * i + 2]!] as const))(body),
   },
 ];
 

@@ -200,7 +200,8 @@ function walkValue(schema: z.ZodType, values: readonly unknown[], path: string, 
       if (items.length === 0) walk.unseen.push(itemPath);
       else if (isLeaf(expectedOf(expected.element))) walkItems(expected.element, items, itemPath, walk);
       else walkValue(expected.element, items, itemPath, walk);
-      if (keyed) placeKey(path, itemPath, walk);
+      // An empty object holds no key to place: like an empty list, nothing to judge by (`unseen`).
+      if (keyed && items.length > 0) placeKey(path, itemPath, walk);
       return;
     }
     case 'union':

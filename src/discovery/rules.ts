@@ -11,7 +11,8 @@ import type { OperationId } from '../contract/operations';
 import { keepsPinningRules, RULES, violationsOf } from '../contract/plausibility';
 import type { Conversion } from '../contract/upstream-map';
 import type { Candidate, Placement, ToConfirm } from './report';
-import { AMBIGUOUS } from './shapes';
+import { AMBIGUOUS, expectedOf } from './shapes';
+import { schemaAtPath } from '../contract/paths';
 import type { Json, Walk } from './walk';
 
 /** A candidate settled by the data: as sure as a name guess, and surer than any guess by type. */
@@ -43,19 +44,32 @@ export function settleQuestions(schema: z.ZodType, body: Json, walk: Walk, keeps
     // A candidate that is only a reading (`convert`) reads the field the guess reads.
     const name = item.path.split('.').at(-1)!;
     const fromOf = (candidate: Candidate) => candidate.from ?? walk.guess.fields[item.path] ?? name;
-    const keeping = item.candidates.filter((candidate) => {
-      const map = { ...walk.guess, fields: { ...walk.guess.fields, [item.path]: fromOf(candidate) }, convert: { ...walk.guess.convert } };
-      if (candidate.convert) map.convert[item.path] = candidate.convert;
+    const options = new Map<string, { from: string; convert: Conversion | undefined }>();
+    for (const candidate of item.candidates) for (const convert of readingsOf(schema, item.path, candidate.convert)) options.set(`${fromOf(candidate)} ${convert}`, { from: fromOf(candidate), convert });
+    const keeping = [...options.values()].filter(({ from, convert }) => {
+      const map = { ...walk.guess, fields: { ...walk.guess.fields, [item.path]: from }, convert: { ...walk.guess.convert } };
+      if (convert) map.convert[item.path] = convert;
       else delete map.convert[item.path];
       return keeps(item, conformBody(schema, body, map));
     });
     if (keeping.length !== 1) continue;
     const chosen = keeping[0]!;
     walk.toConfirm.splice(walk.toConfirm.indexOf(item), 1);
-    walk.mapField(item.path, name, fromOf(chosen), chosen.convert, true);
+    walk.mapField(item.path, name, chosen.from, chosen.convert, true);
     if (!chosen.convert) delete walk.guess.convert[item.path];
-    walk.fields[item.path] = { from: fromOf(chosen), confidence: EVIDENCE, by: 'evidence', ...(chosen.convert ? { convert: chosen.convert } : {}) };
+    walk.fields[item.path] = { from: chosen.from, confidence: EVIDENCE, by: 'evidence', ...(chosen.convert ? { convert: chosen.convert } : {}) };
   }
+}
+
+/**
+ * The readings a candidate is judged in: the one it offered, or, offered as it is for a percentage or a change, also
+ * as a share from 0 to 1: a guess by type offers no unit, and a rule that calls its values shares says how to read
+ * it, not that it is another field.
+ */
+function readingsOf(schema: z.ZodType, path: string, offered: Conversion | undefined): (Conversion | undefined)[] {
+  if (offered) return [offered];
+  const expected = expectedOf(schemaAtPath(schema, path));
+  return expected.kind === 'number' && (expected.percent || expected.change) ? [undefined, 'percent'] : [undefined];
 }
 
 /** Assignments tried per group of questions: a group of more fields or candidates is left to a person. */
@@ -80,28 +94,40 @@ export function settleGroups(id: OperationId, schema: z.ZodType, body: Json, wal
     // A candidate's reading (`date`, `basis-points`) is the field's where it offered it, else the group's for it.
     const convertOf = (i: number, from: string) => (group[i]!.candidates.find((c) => c.from === from) ?? group.flatMap((item) => item.candidates).find((c) => c.from === from))?.convert;
     // Each field may be any of the group's candidates: they were offered for their form, which they share.
-    const ways = assignments(group.map(() => froms));
+    // Each way read in every reading its fields may take (a percentage offered as it is, also as a share).
+    const ways = assignments(group.map(() => froms)).flatMap((way) =>
+      readingWays(group.map((item, i) => readingsOf(schema, item.path, convertOf(i, way[i]!)))).map((converts) => ({ way, converts })),
+    );
     if (ways.length < 2 || ways.length > MAX_ASSIGNMENTS) continue;
-    const keeping = ways.filter((way) => {
+    const broken = ways.map(({ way, converts }) => {
       const map = { ...walk.guess, fields: { ...walk.guess.fields }, convert: { ...walk.guess.convert } };
       group.forEach((item, i) => {
         map.fields[item.path] = way[i]!;
-        const convert = convertOf(i, way[i]!);
+        const convert = converts[i];
         if (convert) map.convert[item.path] = convert;
         else delete map.convert[item.path];
       });
-      return !violationsOf(id, conformBody(schema, body, map), walk.context).some((v) => rules.some((rule) => rule.id === v.rule));
+      return violationsOf(id, conformBody(schema, body, map), walk.context).filter((v) => rules.some((rule) => rule.id === v.rule)).map((v) => `${v.rule} ${v.fields.join(' ')}`);
     });
+    // A finding every way breaks is another field's doing (a question elsewhere): it tells none of them apart.
+    const background = broken.reduce((common, found) => common.filter((k) => found.includes(k)));
+    const keeping = ways.filter((_, i) => broken[i]!.every((k) => background.includes(k)));
     if (keeping.length !== 1) continue;
     group.forEach((item, i) => {
-      const from = keeping[0]![i]!;
-      const convert = convertOf(i, from);
+      const from = keeping[0]!.way[i]!;
+      const convert = keeping[0]!.converts[i];
       walk.toConfirm.splice(walk.toConfirm.indexOf(item), 1);
       if (!convert) delete walk.guess.convert[item.path];
       walk.mapField(item.path, item.path.split('.').at(-1)!, from, convert, true);
       walk.fields[item.path] = { from, confidence: EVIDENCE, by: 'evidence', ...(convert ? { convert } : {}) };
     });
   }
+}
+
+/** Every way to pick one reading per field. */
+function readingWays(slots: (Conversion | undefined)[][], taken: (Conversion | undefined)[] = []): (Conversion | undefined)[][] {
+  if (taken.length === slots.length) return [taken];
+  return slots[taken.length]!.flatMap((reading) => readingWays(slots, [...taken, reading]));
 }
 
 /** Every way to pick one option per slot, no option twice. */
