@@ -253,6 +253,23 @@ describe('the evidence in the data', () => {
     expect(propose('listTopics', topics).map.convert).toEqual({});
   });
 
+  it('an object half named is settled by the rules that read inside it: the counts that add up to the outcomes', async () => {
+    const { counts, ...rest } = (await ours('getAnswerHistory')) as { counts: { won: number; lost: number; held: number } } & Record<string, unknown>;
+    const { report, map } = propose('getAnswerHistory', { ...rest, tally: { tally_won: counts.won, lost: counts.lost, held: counts.held, cache_key: 'x1' }, shard: { id: 3, region: 'x' } });
+    expect(map.fields.counts).toBe('tally');
+    expect(report.fields.counts).toEqual({ from: 'tally', confidence: 0.9, by: 'evidence' });
+    // Moved out of the week (the counts of another body), the same object breaks outcomes_add_up and stays a question.
+    const off = propose('getAnswerHistory', { ...rest, tally: { tally_won: counts.won + 3, lost: counts.lost, held: counts.held, cache_key: 'x1' }, shard: { id: 3, region: 'x' } });
+    expect(off.map.fields.counts).toBeUndefined();
+  });
+
+  it('an envelope whose fields are written flat is found by the objects they spell', async () => {
+    const { market, period, previous_period: before, generated_at: at, ...rest } = (await ours('getAnswerHistory')) as Record<string, { id?: number; code?: string; from?: string; to?: string }> & { generated_at: string };
+    const result = { ...rest, market_id: market!.id, market_code: market!.code, period_from: period!.from, period_to: period!.to, previous_period_from: before!.from, previous_period_to: before!.to };
+    const { report } = propose('getAnswerHistory', { status: 'ok', result, meta: { as_of: at, took_ms: 12 } });
+    expect(report.envelope).toMatchObject({ at: 'result' });
+  });
+
   it('an empty list written as an empty object is nothing to judge by, and reads as an empty list', async () => {
     const competitor = { ...(await ours('getCompetitor')), topics_won: {} };
     const { report, map } = propose('getCompetitor', competitor);

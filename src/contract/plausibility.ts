@@ -387,6 +387,34 @@ export function keepsPinningRules(operation: OperationId, body: unknown, path: s
   return broken(planted) > 0;
 }
 
+/**
+ * Whether `body` is evidence for the object at `path` (no `[]`): the rules reading fields inside it hold, and one
+ * breaks once its figures are moved (numbers by 37, dates by 37 days), so they did judge it. Rules that also read an
+ * `open` field outside it say nothing.
+ */
+export function keepsRulesWithin(operation: OperationId, body: unknown, path: string, context: RuleContext, open: (field: string) => boolean = () => false): boolean {
+  const inside = (field: string) => field.startsWith(`${path}.`) || field.startsWith(`${path}[]`);
+  const judging = RULES.filter((rule) => rule.reads[operation]?.some(inside) && !rule.reads[operation]!.some((field) => !inside(field) && open(field)));
+  const broken = (read: unknown) => judging.filter((rule) => rule.check(read, rule.reads[operation]!, operation, context).length > 0).length;
+  if (judging.length === 0 || path.includes('[]') || broken(body) > 0) return false;
+  const planted = structuredClone(body) as Record<string, unknown>;
+  const steps = path.split('.');
+  let holder: Record<string, unknown> = planted;
+  for (const step of steps.slice(0, -1)) holder = holder[step] as Record<string, unknown>;
+  if (typeof holder?.[steps.at(-1)!] !== 'object' || holder[steps.at(-1)!] === null) return false;
+  holder[steps.at(-1)!] = moved(holder[steps.at(-1)!]);
+  return broken(planted) > 0;
+}
+
+/** Every number of `value` plus 37, every date 37 days on. */
+function moved(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(moved);
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, moved(v)]));
+  if (isNum(value)) return value + 37;
+  if (!Number.isNaN(dayOf(value))) return new Date(dayOf(value) + 37 * DAY).toISOString().slice(0, 10);
+  return value;
+}
+
 /** Every rule that reads `operation`, run on its body (on the contract's names); `context.today` for the rules of the clock. */
 export function violationsOf(operation: OperationId, body: unknown, context: RuleContext = {}): Violation[] {
   if (body === null || body === undefined) return [];

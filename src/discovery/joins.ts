@@ -5,7 +5,8 @@
  * for and content gaps name; a question's text of `/answers` is what
  * `/prompts` lists and `/answers/runs` accepts; a rival's name of the topics
  * is one `/competitors/{name}` answers for; a market's code and id are those
- * of `/markets`. Whatever the service calls its fields, a field whose values
+ * of `/markets`; a brand's name of `/brands` is the brand's own row of the
+ * overview's competition. Whatever the service calls its fields, a field whose values
  * are all among the values another operation holds for one of these is that
  * field, and the values a request was answered for (a probe) are such values
  * too.
@@ -21,7 +22,7 @@ import { operations, type AnyOperation, type OperationId } from '../contract/ope
 import { singular, wordsOf } from './names';
 
 /** What a value names: the resources the spec joins across operations. */
-export type Domain = 'brand' | 'market_id' | 'market_code' | 'topic' | 'topic_name' | 'question' | 'question_text' | 'task' | 'rival';
+export type Domain = 'brand' | 'brand_name' | 'market_id' | 'market_code' | 'topic' | 'topic_name' | 'question' | 'question_text' | 'task' | 'rival';
 
 /** The entity an id names, by the word before it or the object holding it (`topic_id`, `topics[].id`, `topic.id`). */
 const ID_OF: Record<string, Domain> = { brand: 'brand', market: 'market_id', topic: 'topic', question: 'question', prompt: 'question', task: 'task' };
@@ -38,6 +39,7 @@ export function domainOf(path: string): Domain | undefined {
   if (leaf === 'text' && (holder === 'question' || holder === 'prompt')) return 'question_text';
   if (leaf === 'name' && holder === 'topic') return 'topic_name';
   if (leaf === 'name' && holder === 'rival') return 'rival';
+  if (leaf === 'name' && holder === 'brand') return 'brand_name';
   if (leaf === 'rival' || leaf === 'top_rival') return 'rival';
   return undefined;
 }

@@ -31,7 +31,7 @@ import type { ZodSide } from '../contract/zod-side';
 import type { RuleContext } from '../contract/plausibility';
 import type { OperationMap } from '../contract/schemas/upstream-map';
 import { domainOf, joins, type Known } from './joins';
-import { compareNames, entityOf, NAME_GUESS } from './names';
+import { compareNames, entityOf, NAME_GUESS, singular, wordsOf } from './names';
 import { enumKey, enumPaths, type ValueHints } from './values';
 import { proposeValues } from './propose-values';
 import type { Candidate, OperationRead } from './report';
@@ -173,7 +173,12 @@ const pick = (body: Json, path: string): unknown => path.split('.').reduce<unkno
 /** The child object that is the body, when one holds more of the contract's top fields (by any name) than the top object does. */
 function findEnvelope(shape: Record<string, z.ZodType>, body: Json): OperationRead['envelope'] {
   const names = Object.keys(shape);
-  const held = (value: Json) => names.filter((name) => Object.keys(value).some((key) => compareNames(name, key))).length;
+  // A name held as it is, or written flat (`PeriodFrom`, `MarketId`: the object's words first).
+  const flatOf = (name: string, key: string) => {
+    const [ours, theirs] = [wordsOf(name).map(singular), wordsOf(key).map(singular)];
+    return theirs.length > ours.length && ours.every((word, i) => theirs[i] === word);
+  };
+  const held = (value: Json) => names.filter((name) => Object.keys(value).some((key) => compareNames(name, key) || flatOf(name, key))).length;
   let best: { at: string; count: number } | undefined;
   const top = held(body);
   for (const [at, child] of Object.entries(body)) if (isObject(child) && held(child) > (best?.count ?? top)) best = { at, count: held(child) };

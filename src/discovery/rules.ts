@@ -8,11 +8,11 @@
 import type * as z from 'zod';
 import { conformBody } from '../contract/conform';
 import type { OperationId } from '../contract/operations';
-import { keepsPinningRules, RULES, violationsOf } from '../contract/plausibility';
+import { keepsPinningRules, keepsRulesWithin, RULES, violationsOf } from '../contract/plausibility';
 import type { Conversion } from '../contract/upstream-map';
 import type { Candidate, Placement, ToConfirm } from './report';
 import { AMBIGUOUS, expectedOf } from './shapes';
-import { schemaAtPath } from '../contract/paths';
+import { schemaAtPath, valuesAtPath } from '../contract/paths';
 import type { Json, Walk } from './walk';
 
 /** A candidate settled by the data: as sure as a name guess, and surer than any guess by type. */
@@ -26,12 +26,15 @@ const reading = (id: OperationId, path: string) => RULES.filter((rule) => rule.r
 /**
  * Questions the data answers (src/contract/plausibility.ts): of a field's candidates, the one whose reading keeps a
  * rule that pins the field (the score that is naming over answered) while the others break it, or the only one,
- * is taken. Never the first of several that keep it: ties are broken by evidence, never by order.
+ * is taken; of an object's, the one the rules reading inside it judge and keep (the window before the period). Never the first of several that keep it: ties are broken by evidence, never by order.
  */
 export function settleByEvidence(id: OperationId, schema: z.ZodType, body: Json, walk: Walk): void {
-  settleQuestions(schema, body, walk, (item, read) =>
-    !item.path.includes('[]') && keepsPinningRules(id, read, item.path, (field) => walk.toConfirm.some((other) => other !== item && other.value === undefined && touches(field, other.path))),
-  );
+  settleQuestions(schema, body, walk, (item, read) => {
+    if (item.path.includes('[]')) return false;
+    const open = (field: string) => walk.toConfirm.some((other) => other !== item && other.value === undefined && touches(field, other.path));
+    // An object (the window before, the counts) by the rules that read inside it; a figure by those that fix it.
+    return expectedOf(schemaAtPath(schema, item.path)).kind === 'object' ? keepsRulesWithin(id, read, item.path, walk.context, open) : keepsPinningRules(id, read, item.path, open);
+  });
 }
 
 /**
@@ -91,6 +94,7 @@ export function settleGroups(id: OperationId, schema: z.ZodType, body: Json, wal
     if (froms.length < group.length) continue;
     const rules = RULES.filter((rule) => group.some((item) => reading(id, item.path).includes(rule)));
     if (rules.length === 0) continue;
+    const readFields = [...new Set(rules.flatMap((rule) => rule.reads[id]!.filter((field) => group.some((item) => touches(field, item.path)))))];
     // A candidate's reading (`date`, `basis-points`) is the field's where it offered it, else the group's for it.
     const convertOf = (i: number, from: string) => (group[i]!.candidates.find((c) => c.from === from) ?? group.flatMap((item) => item.candidates).find((c) => c.from === from))?.convert;
     // Each field may be any of the group's candidates: they were offered for their form, which they share.
@@ -107,11 +111,17 @@ export function settleGroups(id: OperationId, schema: z.ZodType, body: Json, wal
         if (convert) map.convert[item.path] = convert;
         else delete map.convert[item.path];
       });
-      return violationsOf(id, conformBody(schema, body, map), walk.context).filter((v) => rules.some((rule) => rule.id === v.rule)).map((v) => `${v.rule} ${v.fields.join(' ')}`);
+      const read = conformBody(schema, body, map);
+      // A way that leaves a question with nothing the rules read is not judged by them: absence is no evidence.
+      const judges = (item: ToConfirm) => readFields.some((field) => touches(field, item.path) && valuesAtPath(read, field).some((v) => v !== undefined));
+      if (!group.filter((item) => readFields.some((field) => touches(field, item.path))).every(judges)) return undefined;
+      return violationsOf(id, read, walk.context).filter((v) => rules.some((rule) => rule.id === v.rule)).map((v) => `${v.rule} ${v.fields.join(' ')}`);
     });
     // A finding every way breaks is another field's doing (a question elsewhere): it tells none of them apart.
-    const background = broken.reduce((common, found) => common.filter((k) => found.includes(k)));
-    const keeping = ways.filter((_, i) => broken[i]!.every((k) => background.includes(k)));
+    const judged = broken.filter((found): found is string[] => found !== undefined);
+    if (judged.length === 0) continue;
+    const background = judged.length < 2 ? [] : judged.reduce((common, found) => common.filter((k) => found.includes(k)));
+    const keeping = ways.filter((_, i) => broken[i] !== undefined && broken[i]!.every((k) => background.includes(k)));
     if (keeping.length !== 1) continue;
     group.forEach((item, i) => {
       const from = keeping[0]!.way[i]!;
