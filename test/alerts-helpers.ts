@@ -10,6 +10,7 @@ import { env } from 'cloudflare:test';
 import { vi } from 'vitest';
 import type { AlertJob } from '../src/alerts/deps';
 import { createClient } from '../src/client';
+import { type AnswerState, NAMING_STATES } from '../src/contract/enums';
 import type { ResponseOf } from '../src/contract/operations';
 import { addDays } from '../src/contract/window';
 import { seal } from '../src/lib/sealing';
@@ -44,6 +45,25 @@ export function withScore<Body extends { score: number | null; change: number | 
   const history = body.history.map((week, i, all) => (i === all.length - 1 ? { ...week, score: exact } : week));
   const before = history.at(-2)?.score;
   return { ...body, score: exact, naming_runs: naming, history, change: typeof before === 'number' ? Math.round((exact - before) * 10) / 10 : body.change };
+}
+
+/**
+ * Plants a cell's dominant state as the service would send it (src/contract/plausibility.ts): every one of its
+ * `runs` in that state (rate 100), ranked where the state names the brand and unranked where it does not.
+ */
+export function plantCell(bodies: DayBodies, questionId: number, engine: string, state: AnswerState, runs: number): void {
+  const found = cell(bodies, questionId, engine);
+  Object.assign(found, { state, runs, rate: 100, position: NAMING_STATES.includes(state) ? (found.position ?? 2) : null });
+}
+
+/** The hand-worked changes of day 2 (test/alerts-model.unit.test.ts works them): score down, Claude lost, Deskpilot ahead, ChatGPT won. */
+export function changedDay2(): DayBodies {
+  const day2 = fixtureDay(1);
+  day2.visibility = withScore(day2.visibility, 50);
+  plantCell(day2, 1101001, 'claude', 'absent', 7);
+  plantCell(day2, 1101001, 'chatgpt', 'mentioned', 7);
+  day2.topics.topics[0]!.rivals[0]!.share = 60;
+  return day2;
 }
 
 /** One engine's cell of a question, to change by hand. */

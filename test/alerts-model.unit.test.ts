@@ -14,7 +14,7 @@ import { newWebhookSecret, signedHeaders } from '../src/mail/endpoints';
 import { renderAlert } from '../src/mail/render';
 import { alertSnapshotOf, changesBetween, headlineOf, MIN_RUNS } from '../src/weekly-report/changes';
 import { NEEDS, notProvidedLines } from '../src/weekly-report/parts';
-import { cell, fixtureDay, HOSTS } from './alerts-helpers';
+import { cell, fixtureDay, HOSTS, plantCell } from './alerts-helpers';
 
 /** Day 1: the fixture as read. Day 2: a day later, changed by hand (see each line). */
 function demoWeek() {
@@ -23,13 +23,13 @@ function demoWeek() {
   // Visibility 56.8% of 1,719 answers -> 50.0%: the band is 100 * sqrt(.5*.5/1719 + .568*.432/1719) = 1.70 pts, the fall 6.8.
   day2.visibility.score = 50;
   // Claude recommended Brightdesk for question 1101001 in 7 runs; now it names a rival only (7 runs): lost.
-  Object.assign(cell(day2, 1101001, 'claude'), { state: 'absent', runs: 7 });
+  plantCell(day2, 1101001, 'claude', 'absent', 7);
   // ChatGPT named a rival only (7 runs); now it mentions Brightdesk (7 runs): won.
-  Object.assign(cell(day2, 1101001, 'chatgpt'), { state: 'mentioned', runs: 7 });
+  plantCell(day2, 1101001, 'chatgpt', 'mentioned', 7);
   // Perplexity flips too, but with 4 runs behind the new state: no event.
-  Object.assign(cell(day2, 1101001, 'perplexity'), { state: 'mentioned', runs: MIN_RUNS - 1 });
+  plantCell(day2, 1101001, 'perplexity', 'mentioned', MIN_RUNS - 1);
   // Gemini's dominant state becomes no answer: says nothing about the brand.
-  Object.assign(cell(day2, 1101002, 'gemini'), { state: 'no_answer', runs: 7 });
+  plantCell(day2, 1101002, 'gemini', 'no_answer', 7);
   // Topic 1101: Brightdesk 54.2%, Deskpilot 39.2% -> 60.0%. About 287 runs (1,719 x 7/42 questions): band 4.1 pts, lead 5.8.
   day2.topics.topics[0]!.rivals[0]!.share = 60;
   // Topic 1102: Helpwave 36.5% -> 68.5% against Brightdesk's 67.7%: ahead by 0.8, inside its band: no event.
@@ -71,7 +71,7 @@ describe('the event model', () => {
     const day1 = fixtureDay(0);
     Object.assign(cell(day1, 1101001, 'claude'), { runs: MIN_RUNS - 1 });
     const day2 = fixtureDay(1);
-    Object.assign(cell(day2, 1101001, 'claude'), { state: 'absent', runs: 7 });
+    plantCell(day2, 1101001, 'claude', 'absent', 7);
     expect(changesBetween(alertSnapshotOf(day1), alertSnapshotOf(day2))).toEqual([]);
   });
 

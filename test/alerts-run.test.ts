@@ -14,7 +14,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AlertJob } from '../src/alerts/deps';
 import { HISTORY_MAX_TRIES } from '../src/exports/history-cron';
 import { utcWeek } from '../src/weekly-report';
-import { AlertQueue, cell, clearAlerts, deliveryRecords, FakeEndpoints, FixtureApi, fixtureDay, HOSTS, seedAlertSubscriptions, withScore } from './alerts-helpers';
+import { AlertQueue, changedDay2, clearAlerts, deliveryRecords, FakeEndpoints, FixtureApi, fixtureDay, HOSTS, seedAlertSubscriptions, withScore } from './alerts-helpers';
 import { clearDigests, deliver, FakeQueue, runCron, testEnv } from './digests-helpers';
 import { useServicesForTests } from './seams';
 
@@ -47,16 +47,6 @@ afterEach(() => {
   vi.unstubAllGlobals();
   vi.useRealTimers();
 });
-
-/** The hand-worked changes of day 2 (see test/alerts-model.unit.test.ts): score down, Claude lost, Deskpilot ahead, ChatGPT won. */
-function changedDay2() {
-  const day2 = fixtureDay(1);
-  day2.visibility = withScore(day2.visibility, 50);
-  Object.assign(cell(day2, 1101001, 'claude'), { state: 'absent', runs: 7 });
-  Object.assign(cell(day2, 1101001, 'chatgpt'), { state: 'mentioned', runs: 7 });
-  day2.topics.topics[0]!.rivals[0]!.share = 60;
-  return day2;
-}
 
 /** Runs the cron at `when`, with the API serving `bodies`. */
 async function cronAt(when: string, bodies = api.bodies) {

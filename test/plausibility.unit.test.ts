@@ -308,6 +308,20 @@ describe('each rule fails on a planted bad value', () => {
     ]);
   });
 
+  it('position_where_named: a position where no run named the brand, and none where the state names it', () => {
+    const cells = (position: (state: string, i: number) => unknown) => (b: Body) => {
+      const states = ['recommended', 'absent', 'mentioned', 'open'];
+      for (const p of b.prompts as { engines: Body[] }[]) p.engines.forEach((c, i) => Object.assign(c, { state: c.runs === 0 ? null : states[i], position: position(states[i]!, i) }));
+    };
+    // Right: the naming states ranked, the others not; absent at 71.4% may hold a rank from its other runs.
+    expect(planted('getPromptMatrix', cells((state, i) => (state === 'recommended' || state === 'mentioned' ? 1.5 : i === 1 ? null : null)))).toEqual([]);
+    const found = planted('getPromptMatrix', cells(() => 602));
+    expect(found.map((v) => [v.rule, v.fields, v.message])).toEqual([
+      ['position_where_named', ['prompts[].engines[].position', 'prompts[].engines[].state'], 'prompts[].engines[].position 602 where the state is "absent": a position is the brand\'s rank where an answer named it, none where none did: is `prompts[].engines[].position` read from the right field?'],
+    ]);
+    expect(rules(planted('getPromptMatrix', cells(() => null)))).toEqual([['position_where_named', 'prompts[].engines[].position']]);
+  });
+
   it('every rule of the table was failed above', () => {
     expect([...failed].sort()).toEqual([...RULE_IDS].sort());
     expect(RULES.map((r) => r.id).sort()).toEqual(RULE_IDS.filter((id) => id !== 'engines_answered').sort());

@@ -7,7 +7,7 @@
  * finds with the fields it blames and a message that counts right.
  */
 import { oursUnderVendor } from './enum-spelling';
-import { ENGINES, NAMING_STATES, OUTCOMES } from './enums';
+import { ENGINES, NAMING_STATES, OUTCOMES, STATES } from './enums';
 import type { OperationId } from './operations';
 import { valuesAtPath } from './paths';
 
@@ -276,4 +276,28 @@ export function checkChangeOfCounts(triples: readonly (readonly [string, string,
         message: `${changePath} ${whole(change!)}, but ${whole(now!)} now against ${whole(before!)} before is ${whole(now! - before!)}${broken.length > 1 ? ` (and ${broken.length - 1} more)` : ''}: are \`${nowPath}\` and \`${beforePath}\` read the right way round?`,
       }];
     });
+}
+
+/**
+ * A brand's position is its rank where an answer named it (contract paths of one holder: a cell, or one answer):
+ * a state that names the brand has one; a cell all of whose runs are in a state that does not name it (`rate` 100),
+ * or a single answer that does not name it (no `rate`), has none.
+ */
+export function checkPositionWhereNamed(state: string, position: string, rate?: string) {
+  const holder = state.slice(0, state.lastIndexOf('.'));
+  const rest = (path: string) => path.slice(holder.length + 1);
+  return (body: unknown): Finding[] => {
+    // Only states of ours are judged: a value the map does not name yet says nothing of the brand.
+    const cells = valuesAtPath(body, holder).filter((c) => (STATES as readonly unknown[]).includes(at(c, rest(state))));
+    const placed = (c: unknown) => at(c, rest(position)) !== null && at(c, rest(position)) !== undefined;
+    const unnamed = (c: unknown) => !names(at(c, rest(state))) && (rate === undefined || at(c, rest(rate)) === 100);
+    const wrong = cells.filter((c) => (names(at(c, rest(state))) ? !placed(c) : unnamed(c) && placed(c)));
+    if (wrong.length === 0) return [];
+    const first = wrong[0];
+    return [{
+      fields: [position, state],
+      values: { [state]: at(first, rest(state)), [position]: at(first, rest(position)), cells: wrong.length },
+      message: `${position} ${JSON.stringify(at(first, rest(position)))} where the state is ${JSON.stringify(at(first, rest(state)))}${wrong.length > 1 ? ` (and ${wrong.length - 1} more)` : ''}: a position is the brand's rank where an answer named it, none where none did: is \`${position}\` read from the right field?`,
+    }];
+  };
 }

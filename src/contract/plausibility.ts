@@ -19,7 +19,7 @@
 import { ENGINES } from './enums';
 import type { OperationId } from './operations';
 import { valuesAtPath } from './paths';
-import { checkChangeOfCounts, checkEnginesDeclared, checkFixedWindows, checkMovesFollowOutcome, checkOutcomeFollowsEngines, checkPartsAddUp, checkRateIsShare } from './plausibility-checks';
+import { checkChangeOfCounts, checkEnginesDeclared, checkFixedWindows, checkMovesFollowOutcome, checkOutcomeFollowsEngines, checkPartsAddUp, checkPositionWhereNamed, checkRateIsShare } from './plausibility-checks';
 import { oursUnderVendor } from './enum-spelling';
 
 
@@ -44,6 +44,7 @@ export const RULE_IDS = [
   'brand_standing_is_its_figures',
   'citations_add_up',
   'change_of_counts',
+  'position_where_named',
   'engines_answered',
 ] as const;
 export type RuleId = (typeof RULE_IDS)[number];
@@ -358,6 +359,15 @@ export const RULES: readonly Rule[] = [
     says: 'A count\'s change is the count now less the count before.',
     reads: { listPages: COUNT_CHANGES(['totals.', 'pages[].', 'by_topic[].']).flat(), getOverview: COUNT_CHANGES(['cited_pages[].']).flat() },
     check: (body, fields) => checkChangeOfCounts(Array.from({ length: fields.length / 3 }, (_, i) => [fields[3 * i]!, fields[3 * i + 1]!, fields[3 * i + 2]!] as const))(body),
+  },
+  {
+    id: 'position_where_named',
+    says: 'A position is the brand\'s rank where an answer named it: a cell or answer whose state names the brand has one; a cell whose every run does not name it (rate 100), or an answer that does not, has none.',
+    reads: {
+      getPromptMatrix: ['prompts[].engines[].state', 'prompts[].engines[].rate', 'prompts[].engines[].position'],
+      getTopic: ['questions[].engines[].latest.state', 'questions[].engines[].latest.position'],
+    },
+    check: (body, fields) => (fields.length === 3 ? checkPositionWhereNamed(fields[0]!, fields[2]!, fields[1]!) : checkPositionWhereNamed(fields[0]!, fields[1]!))(body),
   },
 ];
 

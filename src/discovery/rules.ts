@@ -180,7 +180,7 @@ export function confirmByRules(id: OperationId, schema: z.ZodType, body: Json, w
     if (rules.length === 0) continue;
     // A rule broken by a field still in question (or one of its values) blames that question, not the field that holds it.
     const doubted = (field: string) => walk.toConfirm.some((item) => (item.value !== undefined || item.path !== path) && touches(field, item.path));
-    const against = broken.find((v) => rules.some((rule) => rule.id === v.rule) && v.fields.some((field) => touches(field, path) && !doubted(field)));
+    const against = broken.find((v) => rules.some((rule) => rule.id === v.rule) && v.fields.some((field) => touches(field, path)) && !v.fields.some(doubted));
     if (against) {
       delete walk.fields[path];
       delete walk.sure.fields[path];
