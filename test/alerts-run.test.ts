@@ -12,9 +12,7 @@ import { env, SELF } from 'cloudflare:test';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AlertJob } from '../src/alerts/deps';
-import { HISTORY_MAX_TRIES } from '../src/exports/history-cron';
-import { utcWeek } from '../src/weekly-report';
-import { AlertQueue, changedDay2, clearAlerts, deliveryRecords, FakeEndpoints, FixtureApi, fixtureDay, HOSTS, seedAlertSubscriptions, withScore } from './alerts-helpers';
+import { AlertQueue, changedDay2, skipHistoryPass, clearAlerts, deliveryRecords, FakeEndpoints, FixtureApi, fixtureDay, HOSTS, seedAlertSubscriptions, withScore } from './alerts-helpers';
 import { clearDigests, deliver, FakeQueue, runCron, testEnv } from './digests-helpers';
 import { useServicesForTests } from './seams';
 
@@ -52,11 +50,7 @@ afterEach(() => {
 async function cronAt(when: string, bodies = api.bodies) {
   vi.setSystemTime(new Date(when));
   api.bodies = bodies;
-  // The cron's history pass reads every subscribed pair once a week; the reads counted here are the alerts' own
-  // (the history has its tests in test/exports-history.test.ts): the pass finds this week's pairs given up on.
-  await env.DB.prepare(`INSERT OR IGNORE INTO weekly_history_misses SELECT DISTINCT brand_id, market_id, ?, ?, 'not read in the alert tests' FROM digest_subscriptions`)
-    .bind(utcWeek(new Date(when)).isoWeek, HISTORY_MAX_TRIES)
-    .run();
+  await skipHistoryPass(when);
   await runCron(when, alertEnv);
 }
 

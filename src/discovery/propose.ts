@@ -181,9 +181,12 @@ function findEnvelope(shape: Record<string, z.ZodType>, body: Json): OperationRe
   const held = (value: Json) => names.filter((name) => Object.keys(value).some((key) => compareNames(name, key) || flatOf(name, key))).length;
   let best: { at: string; count: number } | undefined;
   const top = held(body);
-  for (const [at, child] of Object.entries(body)) if (isObject(child) && held(child) > (best?.count ?? top)) best = { at, count: held(child) };
+  const counts = Object.entries(body).flatMap(([at, child]) => (isObject(child) ? [{ at, count: held(child) }] : []));
+  for (const child of counts) if (child.count > (best?.count ?? top)) best = child;
   if (!best) return null;
-  return { at: best.at, confidence: best.count * 2 > names.length ? ENVELOPE_CLEAR : ENVELOPE_UNSURE, in_map: envelopeOf(shape, body) !== best.at };
+  // Most of the contract's top fields, or the only object that holds any where the answer's top holds none: the body.
+  const alone = top === 0 && best.count >= 2 && counts.every((child) => child === best || child.count * 2 <= best!.count);
+  return { at: best.at, confidence: best.count * 2 > names.length || alone ? ENVELOPE_CLEAR : ENVELOPE_UNSURE, in_map: envelopeOf(shape, body) !== best.at };
 }
 
 /** Walks the upstream values found for a contract path (every item's, across arrays) against the contract's schema there. */
