@@ -322,6 +322,21 @@ describe('each rule fails on a planted bad value', () => {
     expect(rules(planted('getPromptMatrix', cells(() => null)))).toEqual([['position_where_named', 'prompts[].engines[].position']]);
   });
 
+  it('most_named_first: rivals\' shares read from a field that rises down the list', () => {
+    const found = planted('listTopics', (b) => void ((b.topics as { rivals: Body[] }[])[0]!.rivals.reverse()));
+    expect(found.map((v) => [v.rule, v.fields, v.message])).toEqual([
+      ['most_named_first', ['topics[].rivals[].share'], 'topics[].rivals[].share 12, 30.1: the list is most named first, so these never rise: is `topics[].rivals[].share` read from the right field?'],
+    ]);
+  });
+
+  it('questions_listed: a topic\'s count of questions that is not the questions it lists', () => {
+    const topic = { topic: { id: 1, questions: 2, rivals: [] }, questions: [{ id: 11 }, { id: 12 }] };
+    expect(violationsOf('getTopic', topic)).toEqual([]);
+    const found = violationsOf('getTopic', { ...topic, topic: { ...topic.topic, questions: 1101 } });
+    for (const v of found) failed.add(v.rule);
+    expect(found.map((v) => [v.rule, v.message])).toEqual([['questions_listed', 'topic.questions 1,101, but the topic lists 2 questions: is `topic.questions` read from the right field?']]);
+  });
+
   it('every rule of the table was failed above', () => {
     expect([...failed].sort()).toEqual([...RULE_IDS].sort());
     expect(RULES.map((r) => r.id).sort()).toEqual(RULE_IDS.filter((id) => id !== 'engines_answered').sort());

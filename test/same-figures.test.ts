@@ -4,11 +4,13 @@
  * default window; a topic, a task and a rival from the lists): each pair of
  * fields agrees for every thing both answers name, and each pair is compared
  * at least once, so a relation that never holds, or never applies, fails here.
+ * The rules of src/contract/plausibility.ts hold on the same answers.
  */
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { API_BASE, type OperationId, operations } from '../src/contract/operations';
+import { API_BASE, OPERATION_IDS, type OperationId, operations } from '../src/contract/operations';
 import { valuesAtPath } from '../src/contract/paths';
+import { violationsOf } from '../src/contract/plausibility';
 import { figurePairs, SAME_FIGURES, SAME_WITHIN } from '../src/contract/same-figures';
 import { originTransport } from '../src/origin/transport';
 
@@ -27,12 +29,29 @@ async function read(key: string, id: OperationId, params: Record<string, string 
 async function answersOf(key: string, brand?: number): Promise<Map<OperationId, unknown[]>> {
   const answers = new Map<OperationId, unknown[]>();
   const add = (id: OperationId, body: unknown) => answers.set(id, [...(answers.get(id) ?? []), body]);
-  for (const id of ['listTopics', 'getOverview', 'getVisibility', 'getBrandPerception', 'listPages', 'listTasks'] as const) add(id, await read(key, id, {}, brand));
+  for (const id of ['listTopics', 'getOverview', 'getVisibility', 'getBrandPerception', 'listPages', 'listTasks', 'getPromptMatrix', 'listAnswers'] as const) add(id, await read(key, id, {}, brand));
   for (const topic of valuesAtPath(answers.get('listTopics')![0], 'topics[].id').slice(0, 3)) add('getTopic', await read(key, 'getTopic', { id: topic as number }, brand));
   for (const task of valuesAtPath(answers.get('listTasks')![0], 'tasks[].id').slice(0, 3)) add('getTask', await read(key, 'getTask', { id: task as number }, brand));
   for (const rival of valuesAtPath(answers.get('getOverview')![0], 'competition.rivals[].name')) add('getCompetitor', await read(key, 'getCompetitor', { name: rival as string }, brand));
   return answers;
 }
+
+describe('the rules of src/contract/plausibility.ts', () => {
+  it('hold on every answer of the origin, for a key with one brand and each brand of a key with two', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const broken: string[] = [];
+    for (const key of ['demo_pro_single', 'demo_growth_multi']) {
+      const ids = valuesAtPath(await read(key, 'listBrands'), 'brands[].id') as number[];
+      for (const brand of ids.length > 1 ? ids : [undefined]) {
+        const answers = await answersOf(key, brand);
+        for (const id of ['getAnswerHistory', 'listBrands'] as const) answers.set(id, [await read(key, id, {}, id === 'listBrands' ? undefined : brand)]);
+        for (const [id, bodies] of answers) for (const body of bodies) for (const v of violationsOf(id, body, { today })) broken.push(`${key} ${brand ?? ''} ${id}: ${v.rule}: ${v.message}`);
+        expect(OPERATION_IDS.filter((id) => answers.has(id)).length).toBeGreaterThanOrEqual(12);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+});
 
 describe('same figures in two answers', () => {
   it('agree on the origin\'s answers for every thing both name, each pair compared', async () => {
@@ -48,8 +67,8 @@ describe('same figures in two answers', () => {
             const label = `${a.operation} ${pathA} = ${b.operation} ${pathB}`;
             for (const bodyA of answers.get(a.operation) ?? [])
               for (const bodyB of answers.get(b.operation) ?? []) {
-                const expected = new Map(figurePairs(bodyB, pathB, b.key));
-                for (const [thing, value] of figurePairs(bodyA, pathA, a.key)) {
+                const expected = new Map(figurePairs(bodyB, pathB, b.key, b.tally));
+                for (const [thing, value] of figurePairs(bodyA, pathA, a.key, a.tally)) {
                   if (!expected.has(thing)) continue;
                   const other = expected.get(thing);
                   if (typeof value === 'number' && typeof other === 'number' ? Math.abs(value - other) > SAME_WITHIN : value !== other) differ.push(`${label} (${key} ${thing}): ${value} vs ${other}`);
@@ -72,5 +91,7 @@ describe('same figures in two answers', () => {
     expect(figurePairs({ score: 55.9 }, 'score')).toEqual([['', 55.9]]);
     // A key outside the figure's list names nothing in it.
     expect(figurePairs(list, 'topics[].score', 'brand_id')).toEqual([]);
+    // A count: how many items of a list name each thing.
+    expect(figurePairs({ prompts: [{ topic_id: 1 }, { topic_id: 2 }, { topic_id: 1 }] }, 'prompts[]', 'prompts[].topic_id', true)).toEqual([['1', 2], ['2', 1]]);
   });
 });

@@ -301,3 +301,18 @@ export function checkPositionWhereNamed(state: string, position: string, rate?: 
     }];
   };
 }
+
+/** Each list `path` is a field of the items of (`topics[].rivals[]` of `topics[].rivals[].share`) is ordered by it, largest first. */
+export function checkLargestFirst(path: string) {
+  const list = path.slice(0, path.lastIndexOf('[]'));
+  const field = path.slice(list.length + 3);
+  const [holder, name] = list.includes('.') ? [list.slice(0, list.lastIndexOf('.')), list.slice(list.lastIndexOf('.') + 1)] : ['', list];
+  return (body: unknown): Finding[] => {
+    const lists = (holder ? valuesAtPath(body, holder) : [body]).map((h) => at(h, name)).filter(Array.isArray);
+    const rising = (items: unknown[]) => items.map((item) => at(item, field)).filter(isNum).some((v, i, all) => i > 0 && v > all[i - 1]!);
+    const broken = lists.filter(rising);
+    if (broken.length === 0) return [];
+    const values = broken[0]!.map((item) => at(item, field)).filter(isNum).slice(0, 4);
+    return [{ fields: [path], values: { [path]: values, lists: broken.length }, message: `${path} ${values.map(whole).join(', ')}${broken.length > 1 ? ` (and ${broken.length - 1} more lists)` : ''}: the list is most named first, so these never rise: is \`${path}\` read from the right field?` }];
+  };
+}

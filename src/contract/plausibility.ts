@@ -19,7 +19,7 @@
 import { ENGINES } from './enums';
 import type { OperationId } from './operations';
 import { valuesAtPath } from './paths';
-import { checkChangeOfCounts, checkEnginesDeclared, checkFixedWindows, checkMovesFollowOutcome, checkOutcomeFollowsEngines, checkPartsAddUp, checkPositionWhereNamed, checkRateIsShare } from './plausibility-checks';
+import { checkChangeOfCounts, checkEnginesDeclared, checkLargestFirst, checkFixedWindows, checkMovesFollowOutcome, checkOutcomeFollowsEngines, checkPartsAddUp, checkPositionWhereNamed, checkRateIsShare } from './plausibility-checks';
 import { oursUnderVendor } from './enum-spelling';
 
 
@@ -45,6 +45,8 @@ export const RULE_IDS = [
   'citations_add_up',
   'change_of_counts',
   'position_where_named',
+  'most_named_first',
+  'questions_listed',
   'engines_answered',
 ] as const;
 export type RuleId = (typeof RULE_IDS)[number];
@@ -368,6 +370,23 @@ export const RULES: readonly Rule[] = [
       getTopic: ['questions[].engines[].latest.state', 'questions[].engines[].latest.position'],
     },
     check: (body, fields) => (fields.length === 3 ? checkPositionWhereNamed(fields[0]!, fields[2]!, fields[1]!) : checkPositionWhereNamed(fields[0]!, fields[1]!))(body),
+  },
+  {
+    id: 'most_named_first',
+    says: 'A topic\'s rivals are listed most named first: their shares never rise down the list.',
+    reads: { listTopics: ['topics[].rivals[].share'], getTopic: ['topic.rivals[].share'] },
+    check: (body, fields) => checkLargestFirst(fields[0]!)(body),
+  },
+  {
+    id: 'questions_listed',
+    says: 'A topic in full lists every one of its questions: as many as its count of questions.',
+    reads: { getTopic: ['topic.questions', 'questions[].id'] },
+    pins: ['topic.questions'],
+    check: (body, fields) => {
+      const [count, listed] = [at(body, fields[0]!), valuesAtPath(body, 'questions')[0]];
+      if (!isNum(count) || !Array.isArray(listed) || count === listed.length) return [];
+      return [{ fields: [fields[0]!], values: { [fields[0]!]: count, questions: listed.length }, message: `${fields[0]} ${whole(count)}, but the topic lists ${whole(listed.length)} questions: is \`${fields[0]}\` read from the right field?` }];
+    },
   },
 ];
 

@@ -20,6 +20,8 @@ export interface FigureSide {
   operation: OperationId;
   /** Where the thing's identity is read (`topics[].id`); none where the answer is about one thing only (the brand). */
   key?: string;
+  /** The figure is how many items of the list (the side's path, `prompts[]`) name each thing by `key`: a count. */
+  tally?: true;
 }
 
 export interface SameFigures {
@@ -44,6 +46,16 @@ export const SAME_FIGURES: readonly SameFigures[] = [
     says: 'A task\'s topics have the scores the topic list gives them.',
     sides: [{ operation: 'getTask', key: 'task.topics[].id' }, { operation: 'listTopics', key: 'topics[].id' }],
     fields: [['task.topics[].score', 'topics[].score']],
+  },
+  {
+    says: 'A topic\'s count of questions is how many of the tracked questions name it.',
+    sides: [{ operation: 'listTopics', key: 'topics[].id' }, { operation: 'getPromptMatrix', key: 'prompts[].topic_id', tally: true }],
+    fields: [['topics[].questions', 'prompts[]']],
+  },
+  {
+    says: 'A topic\'s count of questions is how many of the questions listed name it.',
+    sides: [{ operation: 'listTopics', key: 'topics[].id' }, { operation: 'listAnswers', key: 'questions[].topic.id', tally: true }],
+    fields: [['topics[].questions', 'questions[]']],
   },
   {
     says: 'The overview of the default 7 days has the visibility score of the trailing 7 days.',
@@ -83,9 +95,16 @@ const listOf = (path: string) => (path.includes('[]') ? path.slice(0, path.lastI
 /**
  * The figure at `path` of `body` (on the contract's names) by the thing it is of, as `[key, value]` pairs: one per
  * item of a list, the key read at `key` within the same item; one pair for a field outside lists (key `''` without
- * `key`). Items without a key are left out.
+ * `key`). Items without a key are left out. With `tally`, `path` is a list and the figure how many of its items
+ * name each thing.
  */
-export function figurePairs(body: unknown, path: string, key?: string): [string, unknown][] {
+export function figurePairs(body: unknown, path: string, key?: string, tally = false): [string, unknown][] {
+  if (tally) {
+    // How many items of the list name each thing.
+    const counts = new Map<string, number>();
+    for (const [id] of figurePairs(body, `${path}.${key!.slice(path.length + 1)}`, key)) counts.set(id, (counts.get(id) ?? 0) + 1);
+    return [...counts];
+  }
   const list = listOf(path);
   if (!list) {
     const id = key === undefined ? '' : valuesAtPath(body, key)[0];

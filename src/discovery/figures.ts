@@ -36,10 +36,11 @@ export function figuresFor(id: OperationId, placed: ReadonlyMap<OperationId, unk
   for (const relation of SAME_FIGURES)
     for (const [mine, theirs] of [[0, 1], [1, 0]] as const) {
       const [side, other] = [relation.sides[mine], relation.sides[theirs]];
-      if (side.operation !== id || !placed.has(other.operation) || (other.key !== undefined && !settled(other.operation, other.key))) continue;
+      // A count of items (`tally`) settles the field it is compared with, never the other way round.
+      if (side.operation !== id || side.tally || !placed.has(other.operation) || (other.key !== undefined && !settled(other.operation, other.key))) continue;
       for (const pair of relation.fields) {
-        if (!settled(other.operation, pair[theirs])) continue;
-        const expected = new Map(figurePairs(placed.get(other.operation), pair[theirs], other.key));
+        if (!other.tally && !settled(other.operation, pair[theirs])) continue;
+        const expected = new Map(figurePairs(placed.get(other.operation), pair[theirs], other.key, other.tally));
         if (expected.size > 0) found.push({ path: pair[mine], ...(side.key !== undefined ? { key: side.key } : {}), expected });
       }
     }
