@@ -270,6 +270,22 @@ describe('the evidence in the data', () => {
     expect(report.envelope).toMatchObject({ at: 'result' });
   });
 
+  it('a lone share from 0 to 1 is read by the service\'s own precision: more decimals than its percentages have is a share', async () => {
+    const competitor = await ours('getCompetitor');
+    const overall = competitor.overall as { rival_share: number; brand_share: number };
+    const body = { ...competitor, overall: { ...overall, rival_share: overall.rival_share / 100, brand_share: 0.3 } };
+    const alone = proposeOperation(zs, 'getCompetitor', body, CONFIDENCE_THRESHOLD);
+    expect(alone.report.to_confirm.map((item) => item.path)).toEqual(expect.arrayContaining(['overall.rival_share', 'overall.brand_share']));
+    // The service writes its percentages to one decimal (55.9): 0.267 as points has three, as a share 26.7 has one.
+    const { report, map } = proposeOperation(zs, 'getCompetitor', body, CONFIDENCE_THRESHOLD, { precision: 1 });
+    expect(map.convert['overall.rival_share']).toBe('percent');
+    expect(report.fields['overall.rival_share']).toMatchObject({ by: 'evidence', convert: 'percent' });
+    // 0.3 keeps one decimal either way (30.0, or 0.3 points): not the precision's to say; its sibling's unit says it (units.ts).
+    expect(report.fields['overall.brand_share']).toMatchObject({ by: 'form', convert: 'percent' });
+    const lone = proposeOperation(zs, 'getCompetitor', { ...competitor, overall: { ...overall, rival_share: 0.3, brand_share: 0.3 } }, CONFIDENCE_THRESHOLD, { precision: 1 });
+    expect(lone.report.to_confirm.map((item) => item.path)).toEqual(expect.arrayContaining(['overall.rival_share', 'overall.brand_share']));
+  });
+
   it('an empty list written as an empty object is nothing to judge by, and reads as an empty list', async () => {
     const competitor = { ...(await ours('getCompetitor')), topics_won: {} };
     const { report, map } = propose('getCompetitor', competitor);

@@ -63,6 +63,11 @@ export const SAME_FIGURES: readonly SameFigures[] = [
     fields: [['visibility.score', 'score'], ['visibility.answered_runs', 'answered_runs'], ['visibility.naming_runs', 'naming_runs']],
   },
   {
+    says: 'A task\'s topics have the scores the overview gives them.',
+    sides: [{ operation: 'getTask', key: 'task.topics[].id' }, { operation: 'getOverview', key: 'topics[].id' }],
+    fields: [['task.topics[].score', 'topics[].score']],
+  },
+  {
     says: 'The overview\'s perception is the perception summary.',
     sides: [{ operation: 'getOverview' }, { operation: 'getBrandPerception' }],
     fields: [
@@ -76,6 +81,11 @@ export const SAME_FIGURES: readonly SameFigures[] = [
     says: 'Against a rival, the brand\'s share of answered runs is its visibility of the period.',
     sides: [{ operation: 'getCompetitor' }, { operation: 'getOverview' }],
     fields: [['overall.brand_share', 'visibility.score'], ['overall.answered_runs', 'visibility.answered_runs']],
+  },
+  {
+    says: 'Against a rival, the brand\'s share of answered runs is its visibility score of the trailing 7 days.',
+    sides: [{ operation: 'getCompetitor' }, { operation: 'getVisibility' }],
+    fields: [['overall.brand_share', 'score'], ['overall.answered_runs', 'answered_runs']],
   },
   {
     says: 'A rival\'s share of answered runs is its visibility among the overview\'s rivals.',

@@ -35,8 +35,10 @@ import type { OperationMap } from '../contract/schemas/upstream-map';
 import type { RateFields } from '../contract/rate-limit';
 import type { ApiClient, WithMeta } from '../client/client';
 import { ApiClientError } from '../client/errors';
-import { figuresFor, settledIn } from './figures';
+import { figuresFor, pointsPrecision, settledIn } from './figures';
 import { proposeOperation } from './propose';
+import { expectedOf } from './shapes';
+import { schemaAtPath } from '../contract/paths';
 import { CONFIDENCE_THRESHOLD, type DiscoveryReport } from './report';
 
 
@@ -238,13 +240,24 @@ function joinAcross(
     // What the round starts from: `placed` reads each answer with the map of the entries as they were then.
     const before = new Map(entries);
     const trusted = (id: OperationId, path: string) => settledIn(before.get(id), path);
+    const precision = pointsPrecision(before, placed, (id, path) => isPercent(zs, id, path));
     for (const [id, { body, params }] of bodies) {
-      const proposal = proposeOperation(zs, id, body, threshold, { known, hints, context, figures: figuresFor(id, placed, trusted) });
+      const proposal = proposeOperation(zs, id, body, threshold, { known, hints, context, figures: figuresFor(id, placed, trusted), precision });
       const entry = entries.get(id);
       entries.set(id, { status: 200, params, cache: entry && 'cache' in entry ? (entry.cache ?? null) : null, ...proposal.report });
       if (hasEntries(proposal.map)) report.map.operations[id] = proposal.map;
       else delete report.map.operations[id];
     }
+  }
+}
+
+/** Whether a contract path of `id`'s answer is a percentage or a change of one (a unit a service chooses). */
+function isPercent(zs: ZodSide, id: OperationId, path: string): boolean {
+  try {
+    const expected = expectedOf(schemaAtPath(zs.response(id), path));
+    return expected.kind === 'number' && (expected.percent || expected.change);
+  } catch {
+    return false;
   }
 }
 

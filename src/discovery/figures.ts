@@ -4,10 +4,12 @@
  * either way round) is read the way that gives, for every thing both answers
  * name, the figure the other answer settled. A topic's score of `0.528` in
  * `/topics/{id}` is a share of 52.8 where `/topics` settled 52.8 for that
- * topic from its many values.
+ * topic from its many values. And the service's own precision: where it
+ * writes its percentages in points to one decimal, a lone `0.267` is a share.
  */
 import type * as z from 'zod';
 import type { OperationId } from '../contract/operations';
+import { valuesAtPath } from '../contract/paths';
 import { figurePairs, SAME_FIGURES, SAME_WITHIN } from '../contract/same-figures';
 import type { DiscoveryReport, ToConfirm } from './report';
 import { settleQuestions } from './rules';
@@ -69,5 +71,42 @@ export function settleByFigures(schema: z.ZodType, body: Json, walk: Walk, figur
   settleQuestions(schema, body, walk, (item, read) => {
     const evidence = about(item);
     return evidence.length > 0 && evidence.every((f) => agrees(read, f));
+  });
+}
+
+/** Decimals a number is written with (to 7). */
+export function decimalsOf(x: number): number {
+  for (let k = 0; k < 7; k++) if (Math.abs(x * 10 ** k - Math.round(x * 10 ** k)) < 1e-6) return k;
+  return 7;
+}
+
+/** Percentages read as points, settled, before the service's precision is evidence: enough to have seen its habit. */
+const PRECISION_EVIDENCE = 20;
+
+/**
+ * The decimals the service writes its percentages with, where it writes them in points: the most of any value of at
+ * least one point in the fields placed surely without a conversion (`55.9`: 1). Undefined before enough are seen.
+ */
+export function pointsPrecision(entries: ReadonlyMap<OperationId, DiscoveryReport['operations'][string]>, placed: ReadonlyMap<OperationId, unknown>, isPercent: (id: OperationId, path: string) => boolean): number | undefined {
+  const decimals: number[] = [];
+  for (const [id, entry] of entries) {
+    if (!entry || entry.status !== 200 || !('fields' in entry)) continue;
+    for (const [path, placement] of Object.entries(entry.fields))
+      if (!placement.convert && settledIn(entry, path) && isPercent(id, path))
+        for (const v of valuesAtPath(placed.get(id), path)) if (typeof v === 'number' && Math.abs(v) >= 1) decimals.push(decimalsOf(v));
+  }
+  return decimals.length >= PRECISION_EVIDENCE ? Math.max(...decimals) : undefined;
+}
+
+/**
+ * A unit question the service's precision settles: read as points, a `0.267` has more decimals than the service
+ * writes its percentages with (`55.9`), read as a share it has as many (26.7); the one reading that keeps the
+ * service's precision is taken. A `0.3` keeps it either way and stays a question.
+ */
+export function settleByPrecision(schema: z.ZodType, body: Json, walk: Walk, precision: number | undefined): void {
+  if (precision === undefined) return;
+  settleQuestions(schema, body, walk, (item, read) => {
+    const values = valuesAtPath(read, item.path).filter((v): v is number => typeof v === 'number' && v !== 0);
+    return values.length > 0 && values.every((v) => decimalsOf(v) <= precision);
   });
 }

@@ -31,20 +31,18 @@ import type { ZodSide } from '../contract/zod-side';
 import type { RuleContext } from '../contract/plausibility';
 import type { OperationMap } from '../contract/schemas/upstream-map';
 import { domainOf, joins, type Known } from './joins';
-import { compareNames, entityOf, NAME_GUESS, singular, wordsOf } from './names';
+import { compareNames, entityOf, NAME_GUESS } from './names';
 import { enumKey, enumPaths, type ValueHints } from './values';
 import { proposeValues } from './propose-values';
 import type { Candidate, OperationRead } from './report';
 import { AMBIGUOUS, type Expected, expectedOf, fitOf, formOf, isKeyedList } from './shapes';
-import { type FigureEvidence, settleByFigures } from './figures';
+import { type FigureEvidence, settleByFigures, settleByPrecision } from './figures';
+import { findEnvelope } from './envelope';
 import { flatObjects, placeFlat } from './flat';
 import { confirmByRules, rulesKept, settleByEvidence, settleGroups } from './rules';
 import { alignUnits } from './units';
 import { capped, hundredths, type Json, MAX_SAMPLES, type Pair, pairOf, pathOf, present, Walk } from './walk';
 
-/** An envelope holding more than half of the contract's top fields by name is plainly the body. */
-const ENVELOPE_CLEAR = 0.9;
-const ENVELOPE_UNSURE = 0.6;
 /**
  * A value of the field's form, the only one left on both sides (the only date-time where one timestamp is left): placed,
  * since a service writes every field the contract holds; a second field of that form left makes it a question.
@@ -72,9 +70,11 @@ export interface Evidence {
   context?: RuleContext;
   /** The figures other answers settled for this one's fields (`figures.ts`). */
   figures?: readonly FigureEvidence[];
+  /** The decimals the service writes its percentages in points with, once enough are seen (`figures.ts`). */
+  precision?: number | undefined;
 }
 
-export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, threshold: number, { known, hints, context, figures = [] }: Evidence = {}): OperationProposal {
+export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, threshold: number, { known, hints, context, figures = [], precision }: Evidence = {}): OperationProposal {
   const schema = zs.response(id);
   const shape = objectShape(schema) ?? {};
   const walk = new Walk(threshold, known, hints, context);
@@ -93,6 +93,9 @@ export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, thres
   if (at !== undefined) besideEnvelope(shape, body, at.split('.')[0]!, walk);
   settleByEvidence(id, schema, body, walk);
   settleByFigures(schema, body, walk, figures);
+  settleByPrecision(schema, body, walk, precision);
+  // What the figures settled may let a rule judge a field it could not while they were in question.
+  settleByEvidence(id, schema, body, walk);
   settleGroups(id, schema, body, walk);
   alignUnits(walk, (path, convert) => rulesKept(id, schema, body, walk, path, convert));
   confirmByRules(id, schema, body, walk);
@@ -169,25 +172,6 @@ function besideEnvelope(shape: Record<string, z.ZodType>, body: Json, envelope: 
 
 /** The value at a dotted path of the answer. */
 const pick = (body: Json, path: string): unknown => path.split('.').reduce<unknown>((here, name) => (isObject(here) ? here[name] : undefined), body);
-
-/** The child object that is the body, when one holds more of the contract's top fields (by any name) than the top object does. */
-function findEnvelope(shape: Record<string, z.ZodType>, body: Json): OperationRead['envelope'] {
-  const names = Object.keys(shape);
-  // A name held as it is, or written flat (`PeriodFrom`, `MarketId`: the object's words first).
-  const flatOf = (name: string, key: string) => {
-    const [ours, theirs] = [wordsOf(name).map(singular), wordsOf(key).map(singular)];
-    return theirs.length > ours.length && ours.every((word, i) => theirs[i] === word);
-  };
-  const held = (value: Json) => names.filter((name) => Object.keys(value).some((key) => compareNames(name, key) || flatOf(name, key))).length;
-  let best: { at: string; count: number } | undefined;
-  const top = held(body);
-  const counts = Object.entries(body).flatMap(([at, child]) => (isObject(child) ? [{ at, count: held(child) }] : []));
-  for (const child of counts) if (child.count > (best?.count ?? top)) best = child;
-  if (!best) return null;
-  // Most of the contract's top fields, or the only object that holds any where the answer's top holds none: the body.
-  const alone = top === 0 && best.count >= 2 && counts.every((child) => child === best || child.count * 2 <= best!.count);
-  return { at: best.at, confidence: best.count * 2 > names.length || alone ? ENVELOPE_CLEAR : ENVELOPE_UNSURE, in_map: envelopeOf(shape, body) !== best.at };
-}
 
 /** Walks the upstream values found for a contract path (every item's, across arrays) against the contract's schema there. */
 function walkValue(schema: z.ZodType, values: readonly unknown[], path: string, walk: Walk): void {
