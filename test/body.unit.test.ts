@@ -62,3 +62,15 @@ describe('checkResponseBody, the same text again', () => {
     expect(checks).toHaveBeenCalledTimes(1);
   });
 });
+
+describe('checkResponseBody with a map', () => {
+  it('reads a body that parses as sent through the map: a share under `percent` and an engine under a vendor\'s name mean another value', () => {
+    const body = { ...visibility, score: 0.562 };
+    const map = { fields: {}, convert: { score: 'percent' as const }, values: {} };
+    const asSent = checkResponseBody(zs, 'getVisibility', JSON.stringify(body));
+    expect(asSent).toMatchObject({ ok: true, asSent: true, data: { score: 0.562 } });
+    expect(checkResponseBody(zs, 'getVisibility', JSON.stringify(body), map)).toMatchObject({ ok: true, asSent: false, data: { score: 56.2 } });
+    // An empty map reads nothing otherwise: the body as sent, remembered as before.
+    expect(checkResponseBody(zs, 'getVisibility', JSON.stringify(body), { fields: {}, convert: {}, values: {} })).toMatchObject({ ok: true, asSent: true, data: { score: 0.562 } });
+  });
+});
