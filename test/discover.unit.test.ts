@@ -286,6 +286,17 @@ describe('the evidence in the data', () => {
     expect(lone.report.to_confirm.map((item) => item.path)).toEqual(expect.arrayContaining(['overall.rival_share', 'overall.brand_share']));
   });
 
+  it('a flat object\'s fields may carry its entity too, and a name whose values cannot be the field\'s holds neither it nor its key', async () => {
+    const { previous_period: before, ...rest } = (await ours('getAnswerHistory')) as { previous_period: { from: string; to: string } } & Record<string, unknown>;
+    const flat = propose('getAnswerHistory', { ...rest, previous_period_period_from: before.from, previous_period_period_to: before.to });
+    expect(flat.map.fields).toMatchObject({ previous_period: '.', 'previous_period.from': 'previous_period_period_from', 'previous_period.to': 'previous_period_period_to' });
+    // `trend_pts` (text) is named like the history (`trend`) but cannot be a list: the history is the list that holds weeks, the change the text.
+    const { history, change, ...visibility } = (await ours('getVisibility')) as { history: unknown[]; change: number } & Record<string, unknown>;
+    const renamed = propose('getVisibility', { ...visibility, trend_pts: `${change}%`, weekly_trend: history });
+    expect(renamed.map.fields).toMatchObject({ history: 'weekly_trend', change: 'trend_pts' });
+    expect(renamed.map.convert.change).toBe('percent-text');
+  });
+
   it('an empty list written as an empty object is nothing to judge by, and reads as an empty list', async () => {
     const competitor = { ...(await ours('getCompetitor')), topics_won: {} };
     const { report, map } = propose('getCompetitor', competitor);

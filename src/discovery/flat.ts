@@ -1,5 +1,5 @@
 /** A contract object written flat in its parent (`MarketId`, `MarketCode` for `market`): found, and placed with `"."`. */
-import { compareNames, wordsOf } from './names';
+import { compareNames, entityOf, wordsOf } from './names';
 import { AMBIGUOUS, type Expected, expectedOf, fitOf } from './shapes';
 import { hundredths, type Pair, pairOf, type Walk } from './walk';
 
@@ -32,7 +32,8 @@ export function flatObjects(names: string[], keys: string[], expected: Record<st
     const fields = Object.entries(object.shape);
     for (const [inner, schema] of fields)
       for (const { key, rest } of prefixed) {
-        const match = used.has(key) ? undefined : compareNames(inner, rest, name);
+        // Its fields may carry the object's entity too (`PeriodFrom` inside `previous_period`: `PreviousPeriodPeriodFrom`).
+        const match = used.has(key) ? undefined : (compareNames(inner, rest, name) ?? compareNames(inner, rest, entityOf(name)));
         if (!match) continue;
         const pair = pairOf(inner, key, match.by, match.confidence, expectedOf(schema), valuesOf(key));
         if (pair.reason && pair.confidence < match.confidence) continue;

@@ -265,11 +265,14 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
   }
   // The keys names took: each field's best, and those as good as it (a question between them); a weaker name's key
   // (`TrendPts`, a word of `history`'s, where `History` is) stays free for the evidence to place.
-  const named = new Set([...chosen.values()].flatMap((pairs) => pairs.filter((p) => p.confidence >= pairs[0]!.confidence)).map((p) => p.key));
+  // A name whose values do not read as the field's at all (`TrendPts`, text, for the history) holds neither: its field
+  // is placed by its form if one fits, and its key is free for another.
+  const misfit = (name: string) => chosen.get(name)?.every((p) => p.misfit) === true;
+  const named = new Set([...chosen.values()].flatMap((pairs) => pairs.filter((p) => !p.misfit && p.confidence >= pairs[0]!.confidence)).map((p) => p.key));
   // An object written flat in this one (`MarketId`, `MarketCode` for `market`) before any guess by type takes its fields.
   const flat = flatObjects(Object.keys(shape).filter((name) => !chosen.has(name)), keys.filter((key) => !named.has(key)), expected, valuesOf);
   const flatKeys = [...flat.values()].flatMap((f) => f.pairs.map((p) => p.key));
-  const left = Object.keys(shape).filter((name) => !chosen.has(name) && !flat.has(name));
+  const left = Object.keys(shape).filter((name) => (!chosen.has(name) || misfit(name)) && !flat.has(name));
   for (const [name, pairs] of byShape(left, keys.filter((key) => !named.has(key) && !flatKeys.includes(key)), expected, valuesOf)) chosen.set(name, pairs);
   const keysOf = () => new Set([...[...chosen.values()].flat().map((p) => p.key), ...flatKeys]);
 
@@ -367,6 +370,8 @@ function byShape(names: string[], keys: string[], expected: Record<string, Expec
   const fits = (name: string, key: string) =>
     present(valuesOf(key)).length > 0 &&
     fitOf(expected[name]!, valuesOf(key), name).readings.length > 0 &&
+    // Any text is an open value (an engine): by its form alone, only values that spell as ours say it is one.
+    (expected[name]!.kind !== 'enum' || !expected[name]!.open || spellsAsOurs(expected[name]!, valuesOf(key)) === true) &&
     (!innerShape(expected[name]!) || holdsForms(innerShape(expected[name]!)!, valuesOf(key), expected[name]!.kind === 'array'));
   // Of an enumeration's candidates, those whose values spell as ours, when some do: a state is never a vendor's version tag.
   const ofOurs = (name: string, keys: string[]) => {

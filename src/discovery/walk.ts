@@ -89,6 +89,8 @@ export interface Pair {
   readings: Reading[];
   confidence: number;
   reason?: string;
+  /** Its values do not read as the field's in any way (text for a list): a name alone, which evidence may overrule. */
+  misfit?: true;
 }
 
 /** A percentage or a change of one, as placed in an object: the unit its siblings share. */
@@ -110,7 +112,7 @@ export function pairOf(name: string, key: string, by: Placement['by'], nameConfi
   const fit = fitOf(expected, values, name);
   if (fit.readings.length === 0) {
     const confidence = nameConfidence * MISFIT_FACTOR;
-    return { name, key, by, readings: [{ confidence }], confidence, ...(fit.reason ? { reason: fit.reason } : {}) };
+    return { name, key, by, readings: [{ confidence }], confidence, misfit: true, ...(fit.reason ? { reason: fit.reason } : {}) };
   }
   const readings = fit.readings.map((r) => ({ ...r, confidence: Math.min(nameConfidence, r.confidence) }));
   return { name, key, by, readings, confidence: readings[0]!.confidence, ...(fit.reason ? { reason: fit.reason } : {}) };
