@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { type DiscoveryRead, discoverUpstreamMap, readingOrder } from '../src/discovery/discover';
 import { valuesAt } from '../src/contract/params-from';
 import { compareNames, singular, valueCandidates, wordsOf } from '../src/discovery/names';
+import { type Known, paramsFromKnown } from '../src/discovery/joins';
 import { proposeOperation } from '../src/discovery/propose';
 import { CONFIDENCE_THRESHOLD } from '../src/discovery/report';
 import { API_BASE, examplePath, OPERATION_IDS, type OperationId, operationList, operations } from '../src/contract/operations';
@@ -295,6 +296,14 @@ describe('the evidence in the data', () => {
     const renamed = propose('getVisibility', { ...visibility, trend_pts: `${change}%`, weekly_trend: history });
     expect(renamed.map.fields).toMatchObject({ history: 'weekly_trend', change: 'trend_pts' });
     expect(renamed.map.convert.change).toBe('percent-text');
+  });
+
+  it('a request whose value the contract takes from an answer that lacks it takes one of the same resource from any answer read', () => {
+    const known = new Map([['question_text', new Set(['Which help desk software is best for startups?'])], ['rival', new Set(['Deskpilot'])]]) as Known;
+    expect(paramsFromKnown('getAnswerRuns', known)).toEqual({ prompt: 'Which help desk software is best for startups?' });
+    expect(paramsFromKnown('getCompetitor', known)).toEqual({ name: 'Deskpilot' });
+    // No topic is known: getTopic stays unread, as the contract's table says.
+    expect(paramsFromKnown('getTopic', known)).toBeUndefined();
   });
 
   it('an empty list written as an empty object is nothing to judge by, and reads as an empty list', async () => {

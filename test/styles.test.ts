@@ -302,7 +302,7 @@ describe.runIf(COUNT > 0)('npm run test:styles', () => {
       let line: Record<string, unknown>;
       try {
         const r = await runStyle(styleOf(seed), env, now);
-        line = { seed, description: r.description, tokenNamed: r.tokenNamed, entriesLeft: r.entriesLeft, unread: r.unread.length, reportEqual: r.reportEqual, reportFields: r.reportFields, reportFailed: r.reportError !== undefined, wrongCalledRight: r.wrongCalledRight.length, ms: r.ms, ...(bindings.STYLES_DETAIL === 'on' ? { left: r.leftEntries, reportError: r.reportError, reportExamples: r.reportExamples.slice(0, 6), wrong: r.wrongCalledRight } : {}) };
+        line = { seed, description: r.description, tokenNamed: r.tokenNamed, entriesLeft: r.entriesLeft, unread: r.unread.length, reportEqual: r.reportEqual, reportFields: r.reportFields, reportFailed: r.reportError !== undefined, wrongCalledRight: r.wrongCalledRight.length, ms: r.ms, ...(bindings.STYLES_DETAIL === 'on' ? { left: r.leftEntries, unreadOps: r.unread, reportError: r.reportError, reportExamples: r.reportExamples.slice(0, 6), wrong: r.wrongCalledRight } : {}) };
       } catch (error) {
         line = { seed, error: String(error) };
       }

@@ -26,7 +26,7 @@ import type { RuleContext } from '../contract/plausibility';
 import { response as responseSchema } from '../contract/schemas/responses';
 import { once } from '../lib/lazy';
 import { contractPaths } from '../contract/upstream-map';
-import { knownValues } from './joins';
+import { knownValues, paramsFromKnown } from './joins';
 import { enumPaths, settleValues, type ValueHint } from './values';
 import { conformBody } from '../contract/conform';
 import { fillParams, type Params, valuesAt } from '../contract/params-from';
@@ -156,8 +156,13 @@ export async function discoverUpstreamMap(read: DiscoveryReader, options: Discov
     if (report.brand_id !== null && op.scope !== 'account') params.brand_id = report.brand_id;
     const lacking = fillParams(op, params, read200, failed);
     if (lacking) {
-      entries.set(id, { status: null, skipped: lacking });
-      continue;
+      // Another answer read may hold a value of the same resource (a topic's id in the overview, a question's text in /prompts).
+      const joined = paramsFromKnown(id, knownValues(read200, (read) => contractPaths(zs, read), new Map()));
+      if (!joined) {
+        entries.set(id, { status: null, skipped: lacking });
+        continue;
+      }
+      Object.assign(params, joined);
     }
     const answer = await paced(id, params);
     if (!answer) break;

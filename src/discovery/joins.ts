@@ -75,6 +75,23 @@ export function knownValues(bodies: ReadonlyMap<OperationId, unknown>, paths: (i
   return known;
 }
 
+/**
+ * The values a request of `id` needs that the contract's table takes from an answer which lacks them (`paramsFrom`),
+ * taken instead from any answer read that holds a value of the same resource (a question's text from `/prompts` where
+ * `/answers` lists none): the spec joins them, so each is one the request accepts. Undefined when one has none.
+ */
+export function paramsFromKnown(id: OperationId, known: Known): Record<string, string | number> | undefined {
+  const op = operations[id] as unknown as AnyOperation;
+  const domains = requestDomains(id);
+  const params: Record<string, string | number> = {};
+  for (const param of Object.keys(op.paramsFrom ?? {})) {
+    const value = [...(known.get(domains[param]!) ?? [])][0];
+    if (value === undefined) return undefined;
+    params[param] = value;
+  }
+  return params;
+}
+
 /** Values as a join compares them: a number and its digits are one (`"1101"` and `1101`). */
 const joinKey = (value: unknown) => (typeof value === 'number' || typeof value === 'string' ? String(value).trim() : undefined);
 
