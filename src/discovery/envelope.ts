@@ -21,10 +21,12 @@ export function findEnvelope(shape: Record<string, z.ZodType>, body: Json): Oper
     const [ours, theirs] = [wordsOf(name).map(singular), wordsOf(key).map(singular)];
     return theirs.length > ours.length && ours.every((word, i) => theirs[i] === word);
   };
-  const held = (value: Json) => names.filter((name) => Object.keys(value).some((key) => compareNames(name, key) || flatOf(name, key))).length;
+  // Inside an object that is one of the contract's (`task`), its own fields carry its name (`TaskStatus`): not the body's.
+  const held = (value: Json, at?: string) =>
+    names.filter((name) => Object.keys(value).some((key) => compareNames(name, key) || (!(at !== undefined && compareNames(name, at)) && flatOf(name, key)))).length;
   let best: { at: string; count: number } | undefined;
   const top = held(body);
-  const counts = Object.entries(body).flatMap(([at, child]) => (isObject(child) ? [{ at, count: held(child) }] : []));
+  const counts = Object.entries(body).flatMap(([at, child]) => (isObject(child) ? [{ at, count: held(child, at) }] : []));
   for (const child of counts) if (child.count > (best?.count ?? top)) best = child;
   if (!best) return null;
   // Most of the contract's top fields, or the only object that holds any where the answer's top holds none: the body.
