@@ -14,8 +14,8 @@ export type BodyCheck<Id extends OperationId> =
 
 const lenientSchemas = new Map<string, z.ZodType>();
 
-/** Whether a map's entry reads a body otherwise than as sent. */
-const changesAnything = (map: OperationMap) =>
+/** Whether a map's entry reads a body otherwise than as sent: a field renamed, converted, a value mapped, a list keyed, an envelope. */
+export const hasEntries = (map: OperationMap) =>
   map.envelope !== undefined || [map.fields, map.convert, map.values, map.keyed ?? {}].some((part) => Object.keys(part).length > 0);
 
 /**
@@ -48,7 +48,7 @@ function lenientSchema(zs: ZodSide, id: OperationId, optional: readonly string[]
 export function checkResponseBody<Id extends OperationId>(zs: ZodSide, id: Id, text: string, map?: OperationMap, optional: readonly string[] = []): BodyCheck<Id> {
   // A map that renames, converts or maps values is read even where the body parses as sent: `0.559` under a
   // `percent` conversion, or an engine under a vendor's name, is a valid value that means another.
-  const mapped = map !== undefined && changesAnything(map);
+  const mapped = map !== undefined && hasEntries(map);
   const passed = mapped ? undefined : passedAsSent.get(id);
   if (passed?.text === text) return { ok: true, data: JSON.parse(passed.data) as ResponseOf<Id>, asSent: true, absent: [] };
   let json: unknown;

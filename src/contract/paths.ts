@@ -34,6 +34,9 @@ export function valuesAtPath(value: unknown, path: string | readonly string[]): 
   return here;
 }
 
+/** Where a path's last list ends (`topics[].rivals[]` of `topics[].rivals[].share`), or undefined for a path outside lists. */
+export const listOf = (path: string): string | undefined => (path.includes('[]') ? path.slice(0, path.lastIndexOf('[]') + 2) : undefined);
+
 /** What stands at a contract path without `[]` (`competition.daily`); undefined where a field on the way is absent or not an object. */
 export const valueAtPath = (value: unknown, path: string): unknown => valuesAtPath(value, path)[0];
 

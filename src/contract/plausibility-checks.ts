@@ -9,7 +9,7 @@
 import { oursUnderVendor } from './enum-spelling';
 import { ENGINES, NAMING_STATES, OUTCOMES, STATES } from './enums';
 import type { OperationId } from './operations';
-import { valuesAtPath } from './paths';
+import { listOf, valuesAtPath } from './paths';
 
 /** What a check finds: the fields it blames, the values seen, the words. */
 export interface Finding {
@@ -238,7 +238,7 @@ export function checkEnginesDeclared(body: unknown, fields: readonly string[]): 
 export function checkPartsAddUp(pairs: readonly (readonly [string, string])[]) {
   return (body: unknown): Finding[] =>
     pairs.flatMap(([wholePath, partsPath]) => {
-      const holder = wholePath.includes('[]') ? wholePath.slice(0, wholePath.lastIndexOf('[]') + 2) : '';
+      const holder = listOf(wholePath) ?? '';
       const holders = holder ? valuesAtPath(body, holder) : [body];
       const rest = (path: string) => (holder ? path.slice(holder.length + 1) : path);
       const broken = holders.flatMap((item, i) => {
@@ -262,7 +262,7 @@ export function checkPartsAddUp(pairs: readonly (readonly [string, string])[]) {
 export function checkChangeOfCounts(triples: readonly (readonly [string, string, string])[]) {
   return (body: unknown): Finding[] =>
     triples.flatMap(([nowPath, beforePath, changePath]) => {
-      const holder = nowPath.includes('[]') ? nowPath.slice(0, nowPath.lastIndexOf('[]') + 2) : '';
+      const holder = listOf(nowPath) ?? '';
       const rest = (path: string) => (holder ? path.slice(holder.length + 1) : path);
       const broken = (holder ? valuesAtPath(body, holder) : [body]).filter((item) => {
         const [now, before, change] = [rest(nowPath), rest(beforePath), rest(changePath)].map((p) => at(item, p));

@@ -13,7 +13,7 @@
  * ```
  */
 import type { OperationId } from './operations';
-import { valuesAtPath } from './paths';
+import { listOf, valuesAtPath } from './paths';
 
 /** One answer's side of a relation: the operation, and the path whose values name the thing (a list's item key). */
 export interface FigureSide {
@@ -98,9 +98,6 @@ export const SAME_FIGURES: readonly SameFigures[] = [
     fields: [['cited_pages[].citations', 'pages[].citations'], ['cited_pages[].previous_citations', 'pages[].previous_citations'], ['cited_pages[].change', 'pages[].change']],
   },
 ];
-
-/** Where a path's list ends (`topics[]` of `topics[].score`), or undefined for a path outside lists. */
-const listOf = (path: string) => (path.includes('[]') ? path.slice(0, path.lastIndexOf('[]') + 2) : undefined);
 
 /**
  * The figure at `path` of `body` (on the contract's names) by the thing it is of, as `[key, value]` pairs: one per

@@ -28,17 +28,16 @@ import { once } from '../lib/lazy';
 import { contractPaths } from '../contract/upstream-map';
 import { knownValues, paramsFromKnown } from './joins';
 import { enumPaths, settleValues, type ValueHint } from './values';
+import { hasEntries } from '../contract/body';
 import { conformBody } from '../contract/conform';
 import { fillParams, type Params, valuesAt } from '../contract/params-from';
 import { type AnyOperation, BRAND_ID_FROM, OPERATION_IDS, type OperationId, operations } from '../contract/operations';
-import type { OperationMap } from '../contract/schemas/upstream-map';
 import type { RateFields } from '../contract/rate-limit';
 import type { ApiClient, WithMeta } from '../client/client';
 import { ApiClientError } from '../client/errors';
 import { figuresFor, pointsPrecision, settledIn } from './figures';
 import { proposeOperation } from './propose';
-import { expectedOf } from './shapes';
-import { schemaAtPath } from '../contract/paths';
+import { takesUnit } from './shapes';
 import { CONFIDENCE_THRESHOLD, type DiscoveryReport } from './report';
 
 
@@ -245,7 +244,7 @@ function joinAcross(
     // What the round starts from: `placed` reads each answer with the map of the entries as they were then.
     const before = new Map(entries);
     const trusted = (id: OperationId, path: string) => settledIn(before.get(id), path);
-    const precision = pointsPrecision(before, placed, (id, path) => isPercent(zs, id, path));
+    const precision = pointsPrecision(before, placed, (id, path) => takesUnit(zs.response(id), path));
     for (const [id, { body, params }] of bodies) {
       const proposal = proposeOperation(zs, id, body, threshold, { known, hints, context, figures: figuresFor(id, placed, trusted), precision });
       const entry = entries.get(id);
@@ -255,15 +254,3 @@ function joinAcross(
     }
   }
 }
-
-/** Whether a contract path of `id`'s answer is a percentage or a change of one (a unit a service chooses). */
-function isPercent(zs: ZodSide, id: OperationId, path: string): boolean {
-  try {
-    const expected = expectedOf(schemaAtPath(zs.response(id), path));
-    return expected.kind === 'number' && (expected.percent || expected.change);
-  } catch {
-    return false;
-  }
-}
-
-const hasEntries = (map: OperationMap) => map.envelope !== undefined || [map.fields, map.convert, map.values, map.keyed ?? {}].some((part) => Object.keys(part).length > 0);

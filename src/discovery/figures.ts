@@ -12,7 +12,7 @@ import type { OperationId } from '../contract/operations';
 import { valuesAtPath } from '../contract/paths';
 import { figurePairs, SAME_FIGURES, SAME_WITHIN } from '../contract/same-figures';
 import type { DiscoveryReport, ToConfirm } from './report';
-import { settleQuestions } from './rules';
+import { settleQuestions, touches } from './rules';
 import type { Json, Walk } from './walk';
 
 /** A figure another answer settled, for one field of this one: by thing (`key`'s value), on the contract's scale. */
@@ -25,8 +25,7 @@ export interface FigureEvidence {
 /** Whether `path` of the operation's answer is placed surely and under no open question (its own, or its object's). */
 export function settledIn(entry: DiscoveryReport['operations'][string] | undefined, path: string): boolean {
   if (!entry || entry.status !== 200 || !('fields' in entry) || !entry.fields[path]) return false;
-  const under = (at: string) => at === '' || path === at || path.startsWith(`${at}.`) || path.startsWith(`${at}[]`);
-  return !entry.to_confirm.some((item) => item.value === undefined && under(item.path));
+  return !entry.to_confirm.some((item) => item.value === undefined && (item.path === '' || touches(path, item.path)));
 }
 
 /**

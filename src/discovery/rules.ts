@@ -11,7 +11,7 @@ import type { OperationId } from '../contract/operations';
 import { keepsPinningRules, keepsRulesWithin, RULES, violationsOf } from '../contract/plausibility';
 import type { Conversion } from '../contract/upstream-map';
 import type { Candidate, Placement, ToConfirm } from './report';
-import { AMBIGUOUS, expectedOf } from './shapes';
+import { AMBIGUOUS, expectedOf, takesUnit } from './shapes';
 import { schemaAtPath, valuesAtPath } from '../contract/paths';
 import type { Json, Walk } from './walk';
 
@@ -19,7 +19,7 @@ import type { Json, Walk } from './walk';
 export const EVIDENCE = 0.9;
 
 /** Whether a rule's field is `path` or lies under it (`period.to` under `period`): a rule reading it reads the field. */
-const touches = (field: string, path: string) => field === path || field.startsWith(`${path}.`) || field.startsWith(`${path}[]`);
+export const touches = (field: string, path: string) => field === path || field.startsWith(`${path}.`) || field.startsWith(`${path}[]`);
 /** The rules that read `path` of `id`'s body. */
 const reading = (id: OperationId, path: string) => RULES.filter((rule) => rule.reads[id]?.some((field) => touches(field, path)));
 
@@ -71,8 +71,7 @@ export function settleQuestions(schema: z.ZodType, body: Json, walk: Walk, keeps
  */
 function readingsOf(schema: z.ZodType, path: string, offered: Conversion | undefined): (Conversion | undefined)[] {
   if (offered) return [offered];
-  const expected = expectedOf(schemaAtPath(schema, path));
-  return expected.kind === 'number' && (expected.percent || expected.change) ? [undefined, 'percent'] : [undefined];
+  return takesUnit(schema, path) ? [undefined, 'percent'] : [undefined];
 }
 
 /** Assignments tried per group of questions: a group of more fields or candidates is left to a person. */

@@ -8,6 +8,7 @@
  */
 import type * as z from 'zod';
 import { isObject } from '../contract/conform';
+import { schemaAtPath } from '../contract/paths';
 import { defOf, innerSchema, numberRules } from '../contract/schema-walk';
 import { type Conversion, convertValue } from '../contract/upstream-map';
 
@@ -22,6 +23,16 @@ export type Expected =
   /** `percent`: from 0 to 100, which another implementation may write as a share from 0 to 1; `change`: a change of one, -100 to 100. */
   | { kind: 'number'; integer: boolean; percent: boolean; change: boolean; leaf: z.ZodType }
   | { kind: 'scalar'; leaf: z.ZodType };
+
+/** Whether the contract path of a response is a percentage or a change of one: a unit a service chooses. False for no such path. */
+export function takesUnit(schema: z.ZodType, path: string): boolean {
+  try {
+    const expected = expectedOf(schemaAtPath(schema, path));
+    return expected.kind === 'number' && (expected.percent || expected.change);
+  } catch {
+    return false;
+  }
+}
 
 /** The schema under its wrappers, and whether null is one of its values. */
 export function expectedOf(schema: z.ZodType): Expected & { nullable: boolean } {
