@@ -40,8 +40,8 @@ const moves = (): Body => ({
   questions: [
     { question_id: 1, outcome: 'won', engines_naming_now: 3, engines_naming_before: 1, moved: [{ engine: 'chatgpt', before: 'absent', now: 'recommended', direction: 'gained' }, { engine: 'claude', before: 'open', now: 'mentioned', direction: 'gained' }] },
     { question_id: 2, outcome: 'won', engines_naming_now: 2, engines_naming_before: 1, moved: [{ engine: 'gemini', before: null, now: 'mentioned', direction: 'gained' }] },
-    { question_id: 3, outcome: 'lost', engines_naming_now: 0, engines_naming_before: 1, moved: [{ engine: 'copilot', before: 'mentioned', now: 'absent', direction: 'lost' }] },
-    { question_id: 4, outcome: 'held', engines_naming_now: 1, engines_naming_before: 1, moved: [{ engine: 'chatgpt', before: 'mentioned', now: 'open', direction: 'lost' }, { engine: 'claude', before: 'absent', now: 'recommended', direction: 'gained' }] },
+    { question_id: 3, outcome: 'lost', engines_naming_now: 0, engines_naming_before: 1, moved: [{ engine: 'copilot', before: 'mentioned', now: 'absent', direction: 'lost', top_rival: 'Helpwave' }] },
+    { question_id: 4, outcome: 'held', engines_naming_now: 1, engines_naming_before: 1, moved: [{ engine: 'chatgpt', before: 'mentioned', now: 'open', direction: 'lost', top_rival: null }, { engine: 'claude', before: 'absent', now: 'recommended', direction: 'gained' }] },
   ],
 });
 const TODAY = '2026-11-25';
@@ -158,6 +158,19 @@ describe('each rule fails on a planted bad value', () => {
     expect(found[0]!.message).toBe(
       '1 question is lost though more engines name the brand now than before (a question: 3 now, 2 before), 1 won though fewer engines name the brand now than before (a question: 1 now, 2 before): are the outcomes\' values (won, lost, held) mapped the right way round, or `engines_naming_now` and `engines_naming_before` read from the wrong fields?',
     );
+  });
+
+  it('absent_names_a_rival: a move that ends absent with no rival named blames the state, counting the moves', () => {
+    const found = planted('moves', (b) => {
+      const held = (b.questions as Body[])[3]!.moved as Body[];
+      held[0]!.now = 'absent';
+    });
+    expect(found.map((v) => [v.rule, v.fields, v.values])).toEqual([
+      ['absent_names_a_rival', ['questions[].moved[].now', 'questions[].moved[].top_rival'], { 'questions[].moved[].now': 'absent', 'questions[].moved[].top_rival': null, moves: 1 }],
+    ]);
+    expect(found[0]!.message).toContain('1 move ends `absent` with no rival named');
+    // A service that does not give the rival says nothing of it.
+    expect(planted('moves', (b) => { for (const q of b.questions as Body[]) for (const m of q.moved as Body[]) { delete m.top_rival; } })).toEqual([]);
   });
 
   it('outcome_follows_engines: the counts swapped blame the counts, as the moved engines say, and count each outcome apart', () => {

@@ -283,6 +283,19 @@ export function checkChangeOfCounts(triples: readonly (readonly [string, string,
  * a state that names the brand has one; a cell all of whose runs are in a state that does not name it (`rate` 100),
  * or a single answer that does not name it (no `rate`), has none.
  */
+/** A move of `/answers/history` whose `now` is `absent` (rivals named, the brand not) names its top rival. */
+export function checkAbsentNamesARival(body: unknown): Finding[] {
+  const moves = valuesAtPath(body, 'questions[].moved[]');
+  // Null, not absent: a service without the field says nothing of it.
+  const wrong = moves.filter((m) => at(m, 'now') === 'absent' && at(m, 'top_rival') === null);
+  if (wrong.length === 0) return [];
+  return [{
+    fields: ['questions[].moved[].now', 'questions[].moved[].top_rival'],
+    values: { 'questions[].moved[].now': 'absent', 'questions[].moved[].top_rival': null, moves: wrong.length },
+    message: `${whole(wrong.length)} ${wrong.length === 1 ? 'move ends' : 'moves end'} \`absent\` with no rival named: an absent answer names rivals and not the brand, so \`questions[].moved[].now\` reads another state (open names no one) or \`top_rival\` another field.`,
+  }];
+}
+
 export function checkPositionWhereNamed(state: string, position: string, rate?: string) {
   const holder = state.slice(0, state.lastIndexOf('.'));
   const rest = (path: string) => path.slice(holder.length + 1);

@@ -19,7 +19,7 @@
 import { ENGINES } from './enums';
 import type { OperationId } from './operations';
 import { valuesAtPath } from './paths';
-import { checkChangeOfCounts, checkEnginesDeclared, checkLargestFirst, checkFixedWindows, checkMovesFollowOutcome, checkOutcomeFollowsEngines, checkPartsAddUp, checkPositionWhereNamed, checkRateIsShare } from './plausibility-checks';
+import { checkAbsentNamesARival, checkChangeOfCounts, checkEnginesDeclared, checkLargestFirst, checkFixedWindows, checkMovesFollowOutcome, checkOutcomeFollowsEngines, checkPartsAddUp, checkPositionWhereNamed, checkRateIsShare } from './plausibility-checks';
 import { oursUnderVendor } from './enum-spelling';
 
 
@@ -35,6 +35,7 @@ export const RULE_IDS = [
   'change_against_week_before',
   'engines_by_our_names',
   'moves_follow_outcome',
+  'absent_names_a_rival',
   'rate_is_share_of_runs',
   'fixed_windows',
   'engines_ours_or_declared',
@@ -276,6 +277,12 @@ export const RULES: readonly Rule[] = [
     says: 'The engines that moved a question go its way: a won question\'s moved engines name the brand more now than before (their `before` and `now` states), a lost one\'s less, a held one\'s as much; and a move `gained` goes from not naming the brand to naming it.',
     reads: { getAnswerHistory: ['questions[].moved[].before', 'questions[].moved[].now', 'questions[].outcome', 'questions[].engines_naming_now', 'questions[].engines_naming_before'] },
     check: checkMovesFollowOutcome,
+  },
+  {
+    id: 'absent_names_a_rival',
+    says: 'An engine whose answers are `absent` names rivals and not the brand (DESIGN section 4): a move that ends absent has the rival it named most.',
+    reads: { getAnswerHistory: ['questions[].moved[].now', 'questions[].moved[].top_rival'] },
+    check: checkAbsentNamesARival,
   },
   {
     id: 'rate_is_share_of_runs',
