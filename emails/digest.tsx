@@ -1,8 +1,9 @@
 /**
  * The weekly digest, written for a reader who gives it ten seconds: the lead
- * (the one change that matters), the score with its change and a 12-week
- * chart, each engine's figures, the 3 to 5 questions that moved most, and a
- * button to the full report. A quiet week is said once, in the lead. A part
+ * (the one change that matters), the score with its change, "This week" (the
+ * plan's first three items: what to do about the questions lost), the
+ * 12-week chart, each engine's figures, the 3 to 5 questions that moved most,
+ * and a button to the full report. A quiet week is said once, in the lead. A part
  * the Read API does not provide leaves its section out, with one line saying
  * so in its place (`Report.not_provided`). The HTML and the plain-text part
  * are both rendered from this template (src/mail/render.ts); each link
@@ -12,10 +13,11 @@ import { Link } from '@react-email/link';
 import { Section } from '@react-email/section';
 import { Text } from '@react-email/text';
 import type { ResponseOf } from '../src/contract/operations';
-import { buildReport, notProvidedIn, type Report } from '../src/weekly-report/model';
+import { buildReport, notProvidedIn, type PlanInputs, type Report } from '../src/weekly-report/model';
 import { formatCount, formatPercent, formatStamp, formatTrend, scoreNote } from '../src/weekly-report/words';
 import { EngineTable } from './_components/engine-table';
 import { ActionButton, EmailLayout, FooterLink, H2, P, Small } from './_components/layout';
+import { PlanList } from './_components/plan-list';
 import { QuestionList } from './_components/question-list';
 import { ScoreChart } from './_components/score-chart';
 import { cls, color, text } from './_components/theme';
@@ -29,13 +31,24 @@ export interface DigestEmailProps {
     /** The signed unsubscribe page (also the RFC 8058 one-click target). */
     unsubscribe: string;
   };
+  /** Plan items shown under "This week": `PLAN_SHOWN` in the email; all of them in the report's text form. */
+  planShown?: number;
 }
+
+/** Plan items the digest shows; the report shows them all. */
+export const PLAN_SHOWN = 3;
+
+/** The preview text (what an inbox shows after the subject, its first 90 characters or so): the plan's first item, then the lead. */
+export const previewOf = (report: Report): string => {
+  const first = report.plan?.items[0];
+  return first ? `This week: ${first.headline} ${report.lead.headline}` : report.lead.headline;
+};
 
 const trendClass = (trend: string) => (trend === 'up' ? cls.good : trend === 'down' ? cls.bad : cls.muted);
 const trendColor = (trend: string) => (trend === 'up' ? color.good : trend === 'down' ? color.bad : color.muted);
 
-export function DigestEmail({ report, links }: DigestEmailProps) {
-  const { visibility: vis, won_lost: wl } = report;
+export function DigestEmail({ report, links, planShown = PLAN_SHOWN }: DigestEmailProps) {
+  const { visibility: vis, won_lost: wl, plan } = report;
   const brand = report.brand.name;
   const market = report.market.code.toUpperCase();
   const measured = report.empty !== 'nothing_measured';
@@ -50,7 +63,7 @@ export function DigestEmail({ report, links }: DigestEmailProps) {
   return (
     <EmailLayout
       title={report.subject}
-      preview={report.lead.headline}
+      preview={previewOf(report)}
       heading={`${brand} in AI answers`}
       subheading={
         <>
@@ -89,11 +102,33 @@ export function DigestEmail({ report, links }: DigestEmailProps) {
             </span>
           </Text>
           <Small style={{ margin: '0 0 16px' }}>{scoreNote(vis, brand, report.period_label)}</Small>
+        </Section>
+      ) : null}
+
+      {measured && plan ? (
+        <Section>
+          <H2>This week</H2>
+          {plan.items.length === 0 ? (
+            <P>{`No question was lost this week, and none won is still weak: nothing to win back.`}</P>
+          ) : (
+            <>
+              <PlanList items={plan.items.slice(0, planShown)} />
+              <Small style={{ margin: '0 0 8px' }}>{`${plan.ranking}${plan.items.length > planShown ? ` ${formatCount(plan.items.length - planShown)} more in the full report.` : ''}`}</Small>
+            </>
+          )}
+          {plan.lines.map((line) => (
+            <Small key={line}>{line}</Small>
+          ))}
+        </Section>
+      ) : null}
+
+      {measured && vis ? (
+        <Section>
           {withoutHistory ? (
             <Small>{withoutHistory}</Small>
           ) : (
             <>
-              <Small skipInText style={{ margin: '0 0 6px' }}>
+              <Small skipInText style={{ margin: '16px 0 6px' }}>
                 Score by week, last 12 weeks
               </Small>
               <ScoreChart bars={vis.history} scale={vis.scale} />
@@ -135,7 +170,9 @@ export function DigestEmail({ report, links }: DigestEmailProps) {
         </Section>
       ) : null}
 
-      <ActionButton href={links.viewInBrowser}>{changed > shown.length ? `See all ${formatCount(changed)} changed questions` : 'Open the full report'}</ActionButton>
+      <ActionButton href={links.viewInBrowser}>
+        {plan && plan.items.length > planShown ? `See the whole plan and all ${formatCount(changed)} changed questions` : changed > shown.length ? `See all ${formatCount(changed)} changed questions` : 'Open the full report'}
+      </ActionButton>
     </EmailLayout>
   );
 }
@@ -156,6 +193,7 @@ if (process.env.NODE_ENV !== 'production') DigestEmail.PreviewProps = {
     history: fixture.history as ResponseOf<'getAnswerHistory'>,
     topics: fixture.topics as ResponseOf<'listTopics'>,
     matrix: fixture.matrix as ResponseOf<'getPromptMatrix'>,
+    plan: fixture.plan as PlanInputs,
   }),
   links: {
     viewInBrowser: `https://edge.example.com/r/v1.${'eyJwIjoicmVwb3J0IiwiYiI6MSwibSI6InVzIiwiayI6IndlZWtseSJ9'.repeat(6)}.${'Q2xhaW1zU2lnbmF0dXJl'.repeat(2)}`,

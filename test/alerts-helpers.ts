@@ -85,7 +85,10 @@ export function cell(bodies: DayBodies, questionId: number, engine: string) {
   return found;
 }
 
-/** Serves `bodies` for /visibility, /prompts and /topics, whatever the key; counts reads. */
+/**
+ * Serves `bodies` for /visibility, /prompts and /topics, and the fixture's /content-gaps and /tasks (what a lost
+ * question's action line reads), whatever the key; counts reads.
+ */
 export class FixtureApi {
   bodies: DayBodies = fixtureDay();
   reads: string[] = [];
@@ -96,7 +99,7 @@ export class FixtureApi {
     this.reads.push(path);
     const key = request.headers.get('authorization') ?? '';
     this.readsByKey.set(key, (this.readsByKey.get(key) ?? 0) + 1);
-    const body = { '/visibility': this.bodies.visibility, '/prompts': this.bodies.matrix, '/topics': this.bodies.topics }[path];
+    const body = { '/visibility': this.bodies.visibility, '/prompts': this.bodies.matrix, '/topics': this.bodies.topics, '/content-gaps': fixture.plan.gaps, '/tasks': fixture.plan.tasks }[path];
     return body ? Response.json(body) : Response.json({ error: { code: 'not_found', message: 'not in the fixture' } }, { status: 404 });
   };
   readonly client = (apiKey: string) => createClient({ apiKey, baseUrl: EMBEDDED_BASE_URL, retry: { attempts: 1, totalMs: 1_000 }, sleep: async () => {}, transport: this.transport });

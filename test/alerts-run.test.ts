@@ -260,7 +260,13 @@ describe('the daily evaluation and its deliveries', () => {
     // The bundle's webhook-id is its first event's id; every event has its own.
     expect(post.headers['webhook-id']).toBe(payload.data.events[0]!.id);
     expect(new Set(payload.data.events.map((e) => e.id)).size).toBe(4);
-    expect(payload.data.events[1]!.summary).toBe('Claude stopped naming Brightdesk for “What is the best help desk software this year?” (recommended → not named).');
+    // The lost question's action in one line: the task that moves its topic, and its page to write (the plan's).
+    expect(payload.data.events[1]!.summary).toBe(
+      'Claude stopped naming Brightdesk for “What is the best help desk software this year?” (recommended → not named). Next: Refresh the Best help desk software overall hub page. Expected +6.6 points, medium effort. Write a page answering “What is the best help desk software this year?”',
+    );
+    expect(payload.data.events.filter((e) => 'action' in e).map((e) => e.type)).toEqual(['question_lost']);
+    // Read for it: content coverage and open tasks, once, beside the evaluation's three.
+    expect(api.reads.filter((path) => path === '/content-gaps' || path === '/tasks').sort()).toEqual(['/content-gaps', '/tasks']);
     expect(payload.data.report_url).toMatch(/^https:\/\/edge\.test\/r\/v1\./);
     // Tampered, it fails the receiver's check.
     expect(() => new Webhook(secret).verify(post.body.replace('Claude', 'Gemini'), post.headers)).toThrow();

@@ -7,6 +7,7 @@ import { env, SELF } from 'cloudflare:test';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { sha256Hex } from '../src/lib/hash';
 import { isoWeek } from '../src/weekly-report/week';
+import { WEEK_READS } from '../src/weekly-report/read';
 import { clearDigests, dayOf, deliver, demoMonday, FakeQueue, FakeResend, RecordingApi, runCron, seedSubscriptions, sendRecords, testEnv } from './digests-helpers';
 import { useServicesForTests, useUpstreamForTests } from './seams';
 
@@ -48,9 +49,9 @@ it("spends the key's gate budget for a digest group's reads, and the cache serve
   expect((await sendRecords()).map((r) => r.status)).toEqual(['sent', 'sent']);
   expect(resend.delivered).toHaveLength(2);
 
-  // Four upstream reads for the group, each counted by the key's gate.
-  expect(upstream.requests.map((r) => r.split('?')[0]).sort()).toEqual(['/answers/history', '/prompts', '/topics', '/visibility']);
-  expect(before - (await gate.remaining())).toBe(4);
+  // Seven upstream reads for the group (the week's four and the plan's three), each counted by the key's gate.
+  expect(upstream.requests.map((r) => r.split('?')[0]).sort()).toEqual(['/answers/history', '/content-gaps', '/pages', '/prompts', '/tasks', '/topics', '/visibility']);
+  expect(before - (await gate.remaining())).toBe(WEEK_READS);
 
   // The same reads by a dashboard through /api/v1 are now cache hits: no upstream read, no budget spent.
   const topicsQuery = upstream.requests.find((r) => r.startsWith('/topics'))!.split('?')[1];
@@ -58,12 +59,12 @@ it("spends the key's gate budget for a digest group's reads, and the cache serve
     const response = await SELF.fetch(`https://edge.test/api/v1${path}`, { headers: { authorization: `Bearer ${KEY}` } });
     expect([path, response.status, response.headers.get('x-cache')]).toEqual([path, 200, 'HIT']);
   }
-  expect(upstream.requests).toHaveLength(4);
-  expect(before - (await gate.remaining())).toBe(4);
+  expect(upstream.requests).toHaveLength(WEEK_READS);
+  expect(before - (await gate.remaining())).toBe(WEEK_READS);
 
   // A second delivery of the same week (a redelivered message) reads nothing: the group's snapshot is kept.
   await deliver(queue.sent, testEnvironment);
-  expect(upstream.requests).toHaveLength(4);
+  expect(upstream.requests).toHaveLength(WEEK_READS);
   expect(resend.delivered).toHaveLength(2);
   expect(isoWeek(dayOf(MONDAY))).toBe(queue.sent[0]!.iso_week);
 });

@@ -110,19 +110,24 @@ describe('the report model over the demo bodies', () => {
     expect(report.visibility).toEqual(expect.objectContaining({ score: 56.8, previous: 56.6, change: 0.2, noise: 1.69, trend: 'steady', answered_runs: 1719 }));
   });
 
-  it('a week with only question changes: the subject counts them, the lead names the brand and the question that moved on most engines', () => {
-    // Visibility is steady; 11 questions were lost and 10 won. The biggest move: "Helpwave vs Ticketly" went from
-    // 2 engines naming Brightdesk to 5 (ChatGPT, Perplexity, Claude and Copilot started; Gemini stopped). No loss is
-    // as big (the largest, GDPR, is 4 -> 2).
+  it('a week with only question changes: the subject counts them, the lead names the brand and the biggest move the week’s way', () => {
+    // Visibility is steady; 11 questions were lost and 10 won, so the week's direction is a loss: the subject says
+    // the losses first and the lead is the question lost on most engines ("GDPR", 4 engines naming Brightdesk -> 2),
+    // although a gain was bigger ("Helpwave vs Ticketly", 2 -> 5): a lead that cheered that gain under a subject of
+    // losses would not agree with it.
     expect(report.empty).toBeNull();
     expect(report.subject).toBe('Brightdesk: AI visibility 56.8% (steady) · lost 11 questions, won 10 · 17–23 Nov 2026');
     expect(report.lead).toEqual({
-      kind: 'gain',
-      headline: 'Brightdesk is now named by ChatGPT, Perplexity, Claude and Copilot for “Helpwave vs Ticketly: which is better?”',
-      question: 'Helpwave vs Ticketly: which is better?',
-      engines: ['ChatGPT', 'Perplexity', 'Claude', 'Copilot'],
-      rival: 'Caseflow',
+      kind: 'loss',
+      headline: 'Brightdesk is no longer named by Perplexity and Google AI Overviews for “Which help desk software is GDPR compliant and hosts data in the EU?”; they name Ticketly and SupportHero instead.',
+      question: 'Which help desk software is GDPR compliant and hosts data in the EU?',
+      engines: ['Perplexity', 'Google AI Overviews'],
+      rival: 'Ticketly',
     });
+    // With the counts the other way, both turn: the gains first, and the biggest gain leads.
+    const won = buildReport(input({ history: { ...history, counts: { won: 11, lost: 10, held: 21 } } }));
+    expect(won.subject).toBe('Brightdesk: AI visibility 56.8% (steady) · won 11 questions, lost 10 · 17–23 Nov 2026');
+    expect(won.lead).toEqual(expect.objectContaining({ kind: 'gain', question: 'Helpwave vs Ticketly: which is better?', engines: ['ChatGPT', 'Perplexity', 'Claude', 'Copilot'] }));
   });
 
   it('a week with a 3-point drop: the subject carries the drop in points, the lead the score and where it fell most', () => {

@@ -11,6 +11,7 @@ import { createExecutionContext, env, SELF } from 'cloudflare:test';
 import worker from './worker';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { retryDelaySeconds } from '../src/digests/consumer';
+import { WEEK_READS } from '../src/weekly-report/read';
 import { useServicesForTests } from './seams';
 import { InvalidEnvError } from '../src/app/env';
 import { planDigests } from '../src/digests/planner';
@@ -169,7 +170,18 @@ describe('sending', () => {
 
     // Sent on Monday, the data covers the 7 days ending that Monday: the subject names them.
     const from = dayOf(plusDays(MONDAY, -6));
-    expect(api.requests.sort()).toEqual(['/answers/history?brand_id=1&market=11', '/prompts?brand_id=1&market=11', `/topics?brand_id=1&market=11&from=${from}&to=${dayOf(MONDAY)}`, '/visibility?brand_id=1&market=11'].sort());
+    expect(api.requests.sort()).toEqual(
+      [
+        '/answers/history?brand_id=1&market=11',
+        '/prompts?brand_id=1&market=11',
+        `/topics?brand_id=1&market=11&from=${from}&to=${dayOf(MONDAY)}`,
+        '/visibility?brand_id=1&market=11',
+        // The plan's: content coverage, open tasks, and the cited pages of the same days.
+        '/content-gaps?brand_id=1&market=11',
+        '/tasks?brand_id=1&market=11',
+        `/pages?brand_id=1&market=11&from=${from}&to=${dayOf(MONDAY)}`,
+      ].sort(),
+    );
     const visibility = await originBody<{ score: number; change: number; period: { from: string }; history: { score: number | null }[] }>('/visibility');
     const history = await originBody<{ counts: { won: number; lost: number; held: number }; questions: { text: string; outcome: string }[] }>('/answers/history');
     expect(visibility.period.from).toBe(from);
@@ -273,7 +285,7 @@ describe('sending', () => {
     expect(resend.delivered).toHaveLength(150);
     expect(new Set(resend.delivered.map((e) => e.to[0])).size).toBe(150);
     // One read of the data for the group, whatever was retried.
-    expect(api.requests).toHaveLength(4);
+    expect(api.requests).toHaveLength(WEEK_READS);
   });
 
   it('a batch whose outcome was lost goes again as the same request, and Resend replays it instead of sending twice', async () => {
@@ -389,7 +401,7 @@ describe('sending', () => {
     await deliver(queue.sent, digestEnv);
     vi.setSystemTime(plusDays(MONDAY, 2));
     await deliver(queue.sent, digestEnv, { attempts: 2 });
-    expect(api.requests).toHaveLength(4);
+    expect(api.requests).toHaveLength(WEEK_READS);
     expect(resend.calls.map((c) => c.status)).toEqual([500, 200]);
     expect(resend.calls[1]!.body).toBe(resend.calls[0]!.body);
     expect(resend.delivered[0]!.subject).toMatch(new RegExp(` · ${range(plusDays(MONDAY, -6), MONDAY)}$`));
@@ -593,7 +605,7 @@ describe('failures', () => {
     await runCron(early.toISOString(), digestEnv);
     const result = await deliver(queue.sent, digestEnv);
     expect(result.explicitAcks).toHaveLength(1);
-    expect(api.requests).toHaveLength(4);
+    expect(api.requests).toHaveLength(WEEK_READS);
     expect(resend.calls).toEqual([]);
     const [record] = await sendRecords();
     expect(record!.status).toBe('skipped');

@@ -261,7 +261,7 @@ describe('"Copy CSV link" on the report page', () => {
     // A second view hands out the same links: no new row per view.
     expect(urls(await html())).toEqual(first);
     const rows = await env.DB.prepare("SELECT kind, expires_at FROM report_links WHERE purpose = 'export' ORDER BY kind").all<{ kind: string; expires_at: string }>();
-    expect(rows.results.map((r) => r.kind)).toEqual(['getAnswerHistory', 'getOverview', 'getPromptMatrix', 'getVisibility', 'history']);
+    expect(rows.results.map((r) => r.kind)).toEqual(['getAnswerHistory', 'getOverview', 'getPromptMatrix', 'getVisibility', 'history', 'plan']);
     for (const row of rows.results) expect(Date.parse(row.expires_at)).toBeLessThanOrEqual(Date.parse(report.expires_at));
     // Each reads without a key, as the page's tables do.
     for (const url of first) expect((await readCsv(url)).status).toBe(200);

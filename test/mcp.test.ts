@@ -275,9 +275,14 @@ describe('tools/call', () => {
     expect(report.visibility).toMatchObject({ score: expect.any(Number), trend: expect.any(String) });
     expect(report.engines).toHaveLength(6);
     expect(report.won_lost.counts).toEqual({ won: expect.any(Number), lost: expect.any(Number), held: expect.any(Number) });
-    expect(source.reads).toHaveLength(5);
+    // The week's four reads, the plan's three and /brands for the name.
+    expect(source.reads).toHaveLength(8);
     const text = (result.content as { text: string }[])[0]!.text;
     expect(text).toContain(report.lead.headline);
+    // The plan, in its order, with what it is ranked by.
+    expect(report.plan.items.length).toBeGreaterThan(0);
+    expect(text).toContain(`1. ${report.plan.items[0].headline}`);
+    expect(text).toContain(report.plan.ranking);
     expect(text).toContain('Visibility');
     // The same model /reports/weekly answers as JSON.
     const page = await SELF.fetch('https://edge.test/reports/weekly?format=json&market=us', { headers: { authorization: `Bearer ${KEYS.pro}` } });

@@ -11,7 +11,8 @@
  * check, the consent page and the MCP App's view.
  */
 import { env, SELF } from 'cloudflare:test';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { RATE_WINDOW_MS } from '../src/contract/rate-limit';
 import { consentHtml } from '../src/mcp/consent-page';
 import { renderResult } from '../src/mcp/app/render';
 import { clearDigests } from './digests-helpers';
@@ -20,12 +21,22 @@ import { restoreUpstream } from './proxy-upstream';
 import { BASE, clearReports } from './reports-helpers';
 
 afterEach(async () => {
+  vi.useRealTimers();
   restoreUpstream();
   await clearDigests();
   await clearReports();
 });
 
 const keyFor = (what: string) => `${what}_${crypto.randomUUID().replaceAll('-', '')}`;
+
+/**
+ * Every key of the hostile service reads the origin as one demo key, whose limit is 60 reads a minute: each run of
+ * the pages, and the check (which reads every operation), starts a minute later on the clock, with a fresh budget.
+ */
+function nextMinute(): void {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(Date.now() + RATE_WINDOW_MS + 1_000);
+}
 
 async function get(path: string, key: string | null, init: RequestInit = {}): Promise<string> {
   const headers = new Headers(init.headers);
@@ -42,6 +53,7 @@ const pathOf = (url: string) => url.replace(/^https?:\/\/[^/]+/, '');
 /** Every page that shows what the upstream sent, read through the Worker in front of a service that sends `swap`'s strings. */
 async function pagesWith(swap: Swap): Promise<{ pages: Record<string, string>; upstream: HostileUpstream }> {
   const upstream = new HostileUpstream(swap).install();
+  nextMinute();
   const key = keyFor(swap === hostile ? 'hostile' : 'plain');
   const pages: Record<string, string> = {};
   pages.report = await get('/reports/weekly?market=us', key);
@@ -62,6 +74,7 @@ async function pagesWith(swap: Swap): Promise<{ pages: Record<string, string>; u
   pages.outboxMessage = await get(`/dev/outbox/${message.id}`, null);
   pages.confirm = await get(pathOf(/https?:\/\/\S+\/digests\/confirm\?token=[\w.-]+/.exec(message.text)![0]), null);
 
+  nextMinute();
   pages.check = await get('/admin/upstream/check', env.ADMIN_TOKEN, { method: 'POST', headers: { accept: 'text/html', 'content-type': 'application/json' }, body: JSON.stringify({ api_key: key, market: 'us' }) });
 
   const report = await SELF.fetch(`${BASE}/reports/weekly?market=us&format=json`, { headers: { authorization: `Bearer ${key}` } });

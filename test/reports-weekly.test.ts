@@ -59,7 +59,7 @@ describe('GET /reports/weekly', () => {
     expect(words).toContain('Figures from');
     expect(words).not.toMatch(/ISO week|W\d\d|edge cache/);
     // The format=json read is the report's alone; the page's extra reads do not change it.
-    expect(source.reads.map((r) => r.operation).sort()).toEqual(['getAnswerHistory', 'getPromptMatrix', 'getVisibility', 'listBrands', 'listTopics']);
+    expect(source.reads.map((r) => r.operation).sort()).toEqual(['getAnswerHistory', 'getContentGaps', 'getPromptMatrix', 'getVisibility', 'listBrands', 'listPages', 'listTasks', 'listTopics']);
     // The 12 weeks as a table with plain dates, newest first.
     const weeks = [...html.matchAll(/<tr(?: class="latest")? data-week="([\d-]+)"><td>(\d+ \w{3} \d{4})<\/td>/g)].map((m) => m[1]);
     expect(weeks).toEqual(vis.history.map((b) => b.week_start).reverse());
@@ -180,6 +180,9 @@ describe('GET /reports/weekly', () => {
     expect(text).toContain(`${report.won_lost!.counts.won} won`);
     expect(text).toContain(`Score by week, last 12 weeks (`);
     expect(text).toContain(`: ${report.visibility!.history.map((b) => (b.score === null ? 'not measured' : `${b.score.toFixed(1)}%`)).join(', ')}.`);
+    // The whole plan, every item in its order.
+    report.plan!.items.forEach((item, i) => expect(text).toContain(`${i + 1}. ${item.headline}`));
+    expect(text).not.toContain('more in the full report');
     // The link to the report, once: the button's.
     expect(text).toMatch(/(See all \d+ changed questions|Open the full report) https?:\/\/\S+/);
     expect(text.match(/https?:\/\/\S+/g)).toHaveLength(1);

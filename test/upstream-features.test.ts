@@ -81,7 +81,17 @@ const withoutTimes = (value: unknown) => JSON.parse(JSON.stringify(value, (name,
 function asGrok(report: Report): Report {
   const renamed = JSON.parse(JSON.stringify(report).replaceAll('"engine":"copilot","engine_label":"Copilot"', '"engine":"grok","engine_label":"grok"')) as Report;
   const grok = renamed.engines.find((e) => e.engine === 'grok')!;
-  return { ...renamed, lead: leadAsGrok(renamed.lead), engines: [...renamed.engines.filter((e) => e.engine !== 'grok'), grok] };
+  return { ...renamed, lead: leadAsGrok(renamed.lead), engines: [...renamed.engines.filter((e) => e.engine !== 'grok'), grok], plan: planAsGrok(renamed.plan) };
+}
+
+/** The plan names the engines that moved each question by their labels, in its `why` too. */
+function planAsGrok(plan: Report['plan']): Report['plan'] {
+  if (!plan) return plan;
+  const grok = (label: string) => (label === 'Copilot' ? 'grok' : label);
+  return {
+    ...plan,
+    items: plan.items.map((item) => ({ ...item, why: item.why.replaceAll('Copilot', 'grok'), questions: item.questions.map((q) => ({ ...q, engines: q.engines.map(grok) })) })),
+  };
 }
 
 function leadAsGrok(lead: Report['lead']): Report['lead'] {

@@ -115,10 +115,11 @@ const showHistory = answering(async (request: Request, deps: Deps, url: URL) => 
 
 // ---------------------------------------------------------------- CSV links
 
-/** The tables a CSV link may read, from the contract's table (and the kept history). */
+/** The tables a CSV link may read, from the contract's table (and the kept history, and the week's plan). */
+const SCOPE_LABELS: Record<string, string> = { history: 'The kept weekly history', plan: 'The week’s plan, one row per question' };
 const OPERATIONS = EXPORT_KINDS.map((id) => {
   const op = tableOperation(id);
-  return { id, label: op ? `${op.summary} (${id})` : `The kept weekly history (${id})` };
+  return { id, label: op ? `${op.summary} (${id})` : `${SCOPE_LABELS[id] ?? id} (${id})` };
 });
 
 async function csvView(deps: Deps, who: SignedIn, rest: Partial<CsvView> = {}): Promise<CsvView> {
@@ -131,7 +132,7 @@ async function csvView(deps: Deps, who: SignedIn, rest: Partial<CsvView> = {}): 
 
 /**
  * The body `POST /exports/links` would get for this form: the brand and market go to the tables that take them
- * (the kept history, and each operation by its declared parameters); the other parameters as typed, a query string.
+ * (the kept history and the plan, and each operation by its declared parameters); the other parameters as typed, a query string.
  */
 export function exportBodyOf(form: LinkForm): Record<string, unknown> {
   const op = tableOperation(form.operation);

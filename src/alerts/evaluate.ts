@@ -27,7 +27,7 @@ import { DAY_MS } from '../lib/time';
 import { chunks } from '../mail/send-batches';
 import { groupApiKey, groupKeyOf, type SubscriptionRow, UNREADABLE_KEY } from '../subscriptions';
 import type { Violation } from '../contract/plausibility';
-import { ALERT_HOUR, type AlertChange, type AlertEvent, type AlertSnapshot, alertSnapshotOf, changesBetween, figuresViolations, implausibleReason, localTime, logImplausible, NEEDS, type PartId, readParts } from '../weekly-report';
+import { actionLine, ALERT_HOUR, type AlertChange, type AlertEvent, type AlertSnapshot, alertSnapshotOf, changesBetween, figuresViolations, implausibleReason, localTime, logImplausible, NEEDS, type PartId, readParts } from '../weekly-report';
 import type { AlertDeps, AlertJob } from './deps';
 import { releaseAt } from './quiet';
 
@@ -90,6 +90,33 @@ async function readGroup(deps: AlertDeps, apiKey: string, row: AlertRow): Promis
   const { period } = visibility.data!;
   const topics = await readParts(client, NEEDS.alerts, 'listTopics', { ...scope, from: period.from, to: period.to });
   return { visibility: visibility.data!, matrix: matrix.data, topics: topics.data, not_provided: [matrix, topics].flatMap((read) => read.notProvided) };
+}
+
+/**
+ * Each lost question's action, one line (the week's plan's, src/weekly-report/plan.ts): two more reads, content
+ * coverage and open tasks, made only when a question was lost. Best effort: the events are news either way, so a
+ * part the service or the key's plan lacks, or a failed read, leaves the line out. Returns the reads made.
+ */
+async function addActions(deps: AlertDeps, apiKey: string, row: AlertRow, after: AlertSnapshot, events: IdentifiedEvent[]): Promise<number> {
+  if (!events.some((e) => e.type === 'question_lost')) return 0;
+  const client = deps.api(apiKey, null);
+  const scope = { brand_id: row.brand_id, market: String(row.market_id) };
+  const optional = async <T>(read: Promise<{ data: T | null }>): Promise<T | null> => {
+    try {
+      return (await read).data;
+    } catch (error) {
+      if (!(error instanceof ApiClientError)) throw error;
+      return null;
+    }
+  };
+  const [gaps, tasks] = await Promise.all([optional(readParts(client, NEEDS.digest, 'getContentGaps', scope)), optional(readParts(client, NEEDS.digest, 'listTasks', scope))]);
+  const topicOf = new Map(after.cells.map((c) => [c.question_id, c.topic_id]));
+  for (const event of events) {
+    if (event.type !== 'question_lost') continue;
+    const action = actionLine({ id: event.question.id, text: event.question.text, topic_id: topicOf.get(event.question.id) ?? -1 }, { gaps, tasks, pages: null });
+    if (action) event.action = action;
+  }
+  return 2;
 }
 
 /** The changes that are news now: not raised in the same direction within `REPEAT_AFTER_DAYS` (reversals always are). */
@@ -185,6 +212,7 @@ async function evaluateGroup(deps: AlertDeps, groupKey: string, rows: AlertRow[]
   }
   const after = alertSnapshotOf(bodies);
   const { events, statements } = await newsOf(deps, groupKey, day, changesBetween(before, after), now);
+  result.reads += await addActions(deps, apiKey, rows[0]!, after, events);
   const at = now.toISOString();
   statements.push(
     deps.db

@@ -20,7 +20,7 @@ import { addDays, toDay } from '../contract/window';
 import { runInChunks } from '../lib/d1';
 import { batchesByKey, batchKey, chunks, failureReason, sendInBatches } from '../mail/send-batches';
 import { digestEmails, groupApiKey, type SubscriptionRow, UNREADABLE_KEY } from '../subscriptions';
-import { buildReport, type DigestKind, figuresViolations, formatPeriod, historyWeekOf, implausibleReason, keepWeek, logImplausible, OperationMissing, readWeek, type Report, WindowMismatch } from '../weekly-report';
+import { buildReport, type DigestKind, figuresViolations, formatPeriod, historyWeekOf, implausibleReason, keepWeek, logImplausible, OperationMissing, readWeek, type Report, WEEK_READS, WindowMismatch } from '../weekly-report';
 import type { DigestDeps, DigestJob } from './deps';
 import { sendOwedNotices } from './notices';
 import { loadSnapshot, type Snapshot, storeSnapshot } from './snapshot';
@@ -107,11 +107,11 @@ async function snapshotOf(deps: DigestDeps, job: DigestJob, rows: PendingRow[], 
     return { kind: 'done' };
   }
   try {
-    result.reads += 4;
+    result.reads += WEEK_READS;
     // No client behind the queue: reads are the key's own, with no address to count against.
     const week = { isoWeek: job.iso_week, monday: job.week_monday };
     const { inputs } = await readWeek(deps.api(apiKey, null), { brand_id: job.brand_id, market: String(job.market_id), brandName: rows[0]!.brand_name, week }, deps.now());
-    const read = { read_at: deps.now().toISOString(), visibility: inputs.visibility, history: inputs.history, topics: inputs.topics, matrix: inputs.matrix, not_provided: inputs.not_provided };
+    const read = { read_at: deps.now().toISOString(), visibility: inputs.visibility, history: inputs.history, topics: inputs.topics, matrix: inputs.matrix, not_provided: inputs.not_provided, plan: inputs.plan ?? null };
     // The week's figures kept for the history (DESIGN section 11); a week kept already stays as it was, so none that breaks a rule.
     if (figuresViolations(inputs).length === 0) await keepWeek(deps.db, historyWeekOf(inputs, 'digest', deps.now()));
     return { kind: 'read', snapshot: await storeSnapshot(deps.db, job, read) };
@@ -213,13 +213,13 @@ export async function processDigestJob(job: DigestJob, deps: DigestDeps, attempt
     return result;
   }
 
-  const { visibility, history, topics, matrix, not_provided } = read.snapshot;
+  const { visibility, history, topics, matrix, not_provided, plan } = read.snapshot;
   const reports = new Map<string, Report>();
   const reportFor = (kinds: DigestKind[]) => {
     const id = kinds.join(',');
     let report = reports.get(id);
     if (!report) {
-      report = buildReport({ brand: { id: job.brand_id, name: rows[0]!.brand_name }, week: { isoWeek: job.iso_week, monday: job.week_monday }, kinds, visibility, history, topics, matrix, not_provided });
+      report = buildReport({ brand: { id: job.brand_id, name: rows[0]!.brand_name }, week: { isoWeek: job.iso_week, monday: job.week_monday }, kinds, visibility, history, topics, matrix, plan, not_provided });
       reports.set(id, report);
     }
     return report;
@@ -230,7 +230,7 @@ export async function processDigestJob(job: DigestJob, deps: DigestDeps, attempt
     return result;
   }
   // Figures that break a rule the spec implies (the map reads a field from the wrong place or unit) are not sent: the record says why.
-  const broken = figuresViolations({ visibility, history, topics, matrix }, reportFor(['visibility', 'won_lost']).engines);
+  const broken = figuresViolations({ visibility, history, topics, matrix, ...plan }, reportFor(['visibility', 'won_lost']).engines);
   if (broken.length > 0) {
     // Nothing was ever sent from these figures (every render of the snapshot breaks the same rule), so it goes: the
     // planner plans the held records again while the week is due, and that delivery reads afresh through the map.

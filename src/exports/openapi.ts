@@ -18,7 +18,7 @@ const ExportLinkShape = z.object({
   id: ExportLinkId.describe('Revoke the link with `DELETE /exports/links/{id}`.'),
   url: z.url().describe('`/x/<token>.csv`: RFC 4180 CSV, what `=IMPORTDATA(url)` reads.'),
   json_url: z.url().describe('`/x/<token>.json`: the same rows as a JSON array of flat objects.'),
-  operation: z.string().describe('The operation id, or `history`.'),
+  operation: z.string().describe('The operation id, `history` (the kept weekly history) or `plan` (the week\'s plan, one row per question).'),
   params: z.record(z.string(), z.string()).describe('The parameters as given (a relative `days` stays relative).'),
   brand_id: z.number().int().nullable(),
   market: Market.nullable(),

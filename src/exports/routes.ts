@@ -28,11 +28,11 @@ import { zodSide } from '../contract/zod-side';
 import { json, plainText } from '../lib/http';
 import type { Route } from '../lib/router';
 import { TOKEN_FAILURE_STATUS } from '../lib/signing';
-import { EXPORT_FORMATS, EXPORT_LINK_BASE, EXPORTS_BASE, type ExportFormat, type ExportLink, type ExportProblem, type ExportTarget, HISTORY_KIND, listExportLinks, mintExportLink, openExportLink, revokeExportLink } from '../links/export-links';
+import { EXPORT_FORMATS, EXPORT_LINK_BASE, EXPORTS_BASE, type ExportFormat, type ExportLink, type ExportProblem, type ExportTarget, listExportLinks, mintExportLink, openExportLink, revokeExportLink, SCOPE_KINDS, PLAN_KIND } from '../links/export-links';
 import { expiresInDays, linkOwnerKey, noQuery, readFailure, tooManyLinks } from '../links/keyed-routes';
 import { MAX_LIVE_LINKS } from '../links/link-store';
 import { clientAddressOf } from '../proxy';
-import { HISTORY_COLUMNS, historyRecord, readHistory, readScope, readTableBody } from '../weekly-report';
+import { HISTORY_COLUMNS, historyRecord, PLAN_COLUMNS, planRecords, readHistory, readScope, readTableBody, readWeek, reportOf } from '../weekly-report';
 import type { ExportDeps } from './deps';
 import type { Caller } from '../subscriptions';
 import { CSV_CONTENT_TYPE, csvColumns, tableRows, toCsv } from './table';
@@ -42,7 +42,7 @@ import { checkTarget, ParamsField, type TableOperation, tableOperation } from '.
 export const MAX_BODY_BYTES = 4096;
 
 export const MintBody = z.strictObject({
-  operation: z.string({ error: '`operation` is required: an operation id such as `listTopics`, or `history`.' }).max(64),
+  operation: z.string({ error: '`operation` is required: an operation id such as `listTopics`, `history` or `plan`.' }).max(64),
   params: ParamsField,
   expires_in_days: expiresInDays,
 });
@@ -120,8 +120,16 @@ function readProblemText(error: ApiClientError): Response {
   return plainText(502, 'The Read API behind this link did not answer. Try again in a few minutes.');
 }
 
-/** The table a link reads: the operation's rows, or the kept history once the key is seen to read the brand and market. */
-async function readTable(client: ApiClient, db: D1Database, target: ExportTarget, op: TableOperation | undefined): Promise<{ columns: readonly string[]; rows: Record<string, unknown>[] }> {
+/**
+ * The table a link reads: the operation's rows, the week's plan (one row per question, read now as the report reads
+ * it), or the kept history once the key is seen to read the brand and market.
+ */
+async function readTable(client: ApiClient, db: D1Database, target: ExportTarget, op: TableOperation | undefined, now: Date): Promise<{ columns: readonly string[]; rows: Record<string, unknown>[] }> {
+  if (target.kind === PLAN_KIND) {
+    const { inputs } = await readWeek(client, { brand_id: target.brandId, market: target.market.code }, now);
+    const plan = reportOf(inputs).plan;
+    return { columns: PLAN_COLUMNS, rows: plan ? planRecords(plan) : [] };
+  }
   if (!op) {
     // The history is kept in D1, but only the key's own brands are shown: the API says which (a cached read).
     const { brands } = await client.listBrands();
@@ -140,11 +148,11 @@ async function read(request: Request, file: string, deps: ExportDeps): Promise<R
   const opened = await openExportLink(deps, named[1]!);
   if (!opened.ok) return problemText(opened.problem);
   const { target, apiKey, parent } = opened.link;
-  const op = target.kind === HISTORY_KIND ? undefined : tableOperation(target.kind);
-  if (!op && target.kind !== HISTORY_KIND) return plainText(410, 'This export link names an operation this service no longer exports. Ask for a new link.');
+  const op = SCOPE_KINDS.includes(target.kind) ? undefined : tableOperation(target.kind);
+  if (!op && !SCOPE_KINDS.includes(target.kind)) return plainText(410, 'This export link names an operation this service no longer exports. Ask for a new link.');
   let table: Awaited<ReturnType<typeof readTable>>;
   try {
-    table = await readTable(deps.api(apiKey, clientAddressOf(request)), deps.db, target, op);
+    table = await readTable(deps.api(apiKey, clientAddressOf(request)), deps.db, target, op, deps.now());
   } catch (error) {
     if (error instanceof ApiClientError) return parent && error.status === 401 ? endedText('The API key it read with was revoked.') : readProblemText(error);
     throw error;

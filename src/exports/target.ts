@@ -9,7 +9,7 @@ import { ApiError, invalidParameter } from '../contract/errors';
 import { type AnyOperation, type CsvRows, type OperationId, operationList } from '../contract/operations';
 import { parseRequest } from '../contract/request';
 import { toDay } from '../contract/window';
-import { HISTORY_KIND } from '../links/export-links';
+import { HISTORY_KIND, PLAN_KIND, SCOPE_KINDS } from '../links/export-links';
 
 /** An operation with rows: one that exports to CSV. */
 export type TableOperation = AnyOperation & { id: OperationId; csv: CsvRows };
@@ -18,8 +18,8 @@ export type TableOperation = AnyOperation & { id: OperationId; csv: CsvRows };
 export const TABLE_OPERATIONS: readonly TableOperation[] = operationList.filter((op): op is TableOperation => op.csv !== undefined);
 const byId = new Map(TABLE_OPERATIONS.map((op) => [op.id as string, op]));
 
-/** What `operation` may be: a list-shaped operation id, or `history`. */
-export const EXPORT_KINDS: readonly string[] = [...byId.keys(), HISTORY_KIND];
+/** What `operation` may be: a list-shaped operation id, `history` or `plan`. */
+export const EXPORT_KINDS: readonly string[] = [...byId.keys(), HISTORY_KIND, PLAN_KIND];
 
 export const tableOperation = (id: string): TableOperation | undefined => byId.get(id);
 
@@ -28,19 +28,19 @@ export const ParamsField = z
   .record(z.string().max(64), z.union([z.string().max(1000), z.number(), z.boolean()]), { error: '`params` must be an object of parameter values (strings, numbers or booleans).' })
   .default({});
 
-/** `history` takes only the brand and the market. */
-const HistoryParams = z.strictObject({ brand_id: z.string().optional(), market: z.string().optional() });
+/** `history` and `plan` take only the brand and the market. */
+const ScopeParams = z.strictObject({ brand_id: z.string().optional(), market: z.string().optional() });
 
 /**
  * Checks the operation and its parameters. Returns the operation (undefined
- * for `history`) and the parameters as text. A relative window (`days`)
+ * for `history` and `plan`) and the parameters as text. A relative window (`days`)
  * stays as given: it is resolved whenever the link is read.
  */
 export function checkTarget(kind: string, params: Record<string, string | number | boolean>, now: Date): { op: TableOperation | undefined; params: Record<string, string> } {
   const text = Object.fromEntries(Object.entries(params).map(([name, value]) => [name, String(value)]));
-  if (kind === HISTORY_KIND) {
-    const unknown = Object.keys(text).find((name) => !Object.hasOwn(HistoryParams.shape, name));
-    if (unknown) throw invalidParameter(`params.${unknown}`, `\`${unknown}\` is not a parameter of the history: it takes \`brand_id\` and \`market\`.`);
+  if (SCOPE_KINDS.includes(kind)) {
+    const unknown = Object.keys(text).find((name) => !Object.hasOwn(ScopeParams.shape, name));
+    if (unknown) throw invalidParameter(`params.${unknown}`, `\`${unknown}\` is not a parameter of the ${kind === PLAN_KIND ? 'plan' : 'history'}: it takes \`brand_id\` and \`market\`.`);
     return { op: undefined, params: text };
   }
   const op = tableOperation(kind);

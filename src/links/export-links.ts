@@ -1,7 +1,8 @@
 /**
  * CSV export links, `/x/<token>.csv` (and `.json`), DESIGN section 11: a
  * signed, expiring, revocable link to one operation of the API with its
- * parameters, or to a brand's kept weekly history (kind `history`). The
+ * parameters, to a brand's kept weekly history (kind `history`), or to the
+ * week's plan (kind `plan`). The
  * token (src/lib/signing.ts, purpose `export`) names only the link's id and
  * expiry; the row in the store of keyed links (link-store.ts, purpose
  * `export`) holds the operation in `kind`, its parameters in `params` (as
@@ -36,6 +37,10 @@ export const EXPORTS_BASE = '/exports';
 export const EXPORT_LINK_BASE = '/x';
 /** The kind of a link to the kept weekly history (`GET /reports/history`) instead of an operation. */
 export const HISTORY_KIND = 'history';
+/** The kind of a link to the week's plan (src/weekly-report/plan.ts), read afresh whenever the link is read. */
+export const PLAN_KIND = 'plan';
+/** The kinds that read no one operation and take only the brand and the market. */
+export const SCOPE_KINDS: readonly string[] = [HISTORY_KIND, PLAN_KIND];
 export const EXPORT_FORMATS = ['csv', 'json'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 

@@ -56,7 +56,7 @@ export const PROMPTS: readonly PromptDefinition[] = [
   {
     name: 'weekly_review',
     title: 'Weekly review',
-    description: 'How AI answer engines treated the brand this week: the lead, the score against the noise, each engine, the questions won and lost, and next steps.',
+    description: 'How AI answer engines treated the brand this week: the lead, the score against the noise, each engine, the questions won and lost, and the week\'s plan to win them back.',
     text: (t) =>
       [
         `Review how AI answer engines treated ${who(t)} this week.`,
@@ -68,7 +68,7 @@ export const PROMPTS: readonly PromptDefinition[] = [
         '- A table with one row per engine: questions naming the brand now and a week before, gained, lost.',
         '- The questions lost, then won (at most 5 each), each with the engines that moved and the rival named instead (`moved[].top_rival`).',
         '- If `report.not_provided` is not empty, say in one line what the service does not provide.',
-        '- End with three concrete next steps.',
+        '- End with the plan (`report.plan`): its first three items in its order, each with what to do (`headline`), why (`why`: the questions lost and the rivals that took them), the task with its expected gain and effort where there is one, and the page work (`steps`); say how they are ranked (`report.plan.ranking`) and each line of `report.plan.lines`.',
       ].join('\n'),
   },
   {

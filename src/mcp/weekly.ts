@@ -3,14 +3,14 @@
  * the digest email and the report page are built from (src/weekly-report):
  * the lead, the visibility score and its change against the sampling noise,
  * each engine's figures, the topics that moved, and the questions won and
- * lost. Read as the report page reads it (`readWeek`, then `reportOf`): four
- * reads through the key's cache, for the same 7 days. A part the Read API
+ * lost, and the week's plan. Read as the report page reads it (`readWeek`,
+ * then `reportOf`): seven reads through the key's cache, for the same 7 days. A part the Read API
  * does not provide is left out and said in one line (`report.not_provided`).
  */
 import type { ApiClient } from '../client';
 import type { JsonObject } from '../contract/openapi';
 import { BRAND_MARKET_PARAMS } from '../contract/params';
-import { countOf, formatPercent, formatRange, formatSigned, formatTrend, implausibleWarning, readWeek, type Report, reportOf, type ReportSource } from '../weekly-report';
+import { countOf, formatPercent, formatRange, formatSigned, formatTrend, implausibleWarning, planLines, readWeek, type Report, reportOf, type ReportSource } from '../weekly-report';
 import { bodyResult, failureResult } from './results';
 import { inputSchemaOf, toolDefinition } from './tools';
 
@@ -37,6 +37,7 @@ const REPORT_FIELDS = {
   visibility: orNull(OBJECT),
   topics: ARRAY,
   won_lost: orNull(OBJECT),
+  plan: orNull(OBJECT),
   engines: ARRAY,
   subject: STRING,
   not_provided: ARRAY,
@@ -47,7 +48,7 @@ export const weeklyReportTool = toolDefinition({
   name: 'weekly_report',
   title: 'Get the weekly report',
   description:
-    'The week as the digest email says it: the lead, the score and whether its change is beyond the noise, each engine, topics that moved, questions won and lost. The last 7 days. When `report.implausible` is not empty the figures break a rule the Read API keeps and some are wrong: say so before quoting any.',
+    'The week as the digest email says it: the lead, the score and whether its change is beyond the noise, each engine, topics that moved, questions won and lost, and the plan: per lost question the rival that took it, the brand\'s page and what to do with it, the domains AI cites instead and the task that would win it back, best first (`report.plan.items`). The last 7 days. When `report.implausible` is not empty the figures break a rule the Read API keeps and some are wrong: say so before quoting any.',
   inputJson: inputSchemaOf(BRAND_MARKET_PARAMS),
   outputJson: { type: 'object', properties: { report: { type: 'object', properties: REPORT_FIELDS }, source: OBJECT } },
 });
@@ -62,7 +63,9 @@ export function reportText(report: Report): string {
   if (engines.length > 0)
     lines.push(`Per engine, questions naming the brand: ${engines.map((e) => `${e.engine_label} ${e.naming} of ${e.answered}${e.change === null ? '' : ` (${formatSigned(e.change)})`}`).join(', ')}.`);
   if (wonLost) lines.push(`Questions won ${wonLost.counts.won}, lost ${wonLost.counts.lost}, held ${wonLost.counts.held}.`);
-  lines.push(...report.not_provided.map((p) => p.line));
+  if (report.plan) lines.push(...planLines(report.plan));
+  // The plan says its own parts' lines.
+  lines.push(...report.not_provided.filter((p) => !report.plan?.lines.includes(p.line)).map((p) => p.line));
   return lines.join('\n');
 }
 

@@ -20,7 +20,7 @@
 import { requireKey } from '../contract/access';
 import { BRAND_MARKET_PARAMS, queryObject, readParams } from '../contract/params';
 import { html, type Markup, trusted } from '../lib/html';
-import { exportLinkFor, type ExportTarget, HISTORY_KIND } from '../links/export-links';
+import { exportLinkFor, type ExportTarget, HISTORY_KIND, SCOPE_KINDS } from '../links/export-links';
 import type { LinkParent } from '../links/link-store';
 import { LINK_DAYS, readFailure } from '../links/keyed-routes';
 import { DAY_MS } from '../lib/time';
@@ -46,7 +46,7 @@ export async function pageCsvLinks(deps: Deps, apiKey: string, inputs: Pick<Week
     const part = CSV_TABLE_PARTS[table];
     if (part && inputs.not_provided.includes(part)) continue;
     // The share of voice of the page's week: a relative 7 days, like the page.
-    const params = kind === HISTORY_KIND ? {} : kind === 'getOverview' ? { ...brandMarket, days: '7' } : brandMarket;
+    const params = SCOPE_KINDS.includes(kind) ? {} : kind === 'getOverview' ? { ...brandMarket, days: '7' } : brandMarket;
     const target: ExportTarget = { kind, params, ...scope };
     const outcome = await exportLinkFor(deps, apiKey, target, notAfter, parent);
     if (!outcome.ok) break;

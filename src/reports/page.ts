@@ -2,8 +2,8 @@
  * The weekly report as a web page: the same `Report` the digest email renders
  * (src/weekly-report/model.ts), plus what a page can hold and the email
  * cannot: the 12 weeks as a chart (src/weekly-report/chart.ts) and a table, answers per engine
- * (`/prompts`), share of voice against the top rivals (`/overview`), every
- * won and lost question, the brand's other markets, and a link to share. A
+ * (`/prompts`), share of voice against the top rivals (`/overview`), the
+ * week's plan in full (plan-section.ts), every won and lost question, the brand's other markets, and a link to share. A
  * part the Read API does not provide leaves its section out, with one line
  * saying so in its place (`Report.not_provided`).
  *
@@ -35,6 +35,7 @@ import {
 import type { PartId } from '../weekly-report/parts';
 import { CHART_STYLE, chartScale, chartSvg } from '../weekly-report/chart';
 import { implausibleWarning } from '../weekly-report/guard';
+import { PLAN_STYLE, planSection } from './plan-section';
 
 const SECTION = 'weekly report';
 
@@ -88,6 +89,7 @@ ul.engines{list-style:none;padding:0;margin:2px 0 0;font-size:14px;color:var(--m
 .share-row{display:flex;gap:8px;flex-wrap:wrap;margin:8px 0}
 .share-row input{flex:1 1 220px;min-width:0;font:14px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;padding:9px 10px;border:1px solid var(--rule);border-radius:6px;background:var(--panel);color:var(--ink)}
 #copy-status{min-height:1.5em}
+${PLAN_STYLE}
 @media (max-width:520px){
 .score{font-size:34px}
 th,td{padding:6px 4px}
@@ -220,7 +222,7 @@ export interface PageLinks {
 }
 
 /** The page's tables that offer a CSV link, and the operation each one is read from. */
-export const CSV_TABLES = { weeks: 'getVisibility', engines: 'getPromptMatrix', share_of_voice: 'getOverview', won_lost: 'getAnswerHistory', history: 'history' } as const;
+export const CSV_TABLES = { plan: 'plan', weeks: 'getVisibility', engines: 'getPromptMatrix', share_of_voice: 'getOverview', won_lost: 'getAnswerHistory', history: 'history' } as const;
 export type CsvTable = keyof typeof CSV_TABLES;
 /** Tables whose rows are a part the Read API may not provide (src/weekly-report/parts.ts): without it, no table and no link. */
 export const CSV_TABLE_PARTS: Partial<Record<CsvTable, PartId>> = { weeks: 'history', engines: 'per_engine' };
@@ -268,6 +270,8 @@ export function reportPage(report: Report, source: ReportSource, extras: PageExt
   parts.push(html`<p class="lead" data-testid="lead">${report.lead.headline}</p>`);
   if (report.empty === 'nothing_measured') parts.push(html`<p>Nothing was measured for this brand and market in the last two weeks, so there are no figures to report.</p>`);
   else if (report.empty === 'nothing_changed') parts.push(html`<p class="small">A quiet week: every change below is within its sampling noise.</p>`);
+  parts.push(planSection(report));
+  parts.push(csvRow(report.plan && report.plan.items.length > 0 ? links.csv?.plan : undefined, 'the plan, one row per question'));
 
   if (vis) {
     const scale = chartScale(vis.history.flatMap((w) => (w.score === null ? [] : [w.score])));

@@ -114,10 +114,10 @@ function windowsProblem(error: WindowMismatch): ReadProblem {
   return new ReadProblem(message, 'The report’s figures do not cover the same week', [message, FIX_WITH_CHECK]);
 }
 
-/** The plain-text digest of this report: the email's own text part, without the subscription footer it does not have here. */
+/** The plain-text digest of this report: the email's own text part with the whole plan, without the subscription footer it does not have here. */
 async function digestText(report: Report, viewUrl: string): Promise<string> {
   const UNSUBSCRIBE = 'https://placeholder.invalid/unsubscribe';
-  const { text } = await renderDigest({ report, links: { viewInBrowser: viewUrl, unsubscribe: UNSUBSCRIBE } });
+  const { text } = await renderDigest({ report, links: { viewInBrowser: viewUrl, unsubscribe: UNSUBSCRIBE }, planShown: Number.POSITIVE_INFINITY });
   // Figures that break a rule are said first: no digest of them is sent, and this form must not read as one.
   const warning = implausibleWarning(report.implausible);
   const warned = warning ? `${[warning.headline, ...warning.lines.map((line) => `- ${line}`)].join('\n')}\n\n${text}` : text;

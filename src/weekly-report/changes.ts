@@ -68,6 +68,8 @@ export type AlertEvent =
       now: AnswerState;
       runs_before: number;
       runs_now: number;
+      /** For a lost question, what would win it back, one line (plan.ts `actionLine`); absent when the service says neither its page nor a task. */
+      action?: string;
     }
   | { type: 'visibility_moved'; direction: 'up' | 'down'; score: number; previous: number; change: number; noise: number; period: { from: string; to: string } }
   | { type: 'rival_overtook'; topic: { id: number; name: string }; rival: string; rival_share: number; brand_share: number; previous_rival_share: number | null };
@@ -214,7 +216,7 @@ export function changesBetween(before: AlertSnapshot | null, after: AlertSnapsho
 export function headlineOf(event: AlertEvent, brand: string): string {
   switch (event.type) {
     case 'question_lost':
-      return `${event.engine_label} stopped naming ${brand} for ${quoted(event.question.text)} (${stateWord(event.before)} → ${stateWord(event.now)}).`;
+      return `${event.engine_label} stopped naming ${brand} for ${quoted(event.question.text)} (${stateWord(event.before)} → ${stateWord(event.now)}).${event.action ? ` ${event.action}` : ''}`;
     case 'question_won':
       return `${event.engine_label} now names ${brand} for ${quoted(event.question.text)} (${stateWord(event.before)} → ${stateWord(event.now)}).`;
     case 'visibility_moved':

@@ -19,11 +19,23 @@ export interface SentBodies {
   history?: ResponseOf<'getAnswerHistory'> | null;
   topics?: ResponseOf<'listTopics'> | null;
   matrix?: ResponseOf<'getPromptMatrix'> | null;
+  /** The plan's bodies (plan.ts). */
+  gaps?: ResponseOf<'getContentGaps'> | null;
+  tasks?: ResponseOf<'listTasks'> | null;
+  pages?: ResponseOf<'listPages'> | null;
   /** The day they were read for (`YYYY-MM-DD`, from the clock seam): the fixed windows end on it. Without it they are judged by length alone. */
   today?: string | undefined;
 }
 
-const OPERATION_OF: Record<Exclude<keyof SentBodies, 'today'>, OperationId> = { visibility: 'getVisibility', history: 'getAnswerHistory', topics: 'listTopics', matrix: 'getPromptMatrix' };
+const OPERATION_OF: Record<Exclude<keyof SentBodies, 'today'>, OperationId> = {
+  visibility: 'getVisibility',
+  history: 'getAnswerHistory',
+  topics: 'listTopics',
+  matrix: 'getPromptMatrix',
+  gaps: 'getContentGaps',
+  tasks: 'listTasks',
+  pages: 'listPages',
+};
 
 /** Every rule the bodies break, and, given the engines a view lists and counts, `engines_answered`. */
 export function figuresViolations(bodies: SentBodies, engines?: readonly { engine: string; runs: number | null }[]): Violation[] {

@@ -4,11 +4,14 @@
  * - The subject: the brand, then the news with units, then the days:
  *   `Brightdesk: AI visibility 47.9% (−3.3 pts) · lost 4 questions, won 3 · 17–23 Nov 2026`;
  *   a week with nothing beyond the noise starts `a quiet week`; a week with no
- *   answered run says `nothing measured in AI answers`.
+ *   answered run says `nothing measured in AI answers`. Of lost and won, the
+ *   larger comes first (losses on a tie), so the subject and the lead agree
+ *   on the week's direction.
  * - The lead: one sentence that names the brand and the one change that
  *   matters most, in this order: nothing measured; the score moved beyond
  *   the noise (with the topic that moved most the same way); the question
- *   that moved on the most engines (a loss before a gain of the same size);
+ *   that moved on the most engines the week's way (a loss when more were
+ *   lost than won, a gain when more were won, a loss on a tie);
  *   a topic that moved beyond the noise; else a quiet week, in one line.
  */
 import { formatPercent, formatPoints, formatTrend, joinNames, possessive, quoted, sentence } from './words';
@@ -26,9 +29,17 @@ function mainRival(engines: EngineMove[]): string | null {
   return best;
 }
 
-/** The question that moved on the most engines; a loss before a gain of the same size, because a loss is what to act on. */
+/** Whether the week won more questions than it lost: the lead and the subject tell its direction first. */
+const mostlyWon = (counts: { won: number; lost: number }) => counts.won > counts.lost;
+
+/**
+ * The question that moved on the most engines the week's way (losses when as many or more were lost, because a
+ * loss is what to act on; gains when more were won), so the lead agrees with the subject.
+ */
 function biggestMove(wonLost: WonLostSection | null): QuestionMove | null {
-  const moves = wonLost ? [...wonLost.lost, ...wonLost.won] : [];
+  if (!wonLost) return null;
+  const [first, then] = mostlyWon(wonLost.counts) ? [wonLost.won, wonLost.lost] : [wonLost.lost, wonLost.won];
+  const moves = first.length > 0 ? first : then;
   return moves.reduce<QuestionMove | null>((best, q) => (best === null || sizeOf(q) > sizeOf(best) ? q : best), null);
 }
 
@@ -89,7 +100,7 @@ export function leadOf(brand: string, periodLabel: string, empty: Report['empty'
 function questionNews(counts: { won: number; lost: number }): string | null {
   const { won, lost } = counts;
   const noun = (n: number) => (n === 1 ? 'question' : 'questions');
-  if (lost > 0 && won > 0) return `lost ${lost} ${noun(lost)}, won ${won}`;
+  if (lost > 0 && won > 0) return mostlyWon(counts) ? `won ${won} ${noun(won)}, lost ${lost}` : `lost ${lost} ${noun(lost)}, won ${won}`;
   if (lost > 0) return `lost ${lost} ${noun(lost)}`;
   if (won > 0) return `won ${won} ${noun(won)}`;
   return null;

@@ -66,6 +66,7 @@ import { changeNoise, trendOf } from './noise';
 import { engineLabel, enginesOf } from './engines';
 import { leadOf, sizeOf, subjectOf } from './lead';
 import { figuresViolations } from './guard';
+import { planOf } from './plan';
 import { DIGEST_KINDS, type EngineFigures, type NotProvided, type QuestionMove, type Report, type ReportInput, type TopicMove, type VisibilitySection, type WonLostSection } from './report';
 import { formatPercent, formatRange, shortDay, type Trend } from './words';
 
@@ -73,6 +74,7 @@ export * from './engines';
 export * from './noise';
 export * from './report';
 export * from './words';
+export * from './plan';
 
 /** How many topics the report lists as "moved most". */
 export const TOPICS_SHOWN = 3;
@@ -253,6 +255,9 @@ export function buildReport(input: ReportInput): Report {
   const empty = nothingMeasured ? 'nothing_measured' : anythingMoved ? null : 'nothing_changed';
   const periodLabel = formatRange(v.period);
   const engines = engineFigures(input.history, matrix, !missing.includes('moved'));
+  const notProvided = notProvidedOf(missing, input.unplaced ?? {});
+  const planLines = notProvided.filter((p) => PLAN_PARTS.includes(p.part)).map((p) => p.line);
+  const plan = showWonLost && input.plan && !nothingMeasured ? planOf({ brand: input.brand.name, history: input.history, topicNames, inputs: input.plan, notProvided: planLines }) : null;
   return {
     brand: input.brand,
     market: v.market,
@@ -266,12 +271,16 @@ export function buildReport(input: ReportInput): Report {
     visibility: showVis,
     topics: showTopics,
     won_lost: showWonLost,
+    plan,
     engines,
     subject: subjectOf(input.brand.name, periodLabel, empty, showVis, showWonLost),
-    not_provided: notProvidedOf(missing, input.unplaced ?? {}),
-    implausible: figuresViolations({ visibility: v, history: input.history, topics: input.topics, matrix: input.matrix ?? null, today: input.today }, engines),
+    not_provided: notProvided,
+    implausible: figuresViolations({ visibility: v, history: input.history, topics: input.topics, matrix: input.matrix ?? null, ...input.plan, today: input.today }, engines),
   };
 }
+
+/** The parts only the plan reads: their lines are said in the plan's section. */
+const PLAN_PARTS: readonly PartId[] = ['coverage', 'tasks', 'cited_instead'];
 
 /** The parts not provided, each with its line (one per part: the report's sections are separate). */
 function notProvidedOf(missing: readonly PartId[], unplaced: Partial<Record<PartId, string[]>>): NotProvided[] {

@@ -39,6 +39,15 @@ export const PARTS = {
   moved: { operation: 'getAnswerHistory', fields: ['questions[].moved'], words: 'the engines that moved each question' },
   topics: { operation: 'listTopics', fields: ['topics'], words: 'topics' },
   rivals: { operation: 'listTopics', fields: ['topics[].rivals'], words: 'rivals per topic' },
+  // The plan's (plan.ts): only what it reads of each body is required of it.
+  coverage: { operation: 'getContentGaps', fields: ['questions'], words: 'content coverage', without: ['period', 'counts', 'questions[].text', 'questions[].topic', 'questions[].has_page', 'questions[].page_citations'] },
+  tasks: { operation: 'listTasks', fields: ['tasks'], words: 'tasks', without: ['filter', 'open_counts', 'matching', 'tasks[].layer', 'tasks[].status', 'tasks[].created_at', 'tasks[].updated_at'] },
+  cited_instead: {
+    operation: 'listPages',
+    fields: ['uncited'],
+    words: 'what AI cites instead of the brand’s pages',
+    without: ['period', 'previous_period', 'totals', 'pages', 'by_engine', 'by_topic', 'uncited[].title', 'uncited[].topic.name', 'uncited[].cited_instead[].url', 'uncited[].cited_instead[].classification'],
+  },
   brand_name: { operation: 'listBrands', fields: ['brands'], words: 'the brand’s name', without: ['plan', 'generated_at', 'brands[].domain', 'brands[].category', 'brands[].markets'] },
 } as const satisfies Record<string, Part>;
 export type PartId = keyof typeof PARTS;
@@ -56,6 +65,9 @@ const REPORT: Needs = {
   moved: 'so each won or lost question is listed without the engines that moved it',
   topics: 'so the topics that moved are left out',
   rivals: 'so the rival named most in each topic is left out',
+  coverage: 'so the plan leaves out the brand’s page for each question and what to do with it',
+  tasks: 'so the plan leaves out the task that would win each question back',
+  cited_instead: 'so the plan leaves out the domains AI cites instead',
 };
 
 /** The report as a page and `weekly_report` read it: with the brand's name from `/brands` (a digest's subscription keeps it). */

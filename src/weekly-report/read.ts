@@ -24,14 +24,18 @@ import { type Needs, NEEDS, type PartId, readParts } from './parts';
 /** What the report reads of `/brands`. */
 const BRAND_NAME: Needs = { brand_name: 'required' };
 import { firstFailure, OperationMissing } from './missing';
+import type { PlanInputs } from './plan';
 import { utcWeek } from './week';
 
 /** The fixed-window reads of a week, in the order `readWeek` makes them. */
 const FIXED_READS = ['getVisibility', 'getAnswerHistory', 'getPromptMatrix'] as const;
 
+/** The reads of a week for a brand and market: the fixed ones, `/topics`, and the plan's three (`/content-gaps`, `/tasks`, `/pages`); `/brands` besides when the brand's name is not known. */
+export const WEEK_READS = FIXED_READS.length + 1 + 3;
+
 /** One read behind a report. */
 export interface ReadInfo {
-  operation: 'getVisibility' | 'getAnswerHistory' | 'getPromptMatrix' | 'listTopics' | 'listBrands' | PageReadOperation;
+  operation: 'getVisibility' | 'getAnswerHistory' | 'getPromptMatrix' | 'listTopics' | 'listBrands' | 'getContentGaps' | 'listTasks' | 'listPages' | PageReadOperation;
   /** The proxy's `X-Cache`: HIT and STALE came from the cache, MISS and REVALIDATED from the API. */
   cache: CacheStatus | null;
   /** Seconds since the proxy stored the answer (`Age`), when it came from the cache. */
@@ -63,6 +67,8 @@ export interface WeeklyInputs {
   topics: ResponseOf<'listTopics'> | null;
   /** Each question's dominant answer per engine over the same 7 days: the per-engine figures. */
   matrix: ResponseOf<'getPromptMatrix'> | null;
+  /** The plan's bodies (plan.ts); absent from inputs kept before the plan was read. */
+  plan?: PlanInputs;
   not_provided: PartId[];
   /** Of `not_provided`, those whose operation answered with lists under names the map does not place: by part, those names. */
   unplaced?: Partial<Record<PartId, string[]>>;
@@ -77,7 +83,7 @@ export interface WeeklyRead {
 
 /** The report of `inputs` for the given kinds (both by default). */
 export const reportOf = (inputs: WeeklyInputs, kinds: readonly DigestKind[] = DIGEST_KINDS): Report =>
-  buildReport({ brand: inputs.brand, week: inputs.week, kinds, visibility: inputs.visibility, history: inputs.history, topics: inputs.topics, matrix: inputs.matrix, not_provided: inputs.not_provided, unplaced: inputs.unplaced, today: inputs.today });
+  buildReport({ brand: inputs.brand, week: inputs.week, kinds, visibility: inputs.visibility, history: inputs.history, topics: inputs.topics, matrix: inputs.matrix, plan: inputs.plan, not_provided: inputs.not_provided, unplaced: inputs.unplaced, today: inputs.today });
 
 export interface WeekTarget {
   brand_id?: number | undefined;
@@ -161,7 +167,13 @@ export async function readWeek(client: ApiClient, target: WeekTarget, now: Date)
   if (first !== undefined) [visibility, history, matrix] = await fixed();
   if (!aligned()) throw new WindowMismatch(windows(), windows() === first);
   const { period, brand_id: brandId, market } = visibility.data!;
-  const topics = await readParts(client, needs, 'listTopics', { ...params, from: period.from, to: period.to });
+  const days = { ...params, from: period.from, to: period.to };
+  const [topics, gaps, tasks, pages] = await Promise.all([
+    readParts(client, needs, 'listTopics', days),
+    readParts(client, needs, 'getContentGaps', params),
+    readTasks(client, needs, params),
+    readParts(client, needs, 'listPages', days),
+  ]);
   const brands = brandsRead ? await brandsRead.catch((error: unknown) => {
     // The others answered: a 404 of /brands says the service lacks it.
     throw error instanceof ApiClientError && error.kind === 'http' && error.status === 404 && error.code !== 'brand_not_found' ? new OperationMissing('listBrands', `${error.status} ${error.code}`, BRAND_NAME) : error;
@@ -175,8 +187,9 @@ export async function readWeek(client: ApiClient, target: WeekTarget, now: Date)
     history: history.data!,
     topics: topics.data,
     matrix: matrix.data,
-    not_provided: [visibility, history, matrix, topics].flatMap((read) => read.notProvided),
-    unplaced: Object.fromEntries([visibility, history, matrix, topics].flatMap((read) => (read.unplaced.length > 0 ? read.notProvided.map((part) => [part, read.unplaced]) : []))),
+    plan: { gaps: gaps.data, tasks: tasks.read?.data ?? null, pages: pages.data, tasks_in_plan: tasks.inPlan },
+    not_provided: [visibility, history, matrix, topics, gaps, ...(tasks.read ? [tasks.read] : []), pages].flatMap((read) => read.notProvided),
+    unplaced: Object.fromEntries([visibility, history, matrix, topics, gaps, pages].flatMap((read) => (read.unplaced.length > 0 ? read.notProvided.map((part) => [part, read.unplaced]) : []))),
     today: now.toISOString().slice(0, 10),
   };
   const reads = [
@@ -184,9 +197,25 @@ export async function readWeek(client: ApiClient, target: WeekTarget, now: Date)
     ...readInfo('getAnswerHistory', history.meta),
     ...readInfo('getPromptMatrix', matrix.meta),
     ...readInfo('listTopics', topics.meta),
+    ...readInfo('getContentGaps', gaps.meta),
+    ...readInfo('listTasks', tasks.read?.meta ?? null),
+    ...readInfo('listPages', pages.meta),
     ...(brands ? readInfo('listBrands', brands.meta) : []),
   ];
   return { inputs, source: summarizeReads(reads) };
+}
+
+/**
+ * `/tasks` for the plan: open tasks (the API's default filter), best first. A key whose plan has no tasks (403 `feature_not_in_plan`) gets the
+ * plan without them (`inPlan` false), never a failed report.
+ */
+async function readTasks(client: ApiClient, needs: Needs, params: Record<string, unknown>): Promise<{ read: Awaited<ReturnType<typeof readParts<'listTasks'>>> | null; inPlan: boolean }> {
+  try {
+    return { read: await readParts(client, needs, 'listTasks', params), inPlan: true };
+  } catch (error) {
+    if (error instanceof ApiClientError && error.kind === 'http' && error.status === 403 && error.code === 'feature_not_in_plan') return { read: null, inPlan: false };
+    throw error;
+  }
 }
 
 /** What a key reads, from `/visibility`: asked before a subscription or a link is made. */

@@ -9,6 +9,7 @@ import type { AnswerState } from '../contract/enums';
 import type { PartId } from './parts';
 import type { Violation } from '../contract/plausibility';
 import type { MoveWords, ScoreWords, Trend } from './words';
+import type { PlanInputs, PlanSection } from './plan';
 
 export const DIGEST_KINDS = ['visibility', 'won_lost'] as const;
 export const DigestKind = z.enum(DIGEST_KINDS);
@@ -135,6 +136,11 @@ export interface Report {
   visibility: VisibilitySection | null;
   topics: TopicMove[];
   won_lost: WonLostSection | null;
+  /**
+   * What to do about the questions lost (plan.ts): with the won and lost questions (`won_lost`), null without them,
+   * in a week with nothing measured, or when the plan's bodies were not read (a snapshot kept before the plan).
+   */
+  plan: PlanSection | null;
   /** Every engine, in the order of `ENGINE_LABELS`, then any other the upstream names; with `/prompts`, only those run in the period (model.ts, "Which engines"). */
   engines: EngineFigures[];
   subject: string;
@@ -158,6 +164,8 @@ export interface ReportInput {
   topics: ResponseOf<'listTopics'> | null;
   /** `/prompts` for the same 7 days, when read: gives each engine's questions naming the brand. Ignored when its days differ. */
   matrix?: ResponseOf<'getPromptMatrix'> | null;
+  /** The plan's bodies (plan.ts); without them the report has no plan. */
+  plan?: PlanInputs | null | undefined;
   /** The parts the service does not provide (parts.ts); their lists are empty. */
   not_provided?: readonly PartId[];
   /** Of those, the ones whose operation holds lists under names the map does not place (the line says so): by part, the names. */
