@@ -56,8 +56,9 @@ describe('a Pro key', () => {
     expect(text).toContain('This week’s plan');
     expect(text).toContain(first.headline);
     expect(text).toContain(plan.ranking);
-    // Right after the lead: before the score.
-    expect(html.indexOf('data-testid="plan-section"')).toBeLessThan(html.indexOf('data-testid="score"'));
+    // Right after the score, before the chart.
+    expect(html.indexOf('data-testid="score"')).toBeLessThan(html.indexOf('data-testid="plan-section"'));
+    expect(html.indexOf('data-testid="plan-section"')).toBeLessThan(html.indexOf('data-testid="chart"'));
     expect(html).toContain(`data-task-id="${task.id}"`);
 
     const plain = await (await call('/reports/weekly?market=us&format=text', { key })).text();

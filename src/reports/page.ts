@@ -270,8 +270,9 @@ export function reportPage(report: Report, source: ReportSource, extras: PageExt
   parts.push(html`<p class="lead" data-testid="lead">${report.lead.headline}</p>`);
   if (report.empty === 'nothing_measured') parts.push(html`<p>Nothing was measured for this brand and market in the last two weeks, so there are no figures to report.</p>`);
   else if (report.empty === 'nothing_changed') parts.push(html`<p class="small">A quiet week: every change below is within its sampling noise.</p>`);
-  parts.push(planSection(report));
-  parts.push(csvRow(report.plan && report.plan.items.length > 0 ? links.csv?.plan : undefined, 'the plan, one row per question'));
+  // The plan right after the score, as in the digest: what happened, how much, then what to do.
+  const plan = [planSection(report), csvRow(report.plan && report.plan.items.length > 0 ? links.csv?.plan : undefined, 'the plan, one row per question')];
+  if (!vis) parts.push(...plan);
 
   if (vis) {
     const scale = chartScale(vis.history.flatMap((w) => (w.score === null ? [] : [w.score])));
@@ -289,6 +290,9 @@ export function reportPage(report: Report, source: ReportSource, extras: PageExt
           (vis.previous === null ? 'The week before was not measured.' : `Week before: ${formatScore(vis.previous)}.`) +
           (vis.noise !== null ? ` Changes under ${vis.noise.toFixed(1)} points are within sampling noise and shown as steady.` : '');
     parts.push(html`<p class="small">${scoreNote}</p>`);
+    parts.push(html`</section>`);
+    parts.push(...plan);
+    parts.push(html`<section aria-labelledby="h-weeks"><h2 id="h-weeks">By week and topic</h2>`);
     if (withoutHistory) parts.push(notProvidedParagraph(withoutHistory));
     else {
       const fromZero = scale.lo > 0 ? ', not from zero, so that moves of a few points show' : '';

@@ -2,8 +2,9 @@
  * The week's plan on the report page (`Report.plan`, src/weekly-report/plan.ts):
  * every item, best first, each with what to do, why, the task's expected gain
  * and effort, the pages to work on, and the questions it answers with the
- * rival that took each and the brand's page. Right after the lead: the lead
- * says what happened, the plan what to do about it.
+ * rival that took each and the brand's page. Right after the score (after
+ * the lead when the report has no score): what happened, how much, then what
+ * to do about it.
  */
 import { EMPTY, html, type Markup } from '../lib/html';
 import { type PlanItem, type PlanQuestion, type Report, taskWords } from '../weekly-report/model';
@@ -13,7 +14,7 @@ ol.plan{padding-left:0;list-style:none;margin:8px 0 0;counter-reset:plan}
 ol.plan>li{border:1px solid var(--rule);border-radius:6px;padding:10px 14px;margin:0 0 12px;counter-increment:plan}
 ol.plan>li>.what{font-weight:700;margin:0 0 4px;overflow-wrap:anywhere}
 ol.plan>li>.what::before{content:counter(plan) ". "}
-ol.plan ul.steps{margin:6px 0 0;padding-left:20px}
+ol.plan ul.steps{margin:6px 0 0;padding-left:20px;font-size:15px}
 ol.plan details{margin:6px 0 0;font-size:14px}
 ol.plan details ul{padding-left:20px;margin:4px 0 0}
 ol.plan .task{font-size:14px;margin:2px 0 0}
