@@ -164,6 +164,26 @@ describe('signing in', () => {
   });
 });
 
+describe('a note or done in the address', () => {
+  // Names every object inherits: a page that looked them up with `in` showed `function Object() { [native code] }`.
+  const INHERITED = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__', 'isPrototypeOf', 'toLocaleString'];
+
+  it('says only the notes and confirmations the pages know, never an inherited name', async () => {
+    const ended = await (await get('/account/sign-in?note=signed-out')).text();
+    expect(ended).toContain('role="status"');
+    const { cookie } = await signIn();
+    for (const name of INHERITED) {
+      for (const [path, withCookie] of [[`/account/sign-in?note=${name}`, undefined], [`/account/subscriptions?done=${name}`, cookie], [`/account/links?done=${name}`, cookie], [`/account/exports?done=${name}`, cookie]] as const) {
+        const response = await get(path, withCookie);
+        expect([path, response.status]).toEqual([path, 200]);
+        const html = await response.text();
+        expect(html, path).not.toMatch(/native code|function |\[object /);
+        expect(html, path).not.toContain('role="status"');
+      }
+    }
+  });
+});
+
 describe('the session ends', () => {
   it('after a working day (8 hours), whatever happens in it', async () => {
     const { cookie } = await signIn();

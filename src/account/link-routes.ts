@@ -21,8 +21,9 @@ import { BRAND_MARKET_PARAMS, queryObject, readParams } from '../contract/params
 import { historyAs, listReportLinks, mintReportLinkAs, revokeReportLink, weeklyAs } from '../reports';
 import type { SubscriptionDeps } from '../subscriptions';
 import { answering, field, seeOther, type SignedIn, signedIn, signedInForm } from './guard';
-import { type CsvView, csvPage, EMPTY_LINK_FORM, LINK_DONE, type LinkDone, type LinkField, type LinkForm, sharePage, type ShareView } from './links-page';
+import { type CsvView, csvPage, EMPTY_LINK_FORM, LINK_DONE, type LinkField, type LinkForm, sharePage, type ShareView } from './links-page';
 import { ACCOUNT_PATHS, scopeOf } from './pages';
+import { ownKeyOf } from '../lib/http';
 
 type Deps = SubscriptionDeps;
 
@@ -41,8 +42,8 @@ const typed = (form: FormData): LinkForm => ({ scope: field(form, 'scope'), days
 /** `expires_in_days` as the JSON body takes it: a number (a word stays a word, so the API says what is wrong). */
 const daysOf = (days: string) => (days === '' ? {} : { expires_in_days: /^\d+$/.test(days) ? Number(days) : days });
 const doneOf = (url: URL) => {
-  const done = url.searchParams.get('done');
-  return done && done in LINK_DONE ? { done: done as LinkDone } : {};
+  const done = ownKeyOf(LINK_DONE, url.searchParams.get('done'));
+  return done ? { done } : {};
 };
 
 /** Runs an action; an API error shows the screen again with it, beside its field. */

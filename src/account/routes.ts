@@ -33,14 +33,15 @@ import { type Caller, listAs, removeAs, subscribeAs, type SubscriptionDeps, type
 import { hhmm } from '../subscriptions';
 import { answering, field, formOf, seeOther, type SignedIn, signedIn, signedInForm } from './guard';
 import { linkRoutes } from './link-routes';
-import { ACCOUNT_PATHS, overviewPage, refusedFormPage, scopeOf, type SignInNote, SIGN_IN_NOTES, signInPage } from './pages';
+import { ACCOUNT_PATHS, overviewPage, refusedFormPage, scopeOf, SIGN_IN_NOTES, signInPage } from './pages';
 import { beginSession, clearedSessionCookie, endSession, sessionOf } from './session';
 import { DONE, type Done, EMPTY_FORM, FIELD_OF_PARAM, type SubscribeForm, subscriptionsPage, type SubscriptionsView } from './subscriptions-page';
+import { ownKeyOf } from '../lib/http';
 
 const showSignIn = answering(async (request: Request, deps: SubscriptionDeps, url: URL) => {
   if (typeof (await sessionOf(deps, request)) === 'object') return seeOther(ACCOUNT_PATHS.overview);
-  const note = url.searchParams.get('note');
-  return signInPage(200, note && note in SIGN_IN_NOTES ? { note: note as SignInNote } : {});
+  const note = ownKeyOf(SIGN_IN_NOTES, url.searchParams.get('note'));
+  return signInPage(200, note ? { note } : {});
 });
 
 const signIn = answering(async (request: Request, deps: SubscriptionDeps) => {
@@ -77,8 +78,8 @@ async function viewOf(deps: SubscriptionDeps, who: SignedIn, rest: Partial<Subsc
 
 const showSubscriptions = answering(async (request: Request, deps: SubscriptionDeps, url: URL) => {
   const who = await signedIn(request, deps);
-  const done = url.searchParams.get('done');
-  return subscriptionsPage(200, await viewOf(deps, who, done && done in DONE ? { done: done as Done } : {}));
+  const done = ownKeyOf(DONE, url.searchParams.get('done'));
+  return subscriptionsPage(200, await viewOf(deps, who, done ? { done } : {}));
 });
 
 /** The form as typed. */

@@ -138,3 +138,8 @@ export function plainTarget(raw: string): Target | undefined {
   if (query !== '' && !PLAIN_QUERY.test(query)) return undefined;
   return { pathname, search: query === '?' ? '' : query };
 }
+
+/** A query parameter's value as one of `record`'s own keys, or undefined: never an inherited name (`constructor`, `toString`). */
+export function ownKeyOf<T extends object>(record: T, value: string | null): Extract<keyof T, string> | undefined {
+  return value !== null && Object.hasOwn(record, value) ? (value as Extract<keyof T, string>) : undefined;
+}
