@@ -221,6 +221,28 @@ describe('the session ends', () => {
     expect(visibleText(await (await get('/account/sign-in?note=revoked')).text())).toContain('the API no longer accepts its key');
   });
 
+  it('when the API no longer accepts the key: a form that writes asks the API now, so nothing is written, even within the cache\'s 5 minutes', async () => {
+    const key = await accountKey('account-revoked-write');
+    const { cookie, csrf } = await signIn(key);
+    const add = { email: 'lead@example.com', scope: '1:us', kinds: ['visibility', 'won_lost'], timezone: 'UTC', channel: 'email', channel_url: '', quiet_start: '22:00', quiet_end: '07:00' };
+    expect((await post('/account/subscriptions', { csrf, ...add }, { cookie })).status).toBe(303);
+    const id = (await env.DB.prepare("SELECT id FROM digest_subscriptions WHERE email = 'lead@example.com' AND key_hash = ?").bind(await sha256Hex(key)).first<{ id: string }>())!.id;
+    await env.DB.prepare('UPDATE api_keys SET revoked_at = ? WHERE key_hash = ?').bind(new Date(clock).toISOString(), await sha256Hex(key)).run();
+    clock += MINUTE;
+    // The key's gate shares an answer with identical reads for 2 s of real time: this test runs within them.
+    await evictDurableObject(await gateOf(key));
+    // A page within the bound may still be read from the cache (docs/people.md); a write is refused at once and ends
+    // every session of the key, so the next writes find no session.
+    const refused = await post('/account/subscriptions/remove', { csrf, id }, { cookie });
+    expect([refused.status, refused.headers.get('location')]).toEqual([303, '/account/sign-in?note=revoked']);
+    for (const [path, fields] of [['/account/links', { csrf, scope: '1:us', days: '30' }], ['/account/subscriptions/send', { csrf, scope: '1:us' }], ['/account/subscriptions/remove', { csrf, id }]] as const) {
+      const after = await post(path, fields, { cookie });
+      expect([path, after.status, after.headers.get('location')]).toEqual([path, 303, '/account/sign-in?note=ended']);
+    }
+    expect(await env.DB.prepare('SELECT id FROM digest_subscriptions WHERE id = ?').bind(id).first()).not.toBeNull();
+    expect((await env.DB.prepare("SELECT COUNT(*) AS n FROM report_links WHERE key_hash = ?").bind(await sha256Hex(key)).first<{ n: number }>())!.n).toBe(0);
+  });
+
   it('when its key holds too many: the 21st sign-in ends the oldest session, so no key grows the table without bound', async () => {
     const first = await signIn();
     for (let i = 0; i < SESSIONS_PER_KEY; i++) {

@@ -51,7 +51,8 @@ export const field = (form: FormData, name: string) => {
 
 /**
  * A signed-in request: its session, the caller it acts as, and the key's brands (read now: a revoked key ends
- * here). `inactive`: the API's message when the key's plan is inactive: it reads no brand, but may still list
+ * here; a page reads them through the cache, which asks the service about a key at least every 5 minutes, and a
+ * form that writes asks the service now). `inactive`: the API's message when the key's plan is inactive: it reads no brand, but may still list
  * and revoke its links and list and remove its subscriptions, as the JSON routes let it.
  */
 export interface SignedIn {
@@ -61,13 +62,14 @@ export interface SignedIn {
   inactive?: string;
 }
 
-export async function signedIn(request: Request, deps: SubscriptionDeps): Promise<SignedIn> {
+export async function signedIn(request: Request, deps: SubscriptionDeps, o: { writes?: boolean } = {}): Promise<SignedIn> {
   const session = await sessionOf(deps, request);
   if (session === 'none') throw new FormProblem(seeOther(ACCOUNT_PATHS.signIn));
   if (session === 'ended') throw new FormProblem(seeOther(`${ACCOUNT_PATHS.signIn}?note=ended`, { 'set-cookie': clearedSessionCookie() }));
   const caller = { key: session.key, clientAddress: clientAddressOf(request) };
   try {
-    const { brands } = await deps.api(caller.key, caller.clientAddress).listBrands();
+    // A write (remove, revoke, make a link, send now) acts on the key's word now: the proxy revalidates, one read of its budget.
+    const { brands } = await deps.api(caller.key, caller.clientAddress).listBrands({}, o.writes ? { headers: { 'cache-control': 'no-cache' } } : {});
     return { session, caller, brands };
   } catch (error) {
     if (error instanceof ApiClientError && error.code === 'plan_inactive') return { session, caller, brands: [], inactive: toApiError(error).message };
@@ -80,10 +82,10 @@ export async function signedIn(request: Request, deps: SubscriptionDeps): Promis
   }
 }
 
-/** A signed-in form: from this site, with the session's token. */
+/** A signed-in form: from this site, with the session's token, and a key the service accepts now (a form writes). */
 export async function signedInForm(request: Request, deps: SubscriptionDeps): Promise<SignedIn & { form: FormData }> {
   const form = await formOf(request);
-  const who = await signedIn(request, deps);
+  const who = await signedIn(request, deps, { writes: true });
   if (field(form, 'csrf') !== who.session.csrf) throw new FormProblem(refusedFormPage('It belongs to another session or an older page.'));
   return { ...who, form };
 }
