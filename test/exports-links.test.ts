@@ -9,6 +9,7 @@
 import { env } from 'cloudflare:test';
 import { parse } from 'csv-parse/sync';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import fc from 'fast-check';
 import { operationUrl } from '../src/client';
 import { valuesAt } from '../src/contract/params-from';
 import { API_BASE, examplePath, type OperationId, operationList, operations } from '../src/contract/operations';
@@ -137,6 +138,22 @@ describe('cells', () => {
     expect(back.map((r) => r.text)).toEqual(cells.map((c, i) => (i < 6 ? `'${c}` : c)));
     expect(back.map((r) => r.n)).toEqual(cells.map((_, i) => String(-i)));
     expect(csv.startsWith('text,n\r\n')).toBe(true);
+  });
+});
+
+describe('the CSV writer (RFC 4180)', () => {
+  it('reads back every field exactly with a real CSV parser, whatever it holds (fast-check, seeded)', () => {
+    // Quotes, commas, CR, LF and CRLF inside a field, empty fields, leading and trailing spaces, any Unicode.
+    const text = fc.oneof(fc.string({ unit: fc.constantFrom('"', ',', '\r', '\n', ' ', 'a', 'é', '🙂', ';', "'") }), fc.string({ unit: 'grapheme' }));
+    fc.assert(
+      fc.property(fc.array(fc.array(text, { minLength: 2, maxLength: 2 }), { maxLength: 8 }), (cells) => {
+        const rows = cells.map(([a, b]) => ({ a: `x${a}`, b: `y${b}` }));
+        const csv = toCsv(['a', 'b'], rows);
+        expect(csv.endsWith('\r\n')).toBe(true);
+        expect(parse(csv, { columns: true })).toEqual(rows);
+      }),
+      { seed: 4180, numRuns: 300 },
+    );
   });
 });
 
