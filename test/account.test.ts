@@ -17,9 +17,8 @@ import { accountKey, gateOf } from './exports-helpers';
 import { inOneLimiterWindow, KEYS } from './helpers';
 import { clearReports, visibleText } from './reports-helpers';
 import { useServicesForTests, useUpstreamForTests } from './seams';
+import { BASE, BROWSER_ACCEPT, get, post, signIn } from './account-helpers';
 
-const BASE = 'https://edge.test';
-const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
@@ -37,30 +36,6 @@ afterEach(() => {
   useUpstreamForTests();
 });
 
-const get = (path: string, cookie?: string) => SELF.fetch(`${BASE}${path}`, { headers: { accept: BROWSER_ACCEPT, ...(cookie ? { cookie } : {}) }, redirect: 'manual' });
-
-function post(path: string, fields: Record<string, string | string[]>, o: { cookie?: string; origin?: string | null; address?: string } = {}) {
-  const body = new URLSearchParams();
-  for (const [name, value] of Object.entries(fields)) for (const v of [value].flat()) body.append(name, v);
-  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: BROWSER_ACCEPT };
-  if (o.origin !== null) headers.origin = o.origin ?? BASE;
-  if (o.cookie) headers.cookie = o.cookie;
-  if (o.address) headers['cf-connecting-ip'] = o.address;
-  return SELF.fetch(`${BASE}${path}`, { method: 'POST', headers, body, redirect: 'manual' });
-}
-
-/** Signs in; returns the cookie to send and the session's form token (read from the page, as a browser would). */
-async function signIn(key: string = KEYS.pro): Promise<{ cookie: string; csrf: string; setCookie: string }> {
-  const response = await post('/account/sign-in', { api_key: key });
-  expect(response.status).toBe(303);
-  expect(response.headers.get('location')).toBe('/account');
-  const setCookie = response.headers.get('set-cookie')!;
-  const cookie = setCookie.split(';')[0]!;
-  const page = await get('/account', cookie);
-  expect(page.status).toBe(200);
-  const csrf = /name="csrf" value="([0-9a-f]{64})"/.exec(await page.text())![1]!;
-  return { cookie, csrf, setCookie };
-}
 
 const errorBeside = (html: string, field: string) => {
   const error = new RegExp(`<p class="(?:error|problem)" id="${field}-error" role="alert">(.*?)</p>`).exec(html)?.[1];
@@ -90,6 +65,22 @@ describe('the front door', () => {
     }
     const posted = await SELF.fetch(`${BASE}/`, { method: 'POST', headers: { accept: BROWSER_ACCEPT } });
     expect(posted.status).toBe(404);
+  });
+
+  it('a browser on an address that is no page gets a 404 page (title, language, a way back); a JSON client its JSON', async () => {
+    for (const path of ['/account/x', '/nope', '/account/subscriptions/x', '/reports/x']) {
+      const page = await get(path);
+      expect([path, page.status, page.headers.get('content-type')]).toEqual([path, 404, expect.stringMatching(/^text\/html/)]);
+      const html = await page.text();
+      expect(html).toMatch(/<html lang="en"/);
+      expect(html).toMatch(/<title>Nothing here[^<]*<\/title>/);
+      expect(html).toContain('href="/"');
+      const json = await SELF.fetch(`${BASE}${path}`, { headers: { accept: 'application/json' } });
+      expect([path, json.status, ((await json.json()) as { error: { code: string } }).error.code]).toEqual([path, 404, 'not_found']);
+    }
+    // Signed in, the way back is the account.
+    const { cookie } = await signIn();
+    expect(await (await get('/account/x', cookie)).text()).toContain('href="/account"');
   });
 });
 

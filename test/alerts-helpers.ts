@@ -139,6 +139,11 @@ export class FakeEndpoints {
     for (let i = 0; i < times; i++) this.failures.push({ status, body });
   }
 
+  /** The next post never reaches its receiver: a network error, as a receiver that is down gives. */
+  dropNext() {
+    this.failures.push({ status: 0, body: '' });
+  }
+
   async handle(request: Request): Promise<Response> {
     const url = new URL(request.url);
     if (`${url.origin}${url.pathname}` === DOH_URL) {
@@ -156,6 +161,7 @@ export class FakeEndpoints {
     }
     this.posts.push({ url: request.url, headers: Object.fromEntries(request.headers), body: await request.text() });
     const { status, body } = this.failures.shift() ?? { status: 200, body: 'ok' };
+    if (status === 0) throw new TypeError('Network connection lost.');
     return new Response(body, { status });
   }
 

@@ -285,8 +285,10 @@ describe('the counts are in D1, not in an isolate\'s memory', () => {
         errors.mockRestore();
       }
       expect(await sendsTo('bounce@example.com')).toBe(0);
+      // Nor is the subscription kept: the failed subscribe stored nothing, so the retry creates it (201).
+      expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM digest_subscriptions WHERE email = 'bounce@example.com'").first<number>('n')).toBe(0);
       const retried = await post();
-      expect(retried.status).toBe(200);
+      expect(retried.status).toBe(201);
       expect(((await retried.json()) as { confirmation: { sent: boolean } }).confirmation.sent).toBe(true);
       expect(resend.delivered).toHaveLength(1);
       expect(await sendsTo('bounce@example.com')).toBe(1);

@@ -29,6 +29,7 @@ import { z } from 'zod';
 import { allAdminRoutes, productRoutes, devRoutes } from '../src/app/routes';
 import { API_ERROR_STATUS, PRODUCT_ERROR_STATUS } from '../src/contract/errors';
 import { digestDevRoutes } from '../src/digests';
+import { prefersHtml } from '../src/lib/http';
 import { matchRoute, type Method, type Route } from '../src/lib/router';
 import { OUTBOX_BASE } from '../src/mail/outbox';
 import { ADMIN_BASE, adminRoutes, UPSTREAM_ADMIN_BASE } from '../src/proxy/admin';
@@ -310,9 +311,11 @@ const under = (pathname: string, base: string) => pathname === base || pathname.
 async function expectedOf(request: Request): Promise<{ route: string; answers: 'json' | 'page' | 'text' }> {
   const { pathname } = new URL(request.url);
   const found = under(pathname, ADMIN_BASE) || under(pathname, UPSTREAM_ADMIN_BASE) ? await matchRoute(ADMIN, request.method, pathname) : await matchRoute(PRODUCT, request.method, pathname);
-  // A path of no table: the Worker's own 404, JSON (the admin's too).
+  // A path of no table: the Worker's own 404 (the admin's is JSON).
   const route = found.kind === 'not_found' ? undefined : found.route;
-  return { route: route?.path ?? '(no route)', answers: route?.answers ?? 'json' };
+  // No route: a browser's GET gets the 404 page, any other request the API's JSON.
+  const browser = (request.method === 'GET' || request.method === 'HEAD') && prefersHtml(request.headers.get('accept'));
+  return { route: route?.path ?? '(no route)', answers: route?.answers ?? (browser && !under(pathname, ADMIN_BASE) && !under(pathname, UPSTREAM_ADMIN_BASE) ? 'page' : 'json') };
 }
 
 /** Statuses per route, and in all. */

@@ -236,6 +236,9 @@ async function tour({ browser, base, step, key, width, scheme, shots, sql }) {
   };
   await page.goto(`${base}/`);
   await shot('front-door');
+  // An address that is no page: a 404 page a person can go back from (not the API's JSON).
+  assert.equal((await page.goto(`${base}/account/no-such-page`)).status(), 404, `account not-found at ${name}: 404`);
+  await shot('not-found');
   await page.goto(`${base}/account/sign-in`);
   await page.fill('#api_key', REVOKED);
   await submit(page, 'button[type=submit]');

@@ -110,6 +110,14 @@ export function accountPage(status: number, o: Shell, extraHeaders: Record<strin
   return new Response(document.html, { status, headers });
 }
 
+/** A browser's 404 (where a client that asks for JSON gets the API's): a title, the language, and the ways back. */
+export function notFoundPage(signedIn: boolean): Response {
+  const body = html`<h1>Nothing here</h1>
+<p>This address is not a page of this site: the link may be old or cut short.</p>
+<p>${signedIn ? html`<a class="cta" href="${ACCOUNT_PATHS.overview}">Go to your account</a>` : html`<a class="cta" href="/">Go to the front page</a>`}</p>`;
+  return accountPage(404, { title: 'Nothing here', body, width: 'narrow' });
+}
+
 /** What a deployment tells a person at its front door, and developers where the API is. */
 export function frontDoor(origin: string, signedIn: boolean): Response {
   const body = html`<h1>Brand AI-Visibility</h1>

@@ -124,12 +124,15 @@ async function refused(deps: SubscriptionDeps, who: SignedIn, error: ApiError, f
   return response;
 }
 
-/** Runs an action of the subscriptions screen; an API error shows the screen again with it. */
+/**
+ * Runs an action of the subscriptions screen; an API error shows the screen again with it, beside its field: a
+ * refusal, and a failure to try again (a receiver or mail service down: 502), never an error page.
+ */
 async function acting(deps: SubscriptionDeps, who: SignedIn, form: SubscribeForm | undefined, action: () => Promise<Response>): Promise<Response> {
   try {
     return await action();
   } catch (error) {
-    if (error instanceof ApiError && error.status < 500) return refused(deps, who, error, form);
+    if (error instanceof ApiError) return refused(deps, who, error, form);
     throw error;
   }
 }

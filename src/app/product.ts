@@ -23,7 +23,7 @@ export { ensureDemoData } from '../origin/demo/auto';
 export { handleOrigin } from '../origin/handler';
 export { ADMIN_BASE, handleAdmin, UPSTREAM_ADMIN_BASE } from '../proxy/admin';
 export { unsubscribeByMail } from '../subscriptions';
-export { frontDoor, SESSION_COOKIE } from '../account';
+export { frontDoor, notFoundPage, SESSION_COOKIE } from '../account';
 export { allAdminRoutes, handleProductRoute, PRODUCT_OPENAPI, serveProductDocument } from './routes';
 export { buildServices } from './services';
 

@@ -134,6 +134,11 @@ export function createWorker(seams: WorkerSeams = {}) {
         const door = p.frontDoor(url.origin, (request.headers.get('cookie') ?? '').includes(`${p.SESSION_COOKIE}=`));
         return withRequestId(request.method === 'HEAD' ? new Response(null, door) : door, requestId);
       }
+      // A browser gets a page it can go back from; any other client the API's JSON.
+      if ((request.method === 'GET' || request.method === 'HEAD') && prefersHtml(request.headers.get('accept'))) {
+        const missing = p.notFoundPage((request.headers.get('cookie') ?? '').includes(`${p.SESSION_COOKIE}=`));
+        return withRequestId(request.method === 'HEAD' ? new Response(null, missing) : missing, requestId);
+      }
       return withRequestId(errorResponse(new ApiError('not_found', 'Nothing here. The API is at /api/v1 (see /api/v1/openapi.json).')), requestId);
     },
 

@@ -49,7 +49,7 @@ export type PostOutcome =
 export interface EndpointDeps {
   fetch: typeof fetch;
   now: () => Date;
-  /** Dev: every post is also kept in the outbox (body and headers). */
+  /** Dev: every delivered post is also kept in the outbox (body and headers). */
   outbox?: D1Database;
 }
 
@@ -99,7 +99,6 @@ export async function postToEndpoint(deps: EndpointDeps, message: EndpointMessag
     if (!message.secret) throw new Error('a webhook is always signed: no secret given');
     Object.assign(headers, signedHeaders(message.secret, message.messageId, at, message.body));
   }
-  if (deps.outbox) await recordPost(deps.outbox, { ...message, headers, at });
   let response: Response;
   try {
     response = await fetchWithin(deps.fetch, message.url, { method: 'POST', headers, body: message.body, redirect: 'manual' }, POST_TIMEOUT_MS);
@@ -111,7 +110,11 @@ export async function postToEndpoint(deps: EndpointDeps, message: EndpointMessag
   // Slack names a removed webhook in its body; any other body is never needed (and may be large): released unread.
   const slackError = message.kind === 'slack' && (status === 403 || status === 404 || status === 410) ? await leadingText(response, SLACK_ERROR_MAX + 1) : '';
   if (!slackError) await response.body?.cancel();
-  if (status >= 200 && status < 300) return { ok: true, status };
+  if (status >= 200 && status < 300) {
+    // Dev keeps what was delivered, as the mail outbox does: a post the endpoint refused or never got is not there.
+    if (deps.outbox) await recordPost(deps.outbox, { ...message, headers, at });
+    return { ok: true, status };
+  }
   const retryable = status === 408 || status === 429 || status >= 500;
   const named = slackError.length > 0 && slackError.length <= SLACK_ERROR_MAX && /^[a-z_]+$/.test(slackError) ? ` ${slackError}` : '';
   const reason = status >= 300 && status < 400 ? `redirected (${status}); redirects are not followed` : `answered ${status}${named}`;

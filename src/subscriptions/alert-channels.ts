@@ -171,8 +171,9 @@ function slackConfirmation(row: SubscriptionRow, confirm: string, unsubscribe: s
 
 /**
  * Posts the test delivery carrying the signed confirm link. A receiver that
- * refuses it makes the request a 400 naming `channel.url` (the subscription
- * stays pending); one that is down for now, a 502 to try again.
+ * refuses it makes the request a 400 naming `channel.url`; one that is down
+ * for now, a 502 naming it too, to try again. Either way the subscribe is
+ * undone: nothing of it is stored (api-routes.ts).
  */
 export async function sendTestDelivery(deps: SubscriptionDeps, row: SubscriptionRow, channel: AlertChannel, secret: string | null, now: Date): Promise<TestDelivery> {
   const at = now.toISOString();
@@ -201,8 +202,8 @@ export async function sendTestDelivery(deps: SubscriptionDeps, row: Subscription
     { kind, url: channel.url!, messageId, body: JSON.stringify(body), ...(secret ? { secret } : {}), summary: `Confirm change alerts for ${row.brand_name} (${row.market_code.toUpperCase()})` },
   );
   if (!outcome.ok) {
-    if (outcome.retryable) throw new ApiError('upstream_error', `The test delivery to \`channel.url\` failed (${outcome.reason}); try again in a few minutes.`);
-    throw invalidParameter('channel.url', `The test delivery to \`channel.url\` was refused: it ${outcome.reason}. Check the URL.`);
+    if (outcome.retryable) throw new ApiError('upstream_error', `The test delivery to \`channel.url\` failed (${outcome.reason}); nothing was stored: check the address, or try again in a few minutes.`, { param: 'channel.url' });
+    throw invalidParameter('channel.url', `The test delivery to \`channel.url\` was refused: it ${outcome.reason}. Check the URL; nothing was stored.`);
   }
   return { sent: true, message_id: messageId, sent_at: at };
 }

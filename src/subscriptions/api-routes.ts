@@ -23,7 +23,7 @@ import type { SubscriptionDeps } from './deps';
 import { SUBSCRIPTIONS_BASE } from './links';
 import { sendConfirmation, withinResendWindow } from './confirmation';
 import { confirmationLimited, confirmationVerdict, recipientKeyOf } from './caps';
-import { type LastDelivery, lastDeliveries, newSubscriptionId, publicView, removeSubscription, SUBSCRIPTION_SELECT, SubscriptionKind, subscriptionById, type SubscriptionRow } from './store';
+import { type LastDelivery, lastDeliveries, newSubscriptionId, publicView, removeSubscription, restorePoint, SUBSCRIPTION_SELECT, SubscriptionKind, subscriptionById, type SubscriptionRow } from './store';
 import { ChannelBody, channelOf, endpointKeyOf, newSecretFor, QuietHoursBody, sendTestDelivery, storeChannel, storedSecret, type TestDelivery } from './alert-channels';
 
 /** A subscription request is a few hundred bytes; anything past this is refused before parsing. */
@@ -151,11 +151,14 @@ export async function subscribeAs(deps: SubscriptionDeps, caller: Caller, raw: u
     if (!verdict.ok) throw confirmationLimited(verdict, endpoint);
   }
 
+  // What this subscribe changes, to put back when its confirmation or test delivery fails: a refused subscribe
+  // stores nothing (a new row is deleted, an existing one restored).
+  const id = row?.id ?? newSubscriptionId();
+  const undo = await restorePoint(deps.db, id);
   // One subscription per address, brand and market (a unique key). A new address is inserted; when a
   // concurrent subscribe of the same address inserted first, this one continues as a re-subscribe of its row.
   let created = false;
   if (!row) {
-    const id = newSubscriptionId();
     const inserted = await deps.db
       .prepare(
         `INSERT INTO digest_subscriptions (id, email, email_key, brand_id, brand_name, market_id, market_code, kinds, timezone, status, key_hash, key_sealed, account_brands, created_at, updated_at)
@@ -193,8 +196,15 @@ export async function subscribeAs(deps: SubscriptionDeps, caller: Caller, raw: u
   const pending = row;
   const post = endpoint ? async (when: Date) => (testDelivery = await sendTestDelivery(deps, pending, channel, secret?.secret ?? kept, when)) : undefined;
   // The claim checks the caps again, atomically: a subscribe that loses the race for an account's or an
-  // address's last slot answers 429 too (its subscription stays pending, without a confirmation).
-  const confirmation = row.status === 'pending' ? await sendConfirmation(deps, row, 'api', post) : null;
+  // address's last slot answers 429 too, and like any failure of the confirmation, stores nothing (undone below).
+  let confirmation: Awaited<ReturnType<typeof sendConfirmation>> | null = null;
+  try {
+    confirmation = row.status === 'pending' ? await sendConfirmation(deps, row, 'api', post) : null;
+  } catch (error) {
+    // Only this subscribe's own row: a concurrent one's row (the insert lost the race) is left as it is.
+    if (row.id === id) await undo();
+    throw error;
+  }
   // Assigned inside `post`, a closure: TypeScript's narrowing does not see it (it would type it `null` here).
   const delivered = testDelivery as TestDelivery | null;
   return {

@@ -120,6 +120,33 @@ export const newSubscriptionId = () => `sub_${crypto.randomUUID().replace(/-/g, 
 /** Groups sends: one Queue message per brand, market and key. The hash prefix is enough to keep keys apart. */
 export const groupKeyOf = (row: Pick<SubscriptionRow, 'brand_id' | 'market_id' | 'key_hash'>) => `${row.brand_id}:${row.market_id}:${row.key_hash.slice(0, 24)}`;
 
+/**
+ * A subscription's rows as they are now, its channel's too, and how to put them back: a subscribe that fails after
+ * writing (its confirmation or test delivery refused or down) leaves nothing of itself. A row that was not there
+ * is deleted. The columns are the table's own, so a column added later is put back too.
+ */
+export async function restorePoint(db: D1Database, id: string): Promise<() => Promise<void>> {
+  const [row, channel] = await db.batch<Record<string, unknown>>([
+    db.prepare('SELECT * FROM digest_subscriptions WHERE id = ?').bind(id),
+    db.prepare('SELECT * FROM alert_channels WHERE subscription_id = ?').bind(id),
+  ]);
+  const [before] = row!.results;
+  const [had] = channel!.results;
+  return async () => {
+    const statements = [db.prepare('DELETE FROM alert_channels WHERE subscription_id = ?').bind(id)];
+    if (!before) statements.push(db.prepare('DELETE FROM digest_subscriptions WHERE id = ?').bind(id));
+    else {
+      const columns = Object.keys(before).filter((column) => column !== 'id');
+      statements.push(db.prepare(`UPDATE digest_subscriptions SET ${columns.map((column) => `${column} = ?`).join(', ')} WHERE id = ?`).bind(...columns.map((column) => before[column]), id));
+    }
+    if (had) {
+      const columns = Object.keys(had);
+      statements.push(db.prepare(`INSERT INTO alert_channels (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`).bind(...columns.map((column) => had[column])));
+    }
+    await db.batch(statements);
+  };
+}
+
 export async function subscriptionById(db: D1Database, id: string): Promise<SubscriptionRow | null> {
   return db.prepare(`${SUBSCRIPTION_SELECT} WHERE s.id = ?`).bind(id).first<SubscriptionRow>();
 }
