@@ -155,6 +155,30 @@ describe('signing in', () => {
   });
 });
 
+describe('the report and history inside the account', () => {
+  it('keep the account\'s navigation and its sign-out button, which posts from them; the keyed report has neither', async () => {
+    const { cookie, csrf } = await signIn();
+    for (const path of ['/account/report?brand_id=1&market=us', '/account/history?brand_id=1&market=us']) {
+      const page = await get(path, cookie);
+      expect([path, page.status]).toEqual([path, 200]);
+      const html = await page.text();
+      expect(html).toContain('<nav class="nav" aria-label="Your account">');
+      expect(html).toContain('href="/account"');
+      expect(html).toContain(`<form method="post" action="/account/sign-out"><input type="hidden" name="csrf" value="${csrf}">`);
+      // The sign-out form may post (CSP) and sends its Origin (the forms' check reads it).
+      expect(page.headers.get('content-security-policy')).toContain("form-action 'self'");
+      expect(page.headers.get('referrer-policy')).toBe('same-origin');
+    }
+    const out = await post('/account/sign-out', { csrf }, { cookie });
+    expect(out.headers.get('location')).toBe('/account/sign-in?note=signed-out');
+    const keyed = await SELF.fetch(`${BASE}/reports/weekly?market=us`, { headers: { authorization: 'Bearer demo_pro_single', accept: BROWSER_ACCEPT } });
+    const keyedHtml = await keyed.text();
+    expect(keyedHtml).not.toContain('aria-label="Your account"');
+    expect(keyed.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(keyed.headers.get('content-security-policy')).toContain("form-action 'none'");
+  });
+});
+
 describe('a note or done in the address', () => {
   // Names every object inherits: a page that looked them up with `in` showed `function Object() { [native code] }`.
   const INHERITED = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__', 'isPrototypeOf', 'toLocaleString'];

@@ -22,7 +22,7 @@ import { historyAs, listReportLinks, mintReportLinkAs, revokeReportLink, weeklyA
 import type { SubscriptionDeps } from '../subscriptions';
 import { answering, field, seeOther, type SignedIn, signedIn, signedInForm } from './guard';
 import { type CsvView, csvPage, EMPTY_LINK_FORM, LINK_DONE, type LinkField, type LinkForm, sharePage, type ShareView } from './links-page';
-import { ACCOUNT_PATHS, scopeOf } from './pages';
+import { ACCOUNT_PATHS, accountFrame, scopeOf } from './pages';
 import { ownKeyOf } from '../lib/http';
 
 type Deps = SubscriptionDeps;
@@ -102,7 +102,7 @@ const revokeShare = answering(async (request: Request, deps: Deps) => {
 const showReport = answering(async (request: Request, deps: Deps, url: URL) => {
   const who = await signedIn(request, deps);
   const query = readParams(BRAND_MARKET_PARAMS, queryObject(url.searchParams));
-  const links = (brandId: number, market: string) => ({ marketUrl: (code: string) => scopeUrl(ACCOUNT_PATHS.report, brandId, code), history: scopeUrl(ACCOUNT_PATHS.history, brandId, market) });
+  const links = (brandId: number, market: string) => ({ marketUrl: (code: string) => scopeUrl(ACCOUNT_PATHS.report, brandId, code), history: scopeUrl(ACCOUNT_PATHS.history, brandId, market), frame: accountFrame(who.session.csrf) });
   return weeklyAs(deps, who.caller, { ...query, format: 'html' }, links);
 });
 
@@ -111,7 +111,7 @@ const scopeUrl = (path: string, brandId: number, market: string) => `${path}?${n
 /** The kept history of `GET /reports/history`, read with the session's key; its "this week's report" stays here. */
 const showHistory = answering(async (request: Request, deps: Deps, url: URL) => {
   const who = await signedIn(request, deps);
-  return historyAs(deps, who.caller, url.searchParams, (brandId, market) => scopeUrl(ACCOUNT_PATHS.report, brandId, market));
+  return historyAs(deps, who.caller, url.searchParams, (brandId, market) => scopeUrl(ACCOUNT_PATHS.report, brandId, market), accountFrame(who.session.csrf));
 });
 
 // ---------------------------------------------------------------- CSV links

@@ -24,11 +24,15 @@ export const ACCOUNT_PATHS = {
 const SECTION = 'your account';
 
 /** The forms, their fields and messages: one style for every page here. */
-export const ACCOUNT_STYLE = `
+/** The account's navigation, also on the report and history pages read in a session (`accountFrame`). */
+const NAV_STYLE = `
 .nav{display:flex;flex-wrap:wrap;gap:8px 18px;align-items:center;margin:0 0 20px;padding:0 0 12px;border-bottom:1px solid var(--rule)}
 .nav a[aria-current=page]{font-weight:700;color:var(--ink)}
 .nav form{margin:0 0 0 auto}
 .nav button{padding:6px 12px}
+@media (max-width:520px){.nav form{margin:0}}`;
+
+export const ACCOUNT_STYLE = `${NAV_STYLE}
 .field{margin:0 0 16px}
 label.block,.label{display:block;font-weight:600;margin:0 0 4px}
 input[type=text],input[type=email],input[type=password],input[type=url],input[type=time],select{font:inherit;padding:8px 10px;border:1px solid var(--muted);border-radius:6px;background:var(--page);color:var(--ink);max-width:100%}
@@ -62,7 +66,7 @@ legend{font-weight:600;padding:0 4px}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 12px;margin:0 0 12px}
 dl.facts dt{font-weight:600}
 dl.facts dd{margin:0;overflow-wrap:anywhere}
-@media (max-width:520px){dl.facts{grid-template-columns:1fr}.nav form{margin:0}}
+@media (max-width:520px){dl.facts{grid-template-columns:1fr}}
 `;
 
 /** Shows the copy buttons (hidden without scripts) beside each `[data-copy]` block, and copies its text. */
@@ -90,12 +94,7 @@ export interface Shell {
 /** A whole page for people: the navigation when signed in, the body, and the copy script; with its headers. */
 export function accountPage(status: number, o: Shell, extraHeaders: Record<string, string> = {}): Response {
   const nonce = newNonce();
-  const link = (path: keyof typeof ACCOUNT_PATHS, label: string) =>
-    html`<a href="${ACCOUNT_PATHS[path]}"${o.current === path ? html` aria-current="page"` : null}>${label}</a>`;
-  const nav = o.csrf
-    ? html`<nav class="nav" aria-label="Your account">${link('overview', 'Overview')} ${link('subscriptions', 'Digests and alerts')} ${link('links', 'Share links')} ${link('exports', 'CSV links')}
-<form method="post" action="${ACCOUNT_PATHS.signOut}"><input type="hidden" name="csrf" value="${o.csrf}"><button type="submit" class="quiet">Sign out</button></form></nav>\n`
-    : EMPTY;
+  const nav = o.csrf ? accountNav(o.csrf, o.current) : EMPTY;
   const document = htmlDocument({
     title: o.title,
     section: SECTION,
@@ -104,11 +103,25 @@ export function accountPage(status: number, o: Shell, extraHeaders: Record<strin
     width: o.width ?? 'wide',
     script: { nonce, code: inlineScript(COPY_SCRIPT) },
   });
-  // `same-origin`, not the pages' usual `no-referrer`: under that a browser posts forms with `Origin: null`, and the
-  // forms' check reads the Origin (routes.ts). No URL here carries a token, and no referrer goes to other sites.
-  const headers = { ...pageHeaders({ scriptNonce: nonce, formAction: 'self' }), 'referrer-policy': 'same-origin', ...extraHeaders };
+  const headers = { ...pageHeaders({ scriptNonce: nonce, formAction: 'self' }), ...FORM_HEADERS, ...extraHeaders };
   return new Response(document.html, { status, headers });
 }
+
+/**
+ * `same-origin`, not the pages' usual `no-referrer`: under that a browser posts forms with `Origin: null`, and the
+ * forms' check reads the Origin (routes.ts). No URL here carries a token, and no referrer goes to other sites.
+ */
+const FORM_HEADERS = { 'referrer-policy': 'same-origin' };
+
+/** The navigation of a signed-in page: the account's screens (`current` marked) and the sign-out button. */
+function accountNav(csrf: string, current?: keyof typeof ACCOUNT_PATHS): Markup {
+  const link = (path: keyof typeof ACCOUNT_PATHS, label: string) => html`<a href="${ACCOUNT_PATHS[path]}"${current === path ? html` aria-current="page"` : null}>${label}</a>`;
+  return html`<nav class="nav" aria-label="Your account">${link('overview', 'Overview')} ${link('subscriptions', 'Digests and alerts')} ${link('links', 'Share links')} ${link('exports', 'CSV links')}
+<form method="post" action="${ACCOUNT_PATHS.signOut}"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" class="quiet">Sign out</button></form></nav>\n`;
+}
+
+/** What a page of another feature (the report, the kept history) wears inside the account: its navigation, style and form headers. */
+export const accountFrame = (csrf: string) => ({ nav: accountNav(csrf), style: NAV_STYLE, headers: { ...FORM_HEADERS } });
 
 /** A browser's 404 (where a client that asks for JSON gets the API's): a title, the language, and the ways back. */
 export function notFoundPage(signedIn: boolean): Response {

@@ -19,7 +19,7 @@
  */
 import { requireKey } from '../contract/access';
 import { BRAND_MARKET_PARAMS, queryObject, readParams } from '../contract/params';
-import { html, type Markup, trusted } from '../lib/html';
+import { html, type Markup } from '../lib/html';
 import { exportLinkFor, type ExportTarget, HISTORY_KIND, SCOPE_KINDS } from '../links/export-links';
 import type { LinkParent } from '../links/link-store';
 import { LINK_DAYS, readFailure } from '../links/keyed-routes';
@@ -29,7 +29,7 @@ import { formatDay, formatRange, formatScore, HISTORY_WEEKS, type HistoryWeek, r
 import { chartSvg } from '../weekly-report/chart';
 import type { Caller } from '../subscriptions';
 import type { ReportDeps } from './deps';
-import { CSV_TABLE_PARTS, CSV_TABLES, type CsvTable, csvRow, reportDocument, STYLE } from './page';
+import { CSV_TABLE_PARTS, CSV_TABLES, type CsvTable, csvRow, type PageFrame, reportDocument, STYLE } from './page';
 
 /** The history page's query parameters (their schema: the product's OpenAPI document). */
 export const HISTORY_QUERY = BRAND_MARKET_PARAMS;
@@ -74,7 +74,7 @@ table.history{max-width:560px}
 @media (max-width:420px){table.history th,table.history td{padding:6px 3px;font-size:14px}}`;
 
 /** The history page: chart, table, CSV link. */
-export function historyPage(o: { brand: string; market: string; weeks: HistoryWeek[]; csvUrl: string | undefined; reportUrl: string }): { html: string; headers: Record<string, string> } {
+export function historyPage(o: { brand: string; market: string; weeks: HistoryWeek[]; csvUrl: string | undefined; reportUrl: string; frame?: PageFrame | undefined }): { html: string; headers: Record<string, string> } {
   const parts: Markup[] = [html`<h1>${o.brand} in AI answers: the kept history</h1>`, html`<p class="period">Market ${o.market.toUpperCase()} · up to ${HISTORY_WEEKS} weeks (2 years)</p>`];
   if (o.weeks.length === 0) {
     parts.push(html`<p>No week is kept yet. A week is kept when its digest is read, and at least weekly for every brand and market with a subscription or an export link.</p>`);
@@ -89,14 +89,14 @@ export function historyPage(o: { brand: string; market: string; weeks: HistoryWe
     parts.push(historyTable(o.weeks));
   }
   parts.push(html`<footer class="page-foot"><p><a href="${o.reportUrl}">This week's report</a>.</p></footer>`);
-  return reportDocument({ title: `${o.brand}: visibility history (${o.market.toUpperCase()})`, section: 'history', parts, style: trusted(HISTORY_STYLE), copyButtons: Boolean(o.csvUrl) });
+  return reportDocument({ title: `${o.brand}: visibility history (${o.market.toUpperCase()})`, section: 'history', parts, style: HISTORY_STYLE, copyButtons: Boolean(o.csvUrl), frame: o.frame });
 }
 
 /**
  * The history page of a brand and market, read with `apiKey`: the key must read them (a cached read), then the page
  * shows what D1 keeps, with a CSV link that expires no later than `notAfter`.
  */
-async function historyAnswer(deps: ReportDeps, caller: Caller, target: { brand_id?: number | undefined; market?: string | undefined }, o: { reportUrl: (brandId: number, market: string) => string; notAfter: Date; parent: LinkParent | null }): Promise<Response> {
+async function historyAnswer(deps: ReportDeps, caller: Caller, target: { brand_id?: number | undefined; market?: string | undefined }, o: { reportUrl: (brandId: number, market: string) => string; notAfter: Date; parent: LinkParent | null; frame?: PageFrame | undefined }): Promise<Response> {
   const apiKey = caller.key;
   const client = deps.api(apiKey, caller.clientAddress);
   let brand: { id: number; name: string };
@@ -111,17 +111,17 @@ async function historyAnswer(deps: ReportDeps, caller: Caller, target: { brand_i
   }
   const weeks = await readHistory(deps.db, brand.id, market.id);
   const csv = await exportLinkFor(deps, apiKey, { kind: HISTORY_KIND, params: {}, brandId: brand.id, market }, o.notAfter, o.parent);
-  const page = historyPage({ brand: brand.name, market: market.code, weeks, csvUrl: csv.ok ? csv.link.url : undefined, reportUrl: o.reportUrl(brand.id, market.code) });
+  const page = historyPage({ brand: brand.name, market: market.code, weeks, csvUrl: csv.ok ? csv.link.url : undefined, reportUrl: o.reportUrl(brand.id, market.code), frame: o.frame });
   return new Response(page.html, { headers: page.headers });
 }
 
 /**
  * The history page of `GET /reports/history?<query>` for the caller's key; `reportUrl` is where its "this week's
- * report" goes. The pages for people (src/account) show it through this too.
+ * report" goes. The pages for people (src/account) show it through this too, in their `frame`.
  */
-export function historyAs(deps: ReportDeps, caller: Caller, searchParams: URLSearchParams, reportUrl: (brandId: number, market: string) => string): Promise<Response> {
+export function historyAs(deps: ReportDeps, caller: Caller, searchParams: URLSearchParams, reportUrl: (brandId: number, market: string) => string, frame?: PageFrame): Promise<Response> {
   const query = readParams(HISTORY_QUERY, queryObject(searchParams));
-  return historyAnswer(deps, caller, query, { reportUrl, notAfter: new Date(deps.now().getTime() + LINK_DAYS.max * DAY_MS), parent: null });
+  return historyAnswer(deps, caller, query, { reportUrl, notAfter: new Date(deps.now().getTime() + LINK_DAYS.max * DAY_MS), parent: null, frame });
 }
 
 /** `GET /reports/history` with the API key. */

@@ -219,6 +219,15 @@ export interface PageLinks {
   csv?: Partial<Record<CsvTable, string>>;
   /** The kept history of this brand and market: `GET /reports/history` with the key, `/r/<token>/history` on a signed link. */
   history?: string;
+  /** Inside the account (src/account): its navigation at the top, its style and its form headers. */
+  frame?: PageFrame;
+}
+
+/** What a page wears inside another feature's screens: markup before its own, more CSS, and headers that let its forms post. */
+export interface PageFrame {
+  nav: Markup;
+  style: string;
+  headers: Record<string, string>;
 }
 
 /** The page's tables that offer a CSV link, and the operation each one is read from. */
@@ -351,26 +360,27 @@ export function reportPage(report: Report, source: ReportSource, extras: PageExt
   footer.push(html`Scores are the share of AI answers that name the brand; a change smaller than its sampling noise is shown as steady.`);
   parts.push(html`<footer class="page-foot">${footer.map((f) => html`<p>${f}</p>`)}</footer>`);
 
-  return reportDocument({ title: report.subject, section: SECTION, parts, style: trusted(STYLE), copyButtons: Boolean(links.share) || Object.keys(links.csv ?? {}).length > 0 });
+  return reportDocument({ title: report.subject, section: SECTION, parts, style: STYLE, copyButtons: Boolean(links.share) || Object.keys(links.csv ?? {}).length > 0, frame: links.frame });
 }
 
 /**
  * A page of the reports (this one, the kept history's): its parts one per line, and with `copyButtons` the
  * copy buttons' script, allowed by a nonce of this response alone.
  */
-export function reportDocument(o: { title: string; section: string; parts: Markup[]; style: Markup; copyButtons: boolean }): RenderedPage {
+export function reportDocument(o: { title: string; section: string; parts: Markup[]; style: string; copyButtons: boolean; frame?: PageFrame | undefined }): RenderedPage {
   const nonce = o.copyButtons ? newNonce() : undefined;
+  const parts = o.frame ? [o.frame.nav, ...o.parts] : o.parts;
   const document = htmlDocument({
     title: o.title,
     section: o.section,
     body: joinMarkup(
-      o.parts.filter((part) => part.html !== ''),
+      parts.filter((part) => part.html !== ''),
       '\n',
     ),
-    style: o.style,
+    style: trusted(o.frame ? `${o.style}${o.frame.style}` : o.style),
     ...(nonce ? { script: { nonce, code: trusted(COPY_SCRIPT) } } : {}),
   });
-  return { html: document.html, headers: pageHeaders(nonce ? { scriptNonce: nonce } : {}) };
+  return { html: document.html, headers: { ...pageHeaders({ ...(nonce ? { scriptNonce: nonce } : {}), ...(o.frame ? { formAction: 'self' as const } : {}) }), ...o.frame?.headers } };
 }
 
 /** A page for a person who followed a link or opened the report: what went wrong and what to do. */
