@@ -488,6 +488,12 @@ try {
       assert.ok((await page.textContent('[data-testid=text]')).length > 20, 'outbox message: the text part');
       const frame = page.frameLocator('iframe[data-testid=html]');
       assert.ok((await frame.locator('body').textContent()).length > 20, 'outbox message: the HTML part renders in its sandboxed frame');
+      // Its buttons work as in a mail program: the link opens in a new tab (the frame's sandbox lets popups out).
+      const [opened] = await Promise.all([page.context().waitForEvent('page'), frame.locator('a[href*="/digests/"]').first().click()]);
+      await opened.waitForLoadState('load');
+      assert.match(new URL(opened.url()).pathname, /^\/digests\//, 'outbox message: the email\'s button opens its link in a new tab');
+      assert.equal(await opened.textContent('.masthead .product'), PRODUCT, 'outbox message: the link opened a page of this site');
+      await opened.close();
       // A sandboxed frame is painted only once scrolled into view, even in a full-page screenshot.
       await page.locator('iframe[data-testid=html]').scrollIntoViewIfNeeded();
       await page.locator('iframe[data-testid=html]').screenshot({ path: join(ARTIFACTS, `outbox-message-html-${w}.png`) });

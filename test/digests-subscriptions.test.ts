@@ -518,7 +518,8 @@ describe('GET /dev/outbox', () => {
     expect(detail).toContain('<dt>Subject</dt><dd>Confirm your weekly AI-visibility digest for Brightdesk</dd>');
     expect(detail).toContain('<dt>List-Unsubscribe-Post</dt><dd>List-Unsubscribe=One-Click</dd>');
     expect(detail).toContain(`<pre data-testid="text">${message!.text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')}</pre>`);
-    expect(detail).toMatch(/<iframe class="preview" title="The email's HTML part" sandbox srcdoc="&lt;!DOCTYPE html/i);
+    // Sandboxed (no script, no form); its links open in a new tab, outside the sandbox, as a reader's mail program opens them.
+    expect(detail).toMatch(/<iframe class="preview" title="The email's HTML part" sandbox="allow-popups allow-popups-to-escape-sandbox" srcdoc="&lt;base target=&quot;_blank&quot;&gt;&lt;!DOCTYPE html/i);
     expect(one.headers.get('content-security-policy')).toContain("default-src 'none'");
     const raw = await SELF.fetch(`${BASE}/dev/outbox/${message!.id}?format=html`);
     expect(await raw.text()).toMatch(/^<!DOCTYPE html/i);

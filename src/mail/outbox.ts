@@ -67,10 +67,11 @@ function messagePage(row: OutboxRow): Response {
   const self = `${OUTBOX_BASE}/${row.id}`;
   const field = (name: string, value: string) => html`<dt>${name}</dt><dd>${value}</dd>`;
   const headers = Object.entries(view.headers);
-  // `sandbox` with no permissions: the email's HTML runs no script, submits no form and cannot reach this page.
+  // Sandboxed: the email's HTML runs no script, submits no form and cannot reach this page. Its links open as a
+  // reader's do, in a new tab outside the sandbox (a `<base target>` ahead of the email, popups allowed).
   const body = html`<p class="small"><a href="${OUTBOX_BASE}" data-testid="back">← Back to the list</a></p><h1>${row.subject}</h1><dl class="envelope" data-testid="envelope">${field('From', row.from_addr)}${field('To', row.to_addr)}${field('Subject', row.subject)}${field('Kind', row.kind)}${field('Stored', when(row.created_at))}${field('Idempotency key', row.idempotency_key)}</dl><h2>Headers</h2>${
     headers.length > 0 ? html`<dl class="envelope" data-testid="headers">${headers.map(([name, value]) => field(name, value))}</dl>` : html`<p class="small">No extra headers.</p>`
-  }<h2>Text part</h2><pre data-testid="text">${row.text}</pre><h2>HTML part</h2><p class="formats small">As the recipient's mail program shows it, scripts and links off. Alone: <a href="${self}?format=html">HTML</a> · <a href="${self}?format=text">text</a> · <a href="${self}?format=json">JSON</a>.</p><iframe class="preview" title="The email's HTML part" sandbox srcdoc="${row.html}" data-testid="html"></iframe><p class="small"><a href="${OUTBOX_BASE}">← Back to the list</a></p>`;
+  }<h2>Text part</h2><pre data-testid="text">${row.text}</pre><h2>HTML part</h2><p class="formats small">As the recipient's mail program shows it, scripts off; a link or button opens in a new tab. Alone: <a href="${self}?format=html">HTML</a> · <a href="${self}?format=text">text</a> · <a href="${self}?format=json">JSON</a>.</p><iframe class="preview" title="The email's HTML part" sandbox="allow-popups allow-popups-to-escape-sandbox" srcdoc="${`<base target="_blank">${row.html}`}" data-testid="html"></iframe><p class="small"><a href="${OUTBOX_BASE}">← Back to the list</a></p>`;
   return new Response(htmlDocument({ title: `Dev outbox: ${row.subject}`, section: SECTION, body, style: trusted(STYLE) }).html, { headers: pageHeaders() });
 }
 
