@@ -5,13 +5,14 @@
  * earlier week is never overwritten, and the rows come back in order, as
  * CSV (`/x/` link of kind `history`) and on `GET /reports/history`.
  */
-import { env } from 'cloudflare:test';
+import { env, SELF } from 'cloudflare:test';
+import type { ResponseOf } from '../src/contract/operations';
 import { afterAll, afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { keepWeek, readHistory } from '../src/weekly-report/history';
 import { isoWeek } from '../src/weekly-report/week';
 import { clearDigests, dayOf, deliver, demoMonday, FakeQueue, FakeResend, plusDays, runCron, seedSubscriptions, testEnv } from './digests-helpers';
 import { mintExport, readCsv } from './exports-helpers';
-import { call, clearReports } from './reports-helpers';
+import { BASE, call, clearReports } from './reports-helpers';
 import { useServicesForTests } from './seams';
 
 const MONDAY = demoMonday();
@@ -62,17 +63,21 @@ it('accumulates one row per week over simulated weeks, read back in order; an ea
   // As CSV: a link of kind `history`, one row per kept week, oldest first, with each engine's figures.
   vi.setSystemTime(plusDays(MONDAY, 2, 4));
   const link = await mintExport({ operation: 'history', params: { market: 'us' } });
+  // Making the link kept the API's 12 weeks besides (source `api`); the weeks the cron kept stay as they were.
+  const all = await readHistory(env.DB, 1, 11);
+  expect(all.filter((w) => w.source === 'cron')).toEqual(weeks);
+  expect(all.filter((w) => w.source === 'api').length).toBeGreaterThan(0);
   const csv = await readCsv(link.url);
   expect(csv.status).toBe(200);
-  expect(csv.records.map((r) => r.iso_week)).toEqual(weeks.map((w) => w.iso_week));
-  expect(csv.records.map((r) => r.score)).toEqual(weeks.map((w) => (w.score === null ? '' : String(w.score))));
+  expect(csv.records.map((r) => r.iso_week)).toEqual(all.map((w) => w.iso_week));
+  expect(csv.records.map((r) => r.score)).toEqual(all.map((w) => (w.score === null ? '' : String(w.score))));
   expect(csv.header).toEqual(expect.arrayContaining(['won', 'lost', 'held', 'chatgpt.naming', 'chatgpt.answered']));
 
   // The page: the chart and the table, newest first, and the CSV link.
   const page = await call('/reports/history?market=us', { key: 'demo_pro_single' });
   expect(page.status).toBe(200);
   const html = await page.text();
-  expect([...html.matchAll(/<tr data-week="([^"]+)"/g)].map((m) => m[1])).toEqual(weeks.map((w) => w.iso_week).reverse());
+  expect([...html.matchAll(/<tr data-week="([^"]+)"/g)].map((m) => m[1])).toEqual(all.map((w) => w.iso_week).reverse());
   expect(html).toContain('data-testid="chart"');
   expect(html).toMatch(/<a href="http:\/\/localhost:8787\/x\/v1\.[\w.-]+\.csv">CSV of the kept history<\/a>/);
 });
@@ -116,9 +121,13 @@ it('a signed report link opens the same history, its CSV link expiring with the 
   const page = await call(`${report.path}/history`);
   expect(page.status).toBe(200);
   const html = await page.text();
-  expect([...html.matchAll(/<tr data-week="([^"]+)"/g)].map((m) => m[1])).toEqual([isoWeek(dayOf(MONDAY))]);
+  // The week the cron kept, and the API's 12 weeks kept when the link was made (the history starts full).
+  const kept = (await readHistory(env.DB, 1, 11)).map((w) => w.iso_week);
+  expect(kept).toContain(isoWeek(dayOf(MONDAY)));
+  expect(kept.length).toBeGreaterThanOrEqual(12);
+  expect([...html.matchAll(/<tr data-week="([^"]+)"/g)].map((m) => m[1])).toEqual([...kept].reverse());
   const csvUrl = /class="copy-csv" data-url="([^"]+)"/.exec(html)![1]!;
-  expect((await readCsv(csvUrl)).records.map((r) => r.iso_week)).toEqual([isoWeek(dayOf(MONDAY))]);
+  expect((await readCsv(csvUrl)).records.map((r) => r.iso_week)).toEqual(kept);
   const row = await env.DB.prepare("SELECT expires_at FROM report_links WHERE purpose = 'export' AND kind = 'history'").first<{ expires_at: string }>();
   expect(Date.parse(row!.expires_at)).toBeLessThanOrEqual(Date.parse(report.expires_at));
   // The report page itself links to it.
@@ -126,4 +135,25 @@ it('a signed report link opens the same history, its CSV link expiring with the 
   // A changed token (one character of its claims): 403, as on the report itself.
   const changed = report.path.replace(/^(\/r\/v1\.\w{4})(\w)/, (_, head: string, c: string) => `${head}${c === 'A' ? 'B' : 'A'}`);
   expect((await call(`${changed}/history`)).status).toBe(403);
+});
+
+it('starts full: the first read for a person or a link keeps the API\'s 12 weeks, the cron completes this week', async () => {
+  vi.setSystemTime(plusDays(MONDAY, 0, -6));
+  // A fresh install: nothing kept. Opening the history page (or the report, subscribing, making a link) keeps them.
+  expect(await readHistory(env.DB, 1, 11)).toEqual([]);
+  const visibility = (await (await SELF.fetch(`${BASE}/api/v1/visibility?market=us`, { headers: { authorization: 'Bearer demo_pro_single' } })).json()) as ResponseOf<'getVisibility'>;
+  expect((await call('/reports/history?market=us', { key: 'demo_pro_single' })).status).toBe(200);
+  const kept = await readHistory(env.DB, 1, 11);
+  expect(kept.map((w) => [w.period_from, w.period_to, w.score, w.answered_runs, w.source])).toEqual(visibility.history.map((p) => [p.week_start, p.week_end, p.score, p.answered_runs, 'api']));
+  expect(kept.every((w) => w.won === null && w.naming_runs === null && w.engines.length === 0)).toBe(true);
+  // Its CSV has the rows; the columns the API's points do not give are empty.
+  const csv = await readCsv((await mintExport({ operation: 'history', params: { market: 'us' } })).url);
+  expect(csv.records).toHaveLength(12);
+  expect(csv.records[0]!.won).toBe('');
+  // The week's full read (the hourly cron, for a brand and market with a subscription) completes this week's row.
+  await seedSubscriptions([{ email: 'lead@example.com', timezone: 'America/Los_Angeles' }]);
+  await cronAt(plusDays(MONDAY, 0, -5));
+  const latest = (await readHistory(env.DB, 1, 11)).at(-1)!;
+  expect([latest.source, latest.won !== null, latest.engines.length]).toEqual(['cron', true, 6]);
+  expect(await readHistory(env.DB, 1, 11)).toHaveLength(12);
 });

@@ -2,7 +2,8 @@
  * The hourly cron's share of the history (DESIGN section 11): every brand and
  * market with an active subscription or a live export link gets its week kept
  * at least weekly, whether or not a digest read it. Each run reads only the
- * pairs whose current UTC week is not kept yet (at most
+ * pairs whose current UTC week is not kept yet, or kept from the API's 12
+ * weeks only (history.ts: this read completes it) (at most
  * `HISTORY_READS_PER_RUN`, the rest next hour), with the key of one of their
  * subscriptions or links, through `deps.api` (the cache and that key's
  * budget). A pair whose read fails 3 times is left until the next week. A
@@ -47,7 +48,7 @@ export async function keepWeeklyHistory(deps: ExportDeps): Promise<HistoryRun> {
          UNION ALL
          SELECT brand_id, market_id, id, key_sealed, 1 AS rank FROM report_links WHERE purpose = 'export' AND brand_id > 0 AND market_id > 0 AND expires_at > ?
        ) AS c
-       WHERE NOT EXISTS (SELECT 1 FROM weekly_history h WHERE h.brand_id = c.brand_id AND h.market_id = c.market_id AND h.iso_week = ?)
+       WHERE NOT EXISTS (SELECT 1 FROM weekly_history h WHERE h.brand_id = c.brand_id AND h.market_id = c.market_id AND h.iso_week = ? AND h.source != 'api')
          AND NOT EXISTS (SELECT 1 FROM weekly_history_misses m WHERE m.brand_id = c.brand_id AND m.market_id = c.market_id AND m.iso_week = ? AND m.tries >= ?)
          AND NOT EXISTS (SELECT 1 FROM digest_sends s JOIN digest_subscriptions d ON d.id = s.subscription_id
                           WHERE d.brand_id = c.brand_id AND d.market_id = c.market_id AND s.iso_week = ? AND s.status IN ('planned', 'sending'))

@@ -32,7 +32,7 @@ import { EXPORT_FORMATS, EXPORT_LINK_BASE, EXPORTS_BASE, type ExportFormat, type
 import { expiresInDays, linkOwnerKey, noQuery, readFailure, tooManyLinks } from '../links/keyed-routes';
 import { MAX_LIVE_LINKS } from '../links/link-store';
 import { clientAddressOf } from '../proxy';
-import { HISTORY_COLUMNS, historyRecord, PLAN_COLUMNS, planRecords, readHistory, readScope, readTableBody, readWeek, reportOf } from '../weekly-report';
+import { HISTORY_COLUMNS, historyRecord, PLAN_COLUMNS, planRecords, readHistory, readScopeKept, readTableBody, readWeek, reportOf } from '../weekly-report';
 import type { ExportDeps } from './deps';
 import type { Caller } from '../subscriptions';
 import { CSV_CONTENT_TYPE, csvColumns, tableRows, toCsv } from './table';
@@ -67,7 +67,7 @@ export async function mintExportLinkAs(deps: ExportDeps, caller: Caller, raw: un
   try {
     // The read the link will make: the key must be able to make it (plan, integration, brand), and its error is the one to show.
     const client = deps.api(caller.key, caller.clientAddress);
-    scope = scopeOf(op ? (await readTableBody(client, op.id, op.csv, params)).data : await readScope(client, { brand_id: params.brand_id === undefined ? undefined : Number(params.brand_id), market: params.market }));
+    scope = scopeOf(op ? (await readTableBody(client, op.id, op.csv, params)).data : await readScopeKept(client, { brand_id: params.brand_id === undefined ? undefined : Number(params.brand_id), market: params.market }, { db: deps.db, now: deps.now() }));
   } catch (error) {
     throw readFailure(error);
   }

@@ -25,7 +25,7 @@ import type { LinkParent } from '../links/link-store';
 import { LINK_DAYS, readFailure } from '../links/keyed-routes';
 import { DAY_MS } from '../lib/time';
 import { clientAddressOf } from '../proxy';
-import { formatDay, formatRange, formatScore, HISTORY_WEEKS, type HistoryWeek, readHistory, readScope, shortDay, type WeeklyInputs } from '../weekly-report';
+import { formatDay, formatRange, formatScore, HISTORY_WEEKS, type HistoryWeek, readHistory, readScopeKept, shortDay, type WeeklyInputs } from '../weekly-report';
 import { chartSvg } from '../weekly-report/chart';
 import type { Caller } from '../subscriptions';
 import type { ReportDeps } from './deps';
@@ -61,7 +61,7 @@ function historyTable(weeks: HistoryWeek[]): Markup {
   const rows = weeks
     .map(
       (w) =>
-        html`<tr data-week="${w.iso_week}"><td class="nowrap" title="ISO week ${w.iso_week}: ${formatRange({ from: w.period_from, to: w.period_to })}">${formatDay(w.week_monday)}</td><td class="num">${formatScore(w.score)}</td><td class="num">${count(w.answered_runs)}</td><td class="num">${w.won}</td><td class="num">${w.lost}</td><td class="num">${w.held}</td></tr>`,
+        html`<tr data-week="${w.iso_week}"><td class="nowrap" title="ISO week ${w.iso_week}: ${formatRange({ from: w.period_from, to: w.period_to })}">${formatDay(w.week_monday)}</td><td class="num">${formatScore(w.score)}</td><td class="num">${count(w.answered_runs)}</td><td class="num">${w.won ?? '–'}</td><td class="num">${w.lost ?? '–'}</td><td class="num">${w.held ?? '–'}</td></tr>`,
     )
     .reverse();
   return html`<p class="small">Every kept week, newest first: the score, the answers it counts, and the questions won, lost and held.</p><div class="table-scroll"><table class="weeks history" data-testid="history-table"><thead><tr><th scope="col">Week of</th><th scope="col" class="num">Score</th><th scope="col" class="num">Answers</th><th scope="col" class="num">Won</th><th scope="col" class="num">Lost</th><th scope="col" class="num">Held</th></tr></thead><tbody>${rows}</tbody></table></div>`;
@@ -82,7 +82,7 @@ export function historyPage(o: { brand: string; market: string; weeks: HistoryWe
     const bars = o.weeks.map((w) => ({ week_start: w.period_from, week_end: w.period_to, label: shortDay(w.week_monday), score: w.score, answered_runs: w.answered_runs }));
     const first = o.weeks[0]!;
     parts.push(
-      html`<p class="small">${o.weeks.length} ${o.weeks.length === 1 ? 'week' : 'weeks'} kept, from ${first.iso_week} to ${o.weeks.at(-1)!.iso_week}. Each week's figures are those first read for it, and never change afterwards.</p>`,
+      html`<p class="small">${o.weeks.length} ${o.weeks.length === 1 ? 'week' : 'weeks'} kept, from ${first.iso_week} to ${o.weeks.at(-1)!.iso_week}. Each week's figures are those first read for it, and never change afterwards; a week kept from the API's 12 weeks has its score alone (– for the rest) until its digest or the weekly read completes it.</p>`,
     );
     parts.push(html`<figure>${chartSvg(bars, o.brand)}<figcaption>Visibility score by kept week, oldest first.</figcaption></figure>`);
     parts.push(csvRow(o.csvUrl, 'the kept history'));
@@ -102,7 +102,7 @@ async function historyAnswer(deps: ReportDeps, caller: Caller, target: { brand_i
   let brand: { id: number; name: string };
   let market: { id: number; code: string };
   try {
-    const visibility = await readScope(client, target);
+    const visibility = await readScopeKept(client, target, { db: deps.db, now: deps.now() });
     const { brands } = await client.listBrands();
     brand = { id: visibility.brand_id, name: brands.find((b) => b.id === visibility.brand_id)?.name ?? `Brand ${visibility.brand_id}` };
     market = { id: visibility.market.id, code: visibility.market.code.toLowerCase() };

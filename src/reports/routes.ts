@@ -35,7 +35,7 @@ import { DAY_MS } from '../lib/time';
 import type { Route } from '../lib/router';
 import { renderDigest } from '../mail/render';
 import { clientAddressOf } from '../proxy';
-import { type DigestKind, implausibleWarning, OperationMissing, WindowMismatch, readPageExtras, type Report, type ReportSource, readScope, readWeek, reportOf, summarizeReads, type WeeklyRead, type WeekTarget } from '../weekly-report';
+import { type DigestKind, implausibleWarning, OperationMissing, WindowMismatch, readPageExtras, type Report, type ReportSource, keepApiWeeks, readScopeKept, readWeek, reportOf, summarizeReads, type WeeklyRead, type WeekTarget } from '../weekly-report';
 import type { ReportDeps } from './deps';
 import type { Caller } from '../subscriptions';
 import { type LinkParent, MAX_LIVE_LINKS } from '../links/link-store';
@@ -148,6 +148,8 @@ interface AnswerContext {
 async function answer(read: WeeklyRead, kinds: readonly DigestKind[], format: Format, o: AnswerContext): Promise<Response> {
   const report = reportOf(read.inputs, kinds);
   const headers = { ...o.headers };
+  // Opened for a person or a link: the history starts full (history.ts), whatever form the report is read in.
+  await keepApiWeeks(o.deps.db, read.inputs.visibility, o.deps.now());
   if (format === 'json') return json({ report, source: read.source satisfies ReportSource }, 200, headers);
   if (format === 'text') return new Response(await digestText(report, o.viewUrl), { headers: { ...pageHeaders(), 'content-type': 'text/plain; charset=utf-8', ...headers } });
   // The page shows more than the report: its extra reads are the page's alone, and count in its source line.
@@ -245,7 +247,7 @@ export async function mintReportLinkAs(deps: ReportDeps, caller: Caller, raw: un
   try {
     // The read the link will make: the key must be able to make it, and its error is the one to show.
     const client: ApiClient = deps.api(caller.key, caller.clientAddress);
-    target = await readScope(client, { brand_id: body.brand_id, market: body.market === undefined ? undefined : String(body.market) });
+    target = await readScopeKept(client, { brand_id: body.brand_id, market: body.market === undefined ? undefined : String(body.market) }, { db: deps.db, now: deps.now() });
   } catch (error) {
     throw readFailure(error);
   }

@@ -18,7 +18,7 @@ import type { Route } from '../lib/router';
 import { seal } from '../lib/sealing';
 import { clientAddressOf } from '../proxy';
 import { canonicalTimeZone } from '../weekly-report/week';
-import { readScope } from '../weekly-report/read';
+import { readScopeKept } from '../weekly-report/history';
 import type { SubscriptionDeps } from './deps';
 import { SUBSCRIPTIONS_BASE } from './links';
 import { sendConfirmation, withinResendWindow } from './confirmation';
@@ -120,7 +120,7 @@ export async function subscribeAs(deps: SubscriptionDeps, caller: Caller, raw: u
   const endpoint = channel !== null && channel.type !== 'email';
   // The key must read this brand and market: the same read the digest will make, so its error is the one to show.
   const { brandId, market, brandName, accountBrands } = await readAs(deps, caller, async (client) => {
-    const visibility = await readScope(client, { brand_id: input.brand_id || undefined, market: input.market === undefined ? undefined : String(input.market) });
+    const visibility = await readScopeKept(client, { brand_id: input.brand_id || undefined, market: input.market === undefined ? undefined : String(input.market) }, { db: deps.db, now: deps.now() });
     const { brands } = await client.listBrands();
     return {
       brandId: visibility.brand_id,

@@ -10,10 +10,18 @@
  * a digest (src/digests) and the reports and exports read or write it.
  *
  * A week's row is written once (`ON CONFLICT DO NOTHING`): a later read never
- * overwrites the figures first kept for a week.
+ * overwrites the figures first kept for a week. One exception: the history
+ * starts full (`keepApiWeeks`): the first read of a brand and market for a
+ * person or a link keeps the API's 12 weekly points of the score (source
+ * `api`: the score and its answered runs, the rest null), and a full read of
+ * such a week later (the digest, the cron) completes its row.
  */
 import { ENGINES } from '../contract/enums';
-import { reportOf, type WeeklyInputs } from './read';
+import type { ResponseOf } from '../contract/operations';
+import { figuresViolations } from './guard';
+import { readScope, reportOf, type Scope, type WeeklyInputs, type WeekTarget } from './read';
+import type { ApiClient } from '../client';
+import { utcWeek } from './week';
 
 /** How far back the history page and its CSV go: 2 years of weeks. */
 export const HISTORY_WEEKS = 104;
@@ -35,13 +43,14 @@ export interface HistoryWeek {
   period_to: string;
   score: number | null;
   answered_runs: number;
-  naming_runs: number;
-  won: number;
-  lost: number;
-  held: number;
+  /** Null in a row kept from the API's 12-week history (source `api`), which gives the score and its answered runs only. */
+  naming_runs: number | null;
+  won: number | null;
+  lost: number | null;
+  held: number | null;
   engines: EngineWeek[];
   recorded_at: string;
-  source: 'digest' | 'cron';
+  source: 'digest' | 'cron' | 'api';
 }
 
 /** The row a week's read keeps. */
@@ -73,11 +82,60 @@ export async function keepWeek(db: D1Database, week: HistoryWeek): Promise<boole
     .prepare(
       `INSERT INTO weekly_history (brand_id, market_id, iso_week, week_monday, period_from, period_to, score, answered_runs, naming_runs, won, lost, held, engines, recorded_at, source)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (brand_id, market_id, iso_week) DO NOTHING RETURNING iso_week`,
+       ON CONFLICT (brand_id, market_id, iso_week) DO UPDATE SET week_monday = excluded.week_monday, period_from = excluded.period_from, period_to = excluded.period_to,
+         score = excluded.score, answered_runs = excluded.answered_runs, naming_runs = excluded.naming_runs, won = excluded.won, lost = excluded.lost, held = excluded.held,
+         engines = excluded.engines, recorded_at = excluded.recorded_at, source = excluded.source
+       WHERE weekly_history.source = 'api' AND excluded.source != 'api'
+       RETURNING iso_week`,
     )
     .bind(week.brand_id, week.market_id, week.iso_week, week.week_monday, week.period_from, week.period_to, week.score, week.answered_runs, week.naming_runs, week.won, week.lost, week.held, JSON.stringify(week.engines), week.recorded_at, week.source)
     .first();
   return written !== null;
+}
+
+/**
+ * The API's 12 weekly points of the score as kept weeks (source `api`): each point's ISO week is the one its 7 days
+ * end in, as the digest's read on that day would keep it. None when the body breaks a rule of the spec.
+ */
+export function apiWeeksOf(visibility: ResponseOf<'getVisibility'>, now: Date): HistoryWeek[] {
+  if (figuresViolations({ visibility }).length > 0) return [];
+  return (visibility.history ?? []).map((point) => {
+    const week = utcWeek(new Date(`${point.week_end}T00:00:00Z`));
+    return {
+      brand_id: visibility.brand_id,
+      market_id: visibility.market.id,
+      iso_week: week.isoWeek,
+      week_monday: week.monday,
+      period_from: point.week_start,
+      period_to: point.week_end,
+      score: point.score,
+      answered_runs: point.answered_runs,
+      naming_runs: null,
+      won: null,
+      lost: null,
+      held: null,
+      engines: [],
+      recorded_at: now.toISOString(),
+      source: 'api',
+    };
+  });
+}
+
+/** Keeps the API's weeks that are not kept yet (a kept week of any source stays as it is). */
+export async function keepApiWeeks(db: D1Database, visibility: ResponseOf<'getVisibility'>, now: Date): Promise<void> {
+  const weeks = apiWeeksOf(visibility, now);
+  if (weeks.length === 0) return;
+  // Every view of a report comes here: one read when they are all kept already, the writes only the first time.
+  const kept = await db
+    .prepare(`SELECT COUNT(*) AS n FROM weekly_history WHERE brand_id = ? AND market_id = ? AND iso_week IN (${weeks.map(() => '?').join(', ')})`)
+    .bind(visibility.brand_id, visibility.market.id, ...weeks.map((w) => w.iso_week))
+    .first<number>('n');
+  if (kept === weeks.length) return;
+  const insert = db.prepare(
+    `INSERT INTO weekly_history (brand_id, market_id, iso_week, week_monday, period_from, period_to, score, answered_runs, naming_runs, won, lost, held, engines, recorded_at, source)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, NULL, '[]', ?, 'api') ON CONFLICT (brand_id, market_id, iso_week) DO NOTHING`,
+  );
+  await db.batch(weeks.map((w) => insert.bind(w.brand_id, w.market_id, w.iso_week, w.week_monday, w.period_from, w.period_to, w.score, w.answered_runs, w.recorded_at)));
 }
 
 type HistoryRow = Omit<HistoryWeek, 'engines'> & { engines: string };
@@ -93,7 +151,8 @@ export async function readHistory(db: D1Database, brandId: number, marketId: num
 
 /** Whether the week is kept already (the cron reads only what is missing). */
 export async function weekKept(db: D1Database, brandId: number, marketId: number, isoWeek: string): Promise<boolean> {
-  return (await db.prepare('SELECT 1 FROM weekly_history WHERE brand_id = ? AND market_id = ? AND iso_week = ?').bind(brandId, marketId, isoWeek).first()) !== null;
+  // A week kept from the API's points only is not kept yet: a full read completes it.
+  return (await db.prepare("SELECT 1 FROM weekly_history WHERE brand_id = ? AND market_id = ? AND iso_week = ? AND source != 'api'").bind(brandId, marketId, isoWeek).first()) !== null;
 }
 
 /** The columns of the history as a table (its CSV): the week, its figures, then each engine's. */
@@ -121,4 +180,14 @@ export function historyRecord(week: HistoryWeek): Record<string, unknown> {
     record[`${engine}.answered`] = figures?.answered ?? null;
   }
   return record;
+}
+
+/**
+ * `readScope` for a person or a link (a subscribe, a link made, the history or report opened): the brand and
+ * market the key reads, and the API's 12 weeks of the score kept, so the history starts full (`keepApiWeeks`).
+ */
+export async function readScopeKept(client: ApiClient, target: Pick<WeekTarget, 'brand_id' | 'market'>, keep: { db: D1Database; now: Date }): Promise<Scope> {
+  const scope = await readScope(client, target);
+  await keepApiWeeks(keep.db, scope.visibility, keep.now);
+  return scope;
 }

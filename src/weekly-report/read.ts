@@ -222,6 +222,8 @@ async function readTasks(client: ApiClient, needs: Needs, params: Record<string,
 export interface Scope {
   brand_id: number;
   market: { id: number; code: string };
+  /** The body read: its 12 weekly points start the kept history (`readScopeKept`, history.ts). */
+  visibility: ResponseOf<'getVisibility'>;
 }
 
 /**
@@ -233,7 +235,7 @@ export interface Scope {
 export async function readScope(client: ApiClient, target: Pick<WeekTarget, 'brand_id' | 'market'>): Promise<Scope> {
   const params = scopeParams(target);
   const { data } = await readParts(client, { score: 'required' }, 'getVisibility', params);
-  return { brand_id: data!.brand_id, market: data!.market };
+  return { brand_id: data!.brand_id, market: data!.market, visibility: data! };
 }
 
 // ---------------------------------------------------------------- the page's extra reads
