@@ -113,8 +113,8 @@ describe('the pages for people write what the upstream sends as text', () => {
       expect(shownIn(elements, sent).length, `${name} shows what the service sent`).toBeGreaterThan(0);
     }
 
-    // Where the service's strings are: the brand's name beside its markets, in the forms' choices, on each card.
-    const brandName = (html: string) => parsePage(html).find((e) => e.tag === 'strong' && sent.some((s) => e.text === s))?.text;
+    // Where the service's strings are: the brand's name heading each of its markets' weeks, in the forms' choices, on each card.
+    const brandName = (html: string) => parsePage(html).find((e) => e.tag === 'h3' && sent.some((s) => e.text.startsWith(s)))?.text;
     expect(brandName(hostileRun.pages.overview!)).toBeDefined();
     for (const name of ['subscriptions', 'shareList', 'csvList'] as const) {
       const options = parsePage(hostileRun.pages[name]!).filter((e) => e.tag === 'option' && /^\d+:/.test(e.attrs.value ?? ''));

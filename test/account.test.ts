@@ -155,6 +155,34 @@ describe('signing in', () => {
   });
 });
 
+describe('the overview is where the week shows', () => {
+  it('for each brand and market: the score, won and lost, 12 weeks and the first action, as the API and the report say them', async () => {
+    const { cookie } = await signIn();
+    const html = await (await get('/account', cookie)).text();
+    for (const market of ['us', 'de']) {
+      const card = new RegExp(`<li data-scope="brand_id=1&amp;market=${market}" data-score="([^"]*)">([\\s\\S]*?)</li>\\n?(?=<li data-scope|</ul>)`).exec(html);
+      expect(card, market).not.toBeNull();
+      const api = (path: string) => SELF.fetch(`${BASE}/api/v1${path}?market=${market}`, { headers: { authorization: `Bearer ${KEYS.pro}` } }).then((r) => r.json() as Promise<any>);
+      const [visibility, history] = await Promise.all([api('/visibility'), api('/answers/history')]);
+      expect(card![1]).toBe(visibility.score.toFixed(1));
+      const text = visibleText(card![2]!);
+      expect(text).toContain(`${history.counts.lost} lost · ${history.counts.won} won`);
+      expect(card![2]).toContain(`aria-label="Brightdesk ${market.toUpperCase()}, score by week, last 12 weeks: ${visibility.history.map((p: { score: number }) => `${p.score.toFixed(1)}%`).join(', ')}"`);
+      const report = (await (await SELF.fetch(`${BASE}/reports/weekly?market=${market}&format=json`, { headers: { authorization: `Bearer ${KEYS.pro}` } })).json()) as { report: { plan: { items: { headline: string }[] } } };
+      expect(text).toContain(`This week: ${report.report.plan.items[0]!.headline}`);
+    }
+  });
+
+  it('an account with two brands sees every brand and market side by side', async () => {
+    const { cookie } = await signIn(KEYS.growth);
+    const html = await (await get('/account', cookie)).text();
+    const scopes = [...html.matchAll(/<li data-scope="([^"]+)"/g)].map((m) => m[1]);
+    expect(new Set(scopes.map((scope) => /brand_id=(\d+)/.exec(scope!)![1])).size).toBe(2);
+    expect(scopes.length).toBeGreaterThanOrEqual(4);
+    expect(html).toContain('<ul class="weeks" data-testid="weeks">');
+  });
+});
+
 describe('the report and history inside the account', () => {
   it('keep the account\'s navigation and its sign-out button, which posts from them; the keyed report has neither', async () => {
     const { cookie, csrf } = await signIn();

@@ -8,6 +8,9 @@
  */
 import { EMPTY, html, htmlDocument, type Markup, newNonce, pageHeaders, trusted } from '../lib/html';
 import { inlineScript } from '../lib/markup';
+import { formatPercent, formatTrend } from '../weekly-report/words';
+import { sparklineSvg } from '../weekly-report/chart';
+import type { OverviewWeek } from './overview';
 
 export const ACCOUNT_BASE = '/account';
 export const ACCOUNT_PATHS = {
@@ -64,6 +67,13 @@ legend{font-weight:600;padding:0 4px}
 .cta{display:inline-block;font-weight:600;background:var(--button);color:#fff;border-radius:6px;padding:10px 18px;text-decoration:underline}
 .copy{margin-left:8px;padding:4px 10px;font-size:14px}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 12px;margin:0 0 12px}
+ul.weeks{list-style:none;padding:0;display:grid;grid-template-columns:repeat(auto-fit,minmax(240px,1fr));gap:12px;margin:0 0 16px}
+ul.weeks>li{border:1px solid var(--rule);border-radius:6px;padding:10px 14px}
+ul.weeks h3{margin:0 0 4px;font-size:16px}
+ul.weeks .figure{margin:0;font-size:15px}ul.weeks .figure strong{font-size:26px}
+ul.weeks .spark{color:var(--accent);display:block;margin:4px 0}
+ul.weeks .action{margin:6px 0;font-size:15px}
+.up{color:var(--good)}.down{color:var(--bad)}.flat{color:var(--muted)}
 dl.facts dt{font-weight:600}
 dl.facts dd{margin:0;overflow-wrap:anywhere}
 @media (max-width:520px){dl.facts{grid-template-columns:1fr}}
@@ -121,7 +131,7 @@ function accountNav(csrf: string, current?: keyof typeof ACCOUNT_PATHS): Markup 
 }
 
 /** What a page of another feature (the report, the kept history) wears inside the account: its navigation, style and form headers. */
-export const accountFrame = (csrf: string) => ({ nav: accountNav(csrf), style: NAV_STYLE, headers: { ...FORM_HEADERS } });
+export const accountFrame = (csrf: string) => ({ nav: accountNav(csrf), style: trusted(NAV_STYLE), headers: { ...FORM_HEADERS } });
 
 /** A browser's 404 (where a client that asks for JSON gets the API's): a title, the language, and the ways back. */
 export function notFoundPage(signedIn: boolean): Response {
@@ -197,21 +207,14 @@ export interface Brand {
 export const inactiveNotice = (message: string, still: string) => html`<p class="problem" id="inactive" role="status">The API reads nothing for this key. ${withCode(message)} ${still}</p>`;
 
 /** The overview: the key's brands, where each screen is, and how to connect an assistant. */
-export function overviewPage(o: { csrf: string; brands: readonly Brand[]; origin: string; expiresAt: Date; inactive?: string }): Response {
+export function overviewPage(o: { csrf: string; brands: readonly Brand[]; weeks: readonly OverviewWeek[]; origin: string; expiresAt: Date; inactive?: string }): Response {
   const brands = o.inactive
     ? inactiveNotice(o.inactive, 'Until the plan is active again, you can still see and remove your subscriptions and see and revoke your share links and CSV links.')
-    : o.brands.length
-    ? html`<ul>${o.brands.map(
-        (b) =>
-          html`<li><strong>${b.name}</strong> <span class="small">${b.domain}</span><ul>${b.markets.map((m) => {
-            const scope = new URLSearchParams({ brand_id: String(b.id), market: m.code.toLowerCase() }).toString();
-            const market = m.code.toUpperCase();
-            return html`<li>${market}: <a href="${ACCOUNT_PATHS.report}?${scope}">the weekly report<span class="sr"> for ${b.name} ${market}</span></a> · <a href="${ACCOUNT_PATHS.history}?${scope}">the kept history<span class="sr"> of ${b.name} ${market}</span></a></li>`;
-          })}</ul></li>`,
-      )}</ul>`
+    : o.weeks.length
+    ? html`<ul class="weeks" data-testid="weeks">${o.weeks.map(weekCard)}</ul>`
     : html`<p>The key reads no brand yet.</p>`;
   const body = html`<h1>Your account</h1>
-<p>Signed in until ${o.expiresAt.toISOString().slice(11, 16)} UTC.${o.inactive ? null : ` The key reads ${o.brands.length === 1 ? 'one brand' : `${o.brands.length} brands`}:`}</p>
+<p>Signed in until ${o.expiresAt.toISOString().slice(11, 16)} UTC.${o.inactive ? null : ` The key reads ${o.brands.length === 1 ? 'one brand' : `${o.brands.length} brands`}, each market's last 7 days below:`}</p>
 ${brands}
 <h2>What you can do here</h2>
 <ul>
@@ -221,6 +224,22 @@ ${brands}
 </ul>
 ${assistantSection(o.origin)}`;
   return accountPage(200, { title: 'Your account', body, current: 'overview', csrf: o.csrf });
+}
+
+/** One brand and market's week on the overview: the score against the noise, won and lost, 12 weeks, the first action, and its pages. */
+function weekCard(w: OverviewWeek): Markup {
+  const scope = new URLSearchParams({ brand_id: String(w.brandId), market: w.market }).toString();
+  const where = `${w.brand} ${w.market.toUpperCase()}`;
+  const links = html`<p class="small"><a href="${ACCOUNT_PATHS.report}?${scope}">The weekly report<span class="sr"> for ${where}</span></a> · <a href="${ACCOUNT_PATHS.history}?${scope}">the kept history<span class="sr"> of ${where}</span></a></p>`;
+  const head = html`<h3>${w.brand} <span class="small">${w.market.toUpperCase()}</span></h3>`;
+  if (!w.week) return html`<li data-scope="${scope}">${head}<p class="small">Not read just now: ${w.problem ?? 'the Read API did not answer'}</p>${links}</li>`;
+  const { week } = w;
+  const trend = week.trend === 'up' ? 'up' : week.trend === 'down' ? 'down' : 'flat';
+  return html`<li data-scope="${scope}" data-score="${week.score === null ? '' : week.score.toFixed(1)}">${head}
+<p class="figure"><strong>${formatPercent(week.score)}</strong> <span class="${trend}">${formatTrend(week.change, week.trend)}</span></p>
+<p class="small">${week.period}: <span class="down">${week.lost} lost</span> · <span class="up">${week.won} won</span></p>
+${sparklineSvg(week.history, `${where}, score by week, last ${week.history.length} weeks`)}
+${week.action ? html`<p class="action"><span class="small">This week:</span> ${week.action}</p>` : EMPTY}${links}</li>`;
 }
 
 /** The MCP address and the steps for each client docs/mcp.md covers. */

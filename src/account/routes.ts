@@ -33,6 +33,7 @@ import { type Caller, listAs, removeAs, subscribeAs, type SubscriptionDeps, type
 import { hhmm } from '../subscriptions';
 import { answering, field, formOf, seeOther, type SignedIn, signedIn, signedInForm } from './guard';
 import { linkRoutes } from './link-routes';
+import { overviewWeeks } from './overview';
 import { ACCOUNT_PATHS, overviewPage, refusedFormPage, scopeOf, SIGN_IN_NOTES, signInPage } from './pages';
 import { beginSession, clearedSessionCookie, endSession, sessionOf } from './session';
 import { DONE, type Done, EMPTY_FORM, FIELD_OF_PARAM, type SubscribeForm, subscriptionsPage, type SubscriptionsView } from './subscriptions-page';
@@ -68,8 +69,10 @@ const signOut = answering(async (request: Request, deps: SubscriptionDeps) => {
 });
 
 const overview = answering(async (request: Request, deps: SubscriptionDeps, url: URL) => {
-  const { session, brands, inactive } = await signedIn(request, deps);
-  return overviewPage({ csrf: session.csrf, brands, origin: url.origin, expiresAt: session.expiresAt, ...(inactive ? { inactive } : {}) });
+  const who = await signedIn(request, deps);
+  const { session, brands, inactive } = who;
+  const weeks = inactive ? [] : await overviewWeeks(deps, who);
+  return overviewPage({ csrf: session.csrf, brands, weeks, origin: url.origin, expiresAt: session.expiresAt, ...(inactive ? { inactive } : {}) });
 });
 
 async function viewOf(deps: SubscriptionDeps, who: SignedIn, rest: Partial<SubscriptionsView> = {}): Promise<SubscriptionsView> {

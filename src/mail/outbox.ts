@@ -62,6 +62,9 @@ function listPage(rows: OutboxRow[], to: string | null): Response {
   return new Response(htmlDocument({ title: 'Dev outbox', section: SECTION, body, style: trusted(STYLE) }).html, { headers: pageHeaders() });
 }
 
+/** Put ahead of an email in the preview frame: its links open in a new tab. */
+const NEW_TAB = '<base target="_blank">';
+
 function messagePage(row: OutboxRow): Response {
   const view = outboxView(row);
   const self = `${OUTBOX_BASE}/${row.id}`;
@@ -71,7 +74,7 @@ function messagePage(row: OutboxRow): Response {
   // reader's do, in a new tab outside the sandbox (a `<base target>` ahead of the email, popups allowed).
   const body = html`<p class="small"><a href="${OUTBOX_BASE}" data-testid="back">← Back to the list</a></p><h1>${row.subject}</h1><dl class="envelope" data-testid="envelope">${field('From', row.from_addr)}${field('To', row.to_addr)}${field('Subject', row.subject)}${field('Kind', row.kind)}${field('Stored', when(row.created_at))}${field('Idempotency key', row.idempotency_key)}</dl><h2>Headers</h2>${
     headers.length > 0 ? html`<dl class="envelope" data-testid="headers">${headers.map(([name, value]) => field(name, value))}</dl>` : html`<p class="small">No extra headers.</p>`
-  }<h2>Text part</h2><pre data-testid="text">${row.text}</pre><h2>HTML part</h2><p class="formats small">As the recipient's mail program shows it, scripts off; a link or button opens in a new tab. Alone: <a href="${self}?format=html">HTML</a> · <a href="${self}?format=text">text</a> · <a href="${self}?format=json">JSON</a>.</p><iframe class="preview" title="The email's HTML part" sandbox="allow-popups allow-popups-to-escape-sandbox" srcdoc="${`<base target="_blank">${row.html}`}" data-testid="html"></iframe><p class="small"><a href="${OUTBOX_BASE}">← Back to the list</a></p>`;
+  }<h2>Text part</h2><pre data-testid="text">${row.text}</pre><h2>HTML part</h2><p class="formats small">As the recipient's mail program shows it, scripts off; a link or button opens in a new tab. Alone: <a href="${self}?format=html">HTML</a> · <a href="${self}?format=text">text</a> · <a href="${self}?format=json">JSON</a>.</p><iframe class="preview" title="The email's HTML part" sandbox="allow-popups allow-popups-to-escape-sandbox" srcdoc="${NEW_TAB}${row.html}" data-testid="html"></iframe><p class="small"><a href="${OUTBOX_BASE}">← Back to the list</a></p>`;
   return new Response(htmlDocument({ title: `Dev outbox: ${row.subject}`, section: SECTION, body, style: trusted(STYLE) }).html, { headers: pageHeaders() });
 }
 

@@ -19,7 +19,7 @@
  */
 import { requireKey } from '../contract/access';
 import { BRAND_MARKET_PARAMS, queryObject, readParams } from '../contract/params';
-import { html, type Markup } from '../lib/html';
+import { html, type Markup, trusted } from '../lib/html';
 import { exportLinkFor, type ExportTarget, HISTORY_KIND, SCOPE_KINDS } from '../links/export-links';
 import type { LinkParent } from '../links/link-store';
 import { LINK_DAYS, readFailure } from '../links/keyed-routes';
@@ -89,7 +89,7 @@ export function historyPage(o: { brand: string; market: string; weeks: HistoryWe
     parts.push(historyTable(o.weeks));
   }
   parts.push(html`<footer class="page-foot"><p><a href="${o.reportUrl}">This week's report</a>.</p></footer>`);
-  return reportDocument({ title: `${o.brand}: visibility history (${o.market.toUpperCase()})`, section: 'history', parts, style: HISTORY_STYLE, copyButtons: Boolean(o.csvUrl), frame: o.frame });
+  return reportDocument({ title: `${o.brand}: visibility history (${o.market.toUpperCase()})`, section: 'history', parts, style: trusted(HISTORY_STYLE), copyButtons: Boolean(o.csvUrl), frame: o.frame });
 }
 
 /**

@@ -226,7 +226,7 @@ export interface PageLinks {
 /** What a page wears inside another feature's screens: markup before its own, more CSS, and headers that let its forms post. */
 export interface PageFrame {
   nav: Markup;
-  style: string;
+  style: Markup;
   headers: Record<string, string>;
 }
 
@@ -360,14 +360,14 @@ export function reportPage(report: Report, source: ReportSource, extras: PageExt
   footer.push(html`Scores are the share of AI answers that name the brand; a change smaller than its sampling noise is shown as steady.`);
   parts.push(html`<footer class="page-foot">${footer.map((f) => html`<p>${f}</p>`)}</footer>`);
 
-  return reportDocument({ title: report.subject, section: SECTION, parts, style: STYLE, copyButtons: Boolean(links.share) || Object.keys(links.csv ?? {}).length > 0, frame: links.frame });
+  return reportDocument({ title: report.subject, section: SECTION, parts, style: trusted(STYLE), copyButtons: Boolean(links.share) || Object.keys(links.csv ?? {}).length > 0, frame: links.frame });
 }
 
 /**
  * A page of the reports (this one, the kept history's): its parts one per line, and with `copyButtons` the
  * copy buttons' script, allowed by a nonce of this response alone.
  */
-export function reportDocument(o: { title: string; section: string; parts: Markup[]; style: string; copyButtons: boolean; frame?: PageFrame | undefined }): RenderedPage {
+export function reportDocument(o: { title: string; section: string; parts: Markup[]; style: Markup; copyButtons: boolean; frame?: PageFrame | undefined }): RenderedPage {
   const nonce = o.copyButtons ? newNonce() : undefined;
   const parts = o.frame ? [o.frame.nav, ...o.parts] : o.parts;
   const document = htmlDocument({
@@ -377,7 +377,7 @@ export function reportDocument(o: { title: string; section: string; parts: Marku
       parts.filter((part) => part.html !== ''),
       '\n',
     ),
-    style: trusted(o.frame ? `${o.style}${o.frame.style}` : o.style),
+    style: o.frame ? html`${o.style}${o.frame.style}` : o.style,
     ...(nonce ? { script: { nonce, code: trusted(COPY_SCRIPT) } } : {}),
   });
   return { html: document.html, headers: { ...pageHeaders({ ...(nonce ? { scriptNonce: nonce } : {}), ...(o.frame ? { formAction: 'self' as const } : {}) }), ...o.frame?.headers } };

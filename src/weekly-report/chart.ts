@@ -122,3 +122,19 @@ export const CHART_STYLE = `
 .chart .xl.odd{display:none}
 }
 `;
+
+/**
+ * The 12 weeks in a glance (the account's overview): a small line on the chart's scale, the latest week a dot; the
+ * figures are in its label for a screen reader, and in the report one click away.
+ */
+export function sparklineSvg(bars: readonly ChartBar[], label: string): Markup {
+  const points = bars.flatMap((bar, i) => (bar.score === null ? [] : [{ i, score: bar.score }]));
+  if (points.length < 2) return html``;
+  const scale = chartScale(points.map((p) => p.score));
+  const [width, height] = [120, 28];
+  const x = (i: number) => ((i / Math.max(1, bars.length - 1)) * (width - 6) + 3).toFixed(1);
+  const y = (score: number) => (height - 3 - ((score - scale.lo) / (scale.hi - scale.lo)) * (height - 6)).toFixed(1);
+  const last = points.at(-1)!;
+  const words = `${label}: ${points.map((p) => `${p.score.toFixed(1)}%`).join(', ')}`;
+  return html`<svg class="spark" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${words}"><polyline fill="none" stroke="currentColor" stroke-width="1.5" points="${points.map((p) => `${x(p.i)},${y(p.score)}`).join(' ')}"/><circle cx="${x(last.i)}" cy="${y(last.score)}" r="2.5" fill="currentColor"/></svg>`;
+}
