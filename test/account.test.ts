@@ -447,6 +447,9 @@ describe('share links, CSV links and send now', () => {
     const read = await SELF.fetch(url.replace(/^https?:\/\/[^/]+/, BASE));
     expect([read.status, read.headers.get('content-type')]).toEqual([200, expect.stringMatching(/^text\/csv/)]);
     const id = /data-link="([^"]+)"/.exec(html)![1]!;
+    // Titled in words: its table, brand and market, never an operation id or a query string.
+    expect(new RegExp(`<li data-link="${id}" class="fresh"><div class="head"><span class="who">([^<]+)</span>`).exec(html)![1]).toBe('List topics · Brightdesk US');
+    expect(visibleText(html)).not.toMatch(/\(listTopics\)|brand_id=/);
     const revoked = await post('/account/exports/revoke', { csrf, id }, { cookie });
     expect(revoked.headers.get('location')).toBe('/account/exports?done=revoked');
     expect((await SELF.fetch(url.replace(/^https?:\/\/[^/]+/, BASE))).status).toBe(410);

@@ -450,8 +450,11 @@ describe('due time', () => {
     expect(isoWeek('2025-12-29')).toBe('2026-W01');
   });
 
-  it('accepts IANA names only', () => {
+  it('accepts IANA names only, and a city as people write it', () => {
     expect(canonicalTimeZone('europe/berlin')).toBe('Europe/Berlin');
+    expect(canonicalTimeZone('Berlin')).toBe('Europe/Berlin');
+    expect(canonicalTimeZone('new york')).toBe('America/New_York');
+    expect(canonicalTimeZone(' buenos aires ')).toMatch(/^America\/(Argentina\/)?Buenos_Aires$/);
     expect(canonicalTimeZone('UTC')).toBe('UTC');
     expect(canonicalTimeZone('America/Argentina/Buenos_Aires')).toMatch(/Buenos_Aires$/);
     for (const bad of ['Mars/Olympus', '+02:00', 'CET ', '', 'Europe/Berlin; DROP']) expect(canonicalTimeZone(bad)).toBeNull();

@@ -5,6 +5,7 @@
  * 10-minute rule (a fake clock; concurrent calls), nothing from parameters.
  */
 import { env } from 'cloudflare:test';
+import { formatStamp } from '../src/weekly-report/words';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { useServicesForTests } from './seams';
 import { RESEND_WINDOW_MS } from '../src/reports/send';
@@ -158,7 +159,9 @@ describe('POST /reports/weekly/send', () => {
     expect(again.headers.get('retry-after')).toBe('1');
     const body = (await again.json()) as { error: { code: string; message: string }; last_send: { id: string; sent_at: string } };
     expect(body.error.code).toBe('recently_sent');
-    expect(body.error.message).toContain(sentAt);
+    // When, as people write it (`27 Nov 2026, 13:45 UTC`), never an ISO timestamp.
+    expect(body.error.message).toContain(`was sent ${formatStamp(sentAt)};`);
+    expect(body.error.message).not.toContain(sentAt);
     expect(body.last_send).toEqual({ id: first.send.id, sent_at: sentAt });
     expect(resend.calls).toHaveLength(1);
 

@@ -15,7 +15,7 @@
 import { env, SELF } from 'cloudflare:test';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { post, signIn } from './account-helpers';
+import { get, post, signIn } from './account-helpers';
 import { clearAlerts, FakeEndpoints } from './alerts-helpers';
 import { clearDigests } from './digests-helpers';
 import { useServicesForTests } from './seams';
@@ -149,5 +149,23 @@ describe('a subscribe that is refused or fails writes nothing', () => {
       expect(html).toMatch(/<p class="(?:error|problem)" id="channel_url-error" role="alert">(The test delivery|<code>channel\.url<\/code> resolves to)/);
       expect(await stored()).toBe(before);
     }
+  });
+
+});
+
+describe('people\'s words on the subscriptions screen', () => {
+  it('tells two Slack channels apart by their destination, the secret part of the address masked; takes a city for the timezone', async () => {
+    await env.DB.prepare('DELETE FROM account_sessions').run();
+    const urls = ['https://hooks.slack.com/services/T000/B000/AAAA1111', 'https://hooks.slack.com/services/T000/B111/BBBB2222'];
+    for (const url of urls) {
+      const response = await SELF.fetch(`${BASE}/digests/subscriptions`, { method: 'POST', headers: { authorization: 'Bearer demo_pro_single', 'content-type': 'application/json' }, body: JSON.stringify({ email: 'ops@example.com', kinds: ['alerts'], channel: { type: 'slack', url }, timezone: 'Berlin' }) });
+      expect(response.status).toBe(201);
+      expect(((await response.json()) as { subscription: { timezone: string } }).subscription.timezone).toBe('Europe/Berlin');
+    }
+    const { cookie } = await signIn();
+    const html = await (await get('/account/subscriptions', cookie)).text();
+    const who = [...html.matchAll(/<span class="who">([^<]*)<\/span>/g)].map((m) => m[1]).sort();
+    expect(who).toEqual(['Slack: hooks.slack.com/…1111', 'Slack: hooks.slack.com/…2222']);
+    for (const url of urls) expect(html).not.toContain(url);
   });
 });

@@ -120,7 +120,7 @@ const showHistory = answering(async (request: Request, deps: Deps, url: URL) => 
 const SCOPE_LABELS: Record<string, string> = { history: 'The kept weekly history', plan: 'The week’s plan, one row per question' };
 const OPERATIONS = EXPORT_KINDS.map((id) => {
   const op = tableOperation(id);
-  return { id, label: op ? `${op.summary} (${id})` : `${SCOPE_LABELS[id] ?? id} (${id})` };
+  return { id, label: op ? op.summary : (SCOPE_LABELS[id] ?? id) };
 });
 
 async function csvView(deps: Deps, who: SignedIn, rest: Partial<CsvView> = {}): Promise<CsvView> {

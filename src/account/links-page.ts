@@ -40,7 +40,7 @@ export interface ShareView extends Common {
 }
 
 export interface CsvView extends Common {
-  links: readonly { id: string; url: string; operation: string; params: Record<string, string>; created_at: string; expires_at: string }[];
+  links: readonly { id: string; url: string; operation: string; params: Record<string, string>; brand_id: number | null; market: { code: string } | null; created_at: string; expires_at: string }[];
   /** The operations a CSV link may name: id and words. */
   operations: readonly { id: string; label: string }[];
   made?: { id: string };
@@ -106,9 +106,12 @@ ${list}`;
   return accountPage(status, { title: 'Share links', body, current: 'links', csrf: view.csrf });
 }
 
+/** A CSV link titled by its table, brand, market and other parameters, in words: `The kept weekly history · Brightdesk US`. */
 function csvCard(view: CsvView, l: CsvView['links'][number]): Markup {
-  const params = Object.entries(l.params).map(([k, v]) => `${k}=${v}`).join(', ');
-  const label = `${l.operation}${params ? ` (${params})` : ''}`;
+  const table = view.operations.find((o) => o.id === l.operation)?.label ?? l.operation;
+  const scope = l.brand_id ? `${brandName(view.brands, l.brand_id)}${l.market ? ` ${l.market.code.toUpperCase()}` : ''}` : '';
+  const params = Object.entries(l.params).filter(([k]) => k !== 'brand_id' && k !== 'market').map(([k, v]) => `${k.replaceAll('_', ' ')} ${v}`);
+  const label = [table, scope, ...params].filter(Boolean).join(' · ');
   const fresh = view.made?.id === l.id;
   return html`<li data-link="${l.id}"${fresh ? html` class="fresh"` : null}><div class="head"><span class="who">${label}</span></div>
 <p class="small">Made ${day(l.created_at)}, expires ${day(l.expires_at)}</p>

@@ -79,8 +79,11 @@ dl.facts dd{margin:0;overflow-wrap:anywhere}
 @media (max-width:520px){dl.facts{grid-template-columns:1fr}}
 `;
 
-/** Shows the copy buttons (hidden without scripts) beside each `[data-copy]` block, and copies its text. */
-const COPY_SCRIPT = `(function(){document.querySelectorAll('button.copy').forEach(function(b){var t=document.getElementById(b.getAttribute('data-for'));if(!t)return;b.hidden=false;b.addEventListener('click',function(){var s=function(x){b.textContent=x;};if(!navigator.clipboard){s('Select and copy');return;}navigator.clipboard.writeText(t.textContent.trim()).then(function(){s('Copied');},function(){s('Select and copy');});});});})();`;
+/**
+ * Shows the copy buttons (hidden without scripts) beside each `[data-copy]` block, and copies its text; fills a fresh
+ * form's timezone with this browser's.
+ */
+const COPY_SCRIPT = `(function(){var z=document.querySelector('input[data-browser-zone]');try{var n=Intl.DateTimeFormat().resolvedOptions().timeZone;if(z&&n)z.value=n;}catch(e){}})();(function(){document.querySelectorAll('button.copy').forEach(function(b){var t=document.getElementById(b.getAttribute('data-for'));if(!t)return;b.hidden=false;b.addEventListener('click',function(){var s=function(x){b.textContent=x;};if(!navigator.clipboard){s('Select and copy');return;}navigator.clipboard.writeText(t.textContent.trim()).then(function(){s('Copied');},function(){s('Select and copy');});});});})();`;
 
 /** A copy button for the text of the element `id` (shown only with scripts). */
 export const copyButton = (id: string, what: string) => html`<button type="button" class="copy quiet" data-for="${id}" hidden>Copy<span class="sr"> ${what}</span></button>`;

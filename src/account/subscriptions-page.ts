@@ -66,12 +66,22 @@ export interface SubscriptionsView {
   inactive?: string;
 }
 
+/** The time zones the runtime knows, for the timezone field's suggestions. */
+const ZONES: readonly string[] = ['UTC', ...Intl.supportedValuesOf('timeZone')];
+
 const KIND_WORDS: Record<string, string> = { visibility: 'visibility digest', won_lost: 'won and lost questions', alerts: 'change alerts' };
 const STATE_WORDS: Record<string, string> = { pending: 'waiting for confirmation', active: 'active', paused: 'paused', unsubscribed: 'unsubscribed' };
 
+/**
+ * Who gets it, as the owner tells two apart: an address, or a Slack or webhook destination by its host and the last
+ * characters of its path (the rest of an incoming-webhook URL is a secret, masked).
+ */
 function recipientOf(row: SubscriptionRow): string {
-  if (row.channel_type === 'slack') return 'A Slack channel';
-  if (row.channel_type === 'webhook' && row.channel_url) return `Webhook to ${new URL(row.channel_url).host}`;
+  if ((row.channel_type === 'slack' || row.channel_type === 'webhook') && row.channel_url) {
+    const url = new URL(row.channel_url);
+    const end = url.pathname.length > 1 ? `/…${url.pathname.slice(-4)}` : '';
+    return `${row.channel_type === 'slack' ? 'Slack' : 'Webhook'}: ${url.host}${end}`;
+  }
   return row.email;
 }
 
@@ -133,8 +143,9 @@ ${errorOf(view, 'scope')}</div>
 ${kind('visibility', 'The weekly visibility digest')}${kind('won_lost', 'Won and lost questions in the digest')}${view.alerts ? kind('alerts', 'Change alerts (a big move, a lost question)') : null}
 ${errorOf(view, 'kinds')}</fieldset>
 <div class="field"><label class="block" for="timezone">Timezone</label>
-<input type="text" id="timezone" name="timezone" value="${f.timezone}" class="wide" autocomplete="off" spellcheck="false"${described(view, 'timezone', 'timezone-hint')}>
-${errorOf(view, 'timezone')}<p class="hint" id="timezone-hint">An IANA name such as Europe/Berlin or America/New_York: the digest comes on Monday morning there.</p></div>
+<input type="text" id="timezone" name="timezone" value="${f.timezone}" class="wide" list="zones" autocomplete="off" spellcheck="false"${f === EMPTY_FORM ? html` data-browser-zone` : null}${described(view, 'timezone', 'timezone-hint')}>
+<datalist id="zones">${ZONES.map((zone) => html`<option value="${zone}"></option>`)}</datalist>
+${errorOf(view, 'timezone')}<p class="hint" id="timezone-hint">A city or a zone, such as Berlin or America/New_York (this browser's is filled in): the digest comes on Monday morning there.</p></div>
 ${
   view.alerts
     ? html`<fieldset id="channel"${described(view, 'channel')}><legend>Where change alerts go</legend>

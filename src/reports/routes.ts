@@ -35,7 +35,7 @@ import { DAY_MS } from '../lib/time';
 import type { Route } from '../lib/router';
 import { renderDigest } from '../mail/render';
 import { clientAddressOf } from '../proxy';
-import { type DigestKind, implausibleWarning, OperationMissing, WindowMismatch, readPageExtras, type Report, type ReportSource, keepApiWeeks, readScopeKept, readWeek, reportOf, summarizeReads, type WeeklyRead, type WeekTarget } from '../weekly-report';
+import { type DigestKind, implausibleWarning, OperationMissing, WindowMismatch, readPageExtras, type Report, type ReportSource, formatStamp, keepApiWeeks, readScopeKept, readWeek, reportOf, summarizeReads, type WeeklyRead, type WeekTarget } from '../weekly-report';
 import type { ReportDeps } from './deps';
 import type { Caller } from '../subscriptions';
 import { type LinkParent, MAX_LIVE_LINKS } from '../links/link-store';
@@ -372,7 +372,7 @@ export async function sendNowAs(deps: ReportDeps, caller: Caller, target: Pick<W
       return {
         status: 409,
         body: {
-          error: { code: 'recently_sent' satisfies ErrorCode, message: `The digest for this brand and market was sent at ${outcome.last.sent_at}; it can be sent again ${Math.ceil(outcome.retryAfter / 60)} min from now.` },
+          error: { code: 'recently_sent' satisfies ErrorCode, message: `The digest for this brand and market was sent ${formatStamp(outcome.last.sent_at)}; it can be sent again ${Math.ceil(outcome.retryAfter / 60)} min from now.` },
           last_send: { id: outcome.last.id, sent_at: outcome.last.sent_at },
         },
         headers: { 'retry-after': String(outcome.retryAfter) },

@@ -39,11 +39,18 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
 }
 
 /**
- * The canonical name of an IANA timezone (`europe/berlin` is `Europe/Berlin`),
- * or null. Offsets such as `+02:00` and abbreviations such as `CET` are not
+ * The canonical name of an IANA timezone (`europe/berlin` is `Europe/Berlin`;
+ * a city alone, `Berlin` or `new york`, is the one zone named after it), or
+ * null. Offsets such as `+02:00` and abbreviations such as `CET` are not
  * accepted: they have no daylight-saving rules, so "08:00 local" would drift.
  */
 export function canonicalTimeZone(name: string): string | null {
+  // A city as people write it (`Berlin`, `new york`): the one zone named after it.
+  const city = name.trim().replaceAll(' ', '_').toLowerCase();
+  if (/^[a-z_]{3,40}$/.test(city) && city !== 'utc') {
+    const zones = Intl.supportedValuesOf('timeZone').filter((zone) => zone.includes('/') && zone.split('/').at(-1)!.toLowerCase() === city);
+    if (zones.length === 1) return zones[0]!;
+  }
   if (name.length > 64 || !/^(UTC|Etc\/UTC|[A-Za-z]+(?:\/[A-Za-z0-9_+-]+){1,2})$/.test(name)) return null;
   try {
     return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
