@@ -11,7 +11,7 @@ export default defineConfig(async () => ({
   oxc: { jsx: { runtime: 'automatic' as const, development: false } },
   // NODE_ENV=production (read from process.env, populated from bindings under nodejs_compat) makes React load its
   // production build, as `wrangler deploy` bundles it; without it vitest runs React's development build.
-  plugins: [await testWorker({ NODE_ENV: 'production' })],
+  plugins: [await testWorker({ NODE_ENV: 'production', BENCH_QUICK: process.env.BENCH_QUICK ?? '' })],
   test: {
     setupFiles: ['./test/setup.ts'],
     include: ['scripts/bench-digests.run.ts'],

@@ -14,8 +14,10 @@ import { fetchOperations, withQuery } from './bench/operations.mjs';
 
 const PORT = Number(process.env.BENCH_PORT ?? 8791);
 const BASE = `http://127.0.0.1:${PORT}`;
-const DASHBOARD_SECONDS = Number(process.env.DASHBOARD_SECONDS ?? 120);
-const BURST_SECONDS = Number(process.env.BURST_SECONDS ?? 10);
+/** `BENCH_QUICK=1` (npm run bench:quick): one poll of the dashboard and a 2-second burst, the same checks. */
+const QUICK = process.env.BENCH_QUICK === '1';
+const DASHBOARD_SECONDS = Number(process.env.DASHBOARD_SECONDS ?? (QUICK ? 10 : 120));
+const BURST_SECONDS = Number(process.env.BURST_SECONDS ?? (QUICK ? 2 : 10));
 const STATE = '.wrangler/bench-load';
 const ADMIN = 'bench_admin_token';
 const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: 'true' };

@@ -25,9 +25,11 @@
 import { startProductWorker, startTrivialWorker } from './bench/miniflare.mjs';
 import { bodyUpstream, counted, demoBodies, inFlight, k, outDir, perCall, requireValgrind, SLOWDOWN, startWorkersUnderCallgrind, summary } from './bench/callgrind.mjs';
 
-const N = Number(process.env.BENCH_N ?? 100);
-const WINDOWS = Number(process.env.BENCH_WINDOWS ?? 8);
-const WARM = Number(process.env.BENCH_WARM ?? 800);
+/** `BENCH_QUICK=1` (npm run bench:quick): a few calls in one window, the same checks. */
+const QUICK = process.env.BENCH_QUICK === '1';
+const N = Number(process.env.BENCH_N ?? (QUICK ? 10 : 100));
+const WINDOWS = Number(process.env.BENCH_WINDOWS ?? (QUICK ? 1 : 8));
+const WARM = Number(process.env.BENCH_WARM ?? (QUICK ? 20 : 800));
 const TARGET = 1.3;
 
 requireValgrind('bench:mcp:instructions');

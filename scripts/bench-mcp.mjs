@@ -20,8 +20,10 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { cpuNs, startProductWorker, workerdPids } from './bench/miniflare.mjs';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const CALLS = Number(process.env.BENCH_CALLS ?? 100);
+/** `BENCH_QUICK=1` (npm run bench:quick): one round of 10 calls, the same checks. */
+const QUICK = process.env.BENCH_QUICK === '1';
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 5));
+const CALLS = Number(process.env.BENCH_CALLS ?? (QUICK ? 10 : 100));
 const KEY = 'bench_1';
 
 const { mf, url: base } = await startProductWorker({ name: 'mcp', vars: { MCP_ALLOWED_HOSTS: '127.0.0.1,localhost' } });

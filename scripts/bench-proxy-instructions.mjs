@@ -23,12 +23,14 @@
 import { HIT_HEADERS, startProductWorker, startTrivialWorker } from './bench/miniflare.mjs';
 import { bodyUpstream, demoBodies, k, outDir, perCall, requireValgrind, SLOWDOWN, startWorkersUnderCallgrind } from './bench/callgrind.mjs';
 
-const N = Number(process.env.BENCH_N ?? 500);
-const WINDOWS = Number(process.env.BENCH_WINDOWS ?? 5);
+/** `BENCH_QUICK=1` (npm run bench:quick): a few requests in one window, the same checks. */
+const QUICK = process.env.BENCH_QUICK === '1';
+const N = Number(process.env.BENCH_N ?? (QUICK ? 20 : 500));
+const WINDOWS = Number(process.env.BENCH_WINDOWS ?? (QUICK ? 1 : 5));
 // Requests in flight at once (1: sequential). bench:proxy loads with 10 connections; concurrent requests in one
 // isolate interleave their awaits, which a sequential count does not see.
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 1);
-const WARM = Number(process.env.BENCH_WARM ?? 2000);
+const WARM = Number(process.env.BENCH_WARM ?? (QUICK ? 50 : 2000));
 
 requireValgrind('bench:proxy:instructions');
 const upstream = await bodyUpstream(await demoBodies(['/visibility']));

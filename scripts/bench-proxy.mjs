@@ -13,11 +13,13 @@ import autocannon from 'autocannon';
 import { fetchOperations } from './bench/operations.mjs';
 import { cpuNs, HIT_HEADERS, startProductWorker, startTrivialWorker, workerdPids } from './bench/miniflare.mjs';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
+/** `BENCH_QUICK=1` (npm run bench:quick): seconds instead of minutes, the same runs and the same oracle (no time target). */
+const QUICK = process.env.BENCH_QUICK === '1';
+const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 2 : 20));
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 2 : 10));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const DASHBOARD_SECONDS = Number(process.env.BENCH_DASHBOARD_SECONDS ?? 120);
-const MISS_KEYS = 300;
+const DASHBOARD_SECONDS = Number(process.env.BENCH_DASHBOARD_SECONDS ?? (QUICK ? 12 : 120));
+const MISS_KEYS = QUICK ? 30 : 300;
 const DASHBOARD_KEYS = 5;
 const DASHBOARD_CLIENTS = 20;
 const POLL_MS = 10_000;
@@ -153,11 +155,21 @@ if (hitRun.cpuUs) console.log(`HIT vs floor in workerd CPU per request (immune t
 console.log(`HIT vs the floor with the same headers (the proxy's own work): throughput ${(pairedRatio('hit', 'floorWithHeaders') * 100).toFixed(0)}%${hitRun.cpuUs ? `, CPU ${((floorWithHeadersRun.cpuUs / hitRun.cpuUs) * 100).toFixed(0)}%` : ''}.`);
 console.log(`HIT vs the fixed route of the same Worker (the HIT path's own cost): throughput ${(pairedRatio('hit', 'fixed') * 100).toFixed(0)}%, p50 one at a time ${(hitRun.p50One / fixedRun.p50One).toFixed(2)}x.`);
 console.log(`HIT non-2xx: ${hitRun.non2xx}, errors: ${hitRun.errors}; misses: ${JSON.stringify(missStatuses)}`);
+/** The oracle (correctness, never a time): every HIT a 2xx, every miss a 200 read upstream; the dashboard's below. */
+const failures = [];
+if (hitRun.non2xx > 0 || hitRun.errors > 0) failures.push(`HIT run: ${hitRun.non2xx} non-2xx, ${hitRun.errors} errors`);
+if (Object.keys(missStatuses).some((s) => s !== '200 MISS')) failures.push(`misses: ${JSON.stringify(missStatuses)}`);
+const finish = () => {
+  if (failures.length === 0) return;
+  console.error(`\nbench:proxy failed:\n${failures.join('\n')}`);
+  process.exit(1);
+};
 
 if (DASHBOARD_SECONDS <= 0) {
   await floor.mf.dispose();
   await floorWithHeaders.mf.dispose();
   await proxy.dispose();
+  finish();
   process.exit(0);
 }
 
@@ -204,3 +216,5 @@ console.log(`Target (≤ 60 upstream calls/min per key, zero 429s, zero errors):
 await floor.mf.dispose();
 await floorWithHeaders.mf.dispose();
 await proxy.dispose();
+if (maxPerMinute > 60 || seen.rateLimited > 0 || seen.errors > 0) failures.push(`dashboard: ${maxPerMinute} upstream calls in a minute for one key, ${seen.rateLimited} 429s, ${seen.errors} errors`);
+finish();

@@ -26,7 +26,8 @@ import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { buildAsDeployed, miniflareModules } from './bench/deployed.mjs';
 import { compatibilityDate, deployedBindings, migrationStatements } from './bench/miniflare.mjs';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 10);
+/** `BENCH_QUICK=1` (npm run bench:quick): one run of each, the same checks of the first answer. */
+const RUNS = Number(process.env.BENCH_RUNS ?? (process.env.BENCH_QUICK === '1' ? 1 : 10));
 const KEY = 'demo_pro_single';
 const PATH = '/api/v1/visibility';
 const IMPORT_PATH = '/__startup/import';
