@@ -149,7 +149,7 @@ async function flow({ browser, base, step, key, receiver, deliveries, shots }) {
   await page.goto(hookConfirm);
   await page.click('main form button[type=submit]');
   await page.goto(`${base}/account/subscriptions`);
-  assert.match(await page.locator('li', { hasText: 'Webhook to localhost' }).textContent(), /active/, 'account: the webhook channel is active');
+  assert.match(await page.locator('li', { hasText: 'Webhook: localhost' }).textContent(), /active/, 'account: the webhook channel is active');
   step('account: a webhook channel to a local receiver, confirmed from its test delivery');
 
   // A share link, opened signed out (another browser, no session); a CSV link, read; both revoked.
@@ -186,7 +186,7 @@ async function flow({ browser, base, step, key, receiver, deliveries, shots }) {
   await Promise.all([page.waitForURL(/done=removed/), page.locator('li', { hasText: email }).locator('button', { hasText: 'Remove' }).click()]);
   assert.equal(await page.locator('li', { hasText: email }).count(), 0, 'account: the address is removed');
   // The webhook channel too: a run against the same state subscribes it anew (one subscription per URL).
-  await Promise.all([page.waitForURL(/done=removed/), page.locator('li', { hasText: 'Webhook to localhost' }).locator('button', { hasText: 'Remove' }).click()]);
+  await Promise.all([page.waitForURL(/done=removed/), page.locator('li', { hasText: 'Webhook: localhost' }).locator('button', { hasText: 'Remove' }).click()]);
   await Promise.all([page.waitForURL(/note=signed-out/), page.click('nav button:has-text("Sign out")')]);
   assert.match(await page.textContent('[role=status]'), /You are signed out/);
   await page.goto(`${base}/account/subscriptions`);
