@@ -28,24 +28,30 @@ const migrated = wrangler(['d1', 'migrations', 'apply', 'DB', '--local']);
 if (migrated.status !== 0) throw new Error(migrated.stderr);
 
 const vars = { DEMO_DATA: 'on-empty', ADMIN_TOKEN: ADMIN, SIGNING_SECRET: 'bench_signing_secret', ENCRYPTION_KEY: 'YmVuY2hfZW5jcnlwdGlvbl9rZXlfMzJfYnl0ZXNfISE=' };
-const dev = spawn('npx', ['wrangler', 'dev', '--port', String(PORT), '--ip', '127.0.0.1', '--persist-to', STATE, ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+// Its own process group: stopping it stops wrangler and workerd under npx too, so no server outlives the run.
+const dev = spawn('npx', ['wrangler', 'dev', '--port', String(PORT), '--ip', '127.0.0.1', '--persist-to', STATE, ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`])], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
 let devLog = '';
 dev.stdout.on('data', (d) => (devLog += d));
 dev.stderr.on('data', (d) => (devLog += d));
-const stop = () => dev.kill('SIGTERM');
+const stop = () => {
+  try {
+    process.kill(-dev.pid, 'SIGTERM');
+  } catch {}
+};
 process.on('exit', stop);
 
+/** Up, and the demo data loaded: the demo key reads its brands (the keys below belong to its account). */
 async function waitReady() {
   for (let i = 0; i < 240; i++) {
     try {
-      if ((await fetch(`${BASE}/api/v1/openapi.json`)).ok) return;
+      if ((await fetch(`${BASE}/api/v1/brands`, { headers: { authorization: 'Bearer demo_pro_single' } })).ok) return;
     } catch {}
     await new Promise((r) => setTimeout(r, 500));
   }
   throw new Error(`wrangler dev did not start:\n${devLog.slice(-2000)}`);
 }
 await waitReady();
-// The first request above loaded the demo data; four more keys of account 1 make five.
+// The demo data is loaded (waitReady); four more keys of account 1 make five.
 const sha = (k) => createHash('sha256').update(k).digest('hex');
 const extra = [['bench_key_a', 1], ['bench_key_b', 1], ['bench_key_c', 1], ['bench_key_d', 1]];
 const inserted = wrangler(['d1', 'execute', 'DB', '--local', '--command', extra.map(([k, a]) => `INSERT INTO api_keys (account_id, key_hash, label, created_at) VALUES (${a}, '${sha(k)}', '${k}', '2026-01-01T00:00:00Z');`).join(' ')]);
