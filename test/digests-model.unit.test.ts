@@ -9,6 +9,7 @@ import type { ResponseOf } from '../src/contract/operations';
 import { renderConfirmation, renderDigest, renderPausedNotice } from '../src/mail/render';
 import { canonicalTimeZone, dueWeek, isoWeek } from '../src/weekly-report/week';
 import { seal, unseal } from '../src/lib/sealing';
+import { sameSecret } from '../src/lib/hash';
 import {
   buildReport,
   changeNoise,
@@ -458,6 +459,13 @@ describe('due time', () => {
     expect(canonicalTimeZone('UTC')).toBe('UTC');
     expect(canonicalTimeZone('America/Argentina/Buenos_Aires')).toMatch(/Buenos_Aires$/);
     for (const bad of ['Mars/Olympus', '+02:00', 'CET ', '', 'Europe/Berlin; DROP']) expect(canonicalTimeZone(bad)).toBeNull();
+  });
+});
+
+describe('secrets compared', () => {
+  it('in constant time, whatever their length: equal only when equal', async () => {
+    expect(await sameSecret('a'.repeat(64), 'a'.repeat(64))).toBe(true);
+    for (const [given, expected] of [['a'.repeat(64), 'b'.repeat(64)], ['a', 'a'.repeat(64)], ['', 'x'], ['a'.repeat(63) + 'b', 'a'.repeat(64)]]) expect(await sameSecret(given!, expected!)).toBe(false);
   });
 });
 

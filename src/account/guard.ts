@@ -5,6 +5,7 @@
  * early (a redirect to sign in, a refused form) is thrown as a `FormProblem` and answered by `answering`.
  */
 import { ApiClientError, toApiError } from '../client';
+import { sameSecret } from '../lib/hash';
 import { readBodyUpTo } from '../lib/http';
 import { clientAddressOf } from '../proxy';
 import type { Caller, SubscriptionDeps } from '../subscriptions';
@@ -86,7 +87,7 @@ export async function signedIn(request: Request, deps: SubscriptionDeps, o: { wr
 export async function signedInForm(request: Request, deps: SubscriptionDeps): Promise<SignedIn & { form: FormData }> {
   const form = await formOf(request);
   const who = await signedIn(request, deps, { writes: true });
-  if (field(form, 'csrf') !== who.session.csrf) throw new FormProblem(refusedFormPage('It belongs to another session or an older page.'));
+  if (!(await sameSecret(field(form, 'csrf'), who.session.csrf))) throw new FormProblem(refusedFormPage('It belongs to another session or an older page.'));
   return { ...who, form };
 }
 

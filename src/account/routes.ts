@@ -38,6 +38,7 @@ import { ACCOUNT_PATHS, overviewPage, refusedFormPage, scopeOf, SIGN_IN_NOTES, s
 import { beginSession, clearedSessionCookie, endSession, sessionOf } from './session';
 import { DONE, type Done, EMPTY_FORM, FIELD_OF_PARAM, type SubscribeForm, subscriptionsPage, type SubscriptionsView } from './subscriptions-page';
 import { ownKeyOf } from '../lib/http';
+import { sameSecret } from '../lib/hash';
 
 const showSignIn = answering(async (request: Request, deps: SubscriptionDeps, url: URL) => {
   if (typeof (await sessionOf(deps, request)) === 'object') return seeOther(ACCOUNT_PATHS.overview);
@@ -62,7 +63,7 @@ const signOut = answering(async (request: Request, deps: SubscriptionDeps) => {
   const session = await sessionOf(deps, request);
   // Signing out of a session that already ended is done already.
   if (typeof session === 'object') {
-    if (field(form, 'csrf') !== session.csrf) return refusedFormPage('It belongs to another session or an older page.');
+    if (!(await sameSecret(field(form, 'csrf'), session.csrf))) return refusedFormPage('It belongs to another session or an older page.');
     await endSession(deps, session);
   }
   return seeOther(`${ACCOUNT_PATHS.signIn}?note=signed-out`, { 'set-cookie': clearedSessionCookie() });

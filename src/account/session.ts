@@ -23,7 +23,7 @@
  * a secure context and keep `Secure` (and so `__Host-`) cookies set over
  * plain http there, so dev, the browser test and production use one name.
  */
-import { hmacSha256Hex, sha256Hex } from '../lib/hash';
+import { hmacSha256Hex, sameSecret, sha256Hex } from '../lib/hash';
 import { seal, unseal } from '../lib/sealing';
 import { base64url } from '../lib/signing';
 import { HOUR_MS } from '../lib/time';
@@ -89,7 +89,7 @@ export async function sessionOf(deps: SessionDeps, request: Request): Promise<Se
     .first<{ key_sealed: string; secret_tag: string; expires_at: string }>();
   if (!row) return 'ended';
   const expiresAt = new Date(row.expires_at);
-  const key = expiresAt.getTime() > deps.now().getTime() && row.secret_tag === (await tagOf(deps.signingSecret, idHash)) ? await unseal(deps.encryptionKey, row.key_sealed, idHash) : null;
+  const key = expiresAt.getTime() > deps.now().getTime() && (await sameSecret(row.secret_tag, await tagOf(deps.signingSecret, idHash))) ? await unseal(deps.encryptionKey, row.key_sealed, idHash) : null;
   if (key === null) {
     await deps.db.prepare('DELETE FROM account_sessions WHERE id_hash = ?').bind(idHash).run();
     return 'ended';

@@ -10,3 +10,12 @@ export async function hmacSha256Hex(secret: string, text: string): Promise<strin
   const mac = await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(text));
   return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
+
+/**
+ * Whether two secrets (a token, a form's CSRF value, a tag) are equal, in constant time: their SHA-256 digests are
+ * compared with `timingSafeEqual`, so neither their content nor their length leaks through timing.
+ */
+export async function sameSecret(given: string, expected: string): Promise<boolean> {
+  const enc = new TextEncoder();
+  return crypto.subtle.timingSafeEqual(enc.encode(await sha256Hex(given)), enc.encode(await sha256Hex(expected)));
+}

@@ -20,7 +20,7 @@ import { API_KEY_CHARACTERS, apiKeyProblem } from '../contract/access';
 import { ApiError, errorResponse } from '../contract/errors';
 import { requestIdOf } from '../contract/request-id';
 import { type UpstreamMapInput, upstreamMapSchemas } from '../contract/schemas/upstream-map';
-import { sha256Hex } from '../lib/hash';
+import { sameSecret } from '../lib/hash';
 import { json, readBodyUpTo } from '../lib/http';
 import { errorText } from '../lib/log';
 import { matchRoute, type Route } from '../lib/router';
@@ -201,8 +201,7 @@ function parseBody<T extends z.ZodType>(schema: T, text: string, notJson: string
 /** Compares hashes in constant time, so neither the token nor its length leaks through timing. */
 async function requireAdmin(request: Request, token: string): Promise<void> {
   const given = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.get('authorization') ?? '')?.[1];
-  const enc = new TextEncoder();
-  const ok = given !== undefined && crypto.subtle.timingSafeEqual(enc.encode(await sha256Hex(given)), enc.encode(await sha256Hex(token)));
+  const ok = given !== undefined && (await sameSecret(given, token));
   if (!ok) throw new ApiError('invalid_api_key', 'The admin endpoints need `Authorization: Bearer <ADMIN_TOKEN>`.');
 }
 
