@@ -149,12 +149,6 @@ export async function readHistory(db: D1Database, brandId: number, marketId: num
   return results.map((row) => ({ ...row, engines: JSON.parse(row.engines) as EngineWeek[] }));
 }
 
-/** Whether the week is kept already (the cron reads only what is missing). */
-export async function weekKept(db: D1Database, brandId: number, marketId: number, isoWeek: string): Promise<boolean> {
-  // A week kept from the API's points only is not kept yet: a full read completes it.
-  return (await db.prepare("SELECT 1 FROM weekly_history WHERE brand_id = ? AND market_id = ? AND iso_week = ? AND source != 'api'").bind(brandId, marketId, isoWeek).first()) !== null;
-}
-
 /** The columns of the history as a table (its CSV): the week, its figures, then each engine's. */
 export const HISTORY_COLUMNS: readonly string[] = [
   'iso_week',

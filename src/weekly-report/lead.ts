@@ -14,20 +14,12 @@
  *   lost than won, a gain when more were won, a loss on a tie);
  *   a topic that moved beyond the noise; else a quiet week, in one line.
  */
+import { mostNamedFirst } from './plan';
 import { formatPercent, formatPoints, formatTrend, joinNames, possessive, quoted, sentence } from './words';
 import type { EngineMove, Lead, QuestionMove, Report, TopicMove, VisibilitySection, WonLostSection } from './report';
 
 /** How many engines a question moved on: the size of its move. */
 export const sizeOf = (q: QuestionMove) => Math.abs(q.engines_naming_now - q.engines_naming_before);
-
-/** The most frequent rival among the engines that moved, first seen on ties. */
-function mainRival(engines: EngineMove[]): string | null {
-  const counts = new Map<string, number>();
-  for (const e of engines) if (e.top_rival) counts.set(e.top_rival, (counts.get(e.top_rival) ?? 0) + 1);
-  let best: string | null = null;
-  for (const [name, count] of counts) if (best === null || count > counts.get(best)!) best = name;
-  return best;
-}
 
 /** Whether the week won more questions than it lost: the lead and the subject tell its direction first. */
 const mostlyWon = (counts: { won: number; lost: number }) => counts.won > counts.lost;
@@ -59,7 +51,7 @@ function questionLead(brand: string, q: QuestionMove): Lead {
       : q.outcome === 'lost'
       ? sentence(`${brand} is no longer named by ${joinNames(names)} for ${quoted(q.text)}${instead}`)
       : sentence(`${brand} is now named by ${joinNames(names)} for ${quoted(q.text)}`);
-  return { kind: q.outcome === 'lost' ? 'loss' : 'gain', headline, question: q.text, engines: names, rival: mainRival(moved) };
+  return { kind: q.outcome === 'lost' ? 'loss' : 'gain', headline, question: q.text, engines: names, rival: mostNamedFirst(moved.map((e) => e.top_rival))[0] ?? null };
 }
 
 function visibilityWords(vis: VisibilitySection): string {

@@ -133,10 +133,10 @@ export interface PlanSource {
   notProvided: readonly string[];
 }
 
-/** The rivals the moving engines name, most often first, first seen on ties. */
-function rivalsOf(moves: readonly { top_rival: string | null }[]): string[] {
+/** Rival names, most often named first, first seen on ties (the lead's rival too: lead.ts). */
+export function mostNamedFirst(names: readonly (string | null)[]): string[] {
   const counts = new Map<string, number>();
-  for (const m of moves) if (m.top_rival) counts.set(m.top_rival, (counts.get(m.top_rival) ?? 0) + 1);
+  for (const name of names) if (name) counts.set(name, (counts.get(name) ?? 0) + 1);
   return [...counts].sort((a, b) => b[1] - a[1]).map(([name]) => name);
 }
 
@@ -168,7 +168,7 @@ function planQuestions({ history, topicNames, inputs }: PlanSource): PlanQuestio
       engines: moved.map((m) => engineLabel(m.engine)),
       engines_lost: Math.max(0, q.engines_naming_before - q.engines_naming_now),
       // Who took it: for a won question, no one.
-      rivals: q.outcome === 'lost' ? rivalsOf(moved) : [],
+      rivals: q.outcome === 'lost' ? mostNamedFirst(moved.map((m) => m.top_rival)) : [],
       page,
       cited: gap ? gap.cited : null,
       action: gap ? gap.action : null,
@@ -230,7 +230,7 @@ function whyOf(questions: readonly PlanQuestion[], rivals: readonly string[]): s
 }
 
 function itemOf(key: string, questions: PlanQuestion[], task: PlanTask | null): PlanItem {
-  const rivals = rivalsOf(questions.flatMap((q) => q.rivals.map((name) => ({ top_rival: name }))));
+  const rivals = mostNamedFirst(questions.flatMap((q) => q.rivals));
   const pages = unique(questions.flatMap((q) => (q.page ? [q.page.url] : [])));
   const first = questions[0]!;
   const shared = pages.length === 1 && questions.every((q) => q.page?.url === pages[0]) ? first.page! : null;
