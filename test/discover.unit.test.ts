@@ -19,6 +19,7 @@ import { API_BASE, examplePath, OPERATION_IDS, type OperationId, operationList, 
 import { originTransport } from '../src/origin/transport';
 import { KEYS } from './helpers';
 import { renameAt } from './reshape';
+import { vocabularyOf } from '../src/discovery/vocabulary';
 import { checkResponseBody } from '../src/contract/body';
 import { zodSide } from '../src/contract/zod-side';
 
@@ -285,6 +286,26 @@ describe('the evidence in the data', () => {
     expect(report.fields['overall.brand_share']).toMatchObject({ by: 'form', convert: 'percent' });
     const lone = proposeOperation(zs, 'getCompetitor', { ...competitor, overall: { ...overall, rival_share: 0.3, brand_share: 0.3 } }, CONFIDENCE_THRESHOLD, { precision: 1 });
     expect(lone.report.to_confirm.map((item) => item.path)).toEqual(expect.arrayContaining(['overall.rival_share', 'overall.brand_share']));
+  });
+
+  it('an engine is the field whose values spell as our engines: `mode`, a word of `model`, is the state beside a `provider` holding `chatgpt`', async () => {
+    const cells = renameAt(renameAt(await ours('getPromptMatrix'), 'prompts[].engines[].engine', 'provider'), 'prompts[].engines[].state', 'mode') as Record<string, unknown>;
+    const { map } = propose('getPromptMatrix', cells);
+    expect(map.fields).toMatchObject({ 'prompts[].engines[].engine': 'provider', 'prompts[].engines[].state': 'mode' });
+  });
+
+  it('the service\'s own word: a key evidence placed for a field in one answer is that field where no name places it', async () => {
+    // Two counts beside the URL a page is cited instead of: nothing but the service's word for citations tells them apart.
+    const pages = (await ours('listPages')) as { uncited: { cited_instead: Record<string, unknown>[] }[] } & Record<string, unknown>;
+    for (const page of pages.uncited) page.cited_instead = page.cited_instead.map(({ citations, ...rest }, i) => ({ ...rest, cites: citations, trace_id: 100 + i * 37 }));
+    expect(propose('listPages', structuredClone(pages)).report.to_confirm.map((item) => item.path)).toContain('uncited[].cited_instead[].citations');
+    const taught = vocabularyOf([['pages[].by_topic[].citations', 'cites', 'evidence']]);
+    const { map, report } = proposeOperation(zs, 'listPages', pages, CONFIDENCE_THRESHOLD, { vocabulary: taught });
+    expect(map.fields['uncited[].cited_instead[].citations']).toBe('cites');
+    expect(report.fields['uncited[].cited_instead[].citations']).toMatchObject({ from: 'cites', by: 'vocabulary' });
+    // A name or a form teaches nothing (they read the same anywhere); a key placed for two fields says nothing.
+    expect(vocabularyOf([['a.citations', 'cites', 'synonym'], ['b.score', 'value', 'form']]).size).toBe(0);
+    expect(vocabularyOf([['a.citations', 'n', 'evidence'], ['b.answered_runs', 'n', 'join']]).size).toBe(0);
   });
 
   it('a flat object\'s fields may carry its entity too, and a name whose values cannot be the field\'s holds neither it nor its key', async () => {

@@ -14,7 +14,7 @@ const failed = new Set<string>();
 const week = (i: number, score: number | null) => {
   const end = new Date(Date.UTC(2026, 10, 25) - (11 - i) * 7 * 86_400_000);
   const start = new Date(end.getTime() - 6 * 86_400_000);
-  return { week_start: start.toISOString().slice(0, 10), week_end: end.toISOString().slice(0, 10), score, answered_runs: 1700 };
+  return { week_start: start.toISOString().slice(0, 10), week_end: end.toISOString().slice(0, 10), score, answered_runs: i === 11 ? 1710 : 1700 };
 };
 const visibility = (): Body => ({
   period: { from: '2026-11-19', to: '2026-11-25' },
@@ -253,6 +253,14 @@ describe('each rule fails on a planted bad value', () => {
     expect(found.map((v) => [v.rule, v.message])).toEqual([
       ['change_against_week_before', 'change 0.012, but the score went from 55.0 the week before to 56.2 (+1.2 points): is `change` read from the right field, in points (a 0-1 change needs `convert: percent`)?'],
     ]);
+  });
+
+  it('last_week_is_the_period: the history\'s last week read from another count, or from another unit, than the period\'s', () => {
+    const found = planted('getVisibility', (b) => void ((b.history as Body[]).at(-1)!.answered_runs = 285));
+    expect(found.map((v) => [v.rule, v.fields])).toEqual([['last_week_is_the_period', ['history[].answered_runs', 'answered_runs']]]);
+    expect(found[0]!.message).toMatch(/^[\d,]+ answered in the period, but 285 in the history's last week, which is the period: is `history\[\]\.answered_runs` read from the right field\?$/);
+    const score = planted('getVisibility', (b) => void ((b.history as Body[]).at(-1)!.score = 0.562));
+    expect(rules(score)).toContainEqual(['last_week_is_the_period', 'history[].score']);
   });
 
   it('engines_by_our_names: vendor ids of our engines; an engine of its own is carried', () => {

@@ -33,6 +33,7 @@ export const RULE_IDS = [
   'outcome_follows_engines',
   'weeks_consecutive',
   'change_against_week_before',
+  'last_week_is_the_period',
   'engines_by_our_names',
   'moves_follow_outcome',
   'absent_names_a_rival',
@@ -258,6 +259,26 @@ export const RULES: readonly Rule[] = [
         values: { change, score, week_before: previous },
         message: `change ${shown(change)}, but the score went from ${one(previous)} the week before to ${one(score)} (${expected >= 0 ? '+' : ''}${one(expected)} points): is \`change\` read from the right field, in points (a 0-1 change needs \`convert: percent\`)?`,
       }];
+    },
+  },
+  {
+    id: 'last_week_is_the_period',
+    says: 'A history whose last week is the period has the period\'s figures there: its score and its answered runs.',
+    reads: { getVisibility: ['score', 'answered_runs', 'history[].score', 'history[].answered_runs', 'history[].week_start', 'history[].week_end', 'period.from', 'period.to'] },
+    check: (body) => {
+      const last = valuesAtPath(body, 'history[]').at(-1);
+      if (!last || dayOf(at(last, 'week_start')) !== dayOf(at(body, 'period.from')) || dayOf(at(last, 'week_end')) !== dayOf(at(body, 'period.to'))) return [];
+      // A period's figures that are not the share named are that rule's to say: the last week is judged against right ones.
+      const [naming, answered, score] = [at(body, 'naming_runs'), at(body, 'answered_runs'), at(body, 'score')];
+      if (isNum(naming) && isNum(answered) && isNum(score) && answered > 0 && Math.abs(score - (100 * naming) / answered) > ROUNDING) return [];
+      const found: Finding[] = [];
+      const lastAnswered = at(last, 'answered_runs');
+      if (isNum(answered) && isNum(lastAnswered) && answered !== lastAnswered)
+        found.push({ fields: ['history[].answered_runs', 'answered_runs'], values: { answered_runs: answered, last_week: lastAnswered }, message: `${whole(answered)} answered in the period, but ${whole(lastAnswered)} in the history's last week, which is the period: is \`history[].answered_runs\` read from the right field?` });
+      const lastScore = at(last, 'score');
+      if (isNum(score) && isNum(lastScore) && Math.abs(score - lastScore) > ROUNDING)
+        found.push({ fields: ['history[].score', 'score'], values: { score, last_week: lastScore }, message: `score ${figure(score)}, but ${figure(lastScore)} in the history's last week, which is the period: is \`history[].score\` read from the right field, in the score's unit?` });
+      return found;
     },
   },
   {

@@ -38,6 +38,7 @@ import { ApiClientError } from '../client/errors';
 import { figuresFor, pointsPrecision, settledIn } from './figures';
 import { proposeOperation } from './propose';
 import { takesUnit } from './shapes';
+import { vocabularyOf } from './vocabulary';
 import { CONFIDENCE_THRESHOLD, type DiscoveryReport } from './report';
 
 
@@ -214,8 +215,8 @@ const OTHER_BRANDS = 2;
 /** The operations whose answers hold a closed enumeration (an answer state, an outcome, an action, a source's class). */
 const valueOperations = once((): ReadonlySet<OperationId> => new Set(OPERATION_IDS.filter((id) => enumPaths(responseSchema(id)).size > 0)));
 
-/** Rounds of proposing again with what the other operations settled: a join settled in one may settle another in the next. */
-const JOIN_ROUNDS = 2;
+/** Rounds of proposing again with what the other operations settled: a join settled in one may settle another in the next, and a word evidence taught in one (`vocabulary.ts`) places a field in the next. */
+const JOIN_ROUNDS = 3;
 
 /**
  * Every body proposed again, now that every operation is read: the values each holds for the resources the spec
@@ -245,8 +246,9 @@ function joinAcross(
     const before = new Map(entries);
     const trusted = (id: OperationId, path: string) => settledIn(before.get(id), path);
     const precision = pointsPrecision(before, placed, (id, path) => takesUnit(zs.response(id), path));
+    const vocabulary = vocabularyOf([...before.values()].flatMap((entry) => ('fields' in entry && entry.fields ? Object.entries(entry.fields).map(([path, placed]) => [path, placed.from, placed.by] as const) : [])));
     for (const [id, { body, params }] of bodies) {
-      const proposal = proposeOperation(zs, id, body, threshold, { known, hints, context, figures: figuresFor(id, placed, trusted), precision });
+      const proposal = proposeOperation(zs, id, body, threshold, { known, hints, context, figures: figuresFor(id, placed, trusted), precision, vocabulary });
       const entry = entries.get(id);
       entries.set(id, { status: 200, params, cache: entry && 'cache' in entry ? (entry.cache ?? null) : null, ...proposal.report });
       if (hasEntries(proposal.map)) report.map.operations[id] = proposal.map;

@@ -42,6 +42,7 @@ import { flatObjects, placeFlat } from './flat';
 import { confirmByRules, rulesKept, settleByEvidence, settleGroups } from './rules';
 import { alignUnits } from './units';
 import { capped, hundredths, type Json, MAX_SAMPLES, type Pair, pairOf, pathOf, present, Walk } from './walk';
+import { byVocabulary, VOCABULARY, type Vocabulary } from './vocabulary';
 
 /**
  * A value of the field's form, the only one left on both sides (the only date-time where one timestamp is left): placed,
@@ -72,12 +73,14 @@ export interface Evidence {
   figures?: readonly FigureEvidence[];
   /** The decimals the service writes its percentages in points with, once enough are seen (`figures.ts`). */
   precision?: number | undefined;
+  /** The service's words for our fields, where they were placed surely in any answer (`vocabularyOf`). */
+  vocabulary?: Vocabulary;
 }
 
-export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, threshold: number, { known, hints, context, figures = [], precision }: Evidence = {}): OperationProposal {
+export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, threshold: number, { known, hints, context, figures = [], precision, vocabulary }: Evidence = {}): OperationProposal {
   const schema = zs.response(id);
   const shape = objectShape(schema) ?? {};
-  const walk = new Walk(threshold, known, hints, context);
+  const walk = new Walk(threshold, known, hints, context, vocabulary);
   const envelope = findEnvelope(shape, body);
   if (envelope?.in_map && envelope.confidence < threshold)
     walk.toConfirm.push({ path: '', reason: `\`${envelope.at}\` holds a few of the contract's fields: is it the body?`, candidates: [{ from: envelope.at, confidence: envelope.confidence, by: 'structure' }] });
@@ -251,9 +254,14 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
       const match = compareNames(name, key, entityOf(path));
       if (match) byName.push(pairOf(name, key, match.by, match.confidence, expected[name]!, valuesOf(key)));
     }
+  byName.push(...byVocabulary(Object.keys(shape), keys, byName, walk, (name, key) => pairOf(name, key, 'vocabulary', VOCABULARY, expected[name]!, valuesOf(key))));
   // A name whose values name another resource than the field's (a topic's id under a question's name) is no candidate;
   // nor, for an enumeration, one whose values spell as none of ours where another's do (`MODE` beside `ENG` for engines).
-  const spelledFor = (name: string) => byName.some((p) => p.name === name && spellsAsOurs(expected[name]!, valuesOf(p.key)));
+  // For an open one (an engine), any field of the object whose values spell as ours says so: `mode` (a word of `model`)
+  // is no engine beside a `provider` holding `chatgpt` and `gemini`.
+  const spelledFor = (name: string) =>
+    byName.some((p) => p.name === name && spellsAsOurs(expected[name]!, valuesOf(p.key))) ||
+    (expected[name]!.kind === 'enum' && expected[name]!.open === true && keys.some((key) => spellsAsOurs(expected[name]!, valuesOf(key)) === true));
   const chosen = choose(
     byName.filter((pair) => joinOf(walk, pathOf(path, pair.name), valuesOf(pair.key)) !== false && (spellsAsOurs(expected[pair.name]!, valuesOf(pair.key)) !== false || !spelledFor(pair.name))),
   );

@@ -12,6 +12,7 @@ import type { Placement, ToConfirm, ValueProposal } from './report';
 import { type Expected, fitOf, type Reading } from './shapes';
 import type { ValueHints } from './values';
 import type { RuleContext } from '../contract/plausibility';
+import type { Vocabulary } from './vocabulary';
 
 export type Json = Record<string, unknown>;
 
@@ -54,6 +55,8 @@ export class Walk {
     readonly hints: ValueHints = new Map(),
     /** What the rules read beyond the body: today's date, for the fixed windows. */
     readonly context: RuleContext = {},
+    /** The service's own words: a key placed surely elsewhere, by the one contract name it stands for (`vocabularyOf`). */
+    readonly vocabulary: Vocabulary = new Map(),
   ) {}
 
   /** A field's upstream name and conversion: into the map when sure, into the guess always. */
