@@ -12,6 +12,7 @@
  * upstream. The key is neither logged nor shown.
  */
 import * as z from 'zod';
+import { BrandIdField, MarketField } from '../contract/scope-body';
 import { toApiError } from '../client';
 import { API_KEY_CHARACTERS, apiKeyProblem } from '../contract/access';
 import type { Violation } from '../contract/plausibility';
@@ -29,8 +30,8 @@ export const MAX_CHECK_BODY_BYTES = 1024;
 
 export const CheckBody = z.strictObject({
   api_key: z.string({ error: '`api_key` is required: the API key to read the service with.' }).min(1).max(256).refine((key) => apiKeyProblem(key) === null, { error: API_KEY_CHARACTERS }),
-  brand_id: z.number().int().positive().optional(),
-  market: z.string().regex(/^([A-Za-z]{2}(-[A-Za-z]{2})?|\d{1,12})$/, { error: '`market` must be a market code such as `us`, or a market id.' }).optional(),
+  brand_id: BrandIdField,
+  market: MarketField,
 });
 
 export interface CheckAnswer extends CompatibilityResult {
@@ -44,9 +45,10 @@ async function check(request: Request, { env, runtime }: AdminContext): Promise<
   // One try per read: a refusal for the key's budget is reported with when to go on, not waited out in the request.
   const client = apiFor(env, runtime, { clientAddress: clientAddressOf(request), retry: { attempts: 1 } })(body.api_key);
   const before = await callsLeft(env.UPSTREAM_GATE, body.api_key);
+  const asked = { brand_id: body.brand_id, market: body.market === undefined ? undefined : String(body.market) };
   let result: CompatibilityResult;
   try {
-    result = await checkCompatibility(client, { brand_id: body.brand_id, market: body.market }, { today: runtime.now().toISOString().slice(0, 10) });
+    result = await checkCompatibility(client, asked, { today: runtime.now().toISOString().slice(0, 10) });
   } catch (error) {
     if (!(error instanceof CheckInterrupted)) throw error;
     const { failure } = error;
@@ -63,7 +65,7 @@ async function check(request: Request, { env, runtime }: AdminContext): Promise<
     throw toApiError(failure);
   }
   const answer: CheckAnswer = { ...result, calls: before - (await callsLeft(env.UPSTREAM_GATE, body.api_key)), checked_at: runtime.now().toISOString() };
-  if (prefersHtml(request.headers.get('accept'))) return new Response(checkPage(answer, body).html, { headers: pageHeaders() });
+  if (prefersHtml(request.headers.get('accept'))) return new Response(checkPage(answer, asked).html, { headers: pageHeaders() });
   return json(answer);
 }
 

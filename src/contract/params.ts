@@ -117,6 +117,12 @@ export function isCalendarDate(text: string): boolean {
   return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 10) === text;
 }
 
+/** What the rule says of one value written as text (a JSON body's `2` or `"us"`), or undefined when it takes it. */
+export function paramProblem(param: Param, name: string, text: string): string | undefined {
+  const read = readValue(param.rule, text, 'origin');
+  return 'problem' in read ? `\`${name}\` ${read.problem}.` : undefined;
+}
+
 /** Where a request is checked: the origin applies every rule; the edge leaves the values the spec leaves open to the upstream (DESIGN section 6). */
 export type Strictness = 'origin' | 'edge';
 

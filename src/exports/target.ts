@@ -7,6 +7,7 @@
 import * as z from 'zod';
 import { ApiError, invalidParameter } from '../contract/errors';
 import { type AnyOperation, type CsvRows, type OperationId, operationList } from '../contract/operations';
+import { BRAND_MARKET_PARAMS, readParams } from '../contract/params';
 import { parseRequest } from '../contract/request';
 import { toDay } from '../contract/window';
 import { HISTORY_KIND, PLAN_KIND, SCOPE_KINDS } from '../links/export-links';
@@ -28,9 +29,6 @@ export const ParamsField = z
   .record(z.string().max(64), z.union([z.string().max(1000), z.number(), z.boolean()]), { error: '`params` must be an object of parameter values (strings, numbers or booleans).' })
   .default({});
 
-/** `history` and `plan` take only the brand and the market. */
-const ScopeParams = z.strictObject({ brand_id: z.string().optional(), market: z.string().optional() });
-
 /**
  * Checks the operation and its parameters. Returns the operation (undefined
  * for `history` and `plan`) and the parameters as text. A relative window (`days`)
@@ -39,8 +37,13 @@ const ScopeParams = z.strictObject({ brand_id: z.string().optional(), market: z.
 export function checkTarget(kind: string, params: Record<string, string | number | boolean>, now: Date): { op: TableOperation | undefined; params: Record<string, string> } {
   const text = Object.fromEntries(Object.entries(params).map(([name, value]) => [name, String(value)]));
   if (SCOPE_KINDS.includes(kind)) {
-    const unknown = Object.keys(text).find((name) => !Object.hasOwn(ScopeParams.shape, name));
-    if (unknown) throw invalidParameter(`params.${unknown}`, `\`${unknown}\` is not a parameter of the ${kind === PLAN_KIND ? 'plan' : 'history'}: it takes \`brand_id\` and \`market\`.`);
+    // The Read API's own rules for the brand and the market: a link takes what the API takes.
+    try {
+      readParams(BRAND_MARKET_PARAMS, text, { hint: (name) => `\`${name}\` is not a parameter of the ${kind === PLAN_KIND ? 'plan' : 'history'}: it takes \`brand_id\` and \`market\`.` });
+    } catch (error) {
+      if (error instanceof ApiError && error.param !== undefined) throw invalidParameter(`params.${error.param}`, error.message);
+      throw error;
+    }
     return { op: undefined, params: text };
   }
   const op = tableOperation(kind);

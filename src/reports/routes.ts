@@ -22,6 +22,7 @@
  * unknown one.
  */
 import * as z from 'zod';
+import { BrandIdField, MarketField } from '../contract/scope-body';
 import { type ApiClient, ApiClientError } from '../client';
 import { requireKey } from '../contract/access';
 import { ApiError, type ErrorCode, errorResponse, invalidParameter } from '../contract/errors';
@@ -64,10 +65,8 @@ export const SEND_QUERY = BRAND_MARKET_PARAMS;
 export const LINK_QUERY = { format: formatParam };
 
 export const LinkBody = z.strictObject({
-  brand_id: z.number({ error: '`brand_id` must be an integer brand id.' }).int({ error: '`brand_id` must be an integer brand id.' }).positive({ error: '`brand_id` must be a positive integer.' }).optional(),
-  market: z
-    .union([z.string().regex(/^[A-Za-z]{2}(?:-[A-Za-z]{2})?$/), z.number().int().positive()], { error: '`market` must be a market code such as `us` or `ch-fr`, or a market id.' })
-    .optional(),
+  brand_id: BrandIdField,
+  market: MarketField,
   kind: z.enum(REPORT_KINDS, { error: '`kind` must be `weekly`.' }).default('weekly'),
   expires_in_days: expiresInDays,
 });

@@ -8,6 +8,7 @@
  *   DELETE /digests/subscriptions/{id}   remove one of them, in any state, for good -> 204
  */
 import * as z from 'zod';
+import { BrandIdField, MarketField } from '../contract/scope-body';
 import { type ApiClient, ApiClientError, toApiError } from '../client';
 import { requireKey } from '../contract/access';
 import { ApiError, invalidParameter } from '../contract/errors';
@@ -33,10 +34,8 @@ const EMAIL = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-
 
 export const SubscribeBody = z.strictObject({
   email: z.string({ error: '`email` is required: the address to send the digest to.' }).trim().max(254, { error: '`email` is too long.' }).regex(EMAIL, { error: '`email` is not a valid email address.' }),
-  brand_id: z.number({ error: '`brand_id` must be an integer brand id.' }).int({ error: '`brand_id` must be an integer brand id.' }).positive({ error: '`brand_id` must be a positive integer.' }).optional(),
-  market: z
-    .union([z.string().trim().regex(/^[A-Za-z]{2}(?:-[A-Za-z]{2,3})?$/), z.number().int().positive()], { error: '`market` must be a market code such as `us` or `ch-fr`, or a market id.' })
-    .optional(),
+  brand_id: BrandIdField,
+  market: MarketField,
   kinds: z
     .array(SubscriptionKind, { error: '`kinds` must be a list of `visibility`, `won_lost` and/or `alerts`.' })
     .min(1, { error: '`kinds` must name at least one of `visibility`, `won_lost`, `alerts`.' })
