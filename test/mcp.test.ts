@@ -106,6 +106,18 @@ async function newDemoKey(): Promise<string> {
 
 afterEach(() => useUpstreamForTests());
 
+describe('the endpoint', () => {
+  it('answers `/mcp/` (a slash, as often pasted) with a 308 to `/mcp`, which a client follows with its method and body', async () => {
+    const slashed = await SELF.fetch(`${MCP_URL}/`, { method: 'POST', body: initialize, redirect: 'manual', headers: { authorization: `Bearer ${KEYS.pro}`, 'content-type': 'application/json' } });
+    expect(slashed.status).toBe(308);
+    expect(slashed.headers.get('location')).toBe(MCP_PATH);
+    const client = new Client({ name: 'mcp-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${MCP_URL}/`), { fetch: workerFetch, requestInit: { headers: { authorization: `Bearer ${KEYS.pro}` } } }));
+    expect((await client.listTools()).tools.length).toBeGreaterThan(20);
+    await client.close();
+  });
+});
+
 describe('tools/list', () => {
   it('lists one tool per operation of the contract table, with its parameters as the input schema, plus weekly_report', async () => {
     const client = await connect(KEYS.pro);

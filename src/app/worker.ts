@@ -108,6 +108,8 @@ export function createWorker(seams: WorkerSeams = {}) {
         ...(features.mcpOAuth ? { oauthKv: env.OAUTH_KV, oauthSecret: env.SIGNING_SECRET, oauthWrites: env.OAUTH_WRITES } : {}),
         assets: env.ASSETS,
       };
+      // The endpoint as often pasted, with a slash: the one endpoint, its method and body kept (308).
+      if (pathname === `${MCP_PATH}/`) return new Response(null, { status: 308, headers: { location: `${MCP_PATH}${url.search}` } });
       if (pathname === MCP_PATH) return withRequestId(await handleMcp(request, url, env, proxyRuntime, mcpOptions, ctx), requestIdOf(request.headers));
       // OAuth for /mcp (its consent page, the provider's endpoints and metadata): off without OAUTH_KV, OAUTH_WRITES and SIGNING_SECRET.
       if (isOAuthPath(pathname)) return withRequestId(await handleOAuth(request, env, proxyRuntime, mcpOptions, ctx), requestIdOf(request.headers));
