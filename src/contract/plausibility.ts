@@ -98,6 +98,11 @@ const shown = (v: unknown) => (isNum(v) ? whole(v) : JSON.stringify(v));
 const figure = (v: unknown) => (isNum(v) && (Math.abs(v) >= 1 || v === 0) ? one(v) : shown(v));
 const list = (vs: unknown[]) => `${vs.slice(0, 3).map(shown).join(', ')}${vs.length > 3 ? ', …' : ''}`;
 const at = (body: unknown, path: string) => valuesAtPath(body, path)[0];
+/** `/visibility`'s score, naming runs and answered runs given, and the score not 100 × naming / answered: `score_is_share_named` breaks. */
+const scoreNotShareNamed = (body: unknown) => {
+  const [score, naming, answered] = [at(body, 'score'), at(body, 'naming_runs'), at(body, 'answered_runs')];
+  return isNum(score) && isNum(naming) && isNum(answered) && answered > 0 && Math.abs(score - (100 * naming) / answered) > ROUNDING;
+};
 /** The first values broken of `path`, and how many there are. */
 const some = (vs: unknown[]) => (vs.length > 3 ? `${list(vs)} (${vs.length} values)` : list(vs));
 
@@ -250,8 +255,7 @@ export const RULES: readonly Rule[] = [
       const previous = at(before, 'score');
       if (!isNum(change) || !isNum(score) || !isNum(previous)) return [];
       // A score that is not the share named is that rule's to say: the change is judged against a right score only.
-      const [naming, answered] = [at(body, 'naming_runs'), at(body, 'answered_runs')];
-      if (isNum(naming) && isNum(answered) && answered > 0 && Math.abs(score - (100 * naming) / answered) > ROUNDING) return [];
+      if (scoreNotShareNamed(body)) return [];
       const expected = score - previous;
       if (Math.abs(change - expected) <= ROUNDING) return [];
       return [{
@@ -269,8 +273,8 @@ export const RULES: readonly Rule[] = [
       const last = valuesAtPath(body, 'history[]').at(-1);
       if (!last || dayOf(at(last, 'week_start')) !== dayOf(at(body, 'period.from')) || dayOf(at(last, 'week_end')) !== dayOf(at(body, 'period.to'))) return [];
       // A period's figures that are not the share named are that rule's to say: the last week is judged against right ones.
-      const [naming, answered, score] = [at(body, 'naming_runs'), at(body, 'answered_runs'), at(body, 'score')];
-      if (isNum(naming) && isNum(answered) && isNum(score) && answered > 0 && Math.abs(score - (100 * naming) / answered) > ROUNDING) return [];
+      if (scoreNotShareNamed(body)) return [];
+      const [answered, score] = [at(body, 'answered_runs'), at(body, 'score')];
       const found: Finding[] = [];
       const lastAnswered = at(last, 'answered_runs');
       if (isNum(answered) && isNum(lastAnswered) && answered !== lastAnswered)
