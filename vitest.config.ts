@@ -25,13 +25,16 @@ export async function testWorker(bindings: Record<string, string> = {}) {
   });
 }
 
-/** The day the suite runs as, set by `npm run test:days` (scripts/test-days.mjs, test/shifted-day.ts); unset, today. */
+/** The day the suite runs as, set by `npm run test:days` (scripts/test-days.mjs, test/run-clock.ts); unset, today. */
 const day = process.env.TEST_DAY;
+
+/** Every test config's setup: the run's clock first (test/run-clock.ts: one day for the whole run), then the demo data. */
+export const SETUP_FILES = ['./test/run-clock.ts', './test/setup.ts'];
 
 export default defineConfig(async () => ({
   plugins: [await testWorker(day ? { TEST_DAY: day } : {})],
   test: {
-    setupFiles: [...(day ? ['./test/shifted-day.ts'] : []), './test/setup.ts'],
+    setupFiles: SETUP_FILES,
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
     // One Worker and one storage for all files: the demo dataset is loaded once (about 15 s), not per file.
     isolate: false,

@@ -4,7 +4,7 @@
  * part of `npm test`.
  */
 import { defineConfig } from 'vitest/config';
-import { testWorker } from '../vitest.config';
+import { SETUP_FILES, testWorker } from '../vitest.config';
 
 export default defineConfig(async () => ({
   // The production JSX runtime, to match React's production build below.
@@ -13,7 +13,7 @@ export default defineConfig(async () => ({
   // production build, as `wrangler deploy` bundles it; without it vitest runs React's development build.
   plugins: [await testWorker({ NODE_ENV: 'production', BENCH_QUICK: process.env.BENCH_QUICK ?? '' })],
   test: {
-    setupFiles: ['./test/setup.ts'],
+    setupFiles: SETUP_FILES,
     include: ['scripts/bench-digests.run.ts'],
     isolate: false,
     fileParallelism: false,

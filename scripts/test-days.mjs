@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// `npm run test:days [-- <day>...]`: the vitest suite as if it ran on each day given, one run per day, by default
-// the next seven. A day is YYYY-MM-DD (the real time of day kept) or an instant (2026-12-31T23:59:30Z); only days
-// from today on (test/shifted-day.ts says why). The demo data is generated for the day a run falls on, so a test
+// `npm run test:days [-- <day>... | --year]`: the vitest suite as if it ran on each day given, one run per day, by
+// default the next seven; `--year`, the last day of each month of next year. A day is YYYY-MM-DD (the real time of day kept) or an instant (2026-12-31T23:59:30Z); only days
+// from today on (test/run-clock.ts says why). The demo data is generated for the day a run falls on, so a test
 // can pass today and fail next week (which rival wins a question this week, which engines a report's lead names);
 // CI runs on whatever day a change lands. Prints each day's failed tests and counts, keeps each run's whole output
 // in a file it names, and exits 1 when any day failed. About two minutes a day.
@@ -12,7 +12,13 @@ import path from 'node:path';
 
 const DAY_MS = 86_400_000;
 const today = Date.now() - (Date.now() % DAY_MS);
-const days = process.argv.length > 2 ? process.argv.slice(2) : Array.from({ length: 7 }, (_, i) => new Date(today + (i + 1) * DAY_MS).toISOString().slice(0, 10));
+const args = process.argv.slice(2);
+/** `--year`: the last day of each month of next year (month ends, a leap day's absence, the year's turn). */
+const nextYear = () => {
+  const year = new Date(today).getUTCFullYear() + 1;
+  return Array.from({ length: 12 }, (_, m) => new Date(Date.UTC(year, m + 1, 0)).toISOString().slice(0, 10));
+};
+const days = args.includes('--year') ? nextYear() : args.length > 0 ? args : Array.from({ length: 7 }, (_, i) => new Date(today + (i + 1) * DAY_MS).toISOString().slice(0, 10));
 const bad = days.filter((day) => Number.isNaN(Date.parse(day)));
 if (bad.length > 0) {
   console.error(`Not a day or an instant: ${bad.join(', ')}. Use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ.`);

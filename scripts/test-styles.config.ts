@@ -6,12 +6,12 @@
  * them and the summary).
  */
 import { defineConfig } from 'vitest/config';
-import { testWorker } from '../vitest.config';
+import { SETUP_FILES, testWorker } from '../vitest.config';
 
 export default defineConfig(async () => ({
   plugins: [await testWorker({ STYLES_COUNT: process.env.STYLES_COUNT ?? '50', STYLES_SEED: process.env.STYLES_SEED ?? '1', STYLES_DETAIL: process.env.STYLES_DETAIL ?? 'off' })],
   test: {
-    setupFiles: ['./test/setup.ts'],
+    setupFiles: SETUP_FILES,
     include: ['test/styles.test.ts'],
     isolate: false,
     fileParallelism: false,

@@ -161,8 +161,11 @@ export const plusDays = (at: Date, days: number, hours = 0) => new Date(at.getTi
 /** `2026-11-17` style day of an instant, UTC. */
 export const dayOf = (at: Date) => at.toISOString().slice(0, 10);
 
+/** English months as the email writes them: a table of the test's own, not the runtime's locale data (which writes `Sept`). */
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
 /** `17 Nov`, written independently of the code under test. */
-export const label = (at: Date) => at.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
+export const label = (at: Date) => `${at.getUTCDate()} ${MONTHS[at.getUTCMonth()]}`;
 
 /** `17–23 Nov`, or `28 Nov–4 Dec` across months, written independently of the code under test. */
 export const span = (from: Date, to: Date) => (from.getUTCMonth() === to.getUTCMonth() ? `${from.getUTCDate()}–${label(to)}` : `${label(from)}–${label(to)}`);

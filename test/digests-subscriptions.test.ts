@@ -13,7 +13,7 @@ import { UNVERIFIED_PER_MINUTE } from '../src/proxy/abuse';
 import { fromBase64url, signToken } from '../src/lib/signing';
 import { seal } from '../src/lib/sealing';
 import { describeNextDigest, nextDigest } from '../src/subscriptions/next-digest';
-import { clearDigests, deliver, FakeQueue, FakeResend, RecordingApi, runCron, testEnv } from './digests-helpers';
+import { clearDigests, deliver, FakeQueue, FakeResend, label, RecordingApi, runCron, testEnv } from './digests-helpers';
 import { visibleText } from './reports-helpers';
 import { inOneLimiterWindow } from './helpers';
 
@@ -427,7 +427,7 @@ describe('what happens next: the first digest, and subscribing again', () => {
     const confirms = async () => (await outbox(email)).filter((m) => m.kind === 'confirm');
     const local = (url: string) => url.replace(/^https?:\/\/[^/]+/, BASE);
     /** `23 Nov 2026, 16:05 UTC`, written independently of the code under test. */
-    const stamp = (ms: number) => `${new Date(ms).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' })}, ${new Date(ms).toISOString().slice(11, 16)} UTC`;
+    const stamp = (ms: number) => `${label(new Date(ms))} ${new Date(ms).getUTCFullYear()}, ${new Date(ms).toISOString().slice(11, 16)} UTC`;
     try {
       // Subscribed and confirmed; two minutes on, the person unsubscribes by one click on the confirmation's link.
       expect((await subscribe({ email, market: 'us' })).status).toBe(201);

@@ -1,7 +1,7 @@
 declare namespace Cloudflare {
   interface Env {
     TEST_MIGRATIONS: import('cloudflare:test').D1Migration[];
-    /** Set by `npm run test:days` only: the day the suite runs as (test/shifted-day.ts). */
+    /** Set by `npm run test:days` only: the day the suite runs as (test/run-clock.ts). */
     TEST_DAY?: string;
   }
 }
