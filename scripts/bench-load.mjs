@@ -8,7 +8,7 @@
 // Bounded in time and count; only 127.0.0.1 is ever contacted.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { fetchOperations, withQuery } from './bench/operations.mjs';
 

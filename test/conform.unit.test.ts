@@ -8,7 +8,7 @@ import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { checkResponseBody } from '../src/contract/body';
 import { conformBody } from '../src/contract/conform';
-import { API_BASE, examplePath, operationList, operations } from '../src/contract/operations';
+import { API_BASE, examplePath, operationList } from '../src/contract/operations';
 import { convertValue } from '../src/contract/upstream-map';
 import { upstreamMapSchemas } from '../src/contract/schemas/upstream-map';
 

@@ -4,7 +4,7 @@
  * and the discovery all read fields with: dotted names, `[]` into an array's
  * items, in a body and in a response schema.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type OperationId, operations } from '../src/contract/operations';
 import { fieldOf, holdersOf, schemaAtPath, valueAtPath, valuesAtPath } from '../src/contract/paths';
 import { defOf, unwrapSchema } from '../src/contract/schema-walk';

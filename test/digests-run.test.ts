@@ -13,8 +13,6 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { retryDelaySeconds } from '../src/digests/consumer';
 import { WEEK_READS } from '../src/weekly-report/read';
 import { useServicesForTests } from './seams';
-import { InvalidEnvError } from '../src/app/env';
-import { planDigests } from '../src/digests/planner';
 import { isoWeek } from '../src/weekly-report/week';
 import { signToken } from '../src/lib/signing';
 import {

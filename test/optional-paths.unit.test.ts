@@ -8,7 +8,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { checkResponseBody } from '../src/contract/body';
-import { API_BASE, operations } from '../src/contract/operations';
+import { API_BASE } from '../src/contract/operations';
 import { absentPaths, withOptionalPaths } from '../src/contract/optional-paths';
 import { originTransport } from '../src/origin/transport';
 import { KEYS } from './helpers';

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ENGINES } from '../src/contract/enums';
-import { operationList, operations } from '../src/contract/operations';
-import { addDays, lastDays, toDay } from '../src/contract/window';
+import { operationList } from '../src/contract/operations';
+import { lastDays, toDay } from '../src/contract/window';
 import { handleOrigin } from '../src/origin/handler';
 import { api, DEMO, json, KEYS, rateLimitOf, validPath } from './helpers';
 import { zodSide } from '../src/contract/zod-side';

@@ -8,7 +8,7 @@
  */
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type OperationId, operations, type ResponseOf } from '../src/contract/operations';
+import { type OperationId, type ResponseOf } from '../src/contract/operations';
 import { addDays, toDay } from '../src/contract/window';
 import { sha256Hex } from '../src/lib/hash';
 import { api, json } from './helpers';

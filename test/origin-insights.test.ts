@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ENGINES } from '../src/contract/enums';
-import { type OperationId, operations, type ResponseOf } from '../src/contract/operations';
+import { type OperationId, type ResponseOf } from '../src/contract/operations';
 import { addDays, toDay } from '../src/contract/window';
 import { api, json, KEYS } from './helpers';
 import { zodSide } from '../src/contract/zod-side';

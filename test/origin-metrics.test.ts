@@ -3,7 +3,6 @@
  * (test/fixtures/metrics-world.ts). Every expected number is derived below.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { operations } from '../src/contract/operations';
 import { addDays } from '../src/contract/window';
 import { FIX, loadMetricsWorld, runId } from './fixtures/metrics-world';
 import { api, json } from './helpers';

@@ -28,7 +28,6 @@ import {
   CASE_NAMES,
   describeStyle,
   type EnumKind,
-  houseStyle,
   type HouseStyle,
   invertStyle,
   NAME_SYNONYMS,

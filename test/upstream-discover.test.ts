@@ -23,7 +23,7 @@ import { OPERATION_IDS, type OperationId } from '../src/contract/operations';
 import type { OperationMap } from '../src/contract/schemas/upstream-map';
 import { KEYS, putUpstreamMap } from './helpers';
 import { freshKey, restoreUpstream } from './proxy-upstream';
-import { call, reportJson } from './reports-helpers';
+import { reportJson } from './reports-helpers';
 import { CASES, changeAt, envelope, renameAt, renameFields, ReshapingUpstream } from './reshape';
 
 const admin = (method: string, path: string, body?: unknown, token: string | null = env.ADMIN_TOKEN) =>

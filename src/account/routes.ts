@@ -29,7 +29,7 @@ import type { Route } from '../lib/router';
 import { checkPastedKey } from '../mcp';
 import { sendNowAs } from '../reports';
 import { clientAddressOf } from '../proxy';
-import { type Caller, listAs, removeAs, subscribeAs, type SubscriptionDeps, type SubscriptionRow } from '../subscriptions';
+import { listAs, removeAs, subscribeAs, type SubscriptionDeps, type SubscriptionRow } from '../subscriptions';
 import { hhmm } from '../subscriptions';
 import { answering, field, formOf, seeOther, type SignedIn, signedIn, signedInForm } from './guard';
 import { linkRoutes } from './link-routes';

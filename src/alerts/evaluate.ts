@@ -20,7 +20,6 @@
  * Then every delivery that is due and not yet on the Queue is enqueued.
  */
 import { ApiClientError } from '../client';
-import type { ResponseOf } from '../contract/operations';
 import { runInChunks } from '../lib/d1';
 import { sha256Hex } from '../lib/hash';
 import { DAY_MS } from '../lib/time';

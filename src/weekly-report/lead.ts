@@ -16,7 +16,7 @@
  */
 import { mostNamedFirst } from './plan';
 import { formatPercent, formatPoints, formatTrend, joinNames, possessive, quoted, sentence } from './words';
-import type { EngineMove, Lead, QuestionMove, Report, TopicMove, VisibilitySection, WonLostSection } from './report';
+import type { Lead, QuestionMove, Report, TopicMove, VisibilitySection, WonLostSection } from './report';
 
 /** How many engines a question moved on: the size of its move. */
 export const sizeOf = (q: QuestionMove) => Math.abs(q.engines_naming_now - q.engines_naming_before);

@@ -2,7 +2,7 @@
 import { type AnswerState, ENGINES, type Engine } from '../../contract/enums';
 import { ApiError } from '../../contract/errors';
 import { addDays, type Period, previousPeriod } from '../../contract/window';
-import { classifyDomain, delta, isNaming, percent, rankAmong, round1, outcome as outcomeOf } from '../metrics';
+import { classifyDomain, delta, isNaming, percent, rankAmong, outcome as outcomeOf } from '../metrics';
 import {
   cellFigures,
   cellsOver,
