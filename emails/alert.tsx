@@ -58,6 +58,7 @@ export function AlertEmail({ brandName, market, events, period, quietHours, time
         {events.map((event, i) => {
           const label = LABELS[event.type](event);
           return (
+            // biome-ignore lint/suspicious/noArrayIndexKey: a static email, rendered once: the list never reorders.
             <P key={i} style={{ margin: '0 0 12px', ...wrapAnywhere }}>
               <span className={label.good ? cls.good : cls.bad} style={{ color: label.good ? color.good : color.bad, fontWeight: 700 }}>{`${label.word}: `}</span>
               {headlineOf(event, brandName)}

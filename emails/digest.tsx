@@ -171,7 +171,11 @@ export function DigestEmail({ report, links, planShown = PLAN_SHOWN }: DigestEma
       ) : null}
 
       <ActionButton href={links.viewInBrowser}>
-        {plan && plan.items.length > planShown ? `See the whole plan and all ${formatCount(changed)} changed questions` : changed > shown.length ? `See all ${formatCount(changed)} changed questions` : 'Open the full report'}
+        {plan && plan.items.length > planShown
+          ? `See the whole plan and all ${formatCount(changed)} changed questions`
+          : changed > shown.length
+            ? `See all ${formatCount(changed)} changed questions`
+            : 'Open the full report'}
       </ActionButton>
     </EmailLayout>
   );
@@ -184,21 +188,22 @@ export function DigestEmail({ report, links, planShown = PLAN_SHOWN }: DigestEma
  * wraps. For the preview server and the tests only: a production build
  * (`wrangler deploy` sets NODE_ENV) leaves it out, and the fixture with it.
  */
-if (process.env.NODE_ENV !== 'production') DigestEmail.PreviewProps = {
-  report: buildReport({
-    brand: { id: fixture.brand.id, name: 'Brightdesk Customer Service Cloud for Enterprise Teams' },
-    week: { isoWeek: '2026-W48', monday: '2026-11-23' },
-    kinds: ['visibility', 'won_lost'],
-    visibility: fixture.visibility as ResponseOf<'getVisibility'>,
-    history: fixture.history as ResponseOf<'getAnswerHistory'>,
-    topics: fixture.topics as ResponseOf<'listTopics'>,
-    matrix: fixture.matrix as ResponseOf<'getPromptMatrix'>,
-    plan: fixture.plan as PlanInputs,
-  }),
-  links: {
-    viewInBrowser: `https://edge.example.com/r/v1.${'eyJwIjoicmVwb3J0IiwiYiI6MSwibSI6InVzIiwiayI6IndlZWtseSJ9'.repeat(6)}.${'Q2xhaW1zU2lnbmF0dXJl'.repeat(2)}`,
-    unsubscribe: `https://edge.example.com/digests/unsubscribe?token=v1.${'eyJwIjoidW5zdWJzY3JpYmUiLCJzIjoic3ViXzEifQ'.repeat(8)}.${'U2lnbmF0dXJlQmFzZTY0'.repeat(2)}`,
-  },
-} satisfies DigestEmailProps;
+if (process.env.NODE_ENV !== 'production')
+  DigestEmail.PreviewProps = {
+    report: buildReport({
+      brand: { id: fixture.brand.id, name: 'Brightdesk Customer Service Cloud for Enterprise Teams' },
+      week: { isoWeek: '2026-W48', monday: '2026-11-23' },
+      kinds: ['visibility', 'won_lost'],
+      visibility: fixture.visibility as ResponseOf<'getVisibility'>,
+      history: fixture.history as ResponseOf<'getAnswerHistory'>,
+      topics: fixture.topics as ResponseOf<'listTopics'>,
+      matrix: fixture.matrix as ResponseOf<'getPromptMatrix'>,
+      plan: fixture.plan as PlanInputs,
+    }),
+    links: {
+      viewInBrowser: `https://edge.example.com/r/v1.${'eyJwIjoicmVwb3J0IiwiYiI6MSwibSI6InVzIiwiayI6IndlZWtseSJ9'.repeat(6)}.${'Q2xhaW1zU2lnbmF0dXJl'.repeat(2)}`,
+      unsubscribe: `https://edge.example.com/digests/unsubscribe?token=v1.${'eyJwIjoidW5zdWJzY3JpYmUiLCJzIjoic3ViXzEifQ'.repeat(8)}.${'U2lnbmF0dXJlQmFzZTY0'.repeat(2)}`,
+    },
+  } satisfies DigestEmailProps;
 
 export default DigestEmail;

@@ -136,7 +136,9 @@ it(`plans, builds and sends ${SUBSCRIPTIONS.toLocaleString('en')} subscriptions 
       const id = `sub_b${String(++n).padStart(6, '0')}`;
       const email = `reader${n}@bench.example.com`;
       const kinds = n % 3 === 0 ? 'won_lost' : n % 3 === 1 ? 'visibility,won_lost' : 'visibility';
-      rows.push(insert.bind(id, email, email, group.pair.brand_id, group.pair.brand_name, group.pair.market_id, group.pair.code, kinds, hash, await seal(env.ENCRYPTION_KEY, group.key, id), now, now, now));
+      rows.push(
+        insert.bind(id, email, email, group.pair.brand_id, group.pair.brand_name, group.pair.market_id, group.pair.code, kinds, hash, await seal(env.ENCRYPTION_KEY, group.key, id), now, now, now),
+      );
     }
   }
   for (let i = 0; i < rows.length; i += 500) await env.DB.batch(rows.slice(i, i + 500));
@@ -182,8 +184,12 @@ it(`plans, builds and sends ${SUBSCRIPTIONS.toLocaleString('en')} subscriptions 
   report(`  plan (cron handler): ${planMs} ms, ${queue.sent.length} Queue messages`);
   report(`  build + send (queue handler, groups one after another): ${(sendMs / 1000).toFixed(1)} s wall, ${(sendMs / groups.length).toFixed(0)} ms per group`);
   report(`  API reads: ${reads.reduce((a, b) => a + b, 0)} (${Math.min(...reads)}-${Math.max(...reads)} per group; target ${WEEK_READS})`);
-  report(`  Resend calls: ${resend.calls.length} (target sum of ceil(recipients/100) = ${expectedCalls}); max batch ${Math.max(...resend.calls.map((c) => c.emails.length))}; emails accepted ${resend.delivered.length}`);
-  report(`  + Resend pacing in production: ${resend.calls.length - groups.length} extra calls within groups x ${MIN_CALL_SPACING_MS} ms = ${(((resend.calls.length - groups.length) * MIN_CALL_SPACING_MS) / 1000).toFixed(1)} s`);
+  report(
+    `  Resend calls: ${resend.calls.length} (target sum of ceil(recipients/100) = ${expectedCalls}); max batch ${Math.max(...resend.calls.map((c) => c.emails.length))}; emails accepted ${resend.delivered.length}`,
+  );
+  report(
+    `  + Resend pacing in production: ${resend.calls.length - groups.length} extra calls within groups x ${MIN_CALL_SPACING_MS} ms = ${(((resend.calls.length - groups.length) * MIN_CALL_SPACING_MS) / 1000).toFixed(1)} s`,
+  );
   report(`  send records: ${sent.results.map((r) => `${r.status} ${r.n}`).join(', ')}`);
   expect(resend.calls.length).toBe(expectedCalls);
   expect(resend.delivered.length).toBe(SUBSCRIPTIONS);
@@ -208,7 +214,9 @@ it(`plans, builds and sends ${SUBSCRIPTIONS.toLocaleString('en')} subscriptions 
 it(`evaluates ${SUBSCRIPTIONS.toLocaleString('en')} alert subscriptions over ${8 * KEYS_PER_PAIR} groups and delivers`, async () => {
   await clearAlerts();
   await clearDigests();
-  const { results: pairs } = await env.DB.prepare(`SELECT b.id AS brand_id, b.account_id, m.id AS market_id, m.code FROM brands b JOIN markets m ON m.brand_id = b.id WHERE b.id IN (1, 2, 3, 4) AND m.code IN ('us', 'de') ORDER BY b.id, m.code DESC`).all<{
+  const { results: pairs } = await env.DB.prepare(
+    `SELECT b.id AS brand_id, b.account_id, m.id AS market_id, m.code FROM brands b JOIN markets m ON m.brand_id = b.id WHERE b.id IN (1, 2, 3, 4) AND m.code IN ('us', 'de') ORDER BY b.id, m.code DESC`,
+  ).all<{
     brand_id: number;
     account_id: number;
     market_id: number;
@@ -273,7 +281,10 @@ it(`evaluates ${SUBSCRIPTIONS.toLocaleString('en')} alert subscriptions over ${8
 
   started = Date.now();
   for (let i = 0; i < jobs.length; i += 10) {
-    const batch = createMessageBatch('alert-deliveries', jobs.slice(i, i + 10).map((body, j) => ({ id: `alert-${i + j}`, timestamp: new Date(), attempts: 1, body })));
+    const batch = createMessageBatch(
+      'alert-deliveries',
+      jobs.slice(i, i + 10).map((body, j) => ({ id: `alert-${i + j}`, timestamp: new Date(), attempts: 1, body })),
+    );
     const ctx = createExecutionContext();
     await worker.queue(batch as MessageBatch<unknown>, config, ctx);
     await waitOnExecutionContext(ctx);
@@ -287,11 +298,19 @@ it(`evaluates ${SUBSCRIPTIONS.toLocaleString('en')} alert subscriptions over ${8
 
   const reads = [...readsByKey.values()];
   const records = await env.DB.prepare(`SELECT status, COUNT(*) AS n FROM alert_deliveries GROUP BY status`).all<{ status: string; n: number }>();
-  const byChannel = { email: resend.delivered.length, slack: endpoints.posts.filter((p) => p.url.includes('hooks.slack.com')).length, webhook: endpoints.posts.filter((p) => p.url.includes('receiver.example.com')).length };
+  const byChannel = {
+    email: resend.delivered.length,
+    slack: endpoints.posts.filter((p) => p.url.includes('hooks.slack.com')).length,
+    webhook: endpoints.posts.filter((p) => p.url.includes('receiver.example.com')).length,
+  };
   report(`alerts: ${SUBSCRIPTIONS} subscriptions (email, Slack, webhook by thirds), ${readsByKey.size} groups`);
   report(`  evaluation day 1 (stores only): ${firstMs} ms; day 2 (4 events per group): ${secondMs} ms, ${enqueued} deliveries enqueued in ${jobs.length} Queue messages`);
-  report(`  API reads: ${reads.reduce((a, b) => a + b, 0)} over two days (${Math.min(...reads)}-${Math.max(...reads)} per group; target 3 per evaluation and 2 for day 2's lost question); a second run the same day: ${readsAgain}`);
-  report(`  deliveries (queue handler, 10 messages a batch): ${(deliverMs / 1000).toFixed(1)} s wall, ${(deliverMs / enqueued).toFixed(1)} ms per delivery; email ${byChannel.email} (${resend.calls.length} Resend calls, max batch ${Math.max(...resend.calls.map((c) => c.emails.length))}), Slack ${byChannel.slack}, webhook ${byChannel.webhook}; DNS-over-HTTPS queries ${endpoints.dnsQueries.length}`);
+  report(
+    `  API reads: ${reads.reduce((a, b) => a + b, 0)} over two days (${Math.min(...reads)}-${Math.max(...reads)} per group; target 3 per evaluation and 2 for day 2's lost question); a second run the same day: ${readsAgain}`,
+  );
+  report(
+    `  deliveries (queue handler, 10 messages a batch): ${(deliverMs / 1000).toFixed(1)} s wall, ${(deliverMs / enqueued).toFixed(1)} ms per delivery; email ${byChannel.email} (${resend.calls.length} Resend calls, max batch ${Math.max(...resend.calls.map((c) => c.emails.length))}), Slack ${byChannel.slack}, webhook ${byChannel.webhook}; DNS-over-HTTPS queries ${endpoints.dnsQueries.length}`,
+  );
   report(`  delivery records: ${records.results.map((r) => `${r.status} ${r.n}`).join(', ')}`);
   expect(enqueued).toBe(SUBSCRIPTIONS);
   expect(resend.calls).toHaveLength(readsByKey.size);

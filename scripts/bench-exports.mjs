@@ -61,7 +61,19 @@ console.log(`| CSV (the read, flattened, toCsv) | ${csv.p50.toFixed(1)} | ${csv.
 
 // The CSV's own cost, apart from the read and the noise around it: the same code (src/exports/table.ts) on the
 // same JSON body, in Node's V8 (workerd's engine), where the clock moves during computation.
-await build({ stdin: { contents: "export { csvColumns, tableRows, toCsv } from './src/exports/table.ts'; export { operations } from './src/contract/operations.ts'; export { zodSide } from './src/contract/zod-side.ts';", resolveDir: process.cwd(), loader: 'ts' }, bundle: true, format: 'esm', platform: 'node', packages: 'external', outfile: 'dist/bench/table.mjs', logLevel: 'error' });
+await build({
+  stdin: {
+    contents: "export { csvColumns, tableRows, toCsv } from './src/exports/table.ts'; export { operations } from './src/contract/operations.ts'; export { zodSide } from './src/contract/zod-side.ts';",
+    resolveDir: process.cwd(),
+    loader: 'ts',
+  },
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  packages: 'external',
+  outfile: 'dist/bench/table.mjs',
+  logLevel: 'error',
+});
 const { csvColumns, tableRows, toCsv, operations, zodSide } = await import(pathToFileURL('dist/bench/table.mjs').href);
 const zs = await zodSide();
 const body = JSON.parse((await timed(`/api/v1${largest.path}`)).body);

@@ -29,7 +29,11 @@ if (migrated.status !== 0) throw new Error(migrated.stderr);
 
 const vars = { DEMO_DATA: 'on-empty', ADMIN_TOKEN: ADMIN, SIGNING_SECRET: 'bench_signing_secret', ENCRYPTION_KEY: 'YmVuY2hfZW5jcnlwdGlvbl9rZXlfMzJfYnl0ZXNfISE=' };
 // Its own process group: stopping it stops wrangler and workerd under npx too, so no server outlives the run.
-const dev = spawn('npx', ['wrangler', 'dev', '--port', String(PORT), '--ip', '127.0.0.1', '--persist-to', STATE, ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`])], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+const dev = spawn('npx', ['wrangler', 'dev', '--port', String(PORT), '--ip', '127.0.0.1', '--persist-to', STATE, ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`])], {
+  env,
+  stdio: ['ignore', 'pipe', 'pipe'],
+  detached: true,
+});
 let devLog = '';
 dev.stdout.on('data', (d) => (devLog += d));
 dev.stderr.on('data', (d) => (devLog += d));
@@ -53,8 +57,20 @@ async function waitReady() {
 await waitReady();
 // The demo data is loaded (waitReady); four more keys of account 1 make five.
 const sha = (k) => createHash('sha256').update(k).digest('hex');
-const extra = [['bench_key_a', 1], ['bench_key_b', 1], ['bench_key_c', 1], ['bench_key_d', 1]];
-const inserted = wrangler(['d1', 'execute', 'DB', '--local', '--command', extra.map(([k, a]) => `INSERT INTO api_keys (account_id, key_hash, label, created_at) VALUES (${a}, '${sha(k)}', '${k}', '2026-01-01T00:00:00Z');`).join(' ')]);
+const extra = [
+  ['bench_key_a', 1],
+  ['bench_key_b', 1],
+  ['bench_key_c', 1],
+  ['bench_key_d', 1],
+];
+const inserted = wrangler([
+  'd1',
+  'execute',
+  'DB',
+  '--local',
+  '--command',
+  extra.map(([k, a]) => `INSERT INTO api_keys (account_id, key_hash, label, created_at) VALUES (${a}, '${sha(k)}', '${k}', '2026-01-01T00:00:00Z');`).join(' '),
+]);
 if (inserted.status !== 0) throw new Error(inserted.stderr);
 
 /**
@@ -62,7 +78,13 @@ if (inserted.status !== 0) throw new Error(inserted.stderr);
  * requests name items (topic, task, question, rival) of demo_pro_single's
  * brand 1 in its market `us`, so every key is one of account 1's.
  */
-const KEYS = [['demo_pro_single', 1, 'us'], ['bench_key_a', 1, 'us'], ['bench_key_b', 1, 'us'], ['bench_key_c', 1, 'us'], ['bench_key_d', 1, 'us']];
+const KEYS = [
+  ['demo_pro_single', 1, 'us'],
+  ['bench_key_a', 1, 'us'],
+  ['bench_key_b', 1, 'us'],
+  ['bench_key_c', 1, 'us'],
+  ['bench_key_d', 1, 'us'],
+];
 
 const get = (path, key) => fetch(`${BASE}/api/v1${path}`, { headers: { authorization: `Bearer ${key}` } });
 
@@ -78,7 +100,10 @@ const stats = async () => (await fetch(`${BASE}/admin/cache/stats`, { headers: {
 /** Peak resident memory of this run's workerd (the descendants of our `wrangler dev`), sampled every second. */
 let peakRss = 0;
 function descendantsRss(root) {
-  const rows = spawnSync('ps', ['-e', '-o', 'pid=,ppid=,rss=,comm='], { encoding: 'utf8' }).stdout.trim().split('\n').map((l) => l.trim().split(/\s+/));
+  const rows = spawnSync('ps', ['-e', '-o', 'pid=,ppid=,rss=,comm='], { encoding: 'utf8' })
+    .stdout.trim()
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/));
   const children = new Map();
   for (const [pid, ppid] of rows) children.set(ppid, [...(children.get(ppid) ?? []), pid]);
   const mine = new Set();
@@ -127,9 +152,13 @@ const seconds = (Date.now() - started) / 1000;
 latencies.sort((a, b) => a - b);
 const upstream = after.upstream_calls - before.upstream_calls;
 console.log(`\nDashboard: 20 clients, ${KEYS.length} keys, ${OPERATIONS.length} operations every 10 s, ${seconds.toFixed(0)} s`);
-console.log(`  requests ${latencies.length + lost} (${((latencies.length / seconds) * 60).toFixed(0)}/min), p50 ${quantile(latencies, 0.5).toFixed(1)} ms, p99 ${quantile(latencies, 0.99).toFixed(1)} ms`);
+console.log(
+  `  requests ${latencies.length + lost} (${((latencies.length / seconds) * 60).toFixed(0)}/min), p50 ${quantile(latencies, 0.5).toFixed(1)} ms, p99 ${quantile(latencies, 0.99).toFixed(1)} ms`,
+);
 console.log(`  statuses ${statusLine(statuses)}, lost ${lost}`);
-console.log(`  upstream calls ${upstream} (${(upstream / KEYS.length / (seconds / 60)).toFixed(1)} per key per minute; budget 60), cache hits ${after.hits - before.hits}, misses ${after.misses - before.misses}, stale ${after.stale - before.stale}`);
+console.log(
+  `  upstream calls ${upstream} (${(upstream / KEYS.length / (seconds / 60)).toFixed(1)} per key per minute; budget 60), cache hits ${after.hits - before.hits}, misses ${after.misses - before.misses}, stale ${after.stale - before.stale}`,
+);
 
 // Burst workload: 500 concurrent connections on cached reads of one key.
 const [burstKey, burstBrand] = KEYS[0];

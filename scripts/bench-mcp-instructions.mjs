@@ -44,7 +44,13 @@ const { mf, url: base } = await startProductWorker({
 const mcpUrl = new URL('/mcp', base);
 // `identity`: Node's fetch asks for gzip, and Miniflare's entry Worker then compresses the answer in the same
 // workerd process, as Cloudflare's edge would outside the Worker: the edge's work, not the Worker's.
-const headers = { authorization: 'Bearer bench_1', 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', 'accept-encoding': 'identity' };
+const headers = {
+  authorization: 'Bearer bench_1',
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-06-18',
+  'accept-encoding': 'identity',
+};
 const kinds = {
   ping: { body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }), answered: '"result":{}' },
   call: { body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_visibility', arguments: {} } }), answered: '"structuredContent"' },
@@ -80,13 +86,17 @@ await floorWorker.mf.dispose();
 const ping = summary(figures.ping);
 const call = summary(figures.call);
 const ratio = call.mean / ping.mean;
-console.log(`\nMCP, instructions per call (callgrind, every thread of the workerd process): POST /mcp with a pasted key, 2025 messages, sequential, ${WARM} of each to warm up, then ${WINDOWS} alternating windows of ${N} each; ${((Date.now() - started) / 1000).toFixed(0)} s.\n`);
+console.log(
+  `\nMCP, instructions per call (callgrind, every thread of the workerd process): POST /mcp with a pasted key, 2025 messages, sequential, ${WARM} of each to warm up, then ${WINDOWS} alternating windows of ${N} each; ${((Date.now() - started) / 1000).toFixed(0)} s.\n`,
+);
 console.log('| call | instructions per call (mean) | range of the windows |');
 console.log('|---|---|---|');
 console.log(`| \`ping\` | ${k(ping.mean)} | ${k(ping.min)} to ${k(ping.max)} |`);
 console.log(`| \`tools/call get_visibility\` (a cache HIT) | ${k(call.mean)} | ${k(call.min)} to ${k(call.max)} |`);
 console.log(`| floor: a trivial Worker answering the ping's answer | ${k(floor.mean)} | ${k(floor.min)} to ${k(floor.max)} |`);
 console.log(`\ntools/call / ping: ${ratio.toFixed(3)}x (target: within ${TARGET}x): ${ratio <= TARGET ? 'met' : 'NOT met'}. What the tool adds: ${k(call.mean - ping.mean)} instructions per call.`);
-console.log(`The Worker's own work (each less the floor): ping ${k(ping.mean - floor.mean)}, tools/call ${k(call.mean - floor.mean)}: ${((call.mean - floor.mean) / (ping.mean - floor.mean)).toFixed(3)}x.`);
+console.log(
+  `The Worker's own work (each less the floor): ping ${k(ping.mean - floor.mean)}, tools/call ${k(call.mean - floor.mean)}: ${((call.mean - floor.mean) / (ping.mean - floor.mean)).toFixed(3)}x.`,
+);
 console.log(`Per-function counts: callgrind_annotate ${outDir}/callgrind.out.<pid>.<n> (dump 1 is the markers, then the windows, ping first in odd ones).`);
 upstream.close();

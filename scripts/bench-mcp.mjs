@@ -66,7 +66,7 @@ async function sdkClient(mode) {
 const runs = { api: apiHit, mcpPing, mcpRaw, sdkLegacy: await sdkClient('legacy'), sdkModern: await sdkClient('auto') };
 const LABELS = {
   api: 'GET /api/v1/visibility, cache HIT',
-  mcpPing: 'POST /mcp ping (2025 message, raw fetch): the key check and the SDK\'s exchange, no tool',
+  mcpPing: "POST /mcp ping (2025 message, raw fetch): the key check and the SDK's exchange, no tool",
   mcpRaw: 'POST /mcp tools/call get_visibility (2025 message, raw fetch)',
   sdkLegacy: 'the same through the SDK Client, 2025 revision',
   sdkModern: 'the same through the SDK Client, 2026-07-28 revision',
@@ -99,13 +99,17 @@ if (upstreamAfter[KEY]?.calls !== upstreamBefore[KEY]?.calls) throw new Error(`c
 const q = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
 const p50api = q(times.api, 0.5);
 const cpuApi = q(cpu.api, 0.5);
-console.log(`\nMCP benchmark: workerd via Miniflare, one request at a time, ${ROUNDS} alternating rounds of ${CALLS} calls each (${ROUNDS * CALLS} per row). Upstream reads while measuring: 0 (the key's ${upstreamAfter[KEY]?.calls ?? 0} reads were all made while warming).\n`);
+console.log(
+  `\nMCP benchmark: workerd via Miniflare, one request at a time, ${ROUNDS} alternating rounds of ${CALLS} calls each (${ROUNDS * CALLS} per row). Upstream reads while measuring: 0 (the key's ${upstreamAfter[KEY]?.calls ?? 0} reads were all made while warming).\n`,
+);
 console.log('| run | p50 ms | p95 ms | p99 ms | p50 / API HIT p50 | workerd CPU µs per call (median of rounds) | CPU / API HIT CPU |');
 console.log('|---|---|---|---|---|---|---|');
 for (const [name, label] of Object.entries(LABELS)) {
   const xs = times[name];
   const cpuUs = q(cpu[name], 0.5);
-  console.log(`| ${label} | ${q(xs, 0.5).toFixed(2)} | ${q(xs, 0.95).toFixed(2)} | ${q(xs, 0.99).toFixed(2)} | ${(q(xs, 0.5) / p50api).toFixed(2)}x | ${workerdPid ? (cpuUs / 1000).toFixed(0) : 'n/a'} | ${workerdPid ? (cpuUs / cpuApi).toFixed(2) + 'x' : 'n/a'} |`);
+  console.log(
+    `| ${label} | ${q(xs, 0.5).toFixed(2)} | ${q(xs, 0.95).toFixed(2)} | ${q(xs, 0.99).toFixed(2)} | ${(q(xs, 0.5) / p50api).toFixed(2)}x | ${workerdPid ? (cpuUs / 1000).toFixed(0) : 'n/a'} | ${workerdPid ? `${(cpuUs / cpuApi).toFixed(2)}x` : 'n/a'} |`,
+  );
 }
 // The target (docs/benchmarks.md): a tool call within 1.3x a `ping`, both raw 2025 messages, in this run.
 const pingRatio = q(times.mcpRaw, 0.5) / q(times.mcpPing, 0.5);

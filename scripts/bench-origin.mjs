@@ -70,7 +70,8 @@ for (const [id, path, window] of list) {
   if (a.status !== 200) failures.push(`${id} (${window}) answered ${a.status} on the demo set`);
   if (b && b.status !== 200) failures.push(`${id} (${window}) answered ${b.status} on the large set`);
   const target = window === '90 days' ? 150 : window === 'fixed' || window === '7 days' ? 50 : null;
-  const verdict = a.status !== 200 ? `HTTP ${a.status} on the demo set` : !b ? '' : b.status !== 200 ? `HTTP ${b.status}` : target === null ? '' : b.p50 <= target ? `ok (≤ ${target})` : `MISSED (target ${target})`;
+  const verdict =
+    a.status !== 200 ? `HTTP ${a.status} on the demo set` : !b ? '' : b.status !== 200 ? `HTTP ${b.status}` : target === null ? '' : b.p50 <= target ? `ok (≤ ${target})` : `MISSED (target ${target})`;
   rows.push(`| ${id} | ${window} | ${a.p50.toFixed(1)} / ${a.p95.toFixed(1)} | ${b ? `${b.p50.toFixed(1)} / ${b.p95.toFixed(1)}` : '–'} | ${verdict} |`);
 }
 console.log(`\nOrigin latency in ms, p50 / p95 over ${READS} sequential reads (workerd via Miniflare, local D1; large = 600,000 runs${QUICK ? ', not run in the quick mode' : ''})\n`);

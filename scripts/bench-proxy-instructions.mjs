@@ -71,16 +71,22 @@ if (check.headers.get('x-cache') !== 'HIT') throw new Error(`expected the counte
 
 const pct = (a, b) => `${((a / b) * 100).toFixed(1)}%`;
 const spread = (r) => `${k(r.min)} to ${k(r.max)}`;
-console.log(`\nEdge proxy, instructions per request (callgrind, every thread of each workerd process): GET /api/v1/visibility, ${CONCURRENCY === 1 ? 'sequential' : `${CONCURRENCY} at a time`}, ${WARM} requests to warm up, then ${WINDOWS} windows of ${N}; ${((Date.now() - started) / 1000).toFixed(0)} s.\n`);
+console.log(
+  `\nEdge proxy, instructions per request (callgrind, every thread of each workerd process): GET /api/v1/visibility, ${CONCURRENCY === 1 ? 'sequential' : `${CONCURRENCY} at a time`}, ${WARM} requests to warm up, then ${WINDOWS} windows of ${N}; ${((Date.now() - started) / 1000).toFixed(0)} s.\n`,
+);
 console.log('| run | instructions per request (mean) | range of the windows | floor / run: the throughput ratio at equal instructions per cycle |');
 console.log('|---|---|---|---|');
 console.log(`| floor: trivial Worker, same JSON body | ${k(results.floor.mean)} | ${spread(results.floor)} | 100% |`);
-console.log(`| floor with the HIT's ${HIT_HEADERS.length} headers | ${k(results.floorWithHeaders.mean)} | ${spread(results.floorWithHeaders)} | ${pct(results.floor.mean, results.floorWithHeaders.mean)} |`);
+console.log(
+  `| floor with the HIT's ${HIT_HEADERS.length} headers | ${k(results.floorWithHeaders.mean)} | ${spread(results.floorWithHeaders)} | ${pct(results.floor.mean, results.floorWithHeaders.mean)} |`,
+);
 console.log(`| proxy, cache HIT | ${k(results.hit.mean)} | ${spread(results.hit)} | ${pct(results.floor.mean, results.hit.mean)} |`);
 const bare = results.floor.mean / results.hit.mean;
 const same = results.floorWithHeaders.mean / results.hit.mean;
 console.log(`\nHIT vs the bare floor: ${pct(results.floor.mean, results.hit.mean)} (target ≥ 85%): ${bare >= 0.85 ? 'met' : 'NOT met'}.`);
-console.log(`HIT vs the floor with the same headers: ${pct(results.floorWithHeaders.mean, results.hit.mean)} (target ≥ 97%): ${same >= 0.97 ? 'met' : 'NOT met'}. The proxy's own work: ${k(results.hit.mean - results.floorWithHeaders.mean)} instructions per HIT.`);
+console.log(
+  `HIT vs the floor with the same headers: ${pct(results.floorWithHeaders.mean, results.hit.mean)} (target ≥ 97%): ${same >= 0.97 ? 'met' : 'NOT met'}. The proxy's own work: ${k(results.hit.mean - results.floorWithHeaders.mean)} instructions per HIT.`,
+);
 console.log(`Per-function counts: callgrind_annotate ${outDir}/callgrind.out.<pid>.<n> (dump 1 of each process is its markers, the next ones its windows).`);
 
 await floor.mf.dispose();

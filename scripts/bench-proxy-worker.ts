@@ -72,7 +72,9 @@ export default {
       const hashes = await Promise.all(Array.from({ length: keys }, (_, i) => sha256Hex(`bench_${i + 1}`)));
       for (let i = 0; i < hashes.length; i += 50) {
         await env.DB.batch(
-          hashes.slice(i, i + 50).map((hash, j) => env.DB.prepare("INSERT OR IGNORE INTO api_keys (account_id, key_hash, label, created_at) VALUES (1, ?, ?, '2026-01-01T00:00:00Z')").bind(hash, `bench_${i + j + 1}`)),
+          hashes
+            .slice(i, i + 50)
+            .map((hash, j) => env.DB.prepare("INSERT OR IGNORE INTO api_keys (account_id, key_hash, label, created_at) VALUES (1, ?, ?, '2026-01-01T00:00:00Z')").bind(hash, `bench_${i + j + 1}`)),
         );
       }
       return Response.json({ keys });

@@ -91,7 +91,7 @@ const targets = {
 };
 const runs = { floor: [], hit: [], fixed: [], floorWithHeaders: [] };
 const single = { floor: [], hit: [], fixed: [], floorWithHeaders: [] };
-for (const [name, [url, headers, pid]] of Object.entries(targets)) await cannon(url, headers, 2, pid); // warm-up
+for (const [url, headers, pid] of Object.values(targets)) await cannon(url, headers, 2, pid); // warm-up
 for (let round = 0; round < ROUNDS; round++) {
   // Floor and HIT are always neighbours; which goes first alternates.
   for (const name of round % 2 ? ['hit', 'floor', 'fixed', 'floorWithHeaders'] : ['floorWithHeaders', 'fixed', 'floor', 'hit']) {
@@ -109,7 +109,16 @@ const summarize = (name) => {
   const rps = r.reduce((a, b) => a + b.requests, 0) / r.reduce((a, b) => a + b.seconds, 0);
   const s = [...single[name]].sort((a, b) => a - b);
   const cpuUs = r.reduce((a, b) => a + b.cpuNs, 0) / 1000 / r.reduce((a, b) => a + b.requests, 0);
-  return { rps, cpuUs, p50: median(r.map((x) => x.p50)), p99: median(r.map((x) => x.p99)), p50One: s[Math.floor(s.length / 2)], p99One: s[Math.floor(s.length * 0.99)], non2xx: r.reduce((a, b) => a + b.non2xx, 0), errors: r.reduce((a, b) => a + b.errors, 0) };
+  return {
+    rps,
+    cpuUs,
+    p50: median(r.map((x) => x.p50)),
+    p99: median(r.map((x) => x.p99)),
+    p50One: s[Math.floor(s.length / 2)],
+    p99One: s[Math.floor(s.length * 0.99)],
+    non2xx: r.reduce((a, b) => a + b.non2xx, 0),
+    errors: r.reduce((a, b) => a + b.errors, 0),
+  };
 };
 const floorRun = summarize('floor');
 const hitRun = summarize('hit');
@@ -137,7 +146,9 @@ missTimes.sort((a, b) => a - b);
 const q = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 const missRun = { p50: q(missTimes, 0.5), p99: q(missTimes, 0.99), rps: MISS_KEYS / missSeconds };
 
-console.log(`\nEdge proxy benchmark: workerd via Miniflare, GET /api/v1/visibility. Under load: autocannon, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds, ${SECONDS} s in all per run. One at a time: ${single.floor.length} sequential requests.\n`);
+console.log(
+  `\nEdge proxy benchmark: workerd via Miniflare, GET /api/v1/visibility. Under load: autocannon, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds, ${SECONDS} s in all per run. One at a time: ${single.floor.length} sequential requests.\n`,
+);
 console.log('| run | p50 ms (load) | p99 ms (load) | req/s (load) | workerd CPU µs/request | p50 ms (one at a time) | p99 ms (one at a time) |');
 console.log('|---|---|---|---|---|---|---|');
 const row = (label, r) => `| ${label} | ${r.p50} | ${r.p99} | ${r.rps.toFixed(0)} | ${r.cpuUs ? r.cpuUs.toFixed(0) : 'n/a'} | ${r.p50One.toFixed(2)} | ${r.p99One.toFixed(2)} |`;
@@ -150,10 +161,19 @@ const throughput = pairedRatio('hit', 'floor');
 const roundRatios = runs.hit.map((r, i) => `${((rate(r) / rate(runs.floor[i])) * 100).toFixed(0)}%`).join(', ');
 const p50Ratio = hitRun.p50One / floorRun.p50One;
 console.log(`\nHIT vs floor, throughput per round: ${roundRatios}; over the whole run: ${((hitRun.rps / floorRun.rps) * 100).toFixed(0)}%.`);
-console.log(`HIT vs floor: throughput ${(throughput * 100).toFixed(0)}% (median of ${ROUNDS} rounds; target ≥ 85%), p50 one at a time ${p50Ratio.toFixed(2)}x, p50 under load ${(hitRun.p50 / floorRun.p50).toFixed(2)}x (target ≤ 1.3x): ${throughput >= 0.85 && p50Ratio <= 1.3 ? 'met' : 'NOT met'}.`);
-if (hitRun.cpuUs) console.log(`HIT vs floor in workerd CPU per request (immune to steal): the floor's cost is ${((floorRun.cpuUs / hitRun.cpuUs) * 100).toFixed(0)}% of the HIT's, the throughput ratio a machine of its own would show.`);
-console.log(`HIT vs the floor with the same headers (the proxy's own work): throughput ${(pairedRatio('hit', 'floorWithHeaders') * 100).toFixed(0)}%${hitRun.cpuUs ? `, CPU ${((floorWithHeadersRun.cpuUs / hitRun.cpuUs) * 100).toFixed(0)}%` : ''}.`);
-console.log(`HIT vs the fixed route of the same Worker (the HIT path's own cost): throughput ${(pairedRatio('hit', 'fixed') * 100).toFixed(0)}%, p50 one at a time ${(hitRun.p50One / fixedRun.p50One).toFixed(2)}x.`);
+console.log(
+  `HIT vs floor: throughput ${(throughput * 100).toFixed(0)}% (median of ${ROUNDS} rounds; target ≥ 85%), p50 one at a time ${p50Ratio.toFixed(2)}x, p50 under load ${(hitRun.p50 / floorRun.p50).toFixed(2)}x (target ≤ 1.3x): ${throughput >= 0.85 && p50Ratio <= 1.3 ? 'met' : 'NOT met'}.`,
+);
+if (hitRun.cpuUs)
+  console.log(
+    `HIT vs floor in workerd CPU per request (immune to steal): the floor's cost is ${((floorRun.cpuUs / hitRun.cpuUs) * 100).toFixed(0)}% of the HIT's, the throughput ratio a machine of its own would show.`,
+  );
+console.log(
+  `HIT vs the floor with the same headers (the proxy's own work): throughput ${(pairedRatio('hit', 'floorWithHeaders') * 100).toFixed(0)}%${hitRun.cpuUs ? `, CPU ${((floorWithHeadersRun.cpuUs / hitRun.cpuUs) * 100).toFixed(0)}%` : ''}.`,
+);
+console.log(
+  `HIT vs the fixed route of the same Worker (the HIT path's own cost): throughput ${(pairedRatio('hit', 'fixed') * 100).toFixed(0)}%, p50 one at a time ${(hitRun.p50One / fixedRun.p50One).toFixed(2)}x.`,
+);
 console.log(`HIT non-2xx: ${hitRun.non2xx}, errors: ${hitRun.errors}; misses: ${JSON.stringify(missStatuses)}`);
 /** The oracle (correctness, never a time): every HIT a 2xx, every miss a 200 read upstream; the dashboard's below. */
 const failures = [];

@@ -49,7 +49,6 @@ const flags = ['nodejs_compat'];
 /** The bindings the product parses; its Durable Objects live in a second Worker (`objects`). */
 const productBindings = (objects) => deployedBindings({ database: 'bench-startup', ...(objects ? {} : { objectsIn: 'objects' }), vars: { DEMO_DATA: '' } });
 
-
 /**
  * A workerd process running `worker` behind the loading entry. The product's Durable Objects run in a second
  * Worker of the same process (its own isolate, loaded at start-up and not measured): the measured isolate only
@@ -88,7 +87,8 @@ async function firstAnswer(worker) {
     const ms = performance.now() - started;
     if (response.status !== 200) throw new Error(`${worker.label}: ${PATH} answered ${response.status}`);
     if (worker.cached && response.headers.get('x-cache') === 'MISS') throw new Error(`${worker.label}: the first answer was not from the Cache API`);
-    if (worker.product && response.headers.get('x-cache') !== 'HIT') throw new Error(`${worker.label}: the first answer was ${response.headers.get('x-cache')}, not a HIT: ${response.headers.get('cache-status')}`);
+    if (worker.product && response.headers.get('x-cache') !== 'HIT')
+      throw new Error(`${worker.label}: the first answer was ${response.headers.get('x-cache')}, not a HIT: ${response.headers.get('cache-status')}`);
     // Stored anew for the next isolate: a HIT on an entry older than KEY_RECHECK_MS (5 min) would check the key upstream first.
     if (worker.product) await refresh(url);
     return ms;
@@ -112,10 +112,11 @@ async function globalScope(worker) {
       const message = JSON.parse(event.data);
       pending.get(message.id)?.(message.result);
     };
-    const send = (method, params = {}) => new Promise((resolve) => {
-      pending.set(++id, resolve);
-      socket.send(JSON.stringify({ id, method, params }));
-    });
+    const send = (method, params = {}) =>
+      new Promise((resolve) => {
+        pending.set(++id, resolve);
+        socket.send(JSON.stringify({ id, method, params }));
+      });
     await send('Profiler.enable');
     await send('Profiler.setSamplingInterval', { interval: 100 });
     await send('Profiler.start');
@@ -209,5 +210,7 @@ for (const worker of workers) {
   const size = worker.modules.find((m) => m.name === worker.main).content.length;
   const cold = median(c) + median(answer);
   const floorCold = median(floor.compile) + median(floor.answer);
-  console.log(`| ${worker.label} | ${(size / 1024).toFixed(0)} KiB | ${range(c)} | ${range(scope)} | ${range(answer)} | ${ratio(median(answer), median(floor.answer))} | ${ratio(median(answer), median(results.get(cached).answer))} | ${ratio(cold, floorCold)} |`);
+  console.log(
+    `| ${worker.label} | ${(size / 1024).toFixed(0)} KiB | ${range(c)} | ${range(scope)} | ${range(answer)} | ${ratio(median(answer), median(floor.answer))} | ${ratio(median(answer), median(results.get(cached).answer))} | ${ratio(cold, floorCold)} |`,
+  );
 }

@@ -32,9 +32,7 @@ const ENTRY = 'src/mcp/app/view.ts';
 /** The browser's ways to make a request, as globals the bundle could name. */
 const REQUEST_GLOBALS = ['fetch', 'XMLHttpRequest', 'WebSocket', 'EventSource', 'importScripts', 'navigator.sendBeacon'];
 const MARKER = '__mcp_app_requests__';
-const define = Object.fromEntries(
-  REQUEST_GLOBALS.flatMap((name) => [name, ...['window', 'self', 'globalThis'].map((root) => `${root}.${name}`)]).map((name, i) => [name, `${MARKER}${i}`]),
-);
+const define = Object.fromEntries(REQUEST_GLOBALS.flatMap((name) => [name, ...['window', 'self', 'globalThis'].map((root) => `${root}.${name}`)]).map((name, i) => [name, `${MARKER}${i}`]));
 const OWN_SOURCE_REQUESTS = /\bfetch\b|XMLHttpRequest|WebSocket|EventSource|sendBeacon|\bimport\s*\(|importScripts/;
 
 /** zod's `locales` namespace, imported by its `z` and `core`, reduced to the English messages zod sets by default. */

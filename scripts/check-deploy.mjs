@@ -21,7 +21,9 @@ import { ACCOUNT_ID, FakeCloudflare } from '../test/fakes/cloudflare-api.mjs';
 const NAME = 'brand-ai-visibility-edge';
 const ADDRESS = `https://${NAME}.deploy-check.workers.dev`;
 const TOKEN = `deploy_check_${process.pid}`;
-const MIGRATIONS = readdirSync('migrations').filter((file) => file.endsWith('.sql')).sort();
+const MIGRATIONS = readdirSync('migrations')
+  .filter((file) => file.endsWith('.sql'))
+  .sort();
 const QUEUES = ['digest-sends', 'digest-sends-dlq', 'alert-deliveries', 'alert-deliveries-dlq'];
 const SETTINGS = ['UPSTREAM_URL', 'PUBLIC_URL', 'MCP_ALLOWED_HOSTS', 'DIGEST_FROM', 'RESEND_API_KEY', 'ADMIN_TOKEN', 'SIGNING_SECRET', 'ENCRYPTION_KEY'];
 
@@ -40,7 +42,17 @@ function run(fake, args, env = {}) {
   const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     // WRANGLER_HIDE_BANNER: the banner's update check would ask the npm registry.
-    env: { ...clean, ...env, CLOUDFLARE_API_BASE_URL: fake.baseUrl, CLOUDFLARE_API_TOKEN: TOKEN, CLOUDFLARE_ACCOUNT_ID: ACCOUNT_ID, TMPDIR: TMP, WRANGLER_SEND_METRICS: 'false', WRANGLER_HIDE_BANNER: 'true', NO_COLOR: '1' },
+    env: {
+      ...clean,
+      ...env,
+      CLOUDFLARE_API_BASE_URL: fake.baseUrl,
+      CLOUDFLARE_API_TOKEN: TOKEN,
+      CLOUDFLARE_ACCOUNT_ID: ACCOUNT_ID,
+      TMPDIR: TMP,
+      WRANGLER_SEND_METRICS: 'false',
+      WRANGLER_HIDE_BANNER: 'true',
+      NO_COLOR: '1',
+    },
   });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
@@ -53,7 +65,12 @@ const created = (calls, path) => calls.filter((call) => call === `POST ${path}`)
 const upload = (calls) => calls.findIndex((call) => call === `PUT /workers/scripts/${NAME}` || call === `POST /workers/scripts/${NAME}/versions`);
 /** The index of the last D1 query that applied a migration: wrangler sends one query per migration. */
 const lastQuery = (calls) => calls.findLastIndex((call) => /^POST \/d1\/database\/[^/]+\/query$/.test(call));
-const secretsSent = (fake) => fake.uploads.at(-1).bindings.filter((binding) => binding.type === 'secret_text').map((binding) => binding.name).sort();
+const secretsSent = (fake) =>
+  fake.uploads
+    .at(-1)
+    .bindings.filter((binding) => binding.type === 'secret_text')
+    .map((binding) => binding.name)
+    .sort();
 
 const [full, proxy, other, button] = await Promise.all([1, 2, 3, 4].map(() => new FakeCloudflare().start()));
 for (const fake of [full, proxy, other, button]) fake.token = TOKEN;
@@ -71,7 +88,10 @@ try {
   // The button's deploy provisions every resource of wrangler.toml on a fresh account, but applies no migration.
   check(bare.code === 0, `bare wrangler deploy: exit code ${bare.code}\n${bare.output.slice(-2000)}`);
   check(button.unknown.length === 0, `bare wrangler deploy: calls the fake does not know: ${button.unknown.join(', ')}`);
-  check(button.kv.length === 2 && button.d1.length === 1 && JSON.stringify(button.queues.map((queue) => queue.queue_name).sort()) === JSON.stringify([...QUEUES].sort()), `bare wrangler deploy: provisioned ${button.kv.length} KV, ${button.d1.length} D1, queues ${button.queues.map((queue) => queue.queue_name)}`);
+  check(
+    button.kv.length === 2 && button.d1.length === 1 && JSON.stringify(button.queues.map((queue) => queue.queue_name).sort()) === JSON.stringify([...QUEUES].sort()),
+    `bare wrangler deploy: provisioned ${button.kv.length} KV, ${button.d1.length} D1, queues ${button.queues.map((queue) => queue.queue_name)}`,
+  );
   check(button.d1[0]?.migrations.length === 0, 'bare wrangler deploy: applied migrations');
 
   // Refused: stopped before anything changes, the key nowhere in the output.
@@ -94,8 +114,16 @@ try {
   check(count(first.output, ADMIN_TOKEN) === 1, `fresh: the admin token printed ${count(first.output, ADMIN_TOKEN)} times, not once`);
   check(!first.output.includes(SIGNING_SECRET) && !first.output.includes(ENCRYPTION_KEY), 'fresh: a secret other than the admin token is in the output');
   check(first.output.includes(`address: ${ADDRESS}`), 'fresh: the address is not printed');
-  check(/features \(.*\): \{"msg":"features","on":\["proxy","admin","origin","reports","exports","digests","alerts"\]/.test(first.output), 'fresh: the features line is not printed, or not every feature is on');
-  const vars = Object.fromEntries(full.uploads.at(-1)?.bindings.filter((binding) => binding.type === 'plain_text').map((binding) => [binding.name, binding.text]) ?? []);
+  check(
+    /features \(.*\): \{"msg":"features","on":\["proxy","admin","origin","reports","exports","digests","alerts"\]/.test(first.output),
+    'fresh: the features line is not printed, or not every feature is on',
+  );
+  const vars = Object.fromEntries(
+    full.uploads
+      .at(-1)
+      ?.bindings.filter((binding) => binding.type === 'plain_text')
+      .map((binding) => [binding.name, binding.text]) ?? [],
+  );
   check(vars.DEV_ROUTES === '' && vars.DEMO_DATA === '' && vars.UPSTREAM_URL === '' && vars.MCP_ALLOWED_HOSTS === 'edge.example.com', `fresh: vars deployed ${JSON.stringify(vars)}`);
   check(JSON.stringify(full.script?.schedules) === '[{"cron":"0 * * * *"}]', `fresh: cron ${JSON.stringify(full.script?.schedules)}`);
 
@@ -112,7 +140,10 @@ try {
   check(second.code === 0, `second: exit code ${second.code}\n${second.output.slice(-3000)}`);
   for (const path of ['/d1/database', '/queues', '/storage/kv/namespaces']) check(created(second.calls, path) === 0, `second: created again: POST ${path}`);
   check(JSON.stringify(full.kv) === kvBefore, 'second: the KV namespaces changed');
-  check(JSON.stringify(full.d1[0]?.migrations) === JSON.stringify(MIGRATIONS) && second.output.includes(newMigration), `second: the new migration ${newMigration} applied: ${full.d1[0]?.migrations.at(-1)}`);
+  check(
+    JSON.stringify(full.d1[0]?.migrations) === JSON.stringify(MIGRATIONS) && second.output.includes(newMigration),
+    `second: the new migration ${newMigration} applied: ${full.d1[0]?.migrations.at(-1)}`,
+  );
   check(lastQuery(second.calls) < upload(second.calls), `second: the new migration ran before the upload: ${second.calls.join(' | ')}`);
   check(secretsSent(full).length === 0 && JSON.stringify(full.secrets) === secretsBefore, `second: secrets sent again: ${secretsSent(full)}`);
   check(!second.output.includes(ADMIN_TOKEN), 'second: the admin token printed again');
@@ -122,14 +153,32 @@ try {
   check(JSON.stringify(digestFrom) === '["secret_text"]' && /DIGEST_FROM: kept as deployed \(set\)/.test(second.output), `second: DIGEST_FROM, a secret, deployed as ${digestFrom}`);
   check(/exists: kept/.test(second.output) && /all exist: kept/.test(second.output), 'second: does not say the database and the queues are kept');
   const kept = full.script.bindings.find((binding) => binding.name === 'MCP_ALLOWED_HOSTS');
-  check(kept?.text === 'edge.example.com' && /MCP_ALLOWED_HOSTS: kept as deployed: "edge.example.com"/.test(second.output), `second: the setting given the first time not kept: ${JSON.stringify(kept)}`);
-  const kvIds = (fake) => fake.script.bindings.filter((binding) => binding.type === 'kv_namespace').map((binding) => binding.namespace_id).sort().join();
-  check(kvIds(full) === full.kv.map((ns) => ns.id).sort().join(), 'second: the Worker is not bound to the same KV namespaces');
+  check(
+    kept?.text === 'edge.example.com' && /MCP_ALLOWED_HOSTS: kept as deployed: "edge.example.com"/.test(second.output),
+    `second: the setting given the first time not kept: ${JSON.stringify(kept)}`,
+  );
+  const kvIds = (fake) =>
+    fake.script.bindings
+      .filter((binding) => binding.type === 'kv_namespace')
+      .map((binding) => binding.namespace_id)
+      .sort()
+      .join();
+  check(
+    kvIds(full) ===
+      full.kv
+        .map((ns) => ns.id)
+        .sort()
+        .join(),
+    'second: the Worker is not bound to the same KV namespaces',
+  );
 
   // Proxy only.
   check(proxyRun.code === 0, `proxy-only: exit code ${proxyRun.code}\n${proxyRun.output.slice(-3000)}`);
   check(proxy.unknown.length === 0, `proxy-only: calls the fake does not know: ${proxy.unknown.join(', ')}`);
-  check(!proxyRun.calls.some((call) => / \/(d1|queues)\b/.test(call)) && proxy.d1.length === 0 && proxy.queues.length === 0, `proxy-only: D1 or queues touched: ${proxyRun.calls.filter((call) => / \/(d1|queues)\b/.test(call))}`);
+  check(
+    !proxyRun.calls.some((call) => / \/(d1|queues)\b/.test(call)) && proxy.d1.length === 0 && proxy.queues.length === 0,
+    `proxy-only: D1 or queues touched: ${proxyRun.calls.filter((call) => / \/(d1|queues)\b/.test(call))}`,
+  );
   const types = new Set(proxy.uploads.at(-1)?.bindings.map((binding) => binding.type));
   check(!types.has('d1') && !types.has('queue'), `proxy-only: bound ${[...types]}`);
   check(!proxy.script?.schedules?.length, `proxy-only: cron ${JSON.stringify(proxy.script?.schedules)}`);

@@ -23,15 +23,31 @@ const week = (i) => ({ from: `2026-09-${String(3 + i).padStart(2, '0')}`, to: `2
 
 /** What the service answers, by path under /api/v1; anything else is a Pro operation the key's plan lacks. */
 const ANSWERS = {
-  '/brands': { data: { brands: [{ id: 1, name: 'Brightdesk', domain: 'brightdesk.com', category: 'help desk', markets: [{ ...market, name: 'United States', language: 'en', country: 'US', primary: true }] }], plan: { id: 'starter', monthlyQuota: 1000, includesProOperations: false } }, meta: { generatedAt: at } },
-  '/visibility': { data: { brandId: 1, market, period, score: 57.1, change: 0.9, answeredRuns: 1716, namingRuns: 980, weeks: Array.from({ length: 12 }, (_, i) => week(i)) }, meta: { generatedAt: at } },
-  '/topics': { data: { brandId: 1, market, period, topics: [{ id: 1101, name: 'Best help desk software', score: 55.6, change: 2.2, rank: 1, questions: 7, rivals: [{ name: 'Helpwave', share: 37.8 }] }] }, meta: { generatedAt: at } },
+  '/brands': {
+    data: {
+      brands: [{ id: 1, name: 'Brightdesk', domain: 'brightdesk.com', category: 'help desk', markets: [{ ...market, name: 'United States', language: 'en', country: 'US', primary: true }] }],
+      plan: { id: 'starter', monthlyQuota: 1000, includesProOperations: false },
+    },
+    meta: { generatedAt: at },
+  },
+  '/visibility': {
+    data: { brandId: 1, market, period, score: 57.1, change: 0.9, answeredRuns: 1716, namingRuns: 980, weeks: Array.from({ length: 12 }, (_, i) => week(i)) },
+    meta: { generatedAt: at },
+  },
+  '/topics': {
+    data: { brandId: 1, market, period, topics: [{ id: 1101, name: 'Best help desk software', score: 55.6, change: 2.2, rank: 1, questions: 7, rivals: [{ name: 'Helpwave', share: 37.8 }] }] },
+    meta: { generatedAt: at },
+  },
   '/topics/1101': { data: { brandId: 1, market, period } },
   // The questions' outcomes in the service's own words, one of them no rule or evidence can read ("meh": its engines say
   // won, which `WON` already stands for), and no engine moved.
   '/answers/history': {
     data: {
-      brandId: 1, market, period, previousPeriod: { from: '2026-11-12', to: '2026-11-18' }, counts: { won: 1, lost: 1, held: 1 },
+      brandId: 1,
+      market,
+      period,
+      previousPeriod: { from: '2026-11-12', to: '2026-11-18' },
+      counts: { won: 1, lost: 1, held: 1 },
       questions: [
         { questionId: 1, text: 'Best help desk software?', topicId: 1101, outcome: 'WON', enginesNamingNow: 3, enginesNamingBefore: 3, moved: [] },
         { questionId: 2, text: 'Cheapest help desk?', topicId: 1101, outcome: 'LOST', enginesNamingNow: 3, enginesNamingBefore: 3, moved: [] },
@@ -55,7 +71,8 @@ const server = createServer((request, response) => {
     response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3600' });
     return response.end(JSON.stringify({ error: { code: 'rate_limited', message: 'More than 60 requests in a minute.' } }));
   }
-  if (![`Bearer ${KEY}`, `Bearer ${KEY}_spent`].includes(request.headers.authorization)) return send(401, { error: { code: 'invalid_api_key', message: 'The API key is missing, revoked or unknown.' } });
+  if (![`Bearer ${KEY}`, `Bearer ${KEY}_spent`].includes(request.headers.authorization))
+    return send(401, { error: { code: 'invalid_api_key', message: 'The API key is missing, revoked or unknown.' } });
   const body = ANSWERS[url.pathname.replace(/^\/api\/v1/, '')];
   if (body) return send(200, body);
   return send(403, { error: { code: 'feature_not_in_plan', message: 'Your plan does not include this data.' } });
@@ -114,7 +131,13 @@ try {
   const refused = await run(['--base', base, '--key', `${KEY}_wrong`]);
   check(refused.code === 1, `a refused key: exit code ${refused.code}`);
   check(/refuses this key \(401 invalid_api_key\)/.test(refused.stderr), `a refused key: ${refused.stderr}`);
-  for (const [name, text] of [['stdout', good.stdout], ['stderr', good.stderr], ['stdout (refused)', refused.stdout], ['stderr (refused)', refused.stderr]]) check(!text.includes(KEY), `the key is printed on ${name}`);
+  for (const [name, text] of [
+    ['stdout', good.stdout],
+    ['stderr', good.stderr],
+    ['stdout (refused)', refused.stdout],
+    ['stderr (refused)', refused.stderr],
+  ])
+    check(!text.includes(KEY), `the key is printed on ${name}`);
 
   const spentOut = path.join(dir, 'spent.json');
   const spent = await run(['--base', base, '--key', `${KEY}_spent`, '--out', spentOut]);
@@ -126,12 +149,16 @@ try {
   } catch {
     failures.push(`a spent budget: the report is not JSON: ${spent.stdout.slice(0, 200)}`);
   }
-  check(spentReport?.stopped?.retry_after === 3600 && Object.keys(spentReport?.map?.operations ?? { x: 1 }).length === 0, `a spent budget: ${JSON.stringify(spentReport?.stopped)}, map ${JSON.stringify(spentReport?.map)}`);
+  check(
+    spentReport?.stopped?.retry_after === 3600 && Object.keys(spentReport?.map?.operations ?? { x: 1 }).length === 0,
+    `a spent budget: ${JSON.stringify(spentReport?.stopped)}, map ${JSON.stringify(spentReport?.map)}`,
+  );
   check(!existsSync(spentOut), 'a spent budget: --out was written');
 
   const usage = await run(['--key', KEY]);
   check(usage.code === 2 && usage.stderr.includes('usage:'), `no --base: exit code ${usage.code}`);
-  if (failures.length === 0) console.log(`upstream:discover works end to end against a service on loopback (${requests.length} requests, ${((performance.now() - started) / 1000).toFixed(1)} s; ${leftLine}).`);
+  if (failures.length === 0)
+    console.log(`upstream:discover works end to end against a service on loopback (${requests.length} requests, ${((performance.now() - started) / 1000).toFixed(1)} s; ${leftLine}).`);
 } finally {
   server.close();
   rmSync(dir, { recursive: true, force: true });

@@ -36,7 +36,12 @@ const SETTINGS = ['UPSTREAM_URL', 'PUBLIC_URL', 'MCP_ALLOWED_HOSTS', 'DIGEST_FRO
 /** Of those, the one that is a secret; the rest are vars, unless the deployment holds one as a secret (docs/digests.md once said `wrangler secret put DIGEST_FROM`): then it stays one. */
 const SECRET_SETTINGS = new Set(['RESEND_API_KEY']);
 /** What the env check reads for a setting kept as a secret, whose value is not readable: a value of the right form. */
-const STAND_IN = { UPSTREAM_URL: 'https://deployed.invalid/api/v1', PUBLIC_URL: 'https://deployed.invalid', MCP_ALLOWED_HOSTS: 'deployed.invalid', DIGEST_FROM: 'Deployed <deployed@deployed.invalid>' };
+const STAND_IN = {
+  UPSTREAM_URL: 'https://deployed.invalid/api/v1',
+  PUBLIC_URL: 'https://deployed.invalid',
+  MCP_ALLOWED_HOSTS: 'deployed.invalid',
+  DIGEST_FROM: 'Deployed <deployed@deployed.invalid>',
+};
 /** The random secrets, generated when unset, in the form the Worker reads: `ENCRYPTION_KEY` is 32 bytes in base64 (src/lib/sealing.ts). */
 const GENERATED = {
   ADMIN_TOKEN: () => randomBytes(32).toString('base64url'),
@@ -157,7 +162,12 @@ async function main() {
     step(`Queues: ${QUEUES.join(', ')}`);
     if (queues.code !== 0) fail('Could not list the queues.', queues);
     // `queues list` prints a table (no --json); its second column is the name.
-    const existing = new Set(queues.out.split('\n').map((line) => line.split('│')[2]?.trim()).filter(Boolean));
+    const existing = new Set(
+      queues.out
+        .split('\n')
+        .map((line) => line.split('│')[2]?.trim())
+        .filter(Boolean),
+    );
     const missing = QUEUES.filter((name) => !existing.has(name));
     say(missing.length ? `  to create: ${missing.join(', ')}` : '  all exist: kept');
     // `queues list` shows its first page only: a queue past it is found when its creation says it exists.
@@ -170,7 +180,13 @@ async function main() {
   step('Secrets');
   const kept = SECRET_NAMES.filter((name) => deployed?.secrets.has(name) && !(name in secrets));
   const generated = Object.keys(secrets).filter((name) => name in GENERATED && !process.env[name]?.trim());
-  say(`  generated: ${generated.join(', ') || 'none'}; given: ${Object.keys(secrets).filter((name) => !generated.includes(name)).join(', ') || 'none'}; kept as deployed: ${kept.join(', ') || 'none'}`);
+  say(
+    `  generated: ${generated.join(', ') || 'none'}; given: ${
+      Object.keys(secrets)
+        .filter((name) => !generated.includes(name))
+        .join(', ') || 'none'
+    }; kept as deployed: ${kept.join(', ') || 'none'}`,
+  );
 
   step('Deploy');
   const vars = [...new Set([...SETTINGS, ...Object.keys(settings)])].filter((name) => !isSecret(name)).flatMap((name) => ['--var', `${name}:${settings[name] ?? ''}`]);
@@ -202,7 +218,8 @@ async function main() {
   if (host && (!settings.PUBLIC_URL || !settings.MCP_ALLOWED_HOSTS)) {
     say(`  - links in mail and /mcp need the address: PUBLIC_URL=${address} MCP_ALLOWED_HOSTS=${host} npm run deploy${proxyOnly ? ' -- --proxy-only' : ''}`);
   }
-  if (!proxyOnly && !settings.RESEND_API_KEY && !deployed?.secrets.has('RESEND_API_KEY')) say('  - to send mail: RESEND_API_KEY and DIGEST_FROM (a sender on a domain verified in Resend), then npm run deploy again (docs/digests.md)');
+  if (!proxyOnly && !settings.RESEND_API_KEY && !deployed?.secrets.has('RESEND_API_KEY'))
+    say('  - to send mail: RESEND_API_KEY and DIGEST_FROM (a sender on a domain verified in Resend), then npm run deploy again (docs/digests.md)');
   say(`  - check: curl -H "Authorization: Bearer $ADMIN_TOKEN" ${address ?? 'https://<your-worker>'}/admin/cache/stats`);
   say('  - logs: npx wrangler tail (the features line of the first request)');
   say('  - later: npm run deploy again applies new migrations and deploys; it keeps these settings and secrets.');
@@ -272,7 +289,7 @@ async function resolveSettings(deployed) {
   } finally {
     ask?.close();
   }
-  if (proxyOnly && !settings.UPSTREAM_URL) fail('--proxy-only needs UPSTREAM_URL: the real service\'s base URL, ending in /api/v1 (without it the upstream is the embedded origin, which needs D1).');
+  if (proxyOnly && !settings.UPSTREAM_URL) fail("--proxy-only needs UPSTREAM_URL: the real service's base URL, ending in /api/v1 (without it the upstream is the embedded origin, which needs D1).");
   return settings;
 }
 
@@ -295,7 +312,14 @@ async function askHidden(ask, question) {
 function checkEnv({ parseEnv, featuresOf, featuresLine }, raw, settings, deployed, secrets, isSecret) {
   const binding = {};
   if (proxyOnly) raw = withoutFullBlocks(raw);
-  const bindings = [...(raw.kv_namespaces ?? []), ...(raw.d1_databases ?? []), ...(raw.queues?.producers ?? []), ...(raw.durable_objects?.bindings ?? []).map((b) => ({ binding: b.name })), ...(raw.ratelimits ?? []).map((b) => ({ binding: b.name })), raw.assets ?? []];
+  const bindings = [
+    ...(raw.kv_namespaces ?? []),
+    ...(raw.d1_databases ?? []),
+    ...(raw.queues?.producers ?? []),
+    ...(raw.durable_objects?.bindings ?? []).map((b) => ({ binding: b.name })),
+    ...(raw.ratelimits ?? []).map((b) => ({ binding: b.name })),
+    raw.assets ?? [],
+  ];
   for (const { binding: name } of bindings.flat()) if (name) binding[name] = {};
   const present = Object.fromEntries(SECRET_NAMES.filter((name) => name in secrets || deployed?.secrets.has(name)).map((name) => [name, secrets[name] ?? STAND_IN[name] ?? `deployed-${name}`]));
   const env = { ...raw.vars, ...Object.fromEntries(Object.entries(settings).filter(([name]) => !isSecret(name))), ...binding, ...present };

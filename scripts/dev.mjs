@@ -43,7 +43,12 @@ for (const name of varsOfConfig().filter((name) => !['DEV_ROUTES', 'DEMO_DATA'].
   }
   vars.push(`${name}:${value}`);
   const over = inDevVars(name) ? ' (over the line in .dev.vars)' : '';
-  if (name === 'UPSTREAM_URL') console.log(value ? `UPSTREAM_URL from the environment${over}: the proxy reads ${value}; the embedded origin is off.` : `UPSTREAM_URL is empty in the environment${over}: the embedded origin is the upstream.`);
+  if (name === 'UPSTREAM_URL')
+    console.log(
+      value
+        ? `UPSTREAM_URL from the environment${over}: the proxy reads ${value}; the embedded origin is off.`
+        : `UPSTREAM_URL is empty in the environment${over}: the embedded origin is the upstream.`,
+    );
   else console.log(`${name} from the environment${over}: "${value}".`);
 }
 const migrate = spawnSync('npx', ['wrangler', 'd1', 'migrations', 'apply', 'DB', '--local'], { stdio: 'inherit', env: { ...env, CI: 'true' } });
@@ -75,7 +80,9 @@ for (let attempt = 0; attempt < 240; attempt++) {
   try {
     const response = await fetch(`http://localhost:${port}/api/v1/openapi.json`);
     if (response.ok) {
-      console.log(`\nReady in ${((Date.now() - started) / 1000).toFixed(1)} s: http://localhost:${port}/api/v1 (try: curl -H 'Authorization: Bearer demo_pro_single' http://localhost:${port}/api/v1/visibility)\n`);
+      console.log(
+        `\nReady in ${((Date.now() - started) / 1000).toFixed(1)} s: http://localhost:${port}/api/v1 (try: curl -H 'Authorization: Bearer demo_pro_single' http://localhost:${port}/api/v1/visibility)\n`,
+      );
       break;
     }
   } catch {

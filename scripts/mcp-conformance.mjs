@@ -33,7 +33,15 @@ async function accessToken() {
   const { client_id: clientId } = await registered.json();
   const verifier = randomBytes(32).toString('base64url');
   const authorize = new URL('/oauth/authorize', base);
-  const query = { response_type: 'code', client_id: clientId, redirect_uri: redirect, code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', state: 'conformance', scope: 'read' };
+  const query = {
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: redirect,
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    state: 'conformance',
+    scope: 'read',
+  };
   for (const [name, value] of Object.entries(query)) authorize.searchParams.set(name, value);
   const cookies = new Map();
   const keep = (response) => {
@@ -85,7 +93,12 @@ function startProxy(token) {
     const headers = { ...request.headers, authorization: request.headers.authorization ?? `Bearer ${token}` };
     delete headers['content-length'];
     try {
-      const answer = await fetch(new URL(request.url, base), { method: request.method, headers, body: ['GET', 'HEAD'].includes(request.method) ? undefined : Buffer.concat(chunks), signal: gone.signal });
+      const answer = await fetch(new URL(request.url, base), {
+        method: request.method,
+        headers,
+        body: ['GET', 'HEAD'].includes(request.method) ? undefined : Buffer.concat(chunks),
+        signal: gone.signal,
+      });
       response.writeHead(answer.status, Object.fromEntries([...answer.headers].filter(([name]) => !/^(content-encoding|content-length|transfer-encoding|connection)$/i.test(name))));
       if (answer.body) for await (const chunk of answer.body) response.write(chunk);
       response.end();

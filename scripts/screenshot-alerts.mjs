@@ -45,7 +45,17 @@ const workerdStandIn = {
     b.onLoad({ filter: /.*/, namespace: 'stand-in' }, () => ({ contents: 'export class DurableObject {}' }));
   },
 };
-await build({ stdin: { contents: ENTRY, resolveDir: '.', loader: 'ts' }, bundle: true, platform: 'node', format: 'esm', outfile: bundle, jsx: 'automatic', logLevel: 'error', plugins: [workerdStandIn], banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" } });
+await build({
+  stdin: { contents: ENTRY, resolveDir: '.', loader: 'ts' },
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  outfile: bundle,
+  jsx: 'automatic',
+  logLevel: 'error',
+  plugins: [workerdStandIn],
+  banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+});
 const { pages } = await import(pathToFileURL(bundle).href);
 const html = await pages();
 rmSync(bundle);

@@ -15,7 +15,7 @@ const KEEP_OUT = [
   { pattern: /^emails\/_fixtures\//, why: 'preview fixtures (only `npm run email` needs them)' },
   { pattern: /node_modules\/prettier\//, why: 'prettier (the email render formats nothing)' },
   { pattern: /\.development\.js$/, why: 'a development build' },
-  { pattern: /^src\/(.+\/)?(openapi|product-openapi|upstream-check-openapi)\.ts$/, why: 'an OpenAPI document\'s source (built into the static assets at build time: scripts/build-openapi.mjs)' },
+  { pattern: /^src\/(.+\/)?(openapi|product-openapi|upstream-check-openapi)\.ts$/, why: "an OpenAPI document's source (built into the static assets at build time: scripts/build-openapi.mjs)" },
 ];
 
 /**
@@ -29,7 +29,7 @@ const LOAD_LATER = [
   { pattern: /node_modules\/@cloudflare\/workers-oauth-provider\//, why: 'the OAuth provider' },
   { pattern: /^emails\/|^src\/mail\/|node_modules\/(react|react-dom|@react-email\/[^/]+)\//, why: 'email rendering' },
   { pattern: /node_modules\/(htmlparser2|html-to-text|domhandler|dom-serializer|entities)\//, why: 'HTML parsing' },
-  { pattern: /node_modules\/zod\/|^src\/contract\/schemas\//, why: 'zod and the contract\'s schemas (src/contract/zod-side.ts loads them past a HIT)' },
+  { pattern: /node_modules\/zod\/|^src\/contract\/schemas\//, why: "zod and the contract's schemas (src/contract/zod-side.ts loads them past a HIT)" },
   { pattern: /^src\/client\/(?!transport\.ts$)|^src\/contract\/(body|conform|optional-paths)\.ts$/, why: 'the typed client and its body checks (a HIT reads no body)' },
 ];
 
@@ -67,7 +67,9 @@ console.log('\nLargest inputs (bytes in the output, before gzip; * = evaluated w
 for (const [input, bytes] of largest) console.log(`  ${kib(bytes).padStart(10)} ${eager.has(input) ? '*' : ' '} ${input}`);
 
 const problems = [...inputs.keys()].flatMap((input) => KEEP_OUT.filter((rule) => rule.pattern.test(input)).map((rule) => `${input}: ${rule.why}`));
-for (const input of eager) for (const rule of LOAD_LATER) if (rule.pattern.test(input)) problems.push(`${input}: evaluated when an isolate loads, though /api/v1 does not need it (${rule.why}): load it with import() at its first use`);
+for (const input of eager)
+  for (const rule of LOAD_LATER)
+    if (rule.pattern.test(input)) problems.push(`${input}: evaluated when an isolate loads, though /api/v1 does not need it (${rule.why}): load it with import() at its first use`);
 if (gzipped > BUDGET_GZIP_BYTES) problems.push(`${kib(gzipped)} gzip: over the budget of ${kib(BUDGET_GZIP_BYTES)}`);
 if (problems.length > 0) {
   console.error(`\nThe bundle fails its checks:\n  ${problems.join('\n  ')}`);

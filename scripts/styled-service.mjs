@@ -36,7 +36,9 @@ const server = http.createServer(async (request, response) => {
     if (styleOmits(style, id)) return send(response, 404, notFound(`This service has no ${url.pathname.slice(API_BASE.length)}.`));
     const upstream = await fetch(`${origin}${url.pathname.slice(API_BASE.length)}${url.search}`, { headers: { authorization: request.headers.authorization ?? '' } });
     // The budget's headers pass through: discovery paces itself by them.
-    const headers = Object.fromEntries(['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after'].flatMap((name) => (upstream.headers.has(name) ? [[name, upstream.headers.get(name)]] : [])));
+    const headers = Object.fromEntries(
+      ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after'].flatMap((name) => (upstream.headers.has(name) ? [[name, upstream.headers.get(name)]] : [])),
+    );
     const text = await upstream.text();
     if (upstream.status !== 200) return send(response, upstream.status, text, headers);
     send(response, 200, applyStyle(style, id, JSON.parse(text)), headers);

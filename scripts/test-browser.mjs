@@ -104,8 +104,7 @@ async function startDev(name, port, state, vars) {
 }
 
 const camel = (name) => name.replace(/_(\w)/g, (_, c) => c.toUpperCase());
-const respell = (value) =>
-  Array.isArray(value) ? value.map(respell) : value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [camel(k), respell(v)])) : value;
+const respell = (value) => (Array.isArray(value) ? value.map(respell) : value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [camel(k), respell(v)])) : value);
 
 /**
  * A Read API without some parts, as another implementation of the spec may be: the first Worker's embedded
@@ -177,7 +176,10 @@ try {
         .filter((el) => el.getBoundingClientRect().right > width + 0.5)
         .reverse()
         .slice(0, 3)
-        .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className && typeof el.className === 'string' ? `.${el.className.split(' ').join('.')}` : ''} (right ${Math.round(el.getBoundingClientRect().right)} px)`);
+        .map(
+          (el) =>
+            `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className && typeof el.className === 'string' ? `.${el.className.split(' ').join('.')}` : ''} (right ${Math.round(el.getBoundingClientRect().right)} px)`,
+        );
       return { scrollWidth: document.documentElement.scrollWidth, clientWidth: width, widest };
     });
     assert.ok(scrollWidth <= clientWidth, `${name}: no horizontal scrolling (scrollWidth ${scrollWidth} > clientWidth ${clientWidth}: ${widest.join(', ')})`);
@@ -204,14 +206,19 @@ try {
       const page = await context.newPage();
       const escaped = (t) => t.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]);
       const shown = csvLink.url.replace(/(\/x\/v1\.)[\w-]+\.[\w-]+/, '$1…');
-      await page.setContent(`<!doctype html><title>CSV</title><body style="margin:12px;font:13px ui-monospace,monospace"><p style="color:#555">GET ${escaped(shown)} · text/csv; charset=utf-8</p><pre style="margin:0">${escaped(csvText)}</pre>`);
+      await page.setContent(
+        `<!doctype html><title>CSV</title><body style="margin:12px;font:13px ui-monospace,monospace"><p style="color:#555">GET ${escaped(shown)} · text/csv; charset=utf-8</p><pre style="margin:0">${escaped(csvText)}</pre>`,
+      );
       await page.screenshot({ path: join(ARTIFACTS, 'export-csv-in-browser.png') });
       step(`export CSV in the browser -> ${join(ARTIFACTS, 'export-csv-in-browser.png')}`);
       await context.close();
     }
     const scheduled = await fetch(`${BASE}/__scheduled?cron=${encodeURIComponent('0 * * * *')}`);
     assert.equal(scheduled.status, 200, '/__scheduled runs the cron');
-    for (const [name, viewport] of [['tablet', VIEWPORTS.tablet], ['phone', VIEWPORTS.phone]]) {
+    for (const [name, viewport] of [
+      ['tablet', VIEWPORTS.tablet],
+      ['phone', VIEWPORTS.phone],
+    ]) {
       const context = await browser.newContext({ viewport, deviceScaleFactor: 1, extraHTTPHeaders: { authorization: `Bearer ${KEY}` } });
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: BASE });
       const page = await context.newPage();
@@ -226,7 +233,10 @@ try {
       assert.match(copied, /\/x\/v1\.[\w.-]+\.csv$/, `report ${name}: the clipboard holds the CSV link`);
       await assertNoOverflow(page, `report ${name} with CSV buttons`);
       await page.locator('table.weeks').scrollIntoViewIfNeeded();
-      await page.locator('[data-testid=csv-link]').first().evaluate((el) => el.scrollIntoView({ block: 'center' }));
+      await page
+        .locator('[data-testid=csv-link]')
+        .first()
+        .evaluate((el) => el.scrollIntoView({ block: 'center' }));
       await page.screenshot({ path: join(ARTIFACTS, `report-csv-button-${name}.png`) });
       assert.equal((await page.goto(`${BASE}/reports/history?market=us`)).status(), 200, `history ${name}: 200`);
       assert.ok((await page.locator('[data-testid=history-table] tbody tr').count()) >= 1, `history ${name}: the cron kept this week`);
@@ -360,7 +370,11 @@ try {
     stops.push((await startDev('a Read API without some parts', LACKING_PORT, LACKING_STATE, vars)).stop);
 
     const email = `lacking-${Date.now()}@example.com`;
-    const subscribed = await fetch(`${LACKING_BASE}/digests/subscriptions`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ email, market: 'us' }) });
+    const subscribed = await fetch(`${LACKING_BASE}/digests/subscriptions`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ email, market: 'us' }),
+    });
     assert.equal(subscribed.status, 201, 'lacking: subscribing answers 201 (the score is all it needs)');
     const messagesTo = async () => (await (await fetch(`${LACKING_BASE}/dev/outbox?format=json&to=${encodeURIComponent(email)}`)).json()).messages;
     const confirmUrl = /https?:\/\/\S+\/digests\/confirm\?token=[\w.-]+/.exec((await messagesTo())[0].text)?.[0];
@@ -394,7 +408,11 @@ try {
 
     // The check's page: a POST with the key in the body, asked for as HTML (the route answers the browser's GET with it).
     // Our origin's with the Growth key: demo_pro_single's minute of budget went on the pages above.
-    const checks = [['lacking', LACKING_BASE, 375, { api_key: KEY, market: 'us' }], ['lacking', LACKING_BASE, 600, { api_key: KEY, market: 'us' }], ['ours', BASE, 600, { api_key: 'demo_growth_multi', brand_id: 2, market: 'us' }]];
+    const checks = [
+      ['lacking', LACKING_BASE, 375, { api_key: KEY, market: 'us' }],
+      ['lacking', LACKING_BASE, 600, { api_key: KEY, market: 'us' }],
+      ['ours', BASE, 600, { api_key: 'demo_growth_multi', brand_id: 2, market: 'us' }],
+    ];
     for (const [name, base, width, body] of checks) {
       const context = await browser.newContext({ viewport: { width, height: 900 }, deviceScaleFactor: 1 });
       const page = await context.newPage();
@@ -491,7 +509,7 @@ try {
       // Its buttons work as in a mail program: the link opens in a new tab (the frame's sandbox lets popups out).
       const [opened] = await Promise.all([page.context().waitForEvent('page'), frame.locator('a[href*="/digests/"]').first().click()]);
       await opened.waitForLoadState('load');
-      assert.match(new URL(opened.url()).pathname, /^\/digests\//, 'outbox message: the email\'s button opens its link in a new tab');
+      assert.match(new URL(opened.url()).pathname, /^\/digests\//, "outbox message: the email's button opens its link in a new tab");
       assert.equal(await opened.textContent('.masthead .product'), PRODUCT, 'outbox message: the link opened a page of this site');
       await opened.close();
       // A sandboxed frame is painted only once scrolled into view, even in a full-page screenshot.
@@ -538,7 +556,11 @@ try {
     const [alertsConfirmation] = (await (await fetch(`${BASE}/dev/outbox?format=json&to=${encodeURIComponent(alertsEmail)}`)).json()).messages;
     assert.equal(alertsConfirmation.subject, 'Confirm your AI-visibility change alerts for Brightdesk', 'emails: the alerts confirmation names alerts');
 
-    for (const [name, message] of [['confirmation', confirmation], ['alerts-confirmation', alertsConfirmation], ['digest', digest]]) {
+    for (const [name, message] of [
+      ['confirmation', confirmation],
+      ['alerts-confirmation', alertsConfirmation],
+      ['digest', digest],
+    ]) {
       for (const width of [375, 600]) {
         const context = await browser.newContext({ viewport: { width, height: 900 }, deviceScaleFactor: 1 });
         const page = await context.newPage();

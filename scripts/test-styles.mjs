@@ -64,14 +64,26 @@ child.on('close', (status) => {
   const total = done.reduce((s, r) => s + r.reportFields.total, 0);
   const tokenLeft = tokens.map((r) => r.entriesLeft).sort((a, b) => a - b);
   console.log('');
-  console.log(`${done.length} of ${count} styles run (seeds ${seed} to ${seed + count - 1}), ${named.length} named, ${tokens.length} token-named, in ${Math.round((Date.now() - started) / 1000)} s${results.length - done.length ? `; ${results.length - done.length} failed to run` : ''}`);
-  console.log(`named styles: entries left median ${median(left)}, max ${left.at(-1) ?? '-'} (target: at most 10 each, median at most 3); ${named.filter((r) => r.entriesLeft <= 10).length} at most 10; ${named.filter((r) => r.unread > 0).length} with operations discovery did not read`);
+  console.log(
+    `${done.length} of ${count} styles run (seeds ${seed} to ${seed + count - 1}), ${named.length} named, ${tokens.length} token-named, in ${Math.round((Date.now() - started) / 1000)} s${results.length - done.length ? `; ${results.length - done.length} failed to run` : ''}`,
+  );
+  console.log(
+    `named styles: entries left median ${median(left)}, max ${left.at(-1) ?? '-'} (target: at most 10 each, median at most 3); ${named.filter((r) => r.entriesLeft <= 10).length} at most 10; ${named.filter((r) => r.unread > 0).length} with operations discovery did not read`,
+  );
   console.log(`token-named styles: entries left median ${median(tokenLeft)}, max ${tokenLeft.at(-1) ?? '-'}`);
-  console.log(`weekly report equal to the origin's: ${equal} of ${done.length} styles (${pct(equal, done.length)}; named ${namedEqual} of ${named.length}); fields equal ${fields} of ${total} (${pct(fields, total)}); ${done.filter((r) => r.reportFailed).length} reads failed`);
+  console.log(
+    `weekly report equal to the origin's: ${equal} of ${done.length} styles (${pct(equal, done.length)}; named ${namedEqual} of ${named.length}); fields equal ${fields} of ${total} (${pct(fields, total)}); ${done.filter((r) => r.reportFailed).length} reads failed`,
+  );
   console.log(`wrong figures called right: ${done.reduce((s, r) => s + r.wrongCalledRight, 0)} operations in all (token-named: ${tokens.reduce((s, r) => s + r.wrongCalledRight, 0)}, target 0)`);
   if (jsonOut) writeFileSync(jsonOut, `${JSON.stringify(results, null, 1)}\n`);
   if (status !== 0 || done.length < count) {
-    console.log(`\nvitest exited ${status}; its output:\n${output.split('\n').filter((l) => !l.includes('STYLE {')).slice(-60).join('\n')}`);
+    console.log(
+      `\nvitest exited ${status}; its output:\n${output
+        .split('\n')
+        .filter((l) => !l.includes('STYLE {'))
+        .slice(-60)
+        .join('\n')}`,
+    );
     process.exit(1);
   }
 });

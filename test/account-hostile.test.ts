@@ -109,7 +109,10 @@ describe('the pages for people write what the upstream sends as text', () => {
       const elements = parsePage(html);
       expect(shapeOf(elements), name).toEqual(shapeOf(parsePage(plainRun.pages[name]!)));
       expect(dangerousAttributes(elements), name).toEqual([]);
-      expect(elements.filter((e) => e.tag === 'script' && !e.attrs.nonce), name).toEqual([]);
+      expect(
+        elements.filter((e) => e.tag === 'script' && !e.attrs.nonce),
+        name,
+      ).toEqual([]);
       expect(shownIn(elements, sent).length, `${name} shows what the service sent`).toBeGreaterThan(0);
     }
 
@@ -119,7 +122,11 @@ describe('the pages for people write what the upstream sends as text', () => {
     for (const name of ['subscriptions', 'shareList', 'csvList'] as const) {
       const options = parsePage(hostileRun.pages[name]!).filter((e) => e.tag === 'option' && /^\d+:/.test(e.attrs.value ?? ''));
       expect(options.length, name).toBeGreaterThan(0);
-      for (const option of options) expect(sent.some((s) => option.text.startsWith(s)), `${name}: ${option.text}`).toBe(true);
+      for (const option of options)
+        expect(
+          sent.some((s) => option.text.startsWith(s)),
+          `${name}: ${option.text}`,
+        ).toBe(true);
     }
     const cards = (html: string) => parsePage(html).filter((e) => e.tag === 'li' && (e.attrs['data-subscription'] || e.attrs['data-link']));
     expect(cards(hostileRun.pages.subscriptions!).some((c) => shownIn([c], sent).length > 0)).toBe(true);
@@ -127,7 +134,10 @@ describe('the pages for people write what the upstream sends as text', () => {
     expect(cards(hostileRun.pages.csvList!).some((c) => shownIn([c], sent).length > 0)).toBe(true);
     for (const name of ['report', 'history'] as const) {
       const heading = parsePage(hostileRun.pages[name]!).find((e) => e.tag === 'h1')!.text;
-      expect(sent.some((s) => heading.startsWith(s)), name).toBe(true);
+      expect(
+        sent.some((s) => heading.startsWith(s)),
+        name,
+      ).toBe(true);
     }
   });
 });

@@ -36,7 +36,6 @@ afterEach(() => {
   useUpstreamForTests();
 });
 
-
 const errorBeside = (html: string, field: string) => {
   const error = new RegExp(`<p class="(?:error|problem)" id="${field}-error" role="alert">(.*?)</p>`).exec(html)?.[1];
   return error === undefined ? undefined : visibleText(error);
@@ -167,8 +166,12 @@ describe('the overview is where the week shows', () => {
       expect(card![1]).toBe(visibility.score.toFixed(1));
       const text = visibleText(card![2]!);
       expect(text).toContain(`${history.counts.lost} lost · ${history.counts.won} won`);
-      expect(card![2]).toContain(`aria-label="Brightdesk ${market.toUpperCase()}, score by week, last 12 weeks: ${visibility.history.map((p: { score: number }) => `${p.score.toFixed(1)}%`).join(', ')}"`);
-      const report = (await (await SELF.fetch(`${BASE}/reports/weekly?market=${market}&format=json`, { headers: { authorization: `Bearer ${KEYS.pro}` } })).json()) as { report: { plan: { items: { headline: string }[] } } };
+      expect(card![2]).toContain(
+        `aria-label="Brightdesk ${market.toUpperCase()}, score by week, last 12 weeks: ${visibility.history.map((p: { score: number }) => `${p.score.toFixed(1)}%`).join(', ')}"`,
+      );
+      const report = (await (await SELF.fetch(`${BASE}/reports/weekly?market=${market}&format=json`, { headers: { authorization: `Bearer ${KEYS.pro}` } })).json()) as {
+        report: { plan: { items: { headline: string }[] } };
+      };
       expect(text).toContain(`This week: ${report.report.plan.items[0]!.headline}`);
     }
   });
@@ -184,7 +187,7 @@ describe('the overview is where the week shows', () => {
 });
 
 describe('the report and history inside the account', () => {
-  it('keep the account\'s navigation and its sign-out button, which posts from them; the keyed report has neither', async () => {
+  it("keep the account's navigation and its sign-out button, which posts from them; the keyed report has neither", async () => {
     const { cookie, csrf } = await signIn();
     for (const path of ['/account/report?brand_id=1&market=us', '/account/history?brand_id=1&market=us']) {
       const page = await get(path, cookie);
@@ -216,7 +219,12 @@ describe('a note or done in the address', () => {
     expect(ended).toContain('role="status"');
     const { cookie } = await signIn();
     for (const name of INHERITED) {
-      for (const [path, withCookie] of [[`/account/sign-in?note=${name}`, undefined], [`/account/subscriptions?done=${name}`, cookie], [`/account/links?done=${name}`, cookie], [`/account/exports?done=${name}`, cookie]] as const) {
+      for (const [path, withCookie] of [
+        [`/account/sign-in?note=${name}`, undefined],
+        [`/account/subscriptions?done=${name}`, cookie],
+        [`/account/links?done=${name}`, cookie],
+        [`/account/exports?done=${name}`, cookie],
+      ] as const) {
         const response = await get(path, withCookie);
         expect([path, response.status]).toEqual([path, 200]);
         const html = await response.text();
@@ -254,7 +262,9 @@ describe('the session ends', () => {
     const key = await accountKey('account-revoked');
     const first = await signIn(key);
     const second = await signIn(key);
-    await env.DB.prepare('UPDATE api_keys SET revoked_at = ? WHERE key_hash = ?').bind(new Date(clock).toISOString(), await sha256Hex(key)).run();
+    await env.DB.prepare('UPDATE api_keys SET revoked_at = ? WHERE key_hash = ?')
+      .bind(new Date(clock).toISOString(), await sha256Hex(key))
+      .run();
     // The edge checks a key it serves from its cache again 5 minutes after the upstream last accepted it.
     clock += 6 * MINUTE;
     await evictDurableObject(await gateOf(key));
@@ -264,13 +274,17 @@ describe('the session ends', () => {
     expect(visibleText(await (await get('/account/sign-in?note=revoked')).text())).toContain('the API no longer accepts its key');
   });
 
-  it('when the API no longer accepts the key: a form that writes asks the API now, so nothing is written, even within the cache\'s 5 minutes', async () => {
+  it("when the API no longer accepts the key: a form that writes asks the API now, so nothing is written, even within the cache's 5 minutes", async () => {
     const key = await accountKey('account-revoked-write');
     const { cookie, csrf } = await signIn(key);
     const add = { email: 'lead@example.com', scope: '1:us', kinds: ['visibility', 'won_lost'], timezone: 'UTC', channel: 'email', channel_url: '', quiet_start: '22:00', quiet_end: '07:00' };
     expect((await post('/account/subscriptions', { csrf, ...add }, { cookie })).status).toBe(303);
-    const id = (await env.DB.prepare("SELECT id FROM digest_subscriptions WHERE email = 'lead@example.com' AND key_hash = ?").bind(await sha256Hex(key)).first<{ id: string }>())!.id;
-    await env.DB.prepare('UPDATE api_keys SET revoked_at = ? WHERE key_hash = ?').bind(new Date(clock).toISOString(), await sha256Hex(key)).run();
+    const id = (await env.DB.prepare("SELECT id FROM digest_subscriptions WHERE email = 'lead@example.com' AND key_hash = ?")
+      .bind(await sha256Hex(key))
+      .first<{ id: string }>())!.id;
+    await env.DB.prepare('UPDATE api_keys SET revoked_at = ? WHERE key_hash = ?')
+      .bind(new Date(clock).toISOString(), await sha256Hex(key))
+      .run();
     clock += MINUTE;
     // The key's gate shares an answer with identical reads for 2 s of real time: this test runs within them.
     await evictDurableObject(await gateOf(key));
@@ -278,12 +292,20 @@ describe('the session ends', () => {
     // every session of the key, so the next writes find no session.
     const refused = await post('/account/subscriptions/remove', { csrf, id }, { cookie });
     expect([refused.status, refused.headers.get('location')]).toEqual([303, '/account/sign-in?note=revoked']);
-    for (const [path, fields] of [['/account/links', { csrf, scope: '1:us', days: '30' }], ['/account/subscriptions/send', { csrf, scope: '1:us' }], ['/account/subscriptions/remove', { csrf, id }]] as const) {
+    for (const [path, fields] of [
+      ['/account/links', { csrf, scope: '1:us', days: '30' }],
+      ['/account/subscriptions/send', { csrf, scope: '1:us' }],
+      ['/account/subscriptions/remove', { csrf, id }],
+    ] as const) {
       const after = await post(path, fields, { cookie });
       expect([path, after.status, after.headers.get('location')]).toEqual([path, 303, '/account/sign-in?note=ended']);
     }
     expect(await env.DB.prepare('SELECT id FROM digest_subscriptions WHERE id = ?').bind(id).first()).not.toBeNull();
-    expect((await env.DB.prepare("SELECT COUNT(*) AS n FROM report_links WHERE key_hash = ?").bind(await sha256Hex(key)).first<{ n: number }>())!.n).toBe(0);
+    expect(
+      (await env.DB.prepare('SELECT COUNT(*) AS n FROM report_links WHERE key_hash = ?')
+        .bind(await sha256Hex(key))
+        .first<{ n: number }>())!.n,
+    ).toBe(0);
   });
 
   it('when its key holds too many: the 21st sign-in ends the oldest session, so no key grows the table without bound', async () => {
@@ -296,7 +318,7 @@ describe('the session ends', () => {
     expect((await get('/account', first.cookie)).headers.get('location')).toBe('/account/sign-in?note=ended');
   });
 
-  it('when the operator rotates the secrets: the session\'s tag or seal no longer opens', async () => {
+  it("when the operator rotates the secrets: the session's tag or seal no longer opens", async () => {
     const tag = await signIn();
     await env.DB.prepare("UPDATE account_sessions SET secret_tag = 'rotated'").run();
     expect((await get('/account', tag.cookie)).headers.get('location')).toBe('/account/sign-in?note=ended');
@@ -309,7 +331,7 @@ describe('the session ends', () => {
 describe('the subscriptions screen', () => {
   const ADD = { email: 'lead@example.com', scope: '1:us', kinds: ['visibility', 'won_lost'], timezone: 'Europe/Berlin', channel: 'email', channel_url: '', quiet_start: '22:00', quiet_end: '07:00' };
 
-  it('adds an address through the JSON route\'s code: 303, the message after the redirect, its confirmation in the outbox', async () => {
+  it("adds an address through the JSON route's code: 303, the message after the redirect, its confirmation in the outbox", async () => {
     const { cookie, csrf } = await signIn();
     const added = await post('/account/subscriptions', { csrf, ...ADD }, { cookie });
     expect([added.status, added.headers.get('location')]).toEqual([303, '/account/subscriptions?done=added']);
@@ -320,7 +342,9 @@ describe('the subscriptions screen', () => {
     const outbox = (await (await SELF.fetch(`${BASE}/dev/outbox?format=json&to=lead@example.com`)).json()) as { messages: { kind: string }[] };
     expect(outbox.messages.map((m) => m.kind)).toEqual(['confirm']);
     // The same subscription as the JSON route lists it.
-    const listed = (await (await SELF.fetch(`${BASE}/digests/subscriptions`, { headers: { authorization: `Bearer ${KEYS.pro}` } })).json()) as { subscriptions: { email: string; timezone: string; status: string }[] };
+    const listed = (await (await SELF.fetch(`${BASE}/digests/subscriptions`, { headers: { authorization: `Bearer ${KEYS.pro}` } })).json()) as {
+      subscriptions: { email: string; timezone: string; status: string }[];
+    };
     expect(listed.subscriptions).toEqual([expect.objectContaining({ email: 'lead@example.com', timezone: 'Europe/Berlin', status: 'pending' })]);
     // Sent again within its window: nothing goes, and the page says so.
     const id = (await env.DB.prepare('SELECT id FROM digest_subscriptions').first<{ id: string }>())!.id;
@@ -328,7 +352,7 @@ describe('the subscriptions screen', () => {
     expect(again.headers.get('location')).toBe('/account/subscriptions?done=recent');
   });
 
-  it('shows the API\'s message for each mistake beside the field it concerns, with what was typed', async () => {
+  it("shows the API's message for each mistake beside the field it concerns, with what was typed", async () => {
     const { cookie, csrf } = await signIn();
     const cases: [Record<string, string | string[]>, string, string][] = [
       [{ email: 'not-an-address' }, 'email', '`email` is not a valid email address.'],
@@ -352,9 +376,13 @@ describe('the subscriptions screen', () => {
     expect((await env.DB.prepare('SELECT COUNT(*) AS n FROM digest_subscriptions').first<{ n: number }>())!.n).toBe(0);
   });
 
-  it('a form without the session\'s token, or from another site, changes nothing', async () => {
+  it("a form without the session's token, or from another site, changes nothing", async () => {
     const { cookie, csrf } = await signIn();
-    const attempts = [post('/account/subscriptions', { ...ADD }, { cookie }), post('/account/subscriptions', { csrf: 'a'.repeat(64), ...ADD }, { cookie }), post('/account/subscriptions', { csrf, ...ADD }, { cookie, origin: 'https://evil.test' })];
+    const attempts = [
+      post('/account/subscriptions', { ...ADD }, { cookie }),
+      post('/account/subscriptions', { csrf: 'a'.repeat(64), ...ADD }, { cookie }),
+      post('/account/subscriptions', { csrf, ...ADD }, { cookie, origin: 'https://evil.test' }),
+    ];
     for (const response of await Promise.all(attempts)) {
       expect(response.status).toBe(403);
       expect(visibleText(await response.text())).toContain('This form was not accepted');
@@ -365,7 +393,7 @@ describe('the subscriptions screen', () => {
     expect((await env.DB.prepare('SELECT COUNT(*) AS n FROM digest_subscriptions').first<{ n: number }>())!.n).toBe(0);
   });
 
-  it('lists and removes only the signed-in key\'s account\'s subscriptions', async () => {
+  it("lists and removes only the signed-in key's account's subscriptions", async () => {
     const theirs = await SELF.fetch(`${BASE}/digests/subscriptions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${KEYS.growth}`, 'content-type': 'application/json' },
@@ -389,7 +417,7 @@ describe('the subscriptions screen', () => {
     expect(removed.headers.get('location')).toBe('/account/subscriptions?done=removed');
     expect(await env.DB.prepare('SELECT id FROM digest_subscriptions WHERE id = ?').bind(mine).first()).toBeNull();
   });
-  it('shows each subscription\'s last delivery and, when it did not go out, why (GET /digests/subscriptions\' last_delivery)', async () => {
+  it("shows each subscription's last delivery and, when it did not go out, why (GET /digests/subscriptions' last_delivery)", async () => {
     const { cookie, csrf } = await signIn();
     expect((await post('/account/subscriptions', { csrf, ...ADD }, { cookie })).status).toBe(303);
     const before = visibleText(await (await get('/account/subscriptions', cookie)).text());
@@ -410,7 +438,10 @@ describe('the subscriptions screen', () => {
 describe('share links, CSV links and send now', () => {
   it('a share link: made (its URL shown once), opened signed out, listed, revoked; its mistakes beside their fields', async () => {
     const { cookie, csrf } = await signIn();
-    for (const [days, message] of [['abc', 'expires_in_days must be a whole number of days'], ['500', 'expires_in_days must be at most 90']] as const) {
+    for (const [days, message] of [
+      ['abc', 'expires_in_days must be a whole number of days'],
+      ['500', 'expires_in_days must be at most 90'],
+    ] as const) {
       const refused = await post('/account/links', { csrf, scope: '1:us', days }, { cookie });
       expect(refused.status).toBe(400);
       expect(errorBeside(await refused.text(), 'days')).toContain(message);
@@ -455,7 +486,7 @@ describe('share links, CSV links and send now', () => {
     expect((await SELF.fetch(url.replace(/^https?:\/\/[^/]+/, BASE))).status).toBe(410);
   });
 
-  it('the weekly report page, read with the session\'s key; its market switch stays in the account', async () => {
+  it("the weekly report page, read with the session's key; its market switch stays in the account", async () => {
     const { cookie } = await signIn();
     const overview = await (await get('/account', cookie)).text();
     expect(overview).toContain('href="/account/report?brand_id=1&amp;market=us"');
@@ -473,7 +504,23 @@ describe('share links, CSV links and send now', () => {
     const overview = await (await get('/account', cookie)).text();
     for (const market of ['us', 'de']) expect(overview).toContain(`href="/account/history?brand_id=1&amp;market=${market}"`);
     // A week kept long ago, beyond the API's 12 weeks (brand 1's market us is market 11).
-    const old = { brand_id: 1, market_id: 11, iso_week: '2025-W10', week_monday: '2025-03-03', period_from: '2025-02-24', period_to: '2025-03-02', score: 42.5, answered_runs: 321, naming_runs: 136, won: 4, lost: 2, held: 30, engines: [], recorded_at: '2025-03-03T01:00:00.000Z', source: 'cron' } as const;
+    const old = {
+      brand_id: 1,
+      market_id: 11,
+      iso_week: '2025-W10',
+      week_monday: '2025-03-03',
+      period_from: '2025-02-24',
+      period_to: '2025-03-02',
+      score: 42.5,
+      answered_runs: 321,
+      naming_runs: 136,
+      won: 4,
+      lost: 2,
+      held: 30,
+      engines: [],
+      recorded_at: '2025-03-03T01:00:00.000Z',
+      source: 'cron',
+    } as const;
     await keepWeek(env.DB, { ...old, engines: [] });
     onTestFinished(async () => void (await env.DB.prepare("DELETE FROM weekly_history WHERE iso_week = '2025-W10'").run()));
     const report = await (await get('/account/report?brand_id=1&market=us', cookie)).text();
@@ -493,7 +540,7 @@ describe('share links, CSV links and send now', () => {
     expect([refused.status, visibleText(await refused.text())]).toEqual([404, expect.stringContaining('zz')]);
   });
 
-  it('send now: the route\'s answer in words (no confirmed subscriber: nothing sent)', async () => {
+  it("send now: the route's answer in words (no confirmed subscriber: nothing sent)", async () => {
     const { cookie, csrf } = await signIn();
     const sent = await post('/account/subscriptions/send', { csrf, scope: '1:us' }, { cookie });
     expect(sent.status).toBe(200);
@@ -505,7 +552,7 @@ describe('share links, CSV links and send now', () => {
 });
 
 describe('a key whose plan is inactive', () => {
-  it('signs in, and lists and removes its subscriptions and lists and revokes its links as the JSON routes let it; the plan\'s message where a read is refused', async () => {
+  it("signs in, and lists and removes its subscriptions and lists and revokes its links as the JSON routes let it; the plan's message where a read is refused", async () => {
     // Set up while its plan was active: made with a readable key, then handed to the inactive key (its hash).
     const pro = await signIn();
     const ADD = { email: 'lapsed@example.com', scope: '1:us', kinds: ['visibility'], timezone: 'UTC', channel: 'email', channel_url: '', quiet_start: '22:00', quiet_end: '07:00' };
@@ -522,7 +569,9 @@ describe('a key whose plan is inactive', () => {
     const message = 'The plan of this account is not active.';
     const inactiveNote = (html: string) => visibleText(/<p class="problem" id="inactive" role="status">(.*?)<\/p>/.exec(html)?.[1] ?? '');
     const overview = await (await get('/account', cookie)).text();
-    expect(inactiveNote(overview)).toBe(`The API reads nothing for this key. ${message} Until the plan is active again, you can still see and remove your subscriptions and see and revoke your share links and CSV links.`);
+    expect(inactiveNote(overview)).toBe(
+      `The API reads nothing for this key. ${message} Until the plan is active again, you can still see and remove your subscriptions and see and revoke your share links and CSV links.`,
+    );
     expect(overview).not.toContain('/account/report?');
 
     // The JSON route lists the same subscription for this key.
@@ -539,7 +588,10 @@ describe('a key whose plan is inactive', () => {
     expect((await post('/account/subscriptions/remove', { csrf, id: sub }, { cookie })).headers.get('location')).toBe('/account/subscriptions?done=removed');
     expect(await env.DB.prepare('SELECT id FROM digest_subscriptions WHERE id = ?').bind(sub).first()).toBeNull();
 
-    for (const [path, id] of [['/account/links', share], ['/account/exports', csv]] as const) {
+    for (const [path, id] of [
+      ['/account/links', share],
+      ['/account/exports', csv],
+    ] as const) {
       const html = await (await get(path, cookie)).text();
       expect(html, path).toContain(`data-link="${id}"`);
       expect(inactiveNote(html), path).toContain(message);

@@ -44,7 +44,7 @@ function visibleText(html: string): string {
       name.startsWith('#x') ? String.fromCodePoint(parseInt(name.slice(2), 16)) : name.startsWith('#') ? String.fromCodePoint(Number(name.slice(1))) : (ENTITIES[name] ?? entity),
     )
     .replace(/https?:\/\/\S+/g, ' ')
-    .replace(/[\u200b-\u200d\u034f\u2060\u00ad\ufeff]/g, '')
+    .replace(/[\u200b-\u200d\u2060\u00ad\ufeff]|\u034f/g, '')
     .replace(/\s+/g, ' ')
     .trim();
 }
@@ -152,7 +152,9 @@ describe('an alerts-only subscription speaks of alerts, on every channel', () =>
     const message = JSON.parse(endpoints.posts[0]!.body) as { text: string; blocks: { type: string; text?: { text: string }; elements?: { url?: string; text?: string }[] }[] };
     const section = message.blocks.find((b) => b.type === 'section')!.text!.text;
     expectAlertsWords('Slack test message', section, '22:00–07:00');
-    expect(section).toContain('Change alerts for Brightdesk (US) were requested for this channel by ops@example.com: they come the day something moves beyond the noise (checked daily after 07:00, UTC; quiet hours 22:00–07:00).');
+    expect(section).toContain(
+      'Change alerts for Brightdesk (US) were requested for this channel by ops@example.com: they come the day something moves beyond the noise (checked daily after 07:00, UTC; quiet hours 22:00–07:00).',
+    );
     expect(message.text).toMatch(/^Confirm change alerts for Brightdesk \(US\) in this channel: /);
 
     const confirmUrl = message.blocks.find((b) => b.type === 'actions')!.elements![0]!.url!;
@@ -166,13 +168,15 @@ describe('an alerts-only subscription speaks of alerts, on every channel', () =>
     expectAlertsWords('second Slack test message', JSON.parse(endpoints.posts[1]!.body).blocks[0].text.text, '22:00–07:00');
   });
 
-  it('webhook without quiet hours: the test delivery\'s text and every page say alerts, and no quiet hours', async () => {
+  it("webhook without quiet hours: the test delivery's text and every page say alerts, and no quiet hours", async () => {
     const response = await subscribe({ email: 'ops@example.com', kinds: ['alerts'], channel: { type: 'webhook', url: HOOK }, quiet_hours: { start: '00:00', end: '00:00' } });
     expect(response.status).toBe(201);
     const payload = JSON.parse(endpoints.posts[0]!.body) as { type: string; data: { text: string; confirm_url: string; unsubscribe_url: string } };
     expect(payload.type).toBe('subscription.confirm');
     expectAlertsWords('webhook test delivery', payload.data.text, null);
-    expect(payload.data.text).toContain('Change alerts for Brightdesk (US) were requested for this receiver by ops@example.com: they come the day something moves beyond the noise (checked daily after 07:00, UTC).');
+    expect(payload.data.text).toContain(
+      'Change alerts for Brightdesk (US) were requested for this receiver by ops@example.com: they come the day something moves beyond the noise (checked daily after 07:00, UTC).',
+    );
 
     const pages = await walkPages(payload.data.confirm_url, payload.data.unsubscribe_url);
     for (const [name, text] of Object.entries(pages)) expectAlertsWords(`page ${name}`, text, null);

@@ -41,7 +41,10 @@ export function fixtureDay(days = 0): DayBodies {
  * A visibility body with another score that keeps the rules the spec implies (src/contract/plausibility.ts): the
  * runs naming the brand follow it, and so do the last week of the history and the change against the week before.
  */
-export function withScore<Body extends { score: number | null; change: number | null; answered_runs: number; naming_runs: number; history: { score: number | null }[] }>(body: Body, score: number): Body {
+export function withScore<Body extends { score: number | null; change: number | null; answered_runs: number; naming_runs: number; history: { score: number | null }[] }>(
+  body: Body,
+  score: number,
+): Body {
   const naming = Math.round((score / 100) * body.answered_runs);
   const exact = Math.round((1000 * naming) / body.answered_runs) / 10;
   const history = body.history.map((week, i, all) => (i === all.length - 1 ? { ...week, score: exact } : week));
@@ -198,9 +201,7 @@ let seeded = 0;
 
 /** Inserts active, confirmed alert subscriptions (demo_pro_single's brand 1, market us by default); returns their ids. */
 export async function seedAlertSubscriptions(seeds: AlertSeed[]): Promise<string[]> {
-  const ids = await seedSubscriptions(
-    seeds.map((s) => ({ email: s.email ?? `owner${++seeded}@example.com`, kinds: 'alerts', timezone: s.timezone ?? 'UTC', ...(s.key ? { key: s.key } : {}) })),
-  );
+  const ids = await seedSubscriptions(seeds.map((s) => ({ email: s.email ?? `owner${++seeded}@example.com`, kinds: 'alerts', timezone: s.timezone ?? 'UTC', ...(s.key ? { key: s.key } : {}) })));
   const at = new Date().toISOString();
   const insert = env.DB.prepare(`INSERT INTO alert_channels (subscription_id, type, url, secret_sealed, quiet_start, quiet_end, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
   const statements = await Promise.all(

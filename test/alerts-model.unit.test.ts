@@ -166,7 +166,13 @@ describe('the address check', () => {
       const url = new URL(String(input));
       asked.push(`${url.searchParams.get('name')} ${url.searchParams.get('type')} ${new Headers(init?.headers).get('accept')}`);
       const type = url.searchParams.get('type');
-      const Answer = type === 'A' ? [{ type: 5, data: 'edge.example.net.' }, { type: 1, data: '93.184.216.34' }] : [{ type: 28, data: '2606:2800:220:1::1' }];
+      const Answer =
+        type === 'A'
+          ? [
+              { type: 5, data: 'edge.example.net.' },
+              { type: 1, data: '93.184.216.34' },
+            ]
+          : [{ type: 28, data: '2606:2800:220:1::1' }];
       return Response.json({ Status: 0, Answer });
     }) as typeof fetch;
     expect(await dohResolver(fake)('receiver.example.com')).toEqual(['93.184.216.34', '2606:2800:220:1::1']);
@@ -201,7 +207,7 @@ describe('the address check', () => {
 
 describe('quiet hours', () => {
   const night = { start: 22 * 60, end: 7 * 60 };
-  it('hold a delivery until their end, in the subscriber\'s timezone, across midnight', () => {
+  it("hold a delivery until their end, in the subscriber's timezone, across midnight", () => {
     expect(inQuietHours(23 * 60, night)).toBe(true);
     expect(inQuietHours(6 * 60 + 59, night)).toBe(true);
     expect(inQuietHours(7 * 60, night)).toBe(false);
@@ -217,7 +223,7 @@ describe('quiet hours', () => {
 });
 
 describe('signatures and the alert email', () => {
-  it('signs per the Standard Webhooks spec: the receiver\'s Webhook.verify takes it, and refuses a tampered body or id', () => {
+  it("signs per the Standard Webhooks spec: the receiver's Webhook.verify takes it, and refuses a tampered body or id", () => {
     const secret = newWebhookSecret();
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const body = JSON.stringify({ type: 'alerts.changes', data: { events: [] } });
@@ -245,7 +251,10 @@ describe('signatures and the alert email', () => {
   it('says in one line what it could not watch, when the Read API does not provide it', async () => {
     const line = notProvidedLines(NEEDS.alerts, ['per_engine', 'topics', 'rivals']).map((l) => l.line);
     // Topics and rivals leave out the same events: one line for both.
-    expect(line).toEqual(['Your Read API does not provide per-engine answers, so lost and won questions are not alerted.', 'Your Read API does not provide topics, so rivals overtaking the brand in a topic are not alerted.']);
+    expect(line).toEqual([
+      'Your Read API does not provide per-engine answers, so lost and won questions are not alerted.',
+      'Your Read API does not provide topics, so rivals overtaking the brand in a topic are not alerted.',
+    ]);
     const mail = await renderAlert({ ...AlertEmail.PreviewProps, notProvided: line });
     for (const l of line) {
       expect(mail.text).toContain(l);

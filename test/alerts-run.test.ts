@@ -68,7 +68,13 @@ describe('subscribing with a channel', () => {
   });
 
   it('a webhook: 201 with its secret once, a signed test delivery carrying the confirm link, active once confirmed', async () => {
-    const response = await subscribe({ email: 'ops@example.com', kinds: ['alerts'], channel: { type: 'webhook', url: HOOK }, quiet_hours: { start: '23:00', end: '06:30' }, timezone: 'Europe/Berlin' });
+    const response = await subscribe({
+      email: 'ops@example.com',
+      kinds: ['alerts'],
+      channel: { type: 'webhook', url: HOOK },
+      quiet_hours: { start: '23:00', end: '06:30' },
+      timezone: 'Europe/Berlin',
+    });
     expect(response.status).toBe(201);
     const body = (await response.json()) as { subscription: Record<string, unknown>; webhook_secret: string; test_delivery: { sent: boolean; message_id: string } };
     expect(body.subscription).toMatchObject({ status: 'pending', kinds: ['alerts'], channel: { type: 'webhook', url: HOOK }, quiet_hours: { start: '23:00', end: '06:30' } });
@@ -94,7 +100,9 @@ describe('subscribing with a channel', () => {
     expect(page).toContain('quiet hours 23:00–06:30');
     const confirmed = await SELF.fetch(confirmPath, { method: 'POST' });
     expect(await confirmed.text()).toContain('Alerts confirmed');
-    const list = (await (await SELF.fetch(`${BASE}/digests/subscriptions`, { headers: { authorization: 'Bearer demo_pro_single' } })).json()) as { subscriptions: { status: string; channel?: unknown }[] };
+    const list = (await (await SELF.fetch(`${BASE}/digests/subscriptions`, { headers: { authorization: 'Bearer demo_pro_single' } })).json()) as {
+      subscriptions: { status: string; channel?: unknown }[];
+    };
     expect(list.subscriptions).toEqual([expect.objectContaining({ status: 'active', channel: { type: 'webhook', url: HOOK } })]);
     expect(JSON.stringify(list)).not.toContain('whsec_');
     // The stop link the test delivery carries speaks of alerts, not of a digest.
@@ -162,7 +170,7 @@ describe('subscribing with a channel', () => {
     expect(endpoints.posts).toHaveLength(4);
   });
 
-  it('a Slack incoming webhook is a receiver of its own: its URL with a query counts with it, another webhook on Slack\'s host does not', async () => {
+  it("a Slack incoming webhook is a receiver of its own: its URL with a query counts with it, another webhook on Slack's host does not", async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) statuses.push((await subscribe({ email: 'ops@example.com', kinds: ['alerts'], channel: { type: 'slack', url: `${SLACK}?i=${i}` } })).status);
@@ -325,7 +333,7 @@ describe('the daily evaluation and its deliveries', () => {
     await deliverAlerts([jobOf(failing!)], { queue: 'alert-deliveries-dlq' });
     const after = await deliveryRecords();
     expect(after.find((r) => r.subscription_id === gone)).toMatchObject({ status: 'failed', reason: 'the endpoint is gone (answered 410): subscription paused' });
-    expect(after.find((r) => r.subscription_id === failing)).toMatchObject({ status: 'failed', reason: 'gave up after the Queue\'s retries (last: answered 503)' });
+    expect(after.find((r) => r.subscription_id === failing)).toMatchObject({ status: 'failed', reason: "gave up after the Queue's retries (last: answered 503)" });
     // The paused subscription is no longer evaluated for: the next day's changes go to the other one only.
     const day3 = fixtureDay(2);
     await cronAt(at(3), day3);
@@ -385,7 +393,7 @@ describe('the daily evaluation and its deliveries', () => {
     expect(await report.json()).toMatchObject({ report: { brand: { id: 1 }, kinds: ['visibility', 'won_lost'] } });
   });
 
-  it('says the quiet hours right when there are none: the email\'s footer and the Slack message', async () => {
+  it("says the quiet hours right when there are none: the email's footer and the Slack message", async () => {
     const none = { start: 0, end: 0 };
     await seedAlertSubscriptions([
       { channel: 'email', email: 'any-hour@example.com', quiet: none },
@@ -428,7 +436,11 @@ describe('the daily evaluation and its deliveries', () => {
     expect(await eventsOf()).toEqual(['visibility_moved down']);
     // The email channel: the alert email, in the dev outbox, with its one-click unsubscribe.
     const outbox = (await (await SELF.fetch(`${BASE}/dev/outbox?format=json&to=lead@example.com`)).json()) as { messages: { kind: string; subject: string; headers: Record<string, string> }[] };
-    expect(outbox.messages.map((m) => m.subject)).toEqual(['Brightdesk (US): AI visibility 44.0% (−8.0 pts)', 'Brightdesk (US): AI visibility 52.0% (+6.1 pts)', 'Brightdesk (US): AI visibility 50.0% (−6.8 pts)']);
+    expect(outbox.messages.map((m) => m.subject)).toEqual([
+      'Brightdesk (US): AI visibility 44.0% (−8.0 pts)',
+      'Brightdesk (US): AI visibility 52.0% (+6.1 pts)',
+      'Brightdesk (US): AI visibility 50.0% (−6.8 pts)',
+    ]);
     expect(outbox.messages[0]!.headers).toHaveProperty('List-Unsubscribe-Post', 'List-Unsubscribe=One-Click');
   });
 

@@ -64,7 +64,7 @@ describe('checkResponseBody, the same text again', () => {
 });
 
 describe('checkResponseBody with a map', () => {
-  it('reads a body that parses as sent through the map: a share under `percent` and an engine under a vendor\'s name mean another value', () => {
+  it("reads a body that parses as sent through the map: a share under `percent` and an engine under a vendor's name mean another value", () => {
     const body = { ...visibility, score: 0.562 };
     const map = { fields: {}, convert: { score: 'percent' as const }, values: {} };
     const asSent = checkResponseBody(zs, 'getVisibility', JSON.stringify(body));

@@ -142,7 +142,11 @@ describe('lenient reads', () => {
     expect(read.data).toEqual(good);
     expect(asked).toEqual(['getVisibility']);
     // The map names where the service keeps it: read, and not absent.
-    const mapped = createClient({ apiKey: 'k', transport: scripted(json({ ...good, weeks: history })).transport, upstreamMap: async () => ({ fields: { history: 'weeks' }, convert: {}, values: {} }) });
+    const mapped = createClient({
+      apiKey: 'k',
+      transport: scripted(json({ ...good, weeks: history })).transport,
+      upstreamMap: async () => ({ fields: { history: 'weeks' }, convert: {}, values: {} }),
+    });
     expect(await mapped.lenient.getVisibility({}, { optional: ['history'] })).toMatchObject({ absent: [], data: { ...good, history } });
     // A required field is still required, and named.
     const { score, ...noScore } = good;
@@ -154,7 +158,7 @@ describe('lenient reads', () => {
 describe('retries', () => {
   const ok = () => json({ brands: [] });
   // listBrands' schema is strict about its body; a scripted "ok" is checked against it too.
-  const brandsOk = async () => (await createClient({ apiKey: KEYS.pro, transport: origin }).listBrands());
+  const brandsOk = async () => await createClient({ apiKey: KEYS.pro, transport: origin }).listBrands();
 
   it('retries 502 with jittered exponential backoff, each wait within [step/2, step]', async () => {
     const body = await brandsOk();
@@ -243,7 +247,7 @@ describe('retries', () => {
     expect(error).toMatchObject({ kind: 'timeout', code: 'timeout', status: 0 });
   });
 
-  it('sends the key as a bearer token and the caller\'s extra headers', async () => {
+  it("sends the key as a bearer token and the caller's extra headers", async () => {
     const { transport, requests } = scripted(apiError(404, 'not_found'));
     await failure(createClient({ apiKey: 'secret_key', transport }).getTask({ id: 9 }, { headers: { 'cache-control': 'no-cache' } }));
     expect(requests[0]!.headers.get('authorization')).toBe('Bearer secret_key');

@@ -36,7 +36,10 @@ describe.each(operationList)('$id', (op) => {
     expect(own.ok).toBe(true);
     for (const name of Object.keys(CASES) as CaseName[]) {
       const respelled = renameFields(body, CASES[name]);
-      for (const [shape, foreign] of [[name, respelled], [`${name} in an envelope`, envelope(respelled as Record<string, unknown>, '/x')]] as const) {
+      for (const [shape, foreign] of [
+        [name, respelled],
+        [`${name} in an envelope`, envelope(respelled as Record<string, unknown>, '/x')],
+      ] as const) {
         const read = checkResponseBody(zs, op.id, JSON.stringify(foreign));
         expect({ shape, ok: read.ok, ...(read.ok ? {} : { error: read.message }) }).toEqual({ shape, ok: true });
         if (read.ok && own.ok) expect(read.data).toEqual(own.data);
@@ -51,10 +54,10 @@ describe('conformBody', () => {
     const out = conformBody(schema, { result: { brandId: 1, Score: 50 }, meta: { generated_at: 'g' }, links: { next: null } }) as Record<string, unknown>;
     expect(out).toEqual({ brand_id: 1, score: 50, generated_at: 'g' });
   });
-  it('leaves a body with the contract\'s names as it is, and drops fields the contract does not know', () => {
+  it("leaves a body with the contract's names as it is, and drops fields the contract does not know", () => {
     expect(conformBody(schema, { brand_id: 1, vendor_extra: true })).toEqual({ brand_id: 1 });
   });
-  it('keeps the error naming the contract\'s field when a renamed body still lacks one', () => {
+  it("keeps the error naming the contract's field when a renamed body still lacks one", () => {
     const read = checkResponseBody(zs, 'getVisibility', JSON.stringify({ data: { brandId: 1 } }));
     expect(read.ok).toBe(false);
     if (!read.ok) expect(read.field).toBe('market');

@@ -28,7 +28,10 @@ describe('the operations table', () => {
     expect(new Set(operationList.map((o) => o.path)).size).toBe(23);
   });
   it('marks the Pro and Growth operations and the integrations the spec names', () => {
-    const pro = operationList.filter((o) => o.plan === 'pro_or_growth').map((o) => o.path).sort();
+    const pro = operationList
+      .filter((o) => o.plan === 'pro_or_growth')
+      .map((o) => o.path)
+      .sort();
     expect(pro).toEqual(['/ai-crawlers', '/ai-visitors', '/brand-perception', '/brand-perception/transcript', '/forum', '/tasks', '/tasks/{id}']);
     expect(operations.getSearchPerformance.integration).toBe('search_performance');
     expect(operations.getAiCrawlers.integration).toBe('crawler_data');
@@ -61,7 +64,12 @@ describe('the operations table', () => {
   it('says where every required parameter comes from: an operation that needs none, and a path of its body', () => {
     const sources: [string, ParamSource][] = [['brand_id', BRAND_ID_FROM]];
     for (const op of operationList) {
-      const required = [...Object.keys(op.params.path), ...Object.entries(op.params.query).filter(([, param]) => param.presence === 'required').map(([name]) => name)];
+      const required = [
+        ...Object.keys(op.params.path),
+        ...Object.entries(op.params.query)
+          .filter(([, param]) => param.presence === 'required')
+          .map(([name]) => name),
+      ];
       expect(Object.keys(op.paramsFrom ?? {}).sort(), op.id).toEqual(required.sort());
       sources.push(...Object.entries(op.paramsFrom ?? {}));
     }
@@ -76,7 +84,9 @@ describe('the operations table', () => {
     for (const o of operationList) {
       const codes = documentedErrors(o);
       expect(new Set(codes).size).toBe(codes.length);
-      expect(codes).toEqual(expect.arrayContaining(['invalid_parameter', 'invalid_api_key', 'plan_inactive', 'not_found', 'method_not_allowed', 'rate_limited', 'quota_exceeded', 'internal_error', 'upstream_error']));
+      expect(codes).toEqual(
+        expect.arrayContaining(['invalid_parameter', 'invalid_api_key', 'plan_inactive', 'not_found', 'method_not_allowed', 'rate_limited', 'quota_exceeded', 'internal_error', 'upstream_error']),
+      );
       expect({ id: o.id, brand: codes.includes('brand_required') && codes.includes('brand_not_found') }).toEqual({ id: o.id, brand: o.scope !== 'account' });
       expect({ id: o.id, plan: codes.includes('feature_not_in_plan') }).toEqual({ id: o.id, plan: o.plan === 'pro_or_growth' });
       expect({ id: o.id, integration: codes.includes('integration_not_connected') }).toEqual({ id: o.id, integration: o.integration !== undefined });
@@ -117,13 +127,13 @@ describe('parameters', () => {
 describe('the rate-limit fields', () => {
   const from = (headers: Record<string, string>) => readRateFields((name) => headers[name] ?? null);
 
-  it('sends only the draft\'s current fields, and reads them back', () => {
+  it("sends only the draft's current fields, and reads them back", () => {
     const sent = rateHeaders({ used: 3, resetAtMs: 42_500 }, 0, 'upstream');
     expect(sent).toEqual({ 'ratelimit-policy': '"upstream";q=60;w=60', ratelimit: '"upstream";r=57;t=43' });
     expect(from(sent)).toEqual({ limit: 60, remaining: 57, resetSeconds: 43 });
   });
 
-  it('reads an upstream that sends the draft\'s older names, and prefers the current ones when both are there', () => {
+  it("reads an upstream that sends the draft's older names, and prefers the current ones when both are there", () => {
     expect(from({ 'ratelimit-limit': '100', 'ratelimit-remaining': '7', 'ratelimit-reset': '12' })).toEqual({ limit: 100, remaining: 7, resetSeconds: 12 });
     expect(from({ ratelimit: '"api";r=5;t=9', 'ratelimit-remaining': '7', 'ratelimit-reset': '12' })).toEqual({ limit: 60, remaining: 5, resetSeconds: 9 });
   });
@@ -159,12 +169,25 @@ describe('windows', () => {
 describe('the OpenAPI document', () => {
   const doc = openApiDocument() as {
     openapi: string;
-    paths: Record<string, { get: { operationId: string; parameters: { name: string; in: string; required: boolean; schema: Record<string, unknown>; example?: unknown }[]; responses: Record<string, { description: string; content?: { 'application/json': { schema: { $ref: string } } } }> } }>;
+    paths: Record<
+      string,
+      {
+        get: {
+          operationId: string;
+          parameters: { name: string; in: string; required: boolean; schema: Record<string, unknown>; example?: unknown }[];
+          responses: Record<string, { description: string; content?: { 'application/json': { schema: { $ref: string } } } }>;
+        };
+      }
+    >;
     components: { schemas: Record<string, unknown> };
   };
   it('is OpenAPI 3.1 with every operation of the table', () => {
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.values(doc.paths).map((p) => p.get.operationId).sort()).toEqual(operationList.map((o) => o.id).sort());
+    expect(
+      Object.values(doc.paths)
+        .map((p) => p.get.operationId)
+        .sort(),
+    ).toEqual(operationList.map((o) => o.id).sort());
   });
   it('documents parameters with their types, bounds and defaults', () => {
     const limit = doc.paths['/sources']!.get.parameters.find((p) => p.name === 'limit')!;
@@ -182,12 +205,17 @@ describe('the OpenAPI document', () => {
     }
     expect(doc.paths['/topics/{id}']!.get.parameters.find((p) => p.name === 'id')!.example).toBe(1101);
   });
-  it('lists each operation\'s documented errors under their statuses', () => {
+  it("lists each operation's documented errors under their statuses", () => {
     for (const o of operationList) {
       const listed = Object.entries(doc.paths[o.path]!.get.responses)
         .filter(([status]) => Number(status) >= 400)
         .flatMap(([status, { description }]) => [...description.matchAll(/`(\w+)`/g)].map((m) => `${status} ${m[1]}`));
-      expect({ id: o.id, listed: listed.sort() }).toEqual({ id: o.id, listed: documentedErrors(o).map((code) => `${API_ERROR_STATUS[code]} ${code}`).sort() });
+      expect({ id: o.id, listed: listed.sort() }).toEqual({
+        id: o.id,
+        listed: documentedErrors(o)
+          .map((code) => `${API_ERROR_STATUS[code]} ${code}`)
+          .sort(),
+      });
     }
   });
   it('references a response schema for each operation and the shared error body', () => {

@@ -127,10 +127,14 @@ describe('a proxy-only deployment: UPSTREAM_URL and ADMIN_TOKEN', () => {
       expect(error.message, path).not.toContain('DIGEST_QUEUE');
     }
     // No /dev/* without DEV_ROUTES = "on" (a deployment never has it).
-    for (const [method, path] of [['GET', '/dev/outbox'], ['POST', '/dev/digests/plan']] as const) expect((await errorOf(await call(testEnv, path, { method }))).message, path).toMatch(/^Nothing here/);
+    for (const [method, path] of [
+      ['GET', '/dev/outbox'],
+      ['POST', '/dev/digests/plan'],
+    ] as const)
+      expect((await errorOf(await call(testEnv, path, { method }))).message, path).toMatch(/^Nothing here/);
   });
 
-  it('serves both OpenAPI documents: the API\'s and the product routes\'', async () => {
+  it("serves both OpenAPI documents: the API's and the product routes'", async () => {
     const testEnv = proxyOnlyEnv();
     for (const path of [`${API_BASE}/openapi.json`, '/openapi.json']) {
       const response = await call(testEnv, path);
@@ -241,7 +245,11 @@ describe('between proxy-only and the full deployment', () => {
     expect(featuresOf(parseEnv(testEnv))).toMatchObject({ origin: true, reports: true, digests: false, mail: 'dev outbox' });
     const report = await call(testEnv, '/reports/weekly?format=text', { headers: { authorization: 'Bearer demo_pro_single' } });
     expect(report.status).toBe(200);
-    const subscribe = await call(testEnv, '/digests/subscriptions', { method: 'POST', headers: { authorization: 'Bearer demo_pro_single', 'content-type': 'application/json' }, body: '{"email":"noqueue@example.com"}' });
+    const subscribe = await call(testEnv, '/digests/subscriptions', {
+      method: 'POST',
+      headers: { authorization: 'Bearer demo_pro_single', 'content-type': 'application/json' },
+      body: '{"email":"noqueue@example.com"}',
+    });
     expect(subscribe.status).toBe(404);
     expect((await errorOf(subscribe)).message).toBe('Digests are not configured on this deployment: set DIGEST_QUEUE (the Queue binding) (docs/deploy.md).');
     expect((await env.DB.prepare("SELECT COUNT(*) AS n FROM digest_subscriptions WHERE email = 'noqueue@example.com'").first<{ n: number }>())?.n).toBe(0);

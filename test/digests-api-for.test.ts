@@ -26,7 +26,9 @@ beforeEach(async () => {
   upstream = new RecordingApi();
   useUpstreamForTests(upstream.upstream);
   useServicesForTests({ sleep: async () => {} });
-  await env.DB.prepare("INSERT OR IGNORE INTO api_keys (account_id, key_hash, label, created_at) VALUES (1, ?, 'api-for test', '2026-01-01T00:00:00Z')").bind(await sha256Hex(KEY)).run();
+  await env.DB.prepare("INSERT OR IGNORE INTO api_keys (account_id, key_hash, label, created_at) VALUES (1, ?, 'api-for test', '2026-01-01T00:00:00Z')")
+    .bind(await sha256Hex(KEY))
+    .run();
 });
 afterEach(() => {
   useUpstreamForTests();
@@ -39,7 +41,10 @@ it("spends the key's gate budget for a digest group's reads, and the cache serve
   const resend = new FakeResend().install();
   const queue = new FakeQueue();
   const testEnvironment = testEnv(queue);
-  await seedSubscriptions([{ email: 'one@example.com', key: KEY }, { email: 'two@example.com', key: KEY }]);
+  await seedSubscriptions([
+    { email: 'one@example.com', key: KEY },
+    { email: 'two@example.com', key: KEY },
+  ]);
   await runCron(MONDAY.toISOString(), testEnvironment);
   expect(queue.sent).toHaveLength(1);
 

@@ -35,10 +35,14 @@ async function confirmations(to?: string) {
   return messages.filter((m) => m.kind === 'confirm');
 }
 
-const countRows = async (sql: string, ...bind: unknown[]) => (await env.DB.prepare(sql).bind(...bind).first<{ n: number }>())!.n;
+const countRows = async (sql: string, ...bind: unknown[]) =>
+  (await env.DB.prepare(sql)
+    .bind(...bind)
+    .first<{ n: number }>())!.n;
 const sendsTo = (emailKey: string) => countRows('SELECT COUNT(*) AS n FROM digest_confirmation_sends WHERE email_key = ?', emailKey);
 const statusOf = async (emailKey: string, brandId: number, market = 'us') =>
-  (await env.DB.prepare('SELECT status FROM digest_subscriptions WHERE email_key = ? AND brand_id = ? AND market_code = ?').bind(emailKey, brandId, market).first<{ status: string }>())?.status ?? null;
+  (await env.DB.prepare('SELECT status FROM digest_subscriptions WHERE email_key = ? AND brand_id = ? AND market_code = ?').bind(emailKey, brandId, market).first<{ status: string }>())?.status ??
+  null;
 
 async function expectLimited(response: Response, retryAfter: number) {
   expect(response.status).toBe(429);
@@ -61,7 +65,7 @@ afterEach(() => {
 });
 
 describe('per address: at most 3 confirmation emails in 24 hours, across all accounts', () => {
-  it('the 4th within 24 h, from another account\'s key, is 429 with Retry-After and sends nothing; once the oldest leaves the window it goes', async () => {
+  it("the 4th within 24 h, from another account's key, is 429 with Retry-After and sends nothing; once the oldest leaves the window it goes", async () => {
     const email = 'target@example.com';
     // Two accounts' keys, their brands and markets: the attack that reached one mailbox 25 times.
     expect((await subscribe(email, { market: 'us' })).status).toBe(201);
@@ -119,13 +123,7 @@ describe('per address: at most 3 confirmation emails in 24 hours, across all acc
 
   it('concurrent subscribes of one address to five brands and markets send exactly 3 emails; the others are 429', async () => {
     const email = 'burst@example.com';
-    const targets = [
-      { market: 'us' },
-      { market: 'de' },
-      { key: 'demo_growth_multi', brand_id: 2 },
-      { key: 'demo_growth_multi', brand_id: 2, market: 'de' },
-      { key: 'demo_growth_multi', brand_id: 3 },
-    ];
+    const targets = [{ market: 'us' }, { market: 'de' }, { key: 'demo_growth_multi', brand_id: 2 }, { key: 'demo_growth_multi', brand_id: 2, market: 'de' }, { key: 'demo_growth_multi', brand_id: 3 }];
     const responses = await Promise.all(targets.map((t) => subscribe(email, t)));
     const statuses = responses.map((r) => r.status).sort();
     expect(statuses).toEqual([201, 201, 201, 429, 429]);
@@ -136,7 +134,7 @@ describe('per address: at most 3 confirmation emails in 24 hours, across all acc
 });
 
 describe('per account: at most 50 confirmation emails in 24 hours', () => {
-  it('the account\'s 51st is 429 with Retry-After and sends nothing; another account is not held back', async () => {
+  it("the account's 51st is 429 with Retry-After and sends nothing; another account is not held back", async () => {
     for (let i = 0; i < ACCOUNT_PER_DAY; i++) {
       at(T0 + i * 60_000);
       // The account's brand in both its markets: one account, whichever subscription.
@@ -185,8 +183,8 @@ async function seedSends(o: { brandId: number; count: number; at: number; emailK
   );
 }
 
-describe('the counts are in D1, not in an isolate\'s memory', () => {
-  it('sends recorded in D1 by anyone count: 50 rows for the account\'s brand refuse the next; without them it goes', async () => {
+describe("the counts are in D1, not in an isolate's memory", () => {
+  it("sends recorded in D1 by anyone count: 50 rows for the account's brand refuse the next; without them it goes", async () => {
     await seedSends({ brandId: 1, count: ACCOUNT_PER_DAY, at: T0 - 2 * HOUR });
     // A Worker built afresh from its environment (a new isolate would start the same way) refuses too.
     const fresh = await worker.fetch!(
@@ -204,7 +202,7 @@ describe('the counts are in D1, not in an isolate\'s memory', () => {
     expect(await sendsTo('fresh@example.com')).toBe(1);
   });
 
-  it('counters stored before migration 0017 count by their recipient once it runs: an address\'s mailbox, a webhook\'s receiver', async () => {
+  it("counters stored before migration 0017 count by their recipient once it runs: an address's mailbox, a webhook's receiver", async () => {
     const hook = 'https://receiver.example.com/hook?v=1';
     const slack = 'https://hooks.slack.com/services/T000/B000/XXXX';
     // Subscriptions and counters as migration 0012 keyed them: the address in lower case, an endpoint by `<type>:<sha-256 of its URL>`.
@@ -216,7 +214,13 @@ describe('the counts are in D1, not in an isolate\'s memory', () => {
       env.DB.prepare(`UPDATE digest_subscriptions SET email_key = ?, kinds = 'alerts' WHERE id = ?`).bind(legacy.hook, hookId),
       env.DB.prepare(`UPDATE digest_subscriptions SET email_key = ?, kinds = 'alerts' WHERE id = ?`).bind(legacy.slack, slackId),
       ...[[hookId, 'webhook', hook] as const, [slackId, 'slack', slack] as const].map(([id, type, url]) =>
-        env.DB.prepare(`INSERT INTO alert_channels (subscription_id, type, url, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`).bind(id, type, url, new Date(T0).toISOString(), new Date(T0).toISOString()),
+        env.DB.prepare(`INSERT INTO alert_channels (subscription_id, type, url, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`).bind(
+          id,
+          type,
+          url,
+          new Date(T0).toISOString(),
+          new Date(T0).toISOString(),
+        ),
       ),
     ]);
     await seedSends({ brandId: 2, count: 3, at: T0 - 3 * HOUR, emailKey: () => 'victim+old@example.com' });
@@ -256,7 +260,11 @@ describe('the counts are in D1, not in an isolate\'s memory', () => {
     ]);
     // The keys the migration wrote are the ones the code computes.
     for (const id of ids) {
-      const row = (await env.DB.prepare('SELECT s.email, c.type AS channel_type, c.url AS channel_url FROM digest_subscriptions s LEFT JOIN alert_channels c ON c.subscription_id = s.id WHERE s.id = ?').bind(id).first<{ email: string; channel_type: 'slack' | 'webhook' | null; channel_url: string | null }>())!;
+      const row = (await env.DB.prepare(
+        'SELECT s.email, c.type AS channel_type, c.url AS channel_url FROM digest_subscriptions s LEFT JOIN alert_channels c ON c.subscription_id = s.id WHERE s.id = ?',
+      )
+        .bind(id)
+        .first<{ email: string; channel_type: 'slack' | 'webhook' | null; channel_url: string | null }>())!;
       expect([...sends, ...optouts].map((r) => r.email_key)).toContain(await recipientKeyOf(row));
     }
     // And they hold through the Worker: the mailbox has had its 3, and the opt-out of 2 days ago holds 28 more.
@@ -356,7 +364,7 @@ describe('an address that unsubscribed: none for 30 days, unless from its own li
     await expectLimited(await subscribe('BOB+other@example.com'), 30 * 24 * 3600 - 3600);
   });
 
-  it('the address\'s own subscribe-again link sends a confirmation within the 30 days, and confirming restores the digest', async () => {
+  it("the address's own subscribe-again link sends a confirmation within the 30 days, and confirming restores the digest", async () => {
     const email = 'back@example.com';
     const again = await subscribeThenUnsubscribe(email);
     at(T0 + 2 * DAY);
@@ -407,7 +415,7 @@ describe('an address that unsubscribed: none for 30 days, unless from its own li
     expect(await confirmations(email)).toHaveLength(2);
   });
 
-  it('the mailto unsubscribe is the address\'s too', async () => {
+  it("the mailto unsubscribe is the address's too", async () => {
     const email = 'mailto-gone@example.com';
     const { subscription } = (await (await subscribe(email)).json()) as { subscription: { id: string } };
     const token = await signToken(env.SIGNING_SECRET, { p: 'unsubscribe', s: subscription.id }, { ttlSeconds: 3600 });
@@ -418,8 +426,8 @@ describe('an address that unsubscribed: none for 30 days, unless from its own li
   });
 });
 
-describe('confirming is a POST from the confirm page\'s button', () => {
-  it('a GET (a mail scanner prefetching the link) and a HEAD leave the subscription pending; the button\'s POST confirms', async () => {
+describe("confirming is a POST from the confirm page's button", () => {
+  it("a GET (a mail scanner prefetching the link) and a HEAD leave the subscription pending; the button's POST confirms", async () => {
     const email = 'scanned@example.com';
     const { subscription } = (await (await subscribe(email)).json()) as { subscription: { id: string } };
     const [mail] = await confirmations(email);

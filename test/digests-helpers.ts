@@ -72,7 +72,16 @@ export class FakeResend {
     const body = await request.text();
     const emails = JSON.parse(body) as ResendEmail[];
     const key = request.headers.get('idempotency-key');
-    const call: ResendCall = { path: url.pathname, idempotencyKey: key, authorization: request.headers.get('authorization'), userAgent: request.headers.get('user-agent'), emails, body, status: 200, replayed: false };
+    const call: ResendCall = {
+      path: url.pathname,
+      idempotencyKey: key,
+      authorization: request.headers.get('authorization'),
+      userAgent: request.headers.get('user-agent'),
+      emails,
+      body,
+      status: 200,
+      replayed: false,
+    };
     this.calls.push(call);
     const failure = this.failures.shift();
     if (failure) {
@@ -193,7 +202,15 @@ export class FakeQueue {
 
 /** The Worker's env with Resend pointed at the fake and the Queue replaced by a recorder. */
 export function testEnv(queue: FakeQueue, extra: Record<string, unknown> = {}): Env {
-  return { ...env, RESEND_API_KEY: 're_test_key', RESEND_BASE_URL: RESEND_BASE, PUBLIC_URL: 'https://edge.test', DIGEST_FROM: 'Brightdesk Digest <digest@mail.example.com>', DIGEST_QUEUE: queue, ...extra } as unknown as Env;
+  return {
+    ...env,
+    RESEND_API_KEY: 're_test_key',
+    RESEND_BASE_URL: RESEND_BASE,
+    PUBLIC_URL: 'https://edge.test',
+    DIGEST_FROM: 'Brightdesk Digest <digest@mail.example.com>',
+    DIGEST_QUEUE: queue,
+    ...extra,
+  } as unknown as Env;
 }
 
 /** Runs the Worker's `scheduled` handler at `at`. */

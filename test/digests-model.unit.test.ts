@@ -120,7 +120,8 @@ describe('the report model over the demo bodies', () => {
     expect(report.subject).toBe('Brightdesk: AI visibility 56.8% (steady) · lost 11 questions, won 10 · 17–23 Nov 2026');
     expect(report.lead).toEqual({
       kind: 'loss',
-      headline: 'Brightdesk is no longer named by Perplexity and Google AI Overviews for “Which help desk software is GDPR compliant and hosts data in the EU?”; they name Ticketly and SupportHero instead.',
+      headline:
+        'Brightdesk is no longer named by Perplexity and Google AI Overviews for “Which help desk software is GDPR compliant and hosts data in the EU?”; they name Ticketly and SupportHero instead.',
       question: 'Which help desk software is GDPR compliant and hosts data in the EU?',
       engines: ['Perplexity', 'Google AI Overviews'],
       rival: 'Ticketly',
@@ -143,9 +144,7 @@ describe('the report model over the demo bodies', () => {
       headline: 'Brightdesk’s AI visibility fell 3.3 points to 47.9%, with the largest fall in “Beste Helpdesk-Software” (\u22126.0 pts).',
     });
     // The issue's own example of a rise: 42.0 % of 1,000 against 38.9 % of 1,000, noise 2.19 < 3.1.
-    const points = visibility.history.map((p, i, all) =>
-      i === all.length - 2 ? { ...p, score: 38.9, answered_runs: 1000 } : i === all.length - 1 ? { ...p, score: 42, answered_runs: 1000 } : p,
-    );
+    const points = visibility.history.map((p, i, all) => (i === all.length - 2 ? { ...p, score: 38.9, answered_runs: 1000 } : i === all.length - 1 ? { ...p, score: 42, answered_runs: 1000 } : p));
     const acme = buildReport(
       input({
         brand: { id: 9, name: 'Acme' },
@@ -287,7 +286,7 @@ describe('the report model over the demo bodies', () => {
 });
 
 describe('the report of a Read API without some parts', () => {
-  it('without the 12 weeks: the week before from the change, its runs taken as this week\'s for the noise, no chart', () => {
+  it("without the 12 weeks: the week before from the change, its runs taken as this week's for the noise, no chart", () => {
     const report = buildReport(input({ visibility: { ...visibility, history: [] }, not_provided: ['history'] }));
     // noise = 100 * sqrt(.568 * .432 / 1719 + .566 * .434 / 1719) = 1.691 points: 0.2 is steady, as with the history.
     expect(report.visibility).toEqual(expect.objectContaining({ score: 56.8, previous: 56.6, change: 0.2, noise: 1.69, trend: 'steady', history: [] }));
@@ -315,7 +314,9 @@ describe('the report of a Read API without some parts', () => {
   });
 
   it('renders the digest with the lines in place of the sections, in both parts', async () => {
-    const report = buildReport(input({ visibility: { ...visibility, history: [] }, history: { ...history, questions: history.questions.map((q) => ({ ...q, moved: [] })) }, not_provided: ['history', 'moved'] }));
+    const report = buildReport(
+      input({ visibility: { ...visibility, history: [] }, history: { ...history, questions: history.questions.map((q) => ({ ...q, moved: [] })) }, not_provided: ['history', 'moved'] }),
+    );
     const { html, text } = await renderDigest({ report, links: { viewInBrowser: 'https://edge.test/r/x', unsubscribe: 'https://edge.test/u/x' } });
     for (const part of [html, text]) {
       expect(part).toContain('Your Read API does not provide the 12-week history, so the weekly chart is left out.');
@@ -465,7 +466,13 @@ describe('due time', () => {
 describe('secrets compared', () => {
   it('in constant time, whatever their length: equal only when equal', async () => {
     expect(await sameSecret('a'.repeat(64), 'a'.repeat(64))).toBe(true);
-    for (const [given, expected] of [['a'.repeat(64), 'b'.repeat(64)], ['a', 'a'.repeat(64)], ['', 'x'], ['a'.repeat(63) + 'b', 'a'.repeat(64)]]) expect(await sameSecret(given!, expected!)).toBe(false);
+    for (const [given, expected] of [
+      ['a'.repeat(64), 'b'.repeat(64)],
+      ['a', 'a'.repeat(64)],
+      ['', 'x'],
+      [`${'a'.repeat(63)}b`, 'a'.repeat(64)],
+    ])
+      expect(await sameSecret(given!, expected!)).toBe(false);
   });
 });
 

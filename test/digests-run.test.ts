@@ -189,7 +189,13 @@ describe('sending', () => {
     const { won, lost: lostCount } = history.counts;
     const noun = (n: number) => (n === 1 ? 'question' : 'questions');
     const news =
-      won > 0 && lostCount > 0 ? (won > lostCount ? `won ${won} ${noun(won)}, lost ${lostCount}` : `lost ${lostCount} ${noun(lostCount)}, won ${won}`) : won > 0 ? `won ${won} ${noun(won)}` : `lost ${lostCount} ${noun(lostCount)}`;
+      won > 0 && lostCount > 0
+        ? won > lostCount
+          ? `won ${won} ${noun(won)}, lost ${lostCount}`
+          : `lost ${lostCount} ${noun(lostCount)}, won ${won}`
+        : won > 0
+          ? `won ${won} ${noun(won)}`
+          : `lost ${lostCount} ${noun(lostCount)}`;
     expect(email.subject).toContain(`${news} · ${range(plusDays(MONDAY, -6), MONDAY)}`);
     const lost = history.questions.find((q) => q.outcome === 'lost')!;
     expect(email.html).toContain(escapeHtml(lost.text));
@@ -429,7 +435,8 @@ describe('the dev routes', () => {
   it('plan at a given time, into the real queue of the local dev flow, only with DEV_ROUTES = "on"', async () => {
     await seedSubscriptions([{ email: 'dev@example.com', timezone: 'Asia/Tokyo' }]);
     const devEnv = testEnv(queue, { RESEND_API_KEY: '', DEV_ROUTES: 'on' });
-    const plan = (at: string, e: Env) => worker.fetch!(new Request(`https://edge.test/dev/digests/plan?at=${at}`, { method: 'POST' }) as Request<unknown, IncomingRequestCfProperties>, e, createExecutionContext());
+    const plan = (at: string, e: Env) =>
+      worker.fetch!(new Request(`https://edge.test/dev/digests/plan?at=${at}`, { method: 'POST' }) as Request<unknown, IncomingRequestCfProperties>, e, createExecutionContext());
     // Not by the absence of a secret: without DEV_ROUTES there is no such route, with or without Resend.
     for (const off of [{ ...digestEnv, DEV_ROUTES: '' }, testEnv(queue, { RESEND_API_KEY: '', DEV_ROUTES: '' })] as Env[]) {
       const response = await plan('2026-11-23T08:00:00Z', off);
@@ -561,7 +568,7 @@ describe('failures', () => {
     // The Queue redelivers; the cron fires again meanwhile and plans nothing new.
     await runCron(MONDAY.toISOString(), digestEnv);
     await deliver(queue.sent, digestEnv, { attempts: 2 });
-    expect(resend.delivered.map((e) => e.to).flat().sort()).toEqual(['a@example.com', 'b@example.com']);
+    expect(resend.delivered.flatMap((e) => e.to).sort()).toEqual(['a@example.com', 'b@example.com']);
     expect((await sendRecords()).map((r) => r.status)).toEqual(['sent', 'sent']);
     // A third delivery of the same messages (a consumer that died after sending) sends nothing more.
     await deliver(queue.sent, digestEnv, { attempts: 3 });

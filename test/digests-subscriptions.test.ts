@@ -141,13 +141,14 @@ describe('POST /digests/subscriptions', () => {
 
   it('sends the confirmation email with List-Unsubscribe (https and mailto) and one-click List-Unsubscribe-Post', async () => {
     const resend = new FakeResend().install();
-    let email;
+    let email: FakeResend['delivered'][number];
     try {
       const response = await worker.fetch!(
-        new Request(`${BASE}/digests/subscriptions`, { method: 'POST', headers: { authorization: 'Bearer demo_pro_single', 'content-type': 'application/json' }, body: JSON.stringify({ email: 'headers@example.com' }) }) as Request<
-          unknown,
-          IncomingRequestCfProperties
-        >,
+        new Request(`${BASE}/digests/subscriptions`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer demo_pro_single', 'content-type': 'application/json' },
+          body: JSON.stringify({ email: 'headers@example.com' }),
+        }) as Request<unknown, IncomingRequestCfProperties>,
         testEnv(new FakeQueue()),
         createExecutionContext(),
       );
@@ -217,7 +218,7 @@ describe('POST /digests/subscriptions', () => {
   });
 });
 
-describe('abuse limits (the proxy\'s, before any upstream read)', () => {
+describe("abuse limits (the proxy's, before any upstream read)", () => {
   let api: RecordingApi;
   beforeEach(() => {
     api = new RecordingApi();
@@ -348,7 +349,7 @@ describe('what happens next: the first digest, and subscribing again', () => {
     return found && describeNextDigest(found, timeZone);
   };
 
-  it('the first digest is the next Monday 08:00 local, or the next hourly run while this week\'s is still due', () => {
+  it("the first digest is the next Monday 08:00 local, or the next hourly run while this week's is still due", () => {
     expect(next('2026-11-25T10:00:00Z', 'Europe/Berlin')).toBe('Monday 30 Nov 2026 at 08:00 (Europe/Berlin)');
     expect(next('2026-11-23T06:30:00Z', 'Europe/Berlin')).toBe('Monday 23 Nov 2026 at 08:00 (Europe/Berlin)');
     // Confirmed on Monday 08:30 local: the 09:00 run still plans this week (the catch-up hours).
@@ -373,7 +374,11 @@ describe('what happens next: the first digest, and subscribing again', () => {
     const unsubscribeToken = await signToken(env.SIGNING_SECRET, { p: 'unsubscribe', s: id }, { ttlSeconds: 3600 });
     const get = await (await SELF.fetch(`${BASE}/digests/unsubscribe?token=${unsubscribeToken}`)).text();
     expect(get).toContain('You can subscribe again from the next page if you change your mind.');
-    const done = await SELF.fetch(`${BASE}/digests/unsubscribe?token=${unsubscribeToken}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    const done = await SELF.fetch(`${BASE}/digests/unsubscribe?token=${unsubscribeToken}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'List-Unsubscribe=One-Click',
+    });
     const html = await done.text();
     expect(html).toContain('No more weekly digests for Brightdesk (US) will be sent to again@example.com.');
     expect(html).toMatch(/Changed your mind\? Subscribe again below until \d+ \w{3} \d{4}, \d\d:\d\d UTC\./);
@@ -434,7 +439,11 @@ describe('what happens next: the first digest, and subscribing again', () => {
       const [first] = await confirms();
       expect((await SELF.fetch(local(linkIn(first!.text, '/digests/confirm')!), { method: 'POST' })).status).toBe(200);
       now = t0 + 2 * 60_000;
-      const unsubscribed = await SELF.fetch(local(linkIn(first!.text, '/digests/unsubscribe')!), { method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const unsubscribed = await SELF.fetch(local(linkIn(first!.text, '/digests/unsubscribe')!), {
+        method: 'POST',
+        body: 'List-Unsubscribe=One-Click',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       const action = /<form method="post" action="([^"]+)"><button type="submit">Subscribe again<\/button><\/form>/.exec(await unsubscribed.text())![1]!.replaceAll('&amp;', '&');
 
       // A minute later, within 10 minutes of the first confirmation (whose link no longer works): a new one goes at once.
@@ -466,7 +475,7 @@ describe('what happens next: the first digest, and subscribing again', () => {
     }
   });
 
-  it('a resubscribe link whose key is not the subscription\'s, or a token of another purpose, restores nothing', async () => {
+  it("a resubscribe link whose key is not the subscription's, or a token of another purpose, restores nothing", async () => {
     const { subscription } = (await (await subscribe({ email: 'stale@example.com' })).json()) as { subscription: { id: string } };
     const id = subscription.id;
     await SELF.fetch(`${BASE}/digests/unsubscribe?token=${await signToken(env.SIGNING_SECRET, { p: 'unsubscribe', s: id }, { ttlSeconds: 3600 })}`, { method: 'POST' });
@@ -477,7 +486,7 @@ describe('what happens next: the first digest, and subscribing again', () => {
     expect(await stale.text()).toContain('This link is out of date');
     const unsubscribeToken = await signToken(env.SIGNING_SECRET, { p: 'unsubscribe', s: id }, { ttlSeconds: 3600 });
     expect((await SELF.fetch(`${BASE}/digests/resubscribe?token=${unsubscribeToken}`, { method: 'POST' })).status).toBe(403);
-    expect((await env.DB.prepare('SELECT status, key_sealed FROM digest_subscriptions WHERE id = ?').bind(id).first())).toEqual({ status: 'unsubscribed', key_sealed: null });
+    expect(await env.DB.prepare('SELECT status, key_sealed FROM digest_subscriptions WHERE id = ?').bind(id).first()).toEqual({ status: 'unsubscribed', key_sealed: null });
     // Already unsubscribed when the page is opened again: no key to offer back, and it says who can help.
     const again = await (await SELF.fetch(`${BASE}/digests/unsubscribe?token=${unsubscribeToken}`)).text();
     expect(again).toContain('You are already unsubscribed');
@@ -519,7 +528,9 @@ describe('GET /dev/outbox', () => {
     expect(detail).toContain('<dt>List-Unsubscribe-Post</dt><dd>List-Unsubscribe=One-Click</dd>');
     expect(detail).toContain(`<pre data-testid="text">${message!.text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')}</pre>`);
     // Sandboxed (no script, no form); its links open in a new tab, outside the sandbox, as a reader's mail program opens them.
-    expect(detail).toMatch(/<iframe class="preview" title="The email's HTML part" sandbox="allow-popups allow-popups-to-escape-sandbox" srcdoc="&lt;base target=&quot;_blank&quot;&gt;&lt;!DOCTYPE html/i);
+    expect(detail).toMatch(
+      /<iframe class="preview" title="The email's HTML part" sandbox="allow-popups allow-popups-to-escape-sandbox" srcdoc="&lt;base target=&quot;_blank&quot;&gt;&lt;!DOCTYPE html/i,
+    );
     expect(one.headers.get('content-security-policy')).toContain("default-src 'none'");
     const raw = await SELF.fetch(`${BASE}/dev/outbox/${message!.id}?format=html`);
     expect(await raw.text()).toMatch(/^<!DOCTYPE html/i);
@@ -532,7 +543,11 @@ describe('GET /dev/outbox', () => {
 describe('configuration', () => {
   const post = (e: Env) =>
     worker.fetch!(
-      new Request(`${BASE}/digests/subscriptions`, { method: 'POST', headers: { authorization: 'Bearer demo_pro_single', 'content-type': 'application/json' }, body: JSON.stringify({ email: 'cfg@example.com' }) }) as Request<unknown, IncomingRequestCfProperties>,
+      new Request(`${BASE}/digests/subscriptions`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer demo_pro_single', 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'cfg@example.com' }),
+      }) as Request<unknown, IncomingRequestCfProperties>,
       e,
       createExecutionContext(),
     );

@@ -74,7 +74,7 @@ describe('names', () => {
   });
 });
 
-describe('our origin\'s bodies', () => {
+describe("our origin's bodies", () => {
   it.each(operationList.map((op) => [op.id] as const))('%s: nothing to map, every field by its name', async (id) => {
     const { report, map } = propose(id, await ours(id));
     expect(map).toEqual(emptyMap);
@@ -115,16 +115,28 @@ describe('fields', () => {
     expect(settled.map.fields).toEqual({ naming_runs: 'hits' });
 
     // Two counts as likely by type, told apart by the outcomes: only one way round keeps won = more engines naming the brand now.
-    const two = propose('getAnswerHistory', renameAt(renameAt(await ours('getAnswerHistory'), 'questions[].engines_naming_now', 'count_a'), 'questions[].engines_naming_before', 'count_b') as Record<string, unknown>);
+    const two = propose(
+      'getAnswerHistory',
+      renameAt(renameAt(await ours('getAnswerHistory'), 'questions[].engines_naming_now', 'count_a'), 'questions[].engines_naming_before', 'count_b') as Record<string, unknown>,
+    );
     expect(two.report.to_confirm).toEqual([]);
     expect(two.map.fields).toMatchObject({ 'questions[].engines_naming_now': 'count_a', 'questions[].engines_naming_before': 'count_b' });
     expect(two.report.fields['questions[].engines_naming_now']).toEqual({ from: 'count_a', confidence: 0.9, by: 'evidence' });
 
     // With nothing to tell them apart (no outcome beside them), they stay a question, candidates at 0.3.
-    const bare = renameAt(renameAt(await ours('getAnswerHistory'), 'questions[].engines_naming_now', 'count_a'), 'questions[].engines_naming_before', 'count_b') as { questions: Record<string, unknown>[] };
+    const bare = renameAt(renameAt(await ours('getAnswerHistory'), 'questions[].engines_naming_now', 'count_a'), 'questions[].engines_naming_before', 'count_b') as {
+      questions: Record<string, unknown>[];
+    };
     for (const q of bare.questions) delete q.outcome;
     expect(propose('getAnswerHistory', bare as unknown as Record<string, unknown>).report.to_confirm.filter((item) => item.path.includes('engines_naming'))).toEqual([
-      { path: 'questions[].engines_naming_now', reason: expect.any(String), candidates: [{ from: 'count_a', confidence: 0.3, by: 'type' }, { from: 'count_b', confidence: 0.3, by: 'type' }] },
+      {
+        path: 'questions[].engines_naming_now',
+        reason: expect.any(String),
+        candidates: [
+          { from: 'count_a', confidence: 0.3, by: 'type' },
+          { from: 'count_b', confidence: 0.3, by: 'type' },
+        ],
+      },
       { path: 'questions[].engines_naming_before', reason: expect.any(String), candidates: [{ from: 'count_b', confidence: 0.3, by: 'type' }] },
     ]);
 
@@ -158,10 +170,17 @@ describe('fields', () => {
     expect(map.fields).toEqual({ questions: 'items' });
   });
 
-  it('in an envelope the contract\'s names do not find are read from it through the map, and what it lacks from beside it', async () => {
+  it("in an envelope the contract's names do not find are read from it through the map, and what it lacks from beside it", async () => {
     const { brand_id, market, generated_at, ...rest } = await ours('getVisibility');
     let payload: unknown = rest;
-    for (const [name, to] of [['score', 'visibility'], ['history', 'weeks'], ['change', 'delta'], ['answered_runs', 'answered'], ['naming_runs', 'mentions']]) payload = renameAt(payload, name!, to!);
+    for (const [name, to] of [
+      ['score', 'visibility'],
+      ['history', 'weeks'],
+      ['change', 'delta'],
+      ['answered_runs', 'answered'],
+      ['naming_runs', 'mentions'],
+    ])
+      payload = renameAt(payload, name!, to!);
     const body = { brand_id, market, generated_at, payload };
     const { report, map } = propose('getVisibility', body);
     expect(report.envelope).toEqual({ at: 'payload', confidence: 0.9, in_map: true });
@@ -198,7 +217,14 @@ describe('values', () => {
           { from: 'score', confidence: 0.5, by: 'name' },
         ],
       },
-      { path: 'change', reason: expect.stringContaining('its siblings are read a share from 0 to 1'), candidates: [{ convert: 'percent', confidence: 0.5, by: 'type' }, { confidence: 0.5, by: 'type' }] },
+      {
+        path: 'change',
+        reason: expect.stringContaining('its siblings are read a share from 0 to 1'),
+        candidates: [
+          { convert: 'percent', confidence: 0.5, by: 'type' },
+          { confidence: 0.5, by: 'type' },
+        ],
+      },
     ]);
     expect(one.map.convert).toEqual({});
     expect(propose('getVisibility', { ...(await ours('getVisibility')), score: 1 }).report.to_confirm).toEqual([]);
@@ -211,19 +237,28 @@ describe('values', () => {
     const { report, map } = propose('getAnswerHistory', body);
     expect(map.values).toEqual({ 'questions[].outcome': { gain: 'won', LOST: 'lost' } });
     expect(report.values['questions[].outcome']).toEqual({ gain: { to: 'won', confidence: 0.8, by: 'synonym' }, LOST: { to: 'lost', confidence: 0.95, by: 'name' } });
-    expect(report.to_confirm).toEqual([{ path: 'questions[].outcome', value: 'meh', reason: expect.stringContaining('no value like `meh`'), candidates: [{ to: 'held', confidence: 0.4, by: 'elimination' }] }]);
+    expect(report.to_confirm).toEqual([
+      { path: 'questions[].outcome', value: 'meh', reason: expect.stringContaining('no value like `meh`'), candidates: [{ to: 'held', confidence: 0.4, by: 'elimination' }] },
+    ]);
   });
 
   it('of an open enumeration are carried when nothing names them, and mapped when a well-known alias does', async () => {
-    const matrix = JSON.parse(JSON.stringify(await ours('getPromptMatrix')).replaceAll('"copilot"', '"grok"').replaceAll('"chatgpt"', '"openai"'));
+    const matrix = JSON.parse(
+      JSON.stringify(await ours('getPromptMatrix'))
+        .replaceAll('"copilot"', '"grok"')
+        .replaceAll('"chatgpt"', '"openai"'),
+    );
     const { report, map } = propose('getPromptMatrix', matrix);
     expect(report.carried).toEqual({ 'engines[]': ['grok'], 'prompts[].engines[].engine': ['grok'] });
     expect(map.values).toEqual({ 'engines[]': { openai: 'chatgpt' }, 'prompts[].engines[].engine': { openai: 'chatgpt' } });
     expect(report.to_confirm).toEqual([]);
   });
 
-  it('of an open enumeration that are ours under a vendor\'s prefix or suffix are mapped to ours; one of its own is carried', async () => {
-    const vendor = JSON.stringify(await ours('getPromptMatrix')).replaceAll('"chatgpt"', '"openai-chatgpt"').replaceAll('"perplexity"', '"perplexity-sonar"').replaceAll('"copilot"', '"xai-grok"');
+  it("of an open enumeration that are ours under a vendor's prefix or suffix are mapped to ours; one of its own is carried", async () => {
+    const vendor = JSON.stringify(await ours('getPromptMatrix'))
+      .replaceAll('"chatgpt"', '"openai-chatgpt"')
+      .replaceAll('"perplexity"', '"perplexity-sonar"')
+      .replaceAll('"copilot"', '"xai-grok"');
     const { report, map } = propose('getPromptMatrix', JSON.parse(vendor));
     expect(map.values['engines[]']).toEqual({ 'openai-chatgpt': 'chatgpt', 'perplexity-sonar': 'perplexity' });
     expect(report.values['engines[]']!['openai-chatgpt']).toEqual({ to: 'chatgpt', confidence: 0.8, by: 'vendor' });
@@ -247,7 +282,11 @@ describe('the evidence in the data', () => {
 
   it('beside shares read from 0 to 1, a change within -1 to 1 is read from 0 to 1 too', async () => {
     const topics = await ours('listTopics');
-    const fractions = (topics.topics as { score: number | null; change: number | null }[]).map((t) => ({ ...t, score: t.score === null ? null : t.score / 100, change: t.change === null ? null : t.change / 100 }));
+    const fractions = (topics.topics as { score: number | null; change: number | null }[]).map((t) => ({
+      ...t,
+      score: t.score === null ? null : t.score / 100,
+      change: t.change === null ? null : t.change / 100,
+    }));
     const { report, map } = propose('listTopics', { ...topics, topics: fractions });
     expect(map.convert).toMatchObject({ 'topics[].score': 'percent', 'topics[].change': 'percent' });
     expect(report.fields['topics[].change']).toMatchObject({ from: 'change', convert: 'percent' });
@@ -266,13 +305,19 @@ describe('the evidence in the data', () => {
   });
 
   it('an envelope whose fields are written flat is found by the objects they spell', async () => {
-    const { market, period, previous_period: before, generated_at: at, ...rest } = (await ours('getAnswerHistory')) as Record<string, { id?: number; code?: string; from?: string; to?: string }> & { generated_at: string };
+    const {
+      market,
+      period,
+      previous_period: before,
+      generated_at: at,
+      ...rest
+    } = (await ours('getAnswerHistory')) as Record<string, { id?: number; code?: string; from?: string; to?: string }> & { generated_at: string };
     const result = { ...rest, market_id: market!.id, market_code: market!.code, period_from: period!.from, period_to: period!.to, previous_period_from: before!.from, previous_period_to: before!.to };
     const { report } = propose('getAnswerHistory', { status: 'ok', result, meta: { as_of: at, took_ms: 12 } });
     expect(report.envelope).toMatchObject({ at: 'result' });
   });
 
-  it('a lone share from 0 to 1 is read by the service\'s own precision: more decimals than its percentages have is a share', async () => {
+  it("a lone share from 0 to 1 is read by the service's own precision: more decimals than its percentages have is a share", async () => {
     const competitor = await ours('getCompetitor');
     const overall = competitor.overall as { rival_share: number; brand_share: number };
     const body = { ...competitor, overall: { ...overall, rival_share: overall.rival_share / 100, brand_share: 0.3 } };
@@ -294,7 +339,7 @@ describe('the evidence in the data', () => {
     expect(map.fields).toMatchObject({ 'prompts[].engines[].engine': 'provider', 'prompts[].engines[].state': 'mode' });
   });
 
-  it('the service\'s own word: a key evidence placed for a field in one answer is that field where no name places it', async () => {
+  it("the service's own word: a key evidence placed for a field in one answer is that field where no name places it", async () => {
     // Two counts beside the URL a page is cited instead of: nothing but the service's word for citations tells them apart.
     const pages = (await ours('listPages')) as { uncited: { cited_instead: Record<string, unknown>[] }[] } & Record<string, unknown>;
     for (const page of pages.uncited) page.cited_instead = page.cited_instead.map(({ citations, ...rest }, i) => ({ ...rest, cites: citations, trace_id: 100 + i * 37 }));
@@ -304,11 +349,21 @@ describe('the evidence in the data', () => {
     expect(map.fields['uncited[].cited_instead[].citations']).toBe('cites');
     expect(report.fields['uncited[].cited_instead[].citations']).toMatchObject({ from: 'cites', by: 'vocabulary' });
     // A name or a form teaches nothing (they read the same anywhere); a key placed for two fields says nothing.
-    expect(vocabularyOf([['a.citations', 'cites', 'synonym'], ['b.score', 'value', 'form']]).size).toBe(0);
-    expect(vocabularyOf([['a.citations', 'n', 'evidence'], ['b.answered_runs', 'n', 'join']]).size).toBe(0);
+    expect(
+      vocabularyOf([
+        ['a.citations', 'cites', 'synonym'],
+        ['b.score', 'value', 'form'],
+      ]).size,
+    ).toBe(0);
+    expect(
+      vocabularyOf([
+        ['a.citations', 'n', 'evidence'],
+        ['b.answered_runs', 'n', 'join'],
+      ]).size,
+    ).toBe(0);
   });
 
-  it('a flat object\'s fields may carry its entity too, and a name whose values cannot be the field\'s holds neither it nor its key', async () => {
+  it("a flat object's fields may carry its entity too, and a name whose values cannot be the field's holds neither it nor its key", async () => {
     const { previous_period: before, ...rest } = (await ours('getAnswerHistory')) as { previous_period: { from: string; to: string } } & Record<string, unknown>;
     const flat = propose('getAnswerHistory', { ...rest, previous_period_period_from: before.from, previous_period_period_to: before.to });
     expect(flat.map.fields).toMatchObject({ previous_period: '.', 'previous_period.from': 'previous_period_period_from', 'previous_period.to': 'previous_period_period_to' });
@@ -320,7 +375,10 @@ describe('the evidence in the data', () => {
   });
 
   it('a request whose value the contract takes from an answer that lacks it takes one of the same resource from any answer read', () => {
-    const known = new Map([['question_text', new Set(['Which help desk software is best for startups?'])], ['rival', new Set(['Deskpilot'])]]) as Known;
+    const known = new Map([
+      ['question_text', new Set(['Which help desk software is best for startups?'])],
+      ['rival', new Set(['Deskpilot'])],
+    ]) as Known;
     expect(paramsFromKnown('getAnswerRuns', known)).toEqual({ prompt: 'Which help desk software is best for startups?' });
     expect(paramsFromKnown('getCompetitor', known)).toEqual({ name: 'Deskpilot' });
     // No topic is known: getTopic stays unread, as the contract's table says.
@@ -386,7 +444,7 @@ describe('a discovery run', () => {
     expect(calls.find(([id]) => id === 'getTopic')![1]).toEqual({ brand_id: 1, id: 1101 });
   });
 
-  it('reads the answers holding enumeration values for a key\'s other brands too, and maps a value only another brand shows', async () => {
+  it("reads the answers holding enumeration values for a key's other brands too, and maps a value only another brand shows", async () => {
     const brands = await ours('listBrands');
     const two = { ...brands, brands: [...(brands.brands as object[]), { ...(brands.brands as object[])[0], id: 7 }] };
     const history = (await ours('getAnswerHistory')) as { questions: { outcome: string }[] };
@@ -421,7 +479,7 @@ describe('a discovery run', () => {
   });
 });
 
-describe('the key\'s budget', () => {
+describe("the key's budget", () => {
   const NOW = new Date('2026-11-25T10:00:00.000Z');
   const limited = (retryAfter: number): DiscoveryRead => ({ status: 429, error: { code: 'rate_limited', message: 'More than 60 requests in a minute.' }, retryAfter });
 
@@ -441,7 +499,14 @@ describe('the key\'s budget', () => {
 
   it('stops at a refused read, proposes nothing, and says when it can go on', async () => {
     const { report, reads } = await budgeted((id) => (id === 'listTopics' ? limited(42) : undefined), false);
-    expect(report.stopped).toEqual({ status: 429, code: 'rate_limited', message: 'More than 60 requests in a minute.', operation: 'listTopics', retry_after: 42, resume_at: '2026-11-25T10:00:42.000Z' });
+    expect(report.stopped).toEqual({
+      status: 429,
+      code: 'rate_limited',
+      message: 'More than 60 requests in a minute.',
+      operation: 'listTopics',
+      retry_after: 42,
+      resume_at: '2026-11-25T10:00:42.000Z',
+    });
     expect(report.map).toEqual({ operations: {} });
     expect(reads.at(-1)).toBe('listTopics');
     expect(reads).not.toContain('getTopic');

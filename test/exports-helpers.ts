@@ -44,7 +44,9 @@ export async function readCsv(url: string) {
 /** A key of demo_pro_single's account that no other test has used: its own cache entries and gate budget. */
 export async function accountKey(label: string): Promise<string> {
   const key = `exports_${label}_${crypto.randomUUID()}`;
-  await env.DB.prepare("INSERT OR IGNORE INTO api_keys (account_id, key_hash, label, created_at) VALUES (1, ?, 'exports test', '2026-01-01T00:00:00Z')").bind(await sha256Hex(key)).run();
+  await env.DB.prepare("INSERT OR IGNORE INTO api_keys (account_id, key_hash, label, created_at) VALUES (1, ?, 'exports test', '2026-01-01T00:00:00Z')")
+    .bind(await sha256Hex(key))
+    .run();
   return key;
 }
 

@@ -137,7 +137,7 @@ it('a signed report link opens the same history, its CSV link expiring with the 
   expect((await call(`${changed}/history`)).status).toBe(403);
 });
 
-it('starts full: the first read for a person or a link keeps the API\'s 12 weeks, the cron completes this week', async () => {
+it("starts full: the first read for a person or a link keeps the API's 12 weeks, the cron completes this week", async () => {
   vi.setSystemTime(plusDays(MONDAY, 0, -6));
   // A fresh install: nothing kept. Opening the history page (or the report, subscribing, making a link) keeps them.
   expect(await readHistory(env.DB, 1, 11)).toEqual([]);

@@ -133,7 +133,10 @@ describe('cells', () => {
     expect(cellText(null)).toBe('');
     expect(cellText(false)).toBe('false');
     expect(cellText(['a', 'b'])).toBe('["a","b"]');
-    const csv = toCsv(['text', 'n'], cells.map((text, i) => ({ text, n: -i })));
+    const csv = toCsv(
+      ['text', 'n'],
+      cells.map((text, i) => ({ text, n: -i })),
+    );
     const back = parse(csv, { columns: true }) as { text: string; n: string }[];
     expect(back.map((r) => r.text)).toEqual(cells.map((c, i) => (i < 6 ? `'${c}` : c)));
     expect(back.map((r) => r.n)).toEqual(cells.map((_, i) => String(-i)));

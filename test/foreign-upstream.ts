@@ -84,7 +84,6 @@ export class ForeignUpstream {
   }
 }
 
-const json = (body: unknown, status: number, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+const json = (body: unknown, status: number, headers: Record<string, string> = {}) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 const html = (body: string, status: number) => new Response(body, { status, headers: { 'content-type': 'text/html; charset=utf-8' } });
 const redirect = (status: number, location: string) => new Response(null, { status, headers: { location } });

@@ -61,7 +61,7 @@ const OTHER_METHODS = [...METHODS, 'OPTIONS'] as const;
 const routeMethods = (route: AnyRoute) => Object.keys(route.methods) as Method[];
 
 describe('the routes fuzzed', () => {
-  it('are every route of the tables: subscriptions, reports and links, the digests\' and the outbox\'s dev routes, the cache admin', () => {
+  it("are every route of the tables: subscriptions, reports and links, the digests' and the outbox's dev routes, the cache admin", () => {
     const paths = new Set(ROUTES.map((r) => r.path));
     for (const table of [subscriptionRoutes, reportRoutes, digestDevRoutes, adminRoutes] as unknown as AnyRoute[][]) for (const route of table) expect(paths).toContain(route.path);
     for (const path of [OUTBOX_BASE, `${OUTBOX_BASE}/{id}`, '/reports/links', '/reports/links/{id}', '/r/{token}', '/digests/confirm', '/digests/unsubscribe']) expect(paths).toContain(path);
@@ -79,7 +79,39 @@ const live: Partial<Record<Live, string>> = {};
 const nasty = fc.oneof(
   { arbitrary: fc.constantFrom(...LIVE), weight: 3 },
   {
-    arbitrary: fc.constantFrom('%', '%%', '%ZZ', '%E0%A4%A', '%C3%28', '%00', '%2F', '%2e%2e', '..', '.', '-1', '0', '1', '7', '99999999999999999999', 'null', '[]', '{}', "' OR 1=1 --", '<script>alert(1)</script>', 'rl_abc', 'sub_abc', 'v1.e30.x', 'v1..', 'ü', '🙂', '\u202e', 'a b', 'a/b', 'a?b', 'a#b'),
+    arbitrary: fc.constantFrom(
+      '%',
+      '%%',
+      '%ZZ',
+      '%E0%A4%A',
+      '%C3%28',
+      '%00',
+      '%2F',
+      '%2e%2e',
+      '..',
+      '.',
+      '-1',
+      '0',
+      '1',
+      '7',
+      '99999999999999999999',
+      'null',
+      '[]',
+      '{}',
+      "' OR 1=1 --",
+      '<script>alert(1)</script>',
+      'rl_abc',
+      'sub_abc',
+      'v1.e30.x',
+      'v1..',
+      'ü',
+      '🙂',
+      '\u202e',
+      'a b',
+      'a/b',
+      'a?b',
+      'a#b',
+    ),
     weight: 4,
   },
   { arbitrary: fc.string({ maxLength: 20 }), weight: 2 },
@@ -107,7 +139,10 @@ const authorization = maybe(
   fc.oneof(
     { arbitrary: fc.constantFrom(...DEMO_KEYS).map((k) => `Bearer ${k}`), weight: 6 },
     { arbitrary: fc.constant(`Bearer ${env.ADMIN_TOKEN}`), weight: 2 },
-    { arbitrary: fc.constantFrom('Bearer ', 'Bearer', 'bearer demo_pro_single', 'Basic ZGVtbzpwdw==', `Bearer ${'x'.repeat(300)}`, 'Bearer demo_pro_single extra', 'Bearer\tdemo_pro_single'), weight: 2 },
+    {
+      arbitrary: fc.constantFrom('Bearer ', 'Bearer', 'bearer demo_pro_single', 'Basic ZGVtbzpwdw==', `Bearer ${'x'.repeat(300)}`, 'Bearer demo_pro_single extra', 'Bearer\tdemo_pro_single'),
+      weight: 2,
+    },
     { arbitrary: fc.string({ maxLength: 40 }).map((s) => `Bearer ${s}`), weight: 1 },
     { arbitrary: fc.string({ maxLength: 40 }), weight: 1 },
   ),
@@ -116,7 +151,19 @@ const authorization = maybe(
 
 const contentType = maybe(
   fc.oneof(
-    fc.constantFrom('application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/json;', 'application/jsonx', 'application/json ; x=y', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'text/html', ''),
+    fc.constantFrom(
+      'application/json',
+      'application/json; charset=utf-8',
+      'APPLICATION/JSON',
+      'application/json;',
+      'application/jsonx',
+      'application/json ; x=y',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'text/html',
+      '',
+    ),
     fc.string({ maxLength: 30 }),
   ),
   4,
@@ -157,7 +204,25 @@ const body = fc.oneof(
   { arbitrary: fc.constantFrom(...VALID_BODIES).map(jsonText), weight: 4 },
   { arbitrary: wrongTypes.map(jsonText), weight: 3 },
   { arbitrary: fc.jsonValue({ maxDepth: 3 }).map(jsonText), weight: 2 },
-  { arbitrary: fc.constantFrom('{', '{"market":', '[1,', 'nul', '\u0000', '{"a":1}}', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}', '"just a string"', '1e999', '[]', '[{}]', 'List-Unsubscribe=One-Click', 'List-Unsubscribe=Other'), weight: 3 },
+  {
+    arbitrary: fc.constantFrom(
+      '{',
+      '{"market":',
+      '[1,',
+      'nul',
+      '\u0000',
+      '{"a":1}}',
+      '{"__proto__":{"x":1}}',
+      '{"constructor":{"prototype":{}}}',
+      '"just a string"',
+      '1e999',
+      '[]',
+      '[{}]',
+      'List-Unsubscribe=One-Click',
+      'List-Unsubscribe=Other',
+    ),
+    weight: 3,
+  },
   { arbitrary: fc.string({ maxLength: 60 }), weight: 1 },
   { arbitrary: fc.constantFrom(2_000, 100_000, 1_500_000).map((n) => jsonText({ market: 'us', pad: 'x'.repeat(n) })), weight: 1 },
   { arbitrary: fc.array(fc.constant({ market: 'us' }), { minLength: 1, maxLength: 3000 }).map(jsonText), weight: 1 },
@@ -196,21 +261,62 @@ const ADMIN_KEY = [env.ADMIN_TOKEN];
  * gets any of them, and is still fuzzed by `anything`.
  */
 const PRESETS: Record<string, Preset> = {
-  'POST /digests/subscriptions': { bodies: json({ email: 'fuzz@example.com', brand_id: 1, market: 'us' }, { email: 'Fuzz+2@example.com', kinds: ['won_lost'], timezone: 'Europe/Berlin' }, { email: 'fuzz3@example.com', brand_id: 2 }) },
+  'POST /digests/subscriptions': {
+    bodies: json(
+      { email: 'fuzz@example.com', brand_id: 1, market: 'us' },
+      { email: 'Fuzz+2@example.com', kinds: ['won_lost'], timezone: 'Europe/Berlin' },
+      { email: 'fuzz3@example.com', brand_id: 2 },
+    ),
+  },
   'DELETE /digests/subscriptions/{id}': { params: ['$sub', 'sub_abc'] },
   'GET /digests/confirm': { queries: [[['token', '$confirm']]] },
   'GET /digests/unsubscribe': { queries: [[['token', '$unsubscribe']]] },
   'POST /digests/unsubscribe': { queries: [[['token', '$unsubscribe']]], bodies: [['application/x-www-form-urlencoded', 'List-Unsubscribe=One-Click']] },
   'GET /digests/resubscribe': { queries: [[['token', '$resubscribe']]] },
   'POST /digests/resubscribe': { queries: [[['token', '$resubscribe']]] },
-  'GET /reports/weekly': { queries: [[['market', 'us']], [['brand_id', '1'], ['market', 'us'], ['format', 'json']], [['brand_id', '2'], ['market', 'us'], ['format', 'text']], [['brand_id', '1'], ['market', 'de']]] },
+  'GET /reports/weekly': {
+    queries: [
+      [['market', 'us']],
+      [
+        ['brand_id', '1'],
+        ['market', 'us'],
+        ['format', 'json'],
+      ],
+      [
+        ['brand_id', '2'],
+        ['market', 'us'],
+        ['format', 'text'],
+      ],
+      [
+        ['brand_id', '1'],
+        ['market', 'de'],
+      ],
+    ],
+  },
   'POST /reports/links': { bodies: json({ market: 'us' }, {}, { brand_id: 2, market: 'us', expires_in_days: 1 }, { brand_id: 1, kind: 'weekly', expires_in_days: 90 }) },
   'DELETE /reports/links/{id}': { params: ['$link', 'rl_abc'] },
-  'POST /reports/weekly/send': { queries: [[['brand_id', '1'], ['market', 'us']], [['market', 'us']]] },
+  'POST /reports/weekly/send': {
+    queries: [
+      [
+        ['brand_id', '1'],
+        ['market', 'us'],
+      ],
+      [['market', 'us']],
+    ],
+  },
   'GET /r/{token}': { params: ['$report', '$subreport'], queries: [[], [['format', 'json']], [['format', 'text']]] },
   'POST /dev/digests/plan': { queries: [[], [['at', '2026-11-23T08:00:00Z']], [['at', '2026-11-23T07:00:00-05:00']]] },
   'POST /dev/alerts/run': { queries: [[], [['at', '2026-11-23T07:00:00Z']]] },
-  'GET /dev/outbox': { queries: [[], [['to', 'fuzz-active@example.com'], ['limit', '5']], [['format', 'json']]] },
+  'GET /dev/outbox': {
+    queries: [
+      [],
+      [
+        ['to', 'fuzz-active@example.com'],
+        ['limit', '5'],
+      ],
+      [['format', 'json']],
+    ],
+  },
   'GET /dev/outbox/{id}': { params: ['$outbox', '1'], queries: [[], [['format', 'text']], [['format', 'json']], [['format', 'html']]] },
   'POST /admin/cache/purge': { keys: ADMIN_KEY, bodies: json({ brand_id: 1 }, { api_key: 'demo_pro_single' }, { all: true }) },
   'GET /admin/cache/stats': { keys: ADMIN_KEY },
@@ -280,7 +386,7 @@ type Fuzzed = typeof request extends fc.Arbitrary<infer T> ? T : never;
 
 /** Header values must be ByteStrings: adversarial text kept to what HTTP can carry. */
 const safe = (s: string) => s.replace(/[^\x20-\x7e\t]/g, '?');
-const resolveLive = (s: string) => (LIVE as readonly string[]).includes(s) ? (live[s as Live] ?? s) : s;
+const resolveLive = (s: string) => ((LIVE as readonly string[]).includes(s) ? (live[s as Live] ?? s) : s);
 
 function toRequest(r: Fuzzed): Request {
   const route = ROUTES[r.route]!;
@@ -439,11 +545,7 @@ afterAll(async () => {
 });
 
 const summary = () =>
-  JSON.stringify(
-    Object.fromEntries(
-      [...histogram].sort(([a], [b]) => a.localeCompare(b)).map(([route, byStatus]) => [route, Object.fromEntries([...byStatus].sort(([a], [b]) => a - b))]),
-    ),
-  );
+  JSON.stringify(Object.fromEntries([...histogram].sort(([a], [b]) => a.localeCompare(b)).map(([route, byStatus]) => [route, Object.fromEntries([...byStatus].sort(([a], [b]) => a - b))])));
 const statusTotals = () => {
   const totals = new Map<number, number>();
   for (const byStatus of histogram.values()) for (const [status, n] of byStatus) totals.set(status, (totals.get(status) ?? 0) + n);

@@ -90,7 +90,38 @@ describe('the documented answers', () => {
 const nasty = fc.oneof(
   fc.string(),
   fc.string({ unit: 'grapheme', maxLength: 40 }),
-  fc.constantFrom('', ' ', '%', '%2F', '..%2F..', '%00', '-1', '0', '1e9', '99999999999999999999', '2026-02-30', '2026-13-01', '2024-02-29', '9999-12-31', 'null', 'true', '[]', '{}', "' OR 1=1 --", '<script>', 'us', 'US', 'de', 'zz', '11', 'ch-fr', 'chatgpt', 'open', 'query', 'page'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '%',
+    '%2F',
+    '..%2F..',
+    '%00',
+    '-1',
+    '0',
+    '1e9',
+    '99999999999999999999',
+    '2026-02-30',
+    '2026-13-01',
+    '2024-02-29',
+    '9999-12-31',
+    'null',
+    'true',
+    '[]',
+    '{}',
+    "' OR 1=1 --",
+    '<script>',
+    'us',
+    'US',
+    'de',
+    'zz',
+    '11',
+    'ch-fr',
+    'chatgpt',
+    'open',
+    'query',
+    'page',
+  ),
   fc.integer({ min: -1_000_000, max: 1_000_000 }).map(String),
   fc.string({ minLength: 2000, maxLength: 5000 }),
 );
@@ -98,10 +129,7 @@ const nasty = fc.oneof(
 /** Every query parameter name of the table. */
 const PARAM_NAMES = [...new Set(operationList.flatMap((op) => Object.keys(op.params.query)))];
 
-const paramNames = fc.oneof(
-  fc.constantFrom(...PARAM_NAMES),
-  fc.string({ maxLength: 12 }),
-);
+const paramNames = fc.oneof(fc.constantFrom(...PARAM_NAMES), fc.string({ maxLength: 12 }));
 
 /** The demo accounts by plan: Pro (one brand, 1), Growth (brands 2 and 3; 3 has no integration), Starter (brand 4). */
 type Role = 'pro' | 'growth' | 'starter';
@@ -112,11 +140,16 @@ const DASHBOARD = 'https://dash.example';
 /** The headers the proxy acts on. `$etag` stands for the last ETag the proxy gave for the operation in this run. */
 const cacheHeaders = fc.record({
   cacheControl: fc.option(
-    fc.oneof(fc.constantFrom('no-cache', 'no-store', 'max-age=0', 'max-age=5', 'max-age="0"', 'NO-CACHE', ' no-cache , no-store', 'private', 'only-if-cached', 'max-stale', 'max-age=-1', ''), fc.string({ maxLength: 40 })),
+    fc.oneof(
+      fc.constantFrom('no-cache', 'no-store', 'max-age=0', 'max-age=5', 'max-age="0"', 'NO-CACHE', ' no-cache , no-store', 'private', 'only-if-cached', 'max-stale', 'max-age=-1', ''),
+      fc.string({ maxLength: 40 }),
+    ),
   ),
   pragma: fc.option(fc.oneof(fc.constantFrom('no-cache', 'NO-CACHE', 'x-other, no-cache', 'cache'), fc.string({ maxLength: 20 }))),
   ifNoneMatch: fc.option(fc.oneof(fc.constantFrom('*', '$etag', 'W/$etag', '"other", $etag', '"other"', 'W/"x"', '""', `"${'a'.repeat(3000)}"`), fc.string({ maxLength: 60 }))),
-  origin: fc.option(fc.oneof(fc.constantFrom(DASHBOARD, 'https://evil.example', 'null', `${DASHBOARD}/`, DASHBOARD.toUpperCase(), `${DASHBOARD}.evil.example`, 'http://dash.example'), fc.string({ maxLength: 40 }))),
+  origin: fc.option(
+    fc.oneof(fc.constantFrom(DASHBOARD, 'https://evil.example', 'null', `${DASHBOARD}/`, DASHBOARD.toUpperCase(), `${DASHBOARD}.evil.example`, 'http://dash.example'), fc.string({ maxLength: 40 })),
+  ),
   preflight: fc.boolean(),
   /** Through the Worker with CORS_ORIGINS granting DASHBOARD (else the test env: none). */
   cors: fc.boolean(),
@@ -130,10 +163,7 @@ const anything = fc.record({
   pathParam: nasty,
   query: fc.array(fc.tuple(paramNames, nasty), { maxLength: 6 }),
   method: fc.constantFrom('GET', 'GET', 'GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'),
-  key: fc.oneof(
-    fc.constantFrom<Role | string>(...ROLES, KEYS.inactive, KEYS.revoked, '', 'x'.repeat(300)),
-    fc.string({ maxLength: 30 }),
-  ),
+  key: fc.oneof(fc.constantFrom<Role | string>(...ROLES, KEYS.inactive, KEYS.revoked, '', 'x'.repeat(300)), fc.string({ maxLength: 30 })),
   scheme: fc.constantFrom('Bearer ', 'bearer ', 'Basic ', 'Bearer  ', ''),
   requestId: fc.option(fc.string({ maxLength: 200 })),
   extraPath: fc.constantFrom('', '', '', '/', '/extra', '%2F..'),
@@ -142,7 +172,11 @@ const anything = fc.record({
 
 /** Path ids that exist for brand 1 (the path parameter of each operation's example request), so "mostly valid" requests reach the operations. */
 const EXISTING: Partial<Record<OperationId, string>> = Object.fromEntries(
-  operationList.flatMap((op) => Object.values(op.example.path ?? {}).slice(0, 1).map((value) => [op.id, String(value)])),
+  operationList.flatMap((op) =>
+    Object.values(op.example.path ?? {})
+      .slice(0, 1)
+      .map((value) => [op.id, String(value)]),
+  ),
 );
 
 /**
@@ -212,7 +246,15 @@ function toRequest(r: Fuzzed, via: Via): { request: Request; asked: Sent } {
   const preflight = r.method === 'OPTIONS' && h.preflight && h.cors;
   return {
     request: new Request(`https://edge.test${API_BASE}${path}${query ? `?${query}` : ''}`, { method: r.method, headers }),
-    asked: { method: r.method, ifNoneMatch: ifNoneMatch !== null, preflight, cacheControl: headers.get('cache-control'), pragma: headers.get('pragma'), tags: ifNoneMatch, origin: headers.get('origin') },
+    asked: {
+      method: r.method,
+      ifNoneMatch: ifNoneMatch !== null,
+      preflight,
+      cacheControl: headers.get('cache-control'),
+      pragma: headers.get('pragma'),
+      tags: ifNoneMatch,
+      origin: headers.get('origin'),
+    },
   };
 }
 
@@ -249,8 +291,17 @@ async function expectDocumented(response: Response, request: Request, asked: Ask
 /** The proxy's own rules for the headers fuzzed. */
 function expectCacheRules(response: Response, asked: Sent, opId: OperationId | undefined, where: string): void {
   const xCache = response.headers.get('x-cache');
-  const directives = (asked.cacheControl ?? '').toLowerCase().split(',').map((d) => d.trim());
-  const pragmaNoCache = (asked.cacheControl ?? '').trim() === '' && (asked.pragma ?? '').toLowerCase().split(',').map((d) => d.trim()).includes('no-cache');
+  const directives = (asked.cacheControl ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((d) => d.trim());
+  const pragmaNoCache =
+    (asked.cacheControl ?? '').trim() === '' &&
+    (asked.pragma ?? '')
+      .toLowerCase()
+      .split(',')
+      .map((d) => d.trim())
+      .includes('no-cache');
   const noStore = directives.includes('no-store');
   const maxAge = /^max-age="?(\d+)"?$/.exec(directives.find((d) => d.startsWith('max-age=')) ?? '')?.[1];
   // A caller who says no-store gets nothing from the cache, and nothing is stored for it (RFC 9111, 5.2.1.5).
@@ -279,7 +330,10 @@ function expectCors(response: Response, asked: Sent, cors: boolean, where: strin
   const grant = response.headers.get('access-control-allow-origin');
   expect(response.headers.get('access-control-allow-credentials'), where).toBeNull();
   if (!cors) {
-    expect([...response.headers.keys()].filter((h) => h.startsWith('access-control-')), where).toEqual([]);
+    expect(
+      [...response.headers.keys()].filter((h) => h.startsWith('access-control-')),
+      where,
+    ).toEqual([]);
     return;
   }
   expect(grant, where).toBe(asked.origin === DASHBOARD ? DASHBOARD : null);
@@ -302,7 +356,9 @@ let fuzzed = 0;
 beforeAll(async () => {
   // The proxy's keys: new keys of the demo accounts, so the fuzzing spends upstream budgets of its own.
   for (const role of ROLES) {
-    const account = await env.DB.prepare('SELECT account_id FROM api_keys WHERE key_hash = ?').bind(await sha256Hex(keysFor.origin[role])).first<{ account_id: number }>();
+    const account = await env.DB.prepare('SELECT account_id FROM api_keys WHERE key_hash = ?')
+      .bind(await sha256Hex(keysFor.origin[role]))
+      .first<{ account_id: number }>();
     await env.DB.prepare("INSERT INTO api_keys (account_id, key_hash, label, created_at) VALUES (?, ?, 'fuzz', '2026-01-01T00:00:00Z')")
       .bind(account!.account_id, await sha256Hex(keysFor.proxy[role]))
       .run();
@@ -327,7 +383,18 @@ describe('fuzzing', () => {
       { seed: FUZZ_SEED, numRuns: FUZZ_RUNS },
     );
     // The generators reach past authentication into every kind of answer.
-    for (const answer of ['200', '400 invalid_parameter', '400 brand_required', '401 invalid_api_key', '403 plan_inactive', '403 feature_not_in_plan', '404 brand_not_found', '404 not_found', '405 method_not_allowed', '409 integration_not_connected']) {
+    for (const answer of [
+      '200',
+      '400 invalid_parameter',
+      '400 brand_required',
+      '401 invalid_api_key',
+      '403 plan_inactive',
+      '403 feature_not_in_plan',
+      '404 brand_not_found',
+      '404 not_found',
+      '405 method_not_allowed',
+      '409 integration_not_connected',
+    ]) {
       expect(answers.origin.get(answer) ?? 0, `${answer} in ${summary('origin')}`).toBeGreaterThan(0);
     }
     console.log(`origin: ${FUZZ_RUNS} requests fuzzed, answers ${summary('origin')}`);

@@ -56,7 +56,7 @@ async function logsOf<T>(run: () => Promise<T>): Promise<{ result: T; lines: { l
   const lines: { level: Level; text: string }[] = [];
   const spies = LEVELS.map((level) =>
     vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
-      lines.push({ level, text: args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a) ?? String(a))).join(' ') });
+      lines.push({ level, text: args.map((a) => (typeof a === 'string' ? a : (JSON.stringify(a) ?? String(a)))).join(' ') });
     }),
   );
   try {
@@ -73,7 +73,9 @@ const subscribeInit = (email: string, key = 'demo_pro_single'): RequestInit => (
 });
 
 async function outboxRows(to: string) {
-  const { results } = await env.DB.prepare('SELECT kind, subject, text, html FROM digest_outbox WHERE to_addr = ? ORDER BY id').bind(to).all<{ kind: string; subject: string; text: string; html: string }>();
+  const { results } = await env.DB.prepare('SELECT kind, subject, text, html FROM digest_outbox WHERE to_addr = ? ORDER BY id')
+    .bind(to)
+    .all<{ kind: string; subject: string; text: string; html: string }>();
   return results;
 }
 
@@ -158,7 +160,7 @@ describe('example secrets outside dev', () => {
 describe('malformed percent-encoding in a path is a 400, on every route with a path parameter', () => {
   const MALFORMED = ['%ZZ', '%', '%E0%A4%A'];
 
-  it('DELETE /digests/subscriptions/{id}: 400 invalid_parameter naming `id`, in the API\'s error shape', async () => {
+  it("DELETE /digests/subscriptions/{id}: 400 invalid_parameter naming `id`, in the API's error shape", async () => {
     for (const bad of MALFORMED) {
       for (const key of ['demo_pro_single', null]) {
         const response = await SELF.fetch(`${BASE}/digests/subscriptions/${bad}`, { method: 'DELETE', headers: key ? { authorization: `Bearer ${key}` } : {} });
@@ -194,7 +196,7 @@ describe('malformed percent-encoding in a path is a 400, on every route with a p
     }
   });
 
-  it('/api/v1 and /origin/api/v1 (the contract\'s path parameters), and the admin: 400 or 404, never a 500', async () => {
+  it("/api/v1 and /origin/api/v1 (the contract's path parameters), and the admin: 400 or 404, never a 500", async () => {
     for (const bad of MALFORMED) {
       for (const base of [API_BASE, `/origin${API_BASE}`]) {
         for (const [path, param] of [
@@ -224,7 +226,11 @@ describe('X-Request-Id on every response of every route', () => {
   /** Every route table the Worker mounts beside /api/v1, with a value for each path parameter. */
   const tables = { subscriptionRoutes, reportRoutes, digestDevRoutes, outboxRoutes, adminRoutes, productRoutes } as const;
   const entries = Object.entries(tables).flatMap(([table, routes]) =>
-    (routes as readonly { path: string; methods: Partial<Record<Method, unknown>> }[]).map((route) => ({ table, path: route.path.replace(/\{\w+\}/g, 'x'), methods: Object.keys(route.methods) as Method[] })),
+    (routes as readonly { path: string; methods: Partial<Record<Method, unknown>> }[]).map((route) => ({
+      table,
+      path: route.path.replace(/\{\w+\}/g, 'x'),
+      methods: Object.keys(route.methods) as Method[],
+    })),
   );
   /** Requests that would do work (plan the digests now) get a parameter that stops them at validation. */
   const query = (path: string) => (path === '/dev/digests/plan' ? '?at=nonsense' : '');
@@ -265,7 +271,10 @@ describe('X-Request-Id on every response of every route', () => {
       }
     }
     const id = 'preflight-1';
-    const preflight = await fetchWith(corsEnv, `${API_BASE}/visibility`, { method: 'OPTIONS', headers: { 'x-request-id': id, origin: 'https://dash.example.com', 'access-control-request-method': 'GET' } });
+    const preflight = await fetchWith(corsEnv, `${API_BASE}/visibility`, {
+      method: 'OPTIONS',
+      headers: { 'x-request-id': id, origin: 'https://dash.example.com', 'access-control-request-method': 'GET' },
+    });
     await expectId('preflight', preflight, id);
   });
 
@@ -358,7 +367,7 @@ describe('bodies: refused by size before they are read; the key before the body'
   });
 });
 
-describe('the Worker\'s own logs', () => {
+describe("the Worker's own logs", () => {
   it('hold no token, URL, API key or address through the confirm, unsubscribe, subscribe-again and report-link flows, failures included', async () => {
     // One address per pass and step: the confirmation caps count per address.
     const emails = ['no-logs-1@example.com', 'no-logs-2@example.com', 'no-logs-3@example.com', 'no-logs-4@example.com'];
@@ -385,7 +394,9 @@ describe('the Worker\'s own logs', () => {
         // GET shows the confirm page (or confirms); POST confirms where confirming is a POST. Either way, logs are what is checked.
         for (const method of ['HEAD', 'GET', 'POST']) collect(await (await fetchWith(testEnv, pathOf(confirmUrl), { method })).text());
         collect(await (await fetchWith(testEnv, pathOf(unsubscribeUrl))).text());
-        const unsubscribed = collect(await (await fetchWith(testEnv, pathOf(unsubscribeUrl), { method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).text());
+        const unsubscribed = collect(
+          await (await fetchWith(testEnv, pathOf(unsubscribeUrl), { method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).text(),
+        );
         const again = /action="(\/digests\/resubscribe\?token=[^"]+)"/.exec(unsubscribed)?.[1];
         if (again) {
           collect(await (await fetchWith(testEnv, pathOf(`${BASE}${again}`))).text());
@@ -399,7 +410,11 @@ describe('the Worker\'s own logs', () => {
           await fetchWith(testEnv, `/r/${bad}`);
         }
         // A report link: minted, read in each format, and the report by key.
-        const minted = await fetchWith(testEnv, '/reports/links', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ market: 'us' }) });
+        const minted = await fetchWith(testEnv, '/reports/links', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ market: 'us' }),
+        });
         expect(minted.status).toBe(201);
         const link = collect(((await minted.json()) as { link: { url: string } }).link.url);
         for (const format of ['', '?format=json', '?format=text']) expect((await fetchWith(testEnv, `${pathOf(link)}${format}`)).status).toBe(200);
@@ -423,7 +438,7 @@ describe('the Worker\'s own logs', () => {
   });
 });
 
-it('errorText keeps an exception\'s message and drops the URLs, tokens, credentials and query values it quotes', () => {
+it("errorText keeps an exception's message and drops the URLs, tokens, credentials and query values it quotes", () => {
   const text = errorText(new TypeError('Invalid URL: https://edge.example.com/digests/confirm?token=v1.eyJwIjoi.c2ln (Bearer demo_pro_single) /r/v1.abc.def?format=json'));
   expect(text).toBe('TypeError: Invalid URL: <url> (Bearer <redacted>) /r/<token>?format=<redacted>');
   expect(errorText('Invalid `to`: ada.lovelace+digest@mail.example.co.uk refused')).toBe('Invalid `to`: <address> refused');

@@ -63,7 +63,11 @@ export function houseStyle(body: Body, url: URL): unknown {
   if (id === 'getAnswerHistory') out = changeAt(out, 'questions[].outcome', (o) => HOUSE_OUTCOMES[o as string] ?? o);
   if (id === 'getPromptMatrix') {
     const matrix = out as { engines: string[]; prompts: { engines: unknown[] }[] };
-    out = { ...matrix, engines: [...matrix.engines, EXTRA_ENGINE], prompts: matrix.prompts.map((p) => ({ ...p, engines: [...p.engines, { engine: EXTRA_ENGINE, state: null, rate: null, position: null, runs: 0 }] })) };
+    out = {
+      ...matrix,
+      engines: [...matrix.engines, EXTRA_ENGINE],
+      prompts: matrix.prompts.map((p) => ({ ...p, engines: [...p.engines, { engine: EXTRA_ENGINE, state: null, rate: null, position: null, runs: 0 }] })),
+    };
   }
   for (const [path, to] of Object.entries(HOUSE_WORDS[id] ?? {}).sort(([a], [b]) => depth(b) - depth(a))) out = renameAt(out, path, to);
   // The market flat, beside the other fields.

@@ -34,7 +34,7 @@ describe('plainTarget', () => {
       'https://edge.example.com/api/v1/./visibility',
       'https://edge.example.com/api/v1/%2e%2E/admin',
       'https://edge.example.com/api/v1/a b',
-      'https://edge.example.com/api/v1/visibility?q=it\'s',
+      "https://edge.example.com/api/v1/visibility?q=it's",
       'https://edge.example.com/api/v1/visibility?q="x"',
       'https://edge.example.com/api/v1/visibility#top',
       'https://edge.example.com/api/v1/\u00e9',

@@ -51,7 +51,13 @@ afterEach(() => restoreUpstream());
 
 describe('X-Content-Type-Options: nosniff on every JSON answer', () => {
   it('the operations of the contract table, at /api/v1 and /origin/api/v1, and the documents', async () => {
-    const asked: [method: string, key: string | null][] = [['GET', KEYS.pro], ['GET', KEYS.pro], ['HEAD', KEYS.pro], ['POST', KEYS.pro], ['GET', null]];
+    const asked: [method: string, key: string | null][] = [
+      ['GET', KEYS.pro],
+      ['GET', KEYS.pro],
+      ['HEAD', KEYS.pro],
+      ['POST', KEYS.pro],
+      ['GET', null],
+    ];
     for (const base of [API_BASE, ORIGIN_API]) {
       for (const path of [...operationList.map((op) => examplePath(op)), '/openapi.json', '/nothing']) {
         for (const [method, key] of asked) {
@@ -74,7 +80,10 @@ describe('X-Content-Type-Options: nosniff on every JSON answer', () => {
     ];
     for (const fault of faults) {
       up.fault = fault;
-      for (const [key, headers] of [[freshKey('nosniff'), {}], [stale, { 'cache-control': 'no-cache' }]] as const) {
+      for (const [key, headers] of [
+        [freshKey('nosniff'), {}],
+        [stale, { 'cache-control': 'no-cache' }],
+      ] as const) {
         const response = await SELF.fetch(`${BASE}${API_BASE}/visibility`, { headers: { authorization: `Bearer ${key}`, ...headers } });
         expect(await checked(`upstream ${JSON.stringify(fault)}`, response)).toBe(true);
       }

@@ -46,7 +46,13 @@ it('Resend gets subjects and headers on one line', async () => {
 
 it("calls Resend's batch endpoint with both keys and a User-Agent, each email's fields in one order", async () => {
   const resend = new FakeResend().install();
-  const outcome = await resendMailer('re_test', { baseUrl: RESEND_BASE }).sendBatch([{ ...email, subject: 'S', headers: { 'X-Entity-Ref-ID': 'ref' } }, { ...email, subject: 'T', headers: undefined }], 'order/1');
+  const outcome = await resendMailer('re_test', { baseUrl: RESEND_BASE }).sendBatch(
+    [
+      { ...email, subject: 'S', headers: { 'X-Entity-Ref-ID': 'ref' } },
+      { ...email, subject: 'T', headers: undefined },
+    ],
+    'order/1',
+  );
   expect(outcome).toEqual({ ok: true, ids: ['re_1', 're_2'] });
   const [call] = resend.calls;
   expect(call).toMatchObject({ path: '/emails/batch', idempotencyKey: 'order/1', authorization: 'Bearer re_test', userAgent: 'brand-ai-visibility-edge' });
@@ -58,7 +64,10 @@ it("calls Resend's batch endpoint with both keys and a User-Agent, each email's 
 });
 
 it("posts the bytes Resend's own SDK posts for the same batch (`batch.send`), with its batch validation", async () => {
-  const emails = [{ ...email, subject: 'S', headers: { 'X-Entity-Ref-ID': 'ref' } }, { ...email, subject: 'T', headers: undefined }];
+  const emails = [
+    { ...email, subject: 'S', headers: { 'X-Entity-Ref-ID': 'ref' } },
+    { ...email, subject: 'T', headers: undefined },
+  ];
   const ours = new FakeResend().install();
   await resendMailer('re_test', { baseUrl: RESEND_BASE }).sendBatch(emails, 'sdk/1');
   const sdk = new FakeResend().install();
@@ -86,7 +95,9 @@ it('a Resend that cannot be reached is a retryable failure', async () => {
 it('the dev outbox stores them on one line too', async () => {
   const outcome = await outboxMailer(env.DB).sendBatch([email], `crlf/${crypto.randomUUID()}`);
   expect(outcome.ok).toBe(true);
-  const row = await env.DB.prepare('SELECT subject, headers FROM digest_outbox WHERE id = ?').bind(Number(outcome.ok && outcome.ids[0]!.replace('outbox_', ''))).first<{ subject: string; headers: string }>();
+  const row = await env.DB.prepare('SELECT subject, headers FROM digest_outbox WHERE id = ?')
+    .bind(Number(outcome.ok && outcome.ids[0]!.replace('outbox_', '')))
+    .first<{ subject: string; headers: string }>();
   expect(row!.subject).not.toMatch(/[\r\n]/);
   expect(Object.values(JSON.parse(row!.headers) as Record<string, string>).join('')).not.toMatch(/[\r\n]/);
 });

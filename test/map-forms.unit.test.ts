@@ -85,7 +85,12 @@ describe('an enumeration value', () => {
     (w) => w.join('_'),
     (w) => w.join('-').toUpperCase(),
     (w) => w.map((x) => x[0]!.toUpperCase() + x.slice(1)).join(''),
-    (w) => w[0]! + w.slice(1).map((x) => x[0]!.toUpperCase() + x.slice(1)).join(''),
+    (w) =>
+      w[0]! +
+      w
+        .slice(1)
+        .map((x) => x[0]!.toUpperCase() + x.slice(1))
+        .join(''),
     (w) => w.join(' '),
     (w) => w.join('_').toUpperCase(),
   );
@@ -101,13 +106,14 @@ describe('an enumeration value', () => {
     );
   });
 
-  it('under a vendor\'s prefix or suffix is one of our engines, in any spelling; another vendor\'s engine is carried', () => {
+  it("under a vendor's prefix or suffix is one of our engines, in any spelling; another vendor's engine is carried", () => {
     const vendors = fc.constantFrom('openai', 'anthropic', 'google', 'microsoft', 'perplexity', 'acme', 'ai');
     fc.assert(
       fc.property(fc.constantFrom(...ENGINES), vendors, fc.boolean(), spellings, (engine, vendor, before, spell) => {
         const words = before ? [vendor, ...engine.split('_')] : [...engine.split('_'), vendor];
         // A vendor word that is itself one of our engines makes the value two of ours: not guessed.
-        if (words.join('') !== engine.replaceAll('_', '') && !ENGINES.some((e) => e !== engine && words.join('').includes(e.replaceAll('_', '')))) expect(spelledValue(spell(words), ENGINES, true)).toBe(engine);
+        if (words.join('') !== engine.replaceAll('_', '') && !ENGINES.some((e) => e !== engine && words.join('').includes(e.replaceAll('_', ''))))
+          expect(spelledValue(spell(words), ENGINES, true)).toBe(engine);
       }),
       runs,
     );
@@ -125,7 +131,7 @@ describe('an enumeration value', () => {
 describe('a map', () => {
   const { OperationMap, UpstreamMapInput } = upstreamMapSchemas();
 
-  it('reads a list keyed as an object, in the object\'s order, the key into the field the map names', () => {
+  it("reads a list keyed as an object, in the object's order, the key into the field the map names", () => {
     const map = OperationMap.parse({ keyed: { topics: 'name', 'topics[].rivals': 'name' }, fields: { 'topics[].id': 'ref' } });
     const body = {
       brand_id: 1,
@@ -165,10 +171,10 @@ describe('a map', () => {
   });
 });
 
-describe('one of our engines under a vendor\'s name (oursUnderVendor)', () => {
+describe("one of our engines under a vendor's name (oursUnderVendor)", () => {
   it('finds one of ours under a vendor prefix or suffix, or respelled; never in another word', () => {
-    expect(['openai-chatgpt', 'anthropic-claude', 'perplexity-sonar', 'google-ai-overviews', 'Microsoft_Copilot', 'chatgpt', 'grok', 'chatgpt4', 'xai-grok'].map((v) => oursUnderVendor(v, ENGINES))).toEqual([
-      'chatgpt', 'claude', 'perplexity', 'google_ai_overviews', 'copilot', undefined, undefined, undefined, undefined,
-    ]);
+    expect(
+      ['openai-chatgpt', 'anthropic-claude', 'perplexity-sonar', 'google-ai-overviews', 'Microsoft_Copilot', 'chatgpt', 'grok', 'chatgpt4', 'xai-grok'].map((v) => oursUnderVendor(v, ENGINES)),
+    ).toEqual(['chatgpt', 'claude', 'perplexity', 'google_ai_overviews', 'copilot', undefined, undefined, undefined, undefined]);
   });
 });

@@ -31,10 +31,28 @@ describe('html', () => {
 
   it('refuses a link to a scheme that runs code or reads local data, however it is spelled, and keeps web, mail and relative links', () => {
     const hrefOf = (url: string) => parsePage(html`<a href="${url}">x</a>`.html).find((n) => n.tag === 'a')!.attrs.href;
-    for (const url of ['javascript:alert(1)', 'JavaScript:alert(1)', ' \u0001javascript:alert(1)', 'java\tscript:alert(1)', 'java\nscript:alert(1)', 'vbscript:msgbox(1)', 'data:text/html,<script>alert(1)</script>', 'file:///etc/passwd']) {
+    for (const url of [
+      'javascript:alert(1)',
+      'JavaScript:alert(1)',
+      ' \u0001javascript:alert(1)',
+      'java\tscript:alert(1)',
+      'java\nscript:alert(1)',
+      'vbscript:msgbox(1)',
+      'data:text/html,<script>alert(1)</script>',
+      'file:///etc/passwd',
+    ]) {
       expect(hrefOf(url), url).toBe(REFUSED_URL);
     }
-    for (const url of ['https://edge.test/r/v1.a.b', 'http://localhost:8787/x', 'mailto:a@example.com', '/reports/weekly?market=us&brand_id=1', '?page=2', '#top', 'x/javascript:alert(1)', '&#106;avascript:alert(1)']) {
+    for (const url of [
+      'https://edge.test/r/v1.a.b',
+      'http://localhost:8787/x',
+      'mailto:a@example.com',
+      '/reports/weekly?market=us&brand_id=1',
+      '?page=2',
+      '#top',
+      'x/javascript:alert(1)',
+      '&#106;avascript:alert(1)',
+    ]) {
       expect(hrefOf(url), url).toBe(url);
     }
     // A URL attribute whose start the template wrote keeps its scheme: the value is a path or query within it.

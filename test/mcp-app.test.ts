@@ -37,12 +37,15 @@ afterEach(async () => {
 async function connect(era: 'legacy' | 'auto', apps: boolean): Promise<Client> {
   const capabilities = apps ? { extensions: { [UI_EXTENSION]: { mimeTypes: [MIME] } } } : {};
   const client = new Client({ name: apps ? 'apps-host' : 'text-host', version: '1.0.0' }, { capabilities, versionNegotiation: { mode: era } } as never);
-  await client.connect(new StreamableHTTPClientTransport(new URL(MCP_URL), { fetch: (url, init) => SELF.fetch(new Request(url, init)), requestInit: { headers: { authorization: `Bearer ${KEYS.pro}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(MCP_URL), { fetch: (url, init) => SELF.fetch(new Request(url, init)), requestInit: { headers: { authorization: `Bearer ${KEYS.pro}` } } }),
+  );
   clients.push(client);
   return client;
 }
 
-const withoutTimes = (value: unknown) => JSON.parse(JSON.stringify(value, (name, v) => (name === 'generated_at' || name === 'read_at' || name === 'max_age_seconds' || name === 'reads' || name === 'from_cache' ? undefined : v)));
+const withoutTimes = (value: unknown) =>
+  JSON.parse(JSON.stringify(value, (name, v) => (name === 'generated_at' || name === 'read_at' || name === 'max_age_seconds' || name === 'reads' || name === 'from_cache' ? undefined : v)));
 
 describe('the MCP App', () => {
   for (const era of ['legacy', 'auto'] as const) {
@@ -166,7 +169,9 @@ describe('the MCP App', () => {
   });
 
   it('says a refusal, escapes what the result says, and never throws on a shape it does not know', async () => {
-    expect(renderResult({ isError: true, structuredContent: { error: { code: 'feature_not_in_plan', message: 'Your plan <b>lacks</b> it.' } } }).html).toContain('Your plan &lt;b&gt;lacks&lt;/b&gt; it.');
+    expect(renderResult({ isError: true, structuredContent: { error: { code: 'feature_not_in_plan', message: 'Your plan <b>lacks</b> it.' } } }).html).toContain(
+      'Your plan &lt;b&gt;lacks&lt;/b&gt; it.',
+    );
     const client = await connect('legacy', true);
     const result = await client.callTool({ name: 'weekly_report', arguments: { market: 'us' } });
     const { report, source } = result.structuredContent as { report: Report; source: unknown };

@@ -10,7 +10,16 @@
  * clock); the pasted key still works; the token is never the key, and the key
  * is in no response and no log line.
  */
-import { auth, Client, type OAuthClientProvider, type OAuthDiscoveryState, type StoredOAuthClientInformation, type StoredOAuthTokens, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
+import {
+  auth,
+  Client,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+  type StoredOAuthClientInformation,
+  type StoredOAuthTokens,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+} from '@modelcontextprotocol/client';
 import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MCP_PATH } from '../src/mcp';
@@ -218,7 +227,11 @@ describe('the whole flow with the SDK client', () => {
     const token = (await authorized(KEYS.pro)).saved!.access_token;
     expect((await mcpPost(token, listBrandsCall)).status).toBe(200);
     // 127.0.0.1 is allowed in dev like localhost, but it is another issuer and resource.
-    const elsewhere = await workerFetch(`http://127.0.0.1${MCP_PATH}`, { method: 'POST', body: listBrandsCall, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
+    const elsewhere = await workerFetch(`http://127.0.0.1${MCP_PATH}`, {
+      method: 'POST',
+      body: listBrandsCall,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    });
     expect(elsewhere.status).toBe(401);
     expect(elsewhere.headers.get('www-authenticate')).toMatch(/resource_metadata="http:\/\/127\.0\.0\.1\/\.well-known\/oauth-protected-resource\/mcp".*error="invalid_token"/);
     // Not the message of a key the upstream refused: this token's key is fine.
@@ -373,7 +386,13 @@ describe('PKCE', () => {
     const response = await workerFetch(`${ORIGIN}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: provider.client!.client_id, code_verifier: 'x'.repeat(64) }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code')!,
+        redirect_uri: REDIRECT,
+        client_id: provider.client!.client_id,
+        code_verifier: 'x'.repeat(64),
+      }).toString(),
     });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: 'invalid_grant' });
@@ -481,7 +500,7 @@ describe('a deployment without OAUTH_KV', () => {
     }
   });
 
-  it("the start-up features line says whether /mcp takes OAuth: on with OAUTH_KV, off (and what to bind) without", async () => {
+  it('the start-up features line says whether /mcp takes OAuth: on with OAUTH_KV, off (and what to bind) without', async () => {
     const mcpLineOf = async (testEnv: Env) => {
       const lines: string[] = [];
       const spy = vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(' ')));

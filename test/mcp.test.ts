@@ -100,7 +100,9 @@ async function readAllPages(client: Client, tool: Tool, args: Body, rows: string
 /** A key of its own for demo_pro_single's account: nothing of it is cached yet. */
 async function newDemoKey(): Promise<string> {
   const key = `mcp_${crypto.randomUUID()}`;
-  await env.DB.prepare("INSERT INTO api_keys (account_id, key_hash, label, created_at) VALUES (1, ?, 'mcp test', '2026-01-01T00:00:00Z')").bind(await sha256Hex(key)).run();
+  await env.DB.prepare("INSERT INTO api_keys (account_id, key_hash, label, created_at) VALUES (1, ?, 'mcp test', '2026-01-01T00:00:00Z')")
+    .bind(await sha256Hex(key))
+    .run();
   return key;
 }
 
@@ -244,7 +246,7 @@ describe('tools/call', () => {
     await client.close();
   });
 
-  it('reads another implementation\'s bodies onto the contract\'s names: camelCase in an envelope answers our origin\'s bodies', async () => {
+  it("reads another implementation's bodies onto the contract's names: camelCase in an envelope answers our origin's bodies", async () => {
     const client = await connect(KEYS.pro);
     const { tools } = await client.listTools();
     const ours = new Map<string, Body>();
@@ -312,7 +314,7 @@ describe('tools/call', () => {
     await client.close();
   });
 
-  it('passes the API\'s other refusals as results: plan_inactive, brand_not_found, integration_not_connected, upstream_error', async () => {
+  it("passes the API's other refusals as results: plan_inactive, brand_not_found, integration_not_connected, upstream_error", async () => {
     const inactive = await connect(KEYS.inactive);
     expect((await inactive.callTool({ name: 'get_visibility', arguments: {} })).structuredContent).toMatchObject({ error: { code: 'plan_inactive' }, status: 403 });
     await inactive.close();
@@ -364,7 +366,7 @@ describe('prompts', () => {
     }
   });
 
-  it('gets each prompt with its arguments: one message naming the brand\'s id, the market and the tools to call, each a tool of tools/list', async () => {
+  it("gets each prompt with its arguments: one message naming the brand's id, the market and the tools to call, each a tool of tools/list", async () => {
     const client = await connect(KEYS.pro);
     const tools = new Set((await client.listTools()).tools.map((t) => t.name));
     const expected: Record<string, string[]> = {
@@ -488,9 +490,12 @@ describe('the key', () => {
 });
 
 describe('one server after another', () => {
-  it('answers each call with its own key\'s data: in turn, at once, and after an initialize', async () => {
+  it("answers each call with its own key's data: in turn, at once, and after an initialize", async () => {
     const brandsOf = async (key: string) => {
-      const response = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'list_brands', arguments: {} } }), { authorization: `Bearer ${key}`, 'mcp-protocol-version': '2025-06-18' });
+      const response = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'list_brands', arguments: {} } }), {
+        authorization: `Bearer ${key}`,
+        'mcp-protocol-version': '2025-06-18',
+      });
       const body = (await response.json()) as { result: { structuredContent: { brands: { id: number }[] } } };
       return body.result.structuredContent.brands.map((brand) => brand.id).sort();
     };
@@ -532,7 +537,11 @@ describe('Host and Origin', () => {
   it('answers the hosts of MCP_ALLOWED_HOSTS, and outside dev not localhost', async () => {
     const configured = { ...env, MCP_ALLOWED_HOSTS: 'mcp.example.com, Edge.Example.org' };
     const call = async (url: string, bindings: object, headers: Record<string, string> = {}) => {
-      const response = await fetchWith(bindings)(url, { method: 'POST', body: initialize, headers: { authorization: `Bearer ${KEYS.pro}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } });
+      const response = await fetchWith(bindings)(url, {
+        method: 'POST',
+        body: initialize,
+        headers: { authorization: `Bearer ${KEYS.pro}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      });
       return response.status;
     };
     expect(await call(`https://mcp.example.com${MCP_PATH}`, configured)).toBe(200);
@@ -582,13 +591,23 @@ describe('a page of an allowed origin (CORS)', () => {
 });
 
 describe('a proxy-only deployment', () => {
-  it('serves /mcp with only the proxy\'s bindings, UPSTREAM_URL and ADMIN_TOKEN', async () => {
-    const proxyOnly = { CACHE: env.CACHE, UPSTREAM_GATE: env.UPSTREAM_GATE, UNVERIFIED_KEYS: env.UNVERIFIED_KEYS, PROXY_STATS: env.PROXY_STATS, UPSTREAM_URL: 'https://api.example.com/api/v1', ADMIN_TOKEN: 'proxy_only_admin_token', MCP_ALLOWED_HOSTS: 'mcp.example.com' };
+  it("serves /mcp with only the proxy's bindings, UPSTREAM_URL and ADMIN_TOKEN", async () => {
+    const proxyOnly = {
+      CACHE: env.CACHE,
+      UPSTREAM_GATE: env.UPSTREAM_GATE,
+      UNVERIFIED_KEYS: env.UNVERIFIED_KEYS,
+      PROXY_STATS: env.PROXY_STATS,
+      UPSTREAM_URL: 'https://api.example.com/api/v1',
+      ADMIN_TOKEN: 'proxy_only_admin_token',
+      MCP_ALLOWED_HOSTS: 'mcp.example.com',
+    };
     // The gates read the tests' upstream (the embedded origin, recorded): UPSTREAM_URL is never dialled.
     const upstream = new RecordingApi();
     useUpstreamForTests(upstream.upstream);
     const client = new Client({ name: 'mcp-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`https://mcp.example.com${MCP_PATH}`), { fetch: fetchWith(proxyOnly), requestInit: { headers: { authorization: `Bearer ${KEYS.pro}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`https://mcp.example.com${MCP_PATH}`), { fetch: fetchWith(proxyOnly), requestInit: { headers: { authorization: `Bearer ${KEYS.pro}` } } }),
+    );
     const result = await client.callTool({ name: 'get_visibility', arguments: { market: 'de' } });
     expect(result.structuredContent).toMatchObject({ brand_id: DEMO.proBrand, market: { code: 'de' } });
     expect(upstream.requests.map((r) => r.split('?')[0])).toContain('/visibility');
@@ -604,7 +623,7 @@ describe('what a stateless server refuses', () => {
     }
   });
 
-  it('answers bad input with the SDK\'s errors, never a 500', async () => {
+  it("answers bad input with the SDK's errors, never a 500", async () => {
     const client = await connect(KEYS.pro);
     const unknown = await client.callTool({ name: 'drop_tables', arguments: {} }).then(
       (result) => ({ isError: result.isError, text: JSON.stringify(result.content) }),
@@ -637,11 +656,23 @@ describe('what a stateless server refuses', () => {
         jsonrpc: fc.constantFrom('2.0', '1.0', 2),
         id: fc.oneof(fc.integer(), fc.string(), fc.constant(null)),
         method: fc.constantFrom('initialize', 'tools/list', 'tools/call', 'ping', 'resources/list', 'server/discover', 'notifications/initialized', 'nope'),
-        params: fc.oneof(fc.constant(undefined), fc.record({ name: fc.constantFrom(...toolNames), arguments: fc.dictionary(fc.constantFrom('id', 'brand_id', 'market', 'days', 'from', 'prompt', 'x'), fc.jsonValue()) }, { requiredKeys: [] }), fc.jsonValue()),
+        params: fc.oneof(
+          fc.constant(undefined),
+          fc.record(
+            { name: fc.constantFrom(...toolNames), arguments: fc.dictionary(fc.constantFrom('id', 'brand_id', 'market', 'days', 'from', 'prompt', 'x'), fc.jsonValue()) },
+            { requiredKeys: [] },
+          ),
+          fc.jsonValue(),
+        ),
       },
       { requiredKeys: ['jsonrpc'] },
     );
-    const body = fc.oneof(message.map((m) => JSON.stringify(m)), fc.array(message, { maxLength: 3 }).map((m) => JSON.stringify(m)), fc.json(), fc.string());
+    const body = fc.oneof(
+      message.map((m) => JSON.stringify(m)),
+      fc.array(message, { maxLength: 3 }).map((m) => JSON.stringify(m)),
+      fc.json(),
+      fc.string(),
+    );
     await fc.assert(
       fc.asyncProperty(body, fc.constantFrom('application/json', 'text/plain', ''), fc.constantFrom('2025-06-18', '2026-07-28', '1999-01-01', ''), async (text, type, version) => {
         const response = await post(text, { 'content-type': type, ...(version ? { 'mcp-protocol-version': version } : {}) });

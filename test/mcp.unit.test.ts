@@ -57,7 +57,10 @@ describe('output schemas', () => {
         either: { type: 'object' },
       },
     });
-    expect(outline(schema, schema, 2).properties).toMatchObject({ named: { type: 'object', properties: { id: { type: 'integer' } } }, rows: { type: 'array', items: { type: 'object', properties: { a: { type: 'string' } } } } });
+    expect(outline(schema, schema, 2).properties).toMatchObject({
+      named: { type: 'object', properties: { id: { type: 'integer' } } },
+      rows: { type: 'array', items: { type: 'object', properties: { a: { type: 'string' } } } },
+    });
   });
 
   it('are what every example body of the contract table satisfies, and its listed page too', () => {
@@ -90,7 +93,10 @@ describe('pages', () => {
 
   it('page a list inside an object (`competition.daily`), keeping its siblings', () => {
     const body = { competition: { brand: { name: 'B' }, daily: rows(30) } };
-    expect(pageOf(body, 'competition.daily')).toEqual({ competition: { brand: { name: 'B' }, daily: rows(ROW_LIMIT) }, page: { rows: 'competition.daily', offset: 0, limit: ROW_LIMIT, total: 30, next_offset: ROW_LIMIT } });
+    expect(pageOf(body, 'competition.daily')).toEqual({
+      competition: { brand: { name: 'B' }, daily: rows(ROW_LIMIT) },
+      page: { rows: 'competition.daily', offset: 0, limit: ROW_LIMIT, total: 30, next_offset: ROW_LIMIT },
+    });
   });
 
   it('offer `offset` exactly on the tools whose operation has rows in the table', () => {
@@ -105,20 +111,31 @@ describe('completion values', () => {
   it('are the values that start with what was typed, in any case, each once, at most 100', () => {
     expect(matching(['Helpwave', 'helpdesk.io', 'Caseflow', 'Helpwave'], ' HEL')).toEqual(['Helpwave', 'helpdesk.io']);
     expect(matching(['us', 'de'], '')).toEqual(['us', 'de']);
-    expect(matching(Array.from({ length: 150 }, (_, i) => `rival ${i}`), 'r')).toHaveLength(COMPLETION_MAX);
+    expect(
+      matching(
+        Array.from({ length: 150 }, (_, i) => `rival ${i}`),
+        'r',
+      ),
+    ).toHaveLength(COMPLETION_MAX);
     expect(COMPLETION_MAX).toBe(100);
   });
 
-  it('name a brand by its id or its name in any case; none named is the key\'s only brand', () => {
+  it("name a brand by its id or its name in any case; none named is the key's only brand", () => {
     const brand = (id: number, name: string) => ({ id, name, domain: `${name}.example`, category: 'x', markets: [] });
     const two = [brand(2, 'Ledgerly'), brand(3, 'Payfold')];
-    expect([brandNamed(two, '3')?.name, brandNamed(two, ' payFOLD ')?.name, brandNamed(two, 'Pay'), brandNamed(two, undefined), brandNamed(two, '')]).toEqual(['Payfold', 'Payfold', undefined, undefined, undefined]);
+    expect([brandNamed(two, '3')?.name, brandNamed(two, ' payFOLD ')?.name, brandNamed(two, 'Pay'), brandNamed(two, undefined), brandNamed(two, '')]).toEqual([
+      'Payfold',
+      'Payfold',
+      undefined,
+      undefined,
+      undefined,
+    ]);
     expect(brandNamed([brand(1, 'Brightdesk')], undefined)?.name).toBe('Brightdesk');
   });
 });
 
 describe('failed reads as tool results', () => {
-  it('carries the API\'s 429 with its code, message and retry_after', () => {
+  it("carries the API's 429 with its code, message and retry_after", () => {
     for (const code of ['rate_limited', 'quota_exceeded']) {
       const result = failureResult(httpError(429, code, 42), 'get_visibility');
       expect(result.isError).toBe(true);
@@ -135,7 +152,10 @@ describe('failed reads as tool results', () => {
     for (const error of [httpError(500, 'internal_error'), httpError(503, 'upstream_error'), timeout, broken]) {
       expect(failureResult(error, 'get_visibility').structuredContent).toMatchObject({ error: { code: 'upstream_error' }, status: 502 });
     }
-    expect(failureResult(new WindowMismatch('straddled'), 'weekly_report').structuredContent).toMatchObject({ error: { code: 'upstream_error', message: expect.stringContaining('again') }, status: 502 });
+    expect(failureResult(new WindowMismatch('straddled'), 'weekly_report').structuredContent).toMatchObject({
+      error: { code: 'upstream_error', message: expect.stringContaining('again') },
+      status: 502,
+    });
   });
 
   it('shows a bug as 500 internal_error without its detail, and logs it', () => {

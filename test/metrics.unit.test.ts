@@ -21,7 +21,9 @@ describe('dominantState', () => {
     const counts = fc.tuple(...STATES.map(() => fc.integer({ min: 0, max: 3 })));
     await fc.assert(
       fc.asyncProperty(counts, async (values) => {
-        const row = await env.DB.prepare(sql).bind(...values).first<{ state: string | null }>();
+        const row = await env.DB.prepare(sql)
+          .bind(...values)
+          .first<{ state: string | null }>();
         const expected = dominantState(Object.fromEntries(STATES.map((s, i) => [s, values[i]])))?.state ?? null;
         expect(row!.state).toBe(expected);
       }),

@@ -95,7 +95,7 @@ function expectWellFormed(doc: Document) {
   expect(refs.filter(({ ref }) => resolve(doc, ref) === undefined)).toEqual([]);
   const parameters = parametersOf(doc);
   expect(parameters.length).toBeGreaterThan(0);
-  const untyped = parameters.filter(({ parameter }) => !parameter || !parameter.schema || Object.keys(parameter.schema).length === 0 || typeof parameter.schema.type !== 'string');
+  const untyped = parameters.filter(({ parameter }) => !parameter?.schema || Object.keys(parameter.schema).length === 0 || typeof parameter.schema.type !== 'string');
   expect(untyped).toEqual([]);
   const ids = operationsOf(doc).map((o) => o.operationId);
   expect(new Set(ids).size).toBe(ids.length);
@@ -131,7 +131,7 @@ describe('GET /api/v1/openapi.json', () => {
     }
   });
 
-  it('documents the headers of every answer, the 304 and the 429\'s Retry-After', async () => {
+  it("documents the headers of every answer, the 304 and the 429's Retry-After", async () => {
     const { doc } = await fetchDocument(`${API_BASE}/openapi.json`);
     const headersOf = (response: { $ref?: string; headers?: Record<string, unknown> }) =>
       Object.keys(((response.$ref ? resolve(doc, response.$ref) : response) as { headers?: Record<string, unknown> }).headers ?? {});
@@ -180,9 +180,7 @@ describe('GET /openapi.json', () => {
   it('has every route of the product route tables, each method', async () => {
     const { doc } = await fetchDocument('/openapi.json');
     const documented = new Set(
-      Object.entries(doc.paths).flatMap(([path, item]) =>
-        METHODS.flatMap((m) => (item[m] ? [path, ...(item[m]['x-also-at'] ?? [])].map((p) => `${m.toUpperCase()} ${p}`) : [])),
-      ),
+      Object.entries(doc.paths).flatMap(([path, item]) => METHODS.flatMap((m) => (item[m] ? [path, ...(item[m]['x-also-at'] ?? [])].map((p) => `${m.toUpperCase()} ${p}`) : []))),
     );
     const tables = [subscriptionRoutes, reportRoutes, digestDevRoutes, adminRoutes, allAdminRoutes, productRoutes, devRoutes, mcpRoutes, oauthRoutes];
     const routes = tables.flatMap((table) => table.flatMap((route) => (Object.keys(route.methods) as Method[]).map((method) => `${method} ${route.path}`)));
@@ -194,7 +192,9 @@ describe('GET /openapi.json', () => {
 
   it('lists the OAuth endpoints of /mcp with the methods each answers, saying they need OAUTH_KV', async () => {
     const { doc } = await fetchDocument('/openapi.json');
-    const oauth = Object.entries(doc.paths).flatMap(([path, item]) => METHODS.filter((m) => (item[m] as { tags?: string[] } | undefined)?.tags?.includes('MCP OAuth')).map((m) => `${m.toUpperCase()} ${path}`));
+    const oauth = Object.entries(doc.paths).flatMap(([path, item]) =>
+      METHODS.filter((m) => (item[m] as { tags?: string[] } | undefined)?.tags?.includes('MCP OAuth')).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     expect(oauth.sort()).toEqual(
       [
         'GET /.well-known/oauth-authorization-server',
@@ -233,7 +233,7 @@ describe('GET /openapi.json', () => {
     expect(post('/digests/unsubscribe')).toMatchObject({ security: [] });
   });
 
-  it('describes the request bodies from the routes\' own schemas and names `recently_sent`', async () => {
+  it("describes the request bodies from the routes' own schemas and names `recently_sent`", async () => {
     const { doc, text } = await fetchDocument('/openapi.json');
     const schema = (name: string) => resolve(doc, `#/components/schemas/${name}`) as { properties: Json; required?: string[] };
     expect(Object.keys(schema('SubscribeBody').properties).sort()).toEqual(['brand_id', 'channel', 'email', 'kinds', 'market', 'quiet_hours', 'timezone']);
@@ -247,7 +247,10 @@ describe('GET /openapi.json', () => {
 
 describe('both documents, from the build', () => {
   it('are the built assets byte for byte, JSON, cached 5 minutes, with the request id; HEAD answers too', async () => {
-    for (const [path, asset] of [[`${API_BASE}/openapi.json`, API_DOCUMENT_ASSET], ['/openapi.json', PRODUCT_DOCUMENT_ASSET]] as const) {
+    for (const [path, asset] of [
+      [`${API_BASE}/openapi.json`, API_DOCUMENT_ASSET],
+      ['/openapi.json', PRODUCT_DOCUMENT_ASSET],
+    ] as const) {
       const built = await (await env.ASSETS.fetch(`https://assets.invalid${asset}`)).text();
       const response = await SELF.fetch(`https://edge.test${path}`, { headers: { 'x-request-id': 'req-openapi' } });
       expect([path, response.status]).toEqual([path, 200]);
@@ -263,7 +266,7 @@ describe('both documents, from the build', () => {
     expect((await SELF.fetch(`https://edge.test${API_BASE}/openapi.json`)).headers.get('cache-status')).toContain('detail=local');
   });
 
-  it('without the built document or the binding: the API\'s error, 500, never a stack', async () => {
+  it("without the built document or the binding: the API's error, 500, never a stack", async () => {
     const missing = { fetch: async () => new Response('not found', { status: 404 }) } as unknown as Fetcher;
     for (const assets of [missing, undefined]) {
       const error = await documentResponse(assets, '/openapi/not-built.json').catch((e: unknown) => e);

@@ -65,7 +65,7 @@ describe('optional paths', () => {
     if (read.ok) expect(read.data).toEqual(visibility);
   });
 
-  it('keep the schema\'s own wrappers and checks along the path', () => {
+  it("keep the schema's own wrappers and checks along the path", () => {
     const schema = withOptionalPaths(zs.response('getTopic'), ['questions[].engines[].latest', 'history']);
     expect(schema.safeParse({}).success).toBe(false);
     expect(absentPaths({ questions: [{ engines: [{ latest: null }] }] }, ['questions[].engines[].latest'])).toEqual([]);

@@ -33,8 +33,15 @@ describe.each(operationList)('$id: its example request on the demo data', (op) =
 describe('brands and markets', () => {
   it('lists every brand of the account, brand A first, each with us (primary) and de', async () => {
     const body = zs.response('listBrands').parse(await json(await api('/brands', { key: KEYS.growth })));
-    expect(body.brands.map((b) => [b.id, b.name])).toEqual([[2, 'Ledgerly'], [3, 'Payfold']]);
-    for (const brand of body.brands) expect(brand.markets.map((m) => [m.code, m.primary])).toEqual([['us', true], ['de', false]]);
+    expect(body.brands.map((b) => [b.id, b.name])).toEqual([
+      [2, 'Ledgerly'],
+      [3, 'Payfold'],
+    ]);
+    for (const brand of body.brands)
+      expect(brand.markets.map((m) => [m.code, m.primary])).toEqual([
+        ['us', true],
+        ['de', false],
+      ]);
   });
   it('reads the primary market by default, and a market by code (any case) or id', async () => {
     const byDefault = await json<{ market: { code: string } }>(await api('/visibility'));
@@ -117,7 +124,11 @@ describe('topics on the demo data', () => {
 
 describe('a bug inside an operation', () => {
   it('is a 500 internal_error in the error shape, with the request id and no stack trace', async () => {
-    const broken = { prepare: () => { throw new TypeError('boom at secret/path.ts:12'); } } as unknown as D1Database;
+    const broken = {
+      prepare: () => {
+        throw new TypeError('boom at secret/path.ts:12');
+      },
+    } as unknown as D1Database;
     const response = await handleOrigin(new Request('https://x/api/v1/visibility', { headers: { authorization: 'Bearer k', 'x-request-id': 'req-500' } }), { db: broken });
     expect(response.status).toBe(500);
     expect(response.headers.get('x-request-id')).toBe('req-500');

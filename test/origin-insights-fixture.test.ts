@@ -8,7 +8,7 @@
  */
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type OperationId, type ResponseOf } from '../src/contract/operations';
+import type { OperationId, ResponseOf } from '../src/contract/operations';
 import { addDays, toDay } from '../src/contract/window';
 import { sha256Hex } from '../src/lib/hash';
 import { api, json } from './helpers';
@@ -52,7 +52,19 @@ type Engine = 'chatgpt' | 'perplexity';
 const RUNS: [number, number, Engine, number, string, number | null, [number, number][], string[]][] = [
   // current window T-6..T
   [1, ID.q1, 'chatgpt', 0, 'recommended', 1, [[ID.acme, 2]], [URL_.widgets, URL_.g2Widgets]],
-  [2, ID.q1, 'perplexity', 1, 'absent', null, [[ID.acme, 1], [ID.bigco, 2]], [URL_.acme, URL_.g2Widgets]],
+  [
+    2,
+    ID.q1,
+    'perplexity',
+    1,
+    'absent',
+    null,
+    [
+      [ID.acme, 1],
+      [ID.bigco, 2],
+    ],
+    [URL_.acme, URL_.g2Widgets],
+  ],
   [3, ID.q2, 'chatgpt', 2, 'absent', null, [[ID.acme, 1]], [URL_.acme, URL_.thread1]],
   [4, ID.q2, 'perplexity', 3, 'mentioned', 2, [[ID.acme, 1]], [URL_.blog]],
   [5, ID.q3, 'chatgpt', 4, 'open', null, [], [URL_.g2Pricing]],
@@ -73,7 +85,13 @@ async function loadWorld(): Promise<void> {
   if (await env.DB.prepare('SELECT 1 FROM brands WHERE id = ?').bind(ID.brand).first()) return;
   const db = env.DB;
   const row = (table: string, values: Record<string, string | number | null>) =>
-    db.prepare(`INSERT INTO ${table} (${Object.keys(values).join(', ')}) VALUES (${Object.keys(values).map(() => '?').join(', ')})`).bind(...Object.values(values));
+    db
+      .prepare(
+        `INSERT INTO ${table} (${Object.keys(values).join(', ')}) VALUES (${Object.keys(values)
+          .map(() => '?')
+          .join(', ')})`,
+      )
+      .bind(...Object.values(values));
   const s = [
     row('accounts', { id: ID.account, name: 'Gizmo Ltd', plan_id: 'pro', plan_active: 1 }),
     row('api_keys', { id: ID.account, account_id: ID.account, key_hash: await sha256Hex(KEY), label: 'fixture', created_at: '2026-01-01T00:00:00Z' }),
@@ -97,7 +115,8 @@ async function loadWorld(): Promise<void> {
   for (const [n, question, engine, daysAgo, state, position, rivals, urls] of RUNS) {
     s.push(row('runs', { id: runId(n), market_id: ID.us, question_id: question, engine, day: day(daysAgo), ran_at: at(daysAgo, 8), state, position, answer: `Answer ${n}` }));
     for (const [rival, rank] of rivals) s.push(row('run_rivals', { run_id: runId(n), market_id: ID.us, day: day(daysAgo), question_id: question, engine, rival_id: rival, position: rank }));
-    for (const url of urls) s.push(row('run_citations', { run_id: runId(n), market_id: ID.us, day: day(daysAgo), question_id: question, engine, url, domain: new URL(url).hostname.replace(/^www\./, '') }));
+    for (const url of urls)
+      s.push(row('run_citations', { run_id: runId(n), market_id: ID.us, day: day(daysAgo), question_id: question, engine, url, domain: new URL(url).hostname.replace(/^www\./, '') }));
   }
   // Activity: a5 ties with a2 on time, so the higher id comes first.
   const activity: [number, string, number, number][] = [
@@ -132,12 +151,19 @@ async function loadWorld(): Promise<void> {
         effort,
         why: `Why ${n}`,
         steps: JSON.stringify([`Step ${n}.1`, `Step ${n}.2`]),
-        evidence: JSON.stringify([{ kind: 'answer', text: 'Acme named instead' }, { kind: 'citation', text: 'Acme page cited', url: URL_.acme }]),
+        evidence: JSON.stringify([
+          { kind: 'answer', text: 'Acme named instead' },
+          { kind: 'citation', text: 'Acme page cited', url: URL_.acme },
+        ]),
         created_at: at(10, 9),
         updated_at: at(1, 9),
       }),
     );
-  s.push(row('task_topics', { task_id: 800_003, topic_id: ID.widgets }), row('task_topics', { task_id: 800_003, topic_id: ID.pricing }), row('task_topics', { task_id: 800_001, topic_id: ID.widgets }));
+  s.push(
+    row('task_topics', { task_id: 800_003, topic_id: ID.widgets }),
+    row('task_topics', { task_id: 800_003, topic_id: ID.pricing }),
+    row('task_topics', { task_id: 800_001, topic_id: ID.widgets }),
+  );
   // Perception: chatgpt has a week overlapping T-6..T; perplexity's latest week starts T-16, too early.
   const weeks: [Engine, number, number, number, number, string[], string[]][] = [
     ['chatgpt', 16, 1, 0, 0.1, ['Old right'], []],
@@ -147,7 +173,9 @@ async function loadWorld(): Promise<void> {
     ['perplexity', 16, 0, 0, -0.2, [], ['Confuses it with Acme']],
   ];
   for (const [engine, daysAgo, knows, recommends, sentiment, right, wrong] of weeks)
-    s.push(row('perception_weeks', { market_id: ID.us, engine, week_start: day(daysAgo), knows_brand: knows, recommends, sentiment, gets_right: JSON.stringify(right), gets_wrong: JSON.stringify(wrong) }));
+    s.push(
+      row('perception_weeks', { market_id: ID.us, engine, week_start: day(daysAgo), knows_brand: knows, recommends, sentiment, gets_right: JSON.stringify(right), gets_wrong: JSON.stringify(wrong) }),
+    );
   s.push(
     row('perception_transcripts', { id: 800_001, market_id: ID.us, engine: 'chatgpt', asked_at: at(1, 6), prompt: 'What is Gizmo?', answer: `Gizmo is ${'very '.repeat(1000)}good.` }),
     row('perception_transcripts', { id: 800_002, market_id: ID.us, engine: 'perplexity', asked_at: at(0, 6), prompt: 'Is Gizmo any good?', answer: 'It depends.' }),
@@ -160,8 +188,13 @@ async function loadWorld(): Promise<void> {
     [3, URL_.thread3, 40],
     [4, URL_.thread4, 1],
   ];
-  for (const [n, url, daysAgo] of threads) s.push(row('forum_threads', { id: 800_010 + n, topic_id: ID.widgets, url, title: `Thread ${n}`, forum: 'Reddit', posted_on: day(daysAgo), replies: n * 10 }));
-  for (const [daysAgo, text] of [[16, 'Older summary'], [9, 'Last week'], [2, 'This week']] as const)
+  for (const [n, url, daysAgo] of threads)
+    s.push(row('forum_threads', { id: 800_010 + n, topic_id: ID.widgets, url, title: `Thread ${n}`, forum: 'Reddit', posted_on: day(daysAgo), replies: n * 10 }));
+  for (const [daysAgo, text] of [
+    [16, 'Older summary'],
+    [9, 'Last week'],
+    [2, 'This week'],
+  ] as const)
     s.push(row('forum_summaries', { topic_id: ID.widgets, week_start: day(daysAgo), summary: text }));
   // Search rows: [days ago, query, page, clicks, impressions, position]
   const search: [number, string, string, number, number, number][] = [
@@ -188,7 +221,11 @@ async function loadWorld(): Promise<void> {
     [9, 'chatgpt', URL_.widgets, 20],
   ];
   for (const [daysAgo, assistant, url, n] of visits) s.push(row('ai_visits', { brand_id: ID.brand, day: day(daysAgo), assistant, url, visits: n }));
-  for (const [signal, value, weight] of [['a_signal', 0.5, 3], ['b_signal', 1, 1], ['c_signal', 0, 1]] as const)
+  for (const [signal, value, weight] of [
+    ['a_signal', 0.5, 3],
+    ['b_signal', 1, 1],
+    ['c_signal', 0, 1],
+  ] as const)
     s.push(row('readiness_signals', { market_id: ID.us, signal, value, weight, note: `Note ${signal}` }));
   await db.batch(s);
 }
@@ -304,7 +341,7 @@ describe('cited pages (fixture)', () => {
 });
 
 describe('competitor (fixture)', () => {
-  it('gives Acme\'s wins, whatever the case of its name', async () => {
+  it("gives Acme's wins, whatever the case of its name", async () => {
     const body = await read('getCompetitor', '/competitors/ACME');
     // Answered T-6..T: runs 1, 2, 3, 4, 5, 7 = 6. Acme named in 1, 2, 3, 4 = 4 -> 66.7; brand in 1, 4, 7 = 3 -> 50; both in 1 and 4.
     expect(body.competitor).toEqual({ name: 'Acme', domain: 'acme.io' });
@@ -364,7 +401,10 @@ describe('tasks (fixture)', () => {
       [800_001, 4, 'high'],
       [800_005, 4, 'high'],
     ]);
-    expect(body.tasks[0]!.topics).toEqual([{ id: ID.widgets, name: 'Widgets' }, { id: ID.pricing, name: 'Pricing' }]);
+    expect(body.tasks[0]!.topics).toEqual([
+      { id: ID.widgets, name: 'Widgets' },
+      { id: ID.pricing, name: 'Pricing' },
+    ]);
     expect(body.open_counts).toEqual({ content: 2, technical: 1, authority: 1, brand: 0 });
     expect(body.matching).toBe(4);
   });
@@ -405,12 +445,16 @@ describe('tasks (fixture)', () => {
 });
 
 describe('perception (fixture)', () => {
-  it('takes each engine\'s latest week overlapping the period; an engine without one is not measured', async () => {
+  it("takes each engine's latest week overlapping the period; an engine without one is not measured", async () => {
     const body = await read('getBrandPerception', '/brand-perception');
     const chatgpt = body.engines.find((e) => e.engine === 'chatgpt')!;
     const perplexity = body.engines.find((e) => e.engine === 'perplexity')!;
     expect(chatgpt).toMatchObject({ as_of: day(2), knows_brand: true, recommends: true, sentiment: 0.5, gets_right: ['Knows the API'], gets_wrong: ['Quotes old prices'] });
-    expect(chatgpt.history.map((h) => [h.week_start, h.recommends])).toEqual([[day(16), false], [day(9), false], [day(2), true]]);
+    expect(chatgpt.history.map((h) => [h.week_start, h.recommends])).toEqual([
+      [day(16), false],
+      [day(9), false],
+      [day(2), true],
+    ]);
     // Perplexity's latest week (T-16..T-10) ends before T-6.
     expect(perplexity).toMatchObject({ as_of: null, knows_brand: null, recommends: null, sentiment: null, gets_right: [], gets_wrong: [] });
     expect(perplexity.history.map((h) => h.week_start)).toEqual([day(23), day(16)]);
@@ -487,7 +531,14 @@ describe('AI traffic (fixture)', () => {
       { bot: 'ClaudeBot', hits: 10, share: 40, pages: 1, last_seen: day(0) },
     ]);
     expect(body.pages).toEqual([
-      { url: URL_.widgets, hits: 20, bots: [{ bot: 'ClaudeBot', hits: 10 }, { bot: 'GPTBot', hits: 10 }] },
+      {
+        url: URL_.widgets,
+        hits: 20,
+        bots: [
+          { bot: 'ClaudeBot', hits: 10 },
+          { bot: 'GPTBot', hits: 10 },
+        ],
+      },
       { url: URL_.pricing, hits: 5, bots: [{ bot: 'GPTBot', hits: 5 }] },
     ]);
   });
@@ -500,7 +551,14 @@ describe('AI traffic (fixture)', () => {
       { assistant: 'perplexity', visits: 3, share: 14.3, pages: 1 },
     ]);
     expect(body.pages).toEqual([
-      { url: URL_.widgets, visits: 15, assistants: [{ assistant: 'chatgpt', visits: 12 }, { assistant: 'perplexity', visits: 3 }] },
+      {
+        url: URL_.widgets,
+        visits: 15,
+        assistants: [
+          { assistant: 'chatgpt', visits: 12 },
+          { assistant: 'perplexity', visits: 3 },
+        ],
+      },
       { url: URL_.pricing, visits: 6, assistants: [{ assistant: 'chatgpt', visits: 6 }] },
     ]);
   });
@@ -550,7 +608,16 @@ describe('overview (fixture)', () => {
       { id: ID.pricing, name: 'Pricing', score: 0, change: 0, rank: 1 },
       { id: ID.widgets, name: 'Widgets', score: 60, change: -40, rank: 2 },
     ]);
-    expect(body.ai_traffic).toEqual({ included: true, visits: 21, previous_visits: 20, top_assistants: [{ assistant: 'chatgpt', visits: 18 }, { assistant: 'perplexity', visits: 3 }], crawler_hits: 25 });
+    expect(body.ai_traffic).toEqual({
+      included: true,
+      visits: 21,
+      previous_visits: 20,
+      top_assistants: [
+        { assistant: 'chatgpt', visits: 18 },
+        { assistant: 'perplexity', visits: 3 },
+      ],
+      crawler_hits: 25,
+    });
     // 100 x (3 x 0.5 + 1 x 1 + 1 x 0) / (3 + 1 + 1) = 100 x 2.5 / 5 = 50.
     expect(body.readiness).toEqual({
       score: 50,

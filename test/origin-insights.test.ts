@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ENGINES } from '../src/contract/enums';
-import { type OperationId, type ResponseOf } from '../src/contract/operations';
+import type { OperationId, ResponseOf } from '../src/contract/operations';
 import { addDays, toDay } from '../src/contract/window';
 import { api, json, KEYS } from './helpers';
 import { zodSide } from '../src/contract/zod-side';
@@ -125,7 +125,7 @@ describe('GET /competitors/{name}', () => {
     }
     for (const p of body.cited_pages) expect(new URL(p.url).hostname.endsWith('helpwave.io')).toBe(true);
   });
-  it('answers 404 not_found for an unknown name and for another brand\'s rival', async () => {
+  it("answers 404 not_found for an unknown name and for another brand's rival", async () => {
     await expectError('/competitors/Nobody', 404, 'not_found');
     await expectError('/competitors/Bookwise', 404, 'not_found');
   });
@@ -180,7 +180,7 @@ describe('GET /tasks and /tasks/{id}', () => {
     expect(task.evidence.length).toBeGreaterThan(0);
     expect(task.topics.length).toBeGreaterThan(0);
   });
-  it('answers 404 for an unknown task, another brand\'s task and a task of another market', async () => {
+  it("answers 404 for an unknown task, another brand's task and a task of another market", async () => {
     await expectError('/tasks/999999', 404, 'not_found');
     const other = await read('listTasks', '/tasks?brand_id=2&status=open', KEYS.growth);
     await expectError(`/tasks/${other.tasks[0]!.id}`, 404, 'not_found');

@@ -89,7 +89,18 @@ describe('topics', () => {
     // Of 10 answered runs, Alpha is named in 6 (runs 2-6, 10), Beta in 5 (1, 2, 5, 7, 11), the brand in 5.
     // Only Alpha is named strictly more often than the brand -> rank 2.
     expect(body.topics).toEqual([
-      { id: FIX.topic, name: 'Fixtures', score: 50, change: 10, rank: 2, questions: 2, rivals: [{ name: 'Alpha', share: 60 }, { name: 'Beta', share: 50 }] },
+      {
+        id: FIX.topic,
+        name: 'Fixtures',
+        score: 50,
+        change: 10,
+        rank: 2,
+        questions: 2,
+        rivals: [
+          { name: 'Alpha', share: 60 },
+          { name: 'Beta', share: 50 },
+        ],
+      },
     ]);
   });
 
@@ -99,7 +110,7 @@ describe('topics', () => {
     expect(body.topics[0]).toMatchObject({ score: 50, change: 50 });
   });
 
-  it('in full: head-to-heads, sources, each engine\'s latest answer and the history', async () => {
+  it("in full: head-to-heads, sources, each engine's latest answer and the history", async () => {
     const body = zs.response('getTopic').parse(await read(`/topics/${FIX.topic}`));
     // Alpha is named in 6 runs, 3 of them with the brand (2, 6, 10), each time ahead of it; the brand is named alone in 2 (1, 11).
     // Beta: 5 runs, with the brand in 3 (1: brand first; 2 and 11: Beta first).
@@ -113,7 +124,15 @@ describe('topics', () => {
       { domain: 'g2.com', citations: 1, classification: 'third_party' },
     ]);
     const latest = (q: number, engine: string) => body.questions.find((x) => x.id === q)!.engines.find((e) => e.engine === engine)!.latest;
-    expect(latest(FIX.q1, 'chatgpt')).toMatchObject({ state: 'recommended', position: 1, text: 'Answer 1', citations: [{ url: 'https://www.fixco.com/guide', domain: 'fixco.com' }, { url: 'https://www.g2.com/categories/fixtures', domain: 'g2.com' }] });
+    expect(latest(FIX.q1, 'chatgpt')).toMatchObject({
+      state: 'recommended',
+      position: 1,
+      text: 'Answer 1',
+      citations: [
+        { url: 'https://www.fixco.com/guide', domain: 'fixco.com' },
+        { url: 'https://www.g2.com/categories/fixtures', domain: 'g2.com' },
+      ],
+    });
     // Runs 10 and 11 are on the same day; 11 ran later.
     expect(latest(FIX.q2, 'perplexity')).toMatchObject({ text: 'Answer 11' });
     expect(latest(FIX.q1, 'claude')).toBeNull();

@@ -59,14 +59,22 @@ async function pagesWith(swap: Swap): Promise<{ pages: Record<string, string>; u
   pages.report = await get('/reports/weekly?market=us', key);
   pages.history = await get('/reports/history?market=us', key);
 
-  const minted = await SELF.fetch(`${BASE}/reports/links`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ market: 'us', kind: 'weekly' }) });
+  const minted = await SELF.fetch(`${BASE}/reports/links`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ market: 'us', kind: 'weekly' }),
+  });
   expect(minted.status).toBe(201);
   const link = pathOf(((await minted.json()) as { link: { url: string } }).link.url);
   pages.link = await get(link, null);
   pages.linkHistory = await get(`${link}/history`, null);
 
   const email = `${swap === hostile ? 'hostile' : 'plain'}@example.com`;
-  const subscribed = await SELF.fetch(`${BASE}/digests/subscriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ email, market: 'us', kinds: ['visibility', 'won_lost'] }) });
+  const subscribed = await SELF.fetch(`${BASE}/digests/subscriptions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ email, market: 'us', kinds: ['visibility', 'won_lost'] }),
+  });
   expect(subscribed.status).toBe(201);
   const outbox = (await (await SELF.fetch(`${BASE}/dev/outbox?format=json&to=${email}`)).json()) as { messages: { id: number; text: string }[] };
   const message = outbox.messages[0]!;
@@ -75,7 +83,11 @@ async function pagesWith(swap: Swap): Promise<{ pages: Record<string, string>; u
   pages.confirm = await get(pathOf(/https?:\/\/\S+\/digests\/confirm\?token=[\w.-]+/.exec(message.text)![0]), null);
 
   nextMinute();
-  pages.check = await get('/admin/upstream/check', env.ADMIN_TOKEN, { method: 'POST', headers: { accept: 'text/html', 'content-type': 'application/json' }, body: JSON.stringify({ api_key: key, market: 'us' }) });
+  pages.check = await get('/admin/upstream/check', env.ADMIN_TOKEN, {
+    method: 'POST',
+    headers: { accept: 'text/html', 'content-type': 'application/json' },
+    body: JSON.stringify({ api_key: key, market: 'us' }),
+  });
 
   const report = await SELF.fetch(`${BASE}/reports/weekly?market=us&format=json`, { headers: { authorization: `Bearer ${key}` } });
   pages.mcpApp = renderResult({ structuredContent: (await report.json()) as Record<string, unknown> }).html;
@@ -91,13 +103,20 @@ describe('every page writes what the upstream sends as text', () => {
     const hostileRun = await pagesWith(hostile);
     const sent = hostileRun.upstream.sent;
     // Every kind of hostile string went out, in names, questions and engines alike.
-    for (const payload of HOSTILE_STRINGS) expect(sent.some((s) => s.startsWith(payload)), payload).toBe(true);
+    for (const payload of HOSTILE_STRINGS)
+      expect(
+        sent.some((s) => s.startsWith(payload)),
+        payload,
+      ).toBe(true);
 
     for (const [name, page] of Object.entries(hostileRun.pages)) {
       const elements = parsePage(page);
       expect(shapeOf(elements), name).toEqual(shapeOf(parsePage(plainRun.pages[name]!)));
       expect(dangerousAttributes(elements), name).toEqual([]);
-      expect(elements.filter((e) => e.tag === 'script' && !e.attrs.nonce), name).toEqual([]);
+      expect(
+        elements.filter((e) => e.tag === 'script' && !e.attrs.nonce),
+        name,
+      ).toEqual([]);
       if (name !== 'check') expect(shownIn(elements, sent).length, `${name} shows what the service sent`).toBeGreaterThan(0);
     }
 
@@ -119,7 +138,11 @@ describe('the consent page', () => {
         { client: { clientName: swap('Claude'), clientDomain: swap('claude.ai'), redirectHost: swap('127.0.0.1'), redirectIsLoopback: true } as never, handle: swap('handle') },
         { step: 'approve', brands: [{ name: swap('Brightdesk'), domain: swap('brightdesk.example'), markets: [{ code: swap('us') }] }] },
       );
-    const keyStep = (swap: Swap) => consentHtml({ client: { clientName: swap('Claude'), clientDomain: swap('claude.ai'), redirectHost: swap('localhost'), redirectIsLoopback: false } as never, handle: swap('handle') }, { step: 'key', error: swap('wrong key') });
+    const keyStep = (swap: Swap) =>
+      consentHtml(
+        { client: { clientName: swap('Claude'), clientDomain: swap('claude.ai'), redirectHost: swap('localhost'), redirectIsLoopback: false } as never, handle: swap('handle') },
+        { step: 'key', error: swap('wrong key') },
+      );
     for (const render of [page, keyStep]) {
       const elements = parsePage(render(hostile));
       expect(shapeOf(elements)).toEqual(shapeOf(parsePage(render(plain))));

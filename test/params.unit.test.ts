@@ -45,9 +45,46 @@ function candidates(rule: ParamRule): string[] {
   const junk = ['', ' ', 'abc', '__proto__', 'constructor', '%', 'a b'];
   switch (rule.kind) {
     case 'int':
-      return [...junk, '1', '0', '-1', '1.5', '01', '015', ' 1', '1e3', '0x10', '１', String(rule.min), String(rule.min - 1), String(rule.max), String(rule.max + 1), '2147483647', '2147483648', '9999999999', '99999999999'];
+      return [
+        ...junk,
+        '1',
+        '0',
+        '-1',
+        '1.5',
+        '01',
+        '015',
+        ' 1',
+        '1e3',
+        '0x10',
+        '１',
+        String(rule.min),
+        String(rule.min - 1),
+        String(rule.max),
+        String(rule.max + 1),
+        '2147483647',
+        '2147483648',
+        '9999999999',
+        '99999999999',
+      ];
     case 'date':
-      return [...junk, '2026-11-25', '2024-02-29', '2023-02-29', '2000-02-29', '1900-02-29', '2026-02-30', '2026-04-31', '2026-13-01', '2026-00-10', '2026-1-01', '0000-02-29', '0001-01-01', '9999-12-31', '2026-11-25T00:00:00Z', '20261125'];
+      return [
+        ...junk,
+        '2026-11-25',
+        '2024-02-29',
+        '2023-02-29',
+        '2000-02-29',
+        '1900-02-29',
+        '2026-02-30',
+        '2026-04-31',
+        '2026-13-01',
+        '2026-00-10',
+        '2026-1-01',
+        '0000-02-29',
+        '0001-01-01',
+        '9999-12-31',
+        '2026-11-25T00:00:00Z',
+        '20261125',
+      ];
     case 'enum':
       return [...junk, ...rule.values, ...rule.values.map((v) => v.toUpperCase()), 'other_value', 'x'.repeat(64), 'x'.repeat(65), 'a.b-c_d'];
     case 'text':
@@ -72,7 +109,7 @@ const PARAMETER_SETS: { name: string; params: Params; hint?: (param: string) => 
   ]),
   { name: 'GET /reports/weekly query', params: WEEKLY_QUERY },
   { name: 'POST /reports/send query', params: SEND_QUERY },
-  { name: 'a report link\'s query', params: LINK_QUERY },
+  { name: "a report link's query", params: LINK_QUERY },
   { name: 'GET /reports/history query', params: HISTORY_QUERY },
 ];
 
@@ -127,7 +164,15 @@ describe('the request parser', () => {
   it.each(PARAMETER_SETS)('names the first declared parameter at fault, then the first undeclared one: $name', ({ params, hint }) => {
     const names = Object.keys(params);
     const required = names.find((name) => params[name]!.presence === 'required');
-    const undeclared = verdict(params, Object.fromEntries([...names.filter((name) => params[name]!.presence === 'required').map((name) => [name, candidates(params[name]!.rule).find((text) => verdict({ [name]: params[name]! }, { [name]: text }).ok)!]), ['limt', '1']]), 'origin', hint);
+    const undeclared = verdict(
+      params,
+      Object.fromEntries([
+        ...names.filter((name) => params[name]!.presence === 'required').map((name) => [name, candidates(params[name]!.rule).find((text) => verdict({ [name]: params[name]! }, { [name]: text }).ok)!]),
+        ['limt', '1'],
+      ]),
+      'origin',
+      hint,
+    );
     expect(undeclared).toEqual({ ok: false, param: 'limt', message: hint?.('limt') ?? '`limt` is not a parameter of this operation.' });
     if (required) expect(verdict(params, { limt: '1' }, 'origin', hint)).toEqual({ ok: false, param: required, message: `\`${required}\` is required.` });
     if (names.length > 0) {
@@ -148,7 +193,7 @@ describe('the request parser', () => {
   it('keeps a closed enumeration closed at the edge', () => {
     expect(() => readParams(operations.getSearchPerformance.params.query, { dimension: 'country' }, { strictness: 'edge' })).toThrow('`dimension` must be one of: query, page.');
   });
-  it('says each rule\'s message', () => {
+  it("says each rule's message", () => {
     const q = operations.getOverview.params.query;
     expect(() => readParams(q, { days: '1.5' })).toThrow('`days` must be a whole number.');
     expect(() => readParams(q, { days: '0' })).toThrow('`days` must be at least 1.');
@@ -159,6 +204,7 @@ describe('the request parser', () => {
   });
   it('names `__proto__` as a parameter it does not take', () => {
     const input: Record<string, string> = Object.create(null);
+    // biome-ignore lint/suspicious/noProto: the name a hostile query sends, on an object with no prototype.
     input.__proto__ = '1';
     expect(() => readParams(tasks, input)).toThrow('`__proto__` is not a parameter of this operation.');
   });

@@ -72,7 +72,25 @@ describe('a Pro key', () => {
     const csv = await readCsv(link.url);
     expect(csv.status).toBe(200);
     const rows = csv.records;
-    expect(csv.header).toEqual(['rank', 'do', 'why', 'task', 'expected_gain', 'effort', 'question', 'topic', 'outcome', 'engines_lost', 'engines', 'taken_by', 'page_url', 'page_title', 'page_cited', 'page_action', 'cited_instead']);
+    expect(csv.header).toEqual([
+      'rank',
+      'do',
+      'why',
+      'task',
+      'expected_gain',
+      'effort',
+      'question',
+      'topic',
+      'outcome',
+      'engines_lost',
+      'engines',
+      'taken_by',
+      'page_url',
+      'page_title',
+      'page_cited',
+      'page_action',
+      'cited_instead',
+    ]);
     expect(rows).toHaveLength(report.plan!.items.reduce((n, item) => n + item.questions.length, 0));
     const first = report.plan!.items[0]!;
     expect(rows.filter((r) => r.rank === '1').map((r) => r.task)).toEqual(first.questions.map(() => first.task!.title));

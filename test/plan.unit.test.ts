@@ -52,7 +52,11 @@ describe('the plan of the demo week', () => {
 
   it('holds every lost question once, one item per task, ranked by engines lost and saying so', () => {
     const held = items.flatMap((i) => i.questions.filter((q) => q.outcome === 'lost').map((q) => q.question_id));
-    expect(held.sort()).toEqual(lostQuestions(history).map((q) => q.question_id).sort());
+    expect(held.sort()).toEqual(
+      lostQuestions(history)
+        .map((q) => q.question_id)
+        .sort(),
+    );
     const tasks = items.flatMap((i) => (i.task ? [i.task.id] : []));
     expect(new Set(tasks).size).toBe(tasks.length);
     expect(items.map((i) => i.engines_lost)).toEqual([...items.map((i) => i.engines_lost)].sort((a, b) => b - a));
@@ -104,7 +108,9 @@ describe('in the digest', () => {
     const report = buildReport(input({ matrix: us.matrix as ResponseOf<'getPromptMatrix'> }));
     const { html, text } = await renderDigest({ report, links });
     const items = report.plan!.items;
-    const order = ['>AI visibility</h2>', '>56.8%', '>This week</h2>', `1. ${items[0]!.headline}`, `3. ${items[2]!.headline}`, 'Score by week, last 12 weeks', '>By engine</h2>'].map((marker) => html.indexOf(marker.replaceAll('"', '&quot;')));
+    const order = ['>AI visibility</h2>', '>56.8%', '>This week</h2>', `1. ${items[0]!.headline}`, `3. ${items[2]!.headline}`, 'Score by week, last 12 weeks', '>By engine</h2>'].map((marker) =>
+      html.indexOf(marker.replaceAll('"', '&quot;')),
+    );
     expect(order.every((at) => at >= 0)).toBe(true);
     expect(order).toEqual([...order].sort((a, b) => a - b));
     expect(html).not.toContain(`4. ${items[3]!.headline}`);
@@ -193,7 +199,11 @@ describe('over generated variations of the bodies (fast-check, seeded)', () => {
         const report = buildReport(input({ history: h, plan: inputs }));
         const items = report.plan!.items;
         const lost = items.flatMap((i) => i.questions.filter((q) => q.outcome === 'lost').map((q) => q.question_id));
-        expect(lost.sort()).toEqual(lostQuestions(h).map((q) => q.question_id).sort());
+        expect(lost.sort()).toEqual(
+          lostQuestions(h)
+            .map((q) => q.question_id)
+            .sort(),
+        );
         for (const item of items) {
           for (const q of item.questions) {
             const first = inputs.tasks?.tasks.find((t) => t.topics.some((topic) => topic.id === q.topic.id));
@@ -212,7 +222,14 @@ describe('over generated variations of the bodies (fast-check, seeded)', () => {
   });
 
   it('holds in market de too', () => {
-    const report = buildReport(input({ visibility: de.visibility as ResponseOf<'getVisibility'>, history: de.history as ResponseOf<'getAnswerHistory'>, topics: de.topics as ResponseOf<'listTopics'>, plan: de.plan as PlanInputs }));
+    const report = buildReport(
+      input({
+        visibility: de.visibility as ResponseOf<'getVisibility'>,
+        history: de.history as ResponseOf<'getAnswerHistory'>,
+        topics: de.topics as ResponseOf<'listTopics'>,
+        plan: de.plan as PlanInputs,
+      }),
+    );
     expect(report.plan!.items.flatMap((i) => i.questions.filter((q) => q.outcome === 'lost')).length).toBe(de.history.counts.lost);
     expect(report.implausible).toEqual([]);
   });

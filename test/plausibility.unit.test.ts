@@ -38,16 +38,42 @@ const answerHistory = (): Body => ({
 const moves = (): Body => ({
   counts: { won: 2, lost: 1, held: 1 },
   questions: [
-    { question_id: 1, outcome: 'won', engines_naming_now: 3, engines_naming_before: 1, moved: [{ engine: 'chatgpt', before: 'absent', now: 'recommended', direction: 'gained' }, { engine: 'claude', before: 'open', now: 'mentioned', direction: 'gained' }] },
+    {
+      question_id: 1,
+      outcome: 'won',
+      engines_naming_now: 3,
+      engines_naming_before: 1,
+      moved: [
+        { engine: 'chatgpt', before: 'absent', now: 'recommended', direction: 'gained' },
+        { engine: 'claude', before: 'open', now: 'mentioned', direction: 'gained' },
+      ],
+    },
     { question_id: 2, outcome: 'won', engines_naming_now: 2, engines_naming_before: 1, moved: [{ engine: 'gemini', before: null, now: 'mentioned', direction: 'gained' }] },
     { question_id: 3, outcome: 'lost', engines_naming_now: 0, engines_naming_before: 1, moved: [{ engine: 'copilot', before: 'mentioned', now: 'absent', direction: 'lost', top_rival: 'Helpwave' }] },
-    { question_id: 4, outcome: 'held', engines_naming_now: 1, engines_naming_before: 1, moved: [{ engine: 'chatgpt', before: 'mentioned', now: 'open', direction: 'lost', top_rival: null }, { engine: 'claude', before: 'absent', now: 'recommended', direction: 'gained' }] },
+    {
+      question_id: 4,
+      outcome: 'held',
+      engines_naming_now: 1,
+      engines_naming_before: 1,
+      moved: [
+        { engine: 'chatgpt', before: 'mentioned', now: 'open', direction: 'lost', top_rival: null },
+        { engine: 'claude', before: 'absent', now: 'recommended', direction: 'gained' },
+      ],
+    },
   ],
 });
 const TODAY = '2026-11-25';
 const topics = (): Body => ({
   topics: [
-    { score: 45.2, change: -6.3, questions: 7, rivals: [{ name: 'A', share: 30.1 }, { name: 'B', share: 12 }] },
+    {
+      score: 45.2,
+      change: -6.3,
+      questions: 7,
+      rivals: [
+        { name: 'A', share: 30.1 },
+        { name: 'B', share: 12 },
+      ],
+    },
     { score: 61, change: 2.1, questions: 7, rivals: [{ name: 'A', share: 0.4 }] },
     { score: 30.5, change: 0, questions: 7, rivals: [] },
     { score: 12.3, change: 0.8, questions: 7, rivals: [] },
@@ -57,8 +83,22 @@ const matrix = (): Body => ({
   period: { from: '2026-11-19', to: '2026-11-25' },
   engines: ['chatgpt', 'claude', 'grok', 'meta_ai'],
   prompts: [
-    { engines: [{ engine: 'chatgpt', rate: 71.4, runs: 7 }, { engine: 'claude', rate: 100, runs: 7 }, { engine: 'grok', rate: null, runs: 0 }, { engine: 'meta_ai', rate: 42.9, runs: 14 }] },
-    { engines: [{ engine: 'chatgpt', rate: 28.6, runs: 7 }, { engine: 'claude', rate: 50, runs: 8 }, { engine: 'grok', rate: null, runs: 0 }, { engine: 'meta_ai', rate: 35.7, runs: 14 }] },
+    {
+      engines: [
+        { engine: 'chatgpt', rate: 71.4, runs: 7 },
+        { engine: 'claude', rate: 100, runs: 7 },
+        { engine: 'grok', rate: null, runs: 0 },
+        { engine: 'meta_ai', rate: 42.9, runs: 14 },
+      ],
+    },
+    {
+      engines: [
+        { engine: 'chatgpt', rate: 28.6, runs: 7 },
+        { engine: 'claude', rate: 50, runs: 8 },
+        { engine: 'grok', rate: null, runs: 0 },
+        { engine: 'meta_ai', rate: 35.7, runs: 14 },
+      ],
+    },
   ],
 });
 /** The overview's figures that are made of counts beside them, and the brand's own row among its rivals. */
@@ -67,21 +107,59 @@ const overview = (): Body => ({
   share_of_voice: { share: 29.6, change: 0.1, brand_mentions: 957, rival_mentions: 2272 },
   competition: { brand: { name: 'Brightdesk', visibility: 56.2, share_of_voice: 29.6 }, rivals: [] },
   perception: { engines_measured: 6, engines_knowing: 5, engines_recommending: 1, recommend_rate: 16.7 },
-  readiness: { score: 30, signals: [{ value: 40, weight: 2 }, { value: 10, weight: 1 }] },
+  readiness: {
+    score: 30,
+    signals: [
+      { value: 40, weight: 2 },
+      { value: 10, weight: 1 },
+    ],
+  },
 });
 /** /pages: totals divided by engine, by topic and by page, each page by engine and topic, with their changes. */
 const pages = (): Body => ({
   totals: { citations: 30, previous_citations: 25, change: 5 },
-  by_engine: [{ engine: 'chatgpt', citations: 20, previous_citations: 10 }, { engine: 'claude', citations: 10, previous_citations: 15 }],
+  by_engine: [
+    { engine: 'chatgpt', citations: 20, previous_citations: 10 },
+    { engine: 'claude', citations: 10, previous_citations: 15 },
+  ],
   by_topic: [{ id: 1, citations: 30, previous_citations: 25, change: 5 }],
   pages: [
-    { url: 'a', citations: 18, previous_citations: 5, change: 13, by_engine: [{ citations: 12, previous_citations: 2 }, { citations: 6, previous_citations: 3 }], by_topic: [{ citations: 18, previous_citations: 5 }] },
-    { url: 'b', citations: 12, previous_citations: 20, change: -8, by_engine: [{ citations: 8, previous_citations: 8 }, { citations: 4, previous_citations: 12 }], by_topic: [{ citations: 12, previous_citations: 20 }] },
+    {
+      url: 'a',
+      citations: 18,
+      previous_citations: 5,
+      change: 13,
+      by_engine: [
+        { citations: 12, previous_citations: 2 },
+        { citations: 6, previous_citations: 3 },
+      ],
+      by_topic: [{ citations: 18, previous_citations: 5 }],
+    },
+    {
+      url: 'b',
+      citations: 12,
+      previous_citations: 20,
+      change: -8,
+      by_engine: [
+        { citations: 8, previous_citations: 8 },
+        { citations: 4, previous_citations: 12 },
+      ],
+      by_topic: [{ citations: 12, previous_citations: 20 }],
+    },
   ],
 });
 const perception = (): Body => ({ summary: { engines_measured: 6, engines_knowing: 5, engines_recommending: 1, recommend_rate: 16.7 } });
 type Planted = OperationId | 'moves';
-const RIGHT: Partial<Record<Planted, () => Body>> = { getVisibility: visibility, getAnswerHistory: answerHistory, listTopics: topics, getPromptMatrix: matrix, moves, getOverview: overview, getBrandPerception: perception, listPages: pages };
+const RIGHT: Partial<Record<Planted, () => Body>> = {
+  getVisibility: visibility,
+  getAnswerHistory: answerHistory,
+  listTopics: topics,
+  getPromptMatrix: matrix,
+  moves,
+  getOverview: overview,
+  getBrandPerception: perception,
+  listPages: pages,
+};
 
 /** The violations of `id`'s right body with one change planted, read on `TODAY`. */
 function planted(id: Planted, change: (body: Body) => void): Violation[] {
@@ -132,7 +210,9 @@ describe('each rule fails on a planted bad value', () => {
       for (const t of b.topics as Body[]) t.change = Math.round((t.change as number) * 10) / 1000;
     });
     expect(rules(found)).toEqual([['points_not_fractions', 'topics[].change']]);
-    expect(found[0]!.message).toBe('topics[].change -0.063, 0.021, 0.008: every value is below one point and written to more decimals than a percentage has, as a 0-1 share is: is `topics[].change` read without `convert: percent`?');
+    expect(found[0]!.message).toBe(
+      'topics[].change -0.063, 0.021, 0.008: every value is below one point and written to more decimals than a percentage has, as a 0-1 share is: is `topics[].change` read without `convert: percent`?',
+    );
   });
 
   it('whole_counts: a negative count, a fraction', () => {
@@ -156,7 +236,7 @@ describe('each rule fails on a planted bad value', () => {
     });
     expect(rules(found)).toEqual([['outcome_follows_engines', 'questions[].outcome']]);
     expect(found[0]!.message).toBe(
-      '1 question is lost though more engines name the brand now than before (a question: 3 now, 2 before), 1 won though fewer engines name the brand now than before (a question: 1 now, 2 before): are the outcomes\' values (won, lost, held) mapped the right way round, or `engines_naming_now` and `engines_naming_before` read from the wrong fields?',
+      "1 question is lost though more engines name the brand now than before (a question: 3 now, 2 before), 1 won though fewer engines name the brand now than before (a question: 1 now, 2 before): are the outcomes' values (won, lost, held) mapped the right way round, or `engines_naming_now` and `engines_naming_before` read from the wrong fields?",
     );
   });
 
@@ -170,7 +250,14 @@ describe('each rule fails on a planted bad value', () => {
     ]);
     expect(found[0]!.message).toContain('1 move ends `absent` with no rival named');
     // A service that does not give the rival says nothing of it.
-    expect(planted('moves', (b) => { for (const q of b.questions as Body[]) for (const m of q.moved as Body[]) { delete m.top_rival; } })).toEqual([]);
+    expect(
+      planted('moves', (b) => {
+        for (const q of b.questions as Body[])
+          for (const m of q.moved as Body[]) {
+            delete m.top_rival;
+          }
+      }),
+    ).toEqual([]);
   });
 
   it('outcome_follows_engines: the counts swapped blame the counts, as the moved engines say, and count each outcome apart', () => {
@@ -187,10 +274,12 @@ describe('each rule fails on a planted bad value', () => {
     const outcome = planted('moves', (b) => {
       for (const q of b.questions as Body[]) q.outcome = q.outcome === 'won' ? 'lost' : q.outcome === 'lost' ? 'won' : q.outcome;
     });
-    expect(outcome.filter((v) => v.rule !== 'outcomes_add_up').map((v) => [v.rule, v.fields, v.values])).toEqual([['outcome_follows_engines', ['questions[].outcome'], { questions: 3, won: 1, lost: 2 }]]);
+    expect(outcome.filter((v) => v.rule !== 'outcomes_add_up').map((v) => [v.rule, v.fields, v.values])).toEqual([
+      ['outcome_follows_engines', ['questions[].outcome'], { questions: 3, won: 1, lost: 2 }],
+    ]);
   });
 
-  it('moves_follow_outcome: the moved engines\' before and now swapped, counted per outcome, blaming them', () => {
+  it("moves_follow_outcome: the moved engines' before and now swapped, counted per outcome, blaming them", () => {
     const found = planted('moves', (b) => {
       for (const q of b.questions as { moved: Body[] }[]) for (const m of q.moved) [m.before, m.now] = [m.now, m.before];
     });
@@ -217,11 +306,17 @@ describe('each rule fails on a planted bad value', () => {
   it('fixed_windows: the period read from the comparison window, a window not 7 days long, a comparison window that is not the week before', () => {
     const late = planted('getAnswerHistory', (b) => void (b.period = b.previous_period));
     expect(late.map((v) => [v.rule, v.fields])).toEqual([['fixed_windows', ['period.from', 'period.to']]]);
-    expect(late[0]!.message).toBe('/answers/history period 2026-11-12 to 2026-11-18 ends 7 days before today (2026-11-25), but its window is the last 7 days ending today: is `period` read from the comparison window (`previous_period`)?');
+    expect(late[0]!.message).toBe(
+      '/answers/history period 2026-11-12 to 2026-11-18 ends 7 days before today (2026-11-25), but its window is the last 7 days ending today: is `period` read from the comparison window (`previous_period`)?',
+    );
     // Without the clock, the comparison window the same as the period still says it.
     const same = violationsOf('getAnswerHistory', { ...answerHistory(), period: { from: '2026-11-12', to: '2026-11-18' } });
     expect(same.map((v) => [v.rule, v.fields.length, v.message])).toEqual([
-      ['fixed_windows', 4, '/answers/history compares 2026-11-12 to 2026-11-18 with 2026-11-12 to 2026-11-18, but its comparison window is the 7 days before: are `period` and `previous_period` read from the same field?'],
+      [
+        'fixed_windows',
+        4,
+        '/answers/history compares 2026-11-12 to 2026-11-18 with 2026-11-12 to 2026-11-18, but its comparison window is the 7 days before: are `period` and `previous_period` read from the same field?',
+      ],
     ]);
     expect(rules(planted('getVisibility', (b) => void (b.period = { from: '2026-11-01', to: '2026-11-25' })))).toEqual([['fixed_windows', 'period.from']]);
     expect(planted('getPromptMatrix', (b) => void (b.period = { from: '2026-11-05', to: '2026-11-11' })).map((v) => v.message)).toEqual([
@@ -231,13 +326,16 @@ describe('each rule fails on a planted bad value', () => {
 
   it('engines_ours_or_declared: a vendor alias that answered, left unmapped; one that answered nothing is not judged', () => {
     const found = planted('getPromptMatrix', (b) => {
-      for (const p of b.prompts as { engines: Body[] }[]) for (const c of p.engines) c.engine = ({ chatgpt: 'OPENAI', claude: 'ANTHROPIC', grok: 'XAI_GROK' } as Record<string, string>)[c.engine as string] ?? c.engine;
+      for (const p of b.prompts as { engines: Body[] }[])
+        for (const c of p.engines) c.engine = ({ chatgpt: 'OPENAI', claude: 'ANTHROPIC', grok: 'XAI_GROK' } as Record<string, string>)[c.engine as string] ?? c.engine;
     });
     expect(found.map((v) => [v.rule, v.fields, v.values])).toEqual([['engines_ours_or_declared', ['prompts[].engines[].engine'], { 'prompts[].engines[].engine': ['OPENAI', 'ANTHROPIC'] }]]);
     expect(found[0]!.message).toBe(
       'prompts[].engines[].engine `OPENAI`, `ANTHROPIC`: 2 engines that answered, under names neither ours nor declared, each counted as an engine of its own: map each onto ours in `values`, or declare each as another engine in our form ("OPENAI": "openai", "ANTHROPIC": "anthropic")?',
     );
-    expect(rules(planted('getAnswerHistory', (b) => void ((b.questions as { moved: Body[] }[])[1]!.moved[0]!.engine = 'Google AIO')))).toEqual([['engines_ours_or_declared', 'questions[].moved[].engine']]);
+    expect(rules(planted('getAnswerHistory', (b) => void ((b.questions as { moved: Body[] }[])[1]!.moved[0]!.engine = 'Google AIO')))).toEqual([
+      ['engines_ours_or_declared', 'questions[].moved[].engine'],
+    ]);
     // An engine of the service's own, in a form of its own, is carried under its name (DESIGN section 13).
     expect(planted('getPromptMatrix', (b) => void ((b.prompts as { engines: Body[] }[])[0]!.engines[3]!.engine = 'Grok-2'))).toEqual([]);
   });
@@ -245,17 +343,22 @@ describe('each rule fails on a planted bad value', () => {
   it('weeks_consecutive: a gap between weeks, and a history that ends before the period', () => {
     expect(rules(planted('getVisibility', (b) => void ((b.history as Body[])[5] = week(6, 50))))).toEqual([['weeks_consecutive', 'history[].week_start']]);
     const late = planted('getVisibility', (b) => void (b.period = { from: '2026-12-03', to: '2026-12-09' }));
-    expect(late.filter((v) => v.rule === 'weeks_consecutive').map((v) => v.message)).toEqual(["the history's last week ends 2026-11-25, outside the period 2026-12-03 to 2026-12-09: is the history read oldest first, from the right fields?"]);
+    expect(late.filter((v) => v.rule === 'weeks_consecutive').map((v) => v.message)).toEqual([
+      "the history's last week ends 2026-11-25, outside the period 2026-12-03 to 2026-12-09: is the history read oldest first, from the right fields?",
+    ]);
   });
 
   it('change_against_week_before: a 0-1 change read as points', () => {
     const found = planted('getVisibility', (b) => void (b.change = 0.012));
     expect(found.map((v) => [v.rule, v.message])).toEqual([
-      ['change_against_week_before', 'change 0.012, but the score went from 55.0 the week before to 56.2 (+1.2 points): is `change` read from the right field, in points (a 0-1 change needs `convert: percent`)?'],
+      [
+        'change_against_week_before',
+        'change 0.012, but the score went from 55.0 the week before to 56.2 (+1.2 points): is `change` read from the right field, in points (a 0-1 change needs `convert: percent`)?',
+      ],
     ]);
   });
 
-  it('last_week_is_the_period: the history\'s last week read from another count, or from another unit, than the period\'s', () => {
+  it("last_week_is_the_period: the history's last week read from another count, or from another unit, than the period's", () => {
     const found = planted('getVisibility', (b) => void ((b.history as Body[]).at(-1)!.answered_runs = 285));
     expect(found.map((v) => [v.rule, v.fields])).toEqual([['last_week_is_the_period', ['history[].answered_runs', 'answered_runs']]]);
     expect(found[0]!.message).toMatch(/^[\d,]+ answered in the period, but 285 in the history's last week, which is the period: is `history\[\]\.answered_runs` read from the right field\?$/);
@@ -271,23 +374,41 @@ describe('each rule fails on a planted bad value', () => {
   });
 
   it('engines_answered: a view that counts an engine with no run', () => {
-    const found = viewViolations([{ engine: 'chatgpt', runs: 42 }, { engine: 'grok', runs: 0 }]);
+    const found = viewViolations([
+      { engine: 'chatgpt', runs: 42 },
+      { engine: 'grok', runs: 0 },
+    ]);
     for (const v of found) failed.add(v.rule);
     expect(found).toEqual([
-      { rule: 'engines_answered', operation: null, fields: ['engines[].runs'], values: { engines: ['grok'] }, message: "`grok` answered nothing in the period, yet is counted among the brand's 2 engines" },
+      {
+        rule: 'engines_answered',
+        operation: null,
+        fields: ['engines[].runs'],
+        values: { engines: ['grok'] },
+        message: "`grok` answered nothing in the period, yet is counted among the brand's 2 engines",
+      },
     ]);
-    expect(viewViolations([{ engine: 'chatgpt', runs: 42 }, { engine: 'grok', runs: null }])).toEqual([]);
+    expect(
+      viewViolations([
+        { engine: 'chatgpt', runs: 42 },
+        { engine: 'grok', runs: null },
+      ]),
+    ).toEqual([]);
   });
 
-  it('score_is_share_named: the overview\'s visibility read from a 0-1 share without `percent`', () => {
+  it("score_is_share_named: the overview's visibility read from a 0-1 share without `percent`", () => {
     const found = planted('getOverview', (b) => void ((b.visibility as Body).score = 0.562));
     expect(found.map((v) => [v.rule, v.fields[0], v.message])).toEqual([
       ['score_is_share_named', 'visibility.score', 'score 0.562, but 961 of 1,710 answers name the brand (56.2%): is `visibility.score` read from the right field?'],
-      ['brand_standing_is_its_figures', 'competition.brand.visibility', 'competition.brand.visibility 56.2, but visibility.score is 0.562: is `competition.brand.visibility` read from the right field, as a percentage?'],
+      [
+        'brand_standing_is_its_figures',
+        'competition.brand.visibility',
+        'competition.brand.visibility 56.2, but visibility.score is 0.562: is `competition.brand.visibility` read from the right field, as a percentage?',
+      ],
     ]);
   });
 
-  it('share_of_voice_is_share_of_mentions: a share that is not the brand\'s part of the mentions', () => {
+  it("share_of_voice_is_share_of_mentions: a share that is not the brand's part of the mentions", () => {
     const found = planted('getOverview', (b) => void ((b.share_of_voice as Body).rival_mentions = 957));
     expect(found.map((v) => [v.rule, v.fields[0], v.message])).toEqual([
       ['share_of_voice_is_share_of_mentions', 'share_of_voice.share', 'share 29.6, but 957 of 1,914 mentions are of the brand (50.0%): is `share_of_voice.share` read from the right field?'],
@@ -301,29 +422,39 @@ describe('each rule fails on a planted bad value', () => {
     );
   });
 
-  it('readiness_is_weighted_signals: a score that is not its signals\' weighted mean', () => {
+  it("readiness_is_weighted_signals: a score that is not its signals' weighted mean", () => {
     const found = planted('getOverview', (b) => void ((b.readiness as Body).score = 0.3));
     expect(found.map((v) => [v.rule, v.fields, v.message])).toEqual([
       ['readiness_is_weighted_signals', ['readiness.score'], 'readiness.score 0.3, but its 2 signals weigh in at 30.0: is `readiness.score` read from the right field, as a percentage?'],
     ]);
   });
 
-  it('brand_standing_is_its_figures: the brand\'s row read from another field', () => {
-    expect(rules(planted('getOverview', (b) => void ((b.competition as { brand: Body }).brand.share_of_voice = 56.2)))).toEqual([['brand_standing_is_its_figures', 'competition.brand.share_of_voice']]);
+  it("brand_standing_is_its_figures: the brand's row read from another field", () => {
+    expect(rules(planted('getOverview', (b) => void ((b.competition as { brand: Body }).brand.share_of_voice = 56.2)))).toEqual([
+      ['brand_standing_is_its_figures', 'competition.brand.share_of_voice'],
+    ]);
   });
 
-  it('citations_add_up: a page\'s citations by engine read the wrong way round', () => {
+  it("citations_add_up: a page's citations by engine read the wrong way round", () => {
     const found = planted('listPages', (b) => {
       for (const page of b.pages as { by_engine: Body[] }[]) for (const e of page.by_engine) [e.citations, e.previous_citations] = [e.previous_citations, e.citations];
     });
     expect(found.map((v) => [v.rule, v.fields, v.message])).toEqual([
-      ['citations_add_up', ['pages[].by_engine[].citations', 'pages[].citations'], 'pages[].by_engine[].citations add up to 5, but pages[].citations is 18 (item 1 of `pages[]`, and 1 more): are they read from the right fields?'],
-      ['citations_add_up', ['pages[].by_engine[].previous_citations', 'pages[].previous_citations'], 'pages[].by_engine[].previous_citations add up to 18, but pages[].previous_citations is 5 (item 1 of `pages[]`, and 1 more): are they read from the right fields?'],
+      [
+        'citations_add_up',
+        ['pages[].by_engine[].citations', 'pages[].citations'],
+        'pages[].by_engine[].citations add up to 5, but pages[].citations is 18 (item 1 of `pages[]`, and 1 more): are they read from the right fields?',
+      ],
+      [
+        'citations_add_up',
+        ['pages[].by_engine[].previous_citations', 'pages[].previous_citations'],
+        'pages[].by_engine[].previous_citations add up to 18, but pages[].previous_citations is 5 (item 1 of `pages[]`, and 1 more): are they read from the right fields?',
+      ],
     ]);
   });
 
   it('change_of_counts: citations now and before swapped against their change', () => {
-    const found = planted('listPages', (b) => void ((b.totals as Body).citations = 25, ((b.totals as Body).previous_citations = 30)));
+    const found = planted('listPages', (b) => void (((b.totals as Body).citations = 25), ((b.totals as Body).previous_citations = 30)));
     expect(found.filter((v) => v.rule === 'change_of_counts').map((v) => [v.fields[0], v.message])).toEqual([
       ['totals.change', 'totals.change 5, but 25 now against 30 before is -5: are `totals.citations` and `totals.previous_citations` read the right way round?'],
     ]);
@@ -335,22 +466,41 @@ describe('each rule fails on a planted bad value', () => {
       for (const p of b.prompts as { engines: Body[] }[]) p.engines.forEach((c, i) => Object.assign(c, { state: c.runs === 0 ? null : states[i], position: position(states[i]!, i) }));
     };
     // Right: the naming states ranked, the others not; absent at 71.4% may hold a rank from its other runs.
-    expect(planted('getPromptMatrix', cells((state, i) => (state === 'recommended' || state === 'mentioned' ? 1.5 : i === 1 ? null : null)))).toEqual([]);
-    const found = planted('getPromptMatrix', cells(() => 602));
+    expect(
+      planted(
+        'getPromptMatrix',
+        cells((state, i) => (state === 'recommended' || state === 'mentioned' ? 1.5 : i === 1 ? null : null)),
+      ),
+    ).toEqual([]);
+    const found = planted(
+      'getPromptMatrix',
+      cells(() => 602),
+    );
     expect(found.map((v) => [v.rule, v.fields, v.message])).toEqual([
-      ['position_where_named', ['prompts[].engines[].position', 'prompts[].engines[].state'], 'prompts[].engines[].position 602 where the state is "absent": a position is the brand\'s rank where an answer named it, none where none did: is `prompts[].engines[].position` read from the right field?'],
+      [
+        'position_where_named',
+        ['prompts[].engines[].position', 'prompts[].engines[].state'],
+        'prompts[].engines[].position 602 where the state is "absent": a position is the brand\'s rank where an answer named it, none where none did: is `prompts[].engines[].position` read from the right field?',
+      ],
     ]);
-    expect(rules(planted('getPromptMatrix', cells(() => null)))).toEqual([['position_where_named', 'prompts[].engines[].position']]);
+    expect(
+      rules(
+        planted(
+          'getPromptMatrix',
+          cells(() => null),
+        ),
+      ),
+    ).toEqual([['position_where_named', 'prompts[].engines[].position']]);
   });
 
-  it('most_named_first: rivals\' shares read from a field that rises down the list', () => {
-    const found = planted('listTopics', (b) => void ((b.topics as { rivals: Body[] }[])[0]!.rivals.reverse()));
+  it("most_named_first: rivals' shares read from a field that rises down the list", () => {
+    const found = planted('listTopics', (b) => void (b.topics as { rivals: Body[] }[])[0]!.rivals.reverse());
     expect(found.map((v) => [v.rule, v.fields, v.message])).toEqual([
       ['most_named_first', ['topics[].rivals[].share'], 'topics[].rivals[].share 12, 30.1: the list is most named first, so these never rise: is `topics[].rivals[].share` read from the right field?'],
     ]);
   });
 
-  it('questions_listed: a topic\'s count of questions that is not the questions it lists', () => {
+  it("questions_listed: a topic's count of questions that is not the questions it lists", () => {
     const topic = { topic: { id: 1, questions: 2, rivals: [] }, questions: [{ id: 11 }, { id: 12 }] };
     expect(violationsOf('getTopic', topic)).toEqual([]);
     const found = violationsOf('getTopic', { ...topic, topic: { ...topic.topic, questions: 1101 } });
@@ -363,4 +513,3 @@ describe('each rule fails on a planted bad value', () => {
     expect(RULES.map((r) => r.id).sort()).toEqual(RULE_IDS.filter((id) => id !== 'engines_answered').sort());
   });
 });
-

@@ -52,7 +52,7 @@ describe('a flood of random keys from one address', () => {
     });
   });
 
-  it('with invalid parameters too: the reads that learn each key\'s refusal count against the address', async () => {
+  it("with invalid parameters too: the reads that learn each key's refusal count against the address", async () => {
     fake.up.fault = { status: 401, code: 'invalid_api_key' };
     const statuses = await inOneLimiterWindow('198.51.110', async (address) => {
       const statuses: number[] = [];
@@ -82,7 +82,7 @@ describe('a flood of random keys from one address', () => {
   });
 });
 
-describe('a flood of random keys to the embedded origin\'s own mount (/origin/api/v1)', () => {
+describe("a flood of random keys to the embedded origin's own mount (/origin/api/v1)", () => {
   /** The test env with D1 wrapped to count the statements the origin prepares (one per authentication of an unknown key). */
   function countingEnv() {
     const counter = { prepared: 0 };
@@ -97,7 +97,11 @@ describe('a flood of random keys to the embedded origin\'s own mount (/origin/ap
   }
   async function origin(testEnv: Env, path: string, key: string, address: string): Promise<Response> {
     const ctx = createExecutionContext();
-    const response = await worker.fetch!(new Request(`https://edge.test/origin/api/v1${path}`, { headers: { authorization: `Bearer ${key}`, ...from(address) } }) as Request<unknown, IncomingRequestCfProperties>, testEnv, ctx);
+    const response = await worker.fetch!(
+      new Request(`https://edge.test/origin/api/v1${path}`, { headers: { authorization: `Bearer ${key}`, ...from(address) } }) as Request<unknown, IncomingRequestCfProperties>,
+      testEnv,
+      ctx,
+    );
     await waitOnExecutionContext(ctx);
     return response;
   }
@@ -163,7 +167,7 @@ function report(path: string, key: string, address: string, o: { method?: string
 }
 
 describe('a flood of random keys through the reports (in-process reads through the proxy)', () => {
-  it('/reports/weekly: the reads count against the caller\'s address, like /api/v1: at most UNVERIFIED_PER_MINUTE upstream calls, then 429', async () => {
+  it("/reports/weekly: the reads count against the caller's address, like /api/v1: at most UNVERIFIED_PER_MINUTE upstream calls, then 429", async () => {
     fake.up.fault = { status: 401, code: 'invalid_api_key' };
     const { address, answers } = await inOneLimiterWindow('198.51.102', async (address) => {
       const answers: { status: number; code?: string; retryAfter: string | null }[] = [];
@@ -257,8 +261,14 @@ describe('a key that failed authentication', () => {
 /** What a gate object holds in storage: its tables, its alarm, its KV entries. */
 async function storageOf(stub: DurableObjectStub) {
   return runInDurableObject(stub, async (_, state) => ({
-    tables: state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'").toArray().map((r) => r.name),
-    rows: state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM sqlite_master WHERE name = 'calls'").one().n === 1 ? state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM calls').one().n : 0,
+    tables: state.storage.sql
+      .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%'")
+      .toArray()
+      .map((r) => r.name),
+    rows:
+      state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM sqlite_master WHERE name = 'calls'").one().n === 1
+        ? state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM calls').one().n
+        : 0,
     alarm: await state.storage.getAlarm(),
     kv: (await state.storage.list()).size,
   }));

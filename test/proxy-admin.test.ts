@@ -44,7 +44,7 @@ describe('purge', () => {
     }
   });
 
-  it('purges one key\'s entries, leaving other keys\' alone', async () => {
+  it("purges one key's entries, leaving other keys' alone", async () => {
     const [a, b] = [freshKey('a'), freshKey('b')];
     await cached('/visibility', a);
     await cached('/activity', a);
@@ -134,7 +134,10 @@ describe('CORS', () => {
       'no token': await fromDashboard('/admin/cache/stats', { method: 'GET' }),
       'wrong method': await fromDashboard('/admin/cache/purge', { method: 'GET', headers: token }),
       unknown: await fromDashboard('/admin/cache/nope', { method: 'GET', headers: token }),
-      preflight: await fromDashboard('/admin/cache/purge', { method: 'OPTIONS', headers: { 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } }),
+      preflight: await fromDashboard('/admin/cache/purge', {
+        method: 'OPTIONS',
+        headers: { 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+      }),
     };
     expect(Object.fromEntries(Object.entries(answers).map(([what, r]) => [what, r.status]))).toEqual({ stats: 200, purge: 200, 'no token': 401, 'wrong method': 405, unknown: 404, preflight: 401 });
     expect(Object.fromEntries(Object.entries(answers).map(([what, r]) => [what, corsHeaders(r)]))).toEqual({ stats: [], purge: [], 'no token': [], 'wrong method': [], unknown: [], preflight: [] });

@@ -17,9 +17,7 @@ const SECOND = 1000;
 const WINDOWLESS = '/activity';
 
 let up: FakeUpstream;
-let now = T0;
 const at = (ms: number) => {
-  now = ms;
   vi.setSystemTime(ms);
 };
 
@@ -129,7 +127,7 @@ describe('caching', () => {
     expect(['limit', 'remaining', 'reset'].map((f) => hit.headers.get(`ratelimit-${f}`))).toEqual([null, null, null]);
   });
 
-  it('carries the key\'s upstream budget, as the upstream last reported it, on answers from the cache', async () => {
+  it("carries the key's upstream budget, as the upstream last reported it, on answers from the cache", async () => {
     const key = freshKey();
     // The fake upstream reports 59 of 60 left, resetting in 60 s.
     const miss = await get(WINDOWLESS, key);
@@ -193,7 +191,7 @@ describe('errors', () => {
   });
 
   // What the spec makes invalid; the values it leaves open (a `limit` over this origin's maximum, an unknown engine) go upstream: test/proxy-foreign.test.ts.
-  it('refuses invalid requests at the edge, with the origin\'s errors, sending none of them upstream', async () => {
+  it("refuses invalid requests at the edge, with the origin's errors, sending none of them upstream", async () => {
     const key = freshKey();
     const cases: [string, string | null, number, string, string?][] = [
       ['/topics?days=0', key, 400, 'invalid_parameter', 'days'],
@@ -311,7 +309,7 @@ describe('stale entries', () => {
     expect(up.calls).toBe(3);
   });
 
-  it('revalidates a quiet key\'s stale entry before answering: the revalidation is its key check', async () => {
+  it("revalidates a quiet key's stale entry before answering: the revalidation is its key check", async () => {
     const key = freshKey();
     await get(WINDOWLESS, key);
     at(T0 + 301 * SECOND);

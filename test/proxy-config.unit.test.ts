@@ -56,7 +56,9 @@ describe('env', () => {
     expect(problem({ MCP_ALLOWED_HOSTS: 'https://edge.example.com' })).toMatch(/^Environment variable or binding MCP_ALLOWED_HOSTS must be host names without scheme or port/);
     expect(problem({ CACHE: undefined })).toBe('Environment variable or binding CACHE binding missing.');
     expect(problem({ RESEND_API_KEY: 're_x', DIGEST_FROM: '' })).toMatch(/^Environment variable or binding DIGEST_FROM must be set/);
-    expect(problem({ RESEND_API_KEY: 're_x', DIGEST_FROM: 'a@example.com', PUBLIC_URL: 'http://edge.example.com' })).toMatch(/^Environment variable or binding PUBLIC_URL must be the Worker's public https address/);
+    expect(problem({ RESEND_API_KEY: 're_x', DIGEST_FROM: 'a@example.com', PUBLIC_URL: 'http://edge.example.com' })).toMatch(
+      /^Environment variable or binding PUBLIC_URL must be the Worker's public https address/,
+    );
     expect(parseEnv({ ...env, MCP_ALLOWED_HOSTS: ' Edge.Example.com ,mcp.example.org', PUBLIC_URL: ' https://edge.example.com ' } as unknown as Env)).toMatchObject({
       MCP_ALLOWED_HOSTS: ['edge.example.com', 'mcp.example.org'],
       PUBLIC_URL: 'https://edge.example.com',

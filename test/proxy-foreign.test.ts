@@ -94,7 +94,7 @@ describe('redirects', () => {
   });
 });
 
-describe('errors that are not the API\'s', () => {
+describe("errors that are not the API's", () => {
   it.each([
     ['html-504', 504, 'text/html', /Retry later/],
     ['html-404', 404, 'text/html', /UPSTREAM_URL/],
@@ -180,7 +180,7 @@ describe('features that read fields', () => {
     expect(body.error.message).toMatch(/(getVisibility|getAnswerHistory|listBrands): response field `\w+`/);
   });
 
-  it("a digest group fails for good, its records naming the operation and the field; nothing is sent or retried", async () => {
+  it('a digest group fails for good, its records naming the operation and the field; nothing is sent or retried', async () => {
     const monday = demoMonday();
     vi.setSystemTime(monday);
     await clearDigests();

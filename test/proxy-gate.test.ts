@@ -72,7 +72,11 @@ it('spends at most 60 upstream calls per key per rolling minute: the 61st distin
   // Its RateLimit fields say the key's budget is spent until then.
   const again = await get('/topics/62', key);
   expect([ratePolicyOf(again), rateLimitOf(again)]).toEqual(['q=60;w=60', { r: 0, t: 54 }]);
-  expect([again.headers.get('ratelimit'), again.headers.get('retry-after'), again.headers.get('cache-status')]).toEqual(['"upstream";r=0;t=54', '54', '"brand-ai-visibility-edge"; detail=over-budget']);
+  expect([again.headers.get('ratelimit'), again.headers.get('retry-after'), again.headers.get('cache-status')]).toEqual([
+    '"upstream";r=0;t=54',
+    '54',
+    '"brand-ai-visibility-edge"; detail=over-budget',
+  ]);
   // Cached answers need no budget.
   expect((await read(await get('/topics/1', key))).cache).toBe('HIT');
   // Another key has its own budget.

@@ -151,7 +151,7 @@ describe('a redirect to a private address', () => {
   it.each([
     ['an absolute URL', `${METADATA}/latest/meta-data/iam/security-credentials/`, METADATA],
     ['a scheme-relative URL', '//10.0.0.7:8080/internal?token=abc', 'https://10.0.0.7:8080'],
-  ])('given as %s: 502 saying the upstream redirected and nothing was followed, the target in the operator\'s log only', async (_, location, origin) => {
+  ])("given as %s: 502 saying the upstream redirected and nothing was followed, the target in the operator's log only", async (_, location, origin) => {
     const key = freshKey('redirect');
     fake.up.answerWith = () => new Response(null, { status: 302, headers: { location } });
     const warned: string[] = [];
@@ -178,7 +178,7 @@ describe('a redirect to a private address', () => {
     expect(warned.join('\n')).not.toContain(key);
   });
 
-  it("an upstream error whose Content-Type says more than a media type: the 502 repeats the media type only", async () => {
+  it('an upstream error whose Content-Type says more than a media type: the 502 repeats the media type only', async () => {
     fake.up.fault = { status: 500, body: '<html>down</html>', headers: { 'content-type': `text/html; see=${METADATA}/` } };
     const answer = await read(await settled(PATH, freshKey('type')));
     expect(answer).toMatchObject({ status: 502, body: { error: { code: 'upstream_error' } } });
@@ -210,7 +210,7 @@ describe('a stored copy that is not whole', () => {
     await caches.default.put(CACHE_URL_BASE + name, new Response(body.slice(0, body.length >> 1), { headers: copy.headers }));
   }
 
-  it('in the Cache API (its body cut): not served, dropped, and KV\'s whole copy answers', async () => {
+  it("in the Cache API (its body cut): not served, dropped, and KV's whole copy answers", async () => {
     const { key, name, whole } = await stored('cut-edge');
     await cutEdgeCopy(name);
     expect(await read(await settled(PATH, key))).toMatchObject({ status: 200, cache: 'HIT', text: whole });
@@ -236,7 +236,7 @@ describe('a stored copy that is not whole', () => {
     expect(await read(await settled(PATH, key))).toMatchObject({ status: 200, cache: 'MISS' });
   });
 
-  it('in both tiers: not served; the answer is the upstream\'s, whole', async () => {
+  it("in both tiers: not served; the answer is the upstream's, whole", async () => {
     const { key, name } = await stored('cut-both');
     await cutEdgeCopy(name);
     const { value, metadata } = await env.CACHE.getWithMetadata(name, 'text');

@@ -32,7 +32,7 @@ describe.each(operationList)('$id ($path) through the proxy', (op) => {
     expect(((await hit.json()) as Record<string, unknown>).generated_at).toBe(missBody.generated_at);
   });
 
-  it('passes the origin\'s errors through, uncached', async () => {
+  it("passes the origin's errors through, uncached", async () => {
     const path = validPath(op.id);
     const revoked = await viaProxy(path, KEYS.revoked);
     expect(revoked.status).toBe(401);
@@ -44,7 +44,7 @@ describe.each(operationList)('$id ($path) through the proxy', (op) => {
 });
 
 describe('an invalid request through the proxy', () => {
-  it('gets the origin\'s own refusal, in the check order of DESIGN section 3', async () => {
+  it("gets the origin's own refusal, in the check order of DESIGN section 3", async () => {
     const cases: [string, string][] = [
       ['/topics?days=0', 'not_a_key'],
       ['/visibility?bogus=1', KEYS.inactive],

@@ -36,7 +36,7 @@ describe('switching the upstream', () => {
   });
   afterEach(() => useUpstreamForTests());
 
-  it('a body cached from service A is never served once the Worker reads service B, in any tier; switching back finds A\'s', async () => {
+  it("a body cached from service A is never served once the Worker reads service B, in any tier; switching back finds A's", async () => {
     const key = freshKey('switch');
     const first = await read(await settled('/visibility', key, {}, { env: envFor(A) }));
     expect(first).toMatchObject({ status: 200, cache: 'MISS', body: { service: 'A' } });
@@ -65,7 +65,7 @@ describe('switching the upstream', () => {
     expect((await env.CACHE.list({ prefix })).keys).toHaveLength(0);
   });
 
-  it('the stale copy of service A is not served as stale-if-error after the switch: B failing is B\'s 502', async () => {
+  it("the stale copy of service A is not served as stale-if-error after the switch: B failing is B's 502", async () => {
     const key = freshKey('switch-fail');
     expect(await read(await settled('/visibility', key, {}, { env: envFor(A) }))).toMatchObject({ cache: 'MISS', body: { service: 'A' } });
     useUpstreamForTests(() => ({
@@ -81,7 +81,7 @@ describe('switching the upstream', () => {
     expect(seen.at(-1)).toBe(`${B}/visibility`);
   });
 
-  it('the tag is the service\'s: the same address (a trailing slash aside) is one service, the embedded origin another', async () => {
+  it("the tag is the service's: the same address (a trailing slash aside) is one service, the embedded origin another", async () => {
     expect(await upstreamTagOf(envFor(`${A}/`))).toBe(await upstreamTagOf(envFor(A)));
     expect(await upstreamTagOf(envFor(''))).not.toBe(await upstreamTagOf(envFor(A)));
     expect(await upstreamTagOf(envFor(A))).toMatch(/^[0-9a-f]{12}$/);

@@ -26,7 +26,11 @@ export async function callWith(testEnv: Env, path: string, o: { key?: string | n
   const headers = new Headers(o.headers);
   if (o.key) headers.set('authorization', `Bearer ${o.key}`);
   const ctx = createExecutionContext();
-  const response = await worker.fetch!(new Request(`${BASE}${path}`, { method: o.method ?? 'GET', headers, ...(o.body !== undefined ? { body: o.body } : {}) }) as Request<unknown, IncomingRequestCfProperties>, testEnv, ctx);
+  const response = await worker.fetch!(
+    new Request(`${BASE}${path}`, { method: o.method ?? 'GET', headers, ...(o.body !== undefined ? { body: o.body } : {}) }) as Request<unknown, IncomingRequestCfProperties>,
+    testEnv,
+    ctx,
+  );
   await waitOnExecutionContext(ctx);
   return response;
 }

@@ -78,7 +78,7 @@ describe('POST /reports/links', () => {
     expect(row!.key_sealed).toMatch(/^v1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]+$/);
   });
 
-  it('defaults to the key\'s brand, its primary market and 30 days', async () => {
+  it("defaults to the key's brand, its primary market and 30 days", async () => {
     const response = await post('{}');
     expect(response.status).toBe(201);
     const { link } = (await response.json()) as { link: { url: string; market: { code: string }; kind: string; expires_at: string } };
@@ -117,14 +117,14 @@ describe('POST /reports/links', () => {
     ["another account's brand", 'demo_pro_single', '{"brand_id":2}', 404, 'brand_not_found'],
     ['an unknown market', 'demo_pro_single', '{"market":"zz"}', 404, 'not_found'],
     ['a multi-brand key without brand_id', 'demo_growth_multi', '{}', 400, 'brand_required'],
-  ])('%s: the API\'s own error, no link', async (_, key, body, status, code) => {
+  ])("%s: the API's own error, no link", async (_, key, body, status, code) => {
     const response = await post(body, { key });
     expect(response.status).toBe(status);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe(code);
     expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM report_links').first('n')).toBe(0);
   });
 
-  it('answers 405 with the path\'s methods for another method', async () => {
+  it("answers 405 with the path's methods for another method", async () => {
     const response = await call('/reports/links', { key: 'demo_pro_single', method: 'PUT' });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('POST, GET, HEAD');
@@ -258,7 +258,7 @@ describe('GET /r/<token>', () => {
     expect((await call(month.path, { key: null })).status).toBe(410);
   });
 
-  it('a link whose key was revoked or lost its plan answers the API\'s status as a page', async () => {
+  it("a link whose key was revoked or lost its plan answers the API's status as a page", async () => {
     const revoked = await stored({ apiKey: 'demo_revoked', brandId: 6, market: { id: 61, code: 'us' }, kind: 'weekly', days: 1 });
     const r1 = await call(new URL(revoked.url).pathname, { key: null });
     expect(r1.status).toBe(401);
@@ -268,7 +268,9 @@ describe('GET /r/<token>', () => {
     expect(r2.status).toBe(403);
     expect(await r2.text()).toContain('This report is not available');
     // A sealed key copied onto another row does not open.
-    await env.DB.prepare('UPDATE report_links SET key_sealed = ? WHERE id = ?').bind(await seal(env.ENCRYPTION_KEY, 'demo_pro_single', 'rl_other'), revoked.id).run();
+    await env.DB.prepare('UPDATE report_links SET key_sealed = ? WHERE id = ?')
+      .bind(await seal(env.ENCRYPTION_KEY, 'demo_pro_single', 'rl_other'), revoked.id)
+      .run();
     expect((await call(new URL(revoked.url).pathname, { key: null })).status).toBe(403);
   });
 
@@ -283,7 +285,7 @@ describe('GET /r/<token>', () => {
     expect(up.calls).toBeGreaterThan(0);
   });
 
-  it('the API\'s rate limit is a 429 page with Retry-After, as the API\'s own answer had (found by test/fuzz-product.test.ts)', async () => {
+  it("the API's rate limit is a 429 page with Retry-After, as the API's own answer had (found by test/fuzz-product.test.ts)", async () => {
     const up = new FakeUpstream().install(1_000);
     up.fault = { status: 429, code: 'rate_limited', headers: { 'retry-after': '17' } };
     useServicesForTests({ sleep: async () => {} });
@@ -333,8 +335,8 @@ async function fill(n: number, key = 'demo_pro_single') {
   for (let i = 0; i < n; i++) await stored({ apiKey: key, brandId: 1, market: { id: 11, code: 'us' }, kind: 'weekly', days: i === 0 ? 1 : 2 + (i % 89) });
 }
 
-describe('a key\'s report links: listed and revoked by the key', () => {
-  it('the mint answers the link\'s id; GET /reports/links lists the key\'s live links without URL or key, oldest first', async () => {
+describe("a key's report links: listed and revoked by the key", () => {
+  it("the mint answers the link's id; GET /reports/links lists the key's live links without URL or key, oldest first", async () => {
     const first = await minted({ expires_in_days: 7 });
     const second = await minted({ expires_in_days: 60 });
     expect(first.id).toMatch(/^rl_[a-z0-9]{20}$/);
@@ -382,7 +384,7 @@ describe('a key\'s report links: listed and revoked by the key', () => {
     expect(((await again.json()) as { error: { code: string } }).error.code).toBe('not_found');
   });
 
-  it('another key\'s link, an unknown or malformed id: 404 alike, and the link still works; a broken percent-encoding is a 400', async () => {
+  it("another key's link, an unknown or malformed id: 404 alike, and the link still works; a broken percent-encoding is a 400", async () => {
     const theirs = await minted({ brand_id: 2 }, 'demo_growth_multi');
     for (const id of ['%ZZ', '%E0%A4%A']) {
       const response = await revoke(id);

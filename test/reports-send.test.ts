@@ -33,7 +33,12 @@ afterEach(async () => {
 });
 
 const send = (query = 'brand_id=1&market=us', o: { key?: string | null; body?: string; headers?: Record<string, string> } = {}) =>
-  callWith(testEnvironment, `/reports/weekly/send?${query}`, { key: o.key === undefined ? 'demo_pro_single' : o.key, method: 'POST', ...(o.body !== undefined ? { body: o.body } : {}), ...(o.headers ? { headers: o.headers } : {}) });
+  callWith(testEnvironment, `/reports/weekly/send?${query}`, {
+    key: o.key === undefined ? 'demo_pro_single' : o.key,
+    method: 'POST',
+    ...(o.body !== undefined ? { body: o.body } : {}),
+    ...(o.headers ? { headers: o.headers } : {}),
+  });
 
 interface SendBody {
   send: { id: string; brand_id: number; market: { id: number; code: string }; recipients: number; sent: number; failed: number; sent_at: string; subject: string };
@@ -55,7 +60,7 @@ async function seedMix() {
   return ids;
 }
 
-describe('a send-now is the week\'s digest for its recipients', () => {
+describe("a send-now is the week's digest for its recipients", () => {
   /** Monday 08:00 UTC of a week the demo data covers: the hourly run plans UTC subscribers then. */
   const monday = demoMonday();
 
@@ -76,7 +81,7 @@ describe('a send-now is the week\'s digest for its recipients', () => {
     expect(resend.delivered).toHaveLength(2);
   });
 
-  it('a digest planned for the week and not yet sent is not sent after a send-now: its record is the send-now\'s', async () => {
+  it("a digest planned for the week and not yet sent is not sent after a send-now: its record is the send-now's", async () => {
     await seedSubscriptions([{ email: 'planned@example.com' }]);
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(monday);
@@ -131,7 +136,7 @@ describe('POST /reports/weekly/send', () => {
     ]);
   });
 
-  it('the figures in the mail are the report\'s figures', async () => {
+  it("the figures in the mail are the report's figures", async () => {
     await seedSubscriptions([{ email: 'figures@example.com' }]);
     const read = await callWith(testEnvironment, '/reports/weekly?brand_id=1&market=us&format=json', { key: 'demo_pro_single' });
     const { report } = (await read.json()) as ReportJson;
@@ -208,7 +213,7 @@ describe('POST /reports/weekly/send', () => {
     expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM report_send_gate').first('n')).toBe(0);
   });
 
-  it('a key cannot send for a brand it cannot read: the API\'s 401/403/404', async () => {
+  it("a key cannot send for a brand it cannot read: the API's 401/403/404", async () => {
     await seedMix();
     for (const [key, query, status, code] of [
       [null, 'brand_id=1', 401, 'invalid_api_key'],

@@ -54,7 +54,9 @@ describe('GET /reports/weekly', () => {
     // The period covered and where the data came from, in plain words: no ISO week, no cache jargon.
     // `17–23 Nov 2026`, `30 Nov–6 Dec 2026`, or across a new year `29 Dec 2026–4 Jan 2027`.
     expect(html).toMatch(/data-testid="period">\d+(?: \w{3}(?: \d{4})?)?–\d+ \w{3} \d{4} · United States \(US\)</);
-    expect(html).toMatch(/data-testid="source" data-from-cache="(all|some|none)">Figures from \d+ \w{3} \d{4}, \d\d:\d\d UTC \((cached (less than a minute|\d+ minutes?|\d+ hours?) ago|just read|partly cached, at most (less than a minute|\d+ minutes?|\d+ hours?) old)\)\.</);
+    expect(html).toMatch(
+      /data-testid="source" data-from-cache="(all|some|none)">Figures from \d+ \w{3} \d{4}, \d\d:\d\d UTC \((cached (less than a minute|\d+ minutes?|\d+ hours?) ago|just read|partly cached, at most (less than a minute|\d+ minutes?|\d+ hours?) old)\)\.</,
+    );
     const words = visibleText(html);
     expect(words).toContain('Figures from');
     expect(words).not.toMatch(/ISO week|W\d\d|edge cache/);
@@ -70,7 +72,7 @@ describe('GET /reports/weekly', () => {
     expect(html).toContain('POST <code>{&quot;brand_id&quot;:1,&quot;market&quot;:&quot;us&quot;}</code> to <code>http://localhost:8787/reports/links</code>');
   });
 
-  it('shows share of voice against the top rivals from /overview, for the report\'s 7 days', async () => {
+  it("shows share of voice against the top rivals from /overview, for the report's 7 days", async () => {
     const { report } = await reportJson('/reports/weekly?market=us');
     const overview = (await (await call(`/api/v1/overview?brand_id=1&market=us&from=${report.period.from}&to=${report.period.to}`, { key: 'demo_pro_single' })).json()) as {
       share_of_voice: { share: number; brand_mentions: number; rival_mentions: number };
@@ -90,10 +92,14 @@ describe('GET /reports/weekly', () => {
     expect(html).toContain('<h2 id="h-engines">Per engine</h2>');
     const chatgpt = prompts.prompts.map((p) => p.engines.find((e) => e.engine === 'chatgpt')!.state).filter((s) => s !== null && s !== 'no_answer');
     const named = chatgpt.filter((s) => s === 'recommended' || s === 'mentioned').length;
-    expect(html).toMatch(new RegExp(`<tr data-engine="chatgpt" data-share="${((100 * named) / chatgpt.length).toFixed(1)}"><th scope="row">ChatGPT</th>.*?${named} of ${chatgpt.length} questions; recommends it in \\d+</span></td></tr>`));
+    expect(html).toMatch(
+      new RegExp(
+        `<tr data-engine="chatgpt" data-share="${((100 * named) / chatgpt.length).toFixed(1)}"><th scope="row">ChatGPT</th>.*?${named} of ${chatgpt.length} questions; recommends it in \\d+</span></td></tr>`,
+      ),
+    );
   });
 
-  it('switches between the brand\'s markets (from /markets): links to the same report, the current one marked', async () => {
+  it("switches between the brand's markets (from /markets): links to the same report, the current one marked", async () => {
     // Another account's key than the tests around it use: each key has 60 upstream reads a minute.
     const html = await (await call('/reports/weekly?brand_id=2&market=us', { key: 'demo_growth_multi' })).text();
     expect(html).toContain('<nav aria-label="Markets">');
@@ -130,7 +136,7 @@ describe('GET /reports/weekly', () => {
     }
   });
 
-  it('the chart\'s scale fits the scores, so a move of a few points shows, and the caption says so', async () => {
+  it("the chart's scale fits the scores, so a move of a few points shows, and the caption says so", async () => {
     const { report } = await reportJson('/reports/weekly?market=us');
     const html = await (await call('/reports/weekly?market=us', { key: 'demo_pro_single' })).text();
     const scores = report.visibility!.history.flatMap((b) => (b.score === null ? [] : [b.score]));
@@ -146,7 +152,9 @@ describe('GET /reports/weekly', () => {
     // A key of its own (Ledgerly's account): its entries are stored by this test's reads, however long ago earlier files
     // cached the demo keys' (a /brands lives an hour; on a slow run that is more than the minute the page is checked for).
     const key = `reports_cache_${crypto.randomUUID()}`;
-    await env.DB.prepare("INSERT INTO api_keys (account_id, key_hash, label, created_at) VALUES (2, ?, 'reports test', '2026-01-01T00:00:00Z')").bind(await sha256Hex(key)).run();
+    await env.DB.prepare("INSERT INTO api_keys (account_id, key_hash, label, created_at) VALUES (2, ?, 'reports test', '2026-01-01T00:00:00Z')")
+      .bind(await sha256Hex(key))
+      .run();
     await reportJson('/reports/weekly?brand_id=2&market=de', key);
     const second = await reportJson('/reports/weekly?brand_id=2&market=de', key);
     expect(second.source.from_cache).toBe('all');

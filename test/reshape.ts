@@ -18,7 +18,10 @@ const words = (name: string) => name.split('_');
 const cap = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
 
 export const CASES = {
-  camel: (name: string) => words(name).map((w, i) => (i === 0 ? w : cap(w))).join(''),
+  camel: (name: string) =>
+    words(name)
+      .map((w, i) => (i === 0 ? w : cap(w)))
+      .join(''),
   pascal: (name: string) => words(name).map(cap).join(''),
   kebab: (name: string) => words(name).join('-'),
 } as const;
@@ -134,7 +137,9 @@ export async function alertDay(shape: (body: Record<string, unknown>, url: URL) 
  */
 export async function alertRunWithFallingScore(shape: (body: Record<string, unknown>, url: URL) => unknown, key: string) {
   let lower = 0;
-  const { monday, endpoints, alertQueue, alertEnv } = await alertDay((body, url) => shape(url.pathname.endsWith('/visibility') && lower !== 0 ? withScore(body as Parameters<typeof withScore>[0], (body.score as number) - lower) : body, url));
+  const { monday, endpoints, alertQueue, alertEnv } = await alertDay((body, url) =>
+    shape(url.pathname.endsWith('/visibility') && lower !== 0 ? withScore(body as Parameters<typeof withScore>[0], (body.score as number) - lower) : body, url),
+  );
   const { secret } = ALERT_WEBHOOK;
   await seedAlertSubscriptions([{ channel: 'webhook', ...ALERT_WEBHOOK, key, quiet: { start: 0, end: 0 } }]);
   await runCron(monday.toISOString(), alertEnv);

@@ -71,7 +71,8 @@ async function mailTo(to: string): Promise<Mail[]> {
 const linksOf = (mail: Mail) => [...mail.text.matchAll(/https?:\/\/\S+/g)].map((m) => m[0]).filter((url) => !url.includes('placeholder.invalid'));
 const linkTo = (mail: Mail, path: string) => linksOf(mail).find((url) => new URL(url).pathname === path);
 /** The sealed keys of the CSV links a subscription's view page handed out. */
-const keysOfLinks = async (id: string) => (await env.DB.prepare('SELECT key_sealed FROM report_links WHERE parent = ?').bind(`sub:${id}`).all<{ key_sealed: string }>()).results.map((r) => r.key_sealed);
+const keysOfLinks = async (id: string) =>
+  (await env.DB.prepare('SELECT key_sealed FROM report_links WHERE parent = ?').bind(`sub:${id}`).all<{ key_sealed: string }>()).results.map((r) => r.key_sealed);
 
 /** A digest's "view in browser" link (`/r/<token>`). */
 const viewLinkOf = (mail: Mail) => linksOf(mail).find((url) => new URL(url).pathname.startsWith('/r/'))!;
@@ -134,7 +135,7 @@ async function sendNow() {
   return ((await response.json()) as { send: { recipients: number } }).send;
 }
 
-describe('1. an account\'s delete is final', () => {
+describe("1. an account's delete is final", () => {
   it('no link minted before it brings the subscription back or reads through it; only the account subscribes the address again, as a new subscription', async () => {
     const email = 'removed-for-good@example.com';
     const t0 = clock;
@@ -264,7 +265,8 @@ describe('1. an account\'s delete is final', () => {
   });
 
   it('lists every subscription with its state (pending, active, paused, unsubscribed; alerts among them), and removes each: then no link of any acts', async () => {
-    const subscribeWith = async (body: Record<string, unknown>) => ((await (await keyed('/digests/subscriptions', 'POST', { market: 'us', ...body })).json()) as { subscription: { id: string } }).subscription.id;
+    const subscribeWith = async (body: Record<string, unknown>) =>
+      ((await (await keyed('/digests/subscriptions', 'POST', { market: 'us', ...body })).json()) as { subscription: { id: string } }).subscription.id;
     const confirm = async (email: string) => expect((await post(linkTo((await mailTo(email))[0]!, '/digests/confirm')!)).status).toBe(200);
     const pending = await subscribeWith({ email: 'pending-alerts@example.com', kinds: ['alerts'] });
     const active = await subscribeWith({ email: 'active@example.com' });
@@ -293,7 +295,7 @@ describe('1. an account\'s delete is final', () => {
     for (const id of [pending, active, paused, unsubscribed]) expect(await row(id)).toBeNull();
   });
 
-  it('every link acts on the cycle it was minted for: after the account subscribes the address again, the earlier cycle\'s links act on nothing', async () => {
+  it("every link acts on the cycle it was minted for: after the account subscribes the address again, the earlier cycle's links act on nothing", async () => {
     const email = 'cycles@example.com';
     const t0 = clock;
     const { id } = ((await (await subscribe(email)).json()) as { subscription: { id: string } }).subscription;
@@ -346,8 +348,8 @@ describe('1. an account\'s delete is final', () => {
   });
 });
 
-describe('2. a page\'s CSV links end with the page\'s record', () => {
-  it('revoking a report link ends its CSV links (410, saying why); another link\'s and the key\'s own page links keep working', async () => {
+describe("2. a page's CSV links end with the page's record", () => {
+  it("revoking a report link ends its CSV links (410, saying why); another link's and the key's own page links keep working", async () => {
     const link = await mintLink({ expires_in_days: 7 });
     const other = await mintLink({ expires_in_days: 7 });
     const csv = await everyCsvLink(link.path);
@@ -371,7 +373,7 @@ describe('2. a page\'s CSV links end with the page\'s record', () => {
     for (const url of [...otherCsv, ...keyedCsv]) expect((await readCsv(url)).status).toBe(200);
   });
 
-  it('a signed page\'s CSV links are its link\'s, not the key\'s: neither listed nor counted against the key\'s cap, and handed out again on every view', async () => {
+  it("a signed page's CSV links are its link's, not the key's: neither listed nor counted against the key's cap, and handed out again on every view", async () => {
     const link = await mintLink({ expires_in_days: 1 });
     const csv = await everyCsvLink(link.path);
     const listed = (await (await keyed('/exports/links')).json()) as { links: unknown[] };
@@ -383,7 +385,7 @@ describe('2. a page\'s CSV links end with the page\'s record', () => {
     expect(await env.DB.prepare('SELECT COUNT(*) AS n FROM report_links WHERE parent = ?').bind(`link:${link.id}`).first('n')).toBe(csv.length);
   });
 
-  it('the digest\'s view page and its CSV links end when the person unsubscribes', async () => {
+  it("the digest's view page and its CSV links end when the person unsubscribes", async () => {
     const [id] = await seedSubscriptions([{ email: 'reader@example.com' }]);
     expect((await sendNow()).recipients).toBe(1);
     const digest = (await mailTo('reader@example.com')).at(-1)!;
@@ -404,12 +406,14 @@ describe('2. a page\'s CSV links end with the page\'s record', () => {
     }
   });
 
-  it('a report page\'s CSV links end when the key behind it is revoked', async () => {
+  it("a report page's CSV links end when the key behind it is revoked", async () => {
     const key = await accountKey('revoked-later');
     const link = await mintLink({}, key);
     const csv = await everyCsvLink(link.path);
     for (const url of csv) expect((await readCsv(url)).status).toBe(200);
-    await env.DB.prepare('UPDATE api_keys SET revoked_at = ? WHERE key_hash = ?').bind(new Date(clock).toISOString(), await sha256Hex(key)).run();
+    await env.DB.prepare('UPDATE api_keys SET revoked_at = ? WHERE key_hash = ?')
+      .bind(new Date(clock).toISOString(), await sha256Hex(key))
+      .run();
     // The edge checks a key it serves from its cache again 5 minutes after the upstream last accepted it. The key's
     // gate shares a success for a few seconds of real time with identical reads: evicting it stands in for those.
     at(clock + 6 * MINUTE);
@@ -424,7 +428,9 @@ describe('2. a page\'s CSV links end with the page\'s record', () => {
   it('report tokens are checked against their stored expiry', async () => {
     const link = await mintLink({ expires_in_days: 3 });
     // The row lives shorter than the token says (as if the token were made with a longer life): the row decides.
-    await env.DB.prepare('UPDATE report_links SET expires_at = ? WHERE id = ?').bind(new Date(clock + DAY).toISOString(), link.id).run();
+    await env.DB.prepare('UPDATE report_links SET expires_at = ? WHERE id = ?')
+      .bind(new Date(clock + DAY).toISOString(), link.id)
+      .run();
     expect((await get(link.path)).status).toBe(403);
   });
 });

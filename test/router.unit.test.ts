@@ -8,7 +8,10 @@
 import { describe, expect, it } from 'vitest';
 import { type Handler, matchRoute, type Route } from '../src/lib/router';
 
-const answer = (name: string): Handler<null> => () => new Response(name);
+const answer =
+  (name: string): Handler<null> =>
+  () =>
+    new Response(name);
 const byId = answer('links/{id}');
 const listLinks = answer('links');
 const TABLE: Route<null>[] = [
@@ -36,7 +39,7 @@ describe('matchRoute', () => {
     expect(await matchRoute(TABLE, 'HEAD', '/reports/links/rl_1')).toMatchObject({ kind: 'found', handler: byId });
   });
 
-  it('is method_not_allowed with the path\'s own Allow, HEAD after GET, whatever the parameter says', async () => {
+  it("is method_not_allowed with the path's own Allow, HEAD after GET, whatever the parameter says", async () => {
     expect(await matchRoute(TABLE, 'PATCH', '/reports/links')).toEqual({ kind: 'method_not_allowed', route: TABLE[0], allow: 'GET, HEAD, POST' });
     expect(await matchRoute(TABLE, 'POST', '/reports/links/rl_1')).toEqual({ kind: 'method_not_allowed', route: TABLE[1], allow: 'GET, HEAD, DELETE' });
     expect(await matchRoute(TABLE, 'OPTIONS', '/reports/links/%ZZ')).toMatchObject({ kind: 'method_not_allowed', allow: 'GET, HEAD, DELETE' });
@@ -50,14 +53,26 @@ describe('matchRoute', () => {
   });
 
   it('takes a trailing slash, an empty segment or another case for another path', async () => {
-    for (const path of ['/reports/links/', '/reports/links/rl_1/', '/reports/links//', '/reports/links/rl_1//', '/reports//links', '/Reports/links', '/reports/links/rl_1/x', '/x/week.csv.gz', '/x/.csv', '/r//', '//r']) {
+    for (const path of [
+      '/reports/links/',
+      '/reports/links/rl_1/',
+      '/reports/links//',
+      '/reports/links/rl_1//',
+      '/reports//links',
+      '/Reports/links',
+      '/reports/links/rl_1/x',
+      '/x/week.csv.gz',
+      '/x/.csv',
+      '/r//',
+      '//r',
+    ]) {
       expect([path, await matchRoute(TABLE, 'GET', path)]).toEqual([path, { kind: 'not_found' }]);
     }
     expect(await matchRoute(TABLE, 'GET', '/r')).toMatchObject({ kind: 'found', route: TABLE[5] });
     expect(await matchRoute(TABLE, 'GET', '/r/')).toMatchObject({ kind: 'found', route: TABLE[6] });
   });
 
-  it('gives a path to the first route that matches it: the later one\'s methods are not asked', async () => {
+  it("gives a path to the first route that matches it: the later one's methods are not asked", async () => {
     expect(await matchRoute(TABLE, 'PUT', '/reports/links/rl_1')).toMatchObject({ kind: 'method_not_allowed', route: TABLE[1] });
   });
 

@@ -17,7 +17,7 @@ const instant = fc.oneof(
   fc.tuple(fc.integer({ min: 20_454, max: 21_914 }), fc.integer({ min: 1, max: 2 * RUN_MARGIN_MS })).map(([day, before]) => (day + 1) * DAY_MS - before),
 );
 
-describe('the run\'s clock', () => {
+describe("the run's clock", () => {
   it('starts with a whole margin before midnight, moved ahead by at most the margin (fast-check, seeded)', () => {
     fc.assert(
       fc.property(instant, instant, fc.boolean(), (now, askedAt, asked) => {
@@ -32,7 +32,7 @@ describe('the run\'s clock', () => {
     );
   });
 
-  it('runs the issue\'s instants as the next day\'s first second, and a day as that day at the real time of day', () => {
+  it("runs the issue's instants as the next day's first second, and a day as that day at the real time of day", () => {
     const noon = Date.UTC(2026, 10, 28, 12, 0, 0);
     expect(new Date(runStart(noon, '2027-02-10T23:59:58Z')).toISOString()).toBe('2027-02-11T00:00:01.000Z');
     expect(new Date(runStart(noon, '2026-12-31T23:59:30Z')).toISOString()).toBe('2027-01-01T00:00:01.000Z');

@@ -54,7 +54,7 @@ describe('the rules of src/contract/plausibility.ts', () => {
 });
 
 describe('same figures in two answers', () => {
-  it('agree on the origin\'s answers for every thing both name, each pair compared', async () => {
+  it("agree on the origin's answers for every thing both name, each pair compared", async () => {
     const compared = new Map<string, number>();
     const differ: string[] = [];
     for (const key of ['demo_pro_single', 'demo_growth_multi']) {
@@ -86,12 +86,18 @@ describe('same figures in two answers', () => {
 
   it('pairs figures by the thing they are of, and leaves out items without a key', () => {
     const list = { topics: [{ id: 1, score: 50 }, { id: 2, score: null }, { score: 3 }] };
-    expect(figurePairs(list, 'topics[].score', 'topics[].id')).toEqual([['1', 50], ['2', null]]);
+    expect(figurePairs(list, 'topics[].score', 'topics[].id')).toEqual([
+      ['1', 50],
+      ['2', null],
+    ]);
     expect(figurePairs({ topic: { id: 1, score: 52.8 } }, 'topic.score', 'topic.id')).toEqual([['1', 52.8]]);
     expect(figurePairs({ score: 55.9 }, 'score')).toEqual([['', 55.9]]);
     // A key outside the figure's list names nothing in it.
     expect(figurePairs(list, 'topics[].score', 'brand_id')).toEqual([]);
     // A count: how many items of a list name each thing.
-    expect(figurePairs({ prompts: [{ topic_id: 1 }, { topic_id: 2 }, { topic_id: 1 }] }, 'prompts[]', 'prompts[].topic_id', true)).toEqual([['1', 2], ['2', 1]]);
+    expect(figurePairs({ prompts: [{ topic_id: 1 }, { topic_id: 2 }, { topic_id: 1 }] }, 'prompts[]', 'prompts[].topic_id', true)).toEqual([
+      ['1', 2],
+      ['2', 1],
+    ]);
   });
 });

@@ -81,7 +81,7 @@ describe('a brand and a market in a body are what the API takes', () => {
     });
   }
 
-  it('the issue\'s case: `ch-fra` is refused by subscribe as by the API, `ch-fr` taken by both', () => {
+  it("the issue's case: `ch-fra` is refused by subscribe as by the API, `ch-fr` taken by both", () => {
     expect(bodySays('subscribe', { market: 'ch-fra' })).toBe('`market` must be a market code such as `us` or `ch-fr`, or a market id.');
     expect(apiSays('market', 'ch-fra')).toBe('`market` must be a market code such as `us` or `ch-fr`, or a market id.');
     expect(bodySays('subscribe', { market: 'ch-fr' })).toBeUndefined();

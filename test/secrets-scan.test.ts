@@ -48,7 +48,7 @@ let resend: FakeResend;
 beforeAll(async () => {
   for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) {
     vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
-      logged.push(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a) ?? String(a))).join(' '));
+      logged.push(args.map((a) => (typeof a === 'string' ? a : (JSON.stringify(a) ?? String(a)))).join(' '));
     });
   }
   await clearDigests();
@@ -115,7 +115,9 @@ beforeAll(async () => {
   vi.unstubAllGlobals();
 
   // Revocation: the proxy's next upstream check answers 401 and drops the key's entries.
-  await env.DB.prepare("UPDATE api_keys SET revoked_at = '2026-01-02T00:00:00Z' WHERE key_hash = ?").bind(await sha256Hex(SECRET_KEY)).run();
+  await env.DB.prepare("UPDATE api_keys SET revoked_at = '2026-01-02T00:00:00Z' WHERE key_hash = ?")
+    .bind(await sha256Hex(SECRET_KEY))
+    .run();
   await call(`${API_BASE}/visibility`, { headers: { 'cache-control': 'no-cache' } });
 });
 
@@ -161,7 +163,9 @@ describe('the API key of a caller, stored for a subscriber and a report link', (
   });
 
   it('appears in no row of any D1 table', async () => {
-    const { results: tables } = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT IN ('runs', 'run_rivals', 'run_citations')").all<{ name: string }>();
+    const { results: tables } = await env.DB.prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT IN ('runs', 'run_rivals', 'run_citations')",
+    ).all<{ name: string }>();
     expect(tables.length).toBeGreaterThan(10);
     const found: string[] = [];
     for (const { name } of tables) {

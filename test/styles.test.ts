@@ -23,19 +23,7 @@ import { describe, expect, it } from 'vitest';
 import { API_BASE, examplePath, OPERATION_IDS, type OperationId, operations } from '../src/contract/operations';
 import { zodSide } from '../src/contract/zod-side';
 import { compareNames, valueCandidates } from '../src/discovery/names';
-import {
-  applyStyle,
-  CASE_NAMES,
-  describeStyle,
-  type EnumKind,
-  type HouseStyle,
-  invertStyle,
-  NAME_SYNONYMS,
-  OPTIONAL_OPERATIONS,
-  styleOf,
-  styleOmits,
-  VALUE_SYNONYMS,
-} from './styles/generator';
+import { applyStyle, CASE_NAMES, describeStyle, type EnumKind, type HouseStyle, invertStyle, NAME_SYNONYMS, OPTIONAL_OPERATIONS, styleOf, styleOmits, VALUE_SYNONYMS } from './styles/generator';
 import { compareFields, flatten, originAnswer, runStyle, scoreOperations, type StyleResult, styleLine } from './styles/harness';
 import { CONTENT_ACTIONS, OUTCOMES, SOURCE_CLASSES, STATES } from '../src/contract/enums';
 
@@ -102,7 +90,7 @@ describe.skipIf(COUNT > 0)('the generator', () => {
     for (const id of ['getVisibility', 'getPromptMatrix'] as const) expect(JSON.stringify(applyStyle(styleOf(7), id, bodies[id]))).toBe(JSON.stringify(applyStyle(styleOf(7), id, bodies[id])));
   });
 
-  it('loses nothing: each styled body of the sample reads back to the origin\'s (invertStyle), and holds every number in some form', async () => {
+  it("loses nothing: each styled body of the sample reads back to the origin's (invertStyle), and holds every number in some form", async () => {
     const bodies = await originBodies();
     const lost: string[] = [];
     for (const style of styles)
@@ -120,7 +108,7 @@ describe.skipIf(COUNT > 0)('the generator', () => {
     expect(lost.slice(0, 10)).toEqual([]);
   });
 
-  it('writes bodies that are not the contract\'s as sent, for most styles', async () => {
+  it("writes bodies that are not the contract's as sent, for most styles", async () => {
     const bodies = await originBodies();
     const passAsSent = (style: HouseStyle) => OPERATION_IDS.filter((id) => !styleOmits(style, id) && zs.response(id).safeParse(applyStyle(style, id, bodies[id])).success).length;
     const mostlyForeign = styles.filter((style) => passAsSent(style) <= OPERATION_IDS.length / 4);
@@ -167,7 +155,7 @@ describe.skipIf(COUNT > 0)('the generator', () => {
     expect(Object.keys(applyStyle(token, 'getVisibility', bodies.getVisibility) as object).every((k) => /^f_[0-9a-z]{4}$/.test(k))).toBe(true);
   });
 
-  it('has its own synonyms: at least half of them are unknown to discovery\'s tables (src/discovery/names.ts)', () => {
+  it("has its own synonyms: at least half of them are unknown to discovery's tables (src/discovery/names.ts)", () => {
     const pairs = Object.entries(NAME_SYNONYMS).flatMap(([name, synonyms]) => synonyms.map((synonym) => [name, synonym] as const));
     const unknown = pairs.filter(([name, synonym]) => compareNames(name, synonym) === undefined);
     expect(unknown.length / pairs.length).toBeGreaterThanOrEqual(0.5);
@@ -206,7 +194,7 @@ describe.skipIf(COUNT > 0)('the harness', () => {
     omitted: [],
   };
 
-  it('in front of the contract\'s own style: nothing left, the report and every body the origin\'s', async () => {
+  it("in front of the contract's own style: nothing left, the report and every body the origin's", async () => {
     const result = await runStyle(plain, env, now);
     expect(result).toMatchObject({ entriesLeft: 0, unread: [], reportEqual: true, wrongCalledRight: [] });
     expect(result.reportFields.total).toBeGreaterThan(100);
@@ -219,7 +207,7 @@ describe.skipIf(COUNT > 0)('the harness', () => {
     expect(result).toMatchObject({ entriesLeft: 0, reportEqual: true, wrongCalledRight: [] });
   });
 
-  it('counts a wrong map\'s figures as wrong figures called right, and an omitted operation as not provided', async () => {
+  it("counts a wrong map's figures as wrong figures called right, and an omitted operation as not provided", async () => {
     // (A body that passes as sent is never read through the map: PascalCase, so the map is asked.)
     const swapped = { fields: { naming_runs: 'AnsweredRuns', answered_runs: 'NamingRuns' }, convert: {}, values: {} };
     const { scores, wrongCalledRight } = await scoreOperations(env.DB, { ...plain, caseName: 'pascal' }, ['getVisibility', 'listTopics'], (id) => (id === 'getVisibility' ? swapped : undefined));
@@ -232,7 +220,12 @@ describe.skipIf(COUNT > 0)('the harness', () => {
   });
 
   it('flattens reports and bodies to fields, timestamps as instants', () => {
-    expect([...flatten({ a: [{ b: 1 }, { b: null }], t: '2026-11-27T06:05:55Z', e: [] })]).toEqual([['a[0].b', 1], ['a[1].b', null], ['t', `@${Date.parse('2026-11-27T06:05:55.000Z')}`], ['e', '[]']]);
+    expect([...flatten({ a: [{ b: 1 }, { b: null }], t: '2026-11-27T06:05:55Z', e: [] })]).toEqual([
+      ['a[0].b', 1],
+      ['a[1].b', null],
+      ['t', `@${Date.parse('2026-11-27T06:05:55.000Z')}`],
+      ['e', '[]'],
+    ]);
     expect(compareFields({ a: 1, b: 2 }, { a: 1, c: 3 }).counts).toEqual({ total: 2, equal: 1, different: 0, missing: 1, extra: 1 });
   });
 
@@ -264,7 +257,7 @@ describe.runIf(COUNT === 0)('discovery on the fixed sample, as it stands', () =>
     expect(tokens.flatMap((r) => r.wrongCalledRight.map((w) => `seed ${r.seed} ${w.operation}: ${w.examples.join('; ')}`))).toEqual([]);
   }, 120_000);
 
-  it('named styles: at most 10 entries left each, median at most 2, at least 38 weekly reports equal to the origin\'s field by field', async () => {
+  it("named styles: at most 10 entries left each, median at most 2, at least 38 weekly reports equal to the origin's field by field", async () => {
     const named = (await all()).filter((r) => !r.tokenNamed);
     expect(named.filter((r) => r.entriesLeft > 10).map((r) => styleLine(r.seed, r))).toEqual([]);
     expect(median(named.map((r) => r.entriesLeft))).toBeLessThanOrEqual(2);
@@ -282,7 +275,7 @@ describe.runIf(targetsOn && COUNT === 0)('issue 43 targets', () => {
     expect(named.filter((r) => r.unread.length > 0).map((r) => `${r.seed}: ${r.unread.join(', ')}`)).toEqual([]);
   }, 120_000);
 
-  it('named styles: with its map the weekly report equals the origin\'s, field by field', async () => {
+  it("named styles: with its map the weekly report equals the origin's, field by field", async () => {
     const named = (await all()).filter((r) => !r.tokenNamed);
     expect(named.filter((r) => !r.reportEqual).map((r) => `${styleLine(r.seed, r)}: ${r.reportError ?? r.reportExamples.join('; ')}`)).toEqual([]);
   }, 120_000);
@@ -301,7 +294,19 @@ describe.runIf(COUNT > 0)('npm run test:styles', () => {
       let line: Record<string, unknown>;
       try {
         const r = await runStyle(styleOf(seed), env, now);
-        line = { seed, description: r.description, tokenNamed: r.tokenNamed, entriesLeft: r.entriesLeft, unread: r.unread.length, reportEqual: r.reportEqual, reportFields: r.reportFields, reportFailed: r.reportError !== undefined, wrongCalledRight: r.wrongCalledRight.length, ms: r.ms, ...(bindings.STYLES_DETAIL === 'on' ? { left: r.leftEntries, unreadOps: r.unread, reportError: r.reportError, reportExamples: r.reportExamples.slice(0, 6), wrong: r.wrongCalledRight } : {}) };
+        line = {
+          seed,
+          description: r.description,
+          tokenNamed: r.tokenNamed,
+          entriesLeft: r.entriesLeft,
+          unread: r.unread.length,
+          reportEqual: r.reportEqual,
+          reportFields: r.reportFields,
+          reportFailed: r.reportError !== undefined,
+          wrongCalledRight: r.wrongCalledRight.length,
+          ms: r.ms,
+          ...(bindings.STYLES_DETAIL === 'on' ? { left: r.leftEntries, unreadOps: r.unread, reportError: r.reportError, reportExamples: r.reportExamples.slice(0, 6), wrong: r.wrongCalledRight } : {}),
+        };
       } catch (error) {
         line = { seed, error: String(error) };
       }

@@ -72,7 +72,13 @@ const subscribeInput = fc.record(
       { nil: undefined, freq: 6 },
     ),
     timezone: fc.oneof({ arbitrary: fc.constantFrom('Europe/Berlin', 'UTC'), weight: 4 }, { arbitrary: fc.constantFrom('Berlin', 'Mars/Olympus'), weight: 1 }),
-    quiet_hours: fc.option(fc.oneof({ arbitrary: fc.constant({ start: '22:00', end: '07:00' }), weight: 3 }, { arbitrary: fc.record({ start: fc.constantFrom('22:00', '25:00', '7'), end: fc.constantFrom('07:00', 'noon') }), weight: 1 }), { nil: undefined }),
+    quiet_hours: fc.option(
+      fc.oneof(
+        { arbitrary: fc.constant({ start: '22:00', end: '07:00' }), weight: 3 },
+        { arbitrary: fc.record({ start: fc.constantFrom('22:00', '25:00', '7'), end: fc.constantFrom('07:00', 'noon') }), weight: 1 },
+      ),
+      { nil: undefined },
+    ),
   },
   { requiredKeys: ['email', 'kinds'] },
 );
@@ -93,7 +99,11 @@ describe('a subscribe that is refused or fails writes nothing', () => {
         endpoints = new FakeEndpoints().install();
         script(receiver);
         const before = await stored();
-        const response = await SELF.fetch(`${BASE}/digests/subscriptions`, { method: 'POST', headers: { authorization: 'Bearer demo_pro_single', 'content-type': 'application/json' }, body: JSON.stringify(input) });
+        const response = await SELF.fetch(`${BASE}/digests/subscriptions`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer demo_pro_single', 'content-type': 'application/json' },
+          body: JSON.stringify(input),
+        });
         const body = (await response.json()) as { error?: { code: string; message: string } };
         statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
         expect(response.status, JSON.stringify(body)).not.toBe(500);
@@ -134,12 +144,16 @@ describe('a subscribe that is refused or fails writes nothing', () => {
     expect(await stored()).toBe(before);
   });
 
-  it('through the account\'s form: the page again with the error beside the address, never an error page, and nothing stored', async () => {
+  it("through the account's form: the page again with the error beside the address, never an error page, and nothing stored", async () => {
     await env.DB.prepare('DELETE FROM account_sessions').run();
     const { cookie, csrf } = await signIn();
     const form = { csrf, email: 'ops@example.com', scope: '1:us', kinds: ['alerts'], timezone: 'UTC', quiet_start: '22:00', quiet_end: '07:00' };
     // Nothing listens on loopback's 443 here (dev takes localhost receivers): the test delivery cannot go.
-    for (const [channel, url, status] of [['slack', 'https://localhost/hook', 502], ['webhook', 'https://intranet.example.com/hook', 400], ['slack', 'https://hooks.slack.com/services/T000/B000/XXXX', 502]] as const) {
+    for (const [channel, url, status] of [
+      ['slack', 'https://localhost/hook', 502],
+      ['webhook', 'https://intranet.example.com/hook', 400],
+      ['slack', 'https://hooks.slack.com/services/T000/B000/XXXX', 502],
+    ] as const) {
       if (url.includes('slack.com')) endpoints.dropNext();
       const before = await stored();
       const response = await post('/account/subscriptions', { ...form, channel, channel_url: url }, { cookie });
@@ -150,15 +164,18 @@ describe('a subscribe that is refused or fails writes nothing', () => {
       expect(await stored()).toBe(before);
     }
   });
-
 });
 
-describe('people\'s words on the subscriptions screen', () => {
+describe("people's words on the subscriptions screen", () => {
   it('tells two Slack channels apart by their destination, the secret part of the address masked; takes a city for the timezone', async () => {
     await env.DB.prepare('DELETE FROM account_sessions').run();
     const urls = ['https://hooks.slack.com/services/T000/B000/AAAA1111', 'https://hooks.slack.com/services/T000/B111/BBBB2222'];
     for (const url of urls) {
-      const response = await SELF.fetch(`${BASE}/digests/subscriptions`, { method: 'POST', headers: { authorization: 'Bearer demo_pro_single', 'content-type': 'application/json' }, body: JSON.stringify({ email: 'ops@example.com', kinds: ['alerts'], channel: { type: 'slack', url }, timezone: 'Berlin' }) });
+      const response = await SELF.fetch(`${BASE}/digests/subscriptions`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer demo_pro_single', 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'ops@example.com', kinds: ['alerts'], channel: { type: 'slack', url }, timezone: 'Berlin' }),
+      });
       expect(response.status).toBe(201);
       expect(((await response.json()) as { subscription: { timezone: string } }).subscription.timezone).toBe('Europe/Berlin');
     }

@@ -37,7 +37,10 @@ class BudgetedUpstream {
     if (inWindow.length >= this.limit) {
       this.refused.push(url.pathname);
       const retryAfter = Math.ceil((inWindow[0]! + 60_000 - now) / 1000);
-      return Response.json({ error: { code: 'rate_limited', message: 'More than 10 requests in a minute.' } }, { status: 429, headers: { 'retry-after': String(retryAfter), ratelimit: `"api";r=0;t=${retryAfter}` } });
+      return Response.json(
+        { error: { code: 'rate_limited', message: 'More than 10 requests in a minute.' } },
+        { status: 429, headers: { 'retry-after': String(retryAfter), ratelimit: `"api";r=0;t=${retryAfter}` } },
+      );
     }
     this.calls.push(now);
     const answer = await this.origin(new Request(`http://origin.internal${url.pathname}${url.search}`, { headers: { authorization: 'Bearer demo_pro_single' } }));
@@ -57,7 +60,8 @@ function admin(path: string, body: unknown): Promise<Response> {
   });
 }
 
-const storedVersion = async () => ((await (await SELF.fetch('https://edge.test/admin/upstream/map', { headers: { authorization: `Bearer ${env.ADMIN_TOKEN}` } })).json()) as { version: number }).version;
+const storedVersion = async () =>
+  ((await (await SELF.fetch('https://edge.test/admin/upstream/map', { headers: { authorization: `Bearer ${env.ADMIN_TOKEN}` } })).json()) as { version: number }).version;
 
 /** 10:00 UTC of the day the suite runs as (the demo data ends that day; `npm run test:days` moves it), never a fixed date. */
 const T0 = (() => {

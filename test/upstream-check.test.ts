@@ -74,7 +74,14 @@ describe('in front of a service without the optional parts', () => {
   it('each feature works without what it names, with the operation and the field; CSV names the export that cannot run', async () => {
     new ReshapingUpstream(lacking).install();
     const answer = await verdicts({ api_key: freshKey('check-lacking') });
-    expect(byFeature(answer)).toEqual({ digest: 'works_without', report_page: 'works_without', alerts: 'works_without', csv_exports: 'works_without', history: 'works_without', weekly_report: 'works_without' });
+    expect(byFeature(answer)).toEqual({
+      digest: 'works_without',
+      report_page: 'works_without',
+      alerts: 'works_without',
+      csv_exports: 'works_without',
+      history: 'works_without',
+      weekly_report: 'works_without',
+    });
     expect(missingOf(answer, 'digest')).toEqual([
       ['history', 'getVisibility', 'history', false],
       ['per_engine', 'getPromptMatrix', '404 not_found', false],
@@ -129,7 +136,8 @@ describe('the page', () => {
     expect(text).toContain('getPromptMatrix: answers 404 not_found');
     expect(html).toContain('data-feature="digest" data-status="works_without"');
     // curl's */* and an explicit JSON get JSON.
-    for (const accept of ['*/*', 'application/json', 'text/html;q=0.5, application/json']) expect((await check({ api_key: key }, { accept })).headers.get('content-type')).toMatch(/^application\/json/);
+    for (const accept of ['*/*', 'application/json', 'text/html;q=0.5, application/json'])
+      expect((await check({ api_key: key }, { accept })).headers.get('content-type')).toMatch(/^application\/json/);
   });
 });
 

@@ -49,7 +49,7 @@ afterEach(() => {
 });
 
 describe('the report', () => {
-  it('as JSON: our origin\'s figures where the service gives them, and the parts it does not listed with their lines', async () => {
+  it("as JSON: our origin's figures where the service gives them, and the parts it does not listed with their lines", async () => {
     const ours = (await reportJson('/reports/weekly?market=us')).report;
     install();
     const theirs = (await reportJson('/reports/weekly?market=us', freshKey('degrade'))).report;
@@ -58,7 +58,13 @@ describe('the report', () => {
       ['per_engine', 'getPromptMatrix', ['engines', 'prompts'], LINES.per_engine],
       ['rivals', 'listTopics', ['topics[].rivals'], LINES.rivals],
     ]);
-    const vis = (r: Report) => ({ score: r.visibility!.score, change: r.visibility!.change, answered: r.visibility!.answered_runs, naming: r.visibility!.naming_runs, previous: r.visibility!.previous });
+    const vis = (r: Report) => ({
+      score: r.visibility!.score,
+      change: r.visibility!.change,
+      answered: r.visibility!.answered_runs,
+      naming: r.visibility!.naming_runs,
+      previous: r.visibility!.previous,
+    });
     expect(vis(theirs)).toEqual(vis(ours));
     expect(theirs.visibility!.history).toEqual([]);
     expect(theirs.won_lost).toEqual(ours.won_lost);
@@ -70,7 +76,7 @@ describe('the report', () => {
     expect(ours.not_provided).toEqual([]);
   });
 
-  it('from a service that leaves out its empty lists: our origin\'s report, and nothing said to be missing', async () => {
+  it("from a service that leaves out its empty lists: our origin's report, and nothing said to be missing", async () => {
     const ours = (await reportJson('/reports/weekly?market=us')).report;
     const withoutEmpty = (value: unknown): unknown =>
       Array.isArray(value)
@@ -103,7 +109,7 @@ describe('the report', () => {
 });
 
 describe('the digest, sent through the dev outbox', () => {
-  it('leaves out the chart and the engines\' counts, says why in both parts, and keeps the week with empty engine columns', async () => {
+  it("leaves out the chart and the engines' counts, says why in both parts, and keeps the week with empty engine columns", async () => {
     const monday = demoMonday();
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(monday);
@@ -152,7 +158,7 @@ describe('an alert run', () => {
 });
 
 describe('CSV export links', () => {
-  it('give empty cells for a column the service does not provide, under the table\'s own header, and our rows otherwise', async () => {
+  it("give empty cells for a column the service does not provide, under the table's own header, and our rows otherwise", async () => {
     const ours = await readCsv((await mintExport({ operation: 'listTopics', params: { market: 'us' } })).url);
     install();
     const theirs = await readCsv((await mintExport({ operation: 'listTopics', params: { market: 'us' } }, freshKey('degrade-csv'))).url);
@@ -162,7 +168,7 @@ describe('CSV export links', () => {
     expect(theirs.records.map(({ rivals, ...r }) => r)).toEqual(ours.records.map(({ rivals, ...r }) => r));
   });
 
-  it('say in plain text, not as an outage, that a table\'s rows are not provided', async () => {
+  it("say in plain text, not as an outage, that a table's rows are not provided", async () => {
     install();
     const key = freshKey('degrade-rows');
     // A link minted while the service still gave the 12 weeks, stored as the mint stores it.

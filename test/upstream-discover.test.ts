@@ -58,7 +58,7 @@ function camelInEnvelope(body: Record<string, unknown>, url: URL): unknown {
 }
 
 describe('an upstream in camelCase, in an envelope, with its own name for an engine', () => {
-  it('gets a map that needs no hand edit, read through the cache and the key\'s budget, and the report of our origin once it is applied', async () => {
+  it("gets a map that needs no hand edit, read through the cache and the key's budget, and the report of our origin once it is applied", async () => {
     const ours = await reportJson('/reports/weekly?market=us');
     const upstream = new ReshapingUpstream(camelInEnvelope).install();
     const key = freshKey('discover-camel');
@@ -137,7 +137,7 @@ function confirmFirstCandidates(map: DiscoveryReport['map'], questions: (ToConfi
 }
 
 describe('an upstream with its own words, numbers as text, dates as date-times and a share', () => {
-  it('places the sure fields, lists the others to confirm and keeps them out of the map; confirmed with PUT, the report has our origin\'s figures', async () => {
+  it("places the sure fields, lists the others to confirm and keeps them out of the map; confirmed with PUT, the report has our origin's figures", async () => {
     const ours = await reportJson('/reports/weekly?market=us');
     new ReshapingUpstream(synonymsUpstream).install();
     const key = freshKey('discover-synonyms');

@@ -59,7 +59,11 @@ function ownWords(body: Body, url: URL): unknown {
 const SHAPES = { camel, 'own words': ownWords } as const;
 
 const admin = (method: string, path: string, body?: unknown) =>
-  SELF.fetch(`https://edge.test/admin/upstream${path}`, { method, headers: { authorization: `Bearer ${env.ADMIN_TOKEN}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  SELF.fetch(`https://edge.test/admin/upstream${path}`, {
+    method,
+    headers: { authorization: `Bearer ${env.ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
 
 /** Discovery with `apply`: the only map these upstreams get. */
 async function discoverAndApply(key: string): Promise<DiscoveryReport> {
@@ -118,7 +122,7 @@ describe.each(Object.keys(SHAPES) as (keyof typeof SHAPES)[])('in front of the "
     await discoverAndApply(key);
   });
 
-  it('the report, as JSON and as a page, has our origin\'s figures', async () => {
+  it("the report, as JSON and as a page, has our origin's figures", async () => {
     restoreUpstream();
     const ours = (await reportJson('/reports/weekly?market=us')).report;
     new ReshapingUpstream(SHAPES[shape]).install();
@@ -131,7 +135,7 @@ describe.each(Object.keys(SHAPES) as (keyof typeof SHAPES)[])('in front of the "
     expect(html).toContain('class="chart"');
   });
 
-  it('the digest is sent through the outbox with our origin\'s subject', async () => {
+  it("the digest is sent through the outbox with our origin's subject", async () => {
     const monday = demoMonday();
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(monday);
@@ -161,7 +165,7 @@ describe.each(Object.keys(SHAPES) as (keyof typeof SHAPES)[])('in front of the "
     expect(payloads[0]!.data.not_provided ?? []).toEqual([]);
   });
 
-  it('a CSV export link gives our origin\'s rows', async () => {
+  it("a CSV export link gives our origin's rows", async () => {
     restoreUpstream();
     const ours = await readCsv((await mintExport({ operation: 'listTopics', params: { market: 'us' } })).url);
     new ReshapingUpstream(SHAPES[shape]).install();
@@ -170,12 +174,14 @@ describe.each(Object.keys(SHAPES) as (keyof typeof SHAPES)[])('in front of the "
     expect(theirs.text).toBe(ours.text);
   });
 
-  it('MCP weekly_report answers our origin\'s report', async () => {
+  it("MCP weekly_report answers our origin's report", async () => {
     restoreUpstream();
     const ours = (await reportJson('/reports/weekly?market=us')).report;
     new ReshapingUpstream(SHAPES[shape]).install();
     const client = new Client({ name: 'features-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL('http://localhost/mcp'), { fetch: (url, init) => SELF.fetch(new Request(url, init)), requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('http://localhost/mcp'), { fetch: (url, init) => SELF.fetch(new Request(url, init)), requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+    );
     const result = await client.callTool({ name: 'weekly_report', arguments: { market: 'us' } });
     expect(result.isError).toBeFalsy();
     const { report } = result.structuredContent as { report: Report };
@@ -203,7 +209,7 @@ describe('in front of a service that carries an engine that answered nothing in 
     await discoverAndApply(key);
   });
 
-  it('the JSON, the page, the text and MCP weekly_report list and count our origin\'s engines, without it', async () => {
+  it("the JSON, the page, the text and MCP weekly_report list and count our origin's engines, without it", async () => {
     restoreUpstream();
     const ours = (await reportJson('/reports/weekly?market=us')).report;
     const ourPage = await (await call('/reports/weekly?market=us', { key: 'demo_pro_single' })).text();
@@ -224,7 +230,9 @@ describe('in front of a service that carries an engine that answered nothing in 
     expect(engineCounts(text)).toEqual(engineCounts(ourText));
 
     const client = new Client({ name: 'features-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL('http://localhost/mcp'), { fetch: (url, init) => SELF.fetch(new Request(url, init)), requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('http://localhost/mcp'), { fetch: (url, init) => SELF.fetch(new Request(url, init)), requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+    );
     const result = await client.callTool({ name: 'weekly_report', arguments: { market: 'us' } });
     expect(result.isError).toBeFalsy();
     expect(withoutTimes((result.structuredContent as { report: Report }).report)).toEqual(withoutTimes(ours));

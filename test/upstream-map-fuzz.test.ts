@@ -49,25 +49,36 @@ const parentOf = (path: string) => path.slice(0, Math.max(0, path.lastIndexOf('.
 /** The house style's name of a contract field, relative to its parent: the right map's, or its own name in PascalCase. */
 const houseName = (id: OperationId, path: string) => HOUSE[id]?.fields[path] ?? CASES.pascal(leaf(path));
 /** Pairs of fields side by side (`period` and `previous_period`, a move's `before` and `now`, `rate` and `runs`): one read from the other's place. */
-const siblings = (id: OperationId) => pathsOf(id).flatMap((a) => pathsOf(id).filter((b) => b !== a && parentOf(b) === parentOf(a)).map((b) => [a, b] as const));
+const siblings = (id: OperationId) =>
+  pathsOf(id).flatMap((a) =>
+    pathsOf(id)
+      .filter((b) => b !== a && parentOf(b) === parentOf(a))
+      .map((b) => [a, b] as const),
+  );
 
 type Entry = { swaps: (readonly [string, string])[]; envelope?: string; fields: Record<string, string>; convert: Record<string, string>; values: Record<string, Record<string, string>> };
 
 const entryOf = (id: OperationId): fc.Arbitrary<Entry> => {
   const paths = pathsOf(id);
   const upstream = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...namesOf(id)) }, fc.constantFrom('.', 'Meta.Version'), fc.stringMatching(/^[A-Za-z][A-Za-z0-9_]{0,7}$/));
-  const values = fc.dictionary(fc.constantFrom('recommended', 'won', 'lost', 'openai-chatgpt', 'Gained', 'xai-grok', 'OPENAI'), fc.constantFrom('absent', 'held', 'won', 'chatgpt', 'grok', 'recommended'), { maxKeys: 2 });
+  const values = fc.dictionary(
+    fc.constantFrom('recommended', 'won', 'lost', 'openai-chatgpt', 'Gained', 'xai-grok', 'OPENAI'),
+    fc.constantFrom('absent', 'held', 'won', 'chatgpt', 'grok', 'recommended'),
+    { maxKeys: 2 },
+  );
   const rarely = <T>(arb: fc.Arbitrary<T>, none: T) => fc.oneof({ weight: 3, arbitrary: fc.constant(none) }, arb);
-  return fc.record(
-    {
-      swaps: fc.array(fc.constantFrom(...siblings(id)), { maxLength: 2 }),
-      envelope: fc.constantFrom('Result', 'Meta', 'Status', 'Result.Topics', 'Nowhere'),
-      fields: rarely(fc.dictionary(fc.constantFrom(...paths), upstream, { maxKeys: 2 }), {}),
-      convert: rarely(fc.dictionary(fc.constantFrom(...paths), fc.constantFrom(...(Object.keys(CONVERSIONS) as (keyof typeof CONVERSIONS)[])), { maxKeys: 1 }), {}),
-      values: rarely(fc.dictionary(fc.constantFrom(...paths), values, { maxKeys: 1 }), {}),
-    },
-    { requiredKeys: ['swaps', 'fields', 'convert', 'values'] },
-  ).chain((entry) => fc.boolean().map((withEnvelope) => (withEnvelope && entry.envelope ? entry : { ...entry, envelope: undefined })));
+  return fc
+    .record(
+      {
+        swaps: fc.array(fc.constantFrom(...siblings(id)), { maxLength: 2 }),
+        envelope: fc.constantFrom('Result', 'Meta', 'Status', 'Result.Topics', 'Nowhere'),
+        fields: rarely(fc.dictionary(fc.constantFrom(...paths), upstream, { maxKeys: 2 }), {}),
+        convert: rarely(fc.dictionary(fc.constantFrom(...paths), fc.constantFrom(...(Object.keys(CONVERSIONS) as (keyof typeof CONVERSIONS)[])), { maxKeys: 1 }), {}),
+        values: rarely(fc.dictionary(fc.constantFrom(...paths), values, { maxKeys: 1 }), {}),
+      },
+      { requiredKeys: ['swaps', 'fields', 'convert', 'values'] },
+    )
+    .chain((entry) => fc.boolean().map((withEnvelope) => (withEnvelope && entry.envelope ? entry : { ...entry, envelope: undefined })));
 };
 
 /** A map: the right house map, with drawn entries laid over it for some of the operations the report reads (and, now and then, in place of it). */
@@ -78,7 +89,12 @@ const maps = fc.record(Object.fromEntries(READ.map((id) => [id, fc.option(fc.tup
     const [roll, { swaps, envelope, fields, convert, values }] = entry;
     const base = roll > 0 ? operations[id]! : { fields: {}, convert: {}, values: {} };
     const swapped = Object.fromEntries(swaps.map(([a, b]) => [a, houseName(id, b)]));
-    operations[id] = { ...(envelope ? { envelope } : {}), fields: { ...base.fields, ...swapped, ...fields }, convert: { ...base.convert, ...convert }, values: { ...base.values, ...values } } as (typeof operations)[string];
+    operations[id] = {
+      ...(envelope ? { envelope } : {}),
+      fields: { ...base.fields, ...swapped, ...fields },
+      convert: { ...base.convert, ...convert },
+      values: { ...base.values, ...values },
+    } as (typeof operations)[string];
   }
   return { operations };
 });
@@ -94,7 +110,12 @@ it('no drawn map makes the report, its JSON and text forms, send-now or weekly_r
   // One key: its bodies are cached as the service sent them, and every map is read over the same ones.
   const key = freshKey('map-fuzz');
   const client = new Client({ name: 'map-fuzz', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`http://localhost${MCP_PATH}`), { fetch: (url, init) => SELF.fetch(new Request(url, init)), requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`http://localhost${MCP_PATH}`), {
+      fetch: (url, init) => SELF.fetch(new Request(url, init)),
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+    }),
+  );
   // The routes log what failed; a run's logs are its own business here.
   vi.spyOn(console, 'error').mockImplementation(() => {});
   vi.spyOn(console, 'warn').mockImplementation(() => {});

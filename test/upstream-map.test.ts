@@ -55,7 +55,12 @@ function renamedUpstream(body: Record<string, unknown>, url: URL): unknown {
   const id = matchOperation(url.pathname)!.op.id;
   let out: unknown = body;
   for (const path of ENGINE_PATHS[id] ?? []) out = changeAt(out, path, (e) => (e === 'chatgpt' ? 'openai' : e));
-  if (id === 'getVisibility') out = changeAt(changeAt(out, 'score', (s) => (s === null ? null : (s as number) / 100)), 'history[].score', (s) => (s === null ? null : String(s)));
+  if (id === 'getVisibility')
+    out = changeAt(
+      changeAt(out, 'score', (s) => (s === null ? null : (s as number) / 100)),
+      'history[].score',
+      (s) => (s === null ? null : String(s)),
+    );
   if (id === 'getAnswerHistory') out = changeAt(out, 'questions[].outcome', (o) => OUTCOMES[o as keyof typeof OUTCOMES]);
   const renames = Object.entries(RENAMES[id] ?? {}).sort(([a], [b]) => depth(b) - depth(a));
   for (const [path, to] of renames) out = renameAt(out, path, to);
@@ -81,7 +86,7 @@ const RENAMED_MAP = {
 };
 
 describe('an upstream with its own words, an envelope, shares and engine values', () => {
-  it('cannot be read by the report without the map, and gives our origin\'s figures with it', async () => {
+  it("cannot be read by the report without the map, and gives our origin's figures with it", async () => {
     const ours = await reportJson('/reports/weekly?market=us');
     new ReshapingUpstream(renamedUpstream).install();
     const key = freshKey('renamed');
@@ -183,7 +188,7 @@ describe('GET and PUT /admin/upstream/map', () => {
     expect([first.status, ((await first.json()) as { version: number }).version]).toEqual([200, 1]);
   });
 
-  it('answers other methods 405 with the path\'s Allow', async () => {
+  it("answers other methods 405 with the path's Allow", async () => {
     const response = await adminMap('DELETE');
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('GET, HEAD, PUT');

@@ -63,7 +63,7 @@ describe('the report, without /answers/history', () => {
     expect(await api.json()).toMatchObject({ error: { code: 'operation_missing', operation: 'getAnswerHistory' } });
   });
 
-  it('names /visibility when it is the one missing; an unknown market (404 everywhere) stays the API\'s own 404', async () => {
+  it("names /visibility when it is the one missing; an unknown market (404 everywhere) stays the API's own 404", async () => {
     withoutRoutes('/visibility');
     const key = freshKey('missing-visibility');
     const api = await call('/reports/weekly?market=us&format=json', { key });
@@ -92,7 +92,7 @@ describe('MCP weekly_report, without /answers/history', () => {
 });
 
 describe('the digest, without /answers/history', () => {
-  it('is skipped with the reason, shown as the subscription\'s last delivery, and logged once a day per operation', async () => {
+  it("is skipped with the reason, shown as the subscription's last delivery, and logged once a day per operation", async () => {
     const monday = demoMonday();
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(monday);
@@ -104,7 +104,10 @@ describe('the digest, without /answers/history', () => {
     const outboxEnv = testEnv(queue, { RESEND_API_KEY: '' });
     // Two keys: two groups, each read on its own, the same operation missing in both.
     const [first, second] = [freshKey('missing-digest-a'), freshKey('missing-digest-b')];
-    const [firstId] = await seedSubscriptions([{ email: 'lead@example.com', key: first }, { email: 'cmo@example.com', key: second }]);
+    const [firstId] = await seedSubscriptions([
+      { email: 'lead@example.com', key: first },
+      { email: 'cmo@example.com', key: second },
+    ]);
     await runCron(monday.toISOString(), outboxEnv);
     expect(queue.sent).toHaveLength(2);
     await deliver(queue.sent.slice(0, 1), outboxEnv);
@@ -165,7 +168,10 @@ describe('the compatibility check', () => {
     const answer = await check(freshKey('missing-competitor'));
     expect(statusOf(answer, 'getCompetitor')).toMatchObject({ status: 'not_provided' });
     expect(statusOf(answer, 'getTopic').status).toBe('readable');
-    expect(answer.features.find((f) => f.feature === 'csv_exports')).toMatchObject({ status: 'works_without', missing: [{ part: 'rows', operation: 'getCompetitor', field: null, answer: '404 not_found', required: true }] });
+    expect(answer.features.find((f) => f.feature === 'csv_exports')).toMatchObject({
+      status: 'works_without',
+      missing: [{ part: 'rows', operation: 'getCompetitor', field: null, answer: '404 not_found', required: true }],
+    });
   });
 
   it('says which value it lacked when the answer it comes from has none', async () => {

@@ -79,7 +79,9 @@ describe('in front of the house-style service', () => {
     const answer = await checkWith(map);
     expect(byFeature(answer)).toMatchObject({ digest: 'implausible', alerts: 'implausible', weekly_report: 'implausible', history: 'works' });
     expect(rulesOf(answer, 'digest')).toEqual([['points_not_fractions', 'listTopics', ['topics[].change']]]);
-    expect(answer.features.find((f) => f.feature === 'digest')!.violations[0]!.message).toMatch(/^topics\[\]\.change -?0\.\d+, .*: every value is below one point .* is `topics\[\]\.change` read without `convert: percent`\?$/);
+    expect(answer.features.find((f) => f.feature === 'digest')!.violations[0]!.message).toMatch(
+      /^topics\[\]\.change -?0\.\d+, .*: every value is below one point .* is `topics\[\]\.change` read without `convert: percent`\?$/,
+    );
     // The CSV of /topics has a change column: its export is implausible too.
     expect(byFeature(answer).csv_exports).toBe('implausible');
   });
@@ -124,12 +126,17 @@ describe('the guard on what is sent', () => {
     });
     const [record] = await sendRecords();
     expect(record!.status).toBe('skipped');
-    expect(record!.reason).toMatch(/^not sent: the Read API's figures are implausible: getVisibility score_is_share_named: score 11\.0, but [\d,]+ of [\d,]+ answers name the brand \([\d.]+%\): is `score` read from the right field\?/);
+    expect(record!.reason).toMatch(
+      /^not sent: the Read API's figures are implausible: getVisibility score_is_share_named: score 11\.0, but [\d,]+ of [\d,]+ answers name the brand \([\d.]+%\): is `score` read from the right field\?/,
+    );
     const { messages } = (await (await SELF.fetch('https://edge.test/dev/outbox?format=json&to=guard-digest@example.com')).json()) as { messages: unknown[] };
     expect(messages).toEqual([]);
     const lines = logged.filter((line) => line.includes('not sent: implausible figures'));
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ msg: 'digest not sent: implausible figures', rules: [{ rule: 'score_is_share_named', operation: 'getVisibility', fields: ['score', 'naming_runs', 'answered_runs'] }] });
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      msg: 'digest not sent: implausible figures',
+      rules: [{ rule: 'score_is_share_named', operation: 'getVisibility', fields: ['score', 'naming_runs', 'answered_runs'] }],
+    });
     expect(logged.join('\n')).not.toContain(key);
     // Nor is the week kept in the history, where a kept week stays as it was.
     expect((await env.DB.prepare('SELECT count(*) AS n FROM weekly_history').first<{ n: number }>())!.n).toBe(0);

@@ -40,7 +40,12 @@ async function inFront(change: (map: HouseMap) => void, shape: (body: Body, url:
 
 async function weeklyReportTool(key: string) {
   const client = new Client({ name: 'wrong-readings', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`http://localhost${MCP_PATH}`), { fetch: (url, init) => SELF.fetch(new Request(url, init)), requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`http://localhost${MCP_PATH}`), {
+      fetch: (url, init) => SELF.fetch(new Request(url, init)),
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+    }),
+  );
   const result = await client.callTool({ name: 'weekly_report', arguments: { market: 'us' } });
   await client.close();
   return result as { isError?: boolean; content: { text: string }[]; structuredContent: { report?: { implausible: Violation[] }; error?: { code: string; message: string } } };
@@ -53,7 +58,7 @@ afterEach(async () => {
 });
 
 describe('wrong readings are implausible, naming the fields', () => {
-  it('a move\'s before and now swapped: each outcome counted apart, blaming moved[].before and moved[].now', async () => {
+  it("a move's before and now swapped: each outcome counted apart, blaming moved[].before and moved[].now", async () => {
     const key = await inFront((map) => Object.assign(map.operations.getAnswerHistory!.fields, { 'questions[].moved[].before': 'Now', 'questions[].moved[].now': 'Before' }));
     const answer = await check(key);
     expect(byFeature(answer)).toMatchObject({ digest: 'implausible', report_page: 'implausible', weekly_report: 'implausible' });
@@ -66,11 +71,17 @@ describe('wrong readings are implausible, naming the fields', () => {
     const [won, lost] = [report.won_lost!.won.filter(moved).length, report.won_lost!.lost.filter(moved).length];
     expect(won).toBeGreaterThan(0);
     expect(violation!.values).toEqual({ questions: won + lost, won, lost });
-    expect(violation!.message).toMatch(new RegExp(`^${won} questions? (is|are) won though their moved engines name the brand less now than before \\(question \\d+: [a-z_]+ (recommended|mentioned) → \\w+\\), ${lost} lost though their moved engines name the brand more now than before .*\\(each from the other’s\\)\\?$`));
+    expect(violation!.message).toMatch(
+      new RegExp(
+        `^${won} questions? (is|are) won though their moved engines name the brand less now than before \\(question \\d+: [a-z_]+ (recommended|mentioned) → \\w+\\), ${lost} lost though their moved engines name the brand more now than before .*\\(each from the other’s\\)\\?$`,
+      ),
+    );
   });
 
   it('the counts of engines naming the brand swapped: outcome_follows_engines counts each outcome apart and blames the counts', async () => {
-    const key = await inFront((map) => Object.assign(map.operations.getAnswerHistory!.fields, { 'questions[].engines_naming_now': 'EnginesNamingBefore', 'questions[].engines_naming_before': 'EnginesNamingNow' }));
+    const key = await inFront((map) =>
+      Object.assign(map.operations.getAnswerHistory!.fields, { 'questions[].engines_naming_now': 'EnginesNamingBefore', 'questions[].engines_naming_before': 'EnginesNamingNow' }),
+    );
     const [violation, ...others] = violationsOf(await check(key));
     expect(others).toEqual([]);
     const { report } = (await (await call('/reports/weekly?market=us&format=json', { key })).json()) as ReportJson;
@@ -79,24 +90,30 @@ describe('wrong readings are implausible, naming the fields', () => {
     expect(violation!.message).toMatch(new RegExp(`^${won} questions are won though fewer engines name the brand now than before .*, ${lost} lost though more engines`));
   });
 
-  it('a prompt\'s rate read from its runs: implausible for the report, as it was for get_prompt_matrix', async () => {
+  it("a prompt's rate read from its runs: implausible for the report, as it was for get_prompt_matrix", async () => {
     const key = await inFront((map) => void (map.operations.getPromptMatrix!.fields['prompts[].engines[].rate'] = 'Runs'));
     const answer = await check(key);
     expect(byFeature(answer)).toMatchObject({ digest: 'implausible', report_page: 'implausible', csv_exports: 'implausible' });
     const [violation] = violationsOf(answer);
     expect(violation).toMatchObject({ rule: 'rate_is_share_of_runs', operation: 'getPromptMatrix', fields: ['prompts[].engines[].rate'] });
-    expect(violation!.message).toMatch(/^prompts\[\]\.engines\[\]\.rate is not the share of its cell's runs in (\d+) of \1 cells .*, and equals its cell's runs in all \1: is `rate` read from the right field \(it reads `runs`\)\?$/);
+    expect(violation!.message).toMatch(
+      /^prompts\[\]\.engines\[\]\.rate is not the share of its cell's runs in (\d+) of \1 cells .*, and equals its cell's runs in all \1: is `rate` read from the right field \(it reads `runs`\)\?$/,
+    );
   });
 
-  it('/answers/history\'s period read from its comparison window: implausible, and the report a 502 that says so, never a 500', async () => {
+  it("/answers/history's period read from its comparison window: implausible, and the report a 502 that says so, never a 500", async () => {
     const key = await inFront((map) => void (map.operations.getAnswerHistory!.fields.period = 'PreviousPeriod'));
     const [violation] = violationsOf(await check(key));
     expect(violation).toMatchObject({ rule: 'fixed_windows', operation: 'getAnswerHistory', fields: ['period.from', 'period.to'] });
-    expect(violation!.message).toMatch(/^\/answers\/history period \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d ends 7 days before today \(\d{4}-\d\d-\d\d\), .*is `period` read from the comparison window \(`previous_period`\)\?$/);
+    expect(violation!.message).toMatch(
+      /^\/answers\/history period \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d ends 7 days before today \(\d{4}-\d\d-\d\d\), .*is `period` read from the comparison window \(`previous_period`\)\?$/,
+    );
     for (const format of ['json', 'text']) {
       const response = await call(`/reports/weekly?market=us&format=${format}`, { key });
       expect(response.status).toBe(502);
-      expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/fixed windows do not cover the same 7 days \(\/visibility covers .*, \/answers\/history .*\).*`period` is most likely read from the wrong field/);
+      expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(
+        /fixed windows do not cover the same 7 days \(\/visibility covers .*, \/answers\/history .*\).*`period` is most likely read from the wrong field/,
+      );
     }
     const page = await call('/reports/weekly?market=us', { key, headers: { accept: 'text/html' } });
     expect([page.status, page.headers.get('content-type')]).toEqual([502, 'text/html; charset=utf-8']);
@@ -109,7 +126,7 @@ describe('wrong readings are implausible, naming the fields', () => {
 
   const alias = (to: string) => (body: Body, url: URL) => JSON.parse(JSON.stringify(houseStyle(body, url)).replaceAll(`"${VENDOR_ENGINES.chatgpt}"`, `"${to}"`));
 
-  it('an engine under a vendor\'s upper-case alias is ours by the map\'s spelling rules', async () => {
+  it("an engine under a vendor's upper-case alias is ours by the map's spelling rules", async () => {
     // `OPENAI` is a well-known alias of ChatGPT: with a map kept, the spelling rules read it as ours.
     expect(Object.values(byFeature(await check(await inFront(() => {}, alias('OPENAI')))))).toEqual(['works', 'works', 'works', 'works', 'works', 'works']);
   });
@@ -158,16 +175,24 @@ describe('/brands and the other reads, as the report makes them', () => {
   const withBrands = (answer: (body: Body) => unknown) => (body: Body, url: URL) => (url.pathname.endsWith('/brands') ? answer(body) : houseStyle(body, url));
 
   it('a /brands without the plan the report does not need: the report and the check both work', async () => {
-    const key = await inFront(() => {}, withBrands(({ plan, ...rest }) => ({ ...rest, Tier: plan })));
+    const key = await inFront(
+      () => {},
+      withBrands(({ plan, ...rest }) => ({ ...rest, Tier: plan })),
+    );
     expect(Object.values(byFeature(await check(key)))).toEqual(['works', 'works', 'works', 'works', 'works', 'works']);
     expect(((await (await call('/reports/weekly?market=us&format=json', { key })).json()) as ReportJson).report.brand.name).toBe('Brightdesk');
   });
 
   it('a service without /brands: the report page and weekly_report cannot run, named by the check; a browser gets a page', async () => {
-    const key = await inFront(() => {}, withBrands(() => Response.json({ error: { code: 'not_found', message: 'No such endpoint.' } }, { status: 404 })));
+    const key = await inFront(
+      () => {},
+      withBrands(() => Response.json({ error: { code: 'not_found', message: 'No such endpoint.' } }, { status: 404 })),
+    );
     const answer = await check(key);
     expect(byFeature(answer)).toMatchObject({ digest: 'works', report_page: 'cannot_run', weekly_report: 'cannot_run' });
-    expect(answer.features.find((f) => f.feature === 'report_page')!.missing).toEqual([{ part: 'body', operation: 'listBrands', field: null, answer: '404 not_found', words: 'the operation listBrands', required: true }]);
+    expect(answer.features.find((f) => f.feature === 'report_page')!.missing).toEqual([
+      { part: 'body', operation: 'listBrands', field: null, answer: '404 not_found', words: 'the operation listBrands', required: true },
+    ]);
     const page = await call('/reports/weekly?market=us', { key, headers: { accept: 'text/html' } });
     expect([page.status, page.headers.get('content-type')]).toEqual([502, 'text/html; charset=utf-8']);
     expect(visibleText(await page.text())).toContain('The Read API has no listBrands operation (GET /brands answered 404 not_found), which the weekly report needs for the brand’s name.');
@@ -176,13 +201,17 @@ describe('/brands and the other reads, as the report makes them', () => {
   });
 
   it('per-engine answers under a name the map misses: the map does not place them, it is not said that the service lacks them', async () => {
-    const key = await inFront(() => {}, (body, url) => {
-      const styled = houseStyle(body, url) as { Result: Body };
-      if (!url.pathname.endsWith('/prompts')) return styled;
-      const { Prompts, ...rest } = styled.Result;
-      return { ...styled, Result: { ...rest, Matrix: Prompts } };
-    });
-    const line = 'The upstream map does not place per-engine answers in the Read API’s answer to getPromptMatrix, which holds `Matrix` under a name the map does not name, so each engine’s questions naming the brand are left out.';
+    const key = await inFront(
+      () => {},
+      (body, url) => {
+        const styled = houseStyle(body, url) as { Result: Body };
+        if (!url.pathname.endsWith('/prompts')) return styled;
+        const { Prompts, ...rest } = styled.Result;
+        return { ...styled, Result: { ...rest, Matrix: Prompts } };
+      },
+    );
+    const line =
+      'The upstream map does not place per-engine answers in the Read API’s answer to getPromptMatrix, which holds `Matrix` under a name the map does not name, so each engine’s questions naming the brand are left out.';
     const answer = await check(key);
     expect(answer.features.find((f) => f.feature === 'digest')!.missing.map((m) => m.line)).toEqual([line]);
     const { report } = (await (await call('/reports/weekly?market=us&format=json', { key })).json()) as ReportJson;
@@ -191,7 +220,10 @@ describe('/brands and the other reads, as the report makes them', () => {
   });
 
   it('a body that cannot be read is said as such, not as "did not answer, try again"', async () => {
-    const key = await inFront(() => {}, (body, url) => (url.pathname.endsWith('/visibility') ? { Result: { Nothing: 1 } } : houseStyle(body, url)));
+    const key = await inFront(
+      () => {},
+      (body, url) => (url.pathname.endsWith('/visibility') ? { Result: { Nothing: 1 } } : houseStyle(body, url)),
+    );
     const page = await call('/reports/weekly?market=us', { key, headers: { accept: 'text/html' } });
     expect(page.status).toBe(502);
     const words = visibleText(await page.text());

@@ -38,7 +38,9 @@ export function EmailLayout({ lang = 'en', title, preview, heading, subheading, 
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="color-scheme" content="light dark" />
         <meta name="supported-color-schemes" content="light dark" />
+        {/* biome-ignore lint/security/noDangerouslySetInnerHtml: constant style sheets of ours; React would escape the CSS otherwise. */}
         <style dangerouslySetInnerHTML={{ __html: STYLE }} />
+        {/* biome-ignore lint/security/noDangerouslySetInnerHtml: as above. */}
         <style dangerouslySetInnerHTML={{ __html: OUTLOOK_STYLE }} />
       </Head>
       {/* Not React Email's <Body>: it copies the background onto a cell the dark scheme's class does not reach. */}

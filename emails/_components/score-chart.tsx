@@ -64,12 +64,7 @@ export function ScoreChart({ bars, scale }: { bars: ChartBar[]; scale: { floor: 
       >
         <tbody>
           <tr>
-            <td
-              width={40}
-              valign="top"
-              className={cls.muted}
-              style={{ ...cellText, width: '40px', height: `${CHART_HEIGHT}px`, verticalAlign: 'top', textAlign: 'right', padding: '0 6px 0 0' }}
-            >
+            <td width={40} valign="top" className={cls.muted} style={{ ...cellText, width: '40px', height: `${CHART_HEIGHT}px`, verticalAlign: 'top', textAlign: 'right', padding: '0 6px 0 0' }}>
               <div style={{ height: `${CHART_HEIGHT - 14}px` }}>{`${scale.top}%`}</div>
               <div>{`${scale.floor}%`}</div>
             </td>

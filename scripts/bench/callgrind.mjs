@@ -57,7 +57,12 @@ export async function bodyUpstream(bodies) {
       response.end(JSON.stringify({ error: { code: 'not_found', message: `The bench's upstream does not answer ${path}.` } }));
       return;
     }
-    response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', etag: `"v1${path.replaceAll('/', '-')}"`, 'ratelimit-policy': '"default";q=60;w=60', ratelimit: '"default";r=59;t=60' });
+    response.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      etag: `"v1${path.replaceAll('/', '-')}"`,
+      'ratelimit-policy': '"default";q=60;w=60',
+      ratelimit: '"default";r=59;t=60',
+    });
     response.end(body);
   });
   await new Promise((done) => server.listen(0, '127.0.0.1', done));

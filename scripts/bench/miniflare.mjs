@@ -13,7 +13,18 @@ export const compatibilityDate = /compatibility_date\s*=\s*"([^"]+)"/.exec(readF
 export async function bundle(entry, name) {
   mkdirSync('dist/bench', { recursive: true });
   const outfile = `dist/bench/${name}.js`;
-  await build({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'neutral', target: 'es2022', outfile, logLevel: 'error', mainFields: ['module', 'main'], conditions: ['workerd', 'worker', 'import'], external: ['cloudflare:*', 'node:*'] });
+  await build({
+    entryPoints: [entry],
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2022',
+    outfile,
+    logLevel: 'error',
+    mainFields: ['module', 'main'],
+    conditions: ['workerd', 'worker', 'import'],
+    external: ['cloudflare:*', 'node:*'],
+  });
   return outfile;
 }
 
@@ -22,7 +33,11 @@ export function migrationStatements() {
   const parts = readdirSync('migrations')
     .filter((f) => f.endsWith('.sql'))
     .sort()
-    .flatMap((f) => readFileSync(`migrations/${f}`, 'utf8').replace(/--[^\n]*/g, '').split(';'));
+    .flatMap((f) =>
+      readFileSync(`migrations/${f}`, 'utf8')
+        .replace(/--[^\n]*/g, '')
+        .split(';'),
+    );
   const statements = [];
   for (const part of parts) {
     const open = statements.at(-1);
@@ -56,7 +71,14 @@ export const STATIC_ASSETS = {
 };
 
 /** The vars and secrets every bench run gives the product Worker (its env parses with them; mail is never sent). */
-export const BENCH_VARS = { UPSTREAM_URL: '', DEMO_DATA: '', ADMIN_TOKEN: 'bench-admin', SIGNING_SECRET: 'bench', ENCRYPTION_KEY: 'YmVuY2hfZW5jcnlwdGlvbl9rZXlfMzJfYnl0ZXNfX18=', DIGEST_FROM: 'bench@example.com' };
+export const BENCH_VARS = {
+  UPSTREAM_URL: '',
+  DEMO_DATA: '',
+  ADMIN_TOKEN: 'bench-admin',
+  SIGNING_SECRET: 'bench',
+  ENCRYPTION_KEY: 'YmVuY2hfZW5jcnlwdGlvbl9rZXlfMzJfYnl0ZXNfX18=',
+  DIGEST_FROM: 'bench@example.com',
+};
 
 /**
  * The bindings the product parses (wrangler.toml's, locally), for the Worker as `wrangler deploy` builds it

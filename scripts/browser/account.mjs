@@ -52,7 +52,11 @@ async function checked(page, name, key) {
   await page.addScriptTag({ content: AXE });
   const { violations } = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
   const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`), [], `account ${name}: axe finds no serious or critical violation`);
+  assert.deepEqual(
+    bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`),
+    [],
+    `account ${name}: axe finds no serious or critical violation`,
+  );
 }
 
 function newContext(browser, { width, scheme, address }) {
@@ -87,11 +91,11 @@ async function flow({ browser, base, step, key, receiver, deliveries, shots }) {
   await checked(page, 'sign-in', key);
   await page.fill('#api_key', key);
   await Promise.all([page.waitForURL(`${base}/account`), page.click('button[type=submit]')]);
-  assert.match(await page.textContent('main'), /Brightdesk/, 'account: the overview lists the key\'s brand');
+  assert.match(await page.textContent('main'), /Brightdesk/, "account: the overview lists the key's brand");
   await checked(page, 'overview', key);
   const cookies = await context.cookies();
   const session = cookies.find((c) => c.name === '__Host-session');
-  assert.ok(session && session.httpOnly && session.secure && session.sameSite === 'Lax', 'account: the session cookie is HttpOnly, Secure, SameSite=Lax');
+  assert.ok(session?.httpOnly && session.secure && session.sameSite === 'Lax', 'account: the session cookie is HttpOnly, Secure, SameSite=Lax');
 
   // Subscribe an address; confirm it from the dev outbox.
   await page.click('nav >> text=Digests and alerts');
@@ -143,7 +147,7 @@ async function flow({ browser, base, step, key, receiver, deliveries, shots }) {
   assert.match(await page.textContent('#webhook-secret'), /^whsec_/, 'account: the webhook secret, shown once');
   await checked(page, 'webhook added', key);
   const test = deliveries.at(-1);
-  assert.ok(test && test.headers['webhook-signature'], 'account: the receiver got the signed test delivery');
+  assert.ok(test?.headers['webhook-signature'], 'account: the receiver got the signed test delivery');
   const hookConfirm = JSON.parse(test.body).data?.confirm_url ?? confirmLinkIn(test.body);
   assert.ok(hookConfirm, 'account: the test delivery carries the confirm link');
   await page.goto(hookConfirm);
@@ -195,7 +199,7 @@ async function flow({ browser, base, step, key, receiver, deliveries, shots }) {
   // A revoked key is refused, beside the field.
   await page.fill('#api_key', REVOKED);
   await page.click('button[type=submit]');
-  assert.match(await page.textContent('#key-error'), /not accepted: it is unknown or revoked/, 'account: a revoked key\'s sign-in is refused');
+  assert.match(await page.textContent('#key-error'), /not accepted: it is unknown or revoked/, "account: a revoked key's sign-in is refused");
   await checked(page, 'sign-in refused', REVOKED);
   assert.deepEqual(errors, [], 'account: no console error');
   await context.close();
@@ -217,9 +221,9 @@ async function underCsp({ browser, base, step, key }) {
   await page.waitForFunction(() => document.querySelector('button.copy[data-for=mcp-url]').textContent !== 'Copy the MCP address', null, { timeout: 10_000 });
   assert.equal(await copy.textContent(), 'Copied');
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), `${base}/mcp`, 'account: the MCP address is copied');
-  assert.deepEqual(errors, [], 'account: no console error (no CSP violation) under the pages\' own CSP');
+  assert.deepEqual(errors, [], "account: no console error (no CSP violation) under the pages' own CSP");
   await context.close();
-  step('account: under the pages\' CSP, the copy button copies the MCP address');
+  step("account: under the pages' CSP, the copy button copies the MCP address");
 }
 
 /** Clicks a submit button and waits for the page it leads to. */
@@ -262,8 +266,11 @@ async function tour({ browser, base, step, key, width, scheme, shots, sql }) {
   const idOf = async (email) => page.locator('li', { hasText: email }).getAttribute('data-subscription');
   const at = new Date().toISOString();
   const reason = 'The Read API answered 503 three times: the digest goes out with the next weekly run.';
-  const row = (id, status, why) => `('${id}', '2026-W01', '2026-01-05', 'tour', 'digest/${id}/tour', '${status}', ${why ? `'${why}'` : 'NULL'}, '${at}', '${at}', ${status === 'sent' ? `'${at}'` : 'NULL'})`;
-  sql(`INSERT INTO digest_sends (subscription_id, iso_week, week_monday, group_key, idempotency_key, status, reason, planned_at, updated_at, sent_at) VALUES ${row(await idOf(sent), 'sent')}, ${row(await idOf(skipped), 'skipped', reason)}`);
+  const row = (id, status, why) =>
+    `('${id}', '2026-W01', '2026-01-05', 'tour', 'digest/${id}/tour', '${status}', ${why ? `'${why}'` : 'NULL'}, '${at}', '${at}', ${status === 'sent' ? `'${at}'` : 'NULL'})`;
+  sql(
+    `INSERT INTO digest_sends (subscription_id, iso_week, week_monday, group_key, idempotency_key, status, reason, planned_at, updated_at, sent_at) VALUES ${row(await idOf(sent), 'sent')}, ${row(await idOf(skipped), 'skipped', reason)}`,
+  );
   await page.goto(`${base}/account/subscriptions`);
   assert.match(await page.locator('li', { hasText: sent }).textContent(), /Last digest: sent/, `account subscriptions at ${name}: a last delivery that went out`);
   assert.match(await page.locator('li', { hasText: skipped }).textContent(), /Last digest: not sent .* UTC: The Read API answered 503/, `account subscriptions at ${name}: one that did not, and why`);
@@ -283,7 +290,10 @@ async function tour({ browser, base, step, key, width, scheme, shots, sql }) {
   await submit(page, 'form[action="/account/exports"] button[type=submit]');
   await shot('csv-links-error');
   // The two links this tour made (the key's other links are the rest of the run's): the share link is the newest.
-  for (const [path, card] of [['links', 'ul.cards > li >> nth=0'], ['exports', `li[data-link="${csvId}"]`]]) {
+  for (const [path, card] of [
+    ['links', 'ul.cards > li >> nth=0'],
+    ['exports', `li[data-link="${csvId}"]`],
+  ]) {
     await page.goto(`${base}/account/${path}`);
     await Promise.all([page.waitForNavigation(), page.locator(card).locator('button', { hasText: 'Revoke' }).click()]);
   }
@@ -293,7 +303,10 @@ async function tour({ browser, base, step, key, width, scheme, shots, sql }) {
   await signIn(page, base, INACTIVE);
   assert.match(await page.textContent('#inactive'), /not active/, `account inactive at ${name}: the plan's message`);
   await shot('inactive-overview');
-  for (const [path, stage] of [['subscriptions', 'inactive-subscriptions'], ['links', 'inactive-share-links']]) {
+  for (const [path, stage] of [
+    ['subscriptions', 'inactive-subscriptions'],
+    ['links', 'inactive-share-links'],
+  ]) {
     await page.goto(`${base}/account/${path}`);
     assert.match(await page.textContent('#inactive'), /not active/, `account ${stage} at ${name}: the plan's message`);
     await shot(stage);

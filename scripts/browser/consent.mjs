@@ -47,7 +47,17 @@ async function consentRuns({ browser, base, artifacts, step, key, redirectUri, c
     const verifier = randomBytes(32).toString('base64url');
     const challenge = createHash('sha256').update(verifier).digest('base64url');
     const authorize = new URL('/oauth/authorize', base);
-    for (const [k, v] of Object.entries({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256', state: `s-${name}`, scope: 'read', resource: `${base}/mcp` })) authorize.searchParams.set(k, v);
+    for (const [k, v] of Object.entries({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: `s-${name}`,
+      scope: 'read',
+      resource: `${base}/mcp`,
+    }))
+      authorize.searchParams.set(k, v);
 
     // Each run is another person, at an address of its own: the consent page counts its writes per address (10 a minute),
     // and three runs within a minute from one address would pass that.
@@ -82,7 +92,7 @@ async function consentRuns({ browser, base, artifacts, step, key, redirectUri, c
     const [checked] = await Promise.all([page.waitForNavigation(), page.click('button[value=check]')]);
     assert.equal(checked.status(), 200, 'consent: the key is accepted');
     assert.match(await page.textContent('h1'), /Approve Claude/);
-    assert.ok((await page.locator('.brands li').count()) >= 1, 'consent: the key\'s brands are listed');
+    assert.ok((await page.locator('.brands li').count()) >= 1, "consent: the key's brands are listed");
     const approveShot = await shot('approve');
 
     await Promise.all([page.waitForURL(`${redirectUri}**`), page.click('button[value=approve]')]);
@@ -95,7 +105,14 @@ async function consentRuns({ browser, base, artifacts, step, key, redirectUri, c
     const token = await fetch(`${base}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code: callback.searchParams.get('code'), redirect_uri: redirectUri, client_id: clientId, code_verifier: verifier, resource: `${base}/mcp` }),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code'),
+        redirect_uri: redirectUri,
+        client_id: clientId,
+        code_verifier: verifier,
+        resource: `${base}/mcp`,
+      }),
     });
     assert.equal(token.status, 200, 'consent: the code is exchanged with its verifier');
     const { access_token: accessToken } = await token.json();

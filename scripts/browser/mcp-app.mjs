@@ -111,15 +111,27 @@ async function openView(browser, host, { html, args, result, width, theme, syste
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('request', (r) => requests.push(r.url()));
   await page.goto(`${host.origin}/?theme=${theme ?? system}`);
-  const hostContext = { displayMode: 'inline', availableDisplayModes: ['inline'], platform: 'web', locale: 'en-US', containerDimensions: { width, maxHeight: 4000 }, ...(theme ? { theme } : {}), styles: { variables: { '--font-sans': 'system-ui, sans-serif' } } };
+  const hostContext = {
+    displayMode: 'inline',
+    availableDisplayModes: ['inline'],
+    platform: 'web',
+    locale: 'en-US',
+    containerDimensions: { width, maxHeight: 4000 },
+    ...(theme ? { theme } : {}),
+    styles: { variables: { '--font-sans': 'system-ui, sans-serif' } },
+  };
   await page.evaluate((o) => window.startHost(o), { html, args, result, hostContext });
   const frame = page.frames().find((f) => f !== page.mainFrame());
   assert.ok(frame, `${name}: the view's frame`);
   await frame.waitForSelector('[data-testid=score]');
   // The frame is sized by the view's last size-changed notification (the host's border is around it, prefersBorder).
-  await page.waitForFunction(() => window.sizes.length > 0 && Math.abs(document.querySelector('iframe').getBoundingClientRect().height - window.sizes.at(-1)) < 1, null, { timeout: 5000 }).catch(async () => {
-    throw new Error(`${name}: the frame was not sized by the view (sizes ${JSON.stringify(await page.evaluate(() => window.sizes))}, frame ${await page.evaluate(() => document.querySelector('iframe').getBoundingClientRect().height)} px)`);
-  });
+  await page
+    .waitForFunction(() => window.sizes.length > 0 && Math.abs(document.querySelector('iframe').getBoundingClientRect().height - window.sizes.at(-1)) < 1, null, { timeout: 5000 })
+    .catch(async () => {
+      throw new Error(
+        `${name}: the frame was not sized by the view (sizes ${JSON.stringify(await page.evaluate(() => window.sizes))}, frame ${await page.evaluate(() => document.querySelector('iframe').getBoundingClientRect().height)} px)`,
+      );
+    });
   await page.waitForTimeout(150);
 
   const structured = result.structuredContent;
@@ -155,12 +167,20 @@ async function openView(browser, host, { html, args, result, width, theme, syste
   assert.equal(view.points, history.length, `${name}: the chart has the ${history.length} weeks`);
   if (structured.report) {
     const wl = structured.report.won_lost;
-    assert.deepEqual(view.questions, [...wl.top_lost, ...wl.top_won].map((q) => q.text), `${name}: the questions lost and won are the result's`);
+    assert.deepEqual(
+      view.questions,
+      [...wl.top_lost, ...wl.top_won].map((q) => q.text),
+      `${name}: the questions lost and won are the result's`,
+    );
     const counts = await frame.textContent('[data-testid=counts]');
     assert.equal(counts, `${wl.counts.lost} lost · ${wl.counts.won} won · ${wl.counts.held} held`, `${name}: the counts`);
   }
   assert.deepEqual(errors, [], `${name}: no console error`);
-  assert.deepEqual(requests.filter((url) => !url.startsWith(host.origin)), [], `${name}: the view makes no request of its own`);
+  assert.deepEqual(
+    requests.filter((url) => !url.startsWith(host.origin)),
+    [],
+    `${name}: the view makes no request of its own`,
+  );
   assert.deepEqual(requests.map((url) => new URL(url).pathname).sort(), ['/', '/host.js'], `${name}: only the host page's own requests`);
 
   const file = join(artifacts, `mcp-app-${name}.png`);
@@ -199,7 +219,10 @@ export async function checkMcpApp({ browser, base, key, artifacts, step }) {
       await context.close();
     }
 
-    for (const [width, theme] of [[400, 'light'], [700, 'dark']]) {
+    for (const [width, theme] of [
+      [400, 'light'],
+      [700, 'dark'],
+    ]) {
       const { context } = await openView(browser, host, { html, args, result: visibility, width, theme, name: `visibility-${width}-${theme}`, step, artifacts });
       await context.close();
     }

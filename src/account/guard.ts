@@ -102,4 +102,3 @@ export const answering =
       throw error;
     }
   };
-

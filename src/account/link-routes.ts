@@ -64,7 +64,14 @@ async function acting(render: (status: number, error: { field: LinkField; messag
 const newestFirst = <L extends { created_at: string }>(links: L[]) => links.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
 
 async function shareView(deps: Deps, who: SignedIn, rest: Partial<ShareView> = {}): Promise<ShareView> {
-  return { csrf: who.session.csrf, brands: who.brands, form: EMPTY_LINK_FORM, links: newestFirst(await listReportLinks(deps, who.caller.key)), ...(who.inactive ? { inactive: who.inactive } : {}), ...rest };
+  return {
+    csrf: who.session.csrf,
+    brands: who.brands,
+    form: EMPTY_LINK_FORM,
+    links: newestFirst(await listReportLinks(deps, who.caller.key)),
+    ...(who.inactive ? { inactive: who.inactive } : {}),
+    ...rest,
+  };
 }
 
 const showShare = answering(async (request: Request, deps: Deps, url: URL) => {
@@ -102,7 +109,11 @@ const revokeShare = answering(async (request: Request, deps: Deps) => {
 const showReport = answering(async (request: Request, deps: Deps, url: URL) => {
   const who = await signedIn(request, deps);
   const query = readParams(BRAND_MARKET_PARAMS, queryObject(url.searchParams));
-  const links = (brandId: number, market: string) => ({ marketUrl: (code: string) => scopeUrl(ACCOUNT_PATHS.report, brandId, code), history: scopeUrl(ACCOUNT_PATHS.history, brandId, market), frame: accountFrame(who.session.csrf) });
+  const links = (brandId: number, market: string) => ({
+    marketUrl: (code: string) => scopeUrl(ACCOUNT_PATHS.report, brandId, code),
+    history: scopeUrl(ACCOUNT_PATHS.history, brandId, market),
+    frame: accountFrame(who.session.csrf),
+  });
   return weeklyAs(deps, who.caller, { ...query, format: 'html' }, links);
 });
 

@@ -56,8 +56,7 @@ function attrs(view: Common, field: LinkField, hint?: string): Markup {
   const ids = [mine ? `${field}-error` : '', hint ?? ''].filter(Boolean).join(' ');
   return html`${mine ? html` aria-invalid="true" autofocus` : null}${ids ? html` aria-describedby="${ids}"` : null}`;
 }
-const errorOf = (view: Common, field: LinkField) =>
-  view.error?.field === field ? html`<p class="error" id="${field}-error" role="alert">${withCode(view.error.message)}</p>` : null;
+const errorOf = (view: Common, field: LinkField) => (view.error?.field === field ? html`<p class="error" id="${field}-error" role="alert">${withCode(view.error.message)}</p>` : null);
 const formError = (view: Common) => (view.error?.field === 'form' ? html`<p class="problem" id="form-error" role="alert">${withCode(view.error.message)}</p>` : null);
 const notice = (view: Common) => (view.done ? html`<p class="notice" role="status">${LINK_DONE[view.done]}</p>` : null);
 
@@ -110,7 +109,9 @@ ${list}`;
 function csvCard(view: CsvView, l: CsvView['links'][number]): Markup {
   const table = view.operations.find((o) => o.id === l.operation)?.label ?? l.operation;
   const scope = l.brand_id ? `${brandName(view.brands, l.brand_id)}${l.market ? ` ${l.market.code.toUpperCase()}` : ''}` : '';
-  const params = Object.entries(l.params).filter(([k]) => k !== 'brand_id' && k !== 'market').map(([k, v]) => `${k.replaceAll('_', ' ')} ${v}`);
+  const params = Object.entries(l.params)
+    .filter(([k]) => k !== 'brand_id' && k !== 'market')
+    .map(([k, v]) => `${k.replaceAll('_', ' ')} ${v}`);
   const label = [table, scope, ...params].filter(Boolean).join(' · ');
   const fresh = view.made?.id === l.id;
   return html`<li data-link="${l.id}"${fresh ? html` class="fresh"` : null}><div class="head"><span class="who">${label}</span></div>
@@ -146,4 +147,3 @@ ${errorOf(view, 'params')}<p class="hint" id="params-hint">As in the API's query
 <div class="actions"><button type="submit">Make the link</button></div>
 </form>`;
 }
-

@@ -214,8 +214,8 @@ export function overviewPage(o: { csrf: string; brands: readonly Brand[]; weeks:
   const brands = o.inactive
     ? inactiveNotice(o.inactive, 'Until the plan is active again, you can still see and remove your subscriptions and see and revoke your share links and CSV links.')
     : o.weeks.length
-    ? html`<ul class="weeks" data-testid="weeks">${o.weeks.map(weekCard)}</ul>`
-    : html`<p>The key reads no brand yet.</p>`;
+      ? html`<ul class="weeks" data-testid="weeks">${o.weeks.map(weekCard)}</ul>`
+      : html`<p>The key reads no brand yet.</p>`;
   const body = html`<h1>Your account</h1>
 <p>Signed in until ${o.expiresAt.toISOString().slice(11, 16)} UTC.${o.inactive ? null : ` The key reads ${o.brands.length === 1 ? 'one brand' : `${o.brands.length} brands`}, each market's last 7 days below:`}</p>
 ${brands}

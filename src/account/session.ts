@@ -89,7 +89,8 @@ export async function sessionOf(deps: SessionDeps, request: Request): Promise<Se
     .first<{ key_sealed: string; secret_tag: string; expires_at: string }>();
   if (!row) return 'ended';
   const expiresAt = new Date(row.expires_at);
-  const key = expiresAt.getTime() > deps.now().getTime() && (await sameSecret(row.secret_tag, await tagOf(deps.signingSecret, idHash))) ? await unseal(deps.encryptionKey, row.key_sealed, idHash) : null;
+  const key =
+    expiresAt.getTime() > deps.now().getTime() && (await sameSecret(row.secret_tag, await tagOf(deps.signingSecret, idHash))) ? await unseal(deps.encryptionKey, row.key_sealed, idHash) : null;
   if (key === null) {
     await deps.db.prepare('DELETE FROM account_sessions WHERE id_hash = ?').bind(idHash).run();
     return 'ended';
@@ -99,12 +100,18 @@ export async function sessionOf(deps: SessionDeps, request: Request): Promise<Se
 
 /** Ends one session (signing out). */
 export async function endSession(deps: Pick<SessionDeps, 'db'>, session: Pick<Session, 'id'>): Promise<void> {
-  await deps.db.prepare('DELETE FROM account_sessions WHERE id_hash = ?').bind(await sha256Hex(session.id)).run();
+  await deps.db
+    .prepare('DELETE FROM account_sessions WHERE id_hash = ?')
+    .bind(await sha256Hex(session.id))
+    .run();
 }
 
 /** Ends every session of a key: the upstream no longer accepts it. */
 export async function endSessionsOfKey(deps: Pick<SessionDeps, 'db'>, key: string): Promise<void> {
-  await deps.db.prepare('DELETE FROM account_sessions WHERE key_hash = ?').bind(await sha256Hex(key)).run();
+  await deps.db
+    .prepare('DELETE FROM account_sessions WHERE key_hash = ?')
+    .bind(await sha256Hex(key))
+    .run();
 }
 
 export function sessionCookie(value: string, maxAgeS: number): string {

@@ -103,7 +103,10 @@ function card(row: ListedSubscription, csrf: string): Markup {
       : EMPTY;
   return html`<li data-subscription="${row.id}">
 <div class="head"><span class="who">${recipientOf(row)}</span> <span class="state ${row.status}">${STATE_WORDS[row.status] ?? row.status}</span></div>
-<p class="small">${row.brand_name} · ${row.market_code.toUpperCase()} · ${row.kinds.split(',').map((k) => KIND_WORDS[k] ?? k).join(', ')} · ${row.timezone}${row.channel_type && row.channel_type !== 'email' ? ` · alerts by ${row.channel_type}` : ''}</p>
+<p class="small">${row.brand_name} · ${row.market_code.toUpperCase()} · ${row.kinds
+    .split(',')
+    .map((k) => KIND_WORDS[k] ?? k)
+    .join(', ')} · ${row.timezone}${row.channel_type && row.channel_type !== 'email' ? ` · alerts by ${row.channel_type}` : ''}</p>
 ${row.status === 'paused' && row.paused_reason ? html`<p class="small">Paused: ${row.paused_reason}</p>` : null}
 ${lastDeliveryLine(row.last_delivery)}
 <p class="small">Added ${row.created_at.slice(0, 10)}${row.confirmed_at ? `, confirmed ${row.confirmed_at.slice(0, 10)}` : ''}${row.unsubscribed_at ? `, unsubscribed ${row.unsubscribed_at.slice(0, 10)}` : ''}</p>
@@ -120,15 +123,12 @@ function described(view: SubscriptionsView, field: Field, hint?: string): Markup
   return html`${mine ? html` aria-invalid="true"` : null}${focus ? html` autofocus` : null}${ids ? html` aria-describedby="${ids}"` : null}`;
 }
 
-const errorOf = (view: SubscriptionsView, field: Field) =>
-  view.error?.field === field ? html`<p class="error" id="${field}-error" role="alert">${withCode(view.error.message)}</p>` : null;
+const errorOf = (view: SubscriptionsView, field: Field) => (view.error?.field === field ? html`<p class="error" id="${field}-error" role="alert">${withCode(view.error.message)}</p>` : null);
 
 function addForm(view: SubscriptionsView): Markup {
   const f = view.form;
-  const kind = (value: string, label: string) =>
-    html`<label class="choice"><input type="checkbox" name="kinds" value="${value}"${f.kinds.includes(value) ? html` checked` : null}> ${label}</label>`;
-  const channel = (value: string, label: string) =>
-    html`<label class="choice"><input type="radio" name="channel" value="${value}"${f.channel === value ? html` checked` : null}> ${label}</label>`;
+  const kind = (value: string, label: string) => html`<label class="choice"><input type="checkbox" name="kinds" value="${value}"${f.kinds.includes(value) ? html` checked` : null}> ${label}</label>`;
+  const channel = (value: string, label: string) => html`<label class="choice"><input type="radio" name="channel" value="${value}"${f.channel === value ? html` checked` : null}> ${label}</label>`;
   return html`<h2 id="add">Add a subscription</h2>
 ${view.error?.field === 'form' ? html`<p class="problem" id="form-error" role="alert">${withCode(view.error.message)}</p>` : null}
 <form method="post" action="${ACCOUNT_PATHS.subscriptions}" novalidate>
@@ -189,8 +189,12 @@ ${view.done ? html`<p class="notice" role="status">${DONE[view.done]}</p>` : nul
 <p>Who gets the weekly digest and the change alerts of your brands. Each new address confirms by email first; a Slack or webhook channel by its test delivery.</p>
 <h2>Subscriptions</h2>
 ${view.rows.length ? html`<ul class="cards">${view.rows.map((row) => card(row, view.csrf))}</ul>` : html`<p>None yet.</p>`}
-${view.inactive ? html`<h2 id="add">Add a subscription, send now</h2>
-${view.error ? html`<p class="problem" id="form-error" role="alert">${withCode(view.error.message)}</p>` : null}${inactiveNotice(view.inactive, 'Adding a subscription and sending the digest now read your brands: they come back with an active plan.')}` : html`${addForm(view)}
-${sendForm(view)}`}`;
+${
+  view.inactive
+    ? html`<h2 id="add">Add a subscription, send now</h2>
+${view.error ? html`<p class="problem" id="form-error" role="alert">${withCode(view.error.message)}</p>` : null}${inactiveNotice(view.inactive, 'Adding a subscription and sending the digest now read your brands: they come back with an active plan.')}`
+    : html`${addForm(view)}
+${sendForm(view)}`
+}`;
   return accountPage(status, { title: 'Digests and alerts', body, current: 'subscriptions', csrf: view.csrf });
 }

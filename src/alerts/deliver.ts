@@ -60,13 +60,19 @@ export const deliveryRetrySeconds = (attempt: number) => Math.min(3600, 30 * 2 *
 async function finish(deps: AlertDeps, ids: number[], status: 'sent' | 'failed' | 'skipped', reason: string | null): Promise<void> {
   const at = deps.now().toISOString();
   const statement = deps.db.prepare(`UPDATE alert_deliveries SET status = ?, reason = ?, sent_at = CASE WHEN ? = 'sent' THEN ? ELSE sent_at END, updated_at = ? WHERE id = ? AND status = 'pending'`);
-  await runInChunks(deps.db, ids.map((id) => statement.bind(status, reason, status, at, at, id)));
+  await runInChunks(
+    deps.db,
+    ids.map((id) => statement.bind(status, reason, status, at, at, id)),
+  );
 }
 
 async function noteRetry(deps: AlertDeps, ids: number[], reason: string): Promise<void> {
   const at = deps.now().toISOString();
   const statement = deps.db.prepare(`UPDATE alert_deliveries SET reason = ?, updated_at = ? WHERE id = ? AND status = 'pending'`);
-  await runInChunks(deps.db, ids.map((id) => statement.bind(`retrying: ${reason}`, at, id)));
+  await runInChunks(
+    deps.db,
+    ids.map((id) => statement.bind(`retrying: ${reason}`, at, id)),
+  );
 }
 
 /** A Resolve that asks once per host for the life of one batch. */
@@ -108,7 +114,14 @@ async function postBundle(deps: AlertDeps, row: DeliveryRow, resolve: Resolve): 
   const body = JSON.stringify(row.channel_type === 'slack' ? slackMessage(context) : webhookPayload(context));
   return postToEndpoint(
     { fetch: deps.fetch, now: deps.now, ...(deps.dev ? { outbox: deps.db } : {}) },
-    { kind: row.channel_type === 'slack' ? 'slack' : 'webhook', url, messageId: row.message_id, body, ...(secret ? { secret } : {}), summary: `${row.brand_name} (${row.market_code.toUpperCase()}): ${context.events.length} alert event(s)` },
+    {
+      kind: row.channel_type === 'slack' ? 'slack' : 'webhook',
+      url,
+      messageId: row.message_id,
+      body,
+      ...(secret ? { secret } : {}),
+      summary: `${row.brand_name} (${row.market_code.toUpperCase()}): ${context.events.length} alert event(s)`,
+    },
   );
 }
 
@@ -122,7 +135,9 @@ async function deliverToEndpoint(deps: AlertDeps, row: DeliveryRow, resolve: Res
     const at = deps.now().toISOString();
     await deps.db.batch([
       deps.db.prepare(`UPDATE digest_subscriptions SET status = 'paused', paused_reason = 'endpoint_gone', paused_at = ?, updated_at = ? WHERE id = ? AND status = 'active'`).bind(at, at, row.id),
-      deps.db.prepare(`UPDATE alert_deliveries SET status = 'skipped', reason = 'subscription paused', updated_at = ? WHERE subscription_id = ? AND status = 'pending' AND id != ?`).bind(at, row.id, row.delivery_id),
+      deps.db
+        .prepare(`UPDATE alert_deliveries SET status = 'skipped', reason = 'subscription paused', updated_at = ? WHERE subscription_id = ? AND status = 'pending' AND id != ?`)
+        .bind(at, row.id, row.delivery_id),
     ]);
     await finish(deps, [row.delivery_id], 'failed', `the endpoint is gone (${outcome.reason}): subscription paused`);
     result.paused++;
@@ -146,13 +161,20 @@ async function deliverEmails(deps: AlertDeps, rows: DeliveryRow[], attempt: numb
   const assign = deps.db.prepare('UPDATE alert_deliveries SET batch_key = ? WHERE id = ? AND batch_key IS NULL');
   const statements: D1PreparedStatement[] = [];
   for (const chunk of chunks(unassigned)) {
-    const key = await batchKey('alert', chunk.map((r) => r.id), chunk[0]!.message_id);
+    const key = await batchKey(
+      'alert',
+      chunk.map((r) => r.id),
+      chunk[0]!.message_id,
+    );
     for (const row of chunk) statements.push(assign.bind(key, row.delivery_id));
   }
   await runInChunks(deps.db, statements);
   if (unassigned.length > 0) {
     // A concurrent delivery's keys win.
-    const { results } = await deps.db.prepare(`SELECT id, batch_key FROM alert_deliveries WHERE id IN (${rows.map(() => '?').join(',')})`).bind(...rows.map((r) => r.delivery_id)).all<{ id: number; batch_key: string }>();
+    const { results } = await deps.db
+      .prepare(`SELECT id, batch_key FROM alert_deliveries WHERE id IN (${rows.map(() => '?').join(',')})`)
+      .bind(...rows.map((r) => r.delivery_id))
+      .all<{ id: number; batch_key: string }>();
     const keys = new Map(results.map((r) => [r.id, r.batch_key]));
     for (const row of rows) row.batch_key = keys.get(row.delivery_id) ?? null;
   }
@@ -201,7 +223,10 @@ export async function deliverAlerts(job: AlertJob, deps: AlertDeps, options: Del
   const active = rows.filter((r) => r.status === 'active');
   if (active.length === 0) return result;
   const attempted = deps.db.prepare('UPDATE alert_deliveries SET attempts = attempts + 1, updated_at = ? WHERE id = ?');
-  await runInChunks(deps.db, active.map((r) => attempted.bind(deps.now().toISOString(), r.delivery_id)));
+  await runInChunks(
+    deps.db,
+    active.map((r) => attempted.bind(deps.now().toISOString(), r.delivery_id)),
+  );
   for (const row of active.filter((r) => r.channel_type !== 'email')) await deliverToEndpoint(deps, row, resolve, attempt, result);
   const emails = active.filter((r) => r.channel_type === 'email');
   if (emails.length > 0) await deliverEmails(deps, emails, attempt, callsBefore, result);

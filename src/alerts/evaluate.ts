@@ -26,7 +26,22 @@ import { DAY_MS } from '../lib/time';
 import { chunks } from '../mail/send-batches';
 import { groupApiKey, groupKeyOf, type SubscriptionRow, UNREADABLE_KEY } from '../subscriptions';
 import type { Violation } from '../contract/plausibility';
-import { actionLine, ALERT_HOUR, type AlertChange, type AlertEvent, type AlertSnapshot, alertSnapshotOf, changesBetween, figuresViolations, implausibleReason, localTime, logImplausible, NEEDS, type PartId, readParts } from '../weekly-report';
+import {
+  actionLine,
+  ALERT_HOUR,
+  type AlertChange,
+  type AlertEvent,
+  type AlertSnapshot,
+  alertSnapshotOf,
+  changesBetween,
+  figuresViolations,
+  implausibleReason,
+  localTime,
+  logImplausible,
+  NEEDS,
+  type PartId,
+  readParts,
+} from '../weekly-report';
 import type { AlertDeps, AlertJob } from './deps';
 import { releaseAt } from './quiet';
 
@@ -120,7 +135,10 @@ async function addActions(deps: AlertDeps, apiKey: string, row: AlertRow, after:
 
 /** The changes that are news now: not raised in the same direction within `REPEAT_AFTER_DAYS` (reversals always are). */
 async function newsOf(deps: AlertDeps, groupKey: string, day: string, changes: AlertChange[], now: Date) {
-  const { results } = await deps.db.prepare('SELECT subject, direction, raised_at FROM alert_changes WHERE group_key = ?').bind(groupKey).all<{ subject: string; direction: string; raised_at: string }>();
+  const { results } = await deps.db
+    .prepare('SELECT subject, direction, raised_at FROM alert_changes WHERE group_key = ?')
+    .bind(groupKey)
+    .all<{ subject: string; direction: string; raised_at: string }>();
   const last = new Map(results.map((r) => [r.subject, r]));
   const repeatUntil = (raisedAt: string) => Date.parse(raisedAt) + REPEAT_AFTER_DAYS * DAY_MS;
   const at = now.toISOString();
@@ -215,7 +233,9 @@ async function evaluateGroup(deps: AlertDeps, groupKey: string, rows: AlertRow[]
   const at = now.toISOString();
   statements.push(
     deps.db
-      .prepare(`INSERT INTO alert_snapshots (group_key, local_day, evaluated_at, snapshot) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (group_key) DO UPDATE SET local_day = ?2, evaluated_at = ?3, snapshot = ?4`)
+      .prepare(
+        `INSERT INTO alert_snapshots (group_key, local_day, evaluated_at, snapshot) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (group_key) DO UPDATE SET local_day = ?2, evaluated_at = ?3, snapshot = ?4`,
+      )
       .bind(groupKey, day, at, JSON.stringify(after)),
   );
   if (events.length > 0) {
@@ -264,7 +284,10 @@ async function enqueueDue(deps: AlertDeps, now: Date): Promise<number> {
     await deps.alertQueue.sendBatch(jobs.slice(i, i + QUEUE_BATCH).map((body) => ({ body, contentType: 'json' as const })));
   }
   const mark = deps.db.prepare('UPDATE alert_deliveries SET enqueued_at = ?, updated_at = ? WHERE id = ?');
-  await runInChunks(deps.db, results.map((r) => mark.bind(now.toISOString(), now.toISOString(), r.id)));
+  await runInChunks(
+    deps.db,
+    results.map((r) => mark.bind(now.toISOString(), now.toISOString(), r.id)),
+  );
   return results.length;
 }
 

@@ -9,7 +9,18 @@ import type { EvaluationResult } from './evaluate';
 import { DEV_ALERTS_PATH } from './index';
 
 const count = z.number().int().min(0);
-const DevAlerts = z.object({ at: z.iso.datetime(), evaluated: count, reads: count, events: count, deliveries: count, held: count, enqueued: count, failed: count, implausible: count.describe('Groups whose figures broke a rule the spec implies: nothing sent, each subscription has a skipped record saying why.'), paused: count });
+const DevAlerts = z.object({
+  at: z.iso.datetime(),
+  evaluated: count,
+  reads: count,
+  events: count,
+  deliveries: count,
+  held: count,
+  enqueued: count,
+  failed: count,
+  implausible: count.describe('Groups whose figures broke a rule the spec implies: nothing sent, each subscription has a skipped record saying why.'),
+  paused: count,
+});
 
 const _answersFit: Fits<EvaluationResult, Omit<z.output<typeof DevAlerts>, 'at'>> = true;
 void _answersFit;

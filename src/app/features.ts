@@ -108,7 +108,8 @@ export function featuresLine(features: Features): Record<string, unknown> {
 
 // /mcp itself is always on; what varies is how an assistant authenticates.
 const MCP_OAUTH_ON = 'OAuth (OAUTH_KV bound: assistants connect by URL) or the API key in Authorization';
-const MCP_OAUTH_OFF = 'the API key in Authorization only: OAuth is off, /oauth/* and its metadata answer 404 (bind OAUTH_KV, the KV namespace, and OAUTH_WRITES, the rate-limiting binding, and set SIGNING_SECRET, for assistants that connect by URL: docs/mcp.md)';
+const MCP_OAUTH_OFF =
+  'the API key in Authorization only: OAuth is off, /oauth/* and its metadata answer 404 (bind OAUTH_KV, the KV namespace, and OAUTH_WRITES, the rate-limiting binding, and set SIGNING_SECRET, for assistants that connect by URL: docs/mcp.md)';
 
 const SEND_REAL_MAIL = 'set RESEND_API_KEY, DIGEST_FROM and an https PUBLIC_URL to send real mail';
 const MAIL_LINE: Record<Features['mail'], string> = {

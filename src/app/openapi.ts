@@ -41,7 +41,7 @@ const documentDocs: FeatureDocs = {
         operationId: 'getProductOpenApi',
         tag: 'Documents',
         summary: 'Get this document',
-        description: 'The Read API\'s own document is `GET /api/v1/openapi.json`.',
+        description: "The Read API's own document is `GET /api/v1/openapi.json`.",
         security: 'none',
         responses: { '200': ok('This document.', { 'application/json': { schema: { type: 'object' } } }) },
       },
@@ -58,9 +58,40 @@ const FEATURES: readonly FeatureDocs[] = [documentDocs, subscriptionDocs, report
  * order of `FEATURES`.
  */
 const COMPONENT_ORDER = [
-  'Error', 'RecentlySent', 'Subscription', 'SubscribeResult', 'SubscriptionList', 'SubscribeBody', 'ReportLink', 'ReportLinkList', 'LinkBody', 'ExportLink', 'ExportLinkList', 'MintBody', 'ExportRows',
-  'SendAnswer', 'WeeklyReport', 'PurgeBody', 'JsonRpcMessage', 'JsonRpcError', 'Purged', 'CacheStats', 'UpstreamMap', 'UpstreamMapInput', 'DiscoverBody', 'DiscoveryReport', 'CheckBody', 'UpstreamCheck',
-  'DevPlan', 'DevAlerts', 'OAuthError', 'AuthorizationServerMetadata', 'ProtectedResourceMetadata', 'ClientMetadata', 'RegisteredClient', 'TokenAnswer',
+  'Error',
+  'RecentlySent',
+  'Subscription',
+  'SubscribeResult',
+  'SubscriptionList',
+  'SubscribeBody',
+  'ReportLink',
+  'ReportLinkList',
+  'LinkBody',
+  'ExportLink',
+  'ExportLinkList',
+  'MintBody',
+  'ExportRows',
+  'SendAnswer',
+  'WeeklyReport',
+  'PurgeBody',
+  'JsonRpcMessage',
+  'JsonRpcError',
+  'Purged',
+  'CacheStats',
+  'UpstreamMap',
+  'UpstreamMapInput',
+  'DiscoverBody',
+  'DiscoveryReport',
+  'CheckBody',
+  'UpstreamCheck',
+  'DevPlan',
+  'DevAlerts',
+  'OAuthError',
+  'AuthorizationServerMetadata',
+  'ProtectedResourceMetadata',
+  'ClientMetadata',
+  'RegisteredClient',
+  'TokenAnswer',
 ];
 
 type Component = readonly [string, z.ZodType];
@@ -69,7 +100,10 @@ type Component = readonly [string, z.ZodType];
 function componentsOf(features: readonly FeatureDocs[]): { outputs: Component[]; inputs: Component[] } {
   const all = new Map<string, { schema: z.ZodType; input: boolean }>();
   for (const feature of features) {
-    for (const [input, schemas] of [[false, feature.schemas], [true, feature.inputs]] as const) {
+    for (const [input, schemas] of [
+      [false, feature.schemas],
+      [true, feature.inputs],
+    ] as const) {
       for (const [name, schema] of Object.entries(schemas ?? {})) {
         if (all.has(name)) throw new Error(`the product's OpenAPI document has two schemas named ${name}`);
         all.set(name, { schema, input });
@@ -157,7 +191,7 @@ export function productOpenApiDocument(routes: readonly DocumentedRoute[]): Json
       title: 'Brand AI-Visibility Edge: product routes',
       version: '1.0.0',
       description: [
-        'The routes this Worker serves beside the Read API (`/api/v1`, described in `GET /api/v1/openapi.json`): weekly digest subscriptions, reports and signed report links, the edge cache\'s admin, `/mcp` and its OAuth, and the dev routes.',
+        "The routes this Worker serves beside the Read API (`/api/v1`, described in `GET /api/v1/openapi.json`): weekly digest subscriptions, reports and signed report links, the edge cache's admin, `/mcp` and its OAuth, and the dev routes.",
         'JSON routes answer errors in the Read API\'s shape, `{"error": {"code", "message", "param"?}}`, with codes of their own: `recently_sent` (409) and `too_many_links` (409); a cap on confirmation mail is the API\'s `rate_limited` (429, with `Retry-After`). A route read with an API key reads the Read API through the edge cache with that key, and passes the API\'s refusals through (401, 403, 404, 429). Routes opened from an email (confirm, unsubscribe, report links) answer HTML pages. OAuth\'s token and registration endpoints answer OAuth\'s own errors (RFC 6749, `{"error", "error_description"}`). Every answer carries `X-Request-Id`; a GET route answers HEAD too.',
         `Report formats: ${FORMATS.map((f) => `\`${f}\``).join(', ')}.`,
       ].join('\n\n'),
@@ -170,10 +204,22 @@ export function productOpenApiDocument(routes: readonly DocumentedRoute[]): Json
         apiKey: { type: 'http', scheme: 'bearer', description: 'A Read API key, as for `/api/v1`.' },
         oauth: {
           type: 'oauth2',
-          description: 'OAuth 2.1 for `/mcp` (docs/mcp.md), when `OAUTH_KV` is bound: the authorization code with PKCE (S256), the person pasting their Read API key on the consent page; the access token stands for that key. Clients register themselves (`' + OAUTH_ENDPOINTS.register + '`, RFC 7591) and find all of it from `' + WELL_KNOWN.authorizationServer + '` (RFC 8414).',
-          flows: { authorizationCode: { authorizationUrl: OAUTH_ENDPOINTS.authorize, tokenUrl: OAUTH_ENDPOINTS.token, refreshUrl: OAUTH_ENDPOINTS.token, scopes: { [READ_SCOPE]: 'Read, never change: what the key reads at `/api/v1`.' } } },
+          description:
+            'OAuth 2.1 for `/mcp` (docs/mcp.md), when `OAUTH_KV` is bound: the authorization code with PKCE (S256), the person pasting their Read API key on the consent page; the access token stands for that key. Clients register themselves (`' +
+            OAUTH_ENDPOINTS.register +
+            '`, RFC 7591) and find all of it from `' +
+            WELL_KNOWN.authorizationServer +
+            '` (RFC 8414).',
+          flows: {
+            authorizationCode: {
+              authorizationUrl: OAUTH_ENDPOINTS.authorize,
+              tokenUrl: OAUTH_ENDPOINTS.token,
+              refreshUrl: OAUTH_ENDPOINTS.token,
+              scopes: { [READ_SCOPE]: 'Read, never change: what the key reads at `/api/v1`.' },
+            },
+          },
         },
-        adminToken: { type: 'http', scheme: 'bearer', description: 'The deployment\'s `ADMIN_TOKEN`.' },
+        adminToken: { type: 'http', scheme: 'bearer', description: "The deployment's `ADMIN_TOKEN`." },
       },
       schemas: { ...componentSchemas(outputs), ...componentSchemas(inputs, 'input') },
       headers: { 'X-Request-Id': RESPONSE_HEADERS['X-Request-Id'], 'Retry-After': { ...RESPONSE_HEADERS['Retry-After'], description: 'Seconds to wait before retrying.' } },

@@ -12,7 +12,7 @@ const count = z.number().int().min(0);
 const Violation = z.object({
   rule: z.enum(RULE_IDS),
   operation: z.string().nullable().describe('The operation whose answer breaks it; null for a rule of what a view counts.'),
-  fields: z.array(z.string()).describe('The contract\'s fields it reads (`topics[].change`).'),
+  fields: z.array(z.string()).describe("The contract's fields it reads (`topics[].change`)."),
   values: z.record(z.string(), z.unknown()).describe('The values seen.'),
   message: z.string().describe('In words a person can act on: "score 11.0, but 961 of 1,710 answers name the brand (56.2%): is `score` read from the right field?"'),
 });
@@ -24,15 +24,17 @@ const UpstreamCheck = z.object({
       label: z.string(),
       status: z
         .enum(['works', 'works_without', 'cannot_run', 'implausible'])
-        .describe('`implausible`: it can run, but its reads break a rule the spec implies between fields (`violations`), so its figures would be wrong: the map most likely reads a field from the wrong place or in the wrong unit.'),
+        .describe(
+          '`implausible`: it can run, but its reads break a rule the spec implies between fields (`violations`), so its figures would be wrong: the map most likely reads a field from the wrong place or in the wrong unit.',
+        ),
       missing: z.array(
         z.object({
-          part: z.string().describe('A part of the weekly report (`history`, `per_engine`, `moved`, `topics`, `rivals`, `score`, `won_lost`), or a CSV export\'s `rows` or `column`, or `body`.'),
+          part: z.string().describe("A part of the weekly report (`history`, `per_engine`, `moved`, `topics`, `rivals`, `score`, `won_lost`), or a CSV export's `rows` or `column`, or `body`."),
           operation: z.string(),
-          field: z.string().nullable().describe('The contract\'s field that is absent or unreadable; null when the operation itself is missing.'),
+          field: z.string().nullable().describe("The contract's field that is absent or unreadable; null when the operation itself is missing."),
           answer: z.string().optional().describe('What the service answered instead of the operation (`404 not_found`).'),
           words: z.string(),
-          required: z.boolean().describe('Whether the feature (for CSV, that operation\'s export) cannot run without it.'),
+          required: z.boolean().describe("Whether the feature (for CSV, that operation's export) cannot run without it."),
           line: z.string().optional().describe('What the feature says where it leaves the section out.'),
         }),
       ),
@@ -50,7 +52,7 @@ const UpstreamCheck = z.object({
     }),
   ),
   reads: count,
-  calls: count.describe('Upstream calls the check spent of the key\'s budget; a read served from the cache spends none.'),
+  calls: count.describe("Upstream calls the check spent of the key's budget; a read served from the cache spends none."),
   checked_at: z.iso.datetime(),
 });
 
@@ -67,7 +69,7 @@ export const upstreamCheckDocs: FeatureDocs = {
         tag: 'Upstream map',
         summary: 'Check which features work with the service',
         description:
-          'Reads each operation the features read with `api_key` (in the body: keys never go in a URL), through the upstream map and the key\'s cache and budget, and says per feature whether it works, works without a section (which, and which field is missing), or cannot run (which operation and field), or reads implausible figures: an answer that breaks a rule the spec implies (the score is the share of answered runs naming the brand, shares and scores within 0 to 100, counts whole, won + lost + held the questions compared, a history\'s weeks consecutive and ending in the period, the change the score less the week before\'s, our engines under our names), each violation naming the rule, the fields and the values seen. Each feature needs only what it cannot do without (docs/upstream.md, "What each feature needs"). Operations that need a value (a topic id, a question, a rival) take it from another answer, as the contract\'s `paramsFrom` says; one whose answer has none is `not_checked`, with a note. A page instead of JSON when `Accept` prefers `text/html`. The key is neither logged nor shown.',
+          "Reads each operation the features read with `api_key` (in the body: keys never go in a URL), through the upstream map and the key's cache and budget, and says per feature whether it works, works without a section (which, and which field is missing), or cannot run (which operation and field), or reads implausible figures: an answer that breaks a rule the spec implies (the score is the share of answered runs naming the brand, shares and scores within 0 to 100, counts whole, won + lost + held the questions compared, a history's weeks consecutive and ending in the period, the change the score less the week before's, our engines under our names), each violation naming the rule, the fields and the values seen. Each feature needs only what it cannot do without (docs/upstream.md, \"What each feature needs\"). Operations that need a value (a topic id, a question, a rival) take it from another answer, as the contract's `paramsFrom` says; one whose answer has none is `not_checked`, with a note. A page instead of JSON when `Accept` prefers `text/html`. The key is neither logged nor shown.",
         security: 'admin',
         requestBody: jsonBody('CheckBody', '`{"api_key": "...", "brand_id": 2, "market": "us"}`; `brand_id` and `market` as in the Read API (default: the key\'s only brand, its primary market).'),
         responses: {
@@ -75,7 +77,7 @@ export const upstreamCheckDocs: FeatureDocs = {
           '400': error('`invalid_parameter`: a field of the body, or `api_key` when the Read API refuses the key'),
           ...ADMIN_REFUSALS,
           '429': {
-            ...error('`rate_limited`, `quota_exceeded`: the key\'s budget refused a read; no verdict, and the message says when to check again (the reads made are cached and free then)'),
+            ...error("`rate_limited`, `quota_exceeded`: the key's budget refused a read; no verdict, and the message says when to check again (the reads made are cached and free then)"),
             headers: { ...requestId, 'Retry-After': ref('headers', 'Retry-After') },
           },
           '502': error('`upstream_error`: the Read API did not answer'),

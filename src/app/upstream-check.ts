@@ -29,7 +29,11 @@ export const UPSTREAM_CHECK_PATH = `${UPSTREAM_ADMIN_BASE}/check`;
 export const MAX_CHECK_BODY_BYTES = 1024;
 
 export const CheckBody = z.strictObject({
-  api_key: z.string({ error: '`api_key` is required: the API key to read the service with.' }).min(1).max(256).refine((key) => apiKeyProblem(key) === null, { error: API_KEY_CHARACTERS }),
+  api_key: z
+    .string({ error: '`api_key` is required: the API key to read the service with.' })
+    .min(1)
+    .max(256)
+    .refine((key) => apiKeyProblem(key) === null, { error: API_KEY_CHARACTERS }),
   brand_id: BrandIdField,
   market: MarketField,
 });
@@ -53,14 +57,19 @@ async function check(request: Request, { env, runtime }: AdminContext): Promise<
     if (!(error instanceof CheckInterrupted)) throw error;
     const { failure } = error;
     // The admin's own token is the route's 401: a key the API refuses is a bad field of the body.
-    if (failure.status === 401 || failure.status === 403) throw new ApiError('invalid_parameter', `The Read API refuses this key (${failure.code}), so nothing could be checked.`, { param: 'api_key' });
+    if (failure.status === 401 || failure.status === 403)
+      throw new ApiError('invalid_parameter', `The Read API refuses this key (${failure.code}), so nothing could be checked.`, { param: 'api_key' });
     if (failure.status === 429) {
       // The key's budget (or quota), not the service's bodies: no verdict, and when to go on.
       const seconds = failure.retryAfter ?? 60;
       const at = new Date(runtime.now().getTime() + seconds * 1000).toISOString();
-      throw new ApiError(failure.code === 'quota_exceeded' ? 'quota_exceeded' : 'rate_limited', `The key's budget refused a read of the check (${failure.operation}: ${failure.code}), so it gives no verdict. Check again at ${at} (in ${seconds} s): the reads made so far are cached and cost nothing then.`, {
-        retryAfter: seconds,
-      });
+      throw new ApiError(
+        failure.code === 'quota_exceeded' ? 'quota_exceeded' : 'rate_limited',
+        `The key's budget refused a read of the check (${failure.operation}: ${failure.code}), so it gives no verdict. Check again at ${at} (in ${seconds} s): the reads made so far are cached and cost nothing then.`,
+        {
+          retryAfter: seconds,
+        },
+      );
     }
     throw toApiError(failure);
   }
@@ -106,7 +115,10 @@ function missingItem(m: CompatibilityResult['features'][number]['missing'][numbe
 
 /** A rule the feature's reads break: its words, then the rule and the fields. */
 function violationItem(v: Violation): Markup {
-  const fields = joinMarkup(v.fields.map((f) => html`<code>${f}</code>`), ', ');
+  const fields = joinMarkup(
+    v.fields.map((f) => html`<code>${f}</code>`),
+    ', ',
+  );
   return html`<li data-rule="${v.rule}">${v.message}<span class="where">${v.operation ?? 'what it counts'}: ${fields} break <code>${v.rule}</code></span></li>`;
 }
 
@@ -118,7 +130,13 @@ function checkPage(answer: CheckAnswer, asked: { brand_id?: number | undefined; 
       html`<li class="${f.status}" data-feature="${f.feature}" data-status="${f.status}"><h3>${f.label} <span class="status ${f.status}">${STATUS_WORDS[f.status]}</span></h3>${f.missing.length + f.violations.length > 0 ? html`<ul class="missing">${f.violations.map(violationItem)}${f.missing.map(missingItem)}</ul>` : null}</li>`,
   );
   const operations = answer.operations.map((op) => {
-    const fields = op.fields.length > 0 ? html`: ${joinMarkup(op.fields.map((f) => html`<code>${f}</code>`), ', ')}` : null;
+    const fields =
+      op.fields.length > 0
+        ? html`: ${joinMarkup(
+            op.fields.map((f) => html`<code>${f}</code>`),
+            ', ',
+          )}`
+        : null;
     const code = op.code ? html` <span class="small">(${op.code})</span>` : null;
     const note = op.note ? html` <span class="small">(${op.note})</span>` : null;
     return html`<tr data-operation="${op.operation}" data-status="${op.status}"><th scope="row"><code>${op.operation}</code></th><td>${OPERATION_WORDS[op.status]}${fields}${code}${note}</td></tr>`;

@@ -174,7 +174,9 @@ export function createWorker(seams: WorkerSeams = {}) {
       // is off is kept for a later delivery (the Queue's retry delay), as a failed start did before: a secret put
       // back in time sends them; otherwise they end in the dead-letter queue, which gets the same answer.
       if (!owner.on || !isReportsEnv(env)) {
-        console.error(JSON.stringify({ msg: `${owner.feature} are off: the batch is left to the Queue to retry`, queue: batch.queue, messages: batch.messages.length, needs: features.off[owner.feature] }));
+        console.error(
+          JSON.stringify({ msg: `${owner.feature} are off: the batch is left to the Queue to retry`, queue: batch.queue, messages: batch.messages.length, needs: features.off[owner.feature] }),
+        );
         batch.retryAll();
         return;
       }

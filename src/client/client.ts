@@ -198,8 +198,7 @@ export function createClient(options: ClientOptions): ApiClient {
         expired,
       ]);
     } catch (error) {
-      if (error instanceof Timeout)
-        throw new ApiClientError({ kind: 'timeout', code: 'timeout', status: 0, operation: id, message: `${id}: no answer within ${limitMs} ms.` });
+      if (error instanceof Timeout) throw new ApiClientError({ kind: 'timeout', code: 'timeout', status: 0, operation: id, message: `${id}: no answer within ${limitMs} ms.` });
       if (error instanceof TooLarge)
         throw new ApiClientError({ kind: 'parse', code: 'invalid_response', status: 0, operation: id, message: `${id}: the answer is larger than ${maxBytes} bytes; it was not read past that.` });
       throw new ApiClientError({ kind: 'network', code: 'network_error', status: 0, operation: id, message: `${id}: the request failed: ${String(error)}`, cause: error });

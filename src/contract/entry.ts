@@ -108,13 +108,9 @@ function sharedParams<S extends Scope>(scope: S): SharedParams<S> {
   return shared as SharedParams<S>;
 }
 
-export function operation<
-  const P extends Params = {},
-  const Q extends Params = {},
-  R extends z.ZodType = z.ZodType,
-  const W extends WindowKind = WindowKind,
-  const S extends Scope = 'brand',
->(o: OperationInput<P, Q, R, W, S>) {
+export function operation<const P extends Params = {}, const Q extends Params = {}, R extends z.ZodType = z.ZodType, const W extends WindowKind = WindowKind, const S extends Scope = 'brand'>(
+  o: OperationInput<P, Q, R, W, S>,
+) {
   const { pathParams, query, response, ...rest } = o;
   const scope = (o.scope ?? 'brand') as S;
   /** Every parameter of the operation, in the order they are checked: the shared ones, the window's, its own. */

@@ -73,8 +73,7 @@ export class ApiError extends Error {
   }
 }
 
-export const invalidParameter = (param: string, message: string) =>
-  new ApiError('invalid_parameter', message, { param });
+export const invalidParameter = (param: string, message: string) => new ApiError('invalid_parameter', message, { param });
 
 /** The response for any error; a non-ApiError is a bug and becomes a 500 that reveals nothing. */
 export function errorResponse(error: unknown, headers: Record<string, string> = {}): Response {

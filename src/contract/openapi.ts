@@ -20,8 +20,7 @@ export type JsonObject = Record<string, unknown>;
 
 const componentName = (id: OperationId) => `${id[0]?.toUpperCase()}${id.slice(1)}Response`;
 
-const isPipeIntoTransform = (schema: z.core.$ZodType): schema is z.core.$ZodPipe =>
-  schema._zod.def.type === 'pipe' && (schema as z.core.$ZodPipe)._zod.def.out._zod.def.type === 'transform';
+const isPipeIntoTransform = (schema: z.core.$ZodType): schema is z.core.$ZodPipe => schema._zod.def.type === 'pipe' && (schema as z.core.$ZodPipe)._zod.def.out._zod.def.type === 'transform';
 
 /**
  * JSON Schema of one parameter, its description lifted to the parameter
@@ -87,7 +86,8 @@ const WINDOW_S = RATE_WINDOW_MS / 1000;
  */
 export const RESPONSE_HEADERS = {
   ETag: {
-    description: 'The validator of the stored answer, computed by the edge proxy from the body (a strong tag, `"` + 32 hex digits + `"`). Send it in `If-None-Match` to get `304 Not Modified` while the stored answer is unchanged.',
+    description:
+      'The validator of the stored answer, computed by the edge proxy from the body (a strong tag, `"` + 32 hex digits + `"`). Send it in `If-None-Match` to get `304 Not Modified` while the stored answer is unchanged.',
     schema: { type: 'string' },
     example: '"3f2a9c0d1e8b4a7f9c2d5e6f7a8b9c0d"',
   },
@@ -96,15 +96,15 @@ export const RESPONSE_HEADERS = {
     schema: { type: 'integer', minimum: 0 },
   },
   'Cache-Control': {
-    description: 'On a 200 or 304: `private, max-age=N`, N the seconds the answer stays fresh (the operation\'s `x-cache-ttl-seconds` at most). On an error: `no-store`.',
+    description: "On a 200 or 304: `private, max-age=N`, N the seconds the answer stays fresh (the operation's `x-cache-ttl-seconds` at most). On an error: `no-store`.",
     schema: { type: 'string' },
     example: 'private, max-age=300',
   },
   'Cache-Status': {
     description: [
       'How the edge proxy answered (RFC 9211): the cache\'s name, `"brand-ai-visibility-edge"`, then parameters.',
-      '`hit`: answered from the cache, nothing sent upstream. `fwd=miss|stale|request|bypass`: sent upstream because nothing was stored, the stored answer was stale, the request asked for it (`Cache-Control: no-cache` or `max-age`), or the request said `no-store`; `fwd-status=N`: the upstream\'s status; `stored`: its answer was kept; `collapsed`: answered by another request\'s upstream read of the same URL.',
-      '`ttl=N`: seconds the answer stays fresh (negative when a stale answer is served). `detail=refused`: refused at the edge without an upstream read (no key, invalid parameter, unknown path); `detail=over-budget`: the key\'s upstream budget is spent; `detail=slow-upstream`: the stored answer was served because the upstream was slow (it is refreshed in the background); `detail=timeout|network|invalid_body|too_large|redirect|circuit_open`: why the upstream read failed; `detail=local`: answered by the proxy itself (this document, a CORS preflight).',
+      "`hit`: answered from the cache, nothing sent upstream. `fwd=miss|stale|request|bypass`: sent upstream because nothing was stored, the stored answer was stale, the request asked for it (`Cache-Control: no-cache` or `max-age`), or the request said `no-store`; `fwd-status=N`: the upstream's status; `stored`: its answer was kept; `collapsed`: answered by another request's upstream read of the same URL.",
+      "`ttl=N`: seconds the answer stays fresh (negative when a stale answer is served). `detail=refused`: refused at the edge without an upstream read (no key, invalid parameter, unknown path); `detail=over-budget`: the key's upstream budget is spent; `detail=slow-upstream`: the stored answer was served because the upstream was slow (it is refreshed in the background); `detail=timeout|network|invalid_body|too_large|redirect|circuit_open`: why the upstream read failed; `detail=local`: answered by the proxy itself (this document, a CORS preflight).",
       'Examples: `"brand-ai-visibility-edge"; hit; ttl=241`, `"brand-ai-visibility-edge"; fwd=miss; fwd-status=200; stored; ttl=300`, `"brand-ai-visibility-edge"; detail=refused`.',
     ].join('\n\n'),
     schema: { type: 'string' },
@@ -125,7 +125,8 @@ export const RESPONSE_HEADERS = {
     example: `"upstream";r=57;t=42`,
   },
   'Retry-After': {
-    description: 'Seconds to wait before retrying: until the rate window (or the key\'s upstream budget at the edge proxy) frees a request (`rate_limited`), or until the first day of next month, UTC (`quota_exceeded`).',
+    description:
+      "Seconds to wait before retrying: until the rate window (or the key's upstream budget at the edge proxy) frees a request (`rate_limited`), or until the first day of next month, UTC (`quota_exceeded`).",
     schema: { type: 'integer', minimum: 0 },
   },
   'X-Content-Type-Options': {
@@ -133,7 +134,7 @@ export const RESPONSE_HEADERS = {
     schema: { type: 'string', enum: ['nosniff'] },
   },
   'X-Request-Id': {
-    description: 'The request\'s id: the caller\'s own `X-Request-Id` when it is 1 to 128 letters, digits, `_`, `.`, `:` or `-`, else a new UUID. Quote it when reporting a problem.',
+    description: "The request's id: the caller's own `X-Request-Id` when it is 1 to 128 letters, digits, `_`, `.`, `:` or `-`, else a new UUID. Quote it when reporting a problem.",
     schema: { type: 'string', pattern: '^[\\w.:-]{1,128}$' },
   },
 } as const satisfies Record<string, JsonObject>;
@@ -153,14 +154,15 @@ const REQUEST_HEADERS = {
     name: 'If-None-Match',
     in: 'header',
     required: false,
-    description: 'The `ETag` of an answer the client holds (or `*`). When the edge proxy\'s stored answer has that tag (weak comparison), the answer is `304 Not Modified` without a body.',
+    description: "The `ETag` of an answer the client holds (or `*`). When the edge proxy's stored answer has that tag (weak comparison), the answer is `304 Not Modified` without a body.",
     schema: { type: 'string' },
   },
   CacheControl: {
     name: 'Cache-Control',
     in: 'header',
     required: false,
-    description: 'Request directives the edge proxy honours (RFC 9111): `no-cache` (revalidate upstream before answering), `max-age=N` (no stored answer older than N seconds; `max-age=0` is `no-cache`), `no-store` (neither read nor write the cache). Without `Cache-Control`, `Pragma: no-cache` counts as `no-cache`.',
+    description:
+      'Request directives the edge proxy honours (RFC 9111): `no-cache` (revalidate upstream before answering), `max-age=N` (no stored answer older than N seconds; `max-age=0` is `no-cache`), `no-store` (neither read nor write the cache). Without `Cache-Control`, `Pragma: no-cache` counts as `no-cache`.',
     schema: { type: 'string' },
     example: 'no-cache',
   },
@@ -168,7 +170,7 @@ const REQUEST_HEADERS = {
     name: 'X-Request-Id',
     in: 'header',
     required: false,
-    description: 'An id for this request, echoed in the answer\'s `X-Request-Id` and sent upstream; ignored (a new one is made) unless it is 1 to 128 letters, digits, `_`, `.`, `:` or `-`.',
+    description: "An id for this request, echoed in the answer's `X-Request-Id` and sent upstream; ignored (a new one is made) unless it is 1 to 128 letters, digits, `_`, `.`, `:` or `-`.",
     schema: { type: 'string', pattern: '^[\\w.:-]{1,128}$' },
   },
 } as const satisfies Record<string, JsonObject>;
@@ -177,14 +179,16 @@ function errorResponses(codes: ApiErrorCode[]): JsonObject {
   const byStatus = new Map<number, ApiErrorCode[]>();
   for (const code of codes) byStatus.set(API_ERROR_STATUS[code], [...(byStatus.get(API_ERROR_STATUS[code]) ?? []), code]);
   return Object.fromEntries(
-    [...byStatus].sort(([a], [b]) => a - b).map(([status, list]) => [
-      String(status),
-      {
-        description: list.map((c) => `\`${c}\``).join(', '),
-        headers: headersOf(status === 429 ? [...ERROR_HEADERS, 'Retry-After'] : ERROR_HEADERS),
-        content: { 'application/json': { schema: ref('schemas', 'Error') } },
-      },
-    ]),
+    [...byStatus]
+      .sort(([a], [b]) => a - b)
+      .map(([status, list]) => [
+        String(status),
+        {
+          description: list.map((c) => `\`${c}\``).join(', '),
+          headers: headersOf(status === 429 ? [...ERROR_HEADERS, 'Retry-After'] : ERROR_HEADERS),
+          content: { 'application/json': { schema: ref('schemas', 'Error') } },
+        },
+      ]),
   );
 }
 
@@ -268,7 +272,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Account: 'The brands and markets a key can read: where `brand_id` and `market` values come from.',
   Overview: 'The home view of one brand in one market.',
   Visibility: 'How often AI answers name the brand.',
-  Topics: 'The brand\'s visibility per tracked topic.',
+  Topics: "The brand's visibility per tracked topic.",
   Answers: 'The tracked questions and what each engine answered.',
   Insights: 'Cited sources and pages, content coverage, competitors and activity.',
   Tasks: 'What to do next, best first.',
@@ -288,7 +292,7 @@ export function openApiDocument(): JsonObject {
         'How AI answer engines treat one brand. Every operation is a GET (HEAD too) for one brand and one market.',
         'Authenticate with `Authorization: Bearer <key>`. Checks run in this order: key (401), brand (400 `brand_required`, 404 `brand_not_found`), plan (403), parameters (400 `invalid_parameter`, strict: unknown parameters are refused), rate limit and monthly quota (429), integration (409), item lookup (404).',
         `${RATE_LIMIT} requests per rolling minute per key. Every response carries \`RateLimit\` and \`RateLimit-Policy\` (draft-ietf-httpapi-ratelimit-headers; the draft's older \`RateLimit-Limit\`, \`-Remaining\` and \`-Reset\` are not sent); a 429 carries \`Retry-After\`. Dates are UTC calendar days; percentages are 0 to 100 with one decimal, \`null\` when not measured.`,
-        'Served through the edge proxy, answers are cached per key: `Cache-Status` says how each was answered, `ETag` and `If-None-Match` give `304 Not Modified`, `Cache-Control: no-cache` asks for a fresh read. The product\'s own routes (digest subscriptions, reports and report links, cache admin) are described in a document of their own, `GET /openapi.json`.',
+        "Served through the edge proxy, answers are cached per key: `Cache-Status` says how each was answered, `ETag` and `If-None-Match` give `304 Not Modified`, `Cache-Control: no-cache` asks for a fresh read. The product's own routes (digest subscriptions, reports and report links, cache admin) are described in a document of their own, `GET /openapi.json`.",
       ].join('\n\n'),
     },
     servers: [{ url: API_BASE }],
@@ -302,7 +306,7 @@ export function openApiDocument(): JsonObject {
       parameters: REQUEST_HEADERS,
       responses: {
         NotModified: {
-          description: 'Not Modified: the edge proxy\'s stored answer has the `ETag` given in `If-None-Match`. No body; the headers of a 200.',
+          description: "Not Modified: the edge proxy's stored answer has the `ETag` given in `If-None-Match`. No body; the headers of a 200.",
           headers: headersOf(ANSWER_HEADERS),
         },
       },

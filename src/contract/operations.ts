@@ -87,7 +87,7 @@ export const operations = {
   listTopics: operation({
     tag: 'Topics',
     summary: 'List topics',
-    description: 'Every tracked topic with the brand\'s visibility in it, the change against the preceding period of the same length, its rank among its rivals, and the rivals AI names.',
+    description: "Every tracked topic with the brand's visibility in it, the change against the preceding period of the same length, its rank among its rivals, and the rivals AI names.",
     path: '/topics',
     example: {},
     response: (zod) => zod.coreSchemas().TopicList,
@@ -98,7 +98,8 @@ export const operations = {
   getTopic: operation({
     tag: 'Topics',
     summary: 'Get a topic',
-    description: 'One topic in full over the trailing 7 days: score and rivals, every question with each engine\'s latest answer, head-to-heads, top cited sources, 12 weeks of score history and the content analysis.',
+    description:
+      "One topic in full over the trailing 7 days: score and rivals, every question with each engine's latest answer, head-to-heads, top cited sources, 12 weeks of score history and the content analysis.",
     path: '/topics/{id}',
     pathParams: { id: idParam('Topic id, from `GET /topics`.') },
     paramsFrom: { id: { operation: 'listTopics', path: 'topics[].id' } },
@@ -111,7 +112,8 @@ export const operations = {
   getPromptMatrix: operation({
     tag: 'Answers',
     summary: 'Get the prompt-by-engine matrix',
-    description: 'Per question and engine over the trailing 7 days: the dominant state (ties go to the better state), the share of runs in it, and the brand\'s mean position where named. Fixed window.',
+    description:
+      "Per question and engine over the trailing 7 days: the dominant state (ties go to the better state), the share of runs in it, and the brand's mean position where named. Fixed window.",
     path: '/prompts',
     example: {},
     response: (zod) => zod.coreSchemas().PromptMatrix,
@@ -122,7 +124,8 @@ export const operations = {
   getAnswerRuns: operation({
     tag: 'Answers',
     summary: 'Get answers for one question',
-    description: 'Every run of the question in the rolling window (the trailing 7 days), newest first, with the exact answer text and whether it named the brand. An unknown `prompt` is 404 `not_found`.',
+    description:
+      'Every run of the question in the rolling window (the trailing 7 days), newest first, with the exact answer text and whether it named the brand. An unknown `prompt` is 404 `not_found`.',
     path: '/answers/runs',
     query: { prompt: textParam({ max: 1000, description: 'Exact question text, as returned by `GET /answers`.' }) },
     paramsFrom: { prompt: { operation: 'listAnswers', path: 'questions[].text' } },
@@ -147,7 +150,7 @@ export const operations = {
     tag: 'Insights',
     summary: 'Get content coverage',
     description:
-      'Per tracked question over the trailing 7 days: the brand\'s own page answering it (if any), how many runs of the question cited that page, the brand\'s visibility on the question, and the recommended action. Rule: no own page: `write`; a page that no run of the question cited in the window: `improve`; a cited page: `leave`. Listed `write`, then `improve`, then `leave`, each by question id.',
+      "Per tracked question over the trailing 7 days: the brand's own page answering it (if any), how many runs of the question cited that page, the brand's visibility on the question, and the recommended action. Rule: no own page: `write`; a page that no run of the question cited in the window: `improve`; a cited page: `leave`. Listed `write`, then `improve`, then `leave`, each by question id.",
     path: '/content-gaps',
     example: {},
     response: (zod) => zod.insightSchemas().ContentGaps,
@@ -159,7 +162,7 @@ export const operations = {
     tag: 'Insights',
     summary: 'List cited sources',
     description:
-      'Domains cited by the market\'s answers over the trailing 7 days (every tracked question is in the brand\'s category), most cited first, with counts, share of all citations and a classification: `own` for the brand\'s domain and its subdomains, `competitor` for a tracked rival\'s domain and its subdomains (the rival is named), `third_party` for any other. `total_citations` and `by_class` cover every domain, not only the `limit` listed.',
+      "Domains cited by the market's answers over the trailing 7 days (every tracked question is in the brand's category), most cited first, with counts, share of all citations and a classification: `own` for the brand's domain and its subdomains, `competitor` for a tracked rival's domain and its subdomains (the rival is named), `third_party` for any other. `total_citations` and `by_class` cover every domain, not only the `limit` listed.",
     path: '/sources',
     query: { limit: limitParam(15, 100, 'domains') },
     example: {},
@@ -172,7 +175,7 @@ export const operations = {
     tag: 'Insights',
     summary: 'List cited pages',
     description:
-      'The brand\'s own URLs (its domain and subdomains) cited in the period or in the previous period of the same length (`previous_period`: as many days, ending the day before `from`), with the citations in each, the change, and both split by engine and by topic (the topic of the question whose answer cited the page); most cited first. `uncited`: the brand\'s topic and question pages that no answer cited in the period, each with the 3 other URLs most cited by answers of its topic in the period: what AI cites instead.',
+      "The brand's own URLs (its domain and subdomains) cited in the period or in the previous period of the same length (`previous_period`: as many days, ending the day before `from`), with the citations in each, the change, and both split by engine and by topic (the topic of the question whose answer cited the page); most cited first. `uncited`: the brand's topic and question pages that no answer cited in the period, each with the 3 other URLs most cited by answers of its topic in the period: what AI cites instead.",
     path: '/pages',
     example: {},
     response: (zod) => zod.insightSchemas().PageList,
@@ -184,9 +187,9 @@ export const operations = {
     tag: 'Insights',
     summary: 'Get one competitor',
     description:
-      'One rival. `name` is matched case-insensitively after URL-decoding (`clearbooks%20pro` finds `Clearbooks Pro`); a name that is not one of the brand\'s tracked rivals is 404 `not_found`. Over the trailing 7 days: shares of answered runs naming the rival and the brand; the topics it wins (its share above the brand\'s) with the margin in points, largest first; the questions it wins (more runs name the rival than the brand), largest lead first, with the engines that named it and never the brand and the latest answer naming it but not the brand (what AI said); the rival\'s pages AI cites, most cited first.',
+      "One rival. `name` is matched case-insensitively after URL-decoding (`clearbooks%20pro` finds `Clearbooks Pro`); a name that is not one of the brand's tracked rivals is 404 `not_found`. Over the trailing 7 days: shares of answered runs naming the rival and the brand; the topics it wins (its share above the brand's) with the margin in points, largest first; the questions it wins (more runs name the rival than the brand), largest lead first, with the engines that named it and never the brand and the latest answer naming it but not the brand (what AI said); the rival's pages AI cites, most cited first.",
     path: '/competitors/{name}',
-    pathParams: { name: textParam({ max: 200, description: 'The competitor\'s name as AI writes it (in a URL path, percent-encoded); matched case-insensitively.' }) },
+    pathParams: { name: textParam({ max: 200, description: "The competitor's name as AI writes it (in a URL path, percent-encoded); matched case-insensitively." }) },
     paramsFrom: { name: { operation: 'listTopics', path: 'topics[].rivals[].name' } },
     example: { path: { name: 'Helpwave' } },
     response: (zod) => zod.insightSchemas().CompetitorDetail,
@@ -197,8 +200,7 @@ export const operations = {
   listActivity: operation({
     tag: 'Insights',
     summary: 'List recent activity',
-    description:
-      'Recent events on the brand in the market, newest first (by `occurred_at`, then id); `category` keeps one category.',
+    description: 'Recent events on the brand in the market, newest first (by `occurred_at`, then id); `category` keeps one category.',
     path: '/activity',
     query: {
       limit: limitParam(20, 200, 'entries'),
@@ -232,7 +234,7 @@ export const operations = {
     tag: 'Tasks',
     summary: 'Get a task',
     description:
-      'The full brief of one task: why it matters, the steps, the evidence, the topics it moves (with the brand\'s visibility in each over the trailing 7 days), its layer and status. A task of another brand or another market is 404 `not_found`.',
+      "The full brief of one task: why it matters, the steps, the evidence, the topics it moves (with the brand's visibility in each over the trailing 7 days), its layer and status. A task of another brand or another market is 404 `not_found`.",
     path: '/tasks/{id}',
     pathParams: { id: idParam('Task id, from `GET /tasks`.') },
     paramsFrom: { id: { operation: 'listTasks', path: 'tasks[].id' } },
@@ -258,8 +260,7 @@ export const operations = {
   getPerceptionTranscript: operation({
     tag: 'Perception',
     summary: 'Get brand perception transcripts',
-    description:
-      'The perception prompts put to each engine and its answers, in full and untruncated, newest first; `engine` keeps one engine.',
+    description: 'The perception prompts put to each engine and its answers, in full and untruncated, newest first; `engine` keeps one engine.',
     path: '/brand-perception/transcript',
     query: { engine: enumParam(ENGINES, 'Only this engine; omit for all.').optional() },
     example: {},
@@ -273,7 +274,7 @@ export const operations = {
     tag: 'Perception',
     summary: 'Get forum signals',
     description:
-      'Per topic: the forum threads of the period (posted in it, or posted earlier and cited by answers in it), most cited first then newest, at most `limit` per topic (`threads_total` counts them all), each with how many runs in the period cited it; and the topic\'s latest weekly summary starting on or before `to`.',
+      "Per topic: the forum threads of the period (posted in it, or posted earlier and cited by answers in it), most cited first then newest, at most `limit` per topic (`threads_total` counts them all), each with how many runs in the period cited it; and the topic's latest weekly summary starting on or before `to`.",
     path: '/forum',
     query: { limit: limitParam(20, 50, 'threads per topic') },
     example: {},
@@ -287,7 +288,7 @@ export const operations = {
     tag: 'Traffic',
     summary: 'Get search performance',
     description:
-      'Search-engine performance over the trailing `days` (default 28), by query or by landing page: clicks, impressions, CTR and the impression-weighted mean position, ordered by impressions. Joined to AI citations: `ai_citations` counts the answers of the same window citing the row\'s pages (a query\'s landing pages); `search_only` marks rows that rank in search (impressions > 0) while no answer cited their pages. `totals` cover every row, not only the `limit` listed.',
+      "Search-engine performance over the trailing `days` (default 28), by query or by landing page: clicks, impressions, CTR and the impression-weighted mean position, ordered by impressions. Joined to AI citations: `ai_citations` counts the answers of the same window citing the row's pages (a query's landing pages); `search_only` marks rows that rank in search (impressions > 0) while no answer cited their pages. `totals` cover every row, not only the `limit` listed.",
     path: '/search-performance',
     query: {
       dimension: enumParam(SEARCH_DIMENSIONS, '`query` for keywords or `page` for URLs (default `query`).').default('query'),
@@ -304,7 +305,7 @@ export const operations = {
     tag: 'Traffic',
     summary: 'Get AI crawler traffic',
     description:
-      'Hits of AI crawlers on the brand\'s site in the period: per bot (hits, share, distinct pages, last day seen) and per page (hits by bot), largest first, with the total of the previous period of the same length. Crawler data is recorded per site, so the figures cover the brand\'s whole site whichever market is read.',
+      "Hits of AI crawlers on the brand's site in the period: per bot (hits, share, distinct pages, last day seen) and per page (hits by bot), largest first, with the total of the previous period of the same length. Crawler data is recorded per site, so the figures cover the brand's whole site whichever market is read.",
     path: '/ai-crawlers',
     example: {},
     response: (zod) => zod.insightSchemas().AiCrawlers,
@@ -318,7 +319,7 @@ export const operations = {
     tag: 'Traffic',
     summary: 'Get AI visitor traffic',
     description:
-      'Visits to the brand\'s site referred by AI assistants in the period, by assistant (visits, share, distinct pages) and by page, largest first, with the previous period\'s total and the change. Visits are recorded per site, so the figures cover the brand\'s whole site whichever market is read.',
+      "Visits to the brand's site referred by AI assistants in the period, by assistant (visits, share, distinct pages) and by page, largest first, with the previous period's total and the change. Visits are recorded per site, so the figures cover the brand's whole site whichever market is read.",
     path: '/ai-visitors',
     example: {},
     response: (zod) => zod.insightSchemas().AiVisitors,
@@ -344,4 +345,3 @@ export type QueryOf<Id extends OperationId> = ParsedParams<Operations[Id]['param
 export type PathOf<Id extends OperationId> = ParsedParams<Operations[Id]['params']['path']>;
 
 export const API_BASE = '/api/v1';
-

@@ -27,7 +27,7 @@ function optionalAt(schema: z.ZodType, steps: string[]): z.ZodType {
   const inner = innerSchema(def);
   if (inner && def.innerType) return schema.clone({ ...def, innerType: optionalAt(inner, steps) } as never);
   const [step, ...rest] = steps;
-  if (step === undefined) throw new Error('optional path: it names an array\'s items, not a field');
+  if (step === undefined) throw new Error("optional path: it names an array's items, not a field");
   const array = step.endsWith('[]');
   const name = array ? step.slice(0, -2) : step;
   if (def.type !== 'object' || !def.shape?.[name]) throw new Error(`optional path: no field \`${name}\` here`);

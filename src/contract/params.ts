@@ -184,8 +184,7 @@ export function readParams<S extends Params>(params: S, input: Readonly<Record<s
     if ('problem' in read) throw invalidParameter(name, `\`${name}\` ${read.problem}.`);
     out[name] = read.value;
   }
-  for (const name in input)
-    if (!Object.hasOwn(params, name)) throw invalidParameter(name, o.hint?.(name) ?? `\`${name}\` is not a parameter of this operation.`);
+  for (const name in input) if (!Object.hasOwn(params, name)) throw invalidParameter(name, o.hint?.(name) ?? `\`${name}\` is not a parameter of this operation.`);
   return out as ParsedParams<S>;
 }
 

@@ -10,19 +10,8 @@ import { oursUnderVendor } from './enum-spelling';
 import { ENGINES, NAMING_STATES, OUTCOMES, STATES } from './enums';
 import type { OperationId } from './operations';
 import { listOf, valuesAtPath } from './paths';
+import { at, DAY, dayOf, type Finding, isNum, whole } from './plausibility-words';
 
-/** What a check finds: the fields it blames, the values seen, the words. */
-export interface Finding {
-  fields: string[];
-  values: Record<string, unknown>;
-  message: string;
-}
-
-const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-const at = (body: unknown, path: string) => valuesAtPath(body, path)[0];
-const whole = (x: number) => x.toLocaleString('en-US', { maximumFractionDigits: 3 });
-const DAY = 86_400_000;
-const dayOf = (v: unknown) => (typeof v === 'string' && /^\d{4}-\d\d-\d\d$/.test(v) ? Date.parse(`${v}T00:00:00Z`) : NaN);
 const isoDay = (t: number) => new Date(t).toISOString().slice(0, 10);
 const names = (state: unknown) => typeof state === 'string' && (NAMING_STATES as readonly string[]).includes(state);
 const isOutcome = (v: unknown): v is (typeof OUTCOMES)[number] => typeof v === 'string' && (OUTCOMES as readonly string[]).includes(v);
@@ -123,11 +112,13 @@ export function checkMovesFollowOutcome(body: unknown): Finding[] {
   if (groups.size === 0) return [];
   const said = (outcome: string) => `${outcome} though their moved engines name the brand ${outcome === 'won' ? 'less' : outcome === 'lost' ? 'more' : 'more or less'} now than before`;
   const values = { questions: [...groups.values()].reduce((n, g) => n + g.count, 0), ...Object.fromEntries([...groups].map(([o, g]) => [o, g.count])) };
-  return [{
-    fields: ['questions[].moved[].before', 'questions[].moved[].now'],
-    values,
-    message: `${tally(groups, said)}: are \`moved[].before\` and \`moved[].now\` read from the right fields${reversed ? ' (each from the other’s)' : ''}?`,
-  }];
+  return [
+    {
+      fields: ['questions[].moved[].before', 'questions[].moved[].now'],
+      values,
+      message: `${tally(groups, said)}: are \`moved[].before\` and \`moved[].now\` read from the right fields${reversed ? ' (each from the other’s)' : ''}?`,
+    },
+  ];
 }
 
 /** The fewest runs the dominant state of 5 can have, as a share: the most frequent of 5 holds at least a fifth. */
@@ -152,11 +143,13 @@ export function checkRateIsShare(body: unknown): Finding[] {
   const first = wrong[0] ?? cells[0]!;
   const [rate, runs] = [at(first, 'rate') as number, at(first, 'runs') as number];
   const example = `rate ${whole(rate)} of ${whole(runs)} runs is ${whole((rate * runs) / 100)} runs${rate < DOMINANT_FLOOR ? `, and a dominant state holds at least ${DOMINANT_FLOOR}%` : ''}`;
-  return [{
-    fields: ['prompts[].engines[].rate'],
-    values: { cells: cells.length, wrong: wrong.length, equal_to_runs: equal, example: { rate, runs } },
-    message: `prompts[].engines[].rate is not the share of its cell's runs in ${whole(wrong.length)} of ${whole(cells.length)} cells (${example})${asRuns ? `, and equals its cell's runs in all ${whole(cells.length)}` : ''}: is \`rate\` read from the right field${asRuns ? ' (it reads `runs`)' : ''}?`,
-  }];
+  return [
+    {
+      fields: ['prompts[].engines[].rate'],
+      values: { cells: cells.length, wrong: wrong.length, equal_to_runs: equal, example: { rate, runs } },
+      message: `prompts[].engines[].rate is not the share of its cell's runs in ${whole(wrong.length)} of ${whole(cells.length)} cells (${example})${asRuns ? `, and equals its cell's runs in all ${whole(cells.length)}` : ''}: is \`rate\` read from the right field${asRuns ? ' (it reads `runs`)' : ''}?`,
+    },
+  ];
 }
 
 const FIXED_PATHS: Partial<Record<OperationId, string>> = { getVisibility: '/visibility', getPromptMatrix: '/prompts', getAnswerHistory: '/answers/history' };
@@ -170,7 +163,11 @@ export function checkFixedWindows(body: unknown, _fields: readonly string[], ope
   const findings: Finding[] = [];
   const days = Math.round((to - from) / DAY) + 1;
   if (days !== 7)
-    findings.push({ fields: ['period.from', 'period.to'], values: { period }, message: `${path} period ${period.from} to ${period.to} is ${whole(days)} day${days === 1 ? '' : 's'}, but its window is fixed at the last 7 days: is \`period\` read from the right fields?` });
+    findings.push({
+      fields: ['period.from', 'period.to'],
+      values: { period },
+      message: `${path} period ${period.from} to ${period.to} is ${whole(days)} day${days === 1 ? '' : 's'}, but its window is fixed at the last 7 days: is \`period\` read from the right fields?`,
+    });
   const today = dayOf(context.today);
   let periodLate = false;
   if (!Number.isNaN(today)) {
@@ -212,23 +209,41 @@ const VENDORS = ['openai', 'anthropic', 'google', 'microsoft', 'bing'];
  * A value the map should have mapped or declared: an upper-case alias, or one naming a vendor of ours. Any other
  * value of the service's own (`Grok-2`) is carried under its own name (DESIGN section 13), as before.
  */
-const looksLikeAlias = (value: string) => UPPER_ALIAS.test(value) || value.toLowerCase().split(/[^a-z0-9]+/).some((word) => VENDORS.includes(word));
-const inOurForm = (value: string) => value.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '') || 'engine';
+const looksLikeAlias = (value: string) =>
+  UPPER_ALIAS.test(value) ||
+  value
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .some((word) => VENDORS.includes(word));
+const inOurForm = (value: string) =>
+  value
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '') || 'engine';
 
 /** `engines_ours_or_declared`: see the table. An engine that answered nothing is not counted, so not judged. */
 export function checkEnginesDeclared(body: unknown, fields: readonly string[]): Finding[] {
   const field = fields[0]!;
-  const answered = field === 'prompts[].engines[].engine' ? valuesAtPath(body, 'prompts[].engines[]').filter((c) => isNum(at(c, 'runs')) && (at(c, 'runs') as number) > 0).map((c) => at(c, 'engine')) : valuesAtPath(body, field);
-  const strays = [...new Set(answered)].filter((v): v is string => typeof v === 'string' && !(ENGINES as readonly string[]).includes(v) && oursUnderVendor(v, ENGINES) === undefined && !OUR_FORM.test(v) && looksLikeAlias(v));
+  const answered =
+    field === 'prompts[].engines[].engine'
+      ? valuesAtPath(body, 'prompts[].engines[]')
+          .filter((c) => isNum(at(c, 'runs')) && (at(c, 'runs') as number) > 0)
+          .map((c) => at(c, 'engine'))
+      : valuesAtPath(body, field);
+  const strays = [...new Set(answered)].filter(
+    (v): v is string => typeof v === 'string' && !(ENGINES as readonly string[]).includes(v) && oursUnderVendor(v, ENGINES) === undefined && !OUR_FORM.test(v) && looksLikeAlias(v),
+  );
   if (strays.length === 0) return [];
   const shown = strays.slice(0, 5);
   const pairs = shown.map((v) => `"${v}": "${inOurForm(v)}"`).join(', ');
   const more = strays.length > shown.length ? ` and ${whole(strays.length - shown.length)} more` : '';
-  return [{
-    fields: [field],
-    values: { [field]: strays },
-    message: `${field} ${shown.map((v) => `\`${v}\``).join(', ')}${more}: ${strays.length === 1 ? 'an engine that answered, under a name' : `${whole(strays.length)} engines that answered, under names`} neither ours nor declared, each counted as an engine of its own: map ${strays.length === 1 ? 'it' : 'each'} onto ours in \`values\`, or declare ${strays.length === 1 ? 'it' : 'each'} as another engine in our form (${pairs})?`,
-  }];
+  return [
+    {
+      fields: [field],
+      values: { [field]: strays },
+      message: `${field} ${shown.map((v) => `\`${v}\``).join(', ')}${more}: ${strays.length === 1 ? 'an engine that answered, under a name' : `${whole(strays.length)} engines that answered, under names`} neither ours nor declared, each counted as an engine of its own: map ${strays.length === 1 ? 'it' : 'each'} onto ours in \`values\`, or declare ${strays.length === 1 ? 'it' : 'each'} as another engine in our form (${pairs})?`,
+    },
+  ];
 }
 
 /**
@@ -250,11 +265,13 @@ export function checkPartsAddUp(pairs: readonly (readonly [string, string])[]) {
       if (broken.length === 0) return [];
       const first = broken[0]!;
       const where = holder ? ` (item ${first.i + 1} of \`${holder}\`${broken.length > 1 ? `, and ${broken.length - 1} more` : ''})` : '';
-      return [{
-        fields: [partsPath, wholePath],
-        values: { [wholePath]: first.total, [partsPath]: first.sum, broken: broken.length },
-        message: `${partsPath} add up to ${whole(first.sum)}, but ${wholePath} is ${whole(first.total)}${where}: are they read from the right fields?`,
-      }];
+      return [
+        {
+          fields: [partsPath, wholePath],
+          values: { [wholePath]: first.total, [partsPath]: first.sum, broken: broken.length },
+          message: `${partsPath} add up to ${whole(first.sum)}, but ${wholePath} is ${whole(first.total)}${where}: are they read from the right fields?`,
+        },
+      ];
     });
 }
 
@@ -270,11 +287,13 @@ export function checkChangeOfCounts(triples: readonly (readonly [string, string,
       });
       if (broken.length === 0) return [];
       const [now, before, change] = [rest(nowPath), rest(beforePath), rest(changePath)].map((p) => at(broken[0], p)) as number[];
-      return [{
-        fields: [changePath, nowPath, beforePath],
-        values: { [nowPath]: now, [beforePath]: before, [changePath]: change, broken: broken.length },
-        message: `${changePath} ${whole(change!)}, but ${whole(now!)} now against ${whole(before!)} before is ${whole(now! - before!)}${broken.length > 1 ? ` (and ${broken.length - 1} more)` : ''}: are \`${nowPath}\` and \`${beforePath}\` read the right way round?`,
-      }];
+      return [
+        {
+          fields: [changePath, nowPath, beforePath],
+          values: { [nowPath]: now, [beforePath]: before, [changePath]: change, broken: broken.length },
+          message: `${changePath} ${whole(change!)}, but ${whole(now!)} now against ${whole(before!)} before is ${whole(now! - before!)}${broken.length > 1 ? ` (and ${broken.length - 1} more)` : ''}: are \`${nowPath}\` and \`${beforePath}\` read the right way round?`,
+        },
+      ];
     });
 }
 
@@ -289,11 +308,13 @@ export function checkAbsentNamesARival(body: unknown): Finding[] {
   // Null, not absent: a service without the field says nothing of it.
   const wrong = moves.filter((m) => at(m, 'now') === 'absent' && at(m, 'top_rival') === null);
   if (wrong.length === 0) return [];
-  return [{
-    fields: ['questions[].moved[].now', 'questions[].moved[].top_rival'],
-    values: { 'questions[].moved[].now': 'absent', 'questions[].moved[].top_rival': null, moves: wrong.length },
-    message: `${whole(wrong.length)} ${wrong.length === 1 ? 'move ends' : 'moves end'} \`absent\` with no rival named: an absent answer names rivals and not the brand, so \`questions[].moved[].now\` reads another state (open names no one) or \`top_rival\` another field.`,
-  }];
+  return [
+    {
+      fields: ['questions[].moved[].now', 'questions[].moved[].top_rival'],
+      values: { 'questions[].moved[].now': 'absent', 'questions[].moved[].top_rival': null, moves: wrong.length },
+      message: `${whole(wrong.length)} ${wrong.length === 1 ? 'move ends' : 'moves end'} \`absent\` with no rival named: an absent answer names rivals and not the brand, so \`questions[].moved[].now\` reads another state (open names no one) or \`top_rival\` another field.`,
+    },
+  ];
 }
 
 export function checkPositionWhereNamed(state: string, position: string, rate?: string) {
@@ -307,11 +328,13 @@ export function checkPositionWhereNamed(state: string, position: string, rate?: 
     const wrong = cells.filter((c) => (names(at(c, rest(state))) ? !placed(c) : unnamed(c) && placed(c)));
     if (wrong.length === 0) return [];
     const first = wrong[0];
-    return [{
-      fields: [position, state],
-      values: { [state]: at(first, rest(state)), [position]: at(first, rest(position)), cells: wrong.length },
-      message: `${position} ${JSON.stringify(at(first, rest(position)))} where the state is ${JSON.stringify(at(first, rest(state)))}${wrong.length > 1 ? ` (and ${wrong.length - 1} more)` : ''}: a position is the brand's rank where an answer named it, none where none did: is \`${position}\` read from the right field?`,
-    }];
+    return [
+      {
+        fields: [position, state],
+        values: { [state]: at(first, rest(state)), [position]: at(first, rest(position)), cells: wrong.length },
+        message: `${position} ${JSON.stringify(at(first, rest(position)))} where the state is ${JSON.stringify(at(first, rest(state)))}${wrong.length > 1 ? ` (and ${wrong.length - 1} more)` : ''}: a position is the brand's rank where an answer named it, none where none did: is \`${position}\` read from the right field?`,
+      },
+    ];
   };
 }
 
@@ -322,10 +345,23 @@ export function checkLargestFirst(path: string) {
   const [holder, name] = list.includes('.') ? [list.slice(0, list.lastIndexOf('.')), list.slice(list.lastIndexOf('.') + 1)] : ['', list];
   return (body: unknown): Finding[] => {
     const lists = (holder ? valuesAtPath(body, holder) : [body]).map((h) => at(h, name)).filter(Array.isArray);
-    const rising = (items: unknown[]) => items.map((item) => at(item, field)).filter(isNum).some((v, i, all) => i > 0 && v > all[i - 1]!);
+    const rising = (items: unknown[]) =>
+      items
+        .map((item) => at(item, field))
+        .filter(isNum)
+        .some((v, i, all) => i > 0 && v > all[i - 1]!);
     const broken = lists.filter(rising);
     if (broken.length === 0) return [];
-    const values = broken[0]!.map((item) => at(item, field)).filter(isNum).slice(0, 4);
-    return [{ fields: [path], values: { [path]: values, lists: broken.length }, message: `${path} ${values.map(whole).join(', ')}${broken.length > 1 ? ` (and ${broken.length - 1} more lists)` : ''}: the list is most named first, so these never rise: is \`${path}\` read from the right field?` }];
+    const values = broken[0]!
+      .map((item) => at(item, field))
+      .filter(isNum)
+      .slice(0, 4);
+    return [
+      {
+        fields: [path],
+        values: { [path]: values, lists: broken.length },
+        message: `${path} ${values.map(whole).join(', ')}${broken.length > 1 ? ` (and ${broken.length - 1} more lists)` : ''}: the list is most named first, so these never rise: is \`${path}\` read from the right field?`,
+      },
+    ];
   };
 }

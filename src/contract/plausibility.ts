@@ -19,9 +19,23 @@
 import { ENGINES } from './enums';
 import type { OperationId } from './operations';
 import { valuesAtPath } from './paths';
-import { checkAbsentNamesARival, checkChangeOfCounts, checkEnginesDeclared, checkLargestFirst, checkFixedWindows, checkMovesFollowOutcome, checkOutcomeFollowsEngines, checkPartsAddUp, checkPositionWhereNamed, checkRateIsShare } from './plausibility-checks';
+import {
+  checkAbsentNamesARival,
+  checkChangeOfCounts,
+  checkEnginesDeclared,
+  checkLargestFirst,
+  checkFixedWindows,
+  checkMovesFollowOutcome,
+  checkOutcomeFollowsEngines,
+  checkPartsAddUp,
+  checkPositionWhereNamed,
+  checkRateIsShare,
+} from './plausibility-checks';
 import { oursUnderVendor } from './enum-spelling';
+import { checkChangeAgainstWeekBefore, checkLastWeekIsThePeriod, checkWeeksConsecutive } from './plausibility-history';
+import { at, DAY, dayOf, figure, isNum, one, present, ROUNDING, shareOfCounts, some, whole } from './plausibility-words';
 
+export { ROUNDING } from './plausibility-words';
 
 /** Every rule's id: the table's, and the one of what a view counts. */
 export const RULE_IDS = [
@@ -84,54 +98,20 @@ export interface Rule {
   check: (body: unknown, fields: readonly string[], operation: OperationId, context: RuleContext) => Finding[];
 }
 
-/** A share written with two decimals (`0.56`) read as a percentage is off by up to half a point: that much is rounding. */
-export const ROUNDING = 0.5;
 /** Many small values tell 0-1 shares from a few small percentages. */
 const FRACTION_EVIDENCE = 3;
 
-const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-const present = (vs: unknown[]) => vs.filter((v) => v !== null && v !== undefined);
-const one = (x: number) => x.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
-const whole = (x: number) => x.toLocaleString('en-US', { maximumFractionDigits: 3 });
-const shown = (v: unknown) => (isNum(v) ? whole(v) : JSON.stringify(v));
-/** A percentage as the contract writes it (one decimal), a value below one point as it is (a 0-1 share read as points). */
-const figure = (v: unknown) => (isNum(v) && (Math.abs(v) >= 1 || v === 0) ? one(v) : shown(v));
-const list = (vs: unknown[]) => `${vs.slice(0, 3).map(shown).join(', ')}${vs.length > 3 ? ', …' : ''}`;
-const at = (body: unknown, path: string) => valuesAtPath(body, path)[0];
-/** `/visibility`'s score, naming runs and answered runs given, and the score not 100 × naming / answered: `score_is_share_named` breaks. */
-const scoreNotShareNamed = (body: unknown) => {
-  const [score, naming, answered] = [at(body, 'score'), at(body, 'naming_runs'), at(body, 'answered_runs')];
-  return isNum(score) && isNum(naming) && isNum(answered) && answered > 0 && Math.abs(score - (100 * naming) / answered) > ROUNDING;
-};
-/** The first values broken of `path`, and how many there are. */
-const some = (vs: unknown[]) => (vs.length > 3 ? `${list(vs)} (${vs.length} values)` : list(vs));
-
-const DAY = 86_400_000;
-const dayOf = (v: unknown) => (typeof v === 'string' && /^\d{4}-\d\d-\d\d$/.test(v) ? Date.parse(`${v}T00:00:00Z`) : NaN);
-
-/**
- * A share stated beside the counts it is made of (`fields`: the share, the part's, the whole's): 100 × part / whole,
- * to half a point of rounding; null when the whole is 0. Nothing to say without both counts.
- */
-function shareOfCounts(fields: readonly string[], share: unknown, part: unknown, total: unknown, words: string): Finding[] {
-  if (!isNum(part) || !isNum(total)) return [];
-  const values = { [fields[0]!]: share, [fields[1]!]: part, [fields[2]!]: total };
-  const name = fields[0]!.split('.').at(-1);
-  if (total === 0) return share === null || share === undefined ? [] : [{ fields: [...fields], values, message: `${name} ${shown(share)}, but there is nothing to share: is \`${fields[0]}\` read from the right field?` }];
-  const expected = (100 * part) / total;
-  if (isNum(share) && Math.abs(share - expected) <= ROUNDING) return [];
-  const said = `${name} ${figure(share)}`;
-  return [{ fields: [...fields], values, message: `${said}, but ${whole(part)} of ${whole(total)} ${words} (${one(expected)}%): is \`${fields[0]}\` read from the right field?` }];
-}
-
 /** The cited pages' counts and what divides them: by engine, by topic, by page, now and in the previous period. */
-const CITATION_PARTS = (['citations', 'previous_citations'] as const).flatMap((n) => [
-  [`totals.${n}`, `by_engine[].${n}`],
-  [`totals.${n}`, `by_topic[].${n}`],
-  [`totals.${n}`, `pages[].${n}`],
-  [`pages[].${n}`, `pages[].by_engine[].${n}`],
-  [`pages[].${n}`, `pages[].by_topic[].${n}`],
-] as const);
+const CITATION_PARTS = (['citations', 'previous_citations'] as const).flatMap(
+  (n) =>
+    [
+      [`totals.${n}`, `by_engine[].${n}`],
+      [`totals.${n}`, `by_topic[].${n}`],
+      [`totals.${n}`, `pages[].${n}`],
+      [`pages[].${n}`, `pages[].by_engine[].${n}`],
+      [`pages[].${n}`, `pages[].by_topic[].${n}`],
+    ] as const,
+);
 /** Counts with their change against the previous period. */
 const COUNT_CHANGES = (holders: readonly string[]) => holders.map((h) => [`${h}citations`, `${h}previous_citations`, `${h}change`] as const);
 
@@ -146,7 +126,13 @@ export const RULES: readonly Rule[] = [
       const [score, naming, answered] = fields.map((f) => at(body, f));
       if (isNum(naming) && isNum(answered) && naming > answered) {
         const values = { [fields[0]!]: score, [fields[1]!]: naming, [fields[2]!]: answered };
-        return [{ fields: fields.slice(1), values, message: `${whole(naming)} answers name the brand, but only ${whole(answered)} answered: are \`${fields[1]}\` and \`${fields[2]}\` read from the right fields?` }];
+        return [
+          {
+            fields: fields.slice(1),
+            values,
+            message: `${whole(naming)} answers name the brand, but only ${whole(answered)} answered: are \`${fields[1]}\` and \`${fields[2]}\` read from the right fields?`,
+          },
+        ];
       }
       return shareOfCounts(fields, score, naming, answered, 'answers name the brand');
     },
@@ -163,7 +149,15 @@ export const RULES: readonly Rule[] = [
       fields.flatMap((field) => {
         const low = field.endsWith('change') ? -100 : 0;
         const out = present(valuesAtPath(body, field)).filter((v) => isNum(v) && (v < low || v > 100));
-        return out.length === 0 ? [] : [{ fields: [field], values: { [field]: out.slice(0, 3) }, message: `${field} ${some(out)}: outside ${low} to 100, so not a percentage: is \`${field}\` read from the right field, or converted twice?` }];
+        return out.length === 0
+          ? []
+          : [
+              {
+                fields: [field],
+                values: { [field]: out.slice(0, 3) },
+                message: `${field} ${some(out)}: outside ${low} to 100, so not a percentage: is \`${field}\` read from the right field, or converted twice?`,
+              },
+            ];
       }),
   },
   {
@@ -180,7 +174,13 @@ export const RULES: readonly Rule[] = [
         const nonzero = [...new Set(nums.filter((v) => v !== 0))];
         const fine = (v: number) => Math.abs(v * 10 - Math.round(v * 10)) < 1e-6;
         if (nonzero.length < FRACTION_EVIDENCE || nums.some((v) => Math.abs(v) >= 1) || nonzero.every(fine)) return [];
-        return [{ fields: [field], values: { [field]: nonzero.slice(0, 3) }, message: `${field} ${some(nonzero)}: every value is below one point and written to more decimals than a percentage has, as a 0-1 share is: is \`${field}\` read without \`convert: percent\`?` }];
+        return [
+          {
+            fields: [field],
+            values: { [field]: nonzero.slice(0, 3) },
+            message: `${field} ${some(nonzero)}: every value is below one point and written to more decimals than a percentage has, as a 0-1 share is: is \`${field}\` read without \`convert: percent\`?`,
+          },
+        ];
       }),
   },
   {
@@ -195,7 +195,9 @@ export const RULES: readonly Rule[] = [
     check: (body, fields) =>
       fields.flatMap((field) => {
         const bad = present(valuesAtPath(body, field)).filter((v) => !isNum(v) || v < 0 || !Number.isInteger(v));
-        return bad.length === 0 ? [] : [{ fields: [field], values: { [field]: bad.slice(0, 3) }, message: `${field} ${some(bad)}: a count is a whole number, never negative: is \`${field}\` read from the right field?` }];
+        return bad.length === 0
+          ? []
+          : [{ fields: [field], values: { [field]: bad.slice(0, 3) }, message: `${field} ${some(bad)}: a count is a whole number, never negative: is \`${field}\` read from the right field?` }];
       }),
   },
   {
@@ -210,11 +212,23 @@ export const RULES: readonly Rule[] = [
       const [w, l, h] = [won, lost, held];
       const values = { 'counts.won': w, 'counts.lost': l, 'counts.held': h, questions: outcomes.length };
       if (w + l + h !== outcomes.length)
-        return [{ fields: [...fields], values, message: `won ${whole(w)} + lost ${whole(l)} + held ${whole(h)} = ${whole(w + l + h)}, but ${whole(outcomes.length)} questions are compared: are \`counts\` read from the right fields?` }];
+        return [
+          {
+            fields: [...fields],
+            values,
+            message: `won ${whole(w)} + lost ${whole(l)} + held ${whole(h)} = ${whole(w + l + h)}, but ${whole(outcomes.length)} questions are compared: are \`counts\` read from the right fields?`,
+          },
+        ];
       const counted = { won: w, lost: l, held: h };
       const off = (Object.keys(counted) as (keyof typeof counted)[]).find((o) => outcomes.filter((x) => x === o).length !== counted[o]);
       if (!off) return [];
-      return [{ fields: [...fields], values, message: `counts.${off} is ${whole(counted[off])}, but ${whole(outcomes.filter((x) => x === off).length)} questions are ${off}: are the counts or the outcomes' values mapped the wrong way round?` }];
+      return [
+        {
+          fields: [...fields],
+          values,
+          message: `counts.${off} is ${whole(counted[off])}, but ${whole(outcomes.filter((x) => x === off).length)} questions are ${off}: are the counts or the outcomes' values mapped the wrong way round?`,
+        },
+      ];
     },
   },
   {
@@ -225,81 +239,44 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: 'weeks_consecutive',
-    says: 'A history\'s weeks are 7 days each, consecutive, oldest first, and the last ends in the period.',
+    says: "A history's weeks are 7 days each, consecutive, oldest first, and the last ends in the period.",
     reads: { getVisibility: ['history[].week_start', 'history[].week_end', 'period.from', 'period.to'] },
-    check: (body, fields) => {
-      const weeks = valuesAtPath(body, 'history[]').map((w) => [dayOf(at(w, 'week_start')), dayOf(at(w, 'week_end'))] as const);
-      const [from, to] = [dayOf(at(body, 'period.from')), dayOf(at(body, 'period.to'))];
-      if (weeks.length === 0 || weeks.some(([s, e]) => Number.isNaN(s) || Number.isNaN(e)) || Number.isNaN(from) || Number.isNaN(to)) return [];
-      const day = (t: number) => new Date(t).toISOString().slice(0, 10);
-      const broken = weeks.findIndex(([s, e], i) => e - s !== 6 * DAY || (i > 0 && s - weeks[i - 1]![1] !== DAY));
-      if (broken >= 0) {
-        const [s, e] = weeks[broken]!;
-        return [{ fields: ['history[].week_start', 'history[].week_end'], values: { week: broken + 1, week_start: day(s), week_end: day(e) }, message: `history week ${broken + 1} runs ${day(s)} to ${day(e)}${broken > 0 ? ` after a week ending ${day(weeks[broken - 1]![1])}` : ''}: weeks are 7 days, consecutive, oldest first: are \`week_start\` and \`week_end\` read from the right fields?` }];
-      }
-      const last = weeks.at(-1)![1];
-      if (last >= from && last <= to) return [];
-      return [{ fields: [...fields], values: { week_end: day(last), period: { from: day(from), to: day(to) } }, message: `the history's last week ends ${day(last)}, outside the period ${day(from)} to ${day(to)}: is the history read oldest first, from the right fields?` }];
-    },
+    check: checkWeeksConsecutive,
   },
   {
     id: 'change_against_week_before',
     says: 'The change is the score less the score of the 7 days before: with a history whose last week is the period, its week before.',
     reads: { getVisibility: ['change', 'score', 'history[].score', 'history[].week_start', 'history[].week_end', 'naming_runs', 'answered_runs'] },
     pins: ['change'],
-    check: (body) => {
-      const history = valuesAtPath(body, 'history[]');
-      const [change, score] = [at(body, 'change'), at(body, 'score')];
-      const [lastWeek, before] = [history.at(-1), history.at(-2)];
-      if (!lastWeek || !before || at(lastWeek, 'week_start') !== at(body, 'period.from') || at(lastWeek, 'week_end') !== at(body, 'period.to')) return [];
-      const previous = at(before, 'score');
-      if (!isNum(change) || !isNum(score) || !isNum(previous)) return [];
-      // A score that is not the share named is that rule's to say: the change is judged against a right score only.
-      if (scoreNotShareNamed(body)) return [];
-      const expected = score - previous;
-      if (Math.abs(change - expected) <= ROUNDING) return [];
-      return [{
-        fields: ['change', 'score', 'history[].score'],
-        values: { change, score, week_before: previous },
-        message: `change ${shown(change)}, but the score went from ${one(previous)} the week before to ${one(score)} (${expected >= 0 ? '+' : ''}${one(expected)} points): is \`change\` read from the right field, in points (a 0-1 change needs \`convert: percent\`)?`,
-      }];
-    },
+    check: checkChangeAgainstWeekBefore,
   },
   {
     id: 'last_week_is_the_period',
-    says: 'A history whose last week is the period has the period\'s figures there: its score and its answered runs.',
+    says: "A history whose last week is the period has the period's figures there: its score and its answered runs.",
     reads: { getVisibility: ['score', 'answered_runs', 'history[].score', 'history[].answered_runs', 'history[].week_start', 'history[].week_end', 'period.from', 'period.to'] },
-    check: (body) => {
-      const last = valuesAtPath(body, 'history[]').at(-1);
-      if (!last || dayOf(at(last, 'week_start')) !== dayOf(at(body, 'period.from')) || dayOf(at(last, 'week_end')) !== dayOf(at(body, 'period.to'))) return [];
-      // A period's figures that are not the share named are that rule's to say: the last week is judged against right ones.
-      if (scoreNotShareNamed(body)) return [];
-      const [answered, score] = [at(body, 'answered_runs'), at(body, 'score')];
-      const found: Finding[] = [];
-      const lastAnswered = at(last, 'answered_runs');
-      if (isNum(answered) && isNum(lastAnswered) && answered !== lastAnswered)
-        found.push({ fields: ['history[].answered_runs', 'answered_runs'], values: { answered_runs: answered, last_week: lastAnswered }, message: `${whole(answered)} answered in the period, but ${whole(lastAnswered)} in the history's last week, which is the period: is \`history[].answered_runs\` read from the right field?` });
-      const lastScore = at(last, 'score');
-      if (isNum(score) && isNum(lastScore) && Math.abs(score - lastScore) > ROUNDING)
-        found.push({ fields: ['history[].score', 'score'], values: { score, last_week: lastScore }, message: `score ${figure(score)}, but ${figure(lastScore)} in the history's last week, which is the period: is \`history[].score\` read from the right field, in the score's unit?` });
-      return found;
-    },
+    check: checkLastWeekIsThePeriod,
   },
   {
     id: 'engines_by_our_names',
-    says: 'An engine of ours is named as ours: a vendor\'s spelling of it (`openai-chatgpt`) left unmapped splits its figures in two.',
+    says: "An engine of ours is named as ours: a vendor's spelling of it (`openai-chatgpt`) left unmapped splits its figures in two.",
     reads: { getPromptMatrix: ['engines[]', 'prompts[].engines[].engine'], getAnswerHistory: ['questions[].moved[].engine'] },
     check: (body, fields) =>
       fields.flatMap((field) => {
         const split = [...new Set(present(valuesAtPath(body, field)))].filter((v): v is string => typeof v === 'string' && oursUnderVendor(v, ENGINES) !== undefined);
         if (split.length === 0) return [];
         const pairs = split.map((v) => `"${v}": "${oursUnderVendor(v, ENGINES)}"`);
-        return [{ fields: [field], values: { [field]: split }, message: `${field} ${split.map((v) => `\`${v}\``).join(', ')}: our engine${split.length === 1 ? '' : 's'} under a vendor's name, counted apart from ours: map ${split.length === 1 ? 'it' : 'them'} in \`values\` (${pairs.join(', ')})?` }];
+        return [
+          {
+            fields: [field],
+            values: { [field]: split },
+            message: `${field} ${split.map((v) => `\`${v}\``).join(', ')}: our engine${split.length === 1 ? '' : 's'} under a vendor's name, counted apart from ours: map ${split.length === 1 ? 'it' : 'them'} in \`values\` (${pairs.join(', ')})?`,
+          },
+        ];
       }),
   },
   {
     id: 'moves_follow_outcome',
-    says: 'The engines that moved a question go its way: a won question\'s moved engines name the brand more now than before (their `before` and `now` states), a lost one\'s less, a held one\'s as much; and a move `gained` goes from not naming the brand to naming it.',
+    says: "The engines that moved a question go its way: a won question's moved engines name the brand more now than before (their `before` and `now` states), a lost one's less, a held one's as much; and a move `gained` goes from not naming the brand to naming it.",
     reads: { getAnswerHistory: ['questions[].moved[].before', 'questions[].moved[].now', 'questions[].outcome', 'questions[].engines_naming_now', 'questions[].engines_naming_before'] },
     check: checkMovesFollowOutcome,
   },
@@ -311,7 +288,7 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: 'rate_is_share_of_runs',
-    says: 'A dominant state\'s rate is the share of the cell\'s runs in that state: rate × runs / 100 is a whole number of runs, and, the most frequent of 5 states, at least 20.',
+    says: "A dominant state's rate is the share of the cell's runs in that state: rate × runs / 100 is a whole number of runs, and, the most frequent of 5 states, at least 20.",
     reads: { getPromptMatrix: ['prompts[].engines[].rate', 'prompts[].engines[].runs', 'prompts[].engines[].state'] },
     check: checkRateIsShare,
   },
@@ -327,13 +304,13 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: 'engines_ours_or_declared',
-    says: 'An engine that answered is ours, mapped onto ours by the map, or declared as another engine by a name in our form (lower case, `_` between words, as `google_ai_overviews`): a vendor\'s alias left unmapped (upper case, `OPENAI`, `GOOGLE_AIO`, or naming a vendor of ours) is counted as an engine of its own. A value of the service\'s own in another form (`Grok-2`) is carried under its name.',
+    says: "An engine that answered is ours, mapped onto ours by the map, or declared as another engine by a name in our form (lower case, `_` between words, as `google_ai_overviews`): a vendor's alias left unmapped (upper case, `OPENAI`, `GOOGLE_AIO`, or naming a vendor of ours) is counted as an engine of its own. A value of the service's own in another form (`Grok-2`) is carried under its name.",
     reads: { getPromptMatrix: ['prompts[].engines[].engine', 'prompts[].engines[].runs'], getAnswerHistory: ['questions[].moved[].engine'] },
     check: checkEnginesDeclared,
   },
   {
     id: 'share_of_voice_is_share_of_mentions',
-    says: 'Share of voice is the brand\'s share of the mentions of it and its rivals: 100 × brand_mentions / (brand_mentions + rival_mentions).',
+    says: "Share of voice is the brand's share of the mentions of it and its rivals: 100 × brand_mentions / (brand_mentions + rival_mentions).",
     reads: { getOverview: ['share_of_voice.share', 'share_of_voice.brand_mentions', 'share_of_voice.rival_mentions'] },
     pins: ['share_of_voice.share'],
     check: (body, fields) => {
@@ -356,7 +333,7 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: 'readiness_is_weighted_signals',
-    says: 'The readiness score is the mean of its signals\' values weighed by their weights (null with no signal).',
+    says: "The readiness score is the mean of its signals' values weighed by their weights (null with no signal).",
     reads: { getOverview: ['readiness.score', 'readiness.signals[].value', 'readiness.signals[].weight'] },
     pins: ['readiness.score'],
     check: (body, fields) => {
@@ -367,19 +344,31 @@ export const RULES: readonly Rule[] = [
       if (total === 0) return [];
       const mean = (values as number[]).reduce((s, v, i) => s + v * (weights[i] as number), 0) / total;
       if (isNum(score) && Math.abs(score - mean) <= ROUNDING) return [];
-      return [{ fields: [fields[0]!], values: { [fields[0]!]: score, signals: values.length }, message: `${fields[0]} ${figure(score)}, but its ${values.length} signals weigh in at ${one(mean)}: is \`${fields[0]}\` read from the right field, as a percentage?` }];
+      return [
+        {
+          fields: [fields[0]!],
+          values: { [fields[0]!]: score, signals: values.length },
+          message: `${fields[0]} ${figure(score)}, but its ${values.length} signals weigh in at ${one(mean)}: is \`${fields[0]}\` read from the right field, as a percentage?`,
+        },
+      ];
     },
   },
   {
     id: 'brand_standing_is_its_figures',
-    says: 'The brand\'s own row among its rivals holds its visibility and share of voice of the period.',
+    says: "The brand's own row among its rivals holds its visibility and share of voice of the period.",
     reads: { getOverview: ['competition.brand.visibility', 'visibility.score', 'competition.brand.share_of_voice', 'share_of_voice.share'] },
     pins: ['competition.brand.visibility', 'competition.brand.share_of_voice'],
     check: (body, fields) =>
       [0, 2].flatMap((i) => {
         const [row, value] = [at(body, fields[i]!), at(body, fields[i + 1]!)];
         if (!isNum(value) || (isNum(row) && Math.abs(row - value) <= ROUNDING)) return [];
-        return [{ fields: [fields[i]!], values: { [fields[i]!]: row, [fields[i + 1]!]: value }, message: `${fields[i]} ${figure(row)}, but ${fields[i + 1]} is ${figure(value)}: is \`${fields[i]}\` read from the right field, as a percentage?` }];
+        return [
+          {
+            fields: [fields[i]!],
+            values: { [fields[i]!]: row, [fields[i + 1]!]: value },
+            message: `${fields[i]} ${figure(row)}, but ${fields[i + 1]} is ${figure(value)}: is \`${fields[i]}\` read from the right field, as a percentage?`,
+          },
+        ];
       }),
   },
   {
@@ -390,13 +379,13 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: 'change_of_counts',
-    says: 'A count\'s change is the count now less the count before.',
+    says: "A count's change is the count now less the count before.",
     reads: { listPages: COUNT_CHANGES(['totals.', 'pages[].', 'by_topic[].']).flat(), getOverview: COUNT_CHANGES(['cited_pages[].']).flat() },
     check: (body, fields) => checkChangeOfCounts(Array.from({ length: fields.length / 3 }, (_, i) => [fields[3 * i]!, fields[3 * i + 1]!, fields[3 * i + 2]!] as const))(body),
   },
   {
     id: 'position_where_named',
-    says: 'A position is the brand\'s rank where an answer named it: a cell or answer whose state names the brand has one; a cell whose every run does not name it (rate 100), or an answer that does not, has none.',
+    says: "A position is the brand's rank where an answer named it: a cell or answer whose state names the brand has one; a cell whose every run does not name it (rate 100), or an answer that does not, has none.",
     reads: {
       getPromptMatrix: ['prompts[].engines[].state', 'prompts[].engines[].rate', 'prompts[].engines[].position'],
       getTopic: ['questions[].engines[].latest.state', 'questions[].engines[].latest.position'],
@@ -405,7 +394,7 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: 'most_named_first',
-    says: 'A topic\'s rivals are listed most named first: their shares never rise down the list.',
+    says: "A topic's rivals are listed most named first: their shares never rise down the list.",
     reads: { listTopics: ['topics[].rivals[].share'], getTopic: ['topic.rivals[].share'] },
     check: (body, fields) => checkLargestFirst(fields[0]!)(body),
   },
@@ -417,7 +406,13 @@ export const RULES: readonly Rule[] = [
     check: (body, fields) => {
       const [count, listed] = [at(body, fields[0]!), valuesAtPath(body, 'questions')[0]];
       if (!isNum(count) || !Array.isArray(listed) || count === listed.length) return [];
-      return [{ fields: [fields[0]!], values: { [fields[0]!]: count, questions: listed.length }, message: `${fields[0]} ${whole(count)}, but the topic lists ${whole(listed.length)} questions: is \`${fields[0]}\` read from the right field?` }];
+      return [
+        {
+          fields: [fields[0]!],
+          values: { [fields[0]!]: count, questions: listed.length },
+          message: `${fields[0]} ${whole(count)}, but the topic lists ${whole(listed.length)} questions: is \`${fields[0]}\` read from the right field?`,
+        },
+      ];
     },
   },
 ];
@@ -425,7 +420,7 @@ export const RULES: readonly Rule[] = [
 /** Of what a view counts: an engine that answered nothing in the period is not one of the brand's engines. */
 export const ENGINES_ANSWERED: Omit<Rule, 'reads' | 'check'> & { fields: readonly string[] } = {
   id: 'engines_answered',
-  says: 'An engine that answered nothing in the period is not one of the brand\'s engines: it is neither listed nor counted.',
+  says: "An engine that answered nothing in the period is not one of the brand's engines: it is neither listed nor counted.",
   fields: ['engines[].runs'],
 };
 
@@ -489,11 +484,13 @@ export function violationsOf(operation: OperationId, body: unknown, context: Rul
 export function viewViolations(engines: readonly { engine: string; runs: number | null }[]): Violation[] {
   const silent = engines.filter((e) => e.runs === 0).map((e) => e.engine);
   if (silent.length === 0) return [];
-  return [{
-    rule: ENGINES_ANSWERED.id,
-    operation: null,
-    fields: [...ENGINES_ANSWERED.fields],
-    values: { engines: silent },
-    message: `${silent.map((e) => `\`${e}\``).join(', ')} answered nothing in the period, yet ${silent.length === 1 ? 'is' : 'are'} counted among the brand's ${engines.length} engines`,
-  }];
+  return [
+    {
+      rule: ENGINES_ANSWERED.id,
+      operation: null,
+      fields: [...ENGINES_ANSWERED.fields],
+      values: { engines: silent },
+      message: `${silent.map((e) => `\`${e}\``).join(', ')} answered nothing in the period, yet ${silent.length === 1 ? 'is' : 'are'} counted among the brand's ${engines.length} engines`,
+    },
+  ];
 }

@@ -30,12 +30,12 @@ export const TAGS: Record<Tag, string> = {
   Subscriptions: 'Weekly digest subscriptions: subscribe with an API key (double opt-in by email), list, unsubscribe; the confirm and unsubscribe links of the emails.',
   Reports: 'The weekly report on demand, and sending the digest now.',
   'Report links': 'Signed, expiring links that open the report without a key.',
-  'Export links': 'Signed, expiring, revocable CSV links to an operation\'s rows or to the kept history, for Google Sheets (`=IMPORTDATA(url)`), Excel and BI tools.',
-  'Cache admin': 'The edge cache\'s purge and counters, behind `ADMIN_TOKEN`.',
-  'Upstream map': 'How the real service\'s field names map onto the contract\'s, for the features that read fields (docs/upstream.md), behind `ADMIN_TOKEN`.',
+  'Export links': "Signed, expiring, revocable CSV links to an operation's rows or to the kept history, for Google Sheets (`=IMPORTDATA(url)`), Excel and BI tools.",
+  'Cache admin': "The edge cache's purge and counters, behind `ADMIN_TOKEN`.",
+  'Upstream map': "How the real service's field names map onto the contract's, for the features that read fields (docs/upstream.md), behind `ADMIN_TOKEN`.",
   MCP: 'The Model Context Protocol server for AI assistants (docs/mcp.md): every Read API operation as a read-only tool, and `weekly_report`, read with the API key through the same edge cache.',
   'MCP OAuth':
-    'OAuth 2.1 for `/mcp` (docs/mcp.md), so that assistants connect by URL: the person pastes their Read API key on the consent page once, and the assistant gets tokens that stand for it. `@cloudflare/workers-oauth-provider`\'s endpoints, the consent page ours. Only when `OAUTH_KV` is bound, and on the hosts of `MCP_ALLOWED_HOSTS` (localhost too in dev): 404 otherwise. The provider answers CORS preflights (OPTIONS) on the metadata, token and registration endpoints.',
+    "OAuth 2.1 for `/mcp` (docs/mcp.md), so that assistants connect by URL: the person pastes their Read API key on the consent page once, and the assistant gets tokens that stand for it. `@cloudflare/workers-oauth-provider`'s endpoints, the consent page ours. Only when `OAUTH_KV` is bound, and on the hosts of `MCP_ALLOWED_HOSTS` (localhost too in dev): 404 otherwise. The provider answers CORS preflights (OPTIONS) on the metadata, token and registration endpoints.",
   Dev: 'Dev only: mounted only with `DEV_ROUTES = "on"` (`npm run dev`, the tests), never in a deployment; 404 otherwise. No authentication.',
   Documents: 'The OpenAPI documents.',
 };
@@ -90,10 +90,14 @@ const ALL_CODES = [...Object.keys(API_ERROR_STATUS), ...Object.keys(PRODUCT_ERRO
 /** The error shape of every JSON route: the API's (src/contract/errors.ts), with the product's own codes too. */
 export const ProductError = z.object({
   error: z.object({
-    code: z.enum(ALL_CODES).describe('The API\'s codes, and the product\'s own: `recently_sent` (409, `POST /reports/weekly/send`), `too_many_links` (409, `POST /reports/links`), `map_version_conflict` (409, `PUT /admin/upstream/map`) and `operation_missing` (502: the service lacks an operation the route needs).'),
+    code: z
+      .enum(ALL_CODES)
+      .describe(
+        "The API's codes, and the product's own: `recently_sent` (409, `POST /reports/weekly/send`), `too_many_links` (409, `POST /reports/links`), `map_version_conflict` (409, `PUT /admin/upstream/map`) and `operation_missing` (502: the service lacks an operation the route needs).",
+      ),
     message: z.string(),
     param: z.string().optional().describe('The parameter or body field at fault, only for invalid_parameter.'),
-    operation: z.string().optional().describe('Only for `operation_missing`: the contract\'s operation the service does not have (`getAnswerHistory`).'),
+    operation: z.string().optional().describe("Only for `operation_missing`: the contract's operation the service does not have (`getAnswerHistory`)."),
   }),
 });
 
@@ -121,7 +125,7 @@ export const KEYED_ERRORS = {
   '403': error('`plan_inactive`, `feature_not_in_plan`'),
   '404': error('`brand_not_found`, `not_found`'),
   '405': error('`method_not_allowed`'),
-  '429': { ...error('`rate_limited`, `quota_exceeded` (the API\'s limits, passed through)'), headers: { ...requestId, 'Retry-After': ref('headers', 'Retry-After') } },
+  '429': { ...error("`rate_limited`, `quota_exceeded` (the API's limits, passed through)"), headers: { ...requestId, 'Retry-After': ref('headers', 'Retry-After') } },
   '502': error('`upstream_error`: the Read API did not answer'),
 };
 export type KeyedStatus = keyof typeof KEYED_ERRORS;
@@ -137,7 +141,9 @@ export const TOKEN_PAGES = {
   '410': pageAnswer('An expired link, or one of something that has ended: a subscription cycle (unsubscribed, subscribed again, removed by the account) or a revoked report link.'),
 };
 
-export const tokenParam = (what: string) => [{ name: 'token', in: 'query', required: true, description: `The signed token of the ${what} link, as the email gave it.`, schema: { type: 'string', minLength: 1 } }];
+export const tokenParam = (what: string) => [
+  { name: 'token', in: 'query', required: true, description: `The signed token of the ${what} link, as the email gave it.`, schema: { type: 'string', minLength: 1 } },
+];
 
 /** The OpenAPI parameters of a route's declared query parameters (src/contract/params.ts). */
 export const query = (params: Params) => declaredParameters('query', params);

@@ -34,41 +34,72 @@ export interface SameFigures {
 export const SAME_FIGURES: readonly SameFigures[] = [
   {
     says: 'A topic in full has the figures the topic list gives it.',
-    sides: [{ operation: 'getTopic', key: 'topic.id' }, { operation: 'listTopics', key: 'topics[].id' }],
-    fields: [['topic.score', 'topics[].score'], ['topic.change', 'topics[].change'], ['topic.rank', 'topics[].rank'], ['topic.questions', 'topics[].questions']],
+    sides: [
+      { operation: 'getTopic', key: 'topic.id' },
+      { operation: 'listTopics', key: 'topics[].id' },
+    ],
+    fields: [
+      ['topic.score', 'topics[].score'],
+      ['topic.change', 'topics[].change'],
+      ['topic.rank', 'topics[].rank'],
+      ['topic.questions', 'topics[].questions'],
+    ],
   },
   {
-    says: 'The overview\'s topics have the figures the topic list gives them.',
-    sides: [{ operation: 'getOverview', key: 'topics[].id' }, { operation: 'listTopics', key: 'topics[].id' }],
-    fields: [['topics[].score', 'topics[].score'], ['topics[].change', 'topics[].change'], ['topics[].rank', 'topics[].rank']],
+    says: "The overview's topics have the figures the topic list gives them.",
+    sides: [
+      { operation: 'getOverview', key: 'topics[].id' },
+      { operation: 'listTopics', key: 'topics[].id' },
+    ],
+    fields: [
+      ['topics[].score', 'topics[].score'],
+      ['topics[].change', 'topics[].change'],
+      ['topics[].rank', 'topics[].rank'],
+    ],
   },
   {
-    says: 'A task\'s topics have the scores the topic list gives them.',
-    sides: [{ operation: 'getTask', key: 'task.topics[].id' }, { operation: 'listTopics', key: 'topics[].id' }],
+    says: "A task's topics have the scores the topic list gives them.",
+    sides: [
+      { operation: 'getTask', key: 'task.topics[].id' },
+      { operation: 'listTopics', key: 'topics[].id' },
+    ],
     fields: [['task.topics[].score', 'topics[].score']],
   },
   {
-    says: 'A topic\'s count of questions is how many of the tracked questions name it.',
-    sides: [{ operation: 'listTopics', key: 'topics[].id' }, { operation: 'getPromptMatrix', key: 'prompts[].topic_id', tally: true }],
+    says: "A topic's count of questions is how many of the tracked questions name it.",
+    sides: [
+      { operation: 'listTopics', key: 'topics[].id' },
+      { operation: 'getPromptMatrix', key: 'prompts[].topic_id', tally: true },
+    ],
     fields: [['topics[].questions', 'prompts[]']],
   },
   {
-    says: 'A topic\'s count of questions is how many of the questions listed name it.',
-    sides: [{ operation: 'listTopics', key: 'topics[].id' }, { operation: 'listAnswers', key: 'questions[].topic.id', tally: true }],
+    says: "A topic's count of questions is how many of the questions listed name it.",
+    sides: [
+      { operation: 'listTopics', key: 'topics[].id' },
+      { operation: 'listAnswers', key: 'questions[].topic.id', tally: true },
+    ],
     fields: [['topics[].questions', 'questions[]']],
   },
   {
     says: 'The overview of the default 7 days has the visibility score of the trailing 7 days.',
     sides: [{ operation: 'getOverview' }, { operation: 'getVisibility' }],
-    fields: [['visibility.score', 'score'], ['visibility.answered_runs', 'answered_runs'], ['visibility.naming_runs', 'naming_runs']],
+    fields: [
+      ['visibility.score', 'score'],
+      ['visibility.answered_runs', 'answered_runs'],
+      ['visibility.naming_runs', 'naming_runs'],
+    ],
   },
   {
-    says: 'A task\'s topics have the scores the overview gives them.',
-    sides: [{ operation: 'getTask', key: 'task.topics[].id' }, { operation: 'getOverview', key: 'topics[].id' }],
+    says: "A task's topics have the scores the overview gives them.",
+    sides: [
+      { operation: 'getTask', key: 'task.topics[].id' },
+      { operation: 'getOverview', key: 'topics[].id' },
+    ],
     fields: [['task.topics[].score', 'topics[].score']],
   },
   {
-    says: 'The overview\'s perception is the perception summary.',
+    says: "The overview's perception is the perception summary.",
     sides: [{ operation: 'getOverview' }, { operation: 'getBrandPerception' }],
     fields: [
       ['perception.recommend_rate', 'summary.recommend_rate'],
@@ -78,24 +109,40 @@ export const SAME_FIGURES: readonly SameFigures[] = [
     ],
   },
   {
-    says: 'Against a rival, the brand\'s share of answered runs is its visibility of the period.',
+    says: "Against a rival, the brand's share of answered runs is its visibility of the period.",
     sides: [{ operation: 'getCompetitor' }, { operation: 'getOverview' }],
-    fields: [['overall.brand_share', 'visibility.score'], ['overall.answered_runs', 'visibility.answered_runs']],
+    fields: [
+      ['overall.brand_share', 'visibility.score'],
+      ['overall.answered_runs', 'visibility.answered_runs'],
+    ],
   },
   {
-    says: 'Against a rival, the brand\'s share of answered runs is its visibility score of the trailing 7 days.',
+    says: "Against a rival, the brand's share of answered runs is its visibility score of the trailing 7 days.",
     sides: [{ operation: 'getCompetitor' }, { operation: 'getVisibility' }],
-    fields: [['overall.brand_share', 'score'], ['overall.answered_runs', 'answered_runs']],
+    fields: [
+      ['overall.brand_share', 'score'],
+      ['overall.answered_runs', 'answered_runs'],
+    ],
   },
   {
-    says: 'A rival\'s share of answered runs is its visibility among the overview\'s rivals.',
-    sides: [{ operation: 'getCompetitor', key: 'competitor.name' }, { operation: 'getOverview', key: 'competition.rivals[].name' }],
+    says: "A rival's share of answered runs is its visibility among the overview's rivals.",
+    sides: [
+      { operation: 'getCompetitor', key: 'competitor.name' },
+      { operation: 'getOverview', key: 'competition.rivals[].name' },
+    ],
     fields: [['overall.rival_share', 'competition.rivals[].visibility']],
   },
   {
-    says: 'The overview\'s cited pages have the citations the page list gives them.',
-    sides: [{ operation: 'getOverview', key: 'cited_pages[].url' }, { operation: 'listPages', key: 'pages[].url' }],
-    fields: [['cited_pages[].citations', 'pages[].citations'], ['cited_pages[].previous_citations', 'pages[].previous_citations'], ['cited_pages[].change', 'pages[].change']],
+    says: "The overview's cited pages have the citations the page list gives them.",
+    sides: [
+      { operation: 'getOverview', key: 'cited_pages[].url' },
+      { operation: 'listPages', key: 'pages[].url' },
+    ],
+    fields: [
+      ['cited_pages[].citations', 'pages[].citations'],
+      ['cited_pages[].previous_citations', 'pages[].previous_citations'],
+      ['cited_pages[].change', 'pages[].change'],
+    ],
   },
 ];
 

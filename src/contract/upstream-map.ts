@@ -75,8 +75,7 @@ function collectPaths(schema: z.ZodType, path: string, into: Set<string>): void 
   else if (def.type === 'array' && def.element) {
     into.add(`${path}[]`);
     collectPaths(def.element, `${path}[]`, into);
-  }
-  else if (def.type === 'union') for (const option of def.options ?? []) collectPaths(option, path, into);
+  } else if (def.type === 'union') for (const option of def.options ?? []) collectPaths(option, path, into);
 }
 
 const numeric = (value: unknown) => (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value);

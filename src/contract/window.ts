@@ -50,11 +50,7 @@ const datedParams = (defaultDays: number) => ({
 const trailingParams = (defaultDays: number) => ({ days: daysParam(defaultDays, 'today') });
 
 /** The query parameters each window kind adds, as a type. */
-export type WindowParams<W extends WindowKind> = W extends { kind: 'dated' }
-  ? ReturnType<typeof datedParams>
-  : W extends { kind: 'trailing' }
-    ? ReturnType<typeof trailingParams>
-    : {};
+export type WindowParams<W extends WindowKind> = W extends { kind: 'dated' } ? ReturnType<typeof datedParams> : W extends { kind: 'trailing' } ? ReturnType<typeof trailingParams> : {};
 
 /** The query parameters a window kind adds to an operation. */
 export function windowParams<W extends WindowKind>(window: W): WindowParams<W> {

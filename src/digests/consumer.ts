@@ -20,7 +20,21 @@ import { addDays, toDay } from '../contract/window';
 import { runInChunks } from '../lib/d1';
 import { batchesByKey, batchKey, chunks, failureReason, sendInBatches } from '../mail/send-batches';
 import { digestEmails, groupApiKey, type SubscriptionRow, UNREADABLE_KEY } from '../subscriptions';
-import { buildReport, type DigestKind, figuresViolations, formatPeriod, historyWeekOf, implausibleReason, keepWeek, logImplausible, OperationMissing, readWeek, type Report, WEEK_READS, WindowMismatch } from '../weekly-report';
+import {
+  buildReport,
+  type DigestKind,
+  figuresViolations,
+  formatPeriod,
+  historyWeekOf,
+  implausibleReason,
+  keepWeek,
+  logImplausible,
+  OperationMissing,
+  readWeek,
+  type Report,
+  WEEK_READS,
+  WindowMismatch,
+} from '../weekly-report';
 import type { DigestDeps, DigestJob } from './deps';
 import { sendOwedNotices } from './notices';
 import { loadSnapshot, type Snapshot, storeSnapshot } from './snapshot';
@@ -64,14 +78,20 @@ async function mark(deps: DigestDeps, rows: { send_id: number }[], status: 'sent
     `UPDATE digest_sends SET status = ?, reason = ?, provider_id = COALESCE(?, provider_id), sent_at = CASE WHEN ? = 'sent' THEN ? ELSE sent_at END, updated_at = ?
       WHERE id = ? AND status IN ('planned', 'sending')`,
   );
-  await runInChunks(deps.db, rows.map((r, i) => statement.bind(status, reason, ids?.[i] ?? null, status, at, at, r.send_id)));
+  await runInChunks(
+    deps.db,
+    rows.map((r, i) => statement.bind(status, reason, ids?.[i] ?? null, status, at, at, r.send_id)),
+  );
 }
 
 async function noteRetry(deps: DigestDeps, rows: { send_id: number }[], reason: string): Promise<void> {
   if (rows.length === 0) return;
   const at = deps.now().toISOString();
   const statement = deps.db.prepare(`UPDATE digest_sends SET reason = ?, updated_at = ? WHERE id = ? AND status IN ('planned', 'sending')`);
-  await runInChunks(deps.db, rows.map((r) => statement.bind(`retrying: ${reason}`, at, r.send_id)));
+  await runInChunks(
+    deps.db,
+    rows.map((r) => statement.bind(`retrying: ${reason}`, at, r.send_id)),
+  );
 }
 
 /** Pauses the group's active subscriptions (the API refused their key); each is owed one notice. */
@@ -111,7 +131,15 @@ async function snapshotOf(deps: DigestDeps, job: DigestJob, rows: PendingRow[], 
     // No client behind the queue: reads are the key's own, with no address to count against.
     const week = { isoWeek: job.iso_week, monday: job.week_monday };
     const { inputs } = await readWeek(deps.api(apiKey, null), { brand_id: job.brand_id, market: String(job.market_id), brandName: rows[0]!.brand_name, week }, deps.now());
-    const read = { read_at: deps.now().toISOString(), visibility: inputs.visibility, history: inputs.history, topics: inputs.topics, matrix: inputs.matrix, not_provided: inputs.not_provided, plan: inputs.plan ?? null };
+    const read = {
+      read_at: deps.now().toISOString(),
+      visibility: inputs.visibility,
+      history: inputs.history,
+      topics: inputs.topics,
+      matrix: inputs.matrix,
+      not_provided: inputs.not_provided,
+      plan: inputs.plan ?? null,
+    };
     // The week's figures kept for the history (DESIGN section 11); a week kept already stays as it was, so none that breaks a rule.
     if (figuresViolations(inputs).length === 0) await keepWeek(deps.db, historyWeekOf(inputs, 'digest', deps.now()));
     return { kind: 'read', snapshot: await storeSnapshot(deps.db, job, read) };
@@ -156,7 +184,10 @@ async function assignBatchKeys(deps: DigestDeps, job: DigestJob, rows: PendingRo
   const at = deps.now().toISOString();
   const statements: D1PreparedStatement[] = [];
   for (const chunk of chunks(unassigned)) {
-    const key = await digestBatchKey(chunk.map((r) => r.id), job.iso_week);
+    const key = await digestBatchKey(
+      chunk.map((r) => r.id),
+      job.iso_week,
+    );
     for (const row of chunk) statements.push(assign.bind(key, at, row.send_id));
   }
   await runInChunks(deps.db, statements);
@@ -219,7 +250,17 @@ export async function processDigestJob(job: DigestJob, deps: DigestDeps, attempt
     const id = kinds.join(',');
     let report = reports.get(id);
     if (!report) {
-      report = buildReport({ brand: { id: job.brand_id, name: rows[0]!.brand_name }, week: { isoWeek: job.iso_week, monday: job.week_monday }, kinds, visibility, history, topics, matrix, plan, not_provided });
+      report = buildReport({
+        brand: { id: job.brand_id, name: rows[0]!.brand_name },
+        week: { isoWeek: job.iso_week, monday: job.week_monday },
+        kinds,
+        visibility,
+        history,
+        topics,
+        matrix,
+        plan,
+        not_provided,
+      });
       reports.set(id, report);
     }
     return report;
@@ -251,7 +292,8 @@ export async function processDigestJob(job: DigestJob, deps: DigestDeps, attempt
     callsBefore: result.calls,
     emailFor: (row) => emailFor(row, `digest/${row.id}/${job.iso_week}`, new Date(row.planned_at)),
     record: async ({ rows: members }, outcome) => {
-      if (outcome.ok) await mark(deps, members, 'sent', outcome.replayed ? 'already sent: Resend answered 409, this Idempotency-Key was used by an earlier request with another body' : null, outcome.ids);
+      if (outcome.ok)
+        await mark(deps, members, 'sent', outcome.replayed ? 'already sent: Resend answered 409, this Idempotency-Key was used by an earlier request with another body' : null, outcome.ids);
       else if (outcome.retryable) await noteRetry(deps, members, `mail ${outcome.status ?? 'network'} ${outcome.code}`);
       else await mark(deps, members, 'failed', failureReason(outcome));
     },

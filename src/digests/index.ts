@@ -24,7 +24,18 @@ export const DEV_PLAN_PATH = '/dev/digests/plan';
 
 export async function runDigestPlanner(deps: DigestDeps, cron: string) {
   const result = await planDigests(deps);
-  console.log(JSON.stringify({ msg: 'digests planned', cron, at: deps.now().toISOString(), planned: result.planned, replanned: result.replanned, groups: result.groups, requeued: result.requeued, notices: result.notices }));
+  console.log(
+    JSON.stringify({
+      msg: 'digests planned',
+      cron,
+      at: deps.now().toISOString(),
+      planned: result.planned,
+      replanned: result.replanned,
+      groups: result.groups,
+      requeued: result.requeued,
+      notices: result.notices,
+    }),
+  );
   return result;
 }
 

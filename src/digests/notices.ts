@@ -44,7 +44,14 @@ export async function sendOwedNotices(deps: DigestDeps, job: Pick<DigestJob, 'gr
     const statements: D1PreparedStatement[] = [];
     for (const chunk of chunks(unassigned)) {
       // A later pause of the same subscription is a new notice: the key names the pause times.
-      const key = await batchKey('paused', chunk.map((r) => r.id), chunk.map((r) => r.paused_at).sort().at(-1)!);
+      const key = await batchKey(
+        'paused',
+        chunk.map((r) => r.id),
+        chunk
+          .map((r) => r.paused_at)
+          .sort()
+          .at(-1)!,
+      );
       for (const row of chunk) statements.push(assign.bind(key, row.id));
     }
     await deps.db.batch(statements);

@@ -135,7 +135,10 @@ export async function planDigests(deps: Pick<DigestDeps, 'db' | 'queue' | 'now'>
     if (!jobs.has(id)) jobs.set(id, jobOf(group_key, week));
   }
 
-  await deps.db.prepare('DELETE FROM digest_snapshots WHERE read_at < ?').bind(ago(SNAPSHOT_KEEP_DAYS * DAY_MS)).run();
+  await deps.db
+    .prepare('DELETE FROM digest_snapshots WHERE read_at < ?')
+    .bind(ago(SNAPSHOT_KEEP_DAYS * DAY_MS))
+    .run();
 
   const list = [...jobs.values()];
   // A failure here leaves the records planned and not enqueued: a later run enqueues them (see the module comment).

@@ -41,7 +41,6 @@ import { takesUnit } from './shapes';
 import { vocabularyOf } from './vocabulary';
 import { CONFIDENCE_THRESHOLD, type DiscoveryReport } from './report';
 
-
 /** One read: the body as sent (any JSON) on a 200, the API's error otherwise; `cache` is the edge proxy's `X-Cache`. */
 export interface DiscoveryRead {
   status: number;
@@ -138,7 +137,14 @@ export async function discoverUpstreamMap(read: DiscoveryReader, options: Discov
     // A refused read says nothing about the service: nothing is proposed from a discovery that could not read everything.
     const retryAfter = answer.retryAfter ?? WINDOW_SECONDS;
     const error = answer.error ?? { code: 'rate_limited', message: `${id}: refused for the key's budget.` };
-    report.stopped = { status: answer.status, code: error.code, message: error.message, operation: id, retry_after: retryAfter, resume_at: new Date(now().getTime() + retryAfter * 1000).toISOString() };
+    report.stopped = {
+      status: answer.status,
+      code: error.code,
+      message: error.message,
+      operation: id,
+      retry_after: retryAfter,
+      resume_at: new Date(now().getTime() + retryAfter * 1000).toISOString(),
+    };
     report.map = { operations: {} };
     return undefined;
   };
@@ -157,7 +163,10 @@ export async function discoverUpstreamMap(read: DiscoveryReader, options: Discov
     const lacking = fillParams(op, params, read200, failed);
     if (lacking) {
       // Another answer read may hold a value of the same resource (a topic's id in the overview, a question's text in /prompts).
-      const joined = paramsFromKnown(id, knownValues(read200, (read) => contractPaths(zs, read), new Map()));
+      const joined = paramsFromKnown(
+        id,
+        knownValues(read200, (read) => contractPaths(zs, read), new Map()),
+      );
       if (!joined) {
         entries.set(id, { status: null, skipped: lacking });
         continue;
@@ -246,7 +255,9 @@ function joinAcross(
     const before = new Map(entries);
     const trusted = (id: OperationId, path: string) => settledIn(before.get(id), path);
     const precision = pointsPrecision(before, placed, (id, path) => takesUnit(zs.response(id), path));
-    const vocabulary = vocabularyOf([...before.values()].flatMap((entry) => ('fields' in entry && entry.fields ? Object.entries(entry.fields).map(([path, placed]) => [path, placed.from, placed.by] as const) : [])));
+    const vocabulary = vocabularyOf(
+      [...before.values()].flatMap((entry) => ('fields' in entry && entry.fields ? Object.entries(entry.fields).map(([path, placed]) => [path, placed.from, placed.by] as const) : [])),
+    );
     for (const [id, { body, params }] of bodies) {
       const proposal = proposeOperation(zs, id, body, threshold, { known, hints, context, figures: figuresFor(id, placed, trusted), precision, vocabulary });
       const entry = entries.get(id);

@@ -33,4 +33,3 @@ export function findEnvelope(shape: Record<string, z.ZodType>, body: Json): Oper
   const alone = top === 0 && best.count >= 2 && counts.every((child) => child === best || child.count * 2 <= best!.count);
   return { at: best.at, confidence: best.count * 2 > names.length || alone ? ENVELOPE_CLEAR : ENVELOPE_UNSURE, in_map: envelopeOf(shape, body) !== best.at };
 }
-

@@ -24,7 +24,7 @@ export interface FigureEvidence {
 
 /** Whether `path` of the operation's answer is placed surely and under no open question (its own, or its object's). */
 export function settledIn(entry: DiscoveryReport['operations'][string] | undefined, path: string): boolean {
-  if (!entry || entry.status !== 200 || !('fields' in entry) || !entry.fields[path]) return false;
+  if (entry?.status !== 200 || !('fields' in entry) || !entry.fields[path]) return false;
   return !entry.to_confirm.some((item) => item.value === undefined && (item.path === '' || touches(path, item.path)));
 }
 
@@ -35,7 +35,10 @@ export function settledIn(entry: DiscoveryReport['operations'][string] | undefin
 export function figuresFor(id: OperationId, placed: ReadonlyMap<OperationId, unknown>, settled: (operation: OperationId, path: string) => boolean): FigureEvidence[] {
   const found: FigureEvidence[] = [];
   for (const relation of SAME_FIGURES)
-    for (const [mine, theirs] of [[0, 1], [1, 0]] as const) {
+    for (const [mine, theirs] of [
+      [0, 1],
+      [1, 0],
+    ] as const) {
       const [side, other] = [relation.sides[mine], relation.sides[theirs]];
       // A count of items (`tally`) settles the field it is compared with, never the other way round.
       if (side.operation !== id || side.tally || !placed.has(other.operation) || (other.key !== undefined && !settled(other.operation, other.key))) continue;
@@ -86,10 +89,14 @@ const PRECISION_EVIDENCE = 20;
  * The decimals the service writes its percentages with, where it writes them in points: the most of any value of at
  * least one point in the fields placed surely without a conversion (`55.9`: 1). Undefined before enough are seen.
  */
-export function pointsPrecision(entries: ReadonlyMap<OperationId, DiscoveryReport['operations'][string]>, placed: ReadonlyMap<OperationId, unknown>, isPercent: (id: OperationId, path: string) => boolean): number | undefined {
+export function pointsPrecision(
+  entries: ReadonlyMap<OperationId, DiscoveryReport['operations'][string]>,
+  placed: ReadonlyMap<OperationId, unknown>,
+  isPercent: (id: OperationId, path: string) => boolean,
+): number | undefined {
   const decimals: number[] = [];
   for (const [id, entry] of entries) {
-    if (!entry || entry.status !== 200 || !('fields' in entry)) continue;
+    if (entry?.status !== 200 || !('fields' in entry)) continue;
     for (const [path, placement] of Object.entries(entry.fields))
       if (!placement.convert && settledIn(entry, path) && isPercent(id, path))
         for (const v of valuesAtPath(placed.get(id), path)) if (typeof v === 'number' && Math.abs(v) >= 1) decimals.push(decimalsOf(v));

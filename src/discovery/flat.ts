@@ -70,7 +70,12 @@ export function placeFlat(walk: Walk, path: string, name: string, flat: FlatObje
   const sure = flat.confidence >= walk.threshold;
   walk.mapField(path, name, '.', undefined, sure);
   if (sure) walk.fields[path] = { from: '.', confidence: flat.confidence, by: 'flat' };
-  else walk.toConfirm.push({ path, reason: `its fields are written flat beside it (${flat.pairs.map((p) => `\`${p.key}\``).join(', ')}), but not all of them`, candidates: [{ from: '.', confidence: flat.confidence, by: 'flat' }] });
+  else
+    walk.toConfirm.push({
+      path,
+      reason: `its fields are written flat beside it (${flat.pairs.map((p) => `\`${p.key}\``).join(', ')}), but not all of them`,
+      candidates: [{ from: '.', confidence: flat.confidence, by: 'flat' }],
+    });
   for (const pair of flat.pairs) {
     const reading = pair.readings[0]!;
     walk.mapField(`${path}.${pair.name}`, pair.name, pair.key, reading.convert, sure);

@@ -8,7 +8,6 @@
 import { fieldKey } from '../contract/conform';
 import { oursUnderVendor, VALUE_SYNONYMS, wordsOf } from '../contract/enum-spelling';
 
-
 export { wordsOf };
 
 /** How a name was matched, and how sure the match is (0 to 1). */
@@ -81,7 +80,13 @@ const MEANING = new Map(SYNONYMS.flatMap((row) => row.map((entry) => [singularNa
 /** What a name means: the whole name's row of the table, or else each word's (`competitor_pct` means `rival_share`). */
 function meaningOf(name: string): string {
   const whole = singularName(name);
-  return MEANING.get(whole) ?? whole.split('_').map((word) => MEANING.get(word) ?? word).join('_');
+  return (
+    MEANING.get(whole) ??
+    whole
+      .split('_')
+      .map((word) => MEANING.get(word) ?? word)
+      .join('_')
+  );
 }
 
 /**
@@ -127,7 +132,12 @@ const COUNT_WORDS = new Set(['run', 'count', 'cnt', 'qty', 'num', 'n', 'total', 
 
 /** Each word of the table to every word of its row: where an abbreviation of a synonym is looked for (`ts` for `generated_at`). */
 const ROW_WORDS = new Map<string, string[]>();
-for (const row of SYNONYMS) for (const entry of row) ROW_WORDS.set(singularName(entry), row.flatMap((e) => singularName(e).split('_')));
+for (const row of SYNONYMS)
+  for (const entry of row)
+    ROW_WORDS.set(
+      singularName(entry),
+      row.flatMap((e) => singularName(e).split('_')),
+    );
 
 /** `short` abbreviates `word`: its start (`pos`, `impr`, `prev`), or its first letter and consonants in order (`cnt`, `qty`, `pct`, `ts`). */
 function abbreviates(short: string, word: string): boolean {
@@ -141,7 +151,7 @@ function abbreviates(short: string, word: string): boolean {
 
 /** One contract word and one upstream word: the same, a synonym, an abbreviation of either, or one stem of four letters or more. */
 function wordMatch(mine: string, theirs: string): boolean {
-  if (mine === theirs || MEANING.get(mine) === MEANING.get(theirs) && MEANING.has(mine)) return true;
+  if (mine === theirs || (MEANING.get(mine) === MEANING.get(theirs) && MEANING.has(mine))) return true;
   if (COUNT_WORDS.has(mine) && COUNT_WORDS.has(theirs)) return true;
   if (abbreviates(theirs, mine) || (ROW_WORDS.get(mine) ?? []).some((w) => abbreviates(theirs, w) || w === theirs)) return true;
   let stem = 0;

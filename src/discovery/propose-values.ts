@@ -38,7 +38,8 @@ export function proposeValues(expected: Extract<Expected, { kind: 'enum' }>, val
   // Nothing alike in a closed enumeration: the contract's values no other upstream value stands for are what it may be.
   const unclaimed = expected.values.filter((v) => !claimed.has(v));
   for (const { value, candidates } of asked) {
-    const offered = candidates.length > 0 ? candidates : unclaimed.map((to): Candidate => ({ to, confidence: unclaimed.length === 1 && asked.length === 1 ? ELIMINATION_ONE : ELIMINATION_MANY, by: 'elimination' }));
+    const offered =
+      candidates.length > 0 ? candidates : unclaimed.map((to): Candidate => ({ to, confidence: unclaimed.length === 1 && asked.length === 1 ? ELIMINATION_ONE : ELIMINATION_MANY, by: 'elimination' }));
     if (offered[0]) walk.mapValue(path, value, offered[0].to!, false);
     walk.toConfirm.push({
       path,

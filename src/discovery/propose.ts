@@ -25,7 +25,6 @@
 import type * as z from 'zod';
 import { checkResponseBody } from '../contract/body';
 import { envelopeOf, fieldKey, isObject, objectShape, unwrapEnvelope } from '../contract/conform';
-import { spelledValue } from '../contract/enum-spelling';
 import type { OperationId } from '../contract/operations';
 import type { ZodSide } from '../contract/zod-side';
 import type { RuleContext } from '../contract/plausibility';
@@ -41,18 +40,9 @@ import { findEnvelope } from './envelope';
 import { flatObjects, placeFlat } from './flat';
 import { confirmByRules, rulesKept, settleByEvidence, settleGroups } from './rules';
 import { alignUnits } from './units';
-import { capped, hundredths, type Json, MAX_SAMPLES, type Pair, pairOf, pathOf, present, Walk } from './walk';
+import { capped, type Json, MAX_SAMPLES, type Pair, pairOf, pathOf, present, Walk } from './walk';
 import { byVocabulary, VOCABULARY, type Vocabulary } from './vocabulary';
-
-/**
- * A value of the field's form, the only one left on both sides (the only date-time where one timestamp is left): placed,
- * since a service writes every field the contract holds; a second field of that form left makes it a question.
- */
-const FORM_UNIQUE = 0.8;
-const TYPE_GUESS = 0.3;
-/** `structure`: this plus `STRUCTURE_WEIGHT` times the share of the contract's inner fields found by name. */
-const STRUCTURE_BASE = 0.4;
-const STRUCTURE_WEIGHT = 0.45;
+import { byShape, FORM_UNIQUE, spellsAsOurs } from './by-shape';
 
 export interface OperationProposal {
   /** What the answer says of the operation (`OperationRead` without the read's own status, params and cache). */
@@ -83,7 +73,11 @@ export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, thres
   const walk = new Walk(threshold, known, hints, context, vocabulary);
   const envelope = findEnvelope(shape, body);
   if (envelope?.in_map && envelope.confidence < threshold)
-    walk.toConfirm.push({ path: '', reason: `\`${envelope.at}\` holds a few of the contract's fields: is it the body?`, candidates: [{ from: envelope.at, confidence: envelope.confidence, by: 'structure' }] });
+    walk.toConfirm.push({
+      path: '',
+      reason: `\`${envelope.at}\` holds a few of the contract's fields: is it the body?`,
+      candidates: [{ from: envelope.at, confidence: envelope.confidence, by: 'structure' }],
+    });
   const mapsEnvelope = envelope?.in_map === true;
   if (mapsEnvelope) {
     walk.guess.envelope = envelope.at;
@@ -106,7 +100,8 @@ export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, thres
   settleGroups(id, schema, body, walk);
   rewalkSettled(shape, inside, walk);
   // Values the evidence settled anywhere (another operation, another brand) are this operation's too: one vocabulary per service.
-  for (const [path, ours] of enumPaths(schema)) for (const [value, hint] of walk.hints.get(enumKey(ours)) ?? []) if (walk.sure.values[path]?.[value] === undefined) walk.mapValue(path, value, hint.to, true);
+  for (const [path, ours] of enumPaths(schema))
+    for (const [value, hint] of walk.hints.get(enumKey(ours)) ?? []) if (walk.sure.values[path]?.[value] === undefined) walk.mapValue(path, value, hint.to, true);
   const check = checkResponseBody(zs, id, JSON.stringify(body), walk.sure);
   return {
     report: {
@@ -162,9 +157,12 @@ function besideEnvelope(shape: Record<string, z.ZodType>, body: Json, envelope: 
     if (path.includes('.') || path.includes('[')) continue;
     const expected = expectedOf(shape[path]!);
     if (expected.kind === 'object' || expected.kind === 'array' || expected.kind === 'union') continue;
-    const fitting = places.map(([from, v]) => ({ from, fit: fitOf(expected, [v]) })).filter((c) => c.fit.readings.length > 0 && c.fit.readings[0]!.confidence >= walk.threshold && formOf([pick(body, c.from)]) !== 'text');
+    const fitting = places
+      .map(([from, v]) => ({ from, fit: fitOf(expected, [v]) }))
+      .filter((c) => c.fit.readings.length > 0 && c.fit.readings[0]!.confidence >= walk.threshold && formOf([pick(body, c.from)]) !== 'text');
     const named = fitting.filter((c) => compareNames(path, c.from.split('.').at(-1)!));
-    const chosen = named.length === 1 ? { ...named[0]!, by: 'name' as const, confidence: NAME_GUESS } : fitting.length === 1 ? { ...fitting[0]!, by: 'form' as const, confidence: FORM_UNIQUE } : undefined;
+    const chosen =
+      named.length === 1 ? { ...named[0]!, by: 'name' as const, confidence: NAME_GUESS } : fitting.length === 1 ? { ...fitting[0]!, by: 'form' as const, confidence: FORM_UNIQUE } : undefined;
     if (!chosen) continue;
     const convert = chosen.fit.readings[0]!.convert;
     walk.unplaced.splice(walk.unplaced.indexOf(path), 1);
@@ -190,7 +188,10 @@ function walkValue(schema: z.ZodType, values: readonly unknown[], path: string, 
     case 'array': {
       const keyed = seen.length > 0 && !seen.some(Array.isArray) && seen.every(isKeyedList);
       // Each keyed item with its key beside its fields, so the key is placed like any field, by the same evidence.
-      const items = (keyed ? seen.flatMap((list) => Object.entries(list as Json).map(([key, item]) => ({ ...(item as Json), [KEY_FIELD]: key }))) : seen.filter(Array.isArray).flat()).slice(0, MAX_SAMPLES);
+      const items = (keyed ? seen.flatMap((list) => Object.entries(list as Json).map(([key, item]) => ({ ...(item as Json), [KEY_FIELD]: key }))) : seen.filter(Array.isArray).flat()).slice(
+        0,
+        MAX_SAMPLES,
+      );
       const itemPath = `${path}[]`;
       if (items.length === 0) walk.unseen.push(itemPath);
       else if (isLeaf(expectedOf(expected.element))) walkItems(expected.element, items, itemPath, walk);
@@ -266,7 +267,15 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
     byName.filter((pair) => joinOf(walk, pathOf(path, pair.name), valuesOf(pair.key)) !== false && (spellsAsOurs(expected[pair.name]!, valuesOf(pair.key)) !== false || !spelledFor(pair.name))),
   );
   // Values joined across operations: the one free field whose values are all that resource's.
-  for (const [name, pair] of byJoin(Object.keys(shape).filter((name) => !chosen.has(name) || chosen.get(name)![0]!.confidence < walk.threshold), keys, path, expected, valuesOf, walk, chosen)) {
+  for (const [name, pair] of byJoin(
+    Object.keys(shape).filter((name) => !chosen.has(name) || chosen.get(name)![0]!.confidence < walk.threshold),
+    keys,
+    path,
+    expected,
+    valuesOf,
+    walk,
+    chosen,
+  )) {
     // A weaker name that read the same field gives it up.
     for (const [other, pairs] of chosen) if (other !== name && pairs[0]?.key === pair.key) chosen.delete(other);
     chosen.set(name, [pair]);
@@ -278,10 +287,21 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
   const misfit = (name: string) => chosen.get(name)?.every((p) => p.misfit) === true;
   const named = new Set([...chosen.values()].flatMap((pairs) => pairs.filter((p) => !p.misfit && p.confidence >= pairs[0]!.confidence)).map((p) => p.key));
   // An object written flat in this one (`MarketId`, `MarketCode` for `market`) before any guess by type takes its fields.
-  const flat = flatObjects(Object.keys(shape).filter((name) => !chosen.has(name)), keys.filter((key) => !named.has(key)), expected, valuesOf);
+  const flat = flatObjects(
+    Object.keys(shape).filter((name) => !chosen.has(name)),
+    keys.filter((key) => !named.has(key)),
+    expected,
+    valuesOf,
+  );
   const flatKeys = [...flat.values()].flatMap((f) => f.pairs.map((p) => p.key));
   const left = Object.keys(shape).filter((name) => (!chosen.has(name) || misfit(name)) && !flat.has(name));
-  for (const [name, pairs] of byShape(left, keys.filter((key) => !named.has(key) && !flatKeys.includes(key)), expected, valuesOf)) chosen.set(name, pairs);
+  for (const [name, pairs] of byShape(
+    left,
+    keys.filter((key) => !named.has(key) && !flatKeys.includes(key)),
+    expected,
+    valuesOf,
+  ))
+    chosen.set(name, pairs);
   const keysOf = () => new Set([...[...chosen.values()].flat().map((p) => p.key), ...flatKeys]);
 
   const units = walk.units;
@@ -311,7 +331,8 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
         candidates: readings.slice(0, 3).map(({ pair, reading: r }): Candidate => ({ from: pair.key, ...(r.convert ? { convert: r.convert } : {}), confidence: r.confidence, by: pair.by })),
       });
     const field = expected[name]!;
-    if (field.kind === 'number' && (field.percent || field.change)) units.push({ parent: path, path: fieldPath, name, key: best.key, change: field.change, convert: reading.convert, sure, values: valuesOf(best.key) });
+    if (field.kind === 'number' && (field.percent || field.change))
+      units.push({ parent: path, path: fieldPath, name, key: best.key, change: field.change, convert: reading.convert, sure, values: valuesOf(best.key) });
     // What lies under a field to confirm is proposed as if it were confirmed: confirming it then needs one entry.
     walk.walked.set(fieldPath, best.key);
     walkValue(shape[name]!, valuesOf(best.key), fieldPath, walk);
@@ -330,7 +351,15 @@ function joinOf(walk: Walk, path: string, values: unknown[]): boolean | undefine
 const JOIN = 0.9;
 
 /** Of the fields no name placed surely, those whose values join their resource through exactly one free field. */
-function byJoin(names: string[], keys: string[], path: string, expected: Record<string, Expected & { nullable: boolean }>, valuesOf: (key: string) => unknown[], walk: Walk, chosen: Map<string, Pair[]>): Map<string, Pair> {
+function byJoin(
+  names: string[],
+  keys: string[],
+  path: string,
+  expected: Record<string, Expected & { nullable: boolean }>,
+  valuesOf: (key: string) => unknown[],
+  walk: Walk,
+  chosen: Map<string, Pair[]>,
+): Map<string, Pair> {
   const found = new Map<string, Pair>();
   const taken = new Set([...chosen.entries()].filter(([name, pairs]) => !names.includes(name) && pairs[0]).map(([, pairs]) => pairs[0]!.key));
   for (const name of names) {
@@ -368,118 +397,6 @@ function choose(pairs: Pair[]): Map<string, Pair[]> {
     for (const p of rivals) if (p.name !== pair.name && !chosen.has(p.name)) chosen.set(p.name, [question(p)]);
   }
   return chosen;
-}
-
-/** Fields no name placed, by what their values are: an object's contents, or only its type. */
-function byShape(names: string[], keys: string[], expected: Record<string, Expected & { nullable: boolean }>, valuesOf: (key: string) => unknown[]): Map<string, Pair[]> {
-  const found = new Map<string, Pair[]>();
-  const taken = new Set<string>();
-  // An object (or list of objects) fits when each of the contract's fields inside has a field whose values read as its.
-  const fits = (name: string, key: string) =>
-    present(valuesOf(key)).length > 0 &&
-    fitOf(expected[name]!, valuesOf(key), name).readings.length > 0 &&
-    // Any text is an open value (an engine): by its form alone, only values that spell as ours say it is one.
-    (expected[name]!.kind !== 'enum' || !expected[name]!.open || spellsAsOurs(expected[name]!, valuesOf(key)) === true) &&
-    (!innerShape(expected[name]!) || holdsForms(innerShape(expected[name]!)!, valuesOf(key), expected[name]!.kind === 'array'));
-  // Of an enumeration's candidates, those whose values spell as ours, when some do: a state is never a vendor's version tag.
-  const ofOurs = (name: string, keys: string[]) => {
-    const spelled = keys.filter((key) => spellsAsOurs(expected[name]!, valuesOf(key)));
-    return spelled.length > 0 ? spelled : keys;
-  };
-  const optionsOf = (field: string) => ofOurs(field, keys.filter((key) => !taken.has(key) && fits(field, key)));
-  // A field with one field of its form left, which no other field needs as its only one, takes it; what it frees may
-  // leave another field one (a count that is no position leaves the position one field): until nothing changes.
-  for (let changed = true; changed; ) {
-    changed = false;
-    for (const name of names) {
-      if (found.has(name)) continue;
-      const [only, ...more] = optionsOf(name);
-      if (!only || more.length > 0 || names.some((other) => other !== name && !found.has(other) && optionsOf(other).length === 1 && optionsOf(other)[0] === only)) continue;
-      const inner = innerShape(expected[name]!);
-      // An object or list is as sure as its contents say by name, when they say more than its form alone.
-      const byNames = inner ? hundredths(STRUCTURE_BASE + STRUCTURE_WEIGHT * overlap(inner, valuesOf(only))) : 0;
-      const by = byNames >= FORM_UNIQUE ? 'structure' : 'form';
-      found.set(name, [{ ...pairOf(name, only, by, Math.max(byNames, FORM_UNIQUE), expected[name]!, valuesOf(only)), reason: `\`${only}\` is the only field left whose values read as its, once the others took theirs` }]);
-      taken.add(only);
-      changed = true;
-    }
-  }
-  for (const name of names) {
-    if (found.has(name)) continue;
-    const inner = innerShape(expected[name]!);
-    const options = optionsOf(name);
-    if (options.length === 0) continue;
-    let pairs: Pair[];
-    const unique = options.length === 1 && names.filter((other) => optionsOf(other).includes(options[0]!)).length === 1;
-    if (inner && unique) {
-      const key = options[0]!;
-      const byNames = hundredths(STRUCTURE_BASE + STRUCTURE_WEIGHT * overlap(inner, valuesOf(key)));
-      pairs = [{ ...pairOf(name, key, byNames >= FORM_UNIQUE ? 'structure' : 'form', Math.max(byNames, FORM_UNIQUE), expected[name]!, valuesOf(key)), reason: `\`${key}\` is the only one left whose contents read as its fields` }];
-    } else if (inner) {
-      const scored = options.map((key) => ({ key, overlap: overlap(inner, valuesOf(key)) })).filter((o) => o.overlap > 0).sort((a, b) => b.overlap - a.overlap);
-      if (scored.length === 0) continue;
-      const close = scored.length > 1 && scored[0]!.overlap - scored[1]!.overlap < 0.2;
-      pairs = scored.slice(0, 3).map(({ key, overlap: o }) => ({
-        ...pairOf(name, key, 'structure', close ? AMBIGUOUS : hundredths(STRUCTURE_BASE + STRUCTURE_WEIGHT * o), expected[name]!, valuesOf(key)),
-        reason: `no name relates them; \`${key}\` holds ${Math.round(o * 100)}% of its fields by name${close ? ', and another field nearly as many' : ''}`,
-      }));
-    } else {
-      pairs = options.slice(0, 3).map((key) => ({
-        ...pairOf(name, key, unique ? 'form' : 'type', unique ? FORM_UNIQUE : TYPE_GUESS, expected[name]!, valuesOf(key)),
-        reason: unique ? `no name relates them; \`${key}\` is the only field left whose values read as its` : 'no name relates them; several fields left have values that read as its',
-      }));
-    }
-    found.set(name, pairs);
-    taken.add(pairs[0]!.key);
-  }
-  return found;
-}
-
-/**
- * For an enumeration: whether some of the values spell as the contract's (the spelling rules); undefined when it is
- * not an enumeration.
- */
-function spellsAsOurs(expected: Expected, values: unknown[]): boolean | undefined {
-  if (expected.kind !== 'enum') return undefined;
-  const distinct = [...new Set(present(values).filter((v): v is string => typeof v === 'string'))];
-  if (distinct.length === 0) return undefined;
-  const ours = distinct.filter((v) => expected.values.includes(v) || spelledValue(v, expected.values, expected.open) !== undefined).length;
-  return ours > 0;
-}
-
-/** Whether upstream objects (or lists of them, or lists keyed as objects) have, for each of the contract's fields, a field whose values read as its. */
-function holdsForms(shape: Record<string, z.ZodType>, values: unknown[], list: boolean): boolean {
-  const objects = present(values)
-    .flatMap((v) => (Array.isArray(v) ? v : list && isKeyedList(v) ? Object.values(v) : [v]))
-    .filter(isObject)
-    .slice(0, MAX_SAMPLES);
-  if (objects.length === 0) return false;
-  const keys = [...new Set(objects.flatMap((o) => Object.keys(o)))];
-  // A keyed list's items lack the field their key holds: one field may go without.
-  let missing = 0;
-  for (const schema of Object.values(shape)) {
-    const expected = expectedOf(schema);
-    if (!keys.some((key) => fitOf(expected, objects.map((o) => o[key])).readings.length > 0 && objects.some((o) => o[key] !== undefined))) missing++;
-  }
-  return missing <= (list && !values.some(Array.isArray) ? 1 : 0);
-}
-
-/** The contract object a field holds, itself or as its array's items. */
-function innerShape(expected: Expected): Record<string, z.ZodType> | undefined {
-  if (expected.kind === 'object') return expected.shape;
-  if (expected.kind === 'array') {
-    const element = expectedOf(expected.element);
-    return element.kind === 'object' ? element.shape : undefined;
-  }
-  return undefined;
-}
-
-/** The share of the contract object's fields that upstream objects hold under some name the names table relates. */
-function overlap(shape: Record<string, z.ZodType>, values: unknown[]): number {
-  const objects = present(values).flatMap((v) => (Array.isArray(v) ? v : [v])).filter(isObject).slice(0, MAX_SAMPLES);
-  const keys = new Set(objects.flatMap((o) => Object.keys(o)));
-  const names = Object.keys(shape);
-  return names.filter((name) => [...keys].some((key) => compareNames(name, key))).length / names.length;
 }
 
 /** The option of a union the values fit best: by what parses, then by the fields they hold. */

@@ -16,11 +16,13 @@ const Confidence = z.number().min(0).max(1);
 const ConversionName = z.enum(Object.keys(CONVERSIONS) as [Conversion, ...Conversion[]]);
 
 export const Placement = z.object({
-  from: z.string().describe('The upstream\'s name for the field, in the upstream object that holds it.'),
+  from: z.string().describe("The upstream's name for the field, in the upstream object that holds it."),
   confidence: Confidence,
   by: z
     .enum(['name', 'plural', 'synonym', 'entity', 'abbreviation', 'vocabulary', 'structure', 'type', 'form', 'join', 'flat', 'evidence'])
-    .describe('`name`: the same name in any case convention (read with no map); `plural`, `synonym`: a word of the other; `entity`: after the name of the entity holding it (`BrandId` in a brand); `abbreviation`: word by word abbreviated (`DeltaPts`); `vocabulary`: the word the service uses for the same field in another object, where it was placed surely (`cites` for citations); `join`: its values are those another operation lists for it (a topic id of `/topics`, a question\'s text of `/answers`); `form`: the only field on both sides whose values are written as the contract\'s are (a date-time, a percentage); `structure`: an object holding most of the contract\'s fields; `type`: only the type of its values; `flat`: an object written flat in its parent (`"."`: `MarketId`, `MarketCode`), or one of its fields so found; `evidence`: the one candidate whose values keep a rule that fixes them (the score that is naming over answered, src/contract/plausibility.ts).'),
+    .describe(
+      "`name`: the same name in any case convention (read with no map); `plural`, `synonym`: a word of the other; `entity`: after the name of the entity holding it (`BrandId` in a brand); `abbreviation`: word by word abbreviated (`DeltaPts`); `vocabulary`: the word the service uses for the same field in another object, where it was placed surely (`cites` for citations); `join`: its values are those another operation lists for it (a topic id of `/topics`, a question's text of `/answers`); `form`: the only field on both sides whose values are written as the contract's are (a date-time, a percentage); `structure`: an object holding most of the contract's fields; `type`: only the type of its values; `flat`: an object written flat in its parent (`\".\"`: `MarketId`, `MarketCode`), or one of its fields so found; `evidence`: the one candidate whose values keep a rule that fixes them (the score that is naming over answered, src/contract/plausibility.ts).",
+    ),
   convert: ConversionName.optional(),
 });
 export type Placement = z.infer<typeof Placement>;
@@ -31,7 +33,7 @@ export type ValueProposal = z.infer<typeof ValueProposal>;
 export const Candidate = z.object({
   from: z.string().optional().describe('For a field: the upstream field.'),
   convert: ConversionName.optional(),
-  to: z.string().optional().describe('For a value: the contract\'s value it may stand for.'),
+  to: z.string().optional().describe("For a value: the contract's value it may stand for."),
   confidence: Confidence,
   by: z.enum(['name', 'plural', 'synonym', 'entity', 'abbreviation', 'vocabulary', 'structure', 'type', 'form', 'join', 'flat', 'evidence', 'vendor', 'similar', 'elimination']),
 });
@@ -51,19 +53,21 @@ export const OperationRead = z.object({
   status: z.literal(200),
   params: Params,
   cache: z.string().nullable().describe('`X-Cache` of the read: `HIT` cost the upstream nothing.'),
-  envelope: z.object({ at: z.string(), confidence: Confidence, in_map: z.boolean().describe('False when it is found with no map, as every envelope the contract\'s names identify.') }).nullable(),
+  envelope: z.object({ at: z.string(), confidence: Confidence, in_map: z.boolean().describe("False when it is found with no map, as every envelope the contract's names identify.") }).nullable(),
   fields: z.record(z.string(), Placement).describe('Every contract field placed at or above the threshold, by its contract path.'),
-  values: z.record(z.string(), z.record(z.string(), ValueProposal)).describe('Enumeration values mapped onto the contract\'s, by path and upstream value.'),
+  values: z.record(z.string(), z.record(z.string(), ValueProposal)).describe("Enumeration values mapped onto the contract's, by path and upstream value."),
   to_confirm: z.array(ToConfirm).describe('Fields and values placed below the threshold, or two ways: left out of the map for a person to choose.'),
   unplaced: z.array(z.string()).describe('Contract fields nothing in the body may stand for.'),
   unseen: z.array(z.string()).describe('Contract paths with no value to judge by (an empty array, null everywhere).'),
-  unused: z.array(z.string()).describe('Upstream fields nothing used, at their place in the contract\'s body (`history[].extra`).'),
+  unused: z.array(z.string()).describe("Upstream fields nothing used, at their place in the contract's body (`history[].extra`)."),
   carried: z.record(z.string(), z.array(z.string())).describe('Values of open enumerations the contract does not list, carried as they are (an engine `grok`).'),
-  reads: z.object({ ok: z.boolean(), problem: z.string().optional() }).describe('Whether the body reads as the contract\'s with the proposed map; the first field at fault otherwise.'),
+  reads: z.object({ ok: z.boolean(), problem: z.string().optional() }).describe("Whether the body reads as the contract's with the proposed map; the first field at fault otherwise."),
 });
 export type OperationRead = z.infer<typeof OperationRead>;
 
-export const OperationRefused = z.object({ status: z.number().int(), params: Params, error: z.object({ code: z.string(), message: z.string() }) }).describe('The upstream refused the read (403 plan, 409 integration, 404): not a failure of discovery.');
+export const OperationRefused = z
+  .object({ status: z.number().int(), params: Params, error: z.object({ code: z.string(), message: z.string() }) })
+  .describe('The upstream refused the read (403 plan, 409 integration, 404): not a failure of discovery.');
 export const OperationSkipped = z.object({ status: z.null(), skipped: z.string().describe('Which value the request lacked, and why.') });
 
 export const DiscoveryReport = z.object({
@@ -84,10 +88,15 @@ export const DiscoveryReport = z.object({
     })
     .optional()
     .describe(
-      'Discovery stopped: at its first read, the key reads nothing (`invalid_api_key`, `plan_inactive`) or the service did not answer (status 0 or 5xx); at any read, a 429 (the key\'s budget or quota): then `map` is empty, as nothing is proposed from refused reads.',
+      "Discovery stopped: at its first read, the key reads nothing (`invalid_api_key`, `plan_inactive`) or the service did not answer (status 0 or 5xx); at any read, a 429 (the key's budget or quota): then `map` is empty, as nothing is proposed from refused reads.",
     ),
-  other_brands_read: z.array(z.number().int()).optional().describe('A key with several brands: the brands besides `brand_id` whose answers holding enumeration values (answer states, outcomes, actions, classes) were read too, so values only another brand shows are mapped.'),
-  waited_seconds: z.number().optional().describe('The command line only: seconds it waited for the key\'s budget between reads.'),
+  other_brands_read: z
+    .array(z.number().int())
+    .optional()
+    .describe(
+      'A key with several brands: the brands besides `brand_id` whose answers holding enumeration values (answer states, outcomes, actions, classes) were read too, so values only another brand shows are mapped.',
+    ),
+  waited_seconds: z.number().optional().describe("The command line only: seconds it waited for the key's budget between reads."),
   applied: z.object({ version: z.number().int() }).nullable().optional().describe('With `"apply": true`: the version the proposed map was stored as; null when nothing was read.'),
 });
 export type DiscoveryReport = z.infer<typeof DiscoveryReport>;

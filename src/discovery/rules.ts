@@ -48,7 +48,8 @@ export function settleQuestions(schema: z.ZodType, body: Json, walk: Walk, keeps
     const name = item.path.split('.').at(-1)!;
     const fromOf = (candidate: Candidate) => candidate.from ?? walk.guess.fields[item.path] ?? name;
     const options = new Map<string, { from: string; convert: Conversion | undefined }>();
-    for (const candidate of item.candidates) for (const convert of readingsOf(schema, item.path, candidate.convert)) options.set(`${fromOf(candidate)} ${convert}`, { from: fromOf(candidate), convert });
+    for (const candidate of item.candidates)
+      for (const convert of readingsOf(schema, item.path, candidate.convert)) options.set(`${fromOf(candidate)} ${convert}`, { from: fromOf(candidate), convert });
     const keeping = [...options.values()].filter(({ from, convert }) => {
       const map = { ...walk.guess, fields: { ...walk.guess.fields, [item.path]: from }, convert: { ...walk.guess.convert } };
       if (convert) map.convert[item.path] = convert;
@@ -98,9 +99,7 @@ export function settleGroups(id: OperationId, schema: z.ZodType, body: Json, wal
     const convertOf = (i: number, from: string) => (group[i]!.candidates.find((c) => c.from === from) ?? group.flatMap((item) => item.candidates).find((c) => c.from === from))?.convert;
     // Each field may be any of the group's candidates: they were offered for their form, which they share.
     // Each way read in every reading its fields may take (a percentage offered as it is, also as a share).
-    const ways = assignments(group.map(() => froms)).flatMap((way) =>
-      readingWays(group.map((item, i) => readingsOf(schema, item.path, convertOf(i, way[i]!)))).map((converts) => ({ way, converts })),
-    );
+    const ways = assignments(group.map(() => froms)).flatMap((way) => readingWays(group.map((item, i) => readingsOf(schema, item.path, convertOf(i, way[i]!)))).map((converts) => ({ way, converts })));
     if (ways.length < 2 || ways.length > MAX_ASSIGNMENTS) continue;
     const broken = ways.map(({ way, converts }) => {
       const map = { ...walk.guess, fields: { ...walk.guess.fields }, convert: { ...walk.guess.convert } };
@@ -114,7 +113,9 @@ export function settleGroups(id: OperationId, schema: z.ZodType, body: Json, wal
       // A way that leaves a question with nothing the rules read is not judged by them: absence is no evidence.
       const judges = (item: ToConfirm) => readFields.some((field) => touches(field, item.path) && valuesAtPath(read, field).some((v) => v !== undefined));
       if (!group.filter((item) => readFields.some((field) => touches(field, item.path))).every(judges)) return undefined;
-      return violationsOf(id, read, walk.context).filter((v) => rules.some((rule) => rule.id === v.rule)).map((v) => `${v.rule} ${v.fields.join(' ')}`);
+      return violationsOf(id, read, walk.context)
+        .filter((v) => rules.some((rule) => rule.id === v.rule))
+        .map((v) => `${v.rule} ${v.fields.join(' ')}`);
     });
     // A finding every way breaks is another field's doing (a question elsewhere): it tells none of them apart.
     const judged = broken.filter((found): found is string[] => found !== undefined);
@@ -184,7 +185,11 @@ export function confirmByRules(id: OperationId, schema: z.ZodType, body: Json, w
       delete walk.fields[path];
       delete walk.sure.fields[path];
       delete walk.sure.convert[path];
-      walk.toConfirm.push({ path, reason: `read from \`${placed.from}\` it breaks a rule: ${against.message}`, candidates: [{ from: placed.from, ...(placed.convert ? { convert: placed.convert } : {}), confidence: AMBIGUOUS, by: placed.by }] });
+      walk.toConfirm.push({
+        path,
+        reason: `read from \`${placed.from}\` it breaks a rule: ${against.message}`,
+        candidates: [{ from: placed.from, ...(placed.convert ? { convert: placed.convert } : {}), confidence: AMBIGUOUS, by: placed.by }],
+      });
     } else if (rules.some((rule) => rule.pins?.includes(path)) && keepsPinningRules(id, read, path)) walk.fields[path] = { ...placed, confidence: EVIDENCE, by: 'evidence' };
   }
 }

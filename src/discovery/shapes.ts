@@ -139,7 +139,8 @@ export function fitOf(expected: Expected & { nullable: boolean }, values: readon
       // The values themselves are compared later (`values` of the map); here only that they are text.
       // Words, never dates, times or numbers written as text; and few of them: an identifier has a value per item.
       if (!seen.every((v) => typeof v === 'string') || formOf(seen) !== 'text') return { readings: [], reason: `its values are ${kindOf(seen[0])}, the contract's words` };
-      if (new Set(seen).size > (expected.open ? OPEN_VALUES : expected.values.length * 2)) return { readings: [], reason: `its values are ${new Set(seen).size} different words, more than an enumeration of ${expected.values.length} holds` };
+      if (new Set(seen).size > (expected.open ? OPEN_VALUES : expected.values.length * 2))
+        return { readings: [], reason: `its values are ${new Set(seen).size} different words, more than an enumeration of ${expected.values.length} holds` };
       return { readings: [{ confidence: 1 }] };
     default:
       return leafFit(expected, seen);
@@ -153,11 +154,14 @@ function leafFit(expected: Extract<Expected, { leaf: z.ZodType }>, seen: unknown
   if (fits()) {
     if (percent) return percentFit(seen as number[], { confidence: 1 }, expected.change);
     // Plain text where the values are dates, times or numbers written as text is a reading, not a likely one.
-    if (expected.kind === 'scalar' && textFormat(expected.leaf) === undefined && form !== 'text' && defOf(expected.leaf).type === 'string') return { readings: [{ confidence: UNLIKE_TEXT }], reason: `its values are ${FORM_WORDS[form]}, the contract's plain text` };
+    if (expected.kind === 'scalar' && textFormat(expected.leaf) === undefined && form !== 'text' && defOf(expected.leaf).type === 'string')
+      return { readings: [{ confidence: UNLIKE_TEXT }], reason: `its values are ${FORM_WORDS[form]}, the contract's plain text` };
     return { readings: [{ confidence: 1 }] };
   }
   const tried: Conversion[] =
-    expected.kind === 'number' ? [expected.integer ? 'integer' : 'number', ...(percent ? (['percent-text', 'basis-points'] as const) : [])] : (['date', 'date-time', 'boolean'] as const).filter((c) => c !== 'boolean' || defOf(expected.leaf).type === 'boolean');
+    expected.kind === 'number'
+      ? [expected.integer ? 'integer' : 'number', ...(percent ? (['percent-text', 'basis-points'] as const) : [])]
+      : (['date', 'date-time', 'boolean'] as const).filter((c) => c !== 'boolean' || defOf(expected.leaf).type === 'boolean');
   const readings = tried.filter((convert) => fits(convert) && formAllows(convert, form, seen)).map((convert) => ({ convert, confidence: conversionConfidence(convert, seen) }));
   if (readings.length === 0) return { readings, reason: `its values (${kindOf(seen[0])}) do not read as the contract's, even converted` };
   readings.sort((a, b) => b.confidence - a.confidence);
@@ -226,7 +230,11 @@ export function formOf(seen: readonly unknown[]): Form {
   const forms = new Set(seen.map(formOfOne));
   return forms.size === 1 ? [...forms][0]! : forms.size === 2 && forms.has('number') && forms.has('epoch') ? 'number' : 'mixed';
 }
-const textFormat = (leaf: z.ZodType) => defOf(leaf).format ?? defOf(leaf).checks?.map((c) => c._zod.def.format).find(Boolean);
+const textFormat = (leaf: z.ZodType) =>
+  defOf(leaf).format ??
+  defOf(leaf)
+    .checks?.map((c) => c._zod.def.format)
+    .find(Boolean);
 /** A plain-text field's reading of values that are not text. */
 const UNLIKE_TEXT = 0.3;
 
@@ -254,12 +262,16 @@ function percentFit(values: number[], plain: Reading, change = false): Fit {
   if (!fractions || values.some((v) => Math.abs(v) > 1)) return { readings: [plain] };
   // A change within -1 to 1 is as likely points as a share: its unit is its siblings' (propose.ts `siblingUnits`).
   if (change) return { readings: [plain] };
-  if (new Set(values).size >= SHARE_EVIDENCE) return { readings: [{ convert: 'percent', confidence: CONVERSION_CONFIDENCE.percent }], reason: 'every value is from 0 to 1: shares, read as percentages' };
+  if (new Set(values).size >= SHARE_EVIDENCE)
+    return { readings: [{ convert: 'percent', confidence: CONVERSION_CONFIDENCE.percent }], reason: 'every value is from 0 to 1: shares, read as percentages' };
   return {
     readings: [
       { convert: 'percent', confidence: AMBIGUOUS },
       { ...plain, confidence: AMBIGUOUS },
     ],
-    reason: `${values.length === 1 ? 'one value' : 'few values'} from 0 to 1 (${values.slice(0, 2).map((v) => Math.round(v * 10_000) / 10_000).join(', ')}): a share to read as a percentage, or a percentage below 1?`,
+    reason: `${values.length === 1 ? 'one value' : 'few values'} from 0 to 1 (${values
+      .slice(0, 2)
+      .map((v) => Math.round(v * 10_000) / 10_000)
+      .join(', ')}): a share to read as a percentage, or a percentage below 1?`,
   };
 }

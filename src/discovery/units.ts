@@ -47,8 +47,15 @@ export function alignUnits(walk: Walk, kept: (path: string, convert: Conversion 
         // A question of its upstream field too, settled with its unit: the field is the one it was read from.
         walk.mapField(u.path, u.name, u.key, unit, true);
         walk.fields[u.path] = { from: u.key, confidence: walk.threshold, by: 'form', convert: unit };
-      }
-      else walk.toConfirm.push({ path: u.path, reason: `its siblings are read ${CONVERSIONS[unit]}: read it so too if it is (${numbers(u).slice(0, 3).join(', ')})`, candidates: [{ convert: unit, confidence: AMBIGUOUS, by: 'type' }, { confidence: AMBIGUOUS, by: 'type' }] });
+      } else
+        walk.toConfirm.push({
+          path: u.path,
+          reason: `its siblings are read ${CONVERSIONS[unit]}: read it so too if it is (${numbers(u).slice(0, 3).join(', ')})`,
+          candidates: [
+            { convert: unit, confidence: AMBIGUOUS, by: 'type' },
+            { confidence: AMBIGUOUS, by: 'type' },
+          ],
+        });
     }
     if (placedSaid.length === 1 && placedSaid[0] === unit) placeInUnit(walk, units[0]!.parent, unit);
   }

@@ -87,7 +87,10 @@ const EVIDENCE_TABLE: readonly Evidence[] = [
     list: 'questions[]',
     field: 'outcome',
     says: 'the engines naming the brand now against before',
-    of: (q) => (typeof q.engines_naming_now === 'number' && typeof q.engines_naming_before === 'number' ? [q.engines_naming_now > q.engines_naming_before ? 'won' : q.engines_naming_now < q.engines_naming_before ? 'lost' : 'held'] : undefined),
+    of: (q) =>
+      typeof q.engines_naming_now === 'number' && typeof q.engines_naming_before === 'number'
+        ? [q.engines_naming_now > q.engines_naming_before ? 'won' : q.engines_naming_now < q.engines_naming_before ? 'lost' : 'held']
+        : undefined,
   },
   {
     operation: 'getAnswerHistory',
@@ -97,13 +100,49 @@ const EVIDENCE_TABLE: readonly Evidence[] = [
     of: (m) => (known(m.now) && (known(m.before) || m.before === null) && naming(m.now) !== naming(m.before) ? [naming(m.now) ? 'gained' : 'lost'] : undefined),
   },
   // A move gained names the brand now and not before; one lost, the reverse.
-  { operation: 'getAnswerHistory', list: 'questions[].moved[]', field: 'now', says: 'the move\'s direction', of: (m) => (m.direction === 'gained' ? NAMED : m.direction === 'lost' ? UNNAMED : undefined) },
-  { operation: 'getAnswerHistory', list: 'questions[].moved[]', field: 'before', says: 'the move\'s direction', of: (m) => (m.direction === 'gained' ? UNNAMED : m.direction === 'lost' ? NAMED : undefined) },
-  { operation: 'getAnswerRuns', list: 'runs[]', field: 'state', says: 'whether the answer named the brand, recommending it, and the rivals its text names', of: (r, names) => (typeof r.brand_named !== 'boolean' ? undefined : r.brand_named ? named(r.text, names) : unnamed(r.text, names)) },
+  {
+    operation: 'getAnswerHistory',
+    list: 'questions[].moved[]',
+    field: 'now',
+    says: "the move's direction",
+    of: (m) => (m.direction === 'gained' ? NAMED : m.direction === 'lost' ? UNNAMED : undefined),
+  },
+  {
+    operation: 'getAnswerHistory',
+    list: 'questions[].moved[]',
+    field: 'before',
+    says: "the move's direction",
+    of: (m) => (m.direction === 'gained' ? UNNAMED : m.direction === 'lost' ? NAMED : undefined),
+  },
+  {
+    operation: 'getAnswerRuns',
+    list: 'runs[]',
+    field: 'state',
+    says: 'whether the answer named the brand, recommending it, and the rivals its text names',
+    of: (r, names) => (typeof r.brand_named !== 'boolean' ? undefined : r.brand_named ? named(r.text, names) : unnamed(r.text, names)),
+  },
   // A dominant state over a week: no position means the brand was never named; a position says nothing of the dominant state.
-  { operation: 'getPromptMatrix', list: 'prompts[].engines[]', field: 'state', says: 'no position where the brand was named', of: (c) => (c.state !== null && c.state !== undefined && c.position === null ? UNNAMED : undefined) },
-  { operation: 'getTopic', list: 'questions[].engines[].latest', field: 'state', says: 'a position where the brand was named, recommending it, and the rivals its text names', of: (l, names) => (l.position === null ? unnamed(l.text, names) : typeof l.position === 'number' ? named(l.text, names) : undefined) },
-  { operation: 'getContentGaps', list: 'questions[]', field: 'action', says: 'whether the brand has a page', of: (q) => (q.has_page === false ? ['write'] : q.has_page === true ? ['improve', 'leave'] : undefined) },
+  {
+    operation: 'getPromptMatrix',
+    list: 'prompts[].engines[]',
+    field: 'state',
+    says: 'no position where the brand was named',
+    of: (c) => (c.state !== null && c.state !== undefined && c.position === null ? UNNAMED : undefined),
+  },
+  {
+    operation: 'getTopic',
+    list: 'questions[].engines[].latest',
+    field: 'state',
+    says: 'a position where the brand was named, recommending it, and the rivals its text names',
+    of: (l, names) => (l.position === null ? unnamed(l.text, names) : typeof l.position === 'number' ? named(l.text, names) : undefined),
+  },
+  {
+    operation: 'getContentGaps',
+    list: 'questions[]',
+    field: 'action',
+    says: 'whether the brand has a page',
+    of: (q) => (q.has_page === false ? ['write'] : q.has_page === true ? ['improve', 'leave'] : undefined),
+  },
 ];
 
 /** Lists beside counts by value (`counts.won` is the questions whose outcome is won). */
@@ -155,7 +194,10 @@ export function settleValues(bodies: Iterable<readonly [OperationId, unknown]>, 
   for (const evidence of EVIDENCE_TABLE) {
     const ours = enumPaths(schemas(evidence.operation)).get(`${evidence.list}.${evidence.field}`);
     if (!ours) continue;
-    for (const item of read.filter(([id]) => id === evidence.operation).flatMap(([, body]) => valuesAtPath(body, evidence.list)).filter(isObject)) {
+    for (const item of read
+      .filter(([id]) => id === evidence.operation)
+      .flatMap(([, body]) => valuesAtPath(body, evidence.list))
+      .filter(isObject)) {
       const value = item[evidence.field];
       const to = evidence.of(item, names);
       if (typeof value === 'string' && to) narrow(ours, value, to, evidence.says);
@@ -170,13 +212,25 @@ export function settleValues(bodies: Iterable<readonly [OperationId, unknown]>, 
 }
 
 /** Counts by value against the list beside them: the count of items with a value is the count under its contract value's name. */
-function tallyValues(tally: (typeof TALLIES)[number], body: unknown, ours: readonly string[] | undefined, narrow: (ours: readonly string[], value: string, to: readonly string[], why: string) => void): void {
+function tallyValues(
+  tally: (typeof TALLIES)[number],
+  body: unknown,
+  ours: readonly string[] | undefined,
+  narrow: (ours: readonly string[], value: string, to: readonly string[], why: string) => void,
+): void {
   const counts = valuesAtPath(body, tally.counts)[0];
   // Counts not yet placed under our names say nothing.
   if (!ours || !isObject(counts) || !ours.every((v) => typeof counts[v] === 'number')) return;
   const tallied = new Map<string, number>();
-  for (const item of valuesAtPath(body, tally.list).filter(isObject)) if (typeof item[tally.field] === 'string') tallied.set(item[tally.field] as string, (tallied.get(item[tally.field] as string) ?? 0) + 1);
-  for (const [value, count] of tallied) narrow(ours, value, ours.filter((v) => counts[v] === count), `the count under each value's name (\`${tally.counts}\`)`);
+  for (const item of valuesAtPath(body, tally.list).filter(isObject))
+    if (typeof item[tally.field] === 'string') tallied.set(item[tally.field] as string, (tallied.get(item[tally.field] as string) ?? 0) + 1);
+  for (const [value, count] of tallied)
+    narrow(
+      ours,
+      value,
+      ours.filter((v) => counts[v] === count),
+      `the count under each value's name (\`${tally.counts}\`)`,
+    );
 }
 
 function resolve(pools: Map<string, { ours: readonly string[]; foreign: Set<string>; claimed: Set<string>; may: Map<string, Set<string>>; why: Map<string, string> }>): ValueHints {
@@ -200,7 +254,12 @@ function resolve(pools: Map<string, { ours: readonly string[]; foreign: Set<stri
     const open = [...pool.foreign].filter((v) => !settled.has(v));
     const unclaimed = pool.ours.filter((v) => !claimed.has(v));
     if (open.length === 1 && unclaimed.length === 1 && (!pool.may.has(open[0]!) || pool.may.get(open[0]!)!.has(unclaimed[0]!)))
-      settled.set(open[0]!, { to: unclaimed[0]!, by: 'elimination', confidence: ELIMINATION, reason: `every other value, in every operation, is another of ours: \`${unclaimed[0]}\` is the one left` });
+      settled.set(open[0]!, {
+        to: unclaimed[0]!,
+        by: 'elimination',
+        confidence: ELIMINATION,
+        reason: `every other value, in every operation, is another of ours: \`${unclaimed[0]}\` is the one left`,
+      });
     if (settled.size > 0) hints.set(key, settled);
   }
   return hints;

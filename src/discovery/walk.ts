@@ -122,4 +122,8 @@ export function pairOf(name: string, key: string, by: Placement['by'], nameConfi
 }
 
 /** A pair no surer than `max`, its readings too. */
-export const capped = (pair: Pair, max: number): Pair => ({ ...pair, confidence: Math.min(pair.confidence, max), readings: pair.readings.map((r) => ({ ...r, confidence: Math.min(r.confidence, max) })) });
+export const capped = (pair: Pair, max: number): Pair => ({
+  ...pair,
+  confidence: Math.min(pair.confidence, max),
+  readings: pair.readings.map((r) => ({ ...r, confidence: Math.min(r.confidence, max) })),
+});

@@ -18,7 +18,7 @@ const ExportLinkShape = z.object({
   id: ExportLinkId.describe('Revoke the link with `DELETE /exports/links/{id}`.'),
   url: z.url().describe('`/x/<token>.csv`: RFC 4180 CSV, what `=IMPORTDATA(url)` reads.'),
   json_url: z.url().describe('`/x/<token>.json`: the same rows as a JSON array of flat objects.'),
-  operation: z.string().describe('The operation id, `history` (the kept weekly history) or `plan` (the week\'s plan, one row per question).'),
+  operation: z.string().describe("The operation id, `history` (the kept weekly history) or `plan` (the week's plan, one row per question)."),
   params: z.record(z.string(), z.string()).describe('The parameters as given (a relative `days` stays relative).'),
   brand_id: z.number().int().nullable(),
   market: Market.nullable(),
@@ -27,7 +27,7 @@ const ExportLinkShape = z.object({
 });
 const ExportLink = z.object({ link: ExportLinkShape });
 const ExportLinkList = z.object({
-  links: z.array(ExportLinkShape).describe('The key\'s live export links (not revoked, not expired), oldest first, with their URLs.'),
+  links: z.array(ExportLinkShape).describe("The key's live export links (not revoked, not expired), oldest first, with their URLs."),
   max_live: z.number().int().describe('The most live export links a key may have.'),
 });
 const _exportFits: Fits<ExportLinkType, z.output<typeof ExportLinkShape>> = true;
@@ -56,7 +56,7 @@ export const exportDocs: FeatureDocs = {
       GET: {
         operationId: 'listExportLinks',
         tag: 'Export links',
-        summary: 'List the key\'s live export links',
+        summary: "List the key's live export links",
         description: `The export links this key made that still work, oldest first, at most ${MAX_LIVE_LINKS}, with their URLs. Only the key that made a link lists it.`,
         security: 'key',
         responses: { '200': ok('The links.', jsonOf('ExportLinkList')), ...keyed('400', '401', '405', '429', '502') },
@@ -67,9 +67,9 @@ export const exportDocs: FeatureDocs = {
         operationId: 'revokeExportLink',
         tag: 'Export links',
         summary: 'Revoke an export link',
-        description: 'The link stops working at once (410). Another key\'s link, an expired one or an unknown id: 404.',
+        description: "The link stops working at once (410). Another key's link, an expired one or an unknown id: 404.",
         security: 'key',
-        parameters: parametersOf('path', { id: ExportLinkId.meta({ description: 'The link\'s id, from `POST /exports/links` or `GET /exports/links`.' }) }),
+        parameters: parametersOf('path', { id: ExportLinkId.meta({ description: "The link's id, from `POST /exports/links` or `GET /exports/links`." }) }),
         responses: { '204': { description: 'Revoked.', headers: requestId }, ...keyed('400', '401', '405', '429', '502'), '404': error('`not_found`: no such live export link for this key') },
       },
     },
@@ -78,16 +78,17 @@ export const exportDocs: FeatureDocs = {
         operationId: 'readExportLink',
         tag: 'Export links',
         summary: 'Read an export link as CSV or JSON',
-        description: 'No key: the link reads with the key that minted it, through the edge cache and within that key\'s budget. `.csv`: RFC 4180 (`text/csv; charset=utf-8`, a header row, CRLF, quotes where needed), nested objects as dotted columns, text cells that begin with `=`, `+`, `-`, `@`, tab or carriage return prefixed with `\'` (numbers are not). `.json`: the same rows as an array of flat objects. Errors are plain text.',
+        description:
+          "No key: the link reads with the key that minted it, through the edge cache and within that key's budget. `.csv`: RFC 4180 (`text/csv; charset=utf-8`, a header row, CRLF, quotes where needed), nested objects as dotted columns, text cells that begin with `=`, `+`, `-`, `@`, tab or carriage return prefixed with `'` (numbers are not). `.json`: the same rows as an array of flat objects. Errors are plain text.",
         security: 'none',
-        parameters: [{ name: 'file', in: 'path', required: true, description: 'The link\'s token followed by `.csv` or `.json`.', schema: { type: 'string', minLength: 1 } }],
+        parameters: [{ name: 'file', in: 'path', required: true, description: "The link's token followed by `.csv` or `.json`.", schema: { type: 'string', minLength: 1 } }],
         responses: {
           '200': ok('The rows.', { 'text/csv': { schema: { type: 'string' } }, ...jsonOf('ExportRows') }),
           '400': { description: 'A malformed link.', headers: requestId, content: TEXT },
-          '403': { description: 'A forged or changed link, or the key behind it can no longer read the data (the API\'s 401 or 403).', headers: requestId, content: TEXT },
-          '404': { description: 'Not `.csv` or `.json`, or the API found nothing for the link\'s parameters.', headers: requestId, content: TEXT },
-          '410': { description: 'An expired or revoked link, or a report page\'s link whose report link or subscription ended, or whose key was revoked.', headers: requestId, content: TEXT },
-          '429': { description: 'The key behind the link is over the API\'s limit.', headers: { ...requestId, 'Retry-After': ref('headers', 'Retry-After') }, content: TEXT },
+          '403': { description: "A forged or changed link, or the key behind it can no longer read the data (the API's 401 or 403).", headers: requestId, content: TEXT },
+          '404': { description: "Not `.csv` or `.json`, or the API found nothing for the link's parameters.", headers: requestId, content: TEXT },
+          '410': { description: "An expired or revoked link, or a report page's link whose report link or subscription ended, or whose key was revoked.", headers: requestId, content: TEXT },
+          '429': { description: "The key behind the link is over the API's limit.", headers: { ...requestId, 'Retry-After': ref('headers', 'Retry-After') }, content: TEXT },
           '502': { description: 'The Read API did not answer.', headers: requestId, content: TEXT },
         },
       },

@@ -28,7 +28,21 @@ import { zodSide } from '../contract/zod-side';
 import { json, plainText } from '../lib/http';
 import type { Route } from '../lib/router';
 import { TOKEN_FAILURE_STATUS } from '../lib/signing';
-import { EXPORT_FORMATS, EXPORT_LINK_BASE, EXPORTS_BASE, type ExportFormat, type ExportLink, type ExportProblem, type ExportTarget, listExportLinks, mintExportLink, openExportLink, revokeExportLink, SCOPE_KINDS, PLAN_KIND } from '../links/export-links';
+import {
+  EXPORT_FORMATS,
+  EXPORT_LINK_BASE,
+  EXPORTS_BASE,
+  type ExportFormat,
+  type ExportLink,
+  type ExportProblem,
+  type ExportTarget,
+  listExportLinks,
+  mintExportLink,
+  openExportLink,
+  revokeExportLink,
+  SCOPE_KINDS,
+  PLAN_KIND,
+} from '../links/export-links';
 import { expiresInDays, linkOwnerKey, noQuery, readFailure, tooManyLinks } from '../links/keyed-routes';
 import { MAX_LIVE_LINKS } from '../links/link-store';
 import { clientAddressOf } from '../proxy';
@@ -46,7 +60,6 @@ export const MintBody = z.strictObject({
   params: ParamsField,
   expires_in_days: expiresInDays,
 });
-
 
 /** What a body names of its brand and market (absent for account-wide and brand-wide operations). */
 function scopeOf(body: unknown): Pick<ExportTarget, 'brandId' | 'market'> {
@@ -67,7 +80,11 @@ export async function mintExportLinkAs(deps: ExportDeps, caller: Caller, raw: un
   try {
     // The read the link will make: the key must be able to make it (plan, integration, brand), and its error is the one to show.
     const client = deps.api(caller.key, caller.clientAddress);
-    scope = scopeOf(op ? (await readTableBody(client, op.id, op.csv, params)).data : await readScopeKept(client, { brand_id: params.brand_id === undefined ? undefined : Number(params.brand_id), market: params.market }, { db: deps.db, now: deps.now() }));
+    scope = scopeOf(
+      op
+        ? (await readTableBody(client, op.id, op.csv, params)).data
+        : await readScopeKept(client, { brand_id: params.brand_id === undefined ? undefined : Number(params.brand_id), market: params.market }, { db: deps.db, now: deps.now() }),
+    );
   } catch (error) {
     throw readFailure(error);
   }
@@ -111,11 +128,15 @@ function problemText(problem: ExportProblem): Response {
 function readProblemText(error: ApiClientError): Response {
   if (error.status === 401 || error.status === 403) return plainText(403, `The API key behind this link can no longer read this data (${error.code}). Ask for a new link.`);
   if (error.status === 404) return plainText(404, `The API found nothing for this link's parameters (${error.code}): the brand, market or item may be gone.`);
-  if (error.status === 429) return plainText(429, `The API key behind this link is over its limit (${error.code}). Try again later.`, error.retryAfter !== undefined ? { 'retry-after': String(error.retryAfter) } : {});
+  if (error.status === 429)
+    return plainText(429, `The API key behind this link is over its limit (${error.code}). Try again later.`, error.retryAfter !== undefined ? { 'retry-after': String(error.retryAfter) } : {});
   if (error.status === 400) return plainText(400, `The API refused this link's parameters (${error.code}): ${error.message}`);
   // Only the rows are required of a table's body (`readTableBody`): without them there is nothing to export, and retrying will not change that.
   if (error.kind === 'parse')
-    return plainText(502, `The Read API behind this link does not provide the rows of this table: its answer to ${error.operation} has no readable ${error.field ? `\`${error.field}\`` : 'JSON body'}. The upstream map (docs/upstream.md) can say where the service keeps them.`);
+    return plainText(
+      502,
+      `The Read API behind this link does not provide the rows of this table: its answer to ${error.operation} has no readable ${error.field ? `\`${error.field}\`` : 'JSON body'}. The upstream map (docs/upstream.md) can say where the service keeps them.`,
+    );
   console.error(JSON.stringify({ msg: 'export read failed upstream', operation: error.operation, kind: error.kind, status: error.status, code: error.code }));
   return plainText(502, 'The Read API behind this link did not answer. Try again in a few minutes.');
 }
@@ -134,7 +155,7 @@ async function readTable(client: ApiClient, db: D1Database, target: ExportTarget
     // The history is kept in D1, but only the key's own brands are shown: the API says which (a cached read).
     const { brands } = await client.listBrands();
     const readable = brands.some((brand) => brand.id === target.brandId && brand.markets.some((market) => market.id === target.market.id));
-    if (!readable) throw new ApiClientError({ kind: 'http', code: 'brand_not_found', status: 404, operation: 'listBrands', message: 'The brand or market is no longer the key\'s.' });
+    if (!readable) throw new ApiClientError({ kind: 'http', code: 'brand_not_found', status: 404, operation: 'listBrands', message: "The brand or market is no longer the key's." });
     return { columns: HISTORY_COLUMNS, rows: (await readHistory(db, target.brandId, target.market.id)).map(historyRecord) };
   }
   const columns = csvColumns(await zodSide(), op);

@@ -32,7 +32,8 @@ export function newNonce(): string {
 
 /** The colours of every page and of the MCP App's view, as custom properties, in the light and the dark scheme. */
 export const COLOURS = {
-  light: '--ink:#111827;--muted:#4b5563;--rule:#e5e7eb;--panel:#f3f4f6;--page:#fff;--link:#1d4ed8;--button:#1d4ed8;--good:#047857;--bad:#b91c1c;--accent:#2563eb;--accent-strong:#1e3a8a;--empty:#d1d5db;--focus:#93c5fd',
+  light:
+    '--ink:#111827;--muted:#4b5563;--rule:#e5e7eb;--panel:#f3f4f6;--page:#fff;--link:#1d4ed8;--button:#1d4ed8;--good:#047857;--bad:#b91c1c;--accent:#2563eb;--accent-strong:#1e3a8a;--empty:#d1d5db;--focus:#93c5fd',
   dark: '--ink:#f3f4f6;--muted:#9ca3af;--rule:#374151;--panel:#030712;--page:#111827;--link:#93c5fd;--button:#2563eb;--good:#34d399;--bad:#f87171;--accent:#60a5fa;--accent-strong:#dbeafe;--empty:#4b5563;--focus:#60a5fa',
 } as const;
 
@@ -174,6 +175,9 @@ export function badTokenPage(reason: TokenFailure, what: string): Response {
     case 'wrong_purpose':
       return page(status, 'This link is not valid', [`The ${what} link was not issued by us or has been changed.`, 'Open the link exactly as it appears in the email.']);
     default:
-      return page(status, 'This link is incomplete', [`The ${what} link is missing its token or it was cut short.`, 'Open the link exactly as it appears in the email; some mail programs break long links.']);
+      return page(status, 'This link is incomplete', [
+        `The ${what} link is missing its token or it was cut short.`,
+        'Open the link exactly as it appears in the email; some mail programs break long links.',
+      ]);
   }
 }

@@ -71,12 +71,7 @@ export function joinMarkup(items: readonly Markup[], separator = ''): Markup {
   return make(items.map((m) => m.html).join(sep));
 }
 
-type Place =
-  | { in: 'text' }
-  | { in: 'raw'; what: string }
-  | { in: 'tag' }
-  | { in: 'value'; attr: string; start: boolean }
-  | { in: 'unquoted'; attr: string };
+type Place = { in: 'text' } | { in: 'raw'; what: string } | { in: 'tag' } | { in: 'value'; attr: string; start: boolean } | { in: 'unquoted'; attr: string };
 
 const URL_ATTRIBUTES = new Set(['href', 'src', 'action', 'formaction', 'xlink:href', 'cite', 'poster', 'background', 'ping', 'manifest', 'data', 'codebase']);
 const RAW_TEXT = new Set(['script', 'style']);

@@ -47,7 +47,15 @@ export async function consumeJobs<Job, Run extends JobRun>(batch: MessageBatch<u
     }
     try {
       const result = await queue.run(job, message.attempts);
-      console.log(log({ msg: `${queue.name} processed`, ...queue.describe(job), attempt: message.attempts, ...result, ...(result.retry ? { retry: { ...result.retry, reason: errorText(result.retry.reason) } } : {}) }));
+      console.log(
+        log({
+          msg: `${queue.name} processed`,
+          ...queue.describe(job),
+          attempt: message.attempts,
+          ...result,
+          ...(result.retry ? { retry: { ...result.retry, reason: errorText(result.retry.reason) } } : {}),
+        }),
+      );
       if (result.retry) message.retry({ delaySeconds: result.retry.delaySeconds });
       else message.ack();
     } catch (error) {

@@ -18,7 +18,7 @@ function aesKey(secret: string): Promise<CryptoKey> {
   let key = keys.get(secret);
   if (!key) {
     const raw = fromBase64url(secret.trim().replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''));
-    if (!raw || raw.length !== 32) throw new EncryptionKeyError('ENCRYPTION_KEY must be 32 random bytes in base64 (openssl rand -base64 32).');
+    if (raw?.length !== 32) throw new EncryptionKeyError('ENCRYPTION_KEY must be 32 random bytes in base64 (openssl rand -base64 32).');
     key = crypto.subtle.importKey('raw', raw, { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']);
     keys.set(secret, key);
   }

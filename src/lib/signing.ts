@@ -74,11 +74,7 @@ export function fromBase64url(text: string): Uint8Array | null {
 }
 
 /** Signs `claims` (without `exp`) for `ttlSeconds` from `now`. */
-export async function signToken(
-  secret: string,
-  claims: { p: TokenPurpose } & Record<string, string | number>,
-  options: { ttlSeconds: number; now?: Date },
-): Promise<string> {
+export async function signToken(secret: string, claims: { p: TokenPurpose } & Record<string, string | number>, options: { ttlSeconds: number; now?: Date }): Promise<string> {
   const exp = Math.floor((options.now ?? new Date()).getTime() / 1000) + options.ttlSeconds;
   const payload = base64url(encoder.encode(JSON.stringify({ ...claims, exp })));
   const signed = `${VERSION}.${payload}`;

@@ -122,7 +122,16 @@ async function mintUntil(deps: Deps, apiKey: string, target: ExportTarget, expir
   const params = canonicalParams(target.params);
   const stored = await storeKeyLink(deps.db, deps.encryptionKey, { id, purpose: 'export', apiKey, brandId: target.brandId, market: target.market, kind: target.kind, params, now, expiresAt, parent });
   if (!stored.ok) return stored;
-  const link = await linkOf(deps, { id, kind: target.kind, params: JSON.stringify(params), brand_id: target.brandId, market_id: target.market.id, market_code: target.market.code.toLowerCase(), created_at: now.toISOString(), expires_at: expiresAt });
+  const link = await linkOf(deps, {
+    id,
+    kind: target.kind,
+    params: JSON.stringify(params),
+    brand_id: target.brandId,
+    market_id: target.market.id,
+    market_code: target.market.code.toLowerCase(),
+    created_at: now.toISOString(),
+    expires_at: expiresAt,
+  });
   return { ok: true, link, reused: false };
 }
 
@@ -199,12 +208,15 @@ async function parentEnd(db: D1Database, parent: LinkParent, now: Date): Promise
   }
   // A revoked report link's row is deleted; an expired one is cleared by a later mint.
   const row = await keyLinkById(db, parent.id);
-  if (!row || row.purpose !== 'report') return 'Its report link was revoked.';
+  if (row?.purpose !== 'report') return 'Its report link was revoked.';
   return row.expires_at <= now.toISOString() ? 'Its report link has expired.' : null;
 }
 
 /** Verifies the token and opens the link it names. Never throws on bad input. */
-export async function openExportLink(deps: Pick<Deps, 'db' | 'encryptionKey' | 'signingSecret' | 'now'>, token: string): Promise<{ ok: true; link: OpenedExport } | { ok: false; problem: ExportProblem }> {
+export async function openExportLink(
+  deps: Pick<Deps, 'db' | 'encryptionKey' | 'signingSecret' | 'now'>,
+  token: string,
+): Promise<{ ok: true; link: OpenedExport } | { ok: false; problem: ExportProblem }> {
   const verified = await verifyToken(deps.signingSecret, token, 'export', deps.now());
   if (!verified.ok) return { ok: false, problem: { kind: 'token', reason: verified.reason } };
   const id = verified.claims.l;

@@ -136,10 +136,7 @@ export async function storeKeyLink(db: D1Database, encryptionKey: string, link: 
       ),
   ]);
   if ((inserted?.results.length ?? 0) > 0) return { ok: true };
-  const count = await db
-    .prepare(`SELECT COUNT(*) AS live, MIN(expires_at) AS next FROM report_links WHERE ${LIVE}`)
-    .bind(keyHash, link.purpose, at)
-    .first<{ live: number; next: string | null }>();
+  const count = await db.prepare(`SELECT COUNT(*) AS live, MIN(expires_at) AS next FROM report_links WHERE ${LIVE}`).bind(keyHash, link.purpose, at).first<{ live: number; next: string | null }>();
   return { ok: false, live: count?.live ?? MAX_LIVE_LINKS, nextExpiry: count?.next ?? null };
 }
 

@@ -154,7 +154,8 @@ export function outboxMailer(db: D1Database, now: () => Date = () => new Date())
         `INSERT INTO digest_outbox (idempotency_key, position, kind, to_addr, from_addr, subject, html, text, headers, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key, position) DO NOTHING`,
       );
-      if (emails.length > 0) await db.batch(emails.map(safeForHeaders).map((e, i) => insert.bind(idempotencyKey, i, e.kind, e.to, e.from, e.subject, e.html, e.text, JSON.stringify(e.headers ?? {}), at)));
+      if (emails.length > 0)
+        await db.batch(emails.map(safeForHeaders).map((e, i) => insert.bind(idempotencyKey, i, e.kind, e.to, e.from, e.subject, e.html, e.text, JSON.stringify(e.headers ?? {}), at)));
       const { results } = await db.prepare('SELECT id FROM digest_outbox WHERE idempotency_key = ? ORDER BY position').bind(idempotencyKey).all<{ id: number }>();
       return { ok: true, ids: results.map((r) => `outbox_${r.id}`) };
     },

@@ -20,7 +20,9 @@ export const outboxDocs: FeatureDocs = {
           { name: 'limit', in: 'query', required: false, description: 'At most this many (1 to 500, default 50).', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
           { name: 'format', in: 'query', required: false, description: '`json` for JSON; a page otherwise.', schema: { type: 'string', enum: ['json'] } },
         ],
-        responses: { '200': ok('The list.', { ...HTML, 'application/json': { schema: { type: 'object', properties: { messages: { type: 'array', items: { type: 'object' } } }, required: ['messages'] } } }) },
+        responses: {
+          '200': ok('The list.', { ...HTML, 'application/json': { schema: { type: 'object', properties: { messages: { type: 'array', items: { type: 'object' } } }, required: ['messages'] } } }),
+        },
       },
     },
     [`${OUTBOX_BASE}/{id}`]: {
@@ -30,8 +32,14 @@ export const outboxDocs: FeatureDocs = {
         summary: 'Get one message of the dev outbox',
         security: 'none',
         parameters: [
-          { name: 'id', in: 'path', required: true, description: 'The message\'s id.', schema: { type: 'string', pattern: '^\\d{1,12}$' } },
-          { name: 'format', in: 'query', required: false, description: '`text` for the plain-text part, `json` for the whole message; the HTML part otherwise.', schema: { type: 'string', enum: ['text', 'json'] } },
+          { name: 'id', in: 'path', required: true, description: "The message's id.", schema: { type: 'string', pattern: '^\\d{1,12}$' } },
+          {
+            name: 'format',
+            in: 'query',
+            required: false,
+            description: '`text` for the plain-text part, `json` for the whole message; the HTML part otherwise.',
+            schema: { type: 'string', enum: ['text', 'json'] },
+          },
         ],
         responses: {
           '200': ok('The message.', { ...HTML, ...TEXT, 'application/json': { schema: { type: 'object', properties: { message: { type: 'object' } }, required: ['message'] } } }),

@@ -30,7 +30,16 @@ interface OutboxRow {
 }
 
 function outboxView(r: OutboxRow) {
-  return { id: r.id, kind: r.kind, to: r.to_addr, from: r.from_addr, subject: r.subject, headers: JSON.parse(r.headers) as Record<string, string>, idempotency_key: r.idempotency_key, created_at: r.created_at };
+  return {
+    id: r.id,
+    kind: r.kind,
+    to: r.to_addr,
+    from: r.from_addr,
+    subject: r.subject,
+    headers: JSON.parse(r.headers) as Record<string, string>,
+    idempotency_key: r.idempotency_key,
+    created_at: r.created_at,
+  };
 }
 
 const SECTION = 'dev outbox';
@@ -53,8 +62,7 @@ const when = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
 
 function listPage(rows: OutboxRow[], to: string | null): Response {
   const items = rows.map(
-    (r) =>
-      html`<li data-id="${r.id}"><a class="subject" href="${OUTBOX_BASE}/${r.id}">${r.subject}</a><p class="small">To ${r.to_addr} · ${r.kind} · ${when(r.created_at)} · #${r.id}</p></li>\n`,
+    (r) => html`<li data-id="${r.id}"><a class="subject" href="${OUTBOX_BASE}/${r.id}">${r.subject}</a><p class="small">To ${r.to_addr} · ${r.kind} · ${when(r.created_at)} · #${r.id}</p></li>\n`,
   );
   const body = html`<h1>Dev outbox${to ? `: ${to}` : ''}</h1><p class="small">Mail that would have gone to Resend (RESEND_API_KEY is unset), newest first. ${to ? html`<a href="${OUTBOX_BASE}">All addresses</a>. ` : null}JSON: <code>?format=json</code>; one address: <code>?to=</code>.</p>${
     items.length > 0 ? html`<ol class="messages" data-testid="messages">${items}</ol>` : html`<p>The outbox is empty.</p>`
@@ -87,7 +95,8 @@ export async function showOutbox(db: D1Database, url: URL, rest: string): Promis
     if (!row) throw new ApiError('not_found', 'No such message in the outbox.');
     if (format === 'text') return new Response(row.text, { headers: { 'content-type': 'text/plain; charset=utf-8' } });
     if (format === 'json') return json({ message: { ...outboxView(row), html: row.html, text: row.text } });
-    if (format === 'html') return new Response(row.html, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:" } });
+    if (format === 'html')
+      return new Response(row.html, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:" } });
     return messagePage(row);
   }
   const to = url.searchParams.get('to');

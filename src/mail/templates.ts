@@ -49,7 +49,7 @@ export async function renderHtml(element: ReactElement): Promise<string> {
 async function renderBoth(element: ReactElement, subject: string): Promise<RenderedEmail> {
   const html = await renderHtml(element);
   const text = toPlainText(html, { selectors: HEADINGS_AS_WRITTEN })
-    .replace(/[\u200c\u200b\u034f\u2060\u00ad\ufeff]/g, '')
+    .replace(/[\u200c\u200b\u2060\u00ad\ufeff]|\u034f/g, '')
     .replace(/^\s+/, '')
     .replace(/[ \t]+$/gm, '')
     .replace(/\n{3,}/g, '\n\n');

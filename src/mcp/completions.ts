@@ -52,12 +52,21 @@ export function completers(client: ApiClient) {
   const brands = () => (brandList ??= client.listBrands().then((answer) => answer.brands));
   return {
     brands,
-    brand: (typed: string) => orNothing(async () => matching((await brands()).map((brand) => brand.name), typed)),
+    brand: (typed: string) =>
+      orNothing(async () =>
+        matching(
+          (await brands()).map((brand) => brand.name),
+          typed,
+        ),
+      ),
     market: (typed: string, chosen: Chosen = {}) =>
       orNothing(async () => {
         const all = await brands();
         const brand = brandNamed(all, chosen.brand);
-        return matching((brand ? [brand] : all).flatMap((b) => b.markets.map((market) => market.code)), typed);
+        return matching(
+          (brand ? [brand] : all).flatMap((b) => b.markets.map((market) => market.code)),
+          typed,
+        );
       }),
     /** The rivals AI names in the brand's topics, in the market chosen (the primary one by default); none until the brand is known. */
     competitor: (typed: string, chosen: Chosen = {}) =>
@@ -65,7 +74,10 @@ export function completers(client: ApiClient) {
         const brand = brandNamed(await brands(), chosen.brand);
         if (!brand) return [];
         const { topics } = await client.listTopics({ brand_id: brand.id, ...(chosen.market ? { market: chosen.market } : {}) });
-        return matching(topics.flatMap((topic) => topic.rivals.map((rival) => rival.name)), typed);
+        return matching(
+          topics.flatMap((topic) => topic.rivals.map((rival) => rival.name)),
+          typed,
+        );
       }),
   };
 }

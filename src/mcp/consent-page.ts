@@ -33,15 +33,11 @@ export interface ConsentView {
   handle: string;
 }
 
-export type ConsentStep =
-  | { step: 'key'; error?: string }
-  | { step: 'approve'; brands: readonly { name: string; domain: string; markets: readonly { code: string }[] }[] };
+export type ConsentStep = { step: 'key'; error?: string } | { step: 'approve'; brands: readonly { name: string; domain: string; markets: readonly { code: string }[] }[] };
 
 /** Who asks, and where the access goes: the facts the MCP spec asks a consent page to show. */
 function whoAsks(client: ConsentDescription): Markup {
-  const origin = client.clientDomain
-    ? html`It is published by <strong>${client.clientDomain}</strong>.`
-    : 'It named itself when it registered: the name is not verified.';
+  const origin = client.clientDomain ? html`It is published by <strong>${client.clientDomain}</strong>.` : 'It named itself when it registered: the name is not verified.';
   const loopback = client.redirectIsLoopback
     ? html`<p class="warn"><strong>The access goes to an app on this computer</strong> (${client.redirectHost}). Continue only if you just started connecting from it.</p>`
     : null;

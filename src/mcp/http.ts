@@ -154,7 +154,9 @@ let handler: McpHttpHandler | undefined;
  * serves, for the reader `serveReader` hands it in `authInfo`.
  */
 function exchange(): McpHttpHandler {
-  handler ??= createMcpHandler(({ authInfo }) => mcpServer(readerOf(authInfo)), { onerror: (error) => console.warn(JSON.stringify({ msg: 'mcp request refused or failed', error: errorText(error) })) });
+  handler ??= createMcpHandler(({ authInfo }) => mcpServer(readerOf(authInfo)), {
+    onerror: (error) => console.warn(JSON.stringify({ msg: 'mcp request refused or failed', error: errorText(error) })),
+  });
   return handler;
 }
 

@@ -31,7 +31,8 @@ const notHere = (message: string) => errorResponse(new ApiError('not_found', mes
 /** The answer to a request to an OAuth path; `ctx` is the Worker's, for the provider's servers. */
 export async function serveOAuth(request: Request, env: ProxyEnv, runtime: ProxyRuntime, options: McpOptions, ctx: ExecutionContext): Promise<Response> {
   const { oauthKv, oauthSecret, oauthWrites } = options;
-  if (!oauthKv || !oauthSecret || !oauthWrites) return notHere('OAuth is not configured on this deployment: bind OAUTH_KV and OAUTH_WRITES and set SIGNING_SECRET (docs/mcp.md). /mcp takes the API key as `Authorization: Bearer <key>`.');
+  if (!oauthKv || !oauthSecret || !oauthWrites)
+    return notHere('OAuth is not configured on this deployment: bind OAUTH_KV and OAUTH_WRITES and set SIGNING_SECRET (docs/mcp.md). /mcp takes the API key as `Authorization: Bearer <key>`.');
   const url = new URL(request.url);
   if (!allowedHostsOf(options.hosts, options.dev).includes(url.hostname)) return notHere('OAuth answers on the hosts of MCP_ALLOWED_HOSTS only.');
   let servers: OAuthServers;
@@ -51,7 +52,9 @@ export async function serveOAuth(request: Request, env: ProxyEnv, runtime: Proxy
     return serveConsent(request, { oauth: servers.authorization.getOAuthApi(store), store, clientOf, secret: oauthSecret, now: runtime.now });
   }
   if (url.pathname === OAUTH_ENDPOINTS.register && request.method === 'POST' && (await spent('register'))) {
-    return errorResponse(new ApiError('rate_limited', `Too many client registrations from this address: at most ${OAUTH_WRITES_PER_MINUTE} a minute. Retry after the time in \`Retry-After\`.`, { retryAfter: 60 }));
+    return errorResponse(
+      new ApiError('rate_limited', `Too many client registrations from this address: at most ${OAUTH_WRITES_PER_MINUTE} a minute. Retry after the time in \`Retry-After\`.`, { retryAfter: 60 }),
+    );
   }
   if (url.pathname === OAUTH_ENDPOINTS.token && request.method === 'POST') {
     const checked = await checkRefresh(request, servers, store);

@@ -39,7 +39,6 @@ const GRANT_TTL = 90 * 86_400;
 /** A registration that never reaches a grant is gone a day after it was made (KV expiry). */
 export const UNGRANTED_CLIENT_TTL = 86_400;
 
-
 /** What the provider reads of the env: its KV namespace. */
 export interface OAuthStore {
   OAUTH_KV: KVNamespace;
@@ -118,7 +117,7 @@ export async function grantUserOf(secret: string, apiKey: string): Promise<strin
 export function registrationProblem(metadata: Record<string, unknown>): { code: string; description: string } | undefined {
   const { name, uri, redirectUris, contacts, metadataBytes } = REGISTRATION_LIMITS;
   const tooLong = (value: unknown, max: number) => typeof value === 'string' && value.length > max;
-  const redirects = metadata['redirect_uris'];
+  const redirects = metadata.redirect_uris;
   if (Array.isArray(redirects)) {
     if (redirects.length > redirectUris) return { code: 'invalid_redirect_uri', description: `redirect_uris: at most ${redirectUris}` };
     if (redirects.some((u) => tooLong(u, uri))) return { code: 'invalid_redirect_uri', description: `redirect_uris: each at most ${uri} characters` };
@@ -128,7 +127,7 @@ export function registrationProblem(metadata: Record<string, unknown>): { code: 
     if (field.split('#')[0] === 'client_name' && tooLong(value, name)) return { code: 'invalid_client_metadata', description: `${field}: at most ${name} characters` };
     if (field.endsWith('_uri') && tooLong(value, uri)) return { code: 'invalid_client_metadata', description: `${field}: at most ${uri} characters` };
   }
-  if (Array.isArray(metadata['contacts']) && metadata['contacts'].length > contacts) return { code: 'invalid_client_metadata', description: `contacts: at most ${contacts}` };
+  if (Array.isArray(metadata.contacts) && metadata.contacts.length > contacts) return { code: 'invalid_client_metadata', description: `contacts: at most ${contacts}` };
   if (new TextEncoder().encode(JSON.stringify(metadata)).byteLength > metadataBytes) return { code: 'invalid_client_metadata', description: `client metadata: at most ${metadataBytes} bytes in all` };
   return undefined;
 }

@@ -16,15 +16,22 @@ const JsonRpcMessage = z
   .describe('One MCP request or notification (`initialize`, `tools/list`, `tools/call`, ...), or, for 2025 clients, an array of at most 100.');
 const JsonRpcError = z
   .object({ jsonrpc: z.literal('2.0'), id: z.union([z.string(), z.number().int()]).nullable(), error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }) })
-  .describe('The MCP SDK\'s answer to a request it refuses.');
+  .describe("The MCP SDK's answer to a request it refuses.");
 
 /** OAuth for `/mcp`: what `@cloudflare/workers-oauth-provider` answers (loose: the provider may add fields). */
 const OAuthError = z
-  .object({ error: z.string().describe('RFC 6749 section 5.2: `invalid_request`, `invalid_client`, `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope`; `invalid_client_metadata` at registration.'), error_description: z.string().optional() })
-  .describe('An OAuth error (RFC 6749), not the API\'s error shape.');
+  .object({
+    error: z
+      .string()
+      .describe(
+        'RFC 6749 section 5.2: `invalid_request`, `invalid_client`, `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope`; `invalid_client_metadata` at registration.',
+      ),
+    error_description: z.string().optional(),
+  })
+  .describe("An OAuth error (RFC 6749), not the API's error shape.");
 const AuthorizationServerMetadata = z
   .looseObject({
-    issuer: z.url().describe('The Worker\'s origin.'),
+    issuer: z.url().describe("The Worker's origin."),
     authorization_endpoint: z.url(),
     token_endpoint: z.url(),
     registration_endpoint: z.url(),
@@ -39,7 +46,7 @@ const AuthorizationServerMetadata = z
 const ProtectedResourceMetadata = z
   .looseObject({
     resource: z.url().describe('`https://<host>/mcp`.'),
-    authorization_servers: z.array(z.url()).describe('This Worker\'s origin.'),
+    authorization_servers: z.array(z.url()).describe("This Worker's origin."),
     scopes_supported: z.array(z.string()).optional(),
     bearer_methods_supported: z.array(z.string()).describe('`header`.'),
     resource_name: z.string().optional(),
@@ -47,7 +54,7 @@ const ProtectedResourceMetadata = z
   .describe('RFC 9728 protected resource metadata of `/mcp`.');
 const ClientMetadata = z
   .looseObject({
-    redirect_uris: z.array(z.string()).min(1).describe('Exact URIs the code may be sent to: https, or http on loopback for an app on the person\'s computer.'),
+    redirect_uris: z.array(z.string()).min(1).describe("Exact URIs the code may be sent to: https, or http on loopback for an app on the person's computer."),
     client_name: z.string().optional().describe('Shown on the consent page, marked as not verified.'),
     grant_types: z.array(z.enum(['authorization_code', 'refresh_token'])).optional(),
     response_types: z.array(z.literal('code')).optional(),
@@ -101,14 +108,23 @@ export const mcpDocs: FeatureDocs = {
         tag: 'MCP',
         summary: 'Send an MCP message (Streamable HTTP, stateless)',
         description:
-          'MCP over Streamable HTTP (revisions 2026-07-28 and 2025), stateless: no session, every request stands alone. The tools: one per Read API operation (its id in snake_case, e.g. `get_visibility`, with the operation\'s parameters as arguments) and `weekly_report`; each result carries the API\'s JSON body as `structuredContent` (on the contract\'s field names, valid against the tool\'s `outputSchema`; a list longer than 25 rows in pages, with `page` and an `offset` argument); the prompts (`weekly_review`, `competitor_radar`, `engine_scorecard`, `content_plan`) complete their `brand`, `market` and `competitor` arguments (`completion/complete`); a refusal of the API (401, 403, 404, 409, 429, 502) is a result with `isError: true` and the API\'s `error.code` and `message` (`retry_after` on a 429). Every call reads through the edge cache with the key\'s upstream budget. `Host` and `Origin` must name a host of `MCP_ALLOWED_HOSTS` (localhost too in dev).',
+          "MCP over Streamable HTTP (revisions 2026-07-28 and 2025), stateless: no session, every request stands alone. The tools: one per Read API operation (its id in snake_case, e.g. `get_visibility`, with the operation's parameters as arguments) and `weekly_report`; each result carries the API's JSON body as `structuredContent` (on the contract's field names, valid against the tool's `outputSchema`; a list longer than 25 rows in pages, with `page` and an `offset` argument); the prompts (`weekly_review`, `competitor_radar`, `engine_scorecard`, `content_plan`) complete their `brand`, `market` and `competitor` arguments (`completion/complete`); a refusal of the API (401, 403, 404, 409, 429, 502) is a result with `isError: true` and the API's `error.code` and `message` (`retry_after` on a 429). Every call reads through the edge cache with the key's upstream budget. `Host` and `Origin` must name a host of `MCP_ALLOWED_HOSTS` (localhost too in dev).",
         security: 'mcp',
         requestBody: jsonBody('JsonRpcMessage', 'A JSON-RPC 2.0 message of MCP. Send `Accept: application/json, text/event-stream`.'),
         responses: {
           '200': ok('The JSON-RPC response, as JSON or as a Server-Sent Events stream (`text/event-stream`).', { ...jsonOf('JsonRpcMessage'), 'text/event-stream': { schema: { type: 'string' } } }),
           '202': { description: 'A notification, accepted.', headers: requestId },
-          '400': { description: 'Not a JSON-RPC message of MCP, or a batch of more than 100 (the SDK\'s error).', headers: requestId, content: jsonOf('JsonRpcError') },
-          '401': { ...error('`invalid_api_key`: no credential, or a key the API does not know, or an OAuth token that is unknown, expired or revoked'), headers: { ...requestId, 'WWW-Authenticate': { description: `With OAuth (\`OAUTH_KV\` bound): \`Bearer realm="OAuth", resource_metadata="https://<host>${WELL_KNOWN.mcpResource}", scope="read"\` (and \`error="invalid_token"\` when a credential was refused); without: \`Bearer realm="mcp"\`.`, schema: { type: 'string' } } } },
+          '400': { description: "Not a JSON-RPC message of MCP, or a batch of more than 100 (the SDK's error).", headers: requestId, content: jsonOf('JsonRpcError') },
+          '401': {
+            ...error('`invalid_api_key`: no credential, or a key the API does not know, or an OAuth token that is unknown, expired or revoked'),
+            headers: {
+              ...requestId,
+              'WWW-Authenticate': {
+                description: `With OAuth (\`OAUTH_KV\` bound): \`Bearer realm="OAuth", resource_metadata="https://<host>${WELL_KNOWN.mcpResource}", scope="read"\` (and \`error="invalid_token"\` when a credential was refused); without: \`Bearer realm="mcp"\`.`,
+                schema: { type: 'string' },
+              },
+            },
+          },
           '403': { description: '`Host` or `Origin` names a host that is not allowed (DNS rebinding protection).', headers: requestId, content: jsonOf('JsonRpcError') },
           '406': { description: '`Accept` lacks `application/json` or `text/event-stream`.', headers: requestId, content: jsonOf('JsonRpcError') },
           '413': { description: 'A body over 4 MiB.', headers: requestId, content: jsonOf('JsonRpcError') },
@@ -134,19 +150,19 @@ export const mcpDocs: FeatureDocs = {
     },
     [`${WELL_KNOWN.authorizationServer}`]: metadataDoc(
       'getOAuthServerMetadata',
-      'Get the authorization server\'s metadata (RFC 8414)',
-      'Where an assistant finds the endpoints below, the scope (`read`), PKCE `S256`, and that revocation goes to the token endpoint. The issuer is the Worker\'s origin.',
+      "Get the authorization server's metadata (RFC 8414)",
+      "Where an assistant finds the endpoints below, the scope (`read`), PKCE `S256`, and that revocation goes to the token endpoint. The issuer is the Worker's origin.",
       'AuthorizationServerMetadata',
     ),
     [`${WELL_KNOWN.mcpResource}`]: metadataDoc(
       'getMcpResourceMetadata',
-      'Get `/mcp`\'s protected resource metadata (RFC 9728)',
-      'The document `/mcp`\'s 401 challenge names (`resource_metadata`): the resource `https://<host>/mcp` and its authorization server, this Worker.',
+      "Get `/mcp`'s protected resource metadata (RFC 9728)",
+      "The document `/mcp`'s 401 challenge names (`resource_metadata`): the resource `https://<host>/mcp` and its authorization server, this Worker.",
       'ProtectedResourceMetadata',
     ),
     [`${WELL_KNOWN.protectedResource}`]: metadataDoc(
       'getResourceMetadataAtRoot',
-      'Get `/mcp`\'s protected resource metadata at the root address',
+      "Get `/mcp`'s protected resource metadata at the root address",
       `The same document as \`GET ${WELL_KNOWN.mcpResource}\`, for clients that look here first.`,
       'ProtectedResourceMetadata',
     ),
@@ -157,7 +173,10 @@ export const mcpDocs: FeatureDocs = {
         summary: 'Register an assistant as a client (RFC 7591)',
         description: `Dynamic client registration: an assistant registers itself before sending the person to the consent page. Open to anyone: a registration grants nothing until a person approves on the consent page, which marks the name as not verified. ${OAUTH_ONLY}`,
         security: 'none',
-        requestBody: jsonBody('ClientMetadata', `The client\'s metadata, as JSON: at most ${REGISTRATION_LIMITS.metadataBytes / 1024} KiB, a name of at most ${REGISTRATION_LIMITS.name} characters, at most ${REGISTRATION_LIMITS.redirectUris} redirect URIs of at most ${REGISTRATION_LIMITS.uri} characters each. Kept a day unless a person approves it on the consent page.`),
+        requestBody: jsonBody(
+          'ClientMetadata',
+          `The client's metadata, as JSON: at most ${REGISTRATION_LIMITS.metadataBytes / 1024} KiB, a name of at most ${REGISTRATION_LIMITS.name} characters, at most ${REGISTRATION_LIMITS.redirectUris} redirect URIs of at most ${REGISTRATION_LIMITS.uri} characters each. Kept a day unless a person approves it on the consent page.`,
+        ),
         responses: {
           '201': ok('Registered.', jsonOf('RegisteredClient')),
           '400': oauthError('`invalid_client_metadata` (for example a redirect URI it does not accept, or metadata over the limits, the field named), `invalid_redirect_uri`, `invalid_request`'),
@@ -177,11 +196,15 @@ export const mcpDocs: FeatureDocs = {
         security: 'none',
         requestBody: formBody({
           required: true,
-          properties: Object.fromEntries(['grant_type', 'code', 'redirect_uri', 'code_verifier', 'refresh_token', 'token', 'token_type_hint', 'client_id', 'client_secret', 'resource'].map((name) => [name, { type: 'string' }])),
+          properties: Object.fromEntries(
+            ['grant_type', 'code', 'redirect_uri', 'code_verifier', 'refresh_token', 'token', 'token_type_hint', 'client_id', 'client_secret', 'resource'].map((name) => [name, { type: 'string' }]),
+          ),
         }),
         responses: {
           '200': ok('The tokens; for a revocation, an empty body.', jsonOf('TokenAnswer')),
-          '400': oauthError('`invalid_request`, `invalid_grant` (a code or refresh token that is unknown, used, expired or revoked; a wrong `code_verifier`), `unsupported_grant_type`, `invalid_scope`'),
+          '400': oauthError(
+            '`invalid_request`, `invalid_grant` (a code or refresh token that is unknown, used, expired or revoked; a wrong `code_verifier`), `unsupported_grant_type`, `invalid_scope`',
+          ),
           '401': oauthError('`invalid_client`: unknown client, or a wrong secret'),
           ...OAUTH_OFF,
           ...oauth405('POST, OPTIONS', 'error'),
@@ -197,7 +220,10 @@ export const mcpDocs: FeatureDocs = {
         security: 'none',
         responses: {
           '200': pageAnswer('The key step: the form asking for the Read API key.'),
-          '302': { description: 'An error the client must hear (RFC 6749 section 4.1.2.1), sent back to its validated `redirect_uri`.', headers: { ...requestId, Location: { schema: { type: 'string', format: 'uri' } } } },
+          '302': {
+            description: 'An error the client must hear (RFC 6749 section 4.1.2.1), sent back to its validated `redirect_uri`.',
+            headers: { ...requestId, Location: { schema: { type: 'string', format: 'uri' } } },
+          },
           '400': pageAnswer('A request that cannot start: an unknown client, a redirect URI it did not register, PKCE missing or not S256. Said on the page, never redirected.'),
           ...OAUTH_OFF,
           '405': CONSENT_405,
@@ -207,7 +233,7 @@ export const mcpDocs: FeatureDocs = {
       POST: {
         operationId: 'answerConsent',
         tag: 'MCP OAuth',
-        summary: 'Answer the consent page\'s form',
+        summary: "Answer the consent page's form",
         description: `The page's own form (\`application/x-www-form-urlencoded\`, with its single-use, 10-minute handle, bound to the browser by a cookie). \`step=key\`: the key is checked with the Read API (\`GET /brands\`, through the edge cache); accepted, the page lists the key's brands to approve. \`step=approve\`: the browser is sent back to the client with a one-time code (the key kept only in the grant, encrypted). \`decision=deny\` at either step: back with \`error=access_denied\`. ${OAUTH_ONLY}`,
         security: 'none',
         requestBody: formBody({
@@ -219,12 +245,12 @@ export const mcpDocs: FeatureDocs = {
           '200': pageAnswer('The approve step: the brands the key reads.'),
           '302': { description: 'Back to the client: with the code (Approve), or `error=access_denied` (Deny).', headers: { ...requestId, Location: { schema: { type: 'string', format: 'uri' } } } },
           '400': pageAnswer('The key step again with the error: the Read API refused the key (or none was pasted); or a form that could not be read.'),
-          '403': pageAnswer('A form not from this browser\'s page, or used, forged or older than 10 minutes.'),
+          '403': pageAnswer("A form not from this browser's page, or used, forged or older than 10 minutes."),
           ...OAUTH_OFF,
           '405': CONSENT_405,
           '413': pageAnswer('A form over 8 KiB.'),
-          '429': pageAnswer('The key step again: too many key checks just now (the Read API\'s rate limit).'),
-          '503': pageAnswer('The key step again: the Read API did not answer the key\'s check.'),
+          '429': pageAnswer("The key step again: too many key checks just now (the Read API's rate limit)."),
+          '503': pageAnswer("The key step again: the Read API did not answer the key's check."),
         },
       },
     },

@@ -56,7 +56,7 @@ export const PROMPTS: readonly PromptDefinition[] = [
   {
     name: 'weekly_review',
     title: 'Weekly review',
-    description: 'How AI answer engines treated the brand this week: the lead, the score against the noise, each engine, the questions won and lost, and the week\'s plan to win them back.',
+    description: "How AI answer engines treated the brand this week: the lead, the score against the noise, each engine, the questions won and lost, and the week's plan to win them back.",
     text: (t) =>
       [
         `Review how AI answer engines treated ${who(t)} this week.`,
@@ -83,9 +83,9 @@ export const PROMPTS: readonly PromptDefinition[] = [
         ...(t.competitor ? [] : ['   Take the rival named in the most topics with the highest share, and say which one you took.']),
         `2. Call ${tool('getCompetitor')} with ${scopeArgs(t, { name: t.competitor ?? '<that rival>' })}: the topics it wins and by how many points, the questions it wins with what AI said, and its pages AI cites.`,
         'Then present:',
-        '- A table of the topics: the brand\'s share against the rival\'s, and who leads.',
+        "- A table of the topics: the brand's share against the rival's, and who leads.",
         '- The questions the rival wins, each with the engines that named it and a short quote of what AI said.',
-        '- The rival\'s pages AI cites, and what the brand would have to publish to be cited instead.',
+        "- The rival's pages AI cites, and what the brand would have to publish to be cited instead.",
         '- Three moves to win back the topics that matter most.',
       ].join('\n'),
   },
@@ -98,20 +98,20 @@ export const PROMPTS: readonly PromptDefinition[] = [
         `Make an engine scorecard for ${who(t)} over the last 7 days.`,
         `1. Call ${tool('getPromptMatrix')} with ${scopeArgs(t)} (${EVERY_PAGE}).`,
         `2. Call ${tool('getBrandPerception')} with ${scopeArgs(t)}. It needs the Pro or Growth plan: on \`feature_not_in_plan\`, go on without it.`,
-        'Then present one table with a row per engine: of the questions, how many it recommends the brand in, mentions it in, leaves it out of, and does not answer (the `state` of each question\'s cell for that engine); the share that names the brand; and the mean position where named. Add whether the engine knows and would recommend the brand, and its sentiment, when perception was read.',
+        "Then present one table with a row per engine: of the questions, how many it recommends the brand in, mentions it in, leaves it out of, and does not answer (the `state` of each question's cell for that engine); the share that names the brand; and the mean position where named. Add whether the engine knows and would recommend the brand, and its sentiment, when perception was read.",
         'Name the best and the weakest engine, and list up to 5 questions where the weakest one never names the brand.',
       ].join('\n'),
   },
   {
     name: 'content_plan',
     title: 'Content plan',
-    description: 'Pages to write or improve so AI cites the brand, from the questions it answers without the brand\'s pages, with the matching tasks.',
+    description: "Pages to write or improve so AI cites the brand, from the questions it answers without the brand's pages, with the matching tasks.",
     text: (t) =>
       [
         `Draft a content plan for ${who(t)}: the pages to write or improve so that AI answers cite the brand.`,
         `1. Call ${tool('getContentGaps')} with ${scopeArgs(t)} (${EVERY_PAGE}).`,
         `2. Call ${tool('listTasks')} with ${scopeArgs(t, { layer: 'content' satisfies TaskLayer })}. It needs the Pro or Growth plan: on \`feature_not_in_plan\`, go on without tasks.`,
-        'Then present the plan, grouped by topic, most valuable first, at most 10 items: each question whose action is `write` (no page) or `improve` (a page AI does not cite), the brand\'s visibility on it, and what the page must answer; with the content tasks that match, their expected gain and effort.',
+        "Then present the plan, grouped by topic, most valuable first, at most 10 items: each question whose action is `write` (no page) or `improve` (a page AI does not cite), the brand's visibility on it, and what the page must answer; with the content tasks that match, their expected gain and effort.",
         'End with one line on the questions to `leave` as they are (pages AI already cites).',
       ].join('\n'),
   },
@@ -119,9 +119,9 @@ export const PROMPTS: readonly PromptDefinition[] = [
 
 /** What each argument says (in `prompts/list`). */
 const DESCRIPTIONS = {
-  brand: 'The brand\'s name or id (default: the key\'s only brand).',
+  brand: "The brand's name or id (default: the key's only brand).",
   market: 'A market code such as `us` or `de` (default: the primary market).',
-  competitor: 'A rival\'s name as AI writes it (default: the strongest rival).',
+  competitor: "A rival's name as AI writes it (default: the strongest rival).",
 };
 type ArgumentName = keyof typeof DESCRIPTIONS;
 
@@ -157,7 +157,10 @@ async function brandOf(complete: Completers, value: string | undefined): Promise
   }
   const brand = brandNamed(brands, value);
   if (value?.trim() && !brand) {
-    const names = brands.slice(0, 10).map((b) => b.name).join(', ');
+    const names = brands
+      .slice(0, 10)
+      .map((b) => b.name)
+      .join(', ');
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `This key reads no brand "${value.trim()}": it reads ${names}${brands.length > 10 ? ', ...' : ''}.`);
   }
   return brand;
@@ -171,10 +174,18 @@ export function registerPrompts(server: McpServer, client: ApiClient): void {
   const complete = completers(client);
   const argsSchemaOf = argsSchemasOf(complete);
   for (const prompt of PROMPTS) {
-    server.registerPrompt(prompt.name, { title: prompt.title, description: prompt.description, argsSchema: argsSchemaOf(prompt) }, async (args: { brand?: string; market?: string; competitor?: string }): Promise<GetPromptResult> => {
-      const brand = await brandOf(complete, args.brand);
-      const target: Target = { ...(brand ? { brand } : {}), ...(args.market?.trim() ? { market: args.market.trim().toLowerCase() } : {}), ...(args.competitor?.trim() ? { competitor: args.competitor.trim() } : {}) };
-      return { description: prompt.description, messages: [{ role: 'user', content: { type: 'text', text: prompt.text(target) } }] };
-    });
+    server.registerPrompt(
+      prompt.name,
+      { title: prompt.title, description: prompt.description, argsSchema: argsSchemaOf(prompt) },
+      async (args: { brand?: string; market?: string; competitor?: string }): Promise<GetPromptResult> => {
+        const brand = await brandOf(complete, args.brand);
+        const target: Target = {
+          ...(brand ? { brand } : {}),
+          ...(args.market?.trim() ? { market: args.market.trim().toLowerCase() } : {}),
+          ...(args.competitor?.trim() ? { competitor: args.competitor.trim() } : {}),
+        };
+        return { description: prompt.description, messages: [{ role: 'user', content: { type: 'text', text: prompt.text(target) } }] };
+      },
+    );
   }
 }

@@ -43,11 +43,13 @@ export function failureResult(error: unknown, tool: string): CallToolResult {
         'upstream_error',
         error.persistent
           ? `The Read API's fixed windows do not cover the same 7 days (${error.message}): a \`period\` is most likely read from the wrong field; the compatibility check (POST /admin/upstream/check) says which.`
-          : 'The week\'s reads fell on both sides of midnight UTC. Call the tool again.',
+          : "The week's reads fell on both sides of midnight UTC. Call the tool again.",
       ),
     );
   if (error instanceof ApiClientError && error.kind === 'parse')
-    return errorResult(new ApiError('upstream_error', `The Read API answered ${error.operation} with a body this product cannot read${error.field ? ` (its field \`${error.field}\`)` : ''}: ${error.message}`));
+    return errorResult(
+      new ApiError('upstream_error', `The Read API answered ${error.operation} with a body this product cannot read${error.field ? ` (its field \`${error.field}\`)` : ''}: ${error.message}`),
+    );
   console.error(JSON.stringify({ msg: 'mcp tool failed', tool, error: errorText(error) }));
   return errorResult(new ApiError('internal_error', 'Something went wrong on our side.'));
 }

@@ -48,7 +48,7 @@ export const weeklyReportTool = toolDefinition({
   name: 'weekly_report',
   title: 'Get the weekly report',
   description:
-    'The week as the digest email says it: the lead, the score and whether its change is beyond the noise, each engine, topics that moved, questions won and lost, and the plan: per lost question the rival that took it, the brand\'s page and what to do with it, the domains AI cites instead and the task that would win it back, best first (`report.plan.items`). The last 7 days. When `report.implausible` is not empty the figures break a rule the Read API keeps and some are wrong: say so before quoting any.',
+    "The week as the digest email says it: the lead, the score and whether its change is beyond the noise, each engine, topics that moved, questions won and lost, and the plan: per lost question the rival that took it, the brand's page and what to do with it, the domains AI cites instead and the task that would win it back, best first (`report.plan.items`). The last 7 days. When `report.implausible` is not empty the figures break a rule the Read API keeps and some are wrong: say so before quoting any.",
   inputJson: inputSchemaOf(BRAND_MARKET_PARAMS),
   outputJson: { type: 'object', properties: { report: { type: 'object', properties: REPORT_FIELDS }, source: OBJECT } },
 });
@@ -56,9 +56,14 @@ export const weeklyReportTool = toolDefinition({
 /** The report in a few lines: what an assistant quotes. */
 export function reportText(report: Report): string {
   const warning = implausibleWarning(report.implausible);
-  const lines = [...(warning ? [warning.headline, ...warning.lines.map((line) => `- ${line}`)] : []), `${report.brand.name}, market ${report.market.code}, ${formatRange(report.period)}.`, report.lead.headline];
+  const lines = [
+    ...(warning ? [warning.headline, ...warning.lines.map((line) => `- ${line}`)] : []),
+    `${report.brand.name}, market ${report.market.code}, ${formatRange(report.period)}.`,
+    report.lead.headline,
+  ];
   const { visibility, won_lost: wonLost } = report;
-  if (visibility) lines.push(`Visibility ${formatPercent(visibility.score)} (${formatTrend(visibility.change, visibility.trend)} against the week before, ${countOf(visibility.answered_runs, 'answered run')}).`);
+  if (visibility)
+    lines.push(`Visibility ${formatPercent(visibility.score)} (${formatTrend(visibility.change, visibility.trend)} against the week before, ${countOf(visibility.answered_runs, 'answered run')}).`);
   const engines = report.engines.filter((e) => e.naming !== null && e.answered !== null);
   if (engines.length > 0)
     lines.push(`Per engine, questions naming the brand: ${engines.map((e) => `${e.engine_label} ${e.naming} of ${e.answered}${e.change === null ? '' : ` (${formatSigned(e.change)})`}`).join(', ')}.`);

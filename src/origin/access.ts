@@ -47,7 +47,19 @@ export async function authenticate(db: D1Database, key: string | null): Promise<
         WHERE k.key_hash = ? ORDER BY b.id`,
     )
     .bind(await sha256Hex(key))
-    .all<{ key_id: number; revoked_at: string | null; account_id: number; plan_active: number; plan: Plan; monthly_quota: number; includes_insights: number; brand_id: number | null; name: string; domain: string; category: string }>();
+    .all<{
+      key_id: number;
+      revoked_at: string | null;
+      account_id: number;
+      plan_active: number;
+      plan: Plan;
+      monthly_quota: number;
+      includes_insights: number;
+      brand_id: number | null;
+      name: string;
+      domain: string;
+      category: string;
+    }>();
   const row = results[0];
   if (!row || row.revoked_at !== null) throw invalidKey();
   return {

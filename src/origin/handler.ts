@@ -83,7 +83,7 @@ async function serve(match: Match, request: Request, url: URL, deps: OriginDeps,
   const lookups = brand ? [integrationsStatement(db, brand.id), ...(op.scope === 'brand' ? [marketStatement(db, brand.id, marketCode)] : [])] : [];
   const admitted = await admit(db, caller, exchange.nowMs, lookups);
   exchange.rate = admitted.rate;
-  if (brand) checkIntegration(new Set((admitted.lookups[0]?.results as { kind: string }[]).map((r) => r.kind)), op);
+  if (brand) checkIntegration(new Set((admitted.lookups[0]!.results as { kind: string }[]).map((r) => r.kind)), op);
   const market = op.scope === 'brand' ? marketFrom(admitted.lookups[1]?.results[0] as MarketRow | undefined, marketCode) : undefined;
 
   const implementation = implementations[op.id] as unknown as (context: OpContext) => Promise<unknown>;

@@ -67,8 +67,5 @@ export async function peek(db: D1Database, keyId: number, nowMs: number): Promis
 
 /** Counts a successful read against the account's monthly quota. */
 export function countRead(db: D1Database, caller: Caller, nowMs: number): Promise<unknown> {
-  return db
-    .prepare('INSERT INTO usage (account_id, month, reads) VALUES (?, ?, 1) ON CONFLICT (account_id, month) DO UPDATE SET reads = reads + 1')
-    .bind(caller.accountId, month(nowMs))
-    .run();
+  return db.prepare('INSERT INTO usage (account_id, month, reads) VALUES (?, ?, 1) ON CONFLICT (account_id, month) DO UPDATE SET reads = reads + 1').bind(caller.accountId, month(nowMs)).run();
 }

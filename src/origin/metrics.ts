@@ -12,8 +12,7 @@ export const round1 = (x: number): number => Math.round(x * 10) / 10;
 export const percent = (part: number, whole: number): number | null => (whole > 0 ? round1((100 * part) / whole) : null);
 
 /** Points of change; null when either side was not measured. */
-export const delta = (now: number | null, before: number | null): number | null =>
-  now === null || before === null ? null : round1(now - before);
+export const delta = (now: number | null, before: number | null): number | null => (now === null || before === null ? null : round1(now - before));
 
 export const isNaming = (state: AnswerState): boolean => NAMING_STATES.includes(state);
 
@@ -47,8 +46,7 @@ export function dominantStateSql(): string {
 }
 
 /** More engines naming the brand is won, fewer is lost, equal is held. */
-export const outcome = (namingBefore: number, namingNow: number): Outcome =>
-  namingNow > namingBefore ? 'won' : namingNow < namingBefore ? 'lost' : 'held';
+export const outcome = (namingBefore: number, namingNow: number): Outcome => (namingNow > namingBefore ? 'won' : namingNow < namingBefore ? 'lost' : 'held');
 
 /** 1 + the number of rivals named more often than the brand. */
 export const rankAmong = (brandShare: number, rivalShares: number[]): number => 1 + rivalShares.filter((s) => s > brandShare).length;

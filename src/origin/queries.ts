@@ -8,8 +8,7 @@ import { addDays, type Period } from '../contract/window';
 import { dominantState, dominantStateSql, isNaming, meanPosition, percent, type StateCounts } from './metrics';
 
 /** `AND question_id IN (topic's questions)` when a topic is given. */
-const topicFilter = (topicId: number | undefined, column = 'question_id') =>
-  topicId === undefined ? '' : ` AND ${column} IN (SELECT id FROM questions WHERE topic_id = ${Number(topicId)})`;
+const topicFilter = (topicId: number | undefined, column = 'question_id') => (topicId === undefined ? '' : ` AND ${column} IN (SELECT id FROM questions WHERE topic_id = ${Number(topicId)})`);
 
 export interface QuestionRow {
   id: number;
@@ -102,10 +101,12 @@ export function cellFigures(cell: Cell | undefined) {
 
 /** Engines whose dominant state names the brand. */
 export function namingEngines(states: Map<Engine, AnswerState> | undefined): Set<Engine> {
-  return new Set(ENGINES.filter((engine) => {
-    const state = states?.get(engine);
-    return state !== undefined && isNaming(state);
-  }));
+  return new Set(
+    ENGINES.filter((engine) => {
+      const state = states?.get(engine);
+      return state !== undefined && isNaming(state);
+    }),
+  );
 }
 
 export interface Totals {
@@ -228,10 +229,7 @@ export interface OwnPageRow {
 }
 
 export async function ownPagesOf(db: D1Database, marketId: number): Promise<OwnPageRow[]> {
-  const { results } = await db
-    .prepare('SELECT url, title, topic_id, question_id FROM pages WHERE market_id = ? AND rival_id IS NULL ORDER BY id')
-    .bind(marketId)
-    .all<OwnPageRow>();
+  const { results } = await db.prepare('SELECT url, title, topic_id, question_id FROM pages WHERE market_id = ? AND rival_id IS NULL ORDER BY id').bind(marketId).all<OwnPageRow>();
   return results;
 }
 
@@ -308,10 +306,7 @@ export function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[
 
 /** The open tasks of a market per layer. */
 export async function openTaskCounts(db: D1Database, marketId: number) {
-  const { results } = await db
-    .prepare("SELECT layer, count(*) AS n FROM tasks WHERE market_id = ? AND status = 'open' GROUP BY layer")
-    .bind(marketId)
-    .all<{ layer: TaskLayer; n: number }>();
+  const { results } = await db.prepare("SELECT layer, count(*) AS n FROM tasks WHERE market_id = ? AND status = 'open' GROUP BY layer").bind(marketId).all<{ layer: TaskLayer; n: number }>();
   const counts = Object.fromEntries(TASK_LAYERS.map((l) => [l, 0])) as Record<TaskLayer, number>;
   for (const r of results) counts[r.layer] = r.n;
   return counts;
@@ -334,7 +329,5 @@ export async function domainCitationsByDay(db: D1Database, marketId: number, per
 export async function domainCitations(db: D1Database, marketId: number, period: Period): Promise<{ domain: string; citations: number }[]> {
   const totals = new Map<string, number>();
   for (const r of await domainCitationsByDay(db, marketId, period)) totals.set(r.domain, (totals.get(r.domain) ?? 0) + r.citations);
-  return [...totals]
-    .map(([domain, citations]) => ({ domain, citations }))
-    .sort((a, b) => b.citations - a.citations || (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0));
+  return [...totals].map(([domain, citations]) => ({ domain, citations })).sort((a, b) => b.citations - a.citations || (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0));
 }

@@ -165,7 +165,12 @@ export async function checkBeforeUpstream(env: AbuseEnv, request: Request, keyHa
  * key, the OpenAPI document and other methods cost the origin no D1 read and
  * go through as they are.
  */
-export async function guardOrigin(request: Request, env: AbuseEnv, runtime: { now: Clock; waitUntil(work: Promise<unknown>): void }, handle: (request: Request) => Promise<Response>): Promise<Response> {
+export async function guardOrigin(
+  request: Request,
+  env: AbuseEnv,
+  runtime: { now: Clock; waitUntil(work: Promise<unknown>): void },
+  handle: (request: Request) => Promise<Response>,
+): Promise<Response> {
   const apiKey = bearerKey(request.headers);
   if (!apiKey || (request.method !== 'GET' && request.method !== 'HEAD') || !matchOperation(new URL(request.url).pathname)) return handle(request);
   const keyHash = knownKeyHash(apiKey) ?? (await hashApiKey(apiKey));

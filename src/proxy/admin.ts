@@ -42,14 +42,15 @@ export const MAX_PURGE_BODY_BYTES = 1024;
 /** A discovery's body is an API key and a flag: the same bound as a purge's. */
 export const MAX_DISCOVER_BODY_BYTES = 1024;
 
-export const PurgeBody = z.union([
-  z.strictObject({ api_key: z.string().min(1) }),
-  z.strictObject({ brand_id: z.number().int().positive() }),
-  z.strictObject({ all: z.literal(true) }),
-]);
+export const PurgeBody = z.union([z.strictObject({ api_key: z.string().min(1) }), z.strictObject({ brand_id: z.number().int().positive() }), z.strictObject({ all: z.literal(true) })]);
 
 export const DiscoverBody = z.strictObject({
-  api_key: z.string().min(1).max(256).refine((key) => apiKeyProblem(key) === null, { error: API_KEY_CHARACTERS }).describe('The key whose reads discovery makes, through the edge cache and within its budget. Never stored or logged.'),
+  api_key: z
+    .string()
+    .min(1)
+    .max(256)
+    .refine((key) => apiKeyProblem(key) === null, { error: API_KEY_CHARACTERS })
+    .describe('The key whose reads discovery makes, through the edge cache and within its budget. Never stored or logged.'),
   apply: z.boolean().default(false).describe('Store the proposed map as the next version (the entries of operations not read are kept).'),
 });
 
@@ -80,7 +81,6 @@ export const adminRoutes: Route<AdminContext>[] = [
   },
   { path: `${UPSTREAM_ADMIN_BASE}/discover`, answers: 'json', methods: { POST: (request, _, admin) => discover(request, admin) } },
 ];
-
 
 async function route(request: Request, env: ProxyEnv, runtime: ProxyRuntime, routes: Route<AdminContext>[]): Promise<Response> {
   const url = new URL(request.url);
@@ -133,7 +133,8 @@ async function discover(request: Request, { env, runtime }: AdminContext): Promi
   const api = apiFor(env, runtime, { clientAddress: clientAddressOf(request), retry: { attempts: 1 } })(api_key);
   const report = await discoverUpstreamMap(clientReader(api), { now: runtime.now });
   const { stopped } = report;
-  if (stopped && KEY_REFUSALS.has(stopped.code)) throw new ApiError('invalid_parameter', `The Read API refuses this key (${stopped.status} ${stopped.code}), so nothing could be read: ${stopped.message}`, { param: 'api_key' });
+  if (stopped && KEY_REFUSALS.has(stopped.code))
+    throw new ApiError('invalid_parameter', `The Read API refuses this key (${stopped.status} ${stopped.code}), so nothing could be read: ${stopped.message}`, { param: 'api_key' });
   if (stopped?.status === 429) throw budgetStop(stopped, report.calls);
   if (stopped) throw new ApiError('upstream_error', `The Read API did not answer discovery's first read (${stopped.status} ${stopped.code}): nothing was read. Try again in a few minutes.`);
   if (apply) report.applied = await applyDiscovered(env, runtime, report);
@@ -156,7 +157,11 @@ function budgetStop(stopped: NonNullable<DiscoveryReport['stopped']>, calls: num
 
 /** The proposed map stored as the next version; the stored entries of operations discovery could not read are kept. Null when it read none. */
 async function applyDiscovered(env: ProxyEnv, runtime: ProxyRuntime, report: DiscoveryReport): Promise<{ version: number } | null> {
-  const read = new Set(Object.entries(report.operations).filter(([, entry]) => entry.status === 200).map(([id]) => id));
+  const read = new Set(
+    Object.entries(report.operations)
+      .filter(([, entry]) => entry.status === 200)
+      .map(([id]) => id),
+  );
   if (read.size === 0) return null;
   const current = await readStoredMap(env.CACHE);
   const kept = Object.fromEntries(Object.entries(current?.operations ?? {}).filter(([id]) => !read.has(id)));
@@ -204,4 +209,3 @@ async function requireAdmin(request: Request, token: string): Promise<void> {
   const ok = given !== undefined && (await sameSecret(given, token));
   if (!ok) throw new ApiError('invalid_api_key', 'The admin endpoints need `Authorization: Bearer <ADMIN_TOKEN>`.');
 }
-

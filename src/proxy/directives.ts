@@ -27,7 +27,14 @@ export function requestDirectives(headers: Headers): Directives {
   const directives = new Map<string, string>();
   for (const part of cacheControl.split(',')) {
     const [name = '', ...argument] = part.split('=');
-    if (name.trim()) directives.set(name.trim().toLowerCase(), argument.join('=').trim().replace(/^"(.*)"$/, '$1'));
+    if (name.trim())
+      directives.set(
+        name.trim().toLowerCase(),
+        argument
+          .join('=')
+          .trim()
+          .replace(/^"(.*)"$/, '$1'),
+      );
   }
   const maxAge = directives.get('max-age');
   const maxAgeS = maxAge !== undefined && /^\d+$/.test(maxAge) ? Number(maxAge) : undefined;

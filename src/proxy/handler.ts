@@ -343,4 +343,3 @@ function brandOf(body: string): number | undefined {
     return undefined;
   }
 }
-

@@ -5,7 +5,7 @@
 export { acceptedRecently, apiFor, type ReadApi, type ReadOptions } from './api';
 export { clientAddressOf, guardOrigin } from './abuse';
 export { ADMIN_BASE, type AdminContext, adminRoutes, handleAdmin, UPSTREAM_ADMIN_BASE } from './admin';
-export { type ProxyEnv } from './env';
+export type { ProxyEnv } from './env';
 export { callsLeft, UpstreamGate } from './gate';
 export { handleProxy, type ProxyCall, type ProxyRuntime } from './handler';
 export { ProxyStats } from './stats';

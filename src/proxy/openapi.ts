@@ -11,7 +11,7 @@ import { upstreamMapSchemas } from '../contract/schemas/upstream-map';
 import { ADMIN_BASE, DiscoverBody, MAX_DISCOVER_BODY_BYTES, PurgeBody, UPSTREAM_ADMIN_BASE } from './admin';
 import { COUNTERS, type Counts } from './stats';
 
-const Purged = z.object({ purged: z.number().int().min(0).describe('Entries deleted from KV and this location\'s cache.') });
+const Purged = z.object({ purged: z.number().int().min(0).describe("Entries deleted from KV and this location's cache.") });
 const { UpstreamMap, UpstreamMapInput } = upstreamMapSchemas();
 const StoredUpstreamMap = UpstreamMap.extend({
   version: z.number().int().min(0).describe('Numbered by the Worker at each PUT; 0 before any map is stored.'),
@@ -31,7 +31,7 @@ export const adminDocs: FeatureDocs = {
         operationId: 'purgeCache',
         tag: 'Cache admin',
         summary: 'Purge cached answers',
-        description: 'Of one API key, of one brand, or all. Deletes from KV (global) and from this location\'s Cache API; other locations\' copies expire within minutes.',
+        description: "Of one API key, of one brand, or all. Deletes from KV (global) and from this location's Cache API; other locations' copies expire within minutes.",
         security: 'admin',
         requestBody: jsonBody('PurgeBody', 'One of `{"api_key": "..."}`, `{"brand_id": 2}`, `{"all": true}`.'),
         responses: { '200': ok('Purged.', jsonOf('Purged')), '400': error('`invalid_parameter` (`param`: `body`)'), ...ADMIN_REFUSALS },
@@ -41,7 +41,7 @@ export const adminDocs: FeatureDocs = {
       GET: {
         operationId: 'getCacheStats',
         tag: 'Cache admin',
-        summary: 'Get the cache\'s counters',
+        summary: "Get the cache's counters",
         description: 'Totals since `since`, over every isolate (each adds its counts every few seconds).',
         security: 'admin',
         responses: { '200': ok('The counters.', jsonOf('CacheStats')), ...ADMIN_REFUSALS },
@@ -52,7 +52,7 @@ export const adminDocs: FeatureDocs = {
         operationId: 'getUpstreamMap',
         tag: 'Upstream map',
         summary: 'Get the upstream map',
-        description: 'How another implementation\'s bodies map onto the contract\'s fields, per operation (docs/upstream.md). Version 0 and no operations before one is stored.',
+        description: "How another implementation's bodies map onto the contract's fields, per operation (docs/upstream.md). Version 0 and no operations before one is stored.",
         security: 'admin',
         responses: { '200': ok('The stored map.', jsonOf('UpstreamMap')), ...ADMIN_REFUSALS },
       },
@@ -60,7 +60,8 @@ export const adminDocs: FeatureDocs = {
         operationId: 'putUpstreamMap',
         tag: 'Upstream map',
         summary: 'Replace the upstream map',
-        description: 'Validated against the contract (every path must be a field of the operation\'s body) and stored as the next version. Send `version`, the one you read: a map naming another version, or none while a map is stored, is refused (409) and replaces nothing, so that no change is lost.',
+        description:
+          "Validated against the contract (every path must be a field of the operation's body) and stored as the next version. Send `version`, the one you read: a map naming another version, or none while a map is stored, is refused (409) and replaces nothing, so that no change is lost.",
         security: 'admin',
         requestBody: jsonBody('UpstreamMapInput', '`{"version": 1, "operations": {"getVisibility": {"fields": {"score": "visibility"}}}}`'),
         responses: {
@@ -85,10 +86,12 @@ export const adminDocs: FeatureDocs = {
           ...ADMIN_REFUSALS,
           '409': error('`map_version_conflict`: with `apply`, the map was replaced while discovery ran'),
           '429': {
-            ...error('`rate_limited`, `quota_exceeded`: the key\'s budget refused a read. A refused read is no evidence: nothing is proposed or stored, and the message says at which read it stopped and when to go on (the reads made are cached and free then)'),
+            ...error(
+              "`rate_limited`, `quota_exceeded`: the key's budget refused a read. A refused read is no evidence: nothing is proposed or stored, and the message says at which read it stopped and when to go on (the reads made are cached and free then)",
+            ),
             headers: { ...requestId, 'Retry-After': ref('headers', 'Retry-After') },
           },
-          '502': error('`upstream_error`: the Read API did not answer discovery\'s first read; nothing was read'),
+          '502': error("`upstream_error`: the Read API did not answer discovery's first read; nothing was read"),
         },
       },
     },

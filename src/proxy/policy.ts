@@ -126,7 +126,10 @@ export interface UpstreamFreshness {
 export function upstreamFreshness(headers: readonly (readonly [string, string])[]): UpstreamFreshness {
   const field = (name: string) => headers.find(([n]) => n === name)?.[1];
   const age = Number(field('age'));
-  const directives = (field('cache-control') ?? '').toLowerCase().split(',').map((d) => d.trim());
+  const directives = (field('cache-control') ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((d) => d.trim());
   const maxAge = directives.map((d) => /^max-age=(\d+)$/.exec(d)?.[1]).find((v) => v !== undefined);
   return {
     ageS: Number.isFinite(age) && age > 0 ? Math.floor(age) : 0,

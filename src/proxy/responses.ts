@@ -110,7 +110,13 @@ function entryHeaders(x: Answering, entry: Entry, status: CacheStatus, cacheStat
  * (a gateway's HTML 504, an HTML 404 from a wrong base path) says nothing a
  * client can parse: it becomes 502 `upstream_error` saying what came back.
  */
-export function passThrough(zs: ZodSide, x: Pick<Answering, 'keyHash' | 'nowMs' | 'requestId'>, answer: Extract<GateAnswer, { kind: 'response' }>, status: CacheStatus, cacheStatus: CacheStatusParams): Response {
+export function passThrough(
+  zs: ZodSide,
+  x: Pick<Answering, 'keyHash' | 'nowMs' | 'requestId'>,
+  answer: Extract<GateAnswer, { kind: 'response' }>,
+  status: CacheStatus,
+  cacheStatus: CacheStatusParams,
+): Response {
   count('bypass');
   // The upstream's own limit fields are the budget just noted: said here in the proxy's words, old and new.
   const headers = new Headers(answer.headers.filter(([name]) => !PASSED_OVER.has(name)));

@@ -75,7 +75,12 @@ export async function flushStats(ns: DurableObjectNamespace<ProxyStats>): Promis
 export function maybeFlushStats(ns: DurableObjectNamespace<ProxyStats>, nowMs: number, waitUntil: (work: Promise<unknown>) => void): void {
   if (nowMs - lastFlush < FLUSH_MS && nowMs >= lastFlush) return;
   lastFlush = nowMs;
-  waitUntil(scheduler.wait(0).then(() => flushStats(ns)).catch((error) => console.error(JSON.stringify({ msg: 'stats flush failed', error: String(error) }))));
+  waitUntil(
+    scheduler
+      .wait(0)
+      .then(() => flushStats(ns))
+      .catch((error) => console.error(JSON.stringify({ msg: 'stats flush failed', error: String(error) }))),
+  );
 }
 
 export async function readStats(ns: DurableObjectNamespace<ProxyStats>): Promise<Counts & { since: string }> {

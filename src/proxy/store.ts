@@ -204,7 +204,7 @@ export class CacheStore {
    * many were deleted.
    */
   async purge(prefix: string, select: (meta: StoredMeta | undefined) => boolean = () => true): Promise<number> {
-    forget(prefix, (entry) => select(entry.brandId === undefined ? undefined : { brand_id: entry.brandId } as StoredMeta));
+    forget(prefix, (entry) => select(entry.brandId === undefined ? undefined : ({ brand_id: entry.brandId } as StoredMeta)));
     let cursor: string | undefined;
     let purged = 0;
     do {

@@ -17,7 +17,7 @@ export const MAP_KEY = 'upstream-map';
 export const MAP_MEMORY_MS = 30_000;
 
 // The map must never be a cache entry: a purge of everything deletes by ALL_ENTRIES.
-if (MAP_KEY.startsWith(ALL_ENTRIES)) throw new Error('MAP_KEY is inside the cache entries\' prefix');
+if (MAP_KEY.startsWith(ALL_ENTRIES)) throw new Error("MAP_KEY is inside the cache entries' prefix");
 
 let memory: { map: UpstreamMap | null; readAtMs: number } | undefined;
 

@@ -37,7 +37,13 @@ export const HISTORY_QUERY = BRAND_MARKET_PARAMS;
 type Deps = Pick<ReportDeps, 'db' | 'encryptionKey' | 'signingSecret' | 'publicUrl' | 'now'>;
 
 /** The CSV links of the report page's tables, read with `apiKey`, none outliving `notAfter`, ending with `parent` (a signed page's record); none for a part the Read API does not provide. */
-export async function pageCsvLinks(deps: Deps, apiKey: string, inputs: Pick<WeeklyInputs, 'brand' | 'market' | 'not_provided'>, notAfter: Date, parent: LinkParent | null): Promise<Partial<Record<CsvTable, string>>> {
+export async function pageCsvLinks(
+  deps: Deps,
+  apiKey: string,
+  inputs: Pick<WeeklyInputs, 'brand' | 'market' | 'not_provided'>,
+  notAfter: Date,
+  parent: LinkParent | null,
+): Promise<Partial<Record<CsvTable, string>>> {
   const scope = { brandId: inputs.brand.id, market: { id: inputs.market.id, code: inputs.market.code.toLowerCase() } };
   const brandMarket = { brand_id: String(inputs.brand.id), market: inputs.market.code.toLowerCase() };
   const links: Partial<Record<CsvTable, string>> = {};
@@ -74,7 +80,10 @@ table.history{max-width:560px}
 @media (max-width:420px){table.history th,table.history td{padding:6px 3px;font-size:14px}}`;
 
 /** The history page: chart, table, CSV link. */
-export function historyPage(o: { brand: string; market: string; weeks: HistoryWeek[]; csvUrl: string | undefined; reportUrl: string; frame?: PageFrame | undefined }): { html: string; headers: Record<string, string> } {
+export function historyPage(o: { brand: string; market: string; weeks: HistoryWeek[]; csvUrl: string | undefined; reportUrl: string; frame?: PageFrame | undefined }): {
+  html: string;
+  headers: Record<string, string>;
+} {
   const parts: Markup[] = [html`<h1>${o.brand} in AI answers: the kept history</h1>`, html`<p class="period">Market ${o.market.toUpperCase()} · up to ${HISTORY_WEEKS} weeks (2 years)</p>`];
   if (o.weeks.length === 0) {
     parts.push(html`<p>No week is kept yet. A week is kept when its digest is read, and at least weekly for every brand and market with a subscription or an export link.</p>`);
@@ -89,14 +98,26 @@ export function historyPage(o: { brand: string; market: string; weeks: HistoryWe
     parts.push(historyTable(o.weeks));
   }
   parts.push(html`<footer class="page-foot"><p><a href="${o.reportUrl}">This week's report</a>.</p></footer>`);
-  return reportDocument({ title: `${o.brand}: visibility history (${o.market.toUpperCase()})`, section: 'history', parts, style: trusted(HISTORY_STYLE), copyButtons: Boolean(o.csvUrl), frame: o.frame });
+  return reportDocument({
+    title: `${o.brand}: visibility history (${o.market.toUpperCase()})`,
+    section: 'history',
+    parts,
+    style: trusted(HISTORY_STYLE),
+    copyButtons: Boolean(o.csvUrl),
+    frame: o.frame,
+  });
 }
 
 /**
  * The history page of a brand and market, read with `apiKey`: the key must read them (a cached read), then the page
  * shows what D1 keeps, with a CSV link that expires no later than `notAfter`.
  */
-async function historyAnswer(deps: ReportDeps, caller: Caller, target: { brand_id?: number | undefined; market?: string | undefined }, o: { reportUrl: (brandId: number, market: string) => string; notAfter: Date; parent: LinkParent | null; frame?: PageFrame | undefined }): Promise<Response> {
+async function historyAnswer(
+  deps: ReportDeps,
+  caller: Caller,
+  target: { brand_id?: number | undefined; market?: string | undefined },
+  o: { reportUrl: (brandId: number, market: string) => string; notAfter: Date; parent: LinkParent | null; frame?: PageFrame | undefined },
+): Promise<Response> {
   const apiKey = caller.key;
   const client = deps.api(apiKey, caller.clientAddress);
   let brand: { id: number; name: string };
@@ -134,6 +155,16 @@ export async function historyRoute(request: Request, url: URL, deps: ReportDeps,
 }
 
 /** `GET /r/<token>/history`: the same page for a signed report link's holder, read with the link's key, its CSV link expiring with the report link. */
-export function linkHistoryAnswer(deps: ReportDeps, request: Request, link: { apiKey: string; brandId: number; market: string; expiresAt: string; parent: LinkParent }, reportUrl: string): Promise<Response> {
-  return historyAnswer(deps, { key: link.apiKey, clientAddress: clientAddressOf(request) }, { brand_id: link.brandId, market: link.market }, { reportUrl: () => reportUrl, notAfter: new Date(link.expiresAt), parent: link.parent });
+export function linkHistoryAnswer(
+  deps: ReportDeps,
+  request: Request,
+  link: { apiKey: string; brandId: number; market: string; expiresAt: string; parent: LinkParent },
+  reportUrl: string,
+): Promise<Response> {
+  return historyAnswer(
+    deps,
+    { key: link.apiKey, clientAddress: clientAddressOf(request) },
+    { brand_id: link.brandId, market: link.market },
+    { reportUrl: () => reportUrl, notAfter: new Date(link.expiresAt), parent: link.parent },
+  );
 }

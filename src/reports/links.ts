@@ -112,7 +112,10 @@ export type LinkProblem =
   | { kind: 'invalid' };
 
 /** Verifies the token and opens the record it names. Never throws on bad input. */
-export async function openReportLink(deps: Pick<ReportDeps, 'db' | 'encryptionKey' | 'signingSecret' | 'now'>, token: string): Promise<{ ok: true; link: OpenedLink } | { ok: false; problem: LinkProblem }> {
+export async function openReportLink(
+  deps: Pick<ReportDeps, 'db' | 'encryptionKey' | 'signingSecret' | 'now'>,
+  token: string,
+): Promise<{ ok: true; link: OpenedLink } | { ok: false; problem: LinkProblem }> {
   const verified = await verifyReportToken(deps.signingSecret, token, deps.now());
   if (!verified.ok) return { ok: false, problem: { kind: 'token', reason: verified.reason } };
   const claims = verified.claims as ReportLinkClaims;
@@ -139,7 +142,8 @@ export async function openReportLink(deps: Pick<ReportDeps, 'db' | 'encryptionKe
   // A revoked link's row is deleted: its token names nothing any more (410).
   const row = await keyLinkById(deps.db, id);
   if (!row) return { ok: false, problem: { kind: 'gone', why: 'The link was revoked.' } };
-  if (row.purpose !== 'report' || row.brand_id !== claims.b || row.market_code !== claims.m || row.kind !== claims.k || row.expires_at !== expiresAt) return { ok: false, problem: { kind: 'invalid' } };
+  if (row.purpose !== 'report' || row.brand_id !== claims.b || row.market_code !== claims.m || row.kind !== claims.k || row.expires_at !== expiresAt)
+    return { ok: false, problem: { kind: 'invalid' } };
   const apiKey = await unseal(deps.encryptionKey, row.key_sealed, row.id);
   if (!apiKey) return { ok: false, problem: { kind: 'invalid' } };
   return { ok: true, link: { apiKey, brandId: row.brand_id, market: row.market_code, kind: row.kind, kinds: ['visibility', 'won_lost'], expiresAt, parent: { kind: 'link', id: row.id } } };

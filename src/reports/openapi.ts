@@ -6,7 +6,25 @@
  */
 import * as z from 'zod';
 import { parametersOf } from '../contract/openapi';
-import { type FeatureDocs, type Fits, error, HTML, jsonBody, jsonOf, KEYED_ERRORS, keyed, Market, ok, pageAnswer, query, READS_BRAND, ref, requestId, TEXT, TOKEN_PAGES } from '../contract/product-openapi';
+import {
+  type FeatureDocs,
+  type Fits,
+  error,
+  HTML,
+  jsonBody,
+  jsonOf,
+  KEYED_ERRORS,
+  keyed,
+  Market,
+  ok,
+  pageAnswer,
+  query,
+  READS_BRAND,
+  ref,
+  requestId,
+  TEXT,
+  TOKEN_PAGES,
+} from '../contract/product-openapi';
 import { EXPORT_LINK_BASE } from '../links/export-links';
 import { LINK_DAYS } from '../links/keyed-routes';
 import { MAX_LIVE_LINKS } from '../links/link-store';
@@ -35,9 +53,11 @@ const ReportLink = z.object({
   }),
 });
 const ReportLinkList = z.object({
-  links: z.array(z.object({ id: ReportLinkId, brand_id: z.number().int(), market: Market, kind: z.enum(REPORT_KINDS), created_at: z.iso.datetime(), expires_at: z.iso.datetime() })).describe('The key\'s live links (not revoked, not expired), oldest first.'),
+  links: z
+    .array(z.object({ id: ReportLinkId, brand_id: z.number().int(), market: Market, kind: z.enum(REPORT_KINDS), created_at: z.iso.datetime(), expires_at: z.iso.datetime() }))
+    .describe("The key's live links (not revoked, not expired), oldest first."),
   max_live: z.number().int().describe('The most live links a key may have.'),
-  note: z.string().describe('That a link\'s URL is shown once, when it is made.'),
+  note: z.string().describe("That a link's URL is shown once, when it is made."),
 });
 const _linksFit: Fits<ListedReportLink, z.output<typeof ReportLinkList>['links'][number]> = true;
 void _linksFit;
@@ -52,7 +72,10 @@ const SendAnswer = z.object({
     id: z.string().optional(),
     sent_at: z.iso.datetime().optional(),
     subject: z.string().optional(),
-    note: z.string().optional().describe('Why nothing was sent: no confirmed subscriber, nothing measured in the last two weeks, or figures that break a rule the spec implies (the first violation in words).'),
+    note: z
+      .string()
+      .optional()
+      .describe('Why nothing was sent: no confirmed subscriber, nothing measured in the last two weeks, or figures that break a rule the spec implies (the first violation in words).'),
     violations: z
       .array(z.object({ rule: z.string(), operation: z.string().nullable(), fields: z.array(z.string()), values: z.record(z.string(), z.unknown()), message: z.string() }))
       .optional()
@@ -70,7 +93,10 @@ const WeeklyReport = z.object({
   source: ReportSourceSchema,
 });
 
-const _answersFit: [Fits<SendResult & { brand_id: number; market: { id: number; code: string } }, z.output<typeof SendAnswer>['send']>, Fits<ReportSource, z.output<typeof ReportSourceSchema>>] = [true, true];
+const _answersFit: [Fits<SendResult & { brand_id: number; market: { id: number; code: string } }, z.output<typeof SendAnswer>['send']>, Fits<ReportSource, z.output<typeof ReportSourceSchema>>] = [
+  true,
+  true,
+];
 void _answersFit;
 
 export const reportDocs: FeatureDocs = {
@@ -82,7 +108,8 @@ export const reportDocs: FeatureDocs = {
         operationId: 'getWeeklyReport',
         tag: 'Reports',
         summary: 'Get the weekly report',
-        description: 'The report of the last week for one brand and market, read with the key through the edge cache: a page, the report model as JSON, or the plain-text digest. When the Read API does not answer, `format=html` gets a 502 page and the others the JSON error; so too when it lacks an operation the report needs (it answers 404 while the others answer): a 502 page naming the operation and what the report needs it for, or `operation_missing` with `operation`.',
+        description:
+          'The report of the last week for one brand and market, read with the key through the edge cache: a page, the report model as JSON, or the plain-text digest. When the Read API does not answer, `format=html` gets a 502 page and the others the JSON error; so too when it lacks an operation the report needs (it answers 404 while the others answer): a 502 page naming the operation and what the report needs it for, or `operation_missing` with `operation`.',
         security: 'key',
         parameters: query(WEEKLY_QUERY),
         responses: {
@@ -101,15 +128,17 @@ export const reportDocs: FeatureDocs = {
         security: 'key',
         requestBody: jsonBody('LinkBody', 'Which report, and for how long.'),
         responses: {
-          '201': ok('The link (also in `Location`).', jsonOf('ReportLink'), { Location: { description: 'The link\'s URL.', schema: { type: 'string', format: 'uri' } } }),
+          '201': ok('The link (also in `Location`).', jsonOf('ReportLink'), { Location: { description: "The link's URL.", schema: { type: 'string', format: 'uri' } } }),
           ...READS_BRAND,
-          '409': error(`\`too_many_links\`: the key has ${MAX_LIVE_LINKS} live links already; revoke one (\`DELETE ${REPORTS_BASE}/links/{id}\`) or wait until one expires (the message says when the first does)`),
+          '409': error(
+            `\`too_many_links\`: the key has ${MAX_LIVE_LINKS} live links already; revoke one (\`DELETE ${REPORTS_BASE}/links/{id}\`) or wait until one expires (the message says when the first does)`,
+          ),
         },
       },
       GET: {
         operationId: 'listReportLinks',
         tag: 'Report links',
-        summary: 'List the key\'s live report links',
+        summary: "List the key's live report links",
         description: `The links this key made that still work (not revoked, not expired), oldest first: at most ${MAX_LIVE_LINKS}. Without their URLs: a link's token is not stored, its URL was shown once, when it was made. Only the key that made a link lists it (not other keys of the account). A key whose plan is inactive may still list and revoke.`,
         security: 'key',
         responses: { '200': ok('The links.', jsonOf('ReportLinkList')), ...keyed('400', '401', '405', '429', '502') },
@@ -120,9 +149,10 @@ export const reportDocs: FeatureDocs = {
         operationId: 'revokeReportLink',
         tag: 'Report links',
         summary: 'Revoke a report link',
-        description: 'The link stops working at once: its row and the sealed key are deleted, and opening it answers 410, as do the CSV links its pages handed out. Another key\'s link, an expired one or an unknown id is answered like a missing one: 404.',
+        description:
+          "The link stops working at once: its row and the sealed key are deleted, and opening it answers 410, as do the CSV links its pages handed out. Another key's link, an expired one or an unknown id is answered like a missing one: 404.",
         security: 'key',
-        parameters: parametersOf('path', { id: ReportLinkId.meta({ description: 'The link\'s id, from `POST /reports/links` or `GET /reports/links`.' }) }),
+        parameters: parametersOf('path', { id: ReportLinkId.meta({ description: "The link's id, from `POST /reports/links` or `GET /reports/links`." }) }),
         responses: { '204': { description: 'Revoked.', headers: requestId }, ...keyed('400', '401', '405', '429', '502'), '404': error('`not_found`: no such live link for this key') },
       },
     },
@@ -131,7 +161,8 @@ export const reportDocs: FeatureDocs = {
         operationId: 'sendDigestNow',
         tag: 'Reports',
         summary: 'Send the weekly digest now',
-        description: 'To the confirmed subscribers of the brand and market, and to no one else: the request takes no body. At most once per 10 minutes per brand and market (409 `recently_sent` otherwise).',
+        description:
+          'To the confirmed subscribers of the brand and market, and to no one else: the request takes no body. At most once per 10 minutes per brand and market (409 `recently_sent` otherwise).',
         security: 'key',
         parameters: query(SEND_QUERY),
         responses: {
@@ -151,25 +182,27 @@ export const reportDocs: FeatureDocs = {
         operationId: 'openReportLink',
         tag: 'Report links',
         summary: 'Open a report link',
-        description: 'The report the link names, read with the key it was minted with. Pages for a person; with `format=json` or `text`, the Read API\'s errors as JSON.',
+        description: "The report the link names, read with the key it was minted with. Pages for a person; with `format=json` or `text`, the Read API's errors as JSON.",
         security: 'none',
-        parameters: [
-          { name: 'token', in: 'path', required: true, description: 'The link\'s signed token.', schema: { type: 'string', minLength: 1 } },
-          ...query(LINK_QUERY),
-        ],
+        parameters: [{ name: 'token', in: 'path', required: true, description: "The link's signed token.", schema: { type: 'string', minLength: 1 } }, ...query(LINK_QUERY)],
         responses: {
           '200': ok('The report.', { ...HTML, ...jsonOf('WeeklyReport'), ...TEXT }),
           '400': pageAnswer('An unknown option, or a malformed link.'),
           '401': { description: 'The key behind the link was revoked.', headers: requestId, content: { ...HTML, ...jsonOf('Error') } },
           '403': { description: 'A forged or changed link, or the account cannot read the report.', headers: requestId, content: { ...HTML, ...jsonOf('Error') } },
           '404': { description: 'The brand or market no longer exists for the account.', headers: requestId, content: { ...HTML, ...jsonOf('Error') } },
-          '410': pageAnswer('An expired or revoked link, or a digest\'s link whose subscription was unsubscribed, removed by the account or subscribed again since.'),
+          '410': pageAnswer("An expired or revoked link, or a digest's link whose subscription was unsubscribed, removed by the account or subscribed again since."),
           '429': {
-            description: 'The Read API\'s rate limit or quota for the key behind the link (`rate_limited`, `quota_exceeded`), with its `Retry-After`.',
+            description: "The Read API's rate limit or quota for the key behind the link (`rate_limited`, `quota_exceeded`), with its `Retry-After`.",
             headers: { ...requestId, 'Retry-After': ref('headers', 'Retry-After') },
             content: { ...HTML, ...jsonOf('Error') },
           },
-          '502': { description: 'The Read API did not answer (`upstream_error`), or lacks an operation the report needs (`operation_missing`, naming it in `operation`; the page names it and what it is needed for).', headers: requestId, content: { ...HTML, ...jsonOf('Error') } },
+          '502': {
+            description:
+              'The Read API did not answer (`upstream_error`), or lacks an operation the report needs (`operation_missing`, naming it in `operation`; the page names it and what it is needed for).',
+            headers: requestId,
+            content: { ...HTML, ...jsonOf('Error') },
+          },
         },
       },
     },
@@ -199,10 +232,18 @@ export const reportDocs: FeatureDocs = {
         operationId: 'openReportLinkHistory',
         tag: 'Report links',
         summary: 'The kept weekly history through a report link',
-        description: 'The history page of the report link\'s brand and market, read with the key the link was minted with; its CSV link expires no later than the report link.',
+        description: "The history page of the report link's brand and market, read with the key the link was minted with; its CSV link expires no later than the report link.",
         security: 'none',
-        parameters: [{ name: 'token', in: 'path', required: true, description: 'The report link\'s signed token.', schema: { type: 'string', minLength: 1 } }],
-        responses: { '200': pageAnswer('The page.'), ...TOKEN_PAGES, '401': pageAnswer('The key behind the link was revoked.'), '404': pageAnswer('The brand or market no longer exists for the account.'), '410': pageAnswer('An expired or revoked link.'), '429': pageAnswer('The API\'s limit for the key behind the link.'), '502': pageAnswer('The Read API did not answer.') },
+        parameters: [{ name: 'token', in: 'path', required: true, description: "The report link's signed token.", schema: { type: 'string', minLength: 1 } }],
+        responses: {
+          '200': pageAnswer('The page.'),
+          ...TOKEN_PAGES,
+          '401': pageAnswer('The key behind the link was revoked.'),
+          '404': pageAnswer('The brand or market no longer exists for the account.'),
+          '410': pageAnswer('An expired or revoked link.'),
+          '429': pageAnswer("The API's limit for the key behind the link."),
+          '502': pageAnswer('The Read API did not answer.'),
+        },
       },
     },
     /** `/r/` is no OpenAPI path of its own (a trailing slash): documented as `x-also-at` of `/r`. */

@@ -116,9 +116,7 @@ function marketsNav(report: Report, extras: PageExtras, marketUrl?: (code: strin
   const items = markets.map((m) => {
     const code = m.code.toLowerCase();
     const label = `${m.name} (${m.code.toUpperCase()})`;
-    return code === here
-      ? html`<li><span class="here" aria-current="page">${label}</span></li>`
-      : html`<li><a href="${marketUrl(code)}" data-market="${code}">${label}</a></li>`;
+    return code === here ? html`<li><span class="here" aria-current="page">${label}</span></li>` : html`<li><a href="${marketUrl(code)}" data-market="${code}">${label}</a></li>`;
   });
   return html`<nav aria-label="Markets"><ul class="markets" data-testid="markets"><li class="small">Markets:</li>${items}</ul></nav>`;
 }
@@ -275,7 +273,9 @@ export function reportPage(report: Report, source: ReportSource, extras: PageExt
   parts.push(html`<p class="meta" data-testid="source" data-from-cache="${source.from_cache}">${sourceLine(report, source)}</p>`);
   const warning = implausibleWarning(report.implausible);
   if (warning)
-    parts.push(html`<section class="warning" role="alert" data-testid="implausible"><p><strong>${warning.headline}</strong></p><ul>${warning.lines.map((line, i) => html`<li data-rule="${report.implausible[i]!.rule}">${line}</li>`)}</ul></section>`);
+    parts.push(
+      html`<section class="warning" role="alert" data-testid="implausible"><p><strong>${warning.headline}</strong></p><ul>${warning.lines.map((line, i) => html`<li data-rule="${report.implausible[i]!.rule}">${line}</li>`)}</ul></section>`,
+    );
   parts.push(html`<p class="lead" data-testid="lead">${report.lead.headline}</p>`);
   if (report.empty === 'nothing_measured') parts.push(html`<p>Nothing was measured for this brand and market in the last two weeks, so there are no figures to report.</p>`);
   else if (report.empty === 'nothing_changed') parts.push(html`<p class="small">A quiet week: every change below is within its sampling noise.</p>`);

@@ -36,7 +36,23 @@ import { DAY_MS } from '../lib/time';
 import type { Route } from '../lib/router';
 import { renderDigest } from '../mail/render';
 import { clientAddressOf } from '../proxy';
-import { type DigestKind, implausibleWarning, OperationMissing, WindowMismatch, readPageExtras, type Report, type ReportSource, formatStamp, keepApiWeeks, readScopeKept, readWeek, reportOf, summarizeReads, type WeeklyRead, type WeekTarget } from '../weekly-report';
+import {
+  type DigestKind,
+  implausibleWarning,
+  OperationMissing,
+  WindowMismatch,
+  readPageExtras,
+  type Report,
+  type ReportSource,
+  formatStamp,
+  keepApiWeeks,
+  readScopeKept,
+  readWeek,
+  reportOf,
+  summarizeReads,
+  type WeeklyRead,
+  type WeekTarget,
+} from '../weekly-report';
 import type { ReportDeps } from './deps';
 import type { Caller } from '../subscriptions';
 import { type LinkParent, MAX_LIVE_LINKS } from '../links/link-store';
@@ -96,7 +112,8 @@ class ReadProblem extends ApiError {
   }
 }
 
-const FIX_WITH_CHECK = 'Nothing is wrong with your link or key: whoever runs this service can see which field is read from where with the compatibility check (POST /admin/upstream/check), and fix it in the upstream map.';
+const FIX_WITH_CHECK =
+  'Nothing is wrong with your link or key: whoever runs this service can see which field is read from where with the compatibility check (POST /admin/upstream/check), and fix it in the upstream map.';
 
 /** The Read API answered, but with a body this product cannot read (a field missing or of another type, even through the upstream map). */
 function unreadableProblem(error: ApiClientError): ReadProblem {
@@ -108,7 +125,11 @@ function unreadableProblem(error: ApiClientError): ReadProblem {
 
 /** The fixed windows disagreed twice alike: not a read across midnight, but a `period` read from the wrong field. */
 function windowsProblem(error: WindowMismatch): ReadProblem {
-  if (!error.persistent) return new ReadProblem('The week\'s reads fell on both sides of midnight UTC. Try again.', 'The report data is unavailable', ['The week\'s reads fell on both sides of midnight UTC, so their days differ.', 'Try again in a minute.']);
+  if (!error.persistent)
+    return new ReadProblem("The week's reads fell on both sides of midnight UTC. Try again.", 'The report data is unavailable', [
+      "The week's reads fell on both sides of midnight UTC, so their days differ.",
+      'Try again in a minute.',
+    ]);
   const message = `The Read API's fixed windows do not cover the same 7 days (${error.message}), so there is no report: a \`period\` is most likely read from the wrong field (the comparison window?).`;
   return new ReadProblem(message, 'The report’s figures do not cover the same week', [message, FIX_WITH_CHECK]);
 }
@@ -285,7 +306,10 @@ function linkProblemPage(problem: LinkProblem): Response {
   const status = TOKEN_FAILURE_STATUS[problem.reason];
   switch (problem.reason) {
     case 'expired':
-      return messagePage(status, 'This report link has expired', ['Report links work for a limited time (30 days unless chosen otherwise).', 'Open the link in a more recent digest, or ask for a new link.']);
+      return messagePage(status, 'This report link has expired', [
+        'Report links work for a limited time (30 days unless chosen otherwise).',
+        'Open the link in a more recent digest, or ask for a new link.',
+      ]);
     case 'malformed':
       return messagePage(status, 'This report link is not valid', ['The link is incomplete or was changed. Open it exactly as you received it; some mail programs break long links.']);
     default:
@@ -320,7 +344,10 @@ async function viaLink(request: Request, url: URL, token: string, deps: ReportDe
     if (apiError.status === 404) return messagePage(404, 'This report was not found', ['The brand or market of this link no longer exists for the account behind it.']);
     // A limit of the API (429): the page says when to come back, and so does Retry-After, as the API's own answer did.
     const wait = apiError.options.retryAfter;
-    const limited = messagePage(apiError.status, 'The report cannot be shown right now', [apiError.message, ...(wait !== undefined ? [`Try again in ${wait < 120 ? `${wait} seconds` : `${Math.ceil(wait / 60)} minutes`}.`] : [])]);
+    const limited = messagePage(apiError.status, 'The report cannot be shown right now', [
+      apiError.message,
+      ...(wait !== undefined ? [`Try again in ${wait < 120 ? `${wait} seconds` : `${Math.ceil(wait / 60)} minutes`}.`] : []),
+    ]);
     if (wait !== undefined) limited.headers.set('retry-after', String(wait));
     return limited;
   }
@@ -364,14 +391,34 @@ export async function sendNowAs(deps: ReportDeps, caller: Caller, target: Pick<W
     case 'no_recipients':
       return { status: 202, body: { send: { ...scope, recipients: 0, sent: 0, failed: 0, note: 'No confirmed subscriber for this brand and market: nothing was sent.' } }, headers: {} };
     case 'nothing_measured':
-      return { status: 202, body: { send: { ...scope, recipients: 0, sent: 0, failed: 0, note: 'Nothing was measured in the last two weeks: no digest is sent, as on the weekly run.' } }, headers: {} };
+      return {
+        status: 202,
+        body: { send: { ...scope, recipients: 0, sent: 0, failed: 0, note: 'Nothing was measured in the last two weeks: no digest is sent, as on the weekly run.' } },
+        headers: {},
+      };
     case 'implausible':
-      return { status: 202, body: { send: { ...scope, recipients: 0, sent: 0, failed: 0, note: `The Read API's figures are implausible, so no digest is sent, as on the weekly run: ${outcome.violations[0]!.message}`, violations: outcome.violations } }, headers: {} };
+      return {
+        status: 202,
+        body: {
+          send: {
+            ...scope,
+            recipients: 0,
+            sent: 0,
+            failed: 0,
+            note: `The Read API's figures are implausible, so no digest is sent, as on the weekly run: ${outcome.violations[0]!.message}`,
+            violations: outcome.violations,
+          },
+        },
+        headers: {},
+      };
     case 'too_soon':
       return {
         status: 409,
         body: {
-          error: { code: 'recently_sent' satisfies ErrorCode, message: `The digest for this brand and market was sent ${formatStamp(outcome.last.sent_at)}; it can be sent again ${Math.ceil(outcome.retryAfter / 60)} min from now.` },
+          error: {
+            code: 'recently_sent' satisfies ErrorCode,
+            message: `The digest for this brand and market was sent ${formatStamp(outcome.last.sent_at)}; it can be sent again ${Math.ceil(outcome.retryAfter / 60)} min from now.`,
+          },
           last_send: { id: outcome.last.id, sent_at: outcome.last.sent_at },
         },
         headers: { 'retry-after': String(outcome.retryAfter) },

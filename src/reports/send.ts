@@ -59,7 +59,10 @@ const newSendId = () => `rs_${crypto.randomUUID().replace(/-/g, '').slice(0, 20)
  * Claims the brand and market's send slot and records the send, atomically;
  * returns the last send instead when one went within the window.
  */
-async function claim(deps: ReportDeps, o: { id: string; brandId: number; marketId: number; keyHash: string; recipients: number }): Promise<{ ok: true } | { ok: false; last: { id: string; sent_at: string } }> {
+async function claim(
+  deps: ReportDeps,
+  o: { id: string; brandId: number; marketId: number; keyHash: string; recipients: number },
+): Promise<{ ok: true } | { ok: false; last: { id: string; sent_at: string } }> {
   const now = deps.now();
   const at = now.toISOString();
   const cutoff = new Date(now.getTime() - RESEND_WINDOW_MS).toISOString();
@@ -85,13 +88,7 @@ async function claim(deps: ReportDeps, o: { id: string; brandId: number; marketI
 }
 
 /** The records that make a send-now its recipients' digest of the week (see the module comment). */
-function countAsWeeklyDigest(
-  deps: ReportDeps,
-  sendId: string,
-  sent: { row: SubscriptionRow; providerId: string | null }[],
-  brandId: number,
-  marketId: number,
-): D1PreparedStatement[] {
+function countAsWeeklyDigest(deps: ReportDeps, sendId: string, sent: { row: SubscriptionRow; providerId: string | null }[], brandId: number, marketId: number): D1PreparedStatement[] {
   const now = deps.now();
   const at = now.toISOString();
   const reason = `sent now (${sendId})`;
@@ -108,7 +105,18 @@ function countAsWeeklyDigest(
   );
   return sent.map(({ row, providerId }) => {
     const week = localWeek(now, row.timezone);
-    return record.bind(row.id, week.isoWeek, week.monday, groupKeyOf({ brand_id: brandId, market_id: marketId, key_hash: row.key_hash }), `digest/${row.id}/${week.isoWeek}`, providerId, reason, at, at, at);
+    return record.bind(
+      row.id,
+      week.isoWeek,
+      week.monday,
+      groupKeyOf({ brand_id: brandId, market_id: marketId, key_hash: row.key_hash }),
+      `digest/${row.id}/${week.isoWeek}`,
+      providerId,
+      reason,
+      at,
+      at,
+      at,
+    );
   });
 }
 
@@ -164,7 +172,15 @@ export async function sendDigestNow(deps: ReportDeps, o: { apiKey: string; input
     ...outcomes.map((x) => record.bind(id, x.row.id, x.status, x.providerId, x.reason)),
     deps.db.prepare('UPDATE report_sends SET status = ?, sent = ?, failed = ?, reason = ?, finished_at = ? WHERE id = ?').bind(status, sent, failed, firstFailure || null, at, id),
   ];
-  statements.push(...(countAsWeeklyDigest(deps, id, outcomes.filter((x) => x.status === 'sent'), brand.id, market.id)));
+  statements.push(
+    ...countAsWeeklyDigest(
+      deps,
+      id,
+      outcomes.filter((x) => x.status === 'sent'),
+      brand.id,
+      market.id,
+    ),
+  );
   // Nothing went out: free the slot (only if it is still ours) so the caller may try again at once.
   if (sent === 0) statements.push(deps.db.prepare('DELETE FROM report_send_gate WHERE brand_id = ? AND market_id = ? AND send_id = ?').bind(brand.id, market.id, id));
   await runInChunks(deps.db, statements);

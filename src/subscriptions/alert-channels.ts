@@ -41,10 +41,7 @@ export const ChannelBody = z.strictObject(
   },
   { error: '`channel` must be an object: `{"type": "email" | "slack" | "webhook", "url": "..."}`.' },
 );
-export const QuietHoursBody = z.strictObject(
-  { start: HHMM, end: HHMM },
-  { error: '`quiet_hours` must be `{"start": "22:00", "end": "07:00"}` (local time; equal times mean none).' },
-);
+export const QuietHoursBody = z.strictObject({ start: HHMM, end: HHMM }, { error: '`quiet_hours` must be `{"start": "22:00", "end": "07:00"}` (local time; equal times mean none).' });
 
 export interface AlertChannel {
   type: ChannelType;
@@ -79,7 +76,11 @@ export async function channelOf(
   }
   if (input.kinds.length !== 1) throw invalidParameter('kinds', `A \`${type}\` channel takes only \`alerts\`: the weekly digest goes by email (subscribe to it separately).`);
   const raw = input.channel?.url;
-  if (!raw) throw invalidParameter('channel.url', `\`channel.url\` is required for a \`${type}\` channel: ${type === 'slack' ? 'the incoming-webhook URL Slack gave you' : 'the https address of your receiver'}.`);
+  if (!raw)
+    throw invalidParameter(
+      'channel.url',
+      `\`channel.url\` is required for a \`${type}\` channel: ${type === 'slack' ? 'the incoming-webhook URL Slack gave you' : 'the https address of your receiver'}.`,
+    );
   const verdict = await checkPublicUrl(raw, { resolve: deps.resolveHost, allowLocalhost: deps.dev });
   if (!verdict.ok) throw invalidParameter('channel.url', `\`channel.url\` ${verdict.reason}`);
   return { type, url: verdict.url.href, quiet };
@@ -181,7 +182,8 @@ export async function sendTestDelivery(deps: SubscriptionDeps, row: Subscription
   const unsubscribe = await unsubscribeUrl(deps, row, now);
   const messageId = `msg_confirm_${row.id}_${Math.floor(now.getTime() / 1000)}`;
   const kind = channel.type as EndpointKind;
-  if (kind === 'webhook' && !secret) throw new ApiError('upstream_error', 'The webhook signing secret of this subscription cannot be read (the encryption key changed); subscribe again with the API to get a new one.');
+  if (kind === 'webhook' && !secret)
+    throw new ApiError('upstream_error', 'The webhook signing secret of this subscription cannot be read (the encryption key changed); subscribe again with the API to get a new one.');
   const body =
     kind === 'slack'
       ? slackConfirmation(row, confirm, unsubscribe)
@@ -202,7 +204,10 @@ export async function sendTestDelivery(deps: SubscriptionDeps, row: Subscription
     { kind, url: channel.url!, messageId, body: JSON.stringify(body), ...(secret ? { secret } : {}), summary: `Confirm change alerts for ${row.brand_name} (${row.market_code.toUpperCase()})` },
   );
   if (!outcome.ok) {
-    if (outcome.retryable) throw new ApiError('upstream_error', `The test delivery to \`channel.url\` failed (${outcome.reason}); nothing was stored: check the address, or try again in a few minutes.`, { param: 'channel.url' });
+    if (outcome.retryable)
+      throw new ApiError('upstream_error', `The test delivery to \`channel.url\` failed (${outcome.reason}); nothing was stored: check the address, or try again in a few minutes.`, {
+        param: 'channel.url',
+      });
     throw invalidParameter('channel.url', `The test delivery to \`channel.url\` was refused: it ${outcome.reason}. Check the URL; nothing was stored.`);
   }
   return { sent: true, message_id: messageId, sent_at: at };

@@ -24,7 +24,18 @@ import type { SubscriptionDeps } from './deps';
 import { SUBSCRIPTIONS_BASE } from './links';
 import { sendConfirmation, withinResendWindow } from './confirmation';
 import { confirmationLimited, confirmationVerdict, recipientKeyOf } from './caps';
-import { type LastDelivery, lastDeliveries, newSubscriptionId, publicView, removeSubscription, restorePoint, SUBSCRIPTION_SELECT, SubscriptionKind, subscriptionById, type SubscriptionRow } from './store';
+import {
+  type LastDelivery,
+  lastDeliveries,
+  newSubscriptionId,
+  publicView,
+  removeSubscription,
+  restorePoint,
+  SUBSCRIPTION_SELECT,
+  SubscriptionKind,
+  subscriptionById,
+  type SubscriptionRow,
+} from './store';
 import { ChannelBody, channelOf, endpointKeyOf, newSecretFor, QuietHoursBody, sendTestDelivery, storeChannel, storedSecret, type TestDelivery } from './alert-channels';
 
 /** A subscription request is a few hundred bytes; anything past this is refused before parsing. */
@@ -33,7 +44,11 @@ export const MAX_BODY_BYTES = 4096;
 const EMAIL = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
 
 export const SubscribeBody = z.strictObject({
-  email: z.string({ error: '`email` is required: the address to send the digest to.' }).trim().max(254, { error: '`email` is too long.' }).regex(EMAIL, { error: '`email` is not a valid email address.' }),
+  email: z
+    .string({ error: '`email` is required: the address to send the digest to.' })
+    .trim()
+    .max(254, { error: '`email` is too long.' })
+    .regex(EMAIL, { error: '`email` is not a valid email address.' }),
   brand_id: BrandIdField,
   market: MarketField,
   kinds: z
@@ -137,8 +152,7 @@ export async function subscribeAs(deps: SubscriptionDeps, caller: Caller, raw: u
   const keyHash = await sha256Hex(key);
   const kinds = input.kinds.join(',');
   const accountBrandsJson = JSON.stringify(accountBrands);
-  const byAddress = () =>
-    deps.db.prepare(`${SUBSCRIPTION_SELECT} WHERE s.email_key = ? AND s.brand_id = ? AND s.market_id = ?`).bind(emailKey, brandId, market.id).first<SubscriptionRow>();
+  const byAddress = () => deps.db.prepare(`${SUBSCRIPTION_SELECT} WHERE s.email_key = ? AND s.brand_id = ? AND s.market_id = ?`).bind(emailKey, brandId, market.id).first<SubscriptionRow>();
 
   let row = await byAddress();
   // A confirmation is due unless the subscription is active or one went within its 10-minute window. Over a

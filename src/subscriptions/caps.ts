@@ -92,15 +92,19 @@ export async function confirmationVerdict(db: D1Database, scope: ConfirmationSco
   const since = iso(nowMs - CAP_WINDOW_MS);
   const [address, account, optout] = await db.batch<{ sent_at?: string; unsubscribed_at?: string }>([
     db.prepare('SELECT sent_at FROM digest_confirmation_sends WHERE email_key = ? AND sent_at > ? ORDER BY sent_at').bind(scope.recipient, since),
-    db
-      .prepare('SELECT sent_at FROM digest_confirmation_sends WHERE brand_id IN (SELECT value FROM json_each(?)) AND sent_at > ? ORDER BY sent_at')
-      .bind(JSON.stringify(scope.accountBrands), since),
+    db.prepare('SELECT sent_at FROM digest_confirmation_sends WHERE brand_id IN (SELECT value FROM json_each(?)) AND sent_at > ? ORDER BY sent_at').bind(JSON.stringify(scope.accountBrands), since),
     db.prepare('SELECT unsubscribed_at FROM digest_address_optouts WHERE email_key = ? AND unsubscribed_at > ?').bind(scope.recipient, iso(nowMs - OPTOUT_MS)),
   ]);
   const until: Partial<Record<CapRule, number>> = {};
-  const addressFreed = freedAt(address!.results.map((r) => r.sent_at!), ADDRESS_PER_DAY);
+  const addressFreed = freedAt(
+    address!.results.map((r) => r.sent_at!),
+    ADDRESS_PER_DAY,
+  );
   if (addressFreed !== null) until.address = addressFreed;
-  const accountFreed = freedAt(account!.results.map((r) => r.sent_at!), ACCOUNT_PER_DAY);
+  const accountFreed = freedAt(
+    account!.results.map((r) => r.sent_at!),
+    ACCOUNT_PER_DAY,
+  );
   if (accountFreed !== null) until.account = accountFreed;
   const optedOut = optout!.results[0]?.unsubscribed_at;
   if (scope.via === 'api' && optedOut) until.optout = Date.parse(optedOut) + OPTOUT_MS;
@@ -176,8 +180,12 @@ export function confirmationLimited(verdict: Extract<Verdict, { ok: false }>, en
   if (verdict.rules.includes('account')) reasons.push(`this account has sent ${ACCOUNT_PER_DAY} ${what} in the last 24 hours, the most it may`);
   if (verdict.rules.includes('address') || verdict.rules.includes('optout')) {
     // One wording for both rules of the address: the caller learns no more of what others did with it than it must.
-    reasons.push(`${to} may get no more ${what} for now (at most ${ADDRESS_PER_DAY} in 24 hours across all accounts, and none for ${OPTOUT_DAYS} days after it unsubscribes, unless it subscribes again from its own link)`);
+    reasons.push(
+      `${to} may get no more ${what} for now (at most ${ADDRESS_PER_DAY} in 24 hours across all accounts, and none for ${OPTOUT_DAYS} days after it unsubscribes, unless it subscribes again from its own link)`,
+    );
   }
   const text = reasons.join('; and ');
-  return new ApiError('rate_limited', `No ${endpoint ? 'test delivery' : 'confirmation email'} was sent: ${text}. Subscribe again after the Retry-After seconds.`, { retryAfter: verdict.retryAfterSeconds });
+  return new ApiError('rate_limited', `No ${endpoint ? 'test delivery' : 'confirmation email'} was sent: ${text}. Subscribe again after the Retry-After seconds.`, {
+    retryAfter: verdict.retryAfterSeconds,
+  });
 }

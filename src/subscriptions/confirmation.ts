@@ -56,7 +56,7 @@ export async function sendConfirmation(deps: SubscriptionDeps, row: Subscription
   if (!claim.claimed) {
     const current = await subscriptionById(deps.db, row.id);
     // The subscription's own window first: a concurrent subscribe of the same row sent it.
-    if (!current || current.status !== 'pending' || withinResendWindow(current, now)) {
+    if (current?.status !== 'pending' || withinResendWindow(current, now)) {
       const last = current?.confirm_sent_at ?? at;
       return { sent: false, sent_at: last, resend_after: after(last) };
     }

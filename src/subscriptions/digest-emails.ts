@@ -39,4 +39,3 @@ export function digestEmails(deps: Pick<SubscriptionDeps, 'publicUrl' | 'signing
     };
   };
 }
-

@@ -56,12 +56,7 @@ async function recentSendWeeks(deps: SubscriptionDeps, id: string): Promise<Set<
  * purpose (a bad one answers the one token policy's page), then the row,
  * which may be gone, and the cycle the link was minted for.
  */
-async function openLink(
-  deps: SubscriptionDeps,
-  url: URL,
-  purpose: TokenPurpose,
-  what: string,
-): Promise<Response | { token: string; claims: Claims; generation: number; row: SubscriptionRow | null }> {
+async function openLink(deps: SubscriptionDeps, url: URL, purpose: TokenPurpose, what: string): Promise<Response | { token: string; claims: Claims; generation: number; row: SubscriptionRow | null }> {
   const token = url.searchParams.get('token') ?? '';
   const result = await verifyToken(deps.signingSecret, token, purpose, deps.now());
   if (!result.ok) return badTokenPage(result.reason, what);
@@ -85,8 +80,7 @@ function endedPage(end: SubscriptionEnd, row: SubscriptionRow | null): Response 
  * subscription's latest confirmation: only that one may confirm, since an
  * older one may be of an earlier cycle. Its expiry says when it was sent.
  */
-const isLatestConfirmation = (row: SubscriptionRow, claims: Claims) =>
-  row.confirm_sent_at !== null && Math.floor(Date.parse(row.confirm_sent_at) / 1000) + CONFIRM_TTL === claims.exp;
+const isLatestConfirmation = (row: SubscriptionRow, claims: Claims) => row.confirm_sent_at !== null && Math.floor(Date.parse(row.confirm_sent_at) / 1000) + CONFIRM_TTL === claims.exp;
 
 /**
  * The confirmation link. GET (and HEAD) only shows the page with the button:
@@ -103,7 +97,8 @@ async function confirm(request: Request, url: URL, deps: SubscriptionDeps): Prom
   if (end || !row) return endedPage(end ?? 'removed', row);
   // What is confirmed: the weekly digest, change alerts, or both, and where they go.
   const words = wordsOf(row);
-  if (row.status === 'unsubscribed') return page(409, 'This subscription was cancelled', [`It was unsubscribed after this link was sent. Subscribe again to get the ${words.name}.`], EMPTY, words.name);
+  if (row.status === 'unsubscribed')
+    return page(409, 'This subscription was cancelled', [`It was unsubscribed after this link was sent. Subscribe again to get the ${words.name}.`], EMPTY, words.name);
   if (row.status === 'paused') return page(409, 'This subscription is paused', ['Its API key can no longer read the brand. Subscribe again with a current key.'], EMPTY, words.name);
   const digest = kindsOf(row).length > 0;
   if (request.method !== 'POST' && row.status === 'pending') {
@@ -194,7 +189,8 @@ async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
   const action = `${SUBSCRIPTIONS_BASE}/resubscribe?token=${encodeURIComponent(token)}`;
   const words = wordsOf(row);
   if (row.status === 'active') return page(200, 'You are subscribed', [`You already get ${words.what}; nothing to do.`], EMPTY, words.name);
-  if (row.status === 'paused') return page(409, 'This subscription is paused', ['Its API key can no longer read the brand. Ask whoever manages it to subscribe you again with a current key.'], EMPTY, words.name);
+  if (row.status === 'paused')
+    return page(409, 'This subscription is paused', ['Its API key can no longer read the brand. Ask whoever manages it to subscribe you again with a current key.'], EMPTY, words.name);
   if (request.method !== 'POST') {
     const pending = row.status === 'pending';
     return page(
@@ -212,16 +208,24 @@ async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
     const sealed = String(claims.k ?? '');
     const key = sealed ? await unseal(deps.encryptionKey, sealed, row.id) : null;
     if (!key || (await sha256Hex(key)) !== row.key_hash) {
-      return page(409, 'This link is out of date', ['The subscription changed after this link was made. Use the link of your latest unsubscribe, or ask whoever manages the brand to subscribe you again.'], EMPTY, words.name);
+      return page(
+        409,
+        'This link is out of date',
+        ['The subscription changed after this link was made. Use the link of your latest unsubscribe, or ask whoever manages the brand to subscribe you again.'],
+        EMPTY,
+        words.name,
+      );
     }
     const at = deps.now().toISOString();
     await deps.db
-      .prepare(`UPDATE digest_subscriptions SET status = 'pending', key_sealed = ?, paused_reason = NULL, unsubscribed_at = NULL, updated_at = ? WHERE id = ? AND status = 'unsubscribed' AND generation = ?`)
+      .prepare(
+        `UPDATE digest_subscriptions SET status = 'pending', key_sealed = ?, paused_reason = NULL, unsubscribed_at = NULL, updated_at = ? WHERE id = ? AND status = 'unsubscribed' AND generation = ?`,
+      )
       .bind(sealed, at, row.id, generation)
       .run();
   }
   const pending = await subscriptionById(deps.db, row.id);
-  if (!pending || pending.status !== 'pending' || pending.generation !== generation) return page(409, 'This subscription changed', ['Open the link again to see where it stands.'], EMPTY, words.name);
+  if (pending?.status !== 'pending' || pending.generation !== generation) return page(409, 'This subscription changed', ['Open the link again to see where it stands.'], EMPTY, words.name);
   // A Slack or webhook subscription is confirmed again where it posts, by a test delivery.
   const endpoint = pending.channel_type === 'slack' || pending.channel_type === 'webhook';
   const { to, name } = words;
@@ -246,15 +250,27 @@ async function resubscribe(request: Request, url: URL, deps: SubscriptionDeps): 
         { section: name, headers: { 'retry-after': String(error.options.retryAfter ?? 1) } },
       );
     }
-    return page(502, 'The confirmation could not be sent', [`Your subscription for ${words.scope} is waiting for confirmation, but the confirmation did not go out ${to}.`, 'Try again in a few minutes.'], button(action, 'Try again'), name);
+    return page(
+      502,
+      'The confirmation could not be sent',
+      [`Your subscription for ${words.scope} is waiting for confirmation, but the confirmation did not go out ${to}.`, 'Try again in a few minutes.'],
+      button(action, 'Try again'),
+      name,
+    );
   }
   // Within the 10 minutes of the last one (of this cycle: its link works), the page says from when its button sends another.
-  return page(200, endpoint ? 'Check the channel' : 'Check your inbox', [
-    confirmation.sent
-      ? `We sent a confirmation link ${to}. Open it and confirm to restart the ${name} for ${words.scope}; nothing is sent before.`
-      : `A confirmation link went ${to} at ${utcStamp(confirmation.sent_at)}; open it and confirm to restart the ${name} for ${words.scope}. Did not get it? Another can be sent from ${fromStamp(confirmation.resend_after)}, with the button below.`,
-    `The link works for ${CONFIRM_TTL / 86_400} days.`,
-  ], confirmation.sent ? EMPTY : button(action, 'Send the confirmation again'), name);
+  return page(
+    200,
+    endpoint ? 'Check the channel' : 'Check your inbox',
+    [
+      confirmation.sent
+        ? `We sent a confirmation link ${to}. Open it and confirm to restart the ${name} for ${words.scope}; nothing is sent before.`
+        : `A confirmation link went ${to} at ${utcStamp(confirmation.sent_at)}; open it and confirm to restart the ${name} for ${words.scope}. Did not get it? Another can be sent from ${fromStamp(confirmation.resend_after)}, with the button below.`,
+      `The link works for ${CONFIRM_TTL / 86_400} days.`,
+    ],
+    confirmation.sent ? EMPTY : button(action, 'Send the confirmation again'),
+    name,
+  );
 }
 
 export const subscriptionLinkRoutes: Route<SubscriptionDeps>[] = [

@@ -17,11 +17,15 @@ export type Cycle = Pick<SubscriptionRow, 'id' | 'generation'>;
  * the same tokens and sends Resend the same bytes under the same key.
  */
 export function confirmUrl(deps: LinkDeps, row: Cycle, issuedAt: Date = deps.now()): Promise<string> {
-  return signToken(deps.signingSecret, { p: 'confirm', s: row.id, g: row.generation }, { ttlSeconds: CONFIRM_TTL, now: issuedAt }).then((t) => `${deps.publicUrl}${SUBSCRIPTIONS_BASE}/confirm?token=${t}`);
+  return signToken(deps.signingSecret, { p: 'confirm', s: row.id, g: row.generation }, { ttlSeconds: CONFIRM_TTL, now: issuedAt }).then(
+    (t) => `${deps.publicUrl}${SUBSCRIPTIONS_BASE}/confirm?token=${t}`,
+  );
 }
 
 export function unsubscribeUrl(deps: LinkDeps, row: Cycle, issuedAt: Date = deps.now()): Promise<string> {
-  return signToken(deps.signingSecret, { p: 'unsubscribe', s: row.id, g: row.generation }, { ttlSeconds: UNSUBSCRIBE_TTL, now: issuedAt }).then((t) => `${deps.publicUrl}${SUBSCRIPTIONS_BASE}/unsubscribe?token=${t}`);
+  return signToken(deps.signingSecret, { p: 'unsubscribe', s: row.id, g: row.generation }, { ttlSeconds: UNSUBSCRIBE_TTL, now: issuedAt }).then(
+    (t) => `${deps.publicUrl}${SUBSCRIPTIONS_BASE}/unsubscribe?token=${t}`,
+  );
 }
 
 /**

@@ -9,7 +9,10 @@ import { verifyToken } from '../lib/signing';
 import type { SubscriptionDeps } from './deps';
 import { generationOf, linkEnd, subscriptionById, unsubscribeById } from './store';
 
-export async function unsubscribeByMail(message: Pick<ForwardableEmailMessage, 'headers' | 'setReject'>, deps: Pick<SubscriptionDeps, 'db' | 'signingSecret' | 'now'>): Promise<'unsubscribed' | 'rejected'> {
+export async function unsubscribeByMail(
+  message: Pick<ForwardableEmailMessage, 'headers' | 'setReject'>,
+  deps: Pick<SubscriptionDeps, 'db' | 'signingSecret' | 'now'>,
+): Promise<'unsubscribed' | 'rejected'> {
   const token = /unsubscribe\s+(v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)/i.exec(message.headers.get('subject') ?? '')?.[1];
   const result = await verifyToken(deps.signingSecret, token, 'unsubscribe', deps.now());
   if (!result.ok) {

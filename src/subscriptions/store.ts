@@ -244,7 +244,9 @@ export async function unsubscribeById(db: D1Database, id: string, generation: nu
       )
       .bind(at, id, generation),
     db
-      .prepare(`UPDATE digest_sends SET status = 'skipped', reason = 'unsubscribed', updated_at = ?1 WHERE subscription_id = ?2 AND status = 'planned' AND (SELECT status FROM digest_subscriptions WHERE id = ?2) = 'unsubscribed'`)
+      .prepare(
+        `UPDATE digest_sends SET status = 'skipped', reason = 'unsubscribed', updated_at = ?1 WHERE subscription_id = ?2 AND status = 'planned' AND (SELECT status FROM digest_subscriptions WHERE id = ?2) = 'unsubscribed'`,
+      )
       .bind(at, id),
     forgetLinkedKeys(db, id, generation),
     ...(own ? [await recordOptout(db, own, at)] : []),

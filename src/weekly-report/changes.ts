@@ -202,11 +202,7 @@ export function byImportance(a: AlertEvent, b: AlertEvent): number {
 export function changesBetween(before: AlertSnapshot | null, after: AlertSnapshot): AlertChange[] {
   if (!before || (before.period.from === after.period.from && before.period.to === after.period.to)) return [];
   const bothHave = (...parts: PartId[]) => parts.every((part) => !before.not_provided?.includes(part) && !after.not_provided?.includes(part));
-  const changes = [
-    ...visibilityChange(before, after),
-    ...(bothHave('per_engine') ? questionChanges(before, after) : []),
-    ...(bothHave('topics', 'rivals') ? rivalChanges(before, after) : []),
-  ];
+  const changes = [...visibilityChange(before, after), ...(bothHave('per_engine') ? questionChanges(before, after) : []), ...(bothHave('topics', 'rivals') ? rivalChanges(before, after) : [])];
   return changes.sort((a, b) => (a.event && b.event ? byImportance(a.event, b.event) : a.event ? -1 : b.event ? 1 : 0));
 }
 

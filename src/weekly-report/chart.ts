@@ -59,7 +59,9 @@ export function chartSvg(weeks: ChartBar[], brand: string, { tableBelow = true }
 
   const grid: Markup[] = [];
   for (let v = scale.lo; v <= scale.hi + 1e-9; v += scale.step) {
-    grid.push(html`<line class="grid" x1="${CHART.left}" x2="${CHART.width - CHART.right}" y1="${fixed(y(v))}" y2="${fixed(y(v))}"/><text class="yl" x="${CHART.left - 8}" y="${fixed(y(v) + 5)}" text-anchor="end">${v}%</text>`);
+    grid.push(
+      html`<line class="grid" x1="${CHART.left}" x2="${CHART.width - CHART.right}" y1="${fixed(y(v))}" y2="${fixed(y(v))}"/><text class="yl" x="${CHART.left - 8}" y="${fixed(y(v) + 5)}" text-anchor="end">${v}%</text>`,
+    );
   }
 
   // The line breaks where a week was not measured.

@@ -155,7 +155,12 @@ const verdict = (feature: Feature, findings: Findings, status: FeatureStatus = s
 
 /** Required parameters the request still lacks: these operations are not read by the check. */
 const needsParameter = (op: (typeof operationList)[number], params: Params) =>
-  [...Object.keys(op.params.path), ...Object.entries(op.params.query).filter(([, param]) => param.presence === 'required').map(([name]) => name)].filter((name) => !(name in params));
+  [
+    ...Object.keys(op.params.path),
+    ...Object.entries(op.params.query)
+      .filter(([, param]) => param.presence === 'required')
+      .map(([name]) => name),
+  ].filter((name) => !(name in params));
 
 /**
  * Every CSV operation read as its export reads it. Those that need a value
@@ -213,7 +218,16 @@ function csvVerdict(operations: OperationVerdict[]): FeatureVerdict {
       // The CSV's own column name: `rivals`, or `engines.state` for a field of the items a row is exploded into.
       const inRow = field.slice(rows.length + 3);
       const column = each && inRow.startsWith(`${each}[].`) ? `${each}.${inRow.slice(each.length + 3)}` : inRow;
-      return [{ part: 'column', operation: op.operation, field, words: `the ${column} column of the ${op.operation} export`, required: false, line: `The ${op.operation} export leaves its ${column} column empty.` }];
+      return [
+        {
+          part: 'column',
+          operation: op.operation,
+          field,
+          words: `the ${column} column of the ${op.operation} export`,
+          required: false,
+          line: `The ${op.operation} export leaves its ${column} column empty.`,
+        },
+      ];
     });
   });
   // A rule that blames (its first field) a field of an export's rows makes a column wrong; one beside the rows is in no column.

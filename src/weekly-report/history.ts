@@ -88,7 +88,23 @@ export async function keepWeek(db: D1Database, week: HistoryWeek): Promise<boole
        WHERE weekly_history.source = 'api' AND excluded.source != 'api'
        RETURNING iso_week`,
     )
-    .bind(week.brand_id, week.market_id, week.iso_week, week.week_monday, week.period_from, week.period_to, week.score, week.answered_runs, week.naming_runs, week.won, week.lost, week.held, JSON.stringify(week.engines), week.recorded_at, week.source)
+    .bind(
+      week.brand_id,
+      week.market_id,
+      week.iso_week,
+      week.week_monday,
+      week.period_from,
+      week.period_to,
+      week.score,
+      week.answered_runs,
+      week.naming_runs,
+      week.won,
+      week.lost,
+      week.held,
+      JSON.stringify(week.engines),
+      week.recorded_at,
+      week.source,
+    )
     .first();
   return written !== null;
 }

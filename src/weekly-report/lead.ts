@@ -49,8 +49,8 @@ function questionLead(brand: string, q: QuestionMove): Lead {
     names.length === 0
       ? sentence(`${brand} is named by ${q.outcome === 'lost' ? 'fewer' : 'more'} engines for ${counted}`)
       : q.outcome === 'lost'
-      ? sentence(`${brand} is no longer named by ${joinNames(names)} for ${quoted(q.text)}${instead}`)
-      : sentence(`${brand} is now named by ${joinNames(names)} for ${quoted(q.text)}`);
+        ? sentence(`${brand} is no longer named by ${joinNames(names)} for ${quoted(q.text)}${instead}`)
+        : sentence(`${brand} is now named by ${joinNames(names)} for ${quoted(q.text)}`);
   return { kind: q.outcome === 'lost' ? 'loss' : 'gain', headline, question: q.text, engines: names, rival: mostNamedFirst(moved.map((e) => e.top_rival))[0] ?? null };
 }
 

@@ -33,7 +33,10 @@ export class OperationMissing extends Error {
     needs: Needs,
     what = 'the weekly report',
   ) {
-    const neededFor = PART_IDS.filter((part) => PARTS[part].operation === operation && needs[part] === 'required').map((part) => PARTS[part].words).join(' and ') || 'its figures';
+    const neededFor =
+      PART_IDS.filter((part) => PARTS[part].operation === operation && needs[part] === 'required')
+        .map((part) => PARTS[part].words)
+        .join(' and ') || 'its figures';
     const path = operations[operation].path;
     super(`The Read API has no ${operation} operation (GET ${path} answered ${answer}), which ${what} needs for ${neededFor}.`);
     this.path = path;

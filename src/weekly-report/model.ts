@@ -166,7 +166,6 @@ function topicMoves(t: ResponseOf<'listTopics'> | null, totalRuns: number): Topi
     .slice(0, TOPICS_SHOWN);
 }
 
-
 function questionMoves(h: ResponseOf<'getAnswerHistory'>, topicNames: Map<number, string>, outcome: 'won' | 'lost'): QuestionMove[] {
   const way = outcome === 'won' ? 'gained' : 'lost';
   return h.questions

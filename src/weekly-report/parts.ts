@@ -40,13 +40,29 @@ export const PARTS = {
   topics: { operation: 'listTopics', fields: ['topics'], words: 'topics' },
   rivals: { operation: 'listTopics', fields: ['topics[].rivals'], words: 'rivals per topic' },
   // The plan's (plan.ts): only what it reads of each body is required of it.
-  coverage: { operation: 'getContentGaps', fields: ['questions'], words: 'content coverage', without: ['period', 'counts', 'questions[].text', 'questions[].topic', 'questions[].has_page', 'questions[].page_citations'] },
+  coverage: {
+    operation: 'getContentGaps',
+    fields: ['questions'],
+    words: 'content coverage',
+    without: ['period', 'counts', 'questions[].text', 'questions[].topic', 'questions[].has_page', 'questions[].page_citations'],
+  },
   tasks: { operation: 'listTasks', fields: ['tasks'], words: 'tasks', without: ['filter', 'open_counts', 'matching', 'tasks[].layer', 'tasks[].status', 'tasks[].created_at', 'tasks[].updated_at'] },
   cited_instead: {
     operation: 'listPages',
     fields: ['uncited'],
     words: 'what AI cites instead of the brand’s pages',
-    without: ['period', 'previous_period', 'totals', 'pages', 'by_engine', 'by_topic', 'uncited[].title', 'uncited[].topic.name', 'uncited[].cited_instead[].url', 'uncited[].cited_instead[].classification'],
+    without: [
+      'period',
+      'previous_period',
+      'totals',
+      'pages',
+      'by_engine',
+      'by_topic',
+      'uncited[].title',
+      'uncited[].topic.name',
+      'uncited[].cited_instead[].url',
+      'uncited[].cited_instead[].classification',
+    ],
   },
   brand_name: { operation: 'listBrands', fields: ['brands'], words: 'the brand’s name', without: ['plan', 'generated_at', 'brands[].domain', 'brands[].category', 'brands[].markets'] },
 } as const satisfies Record<string, Part>;
@@ -96,7 +112,10 @@ export type Feature = keyof typeof NEEDS | 'csv_exports';
  */
 export function notProvidedLine(part: PartId, consequence: string, unplaced: readonly string[] = []): string {
   if (unplaced.length > 0) {
-    const names = unplaced.slice(0, 3).map((name) => `\`${name}\``).join(', ');
+    const names = unplaced
+      .slice(0, 3)
+      .map((name) => `\`${name}\``)
+      .join(', ');
     return `The upstream map does not place ${PARTS[part].words} in the Read API’s answer to ${PARTS[part].operation}, which holds ${names} under ${unplaced.length === 1 ? 'a name' : 'names'} the map does not name, ${consequence}.`;
   }
   return `Your Read API does not provide ${PARTS[part].words}, ${consequence}.`;
@@ -155,7 +174,8 @@ export async function readParts<Id extends OperationId>(client: ApiClient, needs
     const unplaced = notProvided.length > 0 ? await unplacedLists(client, zs, id, params) : [];
     return { data: read.data, meta: read.meta, notProvided, absent: read.absent, unplaced };
   } catch (error) {
-    if (error instanceof ApiClientError && optional.length === parts.length && operationMissing(error)) return { data: null, meta: null, notProvided: outermost(optional), absent: [], missing: error, unplaced: [] };
+    if (error instanceof ApiClientError && optional.length === parts.length && operationMissing(error))
+      return { data: null, meta: null, notProvided: outermost(optional), absent: [], missing: error, unplaced: [] };
     throw error;
   }
 }

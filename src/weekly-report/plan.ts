@@ -160,21 +160,23 @@ function planQuestions({ history, topicNames, inputs }: PlanSource): PlanQuestio
     const way = q.outcome === 'lost' ? 'lost' : 'gained';
     const moved = q.moved.filter((m) => m.direction === way);
     const page = gap?.page ?? null;
-    return [{
-      question_id: q.question_id,
-      text: q.text,
-      topic: { id: q.topic_id, name: topicNames.get(q.topic_id) ?? gap?.topic?.name ?? null },
-      outcome: q.outcome === 'lost' ? 'lost' : 'won',
-      engines: moved.map((m) => engineLabel(m.engine)),
-      engines_lost: Math.max(0, q.engines_naming_before - q.engines_naming_now),
-      // Who took it: for a won question, no one.
-      rivals: q.outcome === 'lost' ? mostNamedFirst(moved.map((m) => m.top_rival)) : [],
-      page,
-      cited: gap ? gap.cited : null,
-      action: gap ? gap.action : null,
-      visibility: gap ? gap.visibility : null,
-      cited_instead: citedInstead(inputs.pages, page, q.topic_id),
-    }];
+    return [
+      {
+        question_id: q.question_id,
+        text: q.text,
+        topic: { id: q.topic_id, name: topicNames.get(q.topic_id) ?? gap?.topic?.name ?? null },
+        outcome: q.outcome === 'lost' ? 'lost' : 'won',
+        engines: moved.map((m) => engineLabel(m.engine)),
+        engines_lost: Math.max(0, q.engines_naming_before - q.engines_naming_now),
+        // Who took it: for a won question, no one.
+        rivals: q.outcome === 'lost' ? mostNamedFirst(moved.map((m) => m.top_rival)) : [],
+        page,
+        cited: gap ? gap.cited : null,
+        action: gap ? gap.action : null,
+        visibility: gap ? gap.visibility : null,
+        cited_instead: citedInstead(inputs.pages, page, q.topic_id),
+      },
+    ];
   });
 }
 
@@ -272,7 +274,9 @@ export function planOf(source: PlanSource): PlanSection {
   const order = new Map(questions.map((q, i) => [q.question_id, i]));
   const items = [...groups]
     .map(([key, group]) => itemOf(key, group.questions, group.task))
-    .sort((a, b) => b.engines_lost - a.engines_lost || (b.task?.expected_gain ?? 0) - (a.task?.expected_gain ?? 0) || order.get(a.questions[0]!.question_id)! - order.get(b.questions[0]!.question_id)!);
+    .sort(
+      (a, b) => b.engines_lost - a.engines_lost || (b.task?.expected_gain ?? 0) - (a.task?.expected_gain ?? 0) || order.get(a.questions[0]!.question_id)! - order.get(b.questions[0]!.question_id)!,
+    );
   const tasks = inputs.tasks ? 'included' : inputs.tasks_in_plan ? 'not_provided' : 'not_in_plan';
   return {
     items,
@@ -292,10 +296,7 @@ export function planLines(plan: PlanSection, shown = plan.items.length): string[
   if (plan.items.length === 0) return ['No question was lost this week, and none won is still weak: nothing to win back.', ...plan.lines];
   return [
     `This week’s plan, ${countOf(plan.items.length, 'item')}. ${plan.ranking}`,
-    ...plan.items.slice(0, shown).flatMap((item, i) => [
-      `${i + 1}. ${item.headline} ${item.why}${item.task ? ` ${taskWords(item.task)}` : ''}`,
-      ...item.steps.map((step) => `   - ${step}`),
-    ]),
+    ...plan.items.slice(0, shown).flatMap((item, i) => [`${i + 1}. ${item.headline} ${item.why}${item.task ? ` ${taskWords(item.task)}` : ''}`, ...item.steps.map((step) => `   - ${step}`)]),
     ...(shown < plan.items.length ? [`…and ${formatCount(plan.items.length - shown)} more.`] : []),
     ...plan.lines,
   ];
@@ -315,7 +316,25 @@ export function actionLine(question: { id: number; text: string; topic_id: numbe
 }
 
 /** The plan's CSV columns (a CSV link of kind `plan`): one row per question, its item's columns repeated. */
-export const PLAN_COLUMNS = ['rank', 'do', 'why', 'task', 'expected_gain', 'effort', 'question', 'topic', 'outcome', 'engines_lost', 'engines', 'taken_by', 'page_url', 'page_title', 'page_cited', 'page_action', 'cited_instead'] as const;
+export const PLAN_COLUMNS = [
+  'rank',
+  'do',
+  'why',
+  'task',
+  'expected_gain',
+  'effort',
+  'question',
+  'topic',
+  'outcome',
+  'engines_lost',
+  'engines',
+  'taken_by',
+  'page_url',
+  'page_title',
+  'page_cited',
+  'page_action',
+  'cited_instead',
+] as const;
 
 /** The plan as rows of `PLAN_COLUMNS`: lists as text (`ChatGPT; Claude`), so a sheet can filter them. */
 export function planRecords(plan: PlanSection): Record<(typeof PLAN_COLUMNS)[number], string | number | boolean | null>[] {

@@ -83,7 +83,19 @@ export interface WeeklyRead {
 
 /** The report of `inputs` for the given kinds (both by default). */
 export const reportOf = (inputs: WeeklyInputs, kinds: readonly DigestKind[] = DIGEST_KINDS): Report =>
-  buildReport({ brand: inputs.brand, week: inputs.week, kinds, visibility: inputs.visibility, history: inputs.history, topics: inputs.topics, matrix: inputs.matrix, plan: inputs.plan, not_provided: inputs.not_provided, unplaced: inputs.unplaced, today: inputs.today });
+  buildReport({
+    brand: inputs.brand,
+    week: inputs.week,
+    kinds,
+    visibility: inputs.visibility,
+    history: inputs.history,
+    topics: inputs.topics,
+    matrix: inputs.matrix,
+    plan: inputs.plan,
+    not_provided: inputs.not_provided,
+    unplaced: inputs.unplaced,
+    today: inputs.today,
+  });
 
 export interface WeekTarget {
   brand_id?: number | undefined;
@@ -127,7 +139,11 @@ export function summarizeReads(reads: ReadInfo[]): ReportSource {
   const cached = reads.filter((r) => FROM_CACHE.includes(r.cache));
   const ages = cached.map((r) => r.age_seconds ?? 0);
   return {
-    read_at: reads.map((r) => r.read_at).sort().at(-1) ?? new Date(0).toISOString(),
+    read_at:
+      reads
+        .map((r) => r.read_at)
+        .sort()
+        .at(-1) ?? new Date(0).toISOString(),
     from_cache: cached.length === 0 ? 'none' : cached.length === reads.length ? 'all' : 'some',
     max_age_seconds: ages.length === 0 ? null : Math.max(...ages),
     reads,
@@ -151,7 +167,10 @@ export async function readWeek(client: ApiClient, target: WeekTarget, now: Date)
     // Settled together: a 404 of one beside another's 200 says the service lacks that operation (missing.ts).
     const reads = [readParts(client, needs, 'getVisibility', params), readParts(client, needs, 'getAnswerHistory', params), readParts(client, needs, 'getPromptMatrix', params)] as const;
     const settled = await Promise.allSettled(reads);
-    const failure = firstFailure(settled.map((result, i) => ({ id: FIXED_READS[i]!, result })), needs);
+    const failure = firstFailure(
+      settled.map((result, i) => ({ id: FIXED_READS[i]!, result })),
+      needs,
+    );
     if (failure !== undefined) throw failure;
     return Promise.all(reads);
   };
@@ -162,7 +181,12 @@ export async function readWeek(client: ApiClient, target: WeekTarget, now: Date)
   let [visibility, history, matrix] = await fixed();
   // Required parts: never null. Per-engine answers may be (the service has no /prompts), and then align with anything.
   const aligned = () => samePeriod(visibility.data!.period, history.data!.period) && (!matrix.data || samePeriod(visibility.data!.period, matrix.data.period));
-  const windows = () => [`/visibility covers ${formatPeriod(visibility.data!.period)}`, `/answers/history ${formatPeriod(history.data!.period)}`, ...(matrix.data ? [`/prompts ${formatPeriod(matrix.data.period)}`] : [])].join(', ');
+  const windows = () =>
+    [
+      `/visibility covers ${formatPeriod(visibility.data!.period)}`,
+      `/answers/history ${formatPeriod(history.data!.period)}`,
+      ...(matrix.data ? [`/prompts ${formatPeriod(matrix.data.period)}`] : []),
+    ].join(', ');
   const first = aligned() ? undefined : windows();
   if (first !== undefined) [visibility, history, matrix] = await fixed();
   if (!aligned()) throw new WindowMismatch(windows(), windows() === first);
@@ -174,10 +198,14 @@ export async function readWeek(client: ApiClient, target: WeekTarget, now: Date)
     readTasks(client, needs, params),
     readParts(client, needs, 'listPages', days),
   ]);
-  const brands = brandsRead ? await brandsRead.catch((error: unknown) => {
-    // The others answered: a 404 of /brands says the service lacks it.
-    throw error instanceof ApiClientError && error.kind === 'http' && error.status === 404 && error.code !== 'brand_not_found' ? new OperationMissing('listBrands', `${error.status} ${error.code}`, BRAND_NAME) : error;
-  }) : undefined;
+  const brands = brandsRead
+    ? await brandsRead.catch((error: unknown) => {
+        // The others answered: a 404 of /brands says the service lacks it.
+        throw error instanceof ApiClientError && error.kind === 'http' && error.status === 404 && error.code !== 'brand_not_found'
+          ? new OperationMissing('listBrands', `${error.status} ${error.code}`, BRAND_NAME)
+          : error;
+      })
+    : undefined;
   const name = target.brandName ?? brands?.data?.brands.find((b) => b.id === brandId)?.name ?? `Brand ${brandId}`;
   const inputs: WeeklyInputs = {
     brand: { id: brandId, name },

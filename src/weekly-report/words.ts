@@ -128,7 +128,6 @@ export function scoreNote(vis: ScoreWords, brand: string, periodLabel: string): 
   const answers = `${formatCount(vis.naming_runs)} of ${countOf(vis.answered_runs, 'AI answer')} named ${brand}.`;
   if (vis.previous === null || vis.change === null) return `The week before was not measured. ${answers}`;
   const noise = vis.noise === null ? null : `±${vis.noise.toFixed(1)} pts`;
-  if (vis.trend === 'steady')
-    return `${formatPoints(vis.change)} on ${formatPercent(vis.previous)} the week before: within sampling noise${noise ? ` (${noise})` : ''}, so steady. ${answers}`;
+  if (vis.trend === 'steady') return `${formatPoints(vis.change)} on ${formatPercent(vis.previous)} the week before: within sampling noise${noise ? ` (${noise})` : ''}, so steady. ${answers}`;
   return `${vis.trend === 'up' ? 'Up' : 'Down'} from ${formatPercent(vis.previous)} the week before${noise ? `; sampling noise is ${noise}` : ''}. ${answers}`;
 }

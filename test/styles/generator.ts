@@ -36,10 +36,7 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 
 export type EnumKind = 'state' | 'outcome' | 'action' | 'class' | 'direction';
 type Leaf = 'percent' | 'delta' | 'date' | 'timestamp' | 'engine' | EnumKind | 'other';
-type Node =
-  | { kind: 'object'; fields: Record<string, Node>; scalarOnly: boolean }
-  | { kind: 'array'; element: Node }
-  | { kind: 'leaf'; leaf: Leaf };
+type Node = { kind: 'object'; fields: Record<string, Node>; scalarOnly: boolean } | { kind: 'array'; element: Node } | { kind: 'leaf'; leaf: Leaf };
 interface Wrapped {
   node: Node;
   nullable: boolean;
@@ -243,7 +240,13 @@ export const EXTRA_ENGINES = ['grok', 'le_chat', 'meta_ai', 'deepseek'] as const
 
 /** The generator's synonyms of closed enumerations' values. */
 export const VALUE_SYNONYMS: Record<EnumKind, Record<string, readonly string[]>> = {
-  state: { recommended: ['endorsed', 'top_pick', 'suggested'], mentioned: ['named', 'cited', 'listed'], absent: ['not_present', 'omitted', 'unseen'], open: ['unclaimed', 'neutral', 'undecided'], no_answer: ['no_response', 'blank', 'unanswered'] },
+  state: {
+    recommended: ['endorsed', 'top_pick', 'suggested'],
+    mentioned: ['named', 'cited', 'listed'],
+    absent: ['not_present', 'omitted', 'unseen'],
+    open: ['unclaimed', 'neutral', 'undecided'],
+    no_answer: ['no_response', 'blank', 'unanswered'],
+  },
   outcome: { won: ['gained', 'improved', 'up'], lost: ['dropped', 'declined', 'down'], held: ['unchanged', 'steady', 'same'] },
   action: { write: ['create', 'draft', 'new'], improve: ['update', 'revise', 'refresh'], leave: ['keep', 'fine', 'none'] },
   class: { own: ['owned', 'first_party', 'brand'], competitor: ['rival', 'competition', 'peer'], third_party: ['external', 'earned', 'independent'] },
@@ -302,7 +305,9 @@ const unitArb = mostly<Unit>('points', 'fraction', 'string', 'bps');
 const enumArb = (kind: EnumKind) =>
   fc.record({
     spelling: mostly<Spelling>('as_is', 'upper', 'upper_kebab', 'pascal', 'camel', 'kebab'),
-    synonyms: fc.record(Object.fromEntries(CLOSED[kind].map((v) => [v, fc.oneof({ weight: 2, arbitrary: fc.constant(-1) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 2 }) })]))) as fc.Arbitrary<Record<string, number>>,
+    synonyms: fc.record(
+      Object.fromEntries(CLOSED[kind].map((v) => [v, fc.oneof({ weight: 2, arbitrary: fc.constant(-1) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 2 }) })])),
+    ) as fc.Arbitrary<Record<string, number>>,
   });
 
 /** A house style, drawn by fast-check; one in five names every field with a random token. */
@@ -314,7 +319,10 @@ export function houseStyle(): fc.Arbitrary<HouseStyle> {
     caseDeviation: fc.constantFrom(0, 0, 0.1, 0.25),
     envelope: fc.oneof(
       { weight: 2, arbitrary: fc.constant({ kind: 'none' as const }) },
-      { weight: 3, arbitrary: fc.record({ kind: fc.constant('wrap' as const), data: fc.constantFrom('data' as const, 'result' as const, 'payload' as const), status: fc.boolean(), movedTimestamp: fc.boolean() }) },
+      {
+        weight: 3,
+        arbitrary: fc.record({ kind: fc.constant('wrap' as const), data: fc.constantFrom('data' as const, 'result' as const, 'payload' as const), status: fc.boolean(), movedTimestamp: fc.boolean() }),
+      },
     ),
     rename: fc.record({ prefix: fc.constantFrom(0, 0.1, 0.3), abbreviate: fc.constantFrom(0, 0.1, 0.3), synonym: fc.constantFrom(0, 0.15, 0.3) }),
     flat: fc.constantFrom(0, 0.3, 0.7),

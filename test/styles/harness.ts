@@ -30,7 +30,7 @@
  *    what the service holds beyond the origin's (an engine of its own that
  *    answered nothing) is not.
  */
-import { type DiscoveryReport } from '../../src/discovery/report';
+import type { DiscoveryReport } from '../../src/discovery/report';
 import { clientReader, discoverUpstreamMap } from '../../src/discovery/discover';
 import { createClient } from '../../src/client/client';
 import { checkResponseBody } from '../../src/contract/body';
@@ -222,7 +222,7 @@ export async function runStyle(style: HouseStyle, env: { DB: D1Database }, now: 
   const entriesLeft = Object.values(entriesByOperation).reduce((sum, n) => sum + n, 0);
   const leftEntries = provided.flatMap((id) => {
     const entry = discovery.operations[id];
-    if (!entry || entry.status !== 200 || !('to_confirm' in entry)) return [];
+    if (entry?.status !== 200 || !('to_confirm' in entry)) return [];
     return [...entry.to_confirm.map((c) => `${id} ${c.path}${c.value !== undefined ? `=${c.value}` : ''}`), ...entry.unplaced.map((u) => `${id} !${u}`)];
   });
 

@@ -4,9 +4,7 @@ import { once } from '../../lib/lazy';
 
 /** Built at first use, like every response schema: a cache HIT needs none of them (src/contract/operations.ts). */
 export const commonSchemas = once(() => {
-  const Period = z
-    .object({ from: z.iso.date(), to: z.iso.date() })
-    .meta({ id: 'Period', description: 'Inclusive UTC calendar days.' });
+  const Period = z.object({ from: z.iso.date(), to: z.iso.date() }).meta({ id: 'Period', description: 'Inclusive UTC calendar days.' });
 
   const MarketRef = z.object({ id: z.number().int(), code: z.string() }).meta({ id: 'MarketRef' });
 

@@ -7,7 +7,7 @@ import { commonSchemas } from './common';
 /** Built at first use: a cache HIT needs none of them (src/contract/operations.ts). */
 export const coreSchemas = once(() => {
   const { AnswerState, EngineValue, Outcome, Plan, SourceClass } = enumSchemas();
-  const { brandScope, Day, Delta, MarketRef, MaybePercent, Percent, Period, RivalShare, Timestamp, WeeklyPoint, windowed } = commonSchemas();
+  const { brandScope, Day, Delta, MarketRef, MaybePercent, Period, RivalShare, Timestamp, WeeklyPoint, windowed } = commonSchemas();
 
   const Market = MarketRef.extend({
     name: z.string(),
@@ -17,16 +17,14 @@ export const coreSchemas = once(() => {
   });
 
   const BrandList = z.object({
-    brands: z.array(
-      z.object({ id: z.number().int(), name: z.string(), domain: z.string(), category: z.string(), markets: z.array(Market) }),
-    ),
+    brands: z.array(z.object({ id: z.number().int(), name: z.string(), domain: z.string(), category: z.string(), markets: z.array(Market) })),
     plan: z
       .object({
         id: Plan,
         monthly_quota: z.number().int().describe('Successful reads the account may make per calendar month (UTC).'),
         includes_pro_operations: z.boolean().describe('Whether the operations marked Pro and Growth are included.'),
       })
-      .describe('The account\'s plan. The edge proxy reads it to answer refusals in the API\'s check order.'),
+      .describe("The account's plan. The edge proxy reads it to answer refusals in the API's check order."),
     generated_at: Timestamp,
   });
 
@@ -63,9 +61,7 @@ export const coreSchemas = once(() => {
   const PromptMatrix = z.object({
     ...windowed,
     engines: z.array(EngineValue),
-    prompts: z.array(
-      z.object({ question_id: z.number().int(), text: z.string(), topic_id: z.number().int(), engines: z.array(EngineCell) }),
-    ),
+    prompts: z.array(z.object({ question_id: z.number().int(), text: z.string(), topic_id: z.number().int(), engines: z.array(EngineCell) })),
   });
 
   const Citation = z.object({ url: z.string(), domain: z.string() });
@@ -134,9 +130,7 @@ export const coreSchemas = once(() => {
         engines: z.array(
           z.object({
             engine: EngineValue,
-            latest: z
-              .object({ ran_at: Timestamp, state: AnswerState, position: z.number().int().nullable(), text: z.string(), citations: z.array(Citation) })
-              .nullable(),
+            latest: z.object({ ran_at: Timestamp, state: AnswerState, position: z.number().int().nullable(), text: z.string(), citations: z.array(Citation) }).nullable(),
           }),
         ),
       }),

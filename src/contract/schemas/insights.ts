@@ -17,7 +17,7 @@ export const insightSchemas = once(() => {
   const Count = z.number().int().min(0);
   /** A change in a count against the previous period; negative when it fell. */
   const CountChange = z.number().int();
-  const Position = z.number().min(1).nullable().describe('Mean 1-based rank in the answer\'s list where named; null when never named.');
+  const Position = z.number().min(1).nullable().describe("Mean 1-based rank in the answer's list where named; null when never named.");
   const TopicRef = z.object({ id: z.number().int(), name: z.string() });
 
   // ---------------------------------------------------------------- /content-gaps
@@ -30,7 +30,7 @@ export const insightSchemas = once(() => {
         question_id: z.number().int(),
         text: z.string(),
         topic: TopicRef,
-        page: z.object({ url: z.string(), title: z.string() }).nullable().describe('The brand\'s own page answering this question; null when it has none.'),
+        page: z.object({ url: z.string(), title: z.string() }).nullable().describe("The brand's own page answering this question; null when it has none."),
         has_page: z.boolean(),
         page_citations: Count.describe('Runs of this question in the window that cite the page.'),
         cited: z.boolean().describe('Whether AI cited the page for this question in the window.'),
@@ -89,7 +89,7 @@ export const insightSchemas = once(() => {
           cited_instead: z.array(z.object({ url: z.string(), domain: z.string(), classification: SourceClass, citations: Count })),
         }),
       )
-      .describe('The brand\'s topic pages no answer cited in the window, with what answers of that topic cited instead.'),
+      .describe("The brand's topic pages no answer cited in the window, with what answers of that topic cited instead."),
   });
 
   // ---------------------------------------------------------------- /competitors/{name}
@@ -107,7 +107,7 @@ export const insightSchemas = once(() => {
       TopicRef.extend({
         rival_share: Percent,
         brand_share: Percent,
-        margin: z.number().describe('Points by which the rival\'s share exceeds the brand\'s.'),
+        margin: z.number().describe("Points by which the rival's share exceeds the brand's."),
       }),
     ),
     questions_won: z.array(
@@ -119,10 +119,7 @@ export const insightSchemas = once(() => {
         brand_runs: Count,
         answered_runs: Count,
         engines: z.array(EngineValue).describe('Engines that named the rival but never the brand for this question.'),
-        what_ai_said: z
-          .object({ engine: EngineValue, ran_at: Timestamp, text: z.string() })
-          .nullable()
-          .describe('The latest answer naming the rival and not the brand.'),
+        what_ai_said: z.object({ engine: EngineValue, ran_at: Timestamp, text: z.string() }).nullable().describe('The latest answer naming the rival and not the brand.'),
       }),
     ),
     cited_pages: z.array(z.object({ url: z.string(), title: z.string().nullable(), citations: Count })),
@@ -165,7 +162,7 @@ export const insightSchemas = once(() => {
       why: z.string().describe('Why it matters.'),
       steps: z.array(z.string()),
       evidence: z.array(z.object({ kind: z.string(), text: z.string(), url: z.string().nullable() })),
-      topics: z.array(TopicRef.extend({ score: MaybePercent.describe('The brand\'s visibility in the topic over the trailing 7 days.') })),
+      topics: z.array(TopicRef.extend({ score: MaybePercent.describe("The brand's visibility in the topic over the trailing 7 days.") })),
     }),
   });
 
@@ -298,9 +295,7 @@ export const insightSchemas = once(() => {
       engines: z.array(z.object({ engine: EngineValue, knows_brand: z.boolean().nullable(), recommends: z.boolean().nullable() })),
     }),
     cited_pages: z.array(z.object({ url: z.string(), title: z.string().nullable(), citations: Count, previous_citations: Count, change: CountChange })),
-    topics: z
-      .array(TopicRef.extend({ score: MaybePercent, change: Delta, rank: z.number().int().min(1).nullable() }))
-      .describe('Weakest first; topics with nothing measured last.'),
+    topics: z.array(TopicRef.extend({ score: MaybePercent, change: Delta, rank: z.number().int().min(1).nullable() })).describe('Weakest first; topics with nothing measured last.'),
     ai_traffic: planned({
       visits: Count,
       previous_visits: Count,
@@ -314,5 +309,20 @@ export const insightSchemas = once(() => {
     tasks: planned({ open_counts: LayerCounts, open_total: Count }),
   });
 
-  return { ContentGaps, SourceList, PageList, CompetitorDetail, ActivityList, TaskList, TaskDetail, BrandPerception, PerceptionTranscript, ForumSignals, SearchPerformance, AiCrawlers, AiVisitors, Overview };
+  return {
+    ContentGaps,
+    SourceList,
+    PageList,
+    CompetitorDetail,
+    ActivityList,
+    TaskList,
+    TaskDetail,
+    BrandPerception,
+    PerceptionTranscript,
+    ForumSignals,
+    SearchPerformance,
+    AiCrawlers,
+    AiVisitors,
+    Overview,
+  };
 });

@@ -9,10 +9,19 @@ import { response } from './responses';
 export const upstreamMapSchemas = once(() => {
   const Conversion = z.enum(Object.keys(CONVERSIONS) as [Conversion, ...Conversion[]]);
 
-  const UpstreamPath = z.string().min(1).max(200).regex(/^(\.|[^.\s]+(\.[^.\s]+)*)$/, 'a dotted field path, or "." for the parent itself');
+  const UpstreamPath = z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^(\.|[^.\s]+(\.[^.\s]+)*)$/, 'a dotted field path, or "." for the parent itself');
 
   const OperationMap = z.strictObject({
-    envelope: z.string().min(1).max(200).regex(/^[^.\s]+(\.[^.\s]+)*$/, 'a dotted field path').optional(),
+    envelope: z
+      .string()
+      .min(1)
+      .max(200)
+      .regex(/^[^.\s]+(\.[^.\s]+)*$/, 'a dotted field path')
+      .optional(),
     fields: z.record(z.string(), UpstreamPath).default({}),
     convert: z.record(z.string(), Conversion).default({}),
     values: z.record(z.string(), z.record(z.string(), z.string().min(1).max(80))).default({}),
@@ -22,19 +31,17 @@ export const upstreamMapSchemas = once(() => {
   const OperationMaps = z.partialRecord(z.enum(OPERATION_IDS as [OperationId, ...OperationId[]]), OperationMap);
 
   /** What a person or discovery sends: the operations' maps; `version` must be the version it replaces (it may be left out only while none is stored). */
-  const UpstreamMapInput = z
-    .strictObject({ version: z.number().int().min(0).optional(), operations: OperationMaps })
-    .superRefine((input, ctx) => {
-      for (const [id, map] of Object.entries(input.operations) as [OperationId, OperationMap][]) {
-        const known = contractPaths({ response }, id);
-        for (const part of ['fields', 'convert', 'values'] as const)
-          for (const path of Object.keys(map[part]))
-            if (!known.has(path)) ctx.addIssue({ code: 'custom', path: ['operations', id, part, path], message: `${id} has no field \`${path}\` in the contract.` });
-        for (const [path, field] of Object.entries(map.keyed ?? {}))
-          if (!known.has(`${path}[]`) || !known.has(`${path}[].${field}`))
-            ctx.addIssue({ code: 'custom', path: ['operations', id, 'keyed', path], message: `${id} has no list \`${path}\` whose items have a field \`${field}\` in the contract.` });
-      }
-    });
+  const UpstreamMapInput = z.strictObject({ version: z.number().int().min(0).optional(), operations: OperationMaps }).superRefine((input, ctx) => {
+    for (const [id, map] of Object.entries(input.operations) as [OperationId, OperationMap][]) {
+      const known = contractPaths({ response }, id);
+      for (const part of ['fields', 'convert', 'values'] as const)
+        for (const path of Object.keys(map[part]))
+          if (!known.has(path)) ctx.addIssue({ code: 'custom', path: ['operations', id, part, path], message: `${id} has no field \`${path}\` in the contract.` });
+      for (const [path, field] of Object.entries(map.keyed ?? {}))
+        if (!known.has(`${path}[]`) || !known.has(`${path}[].${field}`))
+          ctx.addIssue({ code: 'custom', path: ['operations', id, 'keyed', path], message: `${id} has no list \`${path}\` whose items have a field \`${field}\` in the contract.` });
+    }
+  });
 
   /** The stored document: the Worker numbers each version. */
   const UpstreamMap = z.strictObject({ version: z.number().int().min(1), updated_at: z.iso.datetime(), operations: OperationMaps });
@@ -45,4 +52,3 @@ type Schemas = ReturnType<typeof upstreamMapSchemas>;
 export type OperationMap = z.infer<Schemas['OperationMap']>;
 export type UpstreamMapInput = z.infer<Schemas['UpstreamMapInput']>;
 export type UpstreamMap = z.infer<Schemas['UpstreamMap']>;
-

@@ -61,7 +61,9 @@ function enginesTable(engines: EngineFigures[], brand: string): Markup {
     return html`<tr data-engine="${e.engine}"><th scope="row">${e.engine_label}</th>${count}${withChanges ? change : null}</tr>`;
   });
   const head = html`<tr><th scope="col">Engine</th>${withCounts ? html`<th scope="col" class="num">Questions</th>` : null}${withChanges ? html`<th scope="col" class="num">Change</th>` : null}</tr>`;
-  const note = withCounts ? `Questions: those whose usual answer on the engine names ${brand}.${withChanges ? ' Change: against the week before.' : ''}` : `Change: questions the engine started naming ${brand} for, less those it stopped.`;
+  const note = withCounts
+    ? `Questions: those whose usual answer on the engine names ${brand}.${withChanges ? ' Change: against the week before.' : ''}`
+    : `Change: questions the engine started naming ${brand} for, less those it stopped.`;
   return html`<table data-testid="engines"><thead>${head}</thead><tbody>${rows}</tbody></table>${small(note)}`;
 }
 

@@ -35,7 +35,8 @@ app.ontoolcancelled = () => {
 };
 
 // The host is the parent window, the view's one peer: the transport posts to it and reads only its messages.
-const connected = window.parent === window ? Promise.reject(new Error('no host: this view is shown by an MCP host that supports MCP Apps')) : app.connect(new PostMessageTransport(window.parent, window.parent));
+const connected =
+  window.parent === window ? Promise.reject(new Error('no host: this view is shown by an MCP host that supports MCP Apps')) : app.connect(new PostMessageTransport(window.parent, window.parent));
 connected
   .then(() => follow(app.getHostContext()))
   .catch((error: Error) => {

@@ -44,7 +44,11 @@ export class BulkWriter {
   insertObjects<T extends Record<string, Value>>(table: string, rows: T[]): Promise<void> {
     if (rows.length === 0) return Promise.resolve();
     const columns = Object.keys(rows[0]!);
-    return this.insert(table, columns, rows.map((r) => columns.map((c) => r[c] ?? null)));
+    return this.insert(
+      table,
+      columns,
+      rows.map((r) => columns.map((c) => r[c] ?? null)),
+    );
   }
 
   async flush(): Promise<void> {
@@ -53,4 +57,3 @@ export class BulkWriter {
     if (batch.length) await this.db.batch(batch);
   }
 }
-

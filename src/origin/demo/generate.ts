@@ -135,7 +135,10 @@ export interface DayRows {
 /** Weighted sample of `n` distinct indexes. */
 function weightedSample(rng: Random, weights: number[], n: number): number[] {
   const pool = weights.map((w, i) => ({ i, key: Math.log(rng.next() + 1e-12) / w }));
-  return pool.sort((a, b) => b.key - a.key).slice(0, n).map((p) => p.i);
+  return pool
+    .sort((a, b) => b.key - a.key)
+    .slice(0, n)
+    .map((p) => p.i);
 }
 
 const domainOf = (url: string) => new URL(url).hostname.replace(/^www\./, '');
@@ -159,11 +162,7 @@ export function runsOfDay(world: WorldMarket, day: string, dayIndex: number, pro
           const id = runId++;
           const ranAt = `${day}T${String(6 + k * 12).padStart(2, '0')}:${String(ENGINES.indexOf(engine) * 7 + rng.int(0, 5)).padStart(2, '0')}:${String(rng.int(0, 59)).padStart(2, '0')}Z`;
           const named = sigmoid(logit);
-          const state: AnswerState = rng.chance(0.03)
-            ? 'no_answer'
-            : rng.chance(named)
-              ? rng.chance(0.25 + 0.4 * named) ? 'recommended' : 'mentioned'
-              : rng.chance(0.85) ? 'absent' : 'open';
+          const state: AnswerState = rng.chance(0.03) ? 'no_answer' : rng.chance(named) ? (rng.chance(0.25 + 0.4 * named) ? 'recommended' : 'mentioned') : rng.chance(0.85) ? 'absent' : 'open';
           const urls: string[] = [];
           const cite = (url: string) => {
             if (!urls.includes(url)) urls.push(url);

@@ -45,8 +45,14 @@ export async function seedInsights(out: BulkWriter, worlds: WorldMarket[], today
     await out.insertObjects('perception_transcripts', transcripts);
     await out.insertObjects('forum_summaries', forumSummariesOf(world, rng, today));
     await out.insertObjects('search_rows', searchRowsOf(world, rng, today));
-    await out.insertObjects('crawler_hits', trafficOf(world, rng, today, AI_BOTS, 0.6, [5, 120]).map(([day, bot, url, n]) => ({ brand_id: world.brand.id, day, bot, url, hits: n })));
-    await out.insertObjects('ai_visits', trafficOf(world, rng, today, AI_ASSISTANTS, 0.7, [1, 45]).map(([day, assistant, url, n]) => ({ brand_id: world.brand.id, day, assistant, url, visits: n })));
+    await out.insertObjects(
+      'crawler_hits',
+      trafficOf(world, rng, today, AI_BOTS, 0.6, [5, 120]).map(([day, bot, url, n]) => ({ brand_id: world.brand.id, day, bot, url, hits: n })),
+    );
+    await out.insertObjects(
+      'ai_visits',
+      trafficOf(world, rng, today, AI_ASSISTANTS, 0.7, [1, 45]).map(([day, assistant, url, n]) => ({ brand_id: world.brand.id, day, assistant, url, visits: n })),
+    );
     await out.insertObjects('readiness_signals', readinessOf(world, rng));
     await out.insertObjects('pages', newGuidesOf(world, rng));
     await out.insertObjects('forum_threads', newThreadsOf(world, rng, today));
@@ -92,7 +98,12 @@ const TASK_TEMPLATES: Record<TaskLayer, { title: string; why: string; steps: str
     {
       title: 'Write a page answering "{question}"',
       why: 'AI engines answer this question {rivalRuns} times in the last weeks by naming {rival}, and {brand} has no page that answers it directly, so there is nothing of ours for them to cite.',
-      steps: ['Draft a page whose first paragraph answers the question in two sentences', 'Add a comparison table with prices stated in numbers', 'Link the page from the {topic} hub page', 'Request indexing and check the answers again in two weeks'],
+      steps: [
+        'Draft a page whose first paragraph answers the question in two sentences',
+        'Add a comparison table with prices stated in numbers',
+        'Link the page from the {topic} hub page',
+        'Request indexing and check the answers again in two weeks',
+      ],
     },
     {
       title: 'Refresh the {topic} hub page',
@@ -217,7 +228,7 @@ const GETS_RIGHT = [
   'Quotes the security certifications',
   'Places the brand in the right category',
 ];
-const GETS_WRONG = ['Quotes last year\'s prices', 'Says there is no mobile app', 'Confuses the brand with a rival', 'Misses the EU data residency option', 'Thinks the API is in beta'];
+const GETS_WRONG = ["Quotes last year's prices", 'Says there is no mobile app', 'Confuses the brand with a rival', 'Misses the EU data residency option', 'Thinks the API is in beta'];
 
 function perceptionWeeksOf(world: WorldMarket, rng: Random, today: string) {
   const lastMonday = mondayOf(today);
@@ -318,7 +329,12 @@ function searchRowsOf(world: WorldMarket, rng: Random, today: string) {
 /** Per day and agent, a few of the market's pages with a count. */
 function trafficOf(world: WorldMarket, rng: Random, today: string, agents: readonly string[], chance: number, [min, max]: [number, number]): [string, string, string, number][] {
   const site = siteOf(world);
-  const urls = [site, ...SITE_PAGES.map((p) => `${site}/${p}`), ...world.topics.map((t) => t.ownPage), ...world.topics.flatMap((t) => t.questions.map((q) => q.ownPage).filter((u): u is string => u !== null))];
+  const urls = [
+    site,
+    ...SITE_PAGES.map((p) => `${site}/${p}`),
+    ...world.topics.map((t) => t.ownPage),
+    ...world.topics.flatMap((t) => t.questions.map((q) => q.ownPage).filter((u): u is string => u !== null)),
+  ];
   const rows: [string, string, string, number][] = [];
   for (let d = 0; d < TRAFFIC_DAYS; d++) {
     const day = addDays(today, -d);

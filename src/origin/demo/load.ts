@@ -31,7 +31,10 @@ export async function seedDemo(db: D1Database, options: SeedOptions): Promise<{ 
   const createdAt = `${addDays(options.today, -profile.days)}T09:00:00Z`;
 
   await out.insertObjects('plans', PLAN_ROWS);
-  await out.insertObjects('accounts', accounts.map((a) => ({ id: a.id, name: a.name, plan_id: a.plan, plan_active: a.planActive ? 1 : 0 })));
+  await out.insertObjects(
+    'accounts',
+    accounts.map((a) => ({ id: a.id, name: a.name, plan_id: a.plan, plan_active: a.planActive ? 1 : 0 })),
+  );
   await out.insertObjects(
     'api_keys',
     await Promise.all(
@@ -47,9 +50,18 @@ export async function seedDemo(db: D1Database, options: SeedOptions): Promise<{ 
   );
 
   const brands = accounts.flatMap((a) => a.brands.map((b) => ({ account: a, brand: b })));
-  await out.insertObjects('brands', brands.map(({ account, brand }) => ({ id: brand.id, account_id: account.id, name: brand.name, domain: brand.domain, category: brand.category.en })));
-  await out.insertObjects('rivals', brands.flatMap(({ brand }) => brand.rivals.map((r, i) => ({ id: brand.id * 10 + i + 1, brand_id: brand.id, name: r.name, domain: r.domain }))));
-  await out.insertObjects('integrations', brands.flatMap(({ brand }) => brand.integrations.map((kind) => ({ brand_id: brand.id, kind, connected_at: createdAt }))));
+  await out.insertObjects(
+    'brands',
+    brands.map(({ account, brand }) => ({ id: brand.id, account_id: account.id, name: brand.name, domain: brand.domain, category: brand.category.en })),
+  );
+  await out.insertObjects(
+    'rivals',
+    brands.flatMap(({ brand }) => brand.rivals.map((r, i) => ({ id: brand.id * 10 + i + 1, brand_id: brand.id, name: r.name, domain: r.domain }))),
+  );
+  await out.insertObjects(
+    'integrations',
+    brands.flatMap(({ brand }) => brand.integrations.map((kind) => ({ brand_id: brand.id, kind, connected_at: createdAt }))),
+  );
 
   const worlds = brands.flatMap(({ brand }) =>
     (options.markets ?? DEMO_MARKETS).map((m, i) => {
@@ -69,7 +81,11 @@ export async function seedDemo(db: D1Database, options: SeedOptions): Promise<{ 
       runs += rows.runs.length;
     }
   }
-  await seedInsights(out, worlds.map((w) => w.world), options.today);
+  await seedInsights(
+    out,
+    worlds.map((w) => w.world),
+    options.today,
+  );
   await out.flush();
   return { rows: out.rowsWritten, runs };
 }
@@ -100,14 +116,26 @@ async function writeStructure(out: BulkWriter, world: WorldMarket, today: string
       analysed_on: addDays(today, -((t.id % 5) + 1)),
     })),
   );
-  await out.insertObjects('questions', world.topics.flatMap((t) => t.questions.map((q) => ({ id: q.id, topic_id: t.id, market_id: world.id, text: q.text }))));
+  await out.insertObjects(
+    'questions',
+    world.topics.flatMap((t) => t.questions.map((q) => ({ id: q.id, topic_id: t.id, market_id: world.id, text: q.text }))),
+  );
   let pageId = world.id * 10_000;
   const pages = world.topics.flatMap((t) => [
     { id: ++pageId, brand_id: world.brand.id, market_id: world.id, rival_id: null, url: t.ownPage, title: t.name, topic_id: t.id, question_id: null },
     ...t.questions
       .filter((q) => q.ownPage)
       .map((q) => ({ id: ++pageId, brand_id: world.brand.id, market_id: world.id, rival_id: null, url: q.ownPage as string, title: q.text, topic_id: t.id, question_id: q.id })),
-    ...world.rivals.map((r) => ({ id: ++pageId, brand_id: world.brand.id, market_id: world.id, rival_id: r.id, url: `https://www.${r.domain}/${slug(t.name)}`, title: `${r.name}: ${t.name}`, topic_id: t.id, question_id: null })),
+    ...world.rivals.map((r) => ({
+      id: ++pageId,
+      brand_id: world.brand.id,
+      market_id: world.id,
+      rival_id: r.id,
+      url: `https://www.${r.domain}/${slug(t.name)}`,
+      title: `${r.name}: ${t.name}`,
+      topic_id: t.id,
+      question_id: null,
+    })),
   ]);
   await out.insertObjects('pages', pages);
   await out.insertObjects(

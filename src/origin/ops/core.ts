@@ -133,7 +133,10 @@ export const getAnswerRuns: Implementation<'getAnswerRuns'> = async (c) => {
     .prepare('SELECT id, question_id, engine, ran_at, state, position, answer FROM runs WHERE question_id = ? AND day BETWEEN ? AND ? ORDER BY ran_at DESC, id DESC')
     .bind(question.id, c.period.from, c.period.to)
     .all<RunRow>();
-  const citations = await citationsOf(c.db, runs.map((r) => r.id));
+  const citations = await citationsOf(
+    c.db,
+    runs.map((r) => r.id),
+  );
   return {
     ...windowedScopeOf(c),
     question,
@@ -226,10 +229,7 @@ interface TopicRow {
 
 /** The topic, if it belongs to the market read; another brand's or market's topic is not found. */
 async function topicOf(c: OpContext, id: number): Promise<TopicRow> {
-  const topic = await c.db
-    .prepare('SELECT id, name, facts_compared, cited_pages_share, analysed_on FROM topics WHERE id = ? AND market_id = ?')
-    .bind(id, c.market.id)
-    .first<TopicRow>();
+  const topic = await c.db.prepare('SELECT id, name, facts_compared, cited_pages_share, analysed_on FROM topics WHERE id = ? AND market_id = ?').bind(id, c.market.id).first<TopicRow>();
   if (!topic) throw new ApiError('not_found', `No topic ${id} in this brand and market (see \`GET /topics\`).`);
   return topic;
 }
@@ -263,7 +263,13 @@ async function topicSummaries(c: OpContext, period: Period, topicId?: number) {
       name: t.name,
       score,
       change: delta(score, percent(before?.naming ?? 0, before?.answered ?? 0)),
-      rank: score === null ? null : rankAmong(score, named.map((r) => r.share)),
+      rank:
+        score === null
+          ? null
+          : rankAmong(
+              score,
+              named.map((r) => r.share),
+            ),
       questions: questionCounts.results.find((q) => q.topic_id === t.id)?.n ?? 0,
       rivals: named.map((r) => ({ name: r.rival.name, share: r.share })),
     };
@@ -296,7 +302,10 @@ export const getTopic: Implementation<'getTopic'> = async (c) => {
   ]);
   const brandNaming = totalsBetween(daily, c.period).naming;
   const rivalById = new Map(rivals.map((r) => [r.id, r]));
-  const citations = await citationsOf(c.db, latest.map((r) => r.id));
+  const citations = await citationsOf(
+    c.db,
+    latest.map((r) => r.id),
+  );
   return {
     ...windowedScopeOf(c),
     topic: summary as NonNullable<typeof summary>,
@@ -321,7 +330,14 @@ export const getTopic: Implementation<'getTopic'> = async (c) => {
         rival_ahead: h.rival_ahead,
       }))
       .sort((a, b) => b.both_named + b.rival_only - (a.both_named + a.rival_only) || a.rival.localeCompare(b.rival)),
-    top_sources: sources.map((s) => ({ ...s, classification: classifyDomain(s.domain, ownDomains(c.brand), rivals.map((r) => r.domain)) })),
+    top_sources: sources.map((s) => ({
+      ...s,
+      classification: classifyDomain(
+        s.domain,
+        ownDomains(c.brand),
+        rivals.map((r) => r.domain),
+      ),
+    })),
     history: weeklyHistory(daily, c.today),
     content_analysis: {
       facts_compared: JSON.parse(topic.facts_compared) as string[],

@@ -59,7 +59,11 @@ export const listSources: Implementation<'listSources'> = async (c) => {
   const total = domains.reduce((sum, d) => sum + d.citations, 0);
   const byClass = { own: 0, competitor: 0, third_party: 0 };
   const sources = domains.map((d) => {
-    const classification = classifyDomain(d.domain, ownDomains(c.brand), rivals.map((r) => r.domain));
+    const classification = classifyDomain(
+      d.domain,
+      ownDomains(c.brand),
+      rivals.map((r) => r.domain),
+    );
     byClass[classification] += d.citations;
     const rival = classification === 'competitor' ? rivals.find((r) => classifyDomain(d.domain, [], [r.domain]) === 'competitor') : undefined;
     return { domain: d.domain, citations: d.citations, share: percent(d.citations, total) ?? 0, classification, rival: rival?.name ?? null };
@@ -88,8 +92,7 @@ export const listPages: Implementation<'listPages'> = async (c) => {
     previous_citations: rows.reduce((s, r) => s + r.previous_citations, 0),
   });
   const byEngine = (rows: Row[]) => ENGINES.map((engine) => ({ engine, ...totals(rows.filter((r) => r.engine === engine)) }));
-  const byTopic = (rows: Row[]) =>
-    [...groupBy(rows, (r) => r.topic_id)].sort(([a], [b]) => a - b).map(([id, of]) => ({ id, name: topicName.get(id) ?? '', ...totals(of) }));
+  const byTopic = (rows: Row[]) => [...groupBy(rows, (r) => r.topic_id)].sort(([a], [b]) => a - b).map(([id, of]) => ({ id, name: topicName.get(id) ?? '', ...totals(of) }));
 
   const knownPage = new Map(pages.map((p) => [p.url, p]));
   const listed = [...groupBy(ownRows, (r) => r.url)]
@@ -196,8 +199,14 @@ export const getCompetitor: Implementation<'getCompetitor'> = async (c) => {
     .map((id) => {
       const of = questions.filter((q) => q.topic_id === id).map((q) => figures.get(q.id)!);
       const answered = of.reduce((s, f) => s + f.answered, 0);
-      const rivalShare = percent(of.reduce((s, f) => s + f.rival, 0), answered);
-      const brandShare = percent(of.reduce((s, f) => s + f.naming, 0), answered);
+      const rivalShare = percent(
+        of.reduce((s, f) => s + f.rival, 0),
+        answered,
+      );
+      const brandShare = percent(
+        of.reduce((s, f) => s + f.naming, 0),
+        answered,
+      );
       return { id, name: questions.find((q) => q.topic_id === id)!.topic_name, rival_share: rivalShare ?? 0, brand_share: brandShare ?? 0, margin: round1((rivalShare ?? 0) - (brandShare ?? 0)) };
     })
     .filter((t) => t.margin > 0)
@@ -206,7 +215,13 @@ export const getCompetitor: Implementation<'getCompetitor'> = async (c) => {
   const won = questions.filter((q) => figures.get(q.id)!.rival > figures.get(q.id)!.naming);
   // What AI said: only the answers of the questions won are read.
   const quoteIds = won
-    .map((q) => (rivalByQuestion.get(q.id) ?? []).map((r) => r.latest_unnamed).filter((k): k is string => k !== null).sort().at(-1))
+    .map((q) =>
+      (rivalByQuestion.get(q.id) ?? [])
+        .map((r) => r.latest_unnamed)
+        .filter((k): k is string => k !== null)
+        .sort()
+        .at(-1),
+    )
     .filter((k): k is string => k !== undefined)
     .map((k) => Number(k.slice(k.lastIndexOf('#') + 1)));
   const { results: quotes } = quoteIds.length
@@ -238,8 +253,14 @@ export const getCompetitor: Implementation<'getCompetitor'> = async (c) => {
     competitor: { name: rival.name, domain: rival.domain },
     overall: {
       answered_runs: answered,
-      rival_share: percent(rivalCells.results.reduce((s, r) => s + r.runs, 0), answered),
-      brand_share: percent(runCells.results.reduce((s, r) => s + r.naming, 0), answered),
+      rival_share: percent(
+        rivalCells.results.reduce((s, r) => s + r.runs, 0),
+        answered,
+      ),
+      brand_share: percent(
+        runCells.results.reduce((s, r) => s + r.naming, 0),
+        answered,
+      ),
       both_named: rivalCells.results.reduce((s, r) => s + r.both_named, 0),
     },
     topics_won: topicsWon,

@@ -27,8 +27,7 @@ export const OVERVIEW_PAGES = 5;
  * not include it, instead of refusing the whole view.
  */
 const notInPlan = (what: string) => ({ included: false as const, reason: 'not_in_plan' as const, message: `${what} is part of the Pro and Growth plans.` });
-const whenIncluded = async <T>(caller: Caller, what: string, read: () => Promise<T>) =>
-  caller.includesInsights ? { included: true as const, ...(await read()) } : notInPlan(what);
+const whenIncluded = async <T>(caller: Caller, what: string, read: () => Promise<T>) => (caller.includesInsights ? { included: true as const, ...(await read()) } : notInPlan(what));
 
 /**
  * AI readiness: 100 x sum(weight x value) / sum(weight) over the market's
@@ -76,7 +75,10 @@ export const getOverview: Implementation<'getOverview'> = async (c) => {
     listTopics(c as unknown as OpContext<'listTopics'>),
     ownCitationsByUrl(c.db, c.market.id, c.brand, c.period, previous),
     ownPagesOf(c.db, c.market.id),
-    c.db.prepare('SELECT signal, value, weight, note FROM readiness_signals WHERE market_id = ? ORDER BY weight DESC, signal').bind(c.market.id).all<{ signal: string; value: number; weight: number; note: string }>(),
+    c.db
+      .prepare('SELECT signal, value, weight, note FROM readiness_signals WHERE market_id = ? ORDER BY weight DESC, signal')
+      .bind(c.market.id)
+      .all<{ signal: string; value: number; weight: number; note: string }>(),
     whenIncluded(c.caller, 'Brand perception', async () => {
       const p = await perceptionOf(c.db, c.market.id, c.period);
       return { ...p.summary, engines: p.engines.map((e) => ({ engine: e.engine, knows_brand: e.knows_brand, recommends: e.recommends })) };

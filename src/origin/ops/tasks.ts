@@ -57,10 +57,19 @@ export const listTasks: Implementation<'listTasks'> = async (c) => {
   const binds = layer ? [c.market.id, status, layer] : [c.market.id, status];
   const [openCounts, matching, { results: tasks }] = await Promise.all([
     openTaskCounts(c.db, c.market.id),
-    c.db.prepare(`SELECT count(*) AS n FROM tasks WHERE ${where}`).bind(...binds).first<{ n: number }>(),
-    c.db.prepare(`SELECT ${TASK_COLUMNS} FROM tasks WHERE ${where} ORDER BY ${BEST_FIRST} LIMIT ?`).bind(...binds, limit).all<TaskRow>(),
+    c.db
+      .prepare(`SELECT count(*) AS n FROM tasks WHERE ${where}`)
+      .bind(...binds)
+      .first<{ n: number }>(),
+    c.db
+      .prepare(`SELECT ${TASK_COLUMNS} FROM tasks WHERE ${where} ORDER BY ${BEST_FIRST} LIMIT ?`)
+      .bind(...binds, limit)
+      .all<TaskRow>(),
   ]);
-  const topics = await topicsOfTasks(c.db, tasks.map((t) => t.id));
+  const topics = await topicsOfTasks(
+    c.db,
+    tasks.map((t) => t.id),
+  );
   return {
     ...scopeOf(c),
     filter: { layer: layer ?? null, status },

@@ -68,10 +68,7 @@ async function trafficRows(db: D1Database, table: 'crawler_hits' | 'ai_visits', 
       .bind(brandId, period.from, period.to)
       .all<{ agent: string; url: string; n: number; last_day: string }>(),
     db.prepare(`SELECT coalesce(sum(${count}), 0) AS n FROM ${table} WHERE brand_id = ? AND day BETWEEN ? AND ?`).bind(brandId, previous.from, previous.to).first<{ n: number }>(),
-    db
-      .prepare(`SELECT count(DISTINCT day) AS n FROM ${table} WHERE brand_id = ? AND day BETWEEN ? AND ? AND ${count} > 0`)
-      .bind(brandId, period.from, period.to)
-      .first<{ n: number }>(),
+    db.prepare(`SELECT count(DISTINCT day) AS n FROM ${table} WHERE brand_id = ? AND day BETWEEN ? AND ? AND ${count} > 0`).bind(brandId, period.from, period.to).first<{ n: number }>(),
   ]);
   return { rows: results, previousTotal: before?.n ?? 0, daysWithTraffic: days?.n ?? 0 };
 }
@@ -81,7 +78,20 @@ function breakdown(rows: { agent: string; url: string; n: number; last_day: stri
   const total = rows.reduce((s, r) => s + r.n, 0);
   const agents = [...new Set(rows.map((r) => r.agent))].map((agent) => {
     const of = rows.filter((r) => r.agent === agent);
-    return { agent, n: of.reduce((s, r) => s + r.n, 0), share: percent(of.reduce((s, r) => s + r.n, 0), total) ?? 0, pages: of.length, last_seen: of.map((r) => r.last_day).sort().at(-1)! };
+    return {
+      agent,
+      n: of.reduce((s, r) => s + r.n, 0),
+      share:
+        percent(
+          of.reduce((s, r) => s + r.n, 0),
+          total,
+        ) ?? 0,
+      pages: of.length,
+      last_seen: of
+        .map((r) => r.last_day)
+        .sort()
+        .at(-1)!,
+    };
   });
   agents.sort((a, b) => b.n - a.n || a.agent.localeCompare(b.agent));
   const pages = [...new Set(rows.map((r) => r.url))].map((url) => {
@@ -132,9 +142,7 @@ export async function trafficTotals(db: D1Database, brandId: number, period: Per
       )
       .bind(period.from, brandId, previous.from, period.to)
       .all<{ assistant: string; now: number; before: number }>(),
-    withCrawlers
-      ? db.prepare('SELECT coalesce(sum(hits), 0) AS n FROM crawler_hits WHERE brand_id = ? AND day BETWEEN ? AND ?').bind(brandId, period.from, period.to).first<{ n: number }>()
-      : null,
+    withCrawlers ? db.prepare('SELECT coalesce(sum(hits), 0) AS n FROM crawler_hits WHERE brand_id = ? AND day BETWEEN ? AND ?').bind(brandId, period.from, period.to).first<{ n: number }>() : null,
   ]);
   const assistants = visits.results.filter((a) => a.now > 0).sort((a, b) => b.now - a.now || a.assistant.localeCompare(b.assistant));
   return {

@@ -1,0 +1,164 @@
+/**
+ * Fields no name placed, by what their values are (steps 5 of propose.ts): an
+ * object or list holding most of the contract's fields (`structure`), the only
+ * value of the field's form left on both sides (`form`), or, several left, a
+ * question (`type`). An enumeration's candidates are those whose values spell
+ * as ours, where some do.
+ */
+import type * as z from 'zod';
+import { isObject } from '../contract/conform';
+import { spelledValue } from '../contract/enum-spelling';
+import { compareNames } from './names';
+import { AMBIGUOUS, type Expected, expectedOf, fitOf, isKeyedList } from './shapes';
+import { hundredths, MAX_SAMPLES, type Pair, pairOf, present } from './walk';
+
+/**
+ * A value of the field's form, the only one left on both sides (the only date-time where one timestamp is left): placed,
+ * since a service writes every field the contract holds; a second field of that form left makes it a question.
+ */
+export const FORM_UNIQUE = 0.8;
+const TYPE_GUESS = 0.3;
+/** `structure`: this plus `STRUCTURE_WEIGHT` times the share of the contract's inner fields found by name. */
+const STRUCTURE_BASE = 0.4;
+const STRUCTURE_WEIGHT = 0.45;
+
+/** Fields no name placed, by what their values are: an object's contents, or only its type. */
+export function byShape(names: string[], keys: string[], expected: Record<string, Expected & { nullable: boolean }>, valuesOf: (key: string) => unknown[]): Map<string, Pair[]> {
+  const found = new Map<string, Pair[]>();
+  const taken = new Set<string>();
+  // An object (or list of objects) fits when each of the contract's fields inside has a field whose values read as its.
+  const fits = (name: string, key: string) =>
+    present(valuesOf(key)).length > 0 &&
+    fitOf(expected[name]!, valuesOf(key), name).readings.length > 0 &&
+    // Any text is an open value (an engine): by its form alone, only values that spell as ours say it is one.
+    (expected[name]!.kind !== 'enum' || !expected[name]!.open || spellsAsOurs(expected[name]!, valuesOf(key)) === true) &&
+    (!innerShape(expected[name]!) || holdsForms(innerShape(expected[name]!)!, valuesOf(key), expected[name]!.kind === 'array'));
+  // Of an enumeration's candidates, those whose values spell as ours, when some do: a state is never a vendor's version tag.
+  const ofOurs = (name: string, keys: string[]) => {
+    const spelled = keys.filter((key) => spellsAsOurs(expected[name]!, valuesOf(key)));
+    return spelled.length > 0 ? spelled : keys;
+  };
+  const optionsOf = (field: string) =>
+    ofOurs(
+      field,
+      keys.filter((key) => !taken.has(key) && fits(field, key)),
+    );
+  // A field with one field of its form left, which no other field needs as its only one, takes it; what it frees may
+  // leave another field one (a count that is no position leaves the position one field): until nothing changes.
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const name of names) {
+      if (found.has(name)) continue;
+      const [only, ...more] = optionsOf(name);
+      if (!only || more.length > 0 || names.some((other) => other !== name && !found.has(other) && optionsOf(other).length === 1 && optionsOf(other)[0] === only)) continue;
+      const inner = innerShape(expected[name]!);
+      // An object or list is as sure as its contents say by name, when they say more than its form alone.
+      const byNames = inner ? hundredths(STRUCTURE_BASE + STRUCTURE_WEIGHT * overlap(inner, valuesOf(only))) : 0;
+      const by = byNames >= FORM_UNIQUE ? 'structure' : 'form';
+      found.set(name, [
+        {
+          ...pairOf(name, only, by, Math.max(byNames, FORM_UNIQUE), expected[name]!, valuesOf(only)),
+          reason: `\`${only}\` is the only field left whose values read as its, once the others took theirs`,
+        },
+      ]);
+      taken.add(only);
+      changed = true;
+    }
+  }
+  for (const name of names) {
+    if (found.has(name)) continue;
+    const inner = innerShape(expected[name]!);
+    const options = optionsOf(name);
+    if (options.length === 0) continue;
+    let pairs: Pair[];
+    const unique = options.length === 1 && names.filter((other) => optionsOf(other).includes(options[0]!)).length === 1;
+    if (inner && unique) {
+      const key = options[0]!;
+      const byNames = hundredths(STRUCTURE_BASE + STRUCTURE_WEIGHT * overlap(inner, valuesOf(key)));
+      pairs = [
+        {
+          ...pairOf(name, key, byNames >= FORM_UNIQUE ? 'structure' : 'form', Math.max(byNames, FORM_UNIQUE), expected[name]!, valuesOf(key)),
+          reason: `\`${key}\` is the only one left whose contents read as its fields`,
+        },
+      ];
+    } else if (inner) {
+      const scored = options
+        .map((key) => ({ key, overlap: overlap(inner, valuesOf(key)) }))
+        .filter((o) => o.overlap > 0)
+        .sort((a, b) => b.overlap - a.overlap);
+      if (scored.length === 0) continue;
+      const close = scored.length > 1 && scored[0]!.overlap - scored[1]!.overlap < 0.2;
+      pairs = scored.slice(0, 3).map(({ key, overlap: o }) => ({
+        ...pairOf(name, key, 'structure', close ? AMBIGUOUS : hundredths(STRUCTURE_BASE + STRUCTURE_WEIGHT * o), expected[name]!, valuesOf(key)),
+        reason: `no name relates them; \`${key}\` holds ${Math.round(o * 100)}% of its fields by name${close ? ', and another field nearly as many' : ''}`,
+      }));
+    } else {
+      pairs = options.slice(0, 3).map((key) => ({
+        ...pairOf(name, key, unique ? 'form' : 'type', unique ? FORM_UNIQUE : TYPE_GUESS, expected[name]!, valuesOf(key)),
+        reason: unique ? `no name relates them; \`${key}\` is the only field left whose values read as its` : 'no name relates them; several fields left have values that read as its',
+      }));
+    }
+    found.set(name, pairs);
+    taken.add(pairs[0]!.key);
+  }
+  return found;
+}
+
+/**
+ * For an enumeration: whether some of the values spell as the contract's (the spelling rules); undefined when it is
+ * not an enumeration.
+ */
+export function spellsAsOurs(expected: Expected, values: unknown[]): boolean | undefined {
+  if (expected.kind !== 'enum') return undefined;
+  const distinct = [...new Set(present(values).filter((v): v is string => typeof v === 'string'))];
+  if (distinct.length === 0) return undefined;
+  const ours = distinct.filter((v) => expected.values.includes(v) || spelledValue(v, expected.values, expected.open) !== undefined).length;
+  return ours > 0;
+}
+
+/** Whether upstream objects (or lists of them, or lists keyed as objects) have, for each of the contract's fields, a field whose values read as its. */
+function holdsForms(shape: Record<string, z.ZodType>, values: unknown[], list: boolean): boolean {
+  const objects = present(values)
+    .flatMap((v) => (Array.isArray(v) ? v : list && isKeyedList(v) ? Object.values(v) : [v]))
+    .filter(isObject)
+    .slice(0, MAX_SAMPLES);
+  if (objects.length === 0) return false;
+  const keys = [...new Set(objects.flatMap((o) => Object.keys(o)))];
+  // A keyed list's items lack the field their key holds: one field may go without.
+  let missing = 0;
+  for (const schema of Object.values(shape)) {
+    const expected = expectedOf(schema);
+    if (
+      !keys.some(
+        (key) =>
+          fitOf(
+            expected,
+            objects.map((o) => o[key]),
+          ).readings.length > 0 && objects.some((o) => o[key] !== undefined),
+      )
+    )
+      missing++;
+  }
+  return missing <= (list && !values.some(Array.isArray) ? 1 : 0);
+}
+
+/** The contract object a field holds, itself or as its array's items. */
+function innerShape(expected: Expected): Record<string, z.ZodType> | undefined {
+  if (expected.kind === 'object') return expected.shape;
+  if (expected.kind === 'array') {
+    const element = expectedOf(expected.element);
+    return element.kind === 'object' ? element.shape : undefined;
+  }
+  return undefined;
+}
+
+/** The share of the contract object's fields that upstream objects hold under some name the names table relates. */
+function overlap(shape: Record<string, z.ZodType>, values: unknown[]): number {
+  const objects = present(values)
+    .flatMap((v) => (Array.isArray(v) ? v : [v]))
+    .filter(isObject)
+    .slice(0, MAX_SAMPLES);
+  const keys = new Set(objects.flatMap((o) => Object.keys(o)));
+  const names = Object.keys(shape);
+  return names.filter((name) => [...keys].some((key) => compareNames(name, key))).length / names.length;
+}
