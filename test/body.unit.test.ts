@@ -1,11 +1,15 @@
 /**
  * A body read again: the same text, read a second time (a cache HIT read by
  * each MCP tool call, by each subscriber's digest), is not checked against
- * the schema again, and each reader still gets data of its own.
+ * the schema again, and each reader still gets data of its own. And a value
+ * of a closed enumeration no rule maps is named wherever it is left out.
  */
 import { env } from 'cloudflare:test';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { checkResponseBody, REMEMBERED_MAX_CHARS } from '../src/contract/body';
+import { spelledValue } from '../src/contract/enum-spelling';
+import { STATES } from '../src/contract/enums';
 import { API_BASE } from '../src/contract/operations';
 import { zodSide } from '../src/contract/zod-side';
 import { originTransport } from '../src/origin/transport';
@@ -72,5 +76,42 @@ describe('checkResponseBody with a map', () => {
     expect(checkResponseBody(zs, 'getVisibility', JSON.stringify(body), map)).toMatchObject({ ok: true, asSent: false, data: { score: 56.2 } });
     // An empty map reads nothing otherwise: the body as sent, remembered as before.
     expect(checkResponseBody(zs, 'getVisibility', JSON.stringify(body), { fields: {}, convert: {}, values: {} })).toMatchObject({ ok: true, asSent: true, data: { score: 0.562 } });
+  });
+});
+
+describe('checkResponseBody, a value of a closed enumeration no rule maps', () => {
+  const prompts = async () => {
+    const answer = await originTransport(env.DB)(new Request(`http://origin.internal${API_BASE}/prompts`, { headers: { authorization: `Bearer ${KEYS.pro}` } }));
+    return (await answer.json()) as { prompts: { engines: { state: string | null }[] }[] };
+  };
+  /** Words no spelling rule reads as one of our answer states (a service's own, met after discovery). */
+  const unmapped = fc.stringMatching(/^[a-z][a-z_]{2,14}$/).filter((word) => !(STATES as readonly string[]).includes(word) && spelledValue(word, STATES) === undefined);
+
+  it('is named with its field where a feature leaves the part out, never dropped unsaid', async () => {
+    const body = await prompts();
+    fc.assert(
+      fc.property(unmapped, fc.nat(), (word, at) => {
+        const cells = body.prompts.flatMap((p) => p.engines).filter((c) => c.state !== null);
+        const cell = cells[at % cells.length]!;
+        const was = cell.state;
+        cell.state = word;
+        const text = JSON.stringify({ data: body });
+        cell.state = was;
+        const read = checkResponseBody(zs, 'getPromptMatrix', text, undefined, ['prompts']);
+        expect(read.ok && read.absent).toEqual(['prompts']);
+        expect(read.ok && read.unreadable).toEqual([`\`${word}\` for \`prompts[].engines[].state\`, none of ${STATES.join(', ')}`]);
+        // Where the feature needs it, the read fails naming the value, not only the field.
+        const strict = checkResponseBody(zs, 'getPromptMatrix', text);
+        expect(strict.ok).toBe(false);
+        expect(!strict.ok && strict.message).toContain(`is \`${word}\`, none of the contract's values (${STATES.join(', ')})`);
+      }),
+      { seed: 43, numRuns: 40 },
+    );
+  });
+
+  it('says nothing when the part is simply not there', async () => {
+    const { prompts: _, ...rest } = await prompts();
+    const read = checkResponseBody(zs, 'getPromptMatrix', JSON.stringify({ data: rest }), undefined, ['prompts']);
+    expect(read.ok && [read.absent, read.unreadable]).toEqual([['prompts'], []]);
   });
 });

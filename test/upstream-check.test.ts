@@ -13,7 +13,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { API_BASE } from '../src/contract/operations';
 import type { CheckAnswer } from '../src/app/upstream-check';
 import { freshKey, restoreUpstream } from './proxy-upstream';
-import { visibleText } from './reports-helpers';
+import { mintExport, readCsv } from './exports-helpers';
+import { call, visibleText } from './reports-helpers';
 import { CASES, renameFields, ReshapingUpstream } from './reshape';
 
 type Body = Record<string, unknown>;
@@ -115,6 +116,35 @@ describe('in front of a service without the score', () => {
     // /visibility's CSV is its 12 weeks: the body's own score is in no column, so every export works.
     expect(operationOf(answer, 'getVisibility')).toMatchObject({ status: 'readable_without', fields: ['score'] });
     expect(missingOf(answer, 'csv_exports')).toEqual([]);
+  });
+});
+
+describe('in front of a service with a value no rule maps where a feature needs it', () => {
+  /** /answers/history with the first question's outcome in the service's own word (no spelling rule reads `seesaw` as won, lost or held). */
+  const oddOutcome = (body: Body, url: URL) => {
+    if (url.pathname.endsWith('/answers/history')) (body.questions as Body[])[0]!.outcome = 'seesaw';
+    return body;
+  };
+
+  it('names the value and its field, in the check as JSON and as a page, the report and the CSV of the table', async () => {
+    new ReshapingUpstream(oddOutcome).install();
+    const key = freshKey('check-odd-value');
+    const answer = await verdicts({ api_key: key, market: 'us' });
+    expect(byFeature(answer).report_page).toBe('cannot_run');
+    expect(answer.features.find((f) => f.feature === 'report_page')!.missing).toContainEqual(
+      expect.objectContaining({ operation: 'getAnswerHistory', field: 'questions[].outcome', unmapped: 'seesaw', required: true }),
+    );
+    const page = visibleText(await (await check({ api_key: key, market: 'us' }, { accept: 'text/html' })).text());
+    expect(page).toMatch(/questions\[\]\.outcome is seesaw ?, none of the contract's values/);
+
+    const report = await call('/reports/weekly?market=us&format=json', { key });
+    expect(report.status).toBe(502);
+    expect(((await report.json()) as { error: { message: string } }).error.message).toContain("is `seesaw`, none of the contract's values (won, lost, held)");
+
+    // A CSV carries the service's value as it is, in its own cell: never dropped, never read as one of ours.
+    expect(operationOf(answer, 'getAnswerHistory').status).toBe('readable');
+    const csv = await readCsv((await mintExport({ operation: 'getAnswerHistory', params: { market: 'us' } }, key)).url);
+    expect(csv.records.filter((r) => r.outcome === 'seesaw')).toHaveLength(1);
   });
 });
 

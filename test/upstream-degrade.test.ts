@@ -7,13 +7,18 @@
  * export links and MCP `weekly_report`. Each leaves out the sections it has
  * no data for and says so in one plain line; the figures it shows are our
  * origin's for the same data; nothing answers 502 for an optional part.
+ * A part the service holds with a value no rule maps is not "not provided":
+ * its line names the value and its field.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { env, SELF } from 'cloudflare:test';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { spelledValue } from '../src/contract/enum-spelling';
+import { STATES } from '../src/contract/enums';
 import { API_BASE } from '../src/contract/operations';
 import { mintExportLink } from '../src/links/export-links';
-import type { Report } from '../src/weekly-report/model';
+import { notProvidedIn, type Report } from '../src/weekly-report/model';
 import { clearDigests, deliver, demoMonday, FakeQueue, runCron, seedSubscriptions, sendRecords, testEnv } from './digests-helpers';
 import { mintExport, postExport, readCsv } from './exports-helpers';
 import { freshKey, restoreUpstream } from './proxy-upstream';
@@ -154,6 +159,37 @@ describe('an alert run', () => {
       { part: 'per_engine', line: 'Your Read API does not provide per-engine answers, so lost and won questions are not alerted.' },
       { part: 'rivals', line: 'Your Read API does not provide rivals per topic, so rivals overtaking the brand in a topic are not alerted.' },
     ]);
+  });
+});
+
+describe('a value no rule maps, met after discovery', () => {
+  /** Words of a service's own for an answer state that no spelling rule reads as one of ours (fast-check, seeded). */
+  const words = fc.sample(
+    fc.stringMatching(/^[a-z][a-z_]{3,12}$/).filter((word) => !(STATES as readonly string[]).includes(word) && spelledValue(word, STATES) === undefined),
+    { seed: 45, numRuns: 2 },
+  );
+  /** Our origin's /prompts with the first answered cell's state written as `word`. */
+  const oneCellAs = (word: string) => (body: Body, url: URL) => {
+    if (!url.pathname.endsWith('/prompts')) return body;
+    const prompts = body.prompts as { engines: { state: string | null }[] }[];
+    prompts.flatMap((p) => p.engines).find((c) => c.state !== null)!.state = word;
+    return body;
+  };
+  const named = (word: string) => `with a value the upstream map does not read (\`${word}\` for \`prompts[].engines[].state\`, none of ${STATES.join(', ')})`;
+
+  it.each(words)('`%s` is named in the report where per-engine answers are left out, never said to be missing', async (word) => {
+    new ReshapingUpstream(oneCellAs(word)).install();
+    const { report } = await reportJson('/reports/weekly?market=us', freshKey(`degrade-value-${word}`));
+    const line = notProvidedIn(report, 'per_engine');
+    expect(line).toContain(named(word));
+    expect(line).not.toContain('does not provide');
+    expect(report.engines.every((e) => e.naming === null)).toBe(true);
+  });
+
+  it('is named in an alert too', async () => {
+    const word = words[0]!;
+    const { payloads } = await alertRunWithFallingScore(oneCellAs(word), freshKey('degrade-value-alerts'));
+    expect(payloads[0]!.data.not_provided?.find((p) => p.part === 'per_engine')?.line).toContain(named(word));
   });
 });
 

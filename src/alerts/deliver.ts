@@ -99,7 +99,7 @@ async function contextOf(deps: AlertDeps, row: DeliveryRow): Promise<BundleConte
     createdAt: row.delivery_created_at,
     reportUrl: await reportUrl(deps, row, issuedAt),
     unsubscribeUrl: await unsubscribeUrl(deps, row, issuedAt),
-    notProvided: notProvidedLines(NEEDS.alerts, bundle.not_provided ?? []),
+    notProvided: notProvidedLines(NEEDS.alerts, bundle.not_provided ?? [], bundle.map_misses),
   };
 }
 

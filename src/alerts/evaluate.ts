@@ -39,6 +39,7 @@ import {
   localTime,
   logImplausible,
   NEEDS,
+  type MapMisses,
   type PartId,
   readParts,
 } from '../weekly-report';
@@ -60,6 +61,8 @@ export interface Bundle {
   events: IdentifiedEvent[];
   /** The parts the Read API does not provide, whose events were not looked for (absent in bundles kept before: none). */
   not_provided?: PartId[];
+  /** Of those, what the map missed in an answer that held them (parts.ts `MapMisses`): their lines name it. */
+  map_misses?: Partial<Record<PartId, MapMisses>>;
 }
 
 export interface EvaluationResult {
@@ -89,7 +92,8 @@ interface AlertRow extends SubscriptionRow {
 /** `evt_` and 24 hex of the group, the local day, the subject and the direction: the same change the same day is the same event. */
 const eventIdOf = async (groupKey: string, day: string, change: AlertChange) => `evt_${(await sha256Hex(`${groupKey}|${day}|${change.subject}|${change.direction}`)).slice(0, 24)}`;
 
-type Bodies = Parameters<typeof alertSnapshotOf>[0];
+/** What one evaluation read, and what the map missed in the parts left out (said with their lines). */
+type Bodies = Parameters<typeof alertSnapshotOf>[0] & { map_misses?: Partial<Record<PartId, MapMisses>> };
 
 /** The group's three reads, the fixed-window pair read again once when it straddled midnight UTC; null when still misaligned. */
 async function readGroup(deps: AlertDeps, apiKey: string, row: AlertRow): Promise<Bodies | null> {
@@ -103,7 +107,15 @@ async function readGroup(deps: AlertDeps, apiKey: string, row: AlertRow): Promis
   if (!aligned()) return null;
   const { period } = visibility.data!;
   const topics = await readParts(client, NEEDS.alerts, 'listTopics', { ...scope, from: period.from, to: period.to });
-  return { visibility: visibility.data!, matrix: matrix.data, topics: topics.data, not_provided: [matrix, topics].flatMap((read) => read.notProvided) };
+  const reads = [matrix, topics];
+  const missed = reads.flatMap((read) => (read.unplaced.lists.length + read.unplaced.values.length > 0 ? read.notProvided.map((part) => [part, read.unplaced] as const) : []));
+  return {
+    visibility: visibility.data!,
+    matrix: matrix.data,
+    topics: topics.data,
+    not_provided: reads.flatMap((read) => read.notProvided),
+    ...(missed.length > 0 ? { map_misses: Object.fromEntries(missed) } : {}),
+  };
 }
 
 /**
@@ -244,7 +256,7 @@ async function evaluateGroup(deps: AlertDeps, groupKey: string, rows: AlertRow[]
        VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?) ON CONFLICT (delivery_key) DO NOTHING`,
     );
     const messageId = events[0]!.id;
-    const bundle: Bundle = { period: after.period, events, ...(after.not_provided ? { not_provided: after.not_provided } : {}) };
+    const bundle: Bundle = { period: after.period, events, ...(after.not_provided ? { not_provided: after.not_provided } : {}), ...(bodies.map_misses ? { map_misses: bodies.map_misses } : {}) };
     const json = JSON.stringify(bundle);
     for (const row of rows) {
       const release = releaseAt(now, row.timezone, { start: row.quiet_start, end: row.quiet_end });

@@ -33,6 +33,7 @@ const UpstreamCheck = z.object({
           operation: z.string(),
           field: z.string().nullable().describe("The contract's field that is absent or unreadable; null when the operation itself is missing."),
           answer: z.string().optional().describe('What the service answered instead of the operation (`404 not_found`).'),
+          unmapped: z.string().optional().describe("The value at `field` that is none of the contract's and that no rule or map entry reads as one (`unclaimed`)."),
           words: z.string(),
           required: z.boolean().describe("Whether the feature (for CSV, that operation's export) cannot run without it."),
           line: z.string().optional().describe('What the feature says where it leaves the section out.'),

@@ -109,7 +109,12 @@ td,td code{overflow-wrap:anywhere}
 /** One thing a feature lacks, in words: the line it says, or what stops it, then where. */
 function missingItem(m: CompatibilityResult['features'][number]['missing'][number]): Markup {
   const what = m.required ? `Needs ${m.words}.` : (m.line ?? `Runs without ${m.words}.`);
-  const where = m.field === null ? `answers ${m.answer ?? 'with no body it can read'}` : html`<code>${m.field}</code> ${m.required ? 'missing or unreadable' : 'not provided'}`;
+  const where =
+    m.field === null
+      ? `answers ${m.answer ?? 'with no body it can read'}`
+      : m.unmapped !== undefined
+        ? html`<code>${m.field}</code> is <code>${m.unmapped}</code>, none of the contract's values: the map's <code>values</code> can say which of ours it is`
+        : html`<code>${m.field}</code> ${m.required ? 'missing or unreadable' : 'not provided'}`;
   return html`<li>${what}<span class="where">${m.operation}: ${where}</span></li>`;
 }
 

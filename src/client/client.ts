@@ -101,11 +101,15 @@ export interface WithMeta<T> {
 export interface LenientOptions extends CallOptions {
   /** Contract paths the caller can do without (`history`, `topics[].rivals`): absent or unreadable, they are left out. */
   optional: readonly string[];
+  /** Keep a text or number at those paths that the contract does not read, as sent, instead of leaving it out: for callers that only show values (CSV cells). */
+  carry?: boolean;
 }
 
 export interface Lenient<T> extends WithMeta<T> {
   /** Of `optional`, the paths the body does not provide (after the upstream map): left out of `data`. */
   absent: string[];
+  /** Of those, the values the body held and the contract does not read, each named with its field (src/contract/body.ts). */
+  unreadable: string[];
 }
 
 export type ApiClient = { [Id in OperationId]: (...args: ArgsOf<Id>) => Promise<ResponseOf<Id>> } & {
@@ -228,14 +232,20 @@ export function createClient(options: ClientOptions): ApiClient {
     });
   }
 
-  async function parseBody<Id extends OperationId>(zs: ZodSide, id: Id, text: string, optional: readonly string[]): Promise<{ data: ResponseOf<Id>; absent: string[] }> {
-    const plain = checkResponseBody(zs, id, text, undefined, optional);
+  async function parseBody<Id extends OperationId>(
+    zs: ZodSide,
+    id: Id,
+    text: string,
+    optional: readonly string[],
+    carry: boolean,
+  ): Promise<{ data: ResponseOf<Id>; absent: string[]; unreadable: string[] }> {
+    const plain = checkResponseBody(zs, id, text, undefined, optional, carry);
     if (plain.ok && plain.asSent) return plain;
     // Another implementation's body: its map, when there is one, is read even where no configuration reads the body,
     // since it may map values the contract leaves open (an engine `openai`) or say where an optional part is.
     // A map that breaks what reads without it is not followed.
     const map = await options.upstreamMap?.(id);
-    const mapped = map ? checkResponseBody(zs, id, text, map, optional) : undefined;
+    const mapped = map ? checkResponseBody(zs, id, text, map, optional, carry) : undefined;
     if (mapped?.ok) return mapped;
     if (plain.ok) return plain;
     const checked = mapped ?? plain;
@@ -245,6 +255,7 @@ export function createClient(options: ClientOptions): ApiClient {
       status: 200,
       operation: id,
       ...(checked.field !== undefined ? { field: checked.field } : {}),
+      ...(checked.unmapped !== undefined ? { unmapped: checked.unmapped } : {}),
       message: checked.message,
       cause: checked.cause,
     });
@@ -274,7 +285,7 @@ export function createClient(options: ClientOptions): ApiClient {
   }
 
   /** How a call reads its body: checked against the contract (some paths optional), or any JSON object as sent. */
-  type Reading = { check: true; optional: readonly string[] } | { check: false };
+  type Reading = { check: true; optional: readonly string[]; carry?: boolean } | { check: false };
   const CHECKED: Reading = { check: true, optional: [] };
 
   async function call<Id extends OperationId>(id: Id, params: Record<string, unknown> | undefined, callOptions: CallOptions = {}, reading: Reading = CHECKED): Promise<Lenient<ResponseOf<Id>>> {
@@ -290,7 +301,7 @@ export function createClient(options: ClientOptions): ApiClient {
       try {
         const { response, text } = await attempt(id, url, callOptions, Math.max(1, Math.min(timeoutMs, left)));
         if (response.ok) {
-          const body = reading.check ? await parseBody(zs, id, text, reading.optional) : { data: parseObject(id, text) as ResponseOf<Id>, absent: [] };
+          const body = reading.check ? await parseBody(zs, id, text, reading.optional, reading.carry === true) : { data: parseObject(id, text) as ResponseOf<Id>, absent: [], unreadable: [] };
           return { ...body, meta: metaOf(response, now(), attempts) };
         }
         failure = httpError(zs, id, response, text);
@@ -312,7 +323,7 @@ export function createClient(options: ClientOptions): ApiClient {
     meta[id] = (params?: Record<string, unknown>, callOptions?: CallOptions) => call(id, params, callOptions);
     plain[id] = async (params?: Record<string, unknown>, callOptions?: CallOptions) => (await call(id, params, callOptions)).data;
     unchecked[id] = (params?: Record<string, unknown>, callOptions?: CallOptions) => call(id, params, callOptions, { check: false });
-    lenient[id] = (params: Record<string, unknown> | undefined, { optional, ...callOptions }: LenientOptions) => call(id, params, callOptions, { check: true, optional });
+    lenient[id] = (params: Record<string, unknown> | undefined, { optional, carry, ...callOptions }: LenientOptions) => call(id, params, callOptions, { check: true, optional, carry: carry === true });
   }
   return { ...plain, withMeta: meta, unchecked, lenient } as ApiClient;
 }

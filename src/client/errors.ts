@@ -28,6 +28,8 @@ export class ApiClientError extends Error {
   readonly param?: string;
   /** For `parse` errors: the path of the first response field that failed its schema, e.g. `history.3.score`. */
   readonly field?: string;
+  /** For `parse` errors at an enumeration: the value there that is none of the contract's and that no rule or map entry reads as one. */
+  readonly unmapped?: string;
   /** The operation that was called. */
   readonly operation: string;
   /** How many requests were made, retries included. */
@@ -43,6 +45,7 @@ export class ApiClientError extends Error {
     retryAfter?: number;
     param?: string;
     field?: string;
+    unmapped?: string;
     cause?: unknown;
   }) {
     super(o.message, o.cause === undefined ? undefined : { cause: o.cause });
@@ -54,6 +57,7 @@ export class ApiClientError extends Error {
     if (o.retryAfter !== undefined) this.retryAfter = o.retryAfter;
     if (o.param !== undefined) this.param = o.param;
     if (o.field !== undefined) this.field = o.field;
+    if (o.unmapped !== undefined) this.unmapped = o.unmapped;
   }
 }
 

@@ -80,18 +80,14 @@ export interface Violation {
 
 type Finding = Omit<Violation, 'rule' | 'operation'>;
 
-/**
- * What a rule may know besides the body: `today` (`YYYY-MM-DD`, UTC), from the caller's clock seam, never the wall
- * clock. A rule that needs it says nothing without it.
- */
+/** What a rule may know besides the body: `today` (`YYYY-MM-DD`, UTC), from the caller's clock seam, never the wall clock; a rule that needs it says nothing without it. */
 export interface RuleContext {
   today?: string | undefined;
 }
 
-/** What a rule says, the fields it reads per operation, and the check of one body. */
+/** A rule (what it says: the comment under its `id`), the fields it reads per operation, and the check of one body. */
 export interface Rule {
   id: RuleId;
-  says: string;
   reads: Partial<Record<OperationId, readonly string[]>>;
   /** Fields whose values it fixes (not only bounds): one candidate for them that keeps it, where others break it, is evidence (discovery). */
   pins?: readonly string[];
@@ -119,7 +115,7 @@ const COUNT_CHANGES = (holders: readonly string[]) => holders.map((h) => [`${h}c
 export const RULES: readonly Rule[] = [
   {
     id: 'score_is_share_named',
-    says: 'The score is the share of answered runs that name the brand: 100 × naming_runs / answered_runs (null when none answered).',
+    // The score is the share of answered runs that name the brand: 100 × naming_runs / answered_runs (null when none answered).
     reads: { getVisibility: ['score', 'naming_runs', 'answered_runs'], getOverview: ['visibility.score', 'visibility.naming_runs', 'visibility.answered_runs'] },
     pins: ['score', 'naming_runs', 'answered_runs', 'visibility.score', 'visibility.naming_runs', 'visibility.answered_runs'],
     check: (body, fields) => {
@@ -139,7 +135,7 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: 'within_range',
-    says: 'Shares and scores lie within 0 to 100 once converted; a change of one lies within -100 to 100.',
+    // Shares and scores lie within 0 to 100 once converted; a change of one lies within -100 to 100.
     reads: {
       getVisibility: ['score', 'history[].score', 'change'],
       listTopics: ['topics[].score', 'topics[].rivals[].share', 'topics[].change'],
@@ -162,7 +158,8 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: 'points_not_fractions',
-    says: 'Percentages are points from 0 to 100: many values all below one point, written with more decimals than a percentage has, are 0-1 shares read without `percent` (a change beside a 0-1 share is a 0-1 change).',
+    // Percentages are points from 0 to 100: many values all below one point, written with more decimals than a percentage has, are 0-1 shares read without `percent` (a change beside a 0-1 share is
+    // a 0-1 change).
     reads: {
       listTopics: ['topics[].score', 'topics[].change', 'topics[].rivals[].share'],
       getVisibility: ['history[].score'],
@@ -185,7 +182,7 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: 'whole_counts',
-    says: 'Counts are whole numbers, never negative.',
+    // Counts are whole numbers, never negative.
     reads: {
       getVisibility: ['answered_runs', 'naming_runs', 'history[].answered_runs'],
       getAnswerHistory: ['counts.won', 'counts.lost', 'counts.held', 'questions[].engines_naming_now', 'questions[].engines_naming_before'],
@@ -202,7 +199,7 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: 'outcomes_add_up',
-    says: 'Won, lost and held add up to the questions compared, each the number of questions with that outcome.',
+    // Won, lost and held add up to the questions compared, each the number of questions with that outcome.
     reads: { getAnswerHistory: ['counts.won', 'counts.lost', 'counts.held', 'questions[].outcome'] },
     pins: ['counts.won', 'counts.lost', 'counts.held'],
     check: (body, fields) => {
@@ -233,32 +230,32 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: 'outcome_follows_engines',
-    says: 'A question is won when more engines name the brand now than before, lost when fewer, held when as many.',
+    // A question is won when more engines name the brand now than before, lost when fewer, held when as many.
     reads: { getAnswerHistory: ['questions[].outcome', 'questions[].engines_naming_now', 'questions[].engines_naming_before'] },
     check: checkOutcomeFollowsEngines,
   },
   {
     id: 'weeks_consecutive',
-    says: "A history's weeks are 7 days each, consecutive, oldest first, and the last ends in the period.",
+    // A history's weeks are 7 days each, consecutive, oldest first, and the last ends in the period.
     reads: { getVisibility: ['history[].week_start', 'history[].week_end', 'period.from', 'period.to'] },
     check: checkWeeksConsecutive,
   },
   {
     id: 'change_against_week_before',
-    says: 'The change is the score less the score of the 7 days before: with a history whose last week is the period, its week before.',
+    // The change is the score less the score of the 7 days before: with a history whose last week is the period, its week before.
     reads: { getVisibility: ['change', 'score', 'history[].score', 'history[].week_start', 'history[].week_end', 'naming_runs', 'answered_runs'] },
     pins: ['change'],
     check: checkChangeAgainstWeekBefore,
   },
   {
     id: 'last_week_is_the_period',
-    says: "A history whose last week is the period has the period's figures there: its score and its answered runs.",
+    // A history whose last week is the period has the period's figures there: its score and its answered runs.
     reads: { getVisibility: ['score', 'answered_runs', 'history[].score', 'history[].answered_runs', 'history[].week_start', 'history[].week_end', 'period.from', 'period.to'] },
     check: checkLastWeekIsThePeriod,
   },
   {
     id: 'engines_by_our_names',
-    says: "An engine of ours is named as ours: a vendor's spelling of it (`openai-chatgpt`) left unmapped splits its figures in two.",
+    // An engine of ours is named as ours: a vendor's spelling of it (`openai-chatgpt`) left unmapped splits its figures in two.
     reads: { getPromptMatrix: ['engines[]', 'prompts[].engines[].engine'], getAnswerHistory: ['questions[].moved[].engine'] },
     check: (body, fields) =>
       fields.flatMap((field) => {
@@ -276,25 +273,27 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: 'moves_follow_outcome',
-    says: "The engines that moved a question go its way: a won question's moved engines name the brand more now than before (their `before` and `now` states), a lost one's less, a held one's as much; and a move `gained` goes from not naming the brand to naming it.",
+    // The engines that moved a question go its way: a won question's moved engines name the brand more now than before (their `before` and `now` states), a lost one's less, a held one's as much;
+    // and a move `gained` goes from not naming the brand to naming it.
     reads: { getAnswerHistory: ['questions[].moved[].before', 'questions[].moved[].now', 'questions[].outcome', 'questions[].engines_naming_now', 'questions[].engines_naming_before'] },
     check: checkMovesFollowOutcome,
   },
   {
     id: 'absent_names_a_rival',
-    says: 'An engine whose answers are `absent` names rivals and not the brand (DESIGN section 4): a move that ends absent has the rival it named most.',
+    // An engine whose answers are `absent` names rivals and not the brand (DESIGN section 4): a move that ends absent has the rival it named most.
     reads: { getAnswerHistory: ['questions[].moved[].now', 'questions[].moved[].top_rival'] },
     check: checkAbsentNamesARival,
   },
   {
     id: 'rate_is_share_of_runs',
-    says: "A dominant state's rate is the share of the cell's runs in that state: rate × runs / 100 is a whole number of runs, and, the most frequent of 5 states, at least 20.",
+    // A dominant state's rate is the share of the cell's runs in that state: rate × runs / 100 is a whole number of runs, and, the most frequent of 5 states, at least 20.
     reads: { getPromptMatrix: ['prompts[].engines[].rate', 'prompts[].engines[].runs', 'prompts[].engines[].state'] },
     check: checkRateIsShare,
   },
   {
     id: 'fixed_windows',
-    says: 'The fixed windows (`/visibility`, `/prompts`, `/answers/history`) are the last 7 days ending today (a day either side for time zones and the cache); `/answers/history` compares them with the 7 days before.',
+    // The fixed windows (`/visibility`, `/prompts`, `/answers/history`) are the last 7 days ending today (a day either side for time zones and the cache); `/answers/history` compares them with the
+    // 7 days before.
     reads: {
       getVisibility: ['period.from', 'period.to'],
       getPromptMatrix: ['period.from', 'period.to'],
@@ -304,13 +303,15 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: 'engines_ours_or_declared',
-    says: "An engine that answered is ours, mapped onto ours by the map, or declared as another engine by a name in our form (lower case, `_` between words, as `google_ai_overviews`): a vendor's alias left unmapped (upper case, `OPENAI`, `GOOGLE_AIO`, or naming a vendor of ours) is counted as an engine of its own. A value of the service's own in another form (`Grok-2`) is carried under its name.",
+    // An engine that answered is ours, mapped onto ours by the map, or declared as another engine by a name in our form (lower case, `_` between words, as `google_ai_overviews`): a vendor's alias
+    // left unmapped (upper case, `OPENAI`, `GOOGLE_AIO`, or naming a vendor of ours) is counted as an engine of its own. A value of the service's own in another form (`Grok-2`) is carried under
+    // its name.
     reads: { getPromptMatrix: ['prompts[].engines[].engine', 'prompts[].engines[].runs'], getAnswerHistory: ['questions[].moved[].engine'] },
     check: checkEnginesDeclared,
   },
   {
     id: 'share_of_voice_is_share_of_mentions',
-    says: "Share of voice is the brand's share of the mentions of it and its rivals: 100 × brand_mentions / (brand_mentions + rival_mentions).",
+    // Share of voice is the brand's share of the mentions of it and its rivals: 100 × brand_mentions / (brand_mentions + rival_mentions).
     reads: { getOverview: ['share_of_voice.share', 'share_of_voice.brand_mentions', 'share_of_voice.rival_mentions'] },
     pins: ['share_of_voice.share'],
     check: (body, fields) => {
@@ -320,7 +321,7 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: 'recommend_rate_is_share_of_engines',
-    says: 'The recommend rate is the share of measured engines that would recommend the brand: 100 × engines_recommending / engines_measured.',
+    // The recommend rate is the share of measured engines that would recommend the brand: 100 × engines_recommending / engines_measured.
     reads: {
       getBrandPerception: ['summary.recommend_rate', 'summary.engines_recommending', 'summary.engines_measured'],
       getOverview: ['perception.recommend_rate', 'perception.engines_recommending', 'perception.engines_measured'],
@@ -333,7 +334,7 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: 'readiness_is_weighted_signals',
-    says: "The readiness score is the mean of its signals' values weighed by their weights (null with no signal).",
+    // The readiness score is the mean of its signals' values weighed by their weights (null with no signal).
     reads: { getOverview: ['readiness.score', 'readiness.signals[].value', 'readiness.signals[].weight'] },
     pins: ['readiness.score'],
     check: (body, fields) => {
@@ -355,7 +356,7 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: 'brand_standing_is_its_figures',
-    says: "The brand's own row among its rivals holds its visibility and share of voice of the period.",
+    // The brand's own row among its rivals holds its visibility and share of voice of the period.
     reads: { getOverview: ['competition.brand.visibility', 'visibility.score', 'competition.brand.share_of_voice', 'share_of_voice.share'] },
     pins: ['competition.brand.visibility', 'competition.brand.share_of_voice'],
     check: (body, fields) =>
@@ -373,19 +374,20 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: 'citations_add_up',
-    says: 'Citations counted by engine, by topic or by page add up to the whole they divide (the totals, a page), now and in the previous period.',
+    // Citations counted by engine, by topic or by page add up to the whole they divide (the totals, a page), now and in the previous period.
     reads: { listPages: [...new Set(CITATION_PARTS.flat())] },
     check: checkPartsAddUp(CITATION_PARTS),
   },
   {
     id: 'change_of_counts',
-    says: "A count's change is the count now less the count before.",
+    // A count's change is the count now less the count before.
     reads: { listPages: COUNT_CHANGES(['totals.', 'pages[].', 'by_topic[].']).flat(), getOverview: COUNT_CHANGES(['cited_pages[].']).flat() },
     check: (body, fields) => checkChangeOfCounts(Array.from({ length: fields.length / 3 }, (_, i) => [fields[3 * i]!, fields[3 * i + 1]!, fields[3 * i + 2]!] as const))(body),
   },
   {
     id: 'position_where_named',
-    says: "A position is the brand's rank where an answer named it: a cell or answer whose state names the brand has one; a cell whose every run does not name it (rate 100), or an answer that does not, has none.",
+    // A position is the brand's rank where an answer named it: a cell or answer whose state names the brand has one; a cell whose every run does not name it (rate 100), or an answer that does not,
+    // has none.
     reads: {
       getPromptMatrix: ['prompts[].engines[].state', 'prompts[].engines[].rate', 'prompts[].engines[].position'],
       getTopic: ['questions[].engines[].latest.state', 'questions[].engines[].latest.position'],
@@ -394,13 +396,13 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: 'most_named_first',
-    says: "A topic's rivals are listed most named first: their shares never rise down the list.",
+    // A topic's rivals are listed most named first: their shares never rise down the list.
     reads: { listTopics: ['topics[].rivals[].share'], getTopic: ['topic.rivals[].share'] },
     check: (body, fields) => checkLargestFirst(fields[0]!)(body),
   },
   {
     id: 'questions_listed',
-    says: 'A topic in full lists every one of its questions: as many as its count of questions.',
+    // A topic in full lists every one of its questions: as many as its count of questions.
     reads: { getTopic: ['topic.questions', 'questions[].id'] },
     pins: ['topic.questions'],
     check: (body, fields) => {
@@ -420,7 +422,7 @@ export const RULES: readonly Rule[] = [
 /** Of what a view counts: an engine that answered nothing in the period is not one of the brand's engines. */
 export const ENGINES_ANSWERED: Omit<Rule, 'reads' | 'check'> & { fields: readonly string[] } = {
   id: 'engines_answered',
-  says: "An engine that answered nothing in the period is not one of the brand's engines: it is neither listed nor counted.",
+  // An engine that answered nothing in the period is not one of the brand's engines: it is neither listed nor counted.
   fields: ['engines[].runs'],
 };
 

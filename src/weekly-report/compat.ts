@@ -36,6 +36,8 @@ export interface Missing {
   field: string | null;
   /** What the service answered instead of the operation (`404 not_found`). */
   answer?: string;
+  /** The value at `field` that is none of the contract's and that no rule or map entry reads as one (`unclaimed`). */
+  unmapped?: string;
   words: string;
   /** Whether the feature (or, for CSV, that operation's export) cannot run without it. */
   required: boolean;
@@ -98,8 +100,10 @@ export class CheckInterrupted extends Error {
 const contractField = (field: string) => field.replace(/\.\d+(?=\.|$)/g, '[]');
 
 /** The field a read failed on, or, for an operation the service does not have, what it answered instead. */
-const whyMissing = (error: ApiClientError): { field: string | null; answer?: string } =>
-  error.kind === 'parse' ? { field: error.field ? contractField(error.field) : null } : { field: null, answer: `${error.status} ${error.code}` };
+const whyMissing = (error: ApiClientError): { field: string | null; answer?: string; unmapped?: string } =>
+  error.kind === 'parse'
+    ? { field: error.field ? contractField(error.field) : null, ...(error.unmapped !== undefined ? { unmapped: error.unmapped } : {}) }
+    : { field: null, answer: `${error.status} ${error.code}` };
 
 /** The part a broken field belongs to: the one whose field holds it (`questions[].outcome` is the won and lost list's). */
 function partOfField(id: OperationId, field: string): PartId | undefined {

@@ -61,7 +61,7 @@
  */
 import type { ResponseOf } from '../contract/operations';
 import { NAMING_STATES } from '../contract/enums';
-import { NEEDS, notProvidedLine, PARTS, type PartId } from './parts';
+import { type MapMisses, NEEDS, notProvidedLine, PARTS, type PartId } from './parts';
 import { changeNoise, trendOf } from './noise';
 import { engineLabel, enginesOf } from './engines';
 import { leadOf, sizeOf, subjectOf } from './lead';
@@ -282,7 +282,7 @@ export function buildReport(input: ReportInput): Report {
 const PLAN_PARTS: readonly PartId[] = ['coverage', 'tasks', 'cited_instead'];
 
 /** The parts not provided, each with its line (one per part: the report's sections are separate). */
-function notProvidedOf(missing: readonly PartId[], unplaced: Partial<Record<PartId, string[]>>): NotProvided[] {
+function notProvidedOf(missing: readonly PartId[], unplaced: Partial<Record<PartId, MapMisses>>): NotProvided[] {
   return missing.flatMap((part) => {
     const consequence = NEEDS.digest[part];
     if (consequence === undefined || consequence === 'required') return [];

@@ -107,28 +107,39 @@ export const NEEDS = {
 export type Feature = keyof typeof NEEDS | 'csv_exports';
 
 /**
- * The line a reader sees where a part is left out. With `unplaced` (lists the operation's answer holds under names
- * no field of the contract or the map has), the service may well provide the part: the map does not place it.
+ * What a body that answered holds where the map found nothing of a part: lists under names no field of the
+ * contract or the map has (`unplacedLists`), and values the contract does not read, each named with its field
+ * (an answer state `unclaimed` no rule maps). With either, the service may well provide the part: the map misses it.
  */
-export function notProvidedLine(part: PartId, consequence: string, unplaced: readonly string[] = []): string {
-  if (unplaced.length > 0) {
-    const names = unplaced
+export interface MapMisses {
+  lists: string[];
+  values: string[];
+}
+
+/** The line a reader sees where a part is left out: said of the map when it misses what the answer holds (`misses`), else of the service. */
+export function notProvidedLine(part: PartId, consequence: string, misses: MapMisses = { lists: [], values: [] }): string {
+  const { words, operation } = PARTS[part];
+  if (misses.values.length > 0) {
+    return `The Read API’s answer to ${operation} holds ${words} with ${misses.values.length === 1 ? 'a value' : 'values'} the upstream map does not read (${misses.values.join('; ')}), ${consequence} until the map says which of ours ${misses.values.length === 1 ? 'it is' : 'they are'}.`;
+  }
+  if (misses.lists.length > 0) {
+    const names = misses.lists
       .slice(0, 3)
       .map((name) => `\`${name}\``)
       .join(', ');
-    return `The upstream map does not place ${PARTS[part].words} in the Read API’s answer to ${PARTS[part].operation}, which holds ${names} under ${unplaced.length === 1 ? 'a name' : 'names'} the map does not name, ${consequence}.`;
+    return `The upstream map does not place ${words} in the Read API’s answer to ${operation}, which holds ${names} under ${misses.lists.length === 1 ? 'a name' : 'names'} the map does not name, ${consequence}.`;
   }
-  return `Your Read API does not provide ${PARTS[part].words}, ${consequence}.`;
+  return `Your Read API does not provide ${words}, ${consequence}.`;
 }
 
 /** The lines of `parts` a feature says, one per consequence (rivals and topics left out say one line), in the table's order. */
-export function notProvidedLines(needs: Needs, parts: readonly PartId[]): { part: PartId; line: string }[] {
+export function notProvidedLines(needs: Needs, parts: readonly PartId[], misses: Partial<Record<PartId, MapMisses>> = {}): { part: PartId; line: string }[] {
   const said = new Set<string>();
   return PART_IDS.flatMap((part) => {
     const need = needs[part];
     if (!parts.includes(part) || need === undefined || need === 'required' || said.has(need)) return [];
     said.add(need);
-    return [{ part, line: notProvidedLine(part, need) }];
+    return [{ part, line: notProvidedLine(part, need, misses[part]) }];
   });
 }
 
@@ -141,8 +152,8 @@ export interface PartsRead<Id extends OperationId> {
   /** Why: the fields absent from the body, or the answer that says the operation itself is missing. */
   absent: string[];
   missing?: ApiClientError;
-  /** With parts not provided by a body that answered: the lists it holds under names neither the contract nor the map has (`unplacedLists`). */
-  unplaced: string[];
+  /** With parts not provided by a body that answered: what it holds that the map misses. */
+  unplaced: MapMisses;
 }
 
 const partsOf = (id: OperationId) => PART_IDS.filter((part) => PARTS[part].operation === id);
@@ -171,11 +182,12 @@ export async function readParts<Id extends OperationId>(client: ApiClient, needs
     const zs = await zodSide();
     for (const path of fields) if (contractPaths(zs, id).has(`${path}[]`)) for (const holder of holdersOf(read.data, path)) holder[fieldOf(path)] ??= [];
     const notProvided = optional.filter((part) => PARTS[part].fields.some((field) => read.absent.includes(field)));
-    const unplaced = notProvided.length > 0 ? await unplacedLists(client, zs, id, params) : [];
-    return { data: read.data, meta: read.meta, notProvided, absent: read.absent, unplaced };
+    const unread = notProvided.flatMap((part) => read.unreadable.filter((value) => PARTS[part].fields.some((field) => value.includes(`\`${field}`))));
+    const lists = notProvided.length > 0 && unread.length === 0 ? await unplacedLists(client, zs, id, params) : [];
+    return { data: read.data, meta: read.meta, notProvided, absent: read.absent, unplaced: { lists, values: [...new Set(unread)] } };
   } catch (error) {
     if (error instanceof ApiClientError && optional.length === parts.length && operationMissing(error))
-      return { data: null, meta: null, notProvided: outermost(optional), absent: [], missing: error, unplaced: [] };
+      return { data: null, meta: null, notProvided: outermost(optional), absent: [], missing: error, unplaced: { lists: [], values: [] } };
     throw error;
   }
 }
@@ -215,7 +227,7 @@ async function unplacedLists(client: ApiClient, zs: ZodSide, id: OperationId, pa
  */
 export async function readTableBody(client: ApiClient, id: OperationId, csv: CsvRows, params: Record<string, string>): Promise<Lenient<unknown>> {
   const lenient = client.lenient[id] as unknown as (params: Record<string, string>, options: LenientOptions) => Promise<Lenient<unknown>>;
-  return lenient(params, { optional: csvOptionalPaths(await zodSide(), id, csv) });
+  return lenient(params, { optional: csvOptionalPaths(await zodSide(), id, csv), carry: true });
 }
 
 /** Of `parts`, those not inside another (without topics, their rivals are not said to be missing too). */

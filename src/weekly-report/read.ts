@@ -19,7 +19,7 @@
 import { type ApiClient, ApiClientError, type CacheStatus, type ResponseMeta, type WithMeta } from '../client';
 import type { ResponseOf } from '../contract/operations';
 import { buildReport, DIGEST_KINDS, type DigestKind, formatPeriod, type Report } from './model';
-import { type Needs, NEEDS, type PartId, readParts } from './parts';
+import { type MapMisses, type Needs, NEEDS, type PartId, readParts } from './parts';
 
 /** What the report reads of `/brands`. */
 const BRAND_NAME: Needs = { brand_name: 'required' };
@@ -71,7 +71,7 @@ export interface WeeklyInputs {
   plan?: PlanInputs;
   not_provided: PartId[];
   /** Of `not_provided`, those whose operation answered with lists under names the map does not place: by part, those names. */
-  unplaced?: Partial<Record<PartId, string[]>>;
+  unplaced?: Partial<Record<PartId, MapMisses>>;
   /** The day the week was read on (`YYYY-MM-DD`, UTC, from the caller's clock): the fixed windows end on it. */
   today?: string;
 }
@@ -217,7 +217,9 @@ export async function readWeek(client: ApiClient, target: WeekTarget, now: Date)
     matrix: matrix.data,
     plan: { gaps: gaps.data, tasks: tasks.read?.data ?? null, pages: pages.data, tasks_in_plan: tasks.inPlan },
     not_provided: [visibility, history, matrix, topics, gaps, ...(tasks.read ? [tasks.read] : []), pages].flatMap((read) => read.notProvided),
-    unplaced: Object.fromEntries([visibility, history, matrix, topics, gaps, pages].flatMap((read) => (read.unplaced.length > 0 ? read.notProvided.map((part) => [part, read.unplaced]) : []))),
+    unplaced: Object.fromEntries(
+      [visibility, history, matrix, topics, gaps, pages].flatMap((read) => (read.unplaced.lists.length + read.unplaced.values.length > 0 ? read.notProvided.map((part) => [part, read.unplaced]) : [])),
+    ),
     today: now.toISOString().slice(0, 10),
   };
   const reads = [

@@ -6,7 +6,7 @@
 import * as z from 'zod';
 import type { ResponseOf } from '../contract/operations';
 import type { AnswerState } from '../contract/enums';
-import type { PartId } from './parts';
+import type { MapMisses, PartId } from './parts';
 import type { Violation } from '../contract/plausibility';
 import type { MoveWords, ScoreWords, Trend } from './words';
 import type { PlanInputs, PlanSection } from './plan';
@@ -169,7 +169,7 @@ export interface ReportInput {
   /** The parts the service does not provide (parts.ts); their lists are empty. */
   not_provided?: readonly PartId[];
   /** Of those, the ones whose operation holds lists under names the map does not place (the line says so): by part, the names. */
-  unplaced?: Partial<Record<PartId, string[]>> | undefined;
+  unplaced?: Partial<Record<PartId, MapMisses>> | undefined;
   /** The day the bodies were read on (`YYYY-MM-DD`, from the clock seam): the fixed windows end on it. */
   today?: string | undefined;
 }
