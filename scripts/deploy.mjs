@@ -4,10 +4,10 @@
 // (docs/deploy.md). In order: reads what is deployed (its settings and the names of its secrets); takes the
 // settings a person gives from the environment, asks for the missing ones on a terminal, keeps the deployed
 // ones otherwise; checks them with the Worker's own env rules (src/app/env.ts); creates the D1 database and
-// the four queues when missing and applies the migrations remotely, before the new code goes live; generates
+// the four queues when missing (each looked up by `wrangler queues info`) and applies the migrations remotely, before the new code goes live; generates
 // the random secrets that are unset; then `wrangler deploy`, which creates the KV namespaces it needs (or keeps
 // those the Worker has) and uploads the new secrets with the version. Prints the address, the features line
-// and what to do next. Secrets go to wrangler in a file of this machine's temporary directory, removed after;
+// (the address from the `targets` of wrangler's machine-readable output file, WRANGLER_OUTPUT_FILE_PATH) and what to do next. Secrets go to wrangler in a file of this machine's temporary directory, removed after;
 // none is printed except a newly generated ADMIN_TOKEN, once. Nothing is written into the repository.
 //
 // --proxy-only: the proxy in front of the real service (UPSTREAM_URL required): no D1, no queues, no cron.
@@ -15,7 +15,7 @@
 // wrangler resolves the config's paths from its folder).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
@@ -68,9 +68,10 @@ const terminal = new Writable({
 });
 
 /** wrangler in a child process with no terminal on stdin: it never prompts, and writes no ids into a config file. */
-function wrangler(args, { show = false, config } = {}) {
+function wrangler(args, { show = false, config, output } = {}) {
   // The secrets never reach wrangler through its environment (its --secrets-file lets the environment override the file).
-  const env = { ...process.env, WRANGLER_SEND_METRICS: 'false' };
+  // `output`: where wrangler writes its machine-readable record of the run (one JSON object per line).
+  const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', ...(output ? { WRANGLER_OUTPUT_FILE_PATH: output } : {}) };
   for (const name of SECRET_NAMES) delete env[name];
   const child = spawn(process.execPath, [path.join('node_modules', 'wrangler', 'bin', 'wrangler.js'), ...args, ...(config ? ['--config', config] : [])], { stdio: ['ignore', 'pipe', 'pipe'], env });
   running.add(child);
@@ -122,12 +123,14 @@ async function main() {
   say(`Deploying ${WORKER_NAME}${proxyOnly ? ' (proxy only: no D1, no queues, no cron)' : ''}.`);
   // What only reads, at once: each wrangler start, and loading wrangler or the Worker's env rules, costs seconds.
   const reading = readDeployment();
-  const lists = proxyOnly ? undefined : Promise.all([wrangler(['d1', 'list', '--json']), wrangler(['queues', 'list'])]);
+  const databases = proxyOnly ? undefined : wrangler(['d1', 'list', '--json']);
   const rules = importTs("export { parseEnv } from './src/app/env'; export { featuresOf, featuresLine } from './src/app/features';", { name: 'deploy-env' });
   const { experimental_readRawConfig } = await import('wrangler');
   const raw = JSON.parse(JSON.stringify(experimental_readRawConfig({ config: 'wrangler.toml' }).rawConfig));
   const DB_NAME = raw.d1_databases[0].database_name;
   const QUEUES = [...new Set([...(raw.queues?.producers ?? []).map((q) => q.queue), ...(raw.queues?.consumers ?? []).flatMap((q) => [q.queue, q.dead_letter_queue ?? []].flat())])];
+  // `queues list` prints only a table (no --json): each queue is looked up by name instead, and `queues info`'s exit status says whether it exists.
+  const queueLookups = proxyOnly ? undefined : Promise.all(QUEUES.map((name) => wrangler(['queues', 'info', name])));
 
   step('What is deployed');
   const deployed = await reading;
@@ -153,25 +156,17 @@ async function main() {
   const { featuresLine } = checkEnv(await rules, raw, settings, deployed, secrets, isSecret);
 
   if (!proxyOnly) {
-    const [list, queues] = await lists;
+    const list = await databases;
     step(`D1 database ${DB_NAME}`);
     if (list.code !== 0) fail('Could not list the D1 databases (are you logged in? `npx wrangler login`, or set CLOUDFLARE_API_TOKEN).', list);
     if (JSON.parse(list.out).some((db) => db.name === DB_NAME)) say('  exists: kept');
     else await must(['d1', 'create', DB_NAME], `Could not create the D1 database ${DB_NAME}.`);
 
     step(`Queues: ${QUEUES.join(', ')}`);
-    if (queues.code !== 0) fail('Could not list the queues.', queues);
-    // `queues list` prints a table (no --json); its second column is the name.
-    const existing = new Set(
-      queues.out
-        .split('\n')
-        .map((line) => line.split('│')[2]?.trim())
-        .filter(Boolean),
-    );
-    const missing = QUEUES.filter((name) => !existing.has(name));
+    const lookups = await queueLookups;
+    const missing = QUEUES.filter((_, i) => lookups[i].code !== 0);
     say(missing.length ? `  to create: ${missing.join(', ')}` : '  all exist: kept');
-    // `queues list` shows its first page only: a queue past it is found when its creation says it exists.
-    await Promise.all(missing.map((name) => must(['queues', 'create', name], `Could not create the queue ${name}.`, /already exists/i)));
+    await Promise.all(missing.map((name) => must(['queues', 'create', name], `Could not create the queue ${name}.`)));
 
     step('Migrations, applied to the remote database before the new code goes live');
     await must(['d1', 'migrations', 'apply', 'DB', '--remote'], 'The migrations failed: nothing was deployed.');
@@ -192,11 +187,14 @@ async function main() {
   const vars = [...new Set([...SETTINGS, ...Object.keys(settings)])].filter((name) => !isSecret(name)).flatMap((name) => ['--var', `${name}:${settings[name] ?? ''}`]);
   const dir = mkdtempSync(path.join(tmpdir(), 'deploy-secrets-'));
   const secretsFile = path.join(dir, 'secrets.json');
+  const outputFile = path.join(dir, 'wrangler-output.ndjson');
   let result;
+  let targets = [];
   try {
     writeFileSync(secretsFile, JSON.stringify(secrets), { mode: 0o600 });
     if (proxyOnly) config = proxyOnlyConfig(raw);
-    result = await wrangler(['deploy', ...vars, ...(Object.keys(secrets).length ? ['--secrets-file', secretsFile] : [])], { show: true, config });
+    result = await wrangler(['deploy', ...vars, ...(Object.keys(secrets).length ? ['--secrets-file', secretsFile] : [])], { show: true, config, output: outputFile });
+    targets = deployTargets(outputFile);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -205,7 +203,7 @@ async function main() {
     if (generated.includes('ADMIN_TOKEN')) say(`\n  ADMIN_TOKEN generated for this run (set on the Worker if the upload went through; the next run says "kept" then):\n  ${secrets.ADMIN_TOKEN}`);
     fail('wrangler deploy failed (the migrations, if any, are applied; run again once fixed).', { ...result, shown: true });
   }
-  const address = /https:\/\/[\w.-]+\.workers\.dev\b/.exec(result.out)?.[0];
+  const address = targets.find((target) => /^https:\/\/[\w.-]+\.workers\.dev$/.test(target));
 
   step('Done');
   say(`  address: ${address ?? '(no workers.dev address: see the routes printed above)'}`);
@@ -225,10 +223,20 @@ async function main() {
   say('  - later: npm run deploy again applies new migrations and deploys; it keeps these settings and secrets.');
 }
 
-async function must(args, message, acceptable) {
+async function must(args, message) {
   const result = await wrangler(args, { show: true });
-  if (result.code !== 0 && !acceptable?.test(result.out + result.err)) fail(message, { ...result, shown: true });
+  if (result.code !== 0) fail(message, { ...result, shown: true });
   return result;
+}
+
+/** The addresses and routes of the deployment, from wrangler's output file (its `deploy` record's `targets`). */
+function deployTargets(file) {
+  if (!existsSync(file)) return [];
+  const records = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+  return records.findLast((record) => record.type === 'deploy')?.targets ?? [];
 }
 
 /** wrangler.toml without what only the full deployment has: D1, the queues and the cron. */

@@ -2,7 +2,7 @@
 // The official MCP conformance suite's server scenarios against a running Worker's /mcp, through OAuth:
 //
 //   npm run dev   # in another terminal (http://localhost:8787)
-//   npm run test:mcp-conformance [-- base URL, default http://localhost:8787] [-- -- suite options]
+//   npm run check:mcp [-- base URL, default http://localhost:8787] [-- -- suite options]
 //
 // The suite's client sends no credential, so this script first goes through OAuth as an assistant and a browser
 // would (dynamic registration, the consent page's two steps with the demo key, the code exchanged with its PKCE

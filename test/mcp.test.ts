@@ -701,4 +701,16 @@ describe('echoed arguments (issue 34 item 4b)', () => {
       expect([call.method, text.length]).toEqual([call.method, expect.toSatisfy((length: number) => length < 600)]);
     }
   });
+
+  it('cuts them in the 2026-07-28 revision too, which the SDK answers on its other path', async () => {
+    const client = await connect(KEYS.pro, 'auto');
+    const huge = 'y'.repeat(256 * 1024);
+    const refusal = await client.getPrompt({ name: huge, arguments: {} }).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    expect(refusal?.message).toContain('(cut)');
+    expect(refusal!.message.length).toBeLessThan(600);
+    await client.close();
+  });
 });

@@ -32,14 +32,15 @@
  *    finds the authorization server; without `OAUTH_KV`, `Bearer
  *    realm="mcp"`.
  * 4. The body is read once (`serveReader`). Every request gets a server of
- *    its own, built for its reader (`mcpServer(reader)`), as the SDK asks. A
- *    2025-revision request is answered with plain JSON, not an event stream,
- *    by the SDK's transport (the SDK's documented composition: its
- *    `isLegacyRequest` in front of its exchange); a 2026 one by the SDK's
- *    exchange, built once per isolate (`exchange`), whose factory builds the
- *    server. The SDK answers bad input (not JSON, not JSON-RPC, a batch over
- *    100, an unknown tool, arguments that fail the schema) with its own
- *    errors.
+ *    its own, built for its reader (`mcpServer(reader)`), as the SDK asks.
+ *    One path per protocol revision, the SDK's documented composition: its
+ *    `isLegacyRequest` routes every 2025-revision request to the SDK's
+ *    transport, which answers with plain JSON, not an event stream; every
+ *    other one goes to the SDK's exchange for the 2026 revision, built once
+ *    per isolate with `legacy: 'reject'` (`exchange`), whose factory builds
+ *    the server. The SDK answers bad input (not JSON, not JSON-RPC, a batch
+ *    over 100, an unknown tool, arguments that fail the schema) with its own
+ *    errors, cut short on the way out (`withoutEchoes`).
  */
 import {
   createMcpHandler,
@@ -155,6 +156,8 @@ let handler: McpHttpHandler | undefined;
  */
 function exchange(): McpHttpHandler {
   handler ??= createMcpHandler(({ authInfo }) => mcpServer(readerOf(authInfo)), {
+    legacy: 'reject',
+    maxRequestBodySize: MAX_REQUEST_BYTES,
     onerror: (error) => console.warn(JSON.stringify({ msg: 'mcp request refused or failed', error: errorText(error) })),
   });
   return handler;
@@ -164,23 +167,58 @@ function exchange(): McpHttpHandler {
  * One exchange for a checked key, on a server of its own. The body is read once, here: the SDK takes it
  * parsed, so it neither clones the request nor reads it again. A 2025-revision request (most clients today)
  * is answered with plain JSON by the SDK's transport (the revision lets the server choose JSON or an event
- * stream, and a stateless server has nothing to stream), routed with the SDK's `isLegacyRequest` as its
- * documentation shows; a 2026 one by the SDK's exchange, which answers JSON unless it has something to stream.
+ * stream, and a stateless server has nothing to stream); a 2026 one by the SDK's exchange, which answers JSON
+ * unless it has something to stream. The SDK's `isLegacyRequest` routes them, as its documentation shows.
  */
 async function serveReader(request: Request, reader: Reader): Promise<Response> {
   const authInfo = readerAuth(reader);
   const body = await bodyOf(request);
-  if (!body.parsed) return exchange().fetch(body.request, { authInfo });
-  if (!(await isLegacyRequest(request, body.value))) return exchange().fetch(request, { authInfo, parsedBody: body.value });
+  const asSent = body.parsed ? request : body.request;
+  const options = body.parsed ? { authInfo, parsedBody: body.value } : { authInfo };
+  const legacy = await isLegacyRequest(asSent, body.parsed ? body.value : undefined, { maxRequestBodySize: MAX_REQUEST_BYTES });
+  if (!legacy) return withoutEchoes(await exchange().fetch(asSent, options));
   const server = mcpServer(reader);
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_REQUEST_BYTES });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(request, { authInfo, parsedBody: body.value });
+    return withoutEchoes(await transport.handleRequest(asSent, options));
   } finally {
     // The answer is whole (JSON): the server and its transport are done.
     void server.close().catch(() => undefined);
   }
+}
+
+/** How much of a request an error may quote back. */
+export const ECHO_MAX = 120;
+
+/**
+ * The SDK's errors quote the request (`Prompt <name> not found`, `Resource <uri> not found` with the URI in
+ * `data`, a schema's complaint with the value): each error's message is cut to a short prefix, and long `data`
+ * dropped, on the answer, so a 1 MB argument is not sent back. The SDK has no hook for its errors; the answer is
+ * ours. A JSON answer only: the tools send nothing before their result, so no exchange here is streamed.
+ */
+async function withoutEchoes(response: Response): Promise<Response> {
+  if (!(response.headers.get('content-type') ?? '').startsWith('application/json')) return response;
+  const text = await response.text();
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  const answer = (body: string) => new Response(body, { status: response.status, statusText: response.statusText, headers });
+  if (!text.includes('"error"')) return answer(text);
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return answer(text);
+  }
+  return answer(JSON.stringify(Array.isArray(message) ? message.map(cutError) : cutError(message)));
+}
+
+function cutError(message: unknown): unknown {
+  const error = (message as { error?: { message?: unknown; data?: unknown } } | null)?.error;
+  if (typeof error !== 'object' || error === null) return message;
+  if (typeof error.message === 'string' && error.message.length > ECHO_MAX) error.message = `${error.message.slice(0, ECHO_MAX)}… (cut)`;
+  if (error.data !== undefined && JSON.stringify(error.data).length > ECHO_MAX) delete error.data;
+  return message;
 }
 
 /**

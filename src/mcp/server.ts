@@ -101,39 +101,5 @@ export function mcpServer(reader: Reader): McpServer {
   }
   registerWeeklyView(server, reader.assets);
   registerPrompts(server, reader.client);
-  cutEchoes(server);
   return server;
-}
-
-/** How much of a request an error may quote back. */
-export const ECHO_MAX = 120;
-
-type Handler = (request: unknown, ctx: unknown) => Promise<unknown>;
-
-/**
- * The SDK's errors quote the request (`Prompt <name> not found`, `Resource <uri> not found` with the URI in
- * `data`, a schema's complaint with the value): each handler's error is cut to a short prefix, and long
- * `data` dropped, so a 1 MB argument is not sent back. The SDK has no hook for its errors: its handlers are
- * wrapped where it keeps them (`_requestHandlers`, checked here so an SDK that moves them fails loudly).
- */
-function cutEchoes(server: McpServer): void {
-  const handlers = (server.server as unknown as { _requestHandlers?: Map<string, Handler> })._requestHandlers;
-  if (!(handlers instanceof Map)) throw new Error('the MCP SDK no longer keeps its request handlers in _requestHandlers: cutEchoes (src/mcp/server.ts) needs another hook');
-  for (const [method, handler] of handlers) {
-    handlers.set(method, async (request, ctx) => {
-      try {
-        return await handler(request, ctx);
-      } catch (error) {
-        throw cut(error);
-      }
-    });
-  }
-}
-
-function cut(error: unknown): unknown {
-  if (!(error instanceof Error)) return error;
-  if (error.message.length > ECHO_MAX) error.message = `${error.message.slice(0, ECHO_MAX)}… (cut)`;
-  const withData = error as Error & { data?: unknown };
-  if (withData.data !== undefined && JSON.stringify(withData.data).length > ECHO_MAX) withData.data = undefined;
-  return error;
 }
