@@ -10,7 +10,7 @@
  *
  * What the generator leaves out: concurrent subscribes of one address (their
  * race is test/digests-subscriptions.test.ts's), and the caps on confirmation
- * mail (test/digests-caps.test.ts), whose 429s it meets only by chance.
+ * mail (test/digests-confirmation-caps.test.ts), whose 429s it meets only by chance.
  */
 import { env, SELF } from 'cloudflare:test';
 import fc from 'fast-check';

@@ -15,7 +15,7 @@
  *
  * Bindings are checked for presence only; their types come from
  * `src/env.d.ts` (`npm run types`, generated from wrangler.toml). This file is
- * not `src/env.ts`: TypeScript would take `env.d.ts` for its declaration output.
+ * not an `env.ts` at the root of src/: TypeScript would take `env.d.ts` for its declaration output.
  */
 import { EnvVarError, optionalBinding, optionalHttpUrl, optionalList, optionalSecret, optionalText, readVars, refuse, type Reader } from '../lib/env-vars';
 import { checkProxyVars, PROXY_VARS } from '../proxy/env';
