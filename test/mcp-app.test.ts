@@ -129,8 +129,10 @@ describe('the MCP App', () => {
       expect(withoutTimes(a.structuredContent)).toEqual(withoutTimes(b.structuredContent));
       expect((a.content as { text: string }[])[0]!.text).toBe((b.content as { text: string }[])[0]!.text);
     }
+    // The text is the whole report's summary (the structured content holds the plan's first items only).
     const weekly = await textOnly.callTool({ name: 'weekly_report', arguments: { market: 'us' } });
-    const { report } = weekly.structuredContent as { report: Report };
+    const page = await SELF.fetch('https://edge.test/reports/weekly?format=json&market=us', { headers: { authorization: `Bearer ${KEYS.pro}` } });
+    const { report } = (await page.json()) as { report: Report };
     expect(weekly.content).toEqual([{ type: 'text', text: reportText(report) }]);
     const visibility = await textOnly.callTool({ name: 'get_visibility', arguments: { market: 'us' } });
     expect(visibility.content).toEqual([{ type: 'text', text: JSON.stringify(visibility.structuredContent) }]);

@@ -18,6 +18,8 @@ import { sha256Hex } from '../src/lib/hash';
 import { MCP_PATH } from '../src/mcp';
 import { ROW_LIMIT } from '../src/mcp/pages';
 import { TOOLS_LIST_MAX_BYTES, toolName } from '../src/mcp/tools';
+import { PLAN_ITEMS_HELD, toolReport, WEEKLY_STRUCTURED_MAX_BYTES } from '../src/mcp/weekly';
+import type { Report } from '../src/weekly-report/model';
 import { RecordingApi } from './digests-helpers';
 import { ForeignUpstream } from './foreign-upstream';
 import { DEMO, KEYS } from './helpers';
@@ -298,10 +300,17 @@ describe('tools/call', () => {
     expect(text).toContain(`1. ${report.plan.items[0].headline}`);
     expect(text).toContain(report.plan.ranking);
     expect(text).toContain('Visibility');
-    // The same model /reports/weekly answers as JSON.
+    // Within a few KB: the digest's questions and the plan's first items; the text says the plan whole.
+    const size = JSON.stringify(result.structuredContent).length;
+    expect(size).toBeLessThan(WEEKLY_STRUCTURED_MAX_BYTES);
+    expect(report.won_lost).not.toHaveProperty('lost');
+    expect(report.plan.items.length).toBeLessThanOrEqual(PLAN_ITEMS_HELD);
+    const heldAll = report.plan.items.length + report.plan.more_items;
+    expect(text).toContain(`This week’s plan, ${heldAll} item`);
+    // The model /reports/weekly answers as JSON, as the tool holds it.
     const page = await SELF.fetch('https://edge.test/reports/weekly?format=json&market=us', { headers: { authorization: `Bearer ${KEYS.pro}` } });
-    const { report: fromPage } = (await page.json()) as { report: Record<string, unknown> };
-    expect({ ...report, generated_at: null }).toEqual({ ...fromPage, generated_at: null });
+    const { report: fromPage } = (await page.json()) as { report: Report };
+    expect({ ...report, generated_at: null }).toEqual({ ...toolReport(fromPage), generated_at: null });
     await client.close();
   });
 

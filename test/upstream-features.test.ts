@@ -23,6 +23,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DiscoveryReport } from '../src/discovery/report';
 import { matchOperation } from '../src/contract/request';
 import type { OperationId } from '../src/contract/operations';
+import { toolReport } from '../src/mcp/weekly';
 import type { Report } from '../src/weekly-report/model';
 import { clearDigests, deliver, demoMonday, FakeQueue, runCron, seedSubscriptions, sendRecords, testEnv } from './digests-helpers';
 import { mintExport, readCsv } from './exports-helpers';
@@ -185,7 +186,7 @@ describe.each(Object.keys(SHAPES) as (keyof typeof SHAPES)[])('in front of the "
     const result = await client.callTool({ name: 'weekly_report', arguments: { market: 'us' } });
     expect(result.isError).toBeFalsy();
     const { report } = result.structuredContent as { report: Report };
-    expect(withoutTimes(report)).toEqual(withoutTimes(expectedOf(shape, ours)));
+    expect(withoutTimes(report)).toEqual(withoutTimes(toolReport(expectedOf(shape, ours))));
     await client.close();
   });
 });
@@ -235,7 +236,7 @@ describe('in front of a service that carries an engine that answered nothing in 
     );
     const result = await client.callTool({ name: 'weekly_report', arguments: { market: 'us' } });
     expect(result.isError).toBeFalsy();
-    expect(withoutTimes((result.structuredContent as { report: Report }).report)).toEqual(withoutTimes(ours));
+    expect(withoutTimes((result.structuredContent as { report: Report }).report)).toEqual(withoutTimes(toolReport(ours)));
     expect(JSON.stringify(result.content)).not.toContain('grok');
     await client.close();
   });

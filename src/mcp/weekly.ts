@@ -10,7 +10,22 @@
 import type { ApiClient } from '../client';
 import type { JsonObject } from '../contract/openapi';
 import { BRAND_MARKET_PARAMS } from '../contract/params';
-import { countOf, formatPercent, formatRange, formatSigned, formatTrend, implausibleWarning, planLines, readWeek, type Report, reportOf, type ReportSource } from '../weekly-report';
+import {
+  countOf,
+  formatPercent,
+  formatRange,
+  formatSigned,
+  formatTrend,
+  implausibleWarning,
+  type PlanItem,
+  type PlanSection,
+  planLines,
+  readWeek,
+  type Report,
+  reportOf,
+  type ReportSource,
+  type WonLostSection,
+} from '../weekly-report';
 import { bodyResult, failureResult } from './results';
 import { inputSchemaOf, toolDefinition } from './tools';
 
@@ -42,13 +57,13 @@ const REPORT_FIELDS = {
   subject: STRING,
   not_provided: ARRAY,
   implausible: ARRAY,
-} satisfies Record<keyof Report, JsonObject>;
+} satisfies Record<keyof ToolReport, JsonObject>;
 
 export const weeklyReportTool = toolDefinition({
   name: 'weekly_report',
   title: 'Get the weekly report',
   description:
-    "The week as the digest email says it: the lead, the score and whether its change is beyond the noise, each engine, topics that moved, questions won and lost, and the plan: per lost question the rival that took it, the brand's page and what to do with it, the domains AI cites instead and the task that would win it back, best first (`report.plan.items`). The last 7 days. When `report.implausible` is not empty the figures break a rule the Read API keeps and some are wrong: say so before quoting any.",
+    "The week as the digest email says it: the lead, the score and whether its change is beyond the noise, each engine, topics that moved, questions won and lost, and the plan: per lost question the rival that took it, the brand's page and what to do with it, the domains AI cites instead and the task that would win it back, best first (the text says the whole plan; `report.plan.items` holds its first items, `more_items` the rest's count; `get_answer_history` lists every question won and lost). The last 7 days. When `report.implausible` is not empty the figures break a rule the Read API keeps and some are wrong: say so before quoting any.",
   inputJson: inputSchemaOf(BRAND_MARKET_PARAMS),
   outputJson: { type: 'object', properties: { report: { type: 'object', properties: REPORT_FIELDS }, source: OBJECT } },
 });
@@ -74,12 +89,42 @@ export function reportText(report: Report): string {
   return lines.join('\n');
 }
 
-/** The tool's call: `{ report, source }`, as `GET /reports/weekly?format=json` answers it. */
+/** The plan's items the structured content holds, best first; the text names every one. */
+export const PLAN_ITEMS_HELD = 3;
+/** The structured content's bound, checked by test/mcp.test.ts on the demo data (its size: docs/mcp.md). */
+export const WEEKLY_STRUCTURED_MAX_BYTES = 11 * 1024;
+
+/** The report as `weekly_report` holds it (`toolReport`). */
+export type ToolReport = Omit<Report, 'won_lost' | 'plan'> & {
+  won_lost: Omit<WonLostSection, 'won' | 'lost'> | null;
+  plan: (Omit<PlanSection, 'items'> & { items: (Omit<PlanItem, 'questions'> & { questions: { question_id: number; text: string; outcome: 'lost' | 'won' }[] })[]; more_items: number }) | null;
+};
+
+/**
+ * What `weekly_report` puts in `structuredContent`: what the MCP App shows and an assistant acts on, within a few
+ * KB (docs/mcp.md; the whole report is about 30 KB, and a client puts it all in the model's context). The won and
+ * lost questions the digest lists (`top_lost`, `top_won`) with the counts, not every question (`get_answer_history`
+ * has them); the plan's first items, their questions by id and text. The text is the summary, the plan whole.
+ */
+export function toolReport(report: Report): ToolReport {
+  const { won_lost: wonLost, plan } = report;
+  return {
+    ...report,
+    won_lost: wonLost && { counts: wonLost.counts, period: wonLost.period, previous_period: wonLost.previous_period, top_lost: wonLost.top_lost, top_won: wonLost.top_won },
+    plan: plan && {
+      ...plan,
+      items: plan.items.slice(0, PLAN_ITEMS_HELD).map(({ questions, ...item }) => ({ ...item, questions: questions.map((q) => ({ question_id: q.question_id, text: q.text, outcome: q.outcome })) })),
+      more_items: Math.max(0, plan.items.length - PLAN_ITEMS_HELD),
+    },
+  };
+}
+
+/** The tool's call: `{ report, source }`, the report as `toolReport` holds it, and the text that summarises it whole. */
 export async function weeklyReport(client: ApiClient, args: { brand_id?: number; market?: string }, now: Date) {
   try {
     const { inputs, source } = await readWeek(client, { brand_id: args.brand_id, market: args.market }, now);
     const report = reportOf(inputs);
-    return bodyResult({ report, source: source satisfies ReportSource }, reportText(report));
+    return bodyResult({ report: toolReport(report), source: source satisfies ReportSource }, reportText(report));
   } catch (error) {
     return failureResult(error, weeklyReportTool.name);
   }
