@@ -23,7 +23,7 @@ import { createClient } from '../src/client';
 import { EMBEDDED_BASE_URL, originTransport } from '../src/origin/transport';
 import type { DigestJob } from '../src/digests/deps';
 import { MIN_CALL_SPACING_MS } from '../src/mail/mailer';
-import { toPlainText } from '@react-email/render';
+import { plainText } from '../src/mail/plain-text';
 import { createElement } from 'react';
 import DigestEmail from '../emails/digest';
 import { renderDigest } from '../src/mail/render';
@@ -88,7 +88,7 @@ it('renders a digest', async () => {
     await scheduler.wait(0);
     htmlTimes.push(Date.now() - t);
     t = Date.now();
-    toPlainText(html);
+    plainText(html);
     await scheduler.wait(0);
     textTimes.push(Date.now() - t);
   }
@@ -96,7 +96,7 @@ it('renders a digest', async () => {
   textTimes.sort((a, b) => a - b);
   times.sort((a, b) => a - b);
   report(`  React build: ${process.env.NODE_ENV ?? 'unset'}; ${(await renderHtml(element)).split('<').length - 1} tags per digest`);
-  report(`  of which HTML (React's prerender, renderHtml) p50 ${quantile(htmlTimes, 0.5)} ms, text (toPlainText) p50 ${quantile(textTimes, 0.5)} ms`);
+  report(`  of which HTML (React's prerender, renderHtml) p50 ${quantile(htmlTimes, 0.5)} ms, text (plainText) p50 ${quantile(textTimes, 0.5)} ms`);
   report(`render (HTML + text, full digest, ${RENDERS} runs): p50 ${quantile(times, 0.5)} ms, p95 ${quantile(times, 0.95)} ms, max ${times.at(-1)} ms; ${Math.round(size / 1024)} KiB per email`);
   expect(quantile(times, 0.5)).toBeLessThanOrEqual(25);
 });

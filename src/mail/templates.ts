@@ -1,7 +1,8 @@
 /**
  * Renders the emails (loaded by render.ts at the first email): HTML with React
  * Email, and the plain-text part converted from that same HTML
- * (`toPlainText`), so the two parts can never disagree.
+ * (`plainText`, what React Email's `toPlainText` gives: plain-text.ts says
+ * why it is not the library itself), so the two parts can never disagree.
  * Blocks marked `data-skip-in-text` (the chart's cells, the engine table, a
  * link the text part has elsewhere) are left out of the text part; blocks
  * styled `textOnly` are hidden in HTML and carry the text part's equivalent.
@@ -9,9 +10,9 @@
  * (a button and the same address written out, a header link and the button),
  * the repeat is marked `data-skip-in-text`.
  */
-import { toPlainText } from '@react-email/render';
 import { createElement, type ReactElement, Suspense } from 'react';
 import { prerender } from 'react-dom/static.edge';
+import { plainText, tidyText } from './plain-text';
 import { AlertEmail, type AlertEmailProps, alertEmailSubject } from '../../emails/alert';
 import { ConfirmSubscriptionEmail, type ConfirmSubscriptionEmailProps, confirmationSubject } from '../../emails/confirm-subscription';
 import { DigestEmail, type DigestEmailProps } from '../../emails/digest';
@@ -22,9 +23,6 @@ export interface RenderedEmail {
   html: string;
   text: string;
 }
-
-/** Headings keep their case in the text part (html-to-text upper-cases them by default, brand names included). */
-const HEADINGS_AS_WRITTEN = ['h1', 'h2', 'h3'].map((selector) => ({ selector, options: { uppercase: false } }));
 
 /** The doctype React Email gives every email. */
 const XHTML_DOCTYPE = '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">';
@@ -48,12 +46,7 @@ export async function renderHtml(element: ReactElement): Promise<string> {
 
 async function renderBoth(element: ReactElement, subject: string): Promise<RenderedEmail> {
   const html = await renderHtml(element);
-  const text = toPlainText(html, { selectors: HEADINGS_AS_WRITTEN })
-    .replace(/[\u200c\u200b\u2060\u00ad\ufeff]|\u034f/g, '')
-    .replace(/^\s+/, '')
-    .replace(/[ \t]+$/gm, '')
-    .replace(/\n{3,}/g, '\n\n');
-  return { subject, html, text };
+  return { subject, html, text: tidyText(plainText(html)) };
 }
 
 export function renderDigest(props: DigestEmailProps): Promise<RenderedEmail> {
