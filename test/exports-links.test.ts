@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { operationUrl } from '../src/client';
 import { valuesAt } from '../src/contract/params-from';
 import { API_BASE, examplePath, type OperationId, operationList, operations } from '../src/contract/operations';
-import { cellText, csvColumns, toCsv } from '../src/exports/table';
+import { cellText, csvColumns, spreadLists, toCsv } from '../src/exports/table';
 import { TABLE_OPERATIONS } from '../src/exports/target';
 import { mintExportLink } from '../src/links/export-links';
 import { accountKey, gateOf, mintExport, pathOf, postExport, readCsv } from './exports-helpers';
@@ -47,7 +47,11 @@ function expectedCell(value: unknown): string {
   return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
 }
 
-const at = (value: unknown, path: string) => path.split('.').reduce<unknown>((v, name) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[name] : undefined), value);
+/** The value at a column's path: dotted fields, and a list's items by number from 1 (`rivals.2.name`), as the export spreads them. */
+const at = (value: unknown, path: string) =>
+  path
+    .split('.')
+    .reduce<unknown>((v, name) => (Array.isArray(v) && /^\d+$/.test(name) ? v[Number(name) - 1] : v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[name] : undefined), value);
 
 /** The records a CSV export of `body` has: the items at the table's `rows`, each spread over its `each` list. */
 function rowsOf(op: (typeof TABLE_OPERATIONS)[number], body: Record<string, unknown>): Record<string, unknown>[] {
@@ -85,6 +89,46 @@ function leaves(value: Record<string, unknown>, prefix = ''): string[] {
   return Object.entries(value).flatMap(([name, v]) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? leaves(v as Record<string, unknown>, `${prefix}${name}.`) : [`${prefix}${name}`]));
 }
 
+describe('a list inside a row', () => {
+  it('spreadLists: every value of any nesting in a cell of its own, under a name that leads to it (fast-check, seeded)', () => {
+    const leaf = fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.boolean(), fc.constant(null));
+    const item = fc.oneof(leaf, fc.dictionary(fc.constantFrom('name', 'share', 'engine'), leaf, { maxKeys: 3 }));
+    const row = fc.record({ id: fc.integer(), list: fc.array(item, { maxLength: 4 }), tags: fc.oneof(fc.constant(null), fc.array(fc.string({ maxLength: 5 }), { maxLength: 3 })) });
+    fc.assert(
+      fc.property(fc.array(row, { minLength: 1, maxLength: 6 }), (rows) => {
+        const { columns, rows: spread } = spreadLists(['id', 'list', 'tags'], rows);
+        expect(new Set(columns).size).toBe(columns.length);
+        spread.forEach((cells, i) => {
+          for (const column of columns) {
+            const cell = cells[column];
+            expect(typeof cell === 'object' && cell !== null).toBe(false);
+            const value = at(rows[i], column);
+            // A list or object left under its own name holds no value at all (empty, or items without fields): an empty cell.
+            expect(cell).toEqual(value === undefined || (typeof value === 'object' && value !== null) ? null : value);
+          }
+        });
+        // Item by item: every column of item n before those of item n + 1.
+        const numbers = columns.filter((c) => c.startsWith('list.')).map((c) => Number(c.split('.')[1]));
+        expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
+      }),
+      { seed: 45, numRuns: 200 },
+    );
+  });
+
+  it('is spread over numbered columns, one value per cell: the moves of a question, the rivals of a topic', async () => {
+    const moves = await readCsv((await mintExport({ operation: 'getAnswerHistory', params: { market: 'us' } })).url);
+    expect(moves.header).toEqual(expect.arrayContaining(['moved.1.engine', 'moved.1.before', 'moved.1.now', 'moved.1.direction', 'moved.1.top_rival', 'moved.2.engine']));
+    expect(moves.header).not.toContain('moved');
+    const history = (await apiBody(TABLE_OPERATIONS.find((op) => op.id === 'getAnswerHistory')!, { market: 'us' })) as { questions: { moved: { engine: string; top_rival: string | null }[] }[] };
+    const widest = Math.max(...history.questions.map((q) => q.moved.length));
+    expect(moves.header.filter((h) => h.endsWith('.engine'))).toHaveLength(widest);
+    expect(moves.records[0]!['moved.1.engine']).toBe(history.questions[0]!.moved[0]!.engine);
+    const rivals = await readCsv((await mintExport({ operation: 'listTopics', params: { market: 'us' } })).url);
+    expect(rivals.header.indexOf('rivals.1.name')).toBeLessThan(rivals.header.indexOf('rivals.2.name'));
+    expect(rivals.records.flatMap((r) => Object.values(r)).some((cell) => /^[[{]"/.test(cell))).toBe(false);
+  });
+});
+
 describe('every list-shaped operation exports to CSV', () => {
   it('the table says which operations have rows: all of them but the single-item reads', () => {
     expect(TABLE_OPERATIONS.length).toBeGreaterThan(operationList.length / 2);
@@ -102,7 +146,12 @@ describe('every list-shaped operation exports to CSV', () => {
     expect(csv.text.endsWith('\r\n')).toBe(true);
     // Every record ends in CRLF: read with CRLF as the only record delimiter, the same records come back.
     expect(parse(csv.text, { columns: true, record_delimiter: ['\r\n'] })).toEqual(csv.records);
-    expect(csv.header).toEqual(csvColumns(zs, op));
+    // The table's columns in order, a list's spread over numbered ones (`rivals.1.name`): one value per cell, never JSON.
+    const tableColumns = csvColumns(zs, op);
+    const spreadOf = (column: string) => tableColumns.findLast((c) => column === c || column.startsWith(`${c}.`));
+    expect(csv.header.map(spreadOf)).toEqual(tableColumns.flatMap((c) => csv.header.filter((h) => spreadOf(h) === c).map(() => c)));
+    expect(new Set(csv.header.map(spreadOf))).toEqual(new Set(tableColumns));
+    for (const column of csv.header.filter((h) => !tableColumns.includes(h))) expect(column).toMatch(/^[\w.]+\.\d+(\.[\w.]+)?$/);
 
     // The API's own answer, read with the same key (a cache hit: read above to choose the parameters).
     const expected = rowsOf(op, await apiBody(op, params));
@@ -110,7 +159,11 @@ describe('every list-shaped operation exports to CSV', () => {
     expect(csv.records).toHaveLength(expected.length);
     expect(expected.length).toBeGreaterThan(0);
     expected.forEach((item, i) => {
-      for (const column of csv.header) expect([i, column, csv.records[i]![column]]).toEqual([i, column, expectedCell(at(item, column) ?? null)]);
+      for (const column of csv.header) {
+        const found = at(item, column) ?? null;
+        const value = Array.isArray(found) && found.length === 0 ? null : found;
+        expect([i, column, typeof value === 'object' && value !== null ? 'a list or object in one cell' : csv.records[i]![column]]).toEqual([i, column, expectedCell(value)]);
+      }
     });
     // No field of a row is left out: every scalar leaf of the first row is a column.
     const first = expected[0]!;

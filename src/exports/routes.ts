@@ -49,7 +49,7 @@ import { clientAddressOf } from '../proxy';
 import { HISTORY_COLUMNS, historyRecord, PLAN_COLUMNS, planRecords, readHistory, readScopeKept, readTableBody, readWeek, reportOf } from '../weekly-report';
 import type { ExportDeps } from './deps';
 import type { Caller } from '../subscriptions';
-import { CSV_CONTENT_TYPE, csvColumns, tableRows, toCsv } from './table';
+import { CSV_CONTENT_TYPE, csvColumns, spreadLists, tableRows, toCsv } from './table';
 import { checkTarget, ParamsField, type TableOperation, tableOperation } from './target';
 
 /** A mint request is a few hundred bytes (a prompt text at most 1,000 characters); anything past this is refused unread. */
@@ -159,7 +159,7 @@ async function readTable(client: ApiClient, db: D1Database, target: ExportTarget
     return { columns: HISTORY_COLUMNS, rows: (await readHistory(db, target.brandId, target.market.id)).map(historyRecord) };
   }
   const columns = csvColumns(await zodSide(), op);
-  return { columns, rows: tableRows(op.csv, columns, (await readTableBody(client, op.id, op.csv, target.params)).data) };
+  return spreadLists(columns, tableRows(op.csv, columns, (await readTableBody(client, op.id, op.csv, target.params)).data));
 }
 
 async function read(request: Request, file: string, deps: ExportDeps): Promise<Response> {

@@ -3,9 +3,11 @@
  * operation's `csv` entry says which array is the rows (and which array of
  * each row, if any, gives one row per item); its response schema says the
  * columns. Nested objects become dotted columns (`topic.name`), an exploded
- * array's fields are prefixed with its name (`engines.state`), any other
- * array is one cell holding its JSON. A 24th operation with a `csv` entry
- * exports with no list to edit here.
+ * array's fields are prefixed with its name (`engines.state`), and any other
+ * array is spread over numbered columns, one value per cell
+ * (`rivals.1.name`, `rivals.1.share`, `rivals.2.name`…; `spreadLists`), so a
+ * sheet can chart it and no cell holds JSON. A 24th operation with a `csv`
+ * entry exports with no list to edit here.
  *
  * Cells, written for spreadsheets (RFC 4180: a header row, CRLF after each
  * record, a field in double quotes when it holds a comma, a quote or a line
@@ -59,6 +61,42 @@ export function tableRows(csv: CsvRows, columns: readonly string[], body: unknow
     const children = Array.isArray(item[each]) ? (item[each] as unknown[]) : [];
     return children.length === 0 ? [flat({ ...item, [each]: null })] : children.map((child) => flat({ ...item, [each]: child }));
   });
+}
+
+/** `value` as cells under `name`: itself, or each field of an object under `name.field`, each item of a list under `name.1`, `name.2`… */
+function spreadInto(cells: Map<string, unknown>, name: string, value: unknown): void {
+  if (Array.isArray(value)) value.forEach((item, i) => spreadInto(cells, `${name}.${i + 1}`, item));
+  else if (typeof value === 'object' && value !== null) for (const [field, inner] of Object.entries(value)) spreadInto(cells, `${name}.${field}`, inner);
+  else cells.set(name, value);
+}
+
+/** The item numbers of a spread column (`rivals.2.name` → [2]), to order the columns item by item. */
+const itemNumbers = (name: string) => name.split('.').flatMap((part) => (/^\d+$/.test(part) ? [Number(part)] : []));
+const byItem = (a: string, b: string) => {
+  const [x, y] = [itemNumbers(a), itemNumbers(b)];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+  return x.length - y.length;
+};
+
+/**
+ * The rows with every list spread over numbered columns, one value per cell: `rivals` becomes `rivals.1.name`,
+ * `rivals.1.share`, `rivals.2.name`… (a list of values `engines.1`, `engines.2`), as many items as the longest
+ * row has, item by item in the table's column order. A list empty in every row keeps its one column, empty.
+ */
+export function spreadLists(columns: readonly string[], rows: readonly Record<string, unknown>[]): { columns: string[]; rows: Record<string, unknown>[] } {
+  const cells = rows.map((row) => {
+    const out = new Map<string, unknown>();
+    for (const column of columns) spreadInto(out, column, row[column]);
+    return out;
+  });
+  const spread = columns.flatMap((column) => {
+    const names = new Set<string>();
+    for (const row of cells) for (const name of row.keys()) if (name === column || name.startsWith(`${column}.`)) names.add(name);
+    // A row without the list (null) adds no column of its own beside the items of the others.
+    const items = [...names].filter((name) => name !== column);
+    return items.length > 0 ? items.sort(byItem) : [column];
+  });
+  return { columns: spread, rows: cells.map((row) => Object.fromEntries(spread.map((column) => [column, row.get(column) ?? null]))) };
 }
 
 /** A cell that a spreadsheet would run as a formula starts with one of these. */
