@@ -84,7 +84,7 @@ async function accountPagesWith(swap: Swap): Promise<{ pages: Record<string, str
   const answers = (await (await SELF.fetch(`${BASE}/api/v1/answers?market=us`, { headers: { authorization: `Bearer ${key}` } })).json()) as { questions: { text: string }[] };
   // The same question in both runs: the first whose hostile string opens a tag.
   const question = answers.questions.find((q) => /<(script|img|svg)/.test(hostile(upstream.originals.get(q.text)!)))!.text;
-  pages.csvMade = await send('/account/exports', { operation: 'getAnswerRuns', scope: '1:us', days: '30', params: new URLSearchParams({ prompt: question }).toString() });
+  pages.csvMade = await send('/account/exports', { operation: 'getAnswerRuns', scope: '1:us', days: '30', 'p.prompt': question });
   pages.csvList = await get('/account/exports');
 
   pages.report = await get('/account/report?brand_id=1&market=us');

@@ -466,10 +466,19 @@ describe('share links, CSV links and send now', () => {
 
   it('a CSV link: made for an export, its address and IMPORTDATA formula listed, read, revoked; a bad parameter beside its field', async () => {
     const { cookie, csrf } = await signIn();
-    const refused = await post('/account/exports', { csrf, operation: 'history', scope: '1:us', days: '30', params: 'foo=1' }, { cookie });
+    // The table's parameters are fields of their kind, chosen with the table: no query string to write.
+    const chosen = await (await SELF.fetch(`${BASE}/account/exports?table=getPromptMatrix`, { headers: { cookie } })).text();
+    expect(chosen).not.toContain('name="params"');
+    const topics = await (await SELF.fetch(`${BASE}/account/exports?table=listTopics`, { headers: { cookie } })).text();
+    expect(topics).toMatch(/<input type="number" id="p-days" name="p\.days" value="" min="1" max="\d+"/);
+    expect(topics).toMatch(/<input type="date" id="p-from" name="p\.from"/);
+    expect(topics).toContain('<input type="hidden" name="operation" value="listTopics">');
+    const refused = await post('/account/exports', { csrf, operation: 'listTopics', scope: '1:us', days: '30', 'p.days': '400' }, { cookie });
     expect(refused.status).toBe(400);
-    expect(errorBeside(await refused.text(), 'params')).toContain('foo is not a parameter of the history');
-    const made = await post('/account/exports', { csrf, operation: 'listTopics', scope: '1:us', days: '30', params: '' }, { cookie });
+    const page = await refused.text();
+    expect(errorBeside(page, 'p-days')).toMatch(/days/);
+    expect(page).toContain('value="400"');
+    const made = await post('/account/exports', { csrf, operation: 'listTopics', scope: '1:us', days: '30', 'p.days': '28' }, { cookie });
     expect(made.status).toBe(200);
     const html = await made.text();
     const url = /<code id="url-[^"]+">([^<]+)<\/code>/.exec(html)![1]!;
@@ -479,7 +488,7 @@ describe('share links, CSV links and send now', () => {
     expect([read.status, read.headers.get('content-type')]).toEqual([200, expect.stringMatching(/^text\/csv/)]);
     const id = /data-link="([^"]+)"/.exec(html)![1]!;
     // Titled in words: its table, brand and market, never an operation id or a query string.
-    expect(new RegExp(`<li data-link="${id}" class="fresh"><div class="head"><span class="who">([^<]+)</span>`).exec(html)![1]).toBe('List topics · Brightdesk US');
+    expect(new RegExp(`<li data-link="${id}" class="fresh"><div class="head"><span class="who">([^<]+)</span>`).exec(html)![1]).toBe('List topics · Brightdesk US · days 28');
     expect(visibleText(html)).not.toMatch(/\(listTopics\)|brand_id=/);
     const revoked = await post('/account/exports/revoke', { csrf, id }, { cookie });
     expect(revoked.headers.get('location')).toBe('/account/exports?done=revoked');
@@ -558,7 +567,7 @@ describe('a key whose plan is inactive', () => {
     const ADD = { email: 'lapsed@example.com', scope: '1:us', kinds: ['visibility'], timezone: 'UTC', channel: 'email', channel_url: '', quiet_start: '22:00', quiet_end: '07:00' };
     expect((await post('/account/subscriptions', { csrf: pro.csrf, ...ADD }, { cookie: pro.cookie })).status).toBe(303);
     expect((await post('/account/links', { csrf: pro.csrf, scope: '1:us', days: '7' }, { cookie: pro.cookie })).status).toBe(200);
-    expect((await post('/account/exports', { csrf: pro.csrf, operation: 'listTopics', scope: '1:us', days: '30', params: '' }, { cookie: pro.cookie })).status).toBe(200);
+    expect((await post('/account/exports', { csrf: pro.csrf, operation: 'listTopics', scope: '1:us', days: '30' }, { cookie: pro.cookie })).status).toBe(200);
     const hash = await sha256Hex(KEYS.inactive);
     await env.DB.batch([env.DB.prepare('UPDATE digest_subscriptions SET key_hash = ?').bind(hash), env.DB.prepare('UPDATE report_links SET key_hash = ?').bind(hash)]);
     const sub = (await env.DB.prepare('SELECT id FROM digest_subscriptions').first<{ id: string }>())!.id;

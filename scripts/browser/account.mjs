@@ -167,8 +167,11 @@ async function flow({ browser, base, step, key, receiver, deliveries, shots }) {
   assert.equal((await reader.goto(shareUrl)).status(), 200, 'account: the share link opens signed out');
   assert.match(await reader.textContent('main'), /Brightdesk/);
   await page.click('nav >> text=CSV links');
-  await page.selectOption('#operation', 'listTopics');
-  await page.click('form[action="/account/exports"] button[type=submit]');
+  // The table first: the page comes back with its parameters as fields.
+  await page.selectOption('#table', 'listTopics');
+  await Promise.all([page.waitForURL(/table=listTopics/), page.click('form.choose button[type=submit]')]);
+  assert.equal(await page.getAttribute('#p-days', 'type'), 'number', 'account: a window in days is a number field');
+  await page.click('form[method="post"][action="/account/exports"] button[type=submit]');
   // The link just made (or handed out again: one live link per export and parameters) is marked.
   const fresh = page.locator('ul.cards > li.fresh');
   const csvUrl = (await fresh.locator('code[id^=url-]').textContent()).trim();
@@ -282,12 +285,12 @@ async function tour({ browser, base, step, key, width, scheme, shots, sql }) {
   await page.goto(`${base}/account/links`);
   await submit(page, 'form[action="/account/links"] button[type=submit]');
   await shot('share-links');
-  await page.goto(`${base}/account/exports`);
-  await submit(page, 'form[action="/account/exports"] button[type=submit]');
+  await page.goto(`${base}/account/exports?table=listTopics`);
+  await submit(page, 'form[method="post"][action="/account/exports"] button[type=submit]');
   const csvId = await page.locator('ul.cards > li.fresh').getAttribute('data-link');
   await shot('csv-links');
-  await page.fill('#params', 'foo=1');
-  await submit(page, 'form[action="/account/exports"] button[type=submit]');
+  await page.fill('#p-days', '400');
+  await submit(page, 'form[method="post"][action="/account/exports"] button[type=submit]');
   await shot('csv-links-error');
   // The two links this tour made (the key's other links are the rest of the run's): the share link is the newest.
   for (const [path, card] of [

@@ -17,11 +17,11 @@ import { ApiError } from '../contract/errors';
 import { EXPORT_KINDS, mintExportLinkAs, tableOperation } from '../exports';
 import { listExportLinks, revokeExportLink } from '../links/export-links';
 import type { Route } from '../lib/router';
-import { BRAND_MARKET_PARAMS, queryObject, readParams } from '../contract/params';
+import { BRAND_MARKET_PARAMS, type Param, queryObject, readParams } from '../contract/params';
 import { historyAs, listReportLinks, mintReportLinkAs, revokeReportLink, weeklyAs } from '../reports';
 import type { SubscriptionDeps } from '../subscriptions';
 import { answering, field, seeOther, type SignedIn, signedIn, signedInForm } from './guard';
-import { type CsvView, csvPage, EMPTY_LINK_FORM, LINK_DONE, type LinkField, type LinkForm, sharePage, type ShareView } from './links-page';
+import { type CsvView, csvPage, EMPTY_LINK_FORM, LINK_DONE, type LinkField, type LinkForm, type ParamField, sharePage, type ShareView } from './links-page';
 import { ACCOUNT_PATHS, accountFrame, scopeOf } from './pages';
 import { ownKeyOf } from '../lib/http';
 
@@ -35,10 +35,20 @@ const FIELD_OF_PARAM: Record<string, LinkField> = {
   expires_in_days: 'days',
   operation: 'operation',
 };
-const fieldOf = (error: ApiError): LinkField =>
-  (error.param && (FIELD_OF_PARAM[error.param] ?? (error.param.startsWith('params.') ? 'params' : undefined))) || (error.code.startsWith('brand_') ? 'scope' : 'form');
+/** The field an API error is shown beside: the brand and market's, a table parameter's own (`params.days` → `p.days`), or the form's. */
+const fieldOf = (error: ApiError): LinkField => {
+  const param = error.param;
+  if (param && FIELD_OF_PARAM[param]) return FIELD_OF_PARAM[param];
+  if (param?.startsWith('params.')) return `p.${param.slice('params.'.length)}`;
+  return error.code.startsWith('brand_') ? 'scope' : 'form';
+};
 
-const typed = (form: FormData): LinkForm => ({ scope: field(form, 'scope'), days: field(form, 'days').trim(), operation: field(form, 'operation'), params: field(form, 'params').trim() });
+/** The form as typed: the table's parameters are its `p.<name>` fields, an empty one left out. */
+function typed(form: FormData): LinkForm {
+  const params: Record<string, string> = {};
+  for (const [name, value] of form) if (name.startsWith('p.') && typeof value === 'string' && value.trim() !== '') params[name.slice(2)] = value.trim();
+  return { scope: field(form, 'scope'), days: field(form, 'days').trim(), operation: field(form, 'operation'), params };
+}
 /** `expires_in_days` as the JSON body takes it: a number (a word stays a word, so the API says what is wrong). */
 const daysOf = (days: string) => (days === '' ? {} : { expires_in_days: /^\d+$/.test(days) ? Number(days) : days });
 const doneOf = (url: URL) => {
@@ -134,29 +144,63 @@ const OPERATIONS = EXPORT_KINDS.map((id) => {
   return { id, label: op ? op.summary : (SCOPE_LABELS[id] ?? id) };
 });
 
+/** How a person reads a parameter's name on the CSV screen; any other name is written out as it is. */
+const PARAM_WORDS: Record<string, string> = {
+  days: 'Days, counted back from the day the sheet reads it',
+  from: 'From (a day)',
+  to: 'To (a day)',
+  engine: 'Engine',
+  limit: 'At most this many rows',
+  layer: 'Layer',
+  status: 'Status',
+  category: 'Category',
+  dimension: 'Rows by',
+  prompt: 'The question, word for word',
+  name: 'The rival, as AI writes it',
+  id: 'Its id',
+};
+
+/** The parameters of a table as fields, besides the brand and market (the history and the plan take none). */
+export function paramFields(operation: string): ParamField[] {
+  const op = tableOperation(operation);
+  if (!op) return [];
+  const declared = { ...op.params.path, ...op.params.query } as Record<string, Param>;
+  return Object.entries(declared)
+    .filter(([name]) => name !== 'brand_id' && name !== 'market')
+    .map(([name, param]) => ({
+      name,
+      label: `${PARAM_WORDS[name] ?? name.replaceAll('_', ' ')}${param.presence === 'required' ? ' (required)' : ''}`,
+      hint: param.description,
+      rule: param.rule,
+    }));
+}
+
 async function csvView(deps: Deps, who: SignedIn, rest: Partial<CsvView> = {}): Promise<CsvView> {
   const links = newestFirst(await listExportLinks(deps, who.caller.key));
   // The one just made first, also when it was handed out again (one live link per export and parameters).
   const made = rest.made?.id;
   if (made) links.sort((a, b) => Number(b.id === made) - Number(a.id === made));
-  return { csrf: who.session.csrf, brands: who.brands, form: EMPTY_LINK_FORM, links, operations: OPERATIONS, ...(who.inactive ? { inactive: who.inactive } : {}), ...rest };
+  const form = rest.form ?? EMPTY_LINK_FORM;
+  return { csrf: who.session.csrf, brands: who.brands, links, operations: OPERATIONS, ...(who.inactive ? { inactive: who.inactive } : {}), ...rest, form, fields: paramFields(form.operation) };
 }
 
 /**
  * The body `POST /exports/links` would get for this form: the brand and market go to the tables that take them
- * (the kept history and the plan, and each operation by its declared parameters); the other parameters as typed, a query string.
+ * (the kept history and the plan, and each operation by its declared parameters); the table's parameters as typed, one field each.
  */
 export function exportBodyOf(form: LinkForm): Record<string, unknown> {
   const op = tableOperation(form.operation);
   const takes = op ? [...Object.keys(op.params.path), ...Object.keys(op.params.query)] : ['brand_id', 'market'];
   const scope = Object.entries(scopeOf(form.scope)).filter(([name]) => takes.includes(name));
-  const extra = [...new URLSearchParams(form.params.replace(/^\?/, ''))];
-  return { operation: form.operation, params: Object.fromEntries([...scope, ...extra]), ...daysOf(form.days) };
+  return { operation: form.operation, params: { ...Object.fromEntries(scope), ...form.params }, ...daysOf(form.days) };
 }
 
 const showCsv = answering(async (request: Request, deps: Deps, url: URL) => {
   const who = await signedIn(request, deps);
-  return csvPage(200, await csvView(deps, who, doneOf(url)));
+  // `?table=` (the screen's first form): that table's parameters as fields; an id of no table keeps the default.
+  const table = url.searchParams.get('table');
+  const form = table !== null && OPERATIONS.some((o) => o.id === table) ? { ...EMPTY_LINK_FORM, operation: table } : EMPTY_LINK_FORM;
+  return csvPage(200, await csvView(deps, who, { ...doneOf(url), form }));
 });
 
 const makeCsv = answering(async (request: Request, deps: Deps) => {

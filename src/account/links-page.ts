@@ -5,9 +5,11 @@
  * CSV link's URL and its Google Sheets formula are listed, with copy buttons.
  */
 import { html, type Markup } from '../lib/html';
+import type { ParamRule } from '../contract/params';
 import { ACCOUNT_PATHS, accountPage, type Brand, copyButton, inactiveNotice, scopeOptions, withCode } from './pages';
 
-export type LinkField = 'scope' | 'days' | 'operation' | 'params' | 'form';
+/** A form field an error is shown beside; `p.<name>` is a table's parameter (`p.days`, `p.engine`). */
+export type LinkField = 'scope' | 'days' | 'operation' | 'form' | `p.${string}`;
 
 /** What happened, said after the redirect (`?done=`): fixed words. */
 export const LINK_DONE = { revoked: 'Revoked. The link no longer opens anything.' } as const;
@@ -17,9 +19,18 @@ export interface LinkForm {
   scope: string;
   days: string;
   operation: string;
-  params: string;
+  /** The table's parameters as typed, by name (the brand and market are `scope`). */
+  params: Record<string, string>;
 }
-export const EMPTY_LINK_FORM: LinkForm = { scope: '', days: '30', operation: 'history', params: '' };
+export const EMPTY_LINK_FORM: LinkForm = { scope: '', days: '30', operation: 'history', params: {} };
+
+/** A table's parameter as a field: its name, its words, and what it takes (src/contract/params.ts). */
+export interface ParamField {
+  name: string;
+  label: string;
+  hint: string;
+  rule: ParamRule;
+}
 
 interface Common {
   csrf: string;
@@ -43,6 +54,8 @@ export interface CsvView extends Common {
   links: readonly { id: string; url: string; operation: string; params: Record<string, string>; brand_id: number | null; market: { code: string } | null; created_at: string; expires_at: string }[];
   /** The operations a CSV link may name: id and words. */
   operations: readonly { id: string; label: string }[];
+  /** The chosen table's parameters besides the brand and market. */
+  fields: readonly ParamField[];
   made?: { id: string };
 }
 
@@ -134,16 +147,47 @@ ${list}`;
   return accountPage(status, { title: 'CSV links', body, current: 'exports', csrf: view.csrf });
 }
 
+/** The field's id in the page: `p-days` for `p.days`. */
+const idOf = (field: LinkField) => field.replace('.', '-');
+
+/** One parameter of the chosen table as a field of its kind: a number, a date, a choice, or text (an open choice suggests its examples). */
+function paramField(view: CsvView, f: ParamField): Markup {
+  const name: LinkField = `p.${f.name}`;
+  const id = idOf(name);
+  const value = view.form.params[f.name] ?? '';
+  const mine = view.error?.field === name;
+  const described = html`${mine ? html` aria-invalid="true" autofocus` : null} aria-describedby="${[mine ? `${id}-error` : '', `${id}-hint`].filter(Boolean).join(' ')}"`;
+  const rule = f.rule;
+  let input: Markup;
+  if (rule.kind === 'enum' && !rule.open)
+    input = html`<select id="${id}" name="${name}"${described}><option value="">As the API chooses</option>${rule.values.map((v) => html`<option value="${v}"${v === value ? html` selected` : null}>${v}</option>`)}</select>`;
+  else if (rule.kind === 'int')
+    input = html`<input type="number" id="${id}" name="${name}" value="${value}" min="${rule.min}" max="${rule.edgeMax ?? rule.max}" step="1" inputmode="numeric" autocomplete="off"${described}>`;
+  else if (rule.kind === 'date') input = html`<input type="date" id="${id}" name="${name}" value="${value}"${described}>`;
+  else if (rule.kind === 'enum')
+    input = html`<input type="text" id="${id}" name="${name}" value="${value}" list="${id}-values" autocomplete="off" spellcheck="false"${described}><datalist id="${id}-values">${rule.values.map((v) => html`<option value="${v}"></option>`)}</datalist>`;
+  else input = html`<input type="text" id="${id}" name="${name}" value="${value}" class="wide" maxlength="${rule.kind === 'text' ? rule.max : 64}" autocomplete="off" spellcheck="false"${described}>`;
+  const error = mine ? html`<p class="error" id="${id}-error" role="alert">${withCode(view.error!.message)}</p>` : null;
+  return html`<div class="field"><label class="block" for="${id}">${f.label}</label>
+${input}
+${error}<p class="hint" id="${id}-hint">${withCode(f.hint)}</p></div>`;
+}
+
 function csvForm(view: CsvView): Markup {
-  return html`<form method="post" action="${ACCOUNT_PATHS.exports}" novalidate>
-<input type="hidden" name="csrf" value="${view.csrf}">
-<div class="field"><label class="block" for="operation">Table</label>
-<select id="operation" name="operation"${attrs(view, 'operation')}>${view.operations.map((o) => html`<option value="${o.id}"${o.id === view.form.operation ? html` selected` : null}>${o.label}</option>`)}</select>
+  const chosen = view.operations.find((o) => o.id === view.form.operation) ?? view.operations[0]!;
+  // Choosing the table reloads the page with its parameters as fields: no script needed.
+  const choose = html`<form method="get" action="${ACCOUNT_PATHS.exports}#make" class="choose">
+<div class="field"><label class="block" for="table">Table</label>
+<select id="table" name="table"${attrs(view, 'operation')}>${view.operations.map((o) => html`<option value="${o.id}"${o.id === chosen.id ? html` selected` : null}>${o.label}</option>`)}</select>
 ${errorOf(view, 'operation')}</div>
+<div class="actions"><button type="submit" class="quiet">Show its parameters</button></div>
+</form>`;
+  return html`${choose}<form method="post" action="${ACCOUNT_PATHS.exports}" novalidate aria-label="A CSV link of ${chosen.label}">
+<input type="hidden" name="csrf" value="${view.csrf}">
+<input type="hidden" name="operation" value="${chosen.id}">
+<p class="small">${chosen.label}${view.fields.length ? `: ${view.fields.length === 1 ? 'its parameter' : 'its parameters'} below, each optional unless it says so.` : ': no parameter beside the brand and market.'}</p>
 ${scopeAndDays(view)}
-<div class="field"><label class="block" for="params">More parameters (optional)</label>
-<input type="text" id="params" name="params" value="${view.form.params}" class="wide" autocomplete="off" spellcheck="false"${attrs(view, 'params', 'params-hint')}>
-${errorOf(view, 'params')}<p class="hint" id="params-hint">As in the API's query string, e.g. <code>days=28&amp;engine=chatgpt</code>. A window in days is read up to the day the sheet opens it.</p></div>
+${view.fields.map((f) => paramField(view, f))}
 <div class="actions"><button type="submit">Make the link</button></div>
 </form>`;
 }

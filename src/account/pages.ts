@@ -38,7 +38,7 @@ const NAV_STYLE = `
 export const ACCOUNT_STYLE = `${NAV_STYLE}
 .field{margin:0 0 16px}
 label.block,.label{display:block;font-weight:600;margin:0 0 4px}
-input[type=text],input[type=email],input[type=password],input[type=url],input[type=time],select{font:inherit;padding:8px 10px;border:1px solid var(--muted);border-radius:6px;background:var(--page);color:var(--ink);max-width:100%}
+input[type=text],input[type=email],input[type=password],input[type=url],input[type=time],input[type=number],input[type=date],select{font:inherit;padding:8px 10px;border:1px solid var(--muted);border-radius:6px;background:var(--page);color:var(--ink);max-width:100%}
 input[type=email],input[type=password],input[type=url],select,input.wide{width:100%}
 input:focus-visible,select:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
 fieldset{border:1px solid var(--rule);border-radius:6px;margin:0 0 16px;padding:8px 12px 12px;min-width:0}
