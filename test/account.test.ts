@@ -331,6 +331,21 @@ describe('the session ends', () => {
 describe('the subscriptions screen', () => {
   const ADD = { email: 'lead@example.com', scope: '1:us', kinds: ['visibility', 'won_lost'], timezone: 'Europe/Berlin', channel: 'email', channel_url: '', quiet_start: '22:00', quiet_end: '07:00' };
 
+  it('asks before it removes: the button that removes is inside a disclosure that says what it does, and only it posts', async () => {
+    const { cookie, csrf } = await signIn();
+    expect((await post('/account/subscriptions', { csrf, ...ADD }, { cookie })).status).toBe(303);
+    const page = await (await get('/account/subscriptions', cookie)).text();
+    const ask = /<details class="ask"><summary>Remove<span class="sr">([^<]*)<\/span>…<\/summary><form method="post" action="\/account\/subscriptions\/remove">([\s\S]*?)<\/form><\/details>/.exec(
+      page,
+    );
+    expect(ask).not.toBeNull();
+    expect(ask![1]).toContain('lead@example.com');
+    expect(visibleText(ask![2]!)).toContain('Nothing more goes to lead@example.com for Brightdesk US');
+    expect(ask![2]).toMatch(/<button type="submit" class="danger">Yes, remove<span class="sr"> lead@example\.com/);
+    // No other form on the page removes it.
+    expect(page.match(/action="\/account\/subscriptions\/remove"/g)).toHaveLength(1);
+  });
+
   it("adds an address through the JSON route's code: 303, the message after the redirect, its confirmation in the outbox", async () => {
     const { cookie, csrf } = await signIn();
     const added = await post('/account/subscriptions', { csrf, ...ADD }, { cookie });

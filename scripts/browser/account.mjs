@@ -15,6 +15,13 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
 const REVOKED = 'demo_revoked';
 const INACTIVE = 'demo_inactive';
 
+/** An action the page asks about first (`details`): open it, then its "Yes, …" button. */
+async function asked(scope, verb) {
+  const summary = scope.locator('summary', { hasText: verb });
+  if ((await scope.locator('details[open]').count()) === 0) await summary.click();
+  await scope.locator('button', { hasText: `Yes, ${verb.toLowerCase()}` }).click();
+}
+
 /**
  * `checkAccount({ browser, base, artifacts, step, key, sql })`: `browser` is playwright's, `base` the running Worker
  * (dev routes on), `sql` runs a statement on its local D1 (the tour's last deliveries, sent and not sent).
@@ -180,20 +187,23 @@ async function flow({ browser, base, step, key, receiver, deliveries, shots }) {
   const csv = await fetch(csvUrl);
   assert.equal(csv.status, 200, 'account: the CSV link reads');
   assert.match(csv.headers.get('content-type'), /^text\/csv/);
-  await Promise.all([page.waitForURL(/done=revoked/), fresh.locator('button', { hasText: 'Revoke' }).click()]);
+  await Promise.all([page.waitForURL(/done=revoked/), asked(fresh, 'Revoke')]);
   assert.equal((await fetch(csvUrl)).status, 410, 'account: a revoked CSV link reads nothing');
   await page.click('nav >> text=Share links');
-  await Promise.all([page.waitForURL(/done=revoked/), page.locator('ul.cards > li').first().locator('button', { hasText: 'Revoke' }).click()]);
+  await Promise.all([page.waitForURL(/done=revoked/), asked(page.locator('ul.cards > li').first(), 'Revoke')]);
   assert.equal((await reader.goto(shareUrl)).status(), 410, 'account: a revoked share link opens nothing');
   await stranger.close();
   step('account: a share link opened signed out, a CSV link read, both revoked');
 
   // Remove the subscriber, sign out.
   await page.click('nav >> text=Digests and alerts');
-  await Promise.all([page.waitForURL(/done=removed/), page.locator('li', { hasText: email }).locator('button', { hasText: 'Remove' }).click()]);
+  // Remove asks first: opening it changes nothing; its own button removes.
+  await page.locator('li', { hasText: email }).locator('summary', { hasText: 'Remove' }).click();
+  assert.ok(!page.url().includes('done='), 'account: Remove asks before it removes');
+  await Promise.all([page.waitForURL(/done=removed/), asked(page.locator('li', { hasText: email }), 'Remove')]);
   assert.equal(await page.locator('li', { hasText: email }).count(), 0, 'account: the address is removed');
   // The webhook channel too: a run against the same state subscribes it anew (one subscription per URL).
-  await Promise.all([page.waitForURL(/done=removed/), page.locator('li', { hasText: 'Webhook: localhost' }).locator('button', { hasText: 'Remove' }).click()]);
+  await Promise.all([page.waitForURL(/done=removed/), asked(page.locator('li', { hasText: 'Webhook: localhost' }), 'Remove')]);
   await Promise.all([page.waitForURL(/note=signed-out/), page.click('nav button:has-text("Sign out")')]);
   assert.match(await page.textContent('[role=status]'), /You are signed out/);
   await page.goto(`${base}/account/subscriptions`);
@@ -281,7 +291,9 @@ async function tour({ browser, base, step, key, width, scheme, shots, sql }) {
   await page.fill('#email', 'not-an-address');
   await submit(page, 'form[action="/account/subscriptions"] button[type=submit]');
   await shot('subscriptions-error');
-  for (const email of [sent, skipped]) await Promise.all([page.waitForURL(/done=removed/), page.locator('li', { hasText: email }).locator('button', { hasText: 'Remove' }).click()]);
+  await page.locator('li', { hasText: sent }).locator('summary', { hasText: 'Remove' }).click();
+  await shot('subscriptions-remove-asks');
+  for (const email of [sent, skipped]) await Promise.all([page.waitForURL(/done=removed/), asked(page.locator('li', { hasText: email }), 'Remove')]);
   await page.goto(`${base}/account/links`);
   await submit(page, 'form[action="/account/links"] button[type=submit]');
   await shot('share-links');
@@ -298,7 +310,7 @@ async function tour({ browser, base, step, key, width, scheme, shots, sql }) {
     ['exports', `li[data-link="${csvId}"]`],
   ]) {
     await page.goto(`${base}/account/${path}`);
-    await Promise.all([page.waitForNavigation(), page.locator(card).locator('button', { hasText: 'Revoke' }).click()]);
+    await Promise.all([page.waitForNavigation(), asked(page.locator(card), 'Revoke')]);
   }
   await submit(page, 'nav button:has-text("Sign out")');
   await shot('signed-out');

@@ -6,7 +6,7 @@
  */
 import { html, type Markup } from '../lib/html';
 import type { ParamRule } from '../contract/params';
-import { ACCOUNT_PATHS, accountPage, type Brand, copyButton, inactiveNotice, scopeOptions, withCode } from './pages';
+import { ACCOUNT_PATHS, accountPage, askedFirst, type Brand, copyButton, inactiveNotice, scopeOptions, withCode } from './pages';
 
 /** A form field an error is shown beside; `p.<name>` is a table's parameter (`p.days`, `p.engine`). */
 export type LinkField = 'scope' | 'days' | 'operation' | 'form' | `p.${string}`;
@@ -74,7 +74,8 @@ const formError = (view: Common) => (view.error?.field === 'form' ? html`<p clas
 const notice = (view: Common) => (view.done ? html`<p class="notice" role="status">${LINK_DONE[view.done]}</p>` : null);
 
 function revokeButton(action: string, csrf: string, id: string, label: string): Markup {
-  return html`<form method="post" action="${action}"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="id" value="${id}"><button type="submit" class="quiet">Revoke<span class="sr"> ${label}</span></button></form>`;
+  const fields = html`<input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="id" value="${id}">`;
+  return askedFirst({ action, fields, verb: 'Revoke', what: label, says: 'It stops opening at once, for everyone who has it; a new link has a new address.' });
 }
 
 function scopeAndDays(view: Common): Markup {

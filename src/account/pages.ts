@@ -51,7 +51,12 @@ legend{font-weight:600;padding:0 4px}
 .hint{font-size:14px;color:var(--muted);margin:4px 0 0}
 .notice,.problem{padding:10px 14px;background:var(--panel);margin:0 0 16px;border-left:4px solid var(--good)}
 .problem{border-left-color:var(--bad)}
-.actions{display:flex;flex-wrap:wrap;gap:12px;margin-top:12px}
+.actions{display:flex;flex-wrap:wrap;gap:12px;margin-top:12px;align-items:flex-start}
+details.ask>summary{display:inline-block;cursor:pointer;font-weight:600;color:var(--link);border:1px solid var(--rule);border-radius:6px;padding:10px 18px;list-style:none}
+details.ask>summary::-webkit-details-marker{display:none}
+details.ask[open]>summary{border-color:var(--bad);color:var(--bad)}
+details.ask form{margin-top:8px}
+button.danger{background:var(--bad);color:var(--page)}
 .cards{list-style:none;margin:0 0 16px;padding:0}
 .cards>li{border:1px solid var(--rule);border-radius:6px;padding:12px 14px;margin:0 0 12px}
 .cards .head{display:flex;flex-wrap:wrap;gap:6px 12px;align-items:baseline;justify-content:space-between}
@@ -61,7 +66,7 @@ legend{font-weight:600;padding:0 4px}
 .state.paused,.state.unsubscribed,.small.bad{color:var(--bad)}
 .state.pending{color:var(--muted)}
 .cards form{display:inline}
-.cards button{padding:6px 12px;font-size:14px}
+.cards button,.cards details.ask>summary{padding:6px 12px;font-size:14px}
 .secret{font-weight:700;overflow-wrap:anywhere}
 .door{font-size:18px}
 .cta{display:inline-block;font-weight:600;background:var(--button);color:#fff;border-radius:6px;padding:10px 18px;text-decoration:underline}
@@ -86,6 +91,14 @@ dl.facts dd{margin:0;overflow-wrap:anywhere}
 const COPY_SCRIPT = `(function(){var z=document.querySelector('input[data-browser-zone]');try{var n=Intl.DateTimeFormat().resolvedOptions().timeZone;if(z&&n)z.value=n;}catch(e){}})();(function(){document.querySelectorAll('button.copy').forEach(function(b){var t=document.getElementById(b.getAttribute('data-for'));if(!t)return;b.hidden=false;b.addEventListener('click',function(){var s=function(x){b.textContent=x;};if(!navigator.clipboard){s('Select and copy');return;}navigator.clipboard.writeText(t.textContent.trim()).then(function(){s('Copied');},function(){s('Select and copy');});});});})();`;
 
 /** A copy button for the text of the element `id` (shown only with scripts). */
+/**
+ * An action that cannot be undone, asked first: its name opens a line that says what it does and the button that
+ * does it (`details`, so it asks without a script, by keyboard too). `fields` are the form's hidden inputs.
+ */
+export function askedFirst(o: { action: string; fields: Markup; verb: string; what: string; says: string }): Markup {
+  return html`<details class="ask"><summary>${o.verb}<span class="sr"> ${o.what}</span>…</summary><form method="post" action="${o.action}">${o.fields}<p class="small">${o.says}</p><button type="submit" class="danger">Yes, ${o.verb.toLowerCase()}<span class="sr"> ${o.what}</span></button></form></details>`;
+}
+
 export const copyButton = (id: string, what: string) => html`<button type="button" class="copy quiet" data-for="${id}" hidden>Copy<span class="sr"> ${what}</span></button>`;
 
 /** Text with `code` spans in backticks, as the API's messages write them, shown as code. */

@@ -7,7 +7,7 @@
  */
 import { EMPTY, html, type Markup } from '../lib/html';
 import type { ListedSubscription, SubscriptionRow } from '../subscriptions';
-import { ACCOUNT_PATHS, accountPage, type Brand, copyButton, inactiveNotice, scopeOptions, withCode } from './pages';
+import { ACCOUNT_PATHS, accountPage, askedFirst, type Brand, copyButton, inactiveNotice, scopeOptions, withCode } from './pages';
 
 /** The add form as typed (strings, as a form posts them). */
 export interface SubscribeForm {
@@ -110,7 +110,7 @@ function card(row: ListedSubscription, csrf: string): Markup {
 ${row.status === 'paused' && row.paused_reason ? html`<p class="small">Paused: ${row.paused_reason}</p>` : null}
 ${lastDeliveryLine(row.last_delivery)}
 <p class="small">Added ${row.created_at.slice(0, 10)}${row.confirmed_at ? `, confirmed ${row.confirmed_at.slice(0, 10)}` : ''}${row.unsubscribed_at ? `, unsubscribed ${row.unsubscribed_at.slice(0, 10)}` : ''}</p>
-<div class="actions">${resend}<form method="post" action="${ACCOUNT_PATHS.subscriptions}/remove">${hidden}<button type="submit" class="quiet">Remove<span class="sr"> ${label}</span></button></form></div>
+<div class="actions">${resend}${askedFirst({ action: `${ACCOUNT_PATHS.subscriptions}/remove`, fields: hidden, verb: 'Remove', what: label, says: `Nothing more goes to ${recipientOf(row)} for ${row.brand_name} ${row.market_code.toUpperCase()}; to have it again, subscribe again.` })}</div>
 </li>`;
 }
 
