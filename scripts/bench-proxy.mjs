@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `npm run bench:proxy`: the edge proxy in workerd (Miniflare), one process.
 //   1. cache HIT latency and throughput through the proxy, beside the floor: a
-//      trivial Worker answering the same JSON body on the same runtime;
+//      trivial Worker answering the same JSON body on the same runtime and
+//      platform configuration (the static assets bound, so the asset router
+//      stands in front of both), and, for the record, without the router;
 //   2. misses: every request a new cache key, answered by the embedded origin;
 //   3. the dashboard workload: 20 clients sharing 5 API keys, each polling all
 //      operations of the contract (23; their example requests, read from the
@@ -55,8 +57,10 @@ const hitHeaders = Object.fromEntries(HIT_HEADERS.map((name) => [name, hitRespon
 await hitResponse.arrayBuffer();
 if (Object.values(hitHeaders).includes(null)) throw new Error(`a HIT lacks one of ${HIT_HEADERS.join(', ')}`);
 const floorWithHeaders = await startTrivialWorker(hitBody, hitHeaders);
+// The floors run as the product runs, behind the asset router (STATIC_ASSETS); this one without it says what the router costs.
+const floorNoRouter = await startTrivialWorker(hitBody, { 'content-type': 'application/json; charset=utf-8' }, { router: false });
 const floorUrl = floor.url;
-const [proxyPid, floorPid, floorWithHeadersPid] = workerdPids();
+const [proxyPid, floorPid, floorWithHeadersPid, floorNoRouterPid] = workerdPids();
 await fetch(new URL('/__bench/fixed-body', proxyUrl), { method: 'POST', body: hitBody });
 
 /** Throughput and latency under load: autocannon, CONNECTIONS connections; and the workerd CPU time the run cost. */
@@ -88,13 +92,14 @@ const targets = {
   hit: [new URL('/api/v1/visibility', proxyUrl), sameRequest, proxyPid],
   fixed: [new URL('/__bench/fixed', proxyUrl), sameRequest, proxyPid],
   floorWithHeaders: [floorWithHeaders.url, sameRequest, floorWithHeadersPid],
+  floorNoRouter: [floorNoRouter.url, sameRequest, floorNoRouterPid],
 };
-const runs = { floor: [], hit: [], fixed: [], floorWithHeaders: [] };
-const single = { floor: [], hit: [], fixed: [], floorWithHeaders: [] };
+const runs = { floor: [], hit: [], fixed: [], floorWithHeaders: [], floorNoRouter: [] };
+const single = { floor: [], hit: [], fixed: [], floorWithHeaders: [], floorNoRouter: [] };
 for (const [url, headers, pid] of Object.values(targets)) await cannon(url, headers, 2, pid); // warm-up
 for (let round = 0; round < ROUNDS; round++) {
   // Floor and HIT are always neighbours; which goes first alternates.
-  for (const name of round % 2 ? ['hit', 'floor', 'fixed', 'floorWithHeaders'] : ['floorWithHeaders', 'fixed', 'floor', 'hit']) {
+  for (const name of round % 2 ? ['hit', 'floor', 'floorNoRouter', 'fixed', 'floorWithHeaders'] : ['floorWithHeaders', 'fixed', 'floorNoRouter', 'floor', 'hit']) {
     const [url, headers, pid] = targets[name];
     runs[name].push(await cannon(url, headers, SECONDS / ROUNDS, pid));
     single[name].push(...(await sequential(url, headers, 100)));
@@ -124,6 +129,7 @@ const floorRun = summarize('floor');
 const hitRun = summarize('hit');
 const fixedRun = summarize('fixed');
 const floorWithHeadersRun = summarize('floorWithHeaders');
+const floorNoRouterRun = summarize('floorNoRouter');
 const check = await get('/visibility', HIT_KEY);
 if (check.cache !== 'HIT') throw new Error(`expected the HIT run to read the cache, got X-Cache ${check.cache}: ${check.status} ${check.body}`);
 
@@ -152,7 +158,8 @@ console.log(
 console.log('| run | p50 ms (load) | p99 ms (load) | req/s (load) | workerd CPU µs/request | p50 ms (one at a time) | p99 ms (one at a time) |');
 console.log('|---|---|---|---|---|---|---|');
 const row = (label, r) => `| ${label} | ${r.p50} | ${r.p99} | ${r.rps.toFixed(0)} | ${r.cpuUs ? r.cpuUs.toFixed(0) : 'n/a'} | ${r.p50One.toFixed(2)} | ${r.p99One.toFixed(2)} |`;
-console.log(row('floor: trivial Worker, same JSON body', floorRun));
+console.log(row('floor: trivial Worker, same JSON body, behind the asset router as the product', floorRun));
+console.log(row('floor without the asset router (for the record)', floorNoRouterRun));
 console.log(row(`floor with the HIT's ${Object.keys(hitHeaders).length} headers (for the record)`, floorWithHeadersRun));
 console.log(row('proxy Worker, fixed JSON route (same isolate, no proxy work)', fixedRun));
 console.log(row('proxy, cache HIT', hitRun));
@@ -174,6 +181,9 @@ console.log(
 console.log(
   `HIT vs the fixed route of the same Worker (the HIT path's own cost): throughput ${(pairedRatio('hit', 'fixed') * 100).toFixed(0)}%, p50 one at a time ${(hitRun.p50One / fixedRun.p50One).toFixed(2)}x.`,
 );
+console.log(
+  `What the asset router in front of a Worker costs a request (the floor with it against the floor without): throughput ${(pairedRatio('floor', 'floorNoRouter') * 100).toFixed(0)}%, p50 one at a time +${(floorRun.p50One - floorNoRouterRun.p50One).toFixed(2)} ms${floorRun.cpuUs && floorNoRouterRun.cpuUs ? `, workerd CPU +${(floorRun.cpuUs - floorNoRouterRun.cpuUs).toFixed(0)} µs` : ''}.`,
+);
 console.log(`HIT non-2xx: ${hitRun.non2xx}, errors: ${hitRun.errors}; misses: ${JSON.stringify(missStatuses)}`);
 /** The oracle (correctness, never a time): every HIT a 2xx, every miss a 200 read upstream; the dashboard's below. */
 const failures = [];
@@ -188,6 +198,7 @@ const finish = () => {
 if (DASHBOARD_SECONDS <= 0) {
   await floor.mf.dispose();
   await floorWithHeaders.mf.dispose();
+  await floorNoRouter.mf.dispose();
   await proxy.dispose();
   finish();
   process.exit(0);
@@ -235,6 +246,7 @@ console.log(`Target (≤ 60 upstream calls/min per key, zero 429s, zero errors):
 
 await floor.mf.dispose();
 await floorWithHeaders.mf.dispose();
+await floorNoRouter.mf.dispose();
 await proxy.dispose();
 if (maxPerMinute > 60 || seen.rateLimited > 0 || seen.errors > 0) failures.push(`dashboard: ${maxPerMinute} upstream calls in a minute for one key, ${seen.rateLimited} 429s, ${seen.errors} errors`);
 finish();

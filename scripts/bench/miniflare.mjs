@@ -138,9 +138,11 @@ export const HIT_HEADERS = ['content-type', 'x-content-type-options', 'etag', 'a
  * A trivial Worker on the proxy's runtime and flags, answering `body` with `headers`: the floor the HIT is
  * measured against. Like the product's bench wrapper (scripts/bench-proxy-worker.ts), it reads the request's URL
  * once to tell its /__bench/ routes from measured requests, so that this read is no part of the difference: the
- * markers `zero` and `dump` (callgrind, bench:proxy:instructions) and nothing else.
+ * markers `zero` and `dump` (callgrind, bench:proxy:instructions) and nothing else. With the product's platform
+ * configuration: its static assets bound, so the asset router stands in front of it as in front of the product;
+ * `router: false` leaves it out, to measure what the router costs a request.
  */
-export async function startTrivialWorker(body, headers) {
+export async function startTrivialWorker(body, headers, { router = true } = {}) {
   const mf = new Miniflare(
     convertV4MiniflareOptions({
       modules: true,
@@ -154,6 +156,7 @@ function marker(url) {
 export default { fetch(request) { return request.url.includes('/__bench/') ? marker(request.url) : new Response(BODY, { headers: HEADERS }); } };`,
       compatibilityDate,
       compatibilityFlags: ['nodejs_compat'],
+      ...(router ? { assets: STATIC_ASSETS } : {}),
       port: 0,
     }),
   );
