@@ -187,6 +187,30 @@ describe('the overview is where the week shows', () => {
 });
 
 describe('the report and history inside the account', () => {
+  it('switch between every brand and market of the key, the one shown marked, staying on the same page', async () => {
+    const { cookie } = await signIn(KEYS.growth);
+    const overview = await (await get('/account', cookie)).text();
+    const pairs = [...overview.matchAll(/<li data-scope="[^"]*brand_id=(\d+)&amp;market=([a-z-]+)/g)].map((m) => `${m[1]}:${m[2]}`);
+    expect(new Set(pairs.map((p) => p.split(':')[0])).size).toBe(2);
+    const [brandId, market] = pairs[0]!.split(':');
+    for (const path of ['/account/report', '/account/history']) {
+      const html = await (await get(`${path}?brand_id=${brandId}&market=${market}`, cookie)).text();
+      const nav = /<nav aria-label="Brand and market"><ul class="scopes" data-testid="scopes">([\s\S]*?)<\/ul><\/nav>/.exec(html)?.[1];
+      expect(nav, path).toBeDefined();
+      const links = [...nav!.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!.replaceAll('&amp;', '&'));
+      // Every other pair, on the same page; the one shown is marked, not linked.
+      expect(links.sort()).toEqual(
+        pairs
+          .slice(1)
+          .map((p) => `${path}?brand_id=${p.split(':')[0]}&market=${p.split(':')[1]}`)
+          .sort(),
+      );
+      expect(nav).toMatch(/<span class="here" aria-current="page">[^<]+ · [A-Z-]+<\/span>/);
+      // The report's own market links are not repeated beside it.
+      expect(html).not.toContain('data-testid="markets"');
+    }
+  });
+
   it("keep the account's navigation and its sign-out button, which posts from them; the keyed report has neither", async () => {
     const { cookie, csrf } = await signIn();
     for (const path of ['/account/report?brand_id=1&market=us', '/account/history?brand_id=1&market=us']) {

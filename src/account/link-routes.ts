@@ -119,20 +119,33 @@ const revokeShare = answering(async (request: Request, deps: Deps) => {
 const showReport = answering(async (request: Request, deps: Deps, url: URL) => {
   const who = await signedIn(request, deps);
   const query = readParams(BRAND_MARKET_PARAMS, queryObject(url.searchParams));
+  // The frame's switch leads to every brand and market of the key, so the page's own market links are not repeated.
   const links = (brandId: number, market: string) => ({
-    marketUrl: (code: string) => scopeUrl(ACCOUNT_PATHS.report, brandId, code),
     history: scopeUrl(ACCOUNT_PATHS.history, brandId, market),
-    frame: accountFrame(who.session.csrf),
+    frame: accountFrame(who.session.csrf, { brands: who.brands, path: ACCOUNT_PATHS.report, current: { brandId, market } }),
   });
   return weeklyAs(deps, who.caller, { ...query, format: 'html' }, links);
 });
+
+/** The brand and market an address names (the only brand when it names none); none marked when the market is left to the API. */
+function shownOf(who: SignedIn, url: URL): { brandId: number; market: string } | undefined {
+  const brandId = Number(url.searchParams.get('brand_id') ?? (who.brands.length === 1 ? who.brands[0]!.id : Number.NaN));
+  const market = url.searchParams.get('market')?.toLowerCase();
+  return Number.isInteger(brandId) && market ? { brandId, market } : undefined;
+}
 
 const scopeUrl = (path: string, brandId: number, market: string) => `${path}?${new URLSearchParams({ brand_id: String(brandId), market })}`;
 
 /** The kept history of `GET /reports/history`, read with the session's key; its "this week's report" stays here. */
 const showHistory = answering(async (request: Request, deps: Deps, url: URL) => {
   const who = await signedIn(request, deps);
-  return historyAs(deps, who.caller, url.searchParams, (brandId, market) => scopeUrl(ACCOUNT_PATHS.report, brandId, market), accountFrame(who.session.csrf));
+  return historyAs(
+    deps,
+    who.caller,
+    url.searchParams,
+    (brandId, market) => scopeUrl(ACCOUNT_PATHS.report, brandId, market),
+    accountFrame(who.session.csrf, { brands: who.brands, path: ACCOUNT_PATHS.history, current: shownOf(who, url) }),
+  );
 });
 
 // ---------------------------------------------------------------- CSV links

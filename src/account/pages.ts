@@ -33,6 +33,9 @@ const NAV_STYLE = `
 .nav a[aria-current=page]{font-weight:700;color:var(--ink)}
 .nav form{margin:0 0 0 auto}
 .nav button{padding:6px 12px}
+.scopes{display:flex;flex-wrap:wrap;gap:6px;list-style:none;padding:0;margin:-8px 0 16px;font-size:14px}
+.scopes a,.scopes .here{display:inline-block;padding:3px 10px;border:1px solid var(--rule);border-radius:999px;text-decoration:none}
+.scopes .here{background:var(--ink);color:var(--page);border-color:var(--ink);font-weight:600}
 @media (max-width:520px){.nav form{margin:0}}`;
 
 export const ACCOUNT_STYLE = `${NAV_STYLE}
@@ -146,8 +149,38 @@ function accountNav(csrf: string, current?: keyof typeof ACCOUNT_PATHS): Markup 
 <form method="post" action="${ACCOUNT_PATHS.signOut}"><input type="hidden" name="csrf" value="${csrf}"><button type="submit" class="quiet">Sign out</button></form></nav>\n`;
 }
 
-/** What a page of another feature (the report, the kept history) wears inside the account: its navigation, style and form headers. */
-export const accountFrame = (csrf: string) => ({ nav: accountNav(csrf), style: trusted(NAV_STYLE), headers: { ...FORM_HEADERS } });
+/** The brand and market a page shows, and the page's path: where its switch leads (`scopeSwitch`). */
+export interface Shown {
+  brands: readonly Brand[];
+  path: string;
+  /** Marked as the one shown; absent when the address left the choice to the API. */
+  current?: { brandId: number; market: string } | undefined;
+}
+
+/** Every brand and market of the key as links to the same page, the one shown marked: on a page of one brand and market. */
+function scopeSwitch(shown: Shown): Markup {
+  const pairs = shown.brands.flatMap((brand) => brand.markets.map((market) => ({ brand, market: market.code.toLowerCase() })));
+  if (pairs.length < 2) return EMPTY;
+  const items = pairs.map(({ brand, market }) => {
+    const label = `${brand.name} · ${market.toUpperCase()}`;
+    const here = shown.current?.brandId === brand.id && shown.current.market === market;
+    return here
+      ? html`<li><span class="here" aria-current="page">${label}</span></li>`
+      : html`<li><a href="${shown.path}?${new URLSearchParams({ brand_id: String(brand.id), market }).toString()}">${label}</a></li>`;
+  });
+  return html`<nav aria-label="Brand and market"><ul class="scopes" data-testid="scopes">${items}</ul></nav>
+`;
+}
+
+/**
+ * What a page of another feature (the report, the kept history) wears inside the account: its navigation, with the
+ * switch between the key's brands and markets when `shown` says which page it is, its style and form headers.
+ */
+export const accountFrame = (csrf: string, shown?: Shown) => ({
+  nav: html`${accountNav(csrf)}${shown ? scopeSwitch(shown) : EMPTY}`,
+  style: trusted(NAV_STYLE),
+  headers: { ...FORM_HEADERS },
+});
 
 /** A browser's 404 (where a client that asks for JSON gets the API's): a title, the language, and the ways back. */
 export function notFoundPage(signedIn: boolean): Response {
