@@ -99,7 +99,7 @@ describe('checkResponseBody, a value of a closed enumeration no rule maps', () =
         cell.state = was;
         const read = checkResponseBody(zs, 'getPromptMatrix', text, undefined, ['prompts']);
         expect(read.ok && read.absent).toEqual(['prompts']);
-        expect(read.ok && read.unreadable).toEqual([`\`${word}\` for \`prompts[].engines[].state\`, none of ${STATES.join(', ')}`]);
+        expect(read.ok && read.unreadable).toEqual([{ path: 'prompts[].engines[].state', said: `\`${word}\` for \`prompts[].engines[].state\`, none of ${STATES.join(', ')}` }]);
         // Where the feature needs it, the read fails naming the value, not only the field.
         const strict = checkResponseBody(zs, 'getPromptMatrix', text);
         expect(strict.ok).toBe(false);

@@ -40,6 +40,7 @@ import {
   logImplausible,
   NEEDS,
   type MapMisses,
+  missesByPart,
   type PartId,
   readParts,
 } from '../weekly-report';
@@ -108,13 +109,13 @@ async function readGroup(deps: AlertDeps, apiKey: string, row: AlertRow): Promis
   const { period } = visibility.data!;
   const topics = await readParts(client, NEEDS.alerts, 'listTopics', { ...scope, from: period.from, to: period.to });
   const reads = [matrix, topics];
-  const missed = reads.flatMap((read) => (read.unplaced.lists.length + read.unplaced.values.length > 0 ? read.notProvided.map((part) => [part, read.unplaced] as const) : []));
+  const misses = missesByPart(reads);
   return {
     visibility: visibility.data!,
     matrix: matrix.data,
     topics: topics.data,
     not_provided: reads.flatMap((read) => read.notProvided),
-    ...(missed.length > 0 ? { map_misses: Object.fromEntries(missed) } : {}),
+    ...(Object.keys(misses).length > 0 ? { map_misses: misses } : {}),
   };
 }
 

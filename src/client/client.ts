@@ -10,7 +10,7 @@
  * ```
  */
 import { apiKeyProblem, invalidKey } from '../contract/access';
-import { checkResponseBody } from '../contract/body';
+import { checkResponseBody, type Unreadable } from '../contract/body';
 import type { ErrorBody } from '../contract/errors';
 import { type ZodSide, zodSide } from '../contract/zod-side';
 import type { OperationMap } from '../contract/schemas/upstream-map';
@@ -108,8 +108,8 @@ export interface LenientOptions extends CallOptions {
 export interface Lenient<T> extends WithMeta<T> {
   /** Of `optional`, the paths the body does not provide (after the upstream map): left out of `data`. */
   absent: string[];
-  /** Of those, the values the body held and the contract does not read, each named with its field (src/contract/body.ts). */
-  unreadable: string[];
+  /** Of those, the values the body held and the contract does not read, each with its field (src/contract/body.ts). */
+  unreadable: Unreadable[];
 }
 
 export type ApiClient = { [Id in OperationId]: (...args: ArgsOf<Id>) => Promise<ResponseOf<Id>> } & {
@@ -238,7 +238,7 @@ export function createClient(options: ClientOptions): ApiClient {
     text: string,
     optional: readonly string[],
     carry: boolean,
-  ): Promise<{ data: ResponseOf<Id>; absent: string[]; unreadable: string[] }> {
+  ): Promise<{ data: ResponseOf<Id>; absent: string[]; unreadable: Unreadable[] }> {
     const plain = checkResponseBody(zs, id, text, undefined, optional, carry);
     if (plain.ok && plain.asSent) return plain;
     // Another implementation's body: its map, when there is one, is read even where no configuration reads the body,

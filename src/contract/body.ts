@@ -2,9 +2,16 @@
 import type * as z from 'zod';
 import { conformBody } from './conform';
 import { absentPaths, withOptionalPaths } from './optional-paths';
+import { atOrUnder } from './paths';
 import type { OperationMap } from './schemas/upstream-map';
 import type { OperationId, ResponseOf } from './operations';
 import type { ZodSide } from './zod-side';
+
+/** A value the body held at an optional path and the contract does not read: its contract path, and in words (`unreadableValues`). */
+export interface Unreadable {
+  path: string;
+  said: string;
+}
 
 export type BodyCheck<Id extends OperationId> =
   /**
@@ -12,7 +19,7 @@ export type BodyCheck<Id extends OperationId> =
    * those the body does not provide (none without them); `unreadable`: of those, the values that were there and left
    * out, each named (`unreadableValues`).
    */
-  | { ok: true; data: ResponseOf<Id>; asSent: boolean; absent: string[]; unreadable: string[] }
+  | { ok: true; data: ResponseOf<Id>; asSent: boolean; absent: string[]; unreadable: Unreadable[] }
   /**
    * `field` is the dotted path of the first field at fault; absent when the body is not JSON at all. `unmapped`: the
    * value there, when the field is an enumeration and the value none of ours that a rule or the map reads.
@@ -103,10 +110,10 @@ const shown = (value: unknown) => `\`${(typeof value === 'string' ? value : JSON
  * named with its field (`` `unclaimed` for `prompts[].engines[].state`, none of recommended, mentioned, … ``): what a
  * feature says instead of "not provided", so a value no rule maps is never dropped unsaid. At most 3, each once.
  */
-function unreadableValues(schema: z.ZodType, conformed: unknown, absent: readonly string[]): string[] {
+function unreadableValues(schema: z.ZodType, conformed: unknown, absent: readonly string[]): Unreadable[] {
   const strict = schema.safeParse(conformed);
   if (strict.success) return [];
-  const said = new Set<string>();
+  const found = new Map<string, Unreadable>();
   for (const issue of strict.error.issues) {
     const value = valueAt(conformed, issue.path);
     if (value === undefined) continue;
@@ -114,10 +121,11 @@ function unreadableValues(schema: z.ZodType, conformed: unknown, absent: readonl
       .map((step) => (typeof step === 'number' ? '[]' : `.${String(step)}`))
       .join('')
       .replace(/^\./, '');
-    if (!absent.some((p) => path === p || path.startsWith(`${p}.`) || path.startsWith(`${p}[]`))) continue;
+    if (!absent.some((outer) => atOrUnder(path, outer))) continue;
     const why = issue.code === 'invalid_value' ? `none of ${issue.values.join(', ')}` : issue.message.toLowerCase();
-    said.add(`${shown(value)} for \`${path}\`, ${why}`);
-    if (said.size === 3) break;
+    const said = `${shown(value)} for \`${path}\`, ${why}`;
+    found.set(said, { path, said });
+    if (found.size === 3) break;
   }
-  return [...said];
+  return [...found.values()];
 }

@@ -43,6 +43,9 @@ export const valueAtPath = (value: unknown, path: string): unknown => valuesAtPa
 /** The objects that hold the last field of a contract path (`topics[].rivals`: every topic), where it is read or written. */
 export const holdersOf = (value: unknown, path: string): Json[] => valuesAtPath(value, path.split('.').slice(0, -1)).filter(isObject);
 
+/** Whether contract path `path` is `outer` or lies inside it (`topics[].rivals` inside `topics`; `topics_won` is not). */
+export const atOrUnder = (path: string, outer: string): boolean => path === outer || path.startsWith(`${outer}.`) || path.startsWith(`${outer}[]`);
+
 /** The last field of a contract path, without its `[]`. */
 export const fieldOf = (path: string): string => path.split('.').at(-1)!.replace(/\[\]$/, '');
 

@@ -12,7 +12,8 @@ import type { OperationId } from '../contract/operations';
 import { valuesAtPath } from '../contract/paths';
 import { figurePairs, SAME_FIGURES, SAME_WITHIN } from '../contract/same-figures';
 import type { DiscoveryReport, ToConfirm } from './report';
-import { settleQuestions, touches } from './rules';
+import { settleQuestions } from './rules';
+import { atOrUnder } from '../contract/paths';
 import type { Json, Walk } from './walk';
 
 /** A figure another answer settled, for one field of this one: by thing (`key`'s value), on the contract's scale. */
@@ -25,7 +26,7 @@ export interface FigureEvidence {
 /** Whether `path` of the operation's answer is placed surely and under no open question (its own, or its object's). */
 export function settledIn(entry: DiscoveryReport['operations'][string] | undefined, path: string): boolean {
   if (entry?.status !== 200 || !('fields' in entry) || !entry.fields[path]) return false;
-  return !entry.to_confirm.some((item) => item.value === undefined && (item.path === '' || touches(path, item.path)));
+  return !entry.to_confirm.some((item) => item.value === undefined && (item.path === '' || atOrUnder(path, item.path)));
 }
 
 /**

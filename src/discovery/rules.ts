@@ -12,16 +12,15 @@ import { keepsPinningRules, keepsRulesWithin, RULES, violationsOf } from '../con
 import type { Conversion } from '../contract/upstream-map';
 import type { Candidate, Placement, ToConfirm } from './report';
 import { AMBIGUOUS, expectedOf, takesUnit } from './shapes';
-import { schemaAtPath, valuesAtPath } from '../contract/paths';
+import { atOrUnder, schemaAtPath, valuesAtPath } from '../contract/paths';
 import type { Json, Walk } from './walk';
 
 /** A candidate settled by the data: as sure as a name guess, and surer than any guess by type. */
 export const EVIDENCE = 0.9;
 
 /** Whether a rule's field is `path` or lies under it (`period.to` under `period`): a rule reading it reads the field. */
-export const touches = (field: string, path: string) => field === path || field.startsWith(`${path}.`) || field.startsWith(`${path}[]`);
 /** The rules that read `path` of `id`'s body. */
-const reading = (id: OperationId, path: string) => RULES.filter((rule) => rule.reads[id]?.some((field) => touches(field, path)));
+const reading = (id: OperationId, path: string) => RULES.filter((rule) => rule.reads[id]?.some((field) => atOrUnder(field, path)));
 
 /**
  * Questions the data answers (src/contract/plausibility.ts): of a field's candidates, the one whose reading keeps a
@@ -31,7 +30,7 @@ const reading = (id: OperationId, path: string) => RULES.filter((rule) => rule.r
 export function settleByEvidence(id: OperationId, schema: z.ZodType, body: Json, walk: Walk): void {
   settleQuestions(schema, body, walk, (item, read) => {
     if (item.path.includes('[]')) return false;
-    const open = (field: string) => walk.toConfirm.some((other) => other !== item && other.value === undefined && touches(field, other.path));
+    const open = (field: string) => walk.toConfirm.some((other) => other !== item && other.value === undefined && atOrUnder(field, other.path));
     // An object (the window before, the counts) by the rules that read inside it; a figure by those that fix it.
     return expectedOf(schemaAtPath(schema, item.path)).kind === 'object' ? keepsRulesWithin(id, read, item.path, walk.context, open) : keepsPinningRules(id, read, item.path, open);
   });
@@ -94,7 +93,7 @@ export function settleGroups(id: OperationId, schema: z.ZodType, body: Json, wal
     if (froms.length < group.length) continue;
     const rules = RULES.filter((rule) => group.some((item) => reading(id, item.path).includes(rule)));
     if (rules.length === 0) continue;
-    const readFields = [...new Set(rules.flatMap((rule) => rule.reads[id]!.filter((field) => group.some((item) => touches(field, item.path)))))];
+    const readFields = [...new Set(rules.flatMap((rule) => rule.reads[id]!.filter((field) => group.some((item) => atOrUnder(field, item.path)))))];
     // A candidate's reading (`date`, `basis-points`) is the field's where it offered it, else the group's for it.
     const convertOf = (i: number, from: string) => (group[i]!.candidates.find((c) => c.from === from) ?? group.flatMap((item) => item.candidates).find((c) => c.from === from))?.convert;
     // Each field may be any of the group's candidates: they were offered for their form, which they share.
@@ -111,8 +110,8 @@ export function settleGroups(id: OperationId, schema: z.ZodType, body: Json, wal
       });
       const read = conformBody(schema, body, map);
       // A way that leaves a question with nothing the rules read is not judged by them: absence is no evidence.
-      const judges = (item: ToConfirm) => readFields.some((field) => touches(field, item.path) && valuesAtPath(read, field).some((v) => v !== undefined));
-      if (!group.filter((item) => readFields.some((field) => touches(field, item.path))).every(judges)) return undefined;
+      const judges = (item: ToConfirm) => readFields.some((field) => atOrUnder(field, item.path) && valuesAtPath(read, field).some((v) => v !== undefined));
+      if (!group.filter((item) => readFields.some((field) => atOrUnder(field, item.path))).every(judges)) return undefined;
       return violationsOf(id, read, walk.context)
         .filter((v) => rules.some((rule) => rule.id === v.rule))
         .map((v) => `${v.rule} ${v.fields.join(' ')}`);
@@ -179,8 +178,8 @@ export function confirmByRules(id: OperationId, schema: z.ZodType, body: Json, w
     const rules = reading(id, path);
     if (rules.length === 0) continue;
     // A rule broken by a field still in question (or one of its values) blames that question, not the field that holds it.
-    const doubted = (field: string) => walk.toConfirm.some((item) => (item.value !== undefined || item.path !== path) && touches(field, item.path));
-    const against = broken.find((v) => rules.some((rule) => rule.id === v.rule) && v.fields.some((field) => touches(field, path)) && !v.fields.some(doubted));
+    const doubted = (field: string) => walk.toConfirm.some((item) => (item.value !== undefined || item.path !== path) && atOrUnder(field, item.path));
+    const against = broken.find((v) => rules.some((rule) => rule.id === v.rule) && v.fields.some((field) => atOrUnder(field, path)) && !v.fields.some(doubted));
     if (against) {
       delete walk.fields[path];
       delete walk.sure.fields[path];

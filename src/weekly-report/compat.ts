@@ -20,6 +20,7 @@
  */
 import { type ApiClient, ApiClientError } from '../client';
 import { type OperationId, operationList, operations } from '../contract/operations';
+import { atOrUnder } from '../contract/paths';
 import { fillParams, type Params } from '../contract/params-from';
 import { type RuleContext, type Violation, violationsOf } from '../contract/plausibility';
 import { type Feature, NEEDS, type Needs, notProvidedLine, operationMissing, PARTS, PART_IDS, type PartId, readParts, readTableBody } from './parts';
@@ -107,8 +108,7 @@ const whyMissing = (error: ApiClientError): { field: string | null; answer?: str
 
 /** The part a broken field belongs to: the one whose field holds it (`questions[].outcome` is the won and lost list's). */
 function partOfField(id: OperationId, field: string): PartId | undefined {
-  const within = (outer: string) => field === outer || field.startsWith(`${outer}.`) || field.startsWith(`${outer}[]`);
-  return PART_IDS.find((part) => PARTS[part].operation === id && PARTS[part].fields.some(within));
+  return PART_IDS.find((part) => PARTS[part].operation === id && PARTS[part].fields.some((outer) => atOrUnder(field, outer)));
 }
 
 const OPERATIONS_OF = (needs: Needs) => [...new Set(PART_IDS.filter((part) => needs[part] !== undefined).map((part) => PARTS[part].operation))];
@@ -126,7 +126,7 @@ async function missingFor(client: ApiClient, needs: Needs, params: Record<string
       for (const part of read.notProvided) {
         const need = needs[part];
         if (need === undefined || need === 'required') continue;
-        const about = { part, operation: id, words: PARTS[part].words, required: false, line: notProvidedLine(part, need, read.unplaced) };
+        const about = { part, operation: id, words: PARTS[part].words, required: false, line: notProvidedLine(part, need, read.misses) };
         if (read.missing) missing.push({ ...about, ...whyMissing(read.missing) });
         else for (const field of PARTS[part].fields.filter((f) => read.absent.includes(f))) missing.push({ ...about, field });
       }

@@ -254,7 +254,7 @@ export function buildReport(input: ReportInput): Report {
   const empty = nothingMeasured ? 'nothing_measured' : anythingMoved ? null : 'nothing_changed';
   const periodLabel = formatRange(v.period);
   const engines = engineFigures(input.history, matrix, !missing.includes('moved'));
-  const notProvided = notProvidedOf(missing, input.unplaced ?? {});
+  const notProvided = notProvidedOf(missing, input.misses ?? {});
   const planLines = notProvided.filter((p) => PLAN_PARTS.includes(p.part)).map((p) => p.line);
   const plan = showWonLost && input.plan && !nothingMeasured ? planOf({ brand: input.brand.name, history: input.history, topicNames, inputs: input.plan, notProvided: planLines }) : null;
   return {
@@ -282,12 +282,12 @@ export function buildReport(input: ReportInput): Report {
 const PLAN_PARTS: readonly PartId[] = ['coverage', 'tasks', 'cited_instead'];
 
 /** The parts not provided, each with its line (one per part: the report's sections are separate). */
-function notProvidedOf(missing: readonly PartId[], unplaced: Partial<Record<PartId, MapMisses>>): NotProvided[] {
+function notProvidedOf(missing: readonly PartId[], misses: Partial<Record<PartId, MapMisses>>): NotProvided[] {
   return missing.flatMap((part) => {
     const consequence = NEEDS.digest[part];
     if (consequence === undefined || consequence === 'required') return [];
     const { operation, fields, words } = PARTS[part];
-    return [{ part, operation, fields, words, line: notProvidedLine(part, consequence, unplaced[part]) }];
+    return [{ part, operation, fields, words, line: notProvidedLine(part, consequence, misses[part]) }];
   });
 }
 

@@ -17,7 +17,7 @@
  */
 import { type ApiClient, ApiClientError, type Lenient, type LenientOptions, type OperationId, type ResponseMeta, type ResponseOf } from '../client';
 import type { CsvRows } from '../contract/operations';
-import { fieldOf, holdersOf } from '../contract/paths';
+import { atOrUnder, fieldOf, holdersOf } from '../contract/paths';
 import { contractPaths } from '../contract/upstream-map';
 import { type ZodSide, zodSide } from '../contract/zod-side';
 
@@ -153,7 +153,12 @@ export interface PartsRead<Id extends OperationId> {
   absent: string[];
   missing?: ApiClientError;
   /** With parts not provided by a body that answered: what it holds that the map misses. */
-  unplaced: MapMisses;
+  misses: MapMisses;
+}
+
+/** Of reads, the parts each left out where the answer held what the map misses, by part: what their lines name (`notProvidedLine`). */
+export function missesByPart(reads: readonly PartsRead<OperationId>[]): Partial<Record<PartId, MapMisses>> {
+  return Object.fromEntries(reads.flatMap((read) => (read.misses.lists.length + read.misses.values.length > 0 ? read.notProvided.map((part) => [part, read.misses]) : [])));
 }
 
 const partsOf = (id: OperationId) => PART_IDS.filter((part) => PARTS[part].operation === id);
@@ -182,12 +187,12 @@ export async function readParts<Id extends OperationId>(client: ApiClient, needs
     const zs = await zodSide();
     for (const path of fields) if (contractPaths(zs, id).has(`${path}[]`)) for (const holder of holdersOf(read.data, path)) holder[fieldOf(path)] ??= [];
     const notProvided = optional.filter((part) => PARTS[part].fields.some((field) => read.absent.includes(field)));
-    const unread = notProvided.flatMap((part) => read.unreadable.filter((value) => PARTS[part].fields.some((field) => value.includes(`\`${field}`))));
+    const unread = notProvided.flatMap((part) => read.unreadable.filter((u) => PARTS[part].fields.some((field) => atOrUnder(u.path, field))).map((u) => u.said));
     const lists = notProvided.length > 0 && unread.length === 0 ? await unplacedLists(client, zs, id, params) : [];
-    return { data: read.data, meta: read.meta, notProvided, absent: read.absent, unplaced: { lists, values: [...new Set(unread)] } };
+    return { data: read.data, meta: read.meta, notProvided, absent: read.absent, misses: { lists, values: [...new Set(unread)] } };
   } catch (error) {
     if (error instanceof ApiClientError && optional.length === parts.length && operationMissing(error))
-      return { data: null, meta: null, notProvided: outermost(optional), absent: [], missing: error, unplaced: { lists: [], values: [] } };
+      return { data: null, meta: null, notProvided: outermost(optional), absent: [], missing: error, misses: { lists: [], values: [] } };
     throw error;
   }
 }

@@ -19,7 +19,7 @@
 import { type ApiClient, ApiClientError, type CacheStatus, type ResponseMeta, type WithMeta } from '../client';
 import type { ResponseOf } from '../contract/operations';
 import { buildReport, DIGEST_KINDS, type DigestKind, formatPeriod, type Report } from './model';
-import { type MapMisses, type Needs, NEEDS, type PartId, readParts } from './parts';
+import { type MapMisses, missesByPart, type Needs, NEEDS, type PartId, readParts } from './parts';
 
 /** What the report reads of `/brands`. */
 const BRAND_NAME: Needs = { brand_name: 'required' };
@@ -70,8 +70,8 @@ export interface WeeklyInputs {
   /** The plan's bodies (plan.ts); absent from inputs kept before the plan was read. */
   plan?: PlanInputs;
   not_provided: PartId[];
-  /** Of `not_provided`, those whose operation answered with lists under names the map does not place: by part, those names. */
-  unplaced?: Partial<Record<PartId, MapMisses>>;
+  /** Of `not_provided`, those whose operation answered with what the map misses (lists under other names, values no rule reads): by part. */
+  misses?: Partial<Record<PartId, MapMisses>>;
   /** The day the week was read on (`YYYY-MM-DD`, UTC, from the caller's clock): the fixed windows end on it. */
   today?: string;
 }
@@ -93,7 +93,7 @@ export const reportOf = (inputs: WeeklyInputs, kinds: readonly DigestKind[] = DI
     matrix: inputs.matrix,
     plan: inputs.plan,
     not_provided: inputs.not_provided,
-    unplaced: inputs.unplaced,
+    misses: inputs.misses,
     today: inputs.today,
   });
 
@@ -217,9 +217,7 @@ export async function readWeek(client: ApiClient, target: WeekTarget, now: Date)
     matrix: matrix.data,
     plan: { gaps: gaps.data, tasks: tasks.read?.data ?? null, pages: pages.data, tasks_in_plan: tasks.inPlan },
     not_provided: [visibility, history, matrix, topics, gaps, ...(tasks.read ? [tasks.read] : []), pages].flatMap((read) => read.notProvided),
-    unplaced: Object.fromEntries(
-      [visibility, history, matrix, topics, gaps, pages].flatMap((read) => (read.unplaced.lists.length + read.unplaced.values.length > 0 ? read.notProvided.map((part) => [part, read.unplaced]) : [])),
-    ),
+    misses: missesByPart([visibility, history, matrix, topics, gaps, pages]),
     today: now.toISOString().slice(0, 10),
   };
   const reads = [

@@ -168,8 +168,8 @@ export interface ReportInput {
   plan?: PlanInputs | null | undefined;
   /** The parts the service does not provide (parts.ts); their lists are empty. */
   not_provided?: readonly PartId[];
-  /** Of those, the ones whose operation holds lists under names the map does not place (the line says so): by part, the names. */
-  unplaced?: Partial<Record<PartId, MapMisses>> | undefined;
+  /** Of those, the ones whose operation holds what the map misses (the line says so): by part. */
+  misses?: Partial<Record<PartId, MapMisses>> | undefined;
   /** The day the bodies were read on (`YYYY-MM-DD`, from the clock seam): the fixed windows end on it. */
   today?: string | undefined;
 }
