@@ -340,9 +340,9 @@ describe('the evidence in the data', () => {
   });
 
   it("the service's own word: a key evidence placed for a field in one answer is that field where no name places it", async () => {
-    // Two counts beside the URL a page is cited instead of: nothing but the service's word for citations tells them apart.
+    // Two counts beside the URL a page is cited instead of, both most first: nothing but the service's word for citations tells them apart.
     const pages = (await ours('listPages')) as { uncited: { cited_instead: Record<string, unknown>[] }[] } & Record<string, unknown>;
-    for (const page of pages.uncited) page.cited_instead = page.cited_instead.map(({ citations, ...rest }, i) => ({ ...rest, cites: citations, trace_id: 100 + i * 37 }));
+    for (const page of pages.uncited) page.cited_instead = page.cited_instead.map(({ citations, ...rest }, i) => ({ ...rest, cites: citations, trace_id: 1000 - i * 37 }));
     expect(propose('listPages', structuredClone(pages)).report.to_confirm.map((item) => item.path)).toContain('uncited[].cited_instead[].citations');
     const taught = vocabularyOf([['pages[].by_topic[].citations', 'cites', 'evidence']]);
     const { map, report } = proposeOperation(zs, 'listPages', pages, CONFIDENCE_THRESHOLD, { vocabulary: taught });
@@ -361,6 +361,34 @@ describe('the evidence in the data', () => {
         ['b.answered_runs', 'n', 'join'],
       ]).size,
     ).toBe(0);
+  });
+
+  it("the contract's order: of two counts in a list it orders most cited first, the one in that order in every list", async () => {
+    const pages = (await ours('listPages')) as { uncited: { cited_instead: Record<string, unknown>[] }[] } & Record<string, unknown>;
+    const lists = pages.uncited.filter((page) => page.cited_instead.length > 1).length;
+    expect(lists).toBeGreaterThan(1);
+    // A shard beside the citations, in no order: `refs` is the one most cited first in every list.
+    for (const page of pages.uncited) page.cited_instead = page.cited_instead.map(({ citations, ...rest }, i) => ({ ...rest, refs: citations, shard: [5, 90, 40][i % 3] }));
+    const { map, report } = propose('listPages', structuredClone(pages));
+    expect(map.fields['uncited[].cited_instead[].citations']).toBe('refs');
+    expect(report.fields['uncited[].cited_instead[].citations']).toMatchObject({ from: 'refs', by: 'evidence' });
+    // Both in order (a count that falls with the citations): the order tells them apart no more, and a person chooses.
+    for (const page of pages.uncited) page.cited_instead = page.cited_instead.map((item, i) => ({ ...item, shard: 100 - i }));
+    expect(propose('listPages', pages).report.to_confirm.map((item) => item.path)).toContain('uncited[].cited_instead[].citations');
+  });
+
+  it("names break what a join leaves: of two fields whose values are the brand ids, the one sharing a word with brand_id, or the service's word for it", async () => {
+    const { brand_id: brand, ...rest } = (await ours('listTasks')) as { brand_id: number } & Record<string, unknown>;
+    const known = new Map([['brand', new Set([brand])]]) as Known;
+    const body = { ...rest, brand_ref: brand, region: brand };
+    const { map, report } = proposeOperation(zs, 'listTasks', body, CONFIDENCE_THRESHOLD, { known });
+    expect(map.fields.brand_id).toBe('brand_ref');
+    expect(report.fields.brand_id).toMatchObject({ by: 'join' });
+    // Neither shares a word: the service's word from its other answers, or else a question.
+    const unnamed = { ...rest, owner: brand, region: brand };
+    expect(proposeOperation(zs, 'listTasks', unnamed, CONFIDENCE_THRESHOLD, { known }).report.to_confirm.map((item) => item.path)).toContain('brand_id');
+    const taught = vocabularyOf([['brand_id', 'owner', 'join']]);
+    expect(proposeOperation(zs, 'listTasks', unnamed, CONFIDENCE_THRESHOLD, { known, vocabulary: taught }).map.fields.brand_id).toBe('owner');
   });
 
   it("a flat object's fields may carry its entity too, and a name whose values cannot be the field's holds neither it nor its key", async () => {

@@ -30,7 +30,7 @@ import type { ZodSide } from '../contract/zod-side';
 import type { RuleContext } from '../contract/plausibility';
 import type { OperationMap } from '../contract/schemas/upstream-map';
 import { domainOf, joins, type Known } from './joins';
-import { compareNames, entityOf, NAME_GUESS } from './names';
+import { compareNames, entityOf, NAME_GUESS, singular, wordsOf } from './names';
 import { enumKey, enumPaths, type ValueHints } from './values';
 import { proposeValues } from './propose-values';
 import type { Candidate, OperationRead } from './report';
@@ -38,7 +38,8 @@ import { AMBIGUOUS, type Expected, expectedOf, fitOf, formOf, isKeyedList } from
 import { type FigureEvidence, settleByFigures, settleByPrecision } from './figures';
 import { findEnvelope } from './envelope';
 import { flatObjects, placeFlat } from './flat';
-import { confirmByRules, rulesKept, settleByEvidence, settleGroups } from './rules';
+import { confirmByRules, EVIDENCE, rulesKept, settleByEvidence, settleGroups } from './rules';
+import { settleByOrder } from './order';
 import { alignUnits } from './units';
 import { capped, type Json, MAX_SAMPLES, type Pair, pairOf, pathOf, present, Walk } from './walk';
 import { byVocabulary, VOCABULARY, type Vocabulary } from './vocabulary';
@@ -91,6 +92,7 @@ export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, thres
   settleByEvidence(id, schema, body, walk);
   settleByFigures(schema, body, walk, figures);
   settleByPrecision(schema, body, walk, precision);
+  settleByOrder(id, schema, body, walk);
   // What the figures settled may let a rule judge a field it could not while they were in question.
   settleByEvidence(id, schema, body, walk);
   settleGroups(id, schema, body, walk);
@@ -98,6 +100,7 @@ export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, thres
   confirmByRules(id, schema, body, walk);
   // What the rules put in doubt may be settled together again.
   settleGroups(id, schema, body, walk);
+  if (envelope) confirmEnvelope(shape, envelope, walk);
   rewalkSettled(shape, inside, walk);
   // Values the evidence settled anywhere (another operation, another brand) are this operation's too: one vocabulary per service.
   for (const [path, ours] of enumPaths(schema))
@@ -118,6 +121,21 @@ export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, thres
     map: walk.sure,
     guess: walk.guess,
   };
+}
+
+/**
+ * An envelope in question (`payload` beside `meta`, holding few of the contract's names as they are) is the body
+ * when, read as it, most of the contract's top fields were placed surely, by names, joins, forms or evidence.
+ */
+function confirmEnvelope(shape: Record<string, z.ZodType>, envelope: NonNullable<OperationRead['envelope']>, walk: Walk): void {
+  const item = walk.toConfirm.find((i) => i.path === '' && i.value === undefined);
+  if (!item || walk.guess.envelope !== envelope.at) return;
+  const names = Object.keys(shape);
+  const placed = names.filter((name) => walk.fields[name] !== undefined);
+  if (placed.length * 2 <= names.length) return;
+  walk.toConfirm.splice(walk.toConfirm.indexOf(item), 1);
+  walk.sure.envelope = envelope.at;
+  envelope.confidence = EVIDENCE;
 }
 
 /**
@@ -366,12 +384,26 @@ function byJoin(
     const fieldPath = pathOf(path, name);
     if (!domainOf(fieldPath)) continue;
     const joined = keys.filter((key) => !taken.has(key) && joinOf(walk, fieldPath, valuesOf(key)) === true && fitOf(expected[name]!, valuesOf(key)).readings.length > 0);
-    if (joined.length !== 1) continue;
-    const key = joined[0]!;
-    found.set(name, { ...pairOf(name, key, 'join', JOIN, expected[name]!, valuesOf(key)), reason: `its values are those other operations hold for ${domainWords(fieldPath)}` });
+    const [key, named] = joined.length === 1 ? [joined[0]!, ''] : namesBreakTie(name, joined, walk);
+    if (key === undefined) continue;
+    found.set(name, { ...pairOf(name, key, 'join', JOIN, expected[name]!, valuesOf(key)), reason: `its values are those other operations hold for ${domainWords(fieldPath)}${named}` });
     taken.add(key);
   }
   return found;
+}
+
+/**
+ * Names break what evidence leaves: of several fields whose values all join (a brand id of 1 beside a count of 1),
+ * the one the service calls the field elsewhere, or else the one sharing a word with the field's name
+ * (`BRAND_REF` for `brand_id`, beside `REGION`). None or several, the join settles nothing.
+ */
+function namesBreakTie(name: string, joined: readonly string[], walk: Walk): [string | undefined, string] {
+  const called = joined.filter((key) => walk.vocabulary.get(key) === name);
+  if (called.length === 1) return [called[0], `, and the service calls \`${name}\` \`${called[0]}\` elsewhere`];
+  const words = new Set(wordsOf(name).map(singular));
+  const sharing = joined.filter((key) => wordsOf(key).some((word) => words.has(singular(word))));
+  if (sharing.length === 1) return [sharing[0], `; of the ${joined.length} fields that hold them, only \`${sharing[0]}\` shares a word with \`${name}\``];
+  return [undefined, ''];
 }
 
 const domainWords = (path: string) => `the ${domainOf(path)!.replace('_', ' ')}`;
