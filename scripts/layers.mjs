@@ -22,6 +22,7 @@ export const TIERS = [
   ['src/discovery'],
   ['src/proxy'],
   ['src/weekly-report'],
+  ['src/views'],
   ['emails'],
   ['src/mail'],
   ['src/subscriptions'],

@@ -268,6 +268,19 @@ async function tour({ browser, base, step, key, width, scheme, shots, sql }) {
   await Promise.all([page.waitForNavigation(), page.click('main a[href^="/account/history"]')]);
   assert.match(await page.textContent('h1'), /Brightdesk in AI answers: the kept history/, `account history at ${name}: the kept history, read with the session's key`);
   await shot('history');
+  // The views, by the brand's row of pages: each a page of its own tables and CSV links, in the account's frame.
+  for (const [kind, title] of [
+    ['rivals', 'rivals'],
+    ['citations', 'citations'],
+    ['perception', 'how AI describes it'],
+    ['traffic', 'AI traffic'],
+  ]) {
+    await Promise.all([page.waitForNavigation(), page.click(`nav[aria-label="This brand's pages"] a[href^="/account/views/${kind}"]`)]);
+    assert.equal(await page.textContent('h1'), `Brightdesk in AI answers: ${title}`, `account ${kind} at ${name}: the view, read with the session's key`);
+    assert.ok((await page.locator('[data-testid=csv-link]').count()) > 0, `account ${kind} at ${name}: its CSV links`);
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1), `account ${kind} at ${name}: nothing scrolls sideways`);
+    await shot(`view-${kind}`);
+  }
   // Two addresses, one whose last digest went out and one whose last digest did not, with its reason.
   const sent = `tour-${name}@example.com`;
   const skipped = `tour-skipped-${name}@example.com`;

@@ -3,6 +3,7 @@
  *
  *   GET  /account/report            the weekly report page, read with the session's key (`weeklyAs`)
  *   GET  /account/history           the kept history of a brand and market, read with it (`historyAs`)
+ *   GET  /account/views/{view}      a view (rivals, citations, perception, traffic), read with it (`viewAs`)
  *   GET  /account/links             the key's live report links, and the form that makes one
  *   POST /account/links             make one (200: its URL, shown this once)
  *   POST /account/links/revoke      revoke one  -> 303 ?done=revoked
@@ -18,7 +19,9 @@ import { EXPORT_KINDS, mintExportLinkAs, tableOperation } from '../exports';
 import { listExportLinks, revokeExportLink } from '../links/export-links';
 import type { Route } from '../lib/router';
 import { BRAND_MARKET_PARAMS, type Param, queryObject, readParams } from '../contract/params';
-import { historyAs, listReportLinks, mintReportLinkAs, revokeReportLink, weeklyAs } from '../reports';
+import { historyAs, listReportLinks, mintReportLinkAs, revokeReportLink, siblingsNav, type ViewLinks, viewAs, weeklyAs } from '../reports';
+import { html } from '../lib/html';
+import { isViewKind, VIEW_KINDS, VIEWS, type ViewKind } from '../views';
 import type { SubscriptionDeps } from '../subscriptions';
 import { answering, field, seeOther, type SignedIn, signedIn, signedInForm } from './guard';
 import { type CsvView, csvPage, EMPTY_LINK_FORM, LINK_DONE, type LinkField, type LinkForm, type ParamField, sharePage, type ShareView } from './links-page';
@@ -34,6 +37,7 @@ const FIELD_OF_PARAM: Record<string, LinkField> = {
   'params.market': 'scope',
   expires_in_days: 'days',
   operation: 'operation',
+  kind: 'kind',
 };
 /** The field an API error is shown beside: the brand and market's, a table parameter's own (`params.days` → `p.days`), or the form's. */
 const fieldOf = (error: ApiError): LinkField => {
@@ -47,7 +51,7 @@ const fieldOf = (error: ApiError): LinkField => {
 function typed(form: FormData): LinkForm {
   const params: Record<string, string> = {};
   for (const [name, value] of form) if (name.startsWith('p.') && typeof value === 'string' && value.trim() !== '') params[name.slice(2)] = value.trim();
-  return { scope: field(form, 'scope'), days: field(form, 'days').trim(), operation: field(form, 'operation'), params };
+  return { scope: field(form, 'scope'), days: field(form, 'days').trim(), operation: field(form, 'operation'), kind: field(form, 'kind') || 'weekly', params };
 }
 /** `expires_in_days` as the JSON body takes it: a number (a word stays a word, so the API says what is wrong). */
 const daysOf = (days: string) => (days === '' ? {} : { expires_in_days: /^\d+$/.test(days) ? Number(days) : days });
@@ -70,6 +74,9 @@ async function acting(render: (status: number, error: { field: LinkField; messag
 
 // ---------------------------------------------------------------- share links
 
+/** What a share link may open: the weekly report, or a view. */
+const SHARE_KINDS = [{ id: 'weekly', label: 'The weekly report' }, ...VIEW_KINDS.map((kind) => ({ id: kind, label: VIEWS[kind].title }))];
+
 /** The newest first: the one just made is at the top. */
 const newestFirst = <L extends { created_at: string }>(links: L[]) => links.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
 
@@ -78,6 +85,7 @@ async function shareView(deps: Deps, who: SignedIn, rest: Partial<ShareView> = {
     csrf: who.session.csrf,
     brands: who.brands,
     form: EMPTY_LINK_FORM,
+    kinds: SHARE_KINDS,
     links: newestFirst(await listReportLinks(deps, who.caller.key)),
     ...(who.inactive ? { inactive: who.inactive } : {}),
     ...rest,
@@ -94,9 +102,9 @@ const makeShare = answering(async (request: Request, deps: Deps) => {
   const form = typed(who.form);
   const render = async (status: number, error: ShareView['error']) => sharePage(status, await shareView(deps, who, { form, ...(error ? { error } : {}) }));
   return acting(render, async () => {
-    const link = await mintReportLinkAs(deps, who.caller, { ...scopeOf(form.scope), ...daysOf(form.days) });
+    const link = await mintReportLinkAs(deps, who.caller, { ...scopeOf(form.scope), kind: form.kind, ...daysOf(form.days) });
     // Its URL is shown this once: never through a redirect.
-    return sharePage(200, await shareView(deps, who, { made: { url: link.url, expires_at: link.expires_at } }));
+    return sharePage(200, await shareView(deps, who, { made: { url: link.url, kind: link.kind, expires_at: link.expires_at } }));
   });
 });
 
@@ -122,7 +130,7 @@ const showReport = answering(async (request: Request, deps: Deps, url: URL) => {
   // The frame's switch leads to every brand and market of the key, so the page's own market links are not repeated.
   const links = (brandId: number, market: string) => ({
     history: scopeUrl(ACCOUNT_PATHS.history, brandId, market),
-    frame: accountFrame(who.session.csrf, { brands: who.brands, path: ACCOUNT_PATHS.report, current: { brandId, market } }),
+    frame: framed(who, ACCOUNT_PATHS.report, { brandId, market }, 'weekly'),
   });
   return weeklyAs(deps, who.caller, { ...query, format: 'html' }, links);
 });
@@ -139,13 +147,30 @@ const scopeUrl = (path: string, brandId: number, market: string) => `${path}?${n
 /** The kept history of `GET /reports/history`, read with the session's key; its "this week's report" stays here. */
 const showHistory = answering(async (request: Request, deps: Deps, url: URL) => {
   const who = await signedIn(request, deps);
-  return historyAs(
-    deps,
-    who.caller,
-    url.searchParams,
-    (brandId, market) => scopeUrl(ACCOUNT_PATHS.report, brandId, market),
-    accountFrame(who.session.csrf, { brands: who.brands, path: ACCOUNT_PATHS.history, current: shownOf(who, url) }),
-  );
+  return historyAs(deps, who.caller, url.searchParams, (brandId, market) => scopeUrl(ACCOUNT_PATHS.report, brandId, market), framed(who, ACCOUNT_PATHS.history, shownOf(who, url), 'history'));
+});
+
+/** The brand's pages in the account, by kind: the report, the history and each view, for one brand and market. */
+function accountSiblings(brandId: number, market: string): ViewLinks['siblings'] {
+  return {
+    weekly: scopeUrl(ACCOUNT_PATHS.report, brandId, market),
+    history: scopeUrl(ACCOUNT_PATHS.history, brandId, market),
+    ...Object.fromEntries(VIEW_KINDS.map((kind) => [kind, scopeUrl(`${ACCOUNT_PATHS.views}/${kind}`, brandId, market)])),
+  };
+}
+
+/** The account's frame of a page of one brand and market: its navigation, the brand and market switch, and the brand's other pages. */
+function framed(who: SignedIn, path: string, current: { brandId: number; market: string } | undefined, kind: ViewKind | 'weekly' | 'history') {
+  const frame = accountFrame(who.session.csrf, { brands: who.brands, path, current });
+  return current ? { ...frame, nav: html`${frame.nav}${siblingsNav(accountSiblings(current.brandId, current.market), kind)}` } : frame;
+}
+
+/** A view of `GET /reports/views/{view}`, read with the session's key, in the account's frame. */
+const showView = answering(async (request: Request, deps: Deps, url: URL, name: string) => {
+  const who = await signedIn(request, deps);
+  if (!isViewKind(name)) throw new ApiError('not_found', `No such page: the views are ${VIEW_KINDS.join(', ')}.`);
+  const path = `${ACCOUNT_PATHS.views}/${name}`;
+  return viewAs(deps, who.caller, name, url.searchParams, (view) => ({ frame: framed(who, path, { brandId: view.brand.id, market: view.market.code }, name) }));
 });
 
 // ---------------------------------------------------------------- CSV links
@@ -238,6 +263,7 @@ const revokeCsv = answering(async (request: Request, deps: Deps) => {
 export const linkRoutes: Route<Deps>[] = [
   { path: ACCOUNT_PATHS.report, answers: 'page', methods: { GET: (request, _, deps, url) => showReport(request, deps, url) } },
   { path: ACCOUNT_PATHS.history, answers: 'page', methods: { GET: (request, _, deps, url) => showHistory(request, deps, url) } },
+  { path: `${ACCOUNT_PATHS.views}/{view}`, answers: 'page', methods: { GET: (request, params, deps, url) => showView(request, deps, url, params.view!) } },
   { path: ACCOUNT_PATHS.links, answers: 'page', methods: { GET: (request, _, deps, url) => showShare(request, deps, url), POST: (request, _, deps) => makeShare(request, deps) } },
   { path: `${ACCOUNT_PATHS.links}/revoke`, answers: 'page', methods: { POST: (request, _, deps) => revokeShare(request, deps) } },
   { path: ACCOUNT_PATHS.exports, answers: 'page', methods: { GET: (request, _, deps, url) => showCsv(request, deps, url), POST: (request, _, deps) => makeCsv(request, deps) } },

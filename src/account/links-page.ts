@@ -9,7 +9,7 @@ import type { ParamRule } from '../contract/params';
 import { ACCOUNT_PATHS, accountPage, askedFirst, type Brand, copyButton, inactiveNotice, scopeOptions, withCode } from './pages';
 
 /** A form field an error is shown beside; `p.<name>` is a table's parameter (`p.days`, `p.engine`). */
-export type LinkField = 'scope' | 'days' | 'operation' | 'form' | `p.${string}`;
+export type LinkField = 'scope' | 'days' | 'operation' | 'kind' | 'form' | `p.${string}`;
 
 /** What happened, said after the redirect (`?done=`): fixed words. */
 export const LINK_DONE = { revoked: 'Revoked. The link no longer opens anything.' } as const;
@@ -19,10 +19,12 @@ export interface LinkForm {
   scope: string;
   days: string;
   operation: string;
+  /** What a share link opens: the weekly report or a view (`REPORT_KINDS`). */
+  kind: string;
   /** The table's parameters as typed, by name (the brand and market are `scope`). */
   params: Record<string, string>;
 }
-export const EMPTY_LINK_FORM: LinkForm = { scope: '', days: '30', operation: 'history', params: {} };
+export const EMPTY_LINK_FORM: LinkForm = { scope: '', days: '30', operation: 'history', kind: 'weekly', params: {} };
 
 /** A table's parameter as a field: its name, its words, and what it takes (src/contract/params.ts). */
 export interface ParamField {
@@ -45,9 +47,11 @@ interface Common {
 const INACTIVE_MAKE = 'Making a link reads your brands: it comes back with an active plan. The live links below can still be revoked.';
 
 export interface ShareView extends Common {
-  links: readonly { id: string; brand_id: number; market: { code: string }; created_at: string; expires_at: string }[];
+  links: readonly { id: string; brand_id: number; market: { code: string }; kind: string; created_at: string; expires_at: string }[];
+  /** What a share link may open, by kind: its words. */
+  kinds: readonly { id: string; label: string }[];
   /** The link just made: its URL is shown this once. */
-  made?: { url: string; expires_at: string };
+  made?: { url: string; kind: string; expires_at: string };
 }
 
 export interface CsvView extends Common {
@@ -88,21 +92,22 @@ ${errorOf(view, 'days')}<p class="hint" id="days-hint">1 to 90 days.</p></div>`;
 }
 
 export function sharePage(status: number, view: ShareView): Response {
+  const kindLabel = (kind: string) => view.kinds.find((k) => k.id === kind)?.label ?? kind;
   const made = view.made
-    ? html`<div class="notice" role="status"><p>The share link, shown this once (it is not stored, so it cannot be listed): anyone with it sees the weekly report until ${day(view.made.expires_at)}.</p>
+    ? html`<div class="notice" role="status"><p>The share link, shown this once (it is not stored, so it cannot be listed): anyone with it can open “${kindLabel(view.made.kind)}” until ${day(view.made.expires_at)}.</p>
 <p><code class="secret" id="made-url">${view.made.url}</code>${copyButton('made-url', 'the share link')}</p></div>`
     : null;
   const list = view.links.length
     ? html`<ul class="cards">${view.links.map((l) => {
-        const label = `${brandName(view.brands, l.brand_id)} ${l.market.code.toUpperCase()}, until ${day(l.expires_at)}`;
-        return html`<li data-link="${l.id}"><div class="head"><span class="who">${brandName(view.brands, l.brand_id)} · ${l.market.code.toUpperCase()}</span></div>
+        const label = `${kindLabel(l.kind)}, ${brandName(view.brands, l.brand_id)} ${l.market.code.toUpperCase()}, until ${day(l.expires_at)}`;
+        return html`<li data-link="${l.id}" data-kind="${l.kind}"><div class="head"><span class="who">${kindLabel(l.kind)}: ${brandName(view.brands, l.brand_id)} · ${l.market.code.toUpperCase()}</span></div>
 <p class="small">Made ${day(l.created_at)}, expires ${day(l.expires_at)}</p>
 <div class="actions">${revokeButton(`${ACCOUNT_PATHS.links}/revoke`, view.csrf, l.id, label)}</div></li>`;
       })}</ul>`
     : html`<p>No live share link.</p>`;
   const body = html`<h1>Share links</h1>
 ${notice(view)}${made}
-<p>A share link opens the weekly report of one brand and market without a key: for a client, a colleague, a slide. Revoke it and it stops at once.</p>
+<p>A share link opens the weekly report, or one of the views, of one brand and market without a key: for a client, a colleague, a slide. Revoke it and it stops at once.</p>
 <h2 id="make">Make a share link</h2>
 ${formError(view)}
 ${
@@ -110,6 +115,9 @@ ${
     ? inactiveNotice(view.inactive, INACTIVE_MAKE)
     : html`<form method="post" action="${ACCOUNT_PATHS.links}" novalidate>
 <input type="hidden" name="csrf" value="${view.csrf}">
+<div class="field"><label class="block" for="kind">What it opens</label>
+<select id="kind" name="kind"${attrs(view, 'kind')}>${view.kinds.map((k) => html`<option value="${k.id}"${k.id === view.form.kind ? html` selected` : null}>${k.label}</option>`)}</select>
+${errorOf(view, 'kind')}</div>
 ${scopeAndDays(view)}
 <div class="actions"><button type="submit">Make the link</button></div>
 </form>`

@@ -6,6 +6,7 @@
  * Every value is escaped by the `html` template; the key is never written
  * into a page.
  */
+import { VIEW_KINDS, VIEWS } from '../views';
 import { EMPTY, html, htmlDocument, type Markup, newNonce, pageHeaders, trusted } from '../lib/html';
 import { inlineScript } from '../lib/markup';
 import { formatPercent, formatTrend } from '../weekly-report/words';
@@ -22,6 +23,7 @@ export const ACCOUNT_PATHS = {
   report: `${ACCOUNT_BASE}/report`,
   history: `${ACCOUNT_BASE}/history`,
   exports: `${ACCOUNT_BASE}/exports`,
+  views: `${ACCOUNT_BASE}/views`,
 } as const;
 
 const SECTION = 'your account';
@@ -279,7 +281,8 @@ ${assistantSection(o.origin)}`;
 function weekCard(w: OverviewWeek): Markup {
   const scope = new URLSearchParams({ brand_id: String(w.brandId), market: w.market }).toString();
   const where = `${w.brand} ${w.market.toUpperCase()}`;
-  const links = html`<p class="small"><a href="${ACCOUNT_PATHS.report}?${scope}">The weekly report<span class="sr"> for ${where}</span></a> · <a href="${ACCOUNT_PATHS.history}?${scope}">the kept history<span class="sr"> of ${where}</span></a></p>`;
+  const views = VIEW_KINDS.map((kind) => html` · <a href="${ACCOUNT_PATHS.views}/${kind}?${scope}">${VIEWS[kind].heading}<span class="sr"> of ${where}</span></a>`);
+  const links = html`<p class="small"><a href="${ACCOUNT_PATHS.report}?${scope}">The weekly report<span class="sr"> for ${where}</span></a> · <a href="${ACCOUNT_PATHS.history}?${scope}">the kept history<span class="sr"> of ${where}</span></a>${views}</p>`;
   const head = html`<h3>${w.brand} <span class="small">${w.market.toUpperCase()}</span></h3>`;
   if (!w.week) return html`<li data-scope="${scope}">${head}<p class="small">Not read just now: ${w.problem ?? 'the Read API did not answer'}</p>${links}</li>`;
   const { week } = w;

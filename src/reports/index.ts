@@ -8,3 +8,5 @@ export { LINK_BASE, type MintedReportLink, mintReportLinkAs, REPORTS_BASE, repor
 export { historyAs } from './history';
 export type { PageLinks } from './page';
 export { type ListedReportLink, listReportLinks, revokeReportLink } from './links';
+export { viewAs, VIEWS_BASE } from './view-routes';
+export { siblingsNav, type ViewLinks } from './view-page';

@@ -25,10 +25,12 @@ import { generationOf, kindsOf, linkedSubscription, SUBSCRIPTION_END } from '../
 import { type ReportLinkClaims, signReportToken, verifyReportToken, type TokenFailure } from '../lib/signing';
 import type { ReportDeps } from './deps';
 import type { DigestKind } from '../weekly-report';
+import { VIEW_KINDS } from '../views';
 import { expiryAfter, LINK_DAYS, newLinkId } from '../links/keyed-routes';
 import { keyLinkById, type LinkParent, type ListedLink, liveKeyLinks, revokeKeyLink, storeKeyLink } from '../links/link-store';
 
-export const REPORT_KINDS = ['weekly'] as const;
+/** What a report link opens: the weekly report, or one of the views (src/views). */
+export const REPORT_KINDS = ['weekly', ...VIEW_KINDS] as const;
 export type ReportKind = (typeof REPORT_KINDS)[number];
 
 export { LINK_DAYS };

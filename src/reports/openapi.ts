@@ -34,6 +34,8 @@ import { HISTORY_QUERY } from './history';
 import { LINK_ID, type ListedReportLink, REPORT_KINDS } from './links';
 import { LINK_BASE, LINK_QUERY, LinkBody, REPORTS_BASE, SEND_QUERY, WEEKLY_QUERY } from './routes';
 import type { SendResult } from './send';
+import { VIEW_KINDS, VIEWS } from '../views';
+import { VIEW_QUERY, VIEWS_BASE } from './view-routes';
 
 const RecentlySent = z.object({
   error: z.object({ code: z.literal('recently_sent'), message: z.string() }),
@@ -99,8 +101,16 @@ const _answersFit: [Fits<SendResult & { brand_id: number; market: { id: number; 
 ];
 void _answersFit;
 
+const ViewAnswer = z.object({
+  view: z
+    .record(z.string(), z.unknown())
+    .describe(
+      `One view (src/views/model.ts \`View\`), by \`kind\` (${VIEW_KINDS.join(', ')}): the brand, the market, and each part as read, or \`{provided: false, reason, line}\` where the plan or the service does not provide it.`,
+    ),
+});
+
 export const reportDocs: FeatureDocs = {
-  schemas: { RecentlySent, ReportLink, ReportLinkList, SendAnswer, WeeklyReport },
+  schemas: { RecentlySent, ReportLink, ReportLinkList, SendAnswer, ViewAnswer, WeeklyReport },
   inputs: { LinkBody },
   routes: {
     [`${REPORTS_BASE}/weekly`]: {
@@ -115,6 +125,22 @@ export const reportDocs: FeatureDocs = {
         responses: {
           '200': ok('The report.', { ...HTML, ...jsonOf('WeeklyReport'), ...TEXT }),
           ...READS_BRAND,
+          '502': { ...KEYED_ERRORS['502'], content: { ...jsonOf('Error'), ...HTML } },
+        },
+      },
+    },
+    [`${VIEWS_BASE}/{view}`]: {
+      GET: {
+        operationId: 'getView',
+        tag: 'Reports',
+        summary: 'Get a view: rivals, citations, perception or AI traffic',
+        description: `${VIEW_KINDS.map((k) => `\`${k}\`: ${VIEWS[k].says}`).join(' ')} Read with the key through the edge cache, as a page with a CSV link under each table, or as JSON. A part the plan does not include (403), whose integration is not connected (409) or that the service does not have (404) is one line (\`provided: false\`), never an error.`,
+        security: 'key',
+        parameters: [{ name: 'view', in: 'path', required: true, description: 'Which view.', schema: { type: 'string', enum: [...VIEW_KINDS] } }, ...query(VIEW_QUERY)],
+        responses: {
+          '200': ok('The view.', { ...HTML, ...jsonOf('ViewAnswer') }),
+          ...READS_BRAND,
+          '404': { description: '`not_found`: no such view; `brand_not_found`: the key reads no such brand.', headers: requestId, content: jsonOf('Error') },
           '502': { ...KEYED_ERRORS['502'], content: { ...jsonOf('Error'), ...HTML } },
         },
       },
@@ -186,7 +212,7 @@ export const reportDocs: FeatureDocs = {
         security: 'none',
         parameters: [{ name: 'token', in: 'path', required: true, description: "The link's signed token.", schema: { type: 'string', minLength: 1 } }, ...query(LINK_QUERY)],
         responses: {
-          '200': ok('The report.', { ...HTML, ...jsonOf('WeeklyReport'), ...TEXT }),
+          '200': ok('The report, or the view the link was made for (JSON: `ViewAnswer`; no text form).', { ...HTML, ...jsonOf('WeeklyReport'), ...TEXT }),
           '400': pageAnswer('An unknown option, or a malformed link.'),
           '401': { description: 'The key behind the link was revoked.', headers: requestId, content: { ...HTML, ...jsonOf('Error') } },
           '403': { description: 'A forged or changed link, or the account cannot read the report.', headers: requestId, content: { ...HTML, ...jsonOf('Error') } },

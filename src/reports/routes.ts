@@ -61,6 +61,8 @@ import { type LinkProblem, listReportLinks, mintReportLink, openReportLink, REPO
 import { historyRoute, linkHistoryAnswer, pageCsvLinks } from './history';
 import { messagePage, type PageLinks, reportPage } from './page';
 import { sendDigestNow } from './send';
+import { isViewKind } from '../views';
+import { linkViewAnswer, viewRoutes } from './view-routes';
 
 export const REPORTS_BASE = '/reports';
 export const LINK_BASE = '/r';
@@ -83,7 +85,7 @@ export const LINK_QUERY = { format: formatParam };
 export const LinkBody = z.strictObject({
   brand_id: BrandIdField,
   market: MarketField,
-  kind: z.enum(REPORT_KINDS, { error: '`kind` must be `weekly`.' }).default('weekly'),
+  kind: z.enum(REPORT_KINDS, { error: `\`kind\` must be one of ${REPORT_KINDS.join(', ')}.` }).default('weekly'),
   expires_in_days: expiresInDays,
 });
 
@@ -329,6 +331,8 @@ async function viaLink(request: Request, url: URL, token: string, deps: ReportDe
   const opened = await openReportLink(deps, token);
   if (!opened.ok) return linkProblemPage(opened.problem);
   const { link } = opened;
+  const self = `${deps.publicUrl}${LINK_BASE}/${token}`;
+  if (isViewKind(link.kind)) return linkViewAnswer(deps, request, { ...link, kind: link.kind }, self, format);
   let week: WeeklyRead;
   try {
     week = await read(deps, { key: link.apiKey, clientAddress: clientAddressOf(request) }, { brand_id: link.brandId, market: link.market });
@@ -351,7 +355,6 @@ async function viaLink(request: Request, url: URL, token: string, deps: ReportDe
     if (wait !== undefined) limited.headers.set('retry-after', String(wait));
     return limited;
   }
-  const self = `${deps.publicUrl}${LINK_BASE}/${token}`;
   return answer(week, link.kinds, format, {
     deps,
     clientAddress: clientAddressOf(request),
@@ -445,6 +448,7 @@ async function sendNow(request: Request, url: URL, deps: ReportDeps): Promise<Re
 }
 
 export const reportRoutes: Route<ReportDeps>[] = [
+  ...viewRoutes,
   { path: `${REPORTS_BASE}/weekly`, answers: 'json', methods: { GET: (request, _, deps, url) => weekly(request, url, deps) } },
   { path: `${REPORTS_BASE}/links`, answers: 'json', methods: { POST: (request, _, deps, url) => mintLink(request, url, deps), GET: (request, _, deps, url) => listLinks(request, url, deps) } },
   { path: `${REPORTS_BASE}/links/{id}`, answers: 'json', methods: { DELETE: (request, params, deps, url) => revokeLink(request, url, params.id!, deps) } },
