@@ -391,17 +391,17 @@ describe('the subscriptions screen', () => {
     expect(again.headers.get('location')).toBe('/account/subscriptions?done=recent');
   });
 
-  it("shows the API's message for each mistake beside the field it concerns, with what was typed", async () => {
+  it("shows each mistake beside the field it concerns, in the form's words (no API field name), with what was typed", async () => {
     const { cookie, csrf } = await signIn();
     const cases: [Record<string, string | string[]>, string, string][] = [
-      [{ email: 'not-an-address' }, 'email', '`email` is not a valid email address.'],
-      [{ timezone: 'Mars/Olympus' }, 'timezone', '`timezone` must be an IANA timezone name'],
-      [{ kinds: [] }, 'kinds', '`kinds` must name at least one of'],
+      [{ email: 'not-an-address' }, 'email', 'This is not a valid email address.'],
+      [{ timezone: 'Mars/Olympus' }, 'timezone', 'This must be an IANA timezone name'],
+      [{ kinds: [] }, 'kinds', 'This must name at least one of “The weekly visibility digest”, “Won and lost questions”'],
       [{ scope: '1:zz' }, 'scope', 'zz'],
       [{ scope: '2:us' }, 'scope', ''],
-      [{ kinds: ['alerts'], channel: 'webhook', channel_url: '' }, 'channel_url', '`channel.url` is required for a `webhook` channel'],
-      [{ kinds: ['alerts'], channel: 'webhook', channel_url: 'http://10.0.0.1/hook' }, 'channel_url', '`channel.url`'],
-      [{ kinds: ['visibility', 'alerts'], channel: 'slack', channel_url: 'https://hooks.slack.com/services/T/B/x' }, 'kinds', 'A `slack` channel takes only `alerts`'],
+      [{ kinds: ['alerts'], channel: 'webhook', channel_url: '' }, 'channel_url', 'This is required for a `webhook` channel'],
+      [{ kinds: ['alerts'], channel: 'webhook', channel_url: 'http://10.0.0.1/hook' }, 'channel_url', 'This '],
+      [{ kinds: ['visibility', 'alerts'], channel: 'slack', channel_url: 'https://hooks.slack.com/services/T/B/x' }, 'kinds', 'A `slack` channel takes only “Change alerts”'],
     ];
     for (const [change, field, message] of cases) {
       const response = await post('/account/subscriptions', { csrf, ...ADD, ...change }, { cookie });
@@ -410,6 +410,8 @@ describe('the subscriptions screen', () => {
       expect(response.status).toBeGreaterThanOrEqual(400);
       const beside = errorBeside(html, field);
       expect([change, beside]).toEqual([change, expect.stringContaining(message.replace(/`/g, ''))]);
+      // The form's words: none of the API's field names a person never typed.
+      expect([change, beside]).toEqual([change, expect.not.stringMatching(/channel\.url|quiet_hours|won_lost|\bkinds\b|brand_id/)]);
       if (change.email) expect(html).toContain(`value="${change.email}"`);
     }
     expect((await env.DB.prepare('SELECT COUNT(*) AS n FROM digest_subscriptions').first<{ n: number }>())!.n).toBe(0);
@@ -478,8 +480,8 @@ describe('share links, CSV links and send now', () => {
   it('a share link: made (its URL shown once), opened signed out, listed, revoked; its mistakes beside their fields', async () => {
     const { cookie, csrf } = await signIn();
     for (const [days, message] of [
-      ['abc', 'expires_in_days must be a whole number of days'],
-      ['500', 'expires_in_days must be at most 90'],
+      ['abc', 'This must be a whole number of days'],
+      ['500', 'This must be at most 90'],
     ] as const) {
       const refused = await post('/account/links', { csrf, scope: '1:us', days }, { cookie });
       expect(refused.status).toBe(400);
@@ -515,7 +517,7 @@ describe('share links, CSV links and send now', () => {
     const refused = await post('/account/exports', { csrf, operation: 'listTopics', scope: '1:us', days: '30', 'p.days': '400' }, { cookie });
     expect(refused.status).toBe(400);
     const page = await refused.text();
-    expect(errorBeside(page, 'p-days')).toMatch(/days/);
+    expect(errorBeside(page, 'p-days')).toMatch(/^This must be at most \d+\.$/);
     expect(page).toContain('value="400"');
     const made = await post('/account/exports', { csrf, operation: 'listTopics', scope: '1:us', days: '30', 'p.days': '28' }, { cookie });
     expect(made.status).toBe(200);

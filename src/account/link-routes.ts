@@ -25,7 +25,7 @@ import { isViewKind, VIEW_KINDS, VIEWS, type ViewKind } from '../views';
 import type { SubscriptionDeps } from '../subscriptions';
 import { answering, field, seeOther, type SignedIn, signedIn, signedInForm } from './guard';
 import { type CsvView, csvPage, EMPTY_LINK_FORM, LINK_DONE, type LinkField, type LinkForm, type ParamField, sharePage, type ShareView } from './links-page';
-import { ACCOUNT_PATHS, accountFrame, scopeOf } from './pages';
+import { ACCOUNT_PATHS, accountFrame, inPeoplesWords, scopeOf } from './pages';
 import { ownKeyOf } from '../lib/http';
 
 type Deps = SubscriptionDeps;
@@ -66,7 +66,7 @@ async function acting(render: (status: number, error: { field: LinkField; messag
     return await action();
   } catch (error) {
     if (!(error instanceof ApiError) || error.status >= 500) throw error;
-    const response = await render(error.status, { field: fieldOf(error), message: error.message });
+    const response = await render(error.status, { field: fieldOf(error), message: inPeoplesWords(error.message, error.param, LINK_LABELS) });
     if (error.options.retryAfter !== undefined) response.headers.set('retry-after', String(error.options.retryAfter));
     return response;
   }
@@ -196,6 +196,16 @@ const PARAM_WORDS: Record<string, string> = {
   prompt: 'The question, word for word',
   name: 'The rival, as AI writes it',
   id: 'Its id',
+};
+
+/** The link screens' labels by the API's names their messages use: the brand and market, the term, the table, what a link opens, and each table's parameters. */
+const LINK_LABELS: Record<string, string> = {
+  brand_id: 'Brand and market',
+  market: 'Brand and market',
+  expires_in_days: 'Expires after (days)',
+  operation: 'Table',
+  kind: 'What it opens',
+  ...PARAM_WORDS,
 };
 
 /** The parameters of a table as fields, besides the brand and market (the history and the plan take none). */

@@ -106,6 +106,18 @@ export function askedFirst(o: { action: string; fields: Markup; verb: string; wh
 
 export const copyButton = (id: string, what: string) => html`<button type="button" class="copy quiet" data-for="${id}" hidden>Copy<span class="sr"> ${what}</span></button>`;
 
+/**
+ * An API message shown beside its field, in people's words: the field's own API name at its start is the field
+ * beside it, so it reads "This" (`` `days` must be at most 90. `` → "This must be at most 90."); another API name
+ * the screen has a label for reads as that label, quoted (`` add `alerts` to `kinds` `` → "add “Change alerts” to
+ * “What it gets”"). Names the screen has no label for stay as code.
+ */
+export function inPeoplesWords(message: string, param: string | undefined, labels: Readonly<Record<string, string>>): string {
+  const own = param === undefined ? undefined : `\`${param.replace(/^params\./, '')}\` `;
+  const text = own && message.startsWith(own) ? `This ${message.slice(own.length)}` : message;
+  return text.replace(/`([A-Za-z_.]+)`/g, (code, name: string) => (Object.hasOwn(labels, name) ? `“${labels[name]}”` : code));
+}
+
 /** Text with `code` spans in backticks, as the API's messages write them, shown as code. */
 export function withCode(message: string): Markup {
   return html`${message.split('`').map((part, i) => (i % 2 ? html`<code>${part}</code>` : part))}`;

@@ -34,9 +34,9 @@ import { hhmm } from '../subscriptions';
 import { answering, field, formOf, seeOther, type SignedIn, signedIn, signedInForm } from './guard';
 import { linkRoutes } from './link-routes';
 import { overviewWeeks } from './overview';
-import { ACCOUNT_PATHS, overviewPage, refusedFormPage, scopeOf, SIGN_IN_NOTES, signInPage } from './pages';
+import { ACCOUNT_PATHS, inPeoplesWords, overviewPage, refusedFormPage, scopeOf, SIGN_IN_NOTES, signInPage } from './pages';
 import { beginSession, clearedSessionCookie, endSession, sessionOf } from './session';
-import { DONE, type Done, EMPTY_FORM, FIELD_OF_PARAM, type SubscribeForm, subscriptionsPage, type SubscriptionsView } from './subscriptions-page';
+import { DONE, type Done, EMPTY_FORM, FIELD_OF_PARAM, SUBSCRIBE_LABELS, type SubscribeForm, subscriptionsPage, type SubscriptionsView } from './subscriptions-page';
 import { ownKeyOf } from '../lib/http';
 import { sameSecret } from '../lib/hash';
 
@@ -123,7 +123,10 @@ const SCOPE_CODES = new Set(['brand_required', 'brand_not_found', 'not_found']);
 async function refused(deps: SubscriptionDeps, who: SignedIn, error: ApiError, form: SubscribeForm = EMPTY_FORM): Promise<Response> {
   // The add form's brand or market that the key cannot read is said beside the brand and market.
   const scoped = form !== EMPTY_FORM && SCOPE_CODES.has(error.code) ? 'scope' : 'form';
-  const response = subscriptionsPage(error.status, await viewOf(deps, who, { form, error: { field: (error.param && FIELD_OF_PARAM[error.param]) || scoped, message: error.message } }));
+  const response = subscriptionsPage(
+    error.status,
+    await viewOf(deps, who, { form, error: { field: (error.param && FIELD_OF_PARAM[error.param]) || scoped, message: inPeoplesWords(error.message, error.param, SUBSCRIBE_LABELS) } }),
+  );
   if (error.options.retryAfter !== undefined) response.headers.set('retry-after', String(error.options.retryAfter));
   return response;
 }

@@ -39,6 +39,21 @@ export const FIELD_OF_PARAM: Record<string, Field> = {
   quiet_hours: 'quiet',
 };
 
+/** The form's labels by the API's names its messages use (the email address only where it is the field: `email` is also a channel). */
+export const SUBSCRIBE_LABELS: Record<string, string> = {
+  brand_id: 'Brand and market',
+  market: 'Brand and market',
+  kinds: 'What it gets',
+  visibility: 'The weekly visibility digest',
+  won_lost: 'Won and lost questions',
+  alerts: 'Change alerts',
+  timezone: 'Timezone',
+  channel: 'Where change alerts go',
+  'channel.type': 'Where change alerts go',
+  'channel.url': 'Slack or webhook URL',
+  quiet_hours: 'Quiet hours for alerts',
+};
+
 /** What happened, said after the redirect (`?done=`): fixed words, never text from the URL. */
 export const DONE = {
   added: 'Added. A confirmation went out: the subscription starts once its link is opened.',
