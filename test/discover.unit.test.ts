@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { type DiscoveryRead, discoverUpstreamMap, readingOrder } from '../src/discovery/discover';
 import { valuesAt } from '../src/contract/params-from';
 import { compareNames, singular, valueCandidates, wordsOf } from '../src/discovery/names';
-import { type Known, paramsFromKnown } from '../src/discovery/joins';
+import { brandNamesByAnswers, type Known, paramsFromKnown } from '../src/discovery/joins';
 import { proposeOperation } from '../src/discovery/propose';
 import { CONFIDENCE_THRESHOLD } from '../src/discovery/report';
 import { API_BASE, examplePath, OPERATION_IDS, type OperationId, operationList, operations } from '../src/contract/operations';
@@ -375,6 +375,19 @@ describe('the evidence in the data', () => {
     // Both in order (a count that falls with the citations): the order tells them apart no more, and a person chooses.
     for (const page of pages.uncited) page.cited_instead = page.cited_instead.map((item, i) => ({ ...item, shard: 100 - i }));
     expect(propose('listPages', pages).report.to_confirm.map((item) => item.path)).toContain('uncited[].cited_instead[].citations');
+  });
+
+  it("the brand's name by the answers that name it: of the words /brands holds, the one every naming answer writes and no other", async () => {
+    const brands = (await ours('listBrands')) as { brands: { name: string; id: number }[] };
+    const runs = await ours('getAnswerRuns');
+    const name = brands.brands[0]!.name;
+    // Keyed by name, beside a token and the brand's category (which every answer writes, naming the brand or not).
+    const keyed = { BRANDS: Object.fromEntries(brands.brands.map((b) => [b.name, { ...b, name: undefined, TRACE: 'xkq7z' }])) };
+    expect([...brandNamesByAnswers(keyed, runs)]).toEqual([name]);
+    // Runs that tell nothing (none naming the brand, or none not naming it): no name.
+    const naming = { runs: valuesAt(runs, 'runs[]').filter((r) => (r as { brand_named: boolean }).brand_named) };
+    expect(naming.runs.length).toBeGreaterThan(0);
+    expect(brandNamesByAnswers(keyed, naming).size).toBe(0);
   });
 
   it("names break what a join leaves: of two fields whose values are the brand ids, the one sharing a word with brand_id, or the service's word for it", async () => {

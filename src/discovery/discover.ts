@@ -26,7 +26,7 @@ import type { RuleContext } from '../contract/plausibility';
 import { response as responseSchema } from '../contract/schemas/responses';
 import { once } from '../lib/lazy';
 import { contractPaths } from '../contract/upstream-map';
-import { knownValues, paramsFromKnown } from './joins';
+import { brandNamesByAnswers, knownValues, paramsFromKnown } from './joins';
 import { enumPaths, settleValues, type ValueHint } from './values';
 import { hasEntries } from '../contract/body';
 import { conformBody } from '../contract/conform';
@@ -245,7 +245,10 @@ function joinAcross(
   const settled = new Map<string, Map<string, ValueHint>>();
   for (let round = 0; round < JOIN_ROUNDS; round++) {
     const placed = new Map([...bodies].map(([id, { body }]) => [id, conformBody(zs.response(id), body, report.map.operations[id])] as const));
-    const known = knownValues(placed, (id) => contractPaths(zs, id), new Map([...bodies].map(([id, { params }]) => [id, params] as const)));
+    const joined = knownValues(placed, (id) => contractPaths(zs, id), new Map([...bodies].map(([id, { params }]) => [id, params] as const)));
+    // The brand's name by the answers that name it: a list of brands keyed by name, with no overview to join it.
+    const byAnswers = brandNamesByAnswers(bodies.get('listBrands')?.body, placed.get('getAnswerRuns'));
+    const known = byAnswers.size === 0 ? joined : new Map([...joined, ['brand_name', new Set([...(joined.get('brand_name') ?? []), ...byAnswers])] as const]);
     const words = (values: Iterable<unknown>) => new Set([...values].filter((v): v is string => typeof v === 'string' && v.length >= 3));
     const names = { brands: words(valuesAt(placed.get('listBrands'), 'brands[].name')), rivals: words(known.get('rival') ?? []) };
     const pooled = [...placed, ...others.map(([id, body]) => [id, conformBody(zs.response(id), body, report.map.operations[id])] as const)];

@@ -5,8 +5,8 @@
  * for and content gaps name; a question's text of `/answers` is what
  * `/prompts` lists and `/answers/runs` accepts; a rival's name of the topics
  * is one `/competitors/{name}` answers for; a market's code and id are those
- * of `/markets`; a brand's name of `/brands` is the brand's own row of the
- * overview's competition. Whatever the service calls its fields, a field whose values
+ * of `/markets`, and its name too; a brand's name of `/brands` is the brand's own row of the
+ * overview's competition, and what the answers naming the brand write (`brandNamesByAnswers`). Whatever the service calls its fields, a field whose values
  * are all among the values another operation holds for one of these is that
  * field, and the values a request was answered for (a probe) are such values
  * too.
@@ -22,7 +22,7 @@ import { operations, type AnyOperation, type OperationId } from '../contract/ope
 import { singular, wordsOf } from './names';
 
 /** What a value names: the resources the spec joins across operations. */
-export type Domain = 'brand' | 'brand_name' | 'market_id' | 'market_code' | 'topic' | 'topic_name' | 'question' | 'question_text' | 'task' | 'rival';
+export type Domain = 'brand' | 'brand_name' | 'market_id' | 'market_code' | 'market_name' | 'topic' | 'topic_name' | 'question' | 'question_text' | 'task' | 'rival';
 
 /** The entity an id names, by the word before it or the object holding it (`topic_id`, `topics[].id`, `topic.id`). */
 const ID_OF: Record<string, Domain> = { brand: 'brand', market: 'market_id', topic: 'topic', question: 'question', prompt: 'question', task: 'task' };
@@ -36,6 +36,7 @@ export function domainOf(path: string): Domain | undefined {
   if (leafWords.length === 2 && leafWords[1] === 'id') return ID_OF[leafWords[0]!];
   if (leaf === 'id') return holder ? ID_OF[holder] : undefined;
   if (leaf === 'code' && holder === 'market') return 'market_code';
+  if (leaf === 'name' && holder === 'market') return 'market_name';
   if (leaf === 'text' && (holder === 'question' || holder === 'prompt')) return 'question_text';
   if (leaf === 'name' && holder === 'topic') return 'topic_name';
   if (leaf === 'name' && holder === 'rival') return 'rival';
@@ -106,4 +107,41 @@ export function joins(known: Known, domain: Domain, values: readonly unknown[]):
   const keys = new Set([...set].map((v) => String(v)));
   const inside = seen.filter((v) => keys.has(v)).length;
   return inside === seen.length ? true : inside === 0 ? false : undefined;
+}
+
+/** An answer's text at least this long is read for names: shorter ones say too little to tell a name apart. */
+const MIN_TEXT = 40;
+
+/**
+ * The brand's name, by the spec's answer runs (`/answers/runs`: the exact text, and whether it named the brand): of
+ * the words `brands` holds anywhere (its values and its keys, a list keyed by name included), those every answer
+ * naming the brand writes and no other answer does. None where the runs tell nothing (no run either way).
+ */
+export function brandNamesByAnswers(brands: unknown, runs: unknown): Set<string> {
+  const texts = (named: boolean) =>
+    valuesAt(runs, 'runs[]').flatMap((run) => {
+      const r = run as { brand_named?: unknown; text?: unknown };
+      return r?.brand_named === named && typeof r.text === 'string' && r.text.length >= MIN_TEXT ? [r.text] : [];
+    });
+  const [naming, other] = [texts(true), texts(false)];
+  if (naming.length === 0 || other.length === 0) return new Set();
+  const found = new Set<string>();
+  for (const word of wordsHeld(brands)) if (naming.every((text) => text.includes(word)) && !other.some((text) => text.includes(word))) found.add(word);
+  return found;
+}
+
+/** Every string of a body of at least 3 characters that is no address, as a value or as a key. */
+function wordsHeld(value: unknown, into: Set<string> = new Set(), depth = 0): Set<string> {
+  if (depth > 6) return into;
+  const take = (text: string) => {
+    if (text.length >= 3 && !/^[a-z]+:\/\//i.test(text)) into.add(text);
+  };
+  if (typeof value === 'string') take(value);
+  else if (Array.isArray(value)) for (const item of value) wordsHeld(item, into, depth + 1);
+  else if (value !== null && typeof value === 'object')
+    for (const [key, item] of Object.entries(value)) {
+      take(key);
+      wordsHeld(item, into, depth + 1);
+    }
+  return into;
 }
