@@ -21,25 +21,15 @@
  */
 import { env } from 'cloudflare:test';
 
-const DAY_MS = 86_400_000;
-/** Longer than any run of a suite here (about 2.5 minutes, twice that on a loaded machine). */
-export const RUN_MARGIN_MS = 15 * 60_000;
-
-/** Where the run's clock starts, for a run started at `now` and asked to run as `asked` (`TEST_DAY`). */
-export function runStart(now: number, asked?: string): number {
-  let start = asked === undefined ? now : /^\d{4}-\d{2}-\d{2}$/.test(asked) ? Date.parse(asked) + (now % DAY_MS) : Date.parse(asked);
-  if (Number.isNaN(start)) throw new Error(`TEST_DAY: ${asked} is neither a day (YYYY-MM-DD) nor an instant`);
-  const toMidnight = DAY_MS - (start % DAY_MS);
-  if (toMidnight < RUN_MARGIN_MS) start += toMidnight + 1000;
-  return start;
-}
+import { runStart } from './run-start';
 
 const global = globalThis as unknown as { Date: DateConstructor; runClock?: number };
-// Test files share one isolate and each runs the setup files: the first one sets the clock.
+// The files of one worker share one isolate and each runs the setup files: the first one sets the clock.
 if (global.runClock === undefined) {
   const RealDate = Date;
   const now = RealDate.now();
-  const offset = runStart(now, env.TEST_DAY) - now;
+  // The offset the config fixed once for the whole run (every worker of the suite alike, never negative); else this isolate's own.
+  const offset = env.RUN_OFFSET ? Number(env.RUN_OFFSET) : runStart(now, env.TEST_DAY) - now;
   class RunDate extends RealDate {
     constructor(...args: ConstructorParameters<DateConstructor> | []) {
       if (args.length === 0) super(RealDate.now() + offset);

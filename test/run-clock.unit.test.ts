@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RUN_MARGIN_MS, runStart } from './run-clock';
+import { RUN_MARGIN_MS, runStart } from './run-start';
 
 const DAY_MS = 86_400_000;
 const toMidnight = (t: number) => DAY_MS - (t % DAY_MS);

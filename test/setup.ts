@@ -1,6 +1,7 @@
 /**
- * Runs before every test file. Files share one Worker and its storage
- * (`isolate: false`), so the demo dataset is loaded once, by the first file.
+ * Runs before every test file. The files of one worker share one Worker and
+ * its storage (`isolate: false`, vitest.config.ts), so the demo dataset is
+ * loaded once per worker, by its first file.
  */
 import { applyD1Migrations, env, evictDurableObject, runInDurableObject, SELF } from 'cloudflare:test';
 import { beforeEach } from 'vitest';
