@@ -1,6 +1,6 @@
 /**
  * The sessions of the pages for people. A person signs in with the API key
- * (sign-in.ts checks it first); the browser then holds only an opaque id, in
+ * (the sign-in route in `routes.ts` checks it first); the browser then holds only an opaque id, in
  * a `__Host-` cookie (HttpOnly, Secure, SameSite=Lax, Path=/). The key stays
  * on the server, in D1 (migration 0019): the row is found by the id's
  * SHA-256, the key is sealed under `ENCRYPTION_KEY` bound to that hash, and
@@ -11,13 +11,13 @@
  *   (`SESSIONS_PER_KEY`): the oldest ends;
  * - on signing out (the row is deleted);
  * - when the key is no longer accepted upstream (every page reads the key's
- *   brands first, pages.ts: a revoked key ends every session of it);
+ *   brands first, `guard.ts`: a revoked key ends every session of it);
  * - when the operator rotates either secret (the seal no longer opens, the
  *   tag no longer matches).
  *
  * Every form carries a token derived from the session id (`csrfTokenOf`):
  * a form posted from another site has neither the cookie (SameSite=Lax) nor
- * the token, and its Origin is checked too (forms.ts).
+ * the token, and its Origin is checked too (`guard.ts`).
  *
  * Secure on http://localhost as well: Chromium and Firefox treat loopback as
  * a secure context and keep `Secure` (and so `__Host-`) cookies set over
