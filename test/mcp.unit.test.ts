@@ -11,6 +11,7 @@ import { brandNamed, COMPLETION_MAX, matching } from '../src/mcp/completions';
 import { failureResult } from '../src/mcp/results';
 import { outline } from '../src/mcp/schemas';
 import { WindowMismatch } from '../src/weekly-report';
+import { weeklyReportTool } from '../src/mcp/weekly';
 import { zodSide } from '../src/contract/zod-side';
 
 /** The contract's zod side: the response schemas the bodies are checked with. */
@@ -43,24 +44,49 @@ describe('output schemas', () => {
         other: Named.nullable(),
         rows: z.array(z.object({ a: z.string() })),
         either: z.union([z.object({ a: z.string() }), z.object({ b: z.number() })]),
+        engine: z.union([z.enum(['chatgpt', 'claude']), z.string()]).nullable(),
+        layer: z.union([z.enum(['content']), z.enum(['brand'])]),
       }),
     );
     expect(outline(schema, schema, 1)).toEqual({
       type: 'object',
       properties: {
-        score: { type: ['number', 'null'] },
-        state: { type: ['string', 'null'], enum: ['won', 'lost', null] },
+        score: { anyOf: [{ type: 'number' }, { type: 'null' }] },
+        state: { anyOf: [{ type: 'string', enum: ['won', 'lost'] }, { type: 'null' }] },
         day: { type: 'string' },
         named: { type: 'object' },
-        other: { type: ['object', 'null'] },
+        other: { anyOf: [{ type: 'object' }, { type: 'null' }] },
         rows: { type: 'array' },
         either: { type: 'object' },
+        engine: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+        layer: { type: 'string', enum: ['content', 'brand'] },
       },
     });
     expect(outline(schema, schema, 2).properties).toMatchObject({
       named: { type: 'object', properties: { id: { type: 'integer' } } },
       rows: { type: 'array', items: { type: 'object', properties: { a: { type: 'string' } } } },
     });
+  });
+
+  it("are portable, as the MCP Inspector's schema lint reads them: no `type` array, no schema that constrains nothing", () => {
+    /** Each subschema of a JSON Schema, with its path. */
+    const walk = (schema: Record<string, unknown>, path: string, visit: (node: Record<string, unknown>, path: string) => void): void => {
+      visit(schema, path);
+      for (const [name, field] of Object.entries((schema.properties ?? {}) as Record<string, Record<string, unknown>>)) walk(field, `${path}.properties.${name}`, visit);
+      if (schema.items) walk(schema.items as Record<string, unknown>, `${path}.items`, visit);
+      for (const key of ['anyOf', 'oneOf', 'allOf']) for (const [i, member] of ((schema[key] ?? []) as Record<string, unknown>[]).entries()) walk(member, `${path}.${key}[${i}]`, visit);
+    };
+    const findings: string[] = [];
+    for (const tool of [...toolsOfOperations(), weeklyReportTool])
+      for (const [kind, schema] of [
+        ['inputSchema', tool.inputJson],
+        ['outputSchema', tool.outputJson],
+      ] as const)
+        walk(schema, `${tool.name} ${kind}`, (node, path) => {
+          if (Array.isArray(node.type)) findings.push(`${path}: type ${JSON.stringify(node.type)}`);
+          if (!['type', 'enum', 'const', 'anyOf', 'oneOf', 'allOf', '$ref'].some((key) => key in node)) findings.push(`${path}: constrains nothing`);
+        });
+    expect(findings).toEqual([]);
   });
 
   it('are what every example body of the contract table satisfies, and its listed page too', () => {

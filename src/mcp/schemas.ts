@@ -5,7 +5,7 @@
  * the 20 KB `tools/list` may weigh (every tool's schemas travel in it, and
  * each `outputSchema` must stand alone: a client compiles it without the
  * others), so a tool's schema names what an assistant reads first and no
- * more: every top-level field with its type (`null` where it may be null,
+ * more: every top-level field with its type (a `null` branch where it may be null,
  * `enum` where the contract closes the values); an object or an array is
  * `{"type": "object"}` or `{"type": "array"}`, its fields left to the body.
  * The whole schema of each body is in the OpenAPI document
@@ -64,16 +64,26 @@ export function outline(schema: Json, root: Json, depth: number): Json {
   return {};
 }
 
-/** `X | null` as `type: [X, "null"]`; a union of objects as an object (its members' fields differ: the outline keeps none). */
+/**
+ * `X | null` as `anyOf` with a `null` branch, not `type: [X, "null"]`: clients that map tool schemas onto a
+ * single-`type` dialect (Gemini's function declarations) refuse a type array, and the MCP Inspector warns of it.
+ */
+export const nullable = (schema: Json): Json => ({ anyOf: [schema, { type: 'null' }] });
+
+/**
+ * A union's outline: members of one scalar type as that type (an open value, `chatgpt` or any text, is a string;
+ * their values kept only when every member closes them), a union of objects as an object (its members' fields
+ * differ: the outline keeps none), and `null` among them as `nullable`.
+ */
 function union(members: Json[]): Json {
-  const nullable = members.some((m) => m.type === 'null');
-  const rest = members.filter((m) => m.type !== 'null');
-  const only = rest.length === 1 ? rest[0]! : rest.every((m) => m.type === 'object') ? { type: 'object' } : undefined;
-  if (!only) return {};
-  if (!nullable) return only;
-  if (typeof only.type !== 'string') return {};
-  const { enum: values, ...rest1 } = only;
-  return { ...rest1, type: [only.type, 'null'], ...(Array.isArray(values) ? { enum: [...values, null] } : {}) };
+  const isNull = (m: Json) => m.type === 'null';
+  const rest = members.filter((m) => !isNull(m));
+  const types = new Set(rest.map((m) => m.type));
+  const [type] = types;
+  if (types.size !== 1 || typeof type !== 'string' || !(type === 'object' || SCALARS.has(type))) return {};
+  const closed = type !== 'object' && rest.every((m) => Array.isArray(m.enum));
+  const only: Json = rest.length === 1 ? rest[0]! : closed ? { type, enum: [...new Set(rest.flatMap((m) => m.enum as unknown[]))] } : { type };
+  return members.some(isNull) ? nullable(only) : only;
 }
 
 function resolve(root: Json, ref: string): Json {

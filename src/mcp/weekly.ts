@@ -27,12 +27,12 @@ import {
   type WonLostSection,
 } from '../weekly-report';
 import { bodyResult, failureResult } from './results';
+import { nullable } from './schemas';
 import { inputSchemaOf, toolDefinition } from './tools';
 
 const OBJECT = { type: 'object' };
 const ARRAY = { type: 'array' };
 const STRING = { type: 'string' };
-const orNull = (schema: JsonObject) => ({ ...schema, type: [schema.type, 'null'] });
 
 /**
  * The outline of `report` (schemas.ts says why an outline): its fields, each
@@ -47,12 +47,12 @@ const REPORT_FIELDS = {
   period: OBJECT,
   period_label: STRING,
   generated_at: STRING,
-  empty: orNull(STRING),
+  empty: nullable(STRING),
   lead: { type: 'object', properties: { headline: STRING } },
-  visibility: orNull(OBJECT),
+  visibility: nullable(OBJECT),
   topics: ARRAY,
-  won_lost: orNull(OBJECT),
-  plan: orNull(OBJECT),
+  won_lost: nullable(OBJECT),
+  plan: nullable(OBJECT),
   engines: ARRAY,
   subject: STRING,
   not_provided: ARRAY,
