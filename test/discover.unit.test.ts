@@ -22,6 +22,9 @@ import { renameAt } from './reshape';
 import { vocabularyOf } from '../src/discovery/vocabulary';
 import { checkResponseBody } from '../src/contract/body';
 import { zodSide } from '../src/contract/zod-side';
+import { SOURCE_CLASSES, STATES } from '../src/contract/enums';
+import { meaningByWords } from '../src/discovery/value-words';
+import { enumKey, settleValues } from '../src/discovery/values';
 
 /** The contract's zod side: the response schemas the bodies are checked with. */
 const zs = await zodSide();
@@ -242,6 +245,48 @@ describe('values', () => {
     ]);
   });
 
+  it("an answer state no answer's text tells is read by its words, only among the states the evidence leaves it", async () => {
+    /** Our matrix and won/lost questions with each state spelled by `words` (words of no house style the suite generates). */
+    const spelled = async (words: Record<string, string>) => {
+      const respell = (text: string) => Object.entries(words).reduce((t, [state, word]) => t.replaceAll(`"${state}"`, `"${word}"`), text);
+      const read = (await Promise.all((['getPromptMatrix', 'getAnswerHistory'] as const).map(async (id) => [id, JSON.parse(respell(JSON.stringify(await ours(id))))] as const))) as [
+        OperationId,
+        unknown,
+      ][];
+      const shown = new Set(read.flatMap(([, body]) => [...JSON.stringify(body).matchAll(/"(?:state|before|now)":"([^"]+)"/g)].map((m) => m[1]!)));
+      return { hints: settleValues(read, (id) => zs.response(id)).get(enumKey(STATES)) ?? new Map(), shown };
+    };
+    const words = { recommended: 'preferred', mentioned: 'referenced', absent: 'excluded', open: 'unbranded', no_answer: 'timeout' };
+    const { hints, shown } = await spelled(words);
+    const read = Object.entries(words).filter(([, word]) => shown.has(word));
+    expect(read.length).toBeGreaterThanOrEqual(3);
+    for (const [state, word] of read) expect([word, hints.get(word)?.to]).toEqual([word, state]);
+    expect(hints.get('unbranded')).toMatchObject({ by: 'synonym', reason: expect.stringContaining('its words say `open`') });
+
+    // Words never overrule the evidence: `listed` (words of mentioned) stands where the brand is no longer named.
+    const against = await spelled({ ...words, absent: 'listed' });
+    expect(against.hints.get('listed')?.to).not.toBe('mentioned');
+    // Two values whose words say one state say nothing: never two values onto one.
+    const twice = await spelled({ ...words, open: 'omitted' });
+    expect([twice.hints.get('excluded')?.by, twice.hints.get('omitted')?.by]).not.toContain('synonym');
+  });
+
+  it('a value says what its words say, a negation included; words saying two values or none say nothing', () => {
+    const said = (values: string[], ours: readonly string[]) => Object.fromEntries(values.map((value) => [value, meaningByWords(value, ours)]));
+    expect(said(['TOP_PICK', 'NAMED', 'not-present', 'unseen', 'Unclaimed', 'NoResponse', 'unanswered', 'not_recommended', 'none'], STATES)).toEqual({
+      TOP_PICK: 'recommended',
+      NAMED: 'mentioned',
+      'not-present': 'absent',
+      unseen: 'absent',
+      Unclaimed: 'open',
+      NoResponse: 'no_answer',
+      unanswered: 'no_answer',
+      not_recommended: undefined,
+      none: undefined,
+    });
+    expect(said(['Competition', 'external', 'owned'], SOURCE_CLASSES)).toEqual({ Competition: 'competitor', external: 'third_party', owned: 'own' });
+  });
+
   it('of an open enumeration are carried when nothing names them, and mapped when a well-known alias does', async () => {
     const matrix = JSON.parse(
       JSON.stringify(await ours('getPromptMatrix'))
@@ -424,6 +469,20 @@ describe('the evidence in the data', () => {
     expect(paramsFromKnown('getCompetitor', known)).toEqual({ name: 'Deskpilot' });
     // No topic is known: getTopic stays unread, as the contract's table says.
     expect(paramsFromKnown('getTopic', known)).toBeUndefined();
+  });
+
+  it("a list written as an object is keyed by its items' identity: the one identifier left its keys read as takes them", async () => {
+    const { entries, ...rest } = (await ours('listActivity')) as { entries: { id: number }[] } & Record<string, unknown>;
+    // Keyed by id, with a number beside each item that no name relates either: the key is the id, the number left unused.
+    const byId = Object.fromEntries(entries.map(({ id, ...entry }, i) => [String(id), { ...entry, ui_hint: 100 + 37 * i }]));
+    const { report, map } = propose('listActivity', { ...rest, entries: byId });
+    expect(map.keyed).toEqual({ entries: 'id' });
+    expect(report.fields['entries[].id']).toMatchObject({ from: '(its key)', by: 'form' });
+    expect(report.to_confirm).toEqual([]);
+    // Markets keyed by a name where both their code and their name are left: two identifiers the keys read as, a question.
+    const { markets, ...others } = (await ours('listMarkets')) as { markets: { name: string; code: string }[] } & Record<string, unknown>;
+    const byName = Object.fromEntries(markets.map(({ name, code, ...market }) => [name, { ...market, slug: code }]));
+    expect(propose('listMarkets', { ...others, markets: byName }).map.keyed ?? {}).toEqual({});
   });
 
   it('an empty list written as an empty object is nothing to judge by, and reads as an empty list', async () => {

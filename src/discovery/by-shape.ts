@@ -10,13 +10,15 @@ import { isObject } from '../contract/conform';
 import { spelledValue } from '../contract/enum-spelling';
 import { compareNames } from './names';
 import { AMBIGUOUS, type Expected, expectedOf, fitOf, isKeyedList } from './shapes';
-import { hundredths, MAX_SAMPLES, type Pair, pairOf, present } from './walk';
+import { hundredths, KEY_FIELD, MAX_SAMPLES, type Pair, pairOf, present } from './walk';
 
 /**
  * A value of the field's form, the only one left on both sides (the only date-time where one timestamp is left): placed,
  * since a service writes every field the contract holds; a second field of that form left makes it a question.
  */
 export const FORM_UNIQUE = 0.8;
+/** The contract's fields that identify an item: what a list written as an object is keyed by. */
+const IDENTITY = new Set(['id', 'name', 'code', 'domain', 'url', 'text']);
 const TYPE_GUESS = 0.3;
 /** `structure`: this plus `STRUCTURE_WEIGHT` times the share of the contract's inner fields found by name. */
 const STRUCTURE_BASE = 0.4;
@@ -43,6 +45,21 @@ export function byShape(names: string[], keys: string[], expected: Record<string
       field,
       keys.filter((key) => !taken.has(key) && fits(field, key)),
     );
+  // A list written as an object is keyed by its items' identity: of the identifiers left, the one its keys read as,
+  // when exactly one does, takes the key (`{"1": {...}}` for an id beside a number that is no id).
+  if (keys.includes(KEY_FIELD)) {
+    const identities = names.filter((name) => IDENTITY.has(name) && fits(name, KEY_FIELD));
+    if (identities.length === 1) {
+      const [name] = identities as [string];
+      found.set(name, [
+        {
+          ...pairOf(name, KEY_FIELD, 'form', FORM_UNIQUE, expected[name]!, valuesOf(KEY_FIELD)),
+          reason: `a list written as an object is keyed by its items' identity, and \`${name}\` is the only identifier left whose values its keys read as`,
+        },
+      ]);
+      taken.add(KEY_FIELD);
+    }
+  }
   // A field with one field of its form left, which no other field needs as its only one, takes it; what it frees may
   // leave another field one (a count that is no position leaves the position one field): until nothing changes.
   for (let changed = true; changed; ) {

@@ -41,7 +41,7 @@ import { flatObjects, placeFlat } from './flat';
 import { confirmByRules, EVIDENCE, rulesKept, settleByEvidence, settleGroups } from './rules';
 import { settleByOrder } from './order';
 import { alignUnits } from './units';
-import { capped, type Json, MAX_SAMPLES, type Pair, pairOf, pathOf, present, Walk } from './walk';
+import { capped, type Json, KEY_FIELD, MAX_SAMPLES, type Pair, pairOf, pathOf, present, Walk } from './walk';
 import { byVocabulary, VOCABULARY, type Vocabulary } from './vocabulary';
 import { byShape, FORM_UNIQUE, spellsAsOurs } from './by-shape';
 
@@ -227,9 +227,6 @@ function walkValue(schema: z.ZodType, values: readonly unknown[], path: string, 
       return;
   }
 }
-
-/** Where a keyed list's key sits in its items while they are walked: no service names a field so. */
-const KEY_FIELD = '\u0000key';
 
 /** The item field the keys of a list written as an object fill: `keyed` in the map, as sure as that field's placement. */
 function placeKey(path: string, itemPath: string, walk: Walk): void {

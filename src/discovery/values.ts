@@ -17,7 +17,10 @@
  * Pooled over every operation, a value the evidence leaves one contract value
  * for, and no other value claims, is mapped (`evidence`); one no evidence
  * speaks for is mapped only when it is the one value left and one contract
- * value is unclaimed (`elimination`). Never two values onto one.
+ * value is unclaimed (`elimination`). Between the two, a value whose words
+ * say one of those the evidence leaves it, and no other value's words say
+ * that one, is mapped by its words (`synonym`, `value-words.ts`). Never two
+ * values onto one.
  */
 import type * as z from 'zod';
 import { spelledValue } from '../contract/enum-spelling';
@@ -26,13 +29,14 @@ import { valuesAtPath } from '../contract/paths';
 import type { OperationId } from '../contract/operations';
 import { isObject } from '../contract/conform';
 import { type Expected, expectedOf } from './shapes';
+import { meaningByWords } from './value-words';
 
 /** One enumeration, by its contract values (`open,absent,…`): the same wherever it shows. */
 export const enumKey = (values: readonly string[]) => [...values].sort().join(',');
 
 export interface ValueHint {
   to: string;
-  by: 'evidence' | 'elimination';
+  by: 'evidence' | 'synonym' | 'elimination';
   confidence: number;
   reason: string;
 }
@@ -41,6 +45,8 @@ export type ValueHints = ReadonlyMap<string, ReadonlyMap<string, ValueHint>>;
 
 const EVIDENCE = 0.9;
 const ELIMINATION = 0.8;
+/** A value's words, among the values the evidence leaves it: the weakest evidence, above the map's threshold. */
+const WORDS = 0.8;
 
 type Item = Record<string, unknown>;
 /** What the items of a list say of one enumeration field of theirs: the contract values each item's may be. */
@@ -239,16 +245,32 @@ function resolve(pools: Map<string, { ours: readonly string[]; foreign: Set<stri
     const settled = new Map<string, ValueHint>();
     const claimed = new Set(pool.claimed);
     // Settle what the evidence pins, then what that frees: a value left one contract value once others took theirs.
-    for (let changed = true; changed; ) {
-      changed = false;
-      for (const value of pool.foreign) {
-        if (settled.has(value)) continue;
-        const left = [...(pool.may.get(value) ?? [])].filter((v) => !claimed.has(v));
-        if (pool.may.has(value) && left.length === 1) {
-          settled.set(value, { to: left[0]!, by: 'evidence', confidence: EVIDENCE, reason: `${pool.why.get(value)} say it is \`${left[0]}\`` });
-          claimed.add(left[0]!);
-          changed = true;
+    // Only then the words (`value-words.ts`), among the values the evidence leaves, and what they free in turn.
+    for (let words = true; words; ) {
+      for (let changed = true; changed; ) {
+        changed = false;
+        for (const value of pool.foreign) {
+          if (settled.has(value)) continue;
+          const left = [...(pool.may.get(value) ?? [])].filter((v) => !claimed.has(v));
+          if (pool.may.has(value) && left.length === 1) {
+            settled.set(value, { to: left[0]!, by: 'evidence', confidence: EVIDENCE, reason: `${pool.why.get(value)} say it is \`${left[0]}\`` });
+            claimed.add(left[0]!);
+            changed = true;
+          }
         }
+      }
+      words = false;
+      const unsettled = [...pool.foreign].filter((v) => !settled.has(v));
+      const said = new Map(unsettled.map((value) => [value, meaningByWords(value, pool.ours)] as const));
+      for (const value of unsettled) {
+        const to = said.get(value);
+        const left = [...(pool.may.get(value) ?? pool.ours)].filter((v) => !claimed.has(v));
+        // Two values whose words say one of ours say nothing: never two values onto one.
+        if (!to || !left.includes(to) || unsettled.some((other) => other !== value && said.get(other) === to)) continue;
+        const evidence = pool.may.has(value) ? `, one of those ${pool.why.get(value)} leave (${left.join(', ')})` : '';
+        settled.set(value, { to, by: 'synonym', confidence: WORDS, reason: `its words say \`${to}\`${evidence}` });
+        claimed.add(to);
+        words = true;
       }
     }
     const open = [...pool.foreign].filter((v) => !settled.has(v));
