@@ -33,6 +33,11 @@ export async function readUpstreamMap(kv: KVNamespace, now: Clock): Promise<Upst
   return memory.map;
 }
 
+/** Forgets the map this isolate read: its next read goes to KV, for a map deleted or written there by hand (the tests' per-file reset). */
+export function forgetUpstreamMap(): void {
+  memory = undefined;
+}
+
 /** One operation's entry of the stored map. */
 export const operationMapOf = async (kv: KVNamespace, now: Clock, id: OperationId): Promise<OperationMap | undefined> => (await readUpstreamMap(kv, now))?.operations[id];
 
