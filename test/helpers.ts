@@ -17,6 +17,22 @@ export const KEYS = {
 /** Every demo account's key: the fake upstreams answer them from the embedded origin (proxy-upstream.ts, reshape.ts). */
 export const DEMO_KEYS: ReadonlySet<string> = new Set(DEMO_ACCOUNTS.map((account) => account.key));
 
+/** Every key of a KV namespace (under `prefix`), page by page. */
+export async function* kvKeys(kv: KVNamespace, prefix?: string): AsyncGenerator<KVNamespaceListKey<unknown>> {
+  let cursor: string | undefined;
+  do {
+    const page = await kv.list({ ...(prefix ? { prefix } : {}), ...(cursor ? { cursor } : {}) });
+    yield* page.keys;
+    cursor = page.list_complete ? undefined : page.cursor;
+  } while (cursor);
+}
+
+/** The D1 tables the migrations made (not SQLite's or Cloudflare's own). */
+export async function tableNames(): Promise<string[]> {
+  const { results } = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'").all<{ name: string }>();
+  return results.map(({ name }) => name);
+}
+
 /** The embedded origin's answer to the path and query of `url`, read with `key`: what the fake upstreams read the demo data with. */
 export function readOrigin(url: URL, key: string): Promise<Response> {
   return originTransport(env.DB)(new Request(`http://origin.internal${url.pathname}${url.search}`, { headers: { authorization: `Bearer ${key}` } }));

@@ -26,7 +26,7 @@ import { MCP_PATH } from '../src/mcp';
 import { OAUTH_WRITES_PER_MINUTE } from '../src/mcp/oauth-paths';
 import { sha256Hex } from '../src/lib/hash';
 import { KEY_RECHECK_MS } from '../src/proxy/policy';
-import { inOneLimiterWindow, KEYS } from './helpers';
+import { inOneLimiterWindow, KEYS, kvKeys } from './helpers';
 import { FakeUpstream, freshKey, restoreUpstream } from './proxy-upstream';
 import worker from './worker';
 
@@ -564,13 +564,7 @@ describe('bounds (issue 34 item 3)', () => {
     const response = await register(client());
     const { client_id } = (await response.json()) as { client_id: string };
     const expiryOf = async (id: string) => {
-      let cursor: string | undefined;
-      do {
-        const page = await env.OAUTH_KV.list({ prefix: 'client:', ...(cursor ? { cursor } : {}) });
-        const found = page.keys.find((k) => k.name === `client:${id}`);
-        if (found) return found.expiration!;
-        cursor = page.list_complete ? undefined : page.cursor;
-      } while (cursor);
+      for await (const key of kvKeys(env.OAUTH_KV, 'client:')) if (key.name === `client:${id}`) return key.expiration!;
       throw new Error('client not stored');
     };
     const nowS = Math.floor(Date.now() / 1000);

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { API_BASE } from '../src/contract/operations';
 import { sha256Hex } from '../src/lib/hash';
 import { clearDigests, deliver, FakeQueue, FakeResend, runCron, seedSubscriptions, testEnv } from './digests-helpers';
+import { kvKeys, tableNames } from './helpers';
 import { callWith, clearReports } from './reports-helpers';
 
 const SECRET_KEY = 'scan_me_7Qx9Lm2Vb8Np4Kd1';
@@ -150,25 +151,18 @@ describe('the API key of a caller, stored for a subscriber and a report link', (
 
   it('appears in no KV name, value or metadata', async () => {
     const found: string[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await env.CACHE.list({ cursor });
-      for (const key of page.keys) {
-        const value = await env.CACHE.get(key.name);
-        if (`${key.name}${value}${JSON.stringify(key.metadata)}`.includes(SECRET_KEY)) found.push(key.name);
-      }
-      cursor = page.list_complete ? undefined : page.cursor;
-    } while (cursor);
+    for await (const key of kvKeys(env.CACHE)) {
+      const value = await env.CACHE.get(key.name);
+      if (`${key.name}${value}${JSON.stringify(key.metadata)}`.includes(SECRET_KEY)) found.push(key.name);
+    }
     expect(found).toEqual([]);
   });
 
   it('appears in no row of any D1 table', async () => {
-    const { results: tables } = await env.DB.prepare(
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT IN ('runs', 'run_rivals', 'run_citations')",
-    ).all<{ name: string }>();
+    const tables = (await tableNames()).filter((name) => !['runs', 'run_rivals', 'run_citations'].includes(name));
     expect(tables.length).toBeGreaterThan(10);
     const found: string[] = [];
-    for (const { name } of tables) {
+    for (const name of tables) {
       const { results } = await env.DB.prepare(`SELECT * FROM "${name}"`).all();
       if (JSON.stringify(results).includes(SECRET_KEY)) found.push(name);
     }

@@ -15,6 +15,7 @@ import { renderConfirmation } from '../src/mail/render';
 import { forgetUpstreamMap } from '../src/proxy/upstream-map';
 import { DEMO_ACCOUNTS } from '../src/origin/demo/catalog';
 import { isEmpty, seedDemo } from '../src/origin/demo/load';
+import { kvKeys, tableNames } from './helpers';
 
 // The contract's zod side (src/contract/zod-side.ts), first of the parts the Worker loads at their first use (below):
 // tests read its schemas (`await zodSide()`).
@@ -45,14 +46,7 @@ async function resetStorage(emptyAfterLoad: readonly string[]): Promise<void> {
     body: JSON.stringify({ all: true }),
   });
   if (purge.status !== 200) throw new Error(`the per-file reset could not purge the cache: ${purge.status} ${await purge.text()}`);
-  for (const kv of [env.CACHE, env.OAUTH_KV]) {
-    for (let cursor: string | undefined, done = false; !done; ) {
-      const page = await kv.list(cursor ? { cursor } : {});
-      await Promise.all(page.keys.map((key) => kv.delete(key.name)));
-      done = page.list_complete;
-      cursor = page.list_complete ? undefined : page.cursor;
-    }
-  }
+  for (const kv of [env.CACHE, env.OAUTH_KV]) for await (const key of kvKeys(kv)) await kv.delete(key.name);
   forgetUpstreamMap();
   // One transaction; its foreign keys are checked at its end, when every table named is empty.
   await env.DB.batch([env.DB.prepare('PRAGMA defer_foreign_keys = on'), ...emptyAfterLoad.map((table) => env.DB.prepare(`DELETE FROM "${table}"`))]);
@@ -60,10 +54,7 @@ async function resetStorage(emptyAfterLoad: readonly string[]): Promise<void> {
 
 /** The tables the demo load left empty: the product's own, which tests write. */
 async function emptyTables(): Promise<string[]> {
-  const { results } = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%'").all<{
-    name: string;
-  }>();
-  const empty = await Promise.all(results.map(async ({ name }) => ((await env.DB.prepare(`SELECT 1 FROM "${name}" LIMIT 1`).first()) === null ? name : undefined)));
+  const empty = await Promise.all((await tableNames()).map(async (name) => ((await env.DB.prepare(`SELECT 1 FROM "${name}" LIMIT 1`).first()) === null ? name : undefined)));
   return empty.filter((name): name is string => name !== undefined);
 }
 

@@ -23,12 +23,15 @@ interface Meaning {
   negated?: string;
 }
 
-/** Per closed enumeration (by its first contract value's row), each contract value's stems. */
+/** A won question's and a gained move's stems: one meaning in two enumerations. */
+const RISE = ['won', 'win', 'gain', 'improv', 'up', 'rose', 'rise', 'better'];
+
+/** Each closed enumeration's contract values, by value, with their stems. */
 const MEANINGS: Readonly<Record<string, Meaning>> = {
   // answer states
   recommended: { stems: ['recommend', 'endors', 'suggest', 'prefer', 'favor', 'favour', 'pick', 'choice', 'chosen', 'best', 'advocat', 'champion', 'winner', 'top'] },
   mentioned: {
-    stems: ['mention', 'name', 'cite', 'cited', 'citing', 'list', 'includ', 'referenc', 'present', 'appear', 'shown', 'visib', 'seen', 'featur', 'noted', 'spotted'],
+    stems: ['mention', 'name', 'cite', 'citing', 'list', 'includ', 'referenc', 'present', 'appear', 'shown', 'visib', 'seen', 'featur', 'noted', 'spotted'],
     negated: 'absent',
   },
   absent: { stems: ['absen', 'omit', 'omis', 'miss', 'exclud', 'invisib', 'hidden', 'overlook', 'ignored', 'rivals', 'others'] },
@@ -42,19 +45,19 @@ const MEANINGS: Readonly<Record<string, Meaning>> = {
   competitor: { stems: ['compet', 'rival', 'peer', 'challeng', 'opponent', 'contend'] },
   third_party: { stems: ['third', 'external', 'earned', 'independ', 'other', 'media', 'neutral'] },
   // outcomes and a move's direction
-  won: { stems: ['won', 'win', 'gain', 'improv', 'up', 'rose', 'rise', 'better'] },
-  gained: { stems: ['won', 'win', 'gain', 'improv', 'up', 'rose', 'rise', 'better'] },
-  lost: { stems: ['lost', 'los', 'drop', 'declin', 'down', 'fell', 'fall', 'worse'] },
+  won: { stems: RISE },
+  gained: { stems: RISE },
+  lost: { stems: ['los', 'drop', 'declin', 'down', 'fell', 'fall', 'worse'] },
   held: { stems: ['held', 'hold', 'same', 'unchang', 'steady', 'stable', 'flat', 'kept', 'even'] },
   // content actions
-  write: { stems: ['write', 'writ', 'creat', 'draft', 'new', 'add', 'author', 'publish'] },
+  write: { stems: ['writ', 'creat', 'draft', 'new', 'add', 'author', 'publish'] },
   improve: { stems: ['improv', 'updat', 'revis', 'refresh', 'optimi', 'enhanc', 'fix', 'rework', 'expand'] },
   leave: { stems: ['leave', 'keep', 'fine', 'none', 'ok', 'good', 'noop', 'ignore', 'nothing'] },
 };
 
 /** Stems that are no contract value's, which a negation turns into one: `no_response`, `not answered`. */
 const NEGATED_ONLY: readonly { stems: readonly string[]; says: string }[] = [
-  { stems: ['answer', 'respon', 'repl', 'result', 'output', 'reply'], says: 'no_answer' },
+  { stems: ['answer', 'respon', 'repl', 'result', 'output'], says: 'no_answer' },
   { stems: ['brand', 'claim', 'owner', 'winner'], says: 'open' },
 ];
 

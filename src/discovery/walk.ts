@@ -83,10 +83,10 @@ export class Walk {
   }
 }
 
-/** A contract field and an upstream field that may stand for it. */
 /** Where a keyed list's key sits in its items while they are walked: no service names a field so. */
 export const KEY_FIELD = '\u0000key';
 
+/** A contract field and an upstream field that may stand for it. */
 export interface Pair {
   name: string;
   key: string;
