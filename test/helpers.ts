@@ -27,9 +27,11 @@ export async function* kvKeys(kv: KVNamespace, prefix?: string): AsyncGenerator<
   } while (cursor);
 }
 
-/** The D1 tables the migrations made (not SQLite's or Cloudflare's own). */
+/** The D1 tables the migrations made (not SQLite's, Cloudflare's, the migrations' record or test/storage-reset.ts's own). */
 export async function tableNames(): Promise<string[]> {
-  const { results } = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'").all<{ name: string }>();
+  const { results } = await env.DB.prepare(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'test_%' AND name <> 'd1_migrations'",
+  ).all<{ name: string }>();
   return results.map(({ name }) => name);
 }
 
