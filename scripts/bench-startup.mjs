@@ -24,7 +24,7 @@ import path from 'node:path';
 import vm from 'node:vm';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { buildAsDeployed, miniflareModules } from './bench/deployed.mjs';
-import { compatibilityDate, deployedBindings, migrationStatements } from './bench/miniflare.mjs';
+import { compatibilityDate, compatibilityFlags, deployedBindings, migrationStatements } from './bench/miniflare.mjs';
 
 /** `BENCH_QUICK=1` (npm run bench:quick): one run of each, the same checks of the first answer. */
 const RUNS = Number(process.env.BENCH_RUNS ?? (process.env.BENCH_QUICK === '1' ? 1 : 10));
@@ -44,7 +44,6 @@ export default {
 };`;
 
 const persist = mkdtempSync(path.join(tmpdir(), 'bench-startup-'));
-const flags = ['nodejs_compat'];
 
 /** The bindings the product parses; its Durable Objects live in a second Worker (`objects`). */
 const productBindings = (objects) => deployedBindings({ database: 'bench-startup', ...(objects ? {} : { objectsIn: 'objects' }), vars: { DEMO_DATA: '' } });
@@ -62,7 +61,7 @@ async function start(worker, { inspector = false, vars = {} } = {}) {
         { ...measured, ...bound, bindings: { ...bound.bindings, ...vars } },
         { name: 'objects', modulesRoot: '/', modules: miniflareModules(worker.modules), ...productBindings(true) },
       ]
-    : [{ ...measured, compatibilityDate, compatibilityFlags: flags }];
+    : [{ ...measured, compatibilityDate, compatibilityFlags }];
   const mf = new Miniflare(convertV4MiniflareOptions({ workers, resourcePersistencePath: persist, port: 0, ...(inspector ? { inspectorPort: 0 } : {}) }));
   const url = await mf.ready;
   return { mf, url };

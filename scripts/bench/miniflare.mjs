@@ -7,7 +7,10 @@ import { build } from 'esbuild';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { ASSETS_DIRECTORY } from '../assets-dir.mjs';
 
-export const compatibilityDate = /compatibility_date\s*=\s*"([^"]+)"/.exec(readFileSync('wrangler.toml', 'utf8'))[1];
+const wranglerToml = readFileSync('wrangler.toml', 'utf8');
+export const compatibilityDate = /compatibility_date\s*=\s*"([^"]+)"/.exec(wranglerToml)[1];
+/** wrangler.toml's flags (a TOML array of strings reads as JSON). */
+export const compatibilityFlags = JSON.parse(/^compatibility_flags\s*=\s*(\[[^\]]*\])/m.exec(wranglerToml)[1]);
 
 /** Bundles `entry` for workerd into dist/bench/<name>.js. */
 export async function bundle(entry, name) {
@@ -49,9 +52,7 @@ export function migrationStatements() {
 
 /** A Miniflare running `scriptPath` over a fresh D1 holding the `profile` dataset. */
 export async function start(label, profile, scriptPath) {
-  const mf = new Miniflare(
-    convertV4MiniflareOptions({ modules: true, scriptPath, compatibilityDate, compatibilityFlags: ['nodejs_compat'], d1Databases: { DB: `bench-${label}` }, assets: STATIC_ASSETS }),
-  );
+  const mf = new Miniflare(convertV4MiniflareOptions({ modules: true, scriptPath, compatibilityDate, compatibilityFlags, d1Databases: { DB: `bench-${label}` }, assets: STATIC_ASSETS }));
   await mf.ready;
   const db = await mf.getD1Database('DB');
   await db.batch(migrationStatements().map((s) => db.prepare(s)));
@@ -89,7 +90,7 @@ export function deployedBindings({ database, objectsIn, kv = ['CACHE'], vars = {
   const where = objectsIn ? { scriptName: objectsIn } : {};
   return {
     compatibilityDate,
-    compatibilityFlags: ['nodejs_compat'],
+    compatibilityFlags,
     d1Databases: { DB: database },
     kvNamespaces: kv,
     ratelimits: { UNVERIFIED_KEYS: { namespace_id: '1001', simple: { limit: 120, period: 60 } }, OAUTH_WRITES: { namespace_id: '1002', simple: { limit: 10, period: 60 } } },
@@ -112,7 +113,7 @@ export async function startProductWorker({ name, vars = {}, unverifiedPerMinute 
       modules: true,
       scriptPath,
       compatibilityDate,
-      compatibilityFlags: ['nodejs_compat'],
+      compatibilityFlags,
       d1Databases: { DB: `bench-${name}` },
       assets: STATIC_ASSETS,
       // OAUTH_KV as deployed: /mcp then answers through the OAuth resource server, a pasted key too.
@@ -155,7 +156,7 @@ function marker(url) {
 }
 export default { fetch(request) { return request.url.includes('/__bench/') ? marker(request.url) : new Response(BODY, { headers: HEADERS }); } };`,
       compatibilityDate,
-      compatibilityFlags: ['nodejs_compat'],
+      compatibilityFlags,
       ...(router ? { assets: STATIC_ASSETS } : {}),
       port: 0,
     }),
