@@ -291,13 +291,18 @@ describe('tools/call', () => {
     expect(report.visibility).toMatchObject({ score: expect.any(Number), trend: expect.any(String) });
     expect(report.engines).toHaveLength(6);
     expect(report.won_lost.counts).toEqual({ won: expect.any(Number), lost: expect.any(Number), held: expect.any(Number) });
-    // The week's four reads, the plan's three and /brands for the name.
-    expect(source.reads).toHaveLength(8);
+    // How fresh the figures are, not each of the eight reads (the report page's JSON lists them).
+    expect(Object.keys(source).sort()).toEqual(['from_cache', 'max_age_seconds', 'read_at']);
     const text = (result.content as { text: string }[])[0]!.text;
     expect(text).toContain(report.lead.headline);
     // The plan, in its order, with what it is ranked by.
     expect(report.plan.items.length).toBeGreaterThan(0);
     expect(text).toContain(`1. ${report.plan.items[0].headline}`);
+    // Each item holds the ids to act on; why and its page work, which quote its questions, are the text's.
+    const first = report.plan.items[0];
+    expect(first.question_ids.length).toBeGreaterThan(0);
+    expect(first).not.toHaveProperty('steps');
+    expect(first).not.toHaveProperty('why');
     expect(text).toContain(report.plan.ranking);
     expect(text).toContain('Visibility');
     // Within a few KB: the digest's questions and the plan's first items; the text says the plan whole.
@@ -310,6 +315,7 @@ describe('tools/call', () => {
     // The model /reports/weekly answers as JSON, as the tool holds it.
     const page = await SELF.fetch('https://edge.test/reports/weekly?format=json&market=us', { headers: { authorization: `Bearer ${KEYS.pro}` } });
     const { report: fromPage } = (await page.json()) as { report: Report };
+    for (const line of [fromPage.plan!.items[0]!.why, ...fromPage.plan!.items[0]!.steps]) expect(text).toContain(line);
     expect({ ...report, generated_at: null }).toEqual({ ...toolReport(fromPage), generated_at: null });
     await client.close();
   });

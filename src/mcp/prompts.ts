@@ -68,7 +68,7 @@ export const PROMPTS: readonly PromptDefinition[] = [
         '- A table with one row per engine: questions naming the brand now and a week before, gained, lost.',
         '- The questions lost, then won (at most 5 each), each with the engines that moved and the rival named instead (`moved[].top_rival`).',
         '- If `report.not_provided` is not empty, say in one line what the service does not provide.',
-        '- End with the plan (`report.plan`): its first three items in its order, each with what to do (`headline`), why (`why`: the questions lost and the rivals that took them), the task with its expected gain and effort where there is one, and the page work (`steps`); say how they are ranked (`report.plan.ranking`) and each line of `report.plan.lines`.',
+        "- End with the plan: its first three items in its order, as the result's text gives them, each with what to do, why (the questions lost and the rivals that took them), the task with its expected gain and effort where there is one, and the page work; say how they are ranked (`report.plan.ranking`) and each line of `report.plan.lines`. `report.plan.items` holds their ids to act on: `task.id` for the task, `question_ids` for the questions.",
       ].join('\n'),
   },
   {

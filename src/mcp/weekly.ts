@@ -92,19 +92,26 @@ export function reportText(report: Report): string {
 /** The plan's items the structured content holds, best first; the text names every one. */
 export const PLAN_ITEMS_HELD = 3;
 /** The structured content's bound, checked by test/mcp.test.ts on the demo data (its size: docs/mcp.md). */
-export const WEEKLY_STRUCTURED_MAX_BYTES = 11 * 1024;
+export const WEEKLY_STRUCTURED_MAX_BYTES = 9 * 1024;
 
 /** The report as `weekly_report` holds it (`toolReport`). */
 export type ToolReport = Omit<Report, 'won_lost' | 'plan'> & {
   won_lost: Omit<WonLostSection, 'won' | 'lost'> | null;
-  plan: (Omit<PlanSection, 'items'> & { items: (Omit<PlanItem, 'questions'> & { questions: { question_id: number; text: string; outcome: 'lost' | 'won' }[] })[]; more_items: number }) | null;
+  plan: (Omit<PlanSection, 'items'> & { items: HeldPlanItem[]; more_items: number }) | null;
+};
+
+/** A plan item as the structured content holds it: what to do and the ids to act on; the text says why and its steps. */
+export type HeldPlanItem = Omit<PlanItem, 'questions' | 'why' | 'steps' | 'task'> & {
+  task: Omit<NonNullable<PlanItem['task']>, 'title'> | null;
+  question_ids: number[];
 };
 
 /**
  * What `weekly_report` puts in `structuredContent`: what the MCP App shows and an assistant acts on, within a few
  * KB (docs/mcp.md; the whole report is about 30 KB, and a client puts it all in the model's context). The won and
  * lost questions the digest lists (`top_lost`, `top_won`) with the counts, not every question (`get_answer_history`
- * has them); the plan's first items, their questions by id and text. The text is the summary, the plan whole.
+ * has them); the plan's first items, what to do with the task and the questions by id (the app shows no plan; why
+ * and the page work, which quote the questions, are the text's). The text is the summary, the plan whole.
  */
 export function toolReport(report: Report): ToolReport {
   const { won_lost: wonLost, plan } = report;
@@ -113,18 +120,24 @@ export function toolReport(report: Report): ToolReport {
     won_lost: wonLost && { counts: wonLost.counts, period: wonLost.period, previous_period: wonLost.previous_period, top_lost: wonLost.top_lost, top_won: wonLost.top_won },
     plan: plan && {
       ...plan,
-      items: plan.items.slice(0, PLAN_ITEMS_HELD).map(({ questions, ...item }) => ({ ...item, questions: questions.map((q) => ({ question_id: q.question_id, text: q.text, outcome: q.outcome })) })),
+      items: plan.items.slice(0, PLAN_ITEMS_HELD).map(({ questions, why: _why, steps: _steps, task, ...item }) => ({
+        ...item,
+        task: task && { id: task.id, expected_gain: task.expected_gain, effort: task.effort },
+        question_ids: questions.map((q) => q.question_id),
+      })),
       more_items: Math.max(0, plan.items.length - PLAN_ITEMS_HELD),
     },
   };
 }
 
-/** The tool's call: `{ report, source }`, the report as `toolReport` holds it, and the text that summarises it whole. */
+/** The tool's call: `{ report, source }`, the report as `toolReport` holds it and how fresh it is, and the text that summarises it whole. */
 export async function weeklyReport(client: ApiClient, args: { brand_id?: number; market?: string }, now: Date) {
   try {
     const { inputs, source } = await readWeek(client, { brand_id: args.brand_id, market: args.market }, now);
     const report = reportOf(inputs);
-    return bodyResult({ report: toolReport(report), source: source satisfies ReportSource }, reportText(report));
+    // How fresh the figures are; not each read's (the report page's JSON has them), which no one acts on.
+    const { reads: _reads, ...freshness } = source satisfies ReportSource;
+    return bodyResult({ report: toolReport(report), source: freshness }, reportText(report));
   } catch (error) {
     return failureResult(error, weeklyReportTool.name);
   }
