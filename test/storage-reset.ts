@@ -52,7 +52,9 @@ export async function restoreStorage(): Promise<string[]> {
     env.DB.prepare('PRAGMA defer_foreign_keys = on'),
     ...loaded.emptyTables.map((table) => env.DB.prepare(`DELETE FROM "${table}"`)),
     ...written.flatMap((table) => {
-      const noted = notedRows(table, loaded.demoTables.get(table) ?? []);
+      const key = loaded.demoTables.get(table);
+      if (!key) throw new Error(`the per-file reset noted a write to ${table}, which is not a demo table`);
+      const noted = notedRows(table, key);
       return [env.DB.prepare(`DELETE FROM "${table}" WHERE ${noted}`), env.DB.prepare(`INSERT INTO "${table}" SELECT * FROM "${copyOf(table)}" WHERE ${noted}`)];
     }),
     env.DB.prepare(`DELETE FROM ${DEMO_WRITES}`),
@@ -80,7 +82,7 @@ async function load(): Promise<Loaded> {
     env.DB.prepare(`CREATE TABLE ${DEMO_WRITES} (name TEXT NOT NULL, key TEXT NOT NULL)`),
     ...[...demoTables].flatMap(([table, key]) => [
       env.DB.prepare(`CREATE TABLE "${copyOf(table)}" AS SELECT * FROM "${table}"`),
-      env.DB.prepare(`CREATE UNIQUE INDEX "${copyOf(table)}_key" ON "${copyOf(table)}" (${key.map((column) => `"${column}"`).join(', ')})`),
+      env.DB.prepare(`CREATE UNIQUE INDEX "${copyOf(table)}_key" ON "${copyOf(table)}" (${columns(key)})`),
       ...watch(table, key),
     ]),
   ]);
@@ -98,8 +100,10 @@ function watch(table: string, key: readonly string[]): D1PreparedStatement[] {
 }
 
 /** An SQL condition: the row's key is one DEMO_WRITES noted for `table`. */
-const notedRows = (table: string, key: readonly string[]) =>
-  `(${key.map((column) => `"${column}"`).join(', ')}) IN (SELECT ${key.map((_, i) => `key ->> ${i}`).join(', ')} FROM ${DEMO_WRITES} WHERE name = '${table}')`;
+const notedRows = (table: string, key: readonly string[]) => `(${columns(key)}) IN (SELECT ${key.map((_, i) => `key ->> ${i}`).join(', ')} FROM ${DEMO_WRITES} WHERE name = '${table}')`;
+
+/** A key's columns, quoted, for SQL. */
+const columns = (key: readonly string[]) => key.map((column) => `"${column}"`).join(', ');
 
 /** The copy of a demo table as loaded, which a reset copies back. */
 const copyOf = (table: string) => `test_loaded_${table}`;
