@@ -46,7 +46,9 @@ child.stdout.on('data', (chunk) => {
     if (r.error) console.log(`seed ${r.seed} · ERROR ${r.error}`);
     else {
       const report = `${r.reportFields.equal}/${r.reportFields.total}${r.reportFailed ? ' (read failed)' : ''}`;
-      console.log(`seed ${r.seed} · left ${r.entriesLeft}${r.unread ? ` (+${r.unread} ops unread)` : ''} · report ${report} · wrong-called-right ${r.wrongCalledRight} · ${r.description}`);
+      console.log(
+        `seed ${r.seed} · left ${r.entriesLeft}${r.unread ? ` (+${r.unread} ops unread)` : ''} · report ${report} · wrong-called-right ${r.wrongCalledRight} · stored ${r.stored - r.wrongStored}/${r.stored} right · ${r.description}`,
+      );
     }
   }
 });
@@ -75,6 +77,11 @@ child.on('close', (status) => {
     `weekly report equal to the origin's: ${equal} of ${done.length} styles (${pct(equal, done.length)}; named ${namedEqual} of ${named.length}); fields equal ${fields} of ${total} (${pct(fields, total)}); ${done.filter((r) => r.reportFailed).length} reads failed`,
   );
   console.log(`wrong figures called right: ${done.reduce((s, r) => s + r.wrongCalledRight, 0)} operations in all (token-named: ${tokens.reduce((s, r) => s + r.wrongCalledRight, 0)}, target 0)`);
+  const stored = done.reduce((s, r) => s + r.stored, 0);
+  const wrongStored = done.reduce((s, r) => s + r.wrongStored, 0);
+  console.log(
+    `stored placements right: ${stored - wrongStored} of ${stored} (${pct(stored - wrongStored, stored)}; target 100%); ${done.filter((r) => r.wrongStored > 0).length} styles with a wrong one`,
+  );
   if (jsonOut) writeFileSync(jsonOut, `${JSON.stringify(results, null, 1)}\n`);
   if (status !== 0 || done.length < count) {
     console.log(

@@ -22,8 +22,24 @@ import { describe, expect, it } from 'vitest';
 import { API_BASE, examplePath, OPERATION_IDS, type OperationId, operations } from '../src/contract/operations';
 import { zodSide } from '../src/contract/zod-side';
 import { compareNames, valueCandidates } from '../src/discovery/names';
-import { applyStyle, CASE_NAMES, describeStyle, type EnumKind, type HouseStyle, invertStyle, NAME_SYNONYMS, OPTIONAL_OPERATIONS, styleOf, styleOmits, VALUE_SYNONYMS } from './styles/generator';
-import { compareFields, flatten, originAnswer, runStyle, scoreOperations, type StyleResult, styleLine } from './styles/harness';
+import {
+  applyStyle,
+  CASE_NAMES,
+  describeStyle,
+  type EnumKind,
+  type HouseStyle,
+  invertStyle,
+  NAME_SYNONYMS,
+  OPTIONAL_OPERATIONS,
+  styleOf,
+  styleOmits,
+  trueMapOf,
+  trueOperationMap,
+  VALUE_SYNONYMS,
+} from './styles/generator';
+import { checkResponseBody } from '../src/contract/body';
+import type { OperationMap } from '../src/contract/schemas/upstream-map';
+import { compareFields, flatten, originAnswer, runStyle, scoreOperations, storedAgainstTruth, type StyleResult, styleLine } from './styles/harness';
 import { CONTENT_ACTIONS, OUTCOMES, SOURCE_CLASSES, STATES } from '../src/contract/enums';
 
 const bindings = env as unknown as Record<string, string | undefined>;
@@ -101,6 +117,22 @@ describe.skipIf(COUNT > 0)('the generator', () => {
         }
       }
     expect(lost.slice(0, 10)).toEqual([]);
+  });
+
+  it("has a true map that reads every styled body of the sample back to the origin's (the measure of stored placements)", async () => {
+    const bodies = await originBodies();
+    const wrong: string[] = [];
+    for (const style of styles)
+      for (const id of OPERATION_IDS) {
+        const styled = JSON.stringify(applyStyle(style, id, bodies[id]));
+        const checked = checkResponseBody(zs, id, styled, trueOperationMap(style, id) as OperationMap);
+        if (!checked.ok) wrong.push(`seed ${style.seed} ${id}: ${checked.message}`);
+        else {
+          const { counts, examples } = compareFields(bodies[id], checked.data);
+          if (counts.different + counts.missing > 0) wrong.push(`seed ${style.seed} ${id}: ${examples.join('; ')}`);
+        }
+      }
+    expect(wrong.slice(0, 10)).toEqual([]);
   });
 
   it("writes bodies that are not the contract's as sent, for most styles", async () => {
@@ -214,6 +246,20 @@ describe.skipIf(COUNT > 0)('the harness', () => {
     expect(omitted.reportEqual).toBe(true);
   });
 
+  it("counts a stored placement the style's true map contradicts, and none of a true map written out", () => {
+    const style = styleOf(3);
+    const truth = trueMapOf(style, 'getVisibility');
+    const right = { fields: truth.fields, convert: {}, values: {}, ...(truth.envelope ? { envelope: truth.envelope } : {}) };
+    // The true map itself, with the conversions its leaves need: nothing wrong.
+    const convert = Object.fromEntries(Object.entries(truth.leaves).flatMap(([path, leaf]) => (leaf.convert && truth.fields[path] !== undefined ? [[path, leaf.convert]] : [])));
+    expect(storedAgainstTruth(style, { getVisibility: { ...right, convert } }).wrong).toEqual([]);
+    const swapped = { ...right, convert, fields: { ...truth.fields, naming_runs: truth.fields.answered_runs!, answered_runs: truth.fields.naming_runs! } };
+    expect(storedAgainstTruth(style, { getVisibility: swapped }).wrong).toEqual(
+      [expect.stringMatching(/^getVisibility fields answered_runs: /), expect.stringMatching(/^getVisibility fields naming_runs: /)].sort(),
+    );
+    expect(storedAgainstTruth(style, { getVisibility: { ...right, convert, envelope: 'elsewhere' } }).wrong).toEqual([expect.stringMatching(/^getVisibility envelope : "elsewhere"/)]);
+  });
+
   it('flattens reports and bodies to fields, timestamps as instants', () => {
     expect([...flatten({ a: [{ b: 1 }, { b: null }], t: '2026-11-27T06:05:55Z', e: [] })]).toEqual([
       ['a[0].b', 1],
@@ -259,6 +305,13 @@ describe.runIf(COUNT === 0)('issue 43 targets, on the fixed sample', () => {
     expect(named.filter((r) => !r.reportEqual).map((r) => `${styleLine(r.seed, r)}: ${r.reportError ?? r.reportExamples.join('; ')}`)).toEqual([]);
   }, 120_000);
 
+  it("every style: each placement the map stores is the style's own (its true map), named or token-named (issue 57 item 4)", async () => {
+    const results = await all();
+    expect(results.flatMap((r) => r.wrongStored.map((w) => `seed ${r.seed} ${w}`))).toEqual([]);
+    // Something is stored in every style: the check above is not met by storing nothing.
+    for (const r of results) expect(r.stored).toBeGreaterThan(r.tokenNamed ? 200 : 50);
+  }, 120_000);
+
   it('token-named styles: no wrong figure called right, and the entries left are stated', async () => {
     const tokens = (await all()).filter((r) => r.tokenNamed);
     expect(tokens.length).toBeGreaterThan(0);
@@ -283,8 +336,12 @@ describe.runIf(COUNT > 0)('npm run test:styles', () => {
           reportFields: r.reportFields,
           reportFailed: r.reportError !== undefined,
           wrongCalledRight: r.wrongCalledRight.length,
+          stored: r.stored,
+          wrongStored: r.wrongStored.length,
           ms: r.ms,
-          ...(bindings.STYLES_DETAIL === 'on' ? { left: r.leftEntries, unreadOps: r.unread, reportError: r.reportError, reportExamples: r.reportExamples.slice(0, 6), wrong: r.wrongCalledRight } : {}),
+          ...(bindings.STYLES_DETAIL === 'on'
+            ? { left: r.leftEntries, unreadOps: r.unread, reportError: r.reportError, reportExamples: r.reportExamples.slice(0, 6), wrong: r.wrongCalledRight, wrongStoredEntries: r.wrongStored }
+            : {}),
         };
       } catch (error) {
         line = { seed, error: String(error) };

@@ -142,10 +142,19 @@ function fieldOf(value: Json, name: string, names: Map<string, string>): unknown
 
 /** The body's own field names by `fieldKey`; the first spelling wins when two collide. */
 function namesOf(value: Json): Map<string, string> {
+  // Discovery conforms one body under many candidate maps: an object's names are read once (bodies are not changed).
+  const keys = Object.keys(value);
+  const known = namesMemo.get(value);
+  if (known && known.count === keys.length) return known.names;
   const names = new Map<string, string>();
-  for (const name of Object.keys(value)) if (!names.has(fieldKey(name))) names.set(fieldKey(name), name);
+  for (const name of keys) {
+    const key = fieldKey(name);
+    if (!names.has(key)) names.set(key, name);
+  }
+  namesMemo.set(value, { count: keys.length, names });
   return names;
 }
+const namesMemo = new WeakMap<Json, { count: number; names: Map<string, string> }>();
 
 /** The first option the conformed value satisfies; the value unchanged when none does. */
 function conformUnion(options: z.ZodType[], value: unknown, at: At): unknown {

@@ -25,7 +25,14 @@ const STRUCTURE_BASE = 0.4;
 const STRUCTURE_WEIGHT = 0.45;
 
 /** Fields no name placed, by what their values are: an object's contents, or only its type. */
-export function byShape(names: string[], keys: string[], expected: Record<string, Expected & { nullable: boolean }>, valuesOf: (key: string) => unknown[]): Map<string, Pair[]> {
+export function byShape(
+  names: string[],
+  keys: string[],
+  expected: Record<string, Expected & { nullable: boolean }>,
+  valuesOf: (key: string) => unknown[],
+  /** The fields and keys aligned all at once by shape (`align.ts`): an object or list may stand only where it put it. */
+  aligned: ReadonlyMap<string, ReadonlySet<string>> = new Map(),
+): Map<string, Pair[]> {
   const found = new Map<string, Pair[]>();
   const taken = new Set<string>();
   // An object (or list of objects) fits when each of the contract's fields inside has a field whose values read as its.
@@ -34,7 +41,7 @@ export function byShape(names: string[], keys: string[], expected: Record<string
     fitOf(expected[name]!, valuesOf(key), name).readings.length > 0 &&
     // Any text is an open value (an engine): by its form alone, only values that spell as ours say it is one.
     (expected[name]!.kind !== 'enum' || !expected[name]!.open || spellsAsOurs(expected[name]!, valuesOf(key)) === true) &&
-    (!innerShape(expected[name]!) || holdsForms(innerShape(expected[name]!)!, valuesOf(key), expected[name]!.kind === 'array'));
+    (!innerShape(expected[name]!) || (aligned.get(name)?.has(key) === true && holdsForms(innerShape(expected[name]!)!, valuesOf(key), expected[name]!.kind === 'array')));
   // Of an enumeration's candidates, those whose values spell as ours, when some do: a state is never a vendor's version tag.
   const ofOurs = (name: string, keys: string[]) => {
     const spelled = keys.filter((key) => spellsAsOurs(expected[name]!, valuesOf(key)));
@@ -72,10 +79,14 @@ export function byShape(names: string[], keys: string[], expected: Record<string
       // An object or list is as sure as its contents say by name, when they say more than its form alone.
       const byNames = inner ? hundredths(STRUCTURE_BASE + STRUCTURE_WEIGHT * overlap(inner, valuesOf(only))) : 0;
       const by = byNames >= FORM_UNIQUE ? 'structure' : 'form';
+      // An object the alignment may as well read flat (its twin in its place) is not proven by being the only one left.
+      const proves = aligned.get(name)?.has('.') !== true;
       found.set(name, [
         {
-          ...pairOf(name, only, by, Math.max(byNames, FORM_UNIQUE), expected[name]!, valuesOf(only)),
-          reason: `\`${only}\` is the only field left whose values read as its, once the others took theirs`,
+          ...pairOf(name, only, by, proves ? Math.max(byNames, FORM_UNIQUE) : AMBIGUOUS, expected[name]!, valuesOf(only)),
+          reason: proves
+            ? `\`${only}\` is the only field left whose values read as its, once the others took theirs`
+            : `\`${only}\` is the only object left of its shape, but its twin may be written flat in its place`,
         },
       ]);
       taken.add(only);
@@ -103,7 +114,15 @@ export function byShape(names: string[], keys: string[], expected: Record<string
         .map((key) => ({ key, overlap: overlap(inner, valuesOf(key)) }))
         .filter((o) => o.overlap > 0)
         .sort((a, b) => b.overlap - a.overlap);
-      if (scored.length === 0) continue;
+      if (scored.length === 0) {
+        // No name says which: the objects of its shape are its candidates, for the rules or a person to choose.
+        found.set(
+          name,
+          options.slice(0, 3).map((key) => ({ ...pairOf(name, key, 'structure', AMBIGUOUS, expected[name]!, valuesOf(key)), reason: 'several objects left have its shape, and no name relates them' })),
+        );
+        taken.add(options[0]!);
+        continue;
+      }
       const close = scored.length > 1 && scored[0]!.overlap - scored[1]!.overlap < 0.2;
       pairs = scored.slice(0, 3).map(({ key, overlap: o }) => ({
         ...pairOf(name, key, 'structure', close ? AMBIGUOUS : hundredths(STRUCTURE_BASE + STRUCTURE_WEIGHT * o), expected[name]!, valuesOf(key)),

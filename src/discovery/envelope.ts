@@ -6,6 +6,9 @@
 import type * as z from 'zod';
 import { envelopeOf, isObject } from '../contract/conform';
 import { compareNames, singular, wordsOf } from './names';
+import { alignObject, shapeScore } from './align';
+import { bestAssignment } from '../lib/assignment';
+import { expectedOf } from './shapes';
 import type { OperationRead } from './report';
 import type { Json } from './walk';
 
@@ -13,8 +16,74 @@ import type { Json } from './walk';
 const ENVELOPE_CLEAR = 0.9;
 const ENVELOPE_UNSURE = 0.6;
 
-/** The child object that is the body, when one holds more of the contract's top fields (by any name) than the top object does. */
+/**
+ * The envelope of an answer: by its shape first (the wrapper that, taken off, makes the rest align best with the
+ * contract's top, whatever it is called and whatever lies beside it), then by the contract's names it holds.
+ */
 export function findEnvelope(shape: Record<string, z.ZodType>, body: Json): OperationRead['envelope'] {
+  const named = envelopeByNames(shape, body);
+  if (named && named.confidence >= ENVELOPE_CLEAR) return named;
+  const byShape = envelopeByShape(shape, body);
+  if (!byShape) return named;
+  return { at: byShape.at, confidence: byShape.clear ? ENVELOPE_CLEAR : ENVELOPE_UNSURE, in_map: envelopeOf(shape, body) !== byShape.at };
+}
+
+/** How much better the answer must align with its wrapper taken off: less is a question. */
+const SHAPE_MARGIN = 0.15;
+/** Clearly the body: it aligns this much better, and aligns at least `SHAPE_FLOOR`. */
+const SHAPE_CLEAR = 0.25;
+const SHAPE_FLOOR = 0.4;
+
+/**
+ * The child object (or a child's child: `{"response": {"data": {...}}}`) that aligns best with the contract's top,
+ * when that is clearly better than the answer as it is; undefined when the answer's top is the body. A top field the
+ * wrapper lacks may stand beside it (`meta.asOf`), as the map reads it: a leaf of what lies beside counts, a little
+ * less than one inside.
+ */
+function envelopeByShape(shape: Record<string, z.ZodType>, body: Json): { at: string; clear: boolean } | undefined {
+  const top = alignObject(shape, [body]).score;
+  let best: { at: string; score: number } | undefined;
+  const consider = (at: string, inner: Json, beside: Json[]) => {
+    const score = liftedScore(shape, inner, beside);
+    if (score > (best?.score ?? top)) best = { at, score };
+  };
+  for (const [a, child] of Object.entries(body)) if (isObject(child)) consider(a, child, [body]);
+  // A wrapper inside a wrapper: looked for only inside the child that is the best wrapper so far.
+  const outer = best as { at: string } | undefined;
+  if (outer) {
+    const child = body[outer.at] as Json;
+    for (const [b, grandchild] of Object.entries(child)) if (isObject(grandchild)) consider(`${outer.at}.${b}`, grandchild, [body, child]);
+  }
+  const found = best as { at: string; score: number } | undefined;
+  if (!found || found.score - top < SHAPE_MARGIN) return undefined;
+  return { at: found.at, clear: found.score - top >= SHAPE_CLEAR && found.score >= SHAPE_FLOOR };
+}
+
+/** A top field found beside the body rather than in it: as a map reads it, but less likely. */
+const BESIDE = 0.8;
+
+/** How well `inner` aligns as the body, with the leaves of the objects around it (and of their objects) for the top leaves it lacks. */
+function liftedScore(shape: Record<string, z.ZodType>, inner: Json, around: Json[]): number {
+  const aligned = alignObject(shape, [inner]);
+  const names = Object.keys(shape);
+  const lacking = names.filter((name) => !aligned.pairs.has(name) && isLeaf(shape[name]!));
+  const beside: unknown[] = [];
+  for (const object of around)
+    for (const value of Object.values(object)) {
+      if (value === inner || Array.isArray(value)) continue;
+      if (!isObject(value)) beside.push(value);
+      else for (const v of Object.values(value)) if (v !== inner && !isObject(v) && !Array.isArray(v)) beside.push(v);
+    }
+  const weights = lacking.map((name) => beside.map((value) => BESIDE * shapeScore(shape[name]!, [value], name)));
+  const chosen = bestAssignment(weights);
+  const extra = chosen.reduce<number>((sum, k, i) => sum + (k === undefined ? 0 : weights[i]![k]!), 0);
+  return aligned.score + extra / names.length;
+}
+
+const isLeaf = (schema: z.ZodType) => !['object', 'array', 'union'].includes(expectedOf(schema).kind);
+
+/** The child object that is the body, when one holds more of the contract's top fields (by any name) than the top object does. */
+function envelopeByNames(shape: Record<string, z.ZodType>, body: Json): OperationRead['envelope'] {
   const names = Object.keys(shape);
   // A name held as it is, or written flat (`PeriodFrom`, `MarketId`: the object's words first).
   const flatOf = (name: string, key: string) => {

@@ -71,10 +71,13 @@ function agrees(read: unknown, evidence: FigureEvidence): boolean {
 export function settleByFigures(schema: z.ZodType, body: Json, walk: Walk, figures: readonly FigureEvidence[]): void {
   if (figures.length === 0) return;
   const about = (item: ToConfirm) => figures.filter((f) => f.path === item.path);
-  settleQuestions(schema, body, walk, (item, read) => {
-    const evidence = about(item);
-    return evidence.length > 0 && evidence.every((f) => agrees(read, f));
-  });
+  settleQuestions(
+    schema,
+    body,
+    walk,
+    (item, read) => about(item).every((f) => agrees(read, f)),
+    (item) => about(item).length > 0,
+  );
 }
 
 /** Decimals a number is written with (to 7). */

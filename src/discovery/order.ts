@@ -10,6 +10,7 @@ import { LIST_ORDERS, orderKept } from '../contract/list-orders';
 import type { OperationId } from '../contract/operations';
 import { settleQuestions } from './rules';
 import type { Json, Walk } from './walk';
+import type { ToConfirm } from './report';
 
 /** Strict steps a reading must make before its order is evidence: one could be chance. */
 const MIN_STEPS = 2;
@@ -17,10 +18,15 @@ const MIN_STEPS = 2;
 export function settleByOrder(id: OperationId, schema: z.ZodType, body: Json, walk: Walk): void {
   const orders = LIST_ORDERS.filter((order) => order.operation === id);
   if (orders.length === 0) return;
-  settleQuestions(schema, body, walk, (item, read) => {
-    const order = orders.find((o) => item.path === `${o.list}[].${o.by}`);
-    if (!order) return false;
-    const kept = orderKept(read, order);
-    return kept.broken === 0 && kept.steps >= MIN_STEPS;
-  });
+  const orderOf = (item: ToConfirm) => orders.find((o) => item.path === `${o.list}[].${o.by}`);
+  settleQuestions(
+    schema,
+    body,
+    walk,
+    (item, read) => {
+      const kept = orderKept(read, orderOf(item)!);
+      return kept.broken === 0 && kept.steps >= MIN_STEPS;
+    },
+    (item) => orderOf(item) !== undefined,
+  );
 }

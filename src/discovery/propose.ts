@@ -44,6 +44,7 @@ import { alignUnits } from './units';
 import { capped, type Json, KEY_FIELD, MAX_SAMPLES, type Pair, pairOf, pathOf, present, Walk } from './walk';
 import { byVocabulary, VOCABULARY, type Vocabulary } from './vocabulary';
 import { byShape, FORM_UNIQUE, spellsAsOurs } from './by-shape';
+import { alignWithMargins, FORCED } from './align';
 
 export interface OperationProposal {
   /** What the answer says of the operation (`OperationRead` without the read's own status, params and cache). */
@@ -105,6 +106,7 @@ export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, thres
   // Values the evidence settled anywhere (another operation, another brand) are this operation's too: one vocabulary per service.
   for (const [path, ours] of enumPaths(schema))
     for (const [value, hint] of walk.hints.get(enumKey(ours)) ?? []) if (walk.sure.values[path]?.[value] === undefined) walk.mapValue(path, value, hint.to, true);
+  keepProven(walk);
   const check = checkResponseBody(zs, id, JSON.stringify(body), walk.sure);
   return {
     report: {
@@ -121,6 +123,26 @@ export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, thres
     map: walk.sure,
     guess: walk.guess,
   };
+}
+
+/** The contract objects and lists a path lies inside: `a[].b.c` inside `a` and `a[].b`. */
+function ancestorsOf(path: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < path.length; i++) {
+    if (path[i] === '.') out.push(path.slice(0, i).replace(/\[\]$/, ''));
+    else if (path.startsWith('[]', i) && i > 0) out.push(path.slice(0, i));
+  }
+  return [...new Set(out)].filter((at) => at !== path);
+}
+
+/**
+ * Only what is proven goes into the map: a placement relative to an object or list that is itself a question (or
+ * an envelope in question) is right only if that guess is, so it stays in the guess until the person answers.
+ */
+function keepProven(walk: Walk): void {
+  const unsureEnvelope = walk.guess.envelope !== undefined && walk.sure.envelope === undefined;
+  const proven = (path: string) => !unsureEnvelope && ancestorsOf(path).every((at) => walk.fields[at] !== undefined);
+  for (const part of [walk.sure.fields, walk.sure.convert, walk.sure.values, walk.sure.keyed ?? {}]) for (const path of Object.keys(part)) if (!proven(path)) delete part[path];
 }
 
 /**
@@ -309,14 +331,30 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
     valuesOf,
   );
   const flatKeys = [...flat.values()].flatMap((f) => f.pairs.map((p) => p.key));
-  const left = Object.keys(shape).filter((name) => (!chosen.has(name) || misfit(name)) && !flat.has(name));
-  for (const [name, pairs] of byShape(
-    left,
-    keys.filter((key) => !named.has(key) && !flatKeys.includes(key)),
-    expected,
-    valuesOf,
-  ))
-    chosen.set(name, pairs);
+  let left = Object.keys(shape).filter((name) => (!chosen.has(name) || misfit(name)) && !flat.has(name));
+  const free = keys.filter((key) => !named.has(key) && !flatKeys.includes(key));
+  // The fields left and the keys left aligned all at once, by shape: an object or list goes only where that puts it.
+  const leftShape = Object.fromEntries(left.map((name) => [name, shape[name]!]));
+  const alignment = alignWithMargins(
+    leftShape,
+    samples.map((o) => Object.fromEntries(free.filter((key) => Object.hasOwn(o, key)).map((key) => [key, o[key]]))),
+  );
+  // An object the shape reads written flat here, that no name found so: a question (which of the fields of its form
+  // are its is told by names or values, never by the form alone), its fields' keys kept from the others.
+  for (const [name, fields] of alignment.flat) {
+    const pairs = [...fields].map(([inner, key]) => pairOf(inner, key, 'form', AMBIGUOUS, expectedOf((expected[name] as { shape: Record<string, z.ZodType> }).shape[inner]!), valuesOf(key)));
+    flat.set(name, { pairs, confidence: AMBIGUOUS });
+  }
+  // Its keys stay free: a guess takes nothing from the others, so no field is the only one left of its form by it.
+  left = left.filter((name) => !flat.has(name));
+  // A pair another way nearly as good would take is no proof: its field is a question between the two.
+  const aligned = new Map(
+    [...alignment.pairs].map(([name, key]) => {
+      const second = alignment.second.get(name);
+      return [name, new Set((alignment.margins.get(name) ?? 0) >= FORCED || second === undefined ? [key] : [key, second])] as const;
+    }),
+  );
+  for (const [name, pairs] of byShape(left, free, expected, valuesOf, aligned)) chosen.set(name, pairs);
   const keysOf = () => new Set([...[...chosen.values()].flat().map((p) => p.key), ...flatKeys]);
 
   const units = walk.units;

@@ -28,21 +28,34 @@ const reading = (id: OperationId, path: string) => RULES.filter((rule) => rule.r
  * is taken; of an object's, the one the rules reading inside it judge and keep (the window before the period). Never the first of several that keep it: ties are broken by evidence, never by order.
  */
 export function settleByEvidence(id: OperationId, schema: z.ZodType, body: Json, walk: Walk): void {
-  settleQuestions(schema, body, walk, (item, read) => {
-    if (item.path.includes('[]')) return false;
-    const open = (field: string) => walk.toConfirm.some((other) => other !== item && other.value === undefined && atOrUnder(field, other.path));
-    // An object (the window before, the counts) by the rules that read inside it; a figure by those that fix it.
-    return expectedOf(schemaAtPath(schema, item.path)).kind === 'object' ? keepsRulesWithin(id, read, item.path, walk.context, open) : keepsPinningRules(id, read, item.path, open);
-  });
+  settleQuestions(
+    schema,
+    body,
+    walk,
+    (item, read) => {
+      if (item.path.includes('[]')) return false;
+      const open = (field: string) => walk.toConfirm.some((other) => other !== item && other.value === undefined && atOrUnder(field, other.path));
+      // An object (the window before, the counts) by the rules that read inside it; a figure by those that fix it.
+      return expectedOf(schemaAtPath(schema, item.path)).kind === 'object' ? keepsRulesWithin(id, read, item.path, walk.context, open) : keepsPinningRules(id, read, item.path, open);
+    },
+    (item) => !item.path.includes('[]') && reading(id, item.path).length > 0,
+  );
 }
 
 /**
  * Of each open question of a field (not of a value, not the envelope), the one candidate whose reading of the body
  * `keeps` (judged on the contract's names, with every other guess) is taken, as evidence; none or several, it stays.
  */
-export function settleQuestions(schema: z.ZodType, body: Json, walk: Walk, keeps: (item: ToConfirm, read: unknown) => boolean): void {
+export function settleQuestions(
+  schema: z.ZodType,
+  body: Json,
+  walk: Walk,
+  keeps: (item: ToConfirm, read: unknown) => boolean,
+  /** Whether the evidence can say anything of a question at all: one it cannot is not read under each candidate. */
+  applies: (item: ToConfirm) => boolean = () => true,
+): void {
   for (const item of [...walk.toConfirm]) {
-    if (item.value !== undefined || item.path === '' || !walk.toConfirm.includes(item)) continue;
+    if (item.value !== undefined || item.path === '' || !walk.toConfirm.includes(item) || !applies(item)) continue;
     // A candidate that is only a reading (`convert`) reads the field the guess reads.
     const name = item.path.split('.').at(-1)!;
     const fromOf = (candidate: Candidate) => candidate.from ?? walk.guess.fields[item.path] ?? name;

@@ -844,3 +844,97 @@ export function invertStyle(style: HouseStyle, id: OperationId, styled: unknown)
   const ctx: Ctx = { style, id, counter: { n: 0 } };
   return withoutExtraEngines(style, id, decode(ctx, node, '', body, style.unit) as Obj);
 }
+
+// ---------------------------------------------------------------- the true map
+
+/** The map's conversion that reads a leaf the way the style writes it right; undefined where the value is the contract's as it is. */
+export type TrueConversion = 'percent' | 'percent-text' | 'basis-points' | 'date' | 'date-time' | undefined;
+
+/**
+ * What the style does to one operation's body, in the upstream map's terms: the map a person who knew the style would
+ * write. `fields` holds every contract path's upstream name, relative to the upstream object of its parent (`"."` for
+ * an object written flat), as the map's `fields` say it, renamed or not; `keyed` the lists that may be written as
+ * objects and the item field their keys hold (a list is written so only where its keys allow: unique, and sorted ids);
+ * `leaves` each leaf's kind and the conversion that reads it right. The measure of issue 57 item 4: every placement
+ * discovery stores must agree with it.
+ */
+export interface TrueMap {
+  envelope?: string;
+  fields: Record<string, string>;
+  keyed: Record<string, string>;
+  leaves: Record<string, { leaf: Leaf; convert: TrueConversion }>;
+}
+
+const UNIT_CONVERSION: Record<Unit, TrueConversion> = { points: undefined, fraction: 'percent', string: 'percent-text', bps: 'basis-points' };
+
+export function trueMapOf(style: HouseStyle, id: OperationId): TrueMap {
+  const truth: TrueMap = { fields: {}, keyed: {}, leaves: {} };
+  const leafAt = (path: string, leaf: Leaf, unit: Unit) => {
+    const convert =
+      leaf === 'percent' || leaf === 'delta'
+        ? UNIT_CONVERSION[unit]
+        : leaf === 'date'
+          ? dayFormOf(style, id, path) === 'date'
+            ? undefined
+            : 'date'
+          : leaf === 'timestamp'
+            ? timeFormOf(style, id, path) === 'iso'
+              ? undefined
+              : 'date-time'
+            : undefined;
+    truth.leaves[path] = { leaf, convert };
+  };
+  // As `encode` walks: a leaf takes its object's unit, a list its parent's, an object its own.
+  const visit = (node: Node, path: string, unit: Unit) => {
+    if (node.kind === 'leaf') return leafAt(path, node.leaf, unit);
+    if (node.kind === 'array') return visit(node.element, `${path}[]`, unit);
+    const plan = planOf(style, id, path, node);
+    for (const [name, child] of Object.entries(node.fields)) {
+      const childPath = path ? `${path}.${name}` : name;
+      const fieldPlan = plan.fields[name]!;
+      if (fieldPlan.how === 'flat' && child.kind === 'object') {
+        truth.fields[childPath] = '.';
+        const inner = planOf(style, id, childPath, child);
+        for (const [innerName, leaf] of Object.entries(child.fields)) {
+          truth.fields[`${childPath}.${innerName}`] = fieldPlan.names[innerName] ?? innerName;
+          visit(leaf, `${childPath}.${innerName}`, inner.unit);
+        }
+        continue;
+      }
+      truth.fields[childPath] = fieldPlan.how === 'flat' ? name : fieldPlan.name;
+      if (fieldPlan.how === 'keyed') truth.keyed[childPath] = fieldPlan.key;
+      visit(child, childPath, child.kind === 'leaf' ? plan.unit : unit);
+    }
+  };
+  visit(SHAPES.get(id)!, '', style.unit);
+  if (style.envelope.kind === 'wrap') {
+    const n = names(style, id);
+    truth.envelope = n.data;
+    if (style.envelope.movedTimestamp && truth.fields.generated_at !== undefined) truth.fields.generated_at = `${n.meta}.${n.asOf}`;
+  }
+  return truth;
+}
+
+/** The contract's value the style writes as `upstream` at a leaf of kind `leaf`: what a value map must say. Undefined for none. */
+export function trueValueOf(style: HouseStyle, leaf: Leaf, upstream: string): string | undefined {
+  if (leaf === 'engine') return [...ENGINES, ...EXTRA_ENGINES].find((e) => engineValue(style, e) === upstream);
+  if (leaf in CLOSED) return CLOSED[leaf as EnumKind].find((v) => enumValue(style, leaf as EnumKind, v) === upstream);
+  return upstream;
+}
+
+/** The true map as the upstream map's document for one operation: what a person who knew the style would `PUT`. */
+export function trueOperationMap(
+  style: HouseStyle,
+  id: OperationId,
+): { envelope?: string; fields: Record<string, string>; convert: Record<string, string>; values: Record<string, Record<string, string>>; keyed: Record<string, string> } {
+  const truth = trueMapOf(style, id);
+  const convert: Record<string, string> = {};
+  const values: Record<string, Record<string, string>> = {};
+  for (const [path, { leaf, convert: c }] of Object.entries(truth.leaves)) {
+    if (c) convert[path] = c;
+    const ours = leaf === 'engine' ? [...ENGINES, ...EXTRA_ENGINES] : leaf in CLOSED ? CLOSED[leaf as EnumKind] : [];
+    const spelled = (v: string) => (leaf === 'engine' ? engineValue(style, v) : enumValue(style, leaf as EnumKind, v));
+    for (const v of ours) if (spelled(v) !== v) (values[path] ??= {})[spelled(v)] = v;
+  }
+  return { ...(truth.envelope ? { envelope: truth.envelope } : {}), fields: truth.fields, convert, values, keyed: truth.keyed };
+}

@@ -40,7 +40,9 @@ import { matchOperation } from '../../src/contract/request';
 import { zodSide } from '../../src/contract/zod-side';
 import { originTransport } from '../../src/origin/transport';
 import { readWeek, reportOf } from '../../src/weekly-report/read';
-import { applyStyle, describeStyle, type HouseStyle, styleOmits } from './generator';
+import { applyStyle, describeStyle, type HouseStyle, styleOmits, trueMapOf, trueValueOf } from './generator';
+import { fieldKey } from '../../src/contract/conform';
+import type { UpstreamMapInput } from '../../src/contract/schemas/upstream-map';
 
 const zs = await zodSide();
 
@@ -86,6 +88,9 @@ export interface StyleResult {
   reportError?: string;
   reportExamples: string[];
   operations: Partial<Record<OperationId, OperationScore>>;
+  /** Entries of the stored map (fields, conversions, keyed lists, values, envelopes) and those the style's true map contradicts. */
+  stored: number;
+  wrongStored: string[];
   /** Operations whose body passed the check with the map while its figures differ from the origin's. */
   wrongCalledRight: { operation: OperationId; different: number; examples: string[] }[];
   ms: number;
@@ -242,6 +247,14 @@ export async function runStyle(style: HouseStyle, env: { DB: D1Database }, now: 
     reportFields = allDifferent(flatten(want).size);
   }
 
+  const { stored, wrong } = storedAgainstTruth(style, discovery.map.operations);
+  // Each wrong placement with the evidence discovery gave for it.
+  const wrongStored = wrong.map((line) => {
+    const [id, part, path] = line.split(' ') as [OperationId, string, string];
+    const entry = discovery.operations[id];
+    const placed = part === 'fields' && entry && 'fields' in entry ? entry.fields[path.replace(/:$/, '')] : undefined;
+    return placed ? `${line} (by ${placed.by} ${placed.confidence})` : line;
+  });
   const { scores, wrongCalledRight } = await scoreOperations(env.DB, style, provided, (id) => discovery.map.operations[id]);
 
   return {
@@ -259,6 +272,8 @@ export async function runStyle(style: HouseStyle, env: { DB: D1Database }, now: 
     ...(reportError !== undefined ? { reportError } : {}),
     reportExamples,
     operations: scores,
+    stored,
+    wrongStored,
     wrongCalledRight,
     ms: Date.now() - started,
   };
@@ -294,4 +309,52 @@ export async function scoreOperations(db: D1Database, style: HouseStyle, ids: re
 export function styleLine(seed: number, r: StyleResult): string {
   const report = `${r.reportFields.equal}/${r.reportFields.total}`;
   return `seed ${seed} · left ${r.entriesLeft}${r.unread.length ? ` (+${r.unread.length} unread)` : ''} · report ${report}${r.reportError ? ' (failed)' : ''} · wrong-called-right ${r.wrongCalledRight.length} · ${r.description}`;
+}
+
+/** Upstream paths as one name: each dotted part under any spelling. */
+const pathKey = (path: string) => path.split('.').map(fieldKey).join('.');
+
+/**
+ * Every entry of a stored map against the style's true map (`trueMapOf`): a field read from another upstream field, a
+ * conversion that reads its values otherwise than the style writes them (a stored field whose values need one it
+ * lacks among them), a list keyed by another field, a value mapped onto another of ours, an envelope elsewhere. Each
+ * wrong one as `operation part path: stored, true`.
+ */
+export function storedAgainstTruth(style: HouseStyle, maps: UpstreamMapInput['operations']): { stored: number; wrong: string[] } {
+  let stored = 0;
+  const wrong: string[] = [];
+  for (const [id, map] of Object.entries(maps) as [OperationId, NonNullable<UpstreamMapInput['operations'][OperationId]>][]) {
+    const truth = trueMapOf(style, id);
+    const fail = (part: string, path: string, got: unknown, want: unknown) => wrong.push(`${id} ${part} ${path}: ${JSON.stringify(got)}, true ${JSON.stringify(want ?? null)}`);
+    if (map.envelope !== undefined) {
+      stored++;
+      if (truth.envelope === undefined || pathKey(map.envelope) !== pathKey(truth.envelope)) fail('envelope', '', map.envelope, truth.envelope);
+    }
+    for (const [path, from] of Object.entries(map.fields)) {
+      stored++;
+      const want = truth.fields[path];
+      if (want === undefined || (from === '.') !== (want === '.') || pathKey(from) !== pathKey(want)) fail('fields', path, from, want);
+    }
+    for (const [path, key] of Object.entries(map.keyed ?? {})) {
+      stored++;
+      if (truth.keyed[path] !== key) fail('keyed', path, key, truth.keyed[path]);
+    }
+    // A conversion stored, or a field stored without the one its values need: as the values then read.
+    const same = (leaf: string, got: string | undefined, want: string | undefined) =>
+      got === want || (got === 'number' && want === undefined) || (leaf === 'date' && got === 'date' && want === undefined) || (leaf === 'timestamp' && got === 'date-time' && want === undefined);
+    for (const path of new Set([...Object.keys(map.convert), ...Object.keys(map.fields)])) {
+      const leaf = truth.leaves[path];
+      if (!leaf || leaf.leaf === 'other' || leaf.leaf === 'engine' || !['percent', 'delta', 'date', 'timestamp'].includes(leaf.leaf)) continue;
+      if (map.convert[path] !== undefined) stored++;
+      if (!same(leaf.leaf, map.convert[path], leaf.convert)) fail('convert', path, map.convert[path], leaf.convert);
+    }
+    for (const [path, values] of Object.entries(map.values))
+      for (const [upstream, ours] of Object.entries(values)) {
+        stored++;
+        const leaf = truth.leaves[path]?.leaf ?? 'other';
+        const want = trueValueOf(style, leaf, upstream);
+        if (want !== ours) fail('values', `${path}=${upstream}`, ours, want);
+      }
+  }
+  return { stored, wrong };
 }
