@@ -123,7 +123,10 @@ describe('the upstream map', () => {
     ['integer', '12.5', '12.5'],
     ['percent', 0.5, 50],
     ['percent', '0.1234', 12.3],
-    ['date', '2026-11-23T22:00:00-05:00', '2026-11-24'],
+    // A day written as a date-time is the day written before its time, whatever the offset: local midnight at +01:00
+    // is that day, not the UTC day before it.
+    ['date', '2026-11-23T22:00:00-05:00', '2026-11-23'],
+    ['date', '2026-12-02T00:00:00+01:00', '2026-12-02'],
     ['date-time', 1_764_000_000, '2025-11-24T16:00:00.000Z'],
     ['date-time', '2026-11-23 08:00:00', '2026-11-23T08:00:00.000Z'],
     ['boolean', 'false', false],

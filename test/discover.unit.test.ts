@@ -21,6 +21,8 @@ import { KEYS } from './helpers';
 import { renameAt } from './reshape';
 import { vocabularyOf } from '../src/discovery/vocabulary';
 import { checkResponseBody } from '../src/contract/body';
+import { expectedOf, fitOf } from '../src/discovery/shapes';
+import { schemaAtPath } from '../src/contract/paths';
 import { zodSide } from '../src/contract/zod-side';
 import { SOURCE_CLASSES, STATES } from '../src/contract/enums';
 import { meaningByWords } from '../src/discovery/value-words';
@@ -102,6 +104,29 @@ describe('fields', () => {
     expect(report.fields['topics[].score']).toEqual({ from: 'visibility', confidence: 0.8, by: 'synonym' });
     expect(map.fields).toEqual({ 'topics[].rivals': 'rival', 'topics[].score': 'visibility' });
     expect(report.reads).toEqual({ ok: true });
+  });
+
+  it('read dates in the order their values allow: a day over 12 says day first, a year first says so; where none can say, a question', async () => {
+    const body = (await ours('getVisibility')) as { history: { week_start: string; week_end: string }[] } & Record<string, unknown>;
+    const written = (order: 'dmy' | 'mdy' | 'ymd') => (d: string) => {
+      const [y, m, dd] = d.split('-');
+      return order === 'dmy' ? `${dd}/${m}/${y}` : order === 'mdy' ? `${m}/${dd}/${y}` : `${y}.${m}.${dd}`;
+    };
+    const styled = (order: 'dmy' | 'mdy' | 'ymd', history = body.history) => ({ ...body, history: history.map((w) => ({ ...w, week_start: written(order)(w.week_start), week_end: written(order)(w.week_end) })) });
+    // Twelve weeks of days: some past the 12th, so the order is plain.
+    expect(body.history.some((w) => Number(w.week_start.slice(8)) > 12)).toBe(true);
+    for (const [order, convert] of [['dmy', 'date-dmy'], ['mdy', 'date-mdy'], ['ymd', 'date-ymd']] as const) {
+      const { map, report } = propose('getVisibility', styled(order));
+      expect(map.convert['history[].week_start'], order).toBe(convert);
+      expect(report.reads, order).toEqual({ ok: true });
+    }
+    // Only days up to the 12th: 02/12 may be 2 December or 12 February, and a person is asked, both readings given.
+    const fit = fitOf(expectedOf(schemaAtPath(zs.response('getVisibility'), 'history[].week_start')), ['02/12/2026', '09/11/2026', '12/10/2026']);
+    expect(fit.readings).toEqual([
+      { convert: 'date-dmy', confidence: 0.5 },
+      { convert: 'date-mdy', confidence: 0.5 },
+    ]);
+    expect(fit.reason).toMatch(/day first or month first/);
   });
 
   it('the only value of its form left on both sides is placed by form; several are a question at 0.3; a rule the data keeps settles them', async () => {

@@ -72,6 +72,42 @@ describe('a date and a time', () => {
     );
   });
 
+  it('reads a date in any order of year, month and day, with any separator, and a date-time with an offset as the day it names', () => {
+    const separator = fc.constantFrom('/', '.', '-', ' ');
+    const pad = fc.boolean();
+    fc.assert(
+      fc.property(day, separator, pad, fc.option(fc.constantFrom(' 08:30', 'T23:59:59', ', 00:00')), (d, sep, padded, time) => {
+        const [y, m, dd] = d.split('-') as [string, string, string];
+        const p = (part: string) => (padded ? part : String(Number(part)));
+        const at = time ?? '';
+        expect(convertValue('date-dmy', `${p(dd)}${sep}${p(m)}${sep}${y}${at}`)).toBe(d);
+        expect(convertValue('date-mdy', `${p(m)}${sep}${p(dd)}${sep}${y}${at}`)).toBe(d);
+        expect(convertValue('date-ymd', `${y}${sep}${p(m)}${sep}${p(dd)}${at}`)).toBe(d);
+        expect(convertValue('date-ymd', `${y}${m}${dd}`)).toBe(d);
+      }),
+      runs,
+    );
+    // The day written before the time, whatever the offset: 01:30 at +02:00 is 23:30 UTC the day before, and still this day.
+    fc.assert(
+      fc.property(day, fc.integer({ min: -12, max: 14 }), fc.integer({ min: 0, max: 23 }), (d, offset, hour) => {
+        const zone = `${offset < 0 ? '-' : '+'}${String(Math.abs(offset)).padStart(2, '0')}:00`;
+        expect(convertValue('date', `${d}T${String(hour).padStart(2, '0')}:30:00${zone}`)).toBe(d);
+        expect(convertValue('date-time', `${d}T00:00:00${zone}`)).toBe(new Date(Date.parse(`${d}T00:00:00Z`) - offset * 3_600_000).toISOString());
+      }),
+      runs,
+    );
+  });
+
+  it('refuses what is no calendar day in the order named, leaving it for the contract to refuse', () => {
+    // The 25th read month first is month 25; day first, 2 December is not 12 February.
+    expect(convertValue('date-mdy', '25/12/2026')).toBe('25/12/2026');
+    expect(convertValue('date-dmy', '25/12/2026')).toBe('2026-12-25');
+    expect(convertValue('date-dmy', '02/12/2026')).toBe('2026-12-02');
+    expect(convertValue('date-mdy', '02/12/2026')).toBe('2026-02-12');
+    for (const v of ['31/11/2026', '29/02/2026', '12/12/26', '2026/13/01', 'soon', 20261301]) expect(convertValue(v === '2026/13/01' || v === 20261301 ? 'date-ymd' : 'date-dmy', v)).toBe(v);
+    expect(convertValue('date-dmy', '29/02/2028')).toBe('2028-02-29');
+  });
+
   it('is left as it is past what a date can be, never a thrown error', () => {
     for (const v of [9e20, -9e20, 'tomorrow', '', true]) {
       expect(convertValue('date', v)).toBe(v);

@@ -39,8 +39,14 @@ export const CONVERSIONS = {
   'percent-text': 'a percentage written as text with a % sign, as a number',
   /** `5240` to `52.4`: hundredths of a percent */
   'basis-points': 'basis points (hundredths of a percent), as a percentage (one decimal)',
-  /** `"2026-11-23T00:00:00Z"`, `1795392000` or `1795392000000` to `"2026-11-23"` */
-  date: 'a date-time, or epoch seconds or milliseconds, as its UTC date',
+  /** `"2026-11-23T00:00:00Z"`, `"2026-11-23T01:30:00+02:00"`, `1795392000` or `1795392000000` to `"2026-11-23"` */
+  date: 'a date-time (the day as written, whatever its offset), or epoch seconds or milliseconds (the UTC day), as its date',
+  /** `"23/11/2026"`, `"23.11.2026"`, `"23-11-2026 08:00"` to `"2026-11-23"` */
+  'date-dmy': 'a date written day first (any separator; a time after it is ignored), as its date',
+  /** `"11/23/2026"` to `"2026-11-23"` */
+  'date-mdy': 'a date written month first (any separator), as its date',
+  /** `"2026/11/23"`, `"2026.11.23"`, `"20261123"` to `"2026-11-23"` */
+  'date-ymd': 'a date written year first with another separator or none, as its date',
   /** `"2026-11-23 08:00:00"`, epoch seconds or milliseconds to ISO 8601 */
   'date-time': 'a date-time in another spelling (or epoch seconds or milliseconds), as ISO 8601 UTC',
   /** `"true"`, `1` to `true` */
@@ -120,9 +126,16 @@ export function convertValue(kind: Conversion, value: unknown): unknown {
       return typeof n === 'number' ? tenths(n / 100) : value;
     }
     case 'date': {
+      // The day a date-time names is the one written before its time: `T01:30:00+02:00` is still that day.
+      const written = typeof value === 'string' ? /^(\d{4}-\d\d-\d\d)[T ]\d\d:\d\d/.exec(value)?.[1] : undefined;
+      if (written !== undefined && Number.isFinite(timeOf(value))) return orAsIs(calendarDate(written), value);
       const time = timeOf(value);
       return orAsIs(Number.isNaN(time) ? undefined : new Date(time).toISOString().slice(0, 10), value);
     }
+    case 'date-dmy':
+    case 'date-mdy':
+    case 'date-ymd':
+      return orAsIs(typeof value === 'string' || typeof value === 'number' ? dateInOrder(String(value), kind) : undefined, value);
     case 'date-time': {
       const time = timeOf(value);
       return orAsIs(Number.isNaN(time) ? undefined : new Date(time).toISOString(), value);
@@ -132,4 +145,26 @@ export function convertValue(kind: Conversion, value: unknown): unknown {
     case 'string':
       return typeof value === 'number' || typeof value === 'boolean' ? String(value) : value;
   }
+}
+
+/** `YYYY-MM-DD` when it is a real calendar day (no 31 November), else undefined. */
+function calendarDate(text: string): string | undefined {
+  const [y, m, d] = text.split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(y, m - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d ? text : undefined;
+}
+
+/** Its three parts, by any separator (`/`, `.`, `-`, a space), or eight digits year first; a time after the date is ignored. */
+const DATE_PARTS = /^\s*(\d{1,4})[/.\-\s](\d{1,2})[/.\-\s](\d{1,4})(?:[T\s,]+\d{1,2}:\d\d.*)?$/;
+
+/** A date written in the order a map names, as `YYYY-MM-DD`; undefined when it is not one (the 31st of a 30-day month, a month 13). */
+export function dateInOrder(text: string, order: 'date-dmy' | 'date-mdy' | 'date-ymd'): string | undefined {
+  const compact = order === 'date-ymd' ? /^\s*(\d{4})(\d\d)(\d\d)\s*$/.exec(text) : null;
+  const parts = compact ?? DATE_PARTS.exec(text);
+  if (!parts) return undefined;
+  const [a, b, c] = [parts[1]!, parts[2]!, parts[3]!];
+  const [year, month, day] = order === 'date-ymd' ? [a, b, c] : order === 'date-dmy' ? [c, b, a] : [c, a, b];
+  // Four digits for the year: a two-digit year says no century.
+  if (year.length !== 4 || month.length > 2 || day.length > 2) return undefined;
+  return calendarDate(`${year}-${month.padStart(2, '0')}-${day.padStart(2, '0')}`);
 }

@@ -114,6 +114,7 @@ function leafScore(expected: Expected & { nullable: boolean }, seen: readonly un
       if (form === 'epoch') return SAYS.unlike;
       return expected.percent || expected.change ? SAYS.percent : SAYS.number;
     default: {
+      if (form === 'ordered-date') return formatOf(expected) === 'date' ? SAYS.time : SAYS.otherTime;
       if (form === 'date' || form === 'date-time' || form === 'epoch') {
         const format = formatOf(expected);
         if (!format) return SAYS.unlike;

@@ -91,6 +91,10 @@ const CONVERSION_CONFIDENCE: Record<Conversion, number> = {
   boolean: 0.9,
   'date-time': 0.9,
   date: 0.9,
+  /** A date in the order its values allow, and no other: a day over 12 first, or second, or a year first. */
+  'date-dmy': 0.9,
+  'date-mdy': 0.9,
+  'date-ymd': 0.9,
   string: 0.85,
   /** Many different values, all from 0 to 1 (`SHARE_EVIDENCE`). */
   percent: 0.85,
@@ -161,10 +165,17 @@ function leafFit(expected: Extract<Expected, { leaf: z.ZodType }>, seen: unknown
   const tried: Conversion[] =
     expected.kind === 'number'
       ? [expected.integer ? 'integer' : 'number', ...(percent ? (['percent-text', 'basis-points'] as const) : [])]
-      : (['date', 'date-time', 'boolean'] as const).filter((c) => c !== 'boolean' || defOf(expected.leaf).type === 'boolean');
+      : (['date', 'date-time', ...DATE_ORDERS, 'boolean'] as const).filter((c) => c !== 'boolean' || defOf(expected.leaf).type === 'boolean');
   const readings = tried.filter((convert) => fits(convert) && formAllows(convert, form, seen)).map((convert) => ({ convert, confidence: conversionConfidence(convert, seen) }));
   if (readings.length === 0) return { readings, reason: `its values (${kindOf(seen[0])}) do not read as the contract's, even converted` };
   readings.sort((a, b) => b.confidence - a.confidence);
+  // Day first or month first, where no day is over 12: the values cannot say, a person does.
+  const orders = readings.filter((r) => DATE_ORDERS.includes(r.convert as (typeof DATE_ORDERS)[number]));
+  if (orders.length > 1)
+    return {
+      readings: orders.map((r) => ({ ...r, confidence: AMBIGUOUS })),
+      reason: `no day in its values is over 12 (${seen.slice(0, 2).join(', ')}): day first or month first?`,
+    };
   // Numbers written as text where the contract has a percentage may still be shares.
   return percent && readings[0]!.convert === 'number' ? percentFit(seen.map(Number), readings[0]!, expected.change) : { readings: readings.slice(0, 1) };
 }
@@ -194,10 +205,16 @@ function textKindFits(name: string, seen: readonly unknown[]): boolean {
   return want === 'words' ? have === 'words' : have === want;
 }
 
+/** The orders a date may be written in, each a conversion of the map's. */
+export const DATE_ORDERS = ['date-dmy', 'date-mdy', 'date-ymd'] as const;
+/** A date with its three parts in some order and a separator other than ISO's (`23/11/2026`, `2026.11.23`, `11-23-2026`). */
+const ORDERED_DATE = /^\d{1,4}[/.\-\s]\d{1,2}[/.\-\s]\d{1,4}(?:[T\s,]+\d{1,2}:\d\d.*)?$/;
+
 /** How a field's values are written, taken together. */
-export type Form = 'date' | 'date-time' | 'epoch' | 'percent-text' | 'number' | 'numeric-text' | 'boolean' | 'text' | 'mixed';
+export type Form = 'date' | 'ordered-date' | 'date-time' | 'epoch' | 'percent-text' | 'number' | 'numeric-text' | 'boolean' | 'text' | 'mixed';
 const FORM_WORDS: Record<Form, string> = {
   date: 'dates',
+  'ordered-date': 'dates in an order of their own (`23/11/2026`)',
   'date-time': 'date-times',
   epoch: 'epoch times',
   'percent-text': 'percentages written with %',
@@ -221,6 +238,7 @@ function formOfOne(v: unknown): Form {
   if (typeof v !== 'string') return 'mixed';
   if (/^\d{4}-\d\d-\d\d$/.test(v)) return 'date';
   if (/^\d{4}-\d\d-\d\d[T ]\d\d:\d\d/.test(v)) return 'date-time';
+  if (ORDERED_DATE.test(v)) return 'ordered-date';
   if (/^\s*-?\d+(\.\d+)?\s*%\s*$/.test(v)) return 'percent-text';
   if (v.trim() !== '' && Number.isFinite(Number(v))) return 'numeric-text';
   return 'text';
@@ -244,6 +262,10 @@ function formAllows(convert: Conversion, form: Form, seen: readonly unknown[]): 
     case 'date':
     case 'date-time':
       return form === 'date' || form === 'date-time' || form === 'epoch';
+    case 'date-dmy':
+    case 'date-mdy':
+    case 'date-ymd':
+      return form === 'ordered-date';
     case 'basis-points':
       // Whole numbers, some past 100, each a tenth of a point (the contract's one decimal) in hundredths: a count is rarely all tens.
       return seen.every((v) => typeof v === 'number' && Number.isInteger(v) && v % 10 === 0) && seen.some((v) => Math.abs(v as number) > 100);
