@@ -106,16 +106,40 @@ describe('fields', () => {
     expect(report.reads).toEqual({ ok: true });
   });
 
+  it('read a list written as columns and rows, and a list keyed by a value the contract does not hold', async () => {
+    const body = (await ours('listTopics')) as { topics: Record<string, unknown>[] } & Record<string, unknown>;
+    const order = Object.keys(body.topics[0]!);
+    // Column names as objects, the way one real vendor answers: a list of headers beside a list of rows.
+    const table = { headers: order.map((name) => ({ label: name, kind: 'x' })), rows: body.topics.map((t) => order.map((k) => t[k])) };
+    const columns = propose('listTopics', { ...body, topics: table });
+    expect(columns.map.columns).toEqual({ topics: { names: 'headers', rows: 'rows', name: 'label' } });
+    expect(columns.report.reads).toEqual({ ok: true });
+    expect(checkResponseBody(zs, 'listTopics', JSON.stringify({ ...body, topics: table }), columns.map)).toMatchObject({ ok: true, data: { topics: body.topics } });
+
+    // Each topic's rivals keyed by a domain the contract does not hold; each rival keeps its own name.
+    const byDomain = { ...body, topics: body.topics.map((t) => ({ ...t, rivals: Object.fromEntries((t.rivals as { name: string }[]).map((r) => [`${r.name.toLowerCase()}.example`, r])) })) };
+    const keyed = propose('listTopics', byDomain);
+    expect(keyed.map.keyed).toEqual({ 'topics[].rivals': { extra: 'key' } });
+    expect(checkResponseBody(zs, 'listTopics', JSON.stringify(byDomain), keyed.map)).toMatchObject({ ok: true, data: { topics: body.topics } });
+  });
+
   it('read dates in the order their values allow: a day over 12 says day first, a year first says so; where none can say, a question', async () => {
     const body = (await ours('getVisibility')) as { history: { week_start: string; week_end: string }[] } & Record<string, unknown>;
     const written = (order: 'dmy' | 'mdy' | 'ymd') => (d: string) => {
       const [y, m, dd] = d.split('-');
       return order === 'dmy' ? `${dd}/${m}/${y}` : order === 'mdy' ? `${m}/${dd}/${y}` : `${y}.${m}.${dd}`;
     };
-    const styled = (order: 'dmy' | 'mdy' | 'ymd', history = body.history) => ({ ...body, history: history.map((w) => ({ ...w, week_start: written(order)(w.week_start), week_end: written(order)(w.week_end) })) });
+    const styled = (order: 'dmy' | 'mdy' | 'ymd', history = body.history) => ({
+      ...body,
+      history: history.map((w) => ({ ...w, week_start: written(order)(w.week_start), week_end: written(order)(w.week_end) })),
+    });
     // Twelve weeks of days: some past the 12th, so the order is plain.
     expect(body.history.some((w) => Number(w.week_start.slice(8)) > 12)).toBe(true);
-    for (const [order, convert] of [['dmy', 'date-dmy'], ['mdy', 'date-mdy'], ['ymd', 'date-ymd']] as const) {
+    for (const [order, convert] of [
+      ['dmy', 'date-dmy'],
+      ['mdy', 'date-mdy'],
+      ['ymd', 'date-ymd'],
+    ] as const) {
       const { map, report } = propose('getVisibility', styled(order));
       expect(map.convert['history[].week_start'], order).toBe(convert);
       expect(report.reads, order).toEqual({ ok: true });

@@ -200,6 +200,49 @@ describe('a map', () => {
     expect(read.brand_id).toBe(1);
   });
 
+  it('reads a list written as columns and rows, the names as text or as objects, in front of the list or in its parent (fast-check, seeded)', () => {
+    const topic = fc.record({
+      id: fc.integer({ min: 1, max: 1e6 }),
+      name: fc.string({ minLength: 1, maxLength: 12 }),
+      score: percentage,
+      change: fc.integer({ min: -1000, max: 1000 }).map((t) => t / 10),
+      rank: fc.integer({ min: 1, max: 50 }),
+      questions: fc.integer({ min: 0, max: 100 }),
+      rivals: fc.constant([]),
+    });
+    const ORDER = ['id', 'name', 'score', 'change', 'rank', 'questions', 'rivals'] as const;
+    fc.assert(
+      fc.property(fc.array(topic, { maxLength: 8 }), fc.boolean(), fc.boolean(), (topics, asObjects, inParent) => {
+        const names = ORDER.map((k) => (asObjects ? { label: k, type: 'x' } : k));
+        const table = { cols: names, data: topics.map((t) => ORDER.map((k) => t[k])) };
+        const body = inParent ? { brand_id: 1, ...table } : { brand_id: 1, topics: table };
+        const map = OperationMap.parse({
+          fields: inParent ? { topics: '.' } : {},
+          columns: { topics: { names: 'cols', rows: 'data', ...(asObjects ? { name: 'label' } : {}) } },
+        });
+        expect((conformBody(zs.response('listTopics'), body, map) as { topics: unknown }).topics).toEqual(topics);
+      }),
+      runs,
+    );
+    // A row of another length than the names is no table: left for the contract to refuse, not read askew.
+    const map = OperationMap.parse({ columns: { topics: { names: 'cols', rows: 'data' } } });
+    const askew = conformBody(zs.response('listTopics'), { topics: { cols: ['id', 'name'], data: [[1]] } }, map) as { topics: unknown };
+    expect(askew.topics).toEqual({ cols: ['id', 'name'], data: [[1]] });
+  });
+
+  it('reads a list keyed by a value the contract does not hold: each item keeps its own name, the key kept beside it', () => {
+    const map = OperationMap.parse({ keyed: { 'topics[].rivals': { extra: 'domain' } } });
+    const body = { topics: [{ id: 1, name: 'Pricing', rivals: { 'ticketly.com': { name: 'Ticketly', share: 40 }, 'caseflow.io': { name: 'Caseflow', share: 30 } } }] };
+    const read = conformBody(zs.response('listTopics'), body, map) as { topics: { rivals: unknown[] }[] };
+    expect(read.topics[0]!.rivals).toEqual([
+      { name: 'Ticketly', share: 40, domain: 'ticketly.com' },
+      { name: 'Caseflow', share: 30, domain: 'caseflow.io' },
+    ]);
+    // The key named as a field of the items is that field, written as such.
+    const clash = UpstreamMapInput.safeParse({ operations: { listTopics: { keyed: { 'topics[].rivals': { extra: 'name' } } } } });
+    expect(clash.error?.issues[0]?.message).toMatch(/write `"name"`/);
+  });
+
   it('is refused when it keys a list the contract does not have, naming it', () => {
     const parsed = UpstreamMapInput.safeParse({ operations: { listTopics: { keyed: { topicz: 'name' } } } });
     expect(parsed.success).toBe(false);

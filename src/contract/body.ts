@@ -29,7 +29,7 @@ export type BodyCheck<Id extends OperationId> =
 const lenientSchemas = new Map<string, z.ZodType>();
 
 /** Whether a map's entry reads a body otherwise than as sent: a field renamed, converted, a value mapped, a list keyed, an envelope. */
-export const hasEntries = (map: OperationMap) => map.envelope !== undefined || [map.fields, map.convert, map.values, map.keyed ?? {}].some((part) => Object.keys(part).length > 0);
+export const hasEntries = (map: OperationMap) => map.envelope !== undefined || [map.fields, map.convert, map.values, map.keyed ?? {}, map.columns ?? {}].some((part) => Object.keys(part).length > 0);
 
 /**
  * Per operation, the last body that passed as sent and its checked data, as

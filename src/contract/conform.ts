@@ -63,12 +63,24 @@ export function conformValue(schema: z.ZodType, value: unknown, at: At = { path:
       if (!def.element) return value;
       const element = def.element as z.ZodType;
       const path = `${at.path}[]`;
-      const keyField = at.map?.keyed?.[at.path];
+      const keyed = at.map?.keyed?.[at.path];
+      const columns = at.map?.columns?.[at.path];
       if (Array.isArray(value)) return value.map((item) => conformValue(element, item, { path, map: at.map }));
+      // A list written as columns and rows (`{"cols": ["id", "name"], "rows": [[1, "Acme"]]}`): each row an item.
+      if (columns && isObject(value)) {
+        const rows = rowsOf(value, columns);
+        return rows ? rows.map((item) => conformValue(element, item, { path, map: at.map })) : value;
+      }
       // An empty object where the contract has a list is an empty list, whatever its items would be keyed by.
       if (isObject(value) && Object.keys(value).length === 0) return [];
-      // A list written as an object keyed by one of its items' fields (`{"Acme": {...}}`): in the object's order.
-      if (keyField !== undefined && isObject(value)) return Object.entries(value).map(([key, item]) => conformValue(element, item, { path, map: at.map, key: { field: keyField, value: key } }));
+      // A list written as an object keyed by one of its items' fields (`{"Acme": {...}}`), or by a value the contract
+      // does not hold (`{"ticketly.com": {"name": "Ticketly"}}`, kept beside the item as an extra): in the object's order.
+      if (keyed !== undefined && isObject(value))
+        return Object.entries(value).map(([key, item]) =>
+          typeof keyed === 'string'
+            ? conformValue(element, item, { path, map: at.map, key: { field: keyed, value: key } })
+            : withExtra(conformValue(element, item, { path, map: at.map }), keyed.extra, key),
+        );
       return value;
     }
     case 'record':
@@ -102,6 +114,23 @@ function conformObject(shape: Record<string, z.ZodType>, value: Json, at: At): J
   }
   return out;
 }
+
+/**
+ * The items of a list written as columns and rows: `names` holds the column names (text, or objects whose field
+ * `name` holds it), `rows` the rows, each a list of values in the columns' order. Undefined when the value is not so
+ * written (a row longer or shorter than the names), for the schema to refuse.
+ */
+function rowsOf(value: Json, columns: { names: string; rows: string; name?: string | undefined }): Json[] | undefined {
+  const names = pick(value, columns.names);
+  const rows = pick(value, columns.rows);
+  if (!Array.isArray(names) || !Array.isArray(rows)) return undefined;
+  const keys = names.map((n) => (typeof n === 'string' ? n : isObject(n) && columns.name !== undefined ? n[columns.name] : undefined));
+  if (!keys.every((k): k is string => typeof k === 'string') || !rows.every((row) => Array.isArray(row) && row.length === keys.length)) return undefined;
+  return (rows as unknown[][]).map((row) => Object.fromEntries(keys.map((k, i) => [k, row[i]])));
+}
+
+/** An item with its list's key kept beside its fields, under a name the contract does not read. */
+const withExtra = (item: unknown, name: string, key: string): unknown => (isObject(item) ? { ...item, [name]: key } : item);
 
 /** An object's key as the value of the item field it fills: a number where the contract has one. */
 function keyValue(field: z.ZodType, key: string): unknown {

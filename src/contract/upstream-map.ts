@@ -19,6 +19,8 @@
  *   (dotted to reach into it); `"."` reads a contract object from its parent itself (an upstream that writes it flat).
  * - `convert`: a value conversion (`CONVERSIONS`).
  * - `values`: an enumeration's upstream values onto the contract's. A value listed nowhere is kept as it is.
+ * - `keyed`: a list written as an object keyed by its items' field (`"name"`), or by a value the contract lacks
+ *   (`{"extra": "domain"}`: the key kept beside each item). `columns`: a list written as column names and rows.
  *
  * Fields the map does not name are still found under any case convention.
  */

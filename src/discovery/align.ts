@@ -23,7 +23,7 @@ import { DAY_MS } from '../lib/time';
 import { defOf } from '../contract/schema-walk';
 import { timeOf } from '../contract/upstream-map';
 import { spellsAsOurs } from './by-shape';
-import { type Expected, expectedOf, fitOf, formOf, isKeyedList } from './shapes';
+import { columnarOf, type Expected, expectedOf, fitOf, formOf, isKeyedList } from './shapes';
 import { KEY_FIELD, present } from './walk';
 
 type Json = Record<string, unknown>;
@@ -87,6 +87,10 @@ function listScore(element: z.ZodType, seen: readonly unknown[]): number {
     const items = (seen as unknown[][]).flat().slice(0, SAMPLE);
     if (items.length === 0) return CONTAINER;
     return CONTAINER + (1 - CONTAINER) * shapeScore(element, items);
+  }
+  if (elementKind === 'object' && seen.every((v) => columnarOf(v) !== undefined)) {
+    const items = seen.flatMap((v) => columnarOf(v)!.items).slice(0, SAMPLE);
+    return KEYED_LIST * (CONTAINER + (1 - CONTAINER) * (items.length === 0 ? 0 : shapeScore(element, items)));
   }
   if (elementKind === 'object' && seen.every(isKeyedList)) {
     const items = seen.flatMap((list) => keyedItems(list as Json)).slice(0, SAMPLE);

@@ -9,7 +9,7 @@ import type * as z from 'zod';
 import { isObject } from '../contract/conform';
 import { spelledValue } from '../contract/enum-spelling';
 import { compareNames } from './names';
-import { AMBIGUOUS, type Expected, expectedOf, fitOf, isKeyedList } from './shapes';
+import { AMBIGUOUS, columnarOf, type Expected, expectedOf, fitOf, isKeyedList } from './shapes';
 import { hundredths, KEY_FIELD, MAX_SAMPLES, type Pair, pairOf, present } from './walk';
 
 /**
@@ -18,7 +18,7 @@ import { hundredths, KEY_FIELD, MAX_SAMPLES, type Pair, pairOf, present } from '
  */
 export const FORM_UNIQUE = 0.8;
 /** The contract's fields that identify an item: what a list written as an object is keyed by. */
-const IDENTITY = new Set(['id', 'name', 'code', 'domain', 'url', 'text']);
+export const IDENTITY: ReadonlySet<string> = new Set(['id', 'name', 'code', 'domain', 'url', 'text']);
 const TYPE_GUESS = 0.3;
 /** `structure`: this plus `STRUCTURE_WEIGHT` times the share of the contract's inner fields found by name. */
 const STRUCTURE_BASE = 0.4;
@@ -155,7 +155,7 @@ export function spellsAsOurs(expected: Expected, values: unknown[]): boolean | u
 /** Whether upstream objects (or lists of them, or lists keyed as objects) have, for each of the contract's fields, a field whose values read as its. */
 function holdsForms(shape: Record<string, z.ZodType>, values: unknown[], list: boolean): boolean {
   const objects = present(values)
-    .flatMap((v) => (Array.isArray(v) ? v : list && isKeyedList(v) ? Object.values(v) : [v]))
+    .flatMap((v) => (Array.isArray(v) ? v : list && columnarOf(v) ? columnarOf(v)!.items : list && isKeyedList(v) ? Object.values(v) : [v]))
     .filter(isObject)
     .slice(0, MAX_SAMPLES);
   if (objects.length === 0) return false;
@@ -191,7 +191,7 @@ function innerShape(expected: Expected): Record<string, z.ZodType> | undefined {
 /** The share of the contract object's fields that upstream objects hold under some name the names table relates. */
 function overlap(shape: Record<string, z.ZodType>, values: unknown[]): number {
   const objects = present(values)
-    .flatMap((v) => (Array.isArray(v) ? v : [v]))
+    .flatMap((v) => (Array.isArray(v) ? v : (columnarOf(v)?.items ?? [v])))
     .filter(isObject)
     .slice(0, MAX_SAMPLES);
   const keys = new Set(objects.flatMap((o) => Object.keys(o)));

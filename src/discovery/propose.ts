@@ -34,7 +34,7 @@ import { compareNames, entityOf, NAME_GUESS, singular, wordsOf } from './names';
 import { enumKey, enumPaths, type ValueHints } from './values';
 import { proposeValues } from './propose-values';
 import type { Candidate, OperationRead } from './report';
-import { AMBIGUOUS, type Expected, expectedOf, fitOf, formOf, isKeyedList } from './shapes';
+import { AMBIGUOUS, columnarOf, type Expected, expectedOf, fitOf, formOf, isKeyedList } from './shapes';
 import { type FigureEvidence, settleByFigures, settleByPrecision } from './figures';
 import { findEnvelope } from './envelope';
 import { flatObjects, placeFlat } from './flat';
@@ -43,7 +43,7 @@ import { settleByOrder } from './order';
 import { alignUnits } from './units';
 import { capped, type Json, KEY_FIELD, MAX_SAMPLES, type Pair, pairOf, pathOf, present, Walk } from './walk';
 import { byVocabulary, VOCABULARY, type Vocabulary } from './vocabulary';
-import { byShape, FORM_UNIQUE, spellsAsOurs } from './by-shape';
+import { byShape, FORM_UNIQUE, IDENTITY, spellsAsOurs } from './by-shape';
 import { alignWithMargins, FORCED } from './align';
 
 export interface OperationProposal {
@@ -142,7 +142,8 @@ function ancestorsOf(path: string): string[] {
 function keepProven(walk: Walk): void {
   const unsureEnvelope = walk.guess.envelope !== undefined && walk.sure.envelope === undefined;
   const proven = (path: string) => !unsureEnvelope && ancestorsOf(path).every((at) => walk.fields[at] !== undefined);
-  for (const part of [walk.sure.fields, walk.sure.convert, walk.sure.values, walk.sure.keyed ?? {}]) for (const path of Object.keys(part)) if (!proven(path)) delete part[path];
+  for (const part of [walk.sure.fields, walk.sure.convert, walk.sure.values, walk.sure.keyed ?? {}, walk.sure.columns ?? {}])
+    for (const path of Object.keys(part)) if (!proven(path)) delete part[path];
 }
 
 /**
@@ -170,7 +171,8 @@ function rewalkSettled(shape: Record<string, z.ZodType>, inside: Json, walk: Wal
     const key = walk.guess.fields[path] ?? path;
     if (key === walkedKey || key === '.' || !(key in inside)) continue;
     const below = (at: string) => at.startsWith(`${path}.`) || at.startsWith(`${path}[]`);
-    for (const map of [walk.sure, walk.guess]) for (const part of [map.fields, map.convert, map.values, map.keyed ?? {}]) for (const at of Object.keys(part)) if (below(at)) delete part[at];
+    for (const map of [walk.sure, walk.guess])
+      for (const part of [map.fields, map.convert, map.values, map.keyed ?? {}, map.columns ?? {}]) for (const at of Object.keys(part)) if (below(at)) delete part[at];
     for (const at of Object.keys(walk.fields)) if (below(at)) delete walk.fields[at];
     for (const list of [walk.toConfirm, walk.unplaced, walk.unseen, walk.unused] as unknown[][]) {
       const kept = list.filter((item) => !below(typeof item === 'string' ? item : (item as { path: string }).path));
@@ -226,18 +228,28 @@ function walkValue(schema: z.ZodType, values: readonly unknown[], path: string, 
       return;
     }
     case 'array': {
-      const keyed = seen.length > 0 && !seen.some(Array.isArray) && seen.every(isKeyedList);
+      const tables = seen.length > 0 && !seen.some(Array.isArray) ? seen.map(columnarOf) : [];
+      const columns = tables.length > 0 && tables.every((t) => t !== undefined && t.names === tables[0]!.names && t.rows === tables[0]!.rows) ? tables[0] : undefined;
+      const keyed = !columns && seen.length > 0 && !seen.some(Array.isArray) && seen.every(isKeyedList);
       // Each keyed item with its key beside its fields, so the key is placed like any field, by the same evidence.
-      const items = (keyed ? seen.flatMap((list) => Object.entries(list as Json).map(([key, item]) => ({ ...(item as Json), [KEY_FIELD]: key }))) : seen.filter(Array.isArray).flat()).slice(
-        0,
-        MAX_SAMPLES,
-      );
+      const items = (
+        columns
+          ? tables.flatMap((t) => t!.items)
+          : keyed
+            ? seen.flatMap((list) => Object.entries(list as Json).map(([key, item]) => ({ ...(item as Json), [KEY_FIELD]: key })))
+            : seen.filter(Array.isArray).flat()
+      ).slice(0, MAX_SAMPLES);
+      // Columns and rows are plain once found: as sure as the list's own place.
+      if (columns) walk.mapColumns(path, columns, walk.fields[path] !== undefined || path === '');
       const itemPath = `${path}[]`;
       if (items.length === 0) walk.unseen.push(itemPath);
       else if (isLeaf(expectedOf(expected.element))) walkItems(expected.element, items, itemPath, walk);
       else walkValue(expected.element, items, itemPath, walk);
       // An empty object holds no key to place: like an empty list, nothing to judge by (`unseen`).
-      if (keyed && items.length > 0) placeKey(path, itemPath, walk);
+      if (keyed && items.length > 0) {
+        const item = expectedOf(expected.element);
+        placeKey(path, itemPath, walk, item.kind === 'object' ? Object.keys(item.shape).filter((f) => IDENTITY.has(f)) : []);
+      }
       return;
     }
     case 'union':
@@ -251,11 +263,18 @@ function walkValue(schema: z.ZodType, values: readonly unknown[], path: string, 
 }
 
 /** The item field the keys of a list written as an object fill: `keyed` in the map, as sure as that field's placement. */
-function placeKey(path: string, itemPath: string, walk: Walk): void {
+function placeKey(path: string, itemPath: string, walk: Walk, identity: readonly string[]): void {
   const prefix = `${itemPath}.`;
   const field = Object.entries(walk.guess.fields).find(([at, from]) => at.startsWith(prefix) && !at.slice(prefix.length).includes('.') && from === KEY_FIELD)?.[0];
   walk.unused.splice(0, walk.unused.length, ...walk.unused.filter((at) => at !== `${itemPath}.${KEY_FIELD}`));
   if (!field) {
+    // No field of the items is its keys', and the items name themselves (their name or id is inside them): the key
+    // is a value the contract does not hold (a rival keyed by its domain), kept beside each item.
+    const named = identity.filter((f) => walk.fields[`${prefix}${f}`] !== undefined);
+    if (named.length > 0) {
+      walk.mapKeyed(path, { extra: 'key' }, walk.fields[path] !== undefined);
+      return;
+    }
     walk.toConfirm.push({ path, reason: 'a list written as an object: which field of its items do its keys hold?', candidates: [] });
     return;
   }

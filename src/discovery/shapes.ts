@@ -106,6 +106,45 @@ const CONVERSION_CONFIDENCE: Record<Conversion, number> = {
 export const SHARE_EVIDENCE = 3;
 /** A list written as an object keyed by its items: as sure as its items' fields say it is (`keyed`, propose.ts). */
 export const KEYED = 0.9;
+/** A list written as columns and rows: where its column names and rows are (as the map's `columns` says), and its items. */
+export interface Columns {
+  names: string;
+  rows: string;
+  /** For column names written as objects: the field holding each one's name. */
+  name?: string;
+  items: Record<string, unknown>[];
+}
+const columnsMemo = new WeakMap<object, Columns | null>();
+
+/**
+ * An object holding one list of column names (text, or objects with one text field naming each) and one list of
+ * rows, each as long as the names: a list written as columns and rows (`{"cols": ["id", "name"], "rows": [[1, "Acme"]]}`).
+ * Undefined for anything else. The same items each time for the same object.
+ */
+export function columnarOf(value: unknown): Columns | undefined {
+  if (!isObject(value)) return undefined;
+  const memo = columnsMemo.get(value);
+  if (memo !== undefined) return memo ?? undefined;
+  let found: Columns | undefined;
+  const lists = Object.entries(value).filter(([, v]) => Array.isArray(v) && v.length > 0) as [string, unknown[]][];
+  const namings = lists.flatMap(([at, list]) => {
+    if (list.every((n) => typeof n === 'string')) return new Set(list).size === list.length ? [{ at, keys: list as string[], name: undefined }] : [];
+    if (!list.every(isObject)) return [];
+    const textFields = Object.keys(list[0] as object).filter((f) => list.every((n) => typeof (n as Record<string, unknown>)[f] === 'string'));
+    const unique = textFields.filter((f) => new Set(list.map((n) => (n as Record<string, string>)[f])).size === list.length);
+    return unique.length === 1 ? [{ at, keys: list.map((n) => (n as Record<string, string>)[unique[0]!]!), name: unique[0] }] : [];
+  });
+  const tables = Object.entries(value).filter(([, v]) => Array.isArray(v) && v.every(Array.isArray)) as [string, unknown[][]][];
+  if (namings.length === 1 && tables.length === 1) {
+    const [{ at, keys, name }] = namings as [(typeof namings)[number]];
+    const [rowsAt, rows] = tables[0]!;
+    if (rows.every((row) => row.length === keys.length))
+      found = { names: at, rows: rowsAt, ...(name !== undefined ? { name } : {}), items: rows.map((row) => Object.fromEntries(keys.map((k, i) => [k, row[i]]))) };
+  }
+  columnsMemo.set(value, found ?? null);
+  return found;
+}
+
 /** An object whose every value is an object: a list keyed by one of its items' fields. */
 export const isKeyedList = (value: unknown): value is Record<string, Record<string, unknown>> => isObject(value) && Object.values(value).every(isObject);
 
@@ -138,6 +177,7 @@ export function fitOf(expected: Expected & { nullable: boolean }, values: readon
       if (seen.every(Array.isArray)) return { readings: [{ confidence: 1 }] };
       // A list written as an object keyed by one of its items' fields (`{"Acme": {...}, "Bolt": {...}}`).
       if (seen.every(isKeyedList) && expectedOf(expected.element).kind === 'object') return { readings: [{ confidence: KEYED }], reason: 'a list written as an object keyed by its items' };
+      if (seen.every((v) => columnarOf(v) !== undefined) && expectedOf(expected.element).kind === 'object') return { readings: [{ confidence: KEYED }], reason: 'a list written as columns and rows' };
       return { readings: [], reason: `its values are ${kindOf(seen[0])}, the contract's an array` };
     case 'enum':
       // The values themselves are compared later (`values` of the map); here only that they are text.

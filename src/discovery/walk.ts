@@ -70,8 +70,14 @@ export class Walk {
   }
 
   /** A list written as an object: the contract field of its items the object's keys fill. */
-  mapKeyed(path: string, field: string, sure: boolean): void {
+  mapKeyed(path: string, field: string | { extra: string }, sure: boolean): void {
     for (const map of this.mapsFor(sure)) (map.keyed ??= {})[path] = field;
+  }
+
+  /** A list written as columns and rows: where its names and rows are. */
+  mapColumns(path: string, columns: { names: string; rows: string; name?: string }, sure: boolean): void {
+    const { names, rows, name } = columns;
+    for (const map of this.mapsFor(sure)) (map.columns ??= {})[path] = { names, rows, ...(name !== undefined ? { name } : {}) };
   }
 
   mapValue(path: string, value: string, to: string, sure: boolean): void {

@@ -25,7 +25,17 @@ export const upstreamMapSchemas = once(() => {
     fields: z.record(z.string(), UpstreamPath).default({}),
     convert: z.record(z.string(), Conversion).default({}),
     values: z.record(z.string(), z.record(z.string(), z.string().min(1).max(80))).default({}),
-    keyed: z.record(z.string(), z.string().min(1).max(80)).optional(),
+    keyed: z.record(z.string(), z.union([z.string().min(1).max(80), z.strictObject({ extra: z.string().min(1).max(80) })])).optional(),
+    columns: z
+      .record(
+        z.string(),
+        z.strictObject({
+          names: UpstreamPath,
+          rows: UpstreamPath,
+          name: z.string().min(1).max(80).optional(),
+        }),
+      )
+      .optional(),
   });
 
   const OperationMaps = z.partialRecord(z.enum(OPERATION_IDS as [OperationId, ...OperationId[]]), OperationMap);
@@ -37,9 +47,23 @@ export const upstreamMapSchemas = once(() => {
       for (const part of ['fields', 'convert', 'values'] as const)
         for (const path of Object.keys(map[part]))
           if (!known.has(path)) ctx.addIssue({ code: 'custom', path: ['operations', id, part, path], message: `${id} has no field \`${path}\` in the contract.` });
-      for (const [path, field] of Object.entries(map.keyed ?? {}))
-        if (!known.has(`${path}[]`) || !known.has(`${path}[].${field}`))
-          ctx.addIssue({ code: 'custom', path: ['operations', id, 'keyed', path], message: `${id} has no list \`${path}\` whose items have a field \`${field}\` in the contract.` });
+      for (const [path, field] of Object.entries(map.keyed ?? {})) {
+        if (typeof field === 'string' ? !known.has(`${path}[]`) || !known.has(`${path}[].${field}`) : !known.has(`${path}[]`))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['operations', id, 'keyed', path],
+            message: typeof field === 'string' ? `${id} has no list \`${path}\` whose items have a field \`${field}\` in the contract.` : `${id} has no list \`${path}\` in the contract.`,
+          });
+        // A key kept as an extra never takes a contract field's name: that field it fills (`"name"`), or it is another.
+        else if (typeof field !== 'string' && known.has(`${path}[].${field.extra}`))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['operations', id, 'keyed', path],
+            message: `\`${field.extra}\` is a field of \`${path}\`'s items: write \`"${field.extra}"\` to fill it with the key.`,
+          });
+      }
+      for (const path of Object.keys(map.columns ?? {}))
+        if (!known.has(`${path}[]`)) ctx.addIssue({ code: 'custom', path: ['operations', id, 'columns', path], message: `${id} has no list \`${path}\` in the contract.` });
     }
   });
 
