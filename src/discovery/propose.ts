@@ -45,6 +45,7 @@ import { capped, type Json, KEY_FIELD, MAX_SAMPLES, type Pair, pairOf, pathOf, p
 import { byVocabulary, VOCABULARY, type Vocabulary } from './vocabulary';
 import { byShape, FORM_UNIQUE, IDENTITY, spellsAsOurs } from './by-shape';
 import { alignWithMargins, FORCED } from './align';
+import { keepProven } from './proven';
 
 export interface OperationProposal {
   /** What the answer says of the operation (`OperationRead` without the read's own status, params and cache). */
@@ -97,7 +98,7 @@ export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, thres
   // What the figures settled may let a rule judge a field it could not while they were in question.
   settleByEvidence(id, schema, body, walk);
   settleGroups(id, schema, body, walk);
-  alignUnits(walk, (path, convert) => rulesKept(id, schema, body, walk, path, convert));
+  alignUnits(walk, (path, convert, from) => rulesKept(id, schema, body, walk, path, convert, from));
   confirmByRules(id, schema, body, walk);
   // What the rules put in doubt may be settled together again.
   settleGroups(id, schema, body, walk);
@@ -123,27 +124,6 @@ export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, thres
     map: walk.sure,
     guess: walk.guess,
   };
-}
-
-/** The contract objects and lists a path lies inside: `a[].b.c` inside `a` and `a[].b`. */
-function ancestorsOf(path: string): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < path.length; i++) {
-    if (path[i] === '.') out.push(path.slice(0, i).replace(/\[\]$/, ''));
-    else if (path.startsWith('[]', i) && i > 0) out.push(path.slice(0, i));
-  }
-  return [...new Set(out)].filter((at) => at !== path);
-}
-
-/**
- * Only what is proven goes into the map: a placement relative to an object or list that is itself a question (or
- * an envelope in question) is right only if that guess is, so it stays in the guess until the person answers.
- */
-function keepProven(walk: Walk): void {
-  const unsureEnvelope = walk.guess.envelope !== undefined && walk.sure.envelope === undefined;
-  const proven = (path: string) => !unsureEnvelope && ancestorsOf(path).every((at) => walk.fields[at] !== undefined);
-  for (const part of [walk.sure.fields, walk.sure.convert, walk.sure.values, walk.sure.keyed ?? {}, walk.sure.columns ?? {}])
-    for (const path of Object.keys(part)) if (!proven(path)) delete part[path];
 }
 
 /**

@@ -104,7 +104,10 @@ export function settleGroups(id: OperationId, schema: z.ZodType, body: Json, wal
     const group = open.filter((item) => parentOf(item.path) === parent);
     const froms = [...new Set(group.flatMap((item) => item.candidates.map((c) => c.from!)))];
     if (froms.length < group.length) continue;
-    const rules = RULES.filter((rule) => group.some((item) => reading(id, item.path).includes(rule)));
+    // A rule that also reads a field still in question outside the group judges one guess by another: no evidence.
+    const inGroup = (field: string) => group.some((item) => atOrUnder(field, item.path));
+    const doubted = (field: string) => walk.toConfirm.some((other) => !group.includes(other) && other.value === undefined && other.path !== '' && atOrUnder(field, other.path));
+    const rules = RULES.filter((rule) => group.some((item) => reading(id, item.path).includes(rule)) && !rule.reads[id]!.some((field) => !inGroup(field) && doubted(field)));
     if (rules.length === 0) continue;
     const readFields = [...new Set(rules.flatMap((rule) => rule.reads[id]!.filter((field) => group.some((item) => atOrUnder(field, item.path)))))];
     // A candidate's reading (`date`, `basis-points`) is the field's where it offered it, else the group's for it.
@@ -164,10 +167,10 @@ function assignments(slots: string[][], taken: string[] = []): string[][] {
  * What the rules that fix `path` say of it read so (its guess, converted or not): `true` when they hold and would
  * break were it far off (evidence), `false` when one breaks, undefined when none fixes it or none can tell.
  */
-export function rulesKept(id: OperationId, schema: z.ZodType, body: Json, walk: Walk, path: string, convert: Conversion | undefined): boolean | undefined {
+export function rulesKept(id: OperationId, schema: z.ZodType, body: Json, walk: Walk, path: string, convert: Conversion | undefined, from?: string): boolean | undefined {
   const rules = RULES.filter((rule) => rule.reads[id] && rule.pins?.includes(path));
   if (rules.length === 0) return undefined;
-  const map = { ...walk.guess, convert: { ...walk.guess.convert } };
+  const map = { ...walk.guess, fields: from === undefined ? walk.guess.fields : { ...walk.guess.fields, [path]: from }, convert: { ...walk.guess.convert } };
   if (convert) map.convert[path] = convert;
   else delete map.convert[path];
   const read = conformBody(schema, body, map);

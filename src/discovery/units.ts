@@ -13,7 +13,7 @@ export const UNIT_CONVERSIONS: readonly Conversion[] = ['percent', 'basis-points
  * a share from 0 to 1 is -6.3). Where no sibling says a unit, the percentages together may: many different values
  * across them, all from 0 to 1, are shares. As sure as the siblings and the field are; a question otherwise.
  */
-export function alignUnits(walk: Walk, kept: (path: string, convert: Conversion | undefined) => boolean | undefined): void {
+export function alignUnits(walk: Walk, kept: (path: string, convert: Conversion | undefined, from?: string) => boolean | undefined): void {
   const byParent = new Map<string, Unit[]>();
   for (const unit of walk.units) byParent.set(unit.parent, [...(byParent.get(unit.parent) ?? []), unit]);
   for (const units of byParent.values()) {
@@ -38,7 +38,10 @@ export function alignUnits(walk: Walk, kept: (path: string, convert: Conversion 
       // A rule that fixes the field decides between the siblings' unit and its own.
       const withUnit = kept(u.path, unit);
       if (withUnit === false) continue;
-      const isSure = withUnit === true || (sure && placed(u));
+      // A question between fields is settled by the unit only when no other candidate keeps the rule in it too.
+      const others = (walk.toConfirm.find((item) => item.path === u.path && item.value === undefined)?.candidates ?? []).flatMap((c) => (c.from !== undefined && c.from !== u.key ? [c.from] : []));
+      const rivalKeeps = !placed(u) && others.some((from) => kept(u.path, unit, from) === true);
+      const isSure = !rivalKeeps && (withUnit === true || (sure && placed(u)));
       walk.mapConvert(u.path, unit, isSure);
       walk.toConfirm.splice(0, walk.toConfirm.length, ...walk.toConfirm.filter((item) => item.path !== u.path || item.value !== undefined));
       const field = walk.fields[u.path];
