@@ -9,7 +9,14 @@ import { defineConfig } from 'vitest/config';
 import { SETUP_FILES, testWorker } from '../vitest.config';
 
 export default defineConfig(async () => ({
-  plugins: [await testWorker({ STYLES_COUNT: process.env.STYLES_COUNT ?? '50', STYLES_SEED: process.env.STYLES_SEED ?? '1', STYLES_DETAIL: process.env.STYLES_DETAIL ?? 'off' })],
+  plugins: [
+    await testWorker({
+      STYLES_COUNT: process.env.STYLES_COUNT ?? '50',
+      STYLES_SEED: process.env.STYLES_SEED ?? '1',
+      STYLES_DETAIL: process.env.STYLES_DETAIL ?? 'off',
+      STYLES_CLASS: process.env.STYLES_CLASS ?? 'open',
+    }),
+  ],
   test: {
     setupFiles: SETUP_FILES,
     include: ['test/styles.test.ts'],

@@ -18,6 +18,7 @@ const count = Number(option('count', '50'));
 const seed = Number(option('seed', '1'));
 const jsonOut = option('json', undefined);
 const detail = args.includes('--detail');
+const classic = args.includes('--classic');
 if (!Number.isInteger(count) || count < 1 || !Number.isInteger(seed) || seed < 1) {
   console.error('Usage: npm run test:styles -- [--count N] [--seed S] [--json FILE]   (N >= 1, S >= 1)');
   process.exit(2);
@@ -26,7 +27,7 @@ if (!Number.isInteger(count) || count < 1 || !Number.isInteger(seed) || seed < 1
 const results = [];
 const started = Date.now();
 const child = spawn('npx', ['vitest', 'run', '--config', 'scripts/test-styles.config.ts'], {
-  env: { ...process.env, STYLES_COUNT: String(count), STYLES_SEED: String(seed), STYLES_DETAIL: detail ? 'on' : 'off', WRANGLER_SEND_METRICS: 'false' },
+  env: { ...process.env, STYLES_COUNT: String(count), STYLES_SEED: String(seed), STYLES_DETAIL: detail ? 'on' : 'off', STYLES_CLASS: classic ? 'classic' : 'open', WRANGLER_SEND_METRICS: 'false' },
   stdio: ['ignore', 'pipe', 'pipe'],
 });
 let output = '';

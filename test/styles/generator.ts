@@ -25,6 +25,7 @@ import { CONTENT_ACTIONS, ENGINES, OUTCOMES, SOURCE_CLASSES, STATES } from '../.
 import { OPERATION_IDS, type OperationId } from '../../src/contract/operations';
 import { defOf, innerSchema, numberRules } from '../../src/contract/schema-walk';
 import { zodSide } from '../../src/contract/zod-side';
+import { type Language, LANGUAGES } from './languages';
 
 const zs = await zodSide();
 
@@ -273,8 +274,11 @@ const DEPENDS: Partial<Record<OperationId, OperationId>> = { getTopic: 'listTopi
 export interface HouseStyle {
   /** Drives every per-path decision. */
   seed: number;
-  /** Every field name a random token (`f_k2x9`), the same for a path every time. */
+  /** Every field name a random token (`f_k2x9`), the same for a field in every answer. */
   tokenNamed: boolean;
+  /** A named style's language (undefined: English), and the share of its fields named by an opaque code of two to five letters. */
+  language: Language | undefined;
+  codes: number;
   /** The builder's case convention; `caseDeviation` of its operations use another one. */
   caseName: CaseName;
   caseDeviation: number;
@@ -341,11 +345,21 @@ export function houseStyle(): fc.Arbitrary<HouseStyle> {
       for (const [id, from] of Object.entries(DEPENDS)) if (all.has(from!)) all.add(id as OperationId);
       return OPERATION_IDS.filter((id) => all.has(id));
     }),
+    // Drawn last, so the habits above are those the same seed drew before: two in five named styles in another
+    // language, and a share of a style's fields named by opaque codes.
+    language: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 2, arbitrary: fc.constantFrom(...(Object.keys(LANGUAGES) as Language[])) }),
+    codes: fc.constantFrom(0, 0, 0.15, 0.33),
   });
 }
 
 /** The style fast-check draws for `seed`, its per-path decisions drawn from `seed` too: what the tests and `npm run test:styles` name a style by. */
 export const styleOf = (seed: number): HouseStyle => ({ ...fc.sample(houseStyle(), { seed, numRuns: 1 })[0]!, seed });
+
+/**
+ * The style of `seed` as issue 43 drew it: English names (or tokens), none by codes. Its names are stable per field
+ * as every style's are; the open class (`styleOf`) adds other languages and codes.
+ */
+export const classicStyleOf = (seed: number): HouseStyle => ({ ...styleOf(seed), language: undefined, codes: 0 });
 
 export const styleOmits = (style: HouseStyle, id: OperationId): boolean => style.omitted.includes(id);
 
@@ -353,6 +367,8 @@ export const styleOmits = (style: HouseStyle, id: OperationId): boolean => style
 export function describeStyle(style: HouseStyle): string {
   const parts: string[] = [style.tokenNamed ? 'token names' : style.caseName];
   if (style.caseDeviation > 0) parts[0] += `(+${Math.round(style.caseDeviation * 100)}% other)`;
+  if (!style.tokenNamed && style.language) parts[0] += ` in ${style.language}`;
+  if (!style.tokenNamed && style.codes > 0) parts[0] += ` +${Math.round(style.codes * 100)}% codes`;
   const { envelope } = style;
   parts.push(envelope.kind === 'none' ? 'bare' : `{${envelope.status ? 'status,' : ''}${envelope.data},meta${envelope.movedTimestamp ? '+asOf' : ''}}`);
   if (!style.tokenNamed) {
@@ -477,13 +493,21 @@ function entityOf(path: string): string | undefined {
   return words(last).map(singularWord).at(-1);
 }
 
-/** The snake_case name a named style gives a field, before its case. */
-function namedField(style: HouseStyle, id: OperationId, path: string, name: string, parent: string): string {
-  const r = draw(style, `name ${id} ${path}`);
+/**
+ * The snake_case name a named style gives a field, before its case: one name per field in every answer (the draws are
+ * the field's, not the path's), as a real service names its fields; an entity prefix is its holder's (`topic_name`).
+ * A style in another language says its words in it, and has neither English synonyms nor abbreviations.
+ */
+function namedField(style: HouseStyle, name: string, parent: string): string {
+  const r = draw(style, `name ${name}`);
   const { prefix, abbreviate, synonym } = style.rename;
+  if (style.language !== undefined) {
+    const entity = entityOf(parent);
+    return r < prefix && entity && !words(name).includes(entity) ? `${entity}_${name}` : name;
+  }
   if (r < synonym) {
     const options = NAME_SYNONYMS[name];
-    if (options) return choose(style, `synonym ${id} ${path}`, options);
+    if (options) return choose(style, `synonym ${name}`, options);
   } else if (r < synonym + abbreviate) {
     if (ABBREVIATIONS[name]) return ABBREVIATIONS[name];
     const w = words(name);
@@ -493,6 +517,23 @@ function namedField(style: HouseStyle, id: OperationId, path: string, name: stri
     if (entity && !words(name).includes(entity)) return `${entity}_${name}`;
   }
   return name;
+}
+
+/** A field's words as the style writes them: an opaque code of its own for a share of its fields, else in the style's language. */
+function upstreamWords(style: HouseStyle, name: string, parent: string): string[] {
+  if (draw(style, `code ${name}`) < style.codes) return [codeOf(style, name)];
+  return translated(style, words(namedField(style, name, parent)));
+}
+/** Words in the style's language (a word its table lacks, a number, stays as it is). */
+const translated = (style: HouseStyle, english: string[]): string[] => (style.language === undefined ? english : english.map((w) => (LANGUAGES[style.language!] as Record<string, string>)[w] ?? w));
+/** A vendor's code for a field, two to five letters, the same every time: `qv`, `tmrk`. */
+function codeOf(style: HouseStyle, name: string): string {
+  const letters = 'bcdfghjklmnpqrstvwxz';
+  const n = hash(`${style.seed}|code|${name}`);
+  const length = 2 + (n % 4);
+  let code = '';
+  for (let i = 0, h = n; i < length; i++, h = Math.floor(h / letters.length) + i * 7919) code += letters[h % letters.length];
+  return code;
 }
 
 function token(style: HouseStyle, key: string, attempt: number): string {
@@ -533,14 +574,15 @@ function planOf(style: HouseStyle, id: OperationId, path: string, node: Extract<
     if (child.kind === 'object' && child.scalarOnly && !nullable && draw(style, `flat ${id} ${childPath}`) < style.flat) {
       const names: Record<string, string> = {};
       for (const inner of Object.keys(child.fields)) {
-        const innerWords = style.tokenNamed ? [] : words(namedField(style, id, `${childPath}.${inner}`, inner, childPath));
-        names[inner] = fresh([...words(name), ...innerWords], [...words(name), ...words(inner)], `${id} ${childPath}.${inner}`);
+        const innerWords = style.tokenNamed ? [] : upstreamWords(style, inner, childPath);
+        const object = translated(style, words(name));
+        names[inner] = fresh([...object, ...innerWords], [...object, ...translated(style, words(inner))], `flat ${name}.${inner}`);
       }
       fields[name] = { how: 'flat', names };
       continue;
     }
-    const upstream = style.tokenNamed ? [] : words(namedField(style, id, childPath, name, path));
-    const fieldName = fresh(upstream, words(name), `${id} ${childPath}`);
+    const upstream = style.tokenNamed ? [] : upstreamWords(style, name, path);
+    const fieldName = fresh(upstream, translated(style, words(name)), `name ${name}`);
     if (child.kind === 'array' && child.element.kind === 'object' && draw(style, `keyed ${id} ${childPath}`) < style.keyed) {
       const item = child.element;
       const key = KEY_FIELDS.find((k) => item.fields[k]?.kind === 'leaf' && !NULLABLE.get(`${id} ${childPath}[].${k}`)) ?? (item.fields.id ? 'id' : undefined);
