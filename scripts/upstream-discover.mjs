@@ -78,3 +78,8 @@ if (options.out) {
   writeFileSync(options.out, `${JSON.stringify(report.map, null, 2)}\n`);
   console.error(`The proposed map is in ${options.out}: PUT it to /admin/upstream/map once the fields to confirm are settled (with "version": the stored map's, if one is stored already).`);
 }
+// Reads refused for want of a brand: the map is short of those operations, and the run is no success.
+if (report.incomplete) {
+  console.error(safe(report.incomplete.message));
+  process.exit(1);
+}

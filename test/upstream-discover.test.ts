@@ -242,6 +242,36 @@ describe('POST /admin/upstream/discover', () => {
     expect(Object.keys(stored.operations)).toEqual(['listTasks']);
   });
 
+  it('probes the brand ids of a key with several brands when /brands cannot be read, and reads every operation for one of them', async () => {
+    // /brands in a form of its own: the brands under opaque keys, each id two objects down.
+    const hidden = (body: Record<string, unknown>, url: URL) =>
+      url.pathname.endsWith('/brands')
+        ? { accounts: Object.fromEntries(((body.brands ?? []) as { id: number; name: string }[]).map((b, i) => [`x${i}`, { ref: { num: b.id }, label: b.name }])) }
+        : body;
+    new ReshapingUpstream(hidden, () => KEYS.growth).install();
+    const report = await discover({ api_key: 'foreign_growth_probe' });
+    expect(report.incomplete).toBeUndefined();
+    expect(report.brand_id).toBe(2);
+    expect(report.probes).toEqual([{ purpose: expect.stringMatching(/^the brand ids/), reads: expect.any(Number), settled: 'brands 2, 3' }]);
+    expect(readOf(report, 'getVisibility')).toMatchObject({ status: 200, params: { brand_id: 2 } });
+    const refused = Object.values(report.operations).filter((entry) => 'error' in entry && entry.error.code === 'brand_required');
+    expect(refused).toEqual([]);
+  });
+
+  it('says so, and stores nothing, when reads were refused for want of a brand it could not find', async () => {
+    // /brands naming its brands by text alone: no number in it is a brand id.
+    const textual = (body: Record<string, unknown>, url: URL) => (url.pathname.endsWith('/brands') ? { brands: ((body.brands ?? []) as { name: string }[]).map((b) => ({ name: b.name })) } : body);
+    new ReshapingUpstream(textual, () => KEYS.growth).install();
+    const before = await currentVersion();
+    const report = await discover({ api_key: 'foreign_growth_textual' });
+    expect(report.incomplete).toMatchObject({ code: 'brand_required', message: expect.stringMatching(/refused for want of a brand/) });
+    expect(report.incomplete!.operations).toContain('getVisibility');
+    const applied = await admin('POST', '/discover', { api_key: 'foreign_growth_textual', apply: true });
+    expect(applied.status).toBe(409);
+    expect(((await applied.json()) as { error: { code: string } }).error.code).toBe('discovery_incomplete');
+    expect(await currentVersion()).toBe(before);
+  });
+
   it('reads the first brand of a key with several brands', async () => {
     const report = await discover({ api_key: KEYS.growth });
     expect(report.brand_id).toBe(2);

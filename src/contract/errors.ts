@@ -34,6 +34,8 @@ export const PRODUCT_ERROR_STATUS = {
   too_many_links: 409,
   /** `PUT /admin/upstream/map` naming a version that is no longer the stored one. */
   map_version_conflict: 409,
+  /** `POST /admin/upstream/discover` with `apply`, when reads were refused for want of a brand discovery could not read: nothing stored. */
+  discovery_incomplete: 409,
   /** A feature needs an operation the service behind the Worker does not have (it answered 404); `operation` names it. */
   operation_missing: 502,
 } as const;

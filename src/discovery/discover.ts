@@ -156,7 +156,8 @@ export async function discoverUpstreamMap(read: DiscoveryReader, options: Discov
   /** Each body read as sent, with the request it answered: proposed again once every operation is read. */
   const bodies = new Map<OperationId, { body: Record<string, unknown>; params: Params }>();
 
-  for (const id of readingOrder()) {
+  /** One operation read and proposed: `stop` when discovery must end (a refused key, the budget). */
+  const readOperation = async (id: OperationId): Promise<'next' | 'stop'> => {
     const op = table(id);
     const params: Params = {};
     if (report.brand_id !== null && op.scope !== 'account') params.brand_id = report.brand_id;
@@ -169,12 +170,12 @@ export async function discoverUpstreamMap(read: DiscoveryReader, options: Discov
       );
       if (!joined) {
         entries.set(id, { status: null, skipped: lacking });
-        continue;
+        return 'next';
       }
       Object.assign(params, joined);
     }
     const answer = await paced(id, params);
-    if (!answer) break;
+    if (!answer) return 'stop';
     const body = answer.body;
     if (answer.status !== 200 || typeof body !== 'object' || body === null || Array.isArray(body)) {
       const error = answer.error ?? { code: 'invalid_response', message: `${id}: the body is not a JSON object.` };
@@ -183,19 +184,55 @@ export async function discoverUpstreamMap(read: DiscoveryReader, options: Discov
       // The first read tells whether anything can be read: not with a refused key, nor from a service that does not answer.
       if (report.calls === 1 && (KEY_REFUSALS.has(error.code) || answer.status === 0 || answer.status >= 500)) {
         report.stopped = { status: answer.status, code: error.code, message: error.message };
-        break;
+        return 'stop';
       }
-      continue;
+      return 'next';
     }
     const proposal = proposeOperation(zs, id, body as Record<string, unknown>, threshold, { context });
     entries.set(id, { status: 200, params, cache: answer.cache ?? null, ...proposal.report });
     if (hasEntries(proposal.map)) report.map.operations[id] = proposal.map;
     read200.set(id, conformBody(zs.response(id), body, proposal.guess));
     bodies.set(id, { body: body as Record<string, unknown>, params });
+    failed.delete(id);
     if (id === BRAND_ID_FROM.operation) {
       // `brand_id` is required of a key with several brands, and optional with one: given only when needed.
       brandIds = valuesAt(read200.get(id), BRAND_ID_FROM.path).filter((b): b is number => typeof b === 'number');
       if (brandIds.length > 1) report.brand_id = brandIds[0]!;
+    }
+    return 'next';
+  };
+  for (const id of readingOrder()) if ((await readOperation(id)) === 'stop') break;
+  // Reads the service refused for want of a brand (a key with several, whose /brands discovery could not read): the
+  // brand ids are probed, each candidate of /brands' numbers asked of one refused read, and the refused reads made again.
+  const refusedForBrand = () =>
+    readingOrder().filter((id) => {
+      const e = entries.get(id);
+      return e?.status === 400 && 'error' in e && e.error.code === 'brand_required';
+    });
+  if (!report.stopped && refusedForBrand().length > 0 && report.brand_id === null) {
+    // The ids read from /brands, where there were any (one read where the key has several); else each number it holds.
+    if (brandIds.length === 0) {
+      const probe = refusedForBrand()[0]!;
+      const tried: number[] = [];
+      for (const candidate of brandCandidates(bodies.get(BRAND_ID_FROM.operation as OperationId)?.body)) {
+        const answer = await paced(probe, { ...(entries.get(probe) as { params: Params }).params, brand_id: candidate });
+        if (!answer) break;
+        tried.push(candidate);
+        if (answer.status === 200) brandIds.push(candidate);
+      }
+      (report.probes ??= []).push({
+        purpose: `the brand ids: each number /brands holds asked of ${probe}, which a key with several brands answers only for one of its own`,
+        reads: tried.length,
+        settled: brandIds.length > 0 ? `brands ${brandIds.join(', ')}` : 'none of them is a brand of the key',
+      });
+    }
+    if (brandIds.length > 0 && !report.stopped) {
+      report.brand_id = brandIds[0]!;
+      for (const id of readingOrder()) {
+        const entry = entries.get(id);
+        const again = (entry?.status === 400 && 'error' in entry && entry.error.code === 'brand_required') || entry?.status === null;
+        if (again && (await readOperation(id)) === 'stop') break;
+      }
     }
   }
   // Another brand's answers may hold enumeration values the first brand's never showed: read those that carry them.
@@ -216,6 +253,13 @@ export async function discoverUpstreamMap(read: DiscoveryReader, options: Discov
     report.operations[id] = entry;
   }
   if (waited > 0) report.waited_seconds = waited;
+  const unread = refusedForBrand();
+  if (!report.stopped && unread.length > 0)
+    report.incomplete = {
+      code: 'brand_required',
+      operations: unread,
+      message: `${unread.length} operations were refused for want of a brand (400 brand_required): the key has several brands and discovery could not read their ids from /brands. Their parts of the map are missing; answer /brands' questions (its brands' ids) and run discovery again.`,
+    };
   return report;
 }
 
@@ -270,3 +314,22 @@ function joinAcross(
     }
   }
 }
+
+/** The numbers /brands holds anywhere (its values, and its keys where a list is keyed by id): the brand ids it may list, at most `BRAND_PROBES`. */
+function brandCandidates(body: unknown): number[] {
+  const found = new Set<number>();
+  const visit = (value: unknown) => {
+    if (found.size >= BRAND_PROBES) return;
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (typeof value === 'object' && value !== null)
+      for (const [key, v] of Object.entries(value)) {
+        if (/^\d{1,9}$/.test(key)) found.add(Number(key));
+        visit(v);
+      }
+    else if (typeof value === 'number' && Number.isInteger(value) && value > 0) found.add(value);
+  };
+  visit(body);
+  return [...found].slice(0, BRAND_PROBES);
+}
+/** Brand ids probed at most: each costs one read of the key's budget. */
+const BRAND_PROBES = 8;

@@ -96,6 +96,14 @@ export const DiscoveryReport = z.object({
     .describe(
       'A key with several brands: the brands besides `brand_id` whose answers holding enumeration values (answer states, outcomes, actions, classes) were read too, so values only another brand shows are mapped.',
     ),
+  probes: z
+    .array(z.object({ purpose: z.string(), reads: z.number().int().min(0), settled: z.string() }))
+    .optional()
+    .describe('Reads discovery chose to settle what one read of each operation could not, each with what it settled.'),
+  incomplete: z
+    .object({ code: z.literal('brand_required'), operations: z.array(z.string()), message: z.string() })
+    .optional()
+    .describe("Operations the service refused for a reason of discovery's own making (no brand given to a key with several): not a success, and `apply` stores nothing."),
   waited_seconds: z.number().optional().describe("The command line only: seconds it waited for the key's budget between reads."),
   applied: z.object({ version: z.number().int() }).nullable().optional().describe('With `"apply": true`: the version the proposed map was stored as; null when nothing was read.'),
 });

@@ -137,6 +137,8 @@ async function discover(request: Request, { env, runtime }: AdminContext): Promi
     throw new ApiError('invalid_parameter', `The Read API refuses this key (${stopped.status} ${stopped.code}), so nothing could be read: ${stopped.message}`, { param: 'api_key' });
   if (stopped?.status === 429) throw budgetStop(stopped, report.calls);
   if (stopped) throw new ApiError('upstream_error', `The Read API did not answer discovery's first read (${stopped.status} ${stopped.code}): nothing was read. Try again in a few minutes.`);
+  // Reads refused for a reason of discovery's own making leave the map short: it is said, and nothing is stored.
+  if (apply && report.incomplete) throw new ApiError('discovery_incomplete', `${report.incomplete.message} Nothing was stored.`);
   if (apply) report.applied = await applyDiscovered(env, runtime, report);
   return json(report);
 }

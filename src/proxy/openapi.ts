@@ -84,7 +84,9 @@ export const adminDocs: FeatureDocs = {
           '200': ok('The proposed map and, per operation, how each field was placed.', jsonOf('DiscoveryReport')),
           '400': error('`invalid_parameter`: the field at fault named in `param` (`api_key` when the Read API refuses the key: nothing could be read)'),
           ...ADMIN_REFUSALS,
-          '409': error('`map_version_conflict`: with `apply`, the map was replaced while discovery ran'),
+          '409': error(
+            '`map_version_conflict`: with `apply`, the map was replaced while discovery ran; `discovery_incomplete`: with `apply`, reads were refused for want of a brand (a key with several whose ids discovery could not read from /brands), so nothing was stored (without `apply`, the report says so in `incomplete`)',
+          ),
           '429': {
             ...error(
               "`rate_limited`, `quota_exceeded`: the key's budget refused a read. A refused read is no evidence: nothing is proposed or stored, and the message says at which read it stopped and when to go on (the reads made are cached and free then)",
