@@ -106,6 +106,22 @@ describe('fields', () => {
     expect(report.reads).toEqual({ ok: true });
   });
 
+  it('overturn a guess that gives other figures than another answer settled: a vendor code taken for an abbreviation', async () => {
+    const body = (await ours('listTopics')) as { topics: { id: number; questions: number }[] } & Record<string, unknown>;
+    // `qt` (the service's code for the rank) reads as an abbreviation of `questions`; `phqkf` holds the counts.
+    const styled = renameAt(renameAt(body, 'topics[].rank', 'qt'), 'topics[].questions', 'phqkf') as Record<string, unknown>;
+    const alone = proposeOperation(zs, 'listTopics', styled, CONFIDENCE_THRESHOLD);
+    expect(alone.map.fields['topics[].questions']).toBe('qt');
+    // /prompts settled how many questions name each topic: those are the counts, so `qt` is not them.
+    const counts = new Map(body.topics.map((t) => [String(t.id), t.questions] as const));
+    const { map, report } = proposeOperation(zs, 'listTopics', styled, CONFIDENCE_THRESHOLD, { figures: [{ path: 'topics[].questions', key: 'topics[].id', expected: counts }] });
+    expect(map.fields['topics[].questions']).toBe('phqkf');
+    expect(report.fields['topics[].questions']).toMatchObject({ from: 'phqkf', by: 'evidence' });
+    // The rank was placed by what was left; it is asked again, with the key the counts freed.
+    expect(map.fields['topics[].rank']).toBeUndefined();
+    expect(report.to_confirm.find((item) => item.path === 'topics[].rank')?.candidates.map((c) => c.from)).toEqual(['qt']);
+  });
+
   it('read a list written as columns and rows, and a list keyed by a value the contract does not hold', async () => {
     const body = (await ours('listTopics')) as { topics: Record<string, unknown>[] } & Record<string, unknown>;
     const order = Object.keys(body.topics[0]!);

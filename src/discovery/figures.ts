@@ -12,7 +12,9 @@ import type { OperationId } from '../contract/operations';
 import { valuesAtPath } from '../contract/paths';
 import { figurePairs, SAME_FIGURES, SAME_WITHIN } from '../contract/same-figures';
 import type { DiscoveryReport, ToConfirm } from './report';
-import { settleQuestions } from './rules';
+import { CONFIRMABLE, EVIDENCE, settleQuestions } from './rules';
+import { conformBody } from '../contract/conform';
+import { AMBIGUOUS } from './shapes';
 import { atOrUnder } from '../contract/paths';
 import type { Json, Walk } from './walk';
 
@@ -119,4 +121,45 @@ export function settleByPrecision(schema: z.ZodType, body: Json, walk: Walk, pre
     const values = valuesAtPath(read, item.path).filter((v): v is number => typeof v === 'number' && v !== 0);
     return values.length > 0 && values.every((v) => decimalsOf(v) <= precision);
   });
+}
+
+/**
+ * A field placed by a guess (a form, an abbreviation, the service's word elsewhere) that gives other figures than
+ * another answer settled for it is no placement: a guess never stands against the evidence. Of its object's other
+ * fields, the one alone that gives those figures takes its place (and the field that held it is asked again, since
+ * it was placed by what was left); none or several, the field is asked, those that give them its candidates.
+ */
+export function overturnByFigures(schema: z.ZodType, body: Json, walk: Walk, figures: readonly FigureEvidence[]): void {
+  const parentOf = (path: string) => path.slice(0, Math.max(0, path.lastIndexOf('.')));
+  for (const evidence of figures) {
+    const placed = walk.fields[evidence.path];
+    if (!placed || !CONFIRMABLE.has(placed.by) || placed.from === '.' || placed.from.includes('.')) continue;
+    if (agrees(conformBody(schema, body, walk.guess), evidence)) continue;
+    const parent = parentOf(evidence.path);
+    const siblings = Object.entries(walk.fields).filter(
+      ([path, p]) => path !== evidence.path && parentOf(path) === parent && !path.slice(parent.length + (parent ? 1 : 0)).includes('.') && p.from !== '.',
+    );
+    const unused = walk.unused.filter((at) => parentOf(at) === parent).map((at) => at.slice(parent ? parent.length + 1 : 0));
+    const keys = [...new Set([...siblings.map(([, p]) => p.from), ...unused])];
+    const giving = keys.filter((key) => {
+      const map = { ...walk.guess, fields: { ...walk.guess.fields, [evidence.path]: key }, convert: { ...walk.guess.convert } };
+      return agrees(conformBody(schema, body, map), evidence);
+    });
+    const name = evidence.path.split('.').at(-1)!;
+    const demote = (path: string, from: string, reason: string, candidates: string[]) => {
+      delete walk.fields[path];
+      delete walk.sure.fields[path];
+      delete walk.sure.convert[path];
+      walk.toConfirm.push({ path, reason, candidates: candidates.map((c) => ({ from: c, confidence: AMBIGUOUS, by: 'type' as const })) });
+      if (candidates[0] !== undefined) walk.guess.fields[path] = candidates[0];
+      else walk.guess.fields[path] = from;
+    };
+    if (giving.length === 1) {
+      const [from] = giving as [string];
+      const holder = siblings.find(([, p]) => p.from === from);
+      if (holder) demote(holder[0], from, `\`${from}\` gives the figures another answer has for \`${name}\`, so it is not this field; \`${placed.from}\` is left`, [placed.from]);
+      walk.mapField(evidence.path, name, from, placed.convert, true);
+      walk.fields[evidence.path] = { from, confidence: EVIDENCE, by: 'evidence', ...(placed.convert ? { convert: placed.convert } : {}) };
+    } else demote(evidence.path, placed.from, `read from \`${placed.from}\` it gives other figures than another answer has for it`, giving.length > 0 ? giving : [placed.from]);
+  }
 }

@@ -35,7 +35,7 @@ import { enumKey, enumPaths, type ValueHints } from './values';
 import { proposeValues } from './propose-values';
 import type { Candidate, OperationRead } from './report';
 import { AMBIGUOUS, columnarOf, type Expected, expectedOf, fitOf, formOf, isKeyedList } from './shapes';
-import { type FigureEvidence, settleByFigures, settleByPrecision } from './figures';
+import { type FigureEvidence, overturnByFigures, settleByFigures, settleByPrecision } from './figures';
 import { findEnvelope } from './envelope';
 import { flatObjects, placeFlat } from './flat';
 import { confirmByRules, EVIDENCE, rulesKept, settleByEvidence, settleGroups } from './rules';
@@ -93,6 +93,7 @@ export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, thres
   if (at !== undefined) besideEnvelope(shape, body, at.split('.')[0]!, walk);
   settleByEvidence(id, schema, body, walk);
   settleByFigures(schema, body, walk, figures);
+  overturnByFigures(schema, body, walk, figures);
   settleByPrecision(schema, body, walk, precision);
   settleByOrder(id, schema, body, walk);
   // What the figures settled may let a rule judge a field it could not while they were in question.
