@@ -24,7 +24,7 @@ import { defOf } from '../contract/schema-walk';
 import { timeOf } from '../contract/upstream-map';
 import { spellsAsOurs } from './by-shape';
 import { columnarOf, type Expected, expectedOf, fitOf, formOf, isKeyedList } from './shapes';
-import { KEY_FIELD, present } from './walk';
+import { keyedItems, present } from './walk';
 
 type Json = Record<string, unknown>;
 
@@ -98,14 +98,6 @@ function listScore(element: z.ZodType, seen: readonly unknown[]): number {
     return KEYED_LIST * (CONTAINER + (1 - CONTAINER) * shapeScore(element, items));
   }
   return 0;
-}
-
-/** A keyed list's items with their keys beside them, made once per list: the same objects each time, so their alignments are remembered. */
-const keyedMemo = new WeakMap<Json, Json[]>();
-function keyedItems(list: Json): Json[] {
-  let items = keyedMemo.get(list);
-  if (!items) keyedMemo.set(list, (items = Object.entries(list).map(([key, item]) => ({ ...(item as Json), [KEY_FIELD]: key }))));
-  return items;
 }
 
 function leafScore(expected: Expected & { nullable: boolean }, seen: readonly unknown[], name?: string): number {

@@ -41,7 +41,7 @@ import { flatObjects, placeFlat } from './flat';
 import { confirmByRules, EVIDENCE, rulesKept, settleByEvidence, settleGroups } from './rules';
 import { settleByOrder } from './order';
 import { alignUnits } from './units';
-import { capped, type Json, KEY_FIELD, MAX_SAMPLES, type Pair, pairOf, pathOf, present, Walk } from './walk';
+import { capped, type Json, KEY_FIELD, keyedItems, MAX_SAMPLES, type Pair, pairOf, pathOf, present, Walk } from './walk';
 import { byVocabulary, VOCABULARY, type Vocabulary } from './vocabulary';
 import { byShape, FORM_UNIQUE, IDENTITY, spellsAsOurs } from './by-shape';
 import { alignWithMargins, FORCED } from './align';
@@ -213,13 +213,7 @@ function walkValue(schema: z.ZodType, values: readonly unknown[], path: string, 
       const columns = tables.length > 0 && tables.every((t) => t !== undefined && t.names === tables[0]!.names && t.rows === tables[0]!.rows) ? tables[0] : undefined;
       const keyed = !columns && seen.length > 0 && !seen.some(Array.isArray) && seen.every(isKeyedList);
       // Each keyed item with its key beside its fields, so the key is placed like any field, by the same evidence.
-      const items = (
-        columns
-          ? tables.flatMap((t) => t!.items)
-          : keyed
-            ? seen.flatMap((list) => Object.entries(list as Json).map(([key, item]) => ({ ...(item as Json), [KEY_FIELD]: key })))
-            : seen.filter(Array.isArray).flat()
-      ).slice(0, MAX_SAMPLES);
+      const items = (columns ? tables.flatMap((t) => t!.items) : keyed ? seen.flatMap((list) => keyedItems(list as Json)) : seen.filter(Array.isArray).flat()).slice(0, MAX_SAMPLES);
       // Columns and rows are plain once found: as sure as the list's own place.
       if (columns) walk.mapColumns(path, columns, walk.fields[path] !== undefined || path === '');
       const itemPath = `${path}[]`;
@@ -340,7 +334,7 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
     samples.map((o) => Object.fromEntries(free.filter((key) => Object.hasOwn(o, key)).map((key) => [key, o[key]]))),
   );
   // An object the shape reads written flat here, that no name found so: a question (which of the fields of its form
-  // are its is told by names or values, never by the form alone), its fields' keys kept from the others.
+  // are its is told by names or values, never by the form alone).
   for (const [name, fields] of alignment.flat) {
     const pairs = [...fields].map(([inner, key]) => pairOf(inner, key, 'form', AMBIGUOUS, expectedOf((expected[name] as { shape: Record<string, z.ZodType> }).shape[inner]!), valuesOf(key)));
     flat.set(name, { pairs, confidence: AMBIGUOUS });

@@ -92,6 +92,17 @@ export class Walk {
 /** Where a keyed list's key sits in its items while they are walked: no service names a field so. */
 export const KEY_FIELD = '\u0000key';
 
+/**
+ * A list written as an object, as items with each key beside its item's fields (under `KEY_FIELD`), so the key is
+ * placed like any field. Made once per list: the same objects each time, so what is learned of them is remembered.
+ */
+export function keyedItems(list: Json): Json[] {
+  let items = keyedMemo.get(list);
+  if (!items) keyedMemo.set(list, (items = Object.entries(list).map(([key, item]) => ({ ...(item as Json), [KEY_FIELD]: key }))));
+  return items;
+}
+const keyedMemo = new WeakMap<Json, Json[]>();
+
 /** A contract field and an upstream field that may stand for it. */
 export interface Pair {
   name: string;
