@@ -256,6 +256,21 @@ describe('fields', () => {
     expect(report.fields.brand_id).toEqual({ from: 'brand_id', confidence: 1, by: 'name' });
     expect(report.reads).toEqual({ ok: true });
   });
+
+  it("an answer's time guessed by type among the days inside the envelope is taken from beside it, where a time is; a count is never taken so", async () => {
+    const { generated_at, period, total_citations, domains_cited, ...rest } = await ours('listSources');
+    const { from, to } = period as { from: string; to: string };
+    const result = { ...rest, zeitraumAb: Date.parse(from), zeitraumBis: Date.parse(to), summe: total_citations, domaenen: domains_cited };
+    const meta = { requestId: 'req_1', tookMs: 12, stand: Date.parse(String(generated_at)) };
+    const without = propose('listSources', { result, meta: { requestId: 'req_1', tookMs: 12 } });
+    // Without the time beside, the days inside are the only guesses: a question, never a placement.
+    expect(without.report.to_confirm.find((item) => item.path === 'generated_at')?.candidates.map((c) => c.by)).toEqual(['type', 'type']);
+    const { report, map } = propose('listSources', { result, meta });
+    expect(report.fields.generated_at).toEqual({ from: 'meta.stand', confidence: 0.8, by: 'form', convert: 'date-time' });
+    expect(map.fields.generated_at).toBe('meta.stand');
+    // Neither a count beside nor the epoch (it fits a count too) stands for a count guessed by type.
+    for (const count of ['total_citations', 'domains_cited']) expect(['meta.tookMs', 'meta.stand']).not.toContain(map.fields[count]);
+  });
 });
 
 describe('values', () => {

@@ -126,7 +126,7 @@ function leafScore(expected: Expected & { nullable: boolean }, seen: readonly un
 }
 
 /** Whether a scalar is a date or a date-time in the contract: `date`, `datetime`, or undefined. */
-function formatOf(expected: Expected): 'date' | 'datetime' | undefined {
+export function formatOf(expected: Expected): 'date' | 'datetime' | undefined {
   if (expected.kind !== 'scalar') return undefined;
   const def = defOf(expected.leaf);
   const format = def.format ?? def.checks?.map((c) => c._zod.def.format).find(Boolean);

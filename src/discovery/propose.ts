@@ -44,7 +44,7 @@ import { alignUnits } from './units';
 import { capped, type Json, KEY_FIELD, keyedItems, MAX_SAMPLES, type Pair, pairOf, pathOf, present, Walk } from './walk';
 import { byVocabulary, VOCABULARY, type Vocabulary } from './vocabulary';
 import { byShape, FORM_UNIQUE, IDENTITY, spellsAsOurs } from './by-shape';
-import { alignWithMargins, FORCED } from './align';
+import { alignWithMargins, FORCED, formatOf } from './align';
 import { keepProven } from './proven';
 
 export interface OperationProposal {
@@ -176,23 +176,36 @@ function besideEnvelope(shape: Record<string, z.ZodType>, body: Json, envelope: 
     if (isObject(value)) for (const [inner, v] of Object.entries(value)) places.push([`${name}.${inner}`, v]);
     else places.push([name, value]);
   }
-  for (const path of [...walk.unplaced]) {
-    if (path.includes('.') || path.includes('[')) continue;
+  // A top field guessed only by the type of fields inside (a day read as the answer's time) is looked for too.
+  const guessed = walk.toConfirm.filter((item) => item.value === undefined && item.candidates.length > 0 && item.candidates.every((c) => c.by === 'type')).map((item) => item.path);
+  for (const path of [...walk.unplaced, ...guessed]) {
+    if (path === '' || path.includes('.') || path.includes('[')) continue;
     const expected = expectedOf(shape[path]!);
     if (expected.kind === 'object' || expected.kind === 'array' || expected.kind === 'union') continue;
     const fitting = places
       .map(([from, v]) => ({ from, fit: fitOf(expected, [v]) }))
       .filter((c) => c.fit.readings.length > 0 && c.fit.readings[0]!.confidence >= walk.threshold && formOf([pick(body, c.from)]) !== 'text');
-    const named = fitting.filter((c) => compareNames(path, c.from.split('.').at(-1)!));
-    const chosen =
-      named.length === 1 ? { ...named[0]!, by: 'name' as const, confidence: NAME_GUESS } : fitting.length === 1 ? { ...fitting[0]!, by: 'form' as const, confidence: FORM_UNIQUE } : undefined;
+    // For a field guessed by type, only a time where the contract has one says enough by its form: a count beside
+    // (`tookMs`) fits any count, an epoch fits a count too.
+    const unplaced = walk.unplaced.includes(path);
+    if (!unplaced && formatOf(expected) === undefined) continue;
+    const forms = unplaced ? fitting : fitting.filter((c) => TIME_FORMS.has(formOf([pick(body, c.from)])));
+    const named = forms.filter((c) => compareNames(path, c.from.split('.').at(-1)!));
+    const chosen = named.length === 1 ? { ...named[0]!, by: 'name' as const, confidence: NAME_GUESS } : forms.length === 1 ? { ...forms[0]!, by: 'form' as const, confidence: FORM_UNIQUE } : undefined;
     if (!chosen) continue;
     const convert = chosen.fit.readings[0]!.convert;
-    walk.unplaced.splice(walk.unplaced.indexOf(path), 1);
+    if (unplaced) walk.unplaced.splice(walk.unplaced.indexOf(path), 1);
+    else
+      walk.toConfirm.splice(
+        walk.toConfirm.findIndex((item) => item.path === path && item.value === undefined),
+        1,
+      );
     walk.mapField(path, path, chosen.from, convert, true);
     walk.fields[path] = { from: chosen.from, confidence: chosen.confidence, by: chosen.by, ...(convert ? { convert } : {}) };
   }
 }
+
+const TIME_FORMS: ReadonlySet<string> = new Set(['date', 'date-time', 'epoch', 'ordered-date']);
 
 /** The value at a dotted path of the answer. */
 const pick = (body: Json, path: string): unknown => path.split('.').reduce<unknown>((here, name) => (isObject(here) ? here[name] : undefined), body);
