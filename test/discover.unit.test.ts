@@ -271,6 +271,32 @@ describe('fields', () => {
     // Neither a count beside nor the epoch (it fits a count too) stands for a count guessed by type.
     for (const count of ['total_citations', 'domains_cited']) expect(['meta.tookMs', 'meta.stand']).not.toContain(map.fields[count]);
   });
+
+  it('an object the shape reads written flat is placed when each of its fields joins what another operation lists, and stays a question otherwise', async () => {
+    const { market, ...rest } = await ours('listSources');
+    const { id, code } = market as { id: number; code: string };
+    // Names that say nothing: only the values tell the market's id and code from the counts beside them.
+    const body = { ...rest, qx: id, zv: code };
+    const known: Known = new Map([
+      ['market_id', new Set<string | number>([id, id + 1])],
+      ['market_code', new Set<string | number>([code, 'de'])],
+    ] as const);
+    const proven = proposeOperation(zs, 'listSources', body, CONFIDENCE_THRESHOLD, { known });
+    expect(proven.map.fields).toMatchObject({ market: '.', 'market.id': 'qx', 'market.code': 'zv' });
+    expect(proven.report.to_confirm.map((item) => item.path)).not.toContain('market');
+    // Without what `/markets` lists, the form alone: a question, nothing stored.
+    const alone = propose('listSources', body);
+    expect(alone.report.to_confirm.map((item) => item.path)).toContain('market');
+    expect(alone.map.fields.market).toBeUndefined();
+    // A market id `/markets` does not list: no join, no placement.
+    const other = proposeOperation(zs, 'listSources', body, CONFIDENCE_THRESHOLD, {
+      known: new Map([
+        ['market_id', new Set<string | number>([id + 1])],
+        ['market_code', new Set<string | number>([code])],
+      ] as const),
+    });
+    expect(other.map.fields.market).toBeUndefined();
+  });
 });
 
 describe('values', () => {

@@ -5,12 +5,13 @@
  */
 import type * as z from 'zod';
 import { envelopeOf, isObject } from '../contract/conform';
-import { compareNames, singular, wordsOf } from './names';
-import { alignObject, shapeScore } from './align';
+import { compareNames, NAME_GUESS, singular, wordsOf } from './names';
+import { alignObject, formatOf, shapeScore } from './align';
+import { FORM_UNIQUE } from './by-shape';
 import { bestAssignment } from '../lib/assignment';
-import { expectedOf } from './shapes';
+import { expectedOf, fitOf, formOf } from './shapes';
 import type { OperationRead } from './report';
-import type { Json } from './walk';
+import type { Json, Walk } from './walk';
 
 /** An envelope holding more than half of the contract's top fields by name is plainly the body. */
 const ENVELOPE_CLEAR = 0.9;
@@ -102,3 +103,49 @@ function envelopeByNames(shape: Record<string, z.ZodType>, body: Json): Operatio
   const alone = top === 0 && best.count >= 2 && counts.every((child) => child === best || child.count * 2 <= best!.count);
   return { at: best.at, confidence: best.count * 2 > names.length || alone ? ENVELOPE_CLEAR : ENVELOPE_UNSURE, in_map: envelopeOf(shape, body) !== best.at };
 }
+
+/**
+ * Top-level fields still unplaced, looked for beside the envelope (`{"data": {...}, "meta": {"asOf": ...}}`): in the
+ * answer's other objects and its own fields. By name first; else the only value there that reads as the field's
+ * form (a date-time or an epoch where the contract has a timestamp). The map names it by its path in the answer.
+ */
+export function besideEnvelope(shape: Record<string, z.ZodType>, body: Json, envelope: string, walk: Walk): void {
+  const places: [string, unknown][] = [];
+  for (const [name, value] of Object.entries(body)) {
+    if (name === envelope) continue;
+    if (isObject(value)) for (const [inner, v] of Object.entries(value)) places.push([`${name}.${inner}`, v]);
+    else places.push([name, value]);
+  }
+  // A top field guessed only by the type of fields inside (a day read as the answer's time) is looked for too.
+  const guessed = walk.toConfirm.filter((item) => item.value === undefined && item.candidates.length > 0 && item.candidates.every((c) => c.by === 'type')).map((item) => item.path);
+  for (const path of [...walk.unplaced, ...guessed]) {
+    if (path === '' || path.includes('.') || path.includes('[')) continue;
+    const expected = expectedOf(shape[path]!);
+    if (expected.kind === 'object' || expected.kind === 'array' || expected.kind === 'union') continue;
+    const fitting = places
+      .map(([from, v]) => ({ from, fit: fitOf(expected, [v]) }))
+      .filter((c) => c.fit.readings.length > 0 && c.fit.readings[0]!.confidence >= walk.threshold && formOf([pick(body, c.from)]) !== 'text');
+    // For a field guessed by type, only a time where the contract has one says enough by its form: a count beside
+    // (`tookMs`) fits any count, an epoch fits a count too.
+    const unplaced = walk.unplaced.includes(path);
+    if (!unplaced && formatOf(expected) === undefined) continue;
+    const forms = unplaced ? fitting : fitting.filter((c) => TIME_FORMS.has(formOf([pick(body, c.from)])));
+    const named = forms.filter((c) => compareNames(path, c.from.split('.').at(-1)!));
+    const chosen = named.length === 1 ? { ...named[0]!, by: 'name' as const, confidence: NAME_GUESS } : forms.length === 1 ? { ...forms[0]!, by: 'form' as const, confidence: FORM_UNIQUE } : undefined;
+    if (!chosen) continue;
+    const convert = chosen.fit.readings[0]!.convert;
+    if (unplaced) walk.unplaced.splice(walk.unplaced.indexOf(path), 1);
+    else
+      walk.toConfirm.splice(
+        walk.toConfirm.findIndex((item) => item.path === path && item.value === undefined),
+        1,
+      );
+    walk.mapField(path, path, chosen.from, convert, true);
+    walk.fields[path] = { from: chosen.from, confidence: chosen.confidence, by: chosen.by, ...(convert ? { convert } : {}) };
+  }
+}
+
+const TIME_FORMS: ReadonlySet<string> = new Set(['date', 'date-time', 'epoch', 'ordered-date']);
+
+/** The value at a dotted path of the answer. */
+const pick = (body: Json, path: string): unknown => path.split('.').reduce<unknown>((here, name) => (isObject(here) ? here[name] : undefined), body);

@@ -30,21 +30,21 @@ import type { ZodSide } from '../contract/zod-side';
 import type { RuleContext } from '../contract/plausibility';
 import type { OperationMap } from '../contract/schemas/upstream-map';
 import { domainOf, joins, type Known } from './joins';
-import { compareNames, entityOf, NAME_GUESS, singular, wordsOf } from './names';
+import { compareNames, entityOf, singular, wordsOf } from './names';
 import { enumKey, enumPaths, type ValueHints } from './values';
 import { proposeValues } from './propose-values';
 import type { Candidate, OperationRead } from './report';
-import { AMBIGUOUS, columnarOf, type Expected, expectedOf, fitOf, formOf, isKeyedList } from './shapes';
+import { AMBIGUOUS, columnarOf, type Expected, expectedOf, fitOf, isKeyedList } from './shapes';
 import { type FigureEvidence, overturnByFigures, settleByFigures, settleByPrecision } from './figures';
-import { findEnvelope } from './envelope';
+import { besideEnvelope, findEnvelope } from './envelope';
 import { flatObjects, placeFlat } from './flat';
 import { confirmByRules, EVIDENCE, rulesKept, settleByEvidence, settleGroups } from './rules';
 import { settleByOrder } from './order';
 import { alignUnits } from './units';
 import { capped, type Json, KEY_FIELD, keyedItems, MAX_SAMPLES, type Pair, pairOf, pathOf, present, Walk } from './walk';
 import { byVocabulary, VOCABULARY, type Vocabulary } from './vocabulary';
-import { byShape, FORM_UNIQUE, IDENTITY, spellsAsOurs } from './by-shape';
-import { alignWithMargins, FORCED, formatOf } from './align';
+import { byShape, IDENTITY, spellsAsOurs } from './by-shape';
+import { alignWithMargins, FORCED } from './align';
 import { keepProven } from './proven';
 
 export interface OperationProposal {
@@ -163,52 +163,6 @@ function rewalkSettled(shape: Record<string, z.ZodType>, inside: Json, walk: Wal
     walkValue(shape[path]!, [inside[key]], path, walk);
   }
 }
-
-/**
- * Top-level fields still unplaced, looked for beside the envelope (`{"data": {...}, "meta": {"asOf": ...}}`): in the
- * answer's other objects and its own fields. By name first; else the only value there that reads as the field's
- * form (a date-time or an epoch where the contract has a timestamp). The map names it by its path in the answer.
- */
-function besideEnvelope(shape: Record<string, z.ZodType>, body: Json, envelope: string, walk: Walk): void {
-  const places: [string, unknown][] = [];
-  for (const [name, value] of Object.entries(body)) {
-    if (name === envelope) continue;
-    if (isObject(value)) for (const [inner, v] of Object.entries(value)) places.push([`${name}.${inner}`, v]);
-    else places.push([name, value]);
-  }
-  // A top field guessed only by the type of fields inside (a day read as the answer's time) is looked for too.
-  const guessed = walk.toConfirm.filter((item) => item.value === undefined && item.candidates.length > 0 && item.candidates.every((c) => c.by === 'type')).map((item) => item.path);
-  for (const path of [...walk.unplaced, ...guessed]) {
-    if (path === '' || path.includes('.') || path.includes('[')) continue;
-    const expected = expectedOf(shape[path]!);
-    if (expected.kind === 'object' || expected.kind === 'array' || expected.kind === 'union') continue;
-    const fitting = places
-      .map(([from, v]) => ({ from, fit: fitOf(expected, [v]) }))
-      .filter((c) => c.fit.readings.length > 0 && c.fit.readings[0]!.confidence >= walk.threshold && formOf([pick(body, c.from)]) !== 'text');
-    // For a field guessed by type, only a time where the contract has one says enough by its form: a count beside
-    // (`tookMs`) fits any count, an epoch fits a count too.
-    const unplaced = walk.unplaced.includes(path);
-    if (!unplaced && formatOf(expected) === undefined) continue;
-    const forms = unplaced ? fitting : fitting.filter((c) => TIME_FORMS.has(formOf([pick(body, c.from)])));
-    const named = forms.filter((c) => compareNames(path, c.from.split('.').at(-1)!));
-    const chosen = named.length === 1 ? { ...named[0]!, by: 'name' as const, confidence: NAME_GUESS } : forms.length === 1 ? { ...forms[0]!, by: 'form' as const, confidence: FORM_UNIQUE } : undefined;
-    if (!chosen) continue;
-    const convert = chosen.fit.readings[0]!.convert;
-    if (unplaced) walk.unplaced.splice(walk.unplaced.indexOf(path), 1);
-    else
-      walk.toConfirm.splice(
-        walk.toConfirm.findIndex((item) => item.path === path && item.value === undefined),
-        1,
-      );
-    walk.mapField(path, path, chosen.from, convert, true);
-    walk.fields[path] = { from: chosen.from, confidence: chosen.confidence, by: chosen.by, ...(convert ? { convert } : {}) };
-  }
-}
-
-const TIME_FORMS: ReadonlySet<string> = new Set(['date', 'date-time', 'epoch', 'ordered-date']);
-
-/** The value at a dotted path of the answer. */
-const pick = (body: Json, path: string): unknown => path.split('.').reduce<unknown>((here, name) => (isObject(here) ? here[name] : undefined), body);
 
 /** Walks the upstream values found for a contract path (every item's, across arrays) against the contract's schema there. */
 function walkValue(schema: z.ZodType, values: readonly unknown[], path: string, walk: Walk): void {
@@ -347,12 +301,19 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
     samples.map((o) => Object.fromEntries(free.filter((key) => Object.hasOwn(o, key)).map((key) => [key, o[key]]))),
   );
   // An object the shape reads written flat here, that no name found so: a question (which of the fields of its form
-  // are its is told by names or values, never by the form alone).
+  // are its is told by names or values, never by the form alone), unless each of its fields joins its resource
+  // through its key alone (a market's id and code, those `/markets` lists): the values prove it.
   for (const [name, fields] of alignment.flat) {
-    const pairs = [...fields].map(([inner, key]) => pairOf(inner, key, 'form', AMBIGUOUS, expectedOf((expected[name] as { shape: Record<string, z.ZodType> }).shape[inner]!), valuesOf(key)));
-    flat.set(name, { pairs, confidence: AMBIGUOUS });
+    const inner = (expected[name] as { shape: Record<string, z.ZodType> }).shape;
+    const joined = [...fields].every(([field, key]) => {
+      const at = pathOf(pathOf(path, name), field);
+      return domainOf(at) !== undefined && free.filter((k) => joinOf(walk, at, valuesOf(k)) === true).join() === key;
+    });
+    const pairs = [...fields].map(([field, key]) => pairOf(field, key, joined ? 'join' : 'form', joined ? JOIN : AMBIGUOUS, expectedOf(inner[field]!), valuesOf(key)));
+    flat.set(name, { pairs, confidence: joined ? JOIN : AMBIGUOUS });
+    if (joined) flatKeys.push(...fields.values());
   }
-  // Its keys stay free: a guess takes nothing from the others, so no field is the only one left of its form by it.
+  // A question's keys stay free: a guess takes nothing from the others, so no field is the only one left of its form by it.
   left = left.filter((name) => !flat.has(name));
   // A pair another way nearly as good would take is no proof: its field is a question between the two.
   const aligned = new Map(
@@ -361,7 +322,14 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
       return [name, new Set((alignment.margins.get(name) ?? 0) >= FORCED || second === undefined ? [key] : [key, second])] as const;
     }),
   );
-  for (const [name, pairs] of byShape(left, free, expected, valuesOf, aligned)) chosen.set(name, pairs);
+  for (const [name, pairs] of byShape(
+    left,
+    free.filter((key) => !flatKeys.includes(key)),
+    expected,
+    valuesOf,
+    aligned,
+  ))
+    chosen.set(name, pairs);
   const keysOf = () => new Set([...[...chosen.values()].flat().map((p) => p.key), ...flatKeys]);
 
   const units = walk.units;
