@@ -24,6 +24,9 @@ import { checkResponseBody } from '../src/contract/body';
 import { expectedOf, fitOf } from '../src/discovery/shapes';
 import { schemaAtPath } from '../src/contract/paths';
 import { zodSide } from '../src/contract/zod-side';
+import { Walk } from '../src/discovery/walk';
+import { settleGroups } from '../src/discovery/rules';
+import { addDays } from '../src/contract/window';
 import { SOURCE_CLASSES, STATES } from '../src/contract/enums';
 import { meaningByWords } from '../src/discovery/value-words';
 import { enumKey, settleValues } from '../src/discovery/values';
@@ -429,6 +432,41 @@ describe('the evidence in the data', () => {
     const half = propose('listTopics', { ...rest, MarketId: id });
     expect(half.report.to_confirm).toEqual([{ path: 'market', reason: expect.stringContaining('`MarketId`'), candidates: [{ from: '.', confidence: 0.5, by: 'flat' }] }]);
     expect(half.report.unplaced).toEqual(['market.code']);
+  });
+
+  it('a period written flat under names that say nothing of its ends is settled by the window the read asked for, in any date form', async () => {
+    const { period, ...rest } = (await ours('listTopics')) as { period: { from: string; to: string } } & Record<string, unknown>;
+    const epoch = (day: string) => Date.parse(`${day}T00:00:00Z`);
+    const context = { today: period.to, window: period };
+    for (const [form, at] of [
+      ['dates', (day: string) => day],
+      ['epoch ms', epoch],
+    ] as const) {
+      // `Vers` (towards) and `Depuis` (since): the names read them the wrong way round.
+      const body = { ...rest, PeriodeVers: at(period.to), PeriodeDepuis: at(period.from) };
+      const { map, report } = proposeOperation(zs, 'listTopics', body, CONFIDENCE_THRESHOLD, { context });
+      expect([form, map.fields.period, map.fields['period.from'], map.fields['period.to']]).toEqual([form, '.', 'PeriodeDepuis', 'PeriodeVers']);
+      expect(report.fields['period.from']).toMatchObject({ by: 'evidence' });
+      expect(report.to_confirm).toEqual([]);
+      // Asked for another window (the one before), no way of reading them keeps it: one question, nothing stored.
+      const before = { from: addDays(period.from, -7), to: addDays(period.to, -7) };
+      const off = proposeOperation(zs, 'listTopics', body, CONFIDENCE_THRESHOLD, { context: { ...context, window: before } });
+      expect([off.map.fields.period, off.map.fields['period.from']]).toEqual([undefined, undefined]);
+      expect(off.report.to_confirm.map((item) => item.path)).toEqual(['period']);
+    }
+  });
+
+  it('of fields asked together, only one a rule reads and keeps is settled: what the others leave over is no evidence', async () => {
+    const { totals, ...rest } = (await ours('listPages')) as { totals: Record<string, number> } & Record<string, unknown>;
+    // The totals under names that say nothing, the change not among them: `c` is another count (a market's id).
+    const body = { ...rest, totals: { a: totals.citations, b: totals.previous_citations, c: 11 } };
+    const walk = new Walk(CONFIDENCE_THRESHOLD);
+    const candidates = ['a', 'b', 'c'].map((from) => ({ from, confidence: 0.3, by: 'type' as const }));
+    for (const field of ['citations', 'previous_citations', 'change']) walk.toConfirm.push({ path: `totals.${field}`, reason: 'by type', candidates });
+    settleGroups('listPages', zs.response('listPages'), body, walk);
+    // The citations add up to the pages' (citations_add_up): settled. The change breaks change_of_counts whichever it is: asked.
+    expect(walk.sure.fields).toEqual({ 'totals.citations': 'a', 'totals.previous_citations': 'b' });
+    expect(walk.toConfirm.map((item) => item.path)).toEqual(['totals.change']);
   });
 
   it('beside shares read from 0 to 1, a change within -1 to 1 is read from 0 to 1 too', async () => {

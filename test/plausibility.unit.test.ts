@@ -508,6 +508,32 @@ describe('each rule fails on a planted bad value', () => {
     expect(found.map((v) => [v.rule, v.message])).toEqual([['questions_listed', 'topic.questions 1,101, but the topic lists 2 questions: is `topic.questions` read from the right field?']]);
   });
 
+  it('period_is_the_window, previous_period_before_it: a dated read judged by the window it asked for, each window apart, silent without it', () => {
+    const asked = (body: Body, window = { from: '2026-11-12', to: '2026-11-25' }) => {
+      const found = violationsOf('listPages', body, { today: TODAY, window });
+      for (const v of found) failed.add(v.rule);
+      return found;
+    };
+    // 14 days asked (`days=14`): its window before is the 14 days before it; a day either side of each end is a time zone.
+    const right = { period: { from: '2026-11-12', to: '2026-11-25' }, previous_period: { from: '2026-10-29', to: '2026-11-11' } };
+    expect(asked(right)).toEqual([]);
+    expect(asked({ period: { from: '2026-11-13', to: '2026-11-26' } })).toEqual([]);
+    // From and to read from each other's fields, the window before read as the period: each blames only its own window.
+    expect(rules(asked({ ...right, period: { from: '2026-11-25', to: '2026-11-12' } }))).toEqual([['period_is_the_window', 'period.from']]);
+    const before = asked({ period: right.previous_period, previous_period: right.previous_period });
+    expect(before.map((v) => [v.rule, v.message])).toEqual([
+      ['period_is_the_window', 'period reads 2026-10-29 to 2026-11-11, but the read asked for 2026-11-12 to 2026-11-25: is `period` read from the right fields?'],
+    ]);
+    expect(asked({ previous_period: right.period }).map((v) => v.message)).toEqual([
+      'previous_period reads 2026-11-12 to 2026-11-25, but the read asked for 2026-11-12 to 2026-11-25, so the window before is 2026-10-29 to 2026-11-11: is `previous_period` read from the right fields?',
+    ]);
+    // A window as long but a week off, and one a day short: both broken.
+    expect(rules(asked({ previous_period: { from: '2026-10-22', to: '2026-11-04' } }))).toEqual([['previous_period_before_it', 'previous_period.from']]);
+    expect(rules(asked({ period: { from: '2026-11-13', to: '2026-11-25' } }))).toEqual([['period_is_the_window', 'period.from']]);
+    // Without the window (the compatibility check, the digest), nothing is said of a dated read's period.
+    expect(violationsOf('listPages', { period: { from: '2026-11-25', to: '2026-11-12' } }, { today: TODAY })).toEqual([]);
+  });
+
   it('every rule of the table was failed above', () => {
     expect([...failed].sort()).toEqual([...RULE_IDS].sort());
     expect(RULES.map((r) => r.id).sort()).toEqual(RULE_IDS.filter((id) => id !== 'engines_answered').sort());

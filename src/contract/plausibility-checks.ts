@@ -199,6 +199,29 @@ export function checkFixedWindows(body: unknown, _fields: readonly string[], ope
   return findings;
 }
 
+/**
+ * `period_is_the_window` and `previous_period_before_it`: the read's `period` (or the window before it) is the window
+ * it asked for (or as many days just before it), each end a day either side for time zones, its length exact.
+ */
+export const checkWindowAsked =
+  (which: 'period' | 'previous_period') =>
+  (body: unknown, fields: readonly string[], _operation: OperationId, context: { window?: { from: string; to: string } | undefined }): Finding[] => {
+    const [from, to] = [dayOf(at(body, fields[0]!)), dayOf(at(body, fields[1]!))];
+    if (!context.window || Number.isNaN(from) || Number.isNaN(to)) return [];
+    const asked = { from: dayOf(context.window.from), to: dayOf(context.window.to) };
+    const want = which === 'period' ? asked : { from: 2 * asked.from - asked.to - DAY, to: asked.from - DAY };
+    const off = (a: number, b: number) => Math.abs(a - b) > DAY;
+    if (to - from === want.to - want.from && !off(from, want.from) && !off(to, want.to)) return [];
+    const [read, wanted] = [`${isoDay(from)} to ${isoDay(to)}`, `${isoDay(want.from)} to ${isoDay(want.to)}`];
+    return [
+      {
+        fields: [...fields],
+        values: { [which]: { from: isoDay(from), to: isoDay(to) }, want: { from: isoDay(want.from), to: isoDay(want.to) } },
+        message: `${which} reads ${read}, but the read asked for ${which === 'period' ? wanted : `${isoDay(asked.from)} to ${isoDay(asked.to)}, so the window before is ${wanted}`}: is \`${which}\` read from the right fields?`,
+      },
+    ];
+  };
+
 /** Our form for an engine's name: lower case, `_` between words (`google_ai_overviews`). */
 const OUR_FORM = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
 /** A vendor's upper-case alias (`OPENAI`, `GOOGLE_AIO`), as enumeration values are written by many services. */

@@ -17,7 +17,6 @@
  * loads it, and discovery runs it on bodies the contract does not read yet.
  */
 import { ENGINES } from './enums';
-import type { OperationId } from './operations';
 import { valuesAtPath } from './paths';
 import {
   checkAbsentNamesARival,
@@ -25,6 +24,7 @@ import {
   checkEnginesDeclared,
   checkLargestFirst,
   checkFixedWindows,
+  checkWindowAsked,
   checkMovesFollowOutcome,
   checkOutcomeFollowsEngines,
   checkPartsAddUp,
@@ -33,7 +33,9 @@ import {
 } from './plausibility-checks';
 import { oursUnderVendor } from './enum-spelling';
 import { checkChangeAgainstWeekBefore, checkLastWeekIsThePeriod, checkWeeksConsecutive } from './plausibility-history';
-import { at, DAY, dayOf, figure, isNum, one, present, ROUNDING, shareOfCounts, some, whole } from './plausibility-words';
+import { type OperationId, operations, OPERATION_IDS } from './operations';
+import type { Period } from './window';
+import { at, figure, isNum, one, present, ROUNDING, shareOfCounts, some, whole } from './plausibility-words';
 
 export { ROUNDING } from './plausibility-words';
 
@@ -53,6 +55,8 @@ export const RULE_IDS = [
   'absent_names_a_rival',
   'rate_is_share_of_runs',
   'fixed_windows',
+  'period_is_the_window',
+  'previous_period_before_it',
   'engines_ours_or_declared',
   'share_of_voice_is_share_of_mentions',
   'recommend_rate_is_share_of_engines',
@@ -83,6 +87,8 @@ type Finding = Omit<Violation, 'rule' | 'operation'>;
 /** What a rule may know besides the body: `today` (`YYYY-MM-DD`, UTC), from the caller's clock seam, never the wall clock; a rule that needs it says nothing without it. */
 export interface RuleContext {
   today?: string | undefined;
+  /** The window the read asked for, resolved (`days`, `from`, `to`, or its fixed window): discovery knows its requests; the rules of it say nothing without it. */
+  window?: Period | undefined;
 }
 
 /** A rule (what it says: the comment under its `id`), the fields it reads per operation, and the check of one body. */
@@ -110,6 +116,9 @@ const CITATION_PARTS = (['citations', 'previous_citations'] as const).flatMap(
 );
 /** Counts with their change against the previous period. */
 const COUNT_CHANGES = (holders: readonly string[]) => holders.map((h) => [`${h}citations`, `${h}previous_citations`, `${h}change`] as const);
+
+/** The same fields of every operation with a time window. */
+const windowed = (fields: readonly string[]) => Object.fromEntries(OPERATION_IDS.filter((id) => operations[id].window.kind !== 'none').map((id) => [id, fields]));
 
 /** The table. Fields are contract paths; each rule reads only those it lists. */
 export const RULES: readonly Rule[] = [
@@ -302,6 +311,18 @@ export const RULES: readonly Rule[] = [
     check: checkFixedWindows,
   },
   {
+    id: 'period_is_the_window',
+    // Every windowed read's period is the window it asked for (`context.window`), a day either side for time zones.
+    reads: windowed(['period.from', 'period.to']),
+    check: checkWindowAsked('period'),
+  },
+  {
+    id: 'previous_period_before_it',
+    // Its window before (where it has one) is as many days, ending the day before: judged apart, so either settles alone.
+    reads: windowed(['previous_period.from', 'previous_period.to']),
+    check: checkWindowAsked('previous_period'),
+  },
+  {
     id: 'engines_ours_or_declared',
     // An engine that answered is ours, mapped onto ours by the map, or declared as another engine by a name in our form (lower case, `_` between words, as `google_ai_overviews`): a vendor's alias
     // left unmapped (upper case, `OPENAI`, `GOOGLE_AIO`, or naming a vendor of ours) is counted as an engine of its own. A value of the service's own in another form (`Grok-2`) is carried under
@@ -425,53 +446,6 @@ export const ENGINES_ANSWERED: Omit<Rule, 'reads' | 'check'> & { fields: readonl
   // An engine that answered nothing in the period is not one of the brand's engines: it is neither listed nor counted.
   fields: ['engines[].runs'],
 };
-
-/**
- * Whether `body` is evidence for its value at `path` (a field without `[]`): a rule that pins the field holds, and
- * would break were the value far off (so it did judge it, rather than lack what it needs). A rule that also reads a
- * field still `open` (in question itself) is no evidence: it would judge one guess by another.
- */
-export function keepsPinningRules(operation: OperationId, body: unknown, path: string, open: (field: string) => boolean = () => false): boolean {
-  const pinning = RULES.filter((rule) => rule.reads[operation] && rule.pins?.includes(path) && !rule.reads[operation]!.some((field) => field !== path && open(field)));
-  const broken = (read: unknown) => pinning.filter((rule) => rule.check(read, rule.reads[operation]!, operation, {}).length > 0).length;
-  if (pinning.length === 0 || path.includes('[]') || broken(body) > 0) return false;
-  const value = at(body, path);
-  if (!isNum(value)) return false;
-  const planted = structuredClone(body) as Record<string, unknown>;
-  const steps = path.split('.');
-  let holder: Record<string, unknown> = planted;
-  for (const step of steps.slice(0, -1)) holder = holder[step] as Record<string, unknown>;
-  holder[steps.at(-1)!] = value + 37;
-  return broken(planted) > 0;
-}
-
-/**
- * Whether `body` is evidence for the object at `path` (no `[]`): the rules reading fields inside it hold, and one
- * breaks once its figures are moved (numbers by 37, dates by 37 days), so they did judge it. Rules that also read an
- * `open` field outside it say nothing.
- */
-export function keepsRulesWithin(operation: OperationId, body: unknown, path: string, context: RuleContext, open: (field: string) => boolean = () => false): boolean {
-  const inside = (field: string) => field.startsWith(`${path}.`) || field.startsWith(`${path}[]`);
-  const judging = RULES.filter((rule) => rule.reads[operation]?.some(inside) && !rule.reads[operation]!.some((field) => !inside(field) && open(field)));
-  const broken = (read: unknown) => judging.filter((rule) => rule.check(read, rule.reads[operation]!, operation, context).length > 0).length;
-  if (judging.length === 0 || path.includes('[]') || broken(body) > 0) return false;
-  const planted = structuredClone(body) as Record<string, unknown>;
-  const steps = path.split('.');
-  let holder: Record<string, unknown> = planted;
-  for (const step of steps.slice(0, -1)) holder = holder[step] as Record<string, unknown>;
-  if (typeof holder?.[steps.at(-1)!] !== 'object' || holder[steps.at(-1)!] === null) return false;
-  holder[steps.at(-1)!] = moved(holder[steps.at(-1)!]);
-  return broken(planted) > 0;
-}
-
-/** Every number of `value` plus 37, every date 37 days on. */
-function moved(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(moved);
-  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, moved(v)]));
-  if (isNum(value)) return value + 37;
-  if (!Number.isNaN(dayOf(value))) return new Date(dayOf(value) + 37 * DAY).toISOString().slice(0, 10);
-  return value;
-}
 
 /** Every rule that reads `operation`, run on its body (on the contract's names); `context.today` for the rules of the clock. */
 export function violationsOf(operation: OperationId, body: unknown, context: RuleContext = {}): Violation[] {

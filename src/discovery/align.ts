@@ -20,10 +20,9 @@ import type * as z from 'zod';
 import { isObject } from '../contract/conform';
 import { bestAssignment } from '../lib/assignment';
 import { DAY_MS } from '../lib/time';
-import { defOf } from '../contract/schema-walk';
 import { timeOf } from '../contract/upstream-map';
 import { spellsAsOurs } from './by-shape';
-import { columnarOf, type Expected, expectedOf, fitOf, formOf, isKeyedList } from './shapes';
+import { columnarOf, type Expected, expectedOf, fitOf, formatOf, formOf, isKeyedList } from './shapes';
 import { keyedItems, present } from './walk';
 
 type Json = Record<string, unknown>;
@@ -123,14 +122,6 @@ function leafScore(expected: Expected & { nullable: boolean }, seen: readonly un
       return SAYS.text;
     }
   }
-}
-
-/** Whether a scalar is a date or a date-time in the contract: `date`, `datetime`, or undefined. */
-export function formatOf(expected: Expected): 'date' | 'datetime' | undefined {
-  if (expected.kind !== 'scalar') return undefined;
-  const def = defOf(expected.leaf);
-  const format = def.format ?? def.checks?.map((c) => c._zod.def.format).find(Boolean);
-  return format === 'date' || format === 'datetime' ? format : undefined;
 }
 
 /** A contract object aligned with upstream objects: each contract field's upstream field (all siblings at once), and how well the whole fits. */

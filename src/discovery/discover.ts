@@ -22,6 +22,7 @@
  * so far are cached by the Worker, so going on costs only the rest.
  */
 import { type ZodSide, zodSide } from '../contract/zod-side';
+import { resolvePeriod } from '../contract/window';
 import type { RuleContext } from '../contract/plausibility';
 import { response as responseSchema } from '../contract/schemas/responses';
 import { once } from '../lib/lazy';
@@ -188,7 +189,7 @@ export async function discoverUpstreamMap(read: DiscoveryReader, options: Discov
       }
       return 'next';
     }
-    const proposal = proposeOperation(zs, id, body as Record<string, unknown>, threshold, { context });
+    const proposal = proposeOperation(zs, id, body as Record<string, unknown>, threshold, { context: askedIn(context, id, params) });
     entries.set(id, { status: 200, params, cache: answer.cache ?? null, ...proposal.report });
     if (hasEntries(proposal.map)) report.map.operations[id] = proposal.map;
     read200.set(id, conformBody(zs.response(id), body, proposal.guess));
@@ -306,13 +307,20 @@ function joinAcross(
       [...before.values()].flatMap((entry) => ('fields' in entry && entry.fields ? Object.entries(entry.fields).map(([path, placed]) => [path, placed.from, placed.by] as const) : [])),
     );
     for (const [id, { body, params }] of bodies) {
-      const proposal = proposeOperation(zs, id, body, threshold, { known, hints, context, figures: figuresFor(id, placed, trusted), precision, vocabulary });
+      const proposal = proposeOperation(zs, id, body, threshold, { known, hints, context: askedIn(context, id, params), figures: figuresFor(id, placed, trusted), precision, vocabulary });
       const entry = entries.get(id);
       entries.set(id, { status: 200, params, cache: entry && 'cache' in entry ? (entry.cache ?? null) : null, ...proposal.report });
       if (hasEntries(proposal.map)) report.map.operations[id] = proposal.map;
       else delete report.map.operations[id];
     }
   }
+}
+
+/** The rules' context for one read: the window it asked for, resolved as the spec says (a rule of the period judges by it). */
+function askedIn(context: RuleContext, id: OperationId, params: Params): RuleContext {
+  if (!context.today) return context;
+  const { days, from, to } = params as { days?: number; from?: string; to?: string };
+  return { ...context, window: resolvePeriod(table(id).window, { days, from, to }, context.today) };
 }
 
 /** The numbers /brands holds anywhere (its values, and its keys where a list is keyed by id): the brand ids it may list, at most `BRAND_PROBES`. */

@@ -6,10 +6,10 @@
 import type * as z from 'zod';
 import { envelopeOf, isObject } from '../contract/conform';
 import { compareNames, NAME_GUESS, singular, wordsOf } from './names';
-import { alignObject, formatOf, shapeScore } from './align';
+import { alignObject, shapeScore } from './align';
 import { FORM_UNIQUE } from './by-shape';
 import { bestAssignment } from '../lib/assignment';
-import { expectedOf, fitOf, formOf } from './shapes';
+import { expectedOf, fitOf, formatOf, formOf } from './shapes';
 import type { OperationRead } from './report';
 import type { Json, Walk } from './walk';
 

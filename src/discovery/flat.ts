@@ -1,6 +1,6 @@
 /** A contract object written flat in its parent (`MarketId`, `MarketCode` for `market`): found, and placed with `"."`. */
 import { compareNames, entityOf, wordsOf } from './names';
-import { AMBIGUOUS, type Expected, expectedOf, fitOf } from './shapes';
+import { AMBIGUOUS, type Expected, expectedOf, fitOf, formatOf } from './shapes';
 import { hundredths, type Pair, pairOf, type Walk } from './walk';
 
 /** A contract object found written flat in its parent: its fields' pairs, and how sure that is. */
@@ -76,11 +76,35 @@ export function placeFlat(walk: Walk, path: string, name: string, flat: FlatObje
       reason: `its fields are written flat beside it (${flat.pairs.map((p) => `\`${p.key}\``).join(', ')}), but not all of them`,
       candidates: [{ from: '.', confidence: flat.confidence, by: 'flat' }],
     });
+  const shape = expected.kind === 'object' ? expected.shape : {};
+  const formOfField = (field: string) => {
+    const e = expectedOf(shape[field]!);
+    return `${e.kind} ${formatOf(e) ?? ''}`;
+  };
   for (const pair of flat.pairs) {
     const reading = pair.readings[0]!;
     walk.mapField(`${path}.${pair.name}`, pair.name, pair.key, reading.convert, sure);
     if (sure) walk.fields[`${path}.${pair.name}`] = { from: pair.key, confidence: flat.confidence, by: 'flat', ...(reading.convert ? { convert: reading.convert } : {}) };
+    // Unsure, its fields of one form (a period's two days) may be each other's: each is asked among them, so the
+    // rules may tell them apart together (`settleGroups`).
+    const alike = flat.pairs.filter((other) => formOfField(other.name) === formOfField(pair.name));
+    if (!sure && alike.length > 1)
+      walk.toConfirm.push({
+        path: `${path}.${pair.name}`,
+        reason: `written flat with ${alike.length - 1 === 1 ? 'another field' : 'other fields'} of its form, and no name tells them apart`,
+        candidates: alike.map((other) => ({ from: other.key, ...(other.readings[0]!.convert ? { convert: other.readings[0]!.convert } : {}), confidence: AMBIGUOUS, by: 'flat' as const })),
+      });
   }
-  const inner = expected.kind === 'object' ? Object.keys(expected.shape) : [];
+  const inner = Object.keys(shape);
   for (const field of inner) if (!flat.pairs.some((p) => p.name === field)) walk.unplaced.push(`${path}.${field}`);
+}
+
+/**
+ * The questions of a flat object's fields left once the rules have spoken are folded back into its own: asked as it is,
+ * it stands for them (one entry for a person, not one per field).
+ */
+export function foldFlatQuestions(walk: Walk): void {
+  const asked = walk.toConfirm.filter((item) => item.value === undefined && item.path !== '' && item.candidates.every((c) => c.from === '.'));
+  const folded = walk.toConfirm.filter((item) => asked.some((parent) => item.path.startsWith(`${parent.path}.`)) && item.candidates.every((c) => c.by === 'flat'));
+  for (const item of folded) walk.toConfirm.splice(walk.toConfirm.indexOf(item), 1);
 }

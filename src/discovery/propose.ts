@@ -37,7 +37,7 @@ import type { Candidate, OperationRead } from './report';
 import { AMBIGUOUS, columnarOf, type Expected, expectedOf, fitOf, isKeyedList } from './shapes';
 import { type FigureEvidence, overturnByFigures, settleByFigures, settleByPrecision } from './figures';
 import { besideEnvelope, findEnvelope } from './envelope';
-import { flatObjects, placeFlat } from './flat';
+import { flatObjects, foldFlatQuestions, placeFlat } from './flat';
 import { confirmByRules, EVIDENCE, rulesKept, settleByEvidence, settleGroups } from './rules';
 import { settleByOrder } from './order';
 import { alignUnits } from './units';
@@ -103,6 +103,7 @@ export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, thres
   confirmByRules(id, schema, body, walk);
   // What the rules put in doubt may be settled together again.
   settleGroups(id, schema, body, walk);
+  foldFlatQuestions(walk);
   if (envelope) confirmEnvelope(shape, envelope, walk);
   rewalkSettled(shape, inside, walk);
   // Values the evidence settled anywhere (another operation, another brand) are this operation's too: one vocabulary per service.

@@ -8,7 +8,8 @@
 import type * as z from 'zod';
 import { conformBody } from '../contract/conform';
 import type { OperationId } from '../contract/operations';
-import { keepsPinningRules, keepsRulesWithin, RULES, violationsOf } from '../contract/plausibility';
+import { RULES, type RuleContext, violationsOf } from '../contract/plausibility';
+import { at, DAY, dayOf, isNum } from '../contract/plausibility-words';
 import type { Conversion } from '../contract/upstream-map';
 import type { Candidate, Placement, ToConfirm } from './report';
 import { AMBIGUOUS, expectedOf, takesUnit } from './shapes';
@@ -105,8 +106,10 @@ export function settleGroups(id: OperationId, schema: z.ZodType, body: Json, wal
     const froms = [...new Set(group.flatMap((item) => item.candidates.map((c) => c.from!)))];
     if (froms.length < group.length) continue;
     // A rule that also reads a field still in question outside the group judges one guess by another: no evidence.
+    // The group's own object written flat (`"period": "."`, asked) is read as the group is: one way keeping the rules settles both.
+    const flatParent = walk.toConfirm.find((other) => other.value === undefined && other.path !== '' && `${other.path}.` === parent && other.candidates.every((c) => c.from === '.'));
     const inGroup = (field: string) => group.some((item) => atOrUnder(field, item.path));
-    const doubted = (field: string) => walk.toConfirm.some((other) => !group.includes(other) && other.value === undefined && other.path !== '' && atOrUnder(field, other.path));
+    const doubted = (field: string) => walk.toConfirm.some((other) => !group.includes(other) && other !== flatParent && other.value === undefined && other.path !== '' && atOrUnder(field, other.path));
     const rules = RULES.filter((rule) => group.some((item) => reading(id, item.path).includes(rule)) && !rule.reads[id]!.some((field) => !inGroup(field) && doubted(field)));
     if (rules.length === 0) continue;
     const readFields = [...new Set(rules.flatMap((rule) => rule.reads[id]!.filter((field) => group.some((item) => atOrUnder(field, item.path)))))];
@@ -138,7 +141,11 @@ export function settleGroups(id: OperationId, schema: z.ZodType, body: Json, wal
     const background = judged.length < 2 ? [] : judged.reduce((common, found) => common.filter((k) => found.includes(k)));
     const keeping = ways.filter((_, i) => broken[i] !== undefined && broken[i]!.every((k) => background.includes(k)));
     if (keeping.length !== 1) continue;
+    // Only a field a rule reads and that way keeps is settled: one only broken rules read was what the others left over.
+    const holding = rules.filter((rule) => !broken[ways.indexOf(keeping[0]!)]!.some((k) => k.startsWith(`${rule.id} `)));
+    const proven = (item: ToConfirm) => holding.some((rule) => rule.reads[id]!.some((field) => atOrUnder(field, item.path)));
     group.forEach((item, i) => {
+      if (!proven(item)) return;
       const from = keeping[0]!.way[i]!;
       const convert = keeping[0]!.converts[i];
       walk.toConfirm.splice(walk.toConfirm.indexOf(item), 1);
@@ -146,6 +153,11 @@ export function settleGroups(id: OperationId, schema: z.ZodType, body: Json, wal
       walk.mapField(item.path, item.path.split('.').at(-1)!, from, convert, true);
       walk.fields[item.path] = { from, confidence: EVIDENCE, by: 'evidence', ...(convert ? { convert } : {}) };
     });
+    if (flatParent && !walk.toConfirm.some((other) => other.path.startsWith(parent)) && !walk.unplaced.some((u) => u.startsWith(parent))) {
+      walk.toConfirm.splice(walk.toConfirm.indexOf(flatParent), 1);
+      walk.mapField(flatParent.path, flatParent.path.split('.').at(-1)!, '.', undefined, true);
+      walk.fields[flatParent.path] = { from: '.', confidence: EVIDENCE, by: 'evidence' };
+    }
   }
 }
 
@@ -207,4 +219,51 @@ export function confirmByRules(id: OperationId, schema: z.ZodType, body: Json, w
       });
     } else if (rules.some((rule) => rule.pins?.includes(path)) && keepsPinningRules(id, read, path)) walk.fields[path] = { ...placed, confidence: EVIDENCE, by: 'evidence' };
   }
+}
+
+/**
+ * Whether `body` is evidence for its value at `path` (a field without `[]`): a rule that pins the field holds, and
+ * would break were the value far off (so it did judge it, rather than lack what it needs). A rule that also reads a
+ * field still `open` (in question itself) is no evidence: it would judge one guess by another.
+ */
+export function keepsPinningRules(operation: OperationId, body: unknown, path: string, open: (field: string) => boolean = () => false): boolean {
+  const pinning = RULES.filter((rule) => rule.reads[operation] && rule.pins?.includes(path) && !rule.reads[operation]!.some((field) => field !== path && open(field)));
+  const broken = (read: unknown) => pinning.filter((rule) => rule.check(read, rule.reads[operation]!, operation, {}).length > 0).length;
+  if (pinning.length === 0 || path.includes('[]') || broken(body) > 0) return false;
+  const value = at(body, path);
+  if (!isNum(value)) return false;
+  const planted = structuredClone(body) as Record<string, unknown>;
+  const steps = path.split('.');
+  let holder: Record<string, unknown> = planted;
+  for (const step of steps.slice(0, -1)) holder = holder[step] as Record<string, unknown>;
+  holder[steps.at(-1)!] = value + 37;
+  return broken(planted) > 0;
+}
+
+/**
+ * Whether `body` is evidence for the object at `path` (no `[]`): the rules reading fields inside it hold, and one
+ * breaks once its figures are moved (numbers by 37, dates by 37 days), so they did judge it. Rules that also read an
+ * `open` field outside it say nothing.
+ */
+export function keepsRulesWithin(operation: OperationId, body: unknown, path: string, context: RuleContext, open: (field: string) => boolean = () => false): boolean {
+  const inside = (field: string) => field.startsWith(`${path}.`) || field.startsWith(`${path}[]`);
+  const judging = RULES.filter((rule) => rule.reads[operation]?.some(inside) && !rule.reads[operation]!.some((field) => !inside(field) && open(field)));
+  const broken = (read: unknown) => judging.filter((rule) => rule.check(read, rule.reads[operation]!, operation, context).length > 0).length;
+  if (judging.length === 0 || path.includes('[]') || broken(body) > 0) return false;
+  const planted = structuredClone(body) as Record<string, unknown>;
+  const steps = path.split('.');
+  let holder: Record<string, unknown> = planted;
+  for (const step of steps.slice(0, -1)) holder = holder[step] as Record<string, unknown>;
+  if (typeof holder?.[steps.at(-1)!] !== 'object' || holder[steps.at(-1)!] === null) return false;
+  holder[steps.at(-1)!] = moved(holder[steps.at(-1)!]);
+  return broken(planted) > 0;
+}
+
+/** Every number of `value` plus 37, every date 37 days on. */
+function moved(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(moved);
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, moved(v)]));
+  if (isNum(value)) return value + 37;
+  if (!Number.isNaN(dayOf(value))) return new Date(dayOf(value) + 37 * DAY).toISOString().slice(0, 10);
+  return value;
 }

@@ -337,3 +337,11 @@ function percentFit(values: number[], plain: Reading, change = false): Fit {
       .join(', ')}): a share to read as a percentage, or a percentage below 1?`,
   };
 }
+
+/** Whether a scalar is a date or a date-time in the contract: `date`, `datetime`, or undefined. */
+export function formatOf(expected: Expected): 'date' | 'datetime' | undefined {
+  if (expected.kind !== 'scalar') return undefined;
+  const def = defOf(expected.leaf);
+  const format = def.format ?? def.checks?.map((c) => c._zod.def.format).find(Boolean);
+  return format === 'date' || format === 'datetime' ? format : undefined;
+}
