@@ -469,6 +469,30 @@ describe('the evidence in the data', () => {
     expect(walk.toConfirm.map((item) => item.path)).toEqual(['totals.change']);
   });
 
+  it('fields asked together take only candidates offered to a field of their form: two times told apart, never a count for one', async () => {
+    const { tasks, ...rest } = (await ours('listTasks')) as { tasks: Record<string, unknown>[] } & Record<string, unknown>;
+    const epoch = (t: unknown) => Date.parse(String(t)) / 1000;
+    // The gain, made and updated under names that say nothing, the times as epoch seconds (as seed 12 of the styles).
+    const body = { ...rest, tasks: tasks.map(({ expected_gain, created_at, updated_at, ...task }) => ({ ...task, g: expected_gain, m: epoch(created_at), u: epoch(updated_at) })) };
+    const walk = new Walk(CONFIDENCE_THRESHOLD);
+    const asked = (path: string, froms: string[], convert?: 'date-time') =>
+      walk.toConfirm.push({ path, reason: 'by type', candidates: froms.map((from) => ({ from, ...(convert ? { convert } : {}), confidence: 0.3, by: 'type' as const })) });
+    asked('tasks[].expected_gain', ['g', 'm', 'u']);
+    asked('tasks[].created_at', ['m', 'u'], 'date-time');
+    asked('tasks[].updated_at', ['u'], 'date-time');
+    settleGroups('listTasks', zs.response('listTasks'), body, walk);
+    // updated_not_before_created tells the times apart; no rule reads the gain, so it is still asked.
+    expect(walk.sure.fields).toEqual({ 'tasks[].created_at': 'm', 'tasks[].updated_at': 'u' });
+    expect(walk.sure.convert).toEqual({ 'tasks[].created_at': 'date-time', 'tasks[].updated_at': 'date-time' });
+    expect(walk.toConfirm.map((item) => item.path)).toEqual(['tasks[].expected_gain']);
+  });
+
+  it('a number reads as a time only where the contract has one: epoch seconds are never a title', () => {
+    const at = (path: string) => expectedOf(schemaAtPath(zs.response('listTasks'), path));
+    expect(fitOf(at('tasks[].created_at'), [1793264400, 1794474000]).readings.map((r) => r.convert)).toEqual(['date-time']);
+    expect(fitOf(at('tasks[].title'), [1793264400, 1794474000]).readings).toEqual([]);
+  });
+
   it('beside shares read from 0 to 1, a change within -1 to 1 is read from 0 to 1 too', async () => {
     const topics = await ours('listTopics');
     const fractions = (topics.topics as { score: number | null; change: number | null }[]).map((t) => ({

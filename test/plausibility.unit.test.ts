@@ -534,6 +534,21 @@ describe('each rule fails on a planted bad value', () => {
     expect(violationsOf('listPages', { period: { from: '2026-11-25', to: '2026-11-12' } }, { today: TODAY })).toEqual([]);
   });
 
+  it('updated_not_before_created: a task updated before it was made, its two times read from each other', () => {
+    const tasks = {
+      tasks: [
+        { created_at: '2026-11-02T09:00:00Z', updated_at: '2026-11-20T10:30:00Z' },
+        { created_at: '2026-11-10T09:00:00Z', updated_at: '2026-11-10T09:00:00Z' },
+      ],
+    };
+    expect(violationsOf('listTasks', tasks)).toEqual([]);
+    const swapped = { tasks: tasks.tasks.map((t) => ({ created_at: t.updated_at, updated_at: t.created_at })) };
+    const found = violationsOf('listTasks', swapped);
+    for (const v of found) failed.add(v.rule);
+    expect(found.map((v) => [v.rule, v.message])).toEqual([['updated_not_before_created', "tasks[].updated_at is before tasks[].created_at in 1 of 2: are they read from each other's fields?"]]);
+    expect(violationsOf('getTask', { task: swapped.tasks[0] }).map((v) => v.rule)).toEqual(['updated_not_before_created']);
+  });
+
   it('every rule of the table was failed above', () => {
     expect([...failed].sort()).toEqual([...RULE_IDS].sort());
     expect(RULES.map((r) => r.id).sort()).toEqual(RULE_IDS.filter((id) => id !== 'engines_answered').sort());

@@ -17,7 +17,7 @@
  * loads it, and discovery runs it on bodies the contract does not read yet.
  */
 import { ENGINES } from './enums';
-import { valuesAtPath } from './paths';
+import { holdersOf, valuesAtPath } from './paths';
 import {
   checkAbsentNamesARival,
   checkChangeOfCounts,
@@ -67,6 +67,7 @@ export const RULE_IDS = [
   'position_where_named',
   'most_named_first',
   'questions_listed',
+  'updated_not_before_created',
   'engines_answered',
 ] as const;
 export type RuleId = (typeof RULE_IDS)[number];
@@ -436,6 +437,19 @@ export const RULES: readonly Rule[] = [
           message: `${fields[0]} ${whole(count)}, but the topic lists ${whole(listed.length)} questions: is \`${fields[0]}\` read from the right field?`,
         },
       ];
+    },
+  },
+  {
+    id: 'updated_not_before_created',
+    // A task is updated no earlier than it was made.
+    reads: { listTasks: ['tasks[].created_at', 'tasks[].updated_at'], getTask: ['task.created_at', 'task.updated_at'] },
+    check: (body, fields) => {
+      const [made, updated] = fields.map((field) => field.split('.').at(-1)!) as [string, string];
+      const holders = holdersOf(body, fields[0]!);
+      const early = holders.filter((h) => Date.parse(String(h[updated])) < Date.parse(String(h[made])));
+      if (early.length === 0) return [];
+      const message = `${fields[1]} is before ${fields[0]} in ${whole(early.length)} of ${whole(holders.length)}: are they read from each other's fields?`;
+      return [{ fields: [...fields], values: { early: early.length }, message }];
     },
   },
 ];

@@ -12,7 +12,7 @@ import { RULES, type RuleContext, violationsOf } from '../contract/plausibility'
 import { at, DAY, dayOf, isNum } from '../contract/plausibility-words';
 import type { Conversion } from '../contract/upstream-map';
 import type { Candidate, Placement, ToConfirm } from './report';
-import { AMBIGUOUS, expectedOf, takesUnit } from './shapes';
+import { AMBIGUOUS, expectedOf, formatOf, takesUnit } from './shapes';
 import { atOrUnder, schemaAtPath, valuesAtPath } from '../contract/paths';
 import type { Json, Walk } from './walk';
 
@@ -113,11 +113,18 @@ export function settleGroups(id: OperationId, schema: z.ZodType, body: Json, wal
     const rules = RULES.filter((rule) => group.some((item) => reading(id, item.path).includes(rule)) && !rule.reads[id]!.some((field) => !inGroup(field) && doubted(field)));
     if (rules.length === 0) continue;
     const readFields = [...new Set(rules.flatMap((rule) => rule.reads[id]!.filter((field) => group.some((item) => atOrUnder(field, item.path)))))];
-    // A candidate's reading (`date`, `basis-points`) is the field's where it offered it, else the group's for it.
-    const convertOf = (i: number, from: string) => (group[i]!.candidates.find((c) => c.from === from) ?? group.flatMap((item) => item.candidates).find((c) => c.from === from))?.convert;
-    // Each field may be any of the group's candidates: they were offered for their form, which they share.
+    // Each field may be any candidate offered to a field of its form (two dates, each of which may be either; never a
+    // count for a date): they were offered for that form.
+    const formOfItem = (item: ToConfirm) => {
+      const expected = expectedOf(schemaAtPath(schema, item.path));
+      return `${expected.kind} ${formatOf(expected) ?? ''}`;
+    };
+    const alike = group.map((item) => group.filter((other) => formOfItem(other) === formOfItem(item)));
+    // A candidate's reading (`date`, `basis-points`) is the field's where it offered it, else its form's for it.
+    const convertOf = (i: number, from: string) => (group[i]!.candidates.find((c) => c.from === from) ?? alike[i]!.flatMap((item) => item.candidates).find((c) => c.from === from))?.convert;
     // Each way read in every reading its fields may take (a percentage offered as it is, also as a share).
-    const ways = assignments(group.map(() => froms)).flatMap((way) => readingWays(group.map((item, i) => readingsOf(schema, item.path, convertOf(i, way[i]!)))).map((converts) => ({ way, converts })));
+    const slots = alike.map((items) => [...new Set(items.flatMap((item) => item.candidates.map((c) => c.from!)))]);
+    const ways = assignments(slots).flatMap((way) => readingWays(group.map((item, i) => readingsOf(schema, item.path, convertOf(i, way[i]!)))).map((converts) => ({ way, converts })));
     if (ways.length < 2 || ways.length > MAX_ASSIGNMENTS) continue;
     const broken = ways.map(({ way, converts }) => {
       const map = { ...walk.guess, fields: { ...walk.guess.fields }, convert: { ...walk.guess.convert } };

@@ -205,7 +205,8 @@ function leafFit(expected: Extract<Expected, { leaf: z.ZodType }>, seen: unknown
   const tried: Conversion[] =
     expected.kind === 'number'
       ? [expected.integer ? 'integer' : 'number', ...(percent ? (['percent-text', 'basis-points'] as const) : [])]
-      : (['date', 'date-time', ...DATE_ORDERS, 'boolean'] as const).filter((c) => c !== 'boolean' || defOf(expected.leaf).type === 'boolean');
+      : // A day or a time only where the contract has one: an epoch converted is text too, but no title or note.
+        (['date', 'date-time', ...DATE_ORDERS, 'boolean'] as const).filter((c) => (c === 'boolean' ? defOf(expected.leaf).type === 'boolean' : formatOf(expected) !== undefined));
   const readings = tried.filter((convert) => fits(convert) && formAllows(convert, form, seen)).map((convert) => ({ convert, confidence: conversionConfidence(convert, seen) }));
   if (readings.length === 0) return { readings, reason: `its values (${kindOf(seen[0])}) do not read as the contract's, even converted` };
   readings.sort((a, b) => b.confidence - a.confidence);
