@@ -493,6 +493,42 @@ describe('the evidence in the data', () => {
     expect(fitOf(at('tasks[].title'), [1793264400, 1794474000]).readings).toEqual([]);
   });
 
+  it('a period and the window before, both written flat and paired wrongly by their names, are told apart by the window asked', async () => {
+    const {
+      period,
+      previous_period: previous,
+      ...rest
+    } = (await ours('getAnswerHistory')) as { period: { from: string; to: string }; previous_period: { from: string; to: string } } & Record<string, unknown>;
+    const body = { ...rest, PeriodeDepuis: period.from, PeriodeVers: period.to, PrecedentPeriodeDepuis: previous.from, PrecedentPeriodeVers: previous.to };
+    const { map } = proposeOperation(zs, 'getAnswerHistory', body, CONFIDENCE_THRESHOLD, { context: { today: period.to, window: period } });
+    const at = (path: string) => map.fields[path];
+    expect(['period', 'period.from', 'period.to', 'previous_period', 'previous_period.from', 'previous_period.to'].map(at)).toEqual([
+      '.',
+      'PeriodeDepuis',
+      'PeriodeVers',
+      '.',
+      'PrecedentPeriodeDepuis',
+      'PrecedentPeriodeVers',
+    ]);
+  });
+
+  it('a key the evidence took leaves the questions beside it; one left with a single key no other asks for takes it by its form', async () => {
+    const { generated_at, period, ...rest } = (await ours('listTopics')) as { generated_at: string; period: { from: string; to: string } } & Record<string, unknown>;
+    // Its time and its period's days under names that say nothing of them, the period written flat.
+    const body = { ...rest, genere_a: generated_at, periode_depuis: period.from, periode_vers: period.to };
+    const context = { today: period.to, window: period };
+    const { map, report } = proposeOperation(zs, 'listTopics', body, CONFIDENCE_THRESHOLD, { context });
+    // The window settles the days; the time is then the only date-time left on both sides.
+    expect([map.fields.period, map.fields['period.from'], map.fields['period.to'], map.fields.generated_at]).toEqual(['.', 'periode_depuis', 'periode_vers', 'genere_a']);
+    expect(report.fields.generated_at).toMatchObject({ by: 'form', confidence: 0.8 });
+    expect(report.to_confirm).toEqual([]);
+    // Asked for another window, nothing takes the days: the time is still asked among them, and nothing is stored.
+    const before = { from: addDays(period.from, -7), to: addDays(period.to, -7) };
+    const off = proposeOperation(zs, 'listTopics', body, CONFIDENCE_THRESHOLD, { context: { ...context, window: before } });
+    expect(off.map.fields.generated_at).toBeUndefined();
+    expect(off.report.to_confirm.find((item) => item.path === 'generated_at')?.candidates.map((c) => c.from)).toEqual(['genere_a', 'periode_depuis', 'periode_vers']);
+  });
+
   it('beside shares read from 0 to 1, a change within -1 to 1 is read from 0 to 1 too', async () => {
     const topics = await ours('listTopics');
     const fractions = (topics.topics as { score: number | null; change: number | null }[]).map((t) => ({

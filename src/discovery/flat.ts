@@ -1,6 +1,7 @@
 /** A contract object written flat in its parent (`MarketId`, `MarketCode` for `market`): found, and placed with `"."`. */
 import { compareNames, entityOf, wordsOf } from './names';
-import { AMBIGUOUS, type Expected, expectedOf, fitOf, formatOf } from './shapes';
+import type { Conversion } from '../contract/upstream-map';
+import { AMBIGUOUS, type Expected, expectedOf, fitOf, formKeyOf } from './shapes';
 import { hundredths, type Pair, pairOf, type Walk } from './walk';
 
 /** A contract object found written flat in its parent: its fields' pairs, and how sure that is. */
@@ -65,8 +66,24 @@ function restAfter(object: string, key: string): string[] {
   return rests;
 }
 
+/** A key of a flat object no surer than a question, with the form of the field it was paired with. */
+export interface FlatKey {
+  key: string;
+  convert: Conversion | undefined;
+  form: string;
+}
+
+/** The keys of the flat objects found that are questions: any of them of a field's form may be that field's. */
+export function unsureFlatKeys(flat: ReadonlyMap<string, FlatObject>, expected: Record<string, Expected>, threshold: number): FlatKey[] {
+  return [...flat].flatMap(([name, object]) => {
+    const shape = expected[name]?.kind === 'object' ? expected[name].shape : {};
+    if (object.confidence >= threshold) return [];
+    return object.pairs.map((pair) => ({ key: pair.key, convert: pair.readings[0]!.convert, form: formKeyOf(shape[pair.name]!) }));
+  });
+}
+
 /** A flat object into the walk: `"."` for it, its fields by their flat names; a question when not every field was found. */
-export function placeFlat(walk: Walk, path: string, name: string, flat: FlatObject, expected: Expected): void {
+export function placeFlat(walk: Walk, path: string, name: string, flat: FlatObject, expected: Expected, unsureKeys: readonly FlatKey[]): void {
   const sure = flat.confidence >= walk.threshold;
   walk.mapField(path, name, '.', undefined, sure);
   if (sure) walk.fields[path] = { from: '.', confidence: flat.confidence, by: 'flat' };
@@ -77,22 +94,19 @@ export function placeFlat(walk: Walk, path: string, name: string, flat: FlatObje
       candidates: [{ from: '.', confidence: flat.confidence, by: 'flat' }],
     });
   const shape = expected.kind === 'object' ? expected.shape : {};
-  const formOfField = (field: string) => {
-    const e = expectedOf(shape[field]!);
-    return `${e.kind} ${formatOf(e) ?? ''}`;
-  };
   for (const pair of flat.pairs) {
     const reading = pair.readings[0]!;
     walk.mapField(`${path}.${pair.name}`, pair.name, pair.key, reading.convert, sure);
     if (sure) walk.fields[`${path}.${pair.name}`] = { from: pair.key, confidence: flat.confidence, by: 'flat', ...(reading.convert ? { convert: reading.convert } : {}) };
-    // Unsure, its fields of one form (a period's two days) may be each other's: each is asked among them, so the
-    // rules may tell them apart together (`settleGroups`).
-    const alike = flat.pairs.filter((other) => formOfField(other.name) === formOfField(pair.name));
+    // Unsure, its fields of one form (a period's two days, and the window before's) may be each other's: each is
+    // asked among them, so the rules may tell them apart together (`settleGroups`).
+    const form = formKeyOf(shape[pair.name]!);
+    const alike = unsureKeys.filter((other) => other.form === form);
     if (!sure && alike.length > 1)
       walk.toConfirm.push({
         path: `${path}.${pair.name}`,
         reason: `written flat with ${alike.length - 1 === 1 ? 'another field' : 'other fields'} of its form, and no name tells them apart`,
-        candidates: alike.map((other) => ({ from: other.key, ...(other.readings[0]!.convert ? { convert: other.readings[0]!.convert } : {}), confidence: AMBIGUOUS, by: 'flat' as const })),
+        candidates: alike.map((other) => ({ from: other.key, ...(other.convert ? { convert: other.convert } : {}), confidence: AMBIGUOUS, by: 'flat' as const })),
       });
   }
   const inner = Object.keys(shape);

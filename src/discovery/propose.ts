@@ -34,11 +34,12 @@ import { compareNames, entityOf, singular, wordsOf } from './names';
 import { enumKey, enumPaths, type ValueHints } from './values';
 import { proposeValues } from './propose-values';
 import type { Candidate, OperationRead } from './report';
-import { AMBIGUOUS, columnarOf, type Expected, expectedOf, fitOf, isKeyedList } from './shapes';
+import { AMBIGUOUS, columnarOf, type Expected, expectedOf, fitOf, isKeyedList, takesUnit } from './shapes';
 import { type FigureEvidence, overturnByFigures, settleByFigures, settleByPrecision } from './figures';
 import { besideEnvelope, findEnvelope } from './envelope';
-import { flatObjects, foldFlatQuestions, placeFlat } from './flat';
+import { flatObjects, foldFlatQuestions, placeFlat, unsureFlatKeys } from './flat';
 import { confirmByRules, EVIDENCE, rulesKept, settleByEvidence, settleGroups } from './rules';
+import { placeLeftOver } from './taken';
 import { settleByOrder } from './order';
 import { alignUnits } from './units';
 import { capped, type Json, KEY_FIELD, keyedItems, MAX_SAMPLES, type Pair, pairOf, pathOf, present, Walk } from './walk';
@@ -103,6 +104,8 @@ export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, thres
   confirmByRules(id, schema, body, walk);
   // What the rules put in doubt may be settled together again.
   settleGroups(id, schema, body, walk);
+  placeLeftOver(walk, (path) => takesUnit(schema, path));
+  confirmByRules(id, schema, body, walk);
   foldFlatQuestions(walk);
   if (envelope) confirmEnvelope(shape, envelope, walk);
   rewalkSettled(shape, inside, walk);
@@ -334,11 +337,12 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
   const keysOf = () => new Set([...[...chosen.values()].flat().map((p) => p.key), ...flatKeys]);
 
   const units = walk.units;
+  const unsureKeys = unsureFlatKeys(flat, expected, walk.threshold);
   for (const name of Object.keys(shape)) {
     const fieldPath = pathOf(path, name);
     const flatObject = flat.get(name);
     if (flatObject) {
-      placeFlat(walk, fieldPath, name, flatObject, expected[name]!);
+      placeFlat(walk, fieldPath, name, flatObject, expected[name]!, unsureKeys);
       continue;
     }
     const pairs = chosen.get(name);

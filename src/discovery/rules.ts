@@ -12,7 +12,7 @@ import { RULES, type RuleContext, violationsOf } from '../contract/plausibility'
 import { at, DAY, dayOf, isNum } from '../contract/plausibility-words';
 import type { Conversion } from '../contract/upstream-map';
 import type { Candidate, Placement, ToConfirm } from './report';
-import { AMBIGUOUS, expectedOf, formatOf, takesUnit } from './shapes';
+import { AMBIGUOUS, expectedOf, formKeyOf, takesUnit } from './shapes';
 import { atOrUnder, schemaAtPath, valuesAtPath } from '../contract/paths';
 import type { Json, Walk } from './walk';
 
@@ -115,10 +115,7 @@ export function settleGroups(id: OperationId, schema: z.ZodType, body: Json, wal
     const readFields = [...new Set(rules.flatMap((rule) => rule.reads[id]!.filter((field) => group.some((item) => atOrUnder(field, item.path)))))];
     // Each field may be any candidate offered to a field of its form (two dates, each of which may be either; never a
     // count for a date): they were offered for that form.
-    const formOfItem = (item: ToConfirm) => {
-      const expected = expectedOf(schemaAtPath(schema, item.path));
-      return `${expected.kind} ${formatOf(expected) ?? ''}`;
-    };
+    const formOfItem = (item: ToConfirm) => formKeyOf(schemaAtPath(schema, item.path));
     const alike = group.map((item) => group.filter((other) => formOfItem(other) === formOfItem(item)));
     // A candidate's reading (`date`, `basis-points`) is the field's where it offered it, else its form's for it.
     const convertOf = (i: number, from: string) => (group[i]!.candidates.find((c) => c.from === from) ?? alike[i]!.flatMap((item) => item.candidates).find((c) => c.from === from))?.convert;

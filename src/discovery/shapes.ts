@@ -346,3 +346,9 @@ export function formatOf(expected: Expected): 'date' | 'datetime' | undefined {
   const format = def.format ?? def.checks?.map((c) => c._zod.def.format).find(Boolean);
   return format === 'date' || format === 'datetime' ? format : undefined;
 }
+
+/** A field's form as fields that may stand for each other share it: its kind, and a date's or a time's format. */
+export function formKeyOf(schema: z.ZodType): string {
+  const expected = expectedOf(schema);
+  return `${expected.kind} ${formatOf(expected) ?? ''}`;
+}
