@@ -8,6 +8,8 @@
  * tables `VIEWS[kind].tables`: no list here is written by hand.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { REPORT_KINDS } from '../src/reports/links';
+import { LINK_PAGES } from '../src/reports/routes';
 import { isViewKind, tableProvided, type View, VIEW_KINDS, VIEWS, type ViewKind } from '../src/views';
 import { get as accountGet, post as accountPost, signIn } from './account-helpers';
 import { readCsv } from './exports-helpers';
@@ -149,6 +151,21 @@ describe('share links of a view', () => {
     expect((await api(`${path}?format=text`, { key: null })).status).toBe(400);
     const listed = (await json(await api('/reports/links', { key }))).links as { kind: string }[];
     expect(listed.map((l) => l.kind)).toEqual([kind]);
+  });
+
+  // Every kind of link at every page under `/r/<token>` (both from LINK_PAGES): each opens only the pages its kind is listed for.
+  it.each(REPORT_KINDS)('a %s link opens exactly the pages under /r/<token> listed for its kind', async (kind) => {
+    const key = ownKey('pages');
+    const minted = await api('/reports/links', { key, method: 'POST', body: JSON.stringify({ kind, market: 'us' }) });
+    const path = new URL(((await minted.json()) as { link: { url: string } }).link.url).pathname;
+    const pages = Object.entries(LINK_PAGES) as [string, { kinds: readonly string[] }][];
+    expect(pages.length).toBeGreaterThan(1);
+    for (const [suffix, page] of pages) {
+      const opened = await api(`${path}${suffix}`, { key: null });
+      const html = await opened.text();
+      expect([suffix, opened.status]).toEqual([suffix, page.kinds.includes(kind) ? 200 : 404]);
+      if (!page.kinds.includes(kind)) expect(html).not.toContain('data-testid="csv-link"');
+    }
   });
 
   it('a kind no view has is refused, naming the kinds', async () => {

@@ -265,7 +265,7 @@ export const reportDocs: FeatureDocs = {
           '200': pageAnswer('The page.'),
           ...TOKEN_PAGES,
           '401': pageAnswer('The key behind the link was revoked.'),
-          '404': pageAnswer('The brand or market no longer exists for the account.'),
+          '404': pageAnswer("The brand or market no longer exists for the account, or the link is a view's (a link opens only what it names: the history is the weekly report's)."),
           '410': pageAnswer('An expired or revoked link.'),
           '429': pageAnswer("The API's limit for the key behind the link."),
           '502': pageAnswer('The Read API did not answer.'),
