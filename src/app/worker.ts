@@ -109,7 +109,7 @@ export function createWorker(seams: WorkerSeams = {}) {
         assets: env.ASSETS,
       };
       // The endpoint as often pasted, with a slash: the one endpoint, its method and body kept (308).
-      if (pathname === `${MCP_PATH}/`) return new Response(null, { status: 308, headers: { location: `${MCP_PATH}${url.search}` } });
+      if (pathname === `${MCP_PATH}/`) return withRequestId(new Response(null, { status: 308, headers: { location: `${MCP_PATH}${url.search}` } }), requestIdOf(request.headers));
       if (pathname === MCP_PATH) return withRequestId(await handleMcp(request, url, env, proxyRuntime, mcpOptions, ctx), requestIdOf(request.headers));
       // OAuth for /mcp (its consent page, the provider's endpoints and metadata): off without OAUTH_KV, OAUTH_WRITES and SIGNING_SECRET.
       if (isOAuthPath(pathname)) return withRequestId(await handleOAuth(request, env, proxyRuntime, mcpOptions, ctx), requestIdOf(request.headers));

@@ -86,6 +86,7 @@ export function errorResponse(error: unknown, headers: Record<string, string> = 
   if (apiError.status === 405) extra.allow ??= 'GET, HEAD';
   return new Response(JSON.stringify(apiError.body), {
     status: apiError.status,
-    headers: { ...JSON_HEADERS, ...headers, ...extra },
+    // An error is about this request, now: no cache keeps it (a 404 kept would outlive the brand's creation).
+    headers: { ...JSON_HEADERS, 'cache-control': 'no-store', ...headers, ...extra },
   });
 }
