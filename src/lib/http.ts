@@ -143,3 +143,6 @@ export function plainTarget(raw: string): Target | undefined {
 export function ownKeyOf<T extends object>(record: T, value: string | null): Extract<keyof T, string> | undefined {
   return value !== null && Object.hasOwn(record, value) ? (value as Extract<keyof T, string>) : undefined;
 }
+
+/** `record`'s own value at `key`, or undefined: a name an upstream chose (`constructor`, `__proto__`) never reads an inherited member. */
+export const ownValue = <V>(record: Readonly<Record<string, V>>, key: string): V | undefined => (Object.hasOwn(record, key) ? record[key] : undefined);
