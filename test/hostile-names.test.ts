@@ -76,7 +76,8 @@ it('pages, JSON, text and CSV answer every prototype name, a rival left out of a
       const csv: string[] = [];
       for (const kind of VIEW_KINDS) {
         await expectAnswered(`${kind} JSON`, await call(`/reports/views/${kind}?${scope}&format=json`, { key }));
-        csv.push(...csvLinksOf(await expectAnswered(`${kind} page`, await call(`/reports/views/${kind}?${scope}`, { key }))));
+        await expectAnswered(`${kind} page`, await call(`/reports/views/${kind}?${scope}`, { key }));
+        csv.push(...csvLinksOf(await expectAnswered(`${kind} page and its CSV links`, await call(`/reports/views/${kind}?${scope}`, { key, method: 'POST' }))));
       }
       for (const format of ['json', 'text', 'html']) {
         const page = await expectAnswered(`weekly ${format}`, await call(`/reports/weekly?${scope}&format=${format}`, { key }));

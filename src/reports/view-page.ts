@@ -8,7 +8,7 @@
  */
 import { EMPTY, html, type Markup, trusted } from '../lib/html';
 import { ownValue } from '../lib/http';
-import { type CitationsView, type NotProvided, type Part, type PerceptionView, type RivalsView, type RivalsWindow, type TrafficView, type View, VIEWS, type ViewKind } from '../views';
+import { type CitationsView, type NotProvided, type Part, type PerceptionView, type RivalsView, type RivalsWindow, type TrafficView, tableProvided, type View, VIEWS, type ViewKind } from '../views';
 import { engineLabel, formatDay, formatPercent, formatRange, formatStamp } from '../weekly-report';
 import { csvRow, type PageFrame, type RenderedPage, reportDocument, STYLE } from './page';
 
@@ -16,8 +16,10 @@ import { csvRow, type PageFrame, type RenderedPage, reportDocument, STYLE } from
 export interface ViewLinks {
   /** The brand's other pages (the report, the history, each view), by kind; absent on a signed link, which opens one view. */
   siblings?: Partial<Record<ViewKind | 'weekly' | 'history', string>>;
-  /** CSV links by table id (`VIEWS[kind].tables`), handed out when the page is rendered. */
+  /** CSV links by table id (`VIEWS[kind].tables`), made when the page's form asked for them. */
   csv?: Partial<Record<string, string>>;
+  /** Where the page's form posts to have its CSV links made (a GET makes none), with its hidden fields (the account's token). */
+  csvForm?: { action: string; fields?: Record<string, string> } | undefined;
   share?: { url: string; expiresAt: string };
   json?: string;
   frame?: PageFrame | undefined;
@@ -226,6 +228,12 @@ const SIBLING_WORDS: Record<ViewKind | 'weekly' | 'history', string> = {
   traffic: VIEWS.traffic.title,
 };
 
+/** The form that makes the page's CSV links: a link is a stored row, so it is made when asked for, never by showing the page. */
+function csvFormSection(form: NonNullable<ViewLinks['csvForm']>): Markup {
+  const hidden = Object.entries(form.fields ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
+  return html`<section aria-labelledby="h-csv" data-testid="csv-form"><h2 id="h-csv">CSV links</h2><form method="post" action="${form.action}">${hidden}<p class="small">A CSV link of each table above, for a spreadsheet (<code>=IMPORTDATA(…)</code>): made when you ask.</p><button type="submit">Make CSV links</button></form></section>`;
+}
+
 /** The brand's pages side by side, the one shown marked: on a page read with a key or in the account. */
 export function siblingsNav(siblings: ViewLinks['siblings'], current: ViewKind | 'weekly' | 'history'): Markup {
   if (!siblings) return EMPTY;
@@ -249,6 +257,7 @@ export function viewPage(view: View, links: ViewLinks): RenderedPage {
   if (view.kind === 'citations') parts.push(...citationsParts(view, links));
   if (view.kind === 'perception') parts.push(...perceptionParts(view, links));
   if (view.kind === 'traffic') parts.push(...trafficParts(view, links));
+  if (links.csvForm && VIEWS[view.kind].tables.some((t) => tableProvided(view, t))) parts.push(csvFormSection(links.csvForm));
   if (links.share)
     parts.push(
       html`<section aria-labelledby="h-share" data-testid="share"><h2 id="h-share">Share this page</h2><p class="small">Anyone with this link can read this page until ${formatStamp(links.share.expiresAt)}, without an API key${links.json ? html`; <a href="${links.json}">the same as JSON</a>` : EMPTY}.</p><div class="share-row"><label class="sr" for="share-url">Link to this page</label><input id="share-url" type="text" readonly value="${links.share.url}"><button type="button" id="copy-link" hidden>Copy link</button></div><p id="copy-status" class="small" role="status" aria-live="polite"></p></section>`,
