@@ -80,7 +80,8 @@ function featuresFor(env: AppEnv): Features {
 }
 
 export function createWorker(seams: WorkerSeams = {}) {
-  const servicesFor = (p: Product, env: ReportsEnv, ctx: Pick<ExecutionContext, 'waitUntil'>, overrides: Partial<Services> = {}) => p.buildServices(env, ctx, { ...seams.services?.(), ...overrides });
+  const servicesFor = (p: Product, env: ReportsEnv, ctx: Pick<ExecutionContext, 'waitUntil'>, overrides: Partial<Services> = {}) =>
+    p.buildServices(env, ctx, { ...seams.services?.(), ...overrides }, seams.proxyTimeout?.());
   return {
     async fetch(request, rawEnv, ctx) {
       let env: AppEnv;
