@@ -7,8 +7,7 @@
 import { ApiClientError, toApiError } from '../client';
 import { sameSecret } from '../lib/hash';
 import { fromThisSite, readBodyUpTo } from '../lib/http';
-import { ASK_NOW, keyUnconfirmed } from '../links/keyed-routes';
-import { clientAddressOf } from '../proxy';
+import { ASK_NOW, clientAddressOf, keyUnconfirmed } from '../proxy';
 import type { Caller, SubscriptionDeps } from '../subscriptions';
 import { ACCOUNT_PATHS, type Brand, refusedFormPage } from './pages';
 import { clearedSessionCookie, endSessionsOfKey, type Session, sessionOf } from './session';

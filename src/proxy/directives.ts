@@ -12,7 +12,7 @@ export interface Directives {
   /**
    * `no-cache` with `stale-if-error=0` (RFC 5861, section 4): the upstream's answer now, or an error saying when to
    * try again; never a stored copy, a slow upstream's stale one, or an answer shared from another request. What a
-   * write asks of the key (src/links/keyed-routes.ts, `confirmKeyNow`).
+   * write asks of the key (api.ts, `confirmKeyNow`).
    */
   upstreamNow?: boolean;
 }
