@@ -3,8 +3,8 @@
  * lets the service choose (rivals, engines, topics, domains, questions...) becomes one of `__proto__`,
  * `constructor`, `toString`... (every own name of `Object.prototype`), in an order fast-check draws, and one day of
  * the overview leaves one of its rivals out. Through the Worker: each view as JSON and as a page with the key, the
- * rivals view by share link and in the account, the weekly report (page, JSON, text), every CSV link those pages
- * hand out, and every MCP tool. No lookup by such a name may read an inherited member: no answer is a 5xx.
+ * rivals view by share link, the account's overview, report, history and views, the weekly report (page, JSON,
+ * text), every CSV link those pages hand out, and every MCP tool. No lookup by such a name may read an inherited member: no answer is a 5xx.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { SELF } from 'cloudflare:test';
@@ -87,7 +87,8 @@ it('pages, JSON, text and CSV answer every prototype name, a rival left out of a
       const link = new URL(((await minted.json()) as { link: { url: string } }).link.url).pathname;
       await expectAnswered('rivals share link', await call(link));
       const { cookie } = await signIn(key);
-      await expectAnswered('account rivals', await accountGet(`/account/views/rivals?${scope}`, cookie));
+      for (const page of ['/account', `/account/report?${scope}`, `/account/history?${scope}`, ...VIEW_KINDS.map((kind) => `/account/views/${kind}?${scope}`)])
+        await expectAnswered(`account ${page}`, await accountGet(page, cookie));
       expect(csv.length).toBeGreaterThan(0);
       for (const path of csv) await expectAnswered(`CSV ${path}`, await call(path));
     }),
