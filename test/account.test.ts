@@ -11,11 +11,12 @@ import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vit
 import { UNVERIFIED_PER_MINUTE } from '../src/proxy/abuse';
 import { sha256Hex } from '../src/lib/hash';
 import { SESSIONS_PER_KEY } from '../src/account/session';
+import { SIGN_IN_PER_MINUTE } from '../src/account/sign-in-limit';
 import { keepWeek } from '../src/weekly-report/history';
 import { clearDigests, RecordingApi } from './digests-helpers';
 import { accountKey, gateOf } from './exports-helpers';
 import { inOneLimiterWindow, KEYS } from './helpers';
-import { clearReports, visibleText } from './reports-helpers';
+import { callWith, clearReports, visibleText } from './reports-helpers';
 import { useServicesForTests, useUpstreamForTests } from './seams';
 import { BASE, BROWSER_ACCEPT, get, post, signIn } from './account-helpers';
 
@@ -139,6 +140,35 @@ describe('signing in', () => {
     expect(statuses.slice(UNVERIFIED_PER_MINUTE)).toEqual([429, 429, 429]);
     expect(last.status).toBe(429);
     expect(errorBeside(await last.text(), 'key')).toMatch(/^Too many checks just now\. Try again in \d+ seconds\.$/);
+  });
+
+  it('the sign-in limit is a rolling minute: 130 guesses in 29 s across a minute boundary get 429 past the 120th, until the first leaves the minute', async () => {
+    const api = new RecordingApi();
+    api.fault = { status: 401, code: 'invalid_api_key' };
+    useUpstreamForTests(api.upstream);
+    // The binding's fixed window resets on the minute: here it lets every request through, as it does after a boundary.
+    const bindingAfterBoundary = { ...env, UNVERIFIED_KEYS: { limit: async () => ({ success: true }) } } as unknown as Env;
+    const guess = () => {
+      const body = new URLSearchParams({ api_key: `random_${crypto.randomUUID()}` }).toString();
+      const headers = { 'content-type': 'application/x-www-form-urlencoded', accept: BROWSER_ACCEPT, origin: BASE, 'cf-connecting-ip': '198.51.100.240' };
+      return callWith(bindingAfterBoundary, '/account/sign-in', { method: 'POST', body, headers });
+    };
+    const start = Math.ceil(clock / MINUTE) * MINUTE + 10 * MINUTE - 15_000;
+    const statuses: number[] = [];
+    let last: Response | undefined;
+    for (let i = 0; i < 130; i++) {
+      clock = start + Math.floor((i * 29_000) / 130);
+      last = await guess();
+      statuses.push(last.status);
+    }
+    expect(statuses.slice(0, SIGN_IN_PER_MINUTE).every((status) => status === 401 || status === 400)).toBe(true);
+    expect(statuses.slice(SIGN_IN_PER_MINUTE)).toEqual(Array(130 - SIGN_IN_PER_MINUTE).fill(429));
+    // The first guess leaves the minute 60 s after it was made: Retry-After says when.
+    const wait = Number(last!.headers.get('retry-after'));
+    expect(wait).toBe(Math.ceil((start + MINUTE - clock) / 1000));
+    expect(errorBeside(await last!.text(), 'key')).toBe(`Too many checks just now. Try again in ${wait} seconds.`);
+    clock = start + MINUTE + 1;
+    expect((await guess()).status).not.toBe(429);
   });
 
   it('a sign-in posted from another site is refused before the key is read', async () => {

@@ -19,7 +19,7 @@ import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloud
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EXAMPLE_SECRETS } from '../src/app/env';
 import { errorText } from '../src/lib/log';
-import { outboxRoutes, productRoutes } from '../src/app/routes';
+import { documentedRoutes, outboxRoutes, productRoutes } from '../src/app/routes';
 import { errorBodySchema } from '../src/contract/schemas/errors';
 import { API_BASE, examplePath, operationList } from '../src/contract/operations';
 import { digestDevRoutes } from '../src/digests';
@@ -276,6 +276,26 @@ describe('X-Request-Id on every response of every route', () => {
       headers: { 'x-request-id': id, origin: 'https://dash.example.com', 'access-control-request-method': 'GET' },
     });
     await expectId('preflight', preflight, id);
+  });
+
+  // documentedRoutes, /mcp and its OAuth among them, each path also with a slash after it (`/mcp/` redirects, 308).
+  it('every documented route and its path with a trailing slash, redirects included; JSON 404s are never cached', async () => {
+    let n = 0;
+    const paths = documentedRoutes.map((route) => route.path.replace(/\{\w+\}/g, 'x')).flatMap((path) => [path, `${path}/`]);
+    const seen = new Set<number>();
+    for (const path of [...paths, `${API_BASE}/nothing`, `/origin${API_BASE}/nothing`]) {
+      for (const method of ['GET', 'POST']) {
+        const id = `doc-${++n}`;
+        const response = await SELF.fetch(`${BASE}${path}`, { method, redirect: 'manual', headers: { 'x-request-id': id, authorization: 'Bearer demo_pro_single' } });
+        await expectId(`${method} ${path}`, response, id);
+        seen.add(response.status);
+        if (response.status === 404 && response.headers.get('content-type')?.startsWith('application/json'))
+          expect([path, response.headers.get('cache-control')]).toEqual([path, expect.stringContaining('no-store')]);
+        await response.arrayBuffer();
+      }
+    }
+    expect(seen).toContain(308);
+    expect(seen).toContain(404);
   });
 
   it('404s anywhere, the documents, a feature that is off, and a misconfigured env', async () => {

@@ -16,6 +16,7 @@
 import { env } from 'cloudflare:test';
 import { type DefaultTreeAdapterMap, parse } from 'parse5';
 import type * as z from 'zod';
+import type { OperationId } from '../src/contract/operations';
 import { matchOperation } from '../src/contract/request';
 import { originTransport } from '../src/origin/transport';
 import { useUpstreamForTests } from './seams';
@@ -143,6 +144,8 @@ export class HostileUpstream {
   constructor(
     private readonly swap: Swap,
     private readonly as = 'demo_pro_single',
+    /** A change of each answer after the swap (an item left out), by operation. */
+    private readonly then: (id: OperationId, body: unknown) => unknown = (_, body) => body,
   ) {}
 
   install(): this {
@@ -172,7 +175,7 @@ export class HostileUpstream {
     const answer = await this.origin(new Request(`http://origin.internal${path}${query.size ? `?${query}` : ''}`, { headers: { authorization: `Bearer ${this.as}` } }));
     const match = matchOperation(url.pathname);
     if (answer.status !== 200 || !match) return answer;
-    const body = rewrite(zs.response(match.op.id) as unknown as Schema, await answer.json(), this.record);
+    const body = this.then(match.op.id, rewrite(zs.response(match.op.id) as unknown as Schema, await answer.json(), this.record));
     return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'private, max-age=300' } });
   }
 }

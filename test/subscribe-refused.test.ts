@@ -41,7 +41,9 @@ async function stored(): Promise<string> {
     env.DB.prepare('SELECT * FROM alert_channels ORDER BY subscription_id'),
     env.DB.prepare('SELECT id FROM digest_outbox ORDER BY id'),
   ]);
-  return JSON.stringify([subs!.results, channels!.results, outbox!.results]);
+  // A row's revision moves on with every write, an undo's too (migration 0023): the rest is what it holds.
+  const held = (subs!.results as Record<string, unknown>[]).map(({ revision: _, ...row }) => row);
+  return JSON.stringify([held, channels!.results, outbox!.results]);
 }
 
 const RECEIVERS = [

@@ -7,14 +7,17 @@
  * provide is one line, never an error page. The views are `VIEW_KINDS`, the
  * tables `VIEWS[kind].tables`: no list here is written by hand.
  */
+import { env } from 'cloudflare:test';
 import { afterEach, describe, expect, it } from 'vitest';
+import { REPORT_KINDS } from '../src/reports/links';
+import { LINK_PAGES } from '../src/reports/routes';
 import { isViewKind, tableProvided, type View, VIEW_KINDS, VIEWS, type ViewKind } from '../src/views';
 import { get as accountGet, post as accountPost, signIn } from './account-helpers';
 import { readCsv } from './exports-helpers';
 import { json, KEYS } from './helpers';
 import { freshKey, restoreUpstream } from './proxy-upstream';
 import { ReshapingUpstream } from './reshape';
-import { call } from './reports-helpers';
+import { BASE, call } from './reports-helpers';
 
 /** A request to a product route, with the key unless `key` is null. */
 const api = (path: string, o: { key?: string | null; method?: string; body?: string } = {}) =>
@@ -25,6 +28,11 @@ const api = (path: string, o: { key?: string | null; method?: string; body?: str
   });
 
 afterEach(() => restoreUpstream());
+
+/** A form posted to `path` without a key, as a browser on `origin` sends it. */
+const postFrom = (path: string, origin = BASE) => call(path, { method: 'POST', headers: { origin, 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+
+const reportLinkRows = async () => Number(await env.DB.prepare('SELECT COUNT(*) AS n FROM report_links').first('n'));
 
 const viewJson = async (kind: string, key: string = KEYS.pro, query = '') => {
   const response = await api(`/reports/views/${kind}?format=json${query}`, { key });
@@ -59,13 +67,20 @@ describe.each(VIEW_KINDS)('the %s view', (kind) => {
     for (const [name, part] of parts) expect([name, part.provided]).toEqual([name, true]);
   });
 
-  it("as a page with the key: its heading, the brand's other pages, and a CSV link per table that reads rows", async () => {
-    const response = await api(`/reports/views/${kind}`, { key: ownKey('page') });
+  it("as a page with the key: its heading, the brand's other pages, and its form's POST a CSV link per table that reads rows", async () => {
+    const key = ownKey('page');
+    const response = await api(`/reports/views/${kind}`, { key });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/html');
-    const html = await response.text();
-    expect(html).toContain(`<h1>Brightdesk in AI answers: ${VIEWS[kind].heading}</h1>`);
-    expect(html).toMatch(/<span class="here" aria-current="page">[^<]+<\/span>/);
+    const shown = await response.text();
+    expect(shown).toContain(`<h1>Brightdesk in AI answers: ${VIEWS[kind].heading}</h1>`);
+    expect(shown).toMatch(/<span class="here" aria-current="page">[^<]+<\/span>/);
+    // Showing the page makes no link: its form asks for them.
+    expect(csvLinks(shown)).toEqual([]);
+    expect(shown).toContain(`<form method="post" action="/reports/views/${kind}">`);
+    const made = await api(`/reports/views/${kind}`, { key, method: 'POST' });
+    expect(made.status).toBe(200);
+    const html = await made.text();
     const links = csvLinks(html);
     expect(links.map((l) => l.label)).toEqual(VIEWS[kind].tables.map((t) => t.label).sort((a, b) => html.indexOf(`CSV of ${a}`) - html.indexOf(`CSV of ${b}`)));
     for (const link of links) {
@@ -82,11 +97,13 @@ describe('parts not provided are one line', () => {
     for (const kind of ['perception', 'traffic'] as const) {
       const view = await viewJson(kind, KEYS.starter);
       for (const [, part] of partsOf(view)) expect(part).toMatchObject({ provided: false, reason: 'not_in_plan', line: expect.stringContaining('Your plan does not include') });
-      const page = await api(`/reports/views/${kind}`, { key: KEYS.starter });
+      const page = await api(`/reports/views/${kind}`, { key: KEYS.starter, method: 'POST' });
       expect(page.status).toBe(200);
       const html = await page.text();
       expect(html).toContain('it is part of the Pro and Growth plans.');
       expect(csvLinks(html)).toEqual([]);
+      // Nothing to make a CSV link of: no form offers one.
+      expect((await (await api(`/reports/views/${kind}`, { key: KEYS.starter })).text()).includes('data-testid="csv-form"')).toBe(false);
     }
     // The views the plan includes stay whole on Starter.
     for (const [, part] of partsOf(await viewJson('citations', KEYS.starter))) expect(part.provided).toBe(true);
@@ -96,7 +113,7 @@ describe('parts not provided are one line', () => {
     const view = await viewJson('traffic', KEYS.growth, '&brand_id=3');
     expect(view.kind === 'traffic' && view.crawlers).toMatchObject({ provided: false, reason: 'integration_not_connected' });
     expect(view.kind === 'traffic' && view.visitors.provided).toBe(true);
-    const html = await (await api('/reports/views/traffic?brand_id=3', { key: ownKey('growth', KEYS.growth) })).text();
+    const html = await (await api('/reports/views/traffic?brand_id=3', { key: ownKey('growth', KEYS.growth), method: 'POST' })).text();
     expect(csvLinks(html).map((l) => l.label)).toEqual([VIEWS.traffic.tables.find((t) => t.operation === 'getAiVisitors')!.label]);
     expect(VIEWS.traffic.tables.filter((t) => tableProvided(view, t)).map((t) => t.operation)).toEqual(['getAiVisitors']);
   });
@@ -143,7 +160,14 @@ describe('share links of a view', () => {
     expect(html).toContain('data-testid="share"');
     // A link opens its one view: no way to the key's other pages.
     expect(html).not.toContain('data-testid="views"');
-    for (const csv of csvLinks(html)) expect((await readCsv(csv.url)).status).toBe(200);
+    // Opening the link makes no CSV link; the page's form, posted from this site, does.
+    expect(csvLinks(html)).toEqual([]);
+    expect((await postFrom(`${path}/csv`, 'https://evil.test')).status).toBe(403);
+    const made = await postFrom(`${path}/csv`);
+    expect(made.status).toBe(200);
+    const links = csvLinks(await made.text());
+    expect(links.length).toBeGreaterThan(0);
+    for (const csv of links) expect((await readCsv(csv.url)).status).toBe(200);
     const asJson = await api(`${path}?format=json`, { key: null });
     expect(((await asJson.json()) as { view: View }).view.kind).toBe(kind);
     expect((await api(`${path}?format=text`, { key: null })).status).toBe(400);
@@ -151,10 +175,66 @@ describe('share links of a view', () => {
     expect(listed.map((l) => l.kind)).toEqual([kind]);
   });
 
+  // Every kind of link at every page under `/r/<token>` (both from LINK_PAGES): each opens only the pages its kind is listed for.
+  it.each(REPORT_KINDS)('a %s link opens exactly the pages under /r/<token> listed for its kind', async (kind) => {
+    const key = ownKey('pages');
+    const minted = await api('/reports/links', { key, method: 'POST', body: JSON.stringify({ kind, market: 'us' }) });
+    const path = new URL(((await minted.json()) as { link: { url: string } }).link.url).pathname;
+    const pages = Object.entries(LINK_PAGES) as [string, { method: string; kinds: readonly string[] }][];
+    expect(pages.length).toBeGreaterThan(1);
+    for (const [suffix, page] of pages) {
+      const opened = page.method === 'POST' ? await postFrom(`${path}${suffix}`) : await api(`${path}${suffix}`, { key: null });
+      const html = await opened.text();
+      expect([suffix, opened.status]).toEqual([suffix, page.kinds.includes(kind) ? 200 : 404]);
+      if (!page.kinds.includes(kind)) expect(html).not.toContain('data-testid="csv-link"');
+    }
+  });
+
   it('a kind no view has is refused, naming the kinds', async () => {
     const refused = await api('/reports/links', { key: KEYS.pro, method: 'POST', body: JSON.stringify({ kind: 'weather' }) });
     expect(refused.status).toBe(400);
     expect(((await json(refused)).error as { message: string }).message).toContain(VIEW_KINDS.join(', '));
+  });
+});
+
+describe('no GET writes', () => {
+  it('a GET of every view page, keyed, by share link and in the account, as a page or JSON, writes no link row', async () => {
+    const key = ownKey('reads');
+    const { cookie } = await signIn(key);
+    const shared = await Promise.all(
+      VIEW_KINDS.map(async (kind) => {
+        const minted = await api('/reports/links', { key, method: 'POST', body: JSON.stringify({ kind, market: 'us' }) });
+        return new URL(((await minted.json()) as { link: { url: string } }).link.url).pathname;
+      }),
+    );
+    const before = await reportLinkRows();
+    for (const [i, kind] of VIEW_KINDS.entries()) {
+      for (const format of ['html', 'json']) {
+        expect((await api(`/reports/views/${kind}?format=${format}`, { key })).status).toBe(200);
+        expect((await api(`${shared[i]}?format=${format}`, { key: null })).status).toBe(200);
+      }
+      expect((await accountGet(`/account/views/${kind}?brand_id=1&market=us`, cookie)).status).toBe(200);
+    }
+    expect(await reportLinkRows()).toBe(before);
+  });
+
+  it('a revoked key makes no CSV link, though its view is still served from the cache', async () => {
+    let revoked = false;
+    new ReshapingUpstream(
+      (body) => (revoked ? Response.json({ error: { code: 'invalid_api_key', message: 'Revoked.' } }, { status: 401 }) : body),
+      () => KEYS.pro,
+    ).install();
+    const key = freshKey('revoked');
+    const minted = await api('/reports/links', { key, method: 'POST', body: JSON.stringify({ kind: 'rivals', market: 'us' }) });
+    const path = new URL(((await minted.json()) as { link: { url: string } }).link.url).pathname;
+    expect((await api('/reports/views/rivals', { key })).status).toBe(200);
+    revoked = true;
+    const before = await reportLinkRows();
+    // Within the proxy's 5 minutes the page still reads from the cache; making its links asks the upstream now.
+    expect((await api('/reports/views/rivals', { key })).status).toBe(200);
+    expect((await api('/reports/views/rivals', { key, method: 'POST' })).status).toBe(401);
+    expect((await postFrom(`${path}/csv`)).status).toBe(401);
+    expect(await reportLinkRows()).toBe(before);
   });
 });
 

@@ -277,7 +277,10 @@ async function tour({ browser, base, step, key, width, scheme, shots, sql }) {
   ]) {
     await Promise.all([page.waitForNavigation(), page.click(`nav[aria-label="This brand's pages"] a[href^="/account/views/${kind}"]`)]);
     assert.equal(await page.textContent('h1'), `Brightdesk in AI answers: ${title}`, `account ${kind} at ${name}: the view, read with the session's key`);
-    assert.ok((await page.locator('[data-testid=csv-link]').count()) > 0, `account ${kind} at ${name}: its CSV links`);
+    // Showing the page makes no CSV link; its form does.
+    assert.equal(await page.locator('[data-testid=csv-link]').count(), 0, `account ${kind} at ${name}: no CSV link made by showing the page`);
+    await Promise.all([page.waitForNavigation(), page.click('[data-testid=csv-form] button[type=submit]')]);
+    assert.ok((await page.locator('[data-testid=csv-link]').count()) > 0, `account ${kind} at ${name}: its CSV links, made by its form`);
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1), `account ${kind} at ${name}: nothing scrolls sideways`);
     await shot(`view-${kind}`);
   }

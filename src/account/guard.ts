@@ -6,8 +6,8 @@
  */
 import { ApiClientError, toApiError } from '../client';
 import { sameSecret } from '../lib/hash';
-import { readBodyUpTo } from '../lib/http';
-import { clientAddressOf } from '../proxy';
+import { fromThisSite, readBodyUpTo } from '../lib/http';
+import { ASK_NOW, clientAddressOf, keyUnconfirmed } from '../proxy';
 import type { Caller, SubscriptionDeps } from '../subscriptions';
 import { ACCOUNT_PATHS, type Brand, refusedFormPage } from './pages';
 import { clearedSessionCookie, endSessionsOfKey, type Session, sessionOf } from './session';
@@ -16,17 +16,6 @@ import { clearedSessionCookie, endSessionsOfKey, type Session, sessionOf } from 
 const MAX_FORM_BYTES = 8 * 1024;
 
 export const seeOther = (location: string, headers: Record<string, string> = {}) => new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store', ...headers } });
-
-/**
- * Whether a POST comes from a page of this site: its `Origin` is ours, or (a browser that sent none)
- * `Sec-Fetch-Site` says same-origin. A request with neither is no browser's form: refused too.
- */
-function fromThisSite(request: Request): boolean {
-  const origin = request.headers.get('origin');
-  // `null`: a browser that withholds the origin (a page under `no-referrer`); Sec-Fetch-Site, which no page can set, then decides.
-  if (origin !== null && origin !== 'null') return origin === new URL(request.url).origin;
-  return request.headers.get('sec-fetch-site') === 'same-origin';
-}
 
 export class FormProblem extends Error {
   constructor(readonly response: Response) {
@@ -70,7 +59,7 @@ export async function signedIn(request: Request, deps: SubscriptionDeps, o: { wr
   const caller = { key: session.key, clientAddress: clientAddressOf(request) };
   try {
     // A write (remove, revoke, make a link, send now) acts on the key's word now: the proxy revalidates, one read of its budget.
-    const { brands } = await deps.api(caller.key, caller.clientAddress).listBrands({}, o.writes ? { headers: { 'cache-control': 'no-cache' } } : {});
+    const { brands } = await deps.api(caller.key, caller.clientAddress).listBrands({}, o.writes ? ASK_NOW : {});
     return { session, caller, brands };
   } catch (error) {
     if (error instanceof ApiClientError && error.code === 'plan_inactive') return { session, caller, brands: [], inactive: toApiError(error).message };
@@ -78,7 +67,8 @@ export async function signedIn(request: Request, deps: SubscriptionDeps, o: { wr
       await endSessionsOfKey(deps, session.key);
       throw new FormProblem(seeOther(`${ACCOUNT_PATHS.signIn}?note=revoked`, { 'set-cookie': clearedSessionCookie() }));
     }
-    if (error instanceof ApiClientError) throw toApiError(error);
+    // A write that cannot hear from the service about the key now writes nothing: try again in N s.
+    if (error instanceof ApiClientError) throw (o.writes && keyUnconfirmed(error)) || toApiError(error);
     throw error;
   }
 }

@@ -3,7 +3,7 @@
  *
  *   GET  /account/report            the weekly report page, read with the session's key (`weeklyAs`)
  *   GET  /account/history           the kept history of a brand and market, read with it (`historyAs`)
- *   GET  /account/views/{view}      a view (rivals, citations, perception, traffic), read with it (`viewAs`)
+ *   GET  /account/views/{view}      a view (rivals, citations, perception, traffic), read with it (`viewAs`); POST: with its CSV links made
  *   GET  /account/links             the key's live report links, and the form that makes one
  *   POST /account/links             make one (200: its URL, shown this once)
  *   POST /account/links/revoke      revoke one  -> 303 ?done=revoked
@@ -165,12 +165,18 @@ function framed(who: SignedIn, path: string, current: { brandId: number; market:
   return current ? { ...frame, nav: html`${frame.nav}${siblingsNav(accountSiblings(current.brandId, current.market), kind)}` } : frame;
 }
 
-/** A view of `GET /reports/views/{view}`, read with the session's key, in the account's frame. */
+/** A view of `GET /reports/views/{view}`, read with the session's key, in the account's frame; its form's POST answers it with its CSV links made. */
 const showView = answering(async (request: Request, deps: Deps, url: URL, name: string) => {
-  const who = await signedIn(request, deps);
+  const posted = request.method === 'POST';
+  // A POST makes links: from this site, with the session's token, the key confirmed now (signedInForm).
+  const who = posted ? await signedInForm(request, deps) : await signedIn(request, deps);
   if (!isViewKind(name)) throw new ApiError('not_found', `No such page: the views are ${VIEW_KINDS.join(', ')}.`);
   const path = `${ACCOUNT_PATHS.views}/${name}`;
-  return viewAs(deps, who.caller, name, url.searchParams, (view) => ({ frame: framed(who, path, { brandId: view.brand.id, market: view.market.code }, name) }));
+  const csvForm = { action: `${path}${url.search}`, fields: { csrf: who.session.csrf } };
+  return viewAs(deps, who.caller, name, url.searchParams, (view) => ({ frame: framed(who, path, { brandId: view.brand.id, market: view.market.code }, name), csvForm }), {
+    makeCsv: posted,
+    keyConfirmed: posted,
+  });
 });
 
 // ---------------------------------------------------------------- CSV links
@@ -273,7 +279,11 @@ const revokeCsv = answering(async (request: Request, deps: Deps) => {
 export const linkRoutes: Route<Deps>[] = [
   { path: ACCOUNT_PATHS.report, answers: 'page', methods: { GET: (request, _, deps, url) => showReport(request, deps, url) } },
   { path: ACCOUNT_PATHS.history, answers: 'page', methods: { GET: (request, _, deps, url) => showHistory(request, deps, url) } },
-  { path: `${ACCOUNT_PATHS.views}/{view}`, answers: 'page', methods: { GET: (request, params, deps, url) => showView(request, deps, url, params.view!) } },
+  {
+    path: `${ACCOUNT_PATHS.views}/{view}`,
+    answers: 'page',
+    methods: { GET: (request, params, deps, url) => showView(request, deps, url, params.view!), POST: (request, params, deps, url) => showView(request, deps, url, params.view!) },
+  },
   { path: ACCOUNT_PATHS.links, answers: 'page', methods: { GET: (request, _, deps, url) => showShare(request, deps, url), POST: (request, _, deps) => makeShare(request, deps) } },
   { path: `${ACCOUNT_PATHS.links}/revoke`, answers: 'page', methods: { POST: (request, _, deps) => revokeShare(request, deps) } },
   { path: ACCOUNT_PATHS.exports, answers: 'page', methods: { GET: (request, _, deps, url) => showCsv(request, deps, url), POST: (request, _, deps) => makeCsv(request, deps) } },

@@ -36,6 +36,7 @@ import { linkRoutes } from './link-routes';
 import { overviewWeeks } from './overview';
 import { ACCOUNT_PATHS, inPeoplesWords, overviewPage, refusedFormPage, scopeOf, SIGN_IN_NOTES, signInPage } from './pages';
 import { beginSession, clearedSessionCookie, endSession, sessionOf } from './session';
+import { takeSignInAttempt } from './sign-in-limit';
 import { DONE, type Done, EMPTY_FORM, FIELD_OF_PARAM, SUBSCRIBE_LABELS, type SubscribeForm, subscriptionsPage, type SubscriptionsView } from './subscriptions-page';
 import { ownKeyOf } from '../lib/http';
 import { sameSecret } from '../lib/hash';
@@ -52,6 +53,9 @@ const signIn = answering(async (request: Request, deps: SubscriptionDeps) => {
   // Its characters and length before any use (never a header that throws, never the key in a log line), then
   // the consent page's own check: the key's `GET /brands` through the gate, as an unverified key of this address.
   const problem = apiKeyProblem(key);
+  // Every attempt counts against its address, whatever its key: guesses are what the limit is for.
+  const attempt = await takeSignInAttempt(deps, clientAddressOf(request));
+  if (!attempt.ok) return signInPage(429, { error: `Too many checks just now. Try again in ${attempt.retryAfter} seconds.` }, { 'retry-after': String(attempt.retryAfter) });
   const checked = problem ? { refused: `The API key ${problem}`, status: 400 } : await checkPastedKey(deps.api(key, clientAddressOf(request)), { acceptInactive: true });
   if ('refused' in checked) return signInPage(checked.status, { error: checked.refused }, checked.status === 429 ? { 'retry-after': '60' } : {});
   const { cookie } = await beginSession(deps, key);

@@ -86,6 +86,11 @@ function errorPage(error: unknown): Response {
     response.headers.set('allow', error.options.headers?.allow ?? 'GET, HEAD');
     return response;
   }
+  if (error instanceof ApiError && error.code === 'key_unconfirmed') {
+    const response = page(error.status, 'Nothing was changed: try again shortly', [error.message]);
+    response.headers.set('retry-after', String(error.options.retryAfter));
+    return response;
+  }
   if (error instanceof ApiError && error.status < 500) {
     const response = page(error.status, 'This link does not work', [error.message]);
     // A limit of the API (429): when to come back, as its own answer said.

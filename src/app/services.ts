@@ -9,7 +9,7 @@ import type { DigestDeps, DigestJob } from '../digests';
 import { dohResolver } from '../lib/public-address';
 import { systemClock } from '../lib/time';
 import { type Mailer, outboxMailer, resendMailer } from '../mail/mailer';
-import { apiFor, type ProxyRuntime } from '../proxy';
+import { apiFor, type ProxyRuntime, type StartTimeout } from '../proxy';
 import type { ReportsEnv } from './features';
 
 export interface Services extends DigestDeps, AlertDeps {
@@ -72,8 +72,9 @@ const UNBOUND_ALERT_QUEUE: Pick<Queue<AlertJob>, 'sendBatch'> = {
 const outboundFetch: typeof fetch = (input, init) => fetch(input, init);
 
 /** Only for an env with what the product's features need (`isReportsEnv`, features.ts): the entry checks first. */
-export function buildServices(env: ReportsEnv, ctx: Pick<ExecutionContext, 'waitUntil'>, overrides: Partial<Services> = {}): Services {
-  const runtime: ProxyRuntime = { now: () => services.now(), waitUntil: (work) => services.waitUntil(work) };
+export function buildServices(env: ReportsEnv, ctx: Pick<ExecutionContext, 'waitUntil'>, overrides: Partial<Services> = {}, startTimeout?: StartTimeout): Services {
+  // `startTimeout`: the proxy's soft-deadline timer for the in-process reads too (a test's seam, as for /api/v1).
+  const runtime: ProxyRuntime = { now: () => services.now(), waitUntil: (work) => services.waitUntil(work), ...(startTimeout ? { startTimeout } : {}) };
   const services: Services = {
     db: env.DB,
     mailer: mailerOf(env, () => services.now()),

@@ -80,7 +80,8 @@ function featuresFor(env: AppEnv): Features {
 }
 
 export function createWorker(seams: WorkerSeams = {}) {
-  const servicesFor = (p: Product, env: ReportsEnv, ctx: Pick<ExecutionContext, 'waitUntil'>, overrides: Partial<Services> = {}) => p.buildServices(env, ctx, { ...seams.services?.(), ...overrides });
+  const servicesFor = (p: Product, env: ReportsEnv, ctx: Pick<ExecutionContext, 'waitUntil'>, overrides: Partial<Services> = {}) =>
+    p.buildServices(env, ctx, { ...seams.services?.(), ...overrides }, seams.proxyTimeout?.());
   return {
     async fetch(request, rawEnv, ctx) {
       let env: AppEnv;
@@ -109,7 +110,7 @@ export function createWorker(seams: WorkerSeams = {}) {
         assets: env.ASSETS,
       };
       // The endpoint as often pasted, with a slash: the one endpoint, its method and body kept (308).
-      if (pathname === `${MCP_PATH}/`) return new Response(null, { status: 308, headers: { location: `${MCP_PATH}${url.search}` } });
+      if (pathname === `${MCP_PATH}/`) return withRequestId(new Response(null, { status: 308, headers: { location: `${MCP_PATH}${url.search}` } }), requestIdOf(request.headers));
       if (pathname === MCP_PATH) return withRequestId(await handleMcp(request, url, env, proxyRuntime, mcpOptions, ctx), requestIdOf(request.headers));
       // OAuth for /mcp (its consent page, the provider's endpoints and metadata): off without OAUTH_KV, OAUTH_WRITES and SIGNING_SECRET.
       if (isOAuthPath(pathname)) return withRequestId(await handleOAuth(request, env, proxyRuntime, mcpOptions, ctx), requestIdOf(request.headers));

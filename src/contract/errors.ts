@@ -38,6 +38,8 @@ export const PRODUCT_ERROR_STATUS = {
   discovery_incomplete: 409,
   /** A feature needs an operation the service behind the Worker does not have (it answered 404); `operation` names it. */
   operation_missing: 502,
+  /** A write whose key the Read API could not confirm now (the key's budget spent, the service slow or down): nothing written; `Retry-After` says when to try again. */
+  key_unconfirmed: 503,
 } as const;
 
 export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
@@ -86,6 +88,7 @@ export function errorResponse(error: unknown, headers: Record<string, string> = 
   if (apiError.status === 405) extra.allow ??= 'GET, HEAD';
   return new Response(JSON.stringify(apiError.body), {
     status: apiError.status,
-    headers: { ...JSON_HEADERS, ...headers, ...extra },
+    // An error is about this request, now: no cache keeps it (a 404 kept would outlive the brand's creation).
+    headers: { ...JSON_HEADERS, 'cache-control': 'no-store', ...headers, ...extra },
   });
 }

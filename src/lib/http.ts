@@ -143,3 +143,17 @@ export function plainTarget(raw: string): Target | undefined {
 export function ownKeyOf<T extends object>(record: T, value: string | null): Extract<keyof T, string> | undefined {
   return value !== null && Object.hasOwn(record, value) ? (value as Extract<keyof T, string>) : undefined;
 }
+
+/** `record`'s own value at `key`, or undefined: a name an upstream chose (`constructor`, `__proto__`) never reads an inherited member. */
+export const ownValue = <V>(record: Readonly<Record<string, V>>, key: string): V | undefined => (Object.hasOwn(record, key) ? record[key] : undefined);
+
+/**
+ * Whether a POST comes from a page of this site: its `Origin` is ours, or (a browser that sent none)
+ * `Sec-Fetch-Site` says same-origin. A request with neither is no browser's form: refused too.
+ */
+export function fromThisSite(request: Request): boolean {
+  const origin = request.headers.get('origin');
+  // `null`: a browser that withholds the origin (a page under `no-referrer`); Sec-Fetch-Site, which no page can set, then decides.
+  if (origin !== null && origin !== 'null') return origin === new URL(request.url).origin;
+  return request.headers.get('sec-fetch-site') === 'same-origin';
+}

@@ -22,7 +22,8 @@
  * verified counts against that address, as on /api/v1. Null for work no
  * client triggers (the cron and the queue, which read with stored keys).
  */
-import { type ApiClient, type ApiClientError, createClient, type RetryPolicy } from '../client';
+import { type ApiClient, ApiClientError, createClient, type RetryPolicy, toApiError } from '../client';
+import { ApiError } from '../contract/errors';
 import { API_BASE } from '../contract/operations';
 import { acceptedWithin } from './abuse';
 import { hashApiKey } from './cache-key';
@@ -82,4 +83,35 @@ export function apiFor(env: ProxyEnv, runtime: ProxyRuntime, options: ReadOption
  */
 export async function acceptedRecently(apiKey: string, nowMs: number): Promise<boolean> {
   return acceptedWithin(await hashApiKey(apiKey), nowMs, KEY_RECHECK_MS);
+}
+
+/**
+ * What the read before a write asks: the upstream's word on the key now (`stale-if-error=0`, src/proxy/directives.ts),
+ * never a stored answer, one another request had, or a slow upstream's stale copy.
+ */
+export const ASK_NOW = { headers: { 'cache-control': 'no-cache, stale-if-error=0' } } as const;
+
+/** Waited for when the read before a write said nothing of when to try again. */
+const UNCONFIRMED_RETRY_S = 30;
+
+/**
+ * The read before a write that got no word on the key now (its budget spent, the service slow or down): 503
+ * `key_unconfirmed` saying when to try again, for the write to stop at; undefined for any other failure (a revoked
+ * key's 401 among them), which is the API's own.
+ */
+export function keyUnconfirmed(error: ApiClientError): ApiError | undefined {
+  const apiError = toApiError(error);
+  if (apiError.code !== 'rate_limited' && apiError.status < 500) return undefined;
+  const wait = error.retryAfter ?? UNCONFIRMED_RETRY_S;
+  return new ApiError('key_unconfirmed', `The Read API could not confirm your API key just now, so nothing was changed. Try again in ${wait} seconds.`, { retryAfter: wait });
+}
+
+/** A write acts on the key's word now: its `GET /brands` asked of the upstream; a refusal (a revoked key: 401) is the API's error, no answer now `key_unconfirmed`. */
+export async function confirmKeyNow(client: ApiClient): Promise<void> {
+  try {
+    await client.listBrands({}, ASK_NOW);
+  } catch (error) {
+    if (!(error instanceof ApiClientError)) throw error;
+    throw keyUnconfirmed(error) ?? toApiError(error);
+  }
 }

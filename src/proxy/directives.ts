@@ -9,13 +9,20 @@ export interface Directives {
   noStore: boolean;
   /** The oldest stored answer the caller accepts, in seconds. */
   maxAgeS?: number;
+  /**
+   * `no-cache` with `stale-if-error=0` (RFC 5861, section 4): the upstream's answer now, or an error saying when to
+   * try again; never a stored copy, a slow upstream's stale one, or an answer shared from another request. What a
+   * write asks of the key (api.ts, `confirmKeyNow`).
+   */
+  upstreamNow?: boolean;
 }
 
 /**
  * Request directives (RFC 9111, section 5.2.1; names compared without case,
  * arguments as token or quoted string): `no-cache` revalidates; `max-age=N`
  * revalidates an answer older than N seconds (`max-age=0`: always);
- * `no-store` neither reads nor writes the cache. Without Cache-Control,
+ * `no-store` neither reads nor writes the cache; `stale-if-error=0` with
+ * `no-cache` takes only the upstream's answer now. Without Cache-Control,
  * `Pragma: no-cache` counts as `no-cache` (section 5.4).
  */
 const NO_DIRECTIVES: Directives = { noCache: false, noStore: false };
@@ -40,5 +47,7 @@ export function requestDirectives(headers: Headers): Directives {
   const maxAgeS = maxAge !== undefined && /^\d+$/.test(maxAge) ? Number(maxAge) : undefined;
   const pragmaNoCache = cacheControl.trim() === '' && (headers.get('pragma') ?? '').split(',').some((d) => d.trim().toLowerCase() === 'no-cache');
   const noStore = directives.has('no-store');
-  return { noStore, noCache: noStore || directives.has('no-cache') || pragmaNoCache || maxAgeS === 0, ...(maxAgeS !== undefined ? { maxAgeS } : {}) };
+  const noCache = noStore || directives.has('no-cache') || pragmaNoCache || maxAgeS === 0;
+  const upstreamNow = noCache && directives.get('stale-if-error') === '0';
+  return { noStore, noCache, ...(maxAgeS !== undefined ? { maxAgeS } : {}), ...(upstreamNow ? { upstreamNow } : {}) };
 }

@@ -49,6 +49,8 @@ export interface GateRequest {
    * while a deployment that changes `UPSTREAM_URL` rolls out (a Worker and its gate may run different versions).
    */
   upstream: string;
+  /** Not an answer another request had just now (`recent`): the upstream's own, to this request or one in flight. */
+  fresh?: boolean;
 }
 
 /** What the upstream said, or why it said nothing. */
@@ -114,7 +116,7 @@ export class UpstreamGate extends DurableObject<Env> {
   async call(request: GateRequest): Promise<GateAnswer> {
     const now = Date.now();
     this.forgetOld(now);
-    const recent = this.recent.get(request.cacheKey);
+    const recent = request.fresh ? undefined : this.recent.get(request.cacheKey);
     if (recent) return { ...recent.outcome, upstreamCall: false };
     const flight = this.inflight.get(request.cacheKey);
     if (flight) return { ...(await flight), upstreamCall: false };

@@ -28,14 +28,14 @@ import { requestDirectives } from './directives';
 import { requestIdOf } from '../contract/request-id';
 import { isPreflight, preflight, withCors } from './cors';
 import type { GateAnswer } from './gate';
-import { entryFreshness, freshTtlMs, isUpstreamFailure, KEY_RECHECK_MS, KEY_RECHECK_RETRY_MS, softDeadlineMs, upstreamFreshness } from './policy';
+import { CIRCUIT_OPEN_MS, entryFreshness, freshTtlMs, isUpstreamFailure, KEY_RECHECK_MS, KEY_RECHECK_RETRY_MS, softDeadlineMs, upstreamFreshness } from './policy';
 import { realTimeout, type StartTimeout } from './upstream';
 import { cacheKeyOf, hashApiKey, keyPrefix, knownKeyHash, knownUpstreamTag, upstreamTagOf, validate, type ValidRequest } from './cache-key';
 import { upstreamUrlOf } from './upstream';
 import { acceptedUpstream, checkBeforeUpstream, clientAddressOf, lastAccepted, markVerified, refusedAtEdge, REMEMBERED_MAX, rememberFailedAuth } from './abuse';
 import { count, maybeFlushStats } from './stats';
 import { CacheStore, type Entry, makeEntry } from './store';
-import { ageS, cacheStatusOf, fromEntry, HIT, isJsonObject, passThrough } from './responses';
+import { ageS, type CacheStatusParams, cacheStatusOf, fromEntry, HIT, isJsonObject, passThrough } from './responses';
 import { notFound, refuseInOrder } from './refusals';
 
 /** What the proxy needs of the moment it runs in: the clock, and where background work goes (`ctx.waitUntil`). */
@@ -199,11 +199,13 @@ async function serve(incoming: Incoming, env: ProxyEnv, ctx: ProxyRuntime, call:
     if (error instanceof ApiError) count('rejected');
     throw error;
   }
-  const forward = throughGate(x, { store: !directives.noStore });
-  const answer = entry ? await withinSoftDeadline(forward, softDeadlineMs(env), ctx.startTimeout ?? realTimeout) : await forward;
+  const now = directives.upstreamNow === true;
+  const forward = throughGate(x, { store: !directives.noStore, fresh: now });
+  const answer = entry || now ? await withinSoftDeadline(forward, softDeadlineMs(env), ctx.startTimeout ?? realTimeout) : await forward;
   if (answer === 'slow') {
     // A hung or slow upstream: the client with a stored copy gets it now; the read goes on and stores its answer.
     ctx.waitUntil(forward.catch(() => undefined));
+    if (now) throw upstreamNotNow('did not answer in time', { fwd, detail: 'slow-upstream' }, SLOW_RETRY_S);
     return fromEntry(x, entry!, 'STALE', { fwd, detail: 'slow-upstream' });
   }
   if (answer.kind === 'response' && answer.status === 200) {
@@ -213,7 +215,8 @@ async function serve(incoming: Incoming, env: ProxyEnv, ctx: ProxyRuntime, call:
   }
   const failed = answer.kind !== 'response' || isUpstreamFailure(answer.status);
   // stale-if-error (RFC 5861, section 4): a stored answer beats an error.
-  if (failed && entry) return fromEntry(x, entry, 'STALE', answer.kind === 'response' ? { fwd, fwdStatus: answer.status } : { fwd, detail: answer.kind === 'failed' ? answer.reason : 'over-budget' });
+  if (failed && entry && !now)
+    return fromEntry(x, entry, 'STALE', answer.kind === 'response' ? { fwd, fwdStatus: answer.status } : { fwd, detail: answer.kind === 'failed' ? answer.reason : 'over-budget' });
   switch (answer.kind) {
     case 'over_budget':
       count('rejected');
@@ -223,10 +226,23 @@ async function serve(incoming: Incoming, env: ProxyEnv, ctx: ProxyRuntime, call:
         headers: { 'cache-status': cacheStatusOf({ detail: 'over-budget' }) },
       });
     case 'failed':
+      if (now) throw upstreamNotNow(answer.message, { fwd, detail: answer.reason }, FAILED_RETRY_S);
       throw new ApiError('upstream_error', `${answer.message} Retry later.`, { headers: { 'cache-status': cacheStatusOf({ fwd, detail: answer.reason }) } });
     case 'response':
       return passThrough(zs, x, answer, 'BYPASS', { fwd, fwdStatus: answer.status, collapsed: !answer.upstreamCall });
   }
+}
+
+/** When a read that takes only the upstream's answer now (`upstreamNow`) may try again: after a slow upstream, after a failed one (its circuit's pause). */
+const SLOW_RETRY_S = 5;
+const FAILED_RETRY_S = CIRCUIT_OPEN_MS / 1000;
+
+/** A read that takes only the upstream's answer now, without one: 502 with when to try again, never a stored copy. */
+function upstreamNotNow(what: string, status: CacheStatusParams, retryAfter: number): ApiError {
+  return new ApiError('upstream_error', `The upstream ${what}, and this read takes no stored answer. Retry after the time in \`Retry-After\`.`, {
+    retryAfter,
+    headers: { 'cache-status': cacheStatusOf(status) },
+  });
 }
 
 /** The forward's answer, or `slow` when the soft deadline passed first. */
@@ -258,13 +274,13 @@ async function prepare(memoKey: string, matched: Match, url: URL, apiKey: string
  * whether the caller waits (miss) or not (background refresh): the one caller
  * whose request went upstream stores a 200; a 401 purges the key's entries.
  */
-async function throughGate(x: Exchange, o: { store: boolean }): Promise<GateAnswer> {
+async function throughGate(x: Exchange, o: { store: boolean; fresh?: boolean }): Promise<GateAnswer> {
   const gates = x.env.UPSTREAM_GATE;
   let answer: GateAnswer;
   try {
     // RPC widens tuples (`[string, string][]` arrives as `string[][]`); the shape is the gate's own.
     // The gate reads the upstream this Worker names its entry after: the body stored under x.name is that service's.
-    const request = { cacheKey: x.name, path: x.valid.upstreamPath, apiKey: x.apiKey, requestId: x.requestId, upstream: upstreamUrlOf(x.env) };
+    const request = { cacheKey: x.name, path: x.valid.upstreamPath, apiKey: x.apiKey, requestId: x.requestId, upstream: upstreamUrlOf(x.env), ...(o.fresh ? { fresh: true } : {}) };
     answer = (await gates.get(gates.idFromName(x.keyHash)).call(request)) as GateAnswer;
   } catch (error) {
     console.error(JSON.stringify({ request_id: x.requestId, msg: 'upstream gate failed', error: String(error) }));

@@ -144,6 +144,21 @@ export const reportDocs: FeatureDocs = {
           '502': { ...KEYED_ERRORS['502'], content: { ...jsonOf('Error'), ...HTML } },
         },
       },
+      POST: {
+        operationId: 'makeViewCsvLinks',
+        tag: 'Reports',
+        summary: "Make a view page's CSV links",
+        description:
+          "The page of `GET`, with a CSV link under each table it shows (the key's own export links, listed by `GET /exports/links`). A `GET` makes no link: a link is a stored row, made only when asked for, and only once the upstream confirms the key now (a revoked key makes none).",
+        security: 'key',
+        parameters: [{ name: 'view', in: 'path', required: true, description: 'Which view.', schema: { type: 'string', enum: [...VIEW_KINDS] } }, ...query(VIEW_QUERY)],
+        responses: {
+          '200': ok('The page, with its CSV links.', HTML),
+          ...READS_BRAND,
+          '404': { description: '`not_found`: no such view; `brand_not_found`: the key reads no such brand.', headers: requestId, content: jsonOf('Error') },
+          '502': { ...KEYED_ERRORS['502'], content: { ...jsonOf('Error'), ...HTML } },
+        },
+      },
     },
     [`${REPORTS_BASE}/links`]: {
       POST: {
@@ -265,7 +280,27 @@ export const reportDocs: FeatureDocs = {
           '200': pageAnswer('The page.'),
           ...TOKEN_PAGES,
           '401': pageAnswer('The key behind the link was revoked.'),
-          '404': pageAnswer('The brand or market no longer exists for the account.'),
+          '404': pageAnswer("The brand or market no longer exists for the account, or the link is a view's (a link opens only what it names: the history is the weekly report's)."),
+          '410': pageAnswer('An expired or revoked link.'),
+          '429': pageAnswer("The API's limit for the key behind the link."),
+          '502': pageAnswer('The Read API did not answer.'),
+        },
+      },
+    },
+    [`${LINK_BASE}/{token}/csv`]: {
+      POST: {
+        operationId: 'makeReportLinkCsvLinks',
+        tag: 'Report links',
+        summary: "Make a view link's CSV links",
+        description:
+          "The page of a view's report link, with a CSV link under each table it shows, ending with the report link; posted by the page's own form (from another site: 403). Opening the link makes no CSV link; this does, once the upstream confirms the key behind the link now. A weekly report's link has no such page (404).",
+        security: 'none',
+        parameters: [{ name: 'token', in: 'path', required: true, description: "The report link's signed token.", schema: { type: 'string', minLength: 1 } }],
+        responses: {
+          '200': pageAnswer('The page, with its CSV links.'),
+          ...TOKEN_PAGES,
+          '401': pageAnswer('The key behind the link was revoked.'),
+          '404': pageAnswer("The link is the weekly report's, or its brand or market no longer exists for the account."),
           '410': pageAnswer('An expired or revoked link.'),
           '429': pageAnswer("The API's limit for the key behind the link."),
           '502': pageAnswer('The Read API did not answer.'),

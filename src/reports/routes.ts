@@ -9,6 +9,7 @@
  *   POST   /reports/weekly/send?brand_id=&market=      send the digest now to the confirmed subscribers -> 202 / 409
  *   GET    /reports/history?brand_id=&market=          the kept weekly history (API key): a page with a chart and its CSV link (history.ts)
  *   GET    /r/<token>/history                          the same history for a signed report link's holder
+ *   POST   /r/<token>/csv                              a view's link: its page with the CSV links made (the page's form)
  *
  * Keyed routes answer errors in the API's shape (`{error: {code, message, param?}}`),
  * the upstream's own 401/403/404/429 passed through; an upstream outage is a
@@ -29,7 +30,7 @@ import { ApiError, type ErrorCode, errorResponse, invalidParameter } from '../co
 import { parseJsonObject, readJsonBody } from '../contract/json-body';
 import { BRAND_MARKET_PARAMS, enumParam, queryObject, readParams } from '../contract/params';
 import { pageHeaders } from '../lib/html';
-import { json, readBodyUpTo } from '../lib/http';
+import { fromThisSite, json, readBodyUpTo } from '../lib/http';
 import { errorText } from '../lib/log';
 import { TOKEN_FAILURE_STATUS } from '../lib/signing';
 import { DAY_MS } from '../lib/time';
@@ -57,11 +58,11 @@ import type { ReportDeps } from './deps';
 import type { Caller } from '../subscriptions';
 import { type LinkParent, MAX_LIVE_LINKS } from '../links/link-store';
 import { expiresInDays, LINK_DAYS, linkOwnerKey, noQuery, readFailure, tooManyLinks } from '../links/keyed-routes';
-import { type LinkProblem, listReportLinks, mintReportLink, openReportLink, REPORT_KINDS, revokeReportLink } from './links';
+import { type LinkProblem, listReportLinks, mintReportLink, type OpenedLink, openReportLink, REPORT_KINDS, type ReportKind, revokeReportLink } from './links';
 import { historyRoute, linkHistoryAnswer, pageCsvLinks } from './history';
 import { messagePage, type PageLinks, reportPage } from './page';
 import { sendDigestNow } from './send';
-import { isViewKind } from '../views';
+import { isViewKind, VIEW_KINDS } from '../views';
 import { linkViewAnswer, viewRoutes } from './view-routes';
 
 export const REPORTS_BASE = '/reports';
@@ -320,7 +321,7 @@ function linkProblemPage(problem: LinkProblem): Response {
   }
 }
 
-async function viaLink(request: Request, url: URL, token: string, deps: ReportDeps): Promise<Response> {
+async function viaLink(deps: ReportDeps, request: Request, url: URL, link: OpenedLink, self: string): Promise<Response> {
   let format: Format;
   try {
     format = readParams(LINK_QUERY, queryObject(url.searchParams)).format;
@@ -328,10 +329,6 @@ async function viaLink(request: Request, url: URL, token: string, deps: ReportDe
     if (error instanceof ApiError) return messagePage(400, 'This report address has an unknown option', [`${error.message} Options: format=html, json or text.`]);
     throw error;
   }
-  const opened = await openReportLink(deps, token);
-  if (!opened.ok) return linkProblemPage(opened.problem);
-  const { link } = opened;
-  const self = `${deps.publicUrl}${LINK_BASE}/${token}`;
   if (isViewKind(link.kind)) return linkViewAnswer(deps, request, { ...link, kind: link.kind }, self, format);
   let week: WeeklyRead;
   try {
@@ -366,11 +363,39 @@ async function viaLink(request: Request, url: URL, token: string, deps: ReportDe
   });
 }
 
-/** The kept history for a signed report link's holder. */
-async function viaLinkHistory(request: Request, token: string, deps: ReportDeps): Promise<Response> {
+/** A page under `/r/<token>`: its method, the kinds of link it opens, and its answer for a link of one of them (`self`, the link's own address). */
+interface LinkPage {
+  method: 'GET' | 'POST';
+  kinds: readonly ReportKind[];
+  answer: (deps: ReportDeps, request: Request, url: URL, link: OpenedLink, self: string) => Promise<Response>;
+}
+
+/** A view's page with its CSV links made: posted by the page's own form (from this site only: a link is a stored row). */
+function linkCsv(deps: ReportDeps, request: Request, _url: URL, link: OpenedLink, self: string): Promise<Response> {
+  if (!fromThisSite(request)) return Promise.resolve(messagePage(403, 'This form was refused', ['It was not sent from a page of this site. Open the link and use its button.']));
+  if (!isViewKind(link.kind)) throw new Error('LINK_PAGES lets only a view kind post here');
+  return linkViewAnswer(deps, request, { ...link, kind: link.kind }, self, 'html', true);
+}
+
+/**
+ * Every page under `/r/<token>`, by its path after the token: the one table that says which kinds of link open it
+ * (a link reads exactly what it names, SECURITY.md). Its routes are made from it.
+ */
+export const LINK_PAGES = {
+  '': { method: 'GET', kinds: REPORT_KINDS, answer: viaLink },
+  // The kept history is the weekly report's: a view's link does not open it.
+  '/history': { method: 'GET', kinds: ['weekly'], answer: (deps, request, _url, link, self) => linkHistoryAnswer(deps, request, link, self) },
+  '/csv': { method: 'POST', kinds: VIEW_KINDS, answer: linkCsv },
+} as const satisfies Record<string, LinkPage>;
+
+/** Opens the token's link and answers the page at `suffix` only for a link of a kind that page opens (another kind: 404, as a page it has not). */
+async function linkPageAt(suffix: keyof typeof LINK_PAGES, request: Request, url: URL, token: string, deps: ReportDeps): Promise<Response> {
   const opened = await openReportLink(deps, token);
   if (!opened.ok) return linkProblemPage(opened.problem);
-  return linkHistoryAnswer(deps, request, opened.link, `${deps.publicUrl}${LINK_BASE}/${token}`);
+  const page: LinkPage = LINK_PAGES[suffix];
+  if (!(page.kinds as readonly string[]).includes(opened.link.kind))
+    return messagePage(404, 'This link does not open this page', ['A report link opens only what it was made for. Open the link exactly as you received it.']);
+  return page.answer(deps, request, url, opened.link, `${deps.publicUrl}${LINK_BASE}/${token}`);
 }
 
 /** What sending now answers: 202 with what went (or why nothing did), or 409 `recently_sent` with when it can go again. */
@@ -454,19 +479,15 @@ export const reportRoutes: Route<ReportDeps>[] = [
   { path: `${REPORTS_BASE}/links/{id}`, answers: 'json', methods: { DELETE: (request, params, deps, url) => revokeLink(request, url, params.id!, deps) } },
   { path: `${REPORTS_BASE}/weekly/send`, answers: 'json', methods: { POST: (request, _, deps, url) => sendNow(request, url, deps) } },
   { path: `${REPORTS_BASE}/history`, answers: 'json', methods: { GET: (request, _, deps, url) => historyRoute(request, url, deps, REPORTS_BASE) } },
-  {
-    path: `${LINK_BASE}/{token}`,
-    answers: 'page',
-    methods: { GET: (request, params, deps, url) => viaLink(request, url, params.token!, deps) },
-    // A token never holds a `%`: one that does not decode was cut or changed on the way.
-    badEncoding: () => linkProblemPage({ kind: 'token', reason: 'malformed' }),
-  },
-  {
-    path: `${LINK_BASE}/{token}/history`,
-    answers: 'page',
-    methods: { GET: (request, params, deps) => viaLinkHistory(request, params.token!, deps) },
-    badEncoding: () => linkProblemPage({ kind: 'token', reason: 'malformed' }),
-  },
+  ...(Object.entries(LINK_PAGES) as [keyof typeof LINK_PAGES, LinkPage][]).map(
+    ([suffix, page]): Route<ReportDeps> => ({
+      path: `${LINK_BASE}/{token}${suffix}`,
+      answers: 'page',
+      methods: { [page.method]: (request: Request, params: Record<string, string>, deps: ReportDeps, url: URL) => linkPageAt(suffix, request, url, params.token!, deps) },
+      // A token never holds a `%`: one that does not decode was cut or changed on the way.
+      badEncoding: () => linkProblemPage({ kind: 'token', reason: 'malformed' }),
+    }),
+  ),
   // A link cut short before its token: a broken link, as a person who followed it should hear.
   ...[LINK_BASE, `${LINK_BASE}/`].map((path): Route<ReportDeps> => ({ path, answers: 'page', methods: { GET: () => linkProblemPage({ kind: 'token', reason: 'malformed' }) } })),
 ];

@@ -7,7 +7,8 @@
  * colour, with every figure in a table under it.
  */
 import { EMPTY, html, type Markup, trusted } from '../lib/html';
-import { type CitationsView, type NotProvided, type Part, type PerceptionView, type RivalsView, type RivalsWindow, type TrafficView, type View, VIEWS, type ViewKind } from '../views';
+import { ownValue } from '../lib/http';
+import { type CitationsView, type NotProvided, type Part, type PerceptionView, type RivalsView, type RivalsWindow, type TrafficView, tableProvided, type View, VIEWS, type ViewKind } from '../views';
 import { engineLabel, formatDay, formatPercent, formatRange, formatStamp } from '../weekly-report';
 import { csvRow, type PageFrame, type RenderedPage, reportDocument, STYLE } from './page';
 
@@ -15,8 +16,10 @@ import { csvRow, type PageFrame, type RenderedPage, reportDocument, STYLE } from
 export interface ViewLinks {
   /** The brand's other pages (the report, the history, each view), by kind; absent on a signed link, which opens one view. */
   siblings?: Partial<Record<ViewKind | 'weekly' | 'history', string>>;
-  /** CSV links by table id (`VIEWS[kind].tables`), handed out when the page is rendered. */
+  /** CSV links by table id (`VIEWS[kind].tables`), made when the page's form asked for them. */
   csv?: Partial<Record<string, string>>;
+  /** Where the page's form posts to have its CSV links made (a GET makes none), with its hidden fields (the account's token). */
+  csvForm?: { action: string; fields?: Record<string, string> } | undefined;
   share?: { url: string; expiresAt: string };
   json?: string;
   frame?: PageFrame | undefined;
@@ -45,6 +48,8 @@ const signed = (n: number) => (n > 0 ? `+${count(n)}` : n < 0 ? `−${count(-n)}
 const shortUrl = (url: string) => url.replace(/^https?:\/\/(www\.)?/, '');
 const yesNo = (v: boolean | null) => (v === null ? 'not measured' : v ? 'yes' : 'no');
 const CLASS_WORDS: Record<string, string> = { own: 'yours', competitor: 'a rival’s', third_party: 'a third party’s' };
+/** A name's share of voice on a day, null when the day leaves it out: names are the upstream's, so only the day's own. */
+const shareOn = (day: RivalsWindow['daily'][number], name: string) => ownValue(day.share_of_voice, name) ?? null;
 
 function notProvidedLine(part: NotProvided, testid: string): Markup {
   return html`<p class="not-provided" data-testid="${testid}" data-reason="${part.reason}">${part.line}</p>`;
@@ -80,9 +85,10 @@ function dailyChart(w: RivalsWindow, brand: string, styleOf: (name: string) => n
   const lines = names.map((name) => {
     let d = '';
     w.daily.forEach((day, i) => {
-      const v = day.share_of_voice[name];
-      if (v === null || v === undefined) return;
-      d += `${d === '' || w.daily[i - 1]?.share_of_voice[name] == null ? 'M' : 'L'}${x(i).toFixed(1)},${y(v).toFixed(1)}`;
+      const v = shareOn(day, name);
+      if (v === null) return;
+      const before = w.daily[i - 1];
+      d += `${d === '' || !before || shareOn(before, name) === null ? 'M' : 'L'}${x(i).toFixed(1)},${y(v).toFixed(1)}`;
     });
     const { colour, width, dash } = stroke(name);
     return html`<path d="${d}" fill="none" stroke="${colour}" stroke-width="${width}" stroke-dasharray="${dash}"/>`;
@@ -118,9 +124,7 @@ function standingsTable(w: RivalsWindow): Markup {
 
 function perDayTable(w: RivalsWindow): Markup {
   const names = w.standings.map((s) => s.name);
-  const rows = [...w.daily]
-    .reverse()
-    .map((d) => html`<tr><td class="nowrap">${formatDay(d.day)}</td>${names.map((n) => html`<td class="num">${formatPercent(d.share_of_voice[n] ?? null)}</td>`)}</tr>`);
+  const rows = [...w.daily].reverse().map((d) => html`<tr><td class="nowrap">${formatDay(d.day)}</td>${names.map((n) => html`<td class="num">${formatPercent(shareOn(d, n))}</td>`)}</tr>`);
   return html`<details><summary>Every day's figures</summary>${table('Share of voice per day, newest first.', html`<th scope="col">Day</th>${names.map((n) => html`<th scope="col" class="num">${n}</th>`)}`, rows, `daily-${w.days}`)}</details>`;
 }
 
@@ -157,7 +161,7 @@ function citationsParts(v: CitationsView, links: ViewLinks): Markup[] {
     const kinds = html`<ul class="counts" data-testid="by-class"><li><strong>${count(p.by_class.own)}</strong>yours</li><li><strong>${count(p.by_class.competitor)}</strong>rivals’</li><li><strong>${count(p.by_class.third_party)}</strong>third parties’</li></ul>`;
     const rows = p.domains.map(
       (d) =>
-        html`<tr><th scope="row" class="url">${d.domain}</th><td>${CLASS_WORDS[d.classification] ?? d.classification}${d.rival ? ` (${d.rival})` : ''}</td><td class="num">${count(d.citations)}</td><td class="num">${formatPercent(d.share)}</td></tr>`,
+        html`<tr><th scope="row" class="url">${d.domain}</th><td>${ownValue(CLASS_WORDS, d.classification) ?? d.classification}${d.rival ? ` (${d.rival})` : ''}</td><td class="num">${count(d.citations)}</td><td class="num">${formatPercent(d.share)}</td></tr>`,
     );
     return html`<p class="small">${count(p.total_citations)} citations in AI answers, ${formatRange(p.period)}, by whose domain they are:</p>${kinds}${table('The most cited domains.', html`<th scope="col">Domain</th><th scope="col">Whose</th><th scope="col" class="num">Citations</th><th scope="col" class="num">Share</th>`, rows, 'sources-table')}`;
   });
@@ -224,6 +228,12 @@ const SIBLING_WORDS: Record<ViewKind | 'weekly' | 'history', string> = {
   traffic: VIEWS.traffic.title,
 };
 
+/** The form that makes the page's CSV links: a link is a stored row, so it is made when asked for, never by showing the page. */
+function csvFormSection(form: NonNullable<ViewLinks['csvForm']>): Markup {
+  const hidden = Object.entries(form.fields ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
+  return html`<section aria-labelledby="h-csv" data-testid="csv-form"><h2 id="h-csv">CSV links</h2><form method="post" action="${form.action}">${hidden}<p class="small">A CSV link of each table above, for a spreadsheet (<code>=IMPORTDATA(…)</code>): made when you ask.</p><button type="submit">Make CSV links</button></form></section>`;
+}
+
 /** The brand's pages side by side, the one shown marked: on a page read with a key or in the account. */
 export function siblingsNav(siblings: ViewLinks['siblings'], current: ViewKind | 'weekly' | 'history'): Markup {
   if (!siblings) return EMPTY;
@@ -247,6 +257,7 @@ export function viewPage(view: View, links: ViewLinks): RenderedPage {
   if (view.kind === 'citations') parts.push(...citationsParts(view, links));
   if (view.kind === 'perception') parts.push(...perceptionParts(view, links));
   if (view.kind === 'traffic') parts.push(...trafficParts(view, links));
+  if (links.csvForm && VIEWS[view.kind].tables.some((t) => tableProvided(view, t))) parts.push(csvFormSection(links.csvForm));
   if (links.share)
     parts.push(
       html`<section aria-labelledby="h-share" data-testid="share"><h2 id="h-share">Share this page</h2><p class="small">Anyone with this link can read this page until ${formatStamp(links.share.expiresAt)}, without an API key${links.json ? html`; <a href="${links.json}">the same as JSON</a>` : EMPTY}.</p><div class="share-row"><label class="sr" for="share-url">Link to this page</label><input id="share-url" type="text" readonly value="${links.share.url}"><button type="button" id="copy-link" hidden>Copy link</button></div><p id="copy-status" class="small" role="status" aria-live="polite"></p></section>`,

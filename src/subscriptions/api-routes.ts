@@ -171,16 +171,22 @@ export async function subscribeAs(deps: SubscriptionDeps, caller: Caller, raw: u
   // One subscription per address, brand and market (a unique key). A new address is inserted; when a
   // concurrent subscribe of the same address inserted first, this one continues as a re-subscribe of its row.
   let created = false;
+  // The revision this subscribe's last write of the row left; null once another write came between (no undo then).
+  let revision: number | null = null;
+  const wrote = (next: number | null) => {
+    revision = next !== null && revision !== null && next === revision + 1 ? next : null;
+  };
   if (!row) {
     const inserted = await deps.db
       .prepare(
         `INSERT INTO digest_subscriptions (id, email, email_key, brand_id, brand_name, market_id, market_code, kinds, timezone, status, key_hash, key_sealed, account_brands, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)
-         ON CONFLICT (email_key, brand_id, market_id) DO NOTHING RETURNING id`,
+         ON CONFLICT (email_key, brand_id, market_id) DO NOTHING RETURNING revision`,
       )
       .bind(id, input.email, emailKey, brandId, brandName, market.id, market.code, kinds, input.timezone, keyHash, await seal(deps.encryptionKey, key, id), accountBrandsJson, at, at)
-      .first<{ id: string }>();
+      .first<{ revision: number }>();
     created = inserted !== null;
+    revision = inserted?.revision ?? null;
     row = await byAddress();
     if (!row) throw new Error('subscription row missing after insert');
   }
@@ -188,16 +194,19 @@ export async function subscribeAs(deps: SubscriptionDeps, caller: Caller, raw: u
     // Re-subscribing never duplicates: the row is updated. An active one stays active (no new email);
     // a pending, paused or unsubscribed one needs the address confirmed. The key is sealed for this row's id.
     // A paused or unsubscribed one starts a new cycle: no link of the old one confirms or reads this one.
-    await deps.db
+    const updated = await deps.db
       .prepare(
-        `UPDATE digest_subscriptions SET kinds = ?, timezone = ?, key_hash = ?, key_sealed = ?, brand_name = ?, market_code = ?, account_brands = ?,
+        `UPDATE digest_subscriptions SET kinds = ?, timezone = ?, key_hash = ?, key_sealed = ?, brand_name = ?, market_code = ?, account_brands = ?, revision = revision + 1,
                 generation = CASE WHEN status IN ('paused', 'unsubscribed') THEN generation + 1 ELSE generation END,
                 confirm_sent_at = CASE WHEN status IN ('paused', 'unsubscribed') THEN NULL ELSE confirm_sent_at END,
                 status = CASE status WHEN 'active' THEN 'active' ELSE 'pending' END, paused_reason = NULL, unsubscribed_at = NULL, updated_at = ?
-          WHERE id = ?`,
+          WHERE id = ? RETURNING revision`,
       )
       .bind(kinds, input.timezone, keyHash, await seal(deps.encryptionKey, key, row.id), brandName, market.code, accountBrandsJson, at, row.id)
-      .run();
+      .first<{ revision: number }>();
+    // Deleted since it was read (the account removed it): nothing of this subscribe to go on with.
+    if (!updated) throw new ApiError('not_found', 'This subscription was removed while it was being subscribed again; subscribe again to make a new one.');
+    revision = updated.revision;
   }
   // A new webhook subscription, or one subscribed again after a pause or an unsubscribe, gets a new signing
   // secret, shown once in this answer; a pending one keeps the secret its first answer showed.
@@ -212,10 +221,11 @@ export async function subscribeAs(deps: SubscriptionDeps, caller: Caller, raw: u
   // address's last slot answers 429 too, and like any failure of the confirmation, stores nothing (undone below).
   let confirmation: Awaited<ReturnType<typeof sendConfirmation>> | null = null;
   try {
-    confirmation = row.status === 'pending' ? await sendConfirmation(deps, row, 'api', post) : null;
+    confirmation = row.status === 'pending' ? await sendConfirmation(deps, row, 'api', post, wrote) : null;
   } catch (error) {
-    // Only this subscribe's own row: a concurrent one's row (the insert lost the race) is left as it is.
-    if (row.id === id) await undo();
+    // Only this subscribe's own write of its own row: a concurrent one's row (the insert lost the race), or a row
+    // written since by anyone (confirmed, unsubscribed, removed, subscribed again), is left as it is.
+    if (row.id === id && revision !== null) await undo(revision);
     throw error;
   }
   // Assigned inside `post`, a closure: TypeScript's narrowing does not see it (it would type it `null` here).

@@ -127,7 +127,7 @@ export async function claimConfirmation(
   scope: ConfirmationScope,
   now: Date,
   resendWindowMs: number,
-): Promise<{ claimed: true; sendId: string } | { claimed: false }> {
+): Promise<{ claimed: true; sendId: string; revision: number } | { claimed: false }> {
   const nowMs = now.getTime();
   const at = iso(nowMs);
   const sendId = `cfm_${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`;
@@ -146,17 +146,25 @@ export async function claimConfirmation(
             AND (?2 = 'link' OR NOT EXISTS (SELECT 1 FROM digest_address_optouts o WHERE o.email_key = ?5 AND o.unsubscribed_at > ?11))`,
       )
       .bind(sendId, scope.via, at, subscriptionId, scope.recipient, iso(nowMs - resendWindowMs), since, ADDRESS_PER_DAY, JSON.stringify(scope.accountBrands), ACCOUNT_PER_DAY, iso(nowMs - OPTOUT_MS)),
-    db.prepare('UPDATE digest_subscriptions SET confirm_sent_at = ? WHERE id = ? AND EXISTS (SELECT 1 FROM digest_confirmation_sends WHERE id = ?) RETURNING id').bind(at, subscriptionId, sendId),
+    // The row's revision moves on here, not by its trigger, so the claim knows the revision it left (store.ts).
+    db
+      .prepare('UPDATE digest_subscriptions SET confirm_sent_at = ?, revision = revision + 1 WHERE id = ? AND EXISTS (SELECT 1 FROM digest_confirmation_sends WHERE id = ?) RETURNING revision')
+      .bind(at, subscriptionId, sendId),
   ]);
-  return results[3]!.results.length > 0 ? { claimed: true, sendId } : { claimed: false };
+  const claimed = results[3]!.results[0] as { revision: number } | undefined;
+  return claimed ? { claimed: true, sendId, revision: claimed.revision } : { claimed: false };
 }
 
-/** Nothing went out: the send no longer counts, and the subscription's slot goes back to what it was. */
-export async function releaseConfirmation(db: D1Database, subscriptionId: string, sendId: string, claimedAt: string, previousSentAt: string | null): Promise<void> {
-  await db.batch([
+/**
+ * Nothing went out: the send no longer counts, and the subscription's slot goes back to what it was, unless another
+ * send took it since. The revision the release left, or null when it changed nothing.
+ */
+export async function releaseConfirmation(db: D1Database, subscriptionId: string, sendId: string, claimedAt: string, previousSentAt: string | null): Promise<number | null> {
+  const [, released] = await db.batch([
     db.prepare('DELETE FROM digest_confirmation_sends WHERE id = ?').bind(sendId),
-    db.prepare('UPDATE digest_subscriptions SET confirm_sent_at = ? WHERE id = ? AND confirm_sent_at = ?').bind(previousSentAt, subscriptionId, claimedAt),
+    db.prepare('UPDATE digest_subscriptions SET confirm_sent_at = ?, revision = revision + 1 WHERE id = ? AND confirm_sent_at = ? RETURNING revision').bind(previousSentAt, subscriptionId, claimedAt),
   ]);
+  return (released!.results[0] as { revision: number } | undefined)?.revision ?? null;
 }
 
 /** Records an unsubscribe the recipient made itself (a statement for the unsubscribe's own batch). */

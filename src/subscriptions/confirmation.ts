@@ -47,12 +47,20 @@ export const withinResendWindow = (row: Pick<SubscriptionRow, 'confirm_sent_at'>
  * it throws 429 `rate_limited` with `Retry-After`, and nothing is sent. Like
  * every email, it carries `List-Unsubscribe` and `List-Unsubscribe-Post`.
  */
-export async function sendConfirmation(deps: SubscriptionDeps, row: SubscriptionRow, via: ConfirmationVia, testDelivery?: (now: Date) => Promise<unknown>): Promise<ConfirmationStatus> {
+export async function sendConfirmation(
+  deps: SubscriptionDeps,
+  row: SubscriptionRow,
+  via: ConfirmationVia,
+  testDelivery?: (now: Date) => Promise<unknown>,
+  /** Told the revision each write of the row here leaves (the claim, a release; null: a release that changed nothing), for an undo (store.ts). */
+  wrote: (revision: number | null) => void = () => {},
+): Promise<ConfirmationStatus> {
   const now = deps.now();
   const at = now.toISOString();
   const after = (sentAt: string) => new Date(Date.parse(sentAt) + CONFIRM_RESEND_WINDOW_MS).toISOString();
   const scope = { recipient: await recipientKeyOf(row), accountBrands: accountBrandsOf(row), via };
   const claim = await claimConfirmation(deps.db, row.id, scope, now, CONFIRM_RESEND_WINDOW_MS);
+  if (claim.claimed) wrote(claim.revision);
   if (!claim.claimed) {
     const current = await subscriptionById(deps.db, row.id);
     // The subscription's own window first: a concurrent subscribe of the same row sent it.
@@ -71,7 +79,7 @@ export async function sendConfirmation(deps: SubscriptionDeps, row: Subscription
     try {
       await testDelivery(now);
     } catch (error) {
-      await releaseConfirmation(deps.db, row.id, claim.sendId, at, row.confirm_sent_at);
+      wrote(await releaseConfirmation(deps.db, row.id, claim.sendId, at, row.confirm_sent_at));
       throw error;
     }
     return { sent: true, sent_at: at, resend_after: after(at) };
@@ -95,7 +103,7 @@ export async function sendConfirmation(deps: SubscriptionDeps, row: Subscription
   if (failure) {
     const outcome = failure;
     // Nothing went out: give the slot back and uncount it, so subscribing again can send at once.
-    await releaseConfirmation(deps.db, row.id, claim.sendId, at, row.confirm_sent_at);
+    wrote(await releaseConfirmation(deps.db, row.id, claim.sendId, at, row.confirm_sent_at));
     console.error(JSON.stringify({ msg: 'confirmation email failed', subscription: row.id, code: outcome.code, status: outcome.status }));
     throw new ApiError('upstream_error', 'The confirmation email could not be sent; try again in a few minutes.');
   }

@@ -37,6 +37,8 @@ export interface SubscriptionRow {
   account_brands: string | null;
   /** The cycle (migration 0016): every signed link of the subscription names one, and acts on it only. */
   generation: number;
+  /** Moved on by every write of the row (migration 0023): what an undo compares before it acts (`restorePoint`). */
+  revision: number;
   /** Alerts only, from `alert_channels` (migration 0015; `subscriptionById` joins it): where they go and the quiet hours. */
   channel_type?: 'email' | 'slack' | 'webhook' | null;
   channel_url?: string | null;
@@ -121,27 +123,38 @@ export const newSubscriptionId = () => `sub_${crypto.randomUUID().replace(/-/g, 
 export const groupKeyOf = (row: Pick<SubscriptionRow, 'brand_id' | 'market_id' | 'key_hash'>) => `${row.brand_id}:${row.market_id}:${row.key_hash.slice(0, 24)}`;
 
 /**
- * A subscription's rows as they are now, its channel's too, and how to put them back: a subscribe that fails after
- * writing (its confirmation or test delivery refused or down) leaves nothing of itself. A row that was not there
- * is deleted. The columns are the table's own, so a column added later is put back too.
+ * What a subscribe changes, taken before it writes, and the undo of its own write when its confirmation or test
+ * delivery fails: a compare and set on the row's revision (migration 0023), never a snapshot written over whatever
+ * came since. The undo acts only while the row is at `revision`, the one the subscribe's last write left; a confirm,
+ * an unsubscribe, a delete or another subscribe of the address made meanwhile moved it on, and stands. A row the
+ * subscribe inserted is deleted; one it updated gets its columns back as they were (the revision moves on, as for
+ * any write), and its channel. The columns are the table's own, so a column added later is put back too.
  */
-export async function restorePoint(db: D1Database, id: string): Promise<() => Promise<void>> {
+export async function restorePoint(db: D1Database, id: string): Promise<(revision: number) => Promise<void>> {
   const [row, channel] = await db.batch<Record<string, unknown>>([
     db.prepare('SELECT * FROM digest_subscriptions WHERE id = ?').bind(id),
     db.prepare('SELECT * FROM alert_channels WHERE subscription_id = ?').bind(id),
   ]);
   const [before] = row!.results;
   const [had] = channel!.results;
-  return async () => {
-    const statements = [db.prepare('DELETE FROM alert_channels WHERE subscription_id = ?').bind(id)];
-    if (!before) statements.push(db.prepare('DELETE FROM digest_subscriptions WHERE id = ?').bind(id));
-    else {
-      const columns = Object.keys(before).filter((column) => column !== 'id');
-      statements.push(db.prepare(`UPDATE digest_subscriptions SET ${columns.map((column) => `${column} = ?`).join(', ')} WHERE id = ?`).bind(...columns.map((column) => before[column]), id));
-    }
+  return async (revision) => {
+    // The channel first, while the row's revision still says whether the write is this subscribe's; the row last.
+    const ours = 'EXISTS (SELECT 1 FROM digest_subscriptions WHERE id = ? AND revision = ?)';
+    const statements = [db.prepare(`DELETE FROM alert_channels WHERE subscription_id = ? AND ${ours}`).bind(id, id, revision)];
     if (had) {
       const columns = Object.keys(had);
-      statements.push(db.prepare(`INSERT INTO alert_channels (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`).bind(...columns.map((column) => had[column])));
+      statements.push(
+        db.prepare(`INSERT INTO alert_channels (${columns.join(', ')}) SELECT ${columns.map(() => '?').join(', ')} WHERE ${ours}`).bind(...columns.map((column) => had[column]), id, revision),
+      );
+    }
+    if (!before) statements.push(db.prepare('DELETE FROM digest_subscriptions WHERE id = ? AND revision = ?').bind(id, revision));
+    else {
+      const columns = Object.keys(before).filter((column) => column !== 'id' && column !== 'revision');
+      statements.push(
+        db
+          .prepare(`UPDATE digest_subscriptions SET ${columns.map((column) => `${column} = ?`).join(', ')} WHERE id = ? AND revision = ?`)
+          .bind(...columns.map((column) => before[column]), id, revision),
+      );
     }
     await db.batch(statements);
   };
