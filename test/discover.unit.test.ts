@@ -582,6 +582,12 @@ describe('the evidence in the data', () => {
     expect(report.fields['overall.brand_share']).toMatchObject({ by: 'form', convert: 'percent' });
     const lone = proposeOperation(zs, 'getCompetitor', { ...competitor, overall: { ...overall, rival_share: 0.3, brand_share: 0.3 } }, CONFIDENCE_THRESHOLD, { precision: 1 });
     expect(lone.report.to_confirm.map((item) => item.path)).toEqual(expect.arrayContaining(['overall.rival_share', 'overall.brand_share']));
+    // A count is no unit: a layer's 0 open tasks beside a sample's 509, neither named, is not the precision's to settle.
+    const { open_counts: counts, ...tasks } = (await ours('listTasks')) as { open_counts: Record<string, number> } & Record<string, unknown>;
+    const { brand: _, ...others } = counts;
+    const opaque = { ...tasks, open_counts: { ...others, zq: 0, sample: 509 } };
+    const counted = proposeOperation(zs, 'listTasks', opaque, CONFIDENCE_THRESHOLD, { precision: 1 });
+    expect(counted.map.fields['open_counts.brand']).toBeUndefined();
   });
 
   it('an engine is the field whose values spell as our engines: `mode`, a word of `model`, is the state beside a `provider` holding `chatgpt`', async () => {

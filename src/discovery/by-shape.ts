@@ -131,6 +131,7 @@ export function byShape(
     } else {
       pairs = options.slice(0, 3).map((key) => ({
         ...pairOf(name, key, unique ? 'form' : 'type', unique ? FORM_UNIQUE : TYPE_GUESS, expected[name]!, valuesOf(key)),
+        ...(options.length > 3 ? { crowded: true as const } : {}),
         reason: unique ? `no name relates them; \`${key}\` is the only field left whose values read as its` : 'no name relates them; several fields left have values that read as its',
       }));
     }

@@ -118,7 +118,8 @@ export function pointsPrecision(
 export function settleByPrecision(schema: z.ZodType, body: Json, walk: Walk, precision: number | undefined): void {
   if (precision === undefined) return;
   settleQuestions(schema, body, walk, (item, read) => {
-    const values = valuesAtPath(read, item.path).filter((v): v is number => typeof v === 'number' && v !== 0);
+    // A 0 (no open task in a layer) keeps any precision: nothing to judge by is no evidence against a reading.
+    const values = valuesAtPath(read, item.path).filter((v): v is number => typeof v === 'number');
     return values.length > 0 && values.every((v) => decimalsOf(v) <= precision);
   });
 }

@@ -357,12 +357,14 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
     const reading = best.readings[0]!;
     walk.mapField(fieldPath, name, best.key, reading.convert, sure);
     if (sure) walk.fields[fieldPath] = { from: best.key, confidence: best.confidence, by: best.by, ...(reading.convert ? { convert: reading.convert } : {}) };
-    else
+    else {
+      if (readings.length > 3 || pairs.some((p) => p.crowded)) walk.crowded.add(fieldPath);
       walk.toConfirm.push({
         path: fieldPath,
         reason: tie ? `two readings as likely as each other${best.reason ? `: ${best.reason}` : ''}` : (best.reason ?? `a guess by ${best.by}`),
         candidates: readings.slice(0, 3).map(({ pair, reading: r }): Candidate => ({ from: pair.key, ...(r.convert ? { convert: r.convert } : {}), confidence: r.confidence, by: pair.by })),
       });
+    }
     const field = expected[name]!;
     if (field.kind === 'number' && (field.percent || field.change))
       units.push({ parent: path, path: fieldPath, name, key: best.key, change: field.change, convert: reading.convert, sure, values: valuesOf(best.key) });

@@ -26,13 +26,15 @@ export function placeLeftOver(walk: Walk, takesUnit: (path: string) => boolean):
   for (const item of open) {
     const gone = taken.get(holderOf(walk, item.path));
     const left = gone ? item.candidates.filter((c) => !gone.has(c.from!)) : item.candidates;
+    // A question listing only some of its options keeps them all if those went: others it does not list may be its.
+    if (left.length === 0 && walk.crowded.has(item.path)) continue;
     if (left.length < item.candidates.length) pruned.add(item);
     item.candidates = left;
   }
   // Only a question the taken keys narrowed: one that had a single candidate all along is asked for its own reason.
   // A percentage's unit is its siblings' (`alignUnits`), which a guess by type does not offer.
   for (const item of pruned) {
-    if (item.candidates.length !== 1 || item.candidates[0]!.by !== 'type' || takesUnit(item.path)) continue;
+    if (item.candidates.length !== 1 || item.candidates[0]!.by !== 'type' || takesUnit(item.path) || walk.crowded.has(item.path)) continue;
     const [only] = item.candidates as [(typeof item.candidates)[number]];
     const holder = holderOf(walk, item.path);
     const elsewhere = walk.toConfirm.some((other) => other !== item && other.value === undefined && holderOf(walk, other.path) === holder && other.candidates.some((c) => c.from === only.from));

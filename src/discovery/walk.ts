@@ -46,6 +46,8 @@ export class Walk {
   readonly units: Unit[] = [];
   /** The upstream field each contract object or list was walked under: what lies below it is relative to it. */
   readonly walked = new Map<string, string>();
+  /** Questions with more candidates than they list: what is left of them once others took theirs is not known. */
+  readonly crowded = new Set<string>();
 
   constructor(
     readonly threshold: number,
@@ -114,6 +116,8 @@ export interface Pair {
   reason?: string;
   /** Its values do not read as the field's in any way (text for a list): a name alone, which evidence may overrule. */
   misfit?: true;
+  /** One of more candidates than a question lists: the field's options are not all in sight. */
+  crowded?: true;
 }
 
 /** A percentage or a change of one, as placed in an object: the unit its siblings share. */
