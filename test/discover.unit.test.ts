@@ -26,6 +26,7 @@ import { schemaAtPath } from '../src/contract/paths';
 import { zodSide } from '../src/contract/zod-side';
 import { Walk } from '../src/discovery/walk';
 import { settleGroups } from '../src/discovery/rules';
+import { placeLeftOver } from '../src/discovery/taken';
 import { addDays } from '../src/contract/window';
 import { SOURCE_CLASSES, STATES } from '../src/contract/enums';
 import { meaningByWords } from '../src/discovery/value-words';
@@ -527,6 +528,26 @@ describe('the evidence in the data', () => {
     const off = proposeOperation(zs, 'listTopics', body, CONFIDENCE_THRESHOLD, { context: { ...context, window: before } });
     expect(off.map.fields.generated_at).toBeUndefined();
     expect(off.report.to_confirm.find((item) => item.path === 'generated_at')?.candidates.map((c) => c.from)).toEqual(['genere_a', 'periode_depuis', 'periode_vers']);
+  });
+
+  it('a question narrowed to one key it lists takes it only when it listed all its options', () => {
+    const asked = (crowded: boolean) => {
+      const walk = new Walk(CONFIDENCE_THRESHOLD);
+      // The period written flat: its days are keys of the body itself, beside the count.
+      walk.fields.period = { from: '.', confidence: 0.9, by: 'evidence' };
+      walk.fields['period.from'] = { from: 'a', confidence: 0.9, by: 'evidence' };
+      walk.fields['period.to'] = { from: 'b', confidence: 0.9, by: 'evidence' };
+      walk.toConfirm.push({ path: 'total_citations', reason: 'by type', candidates: ['c', 'a', 'b'].map((from) => ({ from, confidence: 0.3, by: 'type' as const })) });
+      if (crowded) walk.crowded.add('total_citations');
+      placeLeftOver(walk, () => false);
+      return walk;
+    };
+    // The days are the period's: `c` is the only count left, placed by its form.
+    expect(asked(false).fields.total_citations).toEqual({ from: 'c', confidence: 0.8, by: 'form' });
+    // More options than it listed: a fourth may be the field; `c` stays one candidate of a question.
+    const crowded = asked(true);
+    expect(crowded.fields.total_citations).toBeUndefined();
+    expect(crowded.toConfirm.map((item) => [item.path, item.candidates.map((c) => c.from)])).toEqual([['total_citations', ['c']]]);
   });
 
   it('beside shares read from 0 to 1, a change within -1 to 1 is read from 0 to 1 too', async () => {
