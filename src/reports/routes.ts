@@ -9,9 +9,7 @@
  *   POST   /reports/weekly/send?brand_id=&market=      send the digest now to the confirmed subscribers -> 202 / 409
  *   GET    /reports/history?brand_id=&market=          the kept weekly history (API key): a page with a chart and its CSV link (history.ts)
  *   GET    /r/<token>/history                          the same history for a signed report link's holder
- *   POST   /r/<token>/csv                              the link's page with its CSV links made (the page's form; a GET makes none)
- *   POST   /r/<token>/history/csv                      the same for its history page
- *   POST   /reports/weekly, /reports/history           the keyed pages with their CSV links made
+ *   POST   /reports/weekly, /reports/history, /r/<token>/csv, /r/<token>/history/csv: the page with its CSV links made (its form; a GET makes none)
  *
  * Keyed routes answer errors in the API's shape (`{error: {code, message, param?}}`),
  * the upstream's own 401/403/404/429 passed through; an upstream outage is a
@@ -37,7 +35,7 @@ import { errorText } from '../lib/log';
 import { DAY_MS } from '../lib/time';
 import type { Route } from '../lib/router';
 import { renderDigest } from '../mail/render';
-import { clientAddressOf, confirmKeyNow } from '../proxy';
+import { clientAddressOf, confirmedCaller, confirmKeyNow } from '../proxy';
 import {
   type DigestKind,
   implausibleWarning,
@@ -298,9 +296,9 @@ export async function mintReportLinkAs(deps: ReportDeps, caller: Caller, raw: un
 }
 
 async function mintLink(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
-  const key = requireKey(request);
   noQuery(url, 'This endpoint takes its fields in the JSON body, not the query string.');
-  const link = await mintReportLinkAs(deps, { key, clientAddress: clientAddressOf(request) }, await readJsonBody(request, MAX_BODY_BYTES));
+  const caller = await confirmedCaller(request, deps.api);
+  const link = await mintReportLinkAs(deps, caller, await readJsonBody(request, MAX_BODY_BYTES));
   return json({ link }, 201, { location: link.url });
 }
 
@@ -314,7 +312,7 @@ async function listLinks(request: Request, url: URL, deps: ReportDeps): Promise<
 }
 
 async function revokeLink(request: Request, url: URL, id: string, deps: ReportDeps): Promise<Response> {
-  const key = await linkOwnerKey(request, url, deps.api);
+  const key = await linkOwnerKey(request, url, deps.api, { writes: true });
   // Another key's link is as invisible as a missing one (and an expired one is no longer the key's to revoke).
   if (!(await revokeReportLink(deps, key, id))) throw new ApiError('not_found', 'No such live report link for this key.');
   return new Response(null, { status: 204 });
@@ -465,7 +463,7 @@ export async function sendNowAs(deps: ReportDeps, caller: Caller, target: Pick<W
 }
 
 async function sendNow(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
-  const key = requireKey(request);
+  requireKey(request);
   const query = readParams(SEND_QUERY, queryObject(url.searchParams));
   // Recipients are the confirmed subscribers, full stop: a body (a list of addresses, say) is refused, not ignored;
   // refused by its length unread, or after at most SEND_BODY_BYTES of it. The key is checked before the body is looked at.
@@ -473,7 +471,7 @@ async function sendNow(request: Request, url: URL, deps: ReportDeps): Promise<Re
   const checkBody = async () => {
     if ((await readBodyUpTo(request, SEND_BODY_BYTES, noBody)).trim() !== '') throw noBody();
   };
-  const answer = await sendNowAs(deps, { key, clientAddress: clientAddressOf(request) }, { brand_id: query.brand_id, market: query.market }, checkBody);
+  const answer = await sendNowAs(deps, await confirmedCaller(request, deps.api), { brand_id: query.brand_id, market: query.market }, checkBody);
   return json(answer.body, answer.status, answer.headers);
 }
 
