@@ -17,13 +17,18 @@ afterEach(() => restoreUpstream());
 
 interface Operation {
   security?: Record<string, string[]>[];
+  responses?: Record<string, { description: string }>;
 }
 
 /** Every `METHOD path` of the route tables that writes with the caller's API key, as the product document says. */
 async function keyedWrites(): Promise<[string, string][]> {
   const doc = (await (await SELF.fetch('https://edge.test/openapi.json')).json()) as { paths: Record<string, Record<string, Operation>> };
   const routes = productRoutes.flatMap((route) => Object.keys(route.methods).map((method) => [method, route.path] as [string, string]));
-  return routes.filter(([method, path]) => method !== 'GET' && method !== 'HEAD' && doc.paths[path]?.[method.toLowerCase()]?.security?.some((s) => 'apiKey' in s));
+  const writes = routes.filter(([method, path]) => method !== 'GET' && method !== 'HEAD' && doc.paths[path]?.[method.toLowerCase()]?.security?.some((s) => 'apiKey' in s));
+  // Each says it may answer 503 key_unconfirmed.
+  for (const [method, path] of writes)
+    expect([method, path, doc.paths[path]![method.toLowerCase()]!.responses?.['503']?.description]).toEqual([method, path, expect.stringContaining('`key_unconfirmed`')]);
+  return writes;
 }
 
 /** What a write could leave behind: links, subscriptions, mail. */

@@ -13,6 +13,7 @@ import {
   HTML,
   jsonBody,
   jsonOf,
+  KEY_UNCONFIRMED,
   KEYED_ERRORS,
   keyed,
   Market,
@@ -168,6 +169,7 @@ export const reportDocs: FeatureDocs = {
         parameters: [{ name: 'view', in: 'path', required: true, description: 'Which view.', schema: { type: 'string', enum: [...VIEW_KINDS] } }, ...query(VIEW_QUERY)],
         responses: {
           '200': ok('The page, with its CSV links.', HTML),
+          '503': { ...KEY_UNCONFIRMED, content: { ...jsonOf('Error'), ...HTML } },
           ...READS_BRAND,
           '404': { description: '`not_found`: no such view; `brand_not_found`: the key reads no such brand.', headers: requestId, content: jsonOf('Error') },
           '502': { ...KEYED_ERRORS['502'], content: { ...jsonOf('Error'), ...HTML } },
