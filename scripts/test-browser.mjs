@@ -226,6 +226,9 @@ try {
       const errors = [];
       page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
       assert.equal((await page.goto(`${BASE}/reports/weekly?market=us`)).status(), 200, `report ${name}: 200`);
+      // Showing the page makes no CSV link: its form does.
+      assert.equal(await page.locator('button.copy-csv').count(), 0, `report ${name}: no CSV link made by showing the page`);
+      await Promise.all([page.waitForNavigation(), page.click('[data-testid=csv-form] button[type=submit]')]);
       const buttons = page.locator('button.copy-csv');
       assert.ok((await buttons.count()) >= 4, `report ${name}: a Copy CSV link button per table`);
       await buttons.first().click();

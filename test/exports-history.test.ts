@@ -12,7 +12,7 @@ import { keepWeek, readHistory } from '../src/weekly-report/history';
 import { isoWeek } from '../src/weekly-report/week';
 import { clearDigests, dayOf, deliver, demoMonday, FakeQueue, FakeResend, plusDays, runCron, seedSubscriptions, testEnv } from './digests-helpers';
 import { mintExport, readCsv } from './exports-helpers';
-import { BASE, call, clearReports } from './reports-helpers';
+import { BASE, call, clearReports, postForm } from './reports-helpers';
 import { useServicesForTests } from './seams';
 
 const MONDAY = demoMonday();
@@ -73,8 +73,8 @@ it('accumulates one row per week over simulated weeks, read back in order; an ea
   expect(csv.records.map((r) => r.score)).toEqual(all.map((w) => (w.score === null ? '' : String(w.score))));
   expect(csv.header).toEqual(expect.arrayContaining(['won', 'lost', 'held', 'chatgpt.naming', 'chatgpt.answered']));
 
-  // The page: the chart and the table, newest first, and the CSV link.
-  const page = await call('/reports/history?market=us', { key: 'demo_pro_single' });
+  // The page: the chart and the table, newest first, and the CSV link its form makes.
+  const page = await call('/reports/history?market=us', { key: 'demo_pro_single', method: 'POST' });
   expect(page.status).toBe(200);
   const html = await page.text();
   expect([...html.matchAll(/<tr data-week="([^"]+)"/g)].map((m) => m[1])).toEqual(all.map((w) => w.iso_week).reverse());
@@ -126,7 +126,10 @@ it('a signed report link opens the same history, its CSV link expiring with the 
   expect(kept).toContain(isoWeek(dayOf(MONDAY)));
   expect(kept.length).toBeGreaterThanOrEqual(12);
   expect([...html.matchAll(/<tr data-week="([^"]+)"/g)].map((m) => m[1])).toEqual([...kept].reverse());
-  const csvUrl = /class="copy-csv" data-url="([^"]+)"/.exec(html)![1]!;
+  // Opening the page makes no CSV link; its form does.
+  expect(html).not.toContain('class="copy-csv"');
+  const made = await (await postForm(`${report.path}/history/csv`)).text();
+  const csvUrl = /class="copy-csv" data-url="([^"]+)"/.exec(made)![1]!;
   expect((await readCsv(csvUrl)).records.map((r) => r.iso_week)).toEqual(kept);
   const row = await env.DB.prepare("SELECT expires_at FROM report_links WHERE purpose = 'export' AND kind = 'history'").first<{ expires_at: string }>();
   expect(Date.parse(row!.expires_at)).toBeLessThanOrEqual(Date.parse(report.expires_at));

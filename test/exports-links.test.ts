@@ -17,7 +17,7 @@ import { cellText, csvColumns, spreadLists, toCsv } from '../src/exports/table';
 import { TABLE_OPERATIONS } from '../src/exports/target';
 import { mintExportLink } from '../src/links/export-links';
 import { accountKey, gateOf, mintExport, pathOf, postExport, readCsv } from './exports-helpers';
-import { call, clearReports } from './reports-helpers';
+import { call, clearReports, postForm } from './reports-helpers';
 import { useServicesForTests } from './seams';
 import { zodSide } from '../src/contract/zod-side';
 
@@ -327,11 +327,13 @@ describe('"Copy CSV link" on the report page', () => {
   it('a signed report link gets CSV links of its tables, minted once, read with its key, none outliving the report link', async () => {
     const { mintLink } = await import('./reports-helpers');
     const report = await mintLink({ expires_in_days: 2 });
-    const html = async () => (await call(report.path)).text();
+    // Opening the link makes none; the page's form does.
+    expect(await (await call(report.path)).text()).not.toContain('class="copy-csv"');
+    const html = async () => (await postForm(`${report.path}/csv`)).text();
     const urls = (page: string) => [...page.matchAll(/class="copy-csv" data-url="([^"]+)"/g)].map((m) => m[1]!);
     const first = urls(await html());
     expect(first.length).toBeGreaterThanOrEqual(4);
-    // A second view hands out the same links: no new row per view.
+    // A second ask hands out the same links: no new row per ask.
     expect(urls(await html())).toEqual(first);
     const rows = await env.DB.prepare("SELECT kind, expires_at FROM report_links WHERE purpose = 'export' ORDER BY kind").all<{ kind: string; expires_at: string }>();
     expect(rows.results.map((r) => r.kind)).toEqual(['getAnswerHistory', 'getOverview', 'getPromptMatrix', 'getVisibility', 'history', 'plan']);

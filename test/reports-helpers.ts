@@ -21,6 +21,9 @@ export function call(path: string, o: { key?: string | null; method?: string; bo
   return SELF.fetch(`${BASE}${path}`, { method: o.method ?? 'GET', headers, ...(o.body !== undefined ? { body: o.body } : {}) });
 }
 
+/** A page's form posted to `path` without a key, as a browser on `origin` sends it (a share link's CSV links: `/r/<token>/csv`). */
+export const postForm = (path: string, origin = BASE) => call(path, { method: 'POST', headers: { origin, 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+
 /** A request to the Worker's fetch handler with another env (fake Resend, PUBLIC_URL ...). */
 export async function callWith(testEnv: Env, path: string, o: { key?: string | null; method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<Response> {
   const headers = new Headers(o.headers);

@@ -65,10 +65,15 @@ describe('GET /reports/weekly', () => {
     // The 12 weeks as a table with plain dates, newest first.
     const weeks = [...html.matchAll(/<tr(?: class="latest")? data-week="([\d-]+)"><td>(\d+ \w{3} \d{4})<\/td>/g)].map((m) => m[1]);
     expect(weeks).toEqual(vis.history.map((b) => b.week_start).reverse());
-    // The one script a keyed page has is the "Copy CSV link" buttons', allowed by its nonce; the report's own URL needs the key, so it says how to mint a link instead.
-    expect(response.headers.get('content-security-policy')).toMatch(/script-src 'nonce-[^']+'(;|$)/);
-    expect(html.match(/<script/g)).toHaveLength(1);
-    expect(html.match(/<button type="button" class="copy-csv" data-url="http:\/\/localhost:8787\/x\/v1\.[\w.-]+\.csv" hidden>Copy CSV link<\/button>/g)?.length).toBeGreaterThanOrEqual(4);
+    // Showing the page makes no CSV link: its form does (a POST), and the one script the page then has is the "Copy CSV link" buttons', allowed by its nonce.
+    expect(html).toContain('<form method="post" action="/reports/weekly?market=us">');
+    expect(html).not.toContain('class="copy-csv"');
+    const made = await call('/reports/weekly?market=us', { key: 'demo_pro_single', method: 'POST' });
+    expect(made.headers.get('content-security-policy')).toMatch(/script-src 'nonce-[^']+'(;|$)/);
+    const madeHtml = await made.text();
+    expect(madeHtml.match(/<script/g)).toHaveLength(1);
+    expect(madeHtml.match(/<button type="button" class="copy-csv" data-url="http:\/\/localhost:8787\/x\/v1\.[\w.-]+\.csv" hidden>Copy CSV link<\/button>/g)?.length).toBeGreaterThanOrEqual(4);
+    // The report's own URL needs the key, so it says how to mint a link instead.
     expect(html).toContain('POST <code>{&quot;brand_id&quot;:1,&quot;market&quot;:&quot;us&quot;}</code> to <code>http://localhost:8787/reports/links</code>');
   });
 
@@ -225,7 +230,7 @@ describe('GET /reports/weekly', () => {
   it('answers 405 with Allow for other methods', async () => {
     const response = await call('/reports/weekly', { key: 'demo_pro_single', method: 'DELETE' });
     expect(response.status).toBe(405);
-    expect(response.headers.get('allow')).toBe('GET, HEAD');
+    expect(response.headers.get('allow')).toBe('GET, HEAD, POST');
   });
 
   it('an upstream outage is a 502 page that says the data is unavailable (and the API error for json)', async () => {

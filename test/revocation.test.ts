@@ -80,9 +80,11 @@ const viewLinkOf = (mail: Mail) => linksOf(mail).find((url) => new URL(url).path
 const resubscribeAction = (html: string) => /<form method="post" action="(\/digests\/resubscribe\?token=[^"]+)">/.exec(html)?.[1]?.replaceAll('&amp;', '&');
 /** The CSV links a page offers (`/x/…` in a link or a "Copy CSV link" button), each once. */
 const csvLinksOf = (html: string) => [...new Set([...html.matchAll(/(?:href|data-url)="([^"]*\/x\/[^"]+)"/g)].map((m) => m[1]!.replaceAll('&amp;', '&')))];
-/** Every CSV link a report page hands out: one per table of CSV_TABLES (the kept history's among them). */
+/** Every CSV link a report link's page makes when its form asks (`/r/<token>/csv`): one per table of CSV_TABLES (the kept history's among them). */
 async function everyCsvLink(page: string): Promise<string[]> {
-  const links = csvLinksOf(await (await get(page)).text());
+  const { pathname } = new URL(page, BASE);
+  const made = await SELF.fetch(`${BASE}${pathname}/csv`, { method: 'POST', headers: { origin: BASE, 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+  const links = csvLinksOf(await made.text());
   expect(links).toHaveLength(Object.keys(CSV_TABLES).length);
   return links;
 }
@@ -354,7 +356,7 @@ describe("2. a page's CSV links end with the page's record", () => {
     const other = await mintLink({ expires_in_days: 7 });
     const csv = await everyCsvLink(link.path);
     const otherCsv = await everyCsvLink(other.path);
-    const keyedCsv = csvLinksOf(await (await keyed('/reports/weekly?brand_id=1&market=us')).text());
+    const keyedCsv = csvLinksOf(await (await keyed('/reports/weekly?brand_id=1&market=us', 'POST')).text());
     expect(keyedCsv.length).toBeGreaterThan(0);
     // Each page's links are its own.
     expect(new Set([...csv, ...otherCsv, ...keyedCsv]).size).toBe(csv.length + otherCsv.length + keyedCsv.length);

@@ -1,8 +1,8 @@
 /**
  * The share links and CSV links screens (links-page.ts):
  *
- *   GET  /account/report            the weekly report page, read with the session's key (`weeklyAs`)
- *   GET  /account/history           the kept history of a brand and market, read with it (`historyAs`)
+ *   GET  /account/report            the weekly report page, read with the session's key (`weeklyAs`); POST: with its CSV links made
+ *   GET  /account/history           the kept history of a brand and market, read with it (`historyAs`); POST: with its CSV link made
  *   GET  /account/views/{view}      a view (rivals, citations, perception, traffic), read with it (`viewAs`); POST: with its CSV links made
  *   GET  /account/links             the key's live report links, and the form that makes one
  *   POST /account/links             make one (200: its URL, shown this once)
@@ -125,14 +125,17 @@ const revokeShare = answering(async (request: Request, deps: Deps) => {
  * that works without a key is made on the share links screen.
  */
 const showReport = answering(async (request: Request, deps: Deps, url: URL) => {
-  const who = await signedIn(request, deps);
+  const posted = request.method === 'POST';
+  // A POST makes CSV links: from this site, with the session's token, the key confirmed now (signedInForm).
+  const who = posted ? await signedInForm(request, deps) : await signedIn(request, deps);
   const query = readParams(BRAND_MARKET_PARAMS, queryObject(url.searchParams));
   // The frame's switch leads to every brand and market of the key, so the page's own market links are not repeated.
   const links = (brandId: number, market: string) => ({
     history: scopeUrl(ACCOUNT_PATHS.history, brandId, market),
     frame: framed(who, ACCOUNT_PATHS.report, { brandId, market }, 'weekly'),
   });
-  return weeklyAs(deps, who.caller, { ...query, format: 'html' }, links);
+  const csvForm = { action: `${ACCOUNT_PATHS.report}${url.search}`, fields: { csrf: who.session.csrf } };
+  return weeklyAs(deps, who.caller, { ...query, format: 'html' }, links, { csv: { csvForm, makeCsv: posted, keyConfirmed: posted } });
 });
 
 /** The brand and market an address names (the only brand when it names none); none marked when the market is left to the API. */
@@ -146,8 +149,11 @@ const scopeUrl = (path: string, brandId: number, market: string) => `${path}?${n
 
 /** The kept history of `GET /reports/history`, read with the session's key; its "this week's report" stays here. */
 const showHistory = answering(async (request: Request, deps: Deps, url: URL) => {
-  const who = await signedIn(request, deps);
-  return historyAs(deps, who.caller, url.searchParams, (brandId, market) => scopeUrl(ACCOUNT_PATHS.report, brandId, market), framed(who, ACCOUNT_PATHS.history, shownOf(who, url), 'history'));
+  const posted = request.method === 'POST';
+  const who = posted ? await signedInForm(request, deps) : await signedIn(request, deps);
+  const csv = { csvForm: { action: `${ACCOUNT_PATHS.history}${url.search}`, fields: { csrf: who.session.csrf } }, makeCsv: posted, keyConfirmed: posted };
+  const frame = framed(who, ACCOUNT_PATHS.history, shownOf(who, url), 'history');
+  return historyAs(deps, who.caller, url.searchParams, (brandId, market) => scopeUrl(ACCOUNT_PATHS.report, brandId, market), frame, csv);
 });
 
 /** The brand's pages in the account, by kind: the report, the history and each view, for one brand and market. */
@@ -277,8 +283,8 @@ const revokeCsv = answering(async (request: Request, deps: Deps) => {
 });
 
 export const linkRoutes: Route<Deps>[] = [
-  { path: ACCOUNT_PATHS.report, answers: 'page', methods: { GET: (request, _, deps, url) => showReport(request, deps, url) } },
-  { path: ACCOUNT_PATHS.history, answers: 'page', methods: { GET: (request, _, deps, url) => showHistory(request, deps, url) } },
+  { path: ACCOUNT_PATHS.report, answers: 'page', methods: { GET: (request, _, deps, url) => showReport(request, deps, url), POST: (request, _, deps, url) => showReport(request, deps, url) } },
+  { path: ACCOUNT_PATHS.history, answers: 'page', methods: { GET: (request, _, deps, url) => showHistory(request, deps, url), POST: (request, _, deps, url) => showHistory(request, deps, url) } },
   {
     path: `${ACCOUNT_PATHS.views}/{view}`,
     answers: 'page',

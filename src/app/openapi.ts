@@ -14,7 +14,7 @@
  */
 import type * as z from 'zod';
 import { componentSchemas, type JsonObject, RESPONSE_HEADERS } from '../contract/openapi';
-import { type FeatureDocs, ok, ProductError, type RouteDoc, type SameAs, TAGS } from '../contract/product-openapi';
+import { type FeatureDocs, KEY_UNCONFIRMED, ok, ProductError, type RouteDoc, type SameAs, TAGS } from '../contract/product-openapi';
 import type { Method, Route } from '../lib/router';
 import { alertDocs } from '../alerts/openapi';
 import { digestDocs } from '../digests/openapi';
@@ -119,7 +119,9 @@ function componentsOf(features: readonly FeatureDocs[]): { outputs: Component[];
 const METHODS: readonly Method[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const SECURITY: Record<RouteDoc['security'], JsonObject[]> = { key: [{ apiKey: [] }], mcp: [{ apiKey: [] }, { oauth: [READ_SCOPE] }], admin: [{ adminToken: [] }], none: [] };
 
-function operationOf(d: RouteDoc): JsonObject {
+function operationOf(d: RouteDoc, method: Method): JsonObject {
+  // A write with the key asks the upstream about it now (confirmedCaller, src/proxy/api.ts): each may answer 503.
+  const writes = d.security === 'key' && method !== 'GET' && method !== 'HEAD';
   return {
     operationId: d.operationId,
     tags: [d.tag],
@@ -128,7 +130,7 @@ function operationOf(d: RouteDoc): JsonObject {
     security: SECURITY[d.security],
     ...(d.parameters?.length ? { parameters: d.parameters } : {}),
     ...(d.requestBody ? { requestBody: d.requestBody } : {}),
-    responses: d.responses,
+    responses: writes ? { ...d.responses, '503': d.responses['503'] ?? KEY_UNCONFIRMED } : d.responses,
   };
 }
 
@@ -153,7 +155,7 @@ function pathsOf(routes: readonly DocumentedRoute[], features: readonly FeatureD
       if (!doc) throw new Error(`the product's OpenAPI document does not describe ${key} (the openapi.ts beside its route)`);
       used.add(key);
       if (isSameAs(doc)) alsoAt.push([key, `${method} ${doc.sameAs}`]);
-      else (paths[route.path] ??= {})[method.toLowerCase()] = operationOf(doc);
+      else (paths[route.path] ??= {})[method.toLowerCase()] = operationOf(doc, method);
     }
   }
   for (const [key, target] of alsoAt) {

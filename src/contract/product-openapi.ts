@@ -129,6 +129,11 @@ export const KEYED_ERRORS = {
   '502': error('`upstream_error`: the Read API did not answer'),
 };
 export type KeyedStatus = keyof typeof KEYED_ERRORS;
+/** What every route that writes with the key may answer (src/app/openapi.ts adds it to each): the key not confirmed now, nothing written. */
+export const KEY_UNCONFIRMED = {
+  ...error('`key_unconfirmed`: the Read API could not confirm the key just now (its 60 reads of the minute spent, the service slow or down), so nothing was written; try again after `Retry-After`'),
+  headers: { ...requestId, 'Retry-After': ref('headers', 'Retry-After') },
+};
 export const keyed = (...statuses: KeyedStatus[]) => Object.fromEntries(statuses.map((status) => [status, KEYED_ERRORS[status]]));
 /** A route that reads the API for a brand and market: every refusal of the API, and the route's own 400. */
 export const READS_BRAND = keyed('400', '401', '403', '404', '405', '429', '502');

@@ -45,7 +45,7 @@ import {
 } from '../links/export-links';
 import { expiresInDays, linkOwnerKey, noQuery, readFailure, tooManyLinks } from '../links/keyed-routes';
 import { MAX_LIVE_LINKS } from '../links/link-store';
-import { clientAddressOf } from '../proxy';
+import { clientAddressOf, confirmedCaller } from '../proxy';
 import { HISTORY_COLUMNS, historyRecord, PLAN_COLUMNS, planRecords, readHistory, readScopeKept, readTableBody, readWeek, reportOf } from '../weekly-report';
 import type { ExportDeps } from './deps';
 import type { Caller } from '../subscriptions';
@@ -94,9 +94,9 @@ export async function mintExportLinkAs(deps: ExportDeps, caller: Caller, raw: un
 }
 
 async function mint(request: Request, url: URL, deps: ExportDeps): Promise<Response> {
-  const key = requireKey(request);
+  requireKey(request);
   noQuery(url, 'This endpoint takes its fields in the JSON body, not the query string.');
-  const link = await mintExportLinkAs(deps, { key, clientAddress: clientAddressOf(request) }, await readJsonBody(request, MAX_BODY_BYTES));
+  const link = await mintExportLinkAs(deps, await confirmedCaller(request, deps.api), await readJsonBody(request, MAX_BODY_BYTES));
   return json({ link }, 201, { location: link.url });
 }
 
@@ -106,7 +106,7 @@ async function list(request: Request, url: URL, deps: ExportDeps): Promise<Respo
 }
 
 async function revoke(request: Request, url: URL, id: string, deps: ExportDeps): Promise<Response> {
-  const key = await linkOwnerKey(request, url, deps.api);
+  const key = await linkOwnerKey(request, url, deps.api, { writes: true });
   if (!(await revokeExportLink(deps, key, id))) throw new ApiError('not_found', 'No such live export link for this key.');
   return new Response(null, { status: 204 });
 }

@@ -9,7 +9,7 @@ import { type ApiClient, ApiClientError, toApiError } from '../client';
 import { requireKey } from '../contract/access';
 import { ApiError, invalidParameter } from '../contract/errors';
 import { DAY_MS } from '../lib/time';
-import { clientAddressOf } from '../proxy';
+import { ASK_NOW, clientAddressOf, keyUnconfirmed } from '../proxy';
 import { MAX_LIVE_LINKS, type StoreOutcome } from './link-store';
 
 /** `expires_in_days` of a link: default and bounds (DESIGN section 11). */
@@ -56,14 +56,17 @@ export function readFailure(error: unknown): ApiError {
  * The key of a request that lists or revokes its links: given, with no query
  * string, and one the API knows (its 401 otherwise, as on every keyed route);
  * an account whose plan is inactive may still see and revoke what it shared.
+ * A revocation (`writes`) is a write: the key is confirmed by the upstream now
+ * (`confirmedCaller`, src/proxy/api.ts), 503 `key_unconfirmed` when it cannot be.
  */
-export async function linkOwnerKey(request: Request, url: URL, api: (apiKey: string, clientAddress: string | null) => ApiClient): Promise<string> {
+export async function linkOwnerKey(request: Request, url: URL, api: (apiKey: string, clientAddress: string | null) => ApiClient, o: { writes?: boolean } = {}): Promise<string> {
   const key = requireKey(request);
   noQuery(url);
   try {
-    await api(key, clientAddressOf(request)).listBrands();
+    await api(key, clientAddressOf(request)).listBrands({}, o.writes ? ASK_NOW : {});
   } catch (error) {
-    if (!(error instanceof ApiClientError && error.code === 'plan_inactive')) throw readFailure(error);
+    if (error instanceof ApiClientError && error.code === 'plan_inactive') return key;
+    throw (o.writes && error instanceof ApiClientError && keyUnconfirmed(error)) || readFailure(error);
   }
   return key;
 }

@@ -30,6 +30,9 @@ import { hashApiKey, knownKeyHash } from './cache-key';
 export const FAILED_AUTH_TTL_S = 60;
 /** While a key is remembered as failed, one of its requests per this interval goes upstream to see whether it is good again. */
 export const PROBE_INTERVAL_MS = 5_000;
+/** What an address over its limit of unverified keys hears (429): its own limit, not a key the service could not confirm. */
+export const UNVERIFIED_FLOOD = 'Too many requests with unverified API keys from this address. Retry after the time in `Retry-After`.';
+
 /** Requests with unverified keys a client address may send upstream per minute (wrangler.toml [[ratelimits]] UNVERIFIED_KEYS). */
 export const UNVERIFIED_PER_MINUTE = 120;
 /**
@@ -144,7 +147,7 @@ export async function checkBeforeUpstream(env: AbuseEnv, request: Request, keyHa
   const { success } = await env.UNVERIFIED_KEYS.limit({ key: clientAddress });
   if (!success) {
     // The limit that refused is the address's, so the RateLimit fields say that one, spent, instead of the key's.
-    throw new ApiError('rate_limited', 'Too many requests with unverified API keys from this address. Retry after the time in `Retry-After`.', {
+    throw new ApiError('rate_limited', UNVERIFIED_FLOOD, {
       retryAfter: 60,
       headers: {
         'ratelimit-policy': `"address";q=${UNVERIFIED_PER_MINUTE};w=60`,

@@ -23,9 +23,10 @@
  * client triggers (the cron and the queue, which read with stored keys).
  */
 import { type ApiClient, ApiClientError, createClient, type RetryPolicy, toApiError } from '../client';
+import { requireKey } from '../contract/access';
 import { ApiError } from '../contract/errors';
 import { API_BASE } from '../contract/operations';
-import { acceptedWithin } from './abuse';
+import { acceptedWithin, clientAddressOf, UNVERIFIED_FLOOD } from './abuse';
 import { hashApiKey } from './cache-key';
 import type { ProxyEnv } from './env';
 import { handleProxy, type ProxyRuntime } from './handler';
@@ -102,6 +103,8 @@ const UNCONFIRMED_RETRY_S = 30;
 export function keyUnconfirmed(error: ApiClientError): ApiError | undefined {
   const apiError = toApiError(error);
   if (apiError.code !== 'rate_limited' && apiError.status < 500) return undefined;
+  // An address flooding unverified keys is held by its own limit, said as such (429), as on every keyed route.
+  if (apiError.message === UNVERIFIED_FLOOD) return undefined;
   const wait = error.retryAfter ?? UNCONFIRMED_RETRY_S;
   return new ApiError('key_unconfirmed', `The Read API could not confirm your API key just now, so nothing was changed. Try again in ${wait} seconds.`, { retryAfter: wait });
 }
@@ -114,4 +117,15 @@ export async function confirmKeyNow(client: ApiClient): Promise<void> {
     if (!(error instanceof ApiClientError)) throw error;
     throw keyUnconfirmed(error) ?? toApiError(error);
   }
+}
+
+/**
+ * The caller of a route that writes with the API key it sends (a link, a subscription, a send, a revocation): its
+ * key, confirmed by the upstream now before anything is written. Every such write asks, so a key revoked upstream
+ * writes nothing from then on, even while its reads are still served from the cache (SECURITY.md).
+ */
+export async function confirmedCaller(request: Request, api: (apiKey: string, clientAddress: string | null) => ApiClient): Promise<{ key: string; clientAddress: string | null }> {
+  const caller = { key: requireKey(request), clientAddress: clientAddressOf(request) };
+  await confirmKeyNow(api(caller.key, caller.clientAddress));
+  return caller;
 }

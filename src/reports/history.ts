@@ -4,8 +4,10 @@
  * history.ts) as a chart and a table, with its CSV link (`/x/<token>.csv` of
  * kind `history`). And the CSV links the report page offers for its tables.
  *
- * CSV links on pages are handed out when the page is rendered, server-side,
- * with the key the page reads with: the API key of a keyed reader, or the
+ * A GET writes nothing: a page offers its CSV links by a form, and its POST
+ * (`POST /reports/history`, `/r/<token>/history/csv`, the account's) answers
+ * the page with them, made after the upstream confirms the key now
+ * (`confirmKeyNow`), server-side, with the key the page reads with: the API key of a keyed reader, or the
  * sealed key of a signed report link. A signed reader gets links only to the
  * tables the page already shows them (the same brand, market and key), that
  * expire no later than their report link; `exportLinkFor` hands out the same
@@ -24,12 +26,12 @@ import { exportLinkFor, type ExportTarget, HISTORY_KIND, SCOPE_KINDS } from '../
 import type { LinkParent } from '../links/link-store';
 import { LINK_DAYS, readFailure } from '../links/keyed-routes';
 import { DAY_MS } from '../lib/time';
-import { clientAddressOf } from '../proxy';
+import { clientAddressOf, confirmKeyNow } from '../proxy';
 import { formatDay, formatRange, formatScore, HISTORY_WEEKS, type HistoryWeek, readHistory, readScopeKept, shortDay, type WeeklyInputs } from '../weekly-report';
 import { chartSvg } from '../weekly-report/chart';
 import type { Caller } from '../subscriptions';
 import type { ReportDeps } from './deps';
-import { CSV_TABLE_PARTS, CSV_TABLES, type CsvTable, csvRow, type PageFrame, reportDocument, STYLE } from './page';
+import { CSV_TABLE_PARTS, CSV_TABLES, type CsvAsk, type CsvForm, type CsvTable, csvFormSection, csvRow, type PageFrame, reportDocument, STYLE } from './page';
 
 /** The history page's query parameters (their schema: the product's OpenAPI document). */
 export const HISTORY_QUERY = BRAND_MARKET_PARAMS;
@@ -79,8 +81,8 @@ const HISTORY_STYLE = `${STYLE}
 table.history{max-width:560px}
 @media (max-width:420px){table.history th,table.history td{padding:6px 3px;font-size:14px}}`;
 
-/** The history page: chart, table, CSV link. */
-export function historyPage(o: { brand: string; market: string; weeks: HistoryWeek[]; csvUrl: string | undefined; reportUrl: string; frame?: PageFrame | undefined }): {
+/** The history page: chart, table, CSV link (or the form that makes it). */
+export function historyPage(o: { brand: string; market: string; weeks: HistoryWeek[]; csvUrl: string | undefined; csvForm?: CsvForm | undefined; reportUrl: string; frame?: PageFrame | undefined }): {
   html: string;
   headers: Record<string, string>;
 } {
@@ -96,6 +98,7 @@ export function historyPage(o: { brand: string; market: string; weeks: HistoryWe
     parts.push(html`<figure>${chartSvg(bars, o.brand)}<figcaption>Visibility score by kept week, oldest first.</figcaption></figure>`);
     parts.push(csvRow(o.csvUrl, 'the kept history'));
     parts.push(historyTable(o.weeks));
+    if (o.csvForm) parts.push(csvFormSection(o.csvForm));
   }
   parts.push(html`<footer class="page-foot"><p><a href="${o.reportUrl}">This week's report</a>.</p></footer>`);
   return reportDocument({
@@ -110,19 +113,21 @@ export function historyPage(o: { brand: string; market: string; weeks: HistoryWe
 
 /**
  * The history page of a brand and market, read with `apiKey`: the key must read them (a cached read), then the page
- * shows what D1 keeps, with a CSV link that expires no later than `notAfter`.
+ * shows what D1 keeps; with `makeCsv`, a CSV link that expires no later than `notAfter`, once the key is confirmed now.
  */
 async function historyAnswer(
   deps: ReportDeps,
   caller: Caller,
   target: { brand_id?: number | undefined; market?: string | undefined },
-  o: { reportUrl: (brandId: number, market: string) => string; notAfter: Date; parent: LinkParent | null; frame?: PageFrame | undefined },
+  o: CsvAsk & { reportUrl: (brandId: number, market: string) => string; notAfter: Date; parent: LinkParent | null; frame?: PageFrame | undefined },
 ): Promise<Response> {
   const apiKey = caller.key;
   const client = deps.api(apiKey, caller.clientAddress);
   let brand: { id: number; name: string };
   let market: { id: number; code: string };
   try {
+    // A link is a write: made only when asked for, with the key's word now, not a stored answer.
+    if (o.makeCsv && !o.keyConfirmed) await confirmKeyNow(client);
     const visibility = await readScopeKept(client, target, { db: deps.db, now: deps.now() });
     const { brands } = await client.listBrands();
     brand = { id: visibility.brand_id, name: brands.find((b) => b.id === visibility.brand_id)?.name ?? `Brand ${visibility.brand_id}` };
@@ -131,8 +136,16 @@ async function historyAnswer(
     throw readFailure(error);
   }
   const weeks = await readHistory(deps.db, brand.id, market.id);
-  const csv = await exportLinkFor(deps, apiKey, { kind: HISTORY_KIND, params: {}, brandId: brand.id, market }, o.notAfter, o.parent);
-  const page = historyPage({ brand: brand.name, market: market.code, weeks, csvUrl: csv.ok ? csv.link.url : undefined, reportUrl: o.reportUrl(brand.id, market.code), frame: o.frame });
+  const csv = o.makeCsv ? await exportLinkFor(deps, apiKey, { kind: HISTORY_KIND, params: {}, brandId: brand.id, market }, o.notAfter, o.parent) : undefined;
+  const page = historyPage({
+    brand: brand.name,
+    market: market.code,
+    weeks,
+    csvUrl: csv?.ok ? csv.link.url : undefined,
+    csvForm: o.makeCsv ? undefined : o.csvForm,
+    reportUrl: o.reportUrl(brand.id, market.code),
+    frame: o.frame,
+  });
   return new Response(page.html, { headers: page.headers });
 }
 
@@ -140,31 +153,43 @@ async function historyAnswer(
  * The history page of `GET /reports/history?<query>` for the caller's key; `reportUrl` is where its "this week's
  * report" goes. The pages for people (src/account) show it through this too, in their `frame`.
  */
-export function historyAs(deps: ReportDeps, caller: Caller, searchParams: URLSearchParams, reportUrl: (brandId: number, market: string) => string, frame?: PageFrame): Promise<Response> {
+export function historyAs(
+  deps: ReportDeps,
+  caller: Caller,
+  searchParams: URLSearchParams,
+  reportUrl: (brandId: number, market: string) => string,
+  frame?: PageFrame,
+  csv: CsvAsk = {},
+): Promise<Response> {
   const query = readParams(HISTORY_QUERY, queryObject(searchParams));
-  return historyAnswer(deps, caller, query, { reportUrl, notAfter: new Date(deps.now().getTime() + LINK_DAYS.max * DAY_MS), parent: null, frame });
+  return historyAnswer(deps, caller, query, { reportUrl, notAfter: new Date(deps.now().getTime() + LINK_DAYS.max * DAY_MS), parent: null, frame, ...csv });
 }
 
-/** `GET /reports/history` with the API key. */
+/** `GET /reports/history` with the API key; `POST` answers the page with its CSV link made. */
 export async function historyRoute(request: Request, url: URL, deps: ReportDeps, reportsBase: string): Promise<Response> {
   const key = requireKey(request);
   const reportUrl = (brandId: number, market: string) => `${reportsBase}/weekly?${new URLSearchParams({ brand_id: String(brandId), market })}`;
-  const response = await historyAs(deps, { key, clientAddress: clientAddressOf(request) }, url.searchParams, reportUrl);
+  const csv = { csvForm: { action: `${url.pathname}${url.search}` }, makeCsv: request.method === 'POST' };
+  const response = await historyAs(deps, { key, clientAddress: clientAddressOf(request) }, url.searchParams, reportUrl, undefined, csv);
   response.headers.set('vary', 'Authorization');
   return response;
 }
 
-/** `GET /r/<token>/history`: the same page for a signed report link's holder, read with the link's key, its CSV link expiring with the report link. */
+/**
+ * `GET /r/<token>/history`: the same page for a signed report link's holder, read with the link's key; with `makeCsv`
+ * (its form, posted to `/r/<token>/history/csv`) its CSV link too, expiring with the report link.
+ */
 export function linkHistoryAnswer(
   deps: ReportDeps,
   request: Request,
   link: { apiKey: string; brandId: number; market: string; expiresAt: string; parent: LinkParent },
   reportUrl: string,
+  makeCsv = false,
 ): Promise<Response> {
   return historyAnswer(
     deps,
     { key: link.apiKey, clientAddress: clientAddressOf(request) },
     { brand_id: link.brandId, market: link.market },
-    { reportUrl: () => reportUrl, notAfter: new Date(link.expiresAt), parent: link.parent },
+    { reportUrl: () => reportUrl, notAfter: new Date(link.expiresAt), parent: link.parent, csvForm: { action: `${reportUrl}/history/csv` }, makeCsv },
   );
 }

@@ -22,8 +22,9 @@
  */
 import { unseal } from '../lib/sealing';
 import { generationOf, kindsOf, linkedSubscription, SUBSCRIPTION_END } from '../subscriptions';
-import { type ReportLinkClaims, signReportToken, verifyReportToken, type TokenFailure } from '../lib/signing';
+import { type ReportLinkClaims, signReportToken, TOKEN_FAILURE_STATUS, verifyReportToken, type TokenFailure } from '../lib/signing';
 import type { ReportDeps } from './deps';
+import { messagePage } from './page';
 import type { DigestKind } from '../weekly-report';
 import { VIEW_KINDS } from '../views';
 import { expiryAfter, LINK_DAYS, newLinkId } from '../links/keyed-routes';
@@ -149,4 +150,23 @@ export async function openReportLink(
   const apiKey = await unseal(deps.encryptionKey, row.key_sealed, row.id);
   if (!apiKey) return { ok: false, problem: { kind: 'invalid' } };
   return { ok: true, link: { apiKey, brandId: row.brand_id, market: row.market_code, kind: row.kind, kinds: ['visibility', 'won_lost'], expiresAt, parent: { kind: 'link', id: row.id } } };
+}
+
+/** The page of a link that does not open: gone (410), not matching what it names (403), or a bad token. */
+export function linkProblemPage(problem: LinkProblem): Response {
+  if (problem.kind === 'gone') return messagePage(410, 'This report link no longer works', [problem.why, 'Ask for a new link, or open the report with your API key.']);
+  if (problem.kind === 'invalid') return messagePage(403, 'This report link is not valid', ['It does not match the report it names. Open the link exactly as you received it, or ask for a new one.']);
+  const status = TOKEN_FAILURE_STATUS[problem.reason];
+  switch (problem.reason) {
+    case 'expired':
+      return messagePage(status, 'This report link has expired', [
+        'Report links work for a limited time (30 days unless chosen otherwise).',
+        'Open the link in a more recent digest, or ask for a new link.',
+      ]);
+    case 'malformed':
+      return messagePage(status, 'This report link is not valid', ['The link is incomplete or was changed. Open it exactly as you received it; some mail programs break long links.']);
+    default:
+      // Forged or minted for another purpose (a confirm or unsubscribe token): said the same way, revealing nothing.
+      return messagePage(status, 'This report link is not valid', ['The link was not issued by us or has been changed. Open it exactly as you received it, or ask for a new one.']);
+  }
 }

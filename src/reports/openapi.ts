@@ -13,6 +13,7 @@ import {
   HTML,
   jsonBody,
   jsonOf,
+  KEY_UNCONFIRMED,
   KEYED_ERRORS,
   keyed,
   Market,
@@ -128,6 +129,20 @@ export const reportDocs: FeatureDocs = {
           '502': { ...KEYED_ERRORS['502'], content: { ...jsonOf('Error'), ...HTML } },
         },
       },
+      POST: {
+        operationId: 'makeWeeklyCsvLinks',
+        tag: 'Reports',
+        summary: "Make the weekly report page's CSV links",
+        description:
+          "The page of `GET`, with a CSV link under each table it shows (the key's own export links, listed by `GET /exports/links`). A `GET` makes no link: a link is a stored row, made only when asked for, and only once the upstream confirms the key now (a revoked key makes none).",
+        security: 'key',
+        parameters: query(WEEKLY_QUERY),
+        responses: {
+          '200': ok('The page, with its CSV links.', { ...HTML, ...jsonOf('WeeklyReport'), ...TEXT }),
+          ...READS_BRAND,
+          '502': { ...KEYED_ERRORS['502'], content: { ...jsonOf('Error'), ...HTML } },
+        },
+      },
     },
     [`${VIEWS_BASE}/{view}`]: {
       GET: {
@@ -154,6 +169,7 @@ export const reportDocs: FeatureDocs = {
         parameters: [{ name: 'view', in: 'path', required: true, description: 'Which view.', schema: { type: 'string', enum: [...VIEW_KINDS] } }, ...query(VIEW_QUERY)],
         responses: {
           '200': ok('The page, with its CSV links.', HTML),
+          '503': { ...KEY_UNCONFIRMED, content: { ...jsonOf('Error'), ...HTML } },
           ...READS_BRAND,
           '404': { description: '`not_found`: no such view; `brand_not_found`: the key reads no such brand.', headers: requestId, content: jsonOf('Error') },
           '502': { ...KEYED_ERRORS['502'], content: { ...jsonOf('Error'), ...HTML } },
@@ -262,10 +278,19 @@ export const reportDocs: FeatureDocs = {
         operationId: 'getHistory',
         tag: 'Reports',
         summary: 'Get the kept weekly history',
-        description: `Up to ${HISTORY_WEEKS} weeks (2 years) of the brand's weekly figures in the market, as kept in D1 when digests are read and weekly by the cron: a page with a chart and a table, and a CSV link (\`${EXPORT_LINK_BASE}/<token>.csv\`, kind \`history\`). The key must read the brand and market.`,
+        description: `Up to ${HISTORY_WEEKS} weeks (2 years) of the brand's weekly figures in the market, as kept in D1 when digests are read and weekly by the cron: a page with a chart and a table, and the form that makes its CSV link (\`POST\`). The key must read the brand and market.`,
         security: 'key',
         parameters: query(HISTORY_QUERY),
         responses: { '200': ok('The page.', HTML), ...READS_BRAND },
+      },
+      POST: {
+        operationId: 'makeHistoryCsvLink',
+        tag: 'Reports',
+        summary: "Make the history page's CSV link",
+        description: `The page of \`GET\`, with its CSV link (\`${EXPORT_LINK_BASE}/<token>.csv\`, kind \`history\`), made once the upstream confirms the key now; a \`GET\` makes none.`,
+        security: 'key',
+        parameters: query(HISTORY_QUERY),
+        responses: { '200': ok('The page, with its CSV link.', HTML), ...READS_BRAND },
       },
     },
     [`${LINK_BASE}/{token}/history`]: {
@@ -273,7 +298,7 @@ export const reportDocs: FeatureDocs = {
         operationId: 'openReportLinkHistory',
         tag: 'Report links',
         summary: 'The kept weekly history through a report link',
-        description: "The history page of the report link's brand and market, read with the key the link was minted with; its CSV link expires no later than the report link.",
+        description: "The history page of the report link's brand and market, read with the key the link was minted with, and the form that makes its CSV link (`POST /r/{token}/history/csv`).",
         security: 'none',
         parameters: [{ name: 'token', in: 'path', required: true, description: "The report link's signed token.", schema: { type: 'string', minLength: 1 } }],
         responses: {
@@ -291,16 +316,36 @@ export const reportDocs: FeatureDocs = {
       POST: {
         operationId: 'makeReportLinkCsvLinks',
         tag: 'Report links',
-        summary: "Make a view link's CSV links",
+        summary: "Make a report link page's CSV links",
         description:
-          "The page of a view's report link, with a CSV link under each table it shows, ending with the report link; posted by the page's own form (from another site: 403). Opening the link makes no CSV link; this does, once the upstream confirms the key behind the link now. A weekly report's link has no such page (404).",
+          "The page of a report link, with a CSV link under each table it shows, ending with the report link; posted by the page's own form (from another site: 403). Opening the link makes no CSV link; this does, once the upstream confirms the key behind the link now.",
         security: 'none',
         parameters: [{ name: 'token', in: 'path', required: true, description: "The report link's signed token.", schema: { type: 'string', minLength: 1 } }],
         responses: {
           '200': pageAnswer('The page, with its CSV links.'),
           ...TOKEN_PAGES,
           '401': pageAnswer('The key behind the link was revoked.'),
-          '404': pageAnswer("The link is the weekly report's, or its brand or market no longer exists for the account."),
+          '404': pageAnswer('The brand or market no longer exists for the account.'),
+          '410': pageAnswer('An expired or revoked link.'),
+          '429': pageAnswer("The API's limit for the key behind the link."),
+          '502': pageAnswer('The Read API did not answer.'),
+        },
+      },
+    },
+    [`${LINK_BASE}/{token}/history/csv`]: {
+      POST: {
+        operationId: 'makeReportLinkHistoryCsvLink',
+        tag: 'Report links',
+        summary: "Make a report link history page's CSV link",
+        description:
+          "The history page of a weekly report's link with its CSV link, ending with the report link; posted by the page's own form (from another site: 403), once the upstream confirms the key behind the link now. A view's link has no such page (404).",
+        security: 'none',
+        parameters: [{ name: 'token', in: 'path', required: true, description: "The report link's signed token.", schema: { type: 'string', minLength: 1 } }],
+        responses: {
+          '200': pageAnswer('The page, with its CSV link.'),
+          ...TOKEN_PAGES,
+          '401': pageAnswer('The key behind the link was revoked.'),
+          '404': pageAnswer("The link is a view's, or its brand or market no longer exists for the account."),
           '410': pageAnswer('An expired or revoked link.'),
           '429': pageAnswer("The API's limit for the key behind the link."),
           '502': pageAnswer('The Read API did not answer.'),

@@ -213,8 +213,10 @@ export interface PageLinks {
   mint?: { url: string; body: string };
   /** The same report for another of the brand's markets; absent where a page is bound to its market (a signed link). */
   marketUrl?: (code: string) => string;
-  /** CSV export links (`/x/<token>.csv`) of the page's tables, handed out when the page is rendered; a table without one has no button. */
+  /** CSV export links (`/x/<token>.csv`) of the page's tables, made when the page's form asked for them; a table without one has no button. */
   csv?: Partial<Record<CsvTable, string>>;
+  /** Where the page's form posts to have its CSV links made; absent once they are. */
+  csvForm?: CsvForm | undefined;
   /** The kept history of this brand and market: `GET /reports/history` with the key, `/r/<token>/history` on a signed link. */
   history?: string;
   /** Inside the account (src/account): its navigation at the top, its style and its form headers. */
@@ -233,6 +235,25 @@ export const CSV_TABLES = { plan: 'plan', weeks: 'getVisibility', engines: 'getP
 export type CsvTable = keyof typeof CSV_TABLES;
 /** Tables whose rows are a part the Read API may not provide (src/weekly-report/parts.ts): without it, no table and no link. */
 export const CSV_TABLE_PARTS: Partial<Record<CsvTable, PartId>> = { weeks: 'history', engines: 'per_engine' };
+
+/** Where a page's form posts to have its CSV links made (a GET makes none), with its hidden fields (the account's token). */
+export interface CsvForm {
+  action: string;
+  fields?: Record<string, string>;
+}
+
+/** How a page offers its CSV links: `csvForm`, where its form posts; `makeCsv`, the POST that makes them (`keyConfirmed`: its caller confirmed the key now already). */
+export interface CsvAsk {
+  csvForm?: CsvForm;
+  makeCsv?: boolean;
+  keyConfirmed?: boolean;
+}
+
+/** The form that makes the page's CSV links: a link is a stored row, so it is made when asked for, never by showing the page. */
+export function csvFormSection(form: CsvForm): Markup {
+  const hidden = Object.entries(form.fields ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
+  return html`<section aria-labelledby="h-csv" data-testid="csv-form"><h2 id="h-csv">CSV links</h2><form method="post" action="${form.action}">${hidden}<p class="small">A CSV link of each table above, for a spreadsheet (<code>=IMPORTDATA(…)</code>): made when you ask.</p><button type="submit">Make CSV links</button></form></section>`;
+}
 
 /** A table's CSV link: a plain link (works without scripts) and a copy button. */
 export function csvRow(url: string | undefined, what: string): Markup {
@@ -350,6 +371,7 @@ export function reportPage(report: Report, source: ReportSource, extras: PageExt
     parts.push(html`</section>`);
   }
 
+  if (links.csvForm) parts.push(csvFormSection(links.csvForm));
   parts.push(shareSection(links));
 
   const footer: Markup[] = [];

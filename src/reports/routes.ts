@@ -9,7 +9,7 @@
  *   POST   /reports/weekly/send?brand_id=&market=      send the digest now to the confirmed subscribers -> 202 / 409
  *   GET    /reports/history?brand_id=&market=          the kept weekly history (API key): a page with a chart and its CSV link (history.ts)
  *   GET    /r/<token>/history                          the same history for a signed report link's holder
- *   POST   /r/<token>/csv                              a view's link: its page with the CSV links made (the page's form)
+ *   POST   /reports/weekly, /reports/history, /r/<token>/csv, /r/<token>/history/csv: the page with its CSV links made (its form; a GET makes none)
  *
  * Keyed routes answer errors in the API's shape (`{error: {code, message, param?}}`),
  * the upstream's own 401/403/404/429 passed through; an upstream outage is a
@@ -32,11 +32,10 @@ import { BRAND_MARKET_PARAMS, enumParam, queryObject, readParams } from '../cont
 import { pageHeaders } from '../lib/html';
 import { fromThisSite, json, readBodyUpTo } from '../lib/http';
 import { errorText } from '../lib/log';
-import { TOKEN_FAILURE_STATUS } from '../lib/signing';
 import { DAY_MS } from '../lib/time';
 import type { Route } from '../lib/router';
 import { renderDigest } from '../mail/render';
-import { clientAddressOf } from '../proxy';
+import { clientAddressOf, confirmedCaller, confirmKeyNow } from '../proxy';
 import {
   type DigestKind,
   implausibleWarning,
@@ -58,11 +57,11 @@ import type { ReportDeps } from './deps';
 import type { Caller } from '../subscriptions';
 import { type LinkParent, MAX_LIVE_LINKS } from '../links/link-store';
 import { expiresInDays, LINK_DAYS, linkOwnerKey, noQuery, readFailure, tooManyLinks } from '../links/keyed-routes';
-import { type LinkProblem, listReportLinks, mintReportLink, type OpenedLink, openReportLink, REPORT_KINDS, type ReportKind, revokeReportLink } from './links';
+import { linkProblemPage, listReportLinks, mintReportLink, type OpenedLink, openReportLink, REPORT_KINDS, type ReportKind, revokeReportLink } from './links';
 import { historyRoute, linkHistoryAnswer, pageCsvLinks } from './history';
-import { messagePage, type PageLinks, reportPage } from './page';
+import { type CsvAsk, messagePage, type PageLinks, reportPage } from './page';
 import { sendDigestNow } from './send';
-import { isViewKind, VIEW_KINDS } from '../views';
+import { isViewKind } from '../views';
 import { linkViewAnswer, viewRoutes } from './view-routes';
 
 export const REPORTS_BASE = '/reports';
@@ -166,6 +165,8 @@ interface AnswerContext {
   csvUntil: Date;
   /** A signed link's record: the page's CSV links end with it. Null for the key's own page. */
   parent: LinkParent | null;
+  /** How the page offers its CSV links: made only by its form's POST. */
+  csv?: CsvAsk;
 }
 
 async function answer(read: WeeklyRead, kinds: readonly DigestKind[], format: Format, o: AnswerContext): Promise<Response> {
@@ -180,8 +181,9 @@ async function answer(read: WeeklyRead, kinds: readonly DigestKind[], format: Fo
   const { extras, reads } = await readPageExtras(client, read.inputs, { visibility: kinds.includes('visibility'), markets: true });
   if (extras.failed.length > 0) console.error(JSON.stringify({ msg: 'report page extra read failed', failed: extras.failed }));
   const source = summarizeReads([...read.source.reads, ...reads]);
-  const csv = await pageCsvLinks(o.deps, o.apiKey, read.inputs, o.csvUntil, o.parent);
-  const rendered = reportPage(report, source, extras, { ...o.pageLinks, csv });
+  const made = o.csv?.makeCsv === true;
+  const csv = made ? await pageCsvLinks(o.deps, o.apiKey, read.inputs, o.csvUntil, o.parent) : {};
+  const rendered = reportPage(report, source, extras, { ...o.pageLinks, csv, csvForm: made ? undefined : o.csv?.csvForm });
   return new Response(rendered.html, { headers: { ...rendered.headers, ...headers } });
 }
 
@@ -218,10 +220,12 @@ export async function weeklyAs(
   caller: Caller,
   query: { brand_id?: number | undefined; market?: string | undefined; format: Format },
   links: (brandId: number, market: string) => PageLinks,
-  headers: Record<string, string> = {},
+  o: { headers?: Record<string, string>; csv?: CsvAsk } = {},
 ): Promise<Response> {
   let week: WeeklyRead;
   try {
+    // CSV links are a write: made only when asked for (a POST), and then with the key's word now, not a stored answer.
+    if (o.csv?.makeCsv && !o.csv.keyConfirmed) await confirmKeyNow(deps.api(caller.key, caller.clientAddress));
     week = await read(deps, caller, { brand_id: query.brand_id, market: query.market });
   } catch (error) {
     if (error instanceof ReadProblem && query.format === 'html') return messagePage(error.status, error.title, error.paragraphs);
@@ -234,7 +238,17 @@ export async function weeklyAs(
   // A keyed reader's CSV links get the full term (exportLinkFor caps it at 30 days).
   const csvUntil = new Date(deps.now().getTime() + LINK_DAYS.max * DAY_MS);
   const pageLinks = links(brandId, week.inputs.market.code.toLowerCase());
-  return answer(week, ['visibility', 'won_lost'], query.format, { deps, clientAddress: caller.clientAddress, apiKey: caller.key, viewUrl, pageLinks, headers, csvUntil, parent: null });
+  return answer(week, ['visibility', 'won_lost'], query.format, {
+    deps,
+    clientAddress: caller.clientAddress,
+    apiKey: caller.key,
+    viewUrl,
+    pageLinks,
+    headers: o.headers,
+    csvUntil,
+    parent: null,
+    csv: o.csv,
+  });
 }
 
 async function weekly(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
@@ -246,7 +260,8 @@ async function weekly(request: Request, url: URL, deps: ReportDeps): Promise<Res
     marketUrl: (code) => `${REPORTS_BASE}/weekly?${new URLSearchParams({ brand_id: String(brandId), market: code })}`,
     history: `${REPORTS_BASE}/history?${new URLSearchParams({ brand_id: String(brandId), market })}`,
   });
-  return weeklyAs(deps, { key, clientAddress: clientAddressOf(request) }, query, links, { vary: 'Authorization' });
+  const csv = { csvForm: { action: `${url.pathname}${url.search}` }, makeCsv: request.method === 'POST' };
+  return weeklyAs(deps, { key, clientAddress: clientAddressOf(request) }, query, links, { headers: { vary: 'Authorization' }, csv });
 }
 
 /** A report link as minting answers it: its URL is shown this once. */
@@ -281,9 +296,9 @@ export async function mintReportLinkAs(deps: ReportDeps, caller: Caller, raw: un
 }
 
 async function mintLink(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
-  const key = requireKey(request);
   noQuery(url, 'This endpoint takes its fields in the JSON body, not the query string.');
-  const link = await mintReportLinkAs(deps, { key, clientAddress: clientAddressOf(request) }, await readJsonBody(request, MAX_BODY_BYTES));
+  const caller = await confirmedCaller(request, deps.api);
+  const link = await mintReportLinkAs(deps, caller, await readJsonBody(request, MAX_BODY_BYTES));
   return json({ link }, 201, { location: link.url });
 }
 
@@ -297,31 +312,14 @@ async function listLinks(request: Request, url: URL, deps: ReportDeps): Promise<
 }
 
 async function revokeLink(request: Request, url: URL, id: string, deps: ReportDeps): Promise<Response> {
-  const key = await linkOwnerKey(request, url, deps.api);
+  const key = await linkOwnerKey(request, url, deps.api, { writes: true });
   // Another key's link is as invisible as a missing one (and an expired one is no longer the key's to revoke).
   if (!(await revokeReportLink(deps, key, id))) throw new ApiError('not_found', 'No such live report link for this key.');
   return new Response(null, { status: 204 });
 }
 
-function linkProblemPage(problem: LinkProblem): Response {
-  if (problem.kind === 'gone') return messagePage(410, 'This report link no longer works', [problem.why, 'Ask for a new link, or open the report with your API key.']);
-  if (problem.kind === 'invalid') return messagePage(403, 'This report link is not valid', ['It does not match the report it names. Open the link exactly as you received it, or ask for a new one.']);
-  const status = TOKEN_FAILURE_STATUS[problem.reason];
-  switch (problem.reason) {
-    case 'expired':
-      return messagePage(status, 'This report link has expired', [
-        'Report links work for a limited time (30 days unless chosen otherwise).',
-        'Open the link in a more recent digest, or ask for a new link.',
-      ]);
-    case 'malformed':
-      return messagePage(status, 'This report link is not valid', ['The link is incomplete or was changed. Open it exactly as you received it; some mail programs break long links.']);
-    default:
-      // Forged or minted for another purpose (a confirm or unsubscribe token): said the same way, revealing nothing.
-      return messagePage(status, 'This report link is not valid', ['The link was not issued by us or has been changed. Open it exactly as you received it, or ask for a new one.']);
-  }
-}
-
-async function viaLink(deps: ReportDeps, request: Request, url: URL, link: OpenedLink, self: string): Promise<Response> {
+/** A report link opened: its page, JSON or text; with `makeCsv` (the page's form, posted to `/r/<token>/csv`) its CSV links made, once the key behind it is confirmed now. */
+async function viaLink(deps: ReportDeps, request: Request, url: URL, link: OpenedLink, self: string, makeCsv = false): Promise<Response> {
   let format: Format;
   try {
     format = readParams(LINK_QUERY, queryObject(url.searchParams)).format;
@@ -329,9 +327,10 @@ async function viaLink(deps: ReportDeps, request: Request, url: URL, link: Opene
     if (error instanceof ApiError) return messagePage(400, 'This report address has an unknown option', [`${error.message} Options: format=html, json or text.`]);
     throw error;
   }
-  if (isViewKind(link.kind)) return linkViewAnswer(deps, request, { ...link, kind: link.kind }, self, format);
+  if (isViewKind(link.kind)) return linkViewAnswer(deps, request, { ...link, kind: link.kind }, self, format, makeCsv);
   let week: WeeklyRead;
   try {
+    if (makeCsv) await confirmKeyNow(deps.api(link.apiKey, clientAddressOf(request)));
     week = await read(deps, { key: link.apiKey, clientAddress: clientAddressOf(request) }, { brand_id: link.brandId, market: link.market });
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
@@ -360,6 +359,7 @@ async function viaLink(deps: ReportDeps, request: Request, url: URL, link: Opene
     pageLinks: { json: `${self}?format=json`, text: `${self}?format=text`, expiresAt: link.expiresAt, share: self, history: `${self}/history` },
     csvUntil: new Date(link.expiresAt),
     parent: link.parent,
+    csv: { csvForm: { action: `${self}/csv` }, makeCsv },
   });
 }
 
@@ -370,12 +370,13 @@ interface LinkPage {
   answer: (deps: ReportDeps, request: Request, url: URL, link: OpenedLink, self: string) => Promise<Response>;
 }
 
-/** A view's page with its CSV links made: posted by the page's own form (from this site only: a link is a stored row). */
-function linkCsv(deps: ReportDeps, request: Request, _url: URL, link: OpenedLink, self: string): Promise<Response> {
-  if (!fromThisSite(request)) return Promise.resolve(messagePage(403, 'This form was refused', ['It was not sent from a page of this site. Open the link and use its button.']));
-  if (!isViewKind(link.kind)) throw new Error('LINK_PAGES lets only a view kind post here');
-  return linkViewAnswer(deps, request, { ...link, kind: link.kind }, self, 'html', true);
-}
+/** A page's form, posted: from this site only (a CSV link is a stored row), else 403 and nothing made. */
+const postedHere =
+  (answer: LinkPage['answer']): LinkPage['answer'] =>
+  (deps, request, url, link, self) =>
+    fromThisSite(request)
+      ? answer(deps, request, url, link, self)
+      : Promise.resolve(messagePage(403, 'This form was refused', ['It was not sent from a page of this site. Open the link and use its button.']));
 
 /**
  * Every page under `/r/<token>`, by its path after the token: the one table that says which kinds of link open it
@@ -385,7 +386,9 @@ export const LINK_PAGES = {
   '': { method: 'GET', kinds: REPORT_KINDS, answer: viaLink },
   // The kept history is the weekly report's: a view's link does not open it.
   '/history': { method: 'GET', kinds: ['weekly'], answer: (deps, request, _url, link, self) => linkHistoryAnswer(deps, request, link, self) },
-  '/csv': { method: 'POST', kinds: VIEW_KINDS, answer: linkCsv },
+  // A GET writes nothing: each page's form posts here to have its CSV links made.
+  '/csv': { method: 'POST', kinds: REPORT_KINDS, answer: postedHere((deps, request, _url, link, self) => viaLink(deps, request, new URL(self), link, self, true)) },
+  '/history/csv': { method: 'POST', kinds: ['weekly'], answer: postedHere((deps, request, _url, link, self) => linkHistoryAnswer(deps, request, link, self, true)) },
 } as const satisfies Record<string, LinkPage>;
 
 /** Opens the token's link and answers the page at `suffix` only for a link of a kind that page opens (another kind: 404, as a page it has not). */
@@ -460,7 +463,7 @@ export async function sendNowAs(deps: ReportDeps, caller: Caller, target: Pick<W
 }
 
 async function sendNow(request: Request, url: URL, deps: ReportDeps): Promise<Response> {
-  const key = requireKey(request);
+  requireKey(request);
   const query = readParams(SEND_QUERY, queryObject(url.searchParams));
   // Recipients are the confirmed subscribers, full stop: a body (a list of addresses, say) is refused, not ignored;
   // refused by its length unread, or after at most SEND_BODY_BYTES of it. The key is checked before the body is looked at.
@@ -468,17 +471,21 @@ async function sendNow(request: Request, url: URL, deps: ReportDeps): Promise<Re
   const checkBody = async () => {
     if ((await readBodyUpTo(request, SEND_BODY_BYTES, noBody)).trim() !== '') throw noBody();
   };
-  const answer = await sendNowAs(deps, { key, clientAddress: clientAddressOf(request) }, { brand_id: query.brand_id, market: query.market }, checkBody);
+  const answer = await sendNowAs(deps, await confirmedCaller(request, deps.api), { brand_id: query.brand_id, market: query.market }, checkBody);
   return json(answer.body, answer.status, answer.headers);
 }
 
 export const reportRoutes: Route<ReportDeps>[] = [
   ...viewRoutes,
-  { path: `${REPORTS_BASE}/weekly`, answers: 'json', methods: { GET: (request, _, deps, url) => weekly(request, url, deps) } },
+  { path: `${REPORTS_BASE}/weekly`, answers: 'json', methods: { GET: (request, _, deps, url) => weekly(request, url, deps), POST: (request, _, deps, url) => weekly(request, url, deps) } },
   { path: `${REPORTS_BASE}/links`, answers: 'json', methods: { POST: (request, _, deps, url) => mintLink(request, url, deps), GET: (request, _, deps, url) => listLinks(request, url, deps) } },
   { path: `${REPORTS_BASE}/links/{id}`, answers: 'json', methods: { DELETE: (request, params, deps, url) => revokeLink(request, url, params.id!, deps) } },
   { path: `${REPORTS_BASE}/weekly/send`, answers: 'json', methods: { POST: (request, _, deps, url) => sendNow(request, url, deps) } },
-  { path: `${REPORTS_BASE}/history`, answers: 'json', methods: { GET: (request, _, deps, url) => historyRoute(request, url, deps, REPORTS_BASE) } },
+  {
+    path: `${REPORTS_BASE}/history`,
+    answers: 'json',
+    methods: { GET: (request, _, deps, url) => historyRoute(request, url, deps, REPORTS_BASE), POST: (request, _, deps, url) => historyRoute(request, url, deps, REPORTS_BASE) },
+  },
   ...(Object.entries(LINK_PAGES) as [keyof typeof LINK_PAGES, LinkPage][]).map(
     ([suffix, page]): Route<ReportDeps> => ({
       path: `${LINK_BASE}/{token}${suffix}`,

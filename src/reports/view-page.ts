@@ -10,7 +10,7 @@ import { EMPTY, html, type Markup, trusted } from '../lib/html';
 import { ownValue } from '../lib/http';
 import { type CitationsView, type NotProvided, type Part, type PerceptionView, type RivalsView, type RivalsWindow, type TrafficView, tableProvided, type View, VIEWS, type ViewKind } from '../views';
 import { engineLabel, formatDay, formatPercent, formatRange, formatStamp } from '../weekly-report';
-import { csvRow, type PageFrame, type RenderedPage, reportDocument, STYLE } from './page';
+import { type CsvForm, csvFormSection, csvRow, type PageFrame, type RenderedPage, reportDocument, STYLE } from './page';
 
 /** Where a view page links: its siblings, its CSV tables, and on a signed link itself and its JSON. */
 export interface ViewLinks {
@@ -18,8 +18,8 @@ export interface ViewLinks {
   siblings?: Partial<Record<ViewKind | 'weekly' | 'history', string>>;
   /** CSV links by table id (`VIEWS[kind].tables`), made when the page's form asked for them. */
   csv?: Partial<Record<string, string>>;
-  /** Where the page's form posts to have its CSV links made (a GET makes none), with its hidden fields (the account's token). */
-  csvForm?: { action: string; fields?: Record<string, string> } | undefined;
+  /** Where the page's form posts to have its CSV links made (a GET makes none). */
+  csvForm?: CsvForm | undefined;
   share?: { url: string; expiresAt: string };
   json?: string;
   frame?: PageFrame | undefined;
@@ -227,12 +227,6 @@ const SIBLING_WORDS: Record<ViewKind | 'weekly' | 'history', string> = {
   perception: VIEWS.perception.title,
   traffic: VIEWS.traffic.title,
 };
-
-/** The form that makes the page's CSV links: a link is a stored row, so it is made when asked for, never by showing the page. */
-function csvFormSection(form: NonNullable<ViewLinks['csvForm']>): Markup {
-  const hidden = Object.entries(form.fields ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
-  return html`<section aria-labelledby="h-csv" data-testid="csv-form"><h2 id="h-csv">CSV links</h2><form method="post" action="${form.action}">${hidden}<p class="small">A CSV link of each table above, for a spreadsheet (<code>=IMPORTDATA(…)</code>): made when you ask.</p><button type="submit">Make CSV links</button></form></section>`;
-}
 
 /** The brand's pages side by side, the one shown marked: on a page read with a key or in the account. */
 export function siblingsNav(siblings: ViewLinks['siblings'], current: ViewKind | 'weekly' | 'history'): Markup {

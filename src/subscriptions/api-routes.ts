@@ -17,7 +17,7 @@ import { sha256Hex } from '../lib/hash';
 import { json } from '../lib/http';
 import type { Route } from '../lib/router';
 import { seal } from '../lib/sealing';
-import { clientAddressOf } from '../proxy';
+import { clientAddressOf, confirmedCaller } from '../proxy';
 import { canonicalTimeZone } from '../weekly-report/week';
 import { readScopeKept } from '../weekly-report/history';
 import type { SubscriptionDeps } from './deps';
@@ -237,7 +237,7 @@ export async function subscribeAs(deps: SubscriptionDeps, caller: Caller, raw: u
 }
 
 async function subscribe(request: Request, deps: SubscriptionDeps): Promise<Response> {
-  const caller = callerOf(request);
+  const caller = await confirmedCaller(request, deps.api);
   const { status, body } = await subscribeAs(deps, caller, await readJsonBody(request, MAX_BODY_BYTES));
   return json(body, status);
 }
@@ -276,7 +276,7 @@ export async function removeAs(deps: SubscriptionDeps, caller: Caller, id: strin
 }
 
 async function remove(request: Request, deps: SubscriptionDeps, id: string): Promise<Response> {
-  await removeAs(deps, callerOf(request), id);
+  await removeAs(deps, await confirmedCaller(request, deps.api), id);
   return new Response(null, { status: 204 });
 }
 
