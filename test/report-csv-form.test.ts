@@ -62,6 +62,8 @@ describe('the weekly report and the kept history make their CSV links only when 
       const html = await page.text();
       expect(csvLinks(html)).toEqual([]);
       expect(html).toContain('data-testid="csv-form"');
+      // Its form may post: a page whose CSP said `form-action 'none'` would show a button that does nothing.
+      expect(page.headers.get('content-security-policy')).toContain("form-action 'self'");
     }
     expect(await reportLinkRows()).toBe(before);
   });

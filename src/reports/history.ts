@@ -108,6 +108,7 @@ export function historyPage(o: { brand: string; market: string; weeks: HistoryWe
     style: trusted(HISTORY_STYLE),
     copyButtons: Boolean(o.csvUrl),
     frame: o.frame,
+    forms: Boolean(o.csvForm),
   });
 }
 

@@ -382,14 +382,14 @@ export function reportPage(report: Report, source: ReportSource, extras: PageExt
   footer.push(html`Scores are the share of AI answers that name the brand; a change smaller than its sampling noise is shown as steady.`);
   parts.push(html`<footer class="page-foot">${footer.map((f) => html`<p>${f}</p>`)}</footer>`);
 
-  return reportDocument({ title: report.subject, section: SECTION, parts, style: trusted(STYLE), copyButtons: Boolean(links.share) || Object.keys(links.csv ?? {}).length > 0, frame: links.frame });
+  return reportDocument({ title: report.subject, section: SECTION, parts, style: trusted(STYLE), copyButtons: Boolean(links.share) || Object.keys(links.csv ?? {}).length > 0, frame: links.frame, forms: Boolean(links.csvForm) });
 }
 
 /**
  * A page of the reports (this one, the kept history's): its parts one per line, and with `copyButtons` the
- * copy buttons' script, allowed by a nonce of this response alone.
+ * copy buttons' script, allowed by a nonce of this response alone; with `forms` (its CSV form) or a frame, its forms may post to this site.
  */
-export function reportDocument(o: { title: string; section: string; parts: Markup[]; style: Markup; copyButtons: boolean; frame?: PageFrame | undefined }): RenderedPage {
+export function reportDocument(o: { title: string; section: string; parts: Markup[]; style: Markup; copyButtons: boolean; frame?: PageFrame | undefined; forms?: boolean }): RenderedPage {
   const nonce = o.copyButtons ? newNonce() : undefined;
   const parts = o.frame ? [o.frame.nav, ...o.parts] : o.parts;
   const document = htmlDocument({
@@ -402,7 +402,7 @@ export function reportDocument(o: { title: string; section: string; parts: Marku
     style: o.frame ? html`${o.style}${o.frame.style}` : o.style,
     ...(nonce ? { script: { nonce, code: trusted(COPY_SCRIPT) } } : {}),
   });
-  return { html: document.html, headers: { ...pageHeaders({ ...(nonce ? { scriptNonce: nonce } : {}), ...(o.frame ? { formAction: 'self' as const } : {}) }), ...o.frame?.headers } };
+  return { html: document.html, headers: { ...pageHeaders({ ...(nonce ? { scriptNonce: nonce } : {}), ...(o.frame || o.forms ? { formAction: 'self' as const } : {}) }), ...o.frame?.headers } };
 }
 
 /** A page for a person who followed a link or opened the report: what went wrong and what to do. */

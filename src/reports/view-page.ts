@@ -264,5 +264,6 @@ export function viewPage(view: View, links: ViewLinks): RenderedPage {
     style: trusted(VIEW_STYLE),
     copyButtons: hasCsv || Boolean(links.share),
     frame: links.frame,
+    forms: Boolean(links.csvForm),
   });
 }
