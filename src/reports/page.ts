@@ -382,7 +382,15 @@ export function reportPage(report: Report, source: ReportSource, extras: PageExt
   footer.push(html`Scores are the share of AI answers that name the brand; a change smaller than its sampling noise is shown as steady.`);
   parts.push(html`<footer class="page-foot">${footer.map((f) => html`<p>${f}</p>`)}</footer>`);
 
-  return reportDocument({ title: report.subject, section: SECTION, parts, style: trusted(STYLE), copyButtons: Boolean(links.share) || Object.keys(links.csv ?? {}).length > 0, frame: links.frame, forms: Boolean(links.csvForm) });
+  return reportDocument({
+    title: report.subject,
+    section: SECTION,
+    parts,
+    style: trusted(STYLE),
+    copyButtons: Boolean(links.share) || Object.keys(links.csv ?? {}).length > 0,
+    frame: links.frame,
+    forms: Boolean(links.csvForm),
+  });
 }
 
 /**
