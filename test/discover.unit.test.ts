@@ -794,6 +794,33 @@ describe('a discovery run', () => {
     expect(report.map.operations.getAnswerHistory?.values['questions[].outcome']).toEqual({ 'this-week-x': outcome });
   });
 
+  it('probes an echo no read can place: the one key that took the layer asked is `filter.layer`; two keys, or none, leave it', async () => {
+    const tasks = (await ours('listTasks')) as { filter: { status: string }; tasks: { layer: string }[] };
+    // The filter under words that say nothing: its layer null when none is asked, as the spec's echo is.
+    const service =
+      (echo: (layer: string | null) => Record<string, unknown>) =>
+      (params: Record<string, string | number>): DiscoveryRead => {
+        const layer = typeof params.layer === 'string' ? params.layer : null;
+        const { filter: _, ...rest } = tasks;
+        return { status: 200, body: { ...rest, qz: { st: tasks.filter.status, ...echo(layer) }, tasks: tasks.tasks.filter((t) => layer === null || t.layer === layer) } };
+      };
+    const once = await run({ listTasks: service((layer) => ({ kv: layer })) });
+    const asked = once.calls.filter(([id, params]) => id === 'listTasks' && params.layer !== undefined);
+    expect(asked).toEqual([['listTasks', { layer: tasks.tasks[0]!.layer }]]);
+    expect(once.report.map.operations.listTasks?.fields).toMatchObject({ filter: 'qz', 'filter.layer': 'kv' });
+    expect(once.report.operations.listTasks).toMatchObject({ fields: { 'filter.layer': { from: 'kv', by: 'evidence' } }, unplaced: [] });
+    expect(once.report.probes).toEqual([
+      { purpose: `the echo of \`layer\`: listTasks read with \`layer=${tasks.tasks[0]!.layer}\``, reads: 1, settled: '`filter.layer` is `kv`: the only field that took the value asked' },
+    ]);
+    expect(once.report.calls).toBe(OPERATION_IDS.length + 1);
+    // Two keys took it, or the service never echoes it: nothing proven, nothing stored.
+    for (const echo of [(layer: string | null) => ({ kv: layer, kw: layer }), () => ({ kv: null })]) {
+      const { report } = await run({ listTasks: service(echo) });
+      expect(report.map.operations.listTasks?.fields['filter.layer']).toBeUndefined();
+      expect(report.probes?.map((p) => p.settled)).toEqual(['nothing: no one field took the value asked']);
+    }
+  });
+
   it('reports an operation the key cannot read, and skips what needs a value from it', async () => {
     const refused = { status: 403, error: { code: 'feature_not_in_plan', message: 'listTasks: not in your plan' } };
     const { report, calls } = await run({ listTasks: refused });

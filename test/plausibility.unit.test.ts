@@ -549,6 +549,61 @@ describe('each rule fails on a planted bad value', () => {
     expect(violationsOf('getTask', { task: swapped.tasks[0] }).map((v) => v.rule)).toEqual(['updated_not_before_created']);
   });
 
+  it("the content gaps: a question's page, citations and action, and the counts of actions", () => {
+    const page = { url: 'https://brightdesk.com/a', title: 'A' };
+    const gaps = (): Body => ({
+      counts: { write: 1, improve: 1, leave: 1 },
+      questions: [
+        { page: null, has_page: false, page_citations: 0, cited: false, action: 'write' },
+        { page, has_page: true, page_citations: 0, cited: false, action: 'improve' },
+        { page, has_page: true, page_citations: 4, cited: true, action: 'leave' },
+      ],
+    });
+    const found = (change: (b: Body) => void) => {
+      const body = gaps();
+      change(body);
+      const violations = violationsOf('getContentGaps', body);
+      for (const v of violations) failed.add(v.rule);
+      return violations.map((v) => v.rule);
+    };
+    const questions = (b: Body) => b.questions as Body[];
+    expect(found(() => {})).toEqual([]);
+    // `has_page` and `cited` read from each other's fields.
+    expect(
+      found((b) => {
+        for (const q of questions(b)) [q.has_page, q.cited] = [q.cited, q.has_page];
+      }),
+    ).toEqual(['has_page_is_a_page', 'cited_is_page_cited', 'action_follows_coverage']);
+    expect(found((b) => void (questions(b)[2]!.page_citations = 0))).toEqual(['cited_is_page_cited']);
+    expect(found((b) => void (questions(b)[1]!.action = 'leave'))).toEqual(['action_follows_coverage', 'actions_counted']);
+    const counts = violationsOf('getContentGaps', { ...gaps(), counts: { write: 1, improve: 2, leave: 0 } });
+    for (const v of counts) failed.add(v.rule);
+    expect(counts.map((v) => v.message)).toEqual(['counts.improve is 2, but 1 questions are to improve: are the counts read from the right fields?']);
+    // Actions in the service's own words say nothing of the counts.
+    expect(found((b) => void questions(b).forEach((q) => (q.action = String(q.action).toUpperCase())))).toEqual([]);
+  });
+
+  it('the task list: matching and the open counts against the tasks listed, by the limit the read asked', () => {
+    const task = (layer: string) => ({ layer, status: 'open' });
+    const list = (): Body => ({ open_counts: { content: 2, technical: 1, authority: 0, brand: 0 }, matching: 3, tasks: [task('content'), task('content'), task('technical')] });
+    const asked = { query: {} };
+    const found = (body: Body, context: { query?: Record<string, unknown> } = asked) => {
+      const violations = violationsOf('listTasks', body, context);
+      for (const v of violations) failed.add(v.rule);
+      return violations.map((v) => v.rule);
+    };
+    expect(found(list())).toEqual([]);
+    // Fewer than the default limit (30) listed: matching is all of them, and each layer's open count is its listed tasks.
+    expect(found({ ...list(), matching: 5 })).toEqual(['matching_counts_the_list']);
+    expect(found({ ...list(), open_counts: { content: 1, technical: 2, authority: 0, brand: 0 } })).toEqual(['open_counts_cover_the_list']);
+    // Without the query (the check, the digest), only what any read keeps: never fewer than listed.
+    expect(found({ ...list(), matching: 5, open_counts: { content: 3, technical: 1, authority: 2, brand: 0 } }, {})).toEqual([]);
+    expect(found({ ...list(), matching: 2, open_counts: { content: 1, technical: 1, authority: 0, brand: 0 } }, {})).toEqual(['matching_counts_the_list', 'open_counts_cover_the_list']);
+    // A limit reached, or a layer asked: more may match, and other layers may have more open tasks.
+    expect(found({ ...list(), matching: 9 }, { query: { limit: 3 } })).toEqual([]);
+    expect(found({ ...list(), open_counts: { content: 2, technical: 1, authority: 4, brand: 0 } }, { query: { layer: 'content' } })).toEqual([]);
+  });
+
   it('every rule of the table was failed above', () => {
     expect([...failed].sort()).toEqual([...RULE_IDS].sort());
     expect(RULES.map((r) => r.id).sort()).toEqual(RULE_IDS.filter((id) => id !== 'engines_answered').sort());

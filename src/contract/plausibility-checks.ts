@@ -2,7 +2,8 @@
  * The checks of the rules of src/contract/plausibility.ts that judge more than
  * one field against another: a question's outcome against its engines, the
  * moved engines' states against the outcome, a rate against its runs, the
- * fixed windows against the clock, engine values against our names. The
+ * fixed windows against the clock, engine values against our names; and
+ * those that judge each field alone (its range, its unit, a whole count). The
  * table (`RULES`) is there; these are its `check`s, each returning what it
  * finds with the fields it blames and a message that counts right.
  */
@@ -10,7 +11,7 @@ import { oursUnderVendor } from './enum-spelling';
 import { ENGINES, NAMING_STATES, OUTCOMES, STATES } from './enums';
 import type { OperationId } from './operations';
 import { listOf, valuesAtPath } from './paths';
-import { at, DAY, dayOf, type Finding, isNum, whole } from './plausibility-words';
+import { at, DAY, dayOf, type Finding, isNum, present, some, whole } from './plausibility-words';
 
 const isoDay = (t: number) => new Date(t).toISOString().slice(0, 10);
 const names = (state: unknown) => typeof state === 'string' && (NAMING_STATES as readonly string[]).includes(state);
@@ -388,3 +389,47 @@ export function checkLargestFirst(path: string) {
     ];
   };
 }
+
+/** Shares and scores lie within 0 to 100 once converted; a change of one lies within -100 to 100. */
+export const checkWithinRange = (body: unknown, fields: readonly string[]): Finding[] =>
+  fields.flatMap((field) => {
+    const low = field.endsWith('change') ? -100 : 0;
+    const out = present(valuesAtPath(body, field)).filter((v) => isNum(v) && (v < low || v > 100));
+    return out.length === 0
+      ? []
+      : [
+          {
+            fields: [field],
+            values: { [field]: out.slice(0, 3) },
+            message: `${field} ${some(out)}: outside ${low} to 100, so not a percentage: is \`${field}\` read from the right field, or converted twice?`,
+          },
+        ];
+  });
+
+/** Many small values tell 0-1 shares from a few small percentages. */
+const FRACTION_EVIDENCE = 3;
+
+/** Many values all below one point, written with more decimals than a percentage has, are 0-1 shares read as points. */
+export const checkPointsNotFractions = (body: unknown, fields: readonly string[]): Finding[] =>
+  fields.flatMap((field) => {
+    const nums = present(valuesAtPath(body, field)).filter(isNum);
+    const nonzero = [...new Set(nums.filter((v) => v !== 0))];
+    const fine = (v: number) => Math.abs(v * 10 - Math.round(v * 10)) < 1e-6;
+    if (nonzero.length < FRACTION_EVIDENCE || nums.some((v) => Math.abs(v) >= 1) || nonzero.every(fine)) return [];
+    return [
+      {
+        fields: [field],
+        values: { [field]: nonzero.slice(0, 3) },
+        message: `${field} ${some(nonzero)}: every value is below one point and written to more decimals than a percentage has, as a 0-1 share is: is \`${field}\` read without \`convert: percent\`?`,
+      },
+    ];
+  });
+
+/** Counts are whole numbers, never negative. */
+export const checkWholeCounts = (body: unknown, fields: readonly string[]): Finding[] =>
+  fields.flatMap((field) => {
+    const bad = present(valuesAtPath(body, field)).filter((v) => !isNum(v) || v < 0 || !Number.isInteger(v));
+    return bad.length === 0
+      ? []
+      : [{ fields: [field], values: { [field]: bad.slice(0, 3) }, message: `${field} ${some(bad)}: a count is a whole number, never negative: is \`${field}\` read from the right field?` }];
+  });

@@ -17,7 +17,7 @@
  * loads it, and discovery runs it on bodies the contract does not read yet.
  */
 import { ENGINES } from './enums';
-import { holdersOf, valuesAtPath } from './paths';
+import { valuesAtPath } from './paths';
 import {
   checkAbsentNamesARival,
   checkChangeOfCounts,
@@ -28,14 +28,18 @@ import {
   checkMovesFollowOutcome,
   checkOutcomeFollowsEngines,
   checkPartsAddUp,
+  checkPointsNotFractions,
   checkPositionWhereNamed,
   checkRateIsShare,
+  checkWholeCounts,
+  checkWithinRange,
 } from './plausibility-checks';
 import { oursUnderVendor } from './enum-spelling';
+import { checkActionFollowsCoverage, checkActionsCounted, checkCited, checkHasPage, checkMatching, checkOpenCounts, checkUpdatedNotBeforeCreated } from './plausibility-plan';
 import { checkChangeAgainstWeekBefore, checkLastWeekIsThePeriod, checkWeeksConsecutive } from './plausibility-history';
 import { type OperationId, operations, OPERATION_IDS } from './operations';
 import type { Period } from './window';
-import { at, figure, isNum, one, present, ROUNDING, shareOfCounts, some, whole } from './plausibility-words';
+import { at, figure, isNum, one, present, ROUNDING, shareOfCounts, whole } from './plausibility-words';
 
 export { ROUNDING } from './plausibility-words';
 
@@ -68,6 +72,12 @@ export const RULE_IDS = [
   'most_named_first',
   'questions_listed',
   'updated_not_before_created',
+  'has_page_is_a_page',
+  'cited_is_page_cited',
+  'action_follows_coverage',
+  'actions_counted',
+  'matching_counts_the_list',
+  'open_counts_cover_the_list',
   'engines_answered',
 ] as const;
 export type RuleId = (typeof RULE_IDS)[number];
@@ -90,6 +100,8 @@ export interface RuleContext {
   today?: string | undefined;
   /** The window the read asked for, resolved (`days`, `from`, `to`, or its fixed window): discovery knows its requests; the rules of it say nothing without it. */
   window?: Period | undefined;
+  /** The query the read asked (`limit`, `layer`): discovery knows its requests; the rules of it say less without it. */
+  query?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /** A rule (what it says: the comment under its `id`), the fields it reads per operation, and the check of one body. */
@@ -100,9 +112,6 @@ export interface Rule {
   pins?: readonly string[];
   check: (body: unknown, fields: readonly string[], operation: OperationId, context: RuleContext) => Finding[];
 }
-
-/** Many small values tell 0-1 shares from a few small percentages. */
-const FRACTION_EVIDENCE = 3;
 
 /** The cited pages' counts and what divides them: by engine, by topic, by page, now and in the previous period. */
 const CITATION_PARTS = (['citations', 'previous_citations'] as const).flatMap(
@@ -151,20 +160,7 @@ export const RULES: readonly Rule[] = [
       listTopics: ['topics[].score', 'topics[].rivals[].share', 'topics[].change'],
       getPromptMatrix: ['prompts[].engines[].rate'],
     },
-    check: (body, fields) =>
-      fields.flatMap((field) => {
-        const low = field.endsWith('change') ? -100 : 0;
-        const out = present(valuesAtPath(body, field)).filter((v) => isNum(v) && (v < low || v > 100));
-        return out.length === 0
-          ? []
-          : [
-              {
-                fields: [field],
-                values: { [field]: out.slice(0, 3) },
-                message: `${field} ${some(out)}: outside ${low} to 100, so not a percentage: is \`${field}\` read from the right field, or converted twice?`,
-              },
-            ];
-      }),
+    check: checkWithinRange,
   },
   {
     id: 'points_not_fractions',
@@ -175,20 +171,7 @@ export const RULES: readonly Rule[] = [
       getVisibility: ['history[].score'],
       getPromptMatrix: ['prompts[].engines[].rate'],
     },
-    check: (body, fields) =>
-      fields.flatMap((field) => {
-        const nums = present(valuesAtPath(body, field)).filter(isNum);
-        const nonzero = [...new Set(nums.filter((v) => v !== 0))];
-        const fine = (v: number) => Math.abs(v * 10 - Math.round(v * 10)) < 1e-6;
-        if (nonzero.length < FRACTION_EVIDENCE || nums.some((v) => Math.abs(v) >= 1) || nonzero.every(fine)) return [];
-        return [
-          {
-            fields: [field],
-            values: { [field]: nonzero.slice(0, 3) },
-            message: `${field} ${some(nonzero)}: every value is below one point and written to more decimals than a percentage has, as a 0-1 share is: is \`${field}\` read without \`convert: percent\`?`,
-          },
-        ];
-      }),
+    check: checkPointsNotFractions,
   },
   {
     id: 'whole_counts',
@@ -199,13 +182,7 @@ export const RULES: readonly Rule[] = [
       getPromptMatrix: ['prompts[].engines[].runs'],
       listTopics: ['topics[].questions'],
     },
-    check: (body, fields) =>
-      fields.flatMap((field) => {
-        const bad = present(valuesAtPath(body, field)).filter((v) => !isNum(v) || v < 0 || !Number.isInteger(v));
-        return bad.length === 0
-          ? []
-          : [{ fields: [field], values: { [field]: bad.slice(0, 3) }, message: `${field} ${some(bad)}: a count is a whole number, never negative: is \`${field}\` read from the right field?` }];
-      }),
+    check: checkWholeCounts,
   },
   {
     id: 'outcomes_add_up',
@@ -443,14 +420,46 @@ export const RULES: readonly Rule[] = [
     id: 'updated_not_before_created',
     // A task is updated no earlier than it was made.
     reads: { listTasks: ['tasks[].created_at', 'tasks[].updated_at'], getTask: ['task.created_at', 'task.updated_at'] },
-    check: (body, fields) => {
-      const [made, updated] = fields.map((field) => field.split('.').at(-1)!) as [string, string];
-      const holders = holdersOf(body, fields[0]!);
-      const early = holders.filter((h) => Date.parse(String(h[updated])) < Date.parse(String(h[made])));
-      if (early.length === 0) return [];
-      const message = `${fields[1]} is before ${fields[0]} in ${whole(early.length)} of ${whole(holders.length)}: are they read from each other's fields?`;
-      return [{ fields: [...fields], values: { early: early.length }, message }];
-    },
+    check: checkUpdatedNotBeforeCreated,
+  },
+  {
+    id: 'has_page_is_a_page',
+    // A question has a page exactly where the brand's page for it is given.
+    reads: { getContentGaps: ['questions[].has_page', 'questions[].page'] },
+    check: checkHasPage,
+  },
+  {
+    id: 'cited_is_page_cited',
+    // A question's page is cited exactly where runs of the window cite it, and only a question with a page has it cited.
+    reads: { getContentGaps: ['questions[].cited', 'questions[].page_citations', 'questions[].has_page'] },
+    check: checkCited,
+  },
+  {
+    id: 'action_follows_coverage',
+    // The action is `write` for a question with no page, `leave` for a page AI cites, `improve` for one it does not.
+    reads: { getContentGaps: ['questions[].action', 'questions[].has_page', 'questions[].cited'] },
+    check: checkActionFollowsCoverage,
+  },
+  {
+    id: 'actions_counted',
+    // Each count of actions is the number of questions with that action (every question is listed).
+    reads: { getContentGaps: ['counts.write', 'counts.improve', 'counts.leave', 'questions[].action'] },
+    pins: ['counts.write', 'counts.improve', 'counts.leave'],
+    check: checkActionsCounted,
+  },
+  {
+    id: 'matching_counts_the_list',
+    // `matching` counts the tasks the filter matches before `limit`: at least those listed, all of them when fewer than the limit are.
+    reads: { listTasks: ['matching', 'tasks'] },
+    pins: ['matching'],
+    check: checkMatching,
+  },
+  {
+    id: 'open_counts_cover_the_list',
+    // Each layer's open count is at least its open tasks listed, and as many when the read listed every open task.
+    reads: { listTasks: ['open_counts.content', 'open_counts.technical', 'open_counts.authority', 'open_counts.brand', 'tasks[].layer', 'tasks[].status'] },
+    pins: ['open_counts.content', 'open_counts.technical', 'open_counts.authority', 'open_counts.brand'],
+    check: checkOpenCounts,
   },
 ];
 

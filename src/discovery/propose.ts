@@ -69,12 +69,20 @@ export interface Evidence {
   precision?: number | undefined;
   /** The service's words for our fields, where they were placed surely in any answer (`vocabularyOf`). */
   vocabulary?: Vocabulary;
+  /** Keys a probe proved (`probes.ts`), by contract path: the key of its object that took the value asked. */
+  probed?: ReadonlyMap<string, string>;
 }
 
-export function proposeOperation(zs: ZodSide, id: OperationId, body: Json, threshold: number, { known, hints, context, figures = [], precision, vocabulary }: Evidence = {}): OperationProposal {
+export function proposeOperation(
+  zs: ZodSide,
+  id: OperationId,
+  body: Json,
+  threshold: number,
+  { known, hints, context, figures = [], precision, vocabulary, probed }: Evidence = {},
+): OperationProposal {
   const schema = zs.response(id);
   const shape = objectShape(schema) ?? {};
-  const walk = new Walk(threshold, known, hints, context, vocabulary);
+  const walk = new Walk(threshold, known, hints, context, vocabulary, probed);
   const envelope = findEnvelope(shape, body);
   if (envelope?.in_map && envelope.confidence < threshold)
     walk.toConfirm.push({
@@ -258,6 +266,12 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
       if (match) byName.push(pairOf(name, key, match.by, match.confidence, expected[name]!, valuesOf(key)));
     }
   byName.push(...byVocabulary(Object.keys(shape), keys, byName, walk, (name, key) => pairOf(name, key, 'vocabulary', VOCABULARY, expected[name]!, valuesOf(key))));
+  // A key a probe proved: the one that took the value its request asked.
+  for (const name of Object.keys(shape)) {
+    const key = walk.probed.get(pathOf(path, name));
+    if (key !== undefined && keys.includes(key))
+      byName.push({ ...pairOf(name, key, 'evidence', EVIDENCE, expected[name]!, valuesOf(key)), reason: 'a probe: the only field that took the value its request asked' });
+  }
   // A name whose values name another resource than the field's (a topic's id under a question's name) is no candidate;
   // nor, for an enumeration, one whose values spell as none of ours where another's do (`MODE` beside `ENG` for engines).
   // For an open one (an engine), any field of the object whose values spell as ours says so: `mode` (a word of `model`)

@@ -37,7 +37,7 @@ export function settleByEvidence(id: OperationId, schema: z.ZodType, body: Json,
       if (item.path.includes('[]')) return false;
       const open = (field: string) => walk.toConfirm.some((other) => other !== item && other.value === undefined && atOrUnder(field, other.path));
       // An object (the window before, the counts) by the rules that read inside it; a figure by those that fix it.
-      return expectedOf(schemaAtPath(schema, item.path)).kind === 'object' ? keepsRulesWithin(id, read, item.path, walk.context, open) : keepsPinningRules(id, read, item.path, open);
+      return expectedOf(schemaAtPath(schema, item.path)).kind === 'object' ? keepsRulesWithin(id, read, item.path, walk.context, open) : keepsPinningRules(id, read, item.path, open, walk.context);
     },
     (item) => !item.path.includes('[]') && reading(id, item.path).length > 0,
   );
@@ -191,7 +191,7 @@ export function rulesKept(id: OperationId, schema: z.ZodType, body: Json, walk: 
   else delete map.convert[path];
   const read = conformBody(schema, body, map);
   if (violationsOf(id, read, walk.context).some((v) => rules.some((rule) => rule.id === v.rule) && v.fields.includes(path))) return false;
-  return keepsPinningRules(id, read, path) ? true : undefined;
+  return keepsPinningRules(id, read, path, undefined, walk.context) ? true : undefined;
 }
 
 /** Ways of placing a field that the rules may confirm or overturn: every way but a name. */
@@ -221,7 +221,7 @@ export function confirmByRules(id: OperationId, schema: z.ZodType, body: Json, w
         reason: `read from \`${placed.from}\` it breaks a rule: ${against.message}`,
         candidates: [{ from: placed.from, ...(placed.convert ? { convert: placed.convert } : {}), confidence: AMBIGUOUS, by: placed.by }],
       });
-    } else if (rules.some((rule) => rule.pins?.includes(path)) && keepsPinningRules(id, read, path)) walk.fields[path] = { ...placed, confidence: EVIDENCE, by: 'evidence' };
+    } else if (rules.some((rule) => rule.pins?.includes(path)) && keepsPinningRules(id, read, path, undefined, walk.context)) walk.fields[path] = { ...placed, confidence: EVIDENCE, by: 'evidence' };
   }
 }
 
@@ -230,9 +230,9 @@ export function confirmByRules(id: OperationId, schema: z.ZodType, body: Json, w
  * would break were the value far off (so it did judge it, rather than lack what it needs). A rule that also reads a
  * field still `open` (in question itself) is no evidence: it would judge one guess by another.
  */
-export function keepsPinningRules(operation: OperationId, body: unknown, path: string, open: (field: string) => boolean = () => false): boolean {
+export function keepsPinningRules(operation: OperationId, body: unknown, path: string, open: (field: string) => boolean = () => false, context: RuleContext = {}): boolean {
   const pinning = RULES.filter((rule) => rule.reads[operation] && rule.pins?.includes(path) && !rule.reads[operation]!.some((field) => field !== path && open(field)));
-  const broken = (read: unknown) => pinning.filter((rule) => rule.check(read, rule.reads[operation]!, operation, {}).length > 0).length;
+  const broken = (read: unknown) => pinning.filter((rule) => rule.check(read, rule.reads[operation]!, operation, context).length > 0).length;
   if (pinning.length === 0 || path.includes('[]') || broken(body) > 0) return false;
   const value = at(body, path);
   if (!isNum(value)) return false;

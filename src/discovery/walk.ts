@@ -59,6 +59,8 @@ export class Walk {
     readonly context: RuleContext = {},
     /** The service's own words: a key placed surely elsewhere, by the one contract name it stands for (`vocabularyOf`). */
     readonly vocabulary: Vocabulary = new Map(),
+    /** Keys a probe proved, by contract path (`probes.ts`). */
+    readonly probed: ReadonlyMap<string, string> = new Map(),
   ) {}
 
   /** A field's upstream name and conversion: into the map when sure, into the guess always. */
