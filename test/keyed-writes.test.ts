@@ -11,7 +11,7 @@ import { productRoutes } from '../src/app/routes';
 import { KEYS } from './helpers';
 import { freshKey, restoreUpstream } from './proxy-upstream';
 import { call } from './reports-helpers';
-import { ReshapingUpstream } from './reshape';
+import { ReshapingUpstream, revocableUpstream } from './reshape';
 
 afterEach(() => restoreUpstream());
 
@@ -50,11 +50,7 @@ const send = (method: string, path: string, key: string) =>
   call(path, { key, method, ...(method === 'DELETE' ? {} : { body: JSON.stringify(BODIES[path] ?? {}), headers: { 'content-type': 'application/json' } }) });
 
 it('a key revoked upstream writes through none of the keyed write routes, while its reads are still served from the cache', async () => {
-  let revoked = false;
-  new ReshapingUpstream(
-    (body) => (revoked ? Response.json({ error: { code: 'invalid_api_key', message: 'Revoked.' } }, { status: 401 }) : body),
-    () => KEYS.pro,
-  ).install();
+  const upstream = revocableUpstream();
   const key = freshKey('revoked');
   const writes = await keyedWrites();
   for (const path of ['/reports/links', '/exports/links', '/digests/subscriptions', '/reports/weekly/send']) expect(writes.map(([, p]) => p)).toContain(path);
@@ -67,7 +63,7 @@ it('a key revoked upstream writes through none of the keyed write routes, while 
   const reads = ['/reports/weekly?brand_id=1&market=us', '/api/v1/brands'];
   for (const path of reads) expect((await call(path, { key })).status).toBe(200);
 
-  revoked = true;
+  upstream.revoke();
   const before = await written();
   for (const path of reads) expect([path, (await call(path, { key })).status]).toEqual([path, 200]);
   for (const [method, template] of writes) {

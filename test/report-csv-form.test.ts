@@ -8,21 +8,17 @@ import { env } from 'cloudflare:test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { post as accountPost, get as accountGet, signIn } from './account-helpers';
 import { readCsv } from './exports-helpers';
-import { KEYS } from './helpers';
 import { freshKey, restoreUpstream } from './proxy-upstream';
 import { BASE, call } from './reports-helpers';
-import { ReshapingUpstream } from './reshape';
+import { revocableUpstream } from './reshape';
 
 afterEach(() => restoreUpstream());
 
 const reportLinkRows = async () => Number(await env.DB.prepare('SELECT COUNT(*) AS n FROM report_links').first('n'));
 
-/** A key of its own reading the Pro demo account (`revoked()` true: the upstream refuses it from then on). */
-function ownKey(label: string, revoked = () => false): string {
-  new ReshapingUpstream(
-    (body) => (revoked() ? Response.json({ error: { code: 'invalid_api_key', message: 'Revoked.' } }, { status: 401 }) : body),
-    () => KEYS.pro,
-  ).install();
+/** A key of its own reading the Pro demo account. */
+function ownKey(label: string): string {
+  revocableUpstream();
   return freshKey(label);
 }
 
@@ -97,14 +93,14 @@ describe('the weekly report and the kept history make their CSV links only when 
   });
 
   it("a revoked key's POSTs make nothing, though its pages are still served from the cache", async () => {
-    let revoked = false;
-    const key = ownKey('revoked', () => revoked);
+    const upstream = revocableUpstream();
+    const key = freshKey('revoked');
     const { cookie, csrf } = await signIn(key);
     const link = await shareLink(key);
     const reads = [`/reports/weekly?${SCOPE}`, `/reports/history?${SCOPE}`];
     for (const path of reads) expect((await call(path, { key })).status).toBe(200);
     expect((await call(link, { key: null })).status).toBe(200);
-    revoked = true;
+    upstream.revoke();
     const before = await reportLinkRows();
     // Within the proxy's 5 minutes the pages still read from the cache; making their links asks the upstream now.
     for (const path of reads) expect((await call(path, { key })).status).toBe(200);

@@ -9,7 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import { vi } from 'vitest';
 import { AlertQueue, clearAlerts, deliveryRecords, FakeEndpoints, seedAlertSubscriptions, withScore } from './alerts-helpers';
 import { clearDigests, deliver, demoMonday, FakeQueue, plusDays, runCron, testEnv } from './digests-helpers';
-import { DEMO_KEYS, readOrigin } from './helpers';
+import { DEMO_KEYS, KEYS, readOrigin } from './helpers';
 import { useUpstreamForTests } from './seams';
 
 type Json = unknown;
@@ -76,6 +76,23 @@ export class ReshapingUpstream {
     const body = JSON.stringify(reshaped);
     return new Response(body, { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'private, max-age=300' } });
   }
+}
+
+/**
+ * Installs an upstream that reads the Pro demo account for any key of its own, until `revoke()`: from then on it
+ * refuses every key (401 `invalid_api_key`), as the service does a key revoked there.
+ */
+export function revocableUpstream(): { revoke: () => void } {
+  let revoked = false;
+  new ReshapingUpstream(
+    (body) => (revoked ? Response.json({ error: { code: 'invalid_api_key', message: 'Revoked.' } }, { status: 401 }) : body),
+    () => KEYS.pro,
+  ).install();
+  return {
+    revoke: () => {
+      revoked = true;
+    },
+  };
 }
 
 /** `body` with the field at a contract path (`history[].week_start`) renamed; arrays on the way are followed. */

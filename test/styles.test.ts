@@ -19,7 +19,7 @@
  * `STYLE {json}` line each.
  */
 import { env } from 'cloudflare:test';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { API_BASE, examplePath, OPERATION_IDS, type OperationId, operations } from '../src/contract/operations';
 import { zodSide } from '../src/contract/zod-side';
 import { compareNames, valueCandidates } from '../src/discovery/names';
@@ -43,6 +43,7 @@ import { checkResponseBody } from '../src/contract/body';
 import type { OperationMap } from '../src/contract/schemas/upstream-map';
 import { compareFields, flatten, originAnswer, runStyle, scoreOperations, storedAgainstTruth, type StyleResult, styleLine } from './styles/harness';
 import { CONTENT_ACTIONS, OUTCOMES, SOURCE_CLASSES, STATES } from '../src/contract/enums';
+import { DAY_MS, HOUR_MS } from '../src/lib/time';
 
 const bindings = env as unknown as Record<string, string | undefined>;
 const COUNT = Number(bindings.STYLES_COUNT ?? 0);
@@ -73,7 +74,16 @@ const STYLE_OF: Record<StyleClass, (seed: number) => HouseStyle> = { open: style
 
 /** Each style's result, run once per file run. */
 const running = new Map<string, Promise<StyleResult>>();
-const now = new Date();
+/**
+ * Noon UTC of the run's day (test/run-clock.ts): the instant every style is read at, whatever the hour the file runs.
+ * The clock the origin reads is set to it too, so the origin's windows and discovery's `now` agree.
+ */
+const now = new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS + 12 * HOUR_MS);
+beforeAll(() => {
+  vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+  vi.setSystemTime(now);
+});
+afterAll(() => vi.useRealTimers());
 function resultOf(seed: number, drawnAs: StyleClass): Promise<StyleResult> {
   const key = `${drawnAs} ${seed}`;
   let result = running.get(key);

@@ -16,7 +16,7 @@ import { get as accountGet, post as accountPost, signIn } from './account-helper
 import { readCsv } from './exports-helpers';
 import { json, KEYS } from './helpers';
 import { freshKey, restoreUpstream } from './proxy-upstream';
-import { ReshapingUpstream } from './reshape';
+import { ReshapingUpstream, revocableUpstream } from './reshape';
 import { BASE, call } from './reports-helpers';
 
 /** A request to a product route, with the key unless `key` is null. */
@@ -219,16 +219,12 @@ describe('no GET writes', () => {
   });
 
   it('a revoked key makes no CSV link, though its view is still served from the cache', async () => {
-    let revoked = false;
-    new ReshapingUpstream(
-      (body) => (revoked ? Response.json({ error: { code: 'invalid_api_key', message: 'Revoked.' } }, { status: 401 }) : body),
-      () => KEYS.pro,
-    ).install();
+    const upstream = revocableUpstream();
     const key = freshKey('revoked');
     const minted = await api('/reports/links', { key, method: 'POST', body: JSON.stringify({ kind: 'rivals', market: 'us' }) });
     const path = new URL(((await minted.json()) as { link: { url: string } }).link.url).pathname;
     expect((await api('/reports/views/rivals', { key })).status).toBe(200);
-    revoked = true;
+    upstream.revoke();
     const before = await reportLinkRows();
     // Within the proxy's 5 minutes the page still reads from the cache; making its links asks the upstream now.
     expect((await api('/reports/views/rivals', { key })).status).toBe(200);

@@ -110,6 +110,16 @@ const ViewAnswer = z.object({
     ),
 });
 
+/** The Read API's failure (`KEYED_ERRORS['502']`), as a page when a page was asked for. */
+const UPSTREAM_PAGE_OR_JSON = { ...KEYED_ERRORS['502'], content: { ...jsonOf('Error'), ...HTML } };
+
+/** What `GET` and `POST` of the weekly report answer: the page, the report model as JSON or the plain-text digest, and the refusals of a brand read. */
+const weeklyAnswers = (description: string) => ({
+  '200': ok(description, { ...HTML, ...jsonOf('WeeklyReport'), ...TEXT }),
+  ...READS_BRAND,
+  '502': UPSTREAM_PAGE_OR_JSON,
+});
+
 export const reportDocs: FeatureDocs = {
   schemas: { RecentlySent, ReportLink, ReportLinkList, SendAnswer, ViewAnswer, WeeklyReport },
   inputs: { LinkBody },
@@ -123,11 +133,7 @@ export const reportDocs: FeatureDocs = {
           'The report of the last week for one brand and market, read with the key through the edge cache: a page, the report model as JSON, or the plain-text digest. When the Read API does not answer, `format=html` gets a 502 page and the others the JSON error; so too when it lacks an operation the report needs (it answers 404 while the others answer): a 502 page naming the operation and what the report needs it for, or `operation_missing` with `operation`.',
         security: 'key',
         parameters: query(WEEKLY_QUERY),
-        responses: {
-          '200': ok('The report.', { ...HTML, ...jsonOf('WeeklyReport'), ...TEXT }),
-          ...READS_BRAND,
-          '502': { ...KEYED_ERRORS['502'], content: { ...jsonOf('Error'), ...HTML } },
-        },
+        responses: weeklyAnswers('The report.'),
       },
       POST: {
         operationId: 'makeWeeklyCsvLinks',
@@ -137,11 +143,7 @@ export const reportDocs: FeatureDocs = {
           "The page of `GET`, with a CSV link under each table it shows (the key's own export links, listed by `GET /exports/links`). A `GET` makes no link: a link is a stored row, made only when asked for, and only once the upstream confirms the key now (a revoked key makes none).",
         security: 'key',
         parameters: query(WEEKLY_QUERY),
-        responses: {
-          '200': ok('The page, with its CSV links.', { ...HTML, ...jsonOf('WeeklyReport'), ...TEXT }),
-          ...READS_BRAND,
-          '502': { ...KEYED_ERRORS['502'], content: { ...jsonOf('Error'), ...HTML } },
-        },
+        responses: weeklyAnswers('The page, with its CSV links.'),
       },
     },
     [`${VIEWS_BASE}/{view}`]: {
@@ -156,7 +158,7 @@ export const reportDocs: FeatureDocs = {
           '200': ok('The view.', { ...HTML, ...jsonOf('ViewAnswer') }),
           ...READS_BRAND,
           '404': { description: '`not_found`: no such view; `brand_not_found`: the key reads no such brand.', headers: requestId, content: jsonOf('Error') },
-          '502': { ...KEYED_ERRORS['502'], content: { ...jsonOf('Error'), ...HTML } },
+          '502': UPSTREAM_PAGE_OR_JSON,
         },
       },
       POST: {
@@ -172,7 +174,7 @@ export const reportDocs: FeatureDocs = {
           '503': { ...KEY_UNCONFIRMED, content: { ...jsonOf('Error'), ...HTML } },
           ...READS_BRAND,
           '404': { description: '`not_found`: no such view; `brand_not_found`: the key reads no such brand.', headers: requestId, content: jsonOf('Error') },
-          '502': { ...KEYED_ERRORS['502'], content: { ...jsonOf('Error'), ...HTML } },
+          '502': UPSTREAM_PAGE_OR_JSON,
         },
       },
     },

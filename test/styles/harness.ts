@@ -2,7 +2,7 @@
  * The measuring instrument of issue 43 item 4: discovery alone in front of a
  * service in a house style (generator.ts), scored.
  *
- * `runStyle(style, env)`:
+ * `runStyle(style, env, now)`:
  *
  * 1. The service: our embedded origin (`originTransport(env.DB)`, the demo
  *    key `demo_pro_single`), in process, with the style applied to every 200
@@ -202,7 +202,7 @@ const entriesOf = (entry: DiscoveryReport['operations'][string] | undefined): nu
   entry && entry.status === 200 && 'to_confirm' in entry ? entry.to_confirm.length + entry.unplaced.length : undefined;
 
 /** Runs discovery in front of the style's service and scores it (see the module comment). */
-export async function runStyle(style: HouseStyle, env: { DB: D1Database }, now: Date = new Date()): Promise<StyleResult> {
+export async function runStyle(style: HouseStyle, env: { DB: D1Database }, now: Date): Promise<StyleResult> {
   const started = Date.now();
   const transport = styledTransport(env.DB, style);
   const client = (upstreamMap?: Parameters<typeof createClient>[0]['upstreamMap']) =>
