@@ -301,6 +301,29 @@ describe('fields', () => {
     });
     expect(other.map.fields.market).toBeUndefined();
   });
+
+  it("a task list written flat under names that say nothing: the market by its joins, the counts by the rules of the tasks listed, each among every count beside it", async () => {
+    const { market, open_counts: open, matching, filter, ...rest } = (await ours('listTasks')) as {
+      market: { id: number; code: string };
+      open_counts: Record<string, number>;
+      matching: number;
+      filter: object;
+    };
+    // Names that say nothing, the market and the open counts written flat beside each other and `matching`.
+    const body = { ...rest, qx: market.id, zv: market.code, ua: open.content, ub: open.technical, uc: open.authority, ud: open.brand, um: matching, fl: filter };
+    const known: Known = new Map([
+      ['market_id', new Set<string | number>([market.id, 12])],
+      ['market_code', new Set<string | number>([market.code, 'de'])],
+    ] as const);
+    const proposal = proposeOperation(zs, 'listTasks', body, CONFIDENCE_THRESHOLD, { known, context: { query: {} } });
+    expect(proposal.report.to_confirm).toEqual([]);
+    expect(proposal.map.fields).toMatchObject({ market: '.', 'market.id': 'qx', 'market.code': 'zv', matching: 'um', open_counts: '.', 'open_counts.content': 'ua', 'open_counts.technical': 'ub', 'open_counts.authority': 'uc', 'open_counts.brand': 'ud' });
+    expect(proposal.report.to_confirm).toEqual([]);
+    // Without the read's query the rules cannot say the list is whole: the open counts stay a question, nothing stored for them.
+    const unasked = proposeOperation(zs, 'listTasks', body, CONFIDENCE_THRESHOLD, { known });
+    expect(unasked.report.to_confirm.map((item) => item.path)).toContain('open_counts');
+    expect(unasked.map.fields['open_counts.content']).toBeUndefined();
+  });
 });
 
 describe('values', () => {

@@ -129,9 +129,9 @@ export function byShape(
         reason: `no name relates them; \`${key}\` holds ${Math.round(o * 100)}% of its fields by name${close ? ', and another field nearly as many' : ''}`,
       }));
     } else {
-      pairs = options.slice(0, 3).map((key) => ({
+      pairs = options.slice(0, LISTED).map((key) => ({
         ...pairOf(name, key, unique ? 'form' : 'type', unique ? FORM_UNIQUE : TYPE_GUESS, expected[name]!, valuesOf(key)),
-        ...(options.length > 3 ? { crowded: true as const } : {}),
+        ...(options.length > LISTED ? { crowded: true as const } : {}),
         reason: unique ? `no name relates them; \`${key}\` is the only field left whose values read as its` : 'no name relates them; several fields left have values that read as its',
       }));
     }
@@ -140,6 +140,9 @@ export function byShape(
   }
   return found;
 }
+
+/** The keys a guess by type lists at most: enough for the rules to try each (a count among the counts beside it), few enough for a person to read. */
+export const LISTED = 6;
 
 /**
  * For an enumeration: whether some of the values spell as the contract's (the spelling rules); undefined when it is

@@ -44,7 +44,7 @@ import { settleByOrder } from './order';
 import { alignUnits } from './units';
 import { capped, type Json, KEY_FIELD, keyedItems, MAX_SAMPLES, type Pair, pairOf, pathOf, present, Walk } from './walk';
 import { byVocabulary, VOCABULARY, type Vocabulary } from './vocabulary';
-import { byShape, IDENTITY, spellsAsOurs } from './by-shape';
+import { byShape, IDENTITY, LISTED, spellsAsOurs } from './by-shape';
 import { alignWithMargins, FORCED } from './align';
 import { keepProven } from './proven';
 
@@ -321,12 +321,16 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
   // An object the shape reads written flat here, that no name found so: a question (which of the fields of its form
   // are its is told by names or values, never by the form alone), unless each of its fields joins its resource
   // through its key alone (a market's id and code, those `/markets` lists): the values prove it.
-  for (const [name, fields] of alignment.flat) {
+  for (const [name, aligned] of alignment.flat) {
     const inner = (expected[name] as { shape: Record<string, z.ZodType> }).shape;
-    const joined = [...fields].every(([field, key]) => {
+    // Each field's one free key that joins its resource, whichever keys the shape paired it with: the values decide.
+    const joinedKeys = [...aligned.keys()].map((field) => {
       const at = pathOf(pathOf(path, name), field);
-      return domainOf(at) !== undefined && free.filter((k) => joinOf(walk, at, valuesOf(k)) === true).join() === key;
+      const keys = domainOf(at) === undefined ? [] : free.filter((k) => joinOf(walk, at, valuesOf(k)) === true);
+      return [field, keys.length === 1 ? keys[0] : undefined] as const;
     });
+    const joined = joinedKeys.every(([, key]) => key !== undefined) && new Set(joinedKeys.map(([, key]) => key)).size === joinedKeys.length;
+    const fields = joined ? new Map(joinedKeys as (readonly [string, string])[]) : aligned;
     const pairs = [...fields].map(([field, key]) => pairOf(field, key, joined ? 'join' : 'form', joined ? JOIN : AMBIGUOUS, expectedOf(inner[field]!), valuesOf(key)));
     flat.set(name, { pairs, confidence: joined ? JOIN : AMBIGUOUS });
     if (joined) flatKeys.push(...fields.values());
@@ -351,7 +355,10 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
   const keysOf = () => new Set([...[...chosen.values()].flat().map((p) => p.key), ...flatKeys]);
 
   const units = walk.units;
-  const unsureKeys = unsureFlatKeys(flat, expected, walk.threshold);
+  // An unsure flat object's fields are asked among its keys and the free keys of their forms: the shape may have
+  // paired a count beside them (`matching` beside the open counts) in the place of one of its own.
+  const sureKeys = new Set([...chosen.values()].flatMap((pairs) => (pairs[0]!.confidence >= walk.threshold ? [pairs[0]!.key] : [])));
+  const unsureKeys = unsureFlatKeys(flat, expected, walk.threshold, free.filter((key) => !flatKeys.includes(key) && !sureKeys.has(key)), valuesOf);
   for (const name of Object.keys(shape)) {
     const fieldPath = pathOf(path, name);
     const flatObject = flat.get(name);
@@ -372,11 +379,11 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
     walk.mapField(fieldPath, name, best.key, reading.convert, sure);
     if (sure) walk.fields[fieldPath] = { from: best.key, confidence: best.confidence, by: best.by, ...(reading.convert ? { convert: reading.convert } : {}) };
     else {
-      if (readings.length > 3 || pairs.some((p) => p.crowded)) walk.crowded.add(fieldPath);
+      if (readings.length > LISTED || pairs.some((p) => p.crowded)) walk.crowded.add(fieldPath);
       walk.toConfirm.push({
         path: fieldPath,
         reason: tie ? `two readings as likely as each other${best.reason ? `: ${best.reason}` : ''}` : (best.reason ?? `a guess by ${best.by}`),
-        candidates: readings.slice(0, 3).map(({ pair, reading: r }): Candidate => ({ from: pair.key, ...(r.convert ? { convert: r.convert } : {}), confidence: r.confidence, by: pair.by })),
+        candidates: readings.slice(0, LISTED).map(({ pair, reading: r }): Candidate => ({ from: pair.key, ...(r.convert ? { convert: r.convert } : {}), confidence: r.confidence, by: pair.by })),
       });
     }
     const field = expected[name]!;
