@@ -1,8 +1,8 @@
 /**
  * The prototype names of test/hostile-names.test.ts (each string the contract lets the service choose becomes
  * `__proto__`, `constructor`, `toString`... in an order fast-check draws) through what the Worker sends and keeps:
- * the weekly digest (planned by the cron, sent from the queue), the week it keeps and the history page and CSV
- * that read it, the change alerts (webhook, Slack, email) and the compatibility check. Nothing answers a 5xx,
+ * the weekly digest (planned by the cron, sent from the queue), send-now, a subscribe's answer and confirmation
+ * mail, the week the digest keeps and the history page and CSV that read it, the change alerts (webhook, Slack, email) and the compatibility check. Nothing answers a 5xx,
  * every name is shown as the name it is, and no figure or word comes from an inherited member (a function's
  * source, `[object Object]`, `NaN`, `undefined`).
  */
@@ -15,7 +15,7 @@ import { changedDay2, clearAlerts, type DayBodies, FakeEndpoints, FixtureApi, fi
 import { clearDigests, dayOf, deliver, demoMonday, FakeQueue, FakeResend, runCron, seedSubscriptions, sendRecords, testEnv } from './digests-helpers';
 import { hostileWorld, INHERITED_READ, installPrototypeNames, PROTOTYPE_NAMES, prototypeSwap, swapBody, type Swap } from './hostile';
 import { freshKey, restoreUpstream } from './proxy-upstream';
-import { BASE, call, clearReports } from './reports-helpers';
+import { BASE, call, callWith, clearReports } from './reports-helpers';
 import { useServicesForTests } from './seams';
 
 afterEach(async () => {
@@ -44,16 +44,17 @@ async function expectAnswered(what: string, response: Response): Promise<string>
 
 const csvLinksOf = (html: string) => [...html.matchAll(/href="(https?:\/\/[^"]+\/x\/[^"]+\.csv)"/g)].map((m) => new URL(m[1]!.replaceAll('&amp;', '&')).pathname);
 
-it('the digest, the week it keeps, and the history page and its CSV answer every prototype name', async () => {
+it('the digest, send-now, a subscribe and its confirmation, the week kept, and the history page and its CSV answer every prototype name', async () => {
   const monday = demoMonday();
   let run = 0;
   await fc.assert(
     fc.asyncProperty(hostileWorld, async (world) => {
-      // Each run a few minutes later on the same Monday morning: a fresh minute of the demo key's 60 reads.
-      const at = new Date(monday.getTime() + run++ * 3 * 60_000);
+      // Each run later on the same Monday morning: a fresh minute of the demo key's 60 reads, past send-now's 10 minutes.
+      const at = new Date(monday.getTime() + run++ * 11 * 60_000);
       vi.useFakeTimers({ toFake: ['Date'] });
       vi.setSystemTime(at);
       await clearDigests();
+      await clearReports();
       const resend = new FakeResend().install();
       const queue = new FakeQueue();
       useServicesForTests({ sleep: async () => {} });
@@ -69,6 +70,28 @@ it('the digest, the week it keeps, and the history page and its CSV answer every
       expectNamesAsSent('digest html', email!.html);
       expectNamesAsSent('digest text', email!.text);
       expectNamesAsSent('digest subject and text', `${email!.subject} ${email!.text}`);
+
+      // Send-now: the same digest, through the report route, to the confirmed subscriber.
+      const sent = await callWith(digestEnv, '/reports/weekly/send?market=us', { key, method: 'POST' });
+      const sendAnswer = await sent.text();
+      expect([sent.status, sendAnswer.slice(0, 300)]).toEqual([202, expect.any(String)]);
+      expect(INHERITED_READ.exec(sendAnswer)).toBeNull();
+      expect(resend.delivered).toHaveLength(2);
+      expectNamesAsSent('send-now html', resend.delivered[1]!.html);
+      expectNamesAsSent('send-now text', resend.delivered[1]!.text);
+
+      // A subscribe with the same key: its answer and its confirmation mail name the brand as the service does.
+      const subscribed = await callWith(digestEnv, '/digests/subscriptions', {
+        key,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'newcomer@example.com', market: 'us', kinds: ['visibility', 'won_lost'] }),
+      });
+      const subscribeAnswer = await subscribed.text();
+      expect([subscribed.status, subscribeAnswer.slice(0, 300)]).toEqual([201, expect.any(String)]);
+      expectNamesAsSent('subscribe answer', subscribeAnswer);
+      const confirmation = resend.delivered.find((e) => e.to[0] === 'newcomer@example.com')!;
+      expectNamesAsSent('confirmation mail', `${confirmation.subject}\n${confirmation.text}\n${confirmation.html}`);
 
       // The week the digest kept: the service's engines as they are, their figures numbers.
       const kept = await env.DB.prepare('SELECT engines FROM weekly_history WHERE brand_id = 1 AND market_id = 11 AND iso_week = ?')
