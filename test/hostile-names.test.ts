@@ -17,7 +17,7 @@ import { toolName } from '../src/mcp/tools';
 import { VIEW_KINDS } from '../src/views';
 import { get as accountGet, signIn } from './account-helpers';
 import { clearDigests } from './digests-helpers';
-import { HostileUpstream, type Swap } from './hostile';
+import { hostileWorld, installPrototypeNames } from './hostile';
 import { freshKey, restoreUpstream } from './proxy-upstream';
 import { call, clearReports } from './reports-helpers';
 
@@ -27,29 +27,6 @@ afterEach(async () => {
   await clearDigests();
   await clearReports();
 });
-
-/** `__proto__` and every other own name of Object.prototype (`constructor`, `toString`, `hasOwnProperty`...). */
-const PROTOTYPE_NAMES = [...new Set(['__proto__', ...Object.getOwnPropertyNames(Object.prototype)])];
-
-/** The order names are handed out in, and which rival of which day of the overview is left out. */
-const hostileWorld = fc.record({ order: fc.shuffledSubarray(PROTOTYPE_NAMES, { minLength: PROTOTYPE_NAMES.length }), day: fc.nat(), rival: fc.nat() });
-type World = { order: string[]; day: number; rival: number };
-
-/** A service whose every open string is a prototype name, the same for the same original, and one overview day short of a rival. */
-function install(world: World): void {
-  const given = new Map<string, string>();
-  const swap: Swap = (original) => {
-    if (!given.has(original)) given.set(original, world.order[given.size % world.order.length]!);
-    return given.get(original)!;
-  };
-  new HostileUpstream(swap, 'demo_pro_single', (id, body) => {
-    if (id !== 'getOverview') return body;
-    const daily = (body as { competition: { daily: { rivals: unknown[] }[] } }).competition.daily;
-    const day = daily[world.day % Math.max(1, daily.length)];
-    if (day && day.rivals.length > 0) day.rivals.splice(world.rival % day.rivals.length, 1);
-    return body;
-  }).install();
-}
 
 /** Every key of the service reads the origin as one demo key (60 reads a minute): each run starts a minute later. */
 function nextMinute(): void {
@@ -70,7 +47,7 @@ it('pages, JSON, text and CSV answer every prototype name, a rival left out of a
   await fc.assert(
     fc.asyncProperty(hostileWorld, async (world) => {
       nextMinute();
-      install(world);
+      installPrototypeNames(world);
       const key = freshKey('protonames');
       const scope = 'brand_id=1&market=us';
       const csv: string[] = [];
@@ -100,7 +77,7 @@ it('every MCP tool answers every prototype name without an internal error', asyn
   await fc.assert(
     fc.asyncProperty(hostileWorld, async (world) => {
       nextMinute();
-      install(world);
+      installPrototypeNames(world);
       const client = new Client({ name: 'hostile-names', version: '1.0.0' });
       const transport = new StreamableHTTPClientTransport(new URL(`http://localhost${MCP_PATH}`), {
         fetch: (url, init) => SELF.fetch(new Request(url, init)),

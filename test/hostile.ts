@@ -14,6 +14,7 @@
  * `prompt`, a rival's name in a path) is read as its original.
  */
 import { env } from 'cloudflare:test';
+import fc from 'fast-check';
 import { type DefaultTreeAdapterMap, parse } from 'parse5';
 import type * as z from 'zod';
 import type { OperationId } from '../src/contract/operations';
@@ -100,6 +101,9 @@ const KEPT_FIELDS = new Set(['code']);
 
 type Schema = z.ZodType & { _zod: { def: Record<string, unknown> & { type: string } } };
 
+/** `body`, an answer of `id`, with each string the contract lets the service choose replaced by `swap`. */
+export const swapBody = <T>(id: OperationId, body: T, swap: Swap): T => rewrite(zs.response(id) as unknown as Schema, body, swap) as T;
+
 /** `value` with each string the schema lets the service choose replaced by `swap` (which records what it did). */
 function rewrite(schema: Schema, value: unknown, swap: Swap): unknown {
   const def = schema._zod.def;
@@ -179,3 +183,33 @@ export class HostileUpstream {
     return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'private, max-age=300' } });
   }
 }
+
+/** `__proto__` and every other own name of Object.prototype (`constructor`, `toString`, `hasOwnProperty`...). */
+export const PROTOTYPE_NAMES = [...new Set(['__proto__', ...Object.getOwnPropertyNames(Object.prototype)])];
+
+/** The order prototype names are handed out in, and which rival of which day of the overview is left out. */
+export const hostileWorld = fc.record({ order: fc.shuffledSubarray(PROTOTYPE_NAMES, { minLength: PROTOTYPE_NAMES.length }), day: fc.nat(), rival: fc.nat() });
+export type World = { order: string[]; day: number; rival: number };
+
+/** Each original string becomes a prototype name, the same for the same original, in the world's order (the names repeat past 12). */
+export function prototypeSwap(world: Pick<World, 'order'>): Swap {
+  const given = new Map<string, string>();
+  return (original) => {
+    if (!given.has(original)) given.set(original, world.order[given.size % world.order.length]!);
+    return given.get(original)!;
+  };
+}
+
+/** A service whose every open string is a prototype name, and one overview day short of a rival. */
+export function installPrototypeNames(world: World): HostileUpstream {
+  return new HostileUpstream(prototypeSwap(world), 'demo_pro_single', (id, body) => {
+    if (id !== 'getOverview') return body;
+    const daily = (body as { competition: { daily: { rivals: unknown[] }[] } }).competition.daily;
+    const day = daily[world.day % Math.max(1, daily.length)];
+    if (day && day.rivals.length > 0) day.rivals.splice(world.rival % day.rivals.length, 1);
+    return body;
+  }).install();
+}
+
+/** What a reader sees when a lookup by such a name read an inherited member: a function's source, an object's tag, a figure that is no number. */
+export const INHERITED_READ = /\[native code\]|\[object \w+\]|\bNaN\b|\bundefined\b|function \w*\(/;

@@ -258,6 +258,46 @@ describe('a key that failed authentication', () => {
   });
 });
 
+describe('a key whose plan is inactive', () => {
+  it("costs a page's reads once, then one probe per interval: ten report pages a second apart cost at most 4 + 2 upstream reads", async () => {
+    const inactive = freshKey('inactive');
+    fake.up.byKey.set(inactive, { status: 403, code: 'plan_inactive' });
+    for (let second = 0; second < 10; second++) {
+      vi.setSystemTime(T0 + second * 1000);
+      const page = await SELF.fetch('https://edge.test/reports/weekly?market=us', { headers: { authorization: `Bearer ${inactive}` } });
+      expect([second, page.status]).toEqual([second, 403]);
+      expect(((await page.json()) as { error: { code: string } }).error.code).toBe('plan_inactive');
+      const read = await get('/visibility', inactive, from('192.0.2.13'));
+      expect(((await read.json()) as { error: { code: string } }).error.code).toBe('plan_inactive');
+    }
+    // The first page's four reads (in parallel, before any answer), then a probe at 5 s: the refusal is answered at the edge meanwhile.
+    expect(fake.up.calls).toBeLessThanOrEqual(4 + Math.ceil(10_000 / PROBE_INTERVAL_MS));
+  });
+
+  it('is served again within seconds once its plan is active again', async () => {
+    const renewed = freshKey('renewed');
+    fake.up.byKey.set(renewed, { status: 403, code: 'plan_inactive' });
+    expect((await get('/visibility', renewed, from('192.0.2.14'))).status).toBe(403);
+    fake.up.byKey.delete(renewed);
+    vi.setSystemTime(T0 + PROBE_INTERVAL_MS - 1);
+    expect((await get('/topics', renewed, from('192.0.2.14'))).status).toBe(403);
+    expect(fake.up.calls).toBe(1);
+    vi.setSystemTime(T0 + PROBE_INTERVAL_MS);
+    expect((await settled('/topics', renewed, from('192.0.2.14'))).status).toBe(200);
+    expect((await get('/prompts', renewed, from('192.0.2.14'))).status).toBe(200);
+    expect(fake.up.calls).toBe(3);
+  });
+
+  it('a refusal of one operation (feature_not_in_plan) is not taken for the whole key', async () => {
+    const starter = freshKey('starter');
+    fake.up.byKey.set(starter, { status: 403, code: 'feature_not_in_plan' });
+    expect((await get('/topics', starter, from('192.0.2.15'))).status).toBe(403);
+    fake.up.byKey.delete(starter);
+    expect((await get('/visibility', starter, from('192.0.2.15'))).status).toBe(200);
+    expect(fake.up.calls).toBe(2);
+  });
+});
+
 /** What a gate object holds in storage: its tables, its alarm, its KV entries. */
 async function storageOf(stub: DurableObjectStub) {
   return runInDurableObject(stub, async (_, state) => ({

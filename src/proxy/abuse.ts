@@ -8,6 +8,12 @@
  *   request per `PROBE_INTERVAL_MS` still goes upstream, so a key that the
  *   upstream accepts again (its 401 was a blip) is served again within
  *   seconds, not a minute.
+ * - A key-wide plan refusal (an upstream 403 `plan_inactive`: every operation
+ *   of the key answers it) is remembered the same way, in this isolate: the
+ *   key's next reads that would go upstream get the same 403 at the edge,
+ *   with one probe per `PROBE_INTERVAL_MS`, so a page of four reads reloaded
+ *   ten times costs its first four reads and a probe per 5 seconds, and a
+ *   plan made active again is served within seconds.
  * - A request that would go upstream with a key not yet verified in this
  *   isolate counts against its client address in the Workers rate-limiting
  *   binding. That binding counts per location and approximately, which is
@@ -48,6 +54,9 @@ const verified = new Set<string>();
 /** Failed keys: until when they are refused, and when the next probe may go upstream. */
 const failedHere = new Map<string, { until: number; probeAt: number }>();
 
+/** Keys whose plan the upstream refused (403 `plan_inactive`): until when, the next probe, and the upstream's words. */
+const planRefusedHere = new Map<string, { until: number; probeAt: number; message: string }>();
+
 interface AbuseEnv {
   CACHE: KVNamespace;
   UNVERIFIED_KEYS: RateLimit;
@@ -69,6 +78,7 @@ export function acceptedUpstream(env: AbuseEnv, keyHash: string, nowMs: number, 
   acceptedAt.delete(keyHash);
   if (acceptedAt.size >= REMEMBERED_MAX) acceptedAt.delete(acceptedAt.keys().next().value!);
   acceptedAt.set(keyHash, nowMs);
+  planRefusedHere.delete(keyHash);
   if (failedHere.delete(keyHash)) waitUntil(env.CACHE.delete(failedName(keyHash)).catch(() => undefined));
 }
 
@@ -113,6 +123,26 @@ export function refusedAtEdge(keyHash: string, nowMs: number): boolean {
   if (nowMs < failed.probeAt) return true;
   failed.probeAt = nowMs + PROBE_INTERVAL_MS;
   return false;
+}
+
+/** An upstream 403 `plan_inactive` for the key: its next upstream reads are answered so at the edge for a minute, but for one probe per `PROBE_INTERVAL_MS`. */
+export function rememberPlanRefusal(keyHash: string, nowMs: number, message: string): void {
+  planRefusedHere.delete(keyHash);
+  if (planRefusedHere.size >= REMEMBERED_MAX) planRefusedHere.delete(planRefusedHere.keys().next().value!);
+  planRefusedHere.set(keyHash, { until: nowMs + FAILED_AUTH_TTL_S * 1000, probeAt: nowMs + PROBE_INTERVAL_MS, message });
+}
+
+/** The plan refusal to answer at the edge now instead of an upstream read, if one is remembered and this read is not its probe. */
+export function planRefusedAtEdge(keyHash: string, nowMs: number): ApiError | undefined {
+  const refused = planRefusedHere.get(keyHash);
+  if (refused === undefined) return undefined;
+  if (nowMs >= refused.until) {
+    planRefusedHere.delete(keyHash);
+    return undefined;
+  }
+  if (nowMs < refused.probeAt) return new ApiError('plan_inactive', refused.message);
+  refused.probeAt = nowMs + PROBE_INTERVAL_MS;
+  return undefined;
 }
 
 /** How many keys this isolate remembers now (for the tests: both stay within REMEMBERED_MAX). */

@@ -32,7 +32,7 @@ import { CIRCUIT_OPEN_MS, entryFreshness, freshTtlMs, isUpstreamFailure, KEY_REC
 import { realTimeout, type StartTimeout } from './upstream';
 import { cacheKeyOf, hashApiKey, keyPrefix, knownKeyHash, knownUpstreamTag, upstreamTagOf, validate, type ValidRequest } from './cache-key';
 import { upstreamUrlOf } from './upstream';
-import { acceptedUpstream, checkBeforeUpstream, clientAddressOf, lastAccepted, markVerified, refusedAtEdge, REMEMBERED_MAX, rememberFailedAuth } from './abuse';
+import { acceptedUpstream, checkBeforeUpstream, clientAddressOf, lastAccepted, markVerified, planRefusedAtEdge, refusedAtEdge, REMEMBERED_MAX, rememberFailedAuth, rememberPlanRefusal } from './abuse';
 import { count, maybeFlushStats } from './stats';
 import { CacheStore, type Entry, makeEntry } from './store';
 import { ageS, type CacheStatusParams, cacheStatusOf, fromEntry, HIT, isJsonObject, passThrough } from './responses';
@@ -192,6 +192,9 @@ async function serve(incoming: Incoming, env: ProxyEnv, ctx: ProxyRuntime, call:
   const fwd = directives.noStore ? 'bypass' : directives.noCache || (entry && directives.maxAgeS !== undefined) ? 'request' : entry ? 'stale' : 'miss';
 
   try {
+    // A plan the upstream refused a moment ago is refused again here, without a read (but for a probe now and then).
+    const planRefused = planRefusedAtEdge(keyHash, nowMs);
+    if (planRefused) throw planRefused;
     // Read only here: a HIT needs no client address.
     await checkBeforeUpstream(env, request, keyHash, nowMs, clientAddressFor(request, call));
   } catch (error) {
@@ -303,6 +306,10 @@ async function throughGate(x: Exchange, o: { store: boolean; fresh?: boolean }):
   if (answer.kind === 'response' && answer.status === 200) acceptedUpstream(x.env, x.keyHash, x.nowMs, (work) => x.ctx.waitUntil(work));
   if (answer.kind === 'response' && answer.status === 200 && answer.upstreamCall && o.store && !upstreamFreshness(answer.headers).noStore) x.store.write(x.name, entryOf(x, answer), x.nowMs);
   if (answer.kind === 'response' && answer.status === 401) await revoke(x);
+  if (answer.kind === 'response' && answer.status === 403) {
+    const refusal = (await zodSide()).errorBodySchema().safeParse(parseJson(answer.body));
+    if (refusal.success && refusal.data.error.code === 'plan_inactive') rememberPlanRefusal(x.keyHash, x.nowMs, refusal.data.error.message);
+  }
   return answer;
 }
 
@@ -349,6 +356,14 @@ function entryOf(x: Exchange, answer: Extract<GateAnswer, { kind: 'response' }>)
     entries.set(answer, entry);
   }
   return entry;
+}
+
+function parseJson(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
 }
 
 function brandOf(body: string): number | undefined {
