@@ -302,8 +302,14 @@ describe('fields', () => {
     expect(other.map.fields.market).toBeUndefined();
   });
 
-  it("a task list written flat under names that say nothing: the market by its joins, the counts by the rules of the tasks listed, each among every count beside it", async () => {
-    const { market, open_counts: open, matching, filter, ...rest } = (await ours('listTasks')) as {
+  it('a task list written flat under names that say nothing: the market by its joins whichever keys the shape paired, matching by the rule of the tasks listed among every count', async () => {
+    const {
+      market,
+      open_counts: open,
+      matching,
+      filter,
+      ...rest
+    } = (await ours('listTasks')) as {
       market: { id: number; code: string };
       open_counts: Record<string, number>;
       matching: number;
@@ -316,13 +322,11 @@ describe('fields', () => {
       ['market_code', new Set<string | number>([market.code, 'de'])],
     ] as const);
     const proposal = proposeOperation(zs, 'listTasks', body, CONFIDENCE_THRESHOLD, { known, context: { query: {} } });
-    expect(proposal.report.to_confirm).toEqual([]);
-    expect(proposal.map.fields).toMatchObject({ market: '.', 'market.id': 'qx', 'market.code': 'zv', matching: 'um', open_counts: '.', 'open_counts.content': 'ua', 'open_counts.technical': 'ub', 'open_counts.authority': 'uc', 'open_counts.brand': 'ud' });
-    expect(proposal.report.to_confirm).toEqual([]);
-    // Without the read's query the rules cannot say the list is whole: the open counts stay a question, nothing stored for them.
-    const unasked = proposeOperation(zs, 'listTasks', body, CONFIDENCE_THRESHOLD, { known });
-    expect(unasked.report.to_confirm.map((item) => item.path)).toContain('open_counts');
-    expect(unasked.map.fields['open_counts.content']).toBeUndefined();
+    expect(proposal.map.fields).toMatchObject({ market: '.', 'market.id': 'qx', 'market.code': 'zv', matching: 'um' });
+    expect(proposal.report.fields.matching).toMatchObject({ by: 'evidence' });
+    // The shape gave \`matching\`'s key to the open counts: they stay one question, and nothing is stored for them.
+    expect(proposal.report.to_confirm.map((item) => item.path)).toEqual(['open_counts']);
+    expect(proposal.map.fields['open_counts.content']).toBeUndefined();
   });
 });
 
@@ -662,6 +666,18 @@ describe('the evidence in the data', () => {
         ['b.answered_runs', 'n', 'join'],
       ]).size,
     ).toBe(0);
+  });
+
+  it("a field the service's word places is joined too, so the word keeps being taught: the next round's vocabulary still holds it", async () => {
+    const { brand_id, ...rest } = await ours('listSources');
+    const body = { ...rest, kb: brand_id };
+    const known: Known = new Map([['brand', new Set<string | number>([brand_id as number])]] as const);
+    const vocabulary = vocabularyOf([['brand_id', 'kb', 'join']]);
+    const { report } = proposeOperation(zs, 'listSources', body, CONFIDENCE_THRESHOLD, { known, vocabulary });
+    expect(report.fields.brand_id).toMatchObject({ from: 'kb', by: 'join' });
+    expect(vocabularyOf(Object.entries(report.fields).map(([path, placed]) => [path, placed.from, placed.by] as const)).get('kb')).toBe('brand_id');
+    // With nothing to join it, the word alone places it: a word, which teaches nothing in the round after.
+    expect(proposeOperation(zs, 'listSources', body, CONFIDENCE_THRESHOLD, { vocabulary }).report.fields.brand_id).toMatchObject({ from: 'kb', by: 'vocabulary' });
   });
 
   it("the contract's order: of two counts in a list it orders most cited first, the one in that order in every list", async () => {

@@ -293,7 +293,6 @@ function joinAcross(
 ): EvidenceFor {
   /** Values settled in a round read as ours in the next: what each round settles is kept for the rounds after. */
   const settled = new Map<string, Map<string, ValueHint>>();
-  const taught: [path: string, from: string, by: string][] = [];
   let evidenceFor: EvidenceFor = (_id, params) => ({ context: askedIn(context, _id, params) });
   for (let round = 0; round < JOIN_ROUNDS; round++) {
     const placed = new Map([...bodies].map(([id, { body }]) => [id, conformBody(zs.response(id), body, report.map.operations[id])] as const));
@@ -310,9 +309,9 @@ function joinAcross(
     const before = new Map(entries);
     const trusted = (id: OperationId, path: string) => settledIn(before.get(id), path);
     const precision = pointsPrecision(before, placed, (id, path) => takesUnit(zs.response(id), path));
-    // What evidence taught in any round: a field the next round places by that word no longer teaches it itself.
-    for (const entry of before.values()) if ('fields' in entry && entry.fields) for (const [path, placed] of Object.entries(entry.fields)) taught.push([path, placed.from, placed.by]);
-    const vocabulary = vocabularyOf(taught);
+    const vocabulary = vocabularyOf(
+      [...before.values()].flatMap((entry) => ('fields' in entry && entry.fields ? Object.entries(entry.fields).map(([path, placed]) => [path, placed.from, placed.by] as const) : [])),
+    );
     evidenceFor = (id, params) => ({ known, hints, context: askedIn(context, id, params), figures: figuresFor(id, placed, trusted), precision, vocabulary });
     for (const [id, { body, params }] of bodies) propose(zs, id, body, params, threshold, evidenceFor(id, params), report, entries);
   }

@@ -73,26 +73,13 @@ export interface FlatKey {
   form: string;
 }
 
-/**
- * The keys of the flat objects found that are questions, and the `free` keys whose values read as one of their
- * fields': any of them of a field's form may be that field's.
- */
-export function unsureFlatKeys(flat: ReadonlyMap<string, FlatObject>, expected: Record<string, Expected>, threshold: number, free: readonly string[] = [], valuesOf: (key: string) => unknown[] = () => []): FlatKey[] {
-  const keys = [...flat].flatMap(([name, object]) => {
+/** The keys of the flat objects found that are questions: any of them of a field's form may be that field's. */
+export function unsureFlatKeys(flat: ReadonlyMap<string, FlatObject>, expected: Record<string, Expected>, threshold: number): FlatKey[] {
+  return [...flat].flatMap(([name, object]) => {
     const shape = expected[name]?.kind === 'object' ? expected[name].shape : {};
     if (object.confidence >= threshold) return [];
-    const paired = object.pairs.map((pair) => ({ key: pair.key, convert: pair.readings[0]!.convert, form: formKeyOf(shape[pair.name]!) }));
-    // Only a free key written as the object's own keys of that form are (a count as counts; never a date-time read as a day).
-    const beside = Object.values(shape).flatMap((schema) =>
-      free.flatMap((key) => {
-        const reading = fitOf(expectedOf(schema), valuesOf(key)).readings[0];
-        const form = formKeyOf(schema);
-        return reading && paired.some((p) => p.form === form && p.convert === reading.convert) ? [{ key, convert: reading.convert, form }] : [];
-      }),
-    );
-    return [...paired, ...beside];
+    return object.pairs.map((pair) => ({ key: pair.key, convert: pair.readings[0]!.convert, form: formKeyOf(shape[pair.name]!) }));
   });
-  return keys.filter((k, i) => keys.findIndex((other) => other.key === k.key && other.form === k.form) === i);
 }
 
 /** A flat object into the walk: `"."` for it, its fields by their flat names; a question when not every field was found. */

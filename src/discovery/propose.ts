@@ -283,8 +283,9 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
     byName.filter((pair) => joinOf(walk, pathOf(path, pair.name), valuesOf(pair.key)) !== false && (spellsAsOurs(expected[pair.name]!, valuesOf(pair.key)) !== false || !spelledFor(pair.name))),
   );
   // Values joined across operations: the one free field whose values are all that resource's.
+  // A field the service's word placed is joined too: the join is the evidence that teaches the word in the next round.
   for (const [name, pair] of byJoin(
-    Object.keys(shape).filter((name) => !chosen.has(name) || chosen.get(name)![0]!.confidence < walk.threshold),
+    Object.keys(shape).filter((name) => !chosen.has(name) || chosen.get(name)![0]!.confidence < walk.threshold || chosen.get(name)![0]!.by === 'vocabulary'),
     keys,
     path,
     expected,
@@ -355,10 +356,7 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
   const keysOf = () => new Set([...[...chosen.values()].flat().map((p) => p.key), ...flatKeys]);
 
   const units = walk.units;
-  // An unsure flat object's fields are asked among its keys and the free keys of their forms: the shape may have
-  // paired a count beside them (`matching` beside the open counts) in the place of one of its own.
-  const sureKeys = new Set([...chosen.values()].flatMap((pairs) => (pairs[0]!.confidence >= walk.threshold ? [pairs[0]!.key] : [])));
-  const unsureKeys = unsureFlatKeys(flat, expected, walk.threshold, free.filter((key) => !flatKeys.includes(key) && !sureKeys.has(key)), valuesOf);
+  const unsureKeys = unsureFlatKeys(flat, expected, walk.threshold);
   for (const name of Object.keys(shape)) {
     const fieldPath = pathOf(path, name);
     const flatObject = flat.get(name);
