@@ -604,6 +604,34 @@ describe('each rule fails on a planted bad value', () => {
     expect(found({ ...list(), open_counts: { content: 2, technical: 1, authority: 4, brand: 0 } }, { query: { layer: 'content' } })).toEqual([]);
   });
 
+  it("traffic: the totals against their bots, assistants and pages, the days with hits against the window, the visits' change", () => {
+    const crawlers = (): Body => ({
+      period: { from: '2026-11-19', to: '2026-11-25' },
+      total_hits: 12,
+      previous_hits: 40,
+      days_with_hits: 5,
+      bots: [{ hits: 8 }, { hits: 4 }],
+      pages: [
+        { hits: 9, bots: [{ hits: 6 }, { hits: 3 }] },
+        { hits: 3, bots: [{ hits: 2 }, { hits: 1 }] },
+      ],
+    });
+    const found = (id: OperationId, body: Body) => {
+      const violations = violationsOf(id, body);
+      for (const v of violations) failed.add(v.rule);
+      return violations.map((v) => v.rule);
+    };
+    expect(found('getAiCrawlers', crawlers())).toEqual([]);
+    // The total and the hits before read from each other's fields (neither the bots' nor the pages' sum); the days from the hits before.
+    expect(found('getAiCrawlers', { ...crawlers(), total_hits: 40, previous_hits: 12 })).toEqual(['traffic_adds_up', 'traffic_adds_up']);
+    expect(found('getAiCrawlers', { ...crawlers(), days_with_hits: 40, previous_hits: 5 })).toEqual(['days_with_traffic']);
+    expect(violationsOf('getAiCrawlers', { ...crawlers(), days_with_hits: 8 }).map((v) => v.message)).toEqual(['days_with_hits is 8, but the window has 7 days: are they read from the right fields?']);
+    expect(found('getAiCrawlers', { ...crawlers(), total_hits: 0, days_with_hits: 0, bots: [], pages: [] })).toEqual([]);
+    const visitors = { total_visits: 10, previous_visits: 4, change: 6, assistants: [{ visits: 10 }], pages: [{ visits: 10, assistants: [{ visits: 10 }] }] };
+    expect(found('getAiVisitors', visitors)).toEqual([]);
+    expect(found('getAiVisitors', { ...visitors, total_visits: 4, previous_visits: 10 })).toEqual(['change_of_counts', 'traffic_adds_up', 'traffic_adds_up']);
+  });
+
   it('every rule of the table was failed above', () => {
     expect([...failed].sort()).toEqual([...RULE_IDS].sort());
     expect(RULES.map((r) => r.id).sort()).toEqual(RULE_IDS.filter((id) => id !== 'engines_answered').sort());

@@ -34,12 +34,13 @@ import {
   checkWholeCounts,
   checkWithinRange,
 } from './plausibility-checks';
+import { checkDaysWithTraffic, checkQuestionsListed, checkReadinessWeighted, checkTrafficAddsUp } from './plausibility-parts';
 import { oursUnderVendor } from './enum-spelling';
 import { checkActionFollowsCoverage, checkActionsCounted, checkCited, checkHasPage, checkMatching, checkOpenCounts, checkUpdatedNotBeforeCreated } from './plausibility-plan';
 import { checkChangeAgainstWeekBefore, checkLastWeekIsThePeriod, checkWeeksConsecutive } from './plausibility-history';
 import { type OperationId, operations, OPERATION_IDS } from './operations';
 import type { Period } from './window';
-import { at, figure, isNum, one, present, ROUNDING, shareOfCounts, whole } from './plausibility-words';
+import { at, figure, isNum, present, ROUNDING, shareOfCounts, whole } from './plausibility-words';
 
 export { ROUNDING } from './plausibility-words';
 
@@ -78,6 +79,8 @@ export const RULE_IDS = [
   'actions_counted',
   'matching_counts_the_list',
   'open_counts_cover_the_list',
+  'traffic_adds_up',
+  'days_with_traffic',
   'engines_answered',
 ] as const;
 export type RuleId = (typeof RULE_IDS)[number];
@@ -336,22 +339,7 @@ export const RULES: readonly Rule[] = [
     // The readiness score is the mean of its signals' values weighed by their weights (null with no signal).
     reads: { getOverview: ['readiness.score', 'readiness.signals[].value', 'readiness.signals[].weight'] },
     pins: ['readiness.score'],
-    check: (body, fields) => {
-      const score = at(body, fields[0]!);
-      const [values, weights] = [valuesAtPath(body, fields[1]!), valuesAtPath(body, fields[2]!)];
-      if (values.length === 0 || values.length !== weights.length || ![...values, ...weights].every(isNum)) return [];
-      const total = (weights as number[]).reduce((s, w) => s + w, 0);
-      if (total === 0) return [];
-      const mean = (values as number[]).reduce((s, v, i) => s + v * (weights[i] as number), 0) / total;
-      if (isNum(score) && Math.abs(score - mean) <= ROUNDING) return [];
-      return [
-        {
-          fields: [fields[0]!],
-          values: { [fields[0]!]: score, signals: values.length },
-          message: `${fields[0]} ${figure(score)}, but its ${values.length} signals weigh in at ${one(mean)}: is \`${fields[0]}\` read from the right field, as a percentage?`,
-        },
-      ];
-    },
+    check: checkReadinessWeighted,
   },
   {
     id: 'brand_standing_is_its_figures',
@@ -380,7 +368,11 @@ export const RULES: readonly Rule[] = [
   {
     id: 'change_of_counts',
     // A count's change is the count now less the count before.
-    reads: { listPages: COUNT_CHANGES(['totals.', 'pages[].', 'by_topic[].']).flat(), getOverview: COUNT_CHANGES(['cited_pages[].']).flat() },
+    reads: {
+      listPages: COUNT_CHANGES(['totals.', 'pages[].', 'by_topic[].']).flat(),
+      getOverview: COUNT_CHANGES(['cited_pages[].']).flat(),
+      getAiVisitors: ['total_visits', 'previous_visits', 'change'],
+    },
     check: (body, fields) => checkChangeOfCounts(Array.from({ length: fields.length / 3 }, (_, i) => [fields[3 * i]!, fields[3 * i + 1]!, fields[3 * i + 2]!] as const))(body),
   },
   {
@@ -404,17 +396,7 @@ export const RULES: readonly Rule[] = [
     // A topic in full lists every one of its questions: as many as its count of questions.
     reads: { getTopic: ['topic.questions', 'questions[].id'] },
     pins: ['topic.questions'],
-    check: (body, fields) => {
-      const [count, listed] = [at(body, fields[0]!), valuesAtPath(body, 'questions')[0]];
-      if (!isNum(count) || !Array.isArray(listed) || count === listed.length) return [];
-      return [
-        {
-          fields: [fields[0]!],
-          values: { [fields[0]!]: count, questions: listed.length },
-          message: `${fields[0]} ${whole(count)}, but the topic lists ${whole(listed.length)} questions: is \`${fields[0]}\` read from the right field?`,
-        },
-      ];
-    },
+    check: checkQuestionsListed,
   },
   {
     id: 'updated_not_before_created',
@@ -460,6 +442,23 @@ export const RULES: readonly Rule[] = [
     reads: { listTasks: ['open_counts.content', 'open_counts.technical', 'open_counts.authority', 'open_counts.brand', 'tasks[].layer', 'tasks[].status'] },
     pins: ['open_counts.content', 'open_counts.technical', 'open_counts.authority', 'open_counts.brand'],
     check: checkOpenCounts,
+  },
+  {
+    id: 'traffic_adds_up',
+    // Traffic in the window is its bots' (assistants') and its pages' counts, a page's its bots'.
+    reads: {
+      getAiCrawlers: ['total_hits', 'bots[].hits', 'pages[].hits', 'pages[].bots[].hits'],
+      getAiVisitors: ['total_visits', 'assistants[].visits', 'pages[].visits', 'pages[].assistants[].visits'],
+    },
+    pins: ['total_hits', 'total_visits'],
+    check: checkTrafficAddsUp,
+  },
+  {
+    id: 'days_with_traffic',
+    // The days with crawler hits are at most the window's days and the hits, and none exactly when there is none.
+    reads: { getAiCrawlers: ['days_with_hits', 'total_hits', 'period.from', 'period.to'] },
+    pins: ['days_with_hits'],
+    check: checkDaysWithTraffic,
   },
 ];
 

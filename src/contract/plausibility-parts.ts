@@ -1,0 +1,62 @@
+/**
+ * The checks of the rules of src/contract/plausibility.ts (the table,
+ * `RULES`, is there) that hold a figure against what it is made of: a
+ * readiness score against its weighted signals, a topic's count of questions
+ * against those it lists, traffic against its bots or assistants and pages,
+ * and the days with traffic against the window.
+ */
+import { checkPartsAddUp } from './plausibility-checks';
+import { at, DAY, dayOf, figure, type Finding, isNum, one, ROUNDING, whole } from './plausibility-words';
+import { valuesAtPath } from './paths';
+
+/** The readiness score is the mean of its signals' values weighed by their weights (null with no signal). */
+export function checkReadinessWeighted(body: unknown, fields: readonly string[]): Finding[] {
+  const score = at(body, fields[0]!);
+  const [values, weights] = [valuesAtPath(body, fields[1]!), valuesAtPath(body, fields[2]!)];
+  if (values.length === 0 || values.length !== weights.length || ![...values, ...weights].every(isNum)) return [];
+  const total = (weights as number[]).reduce((s, w) => s + w, 0);
+  if (total === 0) return [];
+  const mean = (values as number[]).reduce((s, v, i) => s + v * (weights[i] as number), 0) / total;
+  if (isNum(score) && Math.abs(score - mean) <= ROUNDING) return [];
+  return [
+    {
+      fields: [fields[0]!],
+      values: { [fields[0]!]: score, signals: values.length },
+      message: `${fields[0]} ${figure(score)}, but its ${values.length} signals weigh in at ${one(mean)}: is \`${fields[0]}\` read from the right field, as a percentage?`,
+    },
+  ];
+}
+
+/** A topic in full lists every one of its questions: as many as its count of questions. */
+export function checkQuestionsListed(body: unknown, fields: readonly string[]): Finding[] {
+  const [count, listed] = [at(body, fields[0]!), valuesAtPath(body, 'questions')[0]];
+  if (!isNum(count) || !Array.isArray(listed) || count === listed.length) return [];
+  return [
+    {
+      fields: [fields[0]!],
+      values: { [fields[0]!]: count, questions: listed.length },
+      message: `${fields[0]} ${whole(count)}, but the topic lists ${whole(listed.length)} questions: is \`${fields[0]}\` read from the right field?`,
+    },
+  ];
+}
+
+/** `[total, by agent, by page, a page's by agent]`: the total is its agents' and its pages' counts, a page's its agents'. */
+export const checkTrafficAddsUp = (body: unknown, fields: readonly string[]): Finding[] => {
+  const [total, byAgent, byPage, pageByAgent] = fields as [string, string, string, string];
+  return checkPartsAddUp([
+    [total, byAgent],
+    [total, byPage],
+    [byPage, pageByAgent],
+  ])(body);
+};
+
+/** The days with traffic are at most the window's days and the total's count, and none exactly when there is none. */
+export function checkDaysWithTraffic(body: unknown, fields: readonly string[]): Finding[] {
+  const [days, total] = [at(body, fields[0]!), at(body, fields[1]!)];
+  const [from, to] = [dayOf(at(body, fields[2]!)), dayOf(at(body, fields[3]!))];
+  if (!isNum(days) || !isNum(total)) return [];
+  const window = Number.isNaN(from) || Number.isNaN(to) ? Number.POSITIVE_INFINITY : (to - from) / DAY + 1;
+  if (days <= window && days <= total && (days === 0) === (total === 0)) return [];
+  const why = days > window ? `the window has ${whole(window)} days` : `the total is ${whole(total)}`;
+  return [{ fields: [fields[0]!, fields[1]!], values: { [fields[0]!]: days, [fields[1]!]: total }, message: `${fields[0]} is ${whole(days)}, but ${why}: are they read from the right fields?` }];
+}
