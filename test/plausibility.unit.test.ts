@@ -632,6 +632,24 @@ describe('each rule fails on a planted bad value', () => {
     expect(found('getAiVisitors', { ...visitors, total_visits: 4, previous_visits: 10 })).toEqual(['change_of_counts', 'traffic_adds_up', 'traffic_adds_up']);
   });
 
+  it("head_to_heads_partition: the brand's runs the same for every rival, the runs with one ahead among those naming both, most named first", () => {
+    const row = (both_named: number, brand_only: number, rival_only: number, brand_ahead: number, rival_ahead: number) => ({ both_named, brand_only, rival_only, brand_ahead, rival_ahead });
+    const topic = () => ({ head_to_heads: [row(10, 20, 30, 6, 4), row(12, 18, 5, 2, 1)] });
+    const found = (body: Body) => {
+      const violations = violationsOf('getTopic', body);
+      for (const v of violations) failed.add(v.rule);
+      return violations.map((v) => [v.rule, v.fields[0]]);
+    };
+    expect(found(topic())).toEqual([]);
+    // The rival's runs read as the brand's: the brand's runs differ by rival.
+    expect(found({ head_to_heads: topic().head_to_heads.map((r) => ({ ...r, brand_only: r.rival_only, rival_only: r.brand_only })) })).toEqual([
+      ['head_to_heads_partition', 'head_to_heads[].both_named'],
+    ]);
+    // Both named read from a count of the brand alone: more runs ahead than name both.
+    expect(found({ head_to_heads: [row(4, 26, 30, 6, 4), row(6, 24, 5, 2, 1)] })).toEqual([['head_to_heads_partition', 'head_to_heads[].brand_ahead']]);
+    expect(found({ head_to_heads: [...topic().head_to_heads].reverse() })).toEqual([['head_to_heads_partition', 'head_to_heads[].rival_only']]);
+  });
+
   it('every rule of the table was failed above', () => {
     expect([...failed].sort()).toEqual([...RULE_IDS].sort());
     expect(RULES.map((r) => r.id).sort()).toEqual(RULE_IDS.filter((id) => id !== 'engines_answered').sort());

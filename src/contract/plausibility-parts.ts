@@ -60,3 +60,25 @@ export function checkDaysWithTraffic(body: unknown, fields: readonly string[]): 
   const why = days > window ? `the window has ${whole(window)} days` : `the total is ${whole(total)}`;
   return [{ fields: [fields[0]!, fields[1]!], values: { [fields[0]!]: days, [fields[1]!]: total }, message: `${fields[0]} is ${whole(days)}, but ${why}: are they read from the right fields?` }];
 }
+
+/**
+ * A topic's head-to-heads, `[both named, brand only, rival only, brand ahead, rival ahead]` per rival: the brand's
+ * runs (named with the rival or without) are the same for every rival, the runs where one is ahead are runs naming
+ * both, and the rivals come most named first (their runs with the brand or without).
+ */
+export function checkHeadToHeads(body: unknown, fields: readonly string[]): Finding[] {
+  const [both, brandOnly, rivalOnly, brandAhead, rivalAhead] = fields.map((f) => f.split('.').at(-1)!) as [string, string, string, string, string];
+  const rows = valuesAtPath(body, fields[0]!.slice(0, fields[0]!.lastIndexOf('.'))).filter(
+    (r): r is Record<string, number> => typeof r === 'object' && r !== null && [both, brandOnly, rivalOnly, brandAhead, rivalAhead].every((k) => isNum((r as Record<string, unknown>)[k])),
+  );
+  const found = (blamed: readonly string[], words: string): Finding[] => [
+    { fields: [...blamed], values: { rivals: rows.length }, message: `${words}: are the head-to-heads read from the right fields?` },
+  ];
+  const brandRuns = new Set(rows.map((r) => r[both]! + r[brandOnly]!));
+  if (brandRuns.size > 1) return found([fields[0]!, fields[1]!], `the brand's runs (named with the rival or without) differ by rival: ${[...brandRuns].slice(0, 3).map(whole).join(', ')}`);
+  const ahead = rows.filter((r) => r[brandAhead]! + r[rivalAhead]! > r[both]!).length;
+  if (ahead > 0) return found([fields[3]!, fields[4]!, fields[0]!], `${whole(ahead)} rivals are ahead or behind in more runs than name both`);
+  const runs = rows.map((r) => r[both]! + r[rivalOnly]!);
+  if (runs.some((n, i) => i > 0 && n > runs[i - 1]!)) return found([fields[2]!, fields[0]!], 'the rivals are not listed most named first (their runs with the brand or without)');
+  return [];
+}

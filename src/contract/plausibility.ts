@@ -34,7 +34,7 @@ import {
   checkWholeCounts,
   checkWithinRange,
 } from './plausibility-checks';
-import { checkDaysWithTraffic, checkQuestionsListed, checkReadinessWeighted, checkTrafficAddsUp } from './plausibility-parts';
+import { checkDaysWithTraffic, checkHeadToHeads, checkQuestionsListed, checkReadinessWeighted, checkTrafficAddsUp } from './plausibility-parts';
 import { oursUnderVendor } from './enum-spelling';
 import { checkActionFollowsCoverage, checkActionsCounted, checkCited, checkHasPage, checkMatching, checkOpenCounts, checkUpdatedNotBeforeCreated } from './plausibility-plan';
 import { checkChangeAgainstWeekBefore, checkLastWeekIsThePeriod, checkWeeksConsecutive } from './plausibility-history';
@@ -81,6 +81,7 @@ export const RULE_IDS = [
   'open_counts_cover_the_list',
   'traffic_adds_up',
   'days_with_traffic',
+  'head_to_heads_partition',
   'engines_answered',
 ] as const;
 export type RuleId = (typeof RULE_IDS)[number];
@@ -282,8 +283,7 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: 'fixed_windows',
-    // The fixed windows (`/visibility`, `/prompts`, `/answers/history`) are the last 7 days ending today (a day either side for time zones and the cache); `/answers/history` compares them with the
-    // 7 days before.
+    // The fixed windows (`/visibility`, `/prompts`, `/answers/history`) are the 7 days ending today (a day either side: time zones, the cache), compared with the 7 days before.
     reads: {
       getVisibility: ['period.from', 'period.to'],
       getPromptMatrix: ['period.from', 'period.to'],
@@ -459,6 +459,12 @@ export const RULES: readonly Rule[] = [
     reads: { getAiCrawlers: ['days_with_hits', 'total_hits', 'period.from', 'period.to'] },
     pins: ['days_with_hits'],
     check: checkDaysWithTraffic,
+  },
+  {
+    id: 'head_to_heads_partition',
+    // Per rival, the brand's runs are both named plus the brand only (the same for every rival), those with one ahead name both, rivals most named first.
+    reads: { getTopic: ['head_to_heads[].both_named', 'head_to_heads[].brand_only', 'head_to_heads[].rival_only', 'head_to_heads[].brand_ahead', 'head_to_heads[].rival_ahead'] },
+    check: checkHeadToHeads,
   },
 ];
 
