@@ -650,6 +650,26 @@ describe('each rule fails on a planted bad value', () => {
     expect(found({ head_to_heads: [...topic().head_to_heads].reverse() })).toEqual([['head_to_heads_partition', 'head_to_heads[].rival_only']]);
   });
 
+  it("market_code_is_its_country: a market's code begins with its country, in any case, alone or with a language suffix", () => {
+    const found = (id: 'listMarkets' | 'listBrands', body: Body) => {
+      const violations = violationsOf(id, body);
+      for (const v of violations) failed.add(v.rule);
+      return violations.map((v) => [v.rule, v.fields[0], v.values.markets]);
+    };
+    const markets = [
+      { code: 'us', language: 'en', country: 'US' },
+      { code: 'DE', language: 'de', country: 'de' },
+      { code: 'ch-fr', language: 'fr', country: 'CH' },
+    ];
+    expect(found('listMarkets', { markets })).toEqual([]);
+    expect(found('listBrands', { brands: [{ markets }] })).toEqual([]);
+    // The language read as the country: `us` and `ch-fr` do not begin with `en` and `fr`; `de` alone cannot tell them apart.
+    const swapped = markets.map((m) => ({ ...m, country: m.language, language: m.country }));
+    expect(found('listMarkets', { markets: swapped })).toEqual([['market_code_is_its_country', 'markets[].country', 2]]);
+    expect(found('listBrands', { brands: [{ markets: swapped }, { markets }] })).toEqual([['market_code_is_its_country', 'brands[].markets[].country', 2]]);
+    expect(violationsOf('listMarkets', { markets: swapped })[0]!.message).toBe('2 market codes do not begin with their country ("en", "fr"): is `markets[].country` read from the right field?');
+  });
+
   it('every rule of the table was failed above', () => {
     expect([...failed].sort()).toEqual([...RULE_IDS].sort());
     expect(RULES.map((r) => r.id).sort()).toEqual(RULE_IDS.filter((id) => id !== 'engines_answered').sort());

@@ -8,6 +8,7 @@
 import { checkPartsAddUp } from './plausibility-checks';
 import { at, DAY, dayOf, figure, type Finding, isNum, one, ROUNDING, whole } from './plausibility-words';
 import { valuesAtPath } from './paths';
+import type { Rule } from './plausibility-rule';
 
 /** The readiness score is the mean of its signals' values weighed by their weights (null with no signal). */
 export function checkReadinessWeighted(body: unknown, fields: readonly string[]): Finding[] {
@@ -82,3 +83,44 @@ export function checkHeadToHeads(body: unknown, fields: readonly string[]): Find
   if (runs.some((n, i) => i > 0 && n > runs[i - 1]!)) return found([fields[2]!, fields[0]!], 'the rivals are not listed most named first (their runs with the brand or without)');
   return [];
 }
+
+/** The rules of figures against their parts, in the table (src/contract/plausibility.ts `RULES`). */
+export const PART_RULES: readonly Rule[] = [
+  {
+    id: 'readiness_is_weighted_signals',
+    // The readiness score is the mean of its signals' values weighed by their weights (null with no signal).
+    reads: { getOverview: ['readiness.score', 'readiness.signals[].value', 'readiness.signals[].weight'] },
+    pins: ['readiness.score'],
+    check: checkReadinessWeighted,
+  },
+  {
+    id: 'questions_listed',
+    // A topic in full lists every one of its questions: as many as its count of questions.
+    reads: { getTopic: ['topic.questions', 'questions[].id'] },
+    pins: ['topic.questions'],
+    check: checkQuestionsListed,
+  },
+  {
+    id: 'traffic_adds_up',
+    // Traffic in the window is its bots' (assistants') and its pages' counts, a page's its bots'.
+    reads: {
+      getAiCrawlers: ['total_hits', 'bots[].hits', 'pages[].hits', 'pages[].bots[].hits'],
+      getAiVisitors: ['total_visits', 'assistants[].visits', 'pages[].visits', 'pages[].assistants[].visits'],
+    },
+    pins: ['total_hits', 'total_visits'],
+    check: checkTrafficAddsUp,
+  },
+  {
+    id: 'days_with_traffic',
+    // The days with crawler hits are at most the window's days and the hits, and none exactly when there is none.
+    reads: { getAiCrawlers: ['days_with_hits', 'total_hits', 'period.from', 'period.to'] },
+    pins: ['days_with_hits'],
+    check: checkDaysWithTraffic,
+  },
+  {
+    id: 'head_to_heads_partition',
+    // Per rival, the brand's runs are both named plus the brand only (the same for every rival), those with one ahead name both, rivals most named first.
+    reads: { getTopic: ['head_to_heads[].both_named', 'head_to_heads[].brand_only', 'head_to_heads[].rival_only', 'head_to_heads[].brand_ahead', 'head_to_heads[].rival_ahead'] },
+    check: checkHeadToHeads,
+  },
+];

@@ -9,6 +9,7 @@ import { CONTENT_ACTIONS, TASK_LAYERS } from './enums';
 import { type AnyOperation, type OperationId, operations } from './operations';
 import { holdersOf, valuesAtPath } from './paths';
 import { at, type Finding, isNum, whole } from './plausibility-words';
+import type { Rule } from './plausibility-rule';
 
 /** What a rule of a read may know of its request: the query discovery asked (`limit`, `layer`, `status`). */
 interface Asked {
@@ -120,3 +121,52 @@ export function checkUpdatedNotBeforeCreated(body: unknown, fields: readonly str
   const message = `${fields[1]} is before ${fields[0]} in ${whole(early.length)} of ${whole(holders.length)}: are they read from each other's fields?`;
   return [{ fields: [...fields], values: { early: early.length }, message }];
 }
+
+/** The rules of tasks and content gaps, in the table (src/contract/plausibility.ts `RULES`). */
+export const PLAN_RULES: readonly Rule[] = [
+  {
+    id: 'updated_not_before_created',
+    // A task is updated no earlier than it was made.
+    reads: { listTasks: ['tasks[].created_at', 'tasks[].updated_at'], getTask: ['task.created_at', 'task.updated_at'] },
+    check: checkUpdatedNotBeforeCreated,
+  },
+  {
+    id: 'has_page_is_a_page',
+    // A question has a page exactly where the brand's page for it is given.
+    reads: { getContentGaps: ['questions[].has_page', 'questions[].page'] },
+    check: checkHasPage,
+  },
+  {
+    id: 'cited_is_page_cited',
+    // A question's page is cited exactly where runs of the window cite it, and only a question with a page has it cited.
+    reads: { getContentGaps: ['questions[].cited', 'questions[].page_citations', 'questions[].has_page'] },
+    check: checkCited,
+  },
+  {
+    id: 'action_follows_coverage',
+    // The action is `write` for a question with no page, `leave` for a page AI cites, `improve` for one it does not.
+    reads: { getContentGaps: ['questions[].action', 'questions[].has_page', 'questions[].cited'] },
+    check: checkActionFollowsCoverage,
+  },
+  {
+    id: 'actions_counted',
+    // Each count of actions is the number of questions with that action (every question is listed).
+    reads: { getContentGaps: ['counts.write', 'counts.improve', 'counts.leave', 'questions[].action'] },
+    pins: ['counts.write', 'counts.improve', 'counts.leave'],
+    check: checkActionsCounted,
+  },
+  {
+    id: 'matching_counts_the_list',
+    // `matching` counts the tasks the filter matches before `limit`: at least those listed, all of them when fewer than the limit are.
+    reads: { listTasks: ['matching', 'tasks'] },
+    pins: ['matching'],
+    check: checkMatching,
+  },
+  {
+    id: 'open_counts_cover_the_list',
+    // Each layer's open count is at least its open tasks listed, and as many when the read listed every open task.
+    reads: { listTasks: ['open_counts.content', 'open_counts.technical', 'open_counts.authority', 'open_counts.brand', 'tasks[].layer', 'tasks[].status'] },
+    pins: ['open_counts.content', 'open_counts.technical', 'open_counts.authority', 'open_counts.brand'],
+    check: checkOpenCounts,
+  },
+];

@@ -34,88 +34,18 @@ import {
   checkWholeCounts,
   checkWithinRange,
 } from './plausibility-checks';
-import { checkDaysWithTraffic, checkHeadToHeads, checkQuestionsListed, checkReadinessWeighted, checkTrafficAddsUp } from './plausibility-parts';
+import { MARKET_RULES } from './plausibility-markets';
+import { PART_RULES } from './plausibility-parts';
 import { oursUnderVendor } from './enum-spelling';
-import { checkActionFollowsCoverage, checkActionsCounted, checkCited, checkHasPage, checkMatching, checkOpenCounts, checkUpdatedNotBeforeCreated } from './plausibility-plan';
+import { PLAN_RULES } from './plausibility-plan';
 import { checkChangeAgainstWeekBefore, checkLastWeekIsThePeriod, checkWeeksConsecutive } from './plausibility-history';
 import { type OperationId, operations, OPERATION_IDS } from './operations';
-import type { Period } from './window';
+import type { Rule, Violation, RuleContext } from './plausibility-rule';
 import { at, figure, isNum, present, ROUNDING, shareOfCounts, whole } from './plausibility-words';
 
 export { ROUNDING } from './plausibility-words';
 
-/** Every rule's id: the table's, and the one of what a view counts. */
-export const RULE_IDS = [
-  'score_is_share_named',
-  'within_range',
-  'points_not_fractions',
-  'whole_counts',
-  'outcomes_add_up',
-  'outcome_follows_engines',
-  'weeks_consecutive',
-  'change_against_week_before',
-  'last_week_is_the_period',
-  'engines_by_our_names',
-  'moves_follow_outcome',
-  'absent_names_a_rival',
-  'rate_is_share_of_runs',
-  'fixed_windows',
-  'period_is_the_window',
-  'previous_period_before_it',
-  'engines_ours_or_declared',
-  'share_of_voice_is_share_of_mentions',
-  'recommend_rate_is_share_of_engines',
-  'readiness_is_weighted_signals',
-  'brand_standing_is_its_figures',
-  'citations_add_up',
-  'change_of_counts',
-  'position_where_named',
-  'most_named_first',
-  'questions_listed',
-  'updated_not_before_created',
-  'has_page_is_a_page',
-  'cited_is_page_cited',
-  'action_follows_coverage',
-  'actions_counted',
-  'matching_counts_the_list',
-  'open_counts_cover_the_list',
-  'traffic_adds_up',
-  'days_with_traffic',
-  'head_to_heads_partition',
-  'engines_answered',
-] as const;
-export type RuleId = (typeof RULE_IDS)[number];
-
-/** One rule broken: which, where, the values seen, and in words a person can act on. */
-export interface Violation {
-  rule: RuleId;
-  /** The operation whose body broke it; null for a rule of what a view counts (`engines_answered`). */
-  operation: OperationId | null;
-  /** The contract's fields it read (`topics[].change`). */
-  fields: string[];
-  values: Record<string, unknown>;
-  message: string;
-}
-
-type Finding = Omit<Violation, 'rule' | 'operation'>;
-
-/** What a rule may know besides the body: `today` (`YYYY-MM-DD`, UTC), from the caller's clock seam, never the wall clock; a rule that needs it says nothing without it. */
-export interface RuleContext {
-  today?: string | undefined;
-  /** The window the read asked for, resolved (`days`, `from`, `to`, or its fixed window): discovery knows its requests; the rules of it say nothing without it. */
-  window?: Period | undefined;
-  /** The query the read asked (`limit`, `layer`): discovery knows its requests; the rules of it say less without it. */
-  query?: Readonly<Record<string, unknown>> | undefined;
-}
-
-/** A rule (what it says: the comment under its `id`), the fields it reads per operation, and the check of one body. */
-export interface Rule {
-  id: RuleId;
-  reads: Partial<Record<OperationId, readonly string[]>>;
-  /** Fields whose values it fixes (not only bounds): one candidate for them that keeps it, where others break it, is evidence (discovery). */
-  pins?: readonly string[];
-  check: (body: unknown, fields: readonly string[], operation: OperationId, context: RuleContext) => Finding[];
-}
+export { RULE_IDS, type Rule, type RuleContext, type RuleId, type Violation } from './plausibility-rule';
 
 /** The cited pages' counts and what divides them: by engine, by topic, by page, now and in the previous period. */
 const CITATION_PARTS = (['citations', 'previous_citations'] as const).flatMap(
@@ -335,13 +265,6 @@ export const RULES: readonly Rule[] = [
     },
   },
   {
-    id: 'readiness_is_weighted_signals',
-    // The readiness score is the mean of its signals' values weighed by their weights (null with no signal).
-    reads: { getOverview: ['readiness.score', 'readiness.signals[].value', 'readiness.signals[].weight'] },
-    pins: ['readiness.score'],
-    check: checkReadinessWeighted,
-  },
-  {
     id: 'brand_standing_is_its_figures',
     // The brand's own row among its rivals holds its visibility and share of voice of the period.
     reads: { getOverview: ['competition.brand.visibility', 'visibility.score', 'competition.brand.share_of_voice', 'share_of_voice.share'] },
@@ -391,81 +314,9 @@ export const RULES: readonly Rule[] = [
     reads: { listTopics: ['topics[].rivals[].share'], getTopic: ['topic.rivals[].share'] },
     check: (body, fields) => checkLargestFirst(fields[0]!)(body),
   },
-  {
-    id: 'questions_listed',
-    // A topic in full lists every one of its questions: as many as its count of questions.
-    reads: { getTopic: ['topic.questions', 'questions[].id'] },
-    pins: ['topic.questions'],
-    check: checkQuestionsListed,
-  },
-  {
-    id: 'updated_not_before_created',
-    // A task is updated no earlier than it was made.
-    reads: { listTasks: ['tasks[].created_at', 'tasks[].updated_at'], getTask: ['task.created_at', 'task.updated_at'] },
-    check: checkUpdatedNotBeforeCreated,
-  },
-  {
-    id: 'has_page_is_a_page',
-    // A question has a page exactly where the brand's page for it is given.
-    reads: { getContentGaps: ['questions[].has_page', 'questions[].page'] },
-    check: checkHasPage,
-  },
-  {
-    id: 'cited_is_page_cited',
-    // A question's page is cited exactly where runs of the window cite it, and only a question with a page has it cited.
-    reads: { getContentGaps: ['questions[].cited', 'questions[].page_citations', 'questions[].has_page'] },
-    check: checkCited,
-  },
-  {
-    id: 'action_follows_coverage',
-    // The action is `write` for a question with no page, `leave` for a page AI cites, `improve` for one it does not.
-    reads: { getContentGaps: ['questions[].action', 'questions[].has_page', 'questions[].cited'] },
-    check: checkActionFollowsCoverage,
-  },
-  {
-    id: 'actions_counted',
-    // Each count of actions is the number of questions with that action (every question is listed).
-    reads: { getContentGaps: ['counts.write', 'counts.improve', 'counts.leave', 'questions[].action'] },
-    pins: ['counts.write', 'counts.improve', 'counts.leave'],
-    check: checkActionsCounted,
-  },
-  {
-    id: 'matching_counts_the_list',
-    // `matching` counts the tasks the filter matches before `limit`: at least those listed, all of them when fewer than the limit are.
-    reads: { listTasks: ['matching', 'tasks'] },
-    pins: ['matching'],
-    check: checkMatching,
-  },
-  {
-    id: 'open_counts_cover_the_list',
-    // Each layer's open count is at least its open tasks listed, and as many when the read listed every open task.
-    reads: { listTasks: ['open_counts.content', 'open_counts.technical', 'open_counts.authority', 'open_counts.brand', 'tasks[].layer', 'tasks[].status'] },
-    pins: ['open_counts.content', 'open_counts.technical', 'open_counts.authority', 'open_counts.brand'],
-    check: checkOpenCounts,
-  },
-  {
-    id: 'traffic_adds_up',
-    // Traffic in the window is its bots' (assistants') and its pages' counts, a page's its bots'.
-    reads: {
-      getAiCrawlers: ['total_hits', 'bots[].hits', 'pages[].hits', 'pages[].bots[].hits'],
-      getAiVisitors: ['total_visits', 'assistants[].visits', 'pages[].visits', 'pages[].assistants[].visits'],
-    },
-    pins: ['total_hits', 'total_visits'],
-    check: checkTrafficAddsUp,
-  },
-  {
-    id: 'days_with_traffic',
-    // The days with crawler hits are at most the window's days and the hits, and none exactly when there is none.
-    reads: { getAiCrawlers: ['days_with_hits', 'total_hits', 'period.from', 'period.to'] },
-    pins: ['days_with_hits'],
-    check: checkDaysWithTraffic,
-  },
-  {
-    id: 'head_to_heads_partition',
-    // Per rival, the brand's runs are both named plus the brand only (the same for every rival), those with one ahead name both, rivals most named first.
-    reads: { getTopic: ['head_to_heads[].both_named', 'head_to_heads[].brand_only', 'head_to_heads[].rival_only', 'head_to_heads[].brand_ahead', 'head_to_heads[].rival_ahead'] },
-    check: checkHeadToHeads,
-  },
+  ...PLAN_RULES,
+  ...PART_RULES,
+  ...MARKET_RULES,
 ];
 
 /** Of what a view counts: an engine that answered nothing in the period is not one of the brand's engines. */
