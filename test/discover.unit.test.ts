@@ -195,22 +195,26 @@ describe('fields', () => {
     expect(two.map.fields).toMatchObject({ 'questions[].engines_naming_now': 'count_a', 'questions[].engines_naming_before': 'count_b' });
     expect(two.report.fields['questions[].engines_naming_now']).toEqual({ from: 'count_a', confidence: 0.9, by: 'evidence' });
 
-    // With nothing to tell them apart (no outcome beside them), they stay a question, candidates at 0.3.
+    // With nothing to tell them apart (no outcome beside them), they stay one question, of the pair, candidates at 0.3.
     const bare = renameAt(renameAt(await ours('getAnswerHistory'), 'questions[].engines_naming_now', 'count_a'), 'questions[].engines_naming_before', 'count_b') as {
       questions: Record<string, unknown>[];
     };
     for (const q of bare.questions) delete q.outcome;
-    expect(propose('getAnswerHistory', bare as unknown as Record<string, unknown>).report.to_confirm.filter((item) => item.path.includes('engines_naming'))).toEqual([
+    const asked = propose('getAnswerHistory', bare as unknown as Record<string, unknown>).report.to_confirm.filter((item) => item.path.includes('engines_naming'));
+    expect(asked).toEqual([
       {
         path: 'questions[].engines_naming_now',
+        with: ['questions[].engines_naming_before'],
         reason: expect.any(String),
         candidates: [
           { from: 'count_a', confidence: 0.3, by: 'type' },
           { from: 'count_b', confidence: 0.3, by: 'type' },
         ],
       },
-      { path: 'questions[].engines_naming_before', reason: expect.any(String), candidates: [{ from: 'count_b', confidence: 0.3, by: 'type' }] },
     ]);
+    expect(asked[0]!.reason).toBe(
+      '`questions[].engines_naming_now` and `questions[].engines_naming_before` are `count_a` and `count_b`, one each, and nothing in the answers tells which is which: choose the one of `questions[].engines_naming_now`.',
+    );
 
     // Two as likely by type, told apart by the data: only `total` as the answered runs keeps score = 100 × naming / answered.
     const pair = propose('getVisibility', renameAt(renameAt(await ours('getVisibility'), 'naming_runs', 'hits'), 'answered_runs', 'total') as Record<string, unknown>);

@@ -367,9 +367,10 @@ async function probeEchoes(
       let settled = 'nothing: the answer is not a body';
       if (answer.status === 200 && typeof after === 'object' && after !== null && !Array.isArray(after)) {
         const probe = proposeOperation(zs, id, after as Record<string, unknown>, threshold, evidenceFor(id, probeParams));
-        const candidates = [probe.report.fields[echo.path]?.from, ...probe.report.to_confirm.filter((c) => c.path === echo.path).flatMap((c) => c.candidates.map((x) => x.from))].filter(
-          (k): k is string => k !== undefined,
-        );
+        const candidates = [
+          probe.report.fields[echo.path]?.from,
+          ...probe.report.to_confirm.filter((c) => c.path === echo.path || c.with?.includes(echo.path)).flatMap((c) => c.candidates.map((x) => x.from)),
+        ].filter((k): k is string => k !== undefined);
         const reading = (source: unknown, guess: OperationMap) => (key: string) => conformBody(zs.response(id), source, { ...guess, fields: { ...guess.fields, [echo.path]: key } });
         const key = provenEcho(echo, asked, candidates, reading(body, probe.guess), reading(after, probe.guess));
         if (key !== undefined) probed.set(echo.path, key);

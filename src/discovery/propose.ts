@@ -40,6 +40,7 @@ import { besideEnvelope, findEnvelope } from './envelope';
 import { flatObjects, foldFlatQuestions, placeFlat, unsureFlatKeys } from './flat';
 import { confirmByRules, EVIDENCE, rulesKept, settleByEvidence, settleGroups } from './rules';
 import { placeLeftOver } from './taken';
+import { foldPairs } from './pairs';
 import { settleByOrder } from './order';
 import { alignUnits } from './units';
 import { capped, type Json, KEY_FIELD, keyedItems, MAX_SAMPLES, type Pair, pairOf, pathOf, present, Walk } from './walk';
@@ -115,6 +116,7 @@ export function proposeOperation(
   placeLeftOver(walk, (path) => takesUnit(schema, path));
   confirmByRules(id, schema, body, walk);
   foldFlatQuestions(walk);
+  foldPairs(walk);
   if (envelope) confirmEnvelope(shape, envelope, walk);
   rewalkSettled(shape, inside, walk);
   // Values the evidence settled anywhere (another operation, another brand) are this operation's too: one vocabulary per service.

@@ -42,6 +42,12 @@ export type Candidate = z.infer<typeof Candidate>;
 export const ToConfirm = z.object({
   path: z.string().describe('The contract\'s path of the field (`history[].week_start`); `""` for the body itself (its envelope).'),
   value: z.string().optional().describe('For an enumeration: the upstream value to map.'),
+  with: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'Fields asked together with `path`, which the evidence cannot tell apart from it (a prompt and its answer, both text): the candidates are theirs too, one each, so choosing the one of `path` settles them.',
+    ),
   reason: z.string(),
   candidates: z.array(Candidate).describe('Best first. Confirm one by adding it to the map and `PUT /admin/upstream/map`.'),
 });

@@ -8,7 +8,7 @@ import { FORM_UNIQUE } from './by-shape';
 import type { Walk } from './walk';
 
 /** The contract path whose upstream object holds `path`'s key: its parent's, or, for an object written flat (`"."`), its parent's holder. */
-function holderOf(walk: Walk, path: string): string {
+export function holderOf(walk: Walk, path: string): string {
   const parent = path.includes('.') ? path.slice(0, path.lastIndexOf('.')) : '';
   return parent !== '' && walk.fields[parent]?.from === '.' ? holderOf(walk, parent) : parent;
 }
