@@ -42,8 +42,8 @@ import { confirmByRules, EVIDENCE, rulesKept, settleByEvidence, settleGroups } f
 import { placeLeftOver } from './taken';
 import { settleByOrder } from './order';
 import { alignUnits } from './units';
-import { capped, type Json, KEY_FIELD, keyedItems, MAX_SAMPLES, type Pair, pairOf, pathOf, present, Walk } from './walk';
-import { byVocabulary, VOCABULARY, type Vocabulary } from './vocabulary';
+import { capped, type Json, KEY_FIELD, keyedItems, MAX_SAMPLES, type Pair, pairOf, pathOf, present, type Vocabulary, Walk } from './walk';
+import { byVocabulary, VOCABULARY } from './vocabulary';
 import { byShape, IDENTITY, LISTED, spellsAsOurs } from './by-shape';
 import { alignWithMargins, FORCED } from './align';
 import { keepProven } from './proven';
