@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Run by `npm test` before the Worker's tests: the layers hold, no source file
-// is over 500 lines, and the published `./client` bundles no D1 code. Fails
-// with one line per problem.
+// Run by `npm test` before the Worker's tests: the layers hold, no two files
+// import each other (type imports too), no source file is over 500 lines, and
+// the published `./client` bundles no D1 code. Fails with one line per problem.
 import { build } from 'esbuild';
 import { checkLayers, sourceFiles } from './layers.mjs';
 
@@ -16,14 +16,19 @@ for (const file of files) {
   if (lines > MAX_LINES) failures.push(`${file.path} has ${lines} lines (at most ${MAX_LINES}): split it along its seams`);
 }
 
-// The check itself must catch what it guards against: a planted back-import and a planted cycle.
+// The check itself must catch what it guards against: planted back-imports, a sibling import, and planted cycles of folders and of files.
 const planted = (edits) => files.map((f) => (edits[f.path] ? { ...f, text: `${edits[f.path]}\n${f.text}` } : f));
 const backImport = checkLayers(planted({ 'src/contract/errors.ts': "import type { ApiClient } from '../client';" }));
 if (!backImport.some((p) => p.includes('runs up from src/contract to src/client'))) failures.push('self-test: a planted back-import (contract -> client) was not reported');
+if (!backImport.includes('folders import each other: src/client -> src/contract -> src/client')) failures.push('self-test: the cycle of a planted back-import (contract <-> client) was not reported');
 const typeOnly = checkLayers(planted({ 'src/lib/hash.ts': "export type { Report } from '../weekly-report/model';" }));
 if (!typeOnly.some((p) => p.includes('runs up from src/lib to src/weekly-report'))) failures.push('self-test: a planted type re-export (lib -> weekly-report) was not reported');
 const sibling = checkLayers(planted({ 'src/reports/index.ts': "import { x } from '../digests/planner';" }));
 if (!sibling.some((p) => p.includes('a sibling'))) failures.push('self-test: a planted sibling import (reports -> digests) was not reported');
+// A circle of types alone, within one folder (the guard imports the paths): only the file check sees it.
+const typeCircle = checkLayers(planted({ 'src/account/paths.ts': "import type { SignedIn } from './guard';" }));
+const plantedCircle = 'files import each other: src/account/guard.ts -> src/account/paths.ts -> src/account/guard.ts';
+if (!typeCircle.includes(plantedCircle)) failures.push('self-test: a planted circle of type imports (account paths <-> guard) was not reported');
 
 // `./client` alone: which files of this repository its bundle holds.
 const { metafile, outputFiles } = await build({

@@ -1,7 +1,8 @@
 // The layers of DESIGN section 2 (docs/architecture.md), as data, and the check
 // that holds the code to them. `npm test` runs scripts/check-layers.mjs, which
 // reads every import of src/ and emails/ and fails on an import that runs up
-// or sideways, or on a cycle between folders.
+// or sideways, on a cycle between folders, or on a circle between files (type
+// imports count: a circle of types is a circle of what depends on what).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
@@ -90,7 +91,74 @@ export function checkLayers(files) {
     }
   }
   for (const cycle of cyclesOf(edges)) problems.push(`folders import each other: ${cycle.join(' -> ')}`);
+  for (const circle of fileCirclesOf(files)) problems.push(`files import each other: ${circle.join(' -> ')}`);
   return problems;
+}
+
+/** The file a relative import of `from` names, among `paths` (TypeScript's resolution: the extension or `/index` left out). */
+function resolveIn(paths, from, spec) {
+  const target = path.posix.normalize(path.posix.join(path.posix.dirname(from), spec));
+  return [target, `${target}.ts`, `${target}.tsx`, `${target}/index.ts`, `${target}/index.tsx`].find((candidate) => paths.has(candidate));
+}
+
+/**
+ * The circles of the file graph, every import counted (value, type, re-export, dynamic): one per strongly
+ * connected group of files (Tarjan), as one circle through its first file, so a tangle is one line.
+ */
+export function fileCirclesOf(files) {
+  const paths = new Set(files.map((f) => f.path));
+  const importedBy = (f) => new Set(importsOf(f.text).map((spec) => resolveIn(paths, f.path, spec)));
+  const next = new Map(files.map((f) => [f.path, [...importedBy(f)].filter(Boolean)]));
+  const index = new Map();
+  const low = new Map();
+  const stack = [];
+  const onStack = new Set();
+  const groups = [];
+  const connect = (node) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node));
+    stack.push(node);
+    onStack.add(node);
+    for (const to of next.get(node)) {
+      if (!index.has(to)) {
+        connect(to);
+        low.set(node, Math.min(low.get(node), low.get(to)));
+      } else if (onStack.has(to)) low.set(node, Math.min(low.get(node), index.get(to)));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const group = [];
+    let member;
+    do {
+      member = stack.pop();
+      onStack.delete(member);
+      group.push(member);
+    } while (member !== node);
+    if (group.length > 1 || next.get(node).includes(node)) groups.push(group);
+  };
+  for (const file of paths) if (!index.has(file)) connect(file);
+  return groups.map((group) => circleThrough(group.sort()[0], new Set(group), next));
+}
+
+/** The shortest circle from `start` back to it within `group` (breadth-first). */
+function circleThrough(start, group, next) {
+  const cameFrom = new Map();
+  const queue = [start];
+  while (queue.length > 0) {
+    const node = queue.shift();
+    for (const to of next.get(node)) {
+      if (!group.has(to)) continue;
+      if (to === start) {
+        const circle = [start];
+        for (let at = node; at !== start; at = cameFrom.get(at)) circle.splice(1, 0, at);
+        return [...circle, start];
+      }
+      if (!cameFrom.has(to)) {
+        cameFrom.set(to, node);
+        queue.push(to);
+      }
+    }
+  }
+  return [start, start];
 }
 
 /** Cycles of the folder graph (depth-first; each reported once, from its first folder). */

@@ -1,43 +1,34 @@
 /**
  * What every page and form of the account goes through (routes.ts, link-routes.ts): the session of the
  * request (session.ts), the key's brands read first (a key the API no longer accepts ends its sessions
- * here), and for a POST, the check that it comes from this site with the session's token. What they decide
- * early (a redirect to sign in, a refused form) is thrown as a `FormProblem` and answered by `answering`.
+ * here), and for a POST, the check that it comes from this site with the session's token (form.ts). It writes
+ * no page: what it decides early is thrown, a `Redirect` (to sign in) or a `FormRefused` with its reason, and
+ * the route's `answering` (shell.ts) answers it.
  */
 import { ApiClientError, toApiError } from '../client';
 import { sameSecret } from '../lib/hash';
-import { fromThisSite, readBodyUpTo } from '../lib/http';
 import { ASK_NOW, clientAddressOf, keyUnconfirmed } from '../proxy';
 import type { Caller, SubscriptionDeps } from '../subscriptions';
-import { ACCOUNT_PATHS, type Brand, refusedFormPage } from './pages';
+import { field, FormRefused, formOf } from './form';
+import { ACCOUNT_PATHS } from './paths';
 import { clearedSessionCookie, endSessionsOfKey, type Session, sessionOf } from './session';
-
-/** A form here is a handful of short fields. */
-const MAX_FORM_BYTES = 8 * 1024;
 
 export const seeOther = (location: string, headers: Record<string, string> = {}) => new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store', ...headers } });
 
-export class FormProblem extends Error {
+/** A request sent elsewhere before its handler runs (to sign in, its session ended or none): the redirect is its answer. */
+export class Redirect extends Error {
   constructor(readonly response: Response) {
-    super('form refused');
+    super('redirected');
   }
 }
 
-/** The posted form, read up to its limit; refused (403) when it does not come from this site. */
-export async function formOf(request: Request): Promise<FormData> {
-  if (!fromThisSite(request)) throw new FormProblem(refusedFormPage('It was not sent from a page of this site.'));
-  try {
-    const text = await readBodyUpTo(request, MAX_FORM_BYTES, () => new Error('too large'));
-    return await new Request(request.url, { method: 'POST', headers: { 'content-type': request.headers.get('content-type') ?? '' }, body: text }).formData();
-  } catch {
-    throw new FormProblem(refusedFormPage('It could not be read: send it from its page.'));
-  }
+/** A brand the key reads, as its `GET /brands` lists it: what the pages and forms offer to choose. */
+export interface Brand {
+  id: number;
+  name: string;
+  domain: string;
+  markets: readonly { code: string }[];
 }
-
-export const field = (form: FormData, name: string) => {
-  const value = form.get(name);
-  return typeof value === 'string' ? value : '';
-};
 
 /**
  * A signed-in request: its session, the caller it acts as, and the key's brands (read now: a revoked key ends
@@ -54,8 +45,8 @@ export interface SignedIn {
 
 export async function signedIn(request: Request, deps: SubscriptionDeps, o: { writes?: boolean } = {}): Promise<SignedIn> {
   const session = await sessionOf(deps, request);
-  if (session === 'none') throw new FormProblem(seeOther(ACCOUNT_PATHS.signIn));
-  if (session === 'ended') throw new FormProblem(seeOther(`${ACCOUNT_PATHS.signIn}?note=ended`, { 'set-cookie': clearedSessionCookie() }));
+  if (session === 'none') throw new Redirect(seeOther(ACCOUNT_PATHS.signIn));
+  if (session === 'ended') throw new Redirect(seeOther(`${ACCOUNT_PATHS.signIn}?note=ended`, { 'set-cookie': clearedSessionCookie() }));
   const caller = { key: session.key, clientAddress: clientAddressOf(request) };
   try {
     // A write (remove, revoke, make a link, send now) acts on the key's word now: the proxy revalidates, one read of its budget.
@@ -65,7 +56,7 @@ export async function signedIn(request: Request, deps: SubscriptionDeps, o: { wr
     if (error instanceof ApiClientError && error.code === 'plan_inactive') return { session, caller, brands: [], inactive: toApiError(error).message };
     if (error instanceof ApiClientError && error.code === 'invalid_api_key') {
       await endSessionsOfKey(deps, session.key);
-      throw new FormProblem(seeOther(`${ACCOUNT_PATHS.signIn}?note=revoked`, { 'set-cookie': clearedSessionCookie() }));
+      throw new Redirect(seeOther(`${ACCOUNT_PATHS.signIn}?note=revoked`, { 'set-cookie': clearedSessionCookie() }));
     }
     // A write that cannot hear from the service about the key now writes nothing: try again in N s.
     if (error instanceof ApiClientError) throw (o.writes && keyUnconfirmed(error)) || toApiError(error);
@@ -77,18 +68,6 @@ export async function signedIn(request: Request, deps: SubscriptionDeps, o: { wr
 export async function signedInForm(request: Request, deps: SubscriptionDeps): Promise<SignedIn & { form: FormData }> {
   const form = await formOf(request);
   const who = await signedIn(request, deps, { writes: true });
-  if (!(await sameSecret(field(form, 'csrf'), who.session.csrf))) throw new FormProblem(refusedFormPage('It belongs to another session or an older page.'));
+  if (!(await sameSecret(field(form, 'csrf'), who.session.csrf))) throw new FormRefused('It belongs to another session or an older page.');
   return { ...who, form };
 }
-
-/** Runs a handler; the answers it decided on early (a redirect to sign in, a refused form) are its answer. */
-export const answering =
-  <A extends unknown[]>(handler: (...args: A) => Promise<Response>) =>
-  async (...args: A): Promise<Response> => {
-    try {
-      return await handler(...args);
-    } catch (error) {
-      if (error instanceof FormProblem) return error.response;
-      throw error;
-    }
-  };

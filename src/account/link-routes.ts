@@ -23,9 +23,11 @@ import { historyAs, listReportLinks, mintReportLinkAs, revokeReportLink, sibling
 import { html } from '../lib/html';
 import { isViewKind, VIEW_KINDS, VIEWS, type ViewKind } from '../views';
 import type { SubscriptionDeps } from '../subscriptions';
-import { answering, field, seeOther, type SignedIn, signedIn, signedInForm } from './guard';
+import { field, scopeOf } from './form';
+import { seeOther, type SignedIn, signedIn, signedInForm } from './guard';
 import { type CsvView, csvPage, EMPTY_LINK_FORM, LINK_DONE, type LinkField, type LinkForm, type ParamField, sharePage, type ShareView } from './links-page';
-import { ACCOUNT_PATHS, accountFrame, inPeoplesWords, scopeOf } from './pages';
+import { ACCOUNT_PATHS } from './paths';
+import { accountFrame, answering, inPeoplesWords } from './shell';
 import { ownKeyOf } from '../lib/http';
 
 type Deps = SubscriptionDeps;

@@ -6,7 +6,9 @@
  */
 import { html, type Markup } from '../lib/html';
 import type { ParamRule } from '../contract/params';
-import { ACCOUNT_PATHS, accountPage, askedFirst, type Brand, copyButton, inactiveNotice, scopeOptions, withCode } from './pages';
+import type { Brand } from './guard';
+import { ACCOUNT_PATHS } from './paths';
+import { accountPage, askedFirst, copyButton, inactiveNotice, scopeOptions, withCode } from './shell';
 
 /** A form field an error is shown beside; `p.<name>` is a table's parameter (`p.days`, `p.engine`). */
 export type LinkField = 'scope' | 'days' | 'operation' | 'kind' | 'form' | `p.${string}`;

@@ -17,7 +17,7 @@
  *
  * Every form carries a token derived from the session id (`csrfTokenOf`):
  * a form posted from another site has neither the cookie (SameSite=Lax) nor
- * the token, and its Origin is checked too (`guard.ts`).
+ * the token, and its Origin is checked too (`form.ts`).
  *
  * Secure on http://localhost as well: Chromium and Firefox treat loopback as
  * a secure context and keep `Secure` (and so `__Host-`) cookies set over

@@ -7,7 +7,9 @@
  */
 import { EMPTY, html, type Markup } from '../lib/html';
 import type { ListedSubscription, SubscriptionRow } from '../subscriptions';
-import { ACCOUNT_PATHS, accountPage, askedFirst, type Brand, copyButton, inactiveNotice, scopeOptions, withCode } from './pages';
+import type { Brand } from './guard';
+import { ACCOUNT_PATHS } from './paths';
+import { accountPage, askedFirst, copyButton, inactiveNotice, scopeOptions, withCode } from './shell';
 
 /** The add form as typed (strings, as a form posts them). */
 export interface SubscribeForm {

@@ -13,6 +13,7 @@
  * miss a route or describe one that is gone.
  */
 import type * as z from 'zod';
+import { PRODUCT_OPENAPI } from '../contract/documents';
 import { componentSchemas, type JsonObject, RESPONSE_HEADERS } from '../contract/openapi';
 import { type FeatureDocs, KEY_UNCONFIRMED, ok, ProductError, type RouteDoc, type SameAs, TAGS } from '../contract/product-openapi';
 import type { Method, Route } from '../lib/router';
@@ -26,7 +27,6 @@ import { adminDocs } from '../proxy/openapi';
 import { reportDocs } from '../reports/openapi';
 import { FORMATS } from '../reports/routes';
 import { subscriptionDocs } from '../subscriptions/openapi';
-import { PRODUCT_OPENAPI } from './routes';
 import { upstreamCheckDocs } from './upstream-check-openapi';
 
 /** A route as the document reads it: its path and methods (its handlers are not called). */

@@ -24,7 +24,8 @@ export { handleOrigin } from '../origin/handler';
 export { ADMIN_BASE, handleAdmin, UPSTREAM_ADMIN_BASE } from '../proxy/admin';
 export { unsubscribeByMail } from '../subscriptions';
 export { frontDoor, notFoundPage, SESSION_COOKIE } from '../account';
-export { allAdminRoutes, handleProductRoute, PRODUCT_OPENAPI, serveProductDocument } from './routes';
+export { PRODUCT_OPENAPI } from '../contract/documents';
+export { allAdminRoutes, handleProductRoute, serveProductDocument } from './routes';
 export { buildServices } from './services';
 
 /** The optional feature that owns a product path, if any: its routes answer 404 while it is off. Without dev routes, `/dev/*` is nobody's. */

@@ -20,12 +20,10 @@ import { upstreamCheckRoutes } from './upstream-check';
 import { exportRoutes } from '../exports';
 import { reportRoutes } from '../reports';
 import { subscriptionRoutes } from '../subscriptions';
-import { documentResponse, PRODUCT_DOCUMENT_ASSET } from '../contract/documents';
+import { documentResponse, PRODUCT_DOCUMENT_ASSET, PRODUCT_OPENAPI } from '../contract/documents';
 import type { DocumentedRoute } from './openapi';
 import type { Services } from './services';
 
-/** Where the OpenAPI document of these routes is served. */
-export const PRODUCT_OPENAPI = '/openapi.json';
 /**
  * `GET /openapi.json`: served whatever features are on (worker.ts answers it before their gates), from the static
  * assets (`assets`: the ASSETS binding), where scripts/build-openapi.mjs writes it at build time (openapi.ts).

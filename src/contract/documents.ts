@@ -9,6 +9,9 @@
  */
 import { ApiError, JSON_HEADERS } from './errors';
 
+/** Where the Worker serves the product routes' document. */
+export const PRODUCT_OPENAPI = '/openapi.json';
+
 /** Where the build writes each document in the static assets. */
 export const API_DOCUMENT_ASSET = '/openapi/api-v1.json';
 export const PRODUCT_DOCUMENT_ASSET = '/openapi/product.json';

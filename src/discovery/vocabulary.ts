@@ -8,10 +8,7 @@
  * anywhere, and would only repeat itself.
  */
 import { fieldKey } from '../contract/conform';
-import type { Pair, Walk } from './walk';
-
-/** Upstream key to the one contract field name it stands for wherever it was placed surely. */
-export type Vocabulary = ReadonlyMap<string, string>;
+import type { Pair, Vocabulary, Walk } from './walk';
 
 /** The service's own word for the field, placed surely elsewhere: surer than a synonym of ours, less than the name. */
 export const VOCABULARY = 0.85;

@@ -12,9 +12,11 @@ import type { Placement, ToConfirm, ValueProposal } from './report';
 import { type Expected, fitOf, type Reading } from './shapes';
 import type { ValueHints } from './values';
 import type { RuleContext } from '../contract/plausibility';
-import type { Vocabulary } from './vocabulary';
 
 export type Json = Record<string, unknown>;
+
+/** The service's own words (`vocabulary.ts`): upstream key to the one contract field name it stands for wherever it was placed surely. */
+export type Vocabulary = ReadonlyMap<string, string>;
 
 /** Values kept per path: enough to tell shares from percentages and to see an enumeration's values, bounded for long lists. */
 export const MAX_SAMPLES = 200;
