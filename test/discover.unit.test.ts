@@ -110,6 +110,21 @@ describe('fields', () => {
     expect(report.reads).toEqual({ ok: true });
   });
 
+  it("place the overview's parts in one of several shapes where their contents alone say which is which", async () => {
+    let body: unknown = await ours('getOverview');
+    for (const [part, to] of [
+      ['perception', 'p1'],
+      ['ai_traffic', 'p2'],
+      ['tasks', 'p3'],
+    ] as const)
+      body = renameAt(body, part, to);
+    const { report, map } = propose('getOverview', body as Record<string, unknown>);
+    expect(report.to_confirm.filter((item) => /^(perception|ai_traffic|tasks)$/.test(item.path))).toEqual([]);
+    expect(map.fields).toMatchObject({ perception: 'p1', ai_traffic: 'p2', tasks: 'p3' });
+    expect(report.fields.perception).toMatchObject({ from: 'p1', by: 'form' });
+    expect(report.reads).toEqual({ ok: true });
+  });
+
   it('overturn a guess that gives other figures than another answer settled: a vendor code taken for an abbreviation', async () => {
     const body = (await ours('listTopics')) as { topics: { id: number; questions: number }[] } & Record<string, unknown>;
     // `qt` (the service's code for the rank) reads as an abbreviation of `questions`; `phqkf` holds the counts.

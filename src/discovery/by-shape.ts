@@ -41,7 +41,9 @@ export function byShape(
     fitOf(expected[name]!, valuesOf(key), name).readings.length > 0 &&
     // Any text is an open value (an engine): by its form alone, only values that spell as ours say it is one.
     (expected[name]!.kind !== 'enum' || !expected[name]!.open || spellsAsOurs(expected[name]!, valuesOf(key)) === true) &&
-    (!innerShape(expected[name]!) || (aligned.get(name)?.has(key) === true && holdsForms(innerShape(expected[name]!)!, valuesOf(key), expected[name]!.kind === 'array')));
+    (expected[name]!.kind === 'union'
+      ? aligned.get(name)?.has(key) === true
+      : !innerShape(expected[name]!) || (aligned.get(name)?.has(key) === true && holdsForms(innerShape(expected[name]!)!, valuesOf(key), expected[name]!.kind === 'array')));
   // Of an enumeration's candidates, those whose values spell as ours, when some do: a state is never a vendor's version tag.
   const ofOurs = (name: string, keys: string[]) => {
     const spelled = keys.filter((key) => spellsAsOurs(expected[name]!, valuesOf(key)));
