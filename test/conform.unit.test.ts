@@ -62,6 +62,31 @@ describe('conformBody', () => {
     expect(read.ok).toBe(false);
     if (!read.ok) expect(read.field).toBe('market');
   });
+  it("reads what a partial map says of a part in one of several shapes (the overview's perception, a field of it unmapped)", () => {
+    const overview = zs.response('getOverview');
+    const perception = { on: true, measured: 6, knowing: 4, recommending: 1, rate: 16.7, rows: [{ engine: 'chatgpt', knows: true }] };
+    const map = OperationMap.parse({
+      fields: {
+        perception: 'p',
+        'perception.included': 'on',
+        'perception.engines_measured': 'measured',
+        'perception.engines_knowing': 'knowing',
+        'perception.engines_recommending': 'recommending',
+        'perception.recommend_rate': 'rate',
+        'perception.engines': 'rows',
+      },
+    });
+    // `recommends` is not mapped, so no shape reads it whole; what the map says is read all the same.
+    expect((conformBody(overview, { p: perception }, map) as Record<string, unknown>).perception).toEqual({
+      included: true,
+      engines_measured: 6,
+      engines_knowing: 4,
+      engines_recommending: 1,
+      recommend_rate: 16.7,
+      engines: [{ engine: 'chatgpt' }],
+    });
+    expect(conformBody(overview, { perception: 'none' }, map)).toEqual({});
+  });
   it('does not unwrap a body that is already the body, however its objects look', () => {
     const body = { brand_id: 1, market: { id: 11, code: 'us' }, generated_at: 'g' };
     expect(conformBody(schema, body)).toEqual(body);

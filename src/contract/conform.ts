@@ -185,13 +185,27 @@ function namesOf(value: Json): Map<string, string> {
 }
 const namesMemo = new WeakMap<Json, { count: number; names: Map<string, string> }>();
 
-/** The first option the conformed value satisfies; the value unchanged when none does. */
+/**
+ * The first option the conformed value satisfies. When none does (a map still partial, as discovery's), the option
+ * that reads the most of the value, so what the map does say is read and the schema names the field at fault rather
+ * than the union; the value unchanged when no option reads any of it.
+ */
 function conformUnion(options: z.ZodType[], value: unknown, at: At): unknown {
+  let best: { conformed: unknown; leaves: number } | undefined;
   for (const option of options) {
     const conformed = conformValue(option, value, at);
     if (option.safeParse(conformed).success) return conformed;
+    const leaves = leavesOf(conformed);
+    if (isObject(conformed) && leaves > 0 && (!best || leaves > best.leaves)) best = { conformed, leaves };
   }
-  return value;
+  return best?.conformed ?? value;
+}
+
+/** How many values lie under `value` (itself, if it is one). */
+function leavesOf(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce<number>((n, v) => n + leavesOf(v), 0);
+  if (isObject(value)) return Object.values(value).reduce<number>((n, v) => n + leavesOf(v), 0);
+  return value === undefined ? 0 : 1;
 }
 
 /** How many of `shape`'s fields `value` holds under some spelling. */
