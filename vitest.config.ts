@@ -55,6 +55,7 @@ export default defineConfig(async () => {
     test: {
       // The files' order is shuffled by a fixed seed (`TEST_SEED=N` for another): the suite passes in any order, and a run is repeatable.
       sequence: { shuffle: { files: true, tests: false }, seed: Number(process.env.TEST_SEED ?? 20261128) },
+      // Two at a time, at the root and in each project: a project does not take the root's, and its own default here is one.
       maxWorkers: 2,
       projects: [
         {
@@ -70,6 +71,7 @@ export default defineConfig(async () => {
             sequence: { groupOrder: 0 },
             // One module graph per worker for its files, as in the worker project: 4 s for the project, not 12 (docs/tests.md).
             isolate: false,
+            maxWorkers: 2,
             testTimeout: 10_000,
             hookTimeout: 10_000,
           },
@@ -87,6 +89,7 @@ export default defineConfig(async () => {
             // once per worker (about 7 s), not per file.
             isolate: false,
             fileParallelism: true,
+            maxWorkers: 2,
             testTimeout: 30_000,
             hookTimeout: 120_000,
           },
