@@ -18,10 +18,15 @@
  * workerd's own clock (KV and Cache API expiry, alarms) is not moved, so only
  * offsets forward are the same as a real run: the clock is only ever moved
  * ahead.
+ *
+ * Both projects of vitest.config.ts run it: the offset (`RUN_OFFSET`) and
+ * `TEST_DAY` are read from `process.env`, which workerd fills from the
+ * Worker's string bindings (`nodejs_compat`) and Node from the unit project's
+ * `env`.
  */
-import { env } from 'cloudflare:test';
-
 import { runStart } from './run-start';
+
+const vars = (globalThis as unknown as { process?: { env: Record<string, string | undefined> } }).process?.env ?? {};
 
 const global = globalThis as unknown as { Date: DateConstructor; runClock?: number };
 // The files of one worker share one isolate and each runs the setup files: the first one sets the clock.
@@ -29,7 +34,7 @@ if (global.runClock === undefined) {
   const RealDate = Date;
   const now = RealDate.now();
   // The offset the config fixed once for the whole run (every worker of the suite alike, never negative); else this isolate's own.
-  const offset = env.RUN_OFFSET ? Number(env.RUN_OFFSET) : runStart(now, env.TEST_DAY) - now;
+  const offset = vars.RUN_OFFSET ? Number(vars.RUN_OFFSET) : runStart(now, vars.TEST_DAY) - now;
   class RunDate extends RealDate {
     constructor(...args: ConstructorParameters<DateConstructor> | []) {
       if (args.length === 0) super(RealDate.now() + offset);

@@ -32,6 +32,10 @@ describe("the run's clock", () => {
     );
   });
 
+  it('is installed in the unit project with the offset the config fixed for the run (RUN_OFFSET)', () => {
+    expect((globalThis as { runClock?: number }).runClock).toBe(Number(process.env.RUN_OFFSET));
+  });
+
   it("runs the issue's instants as the next day's first second, and a day as that day at the real time of day", () => {
     const noon = Date.UTC(2026, 10, 28, 12, 0, 0);
     expect(new Date(runStart(noon, '2027-02-10T23:59:58Z')).toISOString()).toBe('2027-02-11T00:00:01.000Z');

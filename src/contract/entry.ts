@@ -44,7 +44,7 @@ export type Scope = 'account' | 'brand_only' | 'brand';
  * used above". Discovering the upstream map reads the sources first.
  */
 export interface ParamSource {
-  /** An operation id of this table (a string here: the table's own ids are its keys); test/contract.unit.test.ts checks it. */
+  /** An operation id of this table (a string here: the table's own ids are its keys); src/contract/contract.test.ts checks it. */
   operation: string;
   path: string;
 }

@@ -3,7 +3,7 @@
  * documents (`declaredParameters`) and the MCP tools' input schemas
  * (`inputSchemaOf`) say of it, written from its rule, not through zod.
  * Apart from params.ts so that a fresh isolate does not evaluate it (only
- * lazily loaded parts import it). test/params.unit.test.ts holds what it
+ * lazily loaded parts import it). src/contract/params.test.ts holds what it
  * says to what `readParams` takes.
  */
 import { MARKET, type Param } from './params';

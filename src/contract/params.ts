@@ -9,7 +9,7 @@
  * reads their JSON Schema (`paramJsonSchema`, param-json-schema.ts, which
  * only lazily loaded parts import); the typed client's types read their
  * declared types (`ParamsInput`, `ParsedParams`).
- * test/params.unit.test.ts holds the JSON Schema to what `readParams` takes.
+ * src/contract/params.test.ts holds the JSON Schema to what `readParams` takes.
  */
 import { ACTIVITY_CATEGORIES, ENGINES, TASK_LAYERS, TASK_STATUSES } from './enums';
 import { invalidParameter } from './errors';

@@ -4,7 +4,7 @@
  * React Email's selectors and ours), written for that HTML alone. Not the
  * library itself: html-to-text, its HTML parser and their entity tables are
  * 46 KiB gzip of the Worker's 400 KiB budget (docs/benchmarks.md), for HTML
- * that React writes and we know. test/plain-text.unit.test.ts holds it to
+ * that React writes and we know. src/mail/plain-text.test.ts holds it to
  * `toPlainText` on every template and on generated content.
  *
  * What it reads: the body only; comments, `img`, `head`, `style` and

@@ -5,10 +5,10 @@
  * items, in a body and in a response schema.
  */
 import { describe, expect, it } from 'vitest';
-import { type OperationId, operations } from '../src/contract/operations';
-import { fieldOf, holdersOf, schemaAtPath, valueAtPath, valuesAtPath } from '../src/contract/paths';
-import { defOf, unwrapSchema } from '../src/contract/schema-walk';
-import { zodSide } from '../src/contract/zod-side';
+import { type OperationId, operations } from './operations';
+import { fieldOf, holdersOf, schemaAtPath, valueAtPath, valuesAtPath } from './paths';
+import { defOf, unwrapSchema } from './schema-walk';
+import { zodSide } from './zod-side';
 
 /** The contract's zod side: the response schemas the bodies are checked with. */
 const zs = await zodSide();

@@ -8,13 +8,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ResponseOf } from '../src/contract/operations';
-import { buildReport, planLines, type PlanInputs, type ReportInput, TASKS_NOT_IN_PLAN } from '../src/weekly-report/model';
-import { actionLine } from '../src/weekly-report/plan';
-import { PLAN_SHOWN, previewOf } from '../emails/digest';
-import { renderDigest } from '../src/mail/render';
-import us from '../emails/_fixtures/brightdesk-us.json';
-import de from '../emails/_fixtures/brightdesk-de.json';
+import type { ResponseOf } from '../contract/operations';
+import { buildReport, planLines, type PlanInputs, type ReportInput, TASKS_NOT_IN_PLAN } from './model';
+import { actionLine } from './plan';
+import { PLAN_SHOWN, previewOf } from '../../emails/digest';
+import { renderDigest } from '../mail/render';
+import us from '../../emails/_fixtures/brightdesk-us.json';
+import de from '../../emails/_fixtures/brightdesk-de.json';
 
 const history = us.history as ResponseOf<'getAnswerHistory'>;
 const plan = us.plan as PlanInputs;

@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { plainTarget } from '../src/lib/http';
+import { plainTarget } from './http';
 
 const parsed = (raw: string) => {
   const url = new URL(raw);

@@ -13,12 +13,12 @@ import { toPlainText } from '@react-email/render';
 import fc from 'fast-check';
 import { createElement } from 'react';
 import { describe, expect, it } from 'vitest';
-import { AlertEmail, type AlertEmailProps } from '../emails/alert';
-import { ConfirmSubscriptionEmail } from '../emails/confirm-subscription';
-import { DigestEmail, type DigestEmailProps } from '../emails/digest';
-import { PausedNoticeEmail } from '../emails/paused-notice';
-import { decodeEntities, plainText, tidyText } from '../src/mail/plain-text';
-import { renderHtml } from '../src/mail/templates';
+import { AlertEmail, type AlertEmailProps } from '../../emails/alert';
+import { ConfirmSubscriptionEmail } from '../../emails/confirm-subscription';
+import { DigestEmail, type DigestEmailProps } from '../../emails/digest';
+import { PausedNoticeEmail } from '../../emails/paused-notice';
+import { decodeEntities, plainText, tidyText } from './plain-text';
+import { renderHtml } from './templates';
 
 const HEADINGS_AS_WRITTEN = ['h1', 'h2', 'h3'].map((selector) => ({ selector, options: { uppercase: false } }));
 const oracle = (html: string) => tidyText(toPlainText(html, { selectors: HEADINGS_AS_WRITTEN }));

@@ -15,12 +15,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { conformBody } from '../src/contract/conform';
-import { oursUnderVendor, spelledValue, VALUE_SYNONYMS } from '../src/contract/enum-spelling';
-import { ENGINES, OUTCOMES, STATES } from '../src/contract/enums';
-import { convertValue } from '../src/contract/upstream-map';
-import { upstreamMapSchemas } from '../src/contract/schemas/upstream-map';
-import { zodSide } from '../src/contract/zod-side';
+import { conformBody } from './conform';
+import { oursUnderVendor, spelledValue, VALUE_SYNONYMS } from './enum-spelling';
+import { ENGINES, OUTCOMES, STATES } from './enums';
+import { convertValue } from './upstream-map';
+import { upstreamMapSchemas } from './schemas/upstream-map';
+import { zodSide } from './zod-side';
 
 const zs = await zodSide();
 const SEED = 4301;

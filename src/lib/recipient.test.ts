@@ -3,7 +3,7 @@
  * which the caps on confirmation mail count a recipient (SECURITY.md, "Abuse").
  */
 import { describe, expect, it } from 'vitest';
-import { canonicalMailbox, receiverOf } from '../src/lib/recipient';
+import { canonicalMailbox, receiverOf } from './recipient';
 
 describe('canonicalMailbox: case folded, a +tag dropped from the local part, nothing else', () => {
   it.each([

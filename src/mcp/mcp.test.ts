@@ -2,17 +2,17 @@
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/validators/cf-worker';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { ApiClientError } from '../src/client';
-import { operationList } from '../src/contract/operations';
-import { toolName, toolsOfOperations } from '../src/mcp/tools';
-import { pageOf, ROW_LIMIT } from '../src/mcp/pages';
-import { outputSchemaOf, resultSchemaOf } from '../src/mcp/schemas';
-import { brandNamed, COMPLETION_MAX, matching } from '../src/mcp/completions';
-import { failureResult } from '../src/mcp/results';
-import { outline } from '../src/mcp/schemas';
-import { WindowMismatch } from '../src/weekly-report';
-import { weeklyReportTool } from '../src/mcp/weekly';
-import { zodSide } from '../src/contract/zod-side';
+import { ApiClientError } from '../client';
+import { operationList } from '../contract/operations';
+import { toolName, toolsOfOperations } from './tools';
+import { pageOf, ROW_LIMIT } from './pages';
+import { outputSchemaOf, resultSchemaOf } from './schemas';
+import { brandNamed, COMPLETION_MAX, matching } from './completions';
+import { failureResult } from './results';
+import { outline } from './schemas';
+import { WindowMismatch } from '../weekly-report';
+import { weeklyReportTool } from './weekly';
+import { zodSide } from '../contract/zod-side';
 
 /** The contract's zod side: the response schemas the bodies are checked with. */
 const zs = await zodSide();

@@ -6,7 +6,7 @@
  * the Worker's real tables to the same answers.
  */
 import { describe, expect, it } from 'vitest';
-import { type Handler, matchRoute, type Route } from '../src/lib/router';
+import { type Handler, matchRoute, type Route } from './router';
 
 const answer =
   (name: string): Handler<null> =>

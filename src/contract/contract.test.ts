@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { API_ERROR_STATUS, ApiError } from '../src/contract/errors';
-import { openApiDocument } from '../src/contract/openapi';
-import { API_BASE, BRAND_ID_FROM, documentedErrors, examplePath, operationList, operations, type OperationId, type ParamSource } from '../src/contract/operations';
-import { contractPaths } from '../src/contract/upstream-map';
-import { queryObject, readParams } from '../src/contract/params';
-import { rateHeaders, readRateFields } from '../src/contract/rate-limit';
-import { matchOperation, parseRequest } from '../src/contract/request';
-import { resolvePeriod } from '../src/contract/window';
-import { zodSide } from '../src/contract/zod-side';
+import { API_ERROR_STATUS, ApiError } from './errors';
+import { openApiDocument } from './openapi';
+import { API_BASE, BRAND_ID_FROM, documentedErrors, examplePath, operationList, operations, type OperationId, type ParamSource } from './operations';
+import { contractPaths } from './upstream-map';
+import { queryObject, readParams } from './params';
+import { rateHeaders, readRateFields } from './rate-limit';
+import { matchOperation, parseRequest } from './request';
+import { resolvePeriod } from './window';
+import { zodSide } from './zod-side';
 
 /** The contract's zod side: the response schemas the bodies are checked with. */
 const zs = await zodSide();

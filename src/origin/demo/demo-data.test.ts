@@ -6,9 +6,9 @@
  * lands (issue 35).
  */
 import { describe, expect, it } from 'vitest';
-import { addDays } from '../src/contract/window';
-import { DEMO_ACCOUNTS, DEMO_MARKETS } from '../src/origin/demo/catalog';
-import { buildMarket, DEMO_PROFILE, runsOfDay } from '../src/origin/demo/generate';
+import { addDays } from '../../contract/window';
+import { DEMO_ACCOUNTS, DEMO_MARKETS } from './catalog';
+import { buildMarket, DEMO_PROFILE, runsOfDay } from './generate';
 
 const brand = DEMO_ACCOUNTS[0]!.brands[0]!;
 const market = DEMO_MARKETS[0]!;

@@ -6,8 +6,8 @@
  * reads back as the same text.
  */
 import { describe, expect, it } from 'vitest';
-import { html, inlineScript, joinMarkup, type Markup, REFUSED_URL, trusted } from '../src/lib/markup';
-import { HOSTILE_STRINGS, parsePage, shapeOf } from './hostile';
+import { html, inlineScript, joinMarkup, type Markup, REFUSED_URL, trusted } from './markup';
+import { HOSTILE_STRINGS, parsePage, shapeOf } from '../../test/hostile-markup';
 
 /** A template with a value in each place a page puts one: text, attributes, a URL attribute, a title. */
 const card = (value: string) =>

@@ -9,14 +9,14 @@
  */
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/validators/cf-worker';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../src/contract/errors';
-import { operationList, operations } from '../src/contract/operations';
-import { CALENDAR_DATE_PATTERN, paramJsonSchema } from '../src/contract/param-json-schema';
-import { isCalendarDate, type Param, type ParamRule, type Params, readParams, type Strictness } from '../src/contract/params';
-import { windowHint } from '../src/contract/window';
-import { inputSchemaOf } from '../src/mcp/tools';
-import { HISTORY_QUERY } from '../src/reports/history';
-import { LINK_QUERY, SEND_QUERY, WEEKLY_QUERY } from '../src/reports/routes';
+import { ApiError } from './errors';
+import { operationList, operations } from './operations';
+import { CALENDAR_DATE_PATTERN, paramJsonSchema } from './param-json-schema';
+import { isCalendarDate, type Param, type ParamRule, type Params, readParams, type Strictness } from './params';
+import { windowHint } from './window';
+import { inputSchemaOf } from '../mcp/tools';
+import { HISTORY_QUERY } from '../reports/history';
+import { LINK_QUERY, SEND_QUERY, WEEKLY_QUERY } from '../reports/routes';
 
 const validator = new CfWorkerJsonSchemaValidator();
 const compiled = new Map<string, (value: unknown) => { valid: boolean }>();

@@ -1,7 +1,7 @@
 /** The assignment solver (src/lib/assignment.ts) against every assignment tried, on seeded random weights. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bestAssignment } from '../src/lib/assignment';
+import { bestAssignment } from './assignment';
 
 /** The largest total over every one-to-one pairing, tried by brute force (rows × columns small). */
 function bruteBest(weights: number[][]): number {

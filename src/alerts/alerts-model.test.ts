@@ -7,14 +7,14 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import AlertEmail from '../emails/alert';
-import { inQuietHours, releaseAt } from '../src/alerts/quiet';
-import { checkPublicUrl, DOH_MAX_BYTES, dohResolver, isPublicAddress } from '../src/lib/public-address';
-import { newWebhookSecret, signedHeaders } from '../src/mail/endpoints';
-import { renderAlert } from '../src/mail/render';
-import { alertSnapshotOf, changesBetween, headlineOf, MIN_RUNS } from '../src/weekly-report/changes';
-import { NEEDS, notProvidedLines } from '../src/weekly-report/parts';
-import { cell, fixtureDay, HOSTS, plantCell } from './alerts-helpers';
+import AlertEmail from '../../emails/alert';
+import { inQuietHours, releaseAt } from './quiet';
+import { checkPublicUrl, DOH_MAX_BYTES, dohResolver, isPublicAddress } from '../lib/public-address';
+import { newWebhookSecret, signedHeaders } from '../mail/endpoints';
+import { renderAlert } from '../mail/render';
+import { alertSnapshotOf, changesBetween, headlineOf, MIN_RUNS } from '../weekly-report/changes';
+import { NEEDS, notProvidedLines } from '../weekly-report/parts';
+import { cell, fixtureDay, HOSTS, plantCell } from '../../test/alerts-days';
 
 /** Day 1: the fixture as read. Day 2: a day later, changed by hand (see each line). */
 function demoWeek() {

@@ -7,7 +7,7 @@
  * limit. A cancelled read is an error, never a shorter body.
  */
 import { describe, expect, it } from 'vitest';
-import { readBodyUpTo } from '../src/lib/http';
+import { readBodyUpTo } from './http';
 
 const LIMIT = 1000;
 class TooLarge extends Error {}
@@ -47,7 +47,8 @@ describe('readBodyUpTo', () => {
 
   it('refuses a body whose Content-Length says too much before reading it', async () => {
     const { stream, seen } = source(50 * LIMIT);
-    const request = new Request('https://edge.test/', { method: 'POST', body: stream, headers: { 'content-length': String(50 * LIMIT) } });
+    // `duplex`: Node's Request asks for it with a stream body (workerd's ignores it).
+    const request = new Request('https://edge.test/', { method: 'POST', body: stream, headers: { 'content-length': String(50 * LIMIT) }, duplex: 'half' } as RequestInit);
     await expect(readBodyUpTo(request, LIMIT, tooLarge)).rejects.toBeInstanceOf(TooLarge);
     // At most what the stream queued by itself before anyone read: never the body.
     expect(seen.produced).toBeLessThanOrEqual(100);

@@ -8,13 +8,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../src/contract/errors';
-import { BRAND_MARKET_PARAMS, readParams } from '../src/contract/params';
-import { CheckBody } from '../src/app/upstream-check';
-import { checkTarget } from '../src/exports/target';
-import { LinkBody } from '../src/reports/routes';
-import { SubscribeBody } from '../src/subscriptions/api-routes';
-import { parseJsonObject } from '../src/contract/json-body';
+import { ApiError } from './errors';
+import { BRAND_MARKET_PARAMS, readParams } from './params';
+import { CheckBody } from '../app/upstream-check';
+import { checkTarget } from '../exports/target';
+import { LinkBody } from '../reports/routes';
+import { SubscribeBody } from '../subscriptions/api-routes';
+import { parseJsonObject } from './json-body';
 
 /** The API's verdict on the value as the query would carry it: undefined when taken, else its message. */
 function apiSays(name: 'brand_id' | 'market', value: unknown): string | undefined {
