@@ -36,11 +36,8 @@ const day = process.env.TEST_DAY;
 /** Every test config's setup: the run's clock first (test/run-clock.ts: one day for the whole run), then the demo data. */
 export const SETUP_FILES = ['./test/run-clock.ts', './test/setup.ts'];
 
-/**
- * The unit tests left in test/ (the rest of the unit project is every `*.test.ts` of src/, beside the code): the run
- * clock's own, and the plausibility rules', which moves beside src/contract/plausibility.ts once the work on it lands.
- */
-const UNIT_IN_TEST = ['test/run-clock.unit.test.ts', 'test/plausibility.unit.test.ts'];
+/** The unit test left in test/ (the rest of the unit project is every `*.test.ts` of src/, beside the code): the run clock's own, a helper of test/. */
+const UNIT_IN_TEST = ['test/run-clock.unit.test.ts'];
 
 /**
  * Two projects, the unit one first (`groupOrder`; `npm test` runs it alone first, so a failure there stops before

@@ -5,8 +5,8 @@
  * is failed here at least once (the last test says so).
  */
 import { describe, expect, it } from 'vitest';
-import { RULE_IDS, RULES, type Violation, violationsOf, viewViolations } from '../src/contract/plausibility';
-import type { OperationId } from '../src/contract/operations';
+import { RULE_IDS, RULES, type Violation, violationsOf, viewViolations } from './plausibility';
+import type { OperationId } from './operations';
 
 type Body = Record<string, unknown>;
 const failed = new Set<string>();

@@ -1,8 +1,8 @@
 /** Fields the evidence cannot tell apart are asked as one question, named as such (src/discovery/pairs.ts). */
 import { describe, expect, it } from 'vitest';
-import { foldPairs } from '../src/discovery/pairs';
-import type { ToConfirm } from '../src/discovery/report';
-import { Walk } from '../src/discovery/walk';
+import { foldPairs } from './pairs';
+import type { ToConfirm } from './report';
+import { Walk } from './walk';
 
 const asked = (path: string, ...froms: string[]): ToConfirm => ({ path, reason: 'as likely', candidates: froms.map((from) => ({ from, confidence: 0.3, by: 'type' as const })) });
 
