@@ -110,6 +110,23 @@ describe('fields', () => {
     expect(report.reads).toEqual({ ok: true });
   });
 
+  it("settle a signal's value and weight by the readiness score, whichever way its two texts go, and ask the texts as a pair", async () => {
+    let body: unknown = await ours('getOverview');
+    for (const [field, to] of [
+      ['readiness.signals[].value', 'v'],
+      ['readiness.signals[].weight', 'w'],
+      ['readiness.signals[].signal', 's1'],
+      ['readiness.signals[].note', 's2'],
+    ] as const)
+      body = renameAt(body, field, to);
+    const { report } = propose('getOverview', body as Record<string, unknown>);
+    expect(report.fields['readiness.signals[].value']).toEqual({ from: 'v', confidence: 0.9, by: 'evidence' });
+    expect(report.fields['readiness.signals[].weight']).toEqual({ from: 'w', confidence: 0.9, by: 'evidence' });
+    expect(report.to_confirm.filter((item) => item.path.startsWith('readiness.')).map((item) => [item.path, item.with, item.candidates.map((c) => c.from).sort()])).toEqual([
+      ['readiness.signals[].signal', ['readiness.signals[].note'], ['s1', 's2']],
+    ]);
+  });
+
   it("place the overview's parts in one of several shapes where their contents alone say which is which", async () => {
     let body: unknown = await ours('getOverview');
     for (const [part, to] of [

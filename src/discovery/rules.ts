@@ -144,12 +144,14 @@ export function settleGroups(id: OperationId, schema: z.ZodType, body: Json, wal
     if (judged.length === 0) continue;
     const background = judged.length < 2 ? [] : judged.reduce((common, found) => common.filter((k) => found.includes(k)));
     const keeping = ways.filter((_, i) => broken[i] !== undefined && broken[i]!.every((k) => background.includes(k)));
-    if (keeping.length !== 1) continue;
+    if (keeping.length === 0) continue;
     // Only a field a rule reads and that way keeps is settled: one only broken rules read was what the others left over.
     const holding = rules.filter((rule) => !broken[ways.indexOf(keeping[0]!)]!.some((k) => k.startsWith(`${rule.id} `)));
     const proven = (item: ToConfirm) => holding.some((rule) => rule.reads[id]!.some((field) => atOrUnder(field, item.path)));
+    // Several ways kept: a field they all read alike is settled (a signal's value, whichever way its two texts go).
+    const alikeIn = (i: number) => keeping.every((k) => k.way[i] === keeping[0]!.way[i] && k.converts[i] === keeping[0]!.converts[i]);
     group.forEach((item, i) => {
-      if (!proven(item)) return;
+      if (!proven(item) || !alikeIn(i)) return;
       const from = keeping[0]!.way[i]!;
       const convert = keeping[0]!.converts[i];
       walk.toConfirm.splice(walk.toConfirm.indexOf(item), 1);
