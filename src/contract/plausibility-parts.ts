@@ -84,6 +84,24 @@ export function checkHeadToHeads(body: unknown, fields: readonly string[]): Find
   return [];
 }
 
+/** `[measured, knowing, recommending, engines' knows, engines' recommends]`: the summary counts the engines with a verdict, those that know the brand, and those that would recommend it. */
+export function checkEnginesCounted(body: unknown, fields: readonly string[]): Finding[] {
+  const [knows, recommends] = [valuesAtPath(body, fields[3]!), valuesAtPath(body, fields[4]!)];
+  if (knows.length === 0 || knows.length !== recommends.length) return [];
+  const counted = [knows.filter((v) => v !== null && v !== undefined).length, knows.filter((v) => v === true).length, recommends.filter((v) => v === true).length];
+  return counted.flatMap((count, i) => {
+    const said = at(body, fields[i]!);
+    if (!isNum(said) || said === count) return [];
+    return [
+      {
+        fields: [fields[i]!],
+        values: { [fields[i]!]: said, engines: count },
+        message: `${fields[i]} is ${whole(said)}, but ${whole(count)} of the ${whole(knows.length)} engines listed ${['have a verdict', 'know the brand', 'would recommend it'][i]}: are they read from the right fields?`,
+      },
+    ];
+  });
+}
+
 /** The rules of figures against their parts, in the table (src/contract/plausibility.ts `RULES`). */
 export const PART_RULES: readonly Rule[] = [
   {
@@ -122,5 +140,15 @@ export const PART_RULES: readonly Rule[] = [
     // Per rival, the brand's runs are both named plus the brand only (the same for every rival), those with one ahead name both, rivals most named first.
     reads: { getTopic: ['head_to_heads[].both_named', 'head_to_heads[].brand_only', 'head_to_heads[].rival_only', 'head_to_heads[].brand_ahead', 'head_to_heads[].rival_ahead'] },
     check: checkHeadToHeads,
+  },
+  {
+    id: 'engines_counted',
+    // The perception summary counts the engines listed: those with a verdict, those that know the brand, those that would recommend it.
+    reads: {
+      getBrandPerception: ['summary.engines_measured', 'summary.engines_knowing', 'summary.engines_recommending', 'engines[].knows_brand', 'engines[].recommends'],
+      getOverview: ['perception.engines_measured', 'perception.engines_knowing', 'perception.engines_recommending', 'perception.engines[].knows_brand', 'perception.engines[].recommends'],
+    },
+    pins: ['summary.engines_measured', 'summary.engines_knowing', 'summary.engines_recommending', 'perception.engines_measured', 'perception.engines_knowing', 'perception.engines_recommending'],
+    check: checkEnginesCounted,
   },
 ];

@@ -122,6 +122,21 @@ export function checkUpdatedNotBeforeCreated(body: unknown, fields: readonly str
   return [{ fields: [...fields], values: { early: early.length }, message }];
 }
 
+/** `[total, ...parts]`: the open tasks in all are those of each layer together. */
+export function checkOpenTotal(body: unknown, fields: readonly string[]): Finding[] {
+  const [total, ...parts] = fields.map((f) => at(body, f));
+  if (!isNum(total) || !parts.every(isNum)) return [];
+  const sum = (parts as number[]).reduce((s, n) => s + n, 0);
+  if (sum === total) return [];
+  return [
+    {
+      fields: [fields[0]!],
+      values: { [fields[0]!]: total, layers: sum },
+      message: `${fields[0]} is ${whole(total)}, but the layers' open tasks add up to ${whole(sum)}: are they read from the right fields?`,
+    },
+  ];
+}
+
 /** The rules of tasks and content gaps, in the table (src/contract/plausibility.ts `RULES`). */
 export const PLAN_RULES: readonly Rule[] = [
   {
@@ -168,5 +183,12 @@ export const PLAN_RULES: readonly Rule[] = [
     reads: { listTasks: ['open_counts.content', 'open_counts.technical', 'open_counts.authority', 'open_counts.brand', 'tasks[].layer', 'tasks[].status'] },
     pins: ['open_counts.content', 'open_counts.technical', 'open_counts.authority', 'open_counts.brand'],
     check: checkOpenCounts,
+  },
+  {
+    id: 'open_total_is_its_layers',
+    // The overview's open tasks in all are its layers' open tasks together.
+    reads: { getOverview: ['tasks.open_total', 'tasks.open_counts.content', 'tasks.open_counts.technical', 'tasks.open_counts.authority', 'tasks.open_counts.brand'] },
+    pins: ['tasks.open_total'],
+    check: checkOpenTotal,
   },
 ];

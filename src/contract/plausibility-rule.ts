@@ -46,6 +46,8 @@ export const RULE_IDS = [
   'days_with_traffic',
   'head_to_heads_partition',
   'market_code_is_its_country',
+  'engines_counted',
+  'open_total_is_its_layers',
   'engines_answered',
 ] as const;
 export type RuleId = (typeof RULE_IDS)[number];

@@ -422,6 +422,50 @@ describe('each rule fails on a planted bad value', () => {
     );
   });
 
+  it('engines_counted: the summary counts the engines listed with a verdict, knowing the brand, recommending it', () => {
+    const engines = [
+      { knows_brand: true, recommends: true },
+      { knows_brand: true, recommends: false },
+      { knows_brand: false, recommends: false },
+      { knows_brand: null, recommends: null },
+    ];
+    const summary = { engines_measured: 3, engines_knowing: 2, engines_recommending: 1 };
+    const found = (id: 'getBrandPerception' | 'getOverview', body: Body) => {
+      const violations = violationsOf(id, body);
+      for (const v of violations) failed.add(v.rule);
+      return violations.filter((v) => v.rule === 'engines_counted').map((v) => [v.fields[0], v.values.engines]);
+    };
+    expect(found('getBrandPerception', { summary, engines })).toEqual([]);
+    expect(found('getOverview', { perception: { included: true, ...summary, engines } })).toEqual([]);
+    // A verdict read from the other: 1 engine knows the brand, 2 would recommend it.
+    const swapped = engines.map((e) => ({ knows_brand: e.recommends, recommends: e.knows_brand }));
+    expect(found('getBrandPerception', { summary, engines: swapped })).toEqual([
+      ['summary.engines_knowing', 1],
+      ['summary.engines_recommending', 2],
+    ]);
+    expect(found('getOverview', { perception: { included: true, ...summary, engines: swapped } })).toEqual([
+      ['perception.engines_knowing', 1],
+      ['perception.engines_recommending', 2],
+    ]);
+    expect(violationsOf('getBrandPerception', { summary: { ...summary, engines_measured: 4 }, engines }).find((v) => v.rule === 'engines_counted')?.message).toBe(
+      'summary.engines_measured is 4, but 3 of the 4 engines listed have a verdict: are they read from the right fields?',
+    );
+  });
+
+  it("open_total_is_its_layers: the overview's open tasks are its layers' together", () => {
+    const tasks = { included: true, open_total: 8, open_counts: { content: 1, technical: 2, authority: 0, brand: 5 } };
+    const found = (body: Body) => {
+      const violations = violationsOf('getOverview', body).filter((v) => v.rule === 'open_total_is_its_layers');
+      for (const v of violations) failed.add(v.rule);
+      return violations.map((v) => v.message);
+    };
+    expect(found({ tasks })).toEqual([]);
+    // The total read from the brand layer's count, and that from the total.
+    expect(found({ tasks: { ...tasks, open_total: 5, open_counts: { ...tasks.open_counts, brand: 8 } } })).toEqual([
+      "tasks.open_total is 5, but the layers' open tasks add up to 11: are they read from the right fields?",
+    ]);
+  });
+
   it("readiness_is_weighted_signals: a score that is not its signals' weighted mean", () => {
     const found = planted('getOverview', (b) => void ((b.readiness as Body).score = 0.3));
     expect(found.map((v) => [v.rule, v.fields, v.message])).toEqual([
