@@ -127,6 +127,19 @@ describe('fields', () => {
     ]);
   });
 
+  it('place the one list left, empty in this answer, where one list field is left', async () => {
+    const { topics_won: _, ...rest } = (await ours('getCompetitor')) as Record<string, unknown>;
+    const { report, map } = propose('getCompetitor', { ...rest, gewonnen: [] });
+    expect(map.fields.topics_won).toBe('gewonnen');
+    expect(report.fields.topics_won).toMatchObject({ from: 'gewonnen', by: 'form', confidence: 0.8 });
+    expect(report.unplaced).toEqual([]);
+    expect(report.unseen).toContain('topics_won[]');
+    // Two empty lists left for it: a question between them.
+    const two = propose('getCompetitor', { ...rest, gewonnen: [], verloren: [] });
+    expect(two.map.fields.topics_won).toBeUndefined();
+    expect(two.report.to_confirm.find((item) => item.path === 'topics_won')?.candidates.map((c) => c.from)).toEqual(['gewonnen', 'verloren']);
+  });
+
   it("place the overview's parts in one of several shapes where their contents alone say which is which", async () => {
     let body: unknown = await ours('getOverview');
     for (const [part, to] of [
@@ -602,7 +615,7 @@ describe('the evidence in the data', () => {
       walk.fields['period.to'] = { from: 'b', confidence: 0.9, by: 'evidence' };
       walk.toConfirm.push({ path: 'total_citations', reason: 'by type', candidates: ['c', 'a', 'b'].map((from) => ({ from, confidence: 0.3, by: 'type' as const })) });
       if (crowded) walk.crowded.add('total_citations');
-      placeLeftOver(walk, () => false);
+      placeLeftOver(walk, () => undefined);
       return walk;
     };
     // The days are the period's: `c` is the only count left, placed by its form.
@@ -611,6 +624,27 @@ describe('the evidence in the data', () => {
     const crowded = asked(true);
     expect(crowded.fields.total_citations).toBeUndefined();
     expect(crowded.toConfirm.map((item) => [item.path, item.candidates.map((c) => c.from)])).toEqual([['total_citations', ['c']]]);
+  });
+
+  it('a percentage narrowed to one key takes it only in the unit of a share placed surely beside it', () => {
+    const asked = (sibling: 'points' | 'percent' | 'change', offered?: 'percent') => {
+      const walk = new Walk(CONFIDENCE_THRESHOLD);
+      walk.fields['overall.answered_runs'] = { from: 'n', confidence: 0.9, by: 'evidence' };
+      walk.fields['overall.brand_share'] = { from: 'b', confidence: 0.9, by: 'evidence', ...(sibling === 'percent' ? { convert: 'percent' as const } : {}) };
+      walk.toConfirm.push({
+        path: 'overall.rival_share',
+        reason: 'by type',
+        candidates: ['r', 'b'].map((from) => ({ from, confidence: 0.3, by: 'type' as const, ...(offered ? { convert: offered } : {}) })),
+      });
+      placeLeftOver(walk, (path) => (path.endsWith('_share') ? (sibling === 'change' && path.endsWith('brand_share') ? 'change' : 'percent') : undefined));
+      return walk.fields['overall.rival_share'];
+    };
+    expect(asked('points')).toEqual({ from: 'r', confidence: 0.8, by: 'form' });
+    expect(asked('percent', 'percent')).toEqual({ from: 'r', confidence: 0.8, by: 'form', convert: 'percent' });
+    // The share beside it in another unit than the one offered, or no share beside it (a change's unit is its own): asked.
+    expect(asked('percent')).toBeUndefined();
+    expect(asked('points', 'percent')).toBeUndefined();
+    expect(asked('change')).toBeUndefined();
   });
 
   it('beside shares read from 0 to 1, a change within -1 to 1 is read from 0 to 1 too', async () => {

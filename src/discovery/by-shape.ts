@@ -43,7 +43,9 @@ export function byShape(
     (expected[name]!.kind !== 'enum' || !expected[name]!.open || spellsAsOurs(expected[name]!, valuesOf(key)) === true) &&
     (expected[name]!.kind === 'union'
       ? aligned.get(name)?.has(key) === true
-      : !innerShape(expected[name]!) || (aligned.get(name)?.has(key) === true && holdsForms(innerShape(expected[name]!)!, valuesOf(key), expected[name]!.kind === 'array')));
+      : !innerShape(expected[name]!) ||
+        emptyLists(valuesOf(key)) ||
+        (aligned.get(name)?.has(key) === true && holdsForms(innerShape(expected[name]!)!, valuesOf(key), expected[name]!.kind === 'array')));
   // Of an enumeration's candidates, those whose values spell as ours, when some do: a state is never a vendor's version tag.
   const ofOurs = (name: string, keys: string[]) => {
     const spelled = keys.filter((key) => spellsAsOurs(expected[name]!, valuesOf(key)));
@@ -193,6 +195,9 @@ function innerShape(expected: Expected): Record<string, z.ZodType> | undefined {
   }
   return undefined;
 }
+
+/** Lists with no item (`[]` everywhere): nothing inside says what they hold, and nothing says they hold something else. */
+const emptyLists = (values: unknown[]) => present(values).length > 0 && present(values).every((v) => Array.isArray(v) && v.length === 0);
 
 /** The share of the contract object's fields that upstream objects hold under some name the names table relates. */
 function overlap(shape: Record<string, z.ZodType>, values: unknown[]): number {

@@ -34,7 +34,7 @@ import { compareNames, entityOf, singular, wordsOf } from './names';
 import { enumKey, enumPaths, type ValueHints } from './values';
 import { proposeValues } from './propose-values';
 import type { Candidate, OperationRead } from './report';
-import { AMBIGUOUS, columnarOf, type Expected, expectedOf, fitOf, isKeyedList, takesUnit } from './shapes';
+import { AMBIGUOUS, columnarOf, type Expected, expectedOf, fitOf, isKeyedList, takesUnit, unitOf } from './shapes';
 import { type FigureEvidence, overturnByFigures, settleByFigures, settleByPrecision } from './figures';
 import { besideEnvelope, findEnvelope } from './envelope';
 import { flatObjects, foldFlatQuestions, placeFlat, unsureFlatKeys } from './flat';
@@ -113,7 +113,7 @@ export function proposeOperation(
   confirmByRules(id, schema, body, walk);
   // What the rules put in doubt may be settled together again.
   settleGroups(id, schema, body, walk);
-  placeLeftOver(walk, (path) => takesUnit(schema, path));
+  placeLeftOver(walk, (path) => unitOf(schema, path));
   confirmByRules(id, schema, body, walk);
   foldFlatQuestions(walk);
   foldPairs(walk);

@@ -25,12 +25,16 @@ export type Expected =
   | { kind: 'scalar'; leaf: z.ZodType };
 
 /** Whether the contract path of a response is a percentage or a change of one: a unit a service chooses. False for no such path. */
-export function takesUnit(schema: z.ZodType, path: string): boolean {
+export const takesUnit = (schema: z.ZodType, path: string): boolean => unitOf(schema, path) !== undefined;
+
+/** Which unit the contract path takes, a percentage's or a change's (a service may write each its own way); undefined for none. */
+export function unitOf(schema: z.ZodType, path: string): 'percent' | 'change' | undefined {
   try {
     const expected = expectedOf(schemaAtPath(schema, path));
-    return expected.kind === 'number' && (expected.percent || expected.change);
+    if (expected.kind !== 'number') return undefined;
+    return expected.change ? 'change' : expected.percent ? 'percent' : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 

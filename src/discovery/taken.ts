@@ -14,7 +14,7 @@ export function holderOf(walk: Walk, path: string): string {
 }
 
 /** The keys placed leave the questions beside them; a question left with one key no other asks for takes it. */
-export function placeLeftOver(walk: Walk, takesUnit: (path: string) => boolean): void {
+export function placeLeftOver(walk: Walk, unitOf: (path: string) => 'percent' | 'change' | undefined): void {
   const taken = new Map<string, Set<string>>();
   for (const [path, placed] of Object.entries(walk.fields)) {
     if (placed.from === '.') continue;
@@ -34,8 +34,9 @@ export function placeLeftOver(walk: Walk, takesUnit: (path: string) => boolean):
   // Only a question the taken keys narrowed: one that had a single candidate all along is asked for its own reason.
   // A percentage's unit is its siblings' (`alignUnits`), which a guess by type does not offer.
   for (const item of pruned) {
-    if (item.candidates.length !== 1 || item.candidates[0]!.by !== 'type' || takesUnit(item.path) || walk.crowded.has(item.path)) continue;
+    if (item.candidates.length !== 1 || item.candidates[0]!.by !== 'type' || walk.crowded.has(item.path)) continue;
     const [only] = item.candidates as [(typeof item.candidates)[number]];
+    if (unitOf(item.path) !== undefined && siblingUnit(walk, item.path, unitOf) !== (only.convert ?? 'points')) continue;
     const holder = holderOf(walk, item.path);
     const elsewhere = walk.toConfirm.some((other) => other !== item && other.value === undefined && holderOf(walk, other.path) === holder && other.candidates.some((c) => c.from === only.from));
     if (elsewhere) continue;
@@ -49,4 +50,18 @@ export function placeLeftOver(walk: Walk, takesUnit: (path: string) => boolean):
       walk.toConfirm.splice(walk.toConfirm.indexOf(item), 1);
       walk.unplaced.push(item.path);
     }
+}
+
+/**
+ * The unit of a percentage (or a change) placed surely beside `path`, in the same upstream object: `points` as it
+ * is, else its conversion; undefined when none is, or two disagree. A service writes a unit the same way within an object.
+ */
+function siblingUnit(walk: Walk, path: string, unitOf: (path: string) => 'percent' | 'change' | undefined): string | undefined {
+  const holder = holderOf(walk, path);
+  const units = new Set(
+    Object.entries(walk.fields)
+      .filter(([other, placed]) => other !== path && placed.confidence >= walk.threshold && holderOf(walk, other) === holder && unitOf(other) === unitOf(path))
+      .map(([, placed]) => placed.convert ?? 'points'),
+  );
+  return units.size === 1 ? [...units][0] : undefined;
 }
