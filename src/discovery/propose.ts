@@ -34,7 +34,7 @@ import { compareNames, entityOf, singular, wordsOf } from './names';
 import { enumKey, enumPaths, type ValueHints } from './values';
 import { proposeValues } from './propose-values';
 import type { Candidate, OperationRead } from './report';
-import { AMBIGUOUS, columnarOf, type Expected, expectedOf, fitOf, isKeyedList, takesUnit, unitOf } from './shapes';
+import { AMBIGUOUS, columnarOf, type Expected, expectedOf, fitOf, isKeyedList, unitOf } from './shapes';
 import { type FigureEvidence, overturnByFigures, settleByFigures, settleByPrecision } from './figures';
 import { besideEnvelope, findEnvelope } from './envelope';
 import { flatObjects, foldFlatQuestions, placeFlat, unsureFlatKeys } from './flat';
