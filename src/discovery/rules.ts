@@ -123,6 +123,7 @@ export function settleGroups(id: OperationId, schema: z.ZodType, body: Json, wal
     const slots = alike.map((items) => [...new Set(items.flatMap((item) => item.candidates.map((c) => c.from!)))]);
     const ways = assignments(slots).flatMap((way) => readingWays(group.map((item, i) => readingsOf(schema, item.path, convertOf(i, way[i]!)))).map((converts) => ({ way, converts })));
     if (ways.length < 2 || ways.length > MAX_ASSIGNMENTS) continue;
+    const reads: unknown[] = [];
     const broken = ways.map(({ way, converts }) => {
       const map = { ...walk.guess, fields: { ...walk.guess.fields }, convert: { ...walk.guess.convert } };
       group.forEach((item, i) => {
@@ -132,6 +133,7 @@ export function settleGroups(id: OperationId, schema: z.ZodType, body: Json, wal
         else delete map.convert[item.path];
       });
       const read = conformBody(schema, body, map);
+      reads.push(read);
       // A way that leaves a question with nothing the rules read is not judged by them: absence is no evidence.
       const judges = (item: ToConfirm) => readFields.some((field) => atOrUnder(field, item.path) && valuesAtPath(read, field).some((v) => v !== undefined));
       if (!group.filter((item) => readFields.some((field) => atOrUnder(field, item.path))).every(judges)) return undefined;
@@ -146,10 +148,16 @@ export function settleGroups(id: OperationId, schema: z.ZodType, body: Json, wal
     const keeping = ways.filter((_, i) => broken[i] !== undefined && broken[i]!.every((k) => background.includes(k)));
     if (keeping.length === 0) continue;
     // Only a field a rule reads and that way keeps is settled: one only broken rules read was what the others left over.
-    const holding = rules.filter((rule) => !broken[ways.indexOf(keeping[0]!)]!.some((k) => k.startsWith(`${rule.id} `)));
+    // A rule holds only where it judged: every field it reads has a value (one lacking its list, the engines, says nothing).
+    const kept = ways.indexOf(keeping[0]!);
+    const judging = (rule: (typeof rules)[number]) => rule.reads[id]!.every((field) => valuesAtPath(reads[kept], field).some((v) => v !== undefined));
+    const holding = rules.filter((rule) => !broken[kept]!.some((k) => k.startsWith(`${rule.id} `)) && judging(rule));
     const proven = (item: ToConfirm) => holding.some((rule) => rule.reads[id]!.some((field) => atOrUnder(field, item.path)));
-    // Several ways kept: a field they all read alike is settled (a signal's value, whichever way its two texts go).
-    const alikeIn = (i: number) => keeping.every((k) => k.way[i] === keeping[0]!.way[i] && k.converts[i] === keeping[0]!.converts[i]);
+    // Several ways kept: a field they all read alike is settled (a signal's value, whichever way its two texts go), when
+    // a way judged reading it otherwise broke a rule: the rules told its readings apart, rather than said nothing of it.
+    const sameAt = (i: number, a: (typeof ways)[number], b: (typeof ways)[number]) => a.way[i] === b.way[i] && a.converts[i] === b.converts[i];
+    const alikeIn = (i: number) =>
+      keeping.length === 1 || (keeping.every((k) => sameAt(i, k, keeping[0]!)) && ways.some((w, j) => broken[j] !== undefined && !keeping.includes(w) && !sameAt(i, w, keeping[0]!)));
     group.forEach((item, i) => {
       if (!proven(item) || !alikeIn(i)) return;
       const from = keeping[0]!.way[i]!;
