@@ -48,6 +48,8 @@ async function ours(id: OperationId): Promise<Record<string, unknown>> {
 }
 
 const propose = (id: OperationId, body: Record<string, unknown>) => proposeOperation(zs, id, body, CONFIDENCE_THRESHOLD);
+/** The body with each contract path's field renamed as `names` says. */
+const renamedAll = (body: unknown, names: Record<string, string>) => Object.entries(names).reduce((b, [path, to]) => renameAt(b, path, to), body);
 const emptyMap = { fields: {}, convert: {}, values: {} };
 
 describe('names', () => {
@@ -111,14 +113,12 @@ describe('fields', () => {
   });
 
   it("settle a signal's value and weight by the readiness score, whichever way its two texts go, and ask the texts as a pair", async () => {
-    let body: unknown = await ours('getOverview');
-    for (const [field, to] of [
-      ['readiness.signals[].value', 'v'],
-      ['readiness.signals[].weight', 'w'],
-      ['readiness.signals[].signal', 's1'],
-      ['readiness.signals[].note', 's2'],
-    ] as const)
-      body = renameAt(body, field, to);
+    const body = renamedAll(await ours('getOverview'), {
+      'readiness.signals[].value': 'v',
+      'readiness.signals[].weight': 'w',
+      'readiness.signals[].signal': 's1',
+      'readiness.signals[].note': 's2',
+    });
     const { report } = propose('getOverview', body as Record<string, unknown>);
     expect(report.fields['readiness.signals[].value']).toEqual({ from: 'v', confidence: 0.9, by: 'evidence' });
     expect(report.fields['readiness.signals[].weight']).toEqual({ from: 'w', confidence: 0.9, by: 'evidence' });
@@ -141,13 +141,7 @@ describe('fields', () => {
   });
 
   it("place the overview's parts in one of several shapes where their contents alone say which is which", async () => {
-    let body: unknown = await ours('getOverview');
-    for (const [part, to] of [
-      ['perception', 'p1'],
-      ['ai_traffic', 'p2'],
-      ['tasks', 'p3'],
-    ] as const)
-      body = renameAt(body, part, to);
+    const body = renamedAll(await ours('getOverview'), { perception: 'p1', ai_traffic: 'p2', tasks: 'p3' });
     const { report, map } = propose('getOverview', body as Record<string, unknown>);
     expect(report.to_confirm.filter((item) => /^(perception|ai_traffic|tasks)$/.test(item.path))).toEqual([]);
     expect(map.fields).toMatchObject({ perception: 'p1', ai_traffic: 'p2', tasks: 'p3' });
