@@ -27,8 +27,11 @@ export type Expected =
 /** Whether the contract path of a response is a percentage or a change of one: a unit a service chooses. False for no such path. */
 export const takesUnit = (schema: z.ZodType, path: string): boolean => unitOf(schema, path) !== undefined;
 
-/** Which unit the contract path takes, a percentage's or a change's (a service may write each its own way); undefined for none. */
-export function unitOf(schema: z.ZodType, path: string): 'percent' | 'change' | undefined {
+/** A unit a service chooses: a percentage's, or a change's (each may be written its own way). */
+export type UnitKind = 'percent' | 'change';
+
+/** Which unit the contract path takes; undefined for none. */
+export function unitOf(schema: z.ZodType, path: string): UnitKind | undefined {
   try {
     const expected = expectedOf(schemaAtPath(schema, path));
     if (expected.kind !== 'number') return undefined;

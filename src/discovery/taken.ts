@@ -5,6 +5,7 @@
  * left on both sides, and placed by its form as `byShape` places one.
  */
 import { FORM_UNIQUE } from './by-shape';
+import type { UnitKind } from './shapes';
 import type { Walk } from './walk';
 
 /** The contract path whose upstream object holds `path`'s key: its parent's, or, for an object written flat (`"."`), its parent's holder. */
@@ -14,7 +15,7 @@ export function holderOf(walk: Walk, path: string): string {
 }
 
 /** The keys placed leave the questions beside them; a question left with one key no other asks for takes it. */
-export function placeLeftOver(walk: Walk, unitOf: (path: string) => 'percent' | 'change' | undefined): void {
+export function placeLeftOver(walk: Walk, unitOf: (path: string) => UnitKind | undefined): void {
   const taken = new Map<string, Set<string>>();
   for (const [path, placed] of Object.entries(walk.fields)) {
     if (placed.from === '.') continue;
@@ -32,7 +33,7 @@ export function placeLeftOver(walk: Walk, unitOf: (path: string) => 'percent' | 
     item.candidates = left;
   }
   // Only a question the taken keys narrowed: one that had a single candidate all along is asked for its own reason.
-  // A percentage's unit is its siblings' (`alignUnits`), which a guess by type does not offer.
+  // A percentage (or a change) takes the unit of one placed surely beside it, of its kind: a guess by type offers none.
   for (const item of pruned) {
     if (item.candidates.length !== 1 || item.candidates[0]!.by !== 'type' || walk.crowded.has(item.path)) continue;
     const [only] = item.candidates as [(typeof item.candidates)[number]];
@@ -56,7 +57,7 @@ export function placeLeftOver(walk: Walk, unitOf: (path: string) => 'percent' | 
  * The unit of a percentage (or a change) placed surely beside `path`, in the same upstream object: `points` as it
  * is, else its conversion; undefined when none is, or two disagree. A service writes a unit the same way within an object.
  */
-function siblingUnit(walk: Walk, path: string, unitOf: (path: string) => 'percent' | 'change' | undefined): string | undefined {
+function siblingUnit(walk: Walk, path: string, unitOf: (path: string) => UnitKind | undefined): string | undefined {
   const holder = holderOf(walk, path);
   const units = new Set(
     Object.entries(walk.fields)
