@@ -4,7 +4,7 @@
  * values seen. A rule that cannot fail is a defect: every rule of the table
  * is failed here at least once (the last test says so).
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { RULE_IDS, RULES, type Violation, violationsOf, viewViolations } from './plausibility';
 import type { OperationId } from './operations';
 
@@ -714,8 +714,11 @@ describe('each rule fails on a planted bad value', () => {
     expect(violationsOf('listMarkets', { markets: swapped })[0]!.message).toBe('2 market codes do not begin with their country ("en", "fr"): is `markets[].country` read from the right field?');
   });
 
-  it('every rule of the table was failed above', () => {
-    expect([...failed].sort()).toEqual([...RULE_IDS].sort());
+  it('the table holds every rule but the one of what a view counts', () => {
     expect(RULES.map((r) => r.id).sort()).toEqual(RULE_IDS.filter((id) => id !== 'engines_answered').sort());
+  });
+  // After every test of the block, in whatever order they ran: each rule of the table was failed by one of them.
+  afterAll(() => {
+    expect([...failed].sort()).toEqual([...RULE_IDS].sort());
   });
 });
