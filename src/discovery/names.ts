@@ -156,7 +156,8 @@ function wordMatch(mine: string, theirs: string): boolean {
   if (abbreviates(theirs, mine) || (ROW_WORDS.get(mine) ?? []).some((w) => abbreviates(theirs, w) || w === theirs)) return true;
   let stem = 0;
   while (stem < Math.min(mine.length, theirs.length) && mine[stem] === theirs[stem]) stem++;
-  return stem >= 4;
+  // Two words one last letter apart are two words (`shard` and `share`), not one stem.
+  return stem >= 4 && !(mine.length === stem + 1 && theirs.length === stem + 1);
 }
 
 /** Every contract word matched in order by an upstream word, and every upstream word used or a unit word. */
@@ -186,4 +187,38 @@ export function valueCandidates(contractValues: readonly string[], value: string
   const vendor = open && !found.some((f) => f.by !== 'similar') ? oursUnderVendor(value, contractValues) : undefined;
   if (vendor) return [{ to: vendor, by: 'vendor', confidence: VALUE_VENDOR }, ...found.filter((f) => f.to !== vendor)];
   return found.sort((x, y) => y.confidence - x.confidence);
+}
+
+/** A name's words without accents, in the singular: `Catégorie` and `category` share a start, `Títulos` is `titulo`. */
+const plainWords = (name: string) => wordsOf(name.normalize('NFD').replace(/\p{Diacritic}/gu, '')).map(singular);
+
+/** How far two words are one: the same, a synonym or either's start (1), a common start of three letters or more (½), else 0. */
+function wordResemblance(mine: string, theirs: string): number {
+  if (mine === theirs || (MEANING.has(mine) && MEANING.get(mine) === MEANING.get(theirs))) return 1;
+  // A word of one or two letters (`id`, `n`) says something only when it is the same word.
+  if (mine.length <= 2 || theirs.length <= 2) return 0;
+  if (mine.startsWith(theirs) || theirs.startsWith(mine)) return 1;
+  let start = 0;
+  while (start < Math.min(mine.length, theirs.length) && mine[start] === theirs[start]) start++;
+  return start >= 3 ? 0.5 : 0;
+}
+
+/**
+ * How much two names resemble each other, 0 to 1, when no rule of `compareNames` relates them: the share of each
+ * one's words found in the other, averaged both ways, so a word one name has and the other lacks counts against it
+ * (`Titre` resembles `title` by half, `sort_key` resembles `key` by three quarters). A prior only:
+ * discovery reads it to break ties the evidence left (`resemblance.ts`), never to place a field alone.
+ */
+export function resemblance(contract: string, upstream: string): number {
+  const mine = plainWords(contract);
+  const theirs = plainWords(upstream);
+  if (mine.length === 0 || theirs.length === 0) return 0;
+  const covered = (words: string[], others: string[]) => words.reduce((sum, w) => sum + Math.max(...others.map((o) => wordResemblance(w, o))), 0) / words.length;
+  return (covered(mine, theirs) + covered(theirs, mine)) / 2;
+}
+
+/** The words of `upstream`, of three letters or more, that resemble no word of `names`: what the name says beyond them (`sort` in `sort_key`). */
+export function strangeWords(upstream: string, names: readonly string[]): string[] {
+  const known = names.flatMap(plainWords);
+  return plainWords(upstream).filter((word) => word.length > 2 && !known.some((k) => wordResemblance(k, word) > 0));
 }

@@ -44,7 +44,7 @@ export function foldPairs(walk: Walk): void {
 }
 
 /** The questions linked by a key they share, each set once, in the order they were asked. */
-function linked(questions: readonly ToConfirm[]): ToConfirm[][] {
+export function linked(questions: readonly ToConfirm[]): ToConfirm[][] {
   const sets: ToConfirm[][] = [];
   const seen = new Set<ToConfirm>();
   for (const start of questions) {

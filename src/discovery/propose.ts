@@ -16,6 +16,8 @@
  *    left on both sides (`form`, 0.8); several are a question (`type`, 0.3);
  * 6. the spec's relations settle questions, confirm or overturn guesses, and
  *    decide a unit (`rules.ts`, `units.ts`).
+ * 7. last, a tie of texts on the same keys, by the names that resemble the
+ *    contract's clearly best (`resemblance.ts`).
  *
  * Each guess is weighed by how its values read (`shapes.ts`: as they are, or
  * converted), and two guesses as good as each other are a question, not a
@@ -34,7 +36,8 @@ import { compareNames, entityOf, singular, wordsOf } from './names';
 import { enumKey, enumPaths, type ValueHints } from './values';
 import { proposeValues } from './propose-values';
 import type { Candidate, OperationRead } from './report';
-import { AMBIGUOUS, columnarOf, type Expected, expectedOf, fitOf, isKeyedList, unitOf } from './shapes';
+import { AMBIGUOUS, columnarOf, type Expected, expectedOf, fitOf, holdsText, isKeyedList, unitOf } from './shapes';
+import { settleByResemblance } from './resemblance';
 import { type FigureEvidence, overturnByFigures, settleByFigures, settleByPrecision } from './figures';
 import { besideEnvelope, findEnvelope } from './envelope';
 import { flatObjects, foldFlatQuestions, placeFlat, unsureFlatKeys } from './flat';
@@ -114,6 +117,8 @@ export function proposeOperation(
   // What the rules put in doubt may be settled together again.
   settleGroups(id, schema, body, walk);
   placeLeftOver(walk, (path) => unitOf(schema, path));
+  // Names last: only a tie of texts the evidence left, never a field a join reads (an id), which later rounds would trust.
+  settleByResemblance(walk, (path) => domainOf(path) === undefined && holdsText(schema, path));
   confirmByRules(id, schema, body, walk);
   foldFlatQuestions(walk);
   foldPairs(walk);

@@ -19,9 +19,9 @@ export const Placement = z.object({
   from: z.string().describe("The upstream's name for the field, in the upstream object that holds it."),
   confidence: Confidence,
   by: z
-    .enum(['name', 'plural', 'synonym', 'entity', 'abbreviation', 'vocabulary', 'structure', 'type', 'form', 'join', 'flat', 'evidence'])
+    .enum(['name', 'plural', 'synonym', 'entity', 'abbreviation', 'vocabulary', 'structure', 'type', 'form', 'join', 'flat', 'evidence', 'resemblance'])
     .describe(
-      "`name`: the same name in any case convention (read with no map); `plural`, `synonym`: a word of the other; `entity`: after the name of the entity holding it (`BrandId` in a brand); `abbreviation`: word by word abbreviated (`DeltaPts`); `vocabulary`: the word the service uses for the same field in another object, where it was placed surely (`cites` for citations); `join`: its values are those another operation lists for it (a topic id of `/topics`, a question's text of `/answers`); `form`: the only field on both sides whose values are written as the contract's are (a date-time, a percentage); `structure`: an object holding most of the contract's fields; `type`: only the type of its values; `flat`: an object written flat in its parent (`\".\"`: `MarketId`, `MarketCode`), or one of its fields so found; `evidence`: the one candidate whose values keep a rule that fixes them (the score that is naming over answered, src/contract/plausibility.ts), or the order the contract gives its list (most cited first, src/contract/list-orders.ts).",
+      "`name`: the same name in any case convention (read with no map); `plural`, `synonym`: a word of the other; `entity`: after the name of the entity holding it (`BrandId` in a brand); `abbreviation`: word by word abbreviated (`DeltaPts`); `vocabulary`: the word the service uses for the same field in another object, where it was placed surely (`cites` for citations); `join`: its values are those another operation lists for it (a topic id of `/topics`, a question's text of `/answers`); `form`: the only field on both sides whose values are written as the contract's are (a date-time, a percentage); `structure`: an object holding most of the contract's fields; `type`: only the type of its values; `flat`: an object written flat in its parent (`\".\"`: `MarketId`, `MarketCode`), or one of its fields so found; `evidence`: the one candidate whose values keep a rule that fixes them (the score that is naming over answered, src/contract/plausibility.ts), or the order the contract gives its list (most cited first, src/contract/list-orders.ts); `resemblance`: of fields the evidence left tied on the same keys (two texts), the way of giving them their keys whose names clearly best resemble the contract's (`Titre` for `title`), never an id.",
     ),
   convert: ConversionName.optional(),
 });
@@ -35,7 +35,7 @@ export const Candidate = z.object({
   convert: ConversionName.optional(),
   to: z.string().optional().describe("For a value: the contract's value it may stand for."),
   confidence: Confidence,
-  by: z.enum(['name', 'plural', 'synonym', 'entity', 'abbreviation', 'vocabulary', 'structure', 'type', 'form', 'join', 'flat', 'evidence', 'vendor', 'similar', 'elimination']),
+  by: z.enum(['name', 'plural', 'synonym', 'entity', 'abbreviation', 'vocabulary', 'structure', 'type', 'form', 'join', 'flat', 'evidence', 'resemblance', 'vendor', 'similar', 'elimination']),
 });
 export type Candidate = z.infer<typeof Candidate>;
 

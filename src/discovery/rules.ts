@@ -205,7 +205,7 @@ export function rulesKept(id: OperationId, schema: z.ZodType, body: Json, walk: 
 }
 
 /** Ways of placing a field that the rules may confirm or overturn: every way but a name. */
-export const CONFIRMABLE: ReadonlySet<Placement['by']> = new Set(['form', 'type', 'structure', 'abbreviation', 'vocabulary', 'join']);
+export const CONFIRMABLE: ReadonlySet<Placement['by']> = new Set(['form', 'type', 'structure', 'abbreviation', 'vocabulary', 'join', 'resemblance']);
 
 /**
  * A field placed by its form (or another guess) that a rule fixes: kept by the rule, it is placed by evidence; broken,

@@ -359,3 +359,16 @@ export function formKeyOf(schema: z.ZodType): string {
   const expected = expectedOf(schema);
   return `${expected.kind} ${formatOf(expected) ?? ''}`;
 }
+
+/** Whether the contract path holds free text, or a list of it: a string of no format (no date, address or id form), which only names tell apart. */
+export function holdsText(schema: z.ZodType, path: string): boolean {
+  try {
+    let expected = expectedOf(schemaAtPath(schema, path));
+    if (expected.kind === 'array') expected = expectedOf(expected.element);
+    if (expected.kind !== 'scalar') return false;
+    const def = defOf(expected.leaf);
+    return def.type === 'string' && !def.format && !def.checks?.some((c) => c._zod.def.format);
+  } catch {
+    return false;
+  }
+}

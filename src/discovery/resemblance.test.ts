@@ -1,0 +1,82 @@
+/** Names break the ties of text the evidence left, and only where one way fits clearly best (src/discovery/resemblance.ts). */
+import { describe, expect, it } from 'vitest';
+import { compareNames, resemblance, strangeWords } from './names';
+import type { ToConfirm } from './report';
+import { RESEMBLANCE, settleByResemblance } from './resemblance';
+import { Walk } from './walk';
+
+const asked = (path: string, ...froms: string[]): ToConfirm => ({ path, reason: 'as likely', candidates: froms.map((from) => ({ from, confidence: 0.3, by: 'type' as const })) });
+
+/** The walk after settling `questions`, every path text unless `textual` says otherwise. */
+function settle(questions: ToConfirm[], textual: (path: string) => boolean = () => true, walked: Record<string, string> = {}): Walk {
+  const walk = new Walk(0.75);
+  walk.toConfirm.push(...questions);
+  for (const [path, key] of Object.entries(walked)) walk.walked.set(path, key);
+  settleByResemblance(walk, textual);
+  return walk;
+}
+
+const placed = (walk: Walk) => Object.fromEntries(Object.entries(walk.fields).map(([path, p]) => [path, `${p.from} ${p.by} ${p.confidence}`]));
+
+describe('resemblance', () => {
+  it('reads a name in another language by its start, without its accents, and both ways', () => {
+    expect(resemblance('title', 'Titre')).toBe(0.5);
+    expect(resemblance('category', 'Catégorie')).toBe(0.5);
+    expect(resemblance('title', 'Titre')).toBe(resemblance('Titre', 'title'));
+    expect(resemblance('forum', 'Espace_discussion')).toBe(0);
+  });
+
+  it('counts a word one name lacks against it, and a word of two letters only when it is the same', () => {
+    expect(resemblance('facts_compared', 'FaitsCompare')).toBe(0.5);
+    expect(resemblance('title', 'title_extra')).toBe(0.75);
+    expect(resemblance('id', 'ia')).toBe(0);
+    expect(resemblance('key', 'sort_key')).toBe(0.75);
+  });
+
+  it('names the words that say more than a field and its object', () => {
+    expect(strangeWords('sort_key', ['key', 'rows'])).toEqual(['sort']);
+    expect(strangeWords('tarea-titulo', ['title', 'tareas'])).toEqual([]);
+    expect(strangeWords('Assistant_ia', ['assistant'])).toEqual([]);
+  });
+});
+
+describe('compareNames', () => {
+  it('takes no word one last letter from another for an abbreviation of it: `shard` is not `share`', () => {
+    expect(compareNames('share', 'shard')).toBeUndefined();
+  });
+});
+
+describe('settleByResemblance', () => {
+  it('settles two texts sharing their two keys the one way the names fit, by resemblance, into the map', () => {
+    const walk = settle([asked('threads[].title', 'Espace_discussion', 'Titre'), asked('threads[].forum', 'Titre', 'Espace_discussion')]);
+    expect(placed(walk)).toEqual({ 'threads[].title': `Titre resemblance ${RESEMBLANCE}`, 'threads[].forum': `Espace_discussion resemblance ${RESEMBLANCE}` });
+    expect(walk.sure.fields).toEqual({ 'threads[].title': 'Titre', 'threads[].forum': 'Espace_discussion' });
+    expect(walk.toConfirm).toEqual([]);
+  });
+
+  it('leaves a tie the names do not break, and one where both ways fit within the margin', () => {
+    expect(placed(settle([asked('transcript.prompt', 'f_a', 'f_b'), asked('transcript.answer', 'f_b', 'f_a')]))).toEqual({});
+    const close = settle([asked('tasks[].title', 'tit_one', 'tit_two'), asked('tasks[].why', 'tit_two', 'tit_one')]);
+    expect(placed(close)).toEqual({});
+    expect(close.toConfirm).toHaveLength(2);
+  });
+
+  it('never settles a field that is not text: an id is the joins’ to place or a person’s', () => {
+    const tie = () => [asked('rows[].topic_id', 'topic_ref', 'etiqueta'), asked('rows[].label', 'etiqueta', 'topic_ref')];
+    expect(Object.keys(placed(settle(tie())))).toEqual(['rows[].topic_id', 'rows[].label']);
+    expect(placed(settle(tie(), (path) => !path.endsWith('_id')))).toEqual({});
+  });
+
+  it('beside keys no field takes, settles a key only by its own resemblance, and not one whose name says more', () => {
+    const withExtra = settle([asked('pages[].title', 'Titre', 'CacheKey')]);
+    expect(placed(withExtra)).toEqual({ 'pages[].title': `Titre resemblance ${RESEMBLANCE}` });
+    expect(placed(settle([asked('rows[].key', 'clave', 'sort_key')], undefined, { rows: 'filas' }))).toEqual({});
+    // One question with one candidate was asked for a reason of its own, not for a tie.
+    expect(placed(settle([asked('pages[].title', 'Titre')]))).toEqual({});
+  });
+
+  it('keeps each object its own: keys of another object are not this one’s', () => {
+    const walk = settle([asked('task.title', 'Titre', 'Pourquoi'), asked('task.why', 'Pourquoi', 'Titre'), asked('pages[].title', 'Titre', 'Shard')]);
+    expect(Object.keys(placed(walk)).sort()).toEqual(['pages[].title', 'task.title', 'task.why']);
+  });
+});
