@@ -80,6 +80,17 @@ describe('shape alignment', () => {
     expect(pairs.get('market')).toBe('.');
     expect([...flat.get('market')!.keys()].sort()).toEqual(['code', 'id']);
   });
+
+  it('reads as an object written flat the keys that share first words, not a count of the same form beside them', async () => {
+    const { open_counts: counts, ...rest } = (await ours('listTasks')) as { open_counts: Record<string, number> } & Json;
+    const layers = Object.keys(counts);
+    // A count beside the four, first, of the same form; the four under first words of their own, as a house writes them.
+    const written = layers.map((layer, i) => [`QvZr${['Ka', 'Lo', 'Mi', 'Nu'][i]}`, counts[layer]!] as const);
+    const body = { Wq: Math.max(...Object.values(counts)) + 1, ...(renamed(rest, tokens(19)) as Json), ...Object.fromEntries(written) };
+    const { pairs, flat } = alignObject(shapeOf('listTasks'), [body]);
+    expect(pairs.get('open_counts')).toBe('.');
+    expect([...flat.get('open_counts')!.values()].sort()).toEqual(written.map(([key]) => key).sort());
+  });
 });
 
 describe('the envelope by its shape', () => {

@@ -112,7 +112,7 @@ describe('fields', () => {
     expect(report.reads).toEqual({ ok: true });
   });
 
-  it("settle a signal's value and weight by the readiness score, whichever way its two texts go, and ask the texts as a pair", async () => {
+  it("settle a signal's value and weight by the readiness score, whichever way its two texts go, and its texts by their values", async () => {
     const body = renamedAll(await ours('getOverview'), {
       'readiness.signals[].value': 'v',
       'readiness.signals[].weight': 'w',
@@ -122,9 +122,28 @@ describe('fields', () => {
     const { report } = propose('getOverview', body as Record<string, unknown>);
     expect(report.fields['readiness.signals[].value']).toEqual({ from: 'v', confidence: 0.9, by: 'evidence' });
     expect(report.fields['readiness.signals[].weight']).toEqual({ from: 'w', confidence: 0.9, by: 'evidence' });
-    expect(report.to_confirm.filter((item) => item.path.startsWith('readiness.')).map((item) => [item.path, item.with, item.candidates.map((c) => c.from).sort()])).toEqual([
-      ['readiness.signals[].signal', ['readiness.signals[].note'], ['s1', 's2']],
+    // A note is sentences, a signal one word each (`answer_coverage`): the only key of sentences is the note's.
+    expect(report.fields['readiness.signals[].note']).toMatchObject({ from: 's2', by: 'form' });
+    expect(report.fields['readiness.signals[].signal']).toMatchObject({ from: 's1', by: 'form' });
+    expect(report.to_confirm.filter((item) => item.path.startsWith('readiness.'))).toEqual([]);
+  });
+
+  it('ask two texts as a pair where neither their values nor their names tell them apart', async () => {
+    const body = renamedAll(await ours('getTask'), { 'task.title': 't1', 'task.why': 't2' });
+    const { report, map } = propose('getTask', body as Record<string, unknown>);
+    expect(report.to_confirm.filter((item) => item.path.startsWith('task.')).map((item) => [item.path, item.with, item.candidates.map((c) => c.from).sort()])).toEqual([
+      ['task.title', ['task.why'], ['t1', 't2']],
     ]);
+    expect(map.fields['task.title']).toBeUndefined();
+  });
+
+  it('take no code for a sentence: a task’s why is the text of words beside a cache key', async () => {
+    const { task, ...rest } = (await ours('getTask')) as { task: Record<string, unknown> } & Record<string, unknown>;
+    const { why, ...fields } = task;
+    const { report, map } = propose('getTask', { ...rest, task: { ...fields, w9: why, ck: 'x3f9k' } });
+    expect(map.fields['task.why']).toBe('w9');
+    expect(report.fields['task.why']).toMatchObject({ by: 'form' });
+    expect(report.unused).toContain('task.ck');
   });
 
   it('place the one list left, empty in this answer, where one list field is left', async () => {

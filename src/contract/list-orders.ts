@@ -22,9 +22,13 @@ export interface ListOrder {
 const most = (operation: OperationId, list: string, by: string, says: string): ListOrder => ({ operation, list, by, direction: 'descending', says });
 const oldest = (operation: OperationId, list: string, by: string): ListOrder => ({ operation, list, by, direction: 'ascending', says: 'oldest first' });
 
-/** Only orders by one field: "best first" by a gain, then an effort, then an id, orders no field alone by itself. */
+/**
+ * Each order by one field. An order by several ("best first": the largest gain, then the lower effort, then the
+ * older task) is one by its first field alone (ties allowed); its later fields order nothing by themselves.
+ */
 export const LIST_ORDERS: readonly ListOrder[] = [
   oldest('getVisibility', 'history', 'week_start'),
+  most('listTasks', 'tasks', 'expected_gain', 'best first: the largest expected gain first'),
   most('getAnswerRuns', 'runs', 'ran_at', 'newest first'),
   oldest('getTopic', 'history', 'week_start'),
   most('listSources', 'sources', 'citations', 'most cited first'),

@@ -14,12 +14,14 @@
  * ```
  *
  * Names play no part here: a service named in tokens or another language
- * aligns as well as one named like the contract.
+ * aligns as well as one named like the contract. Only their form does: the
+ * keys of an object written flat share its name as their first words.
  */
 import type * as z from 'zod';
 import { isObject } from '../contract/conform';
 import { bestAssignment } from '../lib/assignment';
 import { DAY_MS } from '../lib/time';
+import { wordsOf } from '../contract/enum-spelling';
 import { timeOf } from '../contract/upstream-map';
 import { spellsAsOurs } from './by-shape';
 import { columnarOf, type Expected, expectedOf, fitOf, formatOf, formOf, isKeyedList } from './shapes';
@@ -175,7 +177,35 @@ function weigh(shape: Record<string, z.ZodType>, objects: readonly Json[]): Weig
       ),
     ),
   );
+  for (const name of names) {
+    const inner = rows.flatMap((row, r) => (row.name === name && row.inner !== undefined ? [r] : []));
+    const group = prefixGroup(keys, inner.length);
+    if (!group) continue;
+    for (const r of inner) weights[r] = weights[r]!.map((x, k) => (group.has(keys[k]!) ? x : x * OUTSIDE_PREFIX));
+  }
   return { names, keys, rows, weights };
+}
+
+/** A key beside the one group of keys that share first words, as a field of the object that group is written flat. */
+const OUTSIDE_PREFIX = 0.5;
+
+/**
+ * The keys of an object written flat (`OpenCountsContent`, `OpenCountsBrand`): the only group of exactly `size` keys
+ * whose first words are the same and are followed by more, the object's name in the house's words, whatever they mean.
+ */
+function prefixGroup(keys: readonly string[], size: number): ReadonlySet<string> | undefined {
+  if (size < 2) return undefined;
+  const groups = new Map<string, Set<string>>();
+  for (const key of keys) {
+    const words = wordsOf(key);
+    for (let n = 1; n < words.length; n++) {
+      const prefix = words.slice(0, n).join(' ');
+      (groups.get(prefix) ?? groups.set(prefix, new Set()).get(prefix)!).add(key);
+    }
+  }
+  const sized = new Map<string, ReadonlySet<string>>();
+  for (const group of groups.values()) if (group.size === size) sized.set([...group].sort().join('\n'), group);
+  return sized.size === 1 ? [...sized.values()][0] : undefined;
 }
 
 /** A pair taken away: a field's key (`"."`: its being written flat). */

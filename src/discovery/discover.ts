@@ -42,6 +42,7 @@ import { echoesOf, probeValue, provenEcho } from './probes';
 import type { OperationMap } from '../contract/schemas/upstream-map';
 import { takesUnit } from './shapes';
 import { vocabularyOf } from './vocabulary';
+import type { Vocabulary } from './walk';
 import { CONFIDENCE_THRESHOLD, type DiscoveryReport } from './report';
 
 /** One read: the body as sent (any JSON) on a 200, the API's error otherwise; `cache` is the edge proxy's `X-Cache`. */
@@ -309,10 +310,12 @@ function joinAcross(
     const before = new Map(entries);
     const trusted = (id: OperationId, path: string) => settledIn(before.get(id), path);
     const precision = pointsPrecision(before, placed, (id, path) => takesUnit(zs.response(id), path));
-    const vocabulary = vocabularyOf(
-      [...before.values()].flatMap((entry) => ('fields' in entry && entry.fields ? Object.entries(entry.fields).map(([path, placed]) => [path, placed.from, placed.by] as const) : [])),
-    );
-    evidenceFor = (id, params) => ({ known, hints, context: askedIn(context, id, params), figures: figuresFor(id, placed, trusted), precision, vocabulary });
+    const placementsOf = (entry: DiscoveryReport['operations'][string]) =>
+      'fields' in entry && entry.fields ? Object.entries(entry.fields).map(([path, placed]) => [path, placed.from, placed.by] as const) : [];
+    const vocabulary = vocabularyOf([...before.values()].flatMap(placementsOf));
+    const elsewhere = new Map<OperationId, Vocabulary>();
+    const wordsElsewhere = (id: OperationId) => elsewhere.get(id) ?? elsewhere.set(id, vocabularyOf([...before].flatMap(([other, entry]) => (other === id ? [] : placementsOf(entry))))).get(id)!;
+    evidenceFor = (id, params) => ({ known, hints, context: askedIn(context, id, params), figures: figuresFor(id, placed, trusted), precision, vocabulary, wordsElsewhere: wordsElsewhere(id) });
     for (const [id, { body, params }] of bodies) propose(zs, id, body, params, threshold, evidenceFor(id, params), report, entries);
   }
   return evidenceFor;

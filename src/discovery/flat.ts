@@ -1,8 +1,11 @@
 /** A contract object written flat in its parent (`MarketId`, `MarketCode` for `market`): found, and placed with `"."`. */
+import type * as z from 'zod';
+import { JOIN } from './joins';
 import { compareNames, entityOf, wordsOf } from './names';
 import type { Conversion } from '../contract/upstream-map';
 import { AMBIGUOUS, type Expected, expectedOf, fitOf, formKeyOf } from './shapes';
-import { hundredths, type Pair, pairOf, type Walk } from './walk';
+import { VOCABULARY } from './vocabulary';
+import { hundredths, type Pair, pairOf, type Vocabulary, type Walk } from './walk';
 
 /** A contract object found written flat in its parent: its fields' pairs, and how sure that is. */
 export interface FlatObject {
@@ -58,6 +61,33 @@ export function flatObjects(names: string[], keys: string[], expected: Record<st
   return found;
 }
 
+/**
+ * An object the shape reads written flat (`aligned`: each of its fields' key by form), no name found so: a question
+ * (which fields of its form are its is told by names or values, never by the form alone), unless each field has one
+ * free key its values prove: one that joins its resource (a market's id and code, those `/markets` lists), else the
+ * key the service calls by the field's name in the other answers the evidence settled (`words`: one open count per
+ * layer; none for an object with a twin beside it, where the words say `to`, not which window's).
+ */
+export function flatByShape(
+  aligned: ReadonlyMap<string, string>,
+  inner: Record<string, z.ZodType>,
+  free: readonly string[],
+  { joins, words }: { joins: (field: string, key: string) => boolean; words: Vocabulary },
+  valuesOf: (key: string) => unknown[],
+): FlatObject {
+  const each = (find: (field: string) => string | undefined) => {
+    const keys = [...aligned.keys()].map((field) => [field, find(field)] as const);
+    return keys.every(([, key]) => key !== undefined) && new Set(keys.map(([, key]) => key)).size === keys.length ? new Map(keys as (readonly [string, string])[]) : undefined;
+  };
+  const joined = each((field) => {
+    const keys = free.filter((key) => joins(field, key));
+    return keys.length === 1 ? keys[0] : undefined;
+  });
+  const spoken = joined ? undefined : each((field) => free.find((key) => words.get(key) === field));
+  const [fields, by, confidence] = joined ? [joined, 'join', JOIN] : spoken ? [spoken, 'vocabulary', VOCABULARY] : [aligned, 'form', AMBIGUOUS];
+  return { pairs: [...fields].map(([field, key]) => pairOf(field, key, by as Pair['by'], confidence, expectedOf(inner[field]!), valuesOf(key))), confidence };
+}
+
 /** What a key says after the object's name (`MarketCode` after `market`: `Code`; `PrevPerTo` after `previous_period`: `To`), each way it may. */
 function restAfter(object: string, key: string): string[] {
   const words = wordsOf(key);
@@ -97,7 +127,9 @@ export function placeFlat(walk: Walk, path: string, name: string, flat: FlatObje
   for (const pair of flat.pairs) {
     const reading = pair.readings[0]!;
     walk.mapField(`${path}.${pair.name}`, pair.name, pair.key, reading.convert, sure);
-    if (sure) walk.fields[`${path}.${pair.name}`] = { from: pair.key, confidence: flat.confidence, by: 'flat', ...(reading.convert ? { convert: reading.convert } : {}) };
+    // Found by the service's own words, a field says so: what they taught is then taught again (`vocabulary.ts`).
+    const by = pair.by === 'vocabulary' ? 'vocabulary' : 'flat';
+    if (sure) walk.fields[`${path}.${pair.name}`] = { from: pair.key, confidence: flat.confidence, by, ...(reading.convert ? { convert: reading.convert } : {}) };
     // Unsure, its fields of one form (a period's two days, and the window before's) may be each other's: each is
     // asked among them, so the rules may tell them apart together (`settleGroups`).
     const form = formKeyOf(shape[pair.name]!);

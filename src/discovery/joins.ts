@@ -21,6 +21,9 @@ import { valuesAt } from '../contract/params-from';
 import { operations, type AnyOperation, type OperationId } from '../contract/operations';
 import { singular, wordsOf } from './names';
 
+/** A field placed by the values it shares with another operation: as sure as a name, and read before any guess by type. */
+export const JOIN = 0.9;
+
 /** What a value names: the resources the spec joins across operations. */
 export type Domain = 'brand' | 'brand_name' | 'market_id' | 'market_code' | 'market_name' | 'topic' | 'topic_name' | 'question' | 'question_text' | 'task' | 'rival';
 

@@ -31,16 +31,16 @@ import type { OperationId } from '../contract/operations';
 import type { ZodSide } from '../contract/zod-side';
 import type { RuleContext } from '../contract/plausibility';
 import type { OperationMap } from '../contract/schemas/upstream-map';
-import { domainOf, joins, type Known } from './joins';
+import { domainOf, JOIN, joins, type Known } from './joins';
 import { compareNames, entityOf, singular, wordsOf } from './names';
 import { enumKey, enumPaths, type ValueHints } from './values';
 import { proposeValues } from './propose-values';
 import type { Candidate, OperationRead } from './report';
-import { AMBIGUOUS, columnarOf, type Expected, expectedOf, fitOf, holdsText, isKeyedList, unitOf } from './shapes';
+import { AMBIGUOUS, columnarOf, type Expected, expectedOf, fitOf, holdsText, isKeyedList, sameFields, unitOf } from './shapes';
 import { settleByResemblance } from './resemblance';
 import { type FigureEvidence, overturnByFigures, settleByFigures, settleByPrecision } from './figures';
 import { besideEnvelope, findEnvelope } from './envelope';
-import { flatObjects, foldFlatQuestions, placeFlat, unsureFlatKeys } from './flat';
+import { flatByShape, flatObjects, foldFlatQuestions, placeFlat, unsureFlatKeys } from './flat';
 import { confirmByRules, EVIDENCE, rulesKept, settleByEvidence, settleGroups } from './rules';
 import { placeLeftOver } from './taken';
 import { foldPairs } from './pairs';
@@ -75,6 +75,8 @@ export interface Evidence {
   vocabulary?: Vocabulary;
   /** Keys a probe proved (`probes.ts`), by contract path: the key of its object that took the value asked. */
   probed?: ReadonlyMap<string, string>;
+  /** The service's words as the other answers taught them (`vocabularyOf` without this answer's placements). */
+  wordsElsewhere?: Vocabulary;
 }
 
 export function proposeOperation(
@@ -82,11 +84,11 @@ export function proposeOperation(
   id: OperationId,
   body: Json,
   threshold: number,
-  { known, hints, context, figures = [], precision, vocabulary, probed }: Evidence = {},
+  { known, hints, context, figures = [], precision, vocabulary, probed, wordsElsewhere }: Evidence = {},
 ): OperationProposal {
   const schema = zs.response(id);
   const shape = objectShape(schema) ?? {};
-  const walk = new Walk(threshold, known, hints, context, vocabulary, probed);
+  const walk = new Walk(threshold, known, hints, context, vocabulary, probed, wordsElsewhere);
   const envelope = findEnvelope(shape, body);
   if (envelope?.in_map && envelope.confidence < threshold)
     walk.toConfirm.push({
@@ -118,7 +120,9 @@ export function proposeOperation(
   settleGroups(id, schema, body, walk);
   placeLeftOver(walk, (path) => unitOf(schema, path));
   // Names last: only a tie of texts the evidence left, never a field a join reads (an id), which later rounds would trust.
-  settleByResemblance(walk, (path) => domainOf(path) === undefined && holdsText(schema, path));
+  const narrowed = settleByResemblance(walk, (path) => domainOf(path) === undefined && holdsText(schema, path));
+  // The keys the names gave may leave a question beside them one key (a title's leaves the why its sentences).
+  placeLeftOver(walk, (path) => unitOf(schema, path), narrowed);
   confirmByRules(id, schema, body, walk);
   foldFlatQuestions(walk);
   foldPairs(walk);
@@ -330,18 +334,12 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
   // are its is told by names or values, never by the form alone), unless each of its fields joins its resource
   // through its key alone (a market's id and code, those `/markets` lists): the values prove it.
   for (const [name, aligned] of alignment.flat) {
-    const inner = (expected[name] as { shape: Record<string, z.ZodType> }).shape;
-    // Each field's one free key that joins its resource, whichever keys the shape paired it with: the values decide.
-    const joinedKeys = [...aligned.keys()].map((field) => {
-      const at = pathOf(pathOf(path, name), field);
-      const keys = domainOf(at) === undefined ? [] : free.filter((k) => joinOf(walk, at, valuesOf(k)) === true);
-      return [field, keys.length === 1 ? keys[0] : undefined] as const;
-    });
-    const joined = joinedKeys.every(([, key]) => key !== undefined) && new Set(joinedKeys.map(([, key]) => key)).size === joinedKeys.length;
-    const fields = joined ? new Map(joinedKeys as (readonly [string, string])[]) : aligned;
-    const pairs = [...fields].map(([field, key]) => pairOf(field, key, joined ? 'join' : 'form', joined ? JOIN : AMBIGUOUS, expectedOf(inner[field]!), valuesOf(key)));
-    flat.set(name, { pairs, confidence: joined ? JOIN : AMBIGUOUS });
-    if (joined) flatKeys.push(...fields.values());
+    const at = pathOf(path, name);
+    const joins = (field: string, key: string) => domainOf(pathOf(at, field)) !== undefined && joinOf(walk, pathOf(at, field), valuesOf(key)) === true;
+    const twin = Object.keys(shape).some((other) => other !== name && sameFields(expected[other], expected[name]));
+    const found = flatByShape(aligned, (expected[name] as { shape: Record<string, z.ZodType> }).shape, free, { joins, words: twin ? new Map() : walk.wordsElsewhere }, valuesOf);
+    flat.set(name, found);
+    if (found.confidence >= walk.threshold) flatKeys.push(...found.pairs.map((p) => p.key));
   }
   // A question's keys stay free: a guess takes nothing from the others, so no field is the only one left of its form by it.
   left = left.filter((name) => !flat.has(name));
@@ -360,7 +358,8 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
     aligned,
   ))
     chosen.set(name, pairs);
-  const keysOf = () => new Set([...[...chosen.values()].flat().map((p) => p.key), ...flatKeys]);
+  // Every key a field or a flat object's field took, sure or asked: none of them is unused.
+  const keysOf = () => new Set([...[...chosen.values()].flat().map((p) => p.key), ...flatKeys, ...[...flat.values()].flatMap((f) => f.pairs.map((p) => p.key))]);
 
   const units = walk.units;
   const unsureKeys = unsureFlatKeys(flat, expected, walk.threshold);
@@ -407,9 +406,6 @@ function joinOf(walk: Walk, path: string, values: unknown[]): boolean | undefine
   const domain = domainOf(path);
   return domain ? joins(walk.known, domain, values) : undefined;
 }
-
-/** A field placed by the values it shares with another operation: as sure as a name, and read before any guess by type. */
-const JOIN = 0.9;
 
 /** Of the fields no name placed surely, those whose values join their resource through exactly one free field. */
 function byJoin(

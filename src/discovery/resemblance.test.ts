@@ -1,18 +1,20 @@
 /** Names break the ties of text the evidence left, and only where one way fits clearly best (src/discovery/resemblance.ts). */
 import { describe, expect, it } from 'vitest';
+import { FORM_UNIQUE } from './by-shape';
 import { compareNames, resemblance, strangeWords } from './names';
 import type { ToConfirm } from './report';
 import { RESEMBLANCE, settleByResemblance } from './resemblance';
+import { placeLeftOver } from './taken';
 import { Walk } from './walk';
 
 const asked = (path: string, ...froms: string[]): ToConfirm => ({ path, reason: 'as likely', candidates: froms.map((from) => ({ from, confidence: 0.3, by: 'type' as const })) });
 
-/** The walk after settling `questions`, every path text unless `textual` says otherwise. */
+/** The walk after settling `questions` as discovery does (the names, then the keys they left), every path text unless `textual` says otherwise. */
 function settle(questions: ToConfirm[], textual: (path: string) => boolean = () => true, walked: Record<string, string> = {}): Walk {
   const walk = new Walk(0.75);
   walk.toConfirm.push(...questions);
   for (const [path, key] of Object.entries(walked)) walk.walked.set(path, key);
-  settleByResemblance(walk, textual);
+  placeLeftOver(walk, () => undefined, settleByResemblance(walk, textual));
   return walk;
 }
 
@@ -47,9 +49,9 @@ describe('compareNames', () => {
 });
 
 describe('settleByResemblance', () => {
-  it('settles two texts sharing their two keys the one way the names fit, by resemblance, into the map', () => {
+  it('settles two texts sharing their two keys the one way the names fit, by resemblance, into the map, and the other by the key left', () => {
     const walk = settle([asked('threads[].title', 'Espace_discussion', 'Titre'), asked('threads[].forum', 'Titre', 'Espace_discussion')]);
-    expect(placed(walk)).toEqual({ 'threads[].title': `Titre resemblance ${RESEMBLANCE}`, 'threads[].forum': `Espace_discussion resemblance ${RESEMBLANCE}` });
+    expect(placed(walk)).toEqual({ 'threads[].title': `Titre resemblance ${RESEMBLANCE}`, 'threads[].forum': `Espace_discussion form ${FORM_UNIQUE}` });
     expect(walk.sure.fields).toEqual({ 'threads[].title': 'Titre', 'threads[].forum': 'Espace_discussion' });
     expect(walk.toConfirm).toEqual([]);
   });
@@ -73,6 +75,17 @@ describe('settleByResemblance', () => {
     expect(placed(settle([asked('rows[].key', 'clave', 'sort_key')], undefined, { rows: 'filas' }))).toEqual({});
     // One question with one candidate was asked for a reason of its own, not for a tie.
     expect(placed(settle([asked('pages[].title', 'Titre')]))).toEqual({});
+  });
+
+  it('settles a tie only one way completes where the names favour it, and never by that alone', () => {
+    // `why` may hold only `Pourquoi`: the names still have to beat `title` taking `Pourquoi` and `why` nothing.
+    expect(placed(settle([asked('task.title', 'Titre', 'Pourquoi'), asked('task.why', 'Pourquoi')]))).toEqual({
+      'task.title': `Titre resemblance ${RESEMBLANCE}`,
+      'task.why': `Pourquoi form ${FORM_UNIQUE}`,
+    });
+    const alone = settle([asked('signals[].signal', 's1', 's2'), asked('signals[].note', 's2')]);
+    expect(placed(alone)).toEqual({});
+    expect(alone.toConfirm).toHaveLength(2);
   });
 
   it('keeps each object its own: keys of another object are not this one’s', () => {

@@ -31,8 +31,12 @@ interface Way {
   score: number;
 }
 
-/** Settles by names each question of a tie that one way of choosing fits clearly best (see the module comment). */
-export function settleByResemblance(walk: Walk, textual: (path: string) => boolean): void {
+/**
+ * Settles by names each question of a tie that one way of choosing fits clearly best (see the module comment), and
+ * returns the questions of each tie left open beside one settled: the keys it took narrowed them.
+ */
+export function settleByResemblance(walk: Walk, textual: (path: string) => boolean): Set<ToConfirm> {
+  const narrowed = new Set<ToConfirm>();
   const open = walk.toConfirm.filter(
     (item) =>
       item.value === undefined &&
@@ -53,33 +57,35 @@ export function settleByResemblance(walk: Walk, textual: (path: string) => boole
       const holder = holderOf(walk, group[0]!.path);
       const named = [walk.walked.get(holder.replace(/\[\]$/, '')) ?? '', leafOf(holder)];
       const plain = (item: ToConfirm, key: string) => oneEach || strangeWords(key, [leafOf(item.path), ...named]).length === 0;
-      for (const [item, candidate] of settled(group, oneEach, plain)) {
+      const found = settled(group, oneEach, plain);
+      for (const [item, candidate] of found) {
         walk.toConfirm.splice(walk.toConfirm.indexOf(item), 1);
         walk.mapField(item.path, leafOf(item.path), candidate.from!, candidate.convert, true);
         walk.fields[item.path] = { from: candidate.from!, confidence: RESEMBLANCE, by: 'resemblance', ...(candidate.convert ? { convert: candidate.convert } : {}) };
       }
+      if (found.length > 0) for (const item of group) if (walk.toConfirm.includes(item)) narrowed.add(item);
     }
+  return narrowed;
 }
 
 /**
  * The questions of `group` the names settle, each with its candidate. `oneEach`: the keys are as many as the
- * questions and all in sight, so each question takes one; else a question may take none of its candidates. `plain`:
- * whether a question may be settled with a key at all.
+ * questions and all in sight, so the best way gives each question one; else a question may take none of its
+ * candidates. Either way a question is settled only by a key whose name resembles it, by `MARGIN` over every way it
+ * takes another key or none, the others one or none: a key left to it because the others took theirs is
+ * `placeLeftOver`'s to place, by form. `plain`: whether a question may be settled with a key at all.
  */
 export function settled(group: readonly ToConfirm[], oneEach: boolean, plain: (item: ToConfirm, key: string) => boolean = () => true): [ToConfirm, Candidate][] {
   const fit = group.map((item) => new Map(item.candidates.map((c) => [c.from!, resemblance(leafOf(item.path), c.from!)] as const)));
-  const ways = waysOf(group, fit, oneEach);
-  const best = ways.reduce<Way | undefined>((top, way) => (top === undefined || way.score > top.score ? way : top), undefined);
+  const best = waysOf(group, fit, oneEach).reduce<Way | undefined>((top, way) => (top === undefined || way.score > top.score ? way : top), undefined);
   if (best === undefined) return [];
+  const rivals = waysOf(group, fit, false);
   const found: [ToConfirm, Candidate][] = [];
   group.forEach((item, i) => {
     const key = best.keys[i];
-    if (key === undefined) return;
-    // Without its own resemblance, a key is this question's only because the others took theirs: enough when each takes one.
-    if ((fit[i]!.get(key)! <= 0 && !oneEach) || !plain(item, key)) return;
-    const rival = Math.max(-Infinity, ...ways.filter((way) => way.keys[i] !== key).map((way) => way.score));
-    // No other way at all: the evidence, not the names, left this one; `placeLeftOver` or a person decides it.
-    if (rival === -Infinity || best.score - rival < MARGIN) return;
+    if (key === undefined || fit[i]!.get(key)! <= 0 || !plain(item, key)) return;
+    const rival = Math.max(...rivals.filter((way) => way.keys[i] !== key).map((way) => way.score));
+    if (best.score - rival < MARGIN) return;
     found.push([item, item.candidates.find((c) => c.from === key)!]);
   });
   return found;

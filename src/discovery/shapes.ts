@@ -171,10 +171,17 @@ export function kindOf(value: unknown): string {
   return `${typeof value}s`;
 }
 
+/** Whether two contract fields are objects of the same fields (`period` and `previous_period`). */
+export function sameFields(a: Expected | undefined, b: Expected | undefined): boolean {
+  if (a?.kind !== 'object' || b?.kind !== 'object') return false;
+  const [x, y] = [Object.keys(a.shape).sort(), Object.keys(b.shape).sort()];
+  return x.length === y.length && x.every((k, i) => k === y[i]);
+}
+
 /** Whether `values` (an upstream field's, across every item seen) fit the contract field `expected`. */
 export function fitOf(expected: Expected & { nullable: boolean }, values: readonly unknown[], name?: string): Fit {
   const seen = present(values);
-  if (name !== undefined && expected.kind === 'scalar' && !textKindFits(name, seen)) return { readings: [], reason: `its values are ${textKindOf(seen)}, which \`${name}\` is not` };
+  if (name !== undefined && expected.kind === 'scalar' && !textKindFits(name, seen)) return { readings: [], reason: `its values are ${KIND_WORDS[textKindOf(seen)]}, which \`${name}\` is not` };
   if (seen.length === 0) return { readings: [{ confidence: 1 }] };
   switch (expected.kind) {
     case 'object':
@@ -234,23 +241,48 @@ function conversionConfidence(convert: Conversion, seen: unknown[]): number {
   return CONVERSION_CONFIDENCE[convert];
 }
 
-/** Text that is an address, a host name, or words. */
+/** Text that is an address, a host name, or words: a code (`x3f9k`), one word (`Pricing`, `xgmuf`), or words with spaces between. */
 type TextKind = 'url' | 'domain' | 'words';
+type WordsKind = 'code' | 'word' | 'sentence';
 const kindOfText = (v: string): TextKind => (/^https?:\/\//i.test(v) ? 'url' : /^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(v) && /[a-z]/i.test(v) ? 'domain' : 'words');
-function textKindOf(seen: readonly unknown[]): TextKind | 'mixed' {
-  const kinds = new Set(seen.filter((v): v is string => typeof v === 'string').map(kindOfText));
-  return kinds.size === 1 ? [...kinds][0]! : 'mixed';
+const kindOfWords = (v: string): WordsKind => (/\S\s+\S/.test(v) ? 'sentence' : /\d/.test(v) && /[a-z]/i.test(v) ? 'code' : 'word');
+const KIND_WORDS: Record<TextKind | WordsKind | 'mixed', string> = {
+  url: 'addresses',
+  domain: 'host names',
+  words: 'words',
+  code: 'codes',
+  word: 'single words',
+  sentence: 'sentences',
+  mixed: 'of several kinds',
+};
+function textKindOf(seen: readonly unknown[]): TextKind | WordsKind | 'mixed' {
+  const texts = seen.filter((v): v is string => typeof v === 'string');
+  const kinds = new Set(texts.map(kindOfText));
+  if (kinds.size !== 1) return 'mixed';
+  const kind = [...kinds][0]!;
+  if (kind !== 'words') return kind;
+  const words = new Set(texts.map(kindOfWords));
+  return words.size === 1 ? [...words][0]! : 'words';
 }
+/** The contract's fields that hold a person's sentences (a task's `why`, an engine's answer): never one word or a code. */
+const SENTENCE_WORDS = new Set(['why', 'detail', 'note', 'prompt', 'answer', 'steps', 'gets', 'summary', 'headline', 'reason', 'description', 'excerpt']);
+/** The contract's fields that hold words a person reads, one or more (a page's `title`, a question's `text`): never a code. */
+const READ_WORDS = new Set(['title', 'text', 'facts']);
 /**
- * The contract's own field names say what its text is: a `url` holds addresses, a `domain` host names, any other
- * text field words. Values all of another kind do not stand for it (a domain is never a brand's name).
+ * The contract's own field names say what its text is: a `url` holds addresses, a `domain` host names, a sentence
+ * field (`why`) words with spaces between, a title words, any other text field words or codes (a brand may be `G2`).
+ * Values all of another kind do not stand for it (a domain is never a brand's name, a cache key never a task's why).
  */
 function textKindFits(name: string, seen: readonly unknown[]): boolean {
   const words = name.split('_');
-  const want: TextKind = words.includes('url') ? 'url' : words.includes('domain') ? 'domain' : 'words';
   const have = textKindOf(seen);
   if (have === 'mixed' || seen.some((v) => typeof v !== 'string')) return true;
-  return want === 'words' ? have === 'words' : have === want;
+  if (words.includes('url')) return have === 'url';
+  if (words.includes('domain')) return have === 'domain';
+  if (have === 'url' || have === 'domain') return false;
+  if (words.some((word) => SENTENCE_WORDS.has(word))) return have === 'sentence' || have === 'words';
+  if (words.some((word) => READ_WORDS.has(word))) return have !== 'code';
+  return true;
 }
 
 /** The orders a date may be written in, each a conversion of the map's. */

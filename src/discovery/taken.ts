@@ -5,6 +5,7 @@
  * left on both sides, and placed by its form as `byShape` places one.
  */
 import { FORM_UNIQUE } from './by-shape';
+import type { ToConfirm } from './report';
 import type { UnitKind } from './shapes';
 import type { Walk } from './walk';
 
@@ -14,8 +15,11 @@ export function holderOf(walk: Walk, path: string): string {
   return parent !== '' && walk.fields[parent]?.from === '.' ? holderOf(walk, parent) : parent;
 }
 
-/** The keys placed leave the questions beside them; a question left with one key no other asks for takes it. */
-export function placeLeftOver(walk: Walk, unitOf: (path: string) => UnitKind | undefined): void {
+/**
+ * The keys placed leave the questions beside them; a question left with one key no other asks for takes it. `narrowed`:
+ * questions already narrowed by keys placed since they were asked (a tie the names broke), as if pruned here.
+ */
+export function placeLeftOver(walk: Walk, unitOf: (path: string) => UnitKind | undefined, narrowed: ReadonlySet<ToConfirm> = new Set()): void {
   const taken = new Map<string, Set<string>>();
   for (const [path, placed] of Object.entries(walk.fields)) {
     if (placed.from === '.') continue;
@@ -23,7 +27,7 @@ export function placeLeftOver(walk: Walk, unitOf: (path: string) => UnitKind | u
     (taken.get(holder) ?? taken.set(holder, new Set()).get(holder)!).add(placed.from);
   }
   const open = walk.toConfirm.filter((item) => item.value === undefined && item.path !== '' && item.candidates.length > 0 && item.candidates.every((c) => c.from !== undefined && c.from !== '.'));
-  const pruned = new Set<(typeof open)[number]>();
+  const pruned = new Set<ToConfirm>(open.filter((item) => narrowed.has(item)));
   for (const item of open) {
     const gone = taken.get(holderOf(walk, item.path));
     const left = gone ? item.candidates.filter((c) => !gone.has(c.from!)) : item.candidates;

@@ -63,6 +63,8 @@ export class Walk {
     readonly vocabulary: Vocabulary = new Map(),
     /** Keys a probe proved, by contract path (`probes.ts`). */
     readonly probed: ReadonlyMap<string, string> = new Map(),
+    /** The service's words as the other answers taught them, not this one (an object written flat, read by its words). */
+    readonly wordsElsewhere: Vocabulary = new Map(),
   ) {}
 
   /** A field's upstream name and conversion: into the map when sure, into the guess always. */
