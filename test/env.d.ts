@@ -1,3 +1,4 @@
+// The type of the test-only `TEST_MIGRATIONS` binding, and of Vite's `?raw` imports.
 declare namespace Cloudflare {
   interface Env {
     TEST_MIGRATIONS: import('cloudflare:test').D1Migration[];
