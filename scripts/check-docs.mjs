@@ -3,11 +3,13 @@
 // (docs/history.md aside: it records what was true on its day), each path from the root (`src/x/y.ts`,
 // `docs/a.md`) and each relative link (`](../x)`) is a file or folder. In every tracked text file, each
 // `npm run NAME` is a script of package.json, and each `npm run bench -- NAME`, `npm run check -- NAME` and
-// `npm test -- NAME` a name scripts/bench.mjs, scripts/check.mjs or scripts/test.mjs knows. Counts in prose
+// `npm test -- NAME` a name scripts/bench.mjs, scripts/check.mjs or scripts/test.mjs knows. A folder README's
+// `**May import**` line is what TIERS and FORBIDDEN of scripts/layers.mjs allow (`mayImport`). Counts in prose
 // ("N operations") are not checked. One line per problem, as file:line.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { FORBIDDEN, TIERS } from './layers.mjs';
 
 const SELF = 'scripts/check-docs.mjs';
 const HISTORY = 'docs/history.md';
@@ -48,6 +50,21 @@ function problemsIn(file, text) {
   return found;
 }
 
+/** The `**May import**` line of `folder`'s README, from the layers. */
+export function mayImport(folder) {
+  const tier = TIERS.findIndex((folders) => folders.includes(folder));
+  const forbidden = FORBIDDEN.filter((rule) => rule.from === folder).map((rule) => rule.to);
+  const below = TIERS.slice(0, tier)
+    .flat()
+    .filter((f) => !forbidden.includes(f));
+  const siblings = TIERS[tier].filter((f) => f !== folder);
+  const code = (fs) => fs.map((f) => `\`${f}\``).join(', ');
+  let line = `**May import** (scripts/layers.mjs): ${below.length ? code(below) : 'nothing else in `src/`'}`;
+  if (forbidden.length) line += `; never ${code(forbidden)}`;
+  if (siblings.length) line += `; not its siblings ${code(siblings)}`;
+  return `${line}.`;
+}
+
 // The check must catch what it guards against.
 const planted = problemsIn('docs/planted.md', 'See src/gone.ts, [x](gone.md), `npm run gone`, `npm run bench -- gone`, npm test -- gone; src/index.ts and [tests](tests.md) exist.');
 if (planted.length !== 5) {
@@ -60,6 +77,13 @@ const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard'], { e
   .filter((file) => file && existsSync(file) && file !== SELF && file !== HISTORY && !file.includes('node_modules/'))
   .filter((file) => /\.(md|ts|tsx|mjs|toml|jsonc|json|example)$|(^|\/)run$/.test(file) && !file.startsWith('dist/'));
 const problems = files.flatMap((file) => problemsIn(file, readFileSync(file, 'utf8')));
+for (const folder of TIERS.flat()) {
+  const file = `${folder}/README.md`;
+  if (!existsSync(file)) continue;
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const at = lines.findIndex((line) => line.startsWith('**May import**'));
+  if (at !== -1 && lines[at] !== mayImport(folder)) problems.push(`${file}:${at + 1}: the May import line is not what scripts/layers.mjs allows; it is:\n    ${mayImport(folder)}`);
+}
 if (problems.length > 0) {
   console.error(`check-docs: ${problems.length} problem(s):\n  ${problems.join('\n  ')}`);
   process.exit(1);
