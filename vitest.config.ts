@@ -11,7 +11,7 @@ export const TEST_SECRETS = {
 };
 
 /**
- * The Worker the tests (and `npm run bench:digests`) run in workerd: the
+ * The Worker the tests (and `npm run bench -- digests`) run in workerd: the
  * product's, built with the tests' seams (test/worker.ts; wrangler.toml's
  * main has none), with the migrations for test/setup.ts, the test secrets,
  * and `DEV_ROUTES: 'on'` (the tests read the dev outbox; a test that needs a
@@ -30,7 +30,7 @@ export async function testWorker(bindings: Record<string, string> = {}) {
   });
 }
 
-/** The day the suite runs as, set by `npm run test:days` (scripts/test-days.mjs, test/run-clock.ts); unset, today. */
+/** The day the suite runs as, set by `npm test -- days` (scripts/test-days.mjs, test/run-clock.ts); unset, today. */
 const day = process.env.TEST_DAY;
 
 /** Every test config's setup: the run's clock first (test/run-clock.ts: one day for the whole run), then the demo data. */

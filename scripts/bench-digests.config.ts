@@ -1,5 +1,5 @@
 /**
- * `npm run bench:digests`: the digest benchmark, inside workerd with the real
+ * `npm run bench -- digests`: the digest benchmark, inside workerd with the real
  * D1 and the demo data, like the tests (same Worker and setup file), but not
  * part of `npm test`.
  */

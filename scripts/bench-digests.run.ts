@@ -1,5 +1,5 @@
 /**
- * Digest benchmark (`npm run bench:digests`), run inside workerd:
+ * Digest benchmark (`npm run bench -- digests`), run inside workerd:
  *
  * 1. Render time per digest: the real template over the demo's real report, p50 and p95.
  * 2. The weekly run at scale: 10,000 active subscriptions over 200 groups
@@ -39,7 +39,7 @@ import { clearDigests, FakeQueue, FakeResend, RESEND_BASE, testEnv } from '../te
 import { useServicesForTests, useUpstreamForTests } from '../test/seams';
 import worker from '../test/worker';
 
-/** `BENCH_QUICK=1` (npm run bench:quick): one key per pair, 8 groups and 400 subscriptions, the same code and checks. */
+/** `BENCH_QUICK=1` (npm run bench -- quick): one key per pair, 8 groups and 400 subscriptions, the same code and checks. */
 const QUICK = (env as { BENCH_QUICK?: string }).BENCH_QUICK === '1';
 const KEYS_PER_PAIR = QUICK ? 1 : 25;
 /** Recipients per group, cycled: averages 50, and some groups need two batches. */

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:exports`: how long a CSV export link takes on the 600,000-run set (one brand, 500 questions,
+// `npm run bench -- exports`: how long a CSV export link takes on the 600,000-run set (one brand, 500 questions,
 // 6 engines, 2 runs a day, 100 days), in workerd through Miniflare with a local D1. Every list-shaped operation
 // of the contract table (its example request; windowed ones over 90 days) is exported once to find the largest
 // CSV; that one is then timed over BENCH_READS sequential reads, as JSON (`/api/v1`, the origin's read) and as
@@ -10,7 +10,7 @@ import { build } from 'esbuild';
 import { bundle, start } from './bench/miniflare.mjs';
 import { fetchOperations, withQuery } from './bench/operations.mjs';
 
-/** `BENCH_QUICK=1` (npm run bench:quick): the demo set instead of the 600,000 runs, 2 reads, the same checks. */
+/** `BENCH_QUICK=1` (npm run bench -- quick): the demo set instead of the 600,000 runs, 2 reads, the same checks. */
 const QUICK = process.env.BENCH_QUICK === '1';
 const READS = Number(process.env.BENCH_READS ?? (QUICK ? 2 : 25));
 const KEYS = 200;

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:load`: drives the running Worker (`wrangler dev` on loopback,
+// `npm run bench -- load`: drives the running Worker (`wrangler dev` on loopback,
 // its own state directory, demo data) with two workloads and prints what held:
 //   dashboard: 20 clients sharing 5 API keys, each loading all operations of
 //              the contract (23; their example requests, read from the
@@ -14,7 +14,7 @@ import { fetchOperations, withQuery } from './bench/operations.mjs';
 
 const PORT = Number(process.env.BENCH_PORT ?? 8791);
 const BASE = `http://127.0.0.1:${PORT}`;
-/** `BENCH_QUICK=1` (npm run bench:quick): one poll of the dashboard and a 2-second burst, the same checks. */
+/** `BENCH_QUICK=1` (npm run bench -- quick): one poll of the dashboard and a 2-second burst, the same checks. */
 const QUICK = process.env.BENCH_QUICK === '1';
 const DASHBOARD_SECONDS = Number(process.env.DASHBOARD_SECONDS ?? (QUICK ? 10 : 120));
 const BURST_SECONDS = Number(process.env.BURST_SECONDS ?? (QUICK ? 2 : 10));

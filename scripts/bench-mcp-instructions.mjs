@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:mcp:instructions`: issue 35's target, a `tools/call` within
+// `npm run bench -- mcp-instructions`: issue 35's target, a `tools/call` within
 // 1.3x a `ping`, in machine instructions per call, counted by valgrind's
 // callgrind in every thread of the workerd process (scripts/bench/callgrind.mjs;
 // docs/benchmarks.md says why a count, not a time: on this shared VM,
@@ -25,7 +25,7 @@
 import { startProductWorker, startTrivialWorker } from './bench/miniflare.mjs';
 import { bodyUpstream, counted, demoBodies, inFlight, k, outDir, perCall, requireValgrind, SLOWDOWN, startWorkersUnderCallgrind, summary } from './bench/callgrind.mjs';
 
-/** `BENCH_QUICK=1` (npm run bench:quick): a few calls in one window, the same checks. */
+/** `BENCH_QUICK=1` (npm run bench -- quick): a few calls in one window, the same checks. */
 const QUICK = process.env.BENCH_QUICK === '1';
 const N = Number(process.env.BENCH_N ?? (QUICK ? 10 : 100));
 const WINDOWS = Number(process.env.BENCH_WINDOWS ?? (QUICK ? 1 : 8));

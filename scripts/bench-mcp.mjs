@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:mcp`: an MCP tool call on a cache hit beside an /api/v1 HIT of
+// `npm run bench -- mcp`: an MCP tool call on a cache hit beside an /api/v1 HIT of
 // the same read, measured in the same run, in workerd (Miniflare), one process.
 // The Worker is the product's as deployed (scripts/bench-proxy-worker.ts, with
 // its seeding route), with MCP_ALLOWED_HOSTS naming the address Miniflare
@@ -20,7 +20,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { cpuNs, startProductWorker, workerdPids } from './bench/miniflare.mjs';
 
-/** `BENCH_QUICK=1` (npm run bench:quick): one round of 10 calls, the same checks. */
+/** `BENCH_QUICK=1` (npm run bench -- quick): one round of 10 calls, the same checks. */
 const QUICK = process.env.BENCH_QUICK === '1';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 5));
 const CALLS = Number(process.env.BENCH_CALLS ?? (QUICK ? 10 : 100));

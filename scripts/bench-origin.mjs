@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:origin`: p50 and p95 latency of every operation of the
+// `npm run bench -- origin`: p50 and p95 latency of every operation of the
 // reference origin, on the demo data and on a large generated set (one brand,
 // 500 questions, 6 engines, 2 runs a day, 100 days = 600,000 runs), in
 // workerd through Miniflare with a local D1. Prints a Markdown table. The
@@ -9,7 +9,7 @@
 import { bundle, start as startWith } from './bench/miniflare.mjs';
 import { fetchOperations, withQuery } from './bench/operations.mjs';
 
-/** `BENCH_QUICK=1` (npm run bench:quick): the demo set alone, 2 reads of each request, the same oracle. */
+/** `BENCH_QUICK=1` (npm run bench -- quick): the demo set alone, 2 reads of each request, the same oracle. */
 const QUICK = process.env.BENCH_QUICK === '1';
 const READS = Number(process.env.BENCH_READS ?? (QUICK ? 2 : 25));
 const KEYS = 200;

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:proxy:instructions`: the cache HIT against its floors in
+// `npm run bench -- proxy-instructions`: the cache HIT against its floors in
 // machine instructions per request, counted by valgrind's callgrind in every
 // thread of the workerd process. A count does not move with the VM's steal
 // time, its neighbours or the CPU's clock, which move bench:proxy's req/s and
@@ -23,7 +23,7 @@
 import { HIT_HEADERS, startProductWorker, startTrivialWorker } from './bench/miniflare.mjs';
 import { bodyUpstream, demoBodies, k, outDir, perCall, requireValgrind, SLOWDOWN, startWorkersUnderCallgrind } from './bench/callgrind.mjs';
 
-/** `BENCH_QUICK=1` (npm run bench:quick): a few requests in one window, the same checks. */
+/** `BENCH_QUICK=1` (npm run bench -- quick): a few requests in one window, the same checks. */
 const QUICK = process.env.BENCH_QUICK === '1';
 const N = Number(process.env.BENCH_N ?? (QUICK ? 20 : 500));
 const WINDOWS = Number(process.env.BENCH_WINDOWS ?? (QUICK ? 1 : 5));

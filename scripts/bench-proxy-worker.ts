@@ -1,5 +1,5 @@
 /**
- * The Worker `npm run bench:proxy` runs: the product Worker as deployed, plus
+ * The Worker `npm run bench -- proxy` runs: the product Worker as deployed, plus
  * two routes of its own: one that loads the demo data and bench keys, one
  * that reports the upstream calls made per key. Never part of the product.
  */

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:proxy`: the edge proxy in workerd (Miniflare), one process.
+// `npm run bench -- proxy`: the edge proxy in workerd (Miniflare), one process.
 //   1. cache HIT latency and throughput through the proxy, beside the floor: a
 //      trivial Worker answering the same JSON body on the same runtime and
 //      platform configuration (the static assets bound, so the asset router
@@ -15,7 +15,7 @@ import autocannon from 'autocannon';
 import { fetchOperations } from './bench/operations.mjs';
 import { cpuNs, HIT_HEADERS, startProductWorker, startTrivialWorker, workerdPids } from './bench/miniflare.mjs';
 
-/** `BENCH_QUICK=1` (npm run bench:quick): seconds instead of minutes, the same runs and the same oracle (no time target). */
+/** `BENCH_QUICK=1` (npm run bench -- quick): seconds instead of minutes, the same runs and the same oracle (no time target). */
 const QUICK = process.env.BENCH_QUICK === '1';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 2 : 20));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 2 : 10));

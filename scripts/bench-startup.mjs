@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:startup [-- <other checkout>...]`: what a fresh isolate costs, the product Worker as `wrangler
+// `npm run bench -- startup [-- <other checkout>...]`: what a fresh isolate costs, the product Worker as `wrangler
 // deploy` builds it (scripts/bench/deployed.mjs) beside a trivial Worker, in one run.
 //
 // workerd compiles every module of a Worker when it loads the Worker (a syntax error in a module that is only
@@ -26,7 +26,7 @@ import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { buildAsDeployed, miniflareModules } from './bench/deployed.mjs';
 import { compatibilityDate, compatibilityFlags, deployedBindings, migrationStatements } from './bench/miniflare.mjs';
 
-/** `BENCH_QUICK=1` (npm run bench:quick): one run of each, the same checks of the first answer. */
+/** `BENCH_QUICK=1` (npm run bench -- quick): one run of each, the same checks of the first answer. */
 const RUNS = Number(process.env.BENCH_RUNS ?? (process.env.BENCH_QUICK === '1' ? 1 : 10));
 const KEY = 'demo_pro_single';
 const PATH = '/api/v1/visibility';

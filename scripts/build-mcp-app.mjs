@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// `npm run build:app`: builds the MCP App's view, the weekly report's HTML document that hosts show in the chat,
+// `node scripts/build-mcp-app.mjs`: builds the MCP App's view, the weekly report's HTML document that hosts show in the chat,
 // into the Worker's static assets: dist/assets/mcp-app/weekly-report.html (git-ignored; `resources/read` of its
 // `ui://` resource reads it through the ASSETS binding, src/mcp/weekly-view.ts). wrangler.toml's `[build]` runs
-// this before `wrangler dev` and `wrangler deploy` (and `npm run size`'s dry run), and `npm test` and
-// `npm run test:browser` run it first, so a fresh clone needs no step of its own.
+// this before `wrangler dev` and `wrangler deploy` (and the dry run of `npm run check -- size`), and `npm test` and
+// `npm test -- browser` run it first, so a fresh clone needs no step of its own.
 //
 // One self-contained document: the script (src/mcp/app/view.ts with the package's `App` class and render.ts,
 // bundled by esbuild for the browser, minified) and the style inline, laid out by src/mcp/app/document.ts. Static

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// `npm run build:openapi`: the two OpenAPI documents, generated at build time into the Worker's static assets
+// `node scripts/build-openapi.mjs`: the two OpenAPI documents, generated at build time into the Worker's static assets
 // (git-ignored dist/assets), where the Worker answers them from through the ASSETS binding
 // (src/contract/documents.ts): the Read API's, GET /api/v1/openapi.json (src/contract/openapi.ts), and the product
 // routes', GET /openapi.json (src/app/openapi.ts over the route tables of src/app/routes.ts, each feature's text in
 // the openapi.ts beside its routes). Both are fixed for a build (neither reads a request or the env), so their
 // generators (about 65 KiB) need not be in the Worker's bundle. Run by scripts/build-assets.mjs (wrangler.toml's
-// `[build]`, `npm test`, `npm run test:browser`); scripts/check-openapi.mjs validates what it writes.
+// `[build]`, `npm test`, `npm test -- browser`); scripts/check-openapi.mjs validates what it writes.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';

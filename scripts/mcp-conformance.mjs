@@ -2,7 +2,7 @@
 // The official MCP conformance suite's server scenarios against a running Worker's /mcp, through OAuth:
 //
 //   npm run dev   # in another terminal (http://localhost:8787)
-//   npm run check:mcp [-- base URL, default http://localhost:8787] [-- -- suite options]
+//   npm run check -- mcp [-- base URL, default http://localhost:8787] [-- -- suite options]
 //
 // The suite's client sends no credential, so this script first goes through OAuth as an assistant and a browser
 // would (dynamic registration, the consent page's two steps with the demo key, the code exchanged with its PKCE
@@ -10,7 +10,7 @@
 // (Host and Origin kept, for its DNS-rebinding scenario), and runs `npx -y @modelcontextprotocol/conformance
 // server` against it: by default the active suite, then the 2026-07-28 requirements. Set MCP_KEY to use another
 // key; MCP_CONFORMANCE_VERSION for another release of the suite (default 0.2.0-alpha.12: npm's `latest`, 0.1.16,
-// is older and has no --requirements). Needs Node 22 (npm run puts it on PATH).
+// is older and has no --requirements). Needs Node 22 (npm scripts put it on PATH).
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run size`: the Worker as `wrangler deploy` builds it (scripts/bench/deployed.mjs), measured: raw and gzip
+// `npm run check -- size`: the Worker as `wrangler deploy` builds it (scripts/bench/deployed.mjs), measured: raw and gzip
 // size of the upload (wrangler's own figure: every module, gzipped together) and of the main module, then how much
 // of it a fresh isolate evaluates when it loads (the inputs reached from src/index.ts by static imports) and how
 // much waits for an `import()` (wrangler does not split the bundle: that code is in the main module, compiled with

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run styled-service -- --seed N [--port 8790] [--origin URL]`: another implementation of the Read API, in a
+// `node scripts/styled-service.mjs --seed N [--port 8790] [--origin URL]`: another implementation of the Read API, in a
 // house style drawn from seed N by the tests' generator (test/styles/generator.ts), on loopback: for trying discovery
 // in front of a service no test built (docs/upstream.md, "In front of a service no test built"). Each request goes to
 // the origin (by default the embedded reference origin of `npm run dev`, http://localhost:8787/origin/api/v1) with its
@@ -11,7 +11,7 @@ import { importTs } from './import-ts.mjs';
 const { values: args } = parseArgs({ options: { seed: { type: 'string' }, port: { type: 'string', default: '8790' }, origin: { type: 'string', default: 'http://localhost:8787/origin/api/v1' } } });
 const seed = Number(args.seed);
 if (!Number.isInteger(seed) || seed < 1) {
-  console.error('usage: npm run styled-service -- --seed N [--port 8790] [--origin http://localhost:8787/origin/api/v1]   (N >= 1)');
+  console.error('usage: node scripts/styled-service.mjs --seed N [--port 8790] [--origin http://localhost:8787/origin/api/v1]   (N >= 1)');
   process.exit(2);
 }
 const { applyStyle, describeStyle, styleOf, styleOmits, matchOperation, API_BASE } = await importTs(

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run test:browser`: the pages in a real browser. Starts `wrangler dev` on its own port and its
+// `npm test -- browser`: the pages in a real browser. Starts `wrangler dev` on its own port and its
 // own state directory (demo data loaded on the first request, secrets generated for this run), then
 // drives Debian's headless Chromium with playwright-core:
 // - the weekly report at 1280, 600 and 375 px wide, with the API key and through a signed link: the

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run test:days [-- <day>... | --year]`: the vitest suite as if it ran on each day given, one run per day, by
+// `npm test -- days [-- <day>... | --year]`: the vitest suite as if it ran on each day given, one run per day, by
 // default the next seven; `--year`, the last day of each month of next year. A day is YYYY-MM-DD (the real time of day kept) or an instant (2026-12-31T23:59:30Z); only days
 // from today on (test/run-clock.ts says why). The demo data is generated for the day a run falls on, so a test
 // can pass today and fail next week (which rival wins a question this week, which engines a report's lead names);

@@ -8,7 +8,7 @@
  * still answer; the text result is the same for a host with apps and one
  * without; and the view, given the real results, shows their figures
  * (src/mcp/app/render.ts, the function the browser runs). The view in a real
- * browser and host is `npm run test:browser` (scripts/browser/mcp-app.mjs).
+ * browser and host is `npm test -- browser` (scripts/browser/mcp-app.mjs).
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { InMemoryTransport, McpServer } from '@modelcontextprotocol/server';

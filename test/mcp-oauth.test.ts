@@ -572,7 +572,7 @@ describe('bounds (issue 34 item 3)', () => {
     expect(ungranted).toBeLessThanOrEqual(nowS + 86_400 + 5);
     const provider = await authorized(KEYS.pro);
     // Against the first one's expiry, not the test's clock: KV expires by workerd's own clock, which
-    // `npm run test:days` does not move.
+    // `npm test -- days` does not move.
     expect(await expiryOf(provider.client!.client_id)).toBeGreaterThan(ungranted + 88 * 86_400);
   });
 

@@ -1,3 +1,4 @@
+// The origin's metrics: dominant state with tie-breaks (and its SQL rendering agreeing with it, property-tested in D1), percentages and null, won/lost, rank, classification.
 import { env } from 'cloudflare:test';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

@@ -7,7 +7,7 @@
  * `vi.useRealTimers()` restores, the `Date` it finds when it installs: this
  * one).
  *
- * - The run's start is now, or `TEST_DAY` (`npm run test:days`): a day
+ * - The run's start is now, or `TEST_DAY` (`npm test -- days`): a day
  *   (`2026-12-28`: whole days, the time of day stays the real one) or an
  *   instant (`2026-12-28T23:59:30Z`).
  * - A run never crosses midnight UTC: one that would start within

@@ -63,7 +63,7 @@ function admin(path: string, body: unknown): Promise<Response> {
 const storedVersion = async () =>
   ((await (await SELF.fetch('https://edge.test/admin/upstream/map', { headers: { authorization: `Bearer ${env.ADMIN_TOKEN}` } })).json()) as { version: number }).version;
 
-/** 10:00 UTC of the day the suite runs as (the demo data ends that day; `npm run test:days` moves it), never a fixed date. */
+/** 10:00 UTC of the day the suite runs as (the demo data ends that day; `npm test -- days` moves it), never a fixed date. */
 const T0 = (() => {
   const today = new Date();
   return Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate(), 10);

@@ -1,3 +1,4 @@
+// The main module exports only the handler and classes (anything else stops `wrangler dev`).
 import { expect, it } from 'vitest';
 import * as worker from '../src/index';
 

@@ -1,4 +1,4 @@
-// The Worker as `wrangler deploy` builds it, for `npm run size` and `npm run bench:startup`: `wrangler deploy
+// The Worker as `wrangler deploy` builds it, for `npm run check -- size` and `npm run bench -- startup`: `wrangler deploy
 // --dry-run --outdir` (no account needed) with esbuild's metafile, in a temporary directory.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';

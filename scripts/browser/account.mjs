@@ -1,4 +1,4 @@
-// The pages for people (src/account) in Chromium, for `npm run test:browser`: a whole flow as a person, without
+// The pages for people (src/account) in Chromium, for `npm test -- browser`: a whole flow as a person, without
 // a line of JSON: the front door, sign in with the key, subscribe an address and confirm it from the dev outbox,
 // add a webhook channel to a receiver on this machine (http://localhost: dev takes it; never a private-range
 // address) and confirm it from its test delivery, make a share link and open it signed out, make a CSV link and

@@ -1,4 +1,4 @@
-// The consent page of OAuth for /mcp (src/mcp/consent.ts) in Chromium, for `npm run test:browser`: a client
+// The consent page of OAuth for /mcp (src/mcp/consent.ts) in Chromium, for `npm test -- browser`: a client
 // registered as an assistant would register (RFC 7591), then at 375 and 600 px (and 375 px dark) the page as it
 // opens, with a wrong key (its error on the page, 400), and the approve step listing the key's brands; Approve
 // sends the browser to the client's redirect URI with a code (the page's CSP `form-action` allows that redirect),

@@ -1,3 +1,4 @@
+// The contract table: the 23 operations; parameter bounds, defaults, strictness, real calendar dates; window rules; the OpenAPI document.
 import { describe, expect, it } from 'vitest';
 import { API_ERROR_STATUS, ApiError } from './errors';
 import { openApiDocument } from './openapi';

@@ -79,7 +79,7 @@ export interface FeatureDocs {
 
 /**
  * Compile-time: what the handlers answer fits what the document says
- * (`npm run typecheck` fails when one of them drifts).
+ * (`npm run check -- typecheck` fails when one of them drifts).
  */
 export type Fits<Actual, Documented> = [Actual] extends [Documented] ? true : never;
 

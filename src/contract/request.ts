@@ -23,7 +23,7 @@ function pathPattern(path: string): { pattern: RegExp; names: string[] } {
 /**
  * One pattern per operation, from the table: `/topics/{id}` matches `/api/v1/topics/<one segment>`.
  * Plain regexes, not the product routes' itty-router: this match runs on every /api/v1 request, in the cache HIT
- * that `npm run bench:proxy` measures, and stays synchronous.
+ * that `npm run bench -- proxy` measures, and stays synchronous.
  */
 const routes = operationList.map((op) => ({ op, ...pathPattern(API_BASE + op.path) }));
 

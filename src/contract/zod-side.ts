@@ -1,7 +1,7 @@
 /**
  * zod, and every schema of the contract (src/contract/schemas), loaded at
  * their first use: a fresh isolate answering `/api/v1` from the cache never
- * evaluates them (issue 24; `npm run size` checks it). There is no
+ * evaluates them (issue 24; `npm run check -- size` checks it). There is no
  * synchronous way to them from here: a reader holds the value
  * `await zodSide()` gives (`zs.response(id)`, `zs.errorBodySchema()`), so a
  * reader that did not await does not compile. A lazily loaded part that

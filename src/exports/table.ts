@@ -115,7 +115,7 @@ const field = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replaceAll('"'
 
 /**
  * RFC 4180 text: the header row, then one line per record, CRLF after each. Written here: the rule is the line
- * above, and csv-stringify, which wrote it before, cost about 11 KiB of the bundle for its options (npm run size).
+ * above, and csv-stringify, which wrote it before, cost about 11 KiB of the bundle for its options (npm run check -- size).
  */
 export function toCsv(columns: readonly string[], rows: readonly Record<string, unknown>[]): string {
   return [columns, ...rows.map((row) => columns.map((column) => cellText(row[column])))].map((record) => `${record.map(field).join(',')}\r\n`).join('');

@@ -11,7 +11,7 @@
  * The request and its answers are typed by Resend's own package (`resend`, a
  * devDependency imported for its types only, so nothing of it is bundled):
  * the body `satisfies` the SDK's batch options and the codes read are its
- * error names, so `npm run typecheck` fails when Resend's API changes under us.
+ * error names, so `npm run check -- typecheck` fails when Resend's API changes under us.
  */
 import type { CreateBatchOptions, CreateBatchRequestOptions, CreateBatchSuccessResponse, ErrorResponse } from 'resend';
 

@@ -70,7 +70,7 @@ export async function flushStats(ns: DurableObjectNamespace<ProxyStats>): Promis
 /**
  * Flushes in the background when the last flush is older than FLUSH_MS (by the proxy's clock), from the next turn
  * of the event loop: a flush is a call to a Durable Object, and the answer in hand goes out before it starts (it
- * took 0.7 ms off a fresh isolate's first answer in `npm run bench:startup`, where every isolate flushes at once).
+ * took 0.7 ms off a fresh isolate's first answer in `npm run bench -- startup`, where every isolate flushes at once).
  */
 export function maybeFlushStats(ns: DurableObjectNamespace<ProxyStats>, nowMs: number, waitUntil: (work: Promise<unknown>) => void): void {
   if (nowMs - lastFlush < FLUSH_MS && nowMs >= lastFlush) return;

@@ -2,7 +2,7 @@
  * The response schema of each operation, built from its entry's builder at
  * the first read and kept: `response(id)`. It is part of the zod side, so a
  * module reaches it only by awaiting `zodSide()` (src/contract/zod-side.ts)
- * or by importing zod itself (a lazily loaded part, which `npm run size`
+ * or by importing zod itself (a lazily loaded part, which `npm run check -- size`
  * keeps out of what a fresh isolate evaluates).
  */
 import type * as z from 'zod';
