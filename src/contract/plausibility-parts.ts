@@ -102,6 +102,34 @@ export function checkEnginesCounted(body: unknown, fields: readonly string[]): F
   });
 }
 
+/**
+ * `[as of, knows, recommends, its weeks' starts, their knows, their recommends]`: an engine's verdict is its week
+ * `as_of`, the latest of its history overlapping the period (an engine with no week measured says nothing).
+ */
+export function checkVerdictIsLatestWeek(body: unknown, fields: readonly string[]): Finding[] {
+  const [asOf, knows, recommends, start, weekKnows, weekRecommends] = fields.map((f) => f.split('.').at(-1)!) as [string, string, string, string, string, string];
+  const history = fields[3]!.split('.').at(-2)!.replace(/\[\]$/, '');
+  const engines = valuesAtPath(body, fields[0]!.slice(0, fields[0]!.indexOf('[]'))).flat() as unknown[];
+  let differ = 0;
+  for (const engine of engines) {
+    if (typeof engine !== 'object' || engine === null) continue;
+    const e = engine as Record<string, unknown>;
+    const weeks = e[history];
+    if (typeof e[asOf] !== 'string' || !Array.isArray(weeks)) continue;
+    const week = weeks.find((w): w is Record<string, unknown> => typeof w === 'object' && w !== null && (w as Record<string, unknown>)[start] === e[asOf]);
+    if (!week) continue;
+    if (week[weekKnows] !== e[knows] || week[weekRecommends] !== e[recommends]) differ++;
+  }
+  if (differ === 0) return [];
+  return [
+    {
+      fields: [fields[4]!, fields[5]!],
+      values: { engines: differ },
+      message: `${whole(differ)} engines' verdict (knows the brand, would recommend it) differs from their latest week's: are the weeks' verdicts read from the right fields?`,
+    },
+  ];
+}
+
 /** The rules of figures against their parts, in the table (src/contract/plausibility.ts `RULES`). */
 export const PART_RULES: readonly Rule[] = [
   {
@@ -150,5 +178,14 @@ export const PART_RULES: readonly Rule[] = [
     },
     pins: ['summary.engines_measured', 'summary.engines_knowing', 'summary.engines_recommending', 'perception.engines_measured', 'perception.engines_knowing', 'perception.engines_recommending'],
     check: checkEnginesCounted,
+  },
+  {
+    id: 'verdict_is_its_latest_week',
+    // An engine's verdict (knows the brand, would recommend it) is that of its week `as_of`, the latest of its history overlapping the period.
+    reads: {
+      getBrandPerception: ['engines[].as_of', 'engines[].knows_brand', 'engines[].recommends', 'engines[].history[].week_start', 'engines[].history[].knows_brand', 'engines[].history[].recommends'],
+    },
+    pins: ['engines[].history[].knows_brand', 'engines[].history[].recommends'],
+    check: checkVerdictIsLatestWeek,
   },
 ];

@@ -47,6 +47,7 @@ export const RULE_IDS = [
   'head_to_heads_partition',
   'market_code_is_its_country',
   'engines_counted',
+  'verdict_is_its_latest_week',
   'open_total_is_its_layers',
   'engines_answered',
 ] as const;

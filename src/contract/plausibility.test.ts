@@ -452,6 +452,23 @@ describe('each rule fails on a planted bad value', () => {
     );
   });
 
+  it("verdict_is_its_latest_week: an engine's verdict is its week as_of's, the latest of its history", () => {
+    const week = (week_start: string, knows_brand: boolean, recommends: boolean) => ({ week_start, knows_brand, recommends, sentiment: 0.2 });
+    const engines = [
+      { engine: 'chatgpt', as_of: '2026-11-23', knows_brand: true, recommends: false, history: [week('2026-11-16', false, false), week('2026-11-23', true, false)] },
+      { engine: 'gemini', as_of: null, knows_brand: null, recommends: null, history: [] },
+    ];
+    const found = (body: Body) => {
+      const violations = violationsOf('getBrandPerception', body).filter((v) => v.rule === 'verdict_is_its_latest_week');
+      for (const v of violations) failed.add(v.rule);
+      return violations.map((v) => [v.fields, v.values.engines]);
+    };
+    expect(found({ engines })).toEqual([]);
+    // The weeks' verdicts read from each other's field: the latest week no longer says what the engine says.
+    const swapped = engines.map((e) => ({ ...e, history: e.history.map((w) => ({ ...w, knows_brand: w.recommends, recommends: w.knows_brand })) }));
+    expect(found({ engines: swapped })).toEqual([[['engines[].history[].knows_brand', 'engines[].history[].recommends'], 1]]);
+  });
+
   it("open_total_is_its_layers: the overview's open tasks are its layers' together", () => {
     const tasks = { included: true, open_total: 8, open_counts: { content: 1, technical: 2, authority: 0, brand: 5 } };
     const found = (body: Body) => {
