@@ -137,6 +137,13 @@ describe('fields', () => {
     expect(map.fields['task.title']).toBeUndefined();
   });
 
+  it('read an open enumeration only from values most of which spell as ours: not from titles that begin with one', async () => {
+    const body = renamedAll(await ours('listActivity'), { 'entries[].category': 'k1', 'entries[].title': 'k2', 'entries[].detail': 'k3' });
+    const { report, map } = propose('listActivity', body as Record<string, unknown>);
+    expect(map.fields['entries[].category']).toBe('k1');
+    expect(report.fields['entries[].category']).toMatchObject({ from: 'k1', by: 'form' });
+  });
+
   it('take no code for a sentence: a task’s why is the text of words beside a cache key', async () => {
     const { task, ...rest } = (await ours('getTask')) as { task: Record<string, unknown> } & Record<string, unknown>;
     const { why, ...fields } = task;

@@ -52,6 +52,9 @@ const squeezed = (value: string) => value.replace(/[^A-Za-z0-9]/g, '').toLowerCa
 
 const SYNONYM_OF = new Map(VALUE_SYNONYMS.flatMap((row) => row.map((entry) => [squeezed(entry), row[0]!] as const)));
 
+/** The most words a vendor writes around one of our values. */
+const MAX_AFFIX_WORDS = 2;
+
 /**
  * One of ours inside a vendor's value: our value's words at its start or its end, the rest the vendor's
  * (`openai-chatgpt`, `anthropic-claude`, `perplexity-sonar`, `GoogleGemini`), or ours respelled
@@ -64,7 +67,8 @@ export function oursUnderVendor(value: string, ours: readonly string[]): string 
   const joined = words.join('');
   const found = ours.filter((candidate) => {
     const mine = candidate.split('_').join('');
-    return (joined.startsWith(mine) || joined.endsWith(mine)) && wordEdge(words, mine);
+    // A vendor's affix is a word or two (`open-ai-chatgpt`), not a sentence that begins with ours (`Visibility in Small teams moved`).
+    return words.length - candidate.split('_').length <= MAX_AFFIX_WORDS && (joined.startsWith(mine) || joined.endsWith(mine)) && wordEdge(words, mine);
   });
   return found.length === 1 ? found[0] : undefined;
 }

@@ -17,7 +17,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { conformBody } from './conform';
 import { oursUnderVendor, spelledValue, VALUE_SYNONYMS } from './enum-spelling';
-import { ENGINES, OUTCOMES, STATES } from './enums';
+import { ACTIVITY_CATEGORIES, ENGINES, OUTCOMES, STATES } from './enums';
 import { convertValue } from './upstream-map';
 import { upstreamMapSchemas } from './schemas/upstream-map';
 import { zodSide } from './zod-side';
@@ -255,5 +255,11 @@ describe("one of our engines under a vendor's name (oursUnderVendor)", () => {
     expect(
       ['openai-chatgpt', 'anthropic-claude', 'perplexity-sonar', 'google-ai-overviews', 'Microsoft_Copilot', 'chatgpt', 'grok', 'chatgpt4', 'xai-grok'].map((v) => oursUnderVendor(v, ENGINES)),
     ).toEqual(['chatgpt', 'claude', 'perplexity', 'google_ai_overviews', 'copilot', undefined, undefined, undefined, undefined]);
+  });
+
+  it('takes a word or two around ours for a vendor, not a sentence that begins with one of ours', () => {
+    expect(oursUnderVendor('open-ai-chatgpt', ENGINES)).toBe('chatgpt');
+    expect(oursUnderVendor('Visibility in Small teams and startups moved', ACTIVITY_CATEGORIES)).toBeUndefined();
+    expect(oursUnderVendor('Citation of a page', ACTIVITY_CATEGORIES)).toBeUndefined();
   });
 });

@@ -149,15 +149,16 @@ export function byShape(
 export const LISTED = 6;
 
 /**
- * For an enumeration: whether some of the values spell as the contract's (the spelling rules); undefined when it is
- * not an enumeration.
+ * For an enumeration: whether some of the values spell as the contract's (the spelling rules), or, for an open one
+ * (any text fits it), at least half of them: a few titles that begin with one of its words (`Task completed`) are
+ * not its values. Undefined when it is not an enumeration.
  */
 export function spellsAsOurs(expected: Expected, values: unknown[]): boolean | undefined {
   if (expected.kind !== 'enum') return undefined;
   const distinct = [...new Set(present(values).filter((v): v is string => typeof v === 'string'))];
   if (distinct.length === 0) return undefined;
   const ours = distinct.filter((v) => expected.values.includes(v) || spelledValue(v, expected.values, expected.open) !== undefined).length;
-  return ours > 0;
+  return expected.open ? ours * 2 >= distinct.length : ours > 0;
 }
 
 /** Whether upstream objects (or lists of them, or lists keyed as objects) have, for each of the contract's fields, a field whose values read as its. */
