@@ -14,7 +14,7 @@ import type { Pair, Vocabulary, Walk } from './walk';
 export const VOCABULARY = 0.85;
 
 /** What teaches the service's words: evidence of what the values are. */
-const TAUGHT_BY: ReadonlySet<string> = new Set(['evidence', 'join']);
+const TAUGHT_BY: ReadonlySet<string> = new Set(['evidence', 'join', 'form']);
 
 /** The words of the placements (`[contract path, upstream key, by]`); a key placed for two contract names says nothing. */
 export function vocabularyOf(placements: Iterable<readonly [path: string, from: string, by: string]>): Vocabulary {
