@@ -177,9 +177,10 @@ function weigh(shape: Record<string, z.ZodType>, objects: readonly Json[]): Weig
       ),
     ),
   );
+  const groupOf = prefixGroups(keys);
   for (const name of names) {
     const inner = rows.flatMap((row, r) => (row.name === name && row.inner !== undefined ? [r] : []));
-    const group = prefixGroup(keys, inner.length);
+    const group = groupOf(inner.length);
     if (!group) continue;
     for (const r of inner) weights[r] = weights[r]!.map((x, k) => (group.has(keys[k]!) ? x : x * OUTSIDE_PREFIX));
   }
@@ -190,11 +191,11 @@ function weigh(shape: Record<string, z.ZodType>, objects: readonly Json[]): Weig
 const OUTSIDE_PREFIX = 0.5;
 
 /**
- * The keys of an object written flat (`OpenCountsContent`, `OpenCountsBrand`): the only group of exactly `size` keys
- * whose first words are the same and are followed by more, the object's name in the house's words, whatever they mean.
+ * The keys of an object written flat (`OpenCountsContent`, `OpenCountsBrand`), by its number of fields: the only group
+ * of exactly that many keys whose first words are the same and are followed by more, the object's name in the house's
+ * words, whatever they mean.
  */
-function prefixGroup(keys: readonly string[], size: number): ReadonlySet<string> | undefined {
-  if (size < 2) return undefined;
+function prefixGroups(keys: readonly string[]): (size: number) => ReadonlySet<string> | undefined {
   const groups = new Map<string, Set<string>>();
   for (const key of keys) {
     const words = wordsOf(key);
@@ -203,9 +204,13 @@ function prefixGroup(keys: readonly string[], size: number): ReadonlySet<string>
       (groups.get(prefix) ?? groups.set(prefix, new Set()).get(prefix)!).add(key);
     }
   }
-  const sized = new Map<string, ReadonlySet<string>>();
-  for (const group of groups.values()) if (group.size === size) sized.set([...group].sort().join('\n'), group);
-  return sized.size === 1 ? [...sized.values()][0] : undefined;
+  // The same keys under a longer prefix (`open`, `open counts`) are one group.
+  const distinct = new Map([...groups.values()].map((group) => [[...group].sort().join('\n'), group] as const));
+  return (size) => {
+    if (size < 2) return undefined;
+    const sized = [...distinct.values()].filter((group) => group.size === size);
+    return sized.length === 1 ? sized[0] : undefined;
+  };
 }
 
 /** A pair taken away: a field's key (`"."`: its being written flat). */

@@ -127,7 +127,7 @@ export function placeFlat(walk: Walk, path: string, name: string, flat: FlatObje
   for (const pair of flat.pairs) {
     const reading = pair.readings[0]!;
     walk.mapField(`${path}.${pair.name}`, pair.name, pair.key, reading.convert, sure);
-    // Found by the service's own words, a field says so: what they taught is then taught again (`vocabulary.ts`).
+    // Found by the service's own words (`flatByShape`), a field says so in the report.
     const by = pair.by === 'vocabulary' ? 'vocabulary' : 'flat';
     if (sure) walk.fields[`${path}.${pair.name}`] = { from: pair.key, confidence: flat.confidence, by, ...(reading.convert ? { convert: reading.convert } : {}) };
     // Unsure, its fields of one form (a period's two days, and the window before's) may be each other's: each is

@@ -358,8 +358,8 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
     aligned,
   ))
     chosen.set(name, pairs);
-  // Every key a field or a flat object's field took, sure or asked: none of them is unused.
-  const keysOf = () => new Set([...[...chosen.values()].flat().map((p) => p.key), ...flatKeys, ...[...flat.values()].flatMap((f) => f.pairs.map((p) => p.key))]);
+  // Every key a field or a flat object's field took, sure or asked (the sure flat keys among them): none of them is unused.
+  const keysOf = () => new Set([...[...chosen.values()].flat().map((p) => p.key), ...[...flat.values()].flatMap((f) => f.pairs.map((p) => p.key))]);
 
   const units = walk.units;
   const unsureKeys = unsureFlatKeys(flat, expected, walk.threshold);

@@ -5,12 +5,14 @@
  * compared and its cited pages, both lists of words. Of every way to give
  * those questions their keys, the one whose names most resemble the
  * contract's (`resemblance` in `names.ts`: `Titre` for `title`) settles a
- * question when no way that gives it another key comes within `MARGIN`.
+ * question when no way that gives it another key, or none, comes within
+ * `MARGIN`.
  *
  * Only text and lists of text: a field whose values name a resource the spec
  * joins (an id, a code) is settled by the join or asked, because a wrong id
  * would be read as known values by every later round.
  */
+import { fieldOf } from '../contract/paths';
 import type { Candidate, ToConfirm } from './report';
 import { resemblance, strangeWords } from './names';
 import { linked } from './pairs';
@@ -55,12 +57,12 @@ export function settleByResemblance(walk: Walk, textual: (path: string) => boole
       const oneEach = keys.size === group.length && !group.some((item) => walk.crowded.has(item.path));
       // Beside keys no field takes, a name saying more than the field and its object (`sort_key` for `key`) may be another thing.
       const holder = holderOf(walk, group[0]!.path);
-      const named = [walk.walked.get(holder.replace(/\[\]$/, '')) ?? '', leafOf(holder)];
-      const plain = (item: ToConfirm, key: string) => oneEach || strangeWords(key, [leafOf(item.path), ...named]).length === 0;
+      const named = [walk.walked.get(holder.replace(/\[\]$/, '')) ?? '', fieldOf(holder)];
+      const plain = (item: ToConfirm, key: string) => oneEach || strangeWords(key, [fieldOf(item.path), ...named]).length === 0;
       const found = settled(group, oneEach, plain);
       for (const [item, candidate] of found) {
         walk.toConfirm.splice(walk.toConfirm.indexOf(item), 1);
-        walk.mapField(item.path, leafOf(item.path), candidate.from!, candidate.convert, true);
+        walk.mapField(item.path, fieldOf(item.path), candidate.from!, candidate.convert, true);
         walk.fields[item.path] = { from: candidate.from!, confidence: RESEMBLANCE, by: 'resemblance', ...(candidate.convert ? { convert: candidate.convert } : {}) };
       }
       if (found.length > 0) for (const item of group) if (walk.toConfirm.includes(item)) narrowed.add(item);
@@ -76,7 +78,7 @@ export function settleByResemblance(walk: Walk, textual: (path: string) => boole
  * `placeLeftOver`'s to place, by form. `plain`: whether a question may be settled with a key at all.
  */
 export function settled(group: readonly ToConfirm[], oneEach: boolean, plain: (item: ToConfirm, key: string) => boolean = () => true): [ToConfirm, Candidate][] {
-  const fit = group.map((item) => new Map(item.candidates.map((c) => [c.from!, resemblance(leafOf(item.path), c.from!)] as const)));
+  const fit = group.map((item) => new Map(item.candidates.map((c) => [c.from!, resemblance(fieldOf(item.path), c.from!)] as const)));
   const best = waysOf(group, fit, oneEach).reduce<Way | undefined>((top, way) => (top === undefined || way.score > top.score ? way : top), undefined);
   if (best === undefined) return [];
   const rivals = waysOf(group, fit, false);
@@ -114,6 +116,3 @@ function waysOf(group: readonly ToConfirm[], fit: readonly ReadonlyMap<string, n
   walk(0, [], 0);
   return ways;
 }
-
-/** A contract path's own field name: `threads[].title` is `title`. */
-const leafOf = (path: string) => path.split('.').at(-1)!.replace(/\[\]$/, '');
