@@ -743,13 +743,13 @@ describe('the evidence in the data', () => {
     const { map, report } = proposeOperation(zs, 'listPages', pages, CONFIDENCE_THRESHOLD, { vocabulary: taught });
     expect(map.fields['uncited[].cited_instead[].citations']).toBe('cites');
     expect(report.fields['uncited[].cited_instead[].citations']).toMatchObject({ from: 'cites', by: 'vocabulary' });
-    // A name or a form teaches nothing (they read the same anywhere); a key placed for two fields says nothing.
-    expect(
-      vocabularyOf([
+    // A name teaches nothing (it reads the same anywhere); the only value of its form does; a key placed for two fields says nothing.
+    expect([
+      ...vocabularyOf([
         ['a.citations', 'cites', 'synonym'],
-        ['b.score', 'value', 'form'],
-      ]).size,
-    ).toBe(0);
+        ['b.title', 'hdr', 'form'],
+      ]),
+    ]).toEqual([['hdr', 'title']]);
     expect(
       vocabularyOf([
         ['a.citations', 'n', 'evidence'],

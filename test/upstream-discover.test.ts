@@ -168,7 +168,8 @@ describe('an upstream with its own words, numbers as text, dates as date-times a
     expect(readOf(report, 'getPromptMatrix').fields['prompts[].engines']).toEqual({ from: 'cells', confidence: 0.85, by: 'structure' });
     expect(report.map.operations.getAnswerHistory!.values).toEqual({ 'questions[].outcome': { gain: 'won', loss: 'lost', same: 'held' } });
 
-    // No field is left to a person: the rows of /prompts are the only list left whose contents read as its prompts.
+    // No field is left to a person: the rows of /prompts are the only list left whose contents read as its prompts
+    // (a placement by form teaches the service's word to the other answers, never back to its own).
     const questions = toConfirmOf(report);
     expect(questions).toEqual([]);
     expect(readOf(report, 'getPromptMatrix').fields.prompts).toEqual({ from: 'rows', confidence: 0.8, by: 'form' });

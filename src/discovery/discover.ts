@@ -312,10 +312,14 @@ function joinAcross(
     const precision = pointsPrecision(before, placed, (id, path) => takesUnit(zs.response(id), path));
     const placementsOf = (entry: DiscoveryReport['operations'][string]) =>
       'fields' in entry && entry.fields ? Object.entries(entry.fields).map(([path, placed]) => [path, placed.from, placed.by] as const) : [];
-    const vocabulary = vocabularyOf([...before.values()].flatMap(placementsOf));
-    const elsewhere = new Map<OperationId, Vocabulary>();
-    const wordsElsewhere = (id: OperationId) => elsewhere.get(id) ?? elsewhere.set(id, vocabularyOf([...before].flatMap(([other, entry]) => (other === id ? [] : placementsOf(entry))))).get(id)!;
-    evidenceFor = (id, params) => ({ known, hints, context: askedIn(context, id, params), figures: figuresFor(id, placed, trusted), precision, vocabulary, wordsElsewhere: wordsElsewhere(id) });
+    // An answer's own placement by form teaches nothing to that answer: it would only relabel itself.
+    const taughtWords = new Map<OperationId, { vocabulary: Vocabulary; wordsElsewhere: Vocabulary }>();
+    const wordsFor = (id: OperationId) => {
+      const taught = (keep: (other: OperationId, by: string) => boolean) =>
+        vocabularyOf([...before].flatMap(([other, entry]) => placementsOf(entry).filter(([, , by]) => keep(other as OperationId, by))));
+      return taughtWords.get(id) ?? taughtWords.set(id, { vocabulary: taught((other, by) => other !== id || by !== 'form'), wordsElsewhere: taught((other) => other !== id) }).get(id)!;
+    };
+    evidenceFor = (id, params) => ({ known, hints, context: askedIn(context, id, params), figures: figuresFor(id, placed, trusted), precision, ...wordsFor(id) });
     for (const [id, { body, params }] of bodies) propose(zs, id, body, params, threshold, evidenceFor(id, params), report, entries);
   }
   return evidenceFor;

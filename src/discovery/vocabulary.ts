@@ -3,9 +3,11 @@
  * names one thing one way, so a key that evidence placed for a contract field
  * in one answer (`cites`, the citations that add up to a page's) is that
  * field's candidate wherever else the field stands and no name places it
- * surely (the citations of a page cited instead). Learned only from what the
- * values settled (`join`, `evidence`): a name or a form reads the same
- * anywhere, and would only repeat itself.
+ * surely (the citations of a page cited instead). Learned from what the
+ * values settled (`join`, `evidence`) and from a placement by form (the only
+ * value of its form on both sides): that one answer holds it is what another
+ * answer, where the form is shared, lacks. A name reads the same anywhere,
+ * and would only repeat itself.
  */
 import { fieldKey } from '../contract/conform';
 import type { Pair, Vocabulary, Walk } from './walk';
@@ -13,7 +15,7 @@ import type { Pair, Vocabulary, Walk } from './walk';
 /** The service's own word for the field, placed surely elsewhere: surer than a synonym of ours, less than the name. */
 export const VOCABULARY = 0.85;
 
-/** What teaches the service's words: evidence of what the values are. */
+/** What teaches the service's words: evidence of what the values are, or the only value of its form. */
 const TAUGHT_BY: ReadonlySet<string> = new Set(['evidence', 'join', 'form']);
 
 /** The words of the placements (`[contract path, upstream key, by]`); a key placed for two contract names says nothing. */
