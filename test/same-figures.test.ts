@@ -14,13 +14,24 @@ import { violationsOf } from '../src/contract/plausibility';
 import { figurePairs, SAME_FIGURES, SAME_WITHIN } from '../src/contract/same-figures';
 import { originTransport } from '../src/origin/transport';
 
+const seen = new Map<string, Promise<Response>>();
+
 async function read(key: string, id: OperationId, params: Record<string, string | number> = {}, brand?: number): Promise<unknown> {
   let path: string = operations[id].path;
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries({ ...params, ...(brand !== undefined ? { brand_id: brand } : {}) }))
     if (path.includes(`{${name}}`)) path = path.replace(`{${name}}`, encodeURIComponent(String(value)));
     else query.set(name, String(value));
-  const response = await originTransport(env.DB)(new Request(`http://origin.internal${API_BASE}${path}?${query}`, { headers: { authorization: `Bearer ${key}` } }));
+  const url = `http://origin.internal${API_BASE}${path}?${query}`;
+  // Each answer read once for both tests: the origin admits 60 reads a minute per key.
+  const response = (
+    await (seen.get(`${key} ${url}`) ?? seen.set(`${key} ${url}`, originTransport(env.DB)(new Request(url, { headers: { authorization: `Bearer ${key}` } }))).get(`${key} ${url}`)!)
+  ).clone();
+  // A brand without the integration an operation reads (Search Console) has no answer to hold a rule or a figure.
+  if (response.status === 409) {
+    expect([id, ((await response.json()) as { error: { code: string } }).error.code]).toEqual([id, 'integration_not_connected']);
+    return undefined;
+  }
   expect([id, response.status]).toEqual([id, 200]);
   return response.json();
 }
@@ -28,11 +39,13 @@ async function read(key: string, id: OperationId, params: Record<string, string 
 /** Every answer each relation reads, for one key and brand: the lists first, then a few things they name. */
 async function answersOf(key: string, brand?: number): Promise<Map<OperationId, unknown[]>> {
   const answers = new Map<OperationId, unknown[]>();
-  const add = (id: OperationId, body: unknown) => answers.set(id, [...(answers.get(id) ?? []), body]);
-  for (const id of ['listTopics', 'getOverview', 'getVisibility', 'getBrandPerception', 'listPages', 'listTasks', 'getPromptMatrix', 'listAnswers'] as const) add(id, await read(key, id, {}, brand));
-  for (const topic of valuesAtPath(answers.get('listTopics')![0], 'topics[].id').slice(0, 3)) add('getTopic', await read(key, 'getTopic', { id: topic as number }, brand));
-  for (const task of valuesAtPath(answers.get('listTasks')![0], 'tasks[].id').slice(0, 3)) add('getTask', await read(key, 'getTask', { id: task as number }, brand));
-  for (const rival of valuesAtPath(answers.get('getOverview')![0], 'competition.rivals[].name')) add('getCompetitor', await read(key, 'getCompetitor', { name: rival as string }, brand));
+  const add = (id: OperationId, body: unknown) => body !== undefined && answers.set(id, [...(answers.get(id) ?? []), body]);
+  // Every operation that takes nothing from another's answer (the contract's `paramsFrom`); the brands are read for the key.
+  for (const id of OPERATION_IDS.filter((id) => !operations[id].paramsFrom)) add(id, await read(key, id, {}, id === 'listBrands' ? undefined : brand));
+  // Then each of the others for the first few things those answers name.
+  for (const id of OPERATION_IDS)
+    for (const [param, from] of Object.entries(operations[id].paramsFrom ?? {}))
+      for (const value of [...new Set(valuesAtPath(answers.get(from.operation as OperationId)![0], from.path))].slice(0, 2)) add(id, await read(key, id, { [param]: value as string | number }, brand));
   return answers;
 }
 
@@ -40,16 +53,18 @@ describe('the rules of src/contract/plausibility.ts', () => {
   it('hold on every answer of the origin, for a key with one brand and each brand of a key with two', async () => {
     const today = new Date().toISOString().slice(0, 10);
     const broken: string[] = [];
+    const answered = new Set<OperationId>();
     for (const key of ['demo_pro_single', 'demo_growth_multi']) {
       const ids = valuesAtPath(await read(key, 'listBrands'), 'brands[].id') as number[];
       for (const brand of ids.length > 1 ? ids : [undefined]) {
         const answers = await answersOf(key, brand);
-        for (const id of ['getAnswerHistory', 'listBrands'] as const) answers.set(id, [await read(key, id, {}, id === 'listBrands' ? undefined : brand)]);
         for (const [id, bodies] of answers) for (const body of bodies) for (const v of violationsOf(id, body, { today })) broken.push(`${key} ${brand ?? ''} ${id}: ${v.rule}: ${v.message}`);
-        expect(OPERATION_IDS.filter((id) => answers.has(id)).length).toBeGreaterThanOrEqual(12);
+        for (const id of answers.keys()) answered.add(id);
       }
     }
     expect(broken).toEqual([]);
+    // Every operation was read somewhere (a brand without Search Console has no search answer; another has).
+    expect(OPERATION_IDS.filter((id) => !answered.has(id))).toEqual([]);
   });
 });
 

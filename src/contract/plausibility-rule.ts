@@ -50,6 +50,9 @@ export const RULE_IDS = [
   'verdict_is_its_latest_week',
   'open_total_is_its_layers',
   'engines_answered',
+  'counts_cover_the_list',
+  'rival_leads_its_questions',
+  'search_totals_cover_rows',
 ] as const;
 export type RuleId = (typeof RULE_IDS)[number];
 

@@ -731,6 +731,70 @@ describe('each rule fails on a planted bad value', () => {
     expect(violationsOf('listMarkets', { markets: swapped })[0]!.message).toBe('2 market codes do not begin with their country ("en", "fr"): is `markets[].country` read from the right field?');
   });
 
+  it('counts_cover_the_list: a count of every item at least those listed, its flagged part between the flagged listed and the count', () => {
+    const thread = (cited: boolean) => ({ title: 'Best payroll tool?', cited });
+    const forum = (): Body => ({
+      topics: [
+        { threads_total: 9, threads_cited: 2, threads: [thread(true), thread(true), thread(false)] },
+        { threads_total: 1, threads_cited: 0, threads: [thread(false)] },
+      ],
+    });
+    const found = (id: OperationId, body: Body) => {
+      const violations = violationsOf(id, body);
+      for (const v of violations) failed.add(v.rule);
+      return violations.map((v) => [v.rule, v.values.holders]);
+    };
+    expect(found('getForumSignals', forum())).toEqual([]);
+    // The two counts read from each other's fields: fewer threads in all than cited.
+    const swapped = (forum().topics as Body[]).map((t) => ({ ...t, threads_total: t.threads_cited, threads_cited: t.threads_total }));
+    expect(found('getForumSignals', { topics: swapped })).toEqual([['counts_cover_the_list', 2]]);
+    // Fewer cited than the cited threads listed.
+    expect(found('getForumSignals', { topics: [{ threads_total: 9, threads_cited: 1, threads: [thread(true), thread(true)] }] })).toEqual([['counts_cover_the_list', 1]]);
+    const search = (): Body => ({
+      totals: { clicks: 30, impressions: 900, rows: 40, search_only: 12 },
+      rows: [
+        { clicks: 20, impressions: 500, ctr: 4, search_only: true },
+        { clicks: 10, impressions: 400, ctr: 2.5, search_only: false },
+      ],
+    });
+    expect(found('getSearchPerformance', search())).toEqual([]);
+    expect(found('getSearchPerformance', { ...search(), totals: { clicks: 30, impressions: 900, rows: 12, search_only: 40 } })).toEqual([['counts_cover_the_list', 1]]);
+  });
+
+  it('rival_leads_its_questions: more runs name the rival than the brand in each question it wins, largest lead first', () => {
+    const question = (rival_runs: number, brand_runs: number) => ({ text: 'Which payroll tool?', rival_runs, brand_runs, answered_runs: 30 });
+    const found = (questions: Body[]) => {
+      const violations = violationsOf('getCompetitor', { questions_won: questions });
+      for (const v of violations) failed.add(v.rule);
+      return violations.map((v) => v.message);
+    };
+    expect(found([question(12, 2), question(9, 4), question(3, 2)])).toEqual([]);
+    expect(found([question(2, 12), question(4, 9)])).toEqual([
+      'a question the rival wins has as many runs naming the brand, or more: are `questions_won[].rival_runs` and `questions_won[].brand_runs` read from the right fields?',
+    ]);
+    expect(found([question(3, 2), question(12, 2)])).toEqual([
+      'the questions are not listed largest lead first: are `questions_won[].rival_runs` and `questions_won[].brand_runs` read from the right fields?',
+    ]);
+  });
+
+  it('search_totals_cover_rows: totals at least the rows listed, clicks at most impressions, a CTR its clicks over its impressions', () => {
+    const row = (clicks: number, impressions: number, ctr: number | null) => ({ clicks, impressions, ctr });
+    const body = (totals: Body, rows: Body[]): Body => ({ totals: { rows: 40, search_only: 3, ...totals }, rows });
+    const found = (b: Body) => {
+      const violations = violationsOf('getSearchPerformance', b);
+      for (const v of violations) failed.add(v.rule);
+      return violations.map((v) => [v.rule, v.fields[0]]);
+    };
+    const rows = [row(20, 500, 4), row(10, 400, 2.5), row(0, 0, null)];
+    expect(found(body({ clicks: 31, impressions: 950 }, rows))).toEqual([]);
+    // The totals read from each other's fields, or from a count of fewer than the rows listed.
+    expect(found(body({ clicks: 950, impressions: 31 }, rows))).toEqual([['search_totals_cover_rows', 'totals.clicks']]);
+    expect(found(body({ clicks: 12, impressions: 950 }, rows))).toEqual([['search_totals_cover_rows', 'totals.clicks']]);
+    // A row's clicks and impressions swapped; a CTR that is not its clicks over its impressions.
+    expect(found(body({ clicks: 600, impressions: 950 }, [row(500, 20, 4)]))).toEqual([['search_totals_cover_rows', 'rows[].clicks']]);
+    expect(found(body({ clicks: 31, impressions: 950 }, [row(20, 500, 40)]))).toEqual([['search_totals_cover_rows', 'rows[].ctr']]);
+  });
+
   it('the table holds every rule but the one of what a view counts', () => {
     expect(RULES.map((r) => r.id).sort()).toEqual(RULE_IDS.filter((id) => id !== 'engines_answered').sort());
   });

@@ -35,6 +35,7 @@ import {
   checkWithinRange,
 } from './plausibility-checks';
 import { MARKET_RULES } from './plausibility-markets';
+import { LIST_RULES } from './plausibility-lists';
 import { PART_RULES } from './plausibility-parts';
 import { oursUnderVendor } from './enum-spelling';
 import { PLAN_RULES } from './plausibility-plan';
@@ -316,6 +317,7 @@ export const RULES: readonly Rule[] = [
   },
   ...PLAN_RULES,
   ...PART_RULES,
+  ...LIST_RULES,
   ...MARKET_RULES,
 ];
 
