@@ -44,6 +44,7 @@ import { flatByShape, flatObjects, foldFlatQuestions, placeFlat, unsureFlatKeys 
 import { confirmByRules, EVIDENCE, rulesKept, settleByEvidence, settleGroups } from './rules';
 import { placeLeftOver } from './taken';
 import { foldPairs } from './pairs';
+import { settleByRepeats } from './repeats';
 import { settleByOrder } from './order';
 import { alignUnits } from './units';
 import { capped, type Json, KEY_FIELD, keyedItems, MAX_SAMPLES, type Pair, pairOf, pathOf, present, type Vocabulary, Walk } from './walk';
@@ -111,6 +112,7 @@ export function proposeOperation(
   overturnByFigures(schema, body, walk, figures);
   settleByPrecision(schema, body, walk, precision);
   settleByOrder(id, schema, body, walk);
+  settleByRepeats(id, schema, body, walk);
   // What the figures settled may let a rule judge a field it could not while they were in question.
   settleByEvidence(id, schema, body, walk);
   settleGroups(id, schema, body, walk);
