@@ -85,6 +85,37 @@ export function checkSearchTotals(body: unknown, fields: readonly string[]): Fin
   return [];
 }
 
+/**
+ * `[total, domains, own, competitor, third party, each source's citations, class, share]`: the classes' counts add up
+ * to the total; the total, each class and the domains cited cover the sources listed (all of them, exactly, when every
+ * domain is listed); a source's share is its citations over the total.
+ */
+export function checkSourcesAddUp(body: unknown, fields: readonly string[]): Finding[] {
+  const [total, domains, ...rest] = fields as [string, string, ...string[]];
+  const classes = rest.slice(0, 3);
+  const [citations, classification, share] = rest.slice(3).map((f) => f.split('.').at(-1)!) as [string, string, string];
+  const [all, cited, counts] = [at(body, total), at(body, domains), classes.map((f) => at(body, f))];
+  const sources = rowsAt(body, rest[3]!.slice(0, rest[3]!.indexOf('[]'))).filter((r) => isNum(r[citations]));
+  const found = (blamed: readonly string[], words: string): Finding[] => [{ fields: [...blamed], values: { sources: sources.length }, message: `${words}: are they read from the right fields?` }];
+  if (isNum(all) && counts.every(isNum) && (counts as number[]).reduce((sum, n) => sum + n, 0) !== all)
+    return found([total, ...classes], `${classes.join(', ')} do not add up to ${total} ${whole(all)}`);
+  const complete = isNum(cited) && cited === sources.length;
+  const covers = (count: unknown, listed: number) => !isNum(count) || (complete ? count === listed : count >= listed);
+  const listed = sources.reduce((sum, r) => sum + (r[citations] as number), 0);
+  if (!covers(all, listed)) return found([total], `${total} ${whole(all as number)} does not cover the ${whole(listed)} citations of the sources listed`);
+  if (isNum(cited) && cited < sources.length) return found([domains], `${domains} ${whole(cited)} is fewer than the ${whole(sources.length)} sources listed`);
+  const names = classes.map((f) => f.split('.').at(-1)!);
+  const classed = sources.filter((r) => names.includes(r[classification] as string));
+  if (classed.length === sources.length)
+    for (const [i, name] of names.entries()) {
+      const of = classed.filter((r) => r[classification] === name).reduce((sum, r) => sum + (r[citations] as number), 0);
+      if (!covers(counts[i], of)) return found([classes[i]!], `${classes[i]} ${whole(counts[i] as number)} does not cover the ${whole(of)} citations of the ${name} sources listed`);
+    }
+  if (isNum(all))
+    for (const r of sources) if (r[share] !== undefined) for (const f of shareOfCounts([rest[5]!, rest[3]!, total], r[share], r[citations], all, 'citations are of this source')) return [f];
+  return [];
+}
+
 /** The rules of counts and leads against their lists, in the table (src/contract/plausibility.ts `RULES`). */
 export const LIST_RULES: readonly Rule[] = [
   {
@@ -96,6 +127,15 @@ export const LIST_RULES: readonly Rule[] = [
     },
     pins: ['topics[].threads_total', 'topics[].threads_cited', 'totals.rows', 'totals.search_only'],
     check: checkCountsCoverList,
+  },
+  {
+    id: 'sources_add_up',
+    // The classes' citations add up to the total; the total, each class and the domains cited cover the sources listed; a source's share is of the total.
+    reads: {
+      listSources: ['total_citations', 'domains_cited', 'by_class.own', 'by_class.competitor', 'by_class.third_party', 'sources[].citations', 'sources[].classification', 'sources[].share'],
+    },
+    pins: ['total_citations', 'domains_cited', 'by_class.own', 'by_class.competitor', 'by_class.third_party', 'sources[].share'],
+    check: checkSourcesAddUp,
   },
   {
     id: 'rival_leads_its_questions',

@@ -53,6 +53,7 @@ export const RULE_IDS = [
   'counts_cover_the_list',
   'rival_leads_its_questions',
   'search_totals_cover_rows',
+  'sources_add_up',
 ] as const;
 export type RuleId = (typeof RULE_IDS)[number];
 

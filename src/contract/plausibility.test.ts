@@ -761,6 +761,31 @@ describe('each rule fails on a planted bad value', () => {
     expect(found('getSearchPerformance', { ...search(), totals: { clicks: 30, impressions: 900, rows: 12, search_only: 40 } })).toEqual([['counts_cover_the_list', 1]]);
   });
 
+  it("sources_add_up: the classes add up to the total, the counts cover the sources listed, a source's share is of the total", () => {
+    const source = (citations: number, classification: string) => ({ domain: `${classification}.example`, citations, share: Math.round((1000 * citations) / 50) / 10, classification });
+    const sources = (over: Body = {}): Body => ({
+      total_citations: 50,
+      domains_cited: 4,
+      by_class: { own: 10, competitor: 15, third_party: 25 },
+      sources: [source(20, 'third_party'), source(15, 'competitor'), source(10, 'own')],
+      ...over,
+    });
+    const found = (body: Body) => {
+      const violations = violationsOf('listSources', body);
+      for (const v of violations) failed.add(v.rule);
+      return violations.map((v) => [v.rule, v.fields[0]]);
+    };
+    expect(found(sources())).toEqual([]);
+    // An extra count read as a class; the own and third-party counts read from each other's fields.
+    expect(found(sources({ by_class: { own: 3, competitor: 15, third_party: 25 } }))).toEqual([['sources_add_up', 'total_citations']]);
+    expect(found(sources({ by_class: { own: 25, competitor: 15, third_party: 10 } }))).toEqual([['sources_add_up', 'by_class.third_party']]);
+    // Every domain listed: each count is exactly its sources' (45 citations listed, not 50; 20 third-party, not 25).
+    expect(found(sources({ domains_cited: 3 }))).toEqual([['sources_add_up', 'total_citations']]);
+    expect(found(sources({ domains_cited: 3, total_citations: 45, by_class: { own: 10, competitor: 10, third_party: 25 } }))).toEqual([['sources_add_up', 'by_class.competitor']]);
+    expect(found(sources({ domains_cited: 2 }))).toEqual([['sources_add_up', 'domains_cited']]);
+    expect(found(sources({ sources: [{ ...source(20, 'third_party'), share: 20 }] }))).toEqual([['sources_add_up', 'sources[].share']]);
+  });
+
   it('rival_leads_its_questions: more runs name the rival than the brand in each question it wins, largest lead first', () => {
     const question = (rival_runs: number, brand_runs: number) => ({ text: 'Which payroll tool?', rival_runs, brand_runs, answered_runs: 30 });
     const found = (questions: Body[]) => {
