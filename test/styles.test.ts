@@ -394,6 +394,16 @@ describe.runIf(COUNT === 0)('issue 57: nothing wrong stored, on the fixed sample
     WHOLE_SAMPLE,
   );
 
+  it(
+    "the open class's floors, each failing the day it is lost: named styles median at most 2 entries left, token-named at most 15 (issue 57's target)",
+    async () => {
+      const open = await Promise.all(SAMPLE_SEEDS.map((seed) => resultOf(seed, 'open')));
+      expect(median(open.filter((r) => !r.tokenNamed).map((r) => r.entriesLeft))).toBeLessThanOrEqual(2);
+      expect(median(open.filter((r) => r.tokenNamed).map((r) => r.entriesLeft))).toBeLessThanOrEqual(15);
+    },
+    WHOLE_SAMPLE,
+  );
+
   it('the open class draws other languages, codes and tokens', () => {
     const styles = SAMPLE_SEEDS.map(styleOf);
     expect(new Set(styles.filter((s) => !s.tokenNamed).map((s) => s.language ?? 'en'))).toEqual(new Set(['en', 'de', 'es', 'fr']));
