@@ -23,11 +23,12 @@ export function checkCountsCoverList(body: unknown, fields: readonly string[]): 
   const prefix = list.includes('[].') ? list.slice(0, list.lastIndexOf('[].') + 3) : '';
   const holders = prefix ? rowsAt(body, prefix.slice(0, -3)) : [body as Row];
   const relative = (path: string) => path.slice(prefix.length);
+  const flagKey = flag.split('.').at(-1)!;
   let broken = 0;
   for (const holder of holders) {
     const [all, flagged, items] = [at(holder, relative(count)), at(holder, relative(part)), rowsAt(holder, relative(list))];
     if (!isNum(all) || !isNum(flagged)) continue;
-    const flags = items.map((item) => item[flag.split('.').at(-1)!]);
+    const flags = items.map((item) => item[flagKey]);
     const known = flags.every((f) => typeof f === 'boolean');
     const [yes, no] = known ? [flags.filter((f) => f).length, flags.filter((f) => !f).length] : [0, 0];
     if (all < items.length || flagged > all || flagged < yes || all - flagged < no) broken++;
@@ -91,11 +92,11 @@ export function checkSearchTotals(body: unknown, fields: readonly string[]): Fin
  * domain is listed); a source's share is its citations over the total.
  */
 export function checkSourcesAddUp(body: unknown, fields: readonly string[]): Finding[] {
-  const [total, domains, ...rest] = fields as [string, string, ...string[]];
-  const classes = rest.slice(0, 3);
-  const [citations, classification, share] = rest.slice(3).map((f) => f.split('.').at(-1)!) as [string, string, string];
+  const [total, domains, own, competitor, thirdParty, citationsPath, classificationPath, sharePath] = fields as [string, string, string, string, string, string, string, string];
+  const classes = [own, competitor, thirdParty];
+  const [citations, classification, share] = [citationsPath, classificationPath, sharePath].map((f) => f.split('.').at(-1)!) as [string, string, string];
   const [all, cited, counts] = [at(body, total), at(body, domains), classes.map((f) => at(body, f))];
-  const sources = rowsAt(body, rest[3]!.slice(0, rest[3]!.indexOf('[]'))).filter((r) => isNum(r[citations]));
+  const sources = rowsAt(body, citationsPath.slice(0, citationsPath.indexOf('[]'))).filter((r) => isNum(r[citations]));
   const found = (blamed: readonly string[], words: string): Finding[] => [{ fields: [...blamed], values: { sources: sources.length }, message: `${words}: are they read from the right fields?` }];
   if (isNum(all) && counts.every(isNum) && (counts as number[]).reduce((sum, n) => sum + n, 0) !== all)
     return found([total, ...classes], `${classes.join(', ')} do not add up to ${total} ${whole(all)}`);
@@ -112,7 +113,7 @@ export function checkSourcesAddUp(body: unknown, fields: readonly string[]): Fin
       if (!covers(counts[i], of)) return found([classes[i]!], `${classes[i]} ${whole(counts[i] as number)} does not cover the ${whole(of)} citations of the ${name} sources listed`);
     }
   if (isNum(all))
-    for (const r of sources) if (r[share] !== undefined) for (const f of shareOfCounts([rest[5]!, rest[3]!, total], r[share], r[citations], all, 'citations are of this source')) return [f];
+    for (const r of sources) if (r[share] !== undefined) for (const f of shareOfCounts([sharePath, citationsPath, total], r[share], r[citations], all, 'citations are of this source')) return [f];
   return [];
 }
 

@@ -28,13 +28,10 @@ const MIN_ITEMS = 3;
 export function settleByRepeats(id: OperationId, schema: z.ZodType, body: Json, walk: Walk): void {
   const lists = REPEATS.filter((entry) => entry.operation === id);
   if (lists.length === 0) return;
-  const relationOf = (path: string) => {
-    for (const { list, shared, own } of lists) {
-      const field = path.slice(list.length + 3);
-      if (!path.startsWith(`${list}[].`)) continue;
-      if (shared.includes(field) || own.includes(field)) return { list, field, shared: shared.includes(field) };
-    }
-    return undefined;
+  // The shared field a question asks of (`transcripts[].prompt`), as its list and its name in the items.
+  const sharedOf = (path: string) => {
+    const entry = lists.find(({ list, shared }) => path.startsWith(`${list}[].`) && shared.includes(path.slice(list.length + 3)));
+    return entry && { list: entry.list, field: path.slice(entry.list.length + 3) };
   };
   // A question may list only the key its guess took (`crowded`): the fields of one relation are asked among the keys any of them lists.
   for (const { list, shared, own } of lists) {
@@ -48,7 +45,7 @@ export function settleByRepeats(id: OperationId, schema: z.ZodType, body: Json, 
     body,
     walk,
     (item, read) => {
-      const { list, field } = relationOf(item.path)!;
+      const { list, field } = sharedOf(item.path)!;
       const texts = valuesAtPath(read, list)
         .filter(Array.isArray)
         .map((items) => items.map((each) => (each !== null && typeof each === 'object' ? (each as Record<string, unknown>)[field] : undefined)));
@@ -58,6 +55,6 @@ export function settleByRepeats(id: OperationId, schema: z.ZodType, body: Json, 
       return all.length >= MIN_ITEMS && distinct >= 2 && distinct < all.length;
     },
     // One candidate is asked for its own reason: the evidence here only tells candidates apart.
-    (item) => item.candidates.length >= 2 && relationOf(item.path)?.shared === true,
+    (item) => item.candidates.length >= 2 && sharedOf(item.path) !== undefined,
   );
 }
