@@ -22,6 +22,8 @@ export type ForeignMode = 'ok' | 'moved' | 'host-moved' | 'html-504' | 'html-404
 export class ForeignUpstream {
   readonly requests: { url: URL; authorization: string | null }[] = [];
   mode: ForeignMode = 'ok';
+  /** The query parameter its pages add (a cursor), when it pages: taken as its own, never as the spec's. */
+  pageParam: string | undefined;
   /** The `Age` it gives its answers, in seconds. */
   age = 20;
   /** While `mode` is `hang`, answers wait for this. */
@@ -65,7 +67,9 @@ export class ForeignUpstream {
     const { op } = match;
     // It holds the spec's rules (not this product's choice of values): what the spec makes invalid is its 400 too.
     try {
-      parseRequest(match, url.searchParams, new Date().toISOString().slice(0, 10), 'edge');
+      const asked = new URLSearchParams(url.searchParams);
+      if (this.pageParam) asked.delete(this.pageParam);
+      parseRequest(match, asked, new Date().toISOString().slice(0, 10), 'edge');
     } catch (error) {
       if (error instanceof ApiError) return json(error.body, error.status);
       throw error;

@@ -15,6 +15,7 @@ import { CIRCUIT_FAILURES, CIRCUIT_OPEN_MS } from '../src/proxy/policy';
 import { clearDigests, deliver, demoMonday, FakeQueue, FakeResend, runCron, seedSubscriptions, sendRecords, testEnv } from './digests-helpers';
 import { ForeignUpstream, MOVED_HOST } from './foreign-upstream';
 import { freshKey, get, read, restoreUpstream } from './proxy-upstream';
+import { putUpstreamMap } from './helpers';
 import { useProxyTimeoutForTests } from './seams';
 
 const T0 = Date.parse('2026-11-20T10:00:00Z');
@@ -61,6 +62,29 @@ describe('requests', () => {
       expect([path, answer.status, answer.body?.error?.code, answer.cache]).toEqual([path, 400, 'invalid_parameter', 'BYPASS']);
     }
     expect(foreign.requests.slice(open.length).map((r) => r.url.pathname + r.url.search)).toEqual(['/api/v1/brands', ...invalid.map((p) => `/api/v1${p}`)]);
+  });
+});
+
+describe('pages', () => {
+  const TOPICS_IN_PAGES = { operations: { listTopics: { pages: { list: 'topics', next: 'nextCursor', params: ['cursor'] } } } };
+  afterEach(async () => {
+    expect((await putUpstreamMap({ operations: {} })).status).toBe(200);
+  });
+
+  it("stores each page as its own entry once the map names the page's parameter; before, each read goes upstream", async () => {
+    foreign.pageParam = 'cursor';
+    const key = freshKey('pages');
+    // Unknown to the contract, the parameter is the upstream's to judge: passed on, never stored.
+    for (let i = 0; i < 2; i++) expect(await read(await get('/topics?cursor=b2Zm', key))).toMatchObject({ status: 200, cache: 'BYPASS', body: { query: { cursor: 'b2Zm' } } });
+    expect(foreign.calls).toBe(2);
+    expect((await putUpstreamMap(TOPICS_IN_PAGES)).status).toBe(200);
+    const second = await read(await get('/topics?days=7&cursor=b2Zm', key));
+    expect(second).toMatchObject({ status: 200, cache: 'MISS', body: { query: { days: '7', cursor: 'b2Zm' } } });
+    expect(await read(await get('/topics?days=7&cursor=dHdv', key))).toMatchObject({ status: 200, cache: 'MISS', body: { query: { cursor: 'dHdv' } } });
+    expect(await read(await get('/topics?cursor=b2Zm&days=7', key))).toMatchObject({ status: 200, cache: 'HIT', text: second.text });
+    expect(foreign.calls).toBe(4);
+    // What the spec makes invalid stays invalid beside a page's parameter.
+    expect(await read(await get('/topics?cursor=b2Zm&days=0', key))).toMatchObject({ status: 400, body: { error: { code: 'invalid_parameter', param: 'days' } } });
   });
 });
 

@@ -21,6 +21,7 @@ import { readBodyUpTo } from '../lib/http';
 import { parseRetryAfter } from '../lib/time';
 import { ApiClientError } from './errors';
 import { DEFAULT_MAX_BYTES, type Transport } from './transport';
+import { joinPages, MAX_PAGES, nextPage, type Pages } from './pages';
 
 export type { Transport };
 
@@ -238,29 +239,36 @@ export function createClient(options: ClientOptions): ApiClient {
     text: string,
     optional: readonly string[],
     carry: boolean,
+    mapOf: () => Promise<OperationMap | undefined>,
   ): Promise<{ data: ResponseOf<Id>; absent: string[]; unreadable: Unreadable[] }> {
     const plain = checkResponseBody(zs, id, text, undefined, optional, carry);
     if (plain.ok && plain.asSent) return plain;
     // Another implementation's body: its map, when there is one, is read even where no configuration reads the body,
     // since it may map values the contract leaves open (an engine `openai`) or say where an optional part is.
     // A map that breaks what reads without it is not followed.
-    const map = await options.upstreamMap?.(id);
+    const map = await mapOf();
     const mapped = map ? checkResponseBody(zs, id, text, map, optional, carry) : undefined;
     if (mapped?.ok) return mapped;
     if (plain.ok) return plain;
     const checked = mapped ?? plain;
-    const error = new ApiClientError({
-      kind: 'parse',
-      code: 'invalid_response',
-      status: 200,
-      operation: id,
-      ...(checked.field !== undefined ? { field: checked.field } : {}),
-      ...(checked.unmapped !== undefined ? { unmapped: checked.unmapped } : {}),
-      message: checked.message,
-      cause: checked.cause,
-    });
+    throw mismatch(
+      new ApiClientError({
+        kind: 'parse',
+        code: 'invalid_response',
+        status: 200,
+        operation: id,
+        ...(checked.field !== undefined ? { field: checked.field } : {}),
+        ...(checked.unmapped !== undefined ? { unmapped: checked.unmapped } : {}),
+        message: checked.message,
+        cause: checked.cause,
+      }),
+    );
+  }
+
+  /** A 200 whose body breaks the contract: told to the deployment, then thrown. */
+  function mismatch(error: ApiClientError): ApiClientError {
     options.onContractMismatch?.(error);
-    throw error;
+    return error;
   }
 
   /** Whether to try again after `error`, and after how long. */
@@ -288,22 +296,15 @@ export function createClient(options: ClientOptions): ApiClient {
   type Reading = { check: true; optional: readonly string[]; carry?: boolean } | { check: false };
   const CHECKED: Reading = { check: true, optional: [] };
 
-  async function call<Id extends OperationId>(id: Id, params: Record<string, unknown> | undefined, callOptions: CallOptions = {}, reading: Reading = CHECKED): Promise<Lenient<ResponseOf<Id>>> {
-    const url = operationUrl(baseUrl, id, params);
-    // A key no header can carry is refused as the API refuses a malformed key, before `new Headers` throws with it in its message.
-    if (apiKeyProblem(options.apiKey)) throw new ApiClientError({ kind: 'http', code: 'invalid_api_key', status: 401, operation: id, message: `${id}: ${invalidKey().message}` });
-    // The schemas the bodies are checked with, loaded at the first call (src/contract/zod-side.ts).
-    const zs = await zodSide();
+  /** One request, retried as the policy says: the response and its text on a 2xx, the API's error thrown otherwise. */
+  async function fetchOk(zs: ZodSide, id: OperationId, url: string, callOptions: CallOptions): Promise<{ response: Response; text: string; attempts: number }> {
     const started = now();
     for (let attempts = 1; ; attempts++) {
       const left = retry.totalMs - (now() - started);
       let failure: ApiClientError;
       try {
         const { response, text } = await attempt(id, url, callOptions, Math.max(1, Math.min(timeoutMs, left)));
-        if (response.ok) {
-          const body = reading.check ? await parseBody(zs, id, text, reading.optional, reading.carry === true) : { data: parseObject(id, text) as ResponseOf<Id>, absent: [], unreadable: [] };
-          return { ...body, meta: metaOf(response, now(), attempts) };
-        }
+        if (response.ok) return { response, text, attempts };
         failure = httpError(zs, id, response, text);
       } catch (error) {
         if (!(error instanceof ApiClientError)) throw error;
@@ -312,6 +313,45 @@ export function createClient(options: ClientOptions): ApiClient {
       const delay = attempts < retry.attempts && !callOptions.signal?.aborted ? nextDelay(failure, attempts) : undefined;
       if (delay === undefined || now() - started + delay >= retry.totalMs) throw withAttempts(failure, attempts);
       await sleep(delay);
+    }
+  }
+
+  async function call<Id extends OperationId>(id: Id, params: Record<string, unknown> | undefined, callOptions: CallOptions = {}, reading: Reading = CHECKED): Promise<Lenient<ResponseOf<Id>>> {
+    const url = operationUrl(baseUrl, id, params);
+    // A key no header can carry is refused as the API refuses a malformed key, before `new Headers` throws with it in its message.
+    if (apiKeyProblem(options.apiKey)) throw new ApiClientError({ kind: 'http', code: 'invalid_api_key', status: 401, operation: id, message: `${id}: ${invalidKey().message}` });
+    // The schemas the bodies are checked with, loaded at the first call (src/contract/zod-side.ts).
+    const zs = await zodSide();
+    const { response, text, attempts } = await fetchOk(zs, id, url, callOptions);
+    const meta = metaOf(response, now(), attempts);
+    // A body passed on is passed on as it is, a page at a time, as the proxy passes it.
+    if (!reading.check) return { data: parseObject(id, text) as ResponseOf<Id>, absent: [], unreadable: [], meta };
+    let map: Promise<OperationMap | undefined> | undefined;
+    const mapOf = () => (map ??= options.upstreamMap?.(id) ?? Promise.resolve(undefined));
+    const parse = (page: string) => parseBody(zs, id, page, reading.optional, reading.carry === true, mapOf);
+    const first = await parse(text);
+    const pages = (await mapOf())?.pages;
+    if (!pages) return { ...first, meta };
+    return { ...first, data: joinPages(first.data, await readPages(zs, id, new URL(url), text, pages, callOptions, parse), pages.list), meta };
+  }
+
+  /** The pages after the first (`pages.ts`), each read and checked as the first was: their data, in order. */
+  async function readPages<T>(zs: ZodSide, id: OperationId, url: URL, firstText: string, pages: Pages, callOptions: CallOptions, parse: (text: string) => Promise<{ data: T }>): Promise<T[]> {
+    const read: T[] = [];
+    const seen = new Set([url.search]);
+    let [at, text] = [url, firstText];
+    for (let count = 1; ; count++) {
+      const next = nextPage(at, parseObject(id, text), pages);
+      if (next === undefined) return read;
+      const refuse = (problem: string) =>
+        mismatch(new ApiClientError({ kind: 'parse', code: 'invalid_response', status: 200, operation: id, message: `${id}: ${problem}; the list \`${pages.list}\` was not read whole.` }));
+      if ('problem' in next) throw refuse(next.problem);
+      if (count >= MAX_PAGES) throw refuse(`the list runs past ${MAX_PAGES} pages`);
+      if (seen.has(next.search)) throw refuse('the next page is one already read');
+      seen.add(next.search);
+      ({ text } = await fetchOk(zs, id, next.href, callOptions));
+      at = next;
+      read.push((await parse(text)).data);
     }
   }
 

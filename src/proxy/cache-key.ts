@@ -4,6 +4,7 @@
  */
 import { canonicalOf, type Match, type ParsedRequest, parseRequest } from '../contract/request';
 import { toDay } from '../contract/window';
+import { invalidParameter } from '../contract/errors';
 import { sha256Hex } from '../lib/hash';
 import { API_BASE } from '../contract/operations';
 import { CACHE_KEY_VERSION } from './policy';
@@ -17,11 +18,27 @@ export interface ValidRequest extends ParsedRequest {
   canonical: string;
 }
 
-/** Validates like the origin (an invalid request never spends upstream budget) and names what it reads. */
-export function validate(match: Match, url: URL, nowMs: number): ValidRequest {
-  const parsed = parseRequest(match, url.searchParams, toDay(new Date(nowMs)), 'edge');
-  return { ...parsed, upstreamPath: url.pathname.slice(API_BASE.length) + url.search, canonical: canonicalOf(parsed) };
+/**
+ * Validates like the origin (an invalid request never spends upstream budget) and names what it reads. `pageParams`:
+ * the parameters the upstream's pages add (the map's `pages`, src/client/pages.ts), passed on as written and part
+ * of the entry's name, so each page is its own entry.
+ */
+export function validate(match: Match, url: URL, nowMs: number, pageParams: readonly string[] = []): ValidRequest {
+  const asked = new URLSearchParams(url.searchParams);
+  const page: [string, string][] = [];
+  for (const name of pageParams) {
+    const value = asked.get(name);
+    if (value === null) continue;
+    if (value.length > MAX_PAGE_VALUE) throw invalidParameter(name, `\`${name}\` is at most ${MAX_PAGE_VALUE} characters.`);
+    page.push([name, value]);
+    asked.delete(name);
+  }
+  const parsed = parseRequest(match, asked, toDay(new Date(nowMs)), 'edge');
+  const pages = page.length > 0 ? ` pages?${new URLSearchParams(page.sort(([a], [b]) => (a < b ? -1 : 1)))}` : '';
+  return { ...parsed, upstreamPath: url.pathname.slice(API_BASE.length) + url.search, canonical: canonicalOf(parsed) + pages };
 }
+/** A page parameter's longest value: a cursor, never a body. */
+const MAX_PAGE_VALUE = 2048;
 
 /** Hashes of API keys seen by this isolate, so a HIT costs one SHA-256, not two. Bounded; keys are never logged. */
 const keyHashes = new Map<string, string>();

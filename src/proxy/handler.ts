@@ -15,7 +15,8 @@
  */
 import { ApiError, errorResponse } from '../contract/errors';
 import { zodSide } from '../contract/zod-side';
-import { API_BASE } from '../contract/operations';
+import { type AnyOperation, API_BASE } from '../contract/operations';
+import { operationMapOf } from './upstream-map';
 import { API_DOCUMENT_ASSET, documentResponse } from '../contract/documents';
 import { bearerKey, invalidKey, isOAuthToken, oauthTokenNotAKey } from '../contract/access';
 import { RATE_LIMIT } from '../contract/rate-limit';
@@ -153,7 +154,9 @@ async function serve(incoming: Incoming, env: ProxyEnv, ctx: ProxyRuntime, call:
   let prep = prepared.get(memoKey);
   if (!prep) {
     try {
-      prep = await prepare(memoKey, matched, parsedUrl(), apiKey, keyHash, upstreamTag, nowMs);
+      // Only a parameter the contract lacks asks for the map: the pages a service adds (its `pages`).
+      const pageParams = async () => (await operationMapOf(env.CACHE, ctx.now, matched.op.id))?.pages?.params ?? [];
+      prep = await prepare(memoKey, matched, parsedUrl(), apiKey, keyHash, upstreamTag, nowMs, pageParams);
     } catch (error) {
       const clientAddress = clientAddressFor(request, call);
       const readBrands = (brands: Request) => handleProxy(brands, env, ctx, { clientAddress });
@@ -264,8 +267,10 @@ function withinSoftDeadline(forward: Promise<GateAnswer>, ms: number, startTimeo
 const prepared = new Map<string, { valid: ValidRequest; name: string }>();
 const PREPARED_MEMO = 2000;
 
-async function prepare(memoKey: string, matched: Match, url: URL, apiKey: string, keyHash: string, upstreamTag: string, nowMs: number) {
-  const valid = validate(matched, url, nowMs);
+async function prepare(memoKey: string, matched: Match, url: URL, apiKey: string, keyHash: string, upstreamTag: string, nowMs: number, pageParams: () => Promise<readonly string[]>) {
+  const declared = (matched.op as unknown as AnyOperation).params.query;
+  const undeclared = [...url.searchParams.keys()].some((name) => !Object.hasOwn(declared, name));
+  const valid = validate(matched, url, nowMs, undeclared ? await pageParams() : []);
   const result = { valid, name: await cacheKeyOf(apiKey, keyHash, upstreamTag, valid.canonical) };
   if (prepared.size >= PREPARED_MEMO) prepared.delete(prepared.keys().next().value!);
   prepared.set(memoKey, result);

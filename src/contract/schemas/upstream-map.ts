@@ -1,7 +1,7 @@
 /** The upstream map's schemas (src/contract/upstream-map.ts): what `PUT /admin/upstream/map` takes and what is stored. */
 import * as z from 'zod';
 import { once } from '../../lib/lazy';
-import { type OperationId, OPERATION_IDS } from '../operations';
+import { type AnyOperation, type OperationId, OPERATION_IDS, operations } from '../operations';
 import { contractPaths, CONVERSIONS, type Conversion } from '../upstream-map';
 import { response } from './responses';
 
@@ -36,6 +36,16 @@ export const upstreamMapSchemas = once(() => {
         }),
       )
       .optional(),
+    pages: z
+      .strictObject({
+        list: z.string().min(1).max(200),
+        next: UpstreamPath,
+        params: z
+          .array(z.string().regex(/^[A-Za-z0-9_.\-[\]]{1,60}$/, 'a query parameter name'))
+          .min(1)
+          .max(4),
+      })
+      .optional(),
   });
 
   const OperationMaps = z.partialRecord(z.enum(OPERATION_IDS as [OperationId, ...OperationId[]]), OperationMap);
@@ -64,6 +74,15 @@ export const upstreamMapSchemas = once(() => {
       }
       for (const path of Object.keys(map.columns ?? {}))
         if (!known.has(`${path}[]`)) ctx.addIssue({ code: 'custom', path: ['operations', id, 'columns', path], message: `${id} has no list \`${path}\` in the contract.` });
+      // Pages are of a list of the body itself, never of a list inside another list's items.
+      const paged = map.pages?.list;
+      if (paged !== undefined && (paged.includes('[]') || !known.has(`${paged}[]`)))
+        ctx.addIssue({ code: 'custom', path: ['operations', id, 'pages', 'list'], message: `${id} has no list \`${paged}\` outside another list in the contract.` });
+      // A parameter of the operation's own is never a page's: the pages would change what is asked.
+      const own = (operations[id] as unknown as AnyOperation).params;
+      for (const name of map.pages?.params ?? [])
+        if (Object.hasOwn(own.query, name) || Object.hasOwn(own.path, name))
+          ctx.addIssue({ code: 'custom', path: ['operations', id, 'pages', 'params'], message: `\`${name}\` is a parameter of ${id} in the contract, not one its pages add.` });
     }
   });
 
