@@ -33,6 +33,7 @@ import {
   invertStyle,
   NAME_SYNONYMS,
   OPTIONAL_OPERATIONS,
+  contractStyle,
   styleOf,
   styleOmits,
   trueMapOf,
@@ -215,6 +216,7 @@ describe.skipIf(COUNT > 0)('the generator', () => {
     expect(texts.some((t) => /"(market_?id|MarketId|market-id|MARKET_ID)":11/.test(t))).toBe(true);
     expect(styles.some((s) => s.extraEngines.length > 0 && JSON.stringify(applyStyle(s, 'getPromptMatrix', bodies.getPromptMatrix)).includes('"runs":0'))).toBe(true);
     expect(styles.some((s) => s.extra > 0)).toBe(true);
+    expect(seen((s) => (s.pages.kind === 'none' ? 'none' : `${s.pages.kind} ${s.pages.size}`))).toEqual(new Set(['none', 'cursor 5', 'cursor 10', 'link 5', 'link 10']));
     // A token-named style names nothing by the contract's names.
     const token = styles.find((s) => s.tokenNamed)!;
     const names = [...leavesAndKeys(applyStyle(token, 'getVisibility', bodies.getVisibility))].filter((k) => typeof k === 'string' && /^f_[0-9a-z]{4}$/.test(k));
@@ -239,29 +241,7 @@ describe.skipIf(COUNT > 0)('the generator', () => {
 });
 
 describe.skipIf(COUNT > 0)('the harness', () => {
-  /** A service that writes the contract as it is: the generator with every habit off. */
-  const plain: HouseStyle = {
-    ...styleOf(1),
-    tokenNamed: false,
-    language: undefined,
-    codes: 0,
-    caseName: 'snake',
-    caseDeviation: 0,
-    envelope: { kind: 'none' },
-    rename: { prefix: 0, abbreviate: 0, synonym: 0 },
-    flat: 0,
-    keyed: 0,
-    extra: 0,
-    unit: 'points',
-    unitDeviation: 0,
-    dayForm: 'date',
-    timeForm: 'iso',
-    dateDeviation: 0,
-    enums: Object.fromEntries((['state', 'outcome', 'action', 'class', 'direction'] as const).map((k) => [k, { spelling: 'as_is', synonyms: {} }])) as HouseStyle['enums'],
-    engines: { form: 'as_is', separator: '-' },
-    extraEngines: [],
-    omitted: [],
-  };
+  const plain = contractStyle();
 
   it("in front of the contract's own style: nothing left, the report and every body the origin's", async () => {
     const result = await runStyle(plain, env, now);
@@ -269,6 +249,16 @@ describe.skipIf(COUNT > 0)('the harness', () => {
     expect(result.reportFields.total).toBeGreaterThan(100);
     expect(result.provided).toEqual(OPERATION_IDS);
     expect(Object.values(result.operations).every((op) => op.passes && op.equal)).toBe(true);
+  });
+
+  it.each([
+    ['a token', { kind: 'cursor', size: 5, param: 'page_token' }],
+    ['a link', { kind: 'link', size: 10, param: 'page' }],
+  ] as const)("in the contract's own style with its long lists in pages behind %s: each found, read whole, stored, and the report the origin's", async (_, pages) => {
+    const result = await runStyle({ ...plain, pages }, env, now);
+    expect(result).toMatchObject({ entriesLeft: 0, reportEqual: true, wrongCalledRight: [], wrongStored: [], pagesMissed: [] });
+    // Lists a report reads are among those longer than a page: pages were found, not assumed away.
+    expect(result.pagesStored).toEqual(expect.arrayContaining(['getAnswerHistory', 'getPromptMatrix']));
   });
 
   it('in PascalCase inside an envelope, which the client reads with no map: the same', async () => {
@@ -390,6 +380,9 @@ describe.runIf(COUNT === 0)('issue 57: nothing wrong stored, on the fixed sample
       const results = await both();
       expect(results.flatMap(({ drawnAs, r }) => r.wrongCalledRight.map((w) => `${drawnAs} seed ${r.seed} ${w.operation}: ${w.examples.join('; ')}`))).toEqual([]);
       expect(results.filter(({ r }) => r.unread.length > 0).map(({ drawnAs, r }) => `${drawnAs} ${r.seed}: ${r.unread.join(', ')}`)).toEqual([]);
+      // A list in pages is found wherever it is longer than a page: nothing reads part of a list as the whole.
+      expect(results.filter(({ r }) => r.pagesMissed.length > 0).map(({ drawnAs, r }) => `${drawnAs} ${r.seed}: ${r.pagesMissed.join(', ')}`)).toEqual([]);
+      expect(results.filter(({ r }) => r.pagesStored.length > 0).length).toBeGreaterThanOrEqual(10);
     },
     WHOLE_SAMPLE,
   );

@@ -25,6 +25,9 @@ import { KEYS, putUpstreamMap } from './helpers';
 import { freshKey, restoreUpstream } from './proxy-upstream';
 import { reportJson } from './reports-helpers';
 import { CASES, changeAt, envelope, renameAt, renameFields, ReshapingUpstream } from './reshape';
+import { useUpstreamForTests } from './seams';
+import { styledTransport } from './styles/harness';
+import { contractStyle, type HouseStyle, PAGED_LISTS } from './styles/generator';
 
 const admin = (method: string, path: string, body?: unknown, token: string | null = env.ADMIN_TOKEN) =>
   SELF.fetch(`https://edge.test/admin/upstream${path}`, {
@@ -278,5 +281,44 @@ describe('POST /admin/upstream/discover', () => {
     expect(report.brand_id).toBe(2);
     expect(readOf(report, 'getVisibility').params).toEqual({ brand_id: 2 });
     expect(readOf(report, 'listBrands').params).toEqual({});
+  });
+});
+
+describe('a service whose long lists come a page at a time', () => {
+  const style: HouseStyle = { ...contractStyle(), pages: { kind: 'cursor', size: 10, param: 'page_token' } };
+
+  it('finds the pages by probing, stores them, and the report reads every page; /api/v1 passes each page on as its own entry', async () => {
+    const ours = await reportJson('/reports/weekly?market=us');
+    useUpstreamForTests({ transport: styledTransport(env.DB, style), baseUrl: 'https://paged.test/api/v1', timeoutMs: 10_000, startTimeout: () => () => {} });
+    const key = freshKey('discover-pages');
+
+    const report = await discover({ api_key: key, apply: true });
+    expect(report.stopped).toBeUndefined();
+    expect(report.map.operations.getAnswerHistory?.pages).toEqual({ list: 'questions', next: 'next_cursor', params: ['page_token'] });
+    expect(report.probes).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ purpose: expect.stringMatching(/^the pages of getAnswerHistory: read again with `page_token=/), settled: expect.stringMatching(/pages read$/) }),
+      ]),
+    );
+    // Every list longer than a page, and only those, is read in pages.
+    const paged = Object.entries(report.map.operations).flatMap(([id, map]) => (map?.pages ? [id] : []));
+    expect(paged).toEqual(expect.arrayContaining(['getAnswerHistory', 'getPromptMatrix', 'getContentGaps']));
+    for (const id of paged) expect(Object.hasOwn(PAGED_LISTS, id)).toBe(true);
+
+    // Another key, whose minute's budget discovery did not spend: the report's reads of every page are its own.
+    const reader = freshKey('report-pages');
+    const theirs = await reportJson('/reports/weekly?market=us', reader);
+    expect(withoutTimes(theirs.report)).toEqual(withoutTimes(ours.report));
+
+    // A drop-in client reads the service's own pages through the proxy, each stored on its own.
+    const first = await SELF.fetch('https://edge.test/api/v1/answers/history', { headers: { authorization: `Bearer ${key}` } });
+    const page = (await first.json()) as { questions: unknown[]; next_cursor: string };
+    expect(page.questions).toHaveLength(10);
+    const second = () => SELF.fetch(`https://edge.test/api/v1/answers/history?page_token=${encodeURIComponent(page.next_cursor)}`, { headers: { authorization: `Bearer ${key}` } });
+    const next = await second();
+    expect(next.status).toBe(200);
+    const nextPage = (await next.json()) as { questions: unknown[] };
+    expect(nextPage.questions).not.toEqual(page.questions);
+    expect((await second()).headers.get('x-cache')).toBe('HIT');
   });
 });

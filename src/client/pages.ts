@@ -26,7 +26,7 @@ export const MAX_PAGES = 20;
 const MAX_POINTER = 2048;
 
 /** The next page's request, `undefined` on the last page, or why the pointer cannot be followed. */
-export function nextPage(url: URL, body: unknown, pages: Pages): URL | undefined | { problem: string } {
+export function nextPage(url: URL, body: unknown, pages: Pick<Pages, 'next' | 'params'>): URL | undefined | { problem: string } {
   const pointer = valueAtPath(body, pages.next);
   if (pointer === undefined || pointer === null || pointer === '' || pointer === false) return undefined;
   if ((typeof pointer !== 'string' && typeof pointer !== 'number') || String(pointer).length > MAX_POINTER)

@@ -30,7 +30,7 @@ import { contractPaths } from '../contract/upstream-map';
 import { brandNamesByAnswers, knownValues, paramsFromKnown } from './joins';
 import { enumPaths, settleValues, type ValueHint } from './values';
 import { hasEntries } from '../contract/body';
-import { conformBody } from '../contract/conform';
+import { conformBody, isObject } from '../contract/conform';
 import { fillParams, type Params, valuesAt } from '../contract/params-from';
 import { type AnyOperation, BRAND_ID_FROM, OPERATION_IDS, type OperationId, operations } from '../contract/operations';
 import type { RateFields } from '../contract/rate-limit';
@@ -39,6 +39,9 @@ import { ApiClientError } from '../client/errors';
 import { figuresFor, pointsPrecision, settledIn } from './figures';
 import { type Evidence, type OperationProposal, proposeOperation } from './propose';
 import { echoesOf, probeValue, provenEcho } from './probes';
+import { joinPage, PAGE_BASE, PAGE_PROBES_WASTED, pagedList, pageDiff, paramsToTry, POINTERS_PROBED, pointersOf } from './pages';
+import { MAX_PAGES, nextPage } from '../client/pages';
+import { operationUrl } from '../client/client';
 import type { OperationMap } from '../contract/schemas/upstream-map';
 import { takesUnit } from './shapes';
 import { vocabularyOf } from './vocabulary';
@@ -160,6 +163,68 @@ export async function discoverUpstreamMap(read: DiscoveryReader, options: Discov
   /** Each body read as sent, with the request it answered: proposed again once every operation is read. */
   const bodies = new Map<OperationId, { body: Record<string, unknown>; params: Params }>();
 
+  /** The pages found (`pages.ts`): each operation's pointer and parameters, and its first page. */
+  const pagesFound = new Map<OperationId, { next: string; params: string[]; first: Record<string, unknown> }>();
+  /** The page parameter a token was found to go in: a service names its pages one way, so it is tried first elsewhere. */
+  let learnedParam: string | undefined;
+  /** Pointers that proved no page: not probed again in another answer. */
+  const notPointers = new Set<string>();
+  let wastedPageReads = 0;
+
+  /**
+   * The body with its list made whole, where a text beside it proves to point to the next page (a probe reads the
+   * operation with it as its page); the body as read where none does; undefined when the budget stopped discovery.
+   */
+  const followPages = async (id: OperationId, first: Record<string, unknown>, params: Params): Promise<Record<string, unknown> | undefined> => {
+    const pointers = pointersOf(first, table(id).path, params)
+      .filter((p) => !notPointers.has(p.path))
+      .slice(0, POINTERS_PROBED);
+    let reads = 0;
+    for (const pointer of pointers) {
+      const tries: Params[] = pointer.linkParams ? [pointer.linkParams] : paramsToTry(pointer, learnedParam).map((name) => ({ [name]: pointer.value }));
+      for (const extra of tries) {
+        if (wastedPageReads >= PAGE_PROBES_WASTED) break;
+        const asked = { ...params, ...extra };
+        const answer = await paced(id, asked);
+        reads++;
+        if (!answer) return undefined;
+        const diff = answer.status === 200 ? pageDiff(first, answer.body) : undefined;
+        if (!diff) {
+          wastedPageReads++;
+          continue;
+        }
+        const pages = { next: pointer.path, params: Object.keys(extra) };
+        if (!pointer.linkParams) learnedParam = pages.params[0];
+        let whole = joinPage(first, answer.body, diff.container);
+        let [count, last, lastAsked] = [2, answer.body, asked];
+        for (; count < MAX_PAGES; count++) {
+          const next = nextPage(new URL(operationUrl(PAGE_BASE, id, lastAsked)), last, pages);
+          if (next === undefined || 'problem' in next) break;
+          const nextAsked: Params = Object.fromEntries(next.searchParams);
+          const more = await paced(id, nextAsked);
+          reads++;
+          if (!more) return undefined;
+          if (more.status !== 200 || !isObject(more.body)) break;
+          whole = joinPage(whole, more.body, diff.container);
+          [last, lastAsked] = [more.body, nextAsked];
+        }
+        const said = Object.entries(extra)
+          .map(([name, value]) => `${name}=${String(value).slice(0, 24)}`)
+          .join('&');
+        (report.probes ??= []).push({
+          purpose: `the pages of ${id}: read again with \`${said}\`, the text at \`${pointer.path}\``,
+          reads,
+          settled: `a list in pages: \`${pointer.path}\` points to the next page, asked back as \`${pages.params.join('`, `')}\`; ${count} pages read`,
+        });
+        pagesFound.set(id, { ...pages, first });
+        return whole;
+      }
+      notPointers.add(pointer.path);
+    }
+    if (reads > 0) (report.probes ??= []).push({ purpose: `the pages of ${id}: the texts beside its body read as its page`, reads, settled: 'nothing: no answer was the next page' });
+    return first;
+  };
+
   /** One operation read and proposed: `stop` when discovery must end (a refused key, the budget). */
   const readOperation = async (id: OperationId): Promise<'next' | 'stop'> => {
     const op = table(id);
@@ -192,11 +257,14 @@ export async function discoverUpstreamMap(read: DiscoveryReader, options: Discov
       }
       return 'next';
     }
-    const proposal = proposeOperation(zs, id, body as Record<string, unknown>, threshold, { context: askedIn(context, id, params) });
+    // A list in pages is read whole before anything is judged of it: counts and joins are of the whole list.
+    const whole = await followPages(id, body as Record<string, unknown>, params);
+    if (!whole) return 'stop';
+    const proposal = proposeOperation(zs, id, whole, threshold, { context: askedIn(context, id, params) });
     entries.set(id, { status: 200, params, cache: answer.cache ?? null, ...proposal.report });
     if (hasEntries(proposal.map)) report.map.operations[id] = proposal.map;
-    read200.set(id, conformBody(zs.response(id), body, proposal.guess));
-    bodies.set(id, { body: body as Record<string, unknown>, params });
+    read200.set(id, conformBody(zs.response(id), whole, proposal.guess));
+    bodies.set(id, { body: whole, params });
     failed.delete(id);
     if (id === BRAND_ID_FROM.operation) {
       // `brand_id` is required of a key with several brands, and optional with one: given only when needed.
@@ -255,6 +323,13 @@ export async function discoverUpstreamMap(read: DiscoveryReader, options: Discov
     const evidenceFor = joinAcross(zs, bodies, others, threshold, report, entries, context);
     await probeEchoes(zs, bodies, threshold, report, entries, evidenceFor, paced);
   }
+  // Pages are proven by their probe; their list is the one the map reads more of in the whole than in the first page.
+  if (!report.stopped)
+    for (const [id, { first, ...pages }] of pagesFound) {
+      const map = report.map.operations[id] ?? { fields: {}, convert: {}, values: {} };
+      const list = pagedList(zs, id, first, bodies.get(id)?.body, map);
+      if (list !== undefined) report.map.operations[id] = { ...map, pages: { list, ...pages } };
+    }
   for (const id of OPERATION_IDS) {
     const entry = entries.get(id) ?? { status: null, skipped: 'not read: discovery stopped (see `stopped`)' };
     report.operations[id] = entry;

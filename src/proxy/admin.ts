@@ -130,7 +130,7 @@ async function discover(request: Request, { env, runtime }: AdminContext): Promi
   const text = await readBodyUpTo(request, MAX_DISCOVER_BODY_BYTES, () => new ApiError('invalid_parameter', `The body must be at most ${MAX_DISCOVER_BODY_BYTES} bytes.`, { param: 'body' }));
   const { api_key, apply } = parseBody(DiscoverBody, text, 'The body must be JSON: {"api_key": "...", "apply": false}.');
   // One try per read: a refusal is reported, not waited out.
-  const api = apiFor(env, runtime, { clientAddress: clientAddressOf(request), retry: { attempts: 1 } })(api_key);
+  const api = apiFor(env, runtime, { clientAddress: clientAddressOf(request), retry: { attempts: 1 }, anyPageParams: true })(api_key);
   const report = await discoverUpstreamMap(clientReader(api), { now: runtime.now });
   const { stopped } = report;
   if (stopped && KEY_REFUSALS.has(stopped.code))

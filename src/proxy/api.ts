@@ -42,6 +42,8 @@ export interface ReadOptions {
   retry?: Partial<RetryPolicy>;
   /** How the client waits between tries: a seam, so tests never sleep. */
   sleep?: (ms: number) => Promise<void>;
+  /** Every parameter the contract lacks is taken as a page's of the service (`ProxyCall.anyPageParams`): discovery's probes of pages. */
+  anyPageParams?: boolean;
 }
 
 /** A reader of the API for one API key. */
@@ -57,7 +59,7 @@ function logMismatch(error: ApiClientError): void {
 }
 
 export function apiFor(env: ProxyEnv, runtime: ProxyRuntime, options: ReadOptions): ReadApi {
-  const call = { clientAddress: options.clientAddress };
+  const call = { clientAddress: options.clientAddress, ...(options.anyPageParams ? { anyPageParams: true } : {}) };
   const transport = (request: Request) => handleProxy(request, env, runtime, call);
   return (apiKey) =>
     createClient({

@@ -54,6 +54,11 @@ export interface ProxyCall {
    * null: no client, e.g. the digest queue). Unverified keys count against it.
    */
   clientAddress?: string | null;
+  /**
+   * Every parameter the contract lacks is a page's of the service, passed on and stored as its own entry, before any
+   * map names it: discovery, which probes a service's pages to find them (src/discovery/pages.ts).
+   */
+  anyPageParams?: boolean;
   /** `request.url`'s path and query, read already (by the Worker's router): a URL, or `plainTarget`'s strings, which a HIT needs no more than. */
   url?: URL | Target;
 }
@@ -155,7 +160,7 @@ async function serve(incoming: Incoming, env: ProxyEnv, ctx: ProxyRuntime, call:
   if (!prep) {
     try {
       // Only a parameter the contract lacks asks for the map: the pages a service adds (its `pages`).
-      const pageParams = async () => (await operationMapOf(env.CACHE, ctx.now, matched.op.id))?.pages?.params ?? [];
+      const pageParams = async (undeclared: string[]) => (call.anyPageParams ? undeclared : ((await operationMapOf(env.CACHE, ctx.now, matched.op.id))?.pages?.params ?? []));
       prep = await prepare(memoKey, matched, parsedUrl(), apiKey, keyHash, upstreamTag, nowMs, pageParams);
     } catch (error) {
       const clientAddress = clientAddressFor(request, call);
@@ -267,10 +272,19 @@ function withinSoftDeadline(forward: Promise<GateAnswer>, ms: number, startTimeo
 const prepared = new Map<string, { valid: ValidRequest; name: string }>();
 const PREPARED_MEMO = 2000;
 
-async function prepare(memoKey: string, matched: Match, url: URL, apiKey: string, keyHash: string, upstreamTag: string, nowMs: number, pageParams: () => Promise<readonly string[]>) {
+async function prepare(
+  memoKey: string,
+  matched: Match,
+  url: URL,
+  apiKey: string,
+  keyHash: string,
+  upstreamTag: string,
+  nowMs: number,
+  pageParams: (undeclared: string[]) => Promise<readonly string[]>,
+) {
   const declared = (matched.op as unknown as AnyOperation).params.query;
-  const undeclared = [...url.searchParams.keys()].some((name) => !Object.hasOwn(declared, name));
-  const valid = validate(matched, url, nowMs, undeclared ? await pageParams() : []);
+  const undeclared = [...url.searchParams.keys()].filter((name) => !Object.hasOwn(declared, name));
+  const valid = validate(matched, url, nowMs, undeclared.length > 0 ? await pageParams(undeclared) : []);
   const result = { valid, name: await cacheKeyOf(apiKey, keyHash, upstreamTag, valid.canonical) };
   if (prepared.size >= PREPARED_MEMO) prepared.delete(prepared.keys().next().value!);
   prepared.set(memoKey, result);

@@ -301,7 +301,17 @@ export interface HouseStyle {
   /** Engines of its own that answered nothing, listed beside ours. */
   extraEngines: string[];
   omitted: OperationId[];
+  /** Whether its long lists come a page of `size` at a time, and how it points to the next page (`pagedAnswer`). */
+  pages: PageStyle;
 }
+
+/**
+ * How a service pages its long lists: a token under a field of its own, asked back in `param`; or a link to the next
+ * page (a path with its query), whose `param` is the page's number.
+ */
+export type PageStyle = { kind: 'none' } | { kind: 'cursor' | 'link'; size: 5 | 10; param: string };
+/** The page parameters real services use; a style draws one. */
+const PAGE_PARAMS = ['cursor', 'page_token', 'pageToken', 'after', 'continuation', 'page'] as const;
 
 /** One of `options`, the first (the contract's own form) as likely as all the others together: each habit drawn on its own. */
 const mostly = <T>(first: T, ...others: T[]): fc.Arbitrary<T> => fc.oneof({ weight: others.length, arbitrary: fc.constant(first) }, { weight: others.length, arbitrary: fc.constantFrom(...others) });
@@ -349,6 +359,11 @@ export function houseStyle(): fc.Arbitrary<HouseStyle> {
     // language, and a share of a style's fields named by opaque codes.
     language: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 2, arbitrary: fc.constantFrom(...(Object.keys(LANGUAGES) as Language[])) }),
     codes: fc.constantFrom(0, 0, 0.15, 0.33),
+    // Drawn after those, for the same reason: two in five styles page their long lists.
+    pages: fc.oneof(
+      { weight: 3, arbitrary: fc.constant<PageStyle>({ kind: 'none' }) },
+      { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('cursor' as const, 'link' as const), size: fc.constantFrom(5 as const, 10 as const), param: fc.constantFrom(...PAGE_PARAMS) }) },
+    ),
   });
 }
 
@@ -362,6 +377,31 @@ export const styleOf = (seed: number): HouseStyle => ({ ...fc.sample(houseStyle(
 export const classicStyleOf = (seed: number): HouseStyle => ({ ...styleOf(seed), language: undefined, codes: 0 });
 
 export const styleOmits = (style: HouseStyle, id: OperationId): boolean => style.omitted.includes(id);
+
+/** A service that writes the contract as it is: the generator with every habit off (a test then turns one on). */
+export const contractStyle = (): HouseStyle => ({
+  ...styleOf(1),
+  tokenNamed: false,
+  language: undefined,
+  codes: 0,
+  caseName: 'snake',
+  caseDeviation: 0,
+  envelope: { kind: 'none' },
+  rename: { prefix: 0, abbreviate: 0, synonym: 0 },
+  flat: 0,
+  keyed: 0,
+  extra: 0,
+  unit: 'points',
+  unitDeviation: 0,
+  dayForm: 'date',
+  timeForm: 'iso',
+  dateDeviation: 0,
+  enums: Object.fromEntries((['state', 'outcome', 'action', 'class', 'direction'] as const).map((k) => [k, { spelling: 'as_is', synonyms: {} }])) as HouseStyle['enums'],
+  engines: { form: 'as_is', separator: '-' },
+  extraEngines: [],
+  omitted: [],
+  pages: { kind: 'none' },
+});
 
 /** One line for a person: what the style does. */
 export function describeStyle(style: HouseStyle): string {
@@ -388,6 +428,7 @@ export function describeStyle(style: HouseStyle): string {
   if (style.extra) parts.push(`extra ${style.extra}`);
   if (style.extraEngines.length) parts.push(`+${style.extraEngines.join('+')}`);
   if (style.omitted.length) parts.push(`no ${style.omitted.join(',')}`);
+  if (style.pages.kind !== 'none') parts.push(`pages of ${style.pages.size} by ${style.pages.kind} ${style.pages.param}`);
   return parts.join(' · ');
 }
 
@@ -887,6 +928,83 @@ export function invertStyle(style: HouseStyle, id: OperationId, styled: unknown)
   return withoutExtraEngines(style, id, decode(ctx, node, '', body, style.unit) as Obj);
 }
 
+// ---------------------------------------------------------------- pages
+
+/** The lists a paging style answers a page at a time, where they are longer than a page: each list operation's own list. */
+export const PAGED_LISTS: Partial<Record<OperationId, string>> = {
+  listAnswers: 'questions',
+  listTopics: 'topics',
+  getPromptMatrix: 'prompts',
+  getAnswerRuns: 'runs',
+  getAnswerHistory: 'questions',
+  getContentGaps: 'questions',
+  listSources: 'sources',
+  listPages: 'pages',
+  listActivity: 'entries',
+  listTasks: 'tasks',
+  getSearchPerformance: 'rows',
+};
+
+/** Where the pointer to the next page stands in the whole answer: in the envelope's meta, or beside the fields. */
+function pointerPath(style: HouseStyle, id: OperationId): string {
+  const word = style.pages.kind === 'cursor' ? 'next_cursor' : 'next';
+  const name = style.tokenNamed ? token(style, `pages ${word}`, 0) : CASES[caseOf(style, id)](words(word));
+  return style.envelope.kind === 'wrap' ? `${names(style, id).meta}.${name}` : name;
+}
+
+/** A cursor as services write them: an opaque text (base64 of the offset, here), longer than any word. */
+const cursorOf = (offset: number) => btoa(JSON.stringify({ offset, v: 1 })).replace(/=+$/, '');
+const offsetOfCursor = (cursor: string): number | undefined => {
+  try {
+    const { offset } = JSON.parse(atob(cursor)) as { offset?: unknown };
+    return typeof offset === 'number' && Number.isInteger(offset) && offset >= 0 ? offset : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * The page a request asks of a paging style's list, and the request without its page parameter (what the origin is
+ * asked); undefined where the style does not page that operation, `bad` for a page parameter it never gave.
+ */
+export function pageAsked(style: HouseStyle, id: OperationId, url: URL): { offset: number; unpaged: URL } | 'bad' | undefined {
+  const pages = style.pages;
+  if (pages.kind === 'none' || PAGED_LISTS[id] === undefined) return undefined;
+  const unpaged = new URL(url);
+  const value = unpaged.searchParams.get(pages.param);
+  unpaged.searchParams.delete(pages.param);
+  if (value === null) return { offset: 0, unpaged };
+  const offset = pages.kind === 'cursor' ? offsetOfCursor(value) : /^[1-9]\d{0,4}$/.test(value) ? (Number(value) - 1) * pages.size : undefined;
+  return offset === undefined ? 'bad' : { offset, unpaged };
+}
+
+/** One page of the origin's body as a paging style answers it: its list cut to the page, the pointer beside (null on the last). */
+export function pagedAnswer(style: HouseStyle, id: OperationId, originBody: unknown, offset: number, url: URL): unknown {
+  const pages = style.pages;
+  const list = PAGED_LISTS[id];
+  if (pages.kind === 'none' || list === undefined || !isObj(originBody) || !Array.isArray(originBody[list])) return applyStyle(style, id, originBody);
+  const items = originBody[list] as unknown[];
+  const styled = applyStyle(style, id, { ...originBody, [list]: items.slice(offset, offset + pages.size) }) as Obj;
+  const after = offset + pages.size;
+  let pointer: string | null = null;
+  if (after < items.length) {
+    const next = new URL(url);
+    next.searchParams.set(pages.param, String(after / pages.size + 1));
+    pointer = pages.kind === 'cursor' ? cursorOf(after) : `${next.pathname}${next.search}`;
+  }
+  const path = pointerPath(style, id).split('.');
+  const holder = path.length === 2 ? (styled[path[0]!] as Obj) : styled;
+  holder[path.at(-1)!] = pointer;
+  return styled;
+}
+
+/** The map's `pages` for a paging style's operation: what discovery must store where the list is longer than a page. */
+export function truePagesOf(style: HouseStyle, id: OperationId): { list: string; next: string; params: string[] } | undefined {
+  const list = PAGED_LISTS[id];
+  if (style.pages.kind === 'none' || list === undefined) return undefined;
+  return { list, next: pointerPath(style, id), params: [style.pages.param] };
+}
+
 // ---------------------------------------------------------------- the true map
 
 /** The map's conversion that reads a leaf the way the style writes it right; undefined where the value is the contract's as it is. */
@@ -968,8 +1086,16 @@ export function trueValueOf(style: HouseStyle, leaf: Leaf, upstream: string): st
 export function trueOperationMap(
   style: HouseStyle,
   id: OperationId,
-): { envelope?: string; fields: Record<string, string>; convert: Record<string, string>; values: Record<string, Record<string, string>>; keyed: Record<string, string> } {
+): {
+  envelope?: string;
+  fields: Record<string, string>;
+  convert: Record<string, string>;
+  values: Record<string, Record<string, string>>;
+  keyed: Record<string, string>;
+  pages?: { list: string; next: string; params: string[] };
+} {
   const truth = trueMapOf(style, id);
+  const pages = truePagesOf(style, id);
   const convert: Record<string, string> = {};
   const values: Record<string, Record<string, string>> = {};
   for (const [path, { leaf, convert: c }] of Object.entries(truth.leaves)) {
@@ -978,5 +1104,5 @@ export function trueOperationMap(
     const spelled = (v: string) => (leaf === 'engine' ? engineValue(style, v) : enumValue(style, leaf as EnumKind, v));
     for (const v of ours) if (spelled(v) !== v) (values[path] ??= {})[spelled(v)] = v;
   }
-  return { ...(truth.envelope ? { envelope: truth.envelope } : {}), fields: truth.fields, convert, values, keyed: truth.keyed };
+  return { ...(truth.envelope ? { envelope: truth.envelope } : {}), fields: truth.fields, convert, values, keyed: truth.keyed, ...(pages ? { pages } : {}) };
 }

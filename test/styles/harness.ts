@@ -32,7 +32,7 @@
  */
 import type { DiscoveryReport } from '../../src/discovery/report';
 import { clientReader, discoverUpstreamMap } from '../../src/discovery/discover';
-import { createClient } from '../../src/client/client';
+import { createClient, operationUrl } from '../../src/client/client';
 import { checkResponseBody } from '../../src/contract/body';
 import type { OperationMap } from '../../src/contract/schemas/upstream-map';
 import { API_BASE, examplePath, OPERATION_IDS, type OperationId, operations } from '../../src/contract/operations';
@@ -40,7 +40,7 @@ import { matchOperation } from '../../src/contract/request';
 import { zodSide } from '../../src/contract/zod-side';
 import { originTransport } from '../../src/origin/transport';
 import { readWeek, reportOf } from '../../src/weekly-report/read';
-import { applyStyle, describeStyle, type HouseStyle, styleOmits, trueMapOf, trueValueOf } from './generator';
+import { applyStyle, describeStyle, type HouseStyle, PAGED_LISTS, pageAsked, pagedAnswer, styleOmits, trueMapOf, truePagesOf, trueValueOf } from './generator';
 import { fieldKey } from '../../src/contract/conform';
 import type { UpstreamMapInput } from '../../src/contract/schemas/upstream-map';
 
@@ -91,6 +91,10 @@ export interface StyleResult {
   /** Entries of the stored map (fields, conversions, keyed lists, values, envelopes) and those the style's true map contradicts. */
   stored: number;
   wrongStored: string[];
+  /** Of a paging style's operations the map reads whose list, as discovery asked it, is longer than a page: those it reads without their pages. */
+  pagesMissed: OperationId[];
+  /** Operations the stored map reads in pages. */
+  pagesStored: OperationId[];
   /** Operations whose body passed the check with the map while its figures differ from the origin's. */
   wrongCalledRight: { operation: OperationId; different: number; examples: string[] }[];
   ms: number;
@@ -122,6 +126,12 @@ export function originAnswer(db: D1Database, url: URL): Promise<Answer> {
 const notFound = (id: OperationId) =>
   new Response(JSON.stringify({ error: { code: 'not_found', message: `${id}: this service has no such operation.` } }), { status: 404, headers: { 'content-type': 'application/json' } });
 
+const badPage = (style: HouseStyle) =>
+  new Response(JSON.stringify({ error: { code: 'invalid_parameter', message: `This service gave no such page.`, param: style.pages.kind === 'none' ? undefined : style.pages.param } }), {
+    status: 400,
+    headers: { 'content-type': 'application/json' },
+  });
+
 /**
  * The service in a style, as a transport: the origin's answers, each 200 body in the style; a style's omitted
  * operation answers 404. With `styled: false`, the origin's bodies as they are (the omissions kept).
@@ -134,11 +144,14 @@ export function styledTransport(db: D1Database, style: HouseStyle, styled = true
     if (!match) return notFound('listBrands');
     const id = match.op.id;
     if (styleOmits(style, id)) return notFound(id);
-    const answer = await originAnswer(db, url);
+    // A paging style answers its long lists a page at a time; the origin is asked for the whole list.
+    const page = styled ? pageAsked(style, id, url) : undefined;
+    if (page === 'bad') return badPage(style);
+    const answer = await originAnswer(db, page?.unpaged ?? url);
     if (answer.status !== 200 || !styled) return new Response(answer.text, { status: answer.status, headers: { 'content-type': answer.contentType } });
     const key = `${url.pathname}${url.search}`;
     let text = bodies.get(key);
-    if (text === undefined) bodies.set(key, (text = JSON.stringify(applyStyle(style, id, JSON.parse(answer.text)))));
+    if (text === undefined) bodies.set(key, (text = JSON.stringify(page ? pagedAnswer(style, id, JSON.parse(answer.text), page.offset, url) : applyStyle(style, id, JSON.parse(answer.text)))));
     return new Response(text, { status: 200, headers: { 'content-type': 'application/json' } });
   };
 }
@@ -256,6 +269,17 @@ export async function runStyle(style: HouseStyle, env: { DB: D1Database }, now: 
     return placed ? `${line} (by ${placed.by} ${placed.confidence})` : line;
   });
   const { scores, wrongCalledRight } = await scoreOperations(env.DB, style, provided, (id) => discovery.map.operations[id]);
+  const pagesStored = OPERATION_IDS.filter((id) => discovery.map.operations[id]?.pages !== undefined);
+  const pagesMissed: OperationId[] = [];
+  for (const id of provided) {
+    const list = PAGED_LISTS[id];
+    const entry = discovery.operations[id];
+    // A body the map cannot read is counted already (its entries left); here, a list read as if it were whole.
+    if (style.pages.kind === 'none' || !list || !scores[id]?.passes || entry?.status !== 200 || !('params' in entry) || pagesStored.includes(id)) continue;
+    const origin = await originAnswer(env.DB, new URL(operationUrl(BASE, id, entry.params)));
+    const items = (JSON.parse(origin.text) as Record<string, unknown>)[list];
+    if (Array.isArray(items) && items.length > style.pages.size) pagesMissed.push(id);
+  }
 
   return {
     seed: style.seed,
@@ -274,6 +298,8 @@ export async function runStyle(style: HouseStyle, env: { DB: D1Database }, now: 
     operations: scores,
     stored,
     wrongStored,
+    pagesMissed,
+    pagesStored,
     wrongCalledRight,
     ms: Date.now() - started,
   };
@@ -296,7 +322,11 @@ export async function scoreOperations(db: D1Database, style: HouseStyle, ids: re
       scores[id] = { passes: false, equal: false, fields: allDifferent(flatten(JSON.parse(origin.text)).size), problem: checked.message };
       continue;
     }
-    const { counts, examples } = compareFields(JSON.parse(origin.text), checked.data);
+    // A paging style's body is its first page: it is compared with the origin's first page (the report reads them all).
+    const list = PAGED_LISTS[id];
+    const originBody = JSON.parse(origin.text) as Record<string, unknown>;
+    if (style.pages.kind !== 'none' && list && Array.isArray(originBody[list])) originBody[list] = (originBody[list] as unknown[]).slice(0, style.pages.size);
+    const { counts, examples } = compareFields(originBody, checked.data);
     // What the service holds beyond the origin (an engine of its own that answered nothing) is no figure of the origin's read wrong.
     const equal = counts.different === 0 && counts.missing === 0;
     scores[id] = { passes: true, equal, fields: counts, ...(equal ? {} : { examples }) };
@@ -334,6 +364,11 @@ export function storedAgainstTruth(style: HouseStyle, maps: UpstreamMapInput['op
       stored++;
       const want = truth.fields[path];
       if (want === undefined || (from === '.') !== (want === '.') || pathKey(from) !== pathKey(want)) fail('fields', path, from, want);
+    }
+    if (map.pages !== undefined) {
+      stored++;
+      const want = truePagesOf(style, id);
+      if (!want || want.list !== map.pages.list || pathKey(want.next) !== pathKey(map.pages.next) || want.params.join() !== map.pages.params.join()) fail('pages', '', map.pages, want);
     }
     for (const [path, key] of Object.entries(map.keyed ?? {})) {
       stored++;
