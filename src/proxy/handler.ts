@@ -16,7 +16,6 @@
 import { ApiError, errorResponse } from '../contract/errors';
 import { zodSide } from '../contract/zod-side';
 import { type AnyOperation, API_BASE } from '../contract/operations';
-import { operationMapOf } from './upstream-map';
 import { API_DOCUMENT_ASSET, documentResponse } from '../contract/documents';
 import { bearerKey, invalidKey, isOAuthToken, oauthTokenNotAKey } from '../contract/access';
 import { RATE_LIMIT } from '../contract/rate-limit';
@@ -160,7 +159,9 @@ async function serve(incoming: Incoming, env: ProxyEnv, ctx: ProxyRuntime, call:
   if (!prep) {
     try {
       // Only a parameter the contract lacks asks for the map: the pages a service adds (its `pages`).
-      const pageParams = async (undeclared: string[]) => (call.anyPageParams ? undeclared : ((await operationMapOf(env.CACHE, ctx.now, matched.op.id))?.pages?.params ?? []));
+      // Loaded then, not when an isolate loads: the map's schemas are zod's, which a HIT never needs.
+      const pageParams = async (undeclared: string[]) =>
+        call.anyPageParams ? undeclared : ((await (await import('./upstream-map')).operationMapOf(env.CACHE, ctx.now, matched.op.id))?.pages?.params ?? []);
       prep = await prepare(memoKey, matched, parsedUrl(), apiKey, keyHash, upstreamTag, nowMs, pageParams);
     } catch (error) {
       const clientAddress = clientAddressFor(request, call);
