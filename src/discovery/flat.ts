@@ -3,7 +3,7 @@ import type * as z from 'zod';
 import { JOIN } from './joins';
 import { compareNames, entityOf, wordsOf } from './names';
 import type { Conversion } from '../contract/upstream-map';
-import { AMBIGUOUS, type Expected, expectedOf, fitOf, formKeyOf } from './shapes';
+import { AMBIGUOUS, type Expected, expectedOf, fitOf, formKeyOf, textKindFits } from './shapes';
 import { VOCABULARY } from './vocabulary';
 import { hundredths, type Pair, pairOf, type Vocabulary, type Walk } from './walk';
 
@@ -23,7 +23,13 @@ export const FLAT_ALL = 0.9;
  * its other words then name the field, or, for the one field no name places, its form does when one key alone fits.
  * Every field so found: sure; half of them or more: a question; fewer: none.
  */
-export function flatObjects(names: string[], keys: string[], expected: Record<string, Expected & { nullable: boolean }>, valuesOf: (key: string) => unknown[]): Map<string, FlatObject> {
+export function flatObjects(
+  names: string[],
+  keys: string[],
+  expected: Record<string, Expected & { nullable: boolean }>,
+  valuesOf: (key: string) => unknown[],
+  joins: (object: string, field: string, key: string) => boolean = () => false,
+): Map<string, FlatObject> {
   const found = new Map<string, FlatObject>();
   const taken = new Set<string>();
   for (const name of names) {
@@ -45,14 +51,18 @@ export function flatObjects(names: string[], keys: string[], expected: Record<st
         used.add(key);
         break;
       }
-    // The one field left, and the one key of the object's left that reads as it: placed by its form.
+    // The fields left and the object's keys left, assigned together by form: each field with one key alone that reads
+    // as it, none shared (a plan's `id` the one text, `includes_pro_operations` the one boolean), once a name found the object.
     const leftFields = fields.filter(([inner]) => !pairs.some((p) => p.name === inner));
     const leftKeys = [...new Set(prefixed.map((p) => p.key))].filter((key) => !used.has(key));
-    if (leftFields.length === 1 && pairs.length > 0) {
-      const [inner, schema] = leftFields[0]!;
-      const fitting = leftKeys.filter((key) => fitOf(expectedOf(schema), valuesOf(key)).readings.length > 0);
-      if (fitting.length === 1) pairs.push(pairOf(inner, fitting[0]!, 'form', FLAT_ALL, expectedOf(schema), valuesOf(fitting[0]!)));
+    if (leftFields.length > 0 && pairs.length > 0) {
+      const fitting = leftFields.map(([inner, schema]) => [inner, schema, leftKeys.filter((key) => fitOf(expectedOf(schema), valuesOf(key)).readings.length > 0)] as const);
+      const keys = fitting.map(([, , fit]) => fit[0]);
+      if (fitting.every(([, , fit]) => fit.length === 1) && new Set(keys).size === keys.length)
+        for (const [inner, schema, [key]] of fitting) pairs.push(pairOf(inner, key!, 'form', FLAT_ALL, expectedOf(schema), valuesOf(key!)));
     }
+    // A name's guess its values prove: the resource it names joins them (the rival asked for, its name in the answer).
+    for (const [i, pair] of pairs.entries()) if (pair.confidence < JOIN && joins(name, pair.name, pair.key)) pairs[i] = { ...pair, confidence: JOIN, by: 'join' };
     const share = pairs.length / fields.length;
     if (pairs.length === 0 || share < 0.5) continue;
     for (const p of pairs) taken.add(p.key);
@@ -75,18 +85,32 @@ export function flatByShape(
   { joins, words }: { joins: (field: string, key: string) => boolean; words: Vocabulary },
   valuesOf: (key: string) => unknown[],
 ): FlatObject {
-  const each = (find: (field: string) => string | undefined) => {
-    const keys = [...aligned.keys()].map((field) => [field, find(field)] as const);
-    return keys.every(([, key]) => key !== undefined) && new Set(keys.map(([, key]) => key)).size === keys.length ? new Map(keys as (readonly [string, string])[]) : undefined;
-  };
-  const joined = each((field) => {
-    const keys = free.filter((key) => joins(field, key));
-    return keys.length === 1 ? keys[0] : undefined;
-  });
-  const spoken = joined ? undefined : each((field) => free.find((key) => words.get(key) === field));
-  const [fields, by, confidence] = joined ? [joined, 'join', JOIN] : spoken ? [spoken, 'vocabulary', VOCABULARY] : [aligned, 'form', AMBIGUOUS];
-  return { pairs: [...fields].map(([field, key]) => pairOf(field, key, by as Pair['by'], confidence, expectedOf(inner[field]!), valuesOf(key))), confidence };
+  const found = new Map<string, { key: string; by: Pair['by']; confidence: number }>();
+  for (const field of aligned.keys()) {
+    const joined = free.filter((key) => joins(field, key));
+    const spoken = free.find((key) => words.get(key) === field);
+    if (joined.length === 1) found.set(field, { key: joined[0]!, by: 'join', confidence: JOIN });
+    else if (spoken !== undefined) found.set(field, { key: spoken, by: 'vocabulary', confidence: VOCABULARY });
+  }
+  // The one field left once the values proved its siblings: the one free key left that reads as it (a rival's domain beside its name).
+  const left = [...aligned.keys()].filter((field) => !found.has(field));
+  const usedKeys = new Set([...found.values()].map((f) => f.key));
+  if (left.length === 1 && found.size > 0) {
+    const field = left[0]!;
+    const fitting = free.filter((key) => !usedKeys.has(key) && fitOf(expectedOf(inner[field]!), valuesOf(key)).readings.length > 0 && textKindFits(field, valuesOf(key)));
+    if (fitting.length === 1) found.set(field, { key: fitting[0]!, by: 'form', confidence: ONLY_OF_FORM });
+  }
+  const keys = [...found.values()].map((f) => f.key);
+  if (found.size === aligned.size && new Set(keys).size === keys.length)
+    return {
+      pairs: [...found].map(([field, { key, by, confidence }]) => pairOf(field, key, by, confidence, expectedOf(inner[field]!), valuesOf(key))),
+      confidence: Math.min(...[...found.values()].map((f) => f.confidence)),
+    };
+  return { pairs: [...aligned].map(([field, key]) => pairOf(field, key, 'form', AMBIGUOUS, expectedOf(inner[field]!), valuesOf(key))), confidence: AMBIGUOUS };
 }
+
+/** A field's key proven by elimination: the only one of its form left once its siblings' keys were proven. */
+const ONLY_OF_FORM = 0.8;
 
 /** What a key says after the object's name (`MarketCode` after `market`: `Code`; `PrevPerTo` after `previous_period`: `To`), each way it may. */
 function restAfter(object: string, key: string): string[] {

@@ -42,7 +42,7 @@ export function domainOf(path: string): Domain | undefined {
   if (leaf === 'name' && holder === 'market') return 'market_name';
   if (leaf === 'text' && (holder === 'question' || holder === 'prompt')) return 'question_text';
   if (leaf === 'name' && holder === 'topic') return 'topic_name';
-  if (leaf === 'name' && holder === 'rival') return 'rival';
+  if (leaf === 'name' && (holder === 'rival' || holder === 'competitor')) return 'rival';
   if (leaf === 'name' && holder === 'brand') return 'brand_name';
   if (leaf === 'rival' || leaf === 'top_rival') return 'rival';
   return undefined;

@@ -322,6 +322,7 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
     keys.filter((key) => !named.has(key)),
     expected,
     valuesOf,
+    (object, field, key) => joinOf(walk, pathOf(pathOf(path, object), field), valuesOf(key)) === true,
   );
   const flatKeys = [...flat.values()].flatMap((f) => f.pairs.map((p) => p.key));
   let left = Object.keys(shape).filter((name) => (!chosen.has(name) || misfit(name)) && !flat.has(name));

@@ -273,7 +273,7 @@ const READ_WORDS = new Set(['title', 'text', 'facts']);
  * field (`why`) words with spaces between, a title words, any other text field words or codes (a brand may be `G2`).
  * Values all of another kind do not stand for it (a domain is never a brand's name, a cache key never a task's why).
  */
-function textKindFits(name: string, seen: readonly unknown[]): boolean {
+export function textKindFits(name: string, seen: readonly unknown[]): boolean {
   const words = name.split('_');
   const have = textKindOf(seen);
   if (have === 'mixed' || seen.some((v) => typeof v !== 'string')) return true;
