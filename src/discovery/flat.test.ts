@@ -28,7 +28,7 @@ describe('flatByShape', () => {
     ['domain', 'f_b'],
   ]);
   it("proves a field by its join and its sibling as the one free key left of its form (a rival's domain beside its name)", () => {
-    const found = flatByShape(aligned, COMPETITOR, ['f_a', 'f_b', 'f_c'], { joins: (field, key) => field === 'name' && key === 'f_a', words: new Map() }, (key) => values[key] ?? []);
+    const found = flatByShape(aligned, COMPETITOR, ['f_a', 'f_b', 'f_c'], { joins: (field, key) => (field === 'name' ? key === 'f_a' : undefined), words: new Map() }, (key) => values[key] ?? []);
     expect(found.confidence).toBeGreaterThanOrEqual(0.75);
     expect(found.pairs.map((p) => [p.name, p.key, p.by])).toEqual([
       ['name', 'f_a', 'join'],
@@ -40,8 +40,18 @@ describe('flatByShape', () => {
     expect(flatByShape(aligned, COMPETITOR, ['f_a', 'f_b', 'f_c'], { joins: () => false, words: new Map() }, (key) => values[key] ?? []).confidence).toBe(0.5);
     const twoDomains = { ...values, f_d: ['ticketly.com'] };
     expect(
-      flatByShape(aligned, COMPETITOR, ['f_a', 'f_b', 'f_d'], { joins: (field, key) => field === 'name' && key === 'f_a', words: new Map() }, (key) => twoDomains[key as keyof typeof twoDomains] ?? [])
-        .confidence,
+      flatByShape(
+        aligned,
+        COMPETITOR,
+        ['f_a', 'f_b', 'f_d'],
+        { joins: (field, key) => (field === 'name' ? key === 'f_a' : undefined), words: new Map() },
+        (key) => twoDomains[key as keyof typeof twoDomains] ?? [],
+      ).confidence,
     ).toBe(0.5);
+  });
+
+  it('never takes by elimination a key its list refutes (a domain the rivals listed do not hold)', () => {
+    const joins = (field: string, key: string) => (field === 'name' ? key === 'f_a' : key === 'f_b' ? false : undefined);
+    expect(flatByShape(aligned, COMPETITOR, ['f_a', 'f_b', 'f_c'], { joins, words: new Map() }, (key) => values[key] ?? []).confidence).toBe(0.5);
   });
 });

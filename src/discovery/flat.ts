@@ -82,22 +82,25 @@ export function flatByShape(
   aligned: ReadonlyMap<string, string>,
   inner: Record<string, z.ZodType>,
   free: readonly string[],
-  { joins, words }: { joins: (field: string, key: string) => boolean; words: Vocabulary },
+  { joins, words }: { joins: (field: string, key: string) => boolean | undefined; words: Vocabulary },
   valuesOf: (key: string) => unknown[],
 ): FlatObject {
   const found = new Map<string, { key: string; by: Pair['by']; confidence: number }>();
   for (const field of aligned.keys()) {
-    const joined = free.filter((key) => joins(field, key));
+    const joined = free.filter((key) => joins(field, key) === true);
     const spoken = free.find((key) => words.get(key) === field);
     if (joined.length === 1) found.set(field, { key: joined[0]!, by: 'join', confidence: JOIN });
     else if (spoken !== undefined) found.set(field, { key: spoken, by: 'vocabulary', confidence: VOCABULARY });
   }
-  // The one field left once the values proved its siblings: the one free key left that reads as it (a rival's domain beside its name).
+  // The one field left once the values proved its siblings: the one free key left that reads as it (a rival's domain
+  // beside its name) and that no list refutes (a market id `/markets` does not list is no market's).
   const left = [...aligned.keys()].filter((field) => !found.has(field));
   const usedKeys = new Set([...found.values()].map((f) => f.key));
   if (left.length === 1 && found.size > 0) {
     const field = left[0]!;
-    const fitting = free.filter((key) => !usedKeys.has(key) && fitOf(expectedOf(inner[field]!), valuesOf(key)).readings.length > 0 && textKindFits(field, valuesOf(key)));
+    const fitting = free.filter(
+      (key) => !usedKeys.has(key) && joins(field, key) !== false && fitOf(expectedOf(inner[field]!), valuesOf(key)).readings.length > 0 && textKindFits(field, valuesOf(key)),
+    );
     if (fitting.length === 1) found.set(field, { key: fitting[0]!, by: 'form', confidence: ONLY_OF_FORM });
   }
   const keys = [...found.values()].map((f) => f.key);

@@ -338,7 +338,7 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
   // through its key alone (a market's id and code, those `/markets` lists): the values prove it.
   for (const [name, aligned] of alignment.flat) {
     const at = pathOf(path, name);
-    const joins = (field: string, key: string) => domainOf(pathOf(at, field)) !== undefined && joinOf(walk, pathOf(at, field), valuesOf(key)) === true;
+    const joins = (field: string, key: string) => (domainOf(pathOf(at, field)) === undefined ? undefined : joinOf(walk, pathOf(at, field), valuesOf(key)));
     const twin = Object.keys(shape).some((other) => other !== name && sameFields(expected[other], expected[name]));
     const found = flatByShape(aligned, (expected[name] as { shape: Record<string, z.ZodType> }).shape, free, { joins, words: twin ? new Map() : walk.wordsElsewhere }, valuesOf);
     flat.set(name, found);
