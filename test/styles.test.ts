@@ -388,11 +388,14 @@ describe.runIf(COUNT === 0)('issue 57: nothing wrong stored, on the fixed sample
   );
 
   it(
-    "the open class's floors, each failing the day it is lost: named styles median at most 2 entries left, token-named at most 15 (issue 57's target)",
+    "the open class's floors, each failing the day it is lost: named styles median at most 2 entries left, token-named at most 15, and the weekly report equal to the origin's in 98% of styles (issue 57's targets)",
     async () => {
       const open = await Promise.all(SAMPLE_SEEDS.map((seed) => resultOf(seed, 'open')));
       expect(median(open.filter((r) => !r.tokenNamed).map((r) => r.entriesLeft))).toBeLessThanOrEqual(2);
       expect(median(open.filter((r) => r.tokenNamed).map((r) => r.entriesLeft))).toBeLessThanOrEqual(15);
+      // 50 of 50 since 2026-12-04; one style may differ on a day the demo data shows it a value no other read does.
+      const unequal = open.filter((r) => !r.reportEqual).map((r) => `${styleLine(r.seed, r)}: ${r.reportError ?? r.reportExamples.slice(0, 2).join('; ')}`);
+      expect(unequal.length, unequal.join('\n')).toBeLessThanOrEqual(Math.floor(open.length * 0.02));
     },
     WHOLE_SAMPLE,
   );

@@ -24,7 +24,7 @@ import { DAY_MS } from '../lib/time';
 import { wordsOf } from '../contract/enum-spelling';
 import { timeOf } from '../contract/upstream-map';
 import { spellsAsOurs } from './by-shape';
-import { columnarOf, type Expected, expectedOf, fitOf, formatOf, formOf, isKeyedList } from './shapes';
+import { columnarOf, type Expected, expectedOf, fitOf, flatFields, formatOf, formOf, isKeyedList } from './shapes';
 import { keyedItems, present } from './walk';
 
 type Json = Record<string, unknown>;
@@ -145,14 +145,6 @@ export interface Alignment {
 const EXTRA_KEY = 0.5;
 /** A contract object written flat in its parent: as likely as one of its own, a little less. */
 const FLAT = 0.9;
-
-/** A contract object whose fields are all scalars, none of them nullable: one a service may write flat in its parent (`MarketId`, `MarketCode`). */
-function flatFields(schema: z.ZodType): Record<string, z.ZodType> | undefined {
-  const expected = expectedOf(schema);
-  if (expected.kind !== 'object' || expected.nullable) return undefined;
-  const fields = Object.entries(expected.shape);
-  return fields.length > 0 && fields.every(([, f]) => ['number', 'scalar', 'enum'].includes(expectedOf(f).kind)) ? expected.shape : undefined;
-}
 
 /** The rows of an alignment (each contract field, then each field of each object that may be written flat), its keys and weights. */
 interface Weighed {

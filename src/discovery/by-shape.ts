@@ -9,7 +9,7 @@ import type * as z from 'zod';
 import { isObject } from '../contract/conform';
 import { spelledValue } from '../contract/enum-spelling';
 import { compareNames } from './names';
-import { AMBIGUOUS, columnarOf, type Expected, expectedOf, fitOf, isKeyedList } from './shapes';
+import { AMBIGUOUS, columnarOf, type Expected, expectedOf, fitOf, flatFields, isKeyedList } from './shapes';
 import { hundredths, KEY_FIELD, MAX_SAMPLES, type Pair, pairOf, present } from './walk';
 
 /**
@@ -173,6 +173,9 @@ function holdsForms(shape: Record<string, z.ZodType>, values: unknown[], list: b
   let missing = 0;
   for (const schema of Object.values(shape)) {
     const expected = expectedOf(schema);
+    // An object of scalars may be written flat in its items (a page's topic as its id and name beside its url).
+    const flat = flatFields(schema);
+    if (flat && holdsForms(flat, objects, false)) continue;
     if (
       !keys.some(
         (key) =>

@@ -25,7 +25,9 @@ export function findEnvelope(shape: Record<string, z.ZodType>, body: Json): Oper
   const named = envelopeByNames(shape, body);
   if (named && named.confidence >= ENVELOPE_CLEAR) return named;
   const byShape = envelopeByShape(shape, body);
-  if (!byShape) return named;
+  // A name or two is no envelope where the answer's top aligns as well as that child does (`counts` written `COUNT_WON`
+  // in its own object): the top is the body.
+  if (!byShape) return named && liftedScore(shape, body[named.at] as Json, [body]) > alignObject(shape, [body]).score ? named : null;
   return { at: byShape.at, confidence: byShape.clear ? ENVELOPE_CLEAR : ENVELOPE_UNSURE, in_map: envelopeOf(shape, body) !== byShape.at };
 }
 

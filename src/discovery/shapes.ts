@@ -404,3 +404,11 @@ export function holdsText(schema: z.ZodType, path: string): boolean {
     return false;
   }
 }
+
+/** A contract object whose fields are all scalars, none of them nullable: one a service may write flat in its parent (`MarketId`, `MarketCode`). */
+export function flatFields(schema: z.ZodType): Record<string, z.ZodType> | undefined {
+  const expected = expectedOf(schema);
+  if (expected.kind !== 'object' || expected.nullable) return undefined;
+  const fields = Object.entries(expected.shape);
+  return fields.length > 0 && fields.every(([, f]) => ['number', 'scalar', 'enum'].includes(expectedOf(f).kind)) ? expected.shape : undefined;
+}
