@@ -103,6 +103,37 @@ export function checkEnginesCounted(body: unknown, fields: readonly string[]): F
 }
 
 /**
+ * `[rank, score, its rivals' shares]` of a topic (`topics[]` or `topic`): the brand's place among itself and its
+ * rivals by share is one more than the rivals with a larger share, give or take those its score ties (both rounded).
+ * The list may stop short: the rank may be past it only where its score is below the least share listed.
+ */
+export function checkRankAmongRivals(body: unknown, fields: readonly string[]): Finding[] {
+  const [rankKey, scoreKey] = [fields[0]!.split('.').at(-1)!, fields[1]!.split('.').at(-1)!];
+  const holder = fields[0]!.slice(0, fields[0]!.lastIndexOf('.'));
+  const [rivalsKey, shareKey] = fields[2]!.slice(holder.length + 1).split('[].') as [string, string];
+  const items = holder.endsWith('[]') ? ((at(body, holder.slice(0, -2)) as unknown[] | undefined) ?? []) : [at(body, holder)];
+  return items.flatMap((item, i) => {
+    if (typeof item !== 'object' || item === null) return [];
+    const { [rankKey]: rank, [scoreKey]: score, [rivalsKey]: rivals } = item as Record<string, unknown>;
+    if (!isNum(rank) || !isNum(score) || !Array.isArray(rivals)) return [];
+    const shares = rivals.map((r) => (r as Record<string, unknown> | null)?.[shareKey]);
+    if (!shares.every(isNum)) return [];
+    const above = shares.filter((s) => s > score + ROUNDING).length;
+    const tied = shares.filter((s) => Math.abs(s - score) <= ROUNDING).length;
+    const pastTheList = shares.length > 0 && score < Math.min(...shares) - ROUNDING;
+    if (rank >= 1 + above && (pastTheList || rank <= 1 + above + tied)) return [];
+    const path = holder.endsWith('[]') ? `${holder.slice(0, -2)}[${i}]` : holder;
+    return [
+      {
+        fields: [fields[0]!],
+        values: { [`${path}.${rankKey}`]: rank, [`${path}.${scoreKey}`]: score, rivals_above: above },
+        message: `${path}.${rankKey} is ${whole(rank)}, but ${whole(above)} of the ${whole(shares.length)} rivals listed have a larger share than its score ${figure(score)}: the rank is one more than those; is it read from the right field?`,
+      },
+    ];
+  });
+}
+
+/**
  * `[as of, knows, recommends, its weeks' starts, their knows, their recommends]`: an engine's verdict is its week
  * `as_of`, the latest of its history overlapping the period (an engine with no week measured says nothing).
  */
@@ -187,5 +218,15 @@ export const PART_RULES: readonly Rule[] = [
     },
     pins: ['engines[].history[].knows_brand', 'engines[].history[].recommends'],
     check: checkVerdictIsLatestWeek,
+  },
+  {
+    id: 'rank_among_rivals',
+    // A topic's rank is the brand's place among itself and its rivals by share: one more than the rivals listed above its score.
+    reads: {
+      listTopics: ['topics[].rank', 'topics[].score', 'topics[].rivals[].share'],
+      getTopic: ['topic.rank', 'topic.score', 'topic.rivals[].share'],
+    },
+    pins: ['topics[].rank', 'topic.rank'],
+    check: checkRankAmongRivals,
   },
 ];

@@ -54,6 +54,7 @@ export const RULE_IDS = [
   'rival_leads_its_questions',
   'search_totals_cover_rows',
   'sources_add_up',
+  'rank_among_rivals',
 ] as const;
 export type RuleId = (typeof RULE_IDS)[number];
 

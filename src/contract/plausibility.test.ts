@@ -68,14 +68,15 @@ const topics = (): Body => ({
     {
       score: 45.2,
       change: -6.3,
+      rank: 1,
       questions: 7,
       rivals: [
         { name: 'A', share: 30.1 },
         { name: 'B', share: 12 },
       ],
     },
-    { score: 61, change: 2.1, questions: 7, rivals: [{ name: 'A', share: 0.4 }] },
-    { score: 30.5, change: 0, questions: 7, rivals: [] },
+    { score: 61, change: 2.1, rank: 1, questions: 7, rivals: [{ name: 'A', share: 0.4 }] },
+    { score: 30.5, change: 0, rank: 1, questions: 7, rivals: [] },
     { score: 12.3, change: 0.8, questions: 7, rivals: [] },
   ],
 });
@@ -559,6 +560,27 @@ describe('each rule fails on a planted bad value', () => {
     expect(found.map((v) => [v.rule, v.fields, v.message])).toEqual([
       ['most_named_first', ['topics[].rivals[].share'], 'topics[].rivals[].share 12, 30.1: the list is most named first, so these never rise: is `topics[].rivals[].share` read from the right field?'],
     ]);
+  });
+
+  it("rank_among_rivals: a topic's rank read from a count beside it, never from a rank past a list that stops short or a tie", () => {
+    const found = planted('listTopics', (b) => void ((b.topics as Body[])[0]!.rank = 7));
+    expect(found.map((v) => [v.rule, v.fields, v.message])).toEqual([
+      [
+        'rank_among_rivals',
+        ['topics[].rank'],
+        'topics[0].rank is 7, but 0 of the 2 rivals listed have a larger share than its score 45.2: the rank is one more than those; is it read from the right field?',
+      ],
+    ]);
+    const topic = (rank: number, score: number, shares: number[]) => ({ topic: { rank, score, rivals: shares.map((share, i) => ({ name: `R${i}`, share })) } });
+    expect(rules(violationsOf('getTopic', topic(1, 20, [30, 25])))).toEqual([['rank_among_rivals', 'topic.rank']]);
+    // Below the least share listed, the rank may be past the list; a tie rounded alike may be either place.
+    for (const [rank, score, shares] of [
+      [5, 10, [30, 20]],
+      [3, 20, [30, 25]],
+      [1, 30.1, [30.1]],
+      [2, 30.1, [30.1]],
+    ] as const)
+      expect(violationsOf('getTopic', topic(rank, score, [...shares]))).toEqual([]);
   });
 
   it("questions_listed: a topic's count of questions that is not the questions it lists", () => {
