@@ -10,6 +10,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { type DiscoveryRead, discoverUpstreamMap, readingOrder } from '../src/discovery/discover';
+import { wholeLists } from '../src/discovery/probes';
 import { valuesAt } from '../src/contract/params-from';
 import { compareNames, singular, valueCandidates, wordsOf } from '../src/discovery/names';
 import { brandNamesByAnswers, type Known, paramsFromKnown } from '../src/discovery/joins';
@@ -888,7 +889,11 @@ describe('a discovery run', () => {
     const topics = renameAt(await ours('listTopics'), 'topics', 'results');
     const { report, calls } = await run({ listTopics: { status: 200, body: topics, cache: 'HIT' } });
     expect(calls.map(([id]) => id).sort()).toEqual([...OPERATION_IDS].sort());
+    // A list the request limits is asked for at its most (the contract's `limit`), whole.
+    const limited = Object.fromEntries(OPERATION_IDS.flatMap((id) => (Object.keys(wholeLists(id)).length > 0 ? [[id, wholeLists(id)]] : [])));
+    expect(Object.keys(limited).length).toBeGreaterThan(3);
     expect(Object.fromEntries(calls.filter(([, params]) => Object.keys(params).length > 0))).toEqual({
+      ...limited,
       getTopic: { id: 1101 },
       getAnswerRuns: { prompt: valuesAt(await ours('listAnswers'), 'questions[].text')[0] },
       getCompetitor: { name: valuesAt(await ours('listTopics'), 'topics[].rivals[].name')[0] },
@@ -935,7 +940,7 @@ describe('a discovery run', () => {
       };
     const once = await run({ listTasks: service((layer) => ({ kv: layer })) });
     const asked = once.calls.filter(([id, params]) => id === 'listTasks' && params.layer !== undefined);
-    expect(asked).toEqual([['listTasks', { layer: tasks.tasks[0]!.layer }]]);
+    expect(asked).toEqual([['listTasks', { ...wholeLists('listTasks'), layer: tasks.tasks[0]!.layer }]]);
     expect(once.report.map.operations.listTasks?.fields).toMatchObject({ filter: 'qz', 'filter.layer': 'kv' });
     expect(once.report.operations.listTasks).toMatchObject({ fields: { 'filter.layer': { from: 'kv', by: 'evidence' } }, unplaced: [] });
     expect(once.report.probes).toEqual([
@@ -953,7 +958,7 @@ describe('a discovery run', () => {
   it('reports an operation the key cannot read, and skips what needs a value from it', async () => {
     const refused = { status: 403, error: { code: 'feature_not_in_plan', message: 'listTasks: not in your plan' } };
     const { report, calls } = await run({ listTasks: refused });
-    expect(report.operations.listTasks).toEqual({ status: 403, params: {}, error: refused.error });
+    expect(report.operations.listTasks).toEqual({ status: 403, params: wholeLists('listTasks'), error: refused.error });
     expect(report.operations.getTask).toEqual({ status: null, skipped: 'needs `id` from listTasks (`tasks[].id`), which answered 403 feature_not_in_plan' });
     expect(calls.map(([id]) => id)).not.toContain('getTask');
   });

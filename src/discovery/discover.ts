@@ -38,7 +38,7 @@ import type { ApiClient, WithMeta } from '../client/client';
 import { ApiClientError } from '../client/errors';
 import { figuresFor, pointsPrecision, settledIn } from './figures';
 import { type Evidence, type OperationProposal, proposeOperation } from './propose';
-import { echoesOf, probeValue, provenEcho } from './probes';
+import { echoesOf, probeValue, provenEcho, wholeLists } from './probes';
 import { joinPage, PAGE_BASE, PAGE_PROBES_WASTED, pagedList, pageDiff, paramsToTry, POINTERS_PROBED, pointersOf } from './pages';
 import { MAX_PAGES, nextPage } from '../client/pages';
 import { operationUrl } from '../client/client';
@@ -230,6 +230,7 @@ export async function discoverUpstreamMap(read: DiscoveryReader, options: Discov
     const op = table(id);
     const params: Params = {};
     if (report.brand_id !== null && op.scope !== 'account') params.brand_id = report.brand_id;
+    Object.assign(params, wholeLists(id));
     const lacking = fillParams(op, params, read200, failed);
     if (lacking) {
       // Another answer read may hold a value of the same resource (a topic's id in the overview, a question's text in /prompts).

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { zodSide } from '../contract/zod-side';
 import { findEnvelope } from './envelope';
+import { proposeOperation } from './propose';
+import { CONFIDENCE_THRESHOLD } from './report';
 
 const zs = await zodSide();
 const shape = (zs.response('getAnswerHistory') as unknown as { shape: Parameters<typeof findEnvelope>[0] }).shape;
@@ -27,5 +29,11 @@ describe('findEnvelope', () => {
 
   it('still finds the wrapper that, taken off, makes the rest align, whatever is beside it', () => {
     expect(findEnvelope(shape, { ok: true, payload: bare, meta: { took: 12 } })).toMatchObject({ at: 'payload' });
+  });
+
+  it("reads the answer's time beside the body, where a null beside it (the last page's pointer) says no form", () => {
+    const { GENERADO_EN: _, ...inner } = bare;
+    const body = { payload: inner, meta: { kq: '2026-12-04T12:00:00.000Z', zr: null } };
+    expect(proposeOperation(zs, 'getAnswerHistory', body, CONFIDENCE_THRESHOLD).report.fields.generated_at).toMatchObject({ from: 'meta.kq' });
   });
 });

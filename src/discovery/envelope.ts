@@ -124,7 +124,9 @@ export function besideEnvelope(shape: Record<string, z.ZodType>, body: Json, env
     if (path === '' || path.includes('.') || path.includes('[')) continue;
     const expected = expectedOf(shape[path]!);
     if (expected.kind === 'object' || expected.kind === 'array' || expected.kind === 'union') continue;
+    // A null beside the body (a next page's pointer on the last page) fits any form, so it says none.
     const fitting = places
+      .filter(([, v]) => v !== null && v !== undefined)
       .map(([from, v]) => ({ from, fit: fitOf(expected, [v]) }))
       .filter((c) => c.fit.readings.length > 0 && c.fit.readings[0]!.confidence >= walk.threshold && formOf([pick(body, c.from)]) !== 'text');
     // For a field guessed by type, only a time where the contract has one says enough by its form: a count beside

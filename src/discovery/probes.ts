@@ -59,3 +59,13 @@ export function provenEcho(echo: Echo, asked: string, candidates: readonly strin
   const proven = [...new Set(candidates)].filter((key) => valueAtPath(after(key), echo.path) === asked && valueAtPath(before(key), echo.path) !== asked);
   return proven.length === 1 ? proven[0] : undefined;
 }
+
+/**
+ * A list the request limits is asked for at its most (`limit=100` of /sources), at no extra read: the whole list,
+ * where it is shorter than that, is what the counts beside it cover exactly (`domains_cited`, `totals.rows`), so the
+ * rules that read them fix them instead of bounding them.
+ */
+export function wholeLists(id: OperationId): { limit?: number } {
+  const limit = (operations[id] as unknown as AnyOperation).params.query.limit;
+  return limit?.rule.kind === 'int' ? { limit: limit.rule.max } : {};
+}

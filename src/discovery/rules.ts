@@ -99,79 +99,105 @@ const MAX_ASSIGNMENTS = 120;
  * reads every item.
  */
 export function settleGroups(id: OperationId, schema: z.ZodType, body: Json, walk: Walk): void {
-  const open = walk.toConfirm.filter((item) => item.value === undefined && item.path !== '' && item.candidates.length > 0 && item.candidates.every((c) => c.from !== undefined));
-  const parentOf = (path: string) => path.slice(0, path.lastIndexOf('.') + 1);
-  for (const parent of new Set(open.map((item) => parentOf(item.path)))) {
-    const group = open.filter((item) => parentOf(item.path) === parent);
-    const froms = [...new Set(group.flatMap((item) => item.candidates.map((c) => c.from!)))];
-    if (froms.length < group.length) continue;
-    // A rule that also reads a field still in question outside the group judges one guess by another: no evidence.
-    // The group's own object written flat (`"period": "."`, asked) is read as the group is: one way keeping the rules settles both.
-    const flatParent = walk.toConfirm.find((other) => other.value === undefined && other.path !== '' && `${other.path}.` === parent && other.candidates.every((c) => c.from === '.'));
-    const inGroup = (field: string) => group.some((item) => atOrUnder(field, item.path));
-    const doubted = (field: string) => walk.toConfirm.some((other) => !group.includes(other) && other !== flatParent && other.value === undefined && other.path !== '' && atOrUnder(field, other.path));
-    const rules = RULES.filter((rule) => group.some((item) => reading(id, item.path).includes(rule)) && !rule.reads[id]!.some((field) => !inGroup(field) && doubted(field)));
-    if (rules.length === 0) continue;
-    const readFields = [...new Set(rules.flatMap((rule) => rule.reads[id]!.filter((field) => group.some((item) => atOrUnder(field, item.path)))))];
-    // Each field may be any candidate offered to a field of its form (two dates, each of which may be either; never a
-    // count for a date): they were offered for that form.
-    const formOfItem = (item: ToConfirm) => formKeyOf(schemaAtPath(schema, item.path));
-    const alike = group.map((item) => group.filter((other) => formOfItem(other) === formOfItem(item)));
-    // A candidate's reading (`date`, `basis-points`) is the field's where it offered it, else its form's for it.
-    const convertOf = (i: number, from: string) => (group[i]!.candidates.find((c) => c.from === from) ?? alike[i]!.flatMap((item) => item.candidates).find((c) => c.from === from))?.convert;
-    // Each way read in every reading its fields may take (a percentage offered as it is, also as a share).
-    const slots = alike.map((items) => [...new Set(items.flatMap((item) => item.candidates.map((c) => c.from!)))]);
-    const ways = assignments(slots).flatMap((way) => readingWays(group.map((item, i) => readingsOf(schema, item.path, convertOf(i, way[i]!)))).map((converts) => ({ way, converts })));
-    if (ways.length < 2 || ways.length > MAX_ASSIGNMENTS) continue;
-    const reads: unknown[] = [];
-    const broken = ways.map(({ way, converts }) => {
-      const map = { ...walk.guess, fields: { ...walk.guess.fields }, convert: { ...walk.guess.convert } };
-      group.forEach((item, i) => {
-        map.fields[item.path] = way[i]!;
-        const convert = converts[i];
-        if (convert) map.convert[item.path] = convert;
-        else delete map.convert[item.path];
-      });
-      const read = conformBody(schema, body, map);
-      reads.push(read);
-      // A way that leaves a question with nothing the rules read is not judged by them: absence is no evidence.
-      const judges = (item: ToConfirm) => readFields.some((field) => atOrUnder(field, item.path) && valuesAtPath(read, field).some((v) => v !== undefined));
-      if (!group.filter((item) => readFields.some((field) => atOrUnder(field, item.path))).every(judges)) return undefined;
-      return violationsOf(id, read, walk.context)
-        .filter((v) => rules.some((rule) => rule.id === v.rule))
-        .map((v) => `${v.rule} ${v.fields.join(' ')}`);
-    });
-    // A finding every way breaks is another field's doing (a question elsewhere): it tells none of them apart.
-    const judged = broken.filter((found): found is string[] => found !== undefined);
-    if (judged.length === 0) continue;
-    const background = judged.length < 2 ? [] : judged.reduce((common, found) => common.filter((k) => found.includes(k)));
-    const keeping = ways.filter((_, i) => broken[i] !== undefined && broken[i]!.every((k) => background.includes(k)));
-    if (keeping.length === 0) continue;
-    // Only a field a rule reads and that way keeps is settled: one only broken rules read was what the others left over.
-    // A rule holds only where it judged: every field it reads has a value (one lacking its list, the engines, says nothing).
-    const kept = ways.indexOf(keeping[0]!);
-    const judging = (rule: (typeof rules)[number]) => rule.reads[id]!.every((field) => valuesAtPath(reads[kept], field).some((v) => v !== undefined));
-    const holding = rules.filter((rule) => !broken[kept]!.some((k) => k.startsWith(`${rule.id} `)) && judging(rule));
-    const proven = (item: ToConfirm) => holding.some((rule) => rule.reads[id]!.some((field) => atOrUnder(field, item.path)));
-    // Several ways kept: a field they all read alike is settled (a signal's value, whichever way its two texts go), when
-    // a way judged reading it otherwise broke a rule: the rules told its readings apart, rather than said nothing of it.
-    const sameAt = (i: number, a: (typeof ways)[number], b: (typeof ways)[number]) => a.way[i] === b.way[i] && a.converts[i] === b.converts[i];
-    const alikeIn = (i: number) =>
-      keeping.length === 1 || (keeping.every((k) => sameAt(i, k, keeping[0]!)) && ways.some((w, j) => broken[j] !== undefined && !keeping.includes(w) && !sameAt(i, w, keeping[0]!)));
+  const openNow = () => walk.toConfirm.filter((item) => item.value === undefined && item.path !== '' && item.candidates.length > 0 && item.candidates.every((c) => c.from !== undefined));
+  for (const parent of new Set(openNow().map((item) => parentOf(item.path))))
+    settleGroup(
+      id,
+      schema,
+      body,
+      walk,
+      openNow().filter((item) => parentOf(item.path) === parent),
+    );
+  // Questions of several objects one rule reads together (a total beside its parts, `total_citations` and
+  // `by_class.own`), each judging the other's guess, so neither group alone is evidence: read as one group.
+  for (const rule of RULES) {
+    const fields = rule.reads[id];
+    if (!fields) continue;
+    const group = openNow().filter((item) => fields.some((field) => atOrUnder(field, item.path)));
+    if (new Set(group.map((item) => parentOf(item.path))).size > 1) settleGroup(id, schema, body, walk, group);
+  }
+}
+
+const parentOf = (path: string) => path.slice(0, path.lastIndexOf('.') + 1);
+/** A candidate of a group's question, named with its parent: two objects' keys of one name are not one key. */
+const optionOf = (item: ToConfirm, from: string) => `${parentOf(item.path)}\u0000${from}`;
+const fromOf = (option: string) => option.slice(option.indexOf('\u0000') + 1);
+
+/** One group of questions (`settleGroups`): the one way of giving them their candidates that breaks no rule, where every other way breaks one. */
+function settleGroup(id: OperationId, schema: z.ZodType, body: Json, walk: Walk, group: ToConfirm[]): void {
+  const parents = new Set(group.map((item) => parentOf(item.path)));
+  const options = [...new Set(group.flatMap((item) => item.candidates.map((c) => optionOf(item, c.from!))))];
+  if (options.length < group.length) return;
+  // A rule that also reads a field still in question outside the group judges one guess by another: no evidence.
+  // The group's own object written flat (`"period": "."`, asked) is read as the group is: one way keeping the rules settles both.
+  const flatParent =
+    parents.size !== 1 ? undefined : walk.toConfirm.find((other) => other.value === undefined && other.path !== '' && parents.has(`${other.path}.`) && other.candidates.every((c) => c.from === '.'));
+  const parent = [...parents][0]!;
+  const inGroup = (field: string) => group.some((item) => atOrUnder(field, item.path));
+  const doubted = (field: string) => walk.toConfirm.some((other) => !group.includes(other) && other !== flatParent && other.value === undefined && other.path !== '' && atOrUnder(field, other.path));
+  const rules = RULES.filter((rule) => group.some((item) => reading(id, item.path).includes(rule)) && !rule.reads[id]!.some((field) => !inGroup(field) && doubted(field)));
+  if (rules.length === 0) return;
+  const readFields = [...new Set(rules.flatMap((rule) => rule.reads[id]!.filter((field) => group.some((item) => atOrUnder(field, item.path)))))];
+  // Each field may be any candidate offered to a field of its form in its object (two dates, each of which may be
+  // either; never a count for a date): they were offered for that form.
+  const formOfItem = (item: ToConfirm) => `${parentOf(item.path)} ${formKeyOf(schemaAtPath(schema, item.path))}`;
+  const alike = group.map((item) => group.filter((other) => formOfItem(other) === formOfItem(item)));
+  // A candidate's reading (`date`, `basis-points`) is the field's where it offered it, else its form's for it.
+  const convertOf = (i: number, from: string) => (group[i]!.candidates.find((c) => c.from === from) ?? alike[i]!.flatMap((item) => item.candidates).find((c) => c.from === from))?.convert;
+  // Each way read in every reading its fields may take (a percentage offered as it is, also as a share).
+  const slots = alike.map((items) => [...new Set(items.flatMap((item) => item.candidates.map((c) => optionOf(item, c.from!))))]);
+  const ways = assignments(slots)
+    .map((way) => way.map(fromOf))
+    .flatMap((way) => readingWays(group.map((item, i) => readingsOf(schema, item.path, convertOf(i, way[i]!)))).map((converts) => ({ way, converts })));
+  if (ways.length < 2 || ways.length > MAX_ASSIGNMENTS) return;
+  const reads: unknown[] = [];
+  const broken = ways.map(({ way, converts }) => {
+    const map = { ...walk.guess, fields: { ...walk.guess.fields }, convert: { ...walk.guess.convert } };
     group.forEach((item, i) => {
-      if (!proven(item) || !alikeIn(i)) return;
-      const from = keeping[0]!.way[i]!;
-      const convert = keeping[0]!.converts[i];
-      walk.toConfirm.splice(walk.toConfirm.indexOf(item), 1);
-      if (!convert) delete walk.guess.convert[item.path];
-      walk.mapField(item.path, item.path.split('.').at(-1)!, from, convert, true);
-      walk.fields[item.path] = { from, confidence: EVIDENCE, by: 'evidence', ...(convert ? { convert } : {}) };
+      map.fields[item.path] = way[i]!;
+      const convert = converts[i];
+      if (convert) map.convert[item.path] = convert;
+      else delete map.convert[item.path];
     });
-    if (flatParent && !walk.toConfirm.some((other) => other.path.startsWith(parent)) && !walk.unplaced.some((u) => u.startsWith(parent))) {
-      walk.toConfirm.splice(walk.toConfirm.indexOf(flatParent), 1);
-      walk.mapField(flatParent.path, flatParent.path.split('.').at(-1)!, '.', undefined, true);
-      walk.fields[flatParent.path] = { from: '.', confidence: EVIDENCE, by: 'evidence' };
-    }
+    const read = conformBody(schema, body, map);
+    reads.push(read);
+    // A way that leaves a question with nothing the rules read is not judged by them: absence is no evidence.
+    const judges = (item: ToConfirm) => readFields.some((field) => atOrUnder(field, item.path) && valuesAtPath(read, field).some((v) => v !== undefined));
+    if (!group.filter((item) => readFields.some((field) => atOrUnder(field, item.path))).every(judges)) return undefined;
+    return violationsOf(id, read, walk.context)
+      .filter((v) => rules.some((rule) => rule.id === v.rule))
+      .map((v) => `${v.rule} ${v.fields.join(' ')}`);
+  });
+  // A finding every way breaks is another field's doing (a question elsewhere): it tells none of them apart.
+  const judged = broken.filter((found): found is string[] => found !== undefined);
+  if (judged.length === 0) return;
+  const background = judged.length < 2 ? [] : judged.reduce((common, found) => common.filter((k) => found.includes(k)));
+  const keeping = ways.filter((_, i) => broken[i] !== undefined && broken[i]!.every((k) => background.includes(k)));
+  if (keeping.length === 0) return;
+  // Only a field a rule reads and that way keeps is settled: one only broken rules read was what the others left over.
+  // A rule holds only where it judged: every field it reads has a value (one lacking its list, the engines, says nothing).
+  const kept = ways.indexOf(keeping[0]!);
+  const judging = (rule: (typeof rules)[number]) => rule.reads[id]!.every((field) => valuesAtPath(reads[kept], field).some((v) => v !== undefined));
+  const holding = rules.filter((rule) => !broken[kept]!.some((k) => k.startsWith(`${rule.id} `)) && judging(rule));
+  const proven = (item: ToConfirm) => holding.some((rule) => rule.reads[id]!.some((field) => atOrUnder(field, item.path)));
+  // Several ways kept: a field they all read alike is settled (a signal's value, whichever way its two texts go), when
+  // a way judged reading it otherwise broke a rule: the rules told its readings apart, rather than said nothing of it.
+  const sameAt = (i: number, a: (typeof ways)[number], b: (typeof ways)[number]) => a.way[i] === b.way[i] && a.converts[i] === b.converts[i];
+  const alikeIn = (i: number) =>
+    keeping.length === 1 || (keeping.every((k) => sameAt(i, k, keeping[0]!)) && ways.some((w, j) => broken[j] !== undefined && !keeping.includes(w) && !sameAt(i, w, keeping[0]!)));
+  group.forEach((item, i) => {
+    if (!proven(item) || !alikeIn(i)) return;
+    const from = keeping[0]!.way[i]!;
+    const convert = keeping[0]!.converts[i];
+    walk.toConfirm.splice(walk.toConfirm.indexOf(item), 1);
+    if (!convert) delete walk.guess.convert[item.path];
+    walk.mapField(item.path, item.path.split('.').at(-1)!, from, convert, true);
+    walk.fields[item.path] = { from, confidence: EVIDENCE, by: 'evidence', ...(convert ? { convert } : {}) };
+  });
+  if (flatParent && !walk.toConfirm.some((other) => other.path.startsWith(parent)) && !walk.unplaced.some((u) => u.startsWith(parent))) {
+    walk.toConfirm.splice(walk.toConfirm.indexOf(flatParent), 1);
+    walk.mapField(flatParent.path, flatParent.path.split('.').at(-1)!, '.', undefined, true);
+    walk.fields[flatParent.path] = { from: '.', confidence: EVIDENCE, by: 'evidence' };
   }
 }
 
