@@ -55,7 +55,10 @@ export function changedDay2(): DayBodies {
   day2.visibility = withScore(day2.visibility, 50);
   plantCell(day2, 1101001, 'claude', 'absent', 7);
   plantCell(day2, 1101001, 'chatgpt', 'mentioned', 7);
-  day2.topics.topics[0]!.rivals[0]!.share = 60;
+  // Deskpilot ahead in the first topic: the brand's rank there follows (src/contract/plausibility.ts, rank_among_rivals).
+  const topic = day2.topics.topics[0]!;
+  topic.rivals[0]!.share = 60;
+  topic.rank = 1 + topic.rivals.filter((r) => r.share > (topic.score ?? 0)).length;
   return day2;
 }
 
