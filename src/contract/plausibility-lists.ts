@@ -5,9 +5,10 @@
  * cover the rows listed. Each follows from an operation's description in
  * src/contract/operations.ts.
  */
-import { at, type Finding, isNum, shareOfCounts, whole } from './plausibility-words';
+import { askedLimit, at, type Finding, isNum, shareOfCounts, whole } from './plausibility-words';
 import { valuesAtPath } from './paths';
-import type { Rule } from './plausibility-rule';
+import type { Rule, RuleContext } from './plausibility-rule';
+import type { OperationId } from './operations';
 
 type Row = Record<string, unknown>;
 const rowsAt = (body: unknown, path: string): Row[] => (valuesAtPath(body, path)[0] as unknown[] | undefined)?.filter((r): r is Row => typeof r === 'object' && r !== null) ?? [];
@@ -15,15 +16,17 @@ const rowsAt = (body: unknown, path: string): Row[] => (valuesAtPath(body, path)
 /**
  * `[count, flagged count, each item's flag]`: a count of every item (`threads_total`) is at least the items listed, its
  * flagged part (`threads_cited`) at most the count and at least the flagged items listed, and the rest at least the
- * unflagged items listed. Per holder of the list: each topic, or the body.
+ * unflagged items listed; each exactly so where fewer items are listed than the read's `limit` (every item is).
+ * Per holder of the list: each topic, or the body.
  */
-export function checkCountsCoverList(body: unknown, fields: readonly string[]): Finding[] {
+export function checkCountsCoverList(body: unknown, fields: readonly string[], operation: OperationId, context: RuleContext): Finding[] {
   const [count, part, flag] = fields as [string, string, string];
   const list = flag.slice(0, flag.lastIndexOf('[]'));
   const prefix = list.includes('[].') ? list.slice(0, list.lastIndexOf('[].') + 3) : '';
   const holders = prefix ? rowsAt(body, prefix.slice(0, -3)) : [body as Row];
   const relative = (path: string) => path.slice(prefix.length);
   const flagKey = flag.split('.').at(-1)!;
+  const limit = askedLimit(operation, context);
   let broken = 0;
   for (const holder of holders) {
     const [all, flagged, items] = [at(holder, relative(count)), at(holder, relative(part)), rowsAt(holder, relative(list))];
@@ -31,14 +34,15 @@ export function checkCountsCoverList(body: unknown, fields: readonly string[]): 
     const flags = items.map((item) => item[flagKey]);
     const known = flags.every((f) => typeof f === 'boolean');
     const [yes, no] = known ? [flags.filter((f) => f).length, flags.filter((f) => !f).length] : [0, 0];
-    if (all < items.length || flagged > all || flagged < yes || all - flagged < no) broken++;
+    const every = limit !== undefined && items.length < limit;
+    if (all < items.length || flagged > all || flagged < yes || all - flagged < no || (every && (all !== items.length || (known && flagged !== yes)))) broken++;
   }
   if (broken === 0) return [];
   return [
     {
       fields: [count, part],
       values: { holders: broken },
-      message: `${count} and ${part} do not cover the items listed in ${whole(broken)} place${broken === 1 ? '' : 's'} (the count at least those listed, its part at most the count): are they read from the right fields?`,
+      message: `${count} and ${part} do not cover the items listed in ${whole(broken)} place${broken === 1 ? '' : 's'} (the count at least those listed, all of them when fewer than the limit are, its part at most the count): are they read from the right fields?`,
     },
   ];
 }
@@ -59,13 +63,17 @@ export function checkRivalLeads(body: unknown, fields: readonly string[]): Findi
 }
 
 /** `[total clicks, total impressions, rows' clicks, rows' impressions, rows' CTR]`: totals cover the rows listed, no row has more clicks than impressions, and its CTR is clicks over impressions. */
-export function checkSearchTotals(body: unknown, fields: readonly string[]): Finding[] {
+export function checkSearchTotals(body: unknown, fields: readonly string[], operation: OperationId, context: RuleContext): Finding[] {
   const [clicks, impressions, rowClicks, rowImpressions, rowCtr] = fields as [string, string, string, string, string];
   const [key, seen, ctr] = [rowClicks, rowImpressions, rowCtr].map((f) => f.split('.').at(-1)!) as [string, string, string];
   const rows = rowsAt(body, rowClicks.slice(0, rowClicks.indexOf('[]'))).filter((r) => isNum(r[key]) && isNum(r[seen]));
   const [totalClicks, totalSeen] = [at(body, clicks), at(body, impressions)];
   const sum = (k: string) => rows.reduce((s, r) => s + (r[k] as number), 0);
-  if (isNum(totalClicks) && isNum(totalSeen) && (totalClicks > totalSeen || totalClicks < sum(key) || totalSeen < sum(seen)))
+  // Every row listed (fewer than the limit): the totals are their sums.
+  const limit = askedLimit(operation, context);
+  const every = limit !== undefined && rows.length < limit;
+  const covers = (total: number, of: number) => (every ? total === of : total >= of);
+  if (isNum(totalClicks) && isNum(totalSeen) && (totalClicks > totalSeen || !covers(totalClicks, sum(key)) || !covers(totalSeen, sum(seen))))
     return [
       {
         fields: [clicks, impressions],
@@ -91,7 +99,7 @@ export function checkSearchTotals(body: unknown, fields: readonly string[]): Fin
  * to the total; the total, each class and the domains cited cover the sources listed (all of them, exactly, when every
  * domain is listed); a source's share is its citations over the total.
  */
-export function checkSourcesAddUp(body: unknown, fields: readonly string[]): Finding[] {
+export function checkSourcesAddUp(body: unknown, fields: readonly string[], operation: OperationId, context: RuleContext): Finding[] {
   const [total, domains, own, competitor, thirdParty, citationsPath, classificationPath, sharePath] = fields as [string, string, string, string, string, string, string, string];
   const classes = [own, competitor, thirdParty];
   const [citations, classification, share] = [citationsPath, classificationPath, sharePath].map((f) => f.split('.').at(-1)!) as [string, string, string];
@@ -100,11 +108,14 @@ export function checkSourcesAddUp(body: unknown, fields: readonly string[]): Fin
   const found = (blamed: readonly string[], words: string): Finding[] => [{ fields: [...blamed], values: { sources: sources.length }, message: `${words}: are they read from the right fields?` }];
   if (isNum(all) && counts.every(isNum) && (counts as number[]).reduce((sum, n) => sum + n, 0) !== all)
     return found([total, ...classes], `${classes.join(', ')} do not add up to ${total} ${whole(all)}`);
-  const complete = isNum(cited) && cited === sources.length;
+  // Every domain listed: as many as it counts, or fewer than the read's limit.
+  const limit = askedLimit(operation, context);
+  const complete = (isNum(cited) && cited === sources.length) || (limit !== undefined && sources.length < limit);
   const covers = (count: unknown, listed: number) => !isNum(count) || (complete ? count === listed : count >= listed);
   const listed = sources.reduce((sum, r) => sum + (r[citations] as number), 0);
   if (!covers(all, listed)) return found([total], `${total} ${whole(all as number)} does not cover the ${whole(listed)} citations of the sources listed`);
-  if (isNum(cited) && cited < sources.length) return found([domains], `${domains} ${whole(cited)} is fewer than the ${whole(sources.length)} sources listed`);
+  if (isNum(cited) && (complete ? cited !== sources.length : cited < sources.length))
+    return found([domains], `${domains} ${whole(cited)} is not the ${whole(sources.length)} sources listed${complete ? ' (every domain, fewer than the limit)' : ''}`);
   const names = classes.map((f) => f.split('.').at(-1)!);
   const classed = sources.filter((r) => names.includes(r[classification] as string));
   if (classed.length === sources.length)

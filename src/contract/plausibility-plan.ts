@@ -6,9 +6,9 @@
  * times.
  */
 import { CONTENT_ACTIONS, TASK_LAYERS } from './enums';
-import { type AnyOperation, type OperationId, operations } from './operations';
+import type { OperationId } from './operations';
 import { holdersOf, valuesAtPath } from './paths';
-import { at, type Finding, isNum, whole } from './plausibility-words';
+import { askedLimit, at, type Finding, isNum, whole } from './plausibility-words';
 import type { Rule } from './plausibility-rule';
 
 /** What a rule of a read may know of its request: the query discovery asked (`limit`, `layer`, `status`). */
@@ -69,9 +69,8 @@ export function checkActionsCounted(body: unknown, fields: readonly string[]): F
 function listed(body: unknown, operation: OperationId, context: Asked): { tasks: Record<string, unknown>[]; whole: boolean | undefined } | undefined {
   const tasks = at(body, 'tasks');
   if (!Array.isArray(tasks)) return undefined;
-  const fallback = (operations[operation] as unknown as AnyOperation).params.query.limit?.fallback;
-  const limit = context.query ? Number(context.query.limit ?? fallback) : NaN;
-  return { tasks: tasks.filter((t): t is Record<string, unknown> => typeof t === 'object' && t !== null), whole: Number.isNaN(limit) ? undefined : tasks.length < limit };
+  const limit = askedLimit(operation, context);
+  return { tasks: tasks.filter((t): t is Record<string, unknown> => typeof t === 'object' && t !== null), whole: limit === undefined ? undefined : tasks.length < limit };
 }
 
 /** `matching` counts the tasks the filter matches before `limit`: at least those listed, and as many where fewer than the limit are listed. */

@@ -3,6 +3,7 @@
  * plausibility-history.ts): reading a body's values, and writing figures in
  * the words of their messages. Plain code over plain values, as the rules are.
  */
+import { type AnyOperation, type OperationId, operations } from './operations';
 import { valuesAtPath } from './paths';
 
 /** What a check finds: the fields it blames, the values seen, the words. */
@@ -51,4 +52,14 @@ export function shareOfCounts(fields: readonly string[], share: unknown, part: u
   if (isNum(share) && Math.abs(share - expected) <= ROUNDING) return [];
   const said = `${name} ${figure(share)}`;
   return [{ fields: [...fields], values, message: `${said}, but ${whole(part)} of ${whole(total)} ${words} (${one(expected)}%): is \`${fields[0]}\` read from the right field?` }];
+}
+
+/**
+ * The `limit` a read asked (or the operation's default), where the rule knows its request (discovery does); a list
+ * shorter than it is every item there is, so a count "before `limit`" equals the items listed. Undefined without it.
+ */
+export function askedLimit(operation: OperationId, context: { query?: Readonly<Record<string, unknown>> | undefined }): number | undefined {
+  if (!context.query) return undefined;
+  const limit = Number(context.query.limit ?? (operations[operation] as unknown as AnyOperation).params.query.limit?.fallback);
+  return Number.isFinite(limit) ? limit : undefined;
 }

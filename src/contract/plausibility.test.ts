@@ -781,6 +781,18 @@ describe('each rule fails on a planted bad value', () => {
     });
     expect(found('getSearchPerformance', search())).toEqual([]);
     expect(found('getSearchPerformance', { ...search(), totals: { clicks: 30, impressions: 900, rows: 12, search_only: 40 } })).toEqual([['counts_cover_the_list', 1]]);
+    // Read with a limit the list stays under, every item is listed: a count and its part are exactly those listed.
+    const asked = (id: OperationId, body: Body, limit: number) => violationsOf(id, body, { query: { limit } }).map((v) => [v.rule, v.values.holders ?? v.fields[0]]);
+    const whole = { topics: [{ threads_total: 3, threads_cited: 2, threads: [thread(true), thread(true), thread(false)] }] };
+    expect(asked('getForumSignals', whole, 20)).toEqual([]);
+    expect(asked('getForumSignals', forum(), 3)).toEqual([]);
+    expect(asked('getForumSignals', forum(), 20)).toEqual([['counts_cover_the_list', 1]]);
+    expect(asked('getForumSignals', { topics: [{ ...whole.topics[0], threads_cited: 3 }] }, 20)).toEqual([['counts_cover_the_list', 1]]);
+    const rows = { ...search(), totals: { clicks: 30, impressions: 900, rows: 2, search_only: 1 } };
+    expect(asked('getSearchPerformance', rows, 25)).toEqual([]);
+    expect(asked('getSearchPerformance', search(), 25)).toEqual([['counts_cover_the_list', 1]]);
+    expect(asked('getSearchPerformance', { ...rows, totals: { ...rows.totals, clicks: 31 } }, 25)).toEqual([['search_totals_cover_rows', 'totals.clicks']]);
+    expect(asked('getSearchPerformance', search(), 2)).toEqual([]);
   });
 
   it("sources_add_up: the classes add up to the total, the counts cover the sources listed, a source's share is of the total", () => {
@@ -805,6 +817,13 @@ describe('each rule fails on a planted bad value', () => {
     expect(found(sources({ domains_cited: 3 }))).toEqual([['sources_add_up', 'total_citations']]);
     expect(found(sources({ domains_cited: 3, total_citations: 45, by_class: { own: 10, competitor: 10, third_party: 25 } }))).toEqual([['sources_add_up', 'by_class.competitor']]);
     expect(found(sources({ domains_cited: 2 }))).toEqual([['sources_add_up', 'domains_cited']]);
+    // Fewer sources than the limit asked: every domain is listed, whatever `domains_cited` says.
+    const asked = (body: Body, limit: number) => violationsOf('listSources', body, { query: { limit } }).map((v) => [v.rule, v.fields[0]]);
+    expect(asked(sources(), 100)).toEqual([['sources_add_up', 'total_citations']]);
+    const listed = sources({ domains_cited: 3, sources: [source(25, 'third_party'), source(15, 'competitor'), source(10, 'own')] });
+    expect(asked(listed, 100)).toEqual([]);
+    expect(asked({ ...listed, domains_cited: 4 }, 100)).toEqual([['sources_add_up', 'domains_cited']]);
+    expect(asked(sources(), 3)).toEqual([]);
     expect(found(sources({ sources: [{ ...source(20, 'third_party'), share: 20 }] }))).toEqual([['sources_add_up', 'sources[].share']]);
   });
 
