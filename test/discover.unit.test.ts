@@ -28,7 +28,7 @@ import { zodSide } from '../src/contract/zod-side';
 import { Walk } from '../src/discovery/walk';
 import { settleGroups } from '../src/discovery/rules';
 import { placeLeftOver } from '../src/discovery/taken';
-import { addDays } from '../src/contract/window';
+import { addDays, lastDays, type Period, previousPeriod } from '../src/contract/window';
 import { SOURCE_CLASSES, STATES } from '../src/contract/enums';
 import { meaningByWords } from '../src/discovery/value-words';
 import { enumKey, settleValues } from '../src/discovery/values';
@@ -872,13 +872,16 @@ describe('the evidence in the data', () => {
 
 describe('a discovery run', () => {
   type Answer = DiscoveryRead | ((params: Record<string, string | number>) => DiscoveryRead);
-  async function run(answers: Partial<Record<OperationId, Answer>>) {
+  async function run(answers: Partial<Record<OperationId, Answer>>, today?: string) {
     const calls: [OperationId, Record<string, string | number>][] = [];
-    const report = await discoverUpstreamMap(async (id, params) => {
-      calls.push([id, params]);
-      const answer = answers[id] ?? { status: 200, body: await ours(id), cache: 'MISS' };
-      return typeof answer === 'function' ? answer(params) : answer;
-    });
+    const report = await discoverUpstreamMap(
+      async (id, params) => {
+        calls.push([id, params]);
+        const answer = answers[id] ?? { status: 200, body: await ours(id), cache: 'MISS' };
+        return typeof answer === 'function' ? answer(params) : answer;
+      },
+      today ? { now: () => new Date(`${today}T09:30:00Z`) } : {},
+    );
     return { report, calls };
   }
 
@@ -944,15 +947,67 @@ describe('a discovery run', () => {
     expect(once.report.map.operations.listTasks?.fields).toMatchObject({ filter: 'qz', 'filter.layer': 'kv' });
     expect(once.report.operations.listTasks).toMatchObject({ fields: { 'filter.layer': { from: 'kv', by: 'evidence' } }, unplaced: [] });
     expect(once.report.probes).toEqual([
-      { purpose: `the echo of \`layer\`: listTasks read with \`layer=${tasks.tasks[0]!.layer}\``, reads: 1, settled: '`filter.layer` is `kv`: the only field that took the value asked' },
+      { purpose: `the echo of \`layer\`: listTasks read with \`layer=${tasks.tasks[0]!.layer}\``, reads: 1, settled: '`filter.layer` is `kv`: the only field that took what it predicts' },
     ]);
     expect(once.report.calls).toBe(OPERATION_IDS.length + 1);
     // Two keys took it, or the service never echoes it: nothing proven, nothing stored.
     for (const echo of [(layer: string | null) => ({ kv: layer, kw: layer }), () => ({ kv: null })]) {
       const { report } = await run({ listTasks: service(echo) });
       expect(report.map.operations.listTasks?.fields['filter.layer']).toBeUndefined();
-      expect(report.probes?.map((p) => p.settled)).toEqual(['nothing: no one field took the value asked']);
+      expect(report.probes?.map((p) => p.settled)).toEqual(['nothing: no one field took what it predicts']);
     }
+  });
+
+  it('probes the window, the market and the limit where one read cannot say, and stores only what the probe proves', async () => {
+    // Early in a month every day of the window is 12 or less: a date written day first reads month first as well.
+    const today = '2026-03-11';
+    const dayFirst = (day: string) => `${day.slice(8, 10)}/${day.slice(5, 7)}/${day.slice(0, 4)}`;
+    const pages = await ours('listPages');
+    const markets = (await ours('listMarkets')) as { markets: { id: number; code: string }[] };
+    expect(markets.markets.length).toBeGreaterThan(1);
+    // Both windows under words that say nothing, their dates day first; the market too, beside the key's home market.
+    const listPages = (params: Record<string, string | number>): DiscoveryRead => {
+      const period = typeof params.from === 'string' ? { from: params.from, to: String(params.to ?? today) } : lastDays(today, Number(params.days ?? 7));
+      const market = markets.markets.find((m) => m.code === params.market) ?? markets.markets[0]!;
+      const { period: _, previous_period: __, market: ___, ...rest } = pages;
+      const written = (p: Period) => ({ qa: dayFirst(p.from), qb: dayFirst(p.to) });
+      return {
+        status: 200,
+        body: { ...rest, zq: written(period), zr: written(previousPeriod(period)), mk: { n1: market.id, n2: market.code, h1: markets.markets[0]!.id, h2: markets.markets[0]!.code } },
+      };
+    };
+    const sources = (await ours('listSources')) as { sources: unknown[] };
+    expect(sources.sources.length).toBeGreaterThan(1);
+    // Two lists of the same shape: the one `limit` cuts is the sources.
+    const listSources = (params: Record<string, string | number>): DiscoveryRead => {
+      const { sources: list, ...rest } = sources;
+      return { status: 200, body: { ...rest, l1: list.slice(0, Number(params.limit ?? 15)), l2: list } };
+    };
+    const { report, calls } = await run({ listPages, listSources }, today);
+    const asked = (id: OperationId) => calls.filter(([op]) => op === id).map(([, params]) => params);
+    expect(report.map.operations.listPages).toMatchObject({
+      fields: {
+        period: 'zq',
+        'period.from': 'qa',
+        'period.to': 'qb',
+        previous_period: 'zr',
+        'previous_period.from': 'qa',
+        'previous_period.to': 'qb',
+        market: 'mk',
+        'market.id': 'n1',
+        'market.code': 'n2',
+      },
+      convert: { 'period.from': 'date-dmy', 'period.to': 'date-dmy', 'previous_period.to': 'date-dmy' },
+    });
+    // The window ends on the last 25th to 28th before today, 12 days long.
+    expect(asked('listPages')).toEqual([{}, { from: '2026-02-17', to: '2026-02-28' }, { market: markets.markets[1]!.code }]);
+    expect(report.probes?.filter((p) => /listPages|window|market/.test(p.purpose)).map((p) => [p.purpose, p.settled])).toEqual([
+      // The day before the window (4 March) is the one date no other value told the order of.
+      ['the window: read with `from=2026-02-17&to=2026-02-28`', '`previous_period.to` is `qb`: the only field that took what it predicts'],
+      [`the market: read with \`market=${markets.markets[1]!.code}\`, another of the key's markets`, '`market.id` is `n1`, `market.code` is `n2`: the only field that took what it predicts'],
+    ]);
+    expect(report.map.operations.listSources?.fields).toMatchObject({ sources: 'l1' });
+    expect(asked('listSources')).toEqual([wholeLists('listSources'), { ...wholeLists('listSources'), limit: 1 }]);
   });
 
   it('reports an operation the key cannot read, and skips what needs a value from it', async () => {

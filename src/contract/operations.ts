@@ -164,7 +164,7 @@ export const operations = {
     description:
       "Domains cited by the market's answers over the trailing 7 days (every tracked question is in the brand's category), most cited first, with counts, share of all citations and a classification: `own` for the brand's domain and its subdomains, `competitor` for a tracked rival's domain and its subdomains (the rival is named), `third_party` for any other. `total_citations` and `by_class` cover every domain, not only the `limit` listed.",
     path: '/sources',
-    query: { limit: limitParam(15, 100, 'domains') },
+    query: { limit: limitParam(15, 100, 'domains', 'sources') },
     example: {},
     response: (zod) => zod.insightSchemas().SourceList,
     window: fixed7,
@@ -203,7 +203,7 @@ export const operations = {
     description: 'Recent events on the brand in the market, newest first (by `occurred_at`, then id); `category` keeps one category.',
     path: '/activity',
     query: {
-      limit: limitParam(20, 200, 'entries'),
+      limit: limitParam(20, 200, 'entries', 'entries'),
       category: enumParam(ACTIVITY_CATEGORIES, 'Only entries of this category.').optional(),
     },
     example: {},
@@ -221,7 +221,7 @@ export const operations = {
     query: {
       layer: enumParam(TASK_LAYERS, 'Only tasks of this layer.').optional(),
       status: enumParam(TASK_STATUSES, 'Only tasks in this status (default `open`).').default('open'),
-      limit: limitParam(30, 100, 'tasks'),
+      limit: limitParam(30, 100, 'tasks', 'tasks'),
     },
     example: {},
     response: (zod) => zod.insightSchemas().TaskList,
@@ -276,7 +276,7 @@ export const operations = {
     description:
       "Per topic: the forum threads of the period (posted in it, or posted earlier and cited by answers in it), most cited first then newest, at most `limit` per topic (`threads_total` counts them all), each with how many runs in the period cited it; and the topic's latest weekly summary starting on or before `to`.",
     path: '/forum',
-    query: { limit: limitParam(20, 50, 'threads per topic') },
+    query: { limit: limitParam(20, 50, 'threads per topic', 'topics[].threads') },
     example: {},
     response: (zod) => zod.insightSchemas().ForumSignals,
     window: dated7,
@@ -292,7 +292,7 @@ export const operations = {
     path: '/search-performance',
     query: {
       dimension: enumParam(SEARCH_DIMENSIONS, '`query` for keywords or `page` for URLs (default `query`).').default('query'),
-      limit: limitParam(25, 1000, 'rows, ordered by impressions'),
+      limit: limitParam(25, 1000, 'rows, ordered by impressions', 'rows'),
     },
     example: {},
     response: (zod) => zod.insightSchemas().SearchPerformance,

@@ -17,7 +17,7 @@ import { invalidParameter } from './errors';
 /** What a parameter accepts, as data. */
 export type ParamRule =
   /** A whole number written in decimal, within [min, max]. `edgeMax`: the bound the edge applies where the spec leaves it open (`limit`). */
-  | { kind: 'int'; min: number; max: number; edgeMax?: number }
+  | { kind: 'int'; min: number; max: number; edgeMax?: number /** The answer's list a `limit` cuts (`sources`, `topics[].threads`). */; list?: string }
   /** A `YYYY-MM-DD` date that exists in the calendar. */
   | { kind: 'date' }
   /** One of `values`; `open`: the spec shows the values only by example, so the edge takes any word (DESIGN section 6). */
@@ -60,8 +60,8 @@ export type Params = Readonly<Record<string, Param>>;
 export const intParam = (o: { min: number; max: number; description: string }) => new Param<number, string, 'required'>({ kind: 'int', min: o.min, max: o.max }, o.description, 'required');
 
 /** `limit`, with the per-operation default and maximum of DESIGN section 3; the edge leaves the maximum to the upstream. */
-export const limitParam = (defaultLimit: number, max: number, what: string) =>
-  new Param<number, string, 'required'>({ kind: 'int', min: 1, max, edgeMax: MAX_ID }, `Maximum number of ${what} (1 to ${max}, default ${defaultLimit}).`, 'required').default(defaultLimit);
+export const limitParam = (defaultLimit: number, max: number, what: string, list: string) =>
+  new Param<number, string, 'required'>({ kind: 'int', min: 1, max, edgeMax: MAX_ID, list }, `Maximum number of ${what} (1 to ${max}, default ${defaultLimit}).`, 'required').default(defaultLimit);
 
 /** A `YYYY-MM-DD` date that exists in the calendar (2026-02-30 does not). */
 export const dateParam = (description: string) => new Param<string, string, 'required'>({ kind: 'date' }, description, 'required');

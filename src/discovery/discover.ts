@@ -37,12 +37,13 @@ import type { RateFields } from '../contract/rate-limit';
 import type { ApiClient, WithMeta } from '../client/client';
 import { ApiClientError } from '../client/errors';
 import { figuresFor, pointsPrecision, settledIn } from './figures';
-import { type Evidence, type OperationProposal, proposeOperation } from './propose';
-import { echoesOf, probeValue, provenEcho, wholeLists } from './probes';
+import { proposeOperation } from './propose';
+import { wholeLists } from './probes';
+import { type EvidenceFor, probeReads, propose } from './probe-reads';
+import { valueAtPath } from '../contract/paths';
 import { joinPage, PAGE_BASE, PAGE_PROBES_WASTED, pagedList, pageDiff, paramsToTry, POINTERS_PROBED, pointersOf } from './pages';
 import { MAX_PAGES, nextPage } from '../client/pages';
 import { operationUrl } from '../client/client';
-import type { OperationMap } from '../contract/schemas/upstream-map';
 import { takesUnit } from './shapes';
 import { vocabularyOf } from './vocabulary';
 import type { Vocabulary } from './walk';
@@ -322,7 +323,18 @@ export async function discoverUpstreamMap(read: DiscoveryReader, options: Discov
   }
   if (!report.stopped) {
     const evidenceFor = joinAcross(zs, bodies, others, threshold, report, entries, context);
-    await probeEchoes(zs, bodies, threshold, report, entries, evidenceFor, paced);
+    const markets = valueAtPath(read200.get('listMarkets'), 'markets');
+    await probeReads({
+      zs,
+      bodies,
+      threshold,
+      report,
+      entries,
+      evidenceFor,
+      paced,
+      today: context.today!,
+      markets: Array.isArray(markets) ? (markets.filter(isObject) as { id: unknown; code: unknown }[]) : [],
+    });
   }
   // Pages are proven by their probe; their list is the one the map reads more of in the whole than in the first page.
   if (!report.stopped)
@@ -399,70 +411,6 @@ function joinAcross(
     for (const [id, { body, params }] of bodies) propose(zs, id, body, params, threshold, evidenceFor(id, params), report, entries);
   }
   return evidenceFor;
-}
-
-/** What the last round of `joinAcross` knew, for one read: a probe's answer is proposed with it. */
-type EvidenceFor = (id: OperationId, params: Params) => Evidence;
-
-/** One body proposed with `evidence`, its entry and its part of the map replaced. */
-function propose(
-  zs: ZodSide,
-  id: OperationId,
-  body: Record<string, unknown>,
-  params: Params,
-  threshold: number,
-  evidence: Evidence,
-  report: DiscoveryReport,
-  entries: Map<OperationId, DiscoveryReport['operations'][string]>,
-): OperationProposal {
-  const proposal = proposeOperation(zs, id, body, threshold, evidence);
-  const entry = entries.get(id);
-  entries.set(id, { status: 200, params, cache: entry && 'cache' in entry ? (entry.cache ?? null) : null, ...proposal.report });
-  if (hasEntries(proposal.map)) report.map.operations[id] = proposal.map;
-  else delete report.map.operations[id];
-  return proposal;
-}
-
-/**
- * The echoes no read placed (`probes.ts`): each read once more with its parameter named, and placed where only one
- * key went from anything else to the value asked; the body then proposed again with that key proven.
- */
-async function probeEchoes(
-  zs: ZodSide,
-  bodies: Map<OperationId, { body: Record<string, unknown>; params: Params }>,
-  threshold: number,
-  report: DiscoveryReport,
-  entries: Map<OperationId, DiscoveryReport['operations'][string]>,
-  evidenceFor: EvidenceFor,
-  paced: (id: OperationId, params: Params) => Promise<DiscoveryRead | undefined>,
-): Promise<void> {
-  for (const [id, { body, params }] of bodies) {
-    const probed = new Map<string, string>();
-    for (const echo of echoesOf(id, contractPaths(zs, id))) {
-      const entry = entries.get(id);
-      if (!entry || !('fields' in entry) || entry.fields[echo.path] !== undefined) continue;
-      const asked = probeValue(echo, conformBody(zs.response(id), body, proposeOperation(zs, id, body, threshold, evidenceFor(id, params)).guess));
-      if (asked === undefined) continue;
-      const probeParams = { ...params, [echo.param]: asked };
-      const answer = await paced(id, probeParams);
-      if (!answer) return;
-      const after = answer.body;
-      let settled = 'nothing: the answer is not a body';
-      if (answer.status === 200 && typeof after === 'object' && after !== null && !Array.isArray(after)) {
-        const probe = proposeOperation(zs, id, after as Record<string, unknown>, threshold, evidenceFor(id, probeParams));
-        const candidates = [
-          probe.report.fields[echo.path]?.from,
-          ...probe.report.to_confirm.filter((c) => c.path === echo.path || c.with?.includes(echo.path)).flatMap((c) => c.candidates.map((x) => x.from)),
-        ].filter((k): k is string => k !== undefined);
-        const reading = (source: unknown, guess: OperationMap) => (key: string) => conformBody(zs.response(id), source, { ...guess, fields: { ...guess.fields, [echo.path]: key } });
-        const key = provenEcho(echo, asked, candidates, reading(body, probe.guess), reading(after, probe.guess));
-        if (key !== undefined) probed.set(echo.path, key);
-        settled = key !== undefined ? `\`${echo.path}\` is \`${key}\`: the only field that took the value asked` : `nothing: no one field took the value asked`;
-      } else settled = `nothing: it answered ${answer.status}`;
-      (report.probes ??= []).push({ purpose: `the echo of \`${echo.param}\`: ${id} read with \`${echo.param}=${asked}\``, reads: 1, settled });
-    }
-    if (probed.size > 0) propose(zs, id, body, params, threshold, { ...evidenceFor(id, params), probed }, report, entries);
-  }
 }
 
 /** The rules' context for one read: the window it asked for, resolved as the spec says (a rule of the period judges by it), and its query (`limit`). */

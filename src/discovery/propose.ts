@@ -47,7 +47,7 @@ import { foldPairs } from './pairs';
 import { settleByRepeats } from './repeats';
 import { settleByOrder } from './order';
 import { alignUnits } from './units';
-import { capped, type Json, KEY_FIELD, keyedItems, MAX_SAMPLES, type Pair, pairOf, pathOf, present, type Vocabulary, Walk } from './walk';
+import { capped, type Json, KEY_FIELD, keyedItems, MAX_SAMPLES, type Pair, pairOf, pathOf, present, type Probed, type Vocabulary, Walk } from './walk';
 import { byVocabulary, VOCABULARY } from './vocabulary';
 import { byShape, IDENTITY, LISTED, spellsAsOurs } from './by-shape';
 import { alignWithMargins, FORCED } from './align';
@@ -75,7 +75,7 @@ export interface Evidence {
   /** The service's words for our fields, where they were placed surely in any answer (`vocabularyOf`). */
   vocabulary?: Vocabulary;
   /** Keys a probe proved (`probes.ts`), by contract path: the key of its object that took the value asked. */
-  probed?: ReadonlyMap<string, string>;
+  probed?: Probed;
   /** The service's words as the other answers taught them (`vocabularyOf` without this answer's placements). */
   wordsElsewhere?: Vocabulary;
 }
@@ -279,11 +279,14 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
       if (match) byName.push(pairOf(name, key, match.by, match.confidence, expected[name]!, valuesOf(key)));
     }
   byName.push(...byVocabulary(Object.keys(shape), keys, byName, walk, (name, key) => pairOf(name, key, 'vocabulary', VOCABULARY, expected[name]!, valuesOf(key))));
-  // A key a probe proved: the one that took the value its request asked.
+  // A key a probe proved: the one that took what its request predicts, read with the values it took too.
   for (const name of Object.keys(shape)) {
-    const key = walk.probed.get(pathOf(path, name));
-    if (key !== undefined && keys.includes(key))
-      byName.push({ ...pairOf(name, key, 'evidence', EVIDENCE, expected[name]!, valuesOf(key)), reason: 'a probe: the only field that took the value its request asked' });
+    const proven = walk.probed.get(pathOf(path, name));
+    if (proven !== undefined && keys.includes(proven.key))
+      byName.push({
+        ...pairOf(name, proven.key, 'evidence', EVIDENCE, expected[name]!, [...valuesOf(proven.key), ...proven.seen]),
+        reason: 'a probe: the only field that took what its request predicts',
+      });
   }
   // A name whose values name another resource than the field's (a topic's id under a question's name) is no candidate;
   // nor, for an enumeration, one whose values spell as none of ours where another's do (`MODE` beside `ENG` for engines).

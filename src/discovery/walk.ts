@@ -34,6 +34,9 @@ export const hundredths = (x: number) => Math.round(x * 100) / 100;
 export const emptyMap = (): OperationMap => ({ fields: {}, convert: {}, values: {} });
 
 /** What one walk of a body collects. */
+/** Keys a probe proved, by contract path, with the values the probe's answer held there (a day over 12 shows a date's order). */
+export type Probed = ReadonlyMap<string, { key: string; seen: readonly unknown[] }>;
+
 export class Walk {
   readonly fields: Record<string, Placement> = {};
   readonly values: Record<string, Record<string, ValueProposal>> = {};
@@ -62,7 +65,7 @@ export class Walk {
     /** The service's own words: a key placed surely elsewhere, by the one contract name it stands for (`vocabularyOf`). */
     readonly vocabulary: Vocabulary = new Map(),
     /** Keys a probe proved, by contract path (`probes.ts`). */
-    readonly probed: ReadonlyMap<string, string> = new Map(),
+    readonly probed: Probed = new Map(),
     /** The service's words as the other answers taught them, not this one (an object written flat, read by its words). */
     readonly wordsElsewhere: Vocabulary = new Map(),
   ) {}
