@@ -161,6 +161,8 @@ describe('fields', () => {
     expect(report.fields.topics_won).toMatchObject({ from: 'gewonnen', by: 'form', confidence: 0.8 });
     expect(report.unplaced).toEqual([]);
     expect(report.unseen).toContain('topics_won[]');
+    // A list written as an object, with no item: `{}` is as empty a list; an object field takes no such value.
+    expect(propose('getCompetitor', { ...rest, gewonnen: {} }).map.fields.topics_won).toBe('gewonnen');
     // Two empty lists left for it: a question between them.
     const two = propose('getCompetitor', { ...rest, gewonnen: [], verloren: [] });
     expect(two.map.fields.topics_won).toBeUndefined();

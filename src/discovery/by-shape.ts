@@ -44,7 +44,7 @@ export function byShape(
     (expected[name]!.kind === 'union'
       ? aligned.get(name)?.has(key) === true
       : !innerShape(expected[name]!) ||
-        emptyLists(valuesOf(key)) ||
+        emptyLists(valuesOf(key), expected[name]!.kind === 'array') ||
         (aligned.get(name)?.has(key) === true && holdsForms(innerShape(expected[name]!)!, valuesOf(key), expected[name]!.kind === 'array')));
   // Of an enumeration's candidates, those whose values spell as ours, when some do: a state is never a vendor's version tag.
   const ofOurs = (name: string, keys: string[]) => {
@@ -201,7 +201,9 @@ function innerShape(expected: Expected): Record<string, z.ZodType> | undefined {
 }
 
 /** Lists with no item (`[]` everywhere): nothing inside says what they hold, and nothing says they hold something else. */
-const emptyLists = (values: unknown[]) => present(values).length > 0 && present(values).every((v) => Array.isArray(v) && v.length === 0);
+/** Values that are only empty lists: `[]`, or `{}` where the contract has a list (a list written as an object, with no item). */
+const emptyLists = (values: unknown[], list: boolean) =>
+  present(values).length > 0 && present(values).every((v) => (Array.isArray(v) && v.length === 0) || (list && isObject(v) && Object.keys(v).length === 0));
 
 /** The share of the contract object's fields that upstream objects hold under some name the names table relates. */
 function overlap(shape: Record<string, z.ZodType>, values: unknown[]): number {

@@ -45,7 +45,7 @@ import { joinPage, PAGE_BASE, PAGE_PROBES_WASTED, pagedList, pageDiff, paramsToT
 import { MAX_PAGES, nextPage } from '../client/pages';
 import { operationUrl } from '../client/client';
 import { takesUnit } from './shapes';
-import { vocabularyOf } from './vocabulary';
+import { houseWordsOf, vocabularyOf } from './vocabulary';
 import type { Vocabulary } from './walk';
 import { CONFIDENCE_THRESHOLD, type DiscoveryReport } from './report';
 
@@ -407,7 +407,9 @@ function joinAcross(
         vocabularyOf([...before].flatMap(([other, entry]) => placementsOf(entry).filter(([, , by]) => keep(other as OperationId, by))));
       return taughtWords.get(id) ?? taughtWords.set(id, { vocabulary: taught((other, by) => other !== id || by !== 'form'), wordsElsewhere: taught((other) => other !== id) }).get(id)!;
     };
-    evidenceFor = (id, params) => ({ known, hints, context: askedIn(context, id, params), figures: figuresFor(id, placed, trusted), precision, ...wordsFor(id) });
+    // One word at a time too, from every sure placement of the names that break no tie themselves.
+    const houseWords = houseWordsOf([...before.values()].flatMap((entry) => placementsOf(entry).filter(([, , by]) => by !== 'resemblance')));
+    evidenceFor = (id, params) => ({ known, hints, context: askedIn(context, id, params), figures: figuresFor(id, placed, trusted), precision, houseWords, ...wordsFor(id) });
     for (const [id, { body, params }] of bodies) propose(zs, id, body, params, threshold, evidenceFor(id, params), report, entries);
   }
   return evidenceFor;

@@ -1,7 +1,7 @@
 /** A contract object written flat in its parent (`MarketId`, `MarketCode` for `market`): found, and placed with `"."`. */
 import type * as z from 'zod';
 import { JOIN } from './joins';
-import { compareNames, entityOf, wordsOf } from './names';
+import { compareNames, entityOf, type HouseWords, plainWords, wordsOf } from './names';
 import type { Conversion } from '../contract/upstream-map';
 import { AMBIGUOUS, type Expected, expectedOf, fitOf, formKeyOf, textKindFits } from './shapes';
 import { VOCABULARY } from './vocabulary';
@@ -29,13 +29,14 @@ export function flatObjects(
   expected: Record<string, Expected & { nullable: boolean }>,
   valuesOf: (key: string) => unknown[],
   joins: (object: string, field: string, key: string) => boolean = () => false,
+  houseWords: HouseWords = new Map(),
 ): Map<string, FlatObject> {
   const found = new Map<string, FlatObject>();
   const taken = new Set<string>();
   for (const name of names) {
     const object = expected[name]!;
     if (object.kind !== 'object') continue;
-    const prefixed = keys.filter((key) => !taken.has(key)).flatMap((key) => restAfter(name, key).map((rest) => ({ key, rest })));
+    const prefixed = keys.filter((key) => !taken.has(key)).flatMap((key) => restAfter(name, key, houseWords).map((rest) => ({ key, rest })));
     if (prefixed.length === 0) continue;
     const pairs: Pair[] = [];
     const used = new Set<string>();
@@ -103,6 +104,15 @@ export function flatByShape(
     );
     if (fitting.length === 1) found.set(field, { key: fitting[0]!, by: 'form', confidence: ONLY_OF_FORM });
   }
+  // Keys sharing a first word no other key has (`TARIFA_…`: the service's word for the object) are the object's own:
+  // each field the one of them that reads as it.
+  const group = [...new Set(aligned.values())];
+  const word = firstWord(group[0] ?? '');
+  if (found.size < aligned.size && group.length >= 2 && group.every((key) => firstWord(key) === word) && !free.some((key) => !group.includes(key) && firstWord(key) === word))
+    for (const [field, key] of aligned) {
+      const fitting = group.filter((k) => fitOf(expectedOf(inner[field]!), valuesOf(k)).readings.length > 0 && textKindFits(field, valuesOf(k)));
+      if (!found.has(field) && fitting.length === 1 && fitting[0] === key) found.set(field, { key, by: 'structure', confidence: ONLY_OF_FORM });
+    }
   const keys = [...found.values()].map((f) => f.key);
   if (found.size === aligned.size && new Set(keys).size === keys.length)
     return {
@@ -112,12 +122,19 @@ export function flatByShape(
   return { pairs: [...aligned].map(([field, key]) => pairOf(field, key, 'form', AMBIGUOUS, expectedOf(inner[field]!), valuesOf(key))), confidence: AMBIGUOUS };
 }
 
+/** A key's first word, of three letters or more (`tarifa` of `TARIFA_MENSUAL_CUOTA`); none for a key of one word. */
+const firstWord = (key: string) => {
+  const words = wordsOf(key);
+  return words.length > 1 && words[0]!.length >= 3 ? words[0]!.toLowerCase() : undefined;
+};
+
 /** A field's key proven by elimination: the only one of its form left once its siblings' keys were proven. */
 const ONLY_OF_FORM = 0.8;
 
 /** What a key says after the object's name (`MarketCode` after `market`: `Code`; `PrevPerTo` after `previous_period`: `To`), each way it may. */
-function restAfter(object: string, key: string): string[] {
-  const words = wordsOf(key);
+function restAfter(object: string, key: string, houseWords: HouseWords): string[] {
+  // The service's words read as ours where its other answers taught them (`TARIFA_CUOTA`: `plan`, then `cuota`).
+  const words = wordsOf(key).map((word) => houseWords.get(plainWords(word)[0] ?? '') ?? word);
   const rests: string[] = [];
   for (let n = 1; n < words.length; n++) if (compareNames(object, words.slice(0, n).join('_'))) rests.push(words.slice(n).join('_'));
   return rests;

@@ -190,7 +190,10 @@ export function valueCandidates(contractValues: readonly string[], value: string
 }
 
 /** A name's words without accents, in the singular: `Catégorie` and `category` share a start, `Títulos` is `titulo`. */
-const plainWords = (name: string) => wordsOf(name.normalize('NFD').replace(/\p{Diacritic}/gu, '')).map(singular);
+export const plainWords = (name: string) => wordsOf(name.normalize('NFD').replace(/\p{Diacritic}/gu, '')).map(singular);
+
+/** The service's words for ours, one word each (`vocabulary.ts`): `marca` is `brand` where every name holding one holds the other. */
+export type HouseWords = ReadonlyMap<string, string>;
 
 /** How far two words are one: the same, a synonym or either's start (1), a common start of three letters or more (½), else 0. */
 function wordResemblance(mine: string, theirs: string): number {
@@ -209,9 +212,10 @@ function wordResemblance(mine: string, theirs: string): number {
  * (`Titre` resembles `title` by half, `sort_key` resembles `key` by three quarters). A prior only:
  * discovery reads it to break ties the evidence left (`resemblance.ts`), never to place a field alone.
  */
-export function resemblance(contract: string, upstream: string): number {
+export function resemblance(contract: string, upstream: string, houseWords: HouseWords = new Map()): number {
   const mine = plainWords(contract);
-  const theirs = plainWords(upstream);
+  // The service's own words read as ours where its other answers taught them (`marca` for `brand`).
+  const theirs = plainWords(upstream).map((word) => houseWords.get(word) ?? word);
   if (mine.length === 0 || theirs.length === 0) return 0;
   const covered = (words: string[], others: string[]) => words.reduce((sum, w) => sum + Math.max(...others.map((o) => wordResemblance(w, o))), 0) / words.length;
   return (covered(mine, theirs) + covered(theirs, mine)) / 2;

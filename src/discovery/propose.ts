@@ -32,11 +32,11 @@ import type { ZodSide } from '../contract/zod-side';
 import type { RuleContext } from '../contract/plausibility';
 import type { OperationMap } from '../contract/schemas/upstream-map';
 import { domainOf, JOIN, joins, type Known } from './joins';
-import { compareNames, entityOf, singular, wordsOf } from './names';
+import { compareNames, entityOf, type HouseWords, singular, wordsOf } from './names';
 import { enumKey, enumPaths, type ValueHints } from './values';
 import { proposeValues } from './propose-values';
 import type { Candidate, OperationRead } from './report';
-import { AMBIGUOUS, columnarOf, type Expected, expectedOf, fitOf, holdsText, isKeyedList, sameFields, unitOf } from './shapes';
+import { AMBIGUOUS, columnarOf, type Expected, expectedOf, fitOf, holdsNumber, holdsText, isKeyedList, sameFields, unitOf } from './shapes';
 import { settleByResemblance } from './resemblance';
 import { type FigureEvidence, overturnByFigures, settleByFigures, settleByPrecision } from './figures';
 import { besideEnvelope, findEnvelope } from './envelope';
@@ -78,6 +78,8 @@ export interface Evidence {
   probed?: Probed;
   /** The service's words as the other answers taught them (`vocabularyOf` without this answer's placements). */
   wordsElsewhere?: Vocabulary;
+  /** The service's words for ours, one word each, from every answer's sure placements (`houseWordsOf`). */
+  houseWords?: HouseWords;
 }
 
 export function proposeOperation(
@@ -85,11 +87,11 @@ export function proposeOperation(
   id: OperationId,
   body: Json,
   threshold: number,
-  { known, hints, context, figures = [], precision, vocabulary, probed, wordsElsewhere }: Evidence = {},
+  { known, hints, context, figures = [], precision, vocabulary, probed, wordsElsewhere, houseWords }: Evidence = {},
 ): OperationProposal {
   const schema = zs.response(id);
   const shape = objectShape(schema) ?? {};
-  const walk = new Walk(threshold, known, hints, context, vocabulary, probed, wordsElsewhere);
+  const walk = new Walk(threshold, known, hints, context, vocabulary, probed, wordsElsewhere, houseWords);
   const envelope = findEnvelope(shape, body);
   if (envelope?.in_map && envelope.confidence < threshold)
     walk.toConfirm.push({
@@ -121,8 +123,8 @@ export function proposeOperation(
   // What the rules put in doubt may be settled together again.
   settleGroups(id, schema, body, walk);
   placeLeftOver(walk, (path) => unitOf(schema, path));
-  // Names last: only a tie of texts the evidence left, never a field a join reads (an id), which later rounds would trust.
-  const narrowed = settleByResemblance(walk, (path) => domainOf(path) === undefined && holdsText(schema, path));
+  // Names last: only a tie of texts or numbers the evidence left, never a field a join reads (an id), which later rounds would trust.
+  const narrowed = settleByResemblance(walk, (path) => domainOf(path) === undefined && (holdsText(schema, path) || holdsNumber(schema, path)));
   // The keys the names gave may leave a question beside them one key (a title's leaves the why its sentences).
   placeLeftOver(walk, (path) => unitOf(schema, path), narrowed);
   confirmByRules(id, schema, body, walk);
@@ -326,6 +328,7 @@ function walkObject(shape: Record<string, z.ZodType>, objects: Json[], path: str
     expected,
     valuesOf,
     (object, field, key) => joinOf(walk, pathOf(pathOf(path, object), field), valuesOf(key)) === true,
+    walk.houseWords,
   );
   const flatKeys = [...flat.values()].flatMap((f) => f.pairs.map((p) => p.key));
   let left = Object.keys(shape).filter((name) => (!chosen.has(name) || misfit(name)) && !flat.has(name));

@@ -14,7 +14,7 @@
  */
 import { fieldOf } from '../contract/paths';
 import type { Candidate, ToConfirm } from './report';
-import { resemblance, strangeWords } from './names';
+import { type HouseWords, resemblance, strangeWords } from './names';
 import { linked } from './pairs';
 import { holderOf } from './taken';
 import type { Walk } from './walk';
@@ -59,7 +59,7 @@ export function settleByResemblance(walk: Walk, textual: (path: string) => boole
       const holder = holderOf(walk, group[0]!.path);
       const named = [walk.walked.get(holder.replace(/\[\]$/, '')) ?? '', fieldOf(holder)];
       const plain = (item: ToConfirm, key: string) => oneEach || strangeWords(key, [fieldOf(item.path), ...named]).length === 0;
-      const found = settled(group, oneEach, plain);
+      const found = settled(group, oneEach, plain, walk.houseWords);
       for (const [item, candidate] of found) {
         walk.toConfirm.splice(walk.toConfirm.indexOf(item), 1);
         walk.mapField(item.path, fieldOf(item.path), candidate.from!, candidate.convert, true);
@@ -77,8 +77,8 @@ export function settleByResemblance(walk: Walk, textual: (path: string) => boole
  * takes another key or none, the others one or none: a key left to it because the others took theirs is
  * `placeLeftOver`'s to place, by form. `plain`: whether a question may be settled with a key at all.
  */
-export function settled(group: readonly ToConfirm[], oneEach: boolean, plain: (item: ToConfirm, key: string) => boolean = () => true): [ToConfirm, Candidate][] {
-  const fit = group.map((item) => new Map(item.candidates.map((c) => [c.from!, resemblance(fieldOf(item.path), c.from!)] as const)));
+export function settled(group: readonly ToConfirm[], oneEach: boolean, plain: (item: ToConfirm, key: string) => boolean = () => true, houseWords?: HouseWords): [ToConfirm, Candidate][] {
+  const fit = group.map((item) => new Map(item.candidates.map((c) => [c.from!, resemblance(fieldOf(item.path), c.from!, houseWords)] as const)));
   const best = waysOf(group, fit, oneEach).reduce<Way | undefined>((top, way) => (top === undefined || way.score > top.score ? way : top), undefined);
   if (best === undefined) return [];
   const rivals = waysOf(group, fit, false);

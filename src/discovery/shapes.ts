@@ -392,6 +392,15 @@ export function formKeyOf(schema: z.ZodType): string {
   return `${expected.kind} ${formatOf(expected) ?? ''}`;
 }
 
+/** Whether the contract path holds a number (a count, a share): what the values of two such fields often cannot tell apart. */
+export function holdsNumber(schema: z.ZodType, path: string): boolean {
+  try {
+    return expectedOf(schemaAtPath(schema, path)).kind === 'number';
+  } catch {
+    return false;
+  }
+}
+
 /** Whether the contract path holds free text, or a list of it: a string of no format (no date, address or id form), which only names tell apart. */
 export function holdsText(schema: z.ZodType, path: string): boolean {
   try {

@@ -8,6 +8,7 @@ import { fieldKey } from '../contract/conform';
 import type { OperationMap } from '../contract/schemas/upstream-map';
 import type { Conversion } from '../contract/upstream-map';
 import type { Known } from './joins';
+import type { HouseWords } from './names';
 import type { Placement, ToConfirm, ValueProposal } from './report';
 import { type Expected, fitOf, type Reading } from './shapes';
 import type { ValueHints } from './values';
@@ -68,6 +69,8 @@ export class Walk {
     readonly probed: Probed = new Map(),
     /** The service's words as the other answers taught them, not this one (an object written flat, read by its words). */
     readonly wordsElsewhere: Vocabulary = new Map(),
+    /** The service's words for ours, one word each (`houseWordsOf`): what the names that break ties read them as. */
+    readonly houseWords: HouseWords = new Map(),
   ) {}
 
   /** A field's upstream name and conversion: into the map when sure, into the guess always. */
