@@ -6,6 +6,7 @@ import type { ToConfirm } from './report';
 import { RESEMBLANCE, settleByResemblance } from './resemblance';
 import { placeLeftOver } from './taken';
 import { Walk } from './walk';
+import { houseWordsOf } from './vocabulary';
 
 const asked = (path: string, ...froms: string[]): ToConfirm => ({ path, reason: 'as likely', candidates: froms.map((from) => ({ from, confidence: 0.3, by: 'type' as const })) });
 
@@ -91,5 +92,41 @@ describe('settleByResemblance', () => {
   it('keeps each object its own: keys of another object are not this one’s', () => {
     const walk = settle([asked('task.title', 'Titre', 'Pourquoi'), asked('task.why', 'Pourquoi', 'Titre'), asked('pages[].title', 'Titre', 'Shard')]);
     expect(Object.keys(placed(walk)).sort()).toEqual(['pages[].title', 'task.title', 'task.why']);
+  });
+});
+
+describe("the service's words", () => {
+  it('are learned one word at a time where every name holding one holds the other, or two names of one word each are placed together', () => {
+    const placements: [string, string][] = [
+      ['brand_id', 'marca_identificador'],
+      ['brands', 'marcas'],
+      ['topics[].brand_only', 'marca_solo'],
+      ['rival', 'adversario'],
+      ['market.id', 'mercado_identificador'],
+      ['name', 'nombre'],
+      // A word seen beside ours once, in names of several words, says nothing yet.
+      ['topic', 'tema_x'],
+      ['question', 'pregunta_x'],
+    ];
+    const words = houseWordsOf(placements);
+    expect(Object.fromEntries(words)).toMatchObject({ marca: 'brand', identificador: 'id', adversario: 'rival', nombre: 'name' });
+    expect(words.has('x')).toBe(false);
+    expect(words.has('solo')).toBe(false);
+  });
+
+  it('break a tie of counts read as ours: the brand ahead is the key holding its word, the rival ahead the other', () => {
+    const houseWords = new Map([
+      ['marca', 'brand'],
+      ['adversario', 'rival'],
+    ]);
+    const tie = [asked('head_to_heads[].brand_ahead', 'marca_adelante', 'adversario_adelante'), asked('head_to_heads[].rival_ahead', 'marca_adelante', 'adversario_adelante')];
+    const settledWith = (words: Map<string, string>) => {
+      const walk = new Walk(0.75, undefined, undefined, undefined, undefined, undefined, undefined, words);
+      walk.toConfirm.push(...structuredClone(tie));
+      settleByResemblance(walk, () => true);
+      return Object.fromEntries(Object.entries(walk.fields).map(([path, p]) => [path, p.from]));
+    };
+    expect(settledWith(new Map())).toEqual({});
+    expect(settledWith(houseWords)).toEqual({ 'head_to_heads[].brand_ahead': 'marca_adelante', 'head_to_heads[].rival_ahead': 'adversario_adelante' });
   });
 });
