@@ -15,6 +15,8 @@ export default defineConfig(async () => ({
       STYLES_SEED: process.env.STYLES_SEED ?? '1',
       STYLES_DETAIL: process.env.STYLES_DETAIL ?? 'off',
       STYLES_CLASS: process.env.STYLES_CLASS ?? 'open',
+      // The run's day, as `npm test -- days` sets it (test/run-clock.ts): the demo data moves with it.
+      ...(process.env.TEST_DAY ? { TEST_DAY: process.env.TEST_DAY } : {}),
     }),
   ],
   test: {
