@@ -108,7 +108,7 @@ export function flatByShape(
   // each field the one of them that reads as it.
   const group = [...new Set(aligned.values())];
   const word = firstWord(group[0] ?? '');
-  if (found.size < aligned.size && group.length >= 2 && group.every((key) => firstWord(key) === word) && !free.some((key) => !group.includes(key) && firstWord(key) === word))
+  if (found.size < aligned.size && word !== undefined && group.length >= 2 && group.every((key) => firstWord(key) === word) && !free.some((key) => !group.includes(key) && firstWord(key) === word))
     for (const [field, key] of aligned) {
       const fitting = group.filter((k) => fitOf(expectedOf(inner[field]!), valuesOf(k)).readings.length > 0 && textKindFits(field, valuesOf(k)));
       if (!found.has(field) && fitting.length === 1 && fitting[0] === key) found.set(field, { key, by: 'structure', confidence: ONLY_OF_FORM });

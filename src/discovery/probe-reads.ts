@@ -14,7 +14,7 @@ import { contractPaths } from '../contract/upstream-map';
 import type { OperationMap } from '../contract/schemas/upstream-map';
 import { valueAtPath } from '../contract/paths';
 import { type Evidence, type OperationProposal, proposeOperation } from './propose';
-import { echoesOf, echoPrediction, limitPrediction, marketPrediction, type Prediction, probeValue, provenKey, windowPrediction } from './probes';
+import { echoesOf, echoPrediction, limitPrediction, marketPrediction, type Prediction, previousWindowPrediction, probeValue, provenKey, windowPrediction } from './probes';
 import type { DiscoveryReport } from './report';
 
 /** What discovery knows for one read when it proposes it (`joinAcross`'s last round): a probe's answer is proposed with it. */
@@ -40,10 +40,11 @@ export function propose(
   return proposal;
 }
 
-/** Whether the entry leaves `path` to settle: placed below the threshold, asked, or not placed at all. */
-function unsettled(entry: DiscoveryReport['operations'][string] | undefined, path: string): boolean {
+/** Whether the entry leaves `path` to settle: asked (placed below the threshold, or two ways), or held by no key placed. */
+function unsettled(entry: DiscoveryReport['operations'][string] | OperationProposal['report'] | undefined, path: string): boolean {
   if (!entry || !('fields' in entry)) return false;
-  return entry.fields[path] === undefined || entry.to_confirm.some((c) => c.path === path || c.with?.includes(path));
+  // Asked, or unplaced: a path the answer does not hold (a part the plan leaves out) is nothing to probe.
+  return entry.unplaced.includes(path) || entry.to_confirm.some((c) => c.path === path || c.with?.includes(path));
 }
 
 /** The keys an entry names for `path`: the one placed and every candidate asked. */
@@ -66,7 +67,7 @@ export interface ProbeInputs {
 }
 
 /** The predictions worth a read for one operation: those with a path its entry leaves to settle. */
-function predictionsFor(id: OperationId, read: unknown, paths: ReadonlySet<string>, inputs: ProbeInputs): Prediction[] {
+function predictionsFor(id: OperationId, read: unknown, params: Params, paths: ReadonlySet<string>, inputs: ProbeInputs): Prediction[] {
   const op = operations[id] as unknown as AnyOperation;
   const echoes = echoesOf(id, paths).flatMap((echo) => {
     const asked = probeValue(echo, read);
@@ -74,7 +75,8 @@ function predictionsFor(id: OperationId, read: unknown, paths: ReadonlySet<strin
   });
   const window = windowPrediction(op.window, inputs.today);
   const market = op.scope === 'account' ? undefined : marketPrediction(inputs.markets, read);
-  const all = [...echoes, window, market, limitPrediction(id, read)].filter((p): p is Prediction => p !== undefined);
+  const before = previousWindowPrediction(op.window, params as { days?: number; from?: string; to?: string }, inputs.today, paths);
+  const all = [...echoes, window, before, market, limitPrediction(id, read)].filter((p): p is Prediction => p !== undefined);
   const entry = inputs.entries.get(id);
   return all.filter((p) => p.expect.some((e) => paths.has(e.path) && unsettled(entry, e.path)));
 }
@@ -86,7 +88,7 @@ export async function probeReads(inputs: ProbeInputs): Promise<void> {
     const schema = zs.response(id);
     const first = proposeOperation(zs, id, body, threshold, evidenceFor(id, params));
     const probed = new Map<string, { key: string; seen: unknown[] }>();
-    for (const prediction of predictionsFor(id, conformBody(schema, body, first.guess), contractPaths(zs, id), inputs)) {
+    for (const prediction of predictionsFor(id, conformBody(schema, body, first.guess), params, contractPaths(zs, id), inputs)) {
       const asked = { ...params, ...prediction.params };
       const answer = await paced(id, asked);
       if (!answer) return;
@@ -107,7 +109,13 @@ export async function probeReads(inputs: ProbeInputs): Promise<void> {
             };
           };
           const candidates = [...candidatesIn(probe.report, expected.path), ...(entry && 'fields' in entry ? candidatesIn(entry, expected.path) : [])];
-          const key = provenKey(expected, candidates, reading(body, probe.guess), reading(after, probe.guess));
+          // A figure of the window before: the probe's own figure of that window, where the probe places it surely.
+          const figure = (path: string) =>
+            (probe.report.fields[path]?.confidence ?? 0) >= threshold && !unsettled(probe.report, path) ? valueAtPath(conformBody(schema, after, probe.map), path) : undefined;
+          const key =
+            'sameAs' in expected
+              ? sameAsKey(candidates, reading(body, first.guess), figure(expected.sameAs))
+              : provenKey(expected, candidates, reading(body, probe.guess), reading(after, probe.guess));
           if (key === undefined) continue;
           probed.set(expected.path, { key, seen: 'value' in expected ? [reading(after, probe.guess)(key).raw] : [] });
           settled.push(`\`${expected.path}\` is \`${key}\``);
@@ -118,4 +126,15 @@ export async function probeReads(inputs: ProbeInputs): Promise<void> {
     }
     if (probed.size > 0) propose(zs, id, body, params, threshold, { ...evidenceFor(id, params), probed }, report, entries);
   }
+}
+
+/**
+ * Of the keys the first answer may hold a figure of the window before in, the one whose value is `figure`, the
+ * probe's for that window (placed surely there). None where the figure is 0 (a count of nothing is every empty
+ * count's) or two keys hold it.
+ */
+function sameAsKey(candidates: readonly string[], first: (key: string) => { value: unknown }, figure: unknown): string | undefined {
+  if (typeof figure !== 'number' || figure === 0) return undefined;
+  const proven = [...new Set(candidates)].filter((key) => first(key).value === figure);
+  return proven.length === 1 ? proven[0] : undefined;
 }

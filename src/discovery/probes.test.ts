@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { type AnyOperation, OPERATION_IDS, operations } from '../contract/operations';
+import { type AnyOperation, OPERATION_IDS, type OperationId, operations } from '../contract/operations';
 import { contractPaths } from '../contract/upstream-map';
 import { zodSide } from '../contract/zod-side';
-import { holds, limitPrediction, marketPrediction, provenKey, windowPrediction } from './probes';
+import { holds, limitPrediction, marketPrediction, previousWindowPrediction, provenKey, windowPrediction } from './probes';
 
 const zs = await zodSide();
 
@@ -19,6 +19,20 @@ describe('probes', () => {
     expect(trailing.params).toEqual({ days: 35 });
     expect(trailing.expect).toEqual([{ path: 'period.from', value: '2026-10-31' }]);
     expect(windowPrediction({ kind: 'fixed', days: 7 }, '2026-12-04')).toBeUndefined();
+  });
+
+  it("ask the first read's window before, where its figures of that window are the probe's of its own", () => {
+    const windowBefore = (id: OperationId, asked = {}) => previousWindowPrediction((operations[id] as unknown as AnyOperation).window, asked, '2026-12-04', contractPaths(zs, id));
+    expect(windowBefore('getAiCrawlers')).toMatchObject({ params: { from: '2026-11-21', to: '2026-11-27' }, expect: [{ path: 'previous_hits', sameAs: 'total_hits' }] });
+    expect(windowBefore('getAiVisitors')?.expect).toEqual([{ path: 'previous_visits', sameAs: 'total_visits' }]);
+    expect(windowBefore('getOverview')?.expect).toEqual([{ path: 'ai_traffic.previous_visits', sameAs: 'ai_traffic.visits' }]);
+    expect(windowBefore('listPages', { from: '2026-11-01', to: '2026-11-10' })).toMatchObject({
+      params: { from: '2026-10-22', to: '2026-10-31' },
+      expect: [{ path: 'totals.previous_citations', sameAs: 'totals.citations' }],
+    });
+    // No figure of the window before, or no dates to ask: no probe.
+    expect(windowBefore('listTopics')).toBeUndefined();
+    expect(windowBefore('getVisibility')).toBeUndefined();
   });
 
   it('read a predicted day in any form the map converts, and nothing else', () => {

@@ -23,7 +23,7 @@
 import { type AnyOperation, type OperationId, operations } from '../contract/operations';
 import { fieldOf, valueAtPath } from '../contract/paths';
 import { convertValue } from '../contract/upstream-map';
-import { addDays, previousPeriod, type WindowKind } from '../contract/window';
+import { addDays, lastDays, previousPeriod, type WindowKind } from '../contract/window';
 import { DATE_ORDERS } from './shapes';
 
 /** A query parameter an answer repeats outside its lists, and the values it takes. */
@@ -62,8 +62,14 @@ function valuesOfField(value: unknown, name: string): unknown[] {
   return Object.entries(value).flatMap(([key, v]) => (key === name && !Array.isArray(v) ? [v] : valuesOfField(v, name)));
 }
 
-/** What a probe's answer must hold at one of the contract's paths: a value, or a list of so many items. */
-export type Expected = { path: string; value: unknown } | { path: string; length: number };
+/**
+ * What a probe's answer must hold at one of the contract's paths: a value, or a list of so many items; or, of the
+ * first read, what the probe's answer holds at another path it places surely (`previous_hits` then, `total_hits` of
+ * the window before).
+ */
+export type Expected = { path: string; value: unknown } | { path: string; length: number } | { path: string; sameAs: string };
+/** A prediction of the probe's answer alone. */
+type OfTheProbe = Exclude<Expected, { sameAs: string }>;
 
 /** A probe: what it asks, in words, its request beside the first read's, and what the contract then predicts. */
 export interface Prediction {
@@ -80,7 +86,7 @@ const sameDay = (predicted: string, raw: unknown) =>
   });
 
 /** Whether `value` (the answer read with the key, on the contract's names) or `raw` (as the service wrote it) holds what is expected. */
-export function holds(expected: Expected, value: unknown, raw: unknown): boolean {
+export function holds(expected: OfTheProbe, value: unknown, raw: unknown): boolean {
   if ('length' in expected) return Array.isArray(value) && value.length === expected.length;
   if (typeof expected.value === 'string' && /^\d{4}-\d\d-\d\d$/.test(expected.value)) return value === expected.value || sameDay(expected.value, raw);
   return value === expected.value;
@@ -91,7 +97,7 @@ export function holds(expected: Expected, value: unknown, raw: unknown): boolean
  * (`after`) holds the prediction and the first (`before`) did not. Undefined when none or several are.
  */
 export function provenKey(
-  expected: Expected,
+  expected: OfTheProbe,
   candidates: readonly string[],
   before: (key: string) => { value: unknown; raw: unknown },
   after: (key: string) => { value: unknown; raw: unknown },
@@ -138,6 +144,28 @@ export function windowPrediction(window: WindowKind, today: string): Prediction 
   while (dayOfMonth(addDays(today, -(days - 1))) <= 12) days++;
   return { purpose: `the window: read with \`days=${days}\``, params: { days }, expect: [{ path: 'period.from', value: addDays(today, -(days - 1)) }] };
 }
+/**
+ * The window before's probe: read for the first read's `previous_period`, each figure of the window before in the
+ * first answer (`previous_hits`, `ai_traffic.previous_visits`) is the probe's figure of its window (`total_hits`,
+ * `ai_traffic.visits`): every contract field named `previous_…` outside a list, beside the `…` or `total_…` it is
+ * the earlier of.
+ */
+export function previousWindowPrediction(window: WindowKind, asked: { days?: number; from?: string; to?: string }, today: string, paths: ReadonlySet<string>): Prediction | undefined {
+  if (window.kind !== 'dated') return undefined;
+  const expect = [...paths].flatMap((path) => {
+    const field = fieldOf(path);
+    if (path.includes('[]') || !field.startsWith('previous_') || field === 'previous_period') return [];
+    const parent = path.slice(0, path.length - field.length);
+    const rest = field.slice('previous_'.length);
+    const now = [`${parent}${rest}`, `${parent}total_${rest}`].find((p) => paths.has(p));
+    return now ? [{ path, sameAs: now }] : [];
+  });
+  if (expect.length === 0) return undefined;
+  const to = asked.to ?? today;
+  const before = previousPeriod(asked.from ? { from: asked.from, to } : lastDays(to, asked.days ?? window.defaultDays));
+  return { purpose: `the window before: read with \`from=${before.from}&to=${before.to}\`, the first read's \`previous_period\``, params: { ...before }, expect };
+}
+
 /** The window probe's length: no operation's default, and short of the 90 days the spec allows. */
 const WINDOW_PROBE_DAYS = 12;
 

@@ -123,8 +123,13 @@ export function proposeOperation(
   // What the rules put in doubt may be settled together again.
   settleGroups(id, schema, body, walk);
   placeLeftOver(walk, (path) => unitOf(schema, path));
-  // Names last: only a tie of texts or numbers the evidence left, never a field a join reads (an id), which later rounds would trust.
-  const narrowed = settleByResemblance(walk, (path) => domainOf(path) === undefined && (holdsText(schema, path) || holdsNumber(schema, path)));
+  // Names last: only a tie of texts the evidence left, or of numbers read in the service's own words, never a field a
+  // join reads (an id), which later rounds would trust.
+  const narrowed = settleByResemblance(
+    walk,
+    (path) => domainOf(path) === undefined && holdsText(schema, path),
+    (path) => domainOf(path) === undefined && holdsNumber(schema, path),
+  );
   // The keys the names gave may leave a question beside them one key (a title's leaves the why its sentences).
   placeLeftOver(walk, (path) => unitOf(schema, path), narrowed);
   confirmByRules(id, schema, body, walk);

@@ -123,7 +123,11 @@ describe("the service's words", () => {
     const settledWith = (words: Map<string, string>) => {
       const walk = new Walk(0.75, undefined, undefined, undefined, undefined, undefined, undefined, words);
       walk.toConfirm.push(...structuredClone(tie));
-      settleByResemblance(walk, () => true);
+      settleByResemblance(
+        walk,
+        () => false,
+        () => true,
+      );
       return Object.fromEntries(Object.entries(walk.fields).map(([path, p]) => [path, p.from]));
     };
     expect(settledWith(new Map())).toEqual({});

@@ -14,7 +14,7 @@
  */
 import { fieldOf } from '../contract/paths';
 import type { Candidate, ToConfirm } from './report';
-import { type HouseWords, resemblance, strangeWords } from './names';
+import { type HouseWords, plainWords, resemblance, strangeWords } from './names';
 import { linked } from './pairs';
 import { holderOf } from './taken';
 import type { Walk } from './walk';
@@ -37,7 +37,7 @@ interface Way {
  * Settles by names each question of a tie that one way of choosing fits clearly best (see the module comment), and
  * returns the questions of each tie left open beside one settled: the keys it took narrowed them.
  */
-export function settleByResemblance(walk: Walk, textual: (path: string) => boolean): Set<ToConfirm> {
+export function settleByResemblance(walk: Walk, textual: (path: string) => boolean, numeric: (path: string) => boolean = () => false): Set<ToConfirm> {
   const narrowed = new Set<ToConfirm>();
   const open = walk.toConfirm.filter(
     (item) =>
@@ -46,7 +46,7 @@ export function settleByResemblance(walk: Walk, textual: (path: string) => boole
       item.with === undefined &&
       item.candidates.length > 0 &&
       item.candidates.every((c) => c.from !== undefined && c.from !== '.') &&
-      textual(item.path),
+      (textual(item.path) || (numeric(item.path) && item.candidates.some((c) => inHouseWords(c.from!, walk.houseWords)))),
   );
   for (const questions of Map.groupBy(open, (item) => holderOf(walk, item.path)).values())
     for (const group of linked(questions)) {
@@ -116,3 +116,6 @@ function waysOf(group: readonly ToConfirm[], fit: readonly ReadonlyMap<string, n
   walk(0, [], 0);
   return ways;
 }
+
+/** Whether a key holds a word the service's other answers taught (`marca`): numbers are told apart by names only in those words. */
+const inHouseWords = (key: string, houseWords: HouseWords) => plainWords(key).some((word) => houseWords.has(word));
