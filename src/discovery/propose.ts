@@ -123,8 +123,7 @@ export function proposeOperation(
   // What the rules put in doubt may be settled together again.
   settleGroups(id, schema, body, walk);
   placeLeftOver(walk, (path) => unitOf(schema, path));
-  // Names last: only a tie of texts the evidence left, or of numbers read in the service's own words, never a field a
-  // join reads (an id), which later rounds would trust.
+  // Names last: a tie of texts, or of numbers read in the service's own words; never a field a join reads (an id).
   const narrowed = settleByResemblance(
     walk,
     (path) => domainOf(path) === undefined && holdsText(schema, path),
