@@ -11,19 +11,21 @@
  *   days and `previous_period` the as many days before, in any date form
  *   (a day over 12 also says whether the service writes the day first);
  *   `days` alone where the operation takes no dates;
+ * - the window before: read for the first read's `previous_period`, a
+ *   count of that window (`previous_hits`) is the probe's own (`total_hits`);
  * - the market: read for another of the key's markets, `market` is its id
  *   and code;
  * - the limit: read with `limit=1`, the list it cuts holds one item.
  *
  * ```ts
- * predictionsOf('listSources', { today: '2026-12-04', markets, paths }); // [{ params: { from, to }, expect: [...] }, …]
+ * windowPrediction({ kind: 'dated', defaultDays: 7 }, '2026-12-04'); // { params: { from: '2026-11-17', to: '2026-11-28' }, expect: [...] }
  * provenKey(expected, candidates, before, after); // 'Couche': null before, `content` now
  * ```
  */
 import { type AnyOperation, type OperationId, operations } from '../contract/operations';
 import { fieldOf, valueAtPath } from '../contract/paths';
 import { convertValue } from '../contract/upstream-map';
-import { addDays, lastDays, previousPeriod, type WindowKind } from '../contract/window';
+import { addDays, previousPeriod, resolvePeriod, type WindowKind } from '../contract/window';
 import { DATE_ORDERS } from './shapes';
 
 /** A query parameter an answer repeats outside its lists, and the values it takes. */
@@ -160,9 +162,9 @@ export function previousWindowPrediction(window: WindowKind, asked: { days?: num
     const now = [`${parent}${rest}`, `${parent}total_${rest}`].find((p) => paths.has(p));
     return now ? [{ path, sameAs: now }] : [];
   });
-  if (expect.length === 0) return undefined;
-  const to = asked.to ?? today;
-  const before = previousPeriod(asked.from ? { from: asked.from, to } : lastDays(to, asked.days ?? window.defaultDays));
+  const period = resolvePeriod(window, asked, today);
+  if (expect.length === 0 || !period) return undefined;
+  const before = previousPeriod(period);
   return { purpose: `the window before: read with \`from=${before.from}&to=${before.to}\`, the first read's \`previous_period\``, params: { ...before }, expect };
 }
 
