@@ -215,7 +215,7 @@ function wordResemblance(mine: string, theirs: string): number {
 export function resemblance(contract: string, upstream: string, houseWords: HouseWords = new Map()): number {
   const mine = plainWords(contract);
   // The service's own words read as ours where its other answers taught them (`marca` for `brand`).
-  const theirs = plainWords(upstream).map((word) => houseWords.get(word) ?? word);
+  const theirs = asOpposites(plainWords(upstream).map((word) => houseWords.get(word) ?? word));
   if (mine.length === 0 || theirs.length === 0) return 0;
   const covered = (words: string[], others: string[]) => words.reduce((sum, w) => sum + Math.max(...others.map((o) => wordResemblance(w, o))), 0) / words.length;
   return (covered(mine, theirs) + covered(theirs, mine)) / 2;
@@ -225,4 +225,109 @@ export function resemblance(contract: string, upstream: string, houseWords: Hous
 export function strangeWords(upstream: string, names: readonly string[]): string[] {
   const known = names.flatMap(plainWords);
   return plainWords(upstream).filter((word) => word.length > 2 && !known.some((k) => wordResemblance(k, word) > 0));
+}
+
+/**
+ * The contract's one pair told apart by a word and its opposite alone (`gets_right`, `gets_wrong`: two lists of
+ * text no value, rule or probe separates), so the names must: each word in the languages services are most often
+ * written in, and a right word negated is a wrong one (`incorrecto`, `unrichtig`, `nicht_richtig`). A prior like
+ * every name, read only by `resemblance`.
+ */
+const RIGHT = [
+  'right',
+  'correct',
+  'true',
+  'accurate',
+  'good',
+  'richtig',
+  'korrekt',
+  'zutreffend',
+  'wahr',
+  'gut',
+  'correcto',
+  'cierto',
+  'verdadero',
+  'acertado',
+  'bien',
+  'juste',
+  'vrai',
+  'exact',
+  'exacte',
+  'bon',
+  'giusto',
+  'corretto',
+  'vero',
+  'esatto',
+  'buono',
+  'certo',
+  'correto',
+  'verdadeiro',
+  'bom',
+  'juist',
+  'goed',
+  'waar',
+  'ratt',
+  'riktig',
+  'oikein',
+  'poprawny',
+  'prawidlowy',
+  'spravny',
+  'dogru',
+  'helyes',
+];
+const WRONG = [
+  'wrong',
+  'incorrect',
+  'false',
+  'inaccurate',
+  'bad',
+  'mistaken',
+  'erroneous',
+  'falsch',
+  'fehlerhaft',
+  'schlecht',
+  'incorrecto',
+  'falso',
+  'erroneo',
+  'equivocado',
+  'mal',
+  'faux',
+  'errone',
+  'mauvais',
+  'sbagliato',
+  'errato',
+  'errado',
+  'fout',
+  'verkeerd',
+  'slecht',
+  'fel',
+  'felaktig',
+  'vaarin',
+  'bledny',
+  'chybny',
+  'yanlis',
+  'hibas',
+];
+/** Words and prefixes that negate the word after them. */
+const NEGATIONS = new Set(['not', 'no', 'non', 'nicht', 'kein', 'pas', 'ne', 'nao', 'niet', 'nie', 'inte', 'ei']);
+const NEGATING_PREFIXES = ['non', 'nie', 'un', 'in', 'im', 'ir', 'il', 'dis', 'mis', 'on', 'ne'];
+const OPPOSITE = new Map<string, 'right' | 'wrong'>([...RIGHT.map((w) => [singular(w), 'right'] as const), ...WRONG.map((w) => [singular(w), 'wrong'] as const)]);
+
+/** A word as `right` or `wrong` where it is one of them in any of those languages, or a right word under a negating prefix. */
+function oppositeOf(word: string): 'right' | 'wrong' | undefined {
+  const known = OPPOSITE.get(word);
+  if (known) return known;
+  const prefix = NEGATING_PREFIXES.find((p) => word.startsWith(p) && OPPOSITE.get(word.slice(p.length)) === 'right');
+  return prefix ? 'wrong' : undefined;
+}
+
+/** A name's words with each right or wrong word read as ours, a negation and the right word after it as one wrong. */
+function asOpposites(words: readonly string[]): string[] {
+  const read: string[] = [];
+  for (const word of words) {
+    const opposite = oppositeOf(word);
+    if (opposite === 'right' && read.length > 0 && NEGATIONS.has(read.at(-1)!)) read[read.length - 1] = 'wrong';
+    else read.push(opposite ?? word);
+  }
+  return read;
 }

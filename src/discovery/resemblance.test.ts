@@ -1,4 +1,5 @@
 /** Names break the ties of text the evidence left, and only where one way fits clearly best (src/discovery/resemblance.ts). */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FORM_UNIQUE } from './by-shape';
 import { compareNames, resemblance, strangeWords } from './names';
@@ -132,5 +133,49 @@ describe("the service's words", () => {
     };
     expect(settledWith(new Map())).toEqual({});
     expect(settledWith(houseWords)).toEqual({ 'head_to_heads[].brand_ahead': 'marca_adelante', 'head_to_heads[].rival_ahead': 'adversario_adelante' });
+  });
+});
+
+describe('right and wrong', () => {
+  /** The pair no evidence separates, under the service's names for both; which one `gets_right` took, if either. */
+  const rightOf = (right: string, wrong: string) => {
+    const walk = settle([asked('engines[].gets_right', wrong, right), asked('engines[].gets_wrong', right, wrong)]);
+    return walk.fields['engines[].gets_right']?.from;
+  };
+
+  it('are told apart in several languages, and negated as a prefix or a word', () => {
+    for (const [right, wrong] of [
+      ['erhaelt_richtig', 'erhaelt_falsch'],
+      ['obtiene_correcto', 'obtiene_incorrecto'],
+      ['ce_qui_est_juste', 'ce_qui_est_faux'],
+      ['azzecca_giusto', 'sbaglia_errato'],
+      ['AcertaCerto', 'ErraErrado'],
+      ['krijgt_juist', 'krijgt_onjuist'],
+      ['nennt_richtig', 'nennt_nicht_richtig'],
+      ['says_true', 'says_untrue'],
+    ])
+      expect(rightOf(right!, wrong!), `${right} beside ${wrong}`).toBe(right);
+  });
+
+  it('stay a question where neither name says right or wrong', () => {
+    expect(rightOf('xq_ab', 'xq_cd')).toBeUndefined();
+    expect(rightOf('erhaelt_eins', 'erhaelt_zwei')).toBeUndefined();
+  });
+
+  it('are told apart whatever the words around them, in any case convention (seeded)', () => {
+    const word = fc.stringMatching(/^[a-z]{2,7}$/).filter((w) => !/^(no|not|non|ne|nie|un|in|on|dis|mis)/.test(w));
+    const forms = fc.constantFrom<[string, string]>(['richtig', 'falsch'], ['correcto', 'incorrecto'], ['vrai', 'faux'], ['corretto', 'sbagliato'], ['korrekt', 'inkorrekt'], ['right', 'not_right']);
+    const write = fc.constantFrom(
+      (words: string[]) => words.join('_'),
+      (words: string[]) => words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join(''),
+      (words: string[]) => words.join('-').toUpperCase(),
+    );
+    fc.assert(
+      fc.property(word, forms, write, fc.boolean(), (stem, [right, wrong], spell, after) => {
+        const name = (w: string) => spell(after ? [...w.split('_'), stem] : [stem, ...w.split('_')]);
+        expect(rightOf(name(right), name(wrong))).toBe(name(right));
+      }),
+      { seed: 20261205, numRuns: 200 },
+    );
   });
 });
