@@ -40,7 +40,7 @@ import { matchOperation } from '../../src/contract/request';
 import { zodSide } from '../../src/contract/zod-side';
 import { originTransport } from '../../src/origin/transport';
 import { readWeek, reportOf } from '../../src/weekly-report/read';
-import { applyStyle, describeStyle, type HouseStyle, PAGED_LISTS, pageAsked, pagedAnswer, styleOmits, trueMapOf, truePagesOf, trueValueOf } from './generator';
+import { applyStyle, describeStyle, type HouseStyle, PAGED_LISTS, pageAsked, pagedAnswer, styleOmits, trueMapOf, trueOperationMap, truePagesOf, trueValueOf } from './generator';
 import { fieldKey } from '../../src/contract/conform';
 import type { UpstreamMapInput } from '../../src/contract/schemas/upstream-map';
 
@@ -87,6 +87,11 @@ export interface StyleResult {
   /** Why the report through the styled service failed, when it did. */
   reportError?: string;
   reportExamples: string[];
+  /** The weekly report equals the origin's once each entry left is answered from the style's true map (`answeredFromTruth`). */
+  answeredReportEqual: boolean;
+  answeredReportExamples: string[];
+  /** Operations whose body, read with the entries answered from the true map, still fails its check or differs from the origin's. */
+  answeredUnequal: string[];
   operations: Partial<Record<OperationId, OperationScore>>;
   /** Entries of the stored map (fields, conversions, keyed lists, values, envelopes) and those the style's true map contradicts. */
   stored: number;
@@ -244,21 +249,26 @@ export async function runStyle(style: HouseStyle, env: { DB: D1Database }, now: 
     return [...entry.to_confirm.map((c) => `${id} ${c.path}${c.value !== undefined ? `=${c.value}` : ''}`), ...entry.unplaced.map((u) => `${id} !${u}`)];
   });
 
-  // The weekly report: the origin's, and through the styled service with the discovered map.
+  // The weekly report: the origin's, and through the styled service with the discovered map, then with its entries answered.
   const want = await originReport(env.DB, style, now);
-  const mapped = client(async (id) => discovery.map.operations[id]);
-  let reportFields: FieldCounts;
-  let reportExamples: string[] = [];
-  let reportError: string | undefined;
-  try {
-    const { inputs } = await readWeek(mapped, {}, now);
-    const compared = compareFields(want, reportOf(inputs));
-    reportFields = compared.counts;
-    reportExamples = compared.examples;
-  } catch (error) {
-    reportError = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    reportFields = allDifferent(flatten(want).size);
-  }
+  type ReportRead = { fields: FieldCounts; examples: string[]; error: string | undefined };
+  const reportWith = async (maps: UpstreamMapInput['operations']): Promise<ReportRead> => {
+    try {
+      const { inputs } = await readWeek(
+        client(async (id) => maps[id]),
+        {},
+        now,
+      );
+      const compared = compareFields(want, reportOf(inputs));
+      return { fields: compared.counts, examples: compared.examples, error: undefined };
+    } catch (error) {
+      return { fields: allDifferent(flatten(want).size), examples: [], error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+    }
+  };
+  const equalReport = (r: ReportRead) => r.error === undefined && r.fields.equal === r.fields.total && r.fields.extra === 0;
+  const { fields: reportFields, examples: reportExamples, error: reportError } = await reportWith(discovery.map.operations);
+  const answeredMaps = entriesLeft === 0 ? undefined : answeredFromTruth(style, discovery, provided);
+  const answered = answeredMaps && (await reportWith(answeredMaps));
 
   const { stored, wrong } = storedAgainstTruth(style, discovery.map.operations);
   // Each wrong placement with the evidence discovery gave for it.
@@ -269,6 +279,12 @@ export async function runStyle(style: HouseStyle, env: { DB: D1Database }, now: 
     return placed ? `${line} (by ${placed.by} ${placed.confidence})` : line;
   });
   const { scores, wrongCalledRight } = await scoreOperations(env.DB, style, provided, (id) => discovery.map.operations[id]);
+  // Every body read with the entries answered: an operation still failing or unequal had a question discovery did not ask.
+  const answeredScores = answeredMaps ? (await scoreOperations(env.DB, style, provided, (id) => answeredMaps[id])).scores : scores;
+  const answeredUnequal = provided.flatMap((id) => {
+    const score = answeredScores[id];
+    return score?.equal ? [] : [`${id}: ${score?.problem ?? score?.examples?.join('; ') ?? 'not read'}`];
+  });
   const pagesStored = OPERATION_IDS.filter((id) => discovery.map.operations[id]?.pages !== undefined);
   const pagesMissed: OperationId[] = [];
   for (const id of provided) {
@@ -291,10 +307,13 @@ export async function runStyle(style: HouseStyle, env: { DB: D1Database }, now: 
     entriesByOperation,
     leftEntries,
     unread,
-    reportEqual: reportError === undefined && reportFields.equal === reportFields.total && reportFields.extra === 0,
+    reportEqual: equalReport({ fields: reportFields, examples: reportExamples, error: reportError }),
     reportFields,
     ...(reportError !== undefined ? { reportError } : {}),
     reportExamples,
+    answeredReportEqual: answered ? equalReport(answered) : equalReport({ fields: reportFields, examples: reportExamples, error: reportError }),
+    answeredReportExamples: answered ? (answered.error !== undefined ? [answered.error] : answered.examples) : reportExamples,
+    answeredUnequal,
     operations: scores,
     stored,
     wrongStored,
@@ -303,6 +322,45 @@ export async function runStyle(style: HouseStyle, env: { DB: D1Database }, now: 
     wrongCalledRight,
     ms: Date.now() - started,
   };
+}
+
+/**
+ * The map a person makes of discovery's proposal by answering each entry it left from the style's true map: a
+ * question of fields (with the fields asked beside it) or a field unplaced takes the truth's field, conversion, key
+ * and value spellings, a parent's everything under it; a question of a value the truth's value; the body's envelope
+ * the truth's. What discovery stored stays as it
+ * is (it is checked apart, `storedAgainstTruth`), and an operation it did not read stays unread. Issue 57's
+ * token-named target: the report equals the origin's once its entries are answered.
+ */
+export function answeredFromTruth(style: HouseStyle, discovery: DiscoveryReport, provided: readonly OperationId[]): UpstreamMapInput['operations'] {
+  const answered = structuredClone(discovery.map.operations);
+  for (const id of provided) {
+    const entry = discovery.operations[id];
+    if (entry?.status !== 200 || !('to_confirm' in entry)) continue;
+    const truth = trueOperationMap(style, id);
+    const map = (answered[id] ??= { fields: {}, convert: {}, values: {} });
+    const answer = (path: string) => {
+      if (path === '') {
+        if (truth.envelope !== undefined) map.envelope = truth.envelope;
+        return;
+      }
+      // A question of a parent (`plan`, `totals`) is answered with everything under it, as a person answers its card.
+      const under = (key: string) => key === path || key.startsWith(`${path}.`) || key.startsWith(`${path}[]`);
+      for (const [key, from] of Object.entries(truth.fields)) if (under(key)) map.fields[key] = from;
+      for (const [key, form] of Object.entries(truth.convert)) if (under(key)) map.convert[key] = form as never;
+      for (const [key, by] of Object.entries(truth.keyed)) if (under(key)) (map.keyed ??= {})[key] = by;
+      for (const [key, spelled] of Object.entries(truth.values)) if (under(key)) map.values[key] = { ...map.values[key], ...spelled };
+    };
+    for (const question of entry.to_confirm) {
+      if (question.value === undefined) [question.path, ...(question.with ?? [])].forEach(answer);
+      else {
+        const ours = truth.values[question.path]?.[question.value];
+        if (ours !== undefined) (map.values[question.path] ??= {})[question.value] = ours;
+      }
+    }
+    entry.unplaced.forEach(answer);
+  }
+  return answered;
 }
 
 /**
