@@ -221,10 +221,13 @@ export function resemblance(contract: string, upstream: string, houseWords: Hous
   return (covered(mine, theirs) + covered(theirs, mine)) / 2;
 }
 
-/** The words of `upstream`, of three letters or more, that resemble no word of `names`: what the name says beyond them (`sort` in `sort_key`). */
-export function strangeWords(upstream: string, names: readonly string[]): string[] {
+/**
+ * The words of `upstream`, of three letters or more, that resemble no word of `names`: what the name says beyond them
+ * (`sort` in `sort_key`). A word the service's other answers taught is read as ours (`place` for `position`).
+ */
+export function strangeWords(upstream: string, names: readonly string[], houseWords: HouseWords = new Map()): string[] {
   const known = names.flatMap(plainWords);
-  return plainWords(upstream).filter((word) => word.length > 2 && !known.some((k) => wordResemblance(k, word) > 0));
+  return plainWords(upstream).filter((word) => word.length > 2 && !known.some((k) => wordResemblance(k, houseWords.get(word) ?? word) > 0 || wordResemblance(k, word) > 0));
 }
 
 /**

@@ -42,6 +42,17 @@ describe('resemblance', () => {
     expect(strangeWords('tarea-titulo', ['title', 'tareas'])).toEqual([]);
     expect(strangeWords('Assistant_ia', ['assistant'])).toEqual([]);
   });
+
+  it("reads the service's own words as ours where its other answers taught them: `marquePlace` says nothing beyond a brand's position", () => {
+    const taught = new Map([
+      ['marque', 'brand'],
+      ['place', 'position'],
+    ]);
+    expect(strangeWords('marquePlace', ['position', 'brand'])).toEqual(['marque', 'place']);
+    expect(strangeWords('marquePlace', ['position', 'brand'], taught)).toEqual([]);
+    // A word it did not teach stays strange: an extra of the service's beside the field is not taken for it.
+    expect(strangeWords('scoreVersion', ['position', 'brand'], taught)).toEqual(['score', 'version']);
+  });
 });
 
 describe('compareNames', () => {

@@ -58,7 +58,7 @@ export function settleByResemblance(walk: Walk, textual: (path: string) => boole
       // Beside keys no field takes, a name saying more than the field and its object (`sort_key` for `key`) may be another thing.
       const holder = holderOf(walk, group[0]!.path);
       const named = [walk.walked.get(holder.replace(/\[\]$/, '')) ?? '', fieldOf(holder)];
-      const plain = (item: ToConfirm, key: string) => oneEach || strangeWords(key, [fieldOf(item.path), ...named]).length === 0;
+      const plain = (item: ToConfirm, key: string) => oneEach || strangeWords(key, [fieldOf(item.path), ...named], walk.houseWords).length === 0;
       const found = settled(group, oneEach, plain, walk.houseWords);
       for (const [item, candidate] of found) {
         walk.toConfirm.splice(walk.toConfirm.indexOf(item), 1);

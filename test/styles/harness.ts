@@ -80,6 +80,8 @@ export interface StyleResult {
   entriesByOperation: Partial<Record<OperationId, number>>;
   /** Each entry left, `operation path[=value]` (to confirm) or `operation !path` (unplaced). */
   leftEntries: string[];
+  /** Each question left with discovery's reason and its first candidates. */
+  leftWhy: string[];
   /** Provided operations discovery did not read (skipped or failed). */
   unread: OperationId[];
   reportEqual: boolean;
@@ -249,6 +251,19 @@ export async function runStyle(style: HouseStyle, env: { DB: D1Database }, now: 
     return [...entry.to_confirm.map((c) => `${id} ${c.path}${c.value !== undefined ? `=${c.value}` : ''}`), ...entry.unplaced.map((u) => `${id} !${u}`)];
   });
 
+  // The same with discovery's reason and its first candidates, for a person reading the detail.
+  const leftWhy = provided.flatMap((id) => {
+    const entry = discovery.operations[id];
+    if (entry?.status !== 200 || !('to_confirm' in entry)) return [];
+    return entry.to_confirm.map(
+      (c) =>
+        `${id} ${c.path}${c.value !== undefined ? `=${c.value}` : ''}${c.with ? ` with ${c.with.join(',')}` : ''}: ${c.reason} [${c.candidates
+          .slice(0, 3)
+          .map((k) => `${k.from} ${k.confidence}`)
+          .join('; ')}]`,
+    );
+  });
+
   // The weekly report: the origin's, and through the styled service with the discovered map, then with its entries answered.
   const want = await originReport(env.DB, style, now);
   type ReportRead = { fields: FieldCounts; examples: string[]; error: string | undefined };
@@ -306,6 +321,7 @@ export async function runStyle(style: HouseStyle, env: { DB: D1Database }, now: 
     entriesLeft,
     entriesByOperation,
     leftEntries,
+    leftWhy,
     unread,
     reportEqual: equalReport({ fields: reportFields, examples: reportExamples, error: reportError }),
     reportFields,
