@@ -56,18 +56,23 @@ export function figuresFor(id: OperationId, placed: ReadonlyMap<OperationId, unk
 
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
-/** Whether `read` gives the figures `evidence` expects for every thing both name, and at least one figure is compared. */
-function agrees(read: unknown, evidence: FigureEvidence): boolean {
-  let compared = 0;
+/**
+ * How `read` stands to the figures `evidence` expects: `differs` where a thing both name has another figure,
+ * `agrees` where every one compared is the same, `none` where they name nothing in common (a rival the other answer
+ * read is not among this one's top rivals): no evidence either way.
+ */
+function compared(read: unknown, evidence: FigureEvidence): 'agrees' | 'differs' | 'none' {
+  let same = 0;
   for (const [key, value] of figurePairs(read, evidence.path, evidence.key)) {
     if (!evidence.expected.has(key)) continue;
     const expected = evidence.expected.get(key);
     if ((value === null || value === undefined) && (expected === null || expected === undefined)) continue;
-    if (!isNum(value) || !isNum(expected) || Math.abs(value - expected) > SAME_WITHIN) return false;
-    compared++;
+    if (!isNum(value) || !isNum(expected) || Math.abs(value - expected) > SAME_WITHIN) return 'differs';
+    same++;
   }
-  return compared > 0;
+  return same > 0 ? 'agrees' : 'none';
 }
+const agrees = (read: unknown, evidence: FigureEvidence) => compared(read, evidence) === 'agrees';
 
 /** Questions of `walk` the figures settle: the one candidate whose reading gives the other answers' figures. */
 export function settleByFigures(schema: z.ZodType, body: Json, walk: Walk, figures: readonly FigureEvidence[]): void {
@@ -135,7 +140,7 @@ export function overturnByFigures(schema: z.ZodType, body: Json, walk: Walk, fig
   for (const evidence of figures) {
     const placed = walk.fields[evidence.path];
     if (!placed || !CONFIRMABLE.has(placed.by) || placed.from === '.' || placed.from.includes('.')) continue;
-    if (agrees(conformBody(schema, body, walk.guess), evidence)) continue;
+    if (compared(conformBody(schema, body, walk.guess), evidence) !== 'differs') continue;
     const parent = parentOf(evidence.path);
     const siblings = Object.entries(walk.fields).filter(
       ([path, p]) => path !== evidence.path && parentOf(path) === parent && !path.slice(parent.length + (parent ? 1 : 0)).includes('.') && p.from !== '.',
