@@ -45,7 +45,7 @@ import { joinPage, PAGE_BASE, PAGE_PROBES_WASTED, pagedList, pageDiff, paramsToT
 import { MAX_PAGES, nextPage } from '../client/pages';
 import { operationUrl } from '../client/client';
 import { takesUnit } from './shapes';
-import { houseWordsOf, vocabularyOf } from './vocabulary';
+import { extrasOf, houseWordsOf, vocabularyOf } from './vocabulary';
 import type { Vocabulary } from './walk';
 import { CONFIDENCE_THRESHOLD, type DiscoveryReport } from './report';
 
@@ -409,7 +409,8 @@ function joinAcross(
     };
     // One word at a time too, from every sure placement of the names that break no tie themselves.
     const houseWords = houseWordsOf([...before.values()].flatMap((entry) => placementsOf(entry).filter(([, , by]) => by !== 'resemblance')));
-    evidenceFor = (id, params) => ({ known, hints, context: askedIn(context, id, params), figures: figuresFor(id, placed, trusted), precision, houseWords, ...wordsFor(id) });
+    const extras = extrasOf(before.values());
+    evidenceFor = (id, params) => ({ known, hints, context: askedIn(context, id, params), figures: figuresFor(id, placed, trusted), precision, houseWords, extras, ...wordsFor(id) });
     for (const [id, { body, params }] of bodies) propose(zs, id, body, params, threshold, evidenceFor(id, params), report, entries);
   }
   return evidenceFor;

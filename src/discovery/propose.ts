@@ -47,8 +47,8 @@ import { foldPairs } from './pairs';
 import { settleByRepeats } from './repeats';
 import { settleByOrder } from './order';
 import { alignUnits } from './units';
-import { capped, type Json, KEY_FIELD, keyedItems, MAX_SAMPLES, type Pair, pairOf, pathOf, present, type Probed, type Vocabulary, Walk } from './walk';
-import { byVocabulary, VOCABULARY } from './vocabulary';
+import { capped, type Json, KEY_FIELD, KEY_SHOWN, keyedItems, MAX_SAMPLES, type Pair, pairOf, pathOf, present, type Probed, type Vocabulary, Walk } from './walk';
+import { byVocabulary, settleBesideExtras, VOCABULARY } from './vocabulary';
 import { byShape, IDENTITY, LISTED, spellsAsOurs } from './by-shape';
 import { alignWithMargins, FORCED } from './align';
 import { keepProven } from './proven';
@@ -62,7 +62,6 @@ export interface OperationProposal {
   guess: OperationMap;
 }
 
-/** The operation's part of the map, proposed from one upstream body (a JSON object). */
 /** What discovery knows beyond one body: the values other operations hold, the enumeration values settled, and today. */
 export interface Evidence {
   known?: Known;
@@ -80,6 +79,7 @@ export interface Evidence {
   wordsElsewhere?: Vocabulary;
   /** The service's words for ours, one word each, from every answer's sure placements (`houseWordsOf`). */
   houseWords?: HouseWords;
+  extras?: ReadonlySet<string>;
 }
 
 export function proposeOperation(
@@ -87,11 +87,11 @@ export function proposeOperation(
   id: OperationId,
   body: Json,
   threshold: number,
-  { known, hints, context, figures = [], precision, vocabulary, probed, wordsElsewhere, houseWords }: Evidence = {},
+  { known, hints, context, figures = [], precision, vocabulary, probed, wordsElsewhere, houseWords, extras }: Evidence = {},
 ): OperationProposal {
   const schema = zs.response(id);
   const shape = objectShape(schema) ?? {};
-  const walk = new Walk(threshold, known, hints, context, vocabulary, probed, wordsElsewhere, houseWords);
+  const walk = new Walk(threshold, known, hints, context, vocabulary, probed, wordsElsewhere, houseWords, extras);
   const envelope = findEnvelope(shape, body);
   if (envelope?.in_map && envelope.confidence < threshold)
     walk.toConfirm.push({
@@ -129,7 +129,8 @@ export function proposeOperation(
     (path) => domainOf(path) === undefined && holdsText(schema, path),
     (path) => domainOf(path) === undefined && holdsNumber(schema, path),
   );
-  // The keys the names gave may leave a question beside them one key (a title's leaves the why its sentences).
+  // A field tied with the service's extras alone is settled; the keys taken may leave a question beside them one key.
+  settleBesideExtras(walk);
   placeLeftOver(walk, (path) => unitOf(schema, path), narrowed);
   confirmByRules(id, schema, body, walk);
   foldFlatQuestions(walk);
@@ -255,8 +256,8 @@ function placeKey(path: string, itemPath: string, walk: Walk, identity: readonly
   const placed = walk.fields[field];
   for (const map of [walk.sure, walk.guess]) delete map.fields[field];
   walk.mapKeyed(path, name, placed !== undefined);
-  if (placed) walk.fields[field] = { ...placed, from: '(its key)' };
-  for (const item of walk.toConfirm) for (const candidate of item.candidates) if (candidate.from === KEY_FIELD) candidate.from = '(its key)';
+  if (placed) walk.fields[field] = { ...placed, from: KEY_SHOWN };
+  for (const item of walk.toConfirm) for (const candidate of item.candidates) if (candidate.from === KEY_FIELD) candidate.from = KEY_SHOWN;
 }
 
 const isLeaf = (expected: Expected) => expected.kind === 'number' || expected.kind === 'scalar' || expected.kind === 'enum';
@@ -461,9 +462,8 @@ function namesBreakTie(name: string, joined: readonly string[], walk: Walk): [st
 const domainWords = (path: string) => `the ${domainOf(path)!.replace('_', ' ')}`;
 
 /**
- * The pairs by names: best first, each contract field and each upstream
- * field used once. Pairs as good as the best that share its field or its key
- * make it a question: all of them are kept as that field's candidates.
+ * The pairs by names: best first, each contract field and each upstream field used once. Pairs as good as the best
+ * that share its field or its key make it a question: all of them are kept as that field's candidates.
  */
 function choose(pairs: Pair[]): Map<string, Pair[]> {
   const chosen = new Map<string, Pair[]>();

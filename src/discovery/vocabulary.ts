@@ -11,7 +11,9 @@
  */
 import { fieldKey } from '../contract/conform';
 import { type HouseWords, plainWords } from './names';
-import type { Pair, Vocabulary, Walk } from './walk';
+import type { DiscoveryReport } from './report';
+import { holderOf } from './taken';
+import { KEY_FIELD, KEY_SHOWN, type Pair, type Vocabulary, type Walk } from './walk';
 
 /** The service's own word for the field, placed surely elsewhere: surer than a synonym of ours, less than the name. */
 export const VOCABULARY = 0.85;
@@ -82,3 +84,62 @@ export function houseWordsOf(placements: Iterable<readonly [path: string, from: 
 }
 /** The share of the names holding either word that hold both, for one to be the other. */
 const HOUSE_WORD_SHARE = 0.6;
+
+/** How sure a placement by elimination is: the one candidate left once the others are the service's extras. */
+export const ELIMINATION = 0.8;
+
+/**
+ * The service's extras (`trace_id`, `sort_key`): keys it writes unused in an object every contract field of which
+ * was placed (no question and nothing unplaced under it, no envelope in question), in two such objects or more, and
+ * placed nowhere. One service names one thing one way, so such a key is no contract field in another answer either.
+ * As `fieldKey`s.
+ */
+export function extrasOf(entries: Iterable<DiscoveryReport['operations'][string]>): ReadonlySet<string> {
+  const unused = new Map<string, Set<string>>();
+  const placed = new Set<string>();
+  let n = 0;
+  for (const entry of entries) {
+    n++;
+    if (entry.status !== 200 || !('unused' in entry)) continue;
+    for (const placement of Object.values(entry.fields)) for (const part of placement.from.split('.')) placed.add(fieldKey(part));
+    const open = [...entry.to_confirm.filter((item) => item.value === undefined).map((item) => item.path), ...entry.unplaced];
+    // A keyed list's items may write their key again beside it: the repeat is the field, not an extra.
+    const keyedItems = Object.entries(entry.fields)
+      .filter(([, placement]) => placement.from === KEY_SHOWN)
+      .map(([path]) => path.slice(0, path.lastIndexOf('.')));
+    if (open.includes('')) continue;
+    for (const at of entry.unused) {
+      const cut = at.lastIndexOf('.');
+      const parent = cut < 0 ? '' : at.slice(0, cut);
+      const whole = !open.some(
+        (path) => parent === '' || path === parent || path.startsWith(`${parent}.`) || path.startsWith(`${parent}[]`) || parent.startsWith(`${path}.`) || parent.startsWith(`${path}[]`),
+      );
+      const key = fieldKey(at.slice(cut + 1));
+      if (whole && !keyedItems.includes(parent)) (unused.get(key) ?? unused.set(key, new Set()).get(key)!).add(`${n} ${parent}`);
+    }
+  }
+  // Seen so in two objects at least: one object's leftover may be a field written twice (a keyed list's key kept).
+  return new Set([...unused].filter(([key, places]) => places.size >= 2 && !placed.has(key)).map(([key]) => key));
+}
+
+/**
+ * A question whose candidates are, all but one, the service's extras (`extrasOf`) takes the one left, where no other
+ * question of its object could take it and it lists every candidate it has.
+ */
+export function settleBesideExtras(walk: Walk): void {
+  if (walk.extras.size === 0) return;
+  const open = walk.toConfirm.filter((item) => item.value === undefined && item.path !== '' && item.with === undefined && !walk.crowded.has(item.path));
+  for (const item of open) {
+    // Keys of the object only: not the object itself (`.`), a path below it, or a keyed list's key (`(its key)`).
+    if (item.candidates.length < 2 || !item.candidates.every((c) => c.from !== undefined && c.from !== KEY_FIELD && /^[^.()]+$/.test(c.from))) continue;
+    const left = item.candidates.filter((c) => !walk.extras.has(fieldKey(c.from!)));
+    if (left.length !== 1) continue;
+    const [candidate] = left as [(typeof left)[number]];
+    const holder = holderOf(walk, item.path);
+    const shared = walk.toConfirm.some((other) => other !== item && other.value === undefined && holderOf(walk, other.path) === holder && other.candidates.some((c) => c.from === candidate.from));
+    if (shared) continue;
+    walk.toConfirm.splice(walk.toConfirm.indexOf(item), 1);
+    walk.mapField(item.path, item.path.slice(item.path.lastIndexOf('.') + 1).replace(/\[\]$/, ''), candidate.from!, candidate.convert, true);
+    walk.fields[item.path] = { from: candidate.from!, confidence: ELIMINATION, by: 'elimination', ...(candidate.convert ? { convert: candidate.convert } : {}) };
+  }
+}

@@ -71,6 +71,8 @@ export class Walk {
     readonly wordsElsewhere: Vocabulary = new Map(),
     /** The service's words for ours, one word each (`houseWordsOf`): what the names that break ties read them as. */
     readonly houseWords: HouseWords = new Map(),
+    /** Keys the service writes unused beside objects placed whole (`extrasOf`): no contract field anywhere. */
+    readonly extras: ReadonlySet<string> = new Set(),
   ) {}
 
   /** A field's upstream name and conversion: into the map when sure, into the guess always. */
@@ -105,6 +107,8 @@ export class Walk {
 
 /** Where a keyed list's key sits in its items while they are walked: no service names a field so. */
 export const KEY_FIELD = '\u0000key';
+/** How a field read from its keyed list's key shows in the report. */
+export const KEY_SHOWN = '(its key)';
 
 /**
  * A list written as an object, as items with each key beside its item's fields (under `KEY_FIELD`), so the key is
