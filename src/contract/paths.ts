@@ -46,6 +46,9 @@ export const holdersOf = (value: unknown, path: string): Json[] => valuesAtPath(
 /** Whether contract path `path` is `outer` or lies inside it (`topics[].rivals` inside `topics`; `topics_won` is not). */
 export const atOrUnder = (path: string, outer: string): boolean => path === outer || path.startsWith(`${outer}.`) || path.startsWith(`${outer}[]`);
 
+/** The object or list item a contract path's last field is in (`topics[].rivals` for `topics[].rivals.name`; `` at the top). */
+export const parentOf = (path: string): string => path.slice(0, Math.max(0, path.lastIndexOf('.')));
+
 /** The last field of a contract path, without its `[]`. */
 export const fieldOf = (path: string): string => path.split('.').at(-1)!.replace(/\[\]$/, '');
 

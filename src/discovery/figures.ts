@@ -9,13 +9,12 @@
  */
 import type * as z from 'zod';
 import type { OperationId } from '../contract/operations';
-import { valuesAtPath } from '../contract/paths';
 import { figurePairs, SAME_FIGURES, SAME_WITHIN } from '../contract/same-figures';
 import type { DiscoveryReport, ToConfirm } from './report';
 import { CONFIRMABLE, EVIDENCE, settleQuestions } from './rules';
 import { conformBody } from '../contract/conform';
 import { AMBIGUOUS } from './shapes';
-import { atOrUnder } from '../contract/paths';
+import { atOrUnder, parentOf, valuesAtPath } from '../contract/paths';
 import type { Json, Walk } from './walk';
 
 /** A figure another answer settled, for one field of this one: by thing (`key`'s value), on the contract's scale. */
@@ -136,7 +135,6 @@ export function settleByPrecision(schema: z.ZodType, body: Json, walk: Walk, pre
  * it was placed by what was left); none or several, the field is asked, those that give them its candidates.
  */
 export function overturnByFigures(schema: z.ZodType, body: Json, walk: Walk, figures: readonly FigureEvidence[]): void {
-  const parentOf = (path: string) => path.slice(0, Math.max(0, path.lastIndexOf('.')));
   for (const evidence of figures) {
     const placed = walk.fields[evidence.path];
     if (!placed || !CONFIRMABLE.has(placed.by) || placed.from === '.' || placed.from.includes('.')) continue;

@@ -227,7 +227,10 @@ export function resemblance(contract: string, upstream: string, houseWords: Hous
  */
 export function strangeWords(upstream: string, names: readonly string[], houseWords: HouseWords = new Map()): string[] {
   const known = names.flatMap(plainWords);
-  return plainWords(upstream).filter((word) => word.length > 2 && !known.some((k) => wordResemblance(k, houseWords.get(word) ?? word) > 0 || wordResemblance(k, word) > 0));
+  return plainWords(upstream).filter((word) => {
+    const ours = houseWords.get(word);
+    return word.length > 2 && !known.some((k) => wordResemblance(k, word) > 0 || (ours !== undefined && wordResemblance(k, ours) > 0));
+  });
 }
 
 /**

@@ -10,6 +10,7 @@
  * and would only repeat itself.
  */
 import { fieldKey } from '../contract/conform';
+import { atOrUnder, fieldOf, parentOf } from '../contract/paths';
 import { type HouseWords, plainWords } from './names';
 import type { DiscoveryReport } from './report';
 import { holderOf } from './taken';
@@ -97,25 +98,22 @@ export const ELIMINATION = 0.8;
 export function extrasOf(entries: Iterable<DiscoveryReport['operations'][string]>): ReadonlySet<string> {
   const unused = new Map<string, Set<string>>();
   const placed = new Set<string>();
-  let n = 0;
+  let index = 0;
   for (const entry of entries) {
-    n++;
+    index++;
     if (entry.status !== 200 || !('unused' in entry)) continue;
     for (const placement of Object.values(entry.fields)) for (const part of placement.from.split('.')) placed.add(fieldKey(part));
     const open = [...entry.to_confirm.filter((item) => item.value === undefined).map((item) => item.path), ...entry.unplaced];
+    if (open.includes('')) continue;
     // A keyed list's items may write their key again beside it: the repeat is the field, not an extra.
     const keyedItems = Object.entries(entry.fields)
       .filter(([, placement]) => placement.from === KEY_SHOWN)
-      .map(([path]) => path.slice(0, path.lastIndexOf('.')));
-    if (open.includes('')) continue;
+      .map(([path]) => parentOf(path));
     for (const at of entry.unused) {
-      const cut = at.lastIndexOf('.');
-      const parent = cut < 0 ? '' : at.slice(0, cut);
-      const whole = !open.some(
-        (path) => parent === '' || path === parent || path.startsWith(`${parent}.`) || path.startsWith(`${parent}[]`) || parent.startsWith(`${path}.`) || parent.startsWith(`${path}[]`),
-      );
-      const key = fieldKey(at.slice(cut + 1));
-      if (whole && !keyedItems.includes(parent)) (unused.get(key) ?? unused.set(key, new Set()).get(key)!).add(`${n} ${parent}`);
+      const parent = parentOf(at);
+      const whole = !open.some((path) => parent === '' || atOrUnder(path, parent) || atOrUnder(parent, path));
+      const key = fieldKey(fieldOf(at));
+      if (whole && !keyedItems.includes(parent)) (unused.get(key) ?? unused.set(key, new Set()).get(key)!).add(`${index} ${parent}`);
     }
   }
   // Seen so in two objects at least: one object's leftover may be a field written twice (a keyed list's key kept).
@@ -139,7 +137,7 @@ export function settleBesideExtras(walk: Walk): void {
     const shared = walk.toConfirm.some((other) => other !== item && other.value === undefined && holderOf(walk, other.path) === holder && other.candidates.some((c) => c.from === candidate.from));
     if (shared) continue;
     walk.toConfirm.splice(walk.toConfirm.indexOf(item), 1);
-    walk.mapField(item.path, item.path.slice(item.path.lastIndexOf('.') + 1).replace(/\[\]$/, ''), candidate.from!, candidate.convert, true);
+    walk.mapField(item.path, fieldOf(item.path), candidate.from!, candidate.convert, true);
     walk.fields[item.path] = { from: candidate.from!, confidence: ELIMINATION, by: 'elimination', ...(candidate.convert ? { convert: candidate.convert } : {}) };
   }
 }

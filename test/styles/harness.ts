@@ -30,7 +30,7 @@
  *    what the service holds beyond the origin's (an engine of its own that
  *    answered nothing) is not.
  */
-import type { DiscoveryReport } from '../../src/discovery/report';
+import type { DiscoveryReport, ToConfirm } from '../../src/discovery/report';
 import { clientReader, discoverUpstreamMap } from '../../src/discovery/discover';
 import { createClient, operationUrl } from '../../src/client/client';
 import { checkResponseBody } from '../../src/contract/body';
@@ -218,6 +218,9 @@ function originReport(db: D1Database, style: HouseStyle, now: Date): Promise<unk
   return report;
 }
 
+/** A question left, as `operation path[=value]`. */
+const questionLine = (id: OperationId, c: ToConfirm) => `${id} ${c.path}${c.value !== undefined ? `=${c.value}` : ''}`;
+
 const entriesOf = (entry: DiscoveryReport['operations'][string] | undefined): number | undefined =>
   entry && entry.status === 200 && 'to_confirm' in entry ? entry.to_confirm.length + entry.unplaced.length : undefined;
 
@@ -248,7 +251,7 @@ export async function runStyle(style: HouseStyle, env: { DB: D1Database }, now: 
   const leftEntries = provided.flatMap((id) => {
     const entry = discovery.operations[id];
     if (entry?.status !== 200 || !('to_confirm' in entry)) return [];
-    return [...entry.to_confirm.map((c) => `${id} ${c.path}${c.value !== undefined ? `=${c.value}` : ''}`), ...entry.unplaced.map((u) => `${id} !${u}`)];
+    return [...entry.to_confirm.map((c) => questionLine(id, c)), ...entry.unplaced.map((u) => `${id} !${u}`)];
   });
 
   // The same with discovery's reason and its first candidates, for a person reading the detail.
@@ -257,7 +260,7 @@ export async function runStyle(style: HouseStyle, env: { DB: D1Database }, now: 
     if (entry?.status !== 200 || !('to_confirm' in entry)) return [];
     return entry.to_confirm.map(
       (c) =>
-        `${id} ${c.path}${c.value !== undefined ? `=${c.value}` : ''}${c.with ? ` with ${c.with.join(',')}` : ''}: ${c.reason} [${c.candidates
+        `${questionLine(id, c)}${c.with ? ` with ${c.with.join(',')}` : ''}: ${c.reason} [${c.candidates
           .slice(0, 3)
           .map((k) => `${k.from} ${k.confidence}`)
           .join('; ')}]`,
@@ -281,9 +284,9 @@ export async function runStyle(style: HouseStyle, env: { DB: D1Database }, now: 
     }
   };
   const equalReport = (r: ReportRead) => r.error === undefined && r.fields.equal === r.fields.total && r.fields.extra === 0;
-  const { fields: reportFields, examples: reportExamples, error: reportError } = await reportWith(discovery.map.operations);
+  const report = await reportWith(discovery.map.operations);
   const answeredMaps = entriesLeft === 0 ? undefined : answeredFromTruth(style, discovery, provided);
-  const answered = answeredMaps && (await reportWith(answeredMaps));
+  const answered = answeredMaps ? await reportWith(answeredMaps) : report;
 
   const { stored, wrong } = storedAgainstTruth(style, discovery.map.operations);
   // Each wrong placement with the evidence discovery gave for it.
@@ -323,12 +326,12 @@ export async function runStyle(style: HouseStyle, env: { DB: D1Database }, now: 
     leftEntries,
     leftWhy,
     unread,
-    reportEqual: equalReport({ fields: reportFields, examples: reportExamples, error: reportError }),
-    reportFields,
-    ...(reportError !== undefined ? { reportError } : {}),
-    reportExamples,
-    answeredReportEqual: answered ? equalReport(answered) : equalReport({ fields: reportFields, examples: reportExamples, error: reportError }),
-    answeredReportExamples: answered ? (answered.error !== undefined ? [answered.error] : answered.examples) : reportExamples,
+    reportEqual: equalReport(report),
+    reportFields: report.fields,
+    ...(report.error !== undefined ? { reportError: report.error } : {}),
+    reportExamples: report.examples,
+    answeredReportEqual: equalReport(answered),
+    answeredReportExamples: answered.error !== undefined ? [answered.error] : answered.examples,
     answeredUnequal,
     operations: scores,
     stored,
@@ -344,9 +347,9 @@ export async function runStyle(style: HouseStyle, env: { DB: D1Database }, now: 
  * The map a person makes of discovery's proposal by answering each entry it left from the style's true map: a
  * question of fields (with the fields asked beside it) or a field unplaced takes the truth's field, conversion, key
  * and value spellings, a parent's everything under it; a question of a value the truth's value; the body's envelope
- * the truth's. What discovery stored stays as it
- * is (it is checked apart, `storedAgainstTruth`), and an operation it did not read stays unread. Issue 57's
- * token-named target: the report equals the origin's once its entries are answered.
+ * the truth's. What discovery stored stays as it is (it is checked apart, `storedAgainstTruth`), and an operation it
+ * did not read stays unread. Issue 57's token-named target: the report equals the origin's once its entries are
+ * answered.
  */
 export function answeredFromTruth(style: HouseStyle, discovery: DiscoveryReport, provided: readonly OperationId[]): UpstreamMapInput['operations'] {
   const answered = structuredClone(discovery.map.operations);
